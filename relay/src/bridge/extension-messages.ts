@@ -1,0 +1,39 @@
+import { z } from 'zod';
+import type { ExtensionHeader } from './wire.js';
+
+/**
+ * Schemas for the extension's control frames (hello, tab changes). Results and
+ * events, the hot path, are checked by hand in CdpBridge instead.
+ */
+
+const SharedTab = z.object({
+  tabId: z.number().int(),
+  targetId: z.string().min(1),
+  url: z.string(),
+  title: z.string(),
+  openerTargetId: z.string().optional(),
+});
+
+const ControlFrame = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('hello'),
+    protocol: z.number().int(),
+    browser: z.object({ userAgent: z.string(), product: z.string() }),
+    tabs: z.array(SharedTab),
+  }),
+  z.object({ type: z.literal('tabShared'), tab: SharedTab }),
+  z.object({ type: z.literal('tabUpdated'), tab: SharedTab }),
+  z.object({ type: z.literal('tabUnshared'), tabId: z.number().int(), reason: z.string() }),
+  z.object({ type: z.literal('ping') }),
+]);
+
+export type ExtensionControl = Exclude<ExtensionHeader, { type: 'result' | 'error' | 'event' }>;
+
+/** Returns the validated frame, or a message saying what is wrong with it. */
+export function parseExtensionControl(header: unknown): ExtensionControl | string {
+  const result = ControlFrame.safeParse(header);
+  if (result.success) return result.data;
+  const type = (header as { type?: unknown }).type;
+  const detail = result.error.issues.map((issue) => `${issue.path.join('.') || 'frame'}: ${issue.message}`).join('; ');
+  return `bad extension frame (type ${JSON.stringify(type)}): ${detail}`;
+}

@@ -1,0 +1,94 @@
+/**
+ * The private protocol between the extension (a thin chrome.debugger
+ * transport) and the relay. Bundled into the extension too: no Node imports.
+ *
+ * Relay -> extension: one JSON object per WebSocket text frame.
+ *
+ * Extension -> relay: a small JSON *header*, a newline, then an optional raw
+ * JSON *payload*. The payload is the CDP result/params exactly as the
+ * extension serialised them. The relay reads only the header and splices the
+ * payload bytes into the message it sends to CDP clients, so a 5 MB
+ * screenshot is never parsed or re-serialised on the relay's hot path.
+ * JSON.stringify never emits a raw newline, so the first '\n' always ends the
+ * header.
+ */
+
+/** What the extension knows about a tab it shares. */
+export interface SharedTab {
+  tabId: number;
+  /** The DevTools target id of the tab's page (from chrome.debugger.getTargets). */
+  targetId: string;
+  url: string;
+  title: string;
+  /** The page target id of the tab that opened this one (popups, target=_blank). */
+  openerTargetId?: string;
+}
+
+export interface BrowserInfo {
+  /** navigator.userAgent of the extension's worker (the user's real browser). */
+  userAgent: string;
+  /** e.g. "Chrome/156.0.8078.79". */
+  product: string;
+}
+
+// ---- relay -> extension -------------------------------------------------
+
+export type RelayCommand =
+  /** chrome.debugger.sendCommand({tabId, sessionId}, method, params). */
+  | { type: 'cdp'; id: number; tabId: number; sessionId?: string; method: string; params?: object }
+  /** Open a tab and share it; answered with {tabId, targetId} after `tabShared`. */
+  | { type: 'createTab'; id: number; url: string; active: boolean }
+  | { type: 'closeTab'; id: number; tabId: number }
+  | { type: 'activateTab'; id: number; tabId: number };
+
+export type RelayMessage =
+  | RelayCommand
+  | { type: 'pong' }
+  /** The relay could not use a frame the extension sent; logged by the extension. */
+  | { type: 'protocolError'; message: string };
+
+// ---- extension -> relay -------------------------------------------------
+
+export type ExtensionHeader =
+  /** Payload: the command's result object. */
+  | { type: 'result'; id: number }
+  /** Payload: a CDP error object {code, message}. */
+  | { type: 'error'; id: number }
+  /** Payload: the event's params. sessionId is set for child sessions (OOPIFs, workers). */
+  | { type: 'event'; tabId: number; sessionId?: string; method: string }
+  /** Sent on every (re)connect: the relay reconciles its tabs with this list. */
+  | { type: 'hello'; protocol: number; browser: BrowserInfo; tabs: SharedTab[] }
+  | { type: 'tabShared'; tab: SharedTab }
+  | { type: 'tabUpdated'; tab: SharedTab }
+  | { type: 'tabUnshared'; tabId: number; reason: string }
+  /** Keeps the service worker alive and lets the relay notice a dead link. */
+  | { type: 'ping' };
+
+const NEWLINE = 10;
+const decoder = new TextDecoder();
+
+export function encodeExtensionFrame(header: ExtensionHeader, payloadJson = ''): string {
+  return `${JSON.stringify(header)}\n${payloadJson}`;
+}
+
+export interface DecodedExtensionFrame {
+  header: ExtensionHeader;
+  /** Raw JSON bytes (may be empty). A view into the received buffer. */
+  payload: Uint8Array;
+}
+
+/** Splits a frame; throws a descriptive Error on a malformed one. */
+export function decodeExtensionFrame(data: Uint8Array): DecodedExtensionFrame {
+  const newline = data.indexOf(NEWLINE);
+  const headerBytes = newline === -1 ? data : data.subarray(0, newline);
+  const payload = newline === -1 ? data.subarray(data.length) : data.subarray(newline + 1);
+  let header: unknown;
+  try {
+    header = JSON.parse(decoder.decode(headerBytes));
+  } catch {
+    throw new Error('extension frame header is not JSON');
+  }
+  if (!header || typeof header !== 'object' || typeof (header as { type?: unknown }).type !== 'string')
+    throw new Error('extension frame header has no type');
+  return { header: header as ExtensionHeader, payload };
+}
