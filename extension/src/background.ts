@@ -1,0 +1,175 @@
+import { WIRE_PROTOCOL_VERSION } from '../../relay/src/config/defaults';
+import { encodeExtensionFrame, type RelayCommand, type RelayMessage } from '../../relay/src/bridge/wire';
+import { showBadge } from './badge';
+import { loadPairing, onPairingChanged, savePairing, normaliseRelayUrl } from './pairing';
+import { RelayLink } from './relay-link';
+import { SharedTabs } from './shared-tabs';
+import type { ExtensionStatus, OptionsRequest } from './status';
+
+/**
+ * The service worker: a thin transport between chrome.debugger and the relay.
+ * All CDP emulation lives in the relay. Every listener is registered
+ * synchronously at top level so Chrome can wake a stopped worker for it.
+ */
+
+const link = new RelayLink({
+  onOpen: () => {
+    link.send(
+      encodeExtensionFrame({ type: 'hello', protocol: WIRE_PROTOCOL_VERSION, browser: browserInfo(), tabs: shared.list() }),
+    );
+    void shared.setLinkOpen(true);
+  },
+  onMessage: (message) => void handleRelayMessage(message),
+  onClose: () => void shared.setLinkOpen(false),
+});
+
+const shared = new SharedTabs({
+  shared: (tab) => link.send(encodeExtensionFrame({ type: 'tabShared', tab })),
+  updated: (tab) => link.send(encodeExtensionFrame({ type: 'tabUpdated', tab })),
+  unshared: (tabId, reason) => link.send(encodeExtensionFrame({ type: 'tabUnshared', tabId, reason })),
+});
+
+function browserInfo() {
+  const userAgent = navigator.userAgent;
+  const version = /Chrome\/([\d.]+)/.exec(userAgent)?.[1] ?? '0.0.0.0';
+  return { userAgent, product: `Chrome/${version}` };
+}
+
+// ---- start-up: restore state, then connect ---------------------------------
+
+const ready = (async () => {
+  await shared.restore();
+  link.configure(await loadPairing());
+})();
+
+onPairingChanged(() => void ready.then(async () => link.configure(await loadPairing())));
+
+// An alarm wakes a stopped worker; waking is enough to reconnect.
+chrome.alarms.create('keepalive', { periodInMinutes: 0.5 });
+chrome.alarms.onAlarm.addListener(() => void ready.then(() => link.connectSoon()));
+
+// ---- the toolbar button ------------------------------------------------------
+
+chrome.action.onClicked.addListener((tab) => {
+  void (async () => {
+    await ready;
+    if (tab.id === undefined) return;
+    if (shared.has(tab.id)) return shared.unshare(tab.id, 'the user stopped sharing the tab', { detach: true });
+    if (!(await loadPairing())) {
+      await showBadge(tab.id, {
+        kind: 'error',
+        why: 'not paired with the relay: open the options page and enter the relay URL and token (`clawd-browser token`)',
+      });
+      await chrome.runtime.openOptionsPage();
+      return;
+    }
+    link.connectSoon();
+    await shared.share(tab.id).catch((error: Error) => console.warn(`clawd-browser: ${error.message}`));
+  })();
+});
+
+// ---- Chrome -> relay ---------------------------------------------------------
+
+chrome.debugger.onEvent.addListener((source, method, params) => {
+  if (source.tabId === undefined || !shared.get(source.tabId)) return;
+  const sessionId = (source as { sessionId?: string }).sessionId;
+  link.send(encodeExtensionFrame({ type: 'event', tabId: source.tabId, sessionId, method }, JSON.stringify(params ?? {})));
+});
+
+chrome.debugger.onDetach.addListener((source, reason) => {
+  const tabId = source.tabId;
+  if (tabId === undefined || !shared.get(tabId)) return;
+  void (async () => {
+    if (reason === 'canceled_by_user') return shared.unshare(tabId, 'the user cancelled debugging in Chrome', { detach: false });
+    const stillOpen = await chrome.tabs.get(tabId).then(() => true, () => false);
+    if (stillOpen) return shared.reattach(tabId);
+    return shared.unshare(tabId, 'the tab was closed', { detach: false });
+  })();
+});
+
+chrome.tabs.onRemoved.addListener((tabId) => {
+  if (shared.get(tabId)) void shared.unshare(tabId, 'the tab was closed', { detach: false });
+});
+
+// Tabs a shared tab opens (window.open, target=_blank) are shared too.
+chrome.tabs.onCreated.addListener((tab) => {
+  if (tab.id === undefined || tab.openerTabId === undefined || !shared.get(tab.openerTabId)) return;
+  void shared.share(tab.id, tab.openerTabId).catch((error: Error) => console.warn(`clawd-browser: ${error.message}`));
+});
+
+chrome.tabs.onUpdated.addListener((tabId, change) => {
+  if ((change.url !== undefined || change.title !== undefined) && shared.get(tabId))
+    void shared.updateInfo(tabId, { url: change.url, title: change.title });
+});
+
+// ---- relay -> Chrome ---------------------------------------------------------
+
+async function handleRelayMessage(message: RelayMessage): Promise<void> {
+  if (message.type === 'pong') return;
+  if (message.type === 'protocolError') return console.warn(`clawd-browser relay: ${message.message}`);
+  try {
+    const result = await runCommand(message);
+    link.send(encodeExtensionFrame({ type: 'result', id: message.id }, JSON.stringify(result ?? {})));
+  } catch (error) {
+    link.send(encodeExtensionFrame({ type: 'error', id: message.id }, JSON.stringify(cdpError(error))));
+  }
+}
+
+async function runCommand(command: RelayCommand): Promise<object | undefined> {
+  switch (command.type) {
+    case 'cdp': {
+      if (!shared.get(command.tabId)) throw new Error(`tab ${command.tabId} is not shared`);
+      const target = { tabId: command.tabId, sessionId: command.sessionId } as chrome.debugger.Debuggee;
+      return (await chrome.debugger.sendCommand(target, command.method, command.params)) as object | undefined;
+    }
+    case 'createTab': {
+      const tab = await chrome.tabs.create({ url: command.url, active: command.active });
+      const sharedTab = await shared.share(tab.id!);
+      return { tabId: sharedTab.tabId, targetId: sharedTab.targetId };
+    }
+    case 'closeTab':
+      await chrome.tabs.remove(command.tabId);
+      return {};
+    case 'activateTab': {
+      const tab = await chrome.tabs.update(command.tabId, { active: true });
+      if (tab?.windowId !== undefined) await chrome.windows.update(tab.windowId, { focused: true }).catch(() => {});
+      return {};
+    }
+  }
+}
+
+/** chrome.debugger reports CDP errors as an Error whose message is the error's JSON. */
+function cdpError(error: unknown): { code: number; message: string } {
+  const message = error instanceof Error ? error.message : String(error);
+  try {
+    const parsed = JSON.parse(message) as { code?: unknown; message?: unknown };
+    if (typeof parsed.code === 'number' && typeof parsed.message === 'string') return { code: parsed.code, message: parsed.message };
+  } catch {
+    // not JSON: a plain extension API error
+  }
+  return { code: -32000, message };
+}
+
+// ---- the options page ----------------------------------------------------------
+
+chrome.runtime.onMessage.addListener((request: OptionsRequest, _sender, reply: (status: ExtensionStatus | { error: string }) => void) => {
+  void (async () => {
+    await ready;
+    if (request.type === 'pair') {
+      try {
+        await savePairing({ relayUrl: normaliseRelayUrl(request.relayUrl), token: request.token.trim(), via: 'manual' });
+      } catch (error) {
+        return reply({ error: (error as Error).message });
+      }
+    }
+    const pairing = await loadPairing();
+    reply({
+      link: link.state,
+      lastError: link.lastError,
+      relayUrl: pairing?.relayUrl,
+      pairedVia: pairing?.via,
+      tabs: shared.list(),
+    });
+  })();
+  return true; // reply asynchronously
+});

@@ -1,0 +1,23 @@
+import { ACCENT_COLOR } from '../../relay/src/config/defaults';
+
+/** Per-tab toolbar badge (spec §7): ON / … / ! (tooltip says why) / empty. */
+export type BadgeState = { kind: 'off' } | { kind: 'on' } | { kind: 'connecting'; why: string } | { kind: 'error'; why: string };
+
+const DEFAULT_TITLE = 'clawd-browser: click to share this tab';
+
+export async function showBadge(tabId: number, state: BadgeState): Promise<void> {
+  const text = { off: '', on: 'ON', connecting: '…', error: '!' }[state.kind];
+  const color = state.kind === 'error' ? '#B00020' : state.kind === 'connecting' ? '#777777' : ACCENT_COLOR;
+  const title =
+    state.kind === 'on'
+      ? 'clawd-browser: this tab is shared with your agent (click to stop)'
+      : state.kind === 'off'
+        ? DEFAULT_TITLE
+        : `clawd-browser: ${state.why}`;
+  // The tab may close between the decision and the call; nothing to show then.
+  await Promise.all([
+    chrome.action.setBadgeText({ tabId, text }),
+    chrome.action.setBadgeBackgroundColor({ tabId, color }),
+    chrome.action.setTitle({ tabId, title }),
+  ]).catch(() => {});
+}

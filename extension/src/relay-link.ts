@@ -1,0 +1,112 @@
+import type { RelayMessage } from '../../relay/src/bridge/wire';
+import type { Pairing } from './pairing';
+
+/**
+ * The WebSocket to the relay's /extension endpoint: reconnects with backoff
+ * (1 s doubling to 30 s, with jitter) and pings every 20 s, which also keeps
+ * the service worker alive while connected (Chrome 116+ counts WebSocket
+ * traffic as activity).
+ */
+export type LinkState = 'unpaired' | 'connecting' | 'open' | 'waiting';
+
+export interface LinkEvents {
+  onOpen(): void;
+  onMessage(message: RelayMessage): void;
+  onClose(): void;
+}
+
+const PING_INTERVAL_MS = 20_000;
+const FIRST_RETRY_MS = 1_000;
+const MAX_RETRY_MS = 30_000;
+
+export class RelayLink {
+  state: LinkState = 'unpaired';
+  lastError: string | undefined;
+  private socket: WebSocket | undefined;
+  private pairing: Pairing | undefined;
+  private attempt = 0;
+  private retryTimer: ReturnType<typeof setTimeout> | undefined;
+  private pingTimer: ReturnType<typeof setInterval> | undefined;
+
+  constructor(private readonly events: LinkEvents) {}
+
+  get relayUrl(): string | undefined {
+    return this.pairing?.relayUrl;
+  }
+
+  /** Adopts new pairing settings; reconnects if they changed. */
+  configure(pairing: Pairing | undefined): void {
+    const same = pairing && this.pairing && pairing.relayUrl === this.pairing.relayUrl && pairing.token === this.pairing.token;
+    this.pairing = pairing;
+    if (same) return this.connectSoon();
+    this.drop();
+    this.attempt = 0;
+    if (pairing) this.connect();
+    else this.state = 'unpaired';
+  }
+
+  /** Connects now if we are only waiting for the next retry (toolbar click, alarm). */
+  connectSoon(): void {
+    if (this.state === 'waiting' || (this.state === 'unpaired' && this.pairing)) {
+      clearTimeout(this.retryTimer);
+      this.connect();
+    }
+  }
+
+  send(data: string): boolean {
+    if (this.state !== 'open' || !this.socket) return false;
+    this.socket.send(data);
+    return true;
+  }
+
+  private connect(): void {
+    const pairing = this.pairing;
+    if (!pairing) return;
+    this.state = 'connecting';
+    const socket = new WebSocket(`${pairing.relayUrl}/extension?token=${encodeURIComponent(pairing.token)}`);
+    this.socket = socket;
+    socket.onopen = () => {
+      if (this.socket !== socket) return;
+      this.state = 'open';
+      this.attempt = 0;
+      this.lastError = undefined;
+      this.pingTimer = setInterval(() => this.send(`${JSON.stringify({ type: 'ping' })}\n`), PING_INTERVAL_MS);
+      this.events.onOpen();
+    };
+    socket.onmessage = (event) => {
+      if (this.socket !== socket) return;
+      let message: RelayMessage;
+      try {
+        message = JSON.parse(event.data as string) as RelayMessage;
+      } catch {
+        console.warn('clawd-browser: relay sent a frame that is not JSON');
+        return;
+      }
+      this.events.onMessage(message);
+    };
+    socket.onclose = (event) => {
+      if (this.socket !== socket) return;
+      const wasOpen = this.state === 'open';
+      this.drop();
+      this.lastError = event.code === 4001 ? 'another extension connection replaced this one' : wasOpen ? `relay closed the connection (${event.code})` : `cannot reach the relay at ${pairing.relayUrl}`;
+      this.scheduleRetry(event.code === 4001);
+      if (wasOpen) this.events.onClose();
+    };
+  }
+
+  private scheduleRetry(slow: boolean): void {
+    this.state = 'waiting';
+    const base = slow ? MAX_RETRY_MS : Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** this.attempt);
+    this.attempt += 1;
+    const jitter = base * (0.8 + Math.random() * 0.4);
+    this.retryTimer = setTimeout(() => this.connect(), jitter);
+  }
+
+  private drop(): void {
+    clearTimeout(this.retryTimer);
+    clearInterval(this.pingTimer);
+    const socket = this.socket;
+    this.socket = undefined;
+    if (socket && socket.readyState <= WebSocket.OPEN) socket.close(1000);
+  }
+}

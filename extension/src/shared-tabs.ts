@@ -1,0 +1,133 @@
+import type { SharedTab } from '../../relay/src/bridge/wire';
+import { showBadge } from './badge';
+
+/**
+ * The tabs the user shared: chrome.debugger attachments, mirrored to
+ * chrome.storage.session so a restarted service worker picks them up again
+ * (the debugger attachment itself outlives the worker).
+ */
+
+const STORAGE_KEY = 'sharedTabs';
+const DEBUGGER_PROTOCOL = '1.3';
+
+export interface SharingEvents {
+  shared(tab: SharedTab): void;
+  updated(tab: SharedTab): void;
+  unshared(tabId: number, reason: string): void;
+}
+
+export class SharedTabs {
+  private readonly tabs = new Map<number, SharedTab>();
+  /** Tabs being attached right now: a second click or onCreated must not race. */
+  private readonly attaching = new Set<number>();
+  private linkOpen = false;
+
+  constructor(private readonly events: SharingEvents) {}
+
+  list(): SharedTab[] {
+    return [...this.tabs.values()];
+  }
+  has(tabId: number): boolean {
+    return this.tabs.has(tabId) || this.attaching.has(tabId);
+  }
+  get(tabId: number): SharedTab | undefined {
+    return this.tabs.get(tabId);
+  }
+
+  /** Re-adopts the tabs a previous worker shared, if the debugger is still on them. */
+  async restore(): Promise<void> {
+    const stored = ((await chrome.storage.session.get(STORAGE_KEY))[STORAGE_KEY] ?? []) as SharedTab[];
+    if (!stored.length) return;
+    const attached = new Set((await chrome.debugger.getTargets()).filter((t) => t.attached && t.tabId).map((t) => t.tabId));
+    for (const tab of stored) {
+      if (attached.has(tab.tabId)) this.tabs.set(tab.tabId, tab);
+    }
+    await this.persist();
+    await this.refreshBadges();
+  }
+
+  /** Attaches the debugger and announces the tab. Returns the shared tab. */
+  async share(tabId: number, openerTabId?: number): Promise<SharedTab> {
+    const existing = this.tabs.get(tabId);
+    if (existing) return existing;
+    this.attaching.add(tabId);
+    await showBadge(tabId, { kind: 'connecting', why: 'attaching…' });
+    try {
+      await chrome.debugger.attach({ tabId }, DEBUGGER_PROTOCOL);
+      const tab: SharedTab = await this.describe(tabId);
+      const opener = openerTabId === undefined ? undefined : this.tabs.get(openerTabId);
+      if (opener) tab.openerTargetId = opener.targetId;
+      this.tabs.set(tabId, tab);
+      await this.persist();
+      this.events.shared(tab);
+      await this.badgeFor(tabId);
+      return tab;
+    } catch (error) {
+      const why = `cannot share this tab: ${(error as Error).message}`;
+      await showBadge(tabId, { kind: 'error', why });
+      throw new Error(why);
+    } finally {
+      this.attaching.delete(tabId);
+    }
+  }
+
+  /** Stops sharing. `detach` is false when Chrome already detached the debugger. */
+  async unshare(tabId: number, reason: string, { detach }: { detach: boolean }): Promise<void> {
+    if (!this.tabs.delete(tabId)) return;
+    await this.persist();
+    this.events.unshared(tabId, reason);
+    if (detach) await chrome.debugger.detach({ tabId }).catch(() => {});
+    await showBadge(tabId, { kind: 'off' });
+  }
+
+  /**
+   * Chrome detached the debugger but the tab lives on (e.g. it navigated to a
+   * page that cannot be debugged, or its renderer was swapped). Clients are told
+   * the old target went away, and the tab is attached and announced again.
+   */
+  async reattach(tabId: number): Promise<void> {
+    const previous = this.tabs.get(tabId);
+    if (!previous) return;
+    this.tabs.delete(tabId);
+    this.events.unshared(tabId, 'the debugger was detached by a navigation; re-attaching');
+    try {
+      const tab = await this.share(tabId);
+      if (previous.openerTargetId && !tab.openerTargetId) tab.openerTargetId = previous.openerTargetId;
+    } catch {
+      await this.persist();
+    }
+  }
+
+  async updateInfo(tabId: number, change: { url?: string; title?: string }): Promise<void> {
+    const tab = this.tabs.get(tabId);
+    if (!tab) return;
+    if (change.url !== undefined) tab.url = change.url;
+    if (change.title !== undefined) tab.title = change.title;
+    await this.persist();
+    this.events.updated(tab);
+  }
+
+  async setLinkOpen(open: boolean): Promise<void> {
+    this.linkOpen = open;
+    await this.refreshBadges();
+  }
+
+  private async refreshBadges(): Promise<void> {
+    await Promise.all([...this.tabs.keys()].map((tabId) => this.badgeFor(tabId)));
+  }
+
+  private badgeFor(tabId: number): Promise<void> {
+    return showBadge(tabId, this.linkOpen ? { kind: 'on' } : { kind: 'connecting', why: 'shared; connecting to the clawd-browser relay…' });
+  }
+
+  private async describe(tabId: number): Promise<SharedTab> {
+    const [targets, tab] = await Promise.all([chrome.debugger.getTargets(), chrome.tabs.get(tabId)]);
+    const target = targets.find((t) => t.tabId === tabId && t.type === 'page');
+    if (!target) throw new Error('Chrome lists no page target for this tab');
+    return { tabId, targetId: target.id, url: tab.url ?? target.url, title: tab.title ?? target.title };
+  }
+
+  private persist(): Promise<void> {
+    return chrome.storage.session.set({ [STORAGE_KEY]: this.list() });
+  }
+}

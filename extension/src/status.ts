@@ -1,0 +1,13 @@
+import type { SharedTab } from '../../relay/src/bridge/wire';
+import type { LinkState } from './relay-link';
+
+/** Messages between the options page and the service worker. */
+export type OptionsRequest = { type: 'status' } | { type: 'pair'; relayUrl: string; token: string };
+
+export interface ExtensionStatus {
+  link: LinkState;
+  lastError?: string;
+  relayUrl?: string;
+  pairedVia?: 'manual' | 'native-host';
+  tabs: SharedTab[];
+}
