@@ -97,8 +97,11 @@ export async function launchChromium(opts: LaunchOptions = {}): Promise<Launched
     const lines = (partialLine + chunk).split('\n');
     partialLine = lines.pop()!;
     for (const line of lines) {
-      stderrLines.push(line);
       onStderrLine?.(line);
+      // Without a system bus Chromium logs dozens of D-Bus errors; they would
+      // push the lines that explain a failure out of the tail.
+      if (line.includes(':ERROR:dbus/')) continue;
+      stderrLines.push(line);
     }
     stderrLines.splice(0, Math.max(0, stderrLines.length - STDERR_TAIL_LINES));
   });
@@ -123,22 +126,20 @@ export async function launchChromium(opts: LaunchOptions = {}): Promise<Launched
       }
     })());
 
-  // Chromium answers on the pipe only once the browser is up, so a successful
-  // round trip doubles as the readiness check.
   const wsEndpoint =
     opts.remoteDebuggingPort === undefined
       ? undefined
       : new Promise<string>((resolve) => {
-          const match = (line: string) => /DevTools listening on (ws:\/\/\S+)/.exec(line)?.[1];
-          const found = stderrLines.map(match).find(Boolean);
-          if (found) return resolve(found);
+          // Set up before any stderr data can arrive (no await since spawn).
           onStderrLine = (line) => {
-            const url = match(line);
+            const url = /DevTools listening on (ws:\/\/\S+)/.exec(line)?.[1];
             if (url) resolve(url);
           };
         });
   let launchTimer: NodeJS.Timeout | undefined;
   try {
+    // Chromium answers on the pipe only once the browser is up, so a successful
+    // round trip doubles as the readiness check.
     const ready = Promise.all([cdp.send('Browser.getVersion'), wsEndpoint]);
     const timeout = new Promise<never>((_, reject) => {
       launchTimer = setTimeout(
@@ -147,7 +148,7 @@ export async function launchChromium(opts: LaunchOptions = {}): Promise<Launched
       );
     });
     const exitedEarly = exited.then(() => {
-      throw new Error(`Chromium exited early (code ${child.exitCode}, signal ${child.signalCode})`);
+      throw new Error('Chromium exited during startup');
     });
     const [, ws] = await Promise.race([ready, timeout, spawnError, exitedEarly]);
     onStderrLine = undefined;

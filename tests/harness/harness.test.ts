@@ -122,6 +122,50 @@ describe('chromium with an extension over the pipe', () => {
     expect(typeof stored.clicked).toBe('number');
   }, TIMEOUT);
 
+  it('refuses to trigger the action of an extension that is not loaded', async () => {
+    // Chromium itself would crash on an unknown ID instead of returning an error.
+    const [tab] = await tabTargets(browser.cdp);
+    await expect(triggerExtensionAction(browser.cdp, 'a'.repeat(32), tab.targetId)).rejects.toThrow(
+      /not loaded/,
+    );
+    expect(browser.process.exitCode).toBeNull();
+  });
+
+  it('receives multi-megabyte CDP replies intact', async () => {
+    const { pageTargetId } = await openTab(browser.cdp, server.url('big.html'));
+    const { sessionId } = await browser.cdp.send('Target.attachToTarget', {
+      targetId: pageTargetId,
+      flatten: true,
+    });
+    await waitFor(
+      async () => {
+        const { result } = await browser.cdp.send(
+          'Runtime.evaluate',
+          { expression: 'document.body?.dataset.ready', returnByValue: true },
+          sessionId,
+        );
+        return result.value === '1';
+      },
+      { message: 'big.html did not finish drawing' },
+    );
+    // Full page: clip to the whole content size, not just the viewport.
+    const { cssContentSize: size } = await browser.cdp.send('Page.getLayoutMetrics', {}, sessionId);
+    const { data } = await browser.cdp.send(
+      'Page.captureScreenshot',
+      {
+        format: 'png',
+        captureBeyondViewport: true,
+        clip: { x: 0, y: 0, width: size.width, height: size.height, scale: 1 },
+      },
+      sessionId,
+    );
+    const png = Buffer.from(data, 'base64');
+    expect(png.subarray(1, 4).toString()).toBe('PNG');
+    expect(size.height).toBeGreaterThan(3000);
+    expect(png.length).toBeGreaterThan(3_000_000); // ~5 MB: arrives in many pipe chunks.
+    await browser.cdp.send('Target.closeTarget', { targetId: pageTargetId });
+  }, TIMEOUT);
+
   it('round-trips extension storage', async () => {
     await setExtensionStorage(browser.cdp, extensionId, 'local', { greeting: 'hi', n: 3 });
     expect(await getExtensionStorage(browser.cdp, extensionId, 'local', ['greeting', 'n'])).toEqual({
@@ -130,6 +174,27 @@ describe('chromium with an extension over the pipe', () => {
     });
     await setExtensionStorage(browser.cdp, extensionId, 'session', { token: 'abc' });
     expect(await getExtensionStorage(browser.cdp, extensionId, 'session')).toEqual({ token: 'abc' });
+  }, TIMEOUT);
+});
+
+describe('extension storage without a running service worker', () => {
+  it('goes through a throwaway extension page', async () => {
+    const extensionDir = await mkdtemp(join(tmpdir(), 'harness-ext-'));
+    const manifest = { manifest_version: 3, name: 'No worker', version: '1.0', permissions: ['storage'] };
+    await writeFile(join(extensionDir, 'manifest.json'), JSON.stringify(manifest));
+    const browser = await launchChromium({ extensionDir });
+    try {
+      const { extensions } = await browser.cdp.send('Extensions.getExtensions');
+      const extensionId: string = extensions[0].id;
+      await setExtensionStorage(browser.cdp, extensionId, 'local', { answer: 42 });
+      expect(await getExtensionStorage(browser.cdp, extensionId, 'local')).toEqual({ answer: 42 });
+      // The helper cleans up the page it opened.
+      const urls = (await pageTargets(browser.cdp)).map((t) => t.url);
+      expect(urls.filter((url) => url.startsWith('chrome-extension://'))).toEqual([]);
+    } finally {
+      await browser.close();
+      await rm(extensionDir, { recursive: true, force: true });
+    }
   }, TIMEOUT);
 });
 

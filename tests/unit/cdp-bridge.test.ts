@@ -1,0 +1,407 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { CdpBridge, type Outbound } from '../../relay/src/bridge/cdp-bridge.js';
+import { WIRE_PROTOCOL_VERSION } from '../../relay/src/config/defaults.js';
+import { encodeExtensionFrame, type ExtensionHeader, type RelayCommand, type SharedTab } from '../../relay/src/bridge/wire.js';
+
+/**
+ * The target model on its own: messages in, messages out. A scripted
+ * extension peer answers what the bridge asks of it; the assertions are on
+ * what each CDP client receives.
+ */
+
+type Message = { id?: number; method?: string; sessionId?: string; params?: any; result?: any; error?: { code: number; message: string } };
+
+const TAB_A: SharedTab = { tabId: 1, targetId: 'PAGE-A', url: 'https://a.example/', title: 'A' };
+const TAB_B: SharedTab = { tabId: 2, targetId: 'PAGE-B', url: 'https://b.example/', title: 'B' };
+
+class Harness {
+  readonly bridge = new CdpBridge({ maxQueuedCommands: 3 });
+  readonly toClient = new Map<number, Message[]>();
+  readonly toExtension: any[] = [];
+  closed: number[] = [];
+  private nextId = 100;
+
+  apply(outbound: Outbound[]): void {
+    for (const message of outbound) {
+      if (message.to === 'client') {
+        const text = typeof message.data === 'string' ? message.data : new TextDecoder().decode(message.data);
+        if (!this.toClient.has(message.clientId)) this.toClient.set(message.clientId, []);
+        this.toClient.get(message.clientId)!.push(JSON.parse(text));
+      } else if (message.to === 'extension') {
+        this.toExtension.push(JSON.parse(message.data));
+      } else {
+        this.closed.push(message.clientId);
+      }
+    }
+  }
+
+  client(): number {
+    const id = this.bridge.addClient();
+    this.toClient.set(id, []);
+    return id;
+  }
+
+  /** Sends a command and returns its id; the answer may come later. */
+  send(client: number, method: string, params?: object, sessionId?: string): number {
+    const id = this.nextId++;
+    this.apply(this.bridge.handleClientMessage(client, JSON.stringify({ id, method, params, sessionId })));
+    return id;
+  }
+
+  raw(client: number, text: string): void {
+    this.apply(this.bridge.handleClientMessage(client, text));
+  }
+
+  answerOf(client: number, id: number): Message | undefined {
+    return this.toClient.get(client)!.find((m) => m.id === id);
+  }
+
+  events(client: number, method?: string): Message[] {
+    return this.toClient.get(client)!.filter((m) => m.method && (!method || m.method === method));
+  }
+
+  fromExtension(header: ExtensionHeader, payload?: unknown): void {
+    const frame = encodeExtensionFrame(header, payload === undefined ? '' : JSON.stringify(payload));
+    this.apply(this.bridge.handleExtensionFrame(new TextEncoder().encode(frame)));
+  }
+
+  connectExtension(tabs: SharedTab[]): void {
+    this.bridge.extensionConnected();
+    this.fromExtension({ type: 'hello', protocol: WIRE_PROTOCOL_VERSION, browser: { userAgent: 'Mozilla/5.0 HeadlessChrome/156.0.0.0', product: 'Chrome/156.0.0.0' }, tabs });
+  }
+
+  /** The commands the extension has been asked to run and not yet answered. */
+  takeCommands(): RelayCommand[] {
+    return this.toExtension.splice(0).filter((m) => m.type !== 'pong');
+  }
+
+  /** Answers every outstanding extension command with `result(command)`. */
+  answerAll(result: (command: RelayCommand) => unknown = () => ({})): RelayCommand[] {
+    const commands = this.takeCommands();
+    for (const command of commands) this.fromExtension({ type: 'result', id: command.id }, result(command));
+    return commands;
+  }
+}
+
+let h: Harness;
+beforeEach(() => {
+  h = new Harness();
+});
+
+/** Playwright's connectOverCDP handshake: root auto-attach with Chrome's default filter. */
+function playwrightAttach(client: number): Message[] {
+  const id = h.send(client, 'Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true });
+  expect(h.answerOf(client, id)?.result).toEqual({});
+  return h.events(client, 'Target.attachedToTarget');
+}
+
+describe('browser-level emulation', () => {
+  it('answers Browser.getVersion without "Headless" in the user agent', () => {
+    h.connectExtension([]);
+    const c = h.client();
+    const id = h.send(c, 'Browser.getVersion');
+    expect(h.answerOf(c, id)?.result).toMatchObject({ product: 'Chrome/156.0.0.0', protocolVersion: '1.3' });
+    expect(h.answerOf(c, id)?.result.userAgent).not.toContain('Headless');
+  });
+
+  it('auto-attaches shared page targets for Playwright, in the default context', () => {
+    h.connectExtension([TAB_A, TAB_B]);
+    const c = h.client();
+    const attached = playwrightAttach(c);
+    expect(attached.map((e) => e.params.targetInfo.targetId)).toEqual(['PAGE-A', 'PAGE-B']);
+    expect(attached[0].params.targetInfo).toMatchObject({ type: 'page', browserContextId: 'clawd-default-context', attached: true });
+    expect(new Set(attached.map((e) => e.params.sessionId)).size).toBe(2);
+  });
+
+  it('gives Puppeteer tab targets whose sessions auto-attach the page', () => {
+    h.connectExtension([TAB_A]);
+    const c = h.client();
+    h.send(c, 'Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true, filter: [{ type: 'page', exclude: true }, {}] });
+    const [tab] = h.events(c, 'Target.attachedToTarget');
+    expect(tab.params.targetInfo).toMatchObject({ type: 'tab', targetId: 'tab-1' });
+    h.send(c, 'Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true, filter: [{}] }, tab.params.sessionId);
+    const page = h.events(c, 'Target.attachedToTarget')[1];
+    expect(page.sessionId).toBe(tab.params.sessionId);
+    expect(page.params.targetInfo).toMatchObject({ type: 'page', targetId: 'PAGE-A' });
+  });
+
+  it('reports discovered targets, with and without tabs, per the filter', () => {
+    h.connectExtension([TAB_A]);
+    const c = h.client();
+    h.send(c, 'Target.setDiscoverTargets', { discover: true, filter: [{}] });
+    expect(h.events(c, 'Target.targetCreated').map((e) => e.params.targetInfo.type)).toEqual(['browser', 'tab', 'page']);
+    const id = h.send(c, 'Target.getTargets');
+    expect(h.answerOf(c, id)?.result.targetInfos.map((t: any) => t.targetId)).toEqual(['PAGE-A']);
+  });
+
+  it('describes the browser target and the default context', () => {
+    h.connectExtension([]);
+    const c = h.client();
+    expect(h.answerOf(c, h.send(c, 'Target.getTargetInfo'))?.result.targetInfo.type).toBe('browser');
+    expect(h.answerOf(c, h.send(c, 'Target.getBrowserContexts'))?.result).toEqual({ browserContextIds: [], defaultBrowserContextId: 'clawd-default-context' });
+    expect(h.answerOf(c, h.send(c, 'Target.createBrowserContext'))?.error?.message).toMatch(/one browser context/);
+  });
+
+  it('Browser.close ends only that client', () => {
+    h.connectExtension([TAB_A]);
+    const c1 = h.client();
+    const c2 = h.client();
+    const id = h.send(c1, 'Browser.close');
+    expect(h.answerOf(c1, id)?.result).toEqual({});
+    expect(h.closed).toEqual([c1]);
+    expect(h.takeCommands()).toEqual([]);
+    expect(h.answerOf(c2, h.send(c2, 'Browser.getVersion'))?.result).toBeDefined();
+  });
+});
+
+describe('forwarding to tabs', () => {
+  it('maps ids both ways and splices raw results', () => {
+    h.connectExtension([TAB_A]);
+    const c = h.client();
+    const session = playwrightAttach(c)[0].params.sessionId;
+    const id = h.send(c, 'Runtime.evaluate', { expression: '1+1' }, session);
+    const [command] = h.takeCommands();
+    expect(command).toMatchObject({ type: 'cdp', tabId: 1, method: 'Runtime.evaluate', params: { expression: '1+1' } });
+    expect(command.id).not.toBe(id);
+    h.fromExtension({ type: 'result', id: command.id }, { result: { type: 'number', value: 2 } });
+    expect(h.answerOf(c, id)).toEqual({ id, sessionId: session, result: { result: { type: 'number', value: 2 } } });
+  });
+
+  it('passes CDP errors from the tab through unchanged', () => {
+    h.connectExtension([TAB_A]);
+    const c = h.client();
+    const session = playwrightAttach(c)[0].params.sessionId;
+    const id = h.send(c, 'Nope.method', {}, session);
+    const [command] = h.takeCommands();
+    h.fromExtension({ type: 'error', id: command.id }, { code: -32601, message: "'Nope.method' wasn't found" });
+    expect(h.answerOf(c, id)?.error).toEqual({ code: -32601, message: "'Nope.method' wasn't found" });
+  });
+
+  it('delivers tab events only to clients attached to that tab', () => {
+    h.connectExtension([TAB_A, TAB_B]);
+    const attachedToA = h.client();
+    const sessionA = playwrightAttach(attachedToA)[0].params.sessionId;
+    const bystander = h.client(); // connected, never attached
+    h.fromExtension({ type: 'event', tabId: 1, method: 'Page.loadEventFired' }, { timestamp: 1 });
+    expect(h.events(attachedToA, 'Page.loadEventFired')).toEqual([{ method: 'Page.loadEventFired', sessionId: sessionA, params: { timestamp: 1 } }]);
+    expect(h.events(bystander)).toEqual([]);
+  });
+
+  it('creates a target: attachedToTarget arrives before the createTarget answer', () => {
+    h.connectExtension([]);
+    const c = h.client();
+    playwrightAttach(c);
+    const id = h.send(c, 'Target.createTarget', { url: 'about:blank' });
+    const [command] = h.takeCommands();
+    expect(command).toMatchObject({ type: 'createTab', url: 'about:blank', active: true });
+    h.fromExtension({ type: 'tabShared', tab: TAB_B });
+    h.fromExtension({ type: 'result', id: command.id }, { tabId: 2, targetId: 'PAGE-B' });
+    const messages = h.toClient.get(c)!;
+    const attachIndex = messages.findIndex((m) => m.method === 'Target.attachedToTarget' && m.params.targetInfo.targetId === 'PAGE-B');
+    const answerIndex = messages.findIndex((m) => m.id === id);
+    expect(answerIndex).toBeGreaterThan(attachIndex);
+    expect(messages[answerIndex].result).toEqual({ targetId: 'PAGE-B' });
+  });
+
+  it('maps browser-level cookie calls onto a shared tab', () => {
+    h.connectExtension([TAB_A]);
+    const c = h.client();
+    const id = h.send(c, 'Storage.getCookies', {});
+    const [command] = h.takeCommands();
+    expect(command).toMatchObject({ tabId: 1, method: 'Network.getAllCookies' });
+    h.fromExtension({ type: 'result', id: command.id }, { cookies: [{ name: 'k' }] });
+    expect(h.answerOf(c, id)?.result).toEqual({ cookies: [{ name: 'k' }] });
+  });
+});
+
+describe('several clients on one tab', () => {
+  it('replays live execution contexts to a client that enables Runtime second', () => {
+    h.connectExtension([TAB_A]);
+    const first = h.client();
+    const s1 = playwrightAttach(first)[0].params.sessionId;
+    h.send(first, 'Runtime.enable', {}, s1);
+    h.answerAll();
+    const context = { context: { id: 7, origin: 'https://a.example', name: '', uniqueId: 'u7', auxData: { isDefault: true, frameId: 'F' } } };
+    h.fromExtension({ type: 'event', tabId: 1, method: 'Runtime.executionContextCreated' }, context);
+    h.fromExtension({ type: 'event', tabId: 1, method: 'Runtime.executionContextCreated' }, { context: { ...context.context, id: 8 } });
+    h.fromExtension({ type: 'event', tabId: 1, method: 'Runtime.executionContextDestroyed' }, { executionContextId: 8, executionContextUniqueId: 'u8' });
+
+    const second = h.client();
+    const s2 = playwrightAttach(second)[0].params.sessionId;
+    const id = h.send(second, 'Runtime.enable', {}, s2);
+    h.answerAll();
+    const messages = h.toClient.get(second)!;
+    const replayed = messages.filter((m) => m.method === 'Runtime.executionContextCreated');
+    expect(replayed.map((m) => m.params.context.id)).toEqual([7]);
+    expect(messages.indexOf(replayed[0])).toBeLessThan(messages.findIndex((m) => m.id === id));
+  });
+
+  it('keeps a domain on in Chrome until the last client disables it', () => {
+    h.connectExtension([TAB_A]);
+    const a = h.client();
+    const b = h.client();
+    const sa = playwrightAttach(a)[0].params.sessionId;
+    const sb = playwrightAttach(b)[0].params.sessionId;
+    h.send(a, 'Network.enable', {}, sa);
+    h.send(b, 'Network.enable', {}, sb);
+    h.answerAll();
+    const id = h.send(a, 'Network.disable', {}, sa);
+    expect(h.takeCommands()).toEqual([]); // b still needs it
+    expect(h.answerOf(a, id)?.result).toEqual({});
+    h.apply(h.bridge.removeClient(b));
+    expect(h.takeCommands().map((c) => (c as { method: string }).method)).toEqual(['Network.disable']);
+    // The last client leaves: the tab is reset so nothing stays paused or intercepted.
+    h.apply(h.bridge.removeClient(a));
+    const reset = h.takeCommands().map((c) => (c as { method: string }).method);
+    expect(reset).toContain('Target.setAutoAttach');
+    expect(reset).toContain('Page.setInterceptFileChooserDialog');
+  });
+
+  it('announces child sessions to each client once and replays them to late auto-attachers', () => {
+    h.connectExtension([TAB_A]);
+    const a = h.client();
+    const sa = playwrightAttach(a)[0].params.sessionId;
+    h.send(a, 'Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }, sa);
+    h.answerAll();
+    const iframe = { sessionId: 'CHILD-1', targetInfo: { targetId: 'FRAME-1', type: 'iframe', title: '', url: 'https://x.example/', attached: true, canAccessOpener: false }, waitingForDebugger: true };
+    h.fromExtension({ type: 'event', tabId: 1, method: 'Target.attachedToTarget' }, iframe);
+    expect(h.events(a, 'Target.attachedToTarget').at(-1)).toMatchObject({ sessionId: sa, params: { sessionId: 'CHILD-1' } });
+
+    // A command on the child session goes to chrome.debugger with that sessionId.
+    h.send(a, 'Runtime.evaluate', { expression: '1' }, 'CHILD-1');
+    expect(h.takeCommands()[0]).toMatchObject({ tabId: 1, sessionId: 'CHILD-1', method: 'Runtime.evaluate' });
+
+    const b = h.client();
+    const sb = playwrightAttach(b)[0].params.sessionId;
+    const id = h.send(b, 'Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }, sb);
+    h.answerAll();
+    const late = h.events(b, 'Target.attachedToTarget').filter((e) => e.sessionId === sb);
+    expect(late.map((e) => e.params.sessionId)).toEqual(['CHILD-1']);
+    expect(h.answerOf(b, id)?.result).toEqual({});
+
+    h.fromExtension({ type: 'event', tabId: 1, sessionId: 'CHILD-1', method: 'Runtime.consoleAPICalled' }, { type: 'log', args: [] });
+    expect(h.events(a, 'Runtime.consoleAPICalled')[0].sessionId).toBe('CHILD-1');
+    expect(h.events(b, 'Runtime.consoleAPICalled')[0].sessionId).toBe('CHILD-1');
+
+    h.fromExtension({ type: 'event', tabId: 1, method: 'Target.detachedFromTarget' }, { sessionId: 'CHILD-1', targetId: 'FRAME-1' });
+    expect(h.events(a, 'Target.detachedFromTarget').at(-1)).toMatchObject({ sessionId: sa, params: { sessionId: 'CHILD-1' } });
+    expect(h.answerOf(a, h.send(a, 'Runtime.evaluate', {}, 'CHILD-1'))?.error?.code).toBe(-32001);
+  });
+
+  it('resumes a child paused on start when no client is there to do it', () => {
+    h.connectExtension([TAB_A]);
+    const iframe = { sessionId: 'CHILD-9', targetInfo: { targetId: 'F9', type: 'iframe', title: '', url: '', attached: true, canAccessOpener: false }, waitingForDebugger: true };
+    h.fromExtension({ type: 'event', tabId: 1, method: 'Target.attachedToTarget' }, iframe);
+    expect(h.takeCommands()).toEqual([expect.objectContaining({ sessionId: 'CHILD-9', method: 'Runtime.runIfWaitingForDebugger' })]);
+  });
+});
+
+describe('tabs going away and the extension reconnecting', () => {
+  it('fails pending commands and detaches sessions when a tab is unshared', () => {
+    h.connectExtension([TAB_A]);
+    const c = h.client();
+    const session = playwrightAttach(c)[0].params.sessionId;
+    h.send(c, 'Target.setDiscoverTargets', { discover: true });
+    const id = h.send(c, 'Runtime.evaluate', { expression: 'new Promise(() => {})' }, session);
+    h.fromExtension({ type: 'tabUnshared', tabId: 1, reason: 'the user stopped sharing the tab' });
+    expect(h.answerOf(c, id)?.error?.message).toBe('Target closed: the user stopped sharing the tab');
+    expect(h.events(c, 'Target.detachedFromTarget')).toEqual([{ method: 'Target.detachedFromTarget', params: { sessionId: session, targetId: 'PAGE-A' } }]);
+    expect(h.events(c, 'Target.targetDestroyed')).toEqual([{ method: 'Target.targetDestroyed', params: { targetId: 'PAGE-A' } }]);
+    // A late answer from the extension for the failed command is ignored.
+    const [command] = h.takeCommands();
+    h.fromExtension({ type: 'result', id: command.id }, {});
+    expect(h.toClient.get(c)!.filter((m) => m.id === id)).toHaveLength(1);
+    expect(h.answerOf(c, h.send(c, 'Runtime.evaluate', {}, session))?.error?.code).toBe(-32001);
+  });
+
+  it('keeps sessions through a reconnect and queues commands meanwhile', () => {
+    h.connectExtension([TAB_A]);
+    const c = h.client();
+    const session = playwrightAttach(c)[0].params.sessionId;
+    const inFlight = h.send(c, 'Runtime.evaluate', { expression: '1' }, session);
+    h.apply(h.bridge.extensionDisconnected());
+    expect(h.bridge.extensionState).toBe('reconnecting');
+    expect(h.answerOf(c, inFlight)?.error?.message).toMatch(/disconnected while the command was in flight/);
+
+    h.takeCommands();
+    const queued = h.send(c, 'Runtime.evaluate', { expression: '2' }, session);
+    expect(h.takeCommands()).toEqual([]);
+    h.connectExtension([TAB_A]);
+    const [command] = h.takeCommands();
+    expect(command).toMatchObject({ method: 'Runtime.evaluate', params: { expression: '2' } });
+    h.fromExtension({ type: 'result', id: command.id }, { result: { value: 2 } });
+    expect(h.answerOf(c, queued)?.result).toEqual({ result: { value: 2 } });
+    expect(h.events(c, 'Target.detachedFromTarget')).toEqual([]);
+  });
+
+  it('bounds the queue while the extension is away', () => {
+    h.connectExtension([TAB_A]);
+    const c = h.client();
+    const session = playwrightAttach(c)[0].params.sessionId;
+    h.apply(h.bridge.extensionDisconnected());
+    const ids = [1, 2, 3, 4].map(() => h.send(c, 'Runtime.evaluate', {}, session));
+    expect(h.answerOf(c, ids[3])?.error?.message).toMatch(/Too many commands queued/);
+    expect(h.answerOf(c, ids[0])).toBeUndefined();
+  });
+
+  it('drops tabs when the grace period ends, failing queued commands', () => {
+    h.connectExtension([TAB_A]);
+    const c = h.client();
+    const session = playwrightAttach(c)[0].params.sessionId;
+    h.apply(h.bridge.extensionDisconnected());
+    const queued = h.send(c, 'Runtime.evaluate', {}, session);
+    h.apply(h.bridge.expireGrace());
+    expect(h.answerOf(c, queued)?.error?.message).toMatch(/did not reconnect/);
+    expect(h.events(c, 'Target.detachedFromTarget')).toHaveLength(1);
+    expect(h.bridge.extensionState).toBe('absent');
+    expect(h.answerOf(c, h.send(c, 'Target.createTarget', { url: 'about:blank' }))?.error?.message).toMatch(/not connected/);
+  });
+
+  it('reconciles tabs on hello: gone ones are detached, new ones announced', () => {
+    h.connectExtension([TAB_A]);
+    const c = h.client();
+    playwrightAttach(c);
+    h.apply(h.bridge.extensionDisconnected());
+    h.connectExtension([TAB_B]);
+    expect(h.events(c, 'Target.detachedFromTarget').map((e) => e.params.targetId)).toEqual(['PAGE-A']);
+    expect(h.events(c, 'Target.attachedToTarget').map((e) => e.params.targetInfo.targetId)).toEqual(['PAGE-A', 'PAGE-B']);
+  });
+});
+
+describe('bad input', () => {
+  it('answers malformed client messages with CDP errors', () => {
+    h.connectExtension([TAB_A]);
+    const c = h.client();
+    h.raw(c, 'this is not json');
+    h.raw(c, JSON.stringify({ id: 1 }));
+    h.raw(c, JSON.stringify({ id: -4, method: 'X.y' }));
+    const [parse, missingMethod, badId] = h.toClient.get(c)!;
+    expect(parse.error).toEqual({ code: -32700, message: 'Message must be a valid JSON' });
+    expect(missingMethod).toMatchObject({ id: 1, error: { code: -32600 } });
+    expect(badId.error?.code).toBe(-32600);
+    expect(h.answerOf(c, h.send(c, 'Made.up'))?.error).toMatchObject({ code: -32601, message: expect.stringMatching(/'Made.up' wasn't found/) });
+    expect(h.answerOf(c, h.send(c, 'Runtime.evaluate', {}, 'no-such-session'))?.error?.code).toBe(-32001);
+    expect(h.answerOf(c, h.send(c, 'Target.attachToTarget', { targetId: 'STALE', flatten: true }))?.error?.message).toMatch(/No target with given id/);
+    expect(h.answerOf(c, h.send(c, 'Target.setAutoAttach', { autoAttach: 'yes' }))?.error?.message).toMatch(/Invalid parameters for Target.setAutoAttach/);
+    expect(h.answerOf(c, h.send(c, 'Target.setAutoAttach', { autoAttach: true, flatten: false }))?.error?.message).toMatch(/flatten/);
+  });
+
+  it('answers malformed extension frames with protocolError and carries on', () => {
+    h.bridge.extensionConnected();
+    h.apply(h.bridge.handleExtensionFrame(new TextEncoder().encode('garbage')));
+    h.fromExtension({ type: 'tabShared', tab: TAB_A });
+    h.fromExtension({ type: 'hello', protocol: 99, browser: { userAgent: '', product: '' }, tabs: [] });
+    h.fromExtension({ type: 'hello', protocol: WIRE_PROTOCOL_VERSION } as never);
+    h.fromExtension({ type: 'result' } as never);
+    const errors = h.toExtension.splice(0).map((m) => m.message);
+    expect(errors).toEqual([
+      expect.stringMatching(/not JSON/),
+      'send hello first',
+      expect.stringMatching(/wire protocol 99/),
+      expect.stringMatching(/bad extension frame \(type "hello"\)/),
+      expect.stringMatching(/numeric id/),
+    ]);
+    h.connectExtension([TAB_A]);
+    expect(h.bridge.sharedTabs()).toEqual([TAB_A]);
+  });
+});

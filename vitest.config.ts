@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+// Separate from vite.config.ts, which builds the extension.
+export default defineConfig({
+  test: {
+    include: ['tests/**/*.test.ts'],
+    // End-to-end files each start a real Chromium; on a 2-core machine they run one at a time.
+    fileParallelism: false,
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+  },
+});
