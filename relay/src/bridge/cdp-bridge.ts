@@ -163,6 +163,10 @@ export class CdpBridge {
   sharedTabs(): SharedTab[] {
     return this.tabs.all().map((tab) => ({ ...tab.info }));
   }
+  /** Targets Chrome auto-attached under shared tabs (out-of-process iframes, workers). */
+  childTargets(): Protocol.Target.TargetInfo[] {
+    return this.tabs.all().flatMap((tab) => [...tab.children.values()].map((child) => child.targetInfo));
+  }
   findTab(targetId: string): SharedTab | undefined {
     const tab = this.tabs.byTargetId(targetId);
     return tab && { ...tab.info };

@@ -1,0 +1,88 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { EXTENSION_ID } from '../../relay/src/config/defaults.js';
+import { createLogger } from '../../relay/src/log.js';
+import { type RelayServer, type RelayServerOptions, startRelayServer } from '../../relay/src/server/relay-server.js';
+import {
+  type LaunchedChromium,
+  launchChromium,
+  openTab,
+  setExtensionStorage,
+  triggerExtensionAction,
+  waitFor,
+} from '../harness/chromium.js';
+import { type FixtureServer, startFixtureServer } from '../harness/fixture-server.js';
+
+/**
+ * One end-to-end setup: the real relay, a real Chromium with the real built
+ * extension (paired by writing its storage, as the options page would), and a
+ * loopback fixture server. Tabs are shared by simulated toolbar clicks.
+ */
+
+export const EXTENSION_DIR = fileURLToPath(new URL('../../dist/extension', import.meta.url));
+
+export interface RelayEnv {
+  relay: RelayServer;
+  token: string;
+  browser: LaunchedChromium;
+  fixtures: FixtureServer;
+  /** ws://…/cdp?token=… for connectOverCDP / puppeteer.connect. */
+  cdpUrl(): string;
+  /** Opens a tab in the browser (not shared yet). */
+  openTab(url: string): Promise<{ pageTargetId: string; tabTargetId: string }>;
+  /** Opens a tab and clicks the toolbar button on it; resolves once the relay lists it. */
+  share(url: string): Promise<{ pageTargetId: string; tabTargetId: string }>;
+  /** Clicks the toolbar button on a tab. */
+  click(tabTargetId: string): Promise<void>;
+  isShared(pageTargetId: string): boolean;
+  /** Stops the relay and starts a new one on the same port with the same token. */
+  restartRelay(downMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startRelayEnv(relayOptions: Partial<RelayServerOptions> = {}): Promise<RelayEnv> {
+  if (!existsSync(`${EXTENSION_DIR}/manifest.json`))
+    throw new Error(`The extension is not built at ${EXTENSION_DIR}: run \`npm run build\` first (npm test does).`);
+  const token = randomBytes(32).toString('hex');
+  const options = { token, port: 0, logger: createLogger(process.env.RELAY_LOG === '1' ? 'debug' : 'warn', 'relay'), ...relayOptions };
+  let relay = await startRelayServer(options);
+  const fixtures = await startFixtureServer();
+  const browser = await launchChromium({ extensionDir: EXTENSION_DIR });
+  const cdp = browser.cdp;
+  await setExtensionStorage(cdp, EXTENSION_ID, 'local', {
+    pairing: { relayUrl: `ws://127.0.0.1:${relay.port}`, token, via: 'manual' },
+  });
+  await waitFor(() => relay.bridge.extensionState === 'connected', { timeoutMs: 15_000, message: 'the extension never connected to the relay' });
+
+  const env: RelayEnv = {
+    get relay() {
+      return relay;
+    },
+    token,
+    browser,
+    fixtures,
+    cdpUrl: () => `${relay.cdpUrl}?token=${token}`,
+    openTab: (url) => openTab(cdp, url),
+    async share(url) {
+      const tab = await openTab(cdp, url);
+      await env.click(tab.tabTargetId);
+      await waitFor(() => env.isShared(tab.pageTargetId), { timeoutMs: 10_000, message: `tab ${url} was not shared` });
+      return tab;
+    },
+    click: (tabTargetId) => triggerExtensionAction(cdp, EXTENSION_ID, tabTargetId),
+    isShared: (pageTargetId) => relay.bridge.sharedTabs().some((tab) => tab.targetId === pageTargetId),
+    async restartRelay(downMs = 300) {
+      const port = relay.port;
+      await relay.close();
+      await new Promise((resolve) => setTimeout(resolve, downMs));
+      relay = await startRelayServer({ ...options, port });
+    },
+    async close() {
+      await browser.close();
+      await relay.close();
+      await fixtures.close();
+    },
+  };
+  return env;
+}
