@@ -1,0 +1,132 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXTENSION_ID } from '../../relay/src/config/defaults.js';
+import { type LaunchedChromium, launchChromium, openTab, setExtensionStorage, triggerExtensionAction, waitFor } from '../harness/chromium.js';
+import { type FixtureServer, startFixtureServer } from '../harness/fixture-server.js';
+import { EXTENSION_DIR } from './relay-env.js';
+
+/**
+ * The relay as a user runs it: `clawd-browser serve` in its own process, the
+ * token and CDP URL from the CLI, and Chrome's /json HTTP endpoints.
+ */
+
+const CLI = fileURLToPath(new URL('../../bin/clawd-browser.js', import.meta.url));
+const run = promisify(execFile);
+const home = mkdtempSync(join(tmpdir(), 'clawd-home-'));
+const env = { ...process.env, CLAWD_HOME: home };
+let port: number;
+let server: ChildProcess;
+let browser: LaunchedChromium;
+let fixtures: FixtureServer;
+let token: string;
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+async function cli(...args: string[]): Promise<string> {
+  const { stdout } = await run(process.execPath, [CLI, ...args], { env });
+  return stdout.trim();
+}
+
+async function json(path: string, init: RequestInit = {}): Promise<Response> {
+  return fetch(`http://127.0.0.1:${port}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, ...init.headers } });
+}
+
+beforeAll(async () => {
+  port = await freePort();
+  server = spawn(process.execPath, [CLI, 'serve', '--port', String(port), '--log-level', 'warn'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  token = await cli('token');
+  await waitFor(async () => (await json('/json/version').catch(() => undefined))?.status === 200, { timeoutMs: 15_000, message: 'clawd-browser serve did not come up' });
+  fixtures = await startFixtureServer();
+  browser = await launchChromium({ extensionDir: EXTENSION_DIR });
+  await setExtensionStorage(browser.cdp, EXTENSION_ID, 'local', { pairing: { relayUrl: `ws://127.0.0.1:${port}`, token, via: 'manual' } });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  server?.kill('SIGTERM');
+  await fixtures?.close();
+  rmSync(home, { recursive: true, force: true });
+});
+
+describe('clawd-browser CLI', () => {
+  it('creates the token once, private to the user, and prints the CDP URL', async () => {
+    expect(token).toMatch(/^[0-9a-f]{64}$/);
+    expect(statSync(join(home, 'token')).mode & 0o777).toBe(0o600);
+    expect(await cli('token')).toBe(token);
+    expect(JSON.parse(await cli('--json', 'token'))).toEqual({ token });
+    expect(await cli('cdp-url', '--port', String(port))).toBe(`ws://127.0.0.1:${port}/cdp?token=${token}`);
+  });
+
+  it('fails with a one-line reason and a non-zero exit on bad arguments', async () => {
+    const failure = await run(process.execPath, [CLI, 'serve', '--port', 'eighty'], { env }).catch((error) => error);
+    expect(failure.code).not.toBe(0);
+    expect(failure.stderr).toMatch(/port number/);
+  });
+
+  it('a tab shared with the served relay is driven through `cdp-url`', async () => {
+    const url = fixtures.url('index.html?cli=1');
+    const { pageTargetId, tabTargetId } = await openTab(browser.cdp, url);
+    await triggerExtensionAction(browser.cdp, EXTENSION_ID, tabTargetId);
+    await waitFor(async () => ((await (await json('/json/list')).json()) as Array<{ id: string }>).some((t) => t.id === pageTargetId), {
+      message: 'tab not listed by /json/list',
+    });
+    const client = await chromium.connectOverCDP(await cli('cdp-url', '--port', String(port)));
+    try {
+      const [page] = client.contexts()[0].pages();
+      expect(page.url()).toBe(url);
+      await page.click('#btn');
+      expect(await page.textContent('#count')).toBe('1');
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('/json endpoints', () => {
+  it('/json/version names a WebSocket endpoint that works, with the token when it came as a query', async () => {
+    const version = await (await json('/json/version')).json();
+    expect(version.webSocketDebuggerUrl).toBe(`ws://127.0.0.1:${port}/cdp`);
+    expect(version.Browser).toMatch(/^Chrome\/\d+/);
+    expect(version['User-Agent']).not.toContain('Headless');
+    const viaQuery = await (await fetch(`http://127.0.0.1:${port}/json/version?token=${token}`)).json();
+    expect(viaQuery.webSocketDebuggerUrl).toBe(`ws://127.0.0.1:${port}/cdp?token=${token}`);
+    // Playwright's connectOverCDP over HTTP, with the token as a header.
+    const client = await chromium.connectOverCDP(`http://127.0.0.1:${port}`, { headers: { authorization: `Bearer ${token}` } });
+    expect(client.contexts()[0].pages().length).toBeGreaterThan(0);
+    await client.close();
+  });
+
+  it('/json/new opens a shared tab; /json/activate and /json/close act on it; unknown ids are 404', async () => {
+    const url = fixtures.url('index.html?json-new=1');
+    const created = await (await json(`/json/new?${url}`, { method: 'PUT' })).json();
+    expect(created).toMatchObject({ type: 'page', id: expect.any(String) });
+    await waitFor(async () => ((await (await json('/json/list')).json()) as Array<{ url: string }>).some((t) => t.url === url), {
+      message: 'new tab never reached its URL',
+    });
+    const activate = await json(`/json/activate/${created.id}`);
+    expect(activate.status).toBe(200);
+    expect(await activate.text()).toBe('Target activated');
+    const close = await json(`/json/close/${created.id}`);
+    expect(await close.text()).toBe('Target is closing');
+    await waitFor(async () => !((await (await json('/json/list')).json()) as Array<{ id: string }>).some((t) => t.id === created.id), {
+      message: 'closed tab still listed',
+    });
+    const stale = await json(`/json/close/${created.id}`);
+    expect(stale.status).toBe(404);
+    expect(await stale.text()).toMatch(/No such target id/);
+    expect((await json('/json/nonsense')).status).toBe(404);
+  });
+});
