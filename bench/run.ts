@@ -1,0 +1,201 @@
+/**
+ * `npm run bench`: the extension relay against direct CDP to the same
+ * Chromium, in one run. Chromium is started as a plain process (nothing else
+ * attached to the extension's service worker) with both a pipe (to click the
+ * toolbar button) and --remote-debugging-port (the direct path). The relay
+ * runs as its own process, `clawd-browser serve`, as users run it.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { EXTENSION_ID } from '../relay/src/config/defaults.js';
+import { launchChromium, openTab, pageTargets, setExtensionStorage, triggerExtensionAction, waitFor } from '../tests/harness/chromium.js';
+import { startFixtureServer } from '../tests/harness/fixture-server.js';
+import { RawCdp } from './raw-cdp.js';
+
+process.env.PLAYWRIGHT_DISABLE_SERVICE_WORKER_NETWORK = '1';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 2500);
+const PIPELINED = Number(process.env.BENCH_PIPELINED ?? 5000);
+const IN_FLIGHT = 100;
+const SCREENSHOTS = Number(process.env.BENCH_SCREENSHOTS ?? 5);
+const CONNECTS = Number(process.env.BENCH_CONNECTS ?? 7);
+const ROUNDS = 5;
+
+type Path = 'direct' | 'relay';
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 50);
+const now = () => performance.now();
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+async function main(): Promise<void> {
+  const home = mkdtempSync(join(tmpdir(), 'clawd-bench-'));
+  const token = randomBytes(32).toString('hex');
+  writeFileSync(join(home, 'token'), `${token}\n`, { mode: 0o600 });
+  const relayPort = await freePort();
+  const relay: ChildProcess = spawn(process.execPath, [join(ROOT, 'bin/clawd-browser.js'), 'serve', '--port', String(relayPort), '--log-level', 'warn'], {
+    env: { ...process.env, CLAWD_HOME: home },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const fixtures = await startFixtureServer();
+  const browser = await launchChromium({ extensionDir: join(ROOT, 'dist/extension'), remoteDebuggingPort: 0 });
+  const relayUrl = `ws://127.0.0.1:${relayPort}/cdp?token=${token}`;
+  try {
+    await waitFor(async () => (await fetch(`http://127.0.0.1:${relayPort}/json/version?token=${token}`).catch(() => undefined))?.ok === true, {
+      timeoutMs: 15_000,
+      message: 'relay did not start',
+    });
+    await setExtensionStorage(browser.cdp, EXTENSION_ID, 'local', { pairing: { relayUrl: `ws://127.0.0.1:${relayPort}`, token, via: 'manual' } });
+
+    // One shared tab, and no other page, so both paths see the same browser.
+    const { pageTargetId, tabTargetId } = await openTab(browser.cdp, fixtures.url('index.html'));
+    for (const page of await pageTargets(browser.cdp)) {
+      if (page.targetId !== pageTargetId) await browser.cdp.send('Target.closeTarget', { targetId: page.targetId });
+    }
+    await triggerExtensionAction(browser.cdp, EXTENSION_ID, tabTargetId);
+    await waitFor(
+      async () => ((await (await fetch(`http://127.0.0.1:${relayPort}/json/list?token=${token}`)).json()) as unknown[]).length === 1,
+      { timeoutMs: 15_000, message: 'tab not shared' },
+    );
+
+    const clients: Record<Path, RawCdp> = {
+      direct: await RawCdp.connect(browser.wsEndpoint!),
+      relay: await RawCdp.connect(relayUrl),
+    };
+    const sessions: Record<Path, string> = {
+      direct: await clients.direct.attach(pageTargetId),
+      relay: await clients.relay.attach(pageTargetId),
+    };
+    const evaluate = (path: Path) =>
+      clients[path].send('Runtime.evaluate', { expression: '1+1', returnByValue: true }, sessions[path]);
+
+    // Warm up both paths.
+    for (let i = 0; i < 300; i++) {
+      await evaluate('direct');
+      await evaluate('relay');
+    }
+
+    // 1. Sequential round trips, interleaved in rounds so drift hits both paths.
+    const latency: Record<Path, number[]> = { direct: [], relay: [] };
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const path of ['direct', 'relay'] as Path[]) {
+        for (let i = 0; i < SEQUENTIAL / ROUNDS; i++) {
+          const start = now();
+          await evaluate(path);
+          latency[path].push(now() - start);
+        }
+      }
+    }
+
+    // 2. Pipelined: IN_FLIGHT commands outstanding at all times.
+    const throughput: Record<Path, number[]> = { direct: [], relay: [] };
+    for (let round = 0; round < 3; round++) {
+      for (const path of ['direct', 'relay'] as Path[]) {
+        const start = now();
+        let sent = 0;
+        await Promise.all(
+          Array.from({ length: IN_FLIGHT }, async () => {
+            while (sent < PIPELINED) {
+              sent++;
+              await evaluate(path);
+            }
+          }),
+        );
+        throughput[path].push(PIPELINED / ((now() - start) / 1000));
+      }
+    }
+
+    // 3. A full-page screenshot of ~5 MB.
+    await clients.direct.send('Page.navigate', { url: fixtures.url('big.html') }, sessions.direct);
+    await waitFor(async () => (await evaluate('direct').then(() => clients.direct.send('Runtime.evaluate', { expression: 'document.body?.dataset.ready', returnByValue: true }, sessions.direct))).result.value === '1', {
+      message: 'big.html never drew',
+    });
+    const { cssContentSize } = await clients.direct.send('Page.getLayoutMetrics', {}, sessions.direct);
+    const clip = { x: 0, y: 0, width: cssContentSize.width, height: cssContentSize.height, scale: 1 };
+    const screenshot: Record<Path, number[]> = { direct: [], relay: [] };
+    let screenshotBytes = 0;
+    for (let i = 0; i < SCREENSHOTS; i++) {
+      for (const path of ['direct', 'relay'] as Path[]) {
+        const start = now();
+        const { data } = await clients[path].send('Page.captureScreenshot', { format: 'png', clip, captureBeyondViewport: true }, sessions[path]);
+        screenshot[path].push(now() - start);
+        screenshotBytes = Buffer.from(data, 'base64').length;
+      }
+    }
+    await clients.direct.send('Page.navigate', { url: fixtures.url('index.html') }, sessions.direct);
+    clients.direct.close();
+    clients.relay.close();
+
+    // 4. Playwright connectOverCDP -> first evaluate.
+    const connect: Record<Path, number[]> = { direct: [], relay: [] };
+    const endpoints: Record<Path, string> = { direct: browser.wsEndpoint!, relay: relayUrl };
+    for (let i = 0; i < CONNECTS; i++) {
+      for (const path of ['direct', 'relay'] as Path[]) {
+        const start = now();
+        const client = await chromium.connectOverCDP(endpoints[path]);
+        const page = client.contexts()[0].pages()[0];
+        await page.evaluate(() => 1 + 1);
+        connect[path].push(now() - start);
+        await client.close();
+      }
+    }
+
+    report({ latency, throughput, screenshot, connect, screenshotBytes });
+  } finally {
+    await browser.close();
+    relay.kill('SIGTERM');
+    await fixtures.close();
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+function report(results: {
+  latency: Record<Path, number[]>;
+  throughput: Record<Path, number[]>;
+  screenshot: Record<Path, number[]>;
+  connect: Record<Path, number[]>;
+  screenshotBytes: number;
+}): void {
+  const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
+  const d = sorted(results.latency.direct);
+  const r = sorted(results.latency.relay);
+  const rows = [
+    { metric: `Runtime.evaluate p50 (ms, n=${d.length})`, direct: percentile(d, 50), relay: percentile(r, 50), target: '≤ 1.25', lowerIsBetter: true, limit: 1.25 },
+    { metric: 'Runtime.evaluate p99 (ms)', direct: percentile(d, 99), relay: percentile(r, 99), target: '', lowerIsBetter: true, limit: undefined },
+    { metric: `pipelined throughput (ops/s, ${IN_FLIGHT} in flight)`, direct: median(results.throughput.direct), relay: median(results.throughput.relay), target: '≥ 0.8', lowerIsBetter: false, limit: 0.8 },
+    { metric: `full-page screenshot ${(results.screenshotBytes / 1e6).toFixed(1)} MB PNG (ms, median)`, direct: median(results.screenshot.direct), relay: median(results.screenshot.relay), target: '≤ 1.15', lowerIsBetter: true, limit: 1.15 },
+    { metric: 'connectOverCDP → first evaluate (ms, median)', direct: median(results.connect.direct), relay: median(results.connect.relay), target: '≤ 1.5', lowerIsBetter: true, limit: 1.5 },
+  ];
+  console.log('\nclawd-browser relay vs direct CDP (same Chromium, same tab)\n');
+  console.log(`${'metric'.padEnd(52)} ${'direct'.padStart(10)} ${'relay'.padStart(10)} ${'ratio'.padStart(7)}  target`);
+  const summary: Record<string, unknown> = {};
+  for (const row of rows) {
+    const ratio = row.relay / row.direct;
+    const met = row.limit === undefined ? '' : (row.lowerIsBetter ? ratio <= row.limit : ratio >= row.limit) ? ' ✓' : ' ✗';
+    console.log(`${row.metric.padEnd(52)} ${row.direct.toFixed(3).padStart(10)} ${row.relay.toFixed(3).padStart(10)} ${ratio.toFixed(2).padStart(7)}  ${row.target}${met}`);
+    summary[row.metric] = { direct: row.direct, relay: row.relay, ratio };
+  }
+  mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
+  writeFileSync(join(ROOT, 'bench/results/latest.json'), `${JSON.stringify(summary, null, 2)}\n`);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
