@@ -49,7 +49,9 @@ async function main(): Promise<void> {
   const token = randomBytes(32).toString('hex');
   writeFileSync(join(home, 'token'), `${token}\n`, { mode: 0o600 });
   const relayPort = await freePort();
-  const relay: ChildProcess = spawn(process.execPath, [join(ROOT, 'bin/clawd-browser.js'), 'serve', '--port', String(relayPort), '--log-level', 'warn'], {
+  // RELAY_NODE_ARGS="--cpu-prof" profiles the relay process alone.
+  const nodeArgs = (process.env.RELAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const relay: ChildProcess = spawn(process.execPath, [...nodeArgs, join(ROOT, 'bin/clawd-browser.js'), 'serve', '--port', String(relayPort), '--log-level', 'warn'], {
     env: { ...process.env, CLAWD_HOME: home },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

@@ -12,6 +12,9 @@ import type { ExtensionStatus, OptionsRequest } from './status';
  * synchronously at top level so Chrome can wake a stopped worker for it.
  */
 
+/** Relay commands being run; while any are, answers are batched (see RelayLink). */
+let commandsInFlight = 0;
+
 const link = new RelayLink({
   onOpen: () => {
     link.send(
@@ -21,7 +24,7 @@ const link = new RelayLink({
   },
   onMessage: (message) => void handleRelayMessage(message),
   onClose: () => void shared.setLinkOpen(false),
-});
+}, () => commandsInFlight > 0);
 
 const shared = new SharedTabs({
   shared: (tab) => link.send(encodeExtensionFrame({ type: 'tabShared', tab })),
@@ -107,12 +110,16 @@ chrome.tabs.onUpdated.addListener((tabId, change) => {
 async function handleRelayMessage(message: RelayMessage): Promise<void> {
   if (message.type === 'pong') return;
   if (message.type === 'protocolError') return console.warn(`clawd-browser relay: ${message.message}`);
+  commandsInFlight++;
+  let frame: string;
   try {
     const result = await runCommand(message);
-    link.send(encodeExtensionFrame({ type: 'result', id: message.id }, JSON.stringify(result ?? {})));
+    frame = encodeExtensionFrame({ type: 'result', id: message.id }, JSON.stringify(result ?? {}));
   } catch (error) {
-    link.send(encodeExtensionFrame({ type: 'error', id: message.id }, JSON.stringify(cdpError(error))));
+    frame = encodeExtensionFrame({ type: 'error', id: message.id }, JSON.stringify(cdpError(error)));
   }
+  commandsInFlight--;
+  link.send(frame);
 }
 
 async function runCommand(command: RelayCommand): Promise<object | undefined> {

@@ -1,4 +1,4 @@
-import type { RelayMessage } from '../../relay/src/bridge/wire';
+import { joinExtensionFrames, type RelayBatch, type RelayMessage } from '../../relay/src/bridge/wire';
 import type { Pairing } from './pairing';
 
 /**
@@ -6,6 +6,11 @@ import type { Pairing } from './pairing';
  * (1 s doubling to 30 s, with jitter) and pings every 20 s, which also keeps
  * the service worker alive while connected (Chrome 116+ counts WebSocket
  * traffic as activity).
+ *
+ * Outgoing frames are batched under load: while other commands are still in
+ * flight, a frame waits one task so the answers that are already queued
+ * leave together in one WebSocket message. With nothing else in flight (a
+ * client doing one thing at a time) it leaves at once.
  */
 export type LinkState = 'unpaired' | 'connecting' | 'open' | 'waiting';
 
@@ -28,7 +33,17 @@ export class RelayLink {
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
   private pingTimer: ReturnType<typeof setInterval> | undefined;
 
-  constructor(private readonly events: LinkEvents) {}
+  private outbox: string[] = [];
+  private flushPosted = false;
+  private readonly flushChannel = new MessageChannel();
+
+  constructor(
+    private readonly events: LinkEvents,
+    /** True while commands are in flight, i.e. more answers are coming. */
+    private readonly busy: () => boolean,
+  ) {
+    this.flushChannel.port1.onmessage = () => this.flush();
+  }
 
   get relayUrl(): string | undefined {
     return this.pairing?.relayUrl;
@@ -53,10 +68,24 @@ export class RelayLink {
     }
   }
 
-  send(data: string): boolean {
+  /** Queues an encoded frame; false (and dropped) when not connected. */
+  send(frame: string): boolean {
     if (this.state !== 'open' || !this.socket) return false;
-    this.socket.send(data);
+    this.outbox.push(frame);
+    if (!this.busy()) this.flush();
+    else if (!this.flushPosted) {
+      this.flushPosted = true;
+      this.flushChannel.port2.postMessage(null);
+    }
     return true;
+  }
+
+  private flush(): void {
+    this.flushPosted = false;
+    if (!this.outbox.length) return;
+    const frames = this.outbox;
+    this.outbox = [];
+    this.socket?.send(joinExtensionFrames(frames));
   }
 
   private connect(): void {
@@ -70,19 +99,19 @@ export class RelayLink {
       this.state = 'open';
       this.attempt = 0;
       this.lastError = undefined;
-      this.pingTimer = setInterval(() => this.send(`${JSON.stringify({ type: 'ping' })}\n`), PING_INTERVAL_MS);
+      this.pingTimer = setInterval(() => this.send(JSON.stringify({ type: 'ping' })), PING_INTERVAL_MS);
       this.events.onOpen();
     };
     socket.onmessage = (event) => {
       if (this.socket !== socket) return;
-      let message: RelayMessage;
+      let batch: RelayBatch;
       try {
-        message = JSON.parse(event.data as string) as RelayMessage;
+        batch = JSON.parse(event.data as string) as RelayBatch;
       } catch {
         console.warn('clawd-browser: relay sent a frame that is not JSON');
         return;
       }
-      this.events.onMessage(message);
+      for (const message of Array.isArray(batch) ? batch : [batch]) this.events.onMessage(message);
     };
     socket.onclose = (event) => {
       if (this.socket !== socket) return;
@@ -105,6 +134,7 @@ export class RelayLink {
   private drop(): void {
     clearTimeout(this.retryTimer);
     clearInterval(this.pingTimer);
+    this.outbox = [];
     const socket = this.socket;
     this.socket = undefined;
     if (socket && socket.readyState <= WebSocket.OPEN) socket.close(1000);

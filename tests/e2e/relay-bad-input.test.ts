@@ -58,9 +58,11 @@ class Client {
 /** The fake extension answers every cdp command with {echo: method}. */
 function serveAsExtension(socket: WebSocket): void {
   socket.on('message', (data) => {
-    const message = JSON.parse(data.toString());
-    fromRelay.push(message);
-    if (message.type === 'cdp') socket.send(encodeExtensionFrame({ type: 'result', id: message.id }, JSON.stringify({ echo: message.method })));
+    const batch = JSON.parse(data.toString());
+    for (const message of Array.isArray(batch) ? batch : [batch]) {
+      fromRelay.push(message);
+      if (message.type === 'cdp') socket.send(encodeExtensionFrame({ type: 'result', id: message.id }, JSON.stringify({ echo: message.method })));
+    }
   });
 }
 

@@ -62,7 +62,7 @@ class Harness {
 
   fromExtension(header: ExtensionHeader, payload?: unknown): void {
     const frame = encodeExtensionFrame(header, payload === undefined ? '' : JSON.stringify(payload));
-    this.apply(this.bridge.handleExtensionFrame(new TextEncoder().encode(frame)));
+    this.apply(this.bridge.handleExtensionMessage(new TextEncoder().encode(frame)));
   }
 
   connectExtension(tabs: SharedTab[]): void {
@@ -386,9 +386,27 @@ describe('bad input', () => {
     expect(h.answerOf(c, h.send(c, 'Target.setAutoAttach', { autoAttach: true, flatten: false }))?.error?.message).toMatch(/flatten/);
   });
 
+  it('takes a batch of frames in one message, in order', () => {
+    h.connectExtension([TAB_A]);
+    const c = h.client();
+    const session = playwrightAttach(c)[0].params.sessionId;
+    const first = h.send(c, 'Runtime.evaluate', { expression: '1' }, session);
+    const second = h.send(c, 'Runtime.evaluate', { expression: '2' }, session);
+    const [a, b] = h.takeCommands();
+    const batch = [
+      encodeExtensionFrame({ type: 'result', id: a.id }, '{"n":1}'),
+      encodeExtensionFrame({ type: 'event', tabId: 1, method: 'Page.loadEventFired' }, '{"timestamp":3}'),
+      encodeExtensionFrame({ type: 'result', id: b.id }, '{"n":2}'),
+    ].join('\n');
+    h.apply(h.bridge.handleExtensionMessage(new TextEncoder().encode(batch)));
+    const order = h.toClient.get(c)!.slice(-3).map((m) => m.id ?? m.method);
+    expect(order).toEqual([first, 'Page.loadEventFired', second]);
+    expect(h.answerOf(c, second)?.result).toEqual({ n: 2 });
+  });
+
   it('answers malformed extension frames with protocolError and carries on', () => {
     h.bridge.extensionConnected();
-    h.apply(h.bridge.handleExtensionFrame(new TextEncoder().encode('garbage')));
+    h.apply(h.bridge.handleExtensionMessage(new TextEncoder().encode('garbage')));
     h.fromExtension({ type: 'tabShared', tab: TAB_A });
     h.fromExtension({ type: 'hello', protocol: 99, browser: { userAgent: '', product: '' }, tabs: [] });
     h.fromExtension({ type: 'hello', protocol: WIRE_PROTOCOL_VERSION } as never);

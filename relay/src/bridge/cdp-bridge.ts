@@ -18,7 +18,7 @@ import {
   type SharedTabRecord,
   TabRegistry,
 } from './tab-registry.js';
-import { type BrowserInfo, decodeExtensionFrame, type RelayCommand, type SharedTab } from './wire.js';
+import { type BrowserInfo, type ExtensionHeader, decodeExtensionFrames, type RelayCommand, type SharedTab } from './wire.js';
 import { parseExtensionControl } from './extension-messages.js';
 
 /**
@@ -255,26 +255,26 @@ export class CdpBridge {
     return this.drain();
   }
 
-  handleExtensionFrame(data: Uint8Array): Outbound[] {
-    let frame;
-    try {
-      frame = decodeExtensionFrame(data);
-    } catch (error) {
-      return this.protocolError((error as Error).message);
+  /** One WebSocket message from the extension: one frame or a batch of them. */
+  handleExtensionMessage(data: Uint8Array): Outbound[] {
+    for (const frame of decodeExtensionFrames(data)) {
+      if ('error' in frame) this.protocolError(frame.error);
+      else this.onExtensionFrame(frame.header, frame.payload);
     }
-    const { header, payload } = frame;
+    return this.drain();
+  }
+
+  private onExtensionFrame(header: ExtensionHeader, payload: Uint8Array): void {
     // Results and events are the hot path: checked by hand, not by schema.
     switch (header.type) {
       case 'result':
       case 'error':
         if (typeof header.id !== 'number') return this.protocolError(`${header.type} without a numeric id`);
-        this.onCommandAnswer(header.id, header.type === 'error', payload);
-        return this.drain();
+        return this.onCommandAnswer(header.id, header.type === 'error', payload);
       case 'event':
         if (typeof header.tabId !== 'number' || typeof header.method !== 'string')
           return this.protocolError('event needs a numeric tabId and a method');
-        this.onTabEvent(header.tabId, header.sessionId ?? '', header.method, payload);
-        return this.drain();
+        return this.onTabEvent(header.tabId, header.sessionId ?? '', header.method, payload);
     }
     const control = parseExtensionControl(header);
     if (typeof control === 'string') return this.protocolError(control);
@@ -283,24 +283,20 @@ export class CdpBridge {
       case 'hello':
         if (control.protocol !== WIRE_PROTOCOL_VERSION)
           return this.protocolError(`wire protocol ${control.protocol} is not supported; this relay speaks ${WIRE_PROTOCOL_VERSION}`);
-        this.onHello(control.browser, control.tabs);
-        break;
+        return this.onHello(control.browser, control.tabs);
       case 'tabShared':
-        this.onTabShared(control.tab);
-        break;
+        return this.onTabShared(control.tab);
       case 'tabUpdated':
-        this.onTabUpdated(control.tab);
-        break;
+        return this.onTabUpdated(control.tab);
       case 'tabUnshared': {
         const tab = this.tabs.get(control.tabId);
         if (tab) this.removeTab(tab, control.reason);
-        break;
+        return;
       }
       case 'ping':
         this.out.push({ to: 'extension', data: JSON.stringify({ type: 'pong' }) });
-        break;
+        return;
     }
-    return this.drain();
   }
 
   // ---- browser-level commands ---------------------------------------------
@@ -836,9 +832,8 @@ export class CdpBridge {
     if (this.clients.has(client.id)) this.out.push({ to: 'client', clientId: client.id, data });
   }
 
-  private protocolError(message: string): Outbound[] {
+  private protocolError(message: string): void {
     this.out.push({ to: 'extension', data: JSON.stringify({ type: 'protocolError', message }) });
-    return this.drain();
   }
 
   private drain(): Outbound[] {

@@ -11,6 +11,11 @@
  * screenshot is never parsed or re-serialised on the relay's hot path.
  * JSON.stringify never emits a raw newline, so the first '\n' always ends the
  * header.
+ *
+ * Batching: under load both sides put several messages in one WebSocket
+ * frame (each WebSocket message costs a syscall and an IPC hop in Chrome's
+ * network service). The relay sends a JSON array of commands; the extension
+ * joins frames with '\n' (header line, payload line, header line, …).
  */
 
 /** What the extension knows about a tab it shares. */
@@ -40,6 +45,9 @@ export type RelayCommand =
   | { type: 'createTab'; id: number; url: string; active: boolean }
   | { type: 'closeTab'; id: number; tabId: number }
   | { type: 'activateTab'; id: number; tabId: number };
+
+/** One WebSocket message from the relay: a single message or a batch. */
+export type RelayBatch = RelayMessage | RelayMessage[];
 
 export type RelayMessage =
   | RelayCommand
@@ -71,24 +79,49 @@ export function encodeExtensionFrame(header: ExtensionHeader, payloadJson = ''):
   return `${JSON.stringify(header)}\n${payloadJson}`;
 }
 
+/** Joins encoded frames into one WebSocket message. */
+export function joinExtensionFrames(frames: string[]): string {
+  return frames.join('\n');
+}
+
 export interface DecodedExtensionFrame {
   header: ExtensionHeader;
   /** Raw JSON bytes (may be empty). A view into the received buffer. */
   payload: Uint8Array;
 }
 
-/** Splits a frame; throws a descriptive Error on a malformed one. */
-export function decodeExtensionFrame(data: Uint8Array): DecodedExtensionFrame {
-  const newline = data.indexOf(NEWLINE);
-  const headerBytes = newline === -1 ? data : data.subarray(0, newline);
-  const payload = newline === -1 ? data.subarray(data.length) : data.subarray(newline + 1);
+/** A frame that could not be decoded; the others in the message still count. */
+export interface MalformedExtensionFrame {
+  error: string;
+}
+
+/** Splits a WebSocket message into its frames (one or more). */
+export function decodeExtensionFrames(data: Uint8Array): Array<DecodedExtensionFrame | MalformedExtensionFrame> {
+  const frames: Array<DecodedExtensionFrame | MalformedExtensionFrame> = [];
+  let position = 0;
+  while (position < data.length) {
+    const headerEnd = indexOrEnd(data, position);
+    const payloadEnd = headerEnd === data.length ? headerEnd : indexOrEnd(data, headerEnd + 1);
+    const payload = data.subarray(Math.min(headerEnd + 1, data.length), payloadEnd);
+    frames.push(decodeHeader(data.subarray(position, headerEnd), payload));
+    position = payloadEnd + 1;
+  }
+  return frames;
+}
+
+function indexOrEnd(data: Uint8Array, from: number): number {
+  const index = data.indexOf(NEWLINE, from);
+  return index === -1 ? data.length : index;
+}
+
+function decodeHeader(headerBytes: Uint8Array, payload: Uint8Array): DecodedExtensionFrame | MalformedExtensionFrame {
   let header: unknown;
   try {
     header = JSON.parse(decoder.decode(headerBytes));
   } catch {
-    throw new Error('extension frame header is not JSON');
+    return { error: 'extension frame header is not JSON' };
   }
   if (!header || typeof header !== 'object' || typeof (header as { type?: unknown }).type !== 'string')
-    throw new Error('extension frame header has no type');
+    return { error: 'extension frame header has no type' };
   return { header: header as ExtensionHeader, payload };
 }

@@ -40,7 +40,7 @@ export interface RelayServer {
 
 const HTTP_CLIENT_TIMEOUT_MS = 30_000;
 
-type ClientSink = { kind: 'socket'; socket: WebSocket } | { kind: 'internal'; deliver(message: CdpMessage): void };
+type ClientSink = { kind: 'socket'; socket: WebSocket; raw: Duplex } | { kind: 'internal'; deliver(message: CdpMessage): void };
 interface CdpMessage {
   id?: number;
   method?: string;
@@ -62,14 +62,47 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
   let extensionSocket: WebSocket | undefined;
   let graceTimer: NodeJS.Timeout | undefined;
 
+  // Everything the bridge emits in one turn of the event loop leaves in as
+  // few writes as possible: commands for the extension as one JSON array (one
+  // WebSocket message, one hop through Chrome's network service), and each
+  // client's raw socket corked until the turn ends (one syscall, not one per
+  // CDP message). Nothing waits longer than the current turn.
+  let extensionBatch: string[] = [];
+  const corked = new Set<Duplex>();
+  let flushScheduled = false;
+  const flush = (): void => {
+    flushScheduled = false;
+    if (extensionBatch.length) {
+      const batch = extensionBatch;
+      extensionBatch = [];
+      extensionSocket?.send(batch.length === 1 ? batch[0] : `[${batch.join(',')}]`);
+    }
+    for (const socket of corked) socket.uncork();
+    corked.clear();
+  };
+  const scheduleFlush = (): void => {
+    if (flushScheduled) return;
+    flushScheduled = true;
+    queueMicrotask(flush);
+  };
+
   const dispatch = (outbound: Outbound[]): void => {
     for (const message of outbound) {
       if (message.to === 'extension') {
-        extensionSocket?.send(message.data);
+        extensionBatch.push(message.data);
+        scheduleFlush();
       } else if (message.to === 'client') {
         const sink = clients.get(message.clientId);
-        if (sink?.kind === 'socket') sink.socket.send(message.data, { binary: false });
-        else if (sink?.kind === 'internal') sink.deliver(JSON.parse(typeof message.data === 'string' ? message.data : Buffer.from(message.data).toString()));
+        if (sink?.kind === 'socket') {
+          if (!corked.has(sink.raw)) {
+            sink.raw.cork();
+            corked.add(sink.raw);
+            scheduleFlush();
+          }
+          sink.socket.send(message.data, { binary: false });
+        } else if (sink?.kind === 'internal') {
+          sink.deliver(JSON.parse(typeof message.data === 'string' ? message.data : Buffer.from(message.data).toString()));
+        }
       } else {
         const sink = clients.get(message.clientId);
         if (sink?.kind === 'socket') sink.socket.close(1000, message.reason);
@@ -85,9 +118,9 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     maxPayload: options.maxExtensionMessageBytes ?? 512 * 1024 * 1024,
   });
 
-  cdpServer.on('connection', (socket) => {
+  cdpServer.on('connection', (socket: WebSocket, _request: IncomingMessage, raw: Duplex) => {
     const clientId = bridge.addClient();
-    clients.set(clientId, { kind: 'socket', socket });
+    clients.set(clientId, { kind: 'socket', socket, raw });
     log.info(`CDP client ${clientId} connected (${clients.size} open)`);
     // CDP is JSON text; a binary frame is decoded the same way and judged as text.
     socket.on('message', (data) => dispatch(bridge.handleClientMessage(clientId, data.toString())));
@@ -104,6 +137,7 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
       log.info('a newer extension connection replaces the current one');
       const previous = extensionSocket;
       extensionSocket = undefined;
+      extensionBatch = []; // meant for the old connection; the bridge fails those commands below
       previous.close(4001, 'replaced by a newer extension connection');
       dispatch(bridge.extensionDisconnected());
     }
@@ -112,7 +146,7 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     bridge.extensionConnected();
     log.info('extension connected');
     socket.on('message', (data: Buffer) => {
-      if (extensionSocket === socket) dispatch(bridge.handleExtensionFrame(data));
+      if (extensionSocket === socket) dispatch(bridge.handleExtensionMessage(data));
     });
     socket.on('close', (code) => {
       if (extensionSocket !== socket) return;
@@ -212,7 +246,7 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     if (!verdict.ok) return refuseUpgrade(socket, verdict.status, verdict.message);
     const target = path === '/cdp' || path.startsWith('/devtools/browser') ? cdpServer : path === '/extension' ? extensionServer : undefined;
     if (!target) return refuseUpgrade(socket, 404, `No WebSocket endpoint at ${path}`);
-    target.handleUpgrade(request, socket, head, (ws) => target.emit('connection', ws, request));
+    target.handleUpgrade(request, socket, head, (ws) => target.emit('connection', ws, request, socket));
   });
 
   await new Promise<void>((resolve, reject) => {
