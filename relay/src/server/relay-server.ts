@@ -250,9 +250,15 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
   });
 
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new Error(`${host}:${options.port ?? DEFAULT_RELAY_PORT} is already in use: is \`clawd-browser serve\` already running? (--port picks another)`)
+          : error,
+      ),
+    );
     server.listen(options.port ?? DEFAULT_RELAY_PORT, host, () => {
-      server.off('error', reject);
+      server.removeAllListeners('error');
       resolve();
     });
   });
