@@ -64,6 +64,11 @@ async function main(): Promise<void> {
       message: 'relay did not start',
     });
     await setExtensionStorage(browser.cdp, EXTENSION_ID, 'local', { pairing: { relayUrl: `ws://127.0.0.1:${relayPort}`, token, via: 'manual' } });
+    // Connected means the worker has run and registered its toolbar listener.
+    await waitFor(
+      async () => ((await (await fetch(`http://127.0.0.1:${relayPort}/status?token=${token}`)).json()) as { extension: string }).extension === 'connected',
+      { timeoutMs: 15_000, message: 'extension did not connect' },
+    );
 
     // One shared tab, and no other page, so both paths see the same browser.
     const { pageTargetId, tabTargetId } = await openTab(browser.cdp, fixtures.url('index.html'));

@@ -67,7 +67,8 @@ chrome.action.onClicked.addListener((tab) => {
       return;
     }
     link.connectSoon();
-    await shared.share(tab.id).catch((error: Error) => console.warn(`clawd-browser: ${error.message}`));
+    const tabId = tab.id;
+    await shared.share(tabId).catch((error: Error) => showBadge(tabId, { kind: 'error', why: error.message }));
   })();
 });
 
@@ -91,18 +92,22 @@ chrome.debugger.onDetach.addListener((source, reason) => {
 });
 
 chrome.tabs.onRemoved.addListener((tabId) => {
+  shared.forgetClosed(tabId);
   if (shared.get(tabId)) void shared.unshare(tabId, 'the tab was closed', { detach: false });
 });
 
 // Tabs a shared tab opens (window.open, target=_blank) are shared too.
 chrome.tabs.onCreated.addListener((tab) => {
   if (tab.id === undefined || tab.openerTabId === undefined || !shared.get(tab.openerTabId)) return;
-  void shared.share(tab.id, tab.openerTabId).catch((error: Error) => console.warn(`clawd-browser: ${error.message}`));
+  const tabId = tab.id;
+  void shared.share(tabId, tab.openerTabId).catch((error: Error) => showBadge(tabId, { kind: 'error', why: error.message }));
 });
 
 chrome.tabs.onUpdated.addListener((tabId, change) => {
+  if (shared.isSuspended(tabId) && change.url !== undefined) return void shared.resume(tabId);
   if ((change.url !== undefined || change.title !== undefined) && shared.get(tabId))
     void shared.updateInfo(tabId, { url: change.url, title: change.title });
+  if (change.url !== undefined || change.status !== undefined) void shared.refreshBadge(tabId);
 });
 
 // ---- relay -> Chrome ---------------------------------------------------------

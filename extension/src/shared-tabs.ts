@@ -20,6 +20,11 @@ export class SharedTabs {
   private readonly tabs = new Map<number, SharedTab>();
   /** Tabs being attached right now: a second click or onCreated must not race. */
   private readonly attaching = new Set<number>();
+  /**
+   * Shared tabs showing a page Chrome will not let an extension debug
+   * (chrome://, the Web Store). Sharing resumes when they navigate away.
+   */
+  private readonly suspended = new Set<number>();
   private linkOpen = false;
 
   constructor(private readonly events: SharingEvents) {}
@@ -28,7 +33,10 @@ export class SharedTabs {
     return [...this.tabs.values()];
   }
   has(tabId: number): boolean {
-    return this.tabs.has(tabId) || this.attaching.has(tabId);
+    return this.tabs.has(tabId) || this.attaching.has(tabId) || this.suspended.has(tabId);
+  }
+  isSuspended(tabId: number): boolean {
+    return this.suspended.has(tabId);
   }
   get(tabId: number): SharedTab | undefined {
     return this.tabs.get(tabId);
@@ -46,7 +54,10 @@ export class SharedTabs {
     await this.refreshBadges();
   }
 
-  /** Attaches the debugger and announces the tab. Returns the shared tab. */
+  /**
+   * Attaches the debugger and announces the tab. On failure the badge is the
+   * caller's to set: a click shows the error, a re-attach shows suspension.
+   */
   async share(tabId: number, openerTabId?: number): Promise<SharedTab> {
     const existing = this.tabs.get(tabId);
     if (existing) return existing;
@@ -63,9 +74,8 @@ export class SharedTabs {
       await this.badgeFor(tabId);
       return tab;
     } catch (error) {
-      const why = `cannot share this tab: ${(error as Error).message}`;
-      await showBadge(tabId, { kind: 'error', why });
-      throw new Error(why);
+      await showBadge(tabId, { kind: 'off' });
+      throw new Error(`cannot share this tab: ${(error as Error).message}`);
     } finally {
       this.attaching.delete(tabId);
     }
@@ -73,6 +83,7 @@ export class SharedTabs {
 
   /** Stops sharing. `detach` is false when Chrome already detached the debugger. */
   async unshare(tabId: number, reason: string, { detach }: { detach: boolean }): Promise<void> {
+    if (this.suspended.delete(tabId)) return showBadge(tabId, { kind: 'off' });
     if (!this.tabs.delete(tabId)) return;
     await this.persist();
     this.events.unshared(tabId, reason);
@@ -93,9 +104,37 @@ export class SharedTabs {
     try {
       const tab = await this.share(tabId);
       if (previous.openerTargetId && !tab.openerTargetId) tab.openerTargetId = previous.openerTargetId;
-    } catch {
+    } catch (error) {
       await this.persist();
+      this.suspended.add(tabId);
+      await this.showSuspended(tabId, (error as Error).message);
     }
+  }
+
+  /** A suspended tab navigated: share it again if Chrome allows it now. */
+  async resume(tabId: number): Promise<void> {
+    if (!this.suspended.has(tabId) || this.attaching.has(tabId)) return;
+    try {
+      this.suspended.delete(tabId);
+      await this.share(tabId);
+    } catch (error) {
+      this.suspended.add(tabId);
+      await this.showSuspended(tabId, (error as Error).message);
+    }
+  }
+
+  forgetClosed(tabId: number): void {
+    this.suspended.delete(tabId);
+  }
+
+  /** Chrome clears a tab's badge when it navigates; put ours back. */
+  async refreshBadge(tabId: number): Promise<void> {
+    if (this.tabs.has(tabId)) await this.badgeFor(tabId);
+    else if (this.suspended.has(tabId)) await this.showSuspended(tabId, 'Chrome does not allow debugging this page');
+  }
+
+  private showSuspended(tabId: number, why: string): Promise<void> {
+    return showBadge(tabId, { kind: 'error', why: `${why}; sharing resumes when the tab leaves this page (click to stop)` });
   }
 
   async updateInfo(tabId: number, change: { url?: string; title?: string }): Promise<void> {
