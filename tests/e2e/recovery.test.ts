@@ -39,6 +39,32 @@ describe('recovery', () => {
     }
   });
 
+  it('reports a renderer crash to clients; once reloaded, the tab is driven again', async () => {
+    env = await startRelayEnv();
+    const cdp = env.browser.cdp;
+    const { pageTargetId } = await env.share(env.fixtures.url('index.html?crash=1'));
+    const first = await chromium.connectOverCDP(env.cdpUrl());
+    const page = first.contexts()[0].pages()[0];
+    const crashed = new Promise<void>((resolve) => page.once('crash', () => resolve()));
+    const { sessionId } = await cdp.send('Target.attachToTarget', { targetId: pageTargetId, flatten: true });
+    void cdp.send('Page.crash', {}, sessionId).catch(() => {}); // never answered: the renderer is gone
+    await crashed;
+    expect(env.isShared(pageTargetId)).toBe(true);
+    await first.close();
+
+    await cdp.send('Page.reload', {}, sessionId);
+    await cdp.send('Target.detachFromTarget', { sessionId });
+    const second = await chromium.connectOverCDP(env.cdpUrl());
+    try {
+      const [again] = second.contexts()[0].pages();
+      await waitFor(async () => (await again.evaluate(() => document.readyState).catch(() => '')) === 'complete', { message: 'reloaded tab not usable' });
+      await again.click('#btn');
+      expect(await again.textContent('#count')).toBe('1');
+    } finally {
+      await second.close();
+    }
+  });
+
   it('keeps the tab shared and the client attached while the service worker is stopped and restarted', async () => {
     env = await startRelayEnv();
     const cdp = env.browser.cdp;

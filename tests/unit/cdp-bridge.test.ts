@@ -181,10 +181,52 @@ describe('forwarding to tabs', () => {
     h.connectExtension([TAB_A, TAB_B]);
     const attachedToA = h.client();
     const sessionA = playwrightAttach(attachedToA)[0].params.sessionId;
+    h.send(attachedToA, 'Page.enable', {}, sessionA);
+    h.answerAll();
     const bystander = h.client(); // connected, never attached
     h.fromExtension({ type: 'event', tabId: 1, method: 'Page.loadEventFired' }, { timestamp: 1 });
     expect(h.events(attachedToA, 'Page.loadEventFired')).toEqual([{ method: 'Page.loadEventFired', sessionId: sessionA, params: { timestamp: 1 } }]);
     expect(h.events(bystander)).toEqual([]);
+  });
+
+  it("delivers a domain's events only to the sessions that enabled it, as Chrome does", () => {
+    h.connectExtension([TAB_A]);
+    const enabled = h.client();
+    const s1 = playwrightAttach(enabled)[0].params.sessionId;
+    const notYet = h.client();
+    const s2 = playwrightAttach(notYet)[0].params.sessionId;
+    h.send(enabled, 'Runtime.enable', {}, s1);
+    h.send(enabled, 'Fetch.enable', {}, s1);
+    h.answerAll();
+    h.fromExtension({ type: 'event', tabId: 1, method: 'Runtime.consoleAPICalled' }, { type: 'log', args: [] });
+    h.fromExtension({ type: 'event', tabId: 1, method: 'Fetch.requestPaused' }, { requestId: 'r1' });
+    h.fromExtension({ type: 'event', tabId: 1, method: 'Page.screencastFrame' }, { data: '', sessionId: 1 }); // sent without Page.enable
+    h.fromExtension({ type: 'event', tabId: 1, method: 'Tracing.dataCollected' }, { value: [] }); // a domain with no enable
+    expect(h.events(enabled).map((m) => m.method)).toEqual(expect.arrayContaining(['Runtime.consoleAPICalled', 'Fetch.requestPaused', 'Page.screencastFrame', 'Tracing.dataCollected']));
+    expect(h.events(notYet).filter((m) => m.sessionId === s2).map((m) => m.method)).toEqual(['Page.screencastFrame', 'Tracing.dataCollected']);
+  });
+
+  it('holds a domain\'s events from X.enable until Chrome answers it, then replays, releases, answers', () => {
+    h.connectExtension([TAB_A]);
+    const first = h.client();
+    const s1 = playwrightAttach(first)[0].params.sessionId;
+    h.send(first, 'Runtime.enable', {}, s1);
+    h.answerAll();
+    h.fromExtension({ type: 'event', tabId: 1, method: 'Runtime.executionContextCreated' }, { context: { id: 1, origin: '', name: '', uniqueId: 'u1' } });
+
+    const second = h.client();
+    const s2 = playwrightAttach(second)[0].params.sessionId;
+    const frameTree = h.send(second, 'Page.getFrameTree', {}, s2);
+    const enable = h.send(second, 'Runtime.enable', {}, s2);
+    const [treeCommand, enableCommand] = h.takeCommands();
+    // A navigation is under way: Chrome reports a new context before answering either command.
+    h.fromExtension({ type: 'event', tabId: 1, method: 'Runtime.executionContextsCleared' }, {});
+    h.fromExtension({ type: 'event', tabId: 1, method: 'Runtime.executionContextCreated' }, { context: { id: 2, origin: '', name: '', uniqueId: 'u2' } });
+    expect(h.toClient.get(second)!.filter((m) => m.sessionId === s2)).toEqual([]);
+    h.fromExtension({ type: 'result', id: treeCommand.id }, { frameTree: {} });
+    h.fromExtension({ type: 'result', id: enableCommand.id }, {});
+    const seen = h.toClient.get(second)!.filter((m) => m.sessionId === s2).map((m) => m.id ?? `${m.method}${m.params?.context ? `#${m.params.context.id}` : ''}`);
+    expect(seen).toEqual([frameTree, 'Runtime.executionContextCreated#1', 'Runtime.executionContextsCleared', 'Runtime.executionContextCreated#2', enable]);
   });
 
   it('creates a target: attachedToTarget arrives before the createTarget answer', () => {
@@ -236,6 +278,27 @@ describe('several clients on one tab', () => {
     expect(messages.indexOf(replayed[0])).toBeLessThan(messages.findIndex((m) => m.id === id));
   });
 
+  it('replays contexts Chrome still reports after a disable of ours failed (crashed tab)', () => {
+    h.connectExtension([TAB_A]);
+    const leaving = h.client();
+    const s1 = playwrightAttach(leaving)[0].params.sessionId;
+    h.send(leaving, 'Runtime.enable', {}, s1);
+    h.answerAll();
+    h.apply(h.bridge.removeClient(leaving));
+    // The relay's cleanup Runtime.disable fails: the renderer had crashed.
+    for (const command of h.takeCommands()) h.fromExtension({ type: 'error', id: command.id }, { code: -32000, message: 'Target crashed' });
+    // After a reload Chrome, still enabled, reports the new context to nobody.
+    h.fromExtension({ type: 'event', tabId: 1, method: 'Runtime.executionContextsCleared' }, {});
+    h.fromExtension({ type: 'event', tabId: 1, method: 'Runtime.executionContextCreated' }, { context: { id: 31, origin: '', name: '', uniqueId: 'u31' } });
+
+    const next = h.client();
+    const s2 = playwrightAttach(next)[0].params.sessionId;
+    const id = h.send(next, 'Runtime.enable', {}, s2);
+    h.answerAll();
+    expect(h.events(next, 'Runtime.executionContextCreated').map((m) => m.params.context.id)).toEqual([31]);
+    expect(h.answerOf(next, id)?.result).toEqual({});
+  });
+
   it('keeps a domain on in Chrome until the last client disables it', () => {
     h.connectExtension([TAB_A]);
     const a = h.client();
@@ -279,6 +342,9 @@ describe('several clients on one tab', () => {
     expect(late.map((e) => e.params.sessionId)).toEqual(['CHILD-1']);
     expect(h.answerOf(b, id)?.result).toEqual({});
 
+    h.send(a, 'Runtime.enable', {}, 'CHILD-1');
+    h.send(b, 'Runtime.enable', {}, 'CHILD-1');
+    h.answerAll();
     h.fromExtension({ type: 'event', tabId: 1, sessionId: 'CHILD-1', method: 'Runtime.consoleAPICalled' }, { type: 'log', args: [] });
     expect(h.events(a, 'Runtime.consoleAPICalled')[0].sessionId).toBe('CHILD-1');
     expect(h.events(b, 'Runtime.consoleAPICalled')[0].sessionId).toBe('CHILD-1');
@@ -312,6 +378,19 @@ describe('tabs going away and the extension reconnecting', () => {
     h.fromExtension({ type: 'result', id: command.id }, {});
     expect(h.toClient.get(c)!.filter((m) => m.id === id)).toHaveLength(1);
     expect(h.answerOf(c, h.send(c, 'Runtime.evaluate', {}, session))?.error?.code).toBe(-32001);
+  });
+
+  it('reports a renderer crash to the tab session and, as targetCrashed, to discovering clients', () => {
+    h.connectExtension([TAB_A]);
+    const c = h.client();
+    const session = playwrightAttach(c)[0].params.sessionId;
+    h.send(c, 'Target.setDiscoverTargets', { discover: true });
+    h.send(c, 'Inspector.enable', {}, session);
+    h.answerAll();
+    h.fromExtension({ type: 'event', tabId: 1, method: 'Inspector.targetCrashed' }, {});
+    expect(h.events(c, 'Inspector.targetCrashed')).toEqual([{ method: 'Inspector.targetCrashed', sessionId: session, params: {} }]);
+    expect(h.events(c, 'Target.targetCrashed')).toEqual([{ method: 'Target.targetCrashed', params: { targetId: 'PAGE-A', status: 'crashed', errorCode: 0 } }]);
+    expect(h.bridge.sharedTabs()).toHaveLength(1); // the debugger stays attached to a crashed tab
   });
 
   it('keeps sessions through a reconnect and queues commands meanwhile', () => {
@@ -390,6 +469,8 @@ describe('bad input', () => {
     h.connectExtension([TAB_A]);
     const c = h.client();
     const session = playwrightAttach(c)[0].params.sessionId;
+    h.send(c, 'Page.enable', {}, session);
+    h.answerAll();
     const first = h.send(c, 'Runtime.evaluate', { expression: '1' }, session);
     const second = h.send(c, 'Runtime.evaluate', { expression: '2' }, session);
     const [a, b] = h.takeCommands();

@@ -52,6 +52,8 @@ interface Client {
 
 interface Session {
   id: string;
+  /** Unique across clients (session ids of child targets are Chrome's, shared). */
+  key: string;
   client: Client;
   kind: SessionKind;
   /** For tab/page/child sessions. */
@@ -64,14 +66,30 @@ interface Session {
   autoAttach?: { filter?: Protocol.Target.TargetFilter };
   /** Set by Target.setDiscoverTargets on browser sessions. */
   discover?: { filter?: Protocol.Target.TargetFilter };
+  /**
+   * Domains this session asked Chrome to enable and Chrome has not answered
+   * yet, with the events held meanwhile. Chrome answers an enable after the
+   * commands sent before it; the held events go out just before the answer,
+   * as they would from a browser of one's own.
+   */
+  enabling?: Map<string, Uint8Array[]>;
   closed: boolean;
 }
 
+/** Work to do when Chrome answers a forwarded command. */
+type Followup =
+  /** X.enable: replay what Chrome will not report again, release held events. */
+  | { kind: 'enable'; domain: string; contexts: Uint8Array[] }
+  /** Target.setAutoAttach: announce the children Chrome announced earlier to others. */
+  | { kind: 'children' }
+  /** Runtime.disable reached Chrome: its contexts are no longer reported. */
+  | { kind: 'runtimeDisabled'; chromeSessionId: string };
+
 type Pending =
-  | { kind: 'forward'; session: Session; messageId: number; tabId: number; then?: 'replayContexts' | 'replayChildren' }
+  | { kind: 'forward'; session: Session; messageId: number; tabId: number; followup?: Followup }
   | { kind: 'createTarget'; session: Session; messageId: number }
   | { kind: 'tabOp'; session: Session; messageId: number; tabId: number; result: object }
-  | { kind: 'internal'; tabId: number };
+  | { kind: 'internal'; tabId: number; followup?: Followup };
 
 /** Thrown inside command handlers; becomes a CDP error response. */
 class CdpFailure extends Error {
@@ -118,6 +136,22 @@ const decoder = new TextDecoder();
 function parseJson<T>(raw: Uint8Array): T {
   return JSON.parse(decoder.decode(raw)) as T;
 }
+
+/**
+ * Domains whose events Chrome sends a session only after its `X.enable`. The
+ * relay shares one chrome.debugger session between clients, so it delivers
+ * these events only to the client sessions that enabled the domain: a client
+ * must not see Runtime contexts before it asked (Playwright drops contexts of
+ * frames it does not know yet), nor another client's paused requests.
+ */
+const DOMAINS_NEEDING_ENABLE = new Set([
+  'Accessibility', 'Animation', 'Audits', 'Autofill', 'BackgroundService', 'CSS', 'Console', 'DOM', 'DOMStorage',
+  'Database', 'Debugger', 'DeviceAccess', 'FedCm', 'Fetch', 'HeapProfiler', 'IndexedDB', 'Inspector', 'LayerTree',
+  'Log', 'Media', 'Network', 'Overlay', 'Page', 'Performance', 'PerformanceTimeline', 'Preload', 'Profiler',
+  'Runtime', 'Security', 'ServiceWorker', 'WebAuthn',
+]);
+/** Events of those domains that Chrome sends without the enable. */
+const EVENTS_WITHOUT_ENABLE = new Set(['Page.screencastFrame', 'Page.screencastVisibilityChanged']);
 
 /** After the last client leaves a tab, undo what clients may have switched on. */
 const TAB_RESET_COMMANDS: Array<[string, object]> = [
@@ -442,18 +476,26 @@ export class CdpBridge {
       case 'Target.setAutoAttach':
         // Chrome announces existing children only to the first caller; later
         // clients get them replayed when the answer arrives.
-        return this.forward(session, id, method, params, 'replayChildren');
+        return this.forward(session, id, method, params, { kind: 'children' });
     }
     const dot = method.indexOf('.');
     const domain = method.slice(0, dot);
     const action = method.slice(dot + 1);
     const state = tab.chromeSession(session.chromeSessionId);
     if (action === 'enable') {
-      const enabledByOthers = state.enable(domain, this.sessionKey(session));
-      return this.forward(session, id, method, params, enabledByOthers && domain === 'Runtime' ? 'replayContexts' : undefined);
+      state.enable(domain, session.key);
+      (session.enabling ??= new Map()).set(domain, []);
+      // Contexts Chrome already reported will not be reported again: snapshot them.
+      const contexts = domain === 'Runtime' ? [...state.contexts.values()] : [];
+      return this.forward(session, id, method, params, { kind: 'enable', domain, contexts });
     }
-    // Another client still relies on the domain: disabling it for this one is local.
-    if (action === 'disable' && !state.disable(domain, this.sessionKey(session))) return this.reply(session, id, {});
+    if (action === 'disable') {
+      // Another client still relies on the domain: disabling it for this one is local.
+      if (!state.disable(domain, session.key)) return this.reply(session, id, {});
+      session.enabling?.delete(domain);
+      const followup: Followup | undefined = domain === 'Runtime' ? { kind: 'runtimeDisabled', chromeSessionId: session.chromeSessionId } : undefined;
+      return this.forward(session, id, method, params, followup);
+    }
     return this.forward(session, id, method, params);
   }
 
@@ -481,23 +523,21 @@ export class CdpBridge {
     const pending = this.pending.get(commandId);
     if (!pending) return; // already failed (tab gone, extension reconnected)
     this.pending.delete(commandId);
-    if (pending.kind === 'internal') return;
+    if (pending.kind === 'internal') {
+      if (!isError && pending.followup) this.runFollowup(pending.followup, undefined, pending.tabId);
+      return;
+    }
     const session = pending.session;
     if (session.closed) return;
     const client = session.client;
     if (isError) {
+      if (pending.kind === 'forward' && pending.followup?.kind === 'enable') session.enabling?.delete(pending.followup.domain);
       this.toClient(client, rawErrorResponse(pending.messageId, session.id, payload));
       return;
     }
     switch (pending.kind) {
       case 'forward':
-        if (pending.then === 'replayContexts') {
-          const contexts = session.tab!.chromeSession(session.chromeSessionId).contexts;
-          for (const context of contexts.values())
-            this.toClient(client, rawEvent('Runtime.executionContextCreated', session.id, context));
-        } else if (pending.then === 'replayChildren') {
-          this.replayChildren(session);
-        }
+        if (pending.followup) this.runFollowup(pending.followup, session, pending.tabId);
         this.toClient(client, rawResponse(pending.messageId, session.id, payload));
         return;
       case 'createTarget': {
@@ -511,6 +551,25 @@ export class CdpBridge {
     }
   }
 
+  /** What a successful answer entails, before the client sees the answer itself. */
+  private runFollowup(followup: Followup, session: Session | undefined, tabId: number): void {
+    switch (followup.kind) {
+      case 'enable': {
+        const held = session!.enabling?.get(followup.domain) ?? [];
+        session!.enabling?.delete(followup.domain);
+        for (const context of followup.contexts)
+          this.toClient(session!.client, rawEvent('Runtime.executionContextCreated', session!.id, context));
+        for (const frame of held) this.toClient(session!.client, frame);
+        return;
+      }
+      case 'children':
+        return this.replayChildren(session!);
+      case 'runtimeDisabled':
+        this.tabs.get(tabId)?.chromeSessions.get(followup.chromeSessionId)?.contexts.clear();
+        return;
+    }
+  }
+
   private onTabEvent(tabId: number, chromeSessionId: string, method: string, payload: Uint8Array): void {
     const tab = this.tabs.get(tabId);
     if (!tab) return;
@@ -518,12 +577,22 @@ export class CdpBridge {
     if (method.startsWith('Runtime.executionContext')) this.trackContexts(tab, chromeSessionId, method, payload);
     if (method === 'Target.attachedToTarget') return this.onChildAttached(tab, chromeSessionId, payload);
     if (method === 'Target.detachedFromTarget') return this.onChildDetached(tab, parseJson<{ sessionId: string }>(payload).sessionId);
-    for (const session of this.sessionsOn(tab, chromeSessionId)) this.toClient(session.client, rawEvent(method, session.id, payload));
+    if (method === 'Inspector.targetCrashed' && !chromeSessionId) this.announceCrash(tab);
+    const domain = method.slice(0, method.indexOf('.'));
+    const enabledBy = DOMAINS_NEEDING_ENABLE.has(domain) && !EVENTS_WITHOUT_ENABLE.has(method)
+      ? tab.chromeSessions.get(chromeSessionId)?.enabledBy.get(domain) ?? new Set<string>()
+      : undefined;
+    for (const session of this.sessionsOn(tab, chromeSessionId)) {
+      if (enabledBy && !enabledBy.has(session.key)) continue;
+      const frame = rawEvent(method, session.id, payload);
+      const held = session.enabling?.get(domain);
+      if (held) held.push(frame);
+      else this.toClient(session.client, frame);
+    }
   }
 
   private trackContexts(tab: SharedTabRecord, chromeSessionId: string, method: string, payload: Uint8Array): void {
-    const state = tab.chromeSessions.get(chromeSessionId);
-    if (!state?.isEnabled('Runtime')) return;
+    const state = tab.chromeSession(chromeSessionId);
     if (method === 'Runtime.executionContextCreated') {
       const { context } = parseJson<Protocol.Runtime.ExecutionContextCreatedEvent>(payload);
       state.contexts.set(context.id, payload.slice());
@@ -598,6 +667,14 @@ export class CdpBridge {
     }
   }
 
+  /** Chrome reports a crash to the browser target too; discovering clients expect it there. */
+  private announceCrash(tab: SharedTabRecord): void {
+    for (const session of this.browserSessions()) {
+      if (session.discover && filterAccepts(session.discover.filter, 'page'))
+        this.emit(session, 'Target.targetCrashed', { targetId: tab.targetId, status: 'crashed', errorCode: 0 });
+    }
+  }
+
   /** A tab left the relay: pending commands fail, clients are told, nothing hangs. */
   private removeTab(tab: SharedTabRecord, reason: string): void {
     this.tabs.remove(tab.tabId);
@@ -626,8 +703,10 @@ export class CdpBridge {
     kind: SessionKind,
     options: { id?: string; tab?: SharedTabRecord; parent?: Session; chromeSessionId?: string },
   ): Session {
+    const id = options.id ?? `${kind}-${this.nextSessionNumber++}`;
     const session: Session = {
-      id: options.id ?? `${kind}-${this.nextSessionNumber++}`,
+      id,
+      key: `${client.id}/${id}`,
       client,
       kind,
       tab: options.tab,
@@ -698,8 +777,10 @@ export class CdpBridge {
     if (!undo || !this.tabs.get(tab.tabId)) return;
     if (session.kind === 'page' || session.kind === 'child') {
       const state = tab.chromeSessions.get(session.chromeSessionId);
-      for (const domain of state?.forget(this.sessionKey(session)) ?? [])
-        this.sendInternal(tab, `${domain}.disable`, {}, session.chromeSessionId || undefined);
+      for (const domain of state?.forget(session.key) ?? []) {
+        const followup: Followup | undefined = domain === 'Runtime' ? { kind: 'runtimeDisabled', chromeSessionId: session.chromeSessionId } : undefined;
+        this.sendInternal(tab, `${domain}.disable`, {}, session.chromeSessionId || undefined, followup);
+      }
     }
     if (onTab && onTab.size === 0) {
       for (const [method, params] of TAB_RESET_COMMANDS) this.sendInternal(tab, method, params);
@@ -722,10 +803,6 @@ export class CdpBridge {
     }
   }
 
-  private sessionKey(session: Session): string {
-    return `${session.client.id}/${session.id}`;
-  }
-
   private targetIdOf(session: Session): string | undefined {
     if (session.kind === 'tab') return session.tab!.tabTargetId;
     if (session.kind === 'page') return session.tab!.targetId;
@@ -740,12 +817,12 @@ export class CdpBridge {
     messageId: number,
     method: string,
     params: object | undefined,
-    then?: 'replayContexts' | 'replayChildren',
+    followup?: Followup,
   ): void {
     const tab = session.tab!;
     const command: RelayCommand = { type: 'cdp', id: 0, tabId: tab.tabId, method, params };
     if (session.kind === 'child') command.sessionId = session.chromeSessionId;
-    this.sendToExtension(command, { kind: 'forward', session, messageId, tabId: tab.tabId, then });
+    this.sendToExtension(command, { kind: 'forward', session, messageId, tabId: tab.tabId, followup });
   }
 
   private forwardToAnyTab(session: Session, messageId: number, method: string, params: object): void {
@@ -759,11 +836,11 @@ export class CdpBridge {
     this.sendToExtension(command, { kind: 'tabOp', session, messageId, tabId: (command as { tabId: number }).tabId, result });
   }
 
-  private sendInternal(tab: SharedTabRecord, method: string, params: object, chromeSessionId?: string): void {
+  private sendInternal(tab: SharedTabRecord, method: string, params: object, chromeSessionId?: string, followup?: Followup): void {
     if (this.extension !== 'connected') return;
     const command: RelayCommand = { type: 'cdp', id: 0, tabId: tab.tabId, method, params };
     if (chromeSessionId) command.sessionId = chromeSessionId;
-    this.sendToExtension(command, { kind: 'internal', tabId: tab.tabId });
+    this.sendToExtension(command, { kind: 'internal', tabId: tab.tabId, followup });
   }
 
   /** Sends now, or holds the command while the extension reconnects. */

@@ -8,13 +8,15 @@ export const BROWSER_TARGET_ID = 'clawd-browser-target';
 /**
  * What one chrome.debugger session (a tab's own, or a child's) has switched
  * on, so that several CDP clients can share it: who enabled which domain, and
- * the live execution contexts (a second client's Runtime.enable gets them
- * replayed, because V8 reports contexts only on the first enable).
+ * the live execution contexts. V8 reports contexts only on the first
+ * Runtime.enable, so a later client gets them replayed. The contexts are
+ * tracked from Chrome's own events whoever enabled Runtime: events arriving
+ * prove Chrome has it on, even when a disable of ours failed (a crashed tab).
  */
 export class ChromeSessionState {
   /** domain -> ids of the client sessions that enabled it. */
   readonly enabledBy = new Map<string, Set<string>>();
-  /** executionContextCreated params by context id, while Runtime is enabled. */
+  /** executionContextCreated params by context id, as Chrome reported them. */
   readonly contexts = new Map<number, Uint8Array>();
 
   isEnabled(domain: string): boolean {
@@ -51,7 +53,7 @@ export class ChromeSessionState {
 
   private release(domain: string): void {
     this.enabledBy.delete(domain);
-    if (domain === 'Runtime') this.contexts.clear();
+    // The contexts are cleared only once Chrome confirms Runtime.disable.
   }
 }
 
