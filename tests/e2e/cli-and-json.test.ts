@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -74,6 +74,23 @@ describe('clawd-browser CLI', () => {
     const failure = await run(process.execPath, [CLI, 'serve', '--port', 'eighty'], { env }).catch((error) => error);
     expect(failure.code).not.toBe(0);
     expect(failure.stderr).toMatch(/port number/);
+  });
+
+  it('takes the relay port from config.json (controlUrl port + 1) and says what is wrong with a bad config', async () => {
+    const other = mkdtempSync(join(tmpdir(), 'clawd-home-'));
+    try {
+      const otherEnv = { ...process.env, CLAWD_HOME: other };
+      writeFileSync(join(other, 'config.json'), JSON.stringify({ controlUrl: 'http://127.0.0.1:29001' }));
+      const { stdout } = await run(process.execPath, [CLI, 'cdp-url'], { env: otherEnv });
+      expect(stdout.trim()).toMatch(/^ws:\/\/127\.0\.0\.1:29002\/cdp\?token=[0-9a-f]{64}$/);
+      writeFileSync(join(other, 'config.json'), '{"headless": "sometimes"}');
+      const failure = await run(process.execPath, [CLI, 'serve'], { env: otherEnv }).catch((error) => error);
+      expect(failure.code).toBe(1);
+      expect(failure.stderr.trim().split('\n')).toHaveLength(1);
+      expect(failure.stderr).toMatch(/config\.json: headless: /);
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
   });
 
   it('a tab shared with the served relay is driven through `cdp-url`', async () => {

@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { DEFAULT_HOST, DEFAULT_RELAY_PORT } from '../config/defaults.js';
+import { loadConfig, relayAddress } from '../config/config.js';
+import { DEFAULT_RELAY_PORT } from '../config/defaults.js';
 import { clawdHome, loadOrCreateToken } from '../config/state-dir.js';
 import { createLogger, type LogLevel } from '../log.js';
 import { startRelayServer } from '../server/relay-server.js';
@@ -12,10 +13,14 @@ function port(value: string): number {
   return n;
 }
 
-function relayPort(explicit?: number): number {
-  if (explicit !== undefined) return explicit;
+/** Where the relay is: --port/--host, then $CLAWD_RELAY_PORT, then config.json's controlUrl + 1. */
+function relayEndpoint(options: { port?: number; host?: string }): { host: string; port: number } {
+  const fromConfig = relayAddress(loadConfig(clawdHome()));
   const fromEnv = process.env.CLAWD_RELAY_PORT;
-  return fromEnv ? port(fromEnv) : DEFAULT_RELAY_PORT;
+  return {
+    host: options.host ?? fromConfig.host,
+    port: options.port ?? (fromEnv ? port(fromEnv) : fromConfig.port),
+  };
 }
 
 const program = new Command()
@@ -27,13 +32,14 @@ const program = new Command()
 program
   .command('serve')
   .description('run the extension relay (WS /extension, WS /cdp, HTTP /json/*) until interrupted')
-  .option('--port <port>', `relay port (default ${DEFAULT_RELAY_PORT}, or $CLAWD_RELAY_PORT)`, port)
-  .option('--host <host>', 'address to bind; anything but loopback is an explicit choice to expose the relay', DEFAULT_HOST)
+  .option('--port <port>', `relay port (default: config.json controlUrl port + 1 = ${DEFAULT_RELAY_PORT}, or $CLAWD_RELAY_PORT)`, port)
+  .option('--host <host>', 'address to bind (default: the controlUrl host, 127.0.0.1); anything but loopback exposes the relay')
   .option('--log-level <level>', 'debug | info | warn | error | silent', 'info')
-  .action(async (options: { port?: number; host: string; logLevel: LogLevel }) => {
+  .action(async (options: { port?: number; host?: string; logLevel: LogLevel }) => {
     const logger = createLogger(options.logLevel, 'relay');
     const token = loadOrCreateToken(clawdHome());
-    const relay = await startRelayServer({ token, host: options.host, port: relayPort(options.port), logger });
+    const { host, port: relayPort } = relayEndpoint(options);
+    const relay = await startRelayServer({ token, host, port: relayPort, logger });
     if (program.opts().json) console.log(JSON.stringify({ relayPort: relay.port, cdpUrl: relay.cdpUrl }));
     const stop = async () => {
       await relay.close();
@@ -57,7 +63,8 @@ program
   .option('--port <port>', 'relay port', port)
   .action((options: { port?: number }) => {
     const token = loadOrCreateToken(clawdHome());
-    const url = `ws://${DEFAULT_HOST}:${relayPort(options.port)}/cdp?token=${token}`;
+    const { host, port: relayPort } = relayEndpoint(options);
+    const url = `ws://${host.includes(':') ? `[${host}]` : host}:${relayPort}/cdp?token=${token}`;
     console.log(program.opts().json ? JSON.stringify({ cdpUrl: url }) : url);
   });
 

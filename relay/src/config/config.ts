@@ -1,0 +1,68 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { ACCENT_COLOR, DEFAULT_CONTROL_PORT, DEFAULT_HOST } from './defaults.js';
+
+/**
+ * `$CLAWD_HOME/config.json` (spec §4), created with the defaults on first
+ * run. Unknown keys are kept out by the schema; a bad file is an error that
+ * names the file and the field, never silently replaced.
+ */
+
+const HexColor = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour like #FF4500');
+
+const ProfileConfig = z.strictObject({
+  cdpPort: z.number().int().min(1).max(65535).optional(),
+  cdpUrl: z.url().optional(),
+  color: HexColor.optional(),
+  driver: z.enum(['clawd', 'extension', 'remote']).optional(),
+});
+
+export const ConfigSchema = z.strictObject({
+  enabled: z.boolean().default(true),
+  controlUrl: z.url().default(`http://${DEFAULT_HOST}:${DEFAULT_CONTROL_PORT}`),
+  accentColor: HexColor.default(ACCENT_COLOR),
+  headless: z.boolean().default(false),
+  attachOnly: z.boolean().default(false),
+  executablePath: z.string().optional(),
+  noSandbox: z.boolean().default(false),
+  defaultProfile: z.string().default('clawd'),
+  profiles: z.record(z.string(), ProfileConfig).default({}),
+});
+
+export type Config = z.infer<typeof ConfigSchema>;
+
+export class ConfigError extends Error {}
+
+export function configPath(home: string): string {
+  return join(home, 'config.json');
+}
+
+export function loadConfig(home: string): Config {
+  const path = configPath(home);
+  if (!existsSync(path)) {
+    const defaults = ConfigSchema.parse({});
+    mkdirSync(home, { recursive: true, mode: 0o700 });
+    writeFileSync(path, `${JSON.stringify(defaults, null, 2)}\n`);
+    return defaults;
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new ConfigError(`${path} is not valid JSON: ${(error as Error).message}`);
+  }
+  const result = ConfigSchema.safeParse(raw);
+  if (!result.success) {
+    const detail = result.error.issues.map((issue) => `${issue.path.join('.') || '(top level)'}: ${issue.message}`).join('; ');
+    throw new ConfigError(`${path}: ${detail}`);
+  }
+  return result.data;
+}
+
+/** The relay listens one port above the control API, on the same host (spec §3). */
+export function relayAddress(config: Config): { host: string; port: number } {
+  const url = new URL(config.controlUrl);
+  const controlPort = url.port ? Number(url.port) : DEFAULT_CONTROL_PORT;
+  return { host: url.hostname.replace(/^\[|\]$/g, ''), port: controlPort + 1 };
+}

@@ -1,0 +1,49 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ConfigError, configPath, loadConfig, relayAddress } from '../../relay/src/config/config.js';
+
+const homes: string[] = [];
+function home(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'clawd-config-'));
+  homes.push(dir);
+  return dir;
+}
+afterEach(() => {
+  for (const dir of homes.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('config.json', () => {
+  it('is created with the spec defaults on first run', () => {
+    const dir = home();
+    const config = loadConfig(dir);
+    expect(config).toEqual({
+      enabled: true,
+      controlUrl: 'http://127.0.0.1:18791',
+      accentColor: '#FF4500',
+      headless: false,
+      attachOnly: false,
+      noSandbox: false,
+      defaultProfile: 'clawd',
+      profiles: {},
+    });
+    expect(JSON.parse(readFileSync(configPath(dir), 'utf8'))).toEqual(config);
+    expect(relayAddress(config)).toEqual({ host: '127.0.0.1', port: 18792 });
+  });
+
+  it('puts the relay one port above a configured control port', () => {
+    const dir = home();
+    writeFileSync(configPath(dir), JSON.stringify({ controlUrl: 'http://localhost:29001' }));
+    expect(relayAddress(loadConfig(dir))).toEqual({ host: 'localhost', port: 29002 });
+  });
+
+  it('names the file and the field when the config is wrong', () => {
+    const dir = home();
+    writeFileSync(configPath(dir), '{ "enabled": "yes", "accentColor": "orange", "surprise": 1 }');
+    expect(() => loadConfig(dir)).toThrow(ConfigError);
+    expect(() => loadConfig(dir)).toThrow(/config\.json: enabled: .*; accentColor: must be a colour like #FF4500; .*surprise/);
+    writeFileSync(configPath(dir), '{ not json');
+    expect(() => loadConfig(dir)).toThrow(/is not valid JSON/);
+  });
+});
