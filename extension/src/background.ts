@@ -1,7 +1,8 @@
 import { WIRE_PROTOCOL_VERSION } from '../../relay/src/config/defaults';
 import { encodeExtensionFrame, type RelayCommand, type RelayMessage } from '../../relay/src/bridge/wire';
 import { showBadge } from './badge';
-import { loadPairing, onPairingChanged, savePairing, normaliseRelayUrl } from './pairing';
+import { askNativeHost, type Bootstrap, NativeHostError, type NativeHostState } from './native-host';
+import { loadPairing, onPairingChanged, type Pairing, savePairing, normaliseRelayUrl } from './pairing';
 import { RelayLink } from './relay-link';
 import { SharedTabs } from './shared-tabs';
 import type { ExtensionStatus, OptionsRequest } from './status';
@@ -38,11 +39,52 @@ function browserInfo() {
   return { userAgent, product: `Chrome/${version}` };
 }
 
+// ---- pairing: by hand, or through the native host ---------------------------
+
+let nativeHost: NativeHostState = 'unknown';
+let nativeHostError: string | undefined;
+
+/**
+ * The pairing to use. A pairing made by hand stands; otherwise the native
+ * host is asked (again, in case the token or port changed).
+ */
+async function currentPairing(): Promise<Pairing | undefined> {
+  const stored = await loadPairing();
+  if (stored?.via === 'manual') return stored;
+  try {
+    const boot = await askNativeHost<Bootstrap>('bootstrap');
+    nativeHost = 'available';
+    nativeHostError = undefined;
+    const pairing: Pairing = { relayUrl: normaliseRelayUrl(boot.relayUrl), token: boot.token, via: 'native-host' };
+    if (pairing.relayUrl !== stored?.relayUrl || pairing.token !== stored?.token || stored?.via !== 'native-host')
+      await savePairing(pairing);
+    return pairing;
+  } catch (error) {
+    nativeHost = error instanceof NativeHostError && error.missing ? 'missing' : 'failing';
+    nativeHostError = (error as Error).message;
+    return stored;
+  }
+}
+
+/** Asks the native host to start the relay if it does not answer, then connects. */
+async function ensureRelay(pairing: Pairing): Promise<void> {
+  if (pairing.via !== 'native-host' || link.state === 'open') return;
+  try {
+    await askNativeHost('ensure_relay');
+    link.retryNow();
+  } catch (error) {
+    nativeHostError = (error as Error).message;
+  }
+}
+
 // ---- start-up: restore state, then connect ---------------------------------
 
 const ready = (async () => {
   await shared.restore();
-  link.configure(await loadPairing());
+  const pairing = await currentPairing();
+  link.configure(pairing);
+  // Tabs still shared from before (a worker restart): bring their relay back.
+  if (pairing && shared.list().length) void ensureRelay(pairing);
 })();
 
 onPairingChanged(() => void ready.then(async () => link.configure(await loadPairing())));
@@ -58,16 +100,19 @@ chrome.action.onClicked.addListener((tab) => {
     await ready;
     if (tab.id === undefined) return;
     if (shared.has(tab.id)) return shared.unshare(tab.id, 'the user stopped sharing the tab', { detach: true });
-    if (!(await loadPairing())) {
+    const pairing = await currentPairing();
+    if (!pairing) {
       await showBadge(tab.id, {
         kind: 'error',
-        why: 'not paired with the relay: open the options page and enter the relay URL and token (`clawd-browser token`)',
+        why: 'not paired with the relay: run `clawd-browser install-native-host`, or pair by hand on the options page',
       });
       await chrome.runtime.openOptionsPage();
       return;
     }
-    link.connectSoon();
     const tabId = tab.id;
+    if (link.state !== 'open') await showBadge(tabId, { kind: 'connecting', why: 'starting the clawd-browser relay…' });
+    await ensureRelay(pairing);
+    link.connectSoon();
     await shared.share(tabId).catch((error: Error) => showBadge(tabId, { kind: 'error', why: error.message }));
   })();
 });
@@ -180,6 +225,8 @@ chrome.runtime.onMessage.addListener((request: OptionsRequest, _sender, reply: (
       lastError: link.lastError,
       relayUrl: pairing?.relayUrl,
       pairedVia: pairing?.via,
+      nativeHost,
+      nativeHostError,
       tabs: shared.list(),
     });
   })();

@@ -20,6 +20,12 @@ function render(status: ExtensionStatus): void {
   $('relay').textContent = status.relayUrl ?? '—';
   $('paired').textContent = status.pairedVia === 'native-host' ? 'by the native host' : status.pairedVia ? 'by hand' : 'no';
   $('error').textContent = status.lastError ?? '—';
+  $('native-host').textContent = {
+    available: 'installed',
+    missing: 'not installed: run `clawd-browser install-native-host` (or pair by hand below)',
+    failing: `installed, but failing: ${status.nativeHostError ?? 'unknown error'}`,
+    unknown: 'not asked yet',
+  }[status.nativeHost];
   const list = $('tabs');
   list.replaceChildren(
     ...(status.tabs.length

@@ -69,6 +69,14 @@ export class RelayLink {
   }
 
   /** Queues an encoded frame; false (and dropped) when not connected. */
+  /** Drops any pending attempt and connects now (the relay was just started). */
+  retryNow(): void {
+    if (!this.pairing || this.state === 'open') return;
+    this.drop();
+    this.attempt = 0;
+    this.connect();
+  }
+
   send(frame: string): boolean {
     if (this.state !== 'open' || !this.socket) return false;
     this.outbox.push(frame);

@@ -1,4 +1,5 @@
 import type { SharedTab } from '../../relay/src/bridge/wire';
+import type { NativeHostState } from './native-host';
 import type { LinkState } from './relay-link';
 
 /** Messages between the options page and the service worker. */
@@ -9,5 +10,7 @@ export interface ExtensionStatus {
   lastError?: string;
   relayUrl?: string;
   pairedVia?: 'manual' | 'native-host';
+  nativeHost: NativeHostState;
+  nativeHostError?: string;
   tabs: SharedTab[];
 }

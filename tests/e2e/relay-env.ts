@@ -6,7 +6,8 @@ import { createLogger } from '../../relay/src/log.js';
 import { type RelayServer, type RelayServerOptions, startRelayServer } from '../../relay/src/server/relay-server.js';
 import type { PipeCdp } from '../harness/pipe-cdp.js';
 import {
-  extensionServiceWorkerTarget,
+  evaluateInWorker,
+  extensionReady as actionListenerReady,
   type LaunchedChromium,
   launchChromium,
   openTab,
@@ -43,60 +44,16 @@ export interface RelayEnv {
   close(): Promise<void>;
 }
 
-/**
- * Evaluates an expression in the extension's service worker (to read what
- * the user would see: badges, tooltips) and returns its JSON-able value.
- */
-export async function evaluateInWorker<T = unknown>(cdp: PipeCdp, expression: string): Promise<T> {
-  // A worker that is just starting has a JS context before its extension
-  // bindings: `chrome` is then undefined for a moment. Ask again.
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await evaluateInWorkerOnce<T>(cdp, expression);
-    } catch (error) {
-      if (attempt >= 10 || !/chrome is not defined/.test((error as Error).message)) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
-}
-
-async function evaluateInWorkerOnce<T>(cdp: PipeCdp, expression: string): Promise<T> {
-  const worker = await extensionServiceWorkerTarget(cdp, EXTENSION_ID, 15_000);
-  const { sessionId } = await cdp.send('Target.attachToTarget', { targetId: worker.targetId, flatten: true });
-  try {
-    const contextId = await new Promise<number>((resolve) => {
-      const listener = (params: { context: { id: number } }, from?: string) => {
-        if (from !== sessionId) return;
-        cdp.off('Runtime.executionContextCreated', listener);
-        resolve(params.context.id);
-      };
-      cdp.on('Runtime.executionContextCreated', listener);
-      void cdp.send('Runtime.enable', {}, sessionId);
-    });
-    const answer = await cdp.send('Runtime.evaluate', { expression, contextId, awaitPromise: true, returnByValue: true }, sessionId);
-    if (answer.exceptionDetails) throw new Error(answer.exceptionDetails.exception?.description ?? answer.exceptionDetails.text);
-    return answer.result.value as T;
-  } finally {
-    await cdp.send('Target.detachFromTarget', { sessionId }).catch(() => {});
-  }
-}
-
-/**
- * Waits until the extension's worker has registered its toolbar listener.
- * Right after Chromium starts, the worker may still be starting, and a
- * click that arrives before the listener exists is dropped by Chrome.
- */
-export async function extensionReady(cdp: PipeCdp): Promise<void> {
-  await waitFor(() => evaluateInWorker<boolean>(cdp, 'chrome.action.onClicked.hasListeners()'), {
-    timeoutMs: 15_000,
-    message: 'the extension worker never registered its toolbar listener',
-  });
+/** Waits until our extension's worker can take a toolbar click. */
+export function extensionReady(cdp: PipeCdp): Promise<void> {
+  return actionListenerReady(cdp, EXTENSION_ID);
 }
 
 /** The badge text and tooltip the user sees on a tab. */
 export function badgeOf(cdp: PipeCdp, pageTargetId: string): Promise<{ text: string; title: string }> {
   return evaluateInWorker(
     cdp,
+    EXTENSION_ID,
     `(async () => {
       const target = (await chrome.debugger.getTargets()).find((t) => t.id === ${JSON.stringify(pageTargetId)});
       return { text: await chrome.action.getBadgeText({ tabId: target.tabId }), title: await chrome.action.getTitle({ tabId: target.tabId }) };

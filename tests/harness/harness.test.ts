@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  extensionReady,
   extensionServiceWorkerTarget,
   getExtensionStorage,
   launchChromium,
@@ -108,6 +109,8 @@ describe('chromium with an extension over the pipe', () => {
 
   it('triggers the toolbar action for a tab', async () => {
     const { tabTargetId } = await openTab(browser.cdp, server.url('index.html'));
+    // A click before the worker has registered its listener is dropped by Chrome.
+    await extensionReady(browser.cdp, extensionId);
     await triggerExtensionAction(browser.cdp, extensionId, tabTargetId);
 
     let stored: Record<string, any> = {};

@@ -1,0 +1,86 @@
+import { spawn } from 'node:child_process';
+import { openSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadConfig, relayAddress } from '../config/config.js';
+import { loadOrCreateToken } from '../config/state-dir.js';
+
+/**
+ * What the native host can do for the extension (spec §8): hand it the relay
+ * URL and token, and start the relay when it does not answer.
+ */
+
+export interface HostContext {
+  /** $CLAWD_HOME of the relay this host serves. */
+  home: string;
+  version: string;
+  /** bin/clawd-browser.js, to start `serve`. */
+  cliPath: string;
+  /** How long ensure_relay waits for a spawned relay to answer. */
+  startTimeoutMs?: number;
+}
+
+function relayOf(context: HostContext) {
+  const { host, port } = relayAddress(loadConfig(context.home));
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  return { httpUrl: `http://${urlHost}:${port}`, relayUrl: `ws://${urlHost}:${port}` };
+}
+
+/** True when a relay with our token answers on the configured port. */
+export async function relayAnswers(context: HostContext, timeoutMs = 1000): Promise<boolean> {
+  const token = loadOrCreateToken(context.home);
+  try {
+    const response = await fetch(`${relayOf(context).httpUrl}/status`, {
+      headers: { authorization: `Bearer ${token}` },
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    return response.ok;
+  } catch {
+    return false;
+  }
+}
+
+export async function bootstrap(context: HostContext) {
+  return { relayUrl: relayOf(context).relayUrl, token: loadOrCreateToken(context.home), version: context.version };
+}
+
+export async function status(context: HostContext) {
+  return {
+    relay: (await relayAnswers(context)) ? 'running' : 'stopped',
+    relayUrl: relayOf(context).relayUrl,
+    version: context.version,
+    clawdHome: context.home,
+  };
+}
+
+export class RelayStartError extends Error {}
+
+/**
+ * Starts `clawd-browser serve` detached (its own session, stdio to
+ * $CLAWD_HOME/relay.log) so that it outlives this host and the browser.
+ */
+export async function ensureRelay(context: HostContext) {
+  const { relayUrl } = relayOf(context);
+  if (await relayAnswers(context)) return { state: 'running' as const, relayUrl };
+  const logPath = join(context.home, 'relay.log');
+  const log = openSync(logPath, 'a');
+  const child = spawn(process.execPath, [context.cliPath, 'serve'], {
+    detached: true,
+    stdio: ['ignore', log, log],
+    env: { ...process.env, CLAWD_HOME: context.home },
+  });
+  child.unref();
+  let exited: number | null = null;
+  child.once('exit', (code) => (exited = code ?? -1));
+  const deadline = Date.now() + (context.startTimeoutMs ?? 10_000);
+  while (Date.now() < deadline) {
+    if (await relayAnswers(context, 500)) return { state: 'spawned' as const, relayUrl, pid: child.pid };
+    if (exited !== null) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const tail = readFileSync(logPath, 'utf8').trim().split('\n').slice(-3).join(' | ');
+  throw new RelayStartError(
+    exited !== null
+      ? `clawd-browser serve exited with code ${exited}: ${tail}`
+      : `clawd-browser serve did not answer within ${context.startTimeoutMs ?? 10_000} ms (log: ${logPath})`,
+  );
+}
