@@ -8,7 +8,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +15,7 @@ import { chromium } from 'playwright-core';
 import { EXTENSION_ID } from '../relay/src/config/defaults.js';
 import { extensionServiceWorkerTarget, type LaunchedChromium, launchChromium, openTab, pageTargets, setExtensionStorage, triggerExtensionAction, waitFor } from '../tests/harness/chromium.js';
 import { startFixtureServer } from '../tests/harness/fixture-server.js';
+import { freePortPair } from '../tests/harness/ports.js';
 import { RawCdp } from './raw-cdp.js';
 
 process.env.PLAYWRIGHT_DISABLE_SERVICE_WORKER_NETWORK = '1';
@@ -36,22 +36,14 @@ function percentile(sorted: number[], p: number): number {
 const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 50);
 const now = () => performance.now();
 
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
-
 async function main(): Promise<void> {
   const home = mkdtempSync(join(tmpdir(), 'clawd-bench-'));
   const token = randomBytes(32).toString('hex');
   writeFileSync(join(home, 'token'), `${token}\n`, { mode: 0o600 });
-  const relayPort = await freePort();
+  const { relay: relayPort } = await freePortPair();
   // RELAY_NODE_ARGS="--cpu-prof" profiles the relay process alone.
   const nodeArgs = (process.env.RELAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const relay: ChildProcess = spawn(process.execPath, [...nodeArgs, join(ROOT, 'bin/clawd-browser.js'), 'serve', '--port', String(relayPort), '--log-level', 'warn'], {
+  const relay: ChildProcess = spawn(process.execPath, [...nodeArgs, join(ROOT, 'bin/clawd-browser.js'), 'serve', '--port', String(relayPort - 1), '--log-level', 'warn'], {
     env: { ...process.env, CLAWD_HOME: home },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

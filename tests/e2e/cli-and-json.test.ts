@@ -1,6 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXTENSION_ID } from '../../relay/src/config/defaults.js';
 import { type LaunchedChromium, launchChromium, openTab, setExtensionStorage, triggerExtensionAction, waitFor } from '../harness/chromium.js';
 import { type FixtureServer, startFixtureServer } from '../harness/fixture-server.js';
+import { freePortPair } from '../harness/ports.js';
 import { EXTENSION_DIR } from './relay-env.js';
 
 /**
@@ -21,19 +21,13 @@ const CLI = fileURLToPath(new URL('../../bin/clawd-browser.js', import.meta.url)
 const run = promisify(execFile);
 const home = mkdtempSync(join(tmpdir(), 'clawd-home-'));
 const env = { ...process.env, CLAWD_HOME: home };
+/** The relay's port; the control API is one below. */
 let port: number;
+let controlPort: number;
 let server: ChildProcess;
 let browser: LaunchedChromium;
 let fixtures: FixtureServer;
 let token: string;
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 async function cli(...args: string[]): Promise<string> {
   const { stdout } = await run(process.execPath, [CLI, ...args], { env });
@@ -45,8 +39,8 @@ async function json(path: string, init: RequestInit = {}): Promise<Response> {
 }
 
 beforeAll(async () => {
-  port = await freePort();
-  server = spawn(process.execPath, [CLI, 'serve', '--port', String(port), '--log-level', 'warn'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  ({ control: controlPort, relay: port } = await freePortPair());
+  server = spawn(process.execPath, [CLI, 'serve', '--port', String(controlPort), '--log-level', 'warn'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   token = await cli('token');
   await waitFor(async () => (await json('/json/version').catch(() => undefined))?.status === 200, { timeoutMs: 15_000, message: 'clawd-browser serve did not come up' });
   fixtures = await startFixtureServer();
@@ -67,7 +61,7 @@ describe('clawd-browser CLI', () => {
     expect(statSync(join(home, 'token')).mode & 0o777).toBe(0o600);
     expect(await cli('token')).toBe(token);
     expect(JSON.parse(await cli('--json', 'token'))).toEqual({ token });
-    expect(await cli('cdp-url', '--port', String(port))).toBe(`ws://127.0.0.1:${port}/cdp?token=${token}`);
+    expect(await cli('cdp-url', '--port', String(controlPort))).toBe(`ws://127.0.0.1:${port}/cdp?token=${token}`);
   });
 
   it('fails with a one-line reason and a non-zero exit on bad arguments', async () => {
@@ -100,7 +94,7 @@ describe('clawd-browser CLI', () => {
     await waitFor(async () => ((await (await json('/json/list')).json()) as Array<{ id: string }>).some((t) => t.id === pageTargetId), {
       message: 'tab not listed by /json/list',
     });
-    const client = await chromium.connectOverCDP(await cli('cdp-url', '--port', String(port)));
+    const client = await chromium.connectOverCDP(await cli('cdp-url', '--port', String(controlPort)));
     try {
       const [page] = client.contexts()[0].pages();
       expect(page.url()).toBe(url);

@@ -1,6 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { accessSync, constants, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +10,7 @@ import { EXTENSION_ID } from '../../relay/src/config/defaults.js';
 import { BROWSERS, manifestDir } from '../../relay/src/native-host/install.js';
 import { type LaunchedChromium, launchChromium, openTab, triggerExtensionAction, waitFor } from '../harness/chromium.js';
 import { type FixtureServer, startFixtureServer } from '../harness/fixture-server.js';
+import { freePortPair } from '../harness/ports.js';
 import { EXTENSION_DIR, extensionReady } from './relay-env.js';
 
 /**
@@ -33,18 +33,10 @@ function tempDir(prefix: string): string {
   return dir;
 }
 
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
-
 /** A CLAWD_HOME whose relay would listen on a free port. */
 async function clawdHome(): Promise<{ home: string; relayPort: number; env: NodeJS.ProcessEnv }> {
   const home = tempDir('clawd-home-');
-  const relayPort = await freePort();
+  const { relay: relayPort } = await freePortPair();
   writeFileSync(join(home, 'config.json'), JSON.stringify({ controlUrl: `http://127.0.0.1:${relayPort - 1}` }));
   return { home, relayPort, env: { ...process.env, CLAWD_HOME: home } };
 }

@@ -1,85 +1,70 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { loadConfig, relayAddress } from '../config/config.js';
-import { DEFAULT_RELAY_PORT, EXTENSION_ID } from '../config/defaults.js';
-import { runNativeHost } from '../native-host/host.js';
-import { BROWSERS, type BrowserName, installNativeHost, type InstallOptions, type Platform, uninstallNativeHost } from '../native-host/install.js';
+import { BrowserClient } from '../client/browser-client.js';
+import { controlAddress, loadConfig } from '../config/config.js';
+import { DEFAULT_CONTROL_PORT, EXTENSION_ID } from '../config/defaults.js';
 import { clawdHome, loadOrCreateToken } from '../config/state-dir.js';
 import { createLogger, type LogLevel } from '../log.js';
-import { startRelayServer } from '../server/relay-server.js';
+import { runNativeHost } from '../native-host/host.js';
+import { BROWSERS, type BrowserName, installNativeHost, type InstallOptions, type Platform, uninstallNativeHost } from '../native-host/install.js';
+import { addBrowserCommands } from './browser-commands.js';
+import { serve } from './serve.js';
 
-/** `clawd-browser <command>`: one line of reason and a non-zero exit on failure. */
-
-function port(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('must be a port number (0-65535)');
-  return n;
-}
-
-/** Where the relay is: --port/--host, then $CLAWD_RELAY_PORT, then config.json's controlUrl + 1. */
-function relayEndpoint(options: { port?: number; host?: string }): { host: string; port: number } {
-  const fromConfig = relayAddress(loadConfig(clawdHome()));
-  const fromEnv = process.env.CLAWD_RELAY_PORT;
-  return {
-    host: options.host ?? fromConfig.host,
-    port: options.port ?? (fromEnv ? port(fromEnv) : fromConfig.port),
-  };
-}
+/** `clawd-browser <command>`: one line of reason and a non-zero exit on failure (spec §10). */
 
 const CLI_PATH = fileURLToPath(new URL('../../../bin/clawd-browser.js', import.meta.url));
 const VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
+function port(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65534) throw new InvalidArgumentError('must be a port number (0-65534)');
+  return n;
+}
+
 const program = new Command()
   .name('clawd-browser')
   .description('A browser for AI agents: managed Chromium profiles and your own Chrome, behind one local API.')
+  .version(VERSION)
+  .option('--profile <name>', 'the profile to act on (default: config.json defaultProfile)')
   .option('--json', 'machine-readable output')
   .showHelpAfterError();
 
+const print = (value: unknown, human: () => string) => console.log(program.opts().json ? JSON.stringify(value) : human());
+const client = () => BrowserClient.local({ profile: program.opts().profile });
+
 program
   .command('serve')
-  .description('run the extension relay (WS /extension, WS /cdp, HTTP /json/*) until interrupted')
-  .option('--port <port>', `relay port (default: config.json controlUrl port + 1 = ${DEFAULT_RELAY_PORT}, or $CLAWD_RELAY_PORT)`, port)
-  .option('--host <host>', 'address to bind (default: the controlUrl host, 127.0.0.1); anything but loopback exposes the relay')
+  .description(`run the control API (default 127.0.0.1:${DEFAULT_CONTROL_PORT}) and the extension relay (one port above) until interrupted`)
+  .option('--port <port>', 'control API port (default: config.json controlUrl); the relay listens on port + 1', port)
+  .option('--host <host>', 'address to bind (default: the controlUrl host); anything but loopback exposes the browser')
   .option('--log-level <level>', 'debug | info | warn | error | silent', 'info')
-  .action(async (options: { port?: number; host?: string; logLevel: LogLevel }) => {
-    const logger = createLogger(options.logLevel, 'relay');
-    const token = loadOrCreateToken(clawdHome());
-    const { host, port: relayPort } = relayEndpoint(options);
-    const relay = await startRelayServer({ token, host, port: relayPort, logger });
-    // Lets people (and the native host's callers) find the relay a host started.
-    const pidFile = join(clawdHome(), 'relay.pid');
-    writeFileSync(pidFile, `${process.pid}\n`);
-    if (program.opts().json) console.log(JSON.stringify({ relayPort: relay.port, cdpUrl: relay.cdpUrl }));
-    const stop = async () => {
-      rmSync(pidFile, { force: true });
-      await relay.close();
-      process.exit(0);
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
+  .action((options: { port?: number; host?: string; logLevel: LogLevel }) => serve({ ...options, json: program.opts().json }));
 
 program
   .command('token')
   .description('print the token clients and the extension need (created on first use)')
   .action(() => {
     const token = loadOrCreateToken(clawdHome());
-    console.log(program.opts().json ? JSON.stringify({ token }) : token);
+    print({ token }, () => token);
   });
 
 program
   .command('cdp-url')
-  .description('print the CDP endpoint for connectOverCDP / puppeteer.connect, token included')
-  .option('--port <port>', 'relay port', port)
+  .description('print the extension relay CDP endpoint for connectOverCDP / puppeteer.connect, token included')
+  .option('--port <port>', 'control API port (the relay is one above)', port)
   .action((options: { port?: number }) => {
-    const token = loadOrCreateToken(clawdHome());
-    const { host, port: relayPort } = relayEndpoint(options);
-    const url = `ws://${host.includes(':') ? `[${host}]` : host}:${relayPort}/cdp?token=${token}`;
-    console.log(program.opts().json ? JSON.stringify({ cdpUrl: url }) : url);
+    const home = clawdHome();
+    const { host, port: controlPort } = controlAddress(loadConfig(home));
+    const urlHost = host.includes(':') ? `[${host}]` : host;
+    const url = `ws://${urlHost}:${(options.port ?? controlPort) + 1}/cdp?token=${loadOrCreateToken(home)}`;
+    print({ cdpUrl: url }, () => url);
   });
+
+addBrowserCommands(program, client, print);
+
+// ---- the native messaging host (spec §8) ------------------------------------
 
 function installOptions(options: { browser: string; userDataDir?: string; extensionId?: string[] }): InstallOptions {
   return {
@@ -96,8 +81,7 @@ function installOptions(options: { browser: string; userDataDir?: string; extens
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
-const browserOption = () =>
-  new Option('--browser <name>', 'which browser to register with').choices([...BROWSERS, 'all']).default('all');
+const browserOption = () => new Option('--browser <name>', 'which browser to register with').choices([...BROWSERS, 'all']).default('all');
 
 program
   .command('install-native-host')
@@ -109,10 +93,9 @@ program
     loadOrCreateToken(clawdHome());
     loadConfig(clawdHome());
     const result = installNativeHost(installOptions(options));
-    if (program.opts().json) return console.log(JSON.stringify(result));
-    console.log(`launcher: ${result.launcher}`);
-    for (const path of result.manifests) console.log(`manifest: ${path}`);
-    for (const key of result.registryKeys) console.log(`registry: ${key}`);
+    print(result, () =>
+      [`launcher: ${result.launcher}`, ...result.manifests.map((p) => `manifest: ${p}`), ...result.registryKeys.map((k) => `registry: ${k}`)].join('\n'),
+    );
   });
 
 program
@@ -123,9 +106,7 @@ program
   .option('--extension-id <id>', 'as given at install time', collect)
   .action((options: { browser: string; userDataDir?: string; extensionId?: string[] }) => {
     const result = uninstallNativeHost(installOptions(options));
-    if (program.opts().json) return console.log(JSON.stringify(result));
-    for (const path of result.manifests) console.log(`removed: ${path}`);
-    if (!result.manifests.length && !result.registryKeys.length) console.log('nothing to remove');
+    print(result, () => result.manifests.map((p) => `removed: ${p}`).join('\n') || 'nothing to remove');
   });
 
 // Started by Chrome through the launcher, never by hand: stdout carries frames only.

@@ -60,9 +60,20 @@ export function loadConfig(home: string): Config {
   return result.data;
 }
 
+/** Writes the config back (profiles created, ports allocated), keeping the file readable. */
+export function saveConfig(home: string, config: Config): void {
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+  writeFileSync(configPath(home), `${JSON.stringify(config, null, 2)}\n`);
+}
+
+/** The control API's address (spec §3 default 127.0.0.1:18791). */
+export function controlAddress(config: Config): { host: string; port: number } {
+  const url = new URL(config.controlUrl);
+  return { host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port ? Number(url.port) : DEFAULT_CONTROL_PORT };
+}
+
 /** The relay listens one port above the control API, on the same host (spec §3). */
 export function relayAddress(config: Config): { host: string; port: number } {
-  const url = new URL(config.controlUrl);
-  const controlPort = url.port ? Number(url.port) : DEFAULT_CONTROL_PORT;
-  return { host: url.hostname.replace(/^\[|\]$/g, ''), port: controlPort + 1 };
+  const control = controlAddress(config);
+  return { host: control.host, port: control.port + 1 };
 }

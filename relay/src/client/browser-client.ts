@@ -1,0 +1,158 @@
+import { controlAddress, loadConfig } from '../config/config.js';
+import { clawdHome, loadOrCreateToken } from '../config/state-dir.js';
+import { type ClawdError, errorFromBody, TimeoutError, UnavailableError } from '../errors.js';
+
+// The typed errors travel with the client: `import { BrowserClient, NotFoundError } from 'clawd-browser'`.
+export * from '../errors.js';
+
+/**
+ * The typed client for the control API. The CLI is built on it; agents in
+ * TypeScript use it directly. Failures are thrown as the typed errors of
+ * ../errors.ts (NotFoundError, AmbiguousError, DisabledError, UnauthorizedError,
+ * TimeoutError, …), the same classes the server throws.
+ */
+
+export interface Tab {
+  targetId: string;
+  url: string;
+  title: string;
+  type: 'page';
+}
+
+export interface ProfileSummary {
+  name: string;
+  driver: 'clawd' | 'extension' | 'remote';
+  color: string;
+  builtIn: boolean;
+  cdpPort?: number;
+  cdpUrl?: string;
+  userDataDir?: string;
+  running?: boolean;
+}
+
+export interface Status {
+  profile: string;
+  driver: string;
+  enabled: boolean;
+  running?: boolean;
+  connected?: boolean;
+  pid?: number;
+  cdpPort?: number;
+  cdpUrl?: string;
+  attachedTabs?: number;
+  [key: string]: unknown;
+}
+
+export interface Capture {
+  targetId: string;
+  mimeType: string;
+  /** Base64. */
+  data: string;
+}
+
+export interface ConsoleMessage {
+  level: string;
+  text: string;
+  timestamp: number;
+  url?: string;
+  line?: number;
+}
+
+export interface BrowserClientOptions {
+  /** e.g. http://127.0.0.1:18791 */
+  baseUrl: string;
+  token: string;
+  /** Sent as ?profile= on every call; the server's defaultProfile otherwise. */
+  profile?: string;
+  timeoutMs?: number;
+}
+
+export class BrowserClient {
+  constructor(private readonly options: BrowserClientOptions) {}
+
+  /** The local server, as `clawd-browser serve` runs it for $CLAWD_HOME. */
+  static local(options: { profile?: string; home?: string; timeoutMs?: number } = {}): BrowserClient {
+    const home = options.home ?? clawdHome();
+    const { host, port } = controlAddress(loadConfig(home));
+    const urlHost = host.includes(':') ? `[${host}]` : host;
+    return new BrowserClient({ baseUrl: `http://${urlHost}:${port}`, token: loadOrCreateToken(home), profile: options.profile, timeoutMs: options.timeoutMs });
+  }
+
+  withProfile(profile: string): BrowserClient {
+    return new BrowserClient({ ...this.options, profile });
+  }
+
+  status(): Promise<Status> {
+    return this.call('GET', '/');
+  }
+  start(): Promise<Status> {
+    return this.call('POST', '/start');
+  }
+  stop(): Promise<Status> {
+    return this.call('POST', '/stop');
+  }
+  resetProfile(): Promise<{ profile: string; killed: number[] }> {
+    return this.call('POST', '/reset-profile');
+  }
+  profiles(): Promise<{ profiles: ProfileSummary[]; defaultProfile: string }> {
+    return this.call('GET', '/profiles');
+  }
+  createProfile(request: { name: string; color?: string; cdpUrl?: string }): Promise<ProfileSummary> {
+    return this.call('POST', '/profiles/create', request);
+  }
+  deleteProfile(name: string): Promise<{ deleted: ProfileSummary }> {
+    return this.call('DELETE', `/profiles/${encodeURIComponent(name)}`);
+  }
+  async tabs(): Promise<Tab[]> {
+    return (await this.call<{ tabs: Tab[] }>('GET', '/tabs')).tabs;
+  }
+  openTab(url = 'about:blank'): Promise<Tab> {
+    return this.call('POST', '/tabs/open', { url });
+  }
+  focusTab(targetId: string): Promise<Tab> {
+    return this.call('POST', '/tabs/focus', { targetId });
+  }
+  async closeTab(targetId: string): Promise<Tab> {
+    return (await this.call<{ closed: Tab }>('DELETE', `/tabs/${encodeURIComponent(targetId)}`)).closed;
+  }
+  navigate(url: string, targetId?: string): Promise<Tab> {
+    return this.call('POST', '/navigate', { url, targetId });
+  }
+  screenshot(options: { targetId?: string; fullPage?: boolean; element?: string; type?: 'png' | 'jpeg'; quality?: number } = {}): Promise<Capture & { type: string }> {
+    return this.call('POST', '/screenshot', options);
+  }
+  pdf(targetId?: string): Promise<Capture> {
+    return this.call('POST', '/pdf', { targetId });
+  }
+  console(options: { targetId?: string; level?: string } = {}): Promise<{ targetId: string; messages: ConsoleMessage[] }> {
+    return this.call('GET', '/console', undefined, options);
+  }
+
+  private async call<T>(method: string, path: string, body?: object, query: Record<string, string | undefined> = {}): Promise<T> {
+    const url = new URL(path, this.options.baseUrl);
+    for (const [key, value] of Object.entries({ ...query, profile: this.options.profile })) {
+      if (value !== undefined) url.searchParams.set(key, value);
+    }
+    let response: Response;
+    try {
+      response = await fetch(url, {
+        method,
+        headers: { authorization: `Bearer ${this.options.token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+        signal: AbortSignal.timeout(this.options.timeoutMs ?? 120_000),
+      });
+    } catch (error) {
+      if ((error as Error).name === 'TimeoutError') throw new TimeoutError(`${method} ${path} timed out`);
+      throw new UnavailableError(`Cannot reach the control API at ${this.options.baseUrl}: is \`clawd-browser serve\` running?`);
+    }
+    const text = await response.text();
+    let parsed: unknown;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    if (!response.ok) throw errorFromBody(response.status, parsed) satisfies ClawdError;
+    return parsed as T;
+  }
+}

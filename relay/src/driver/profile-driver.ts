@@ -1,0 +1,244 @@
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { AmbiguousError, BadRequestError, NotFoundError, TimeoutError, UnavailableError } from '../errors.js';
+import type { Profile } from '../profiles/profile-registry.js';
+import type { BrowserEndpoint } from './browser-endpoint.js';
+
+/**
+ * One profile's browser, driven through Playwright over CDP, whatever kind of
+ * profile it is. Keeps the connection between requests, a console buffer per
+ * page, and the profile's last used tab (what a request without targetId means).
+ */
+
+export interface TabInfo {
+  targetId: string;
+  url: string;
+  title: string;
+  type: 'page';
+}
+
+export interface ConsoleEntry {
+  level: string;
+  text: string;
+  timestamp: number;
+  url?: string;
+  line?: number;
+}
+
+const CONSOLE_LIMIT = 1000;
+/** Severity order for `GET /console?level=`: that level and worse. */
+const LEVELS = ['debug', 'log', 'info', 'warning', 'error'] as const;
+const ACTION_TIMEOUT_MS = 30_000;
+
+function levelOf(type: string): string {
+  if (type === 'warn') return 'warning';
+  if (type === 'trace' || type === 'verbose') return 'debug';
+  return LEVELS.includes(type as (typeof LEVELS)[number]) ? type : 'log';
+}
+
+/**
+ * Spec §6: a targetId may be given as a unique prefix (case-insensitive, as
+ * Chrome's ids are upper-case hex). Returns the index of the tab meant.
+ */
+export function resolveTargetId(ids: string[], wanted: string, profileName: string): number {
+  const upper = wanted.toUpperCase();
+  const exact = ids.findIndex((id) => id.toUpperCase() === upper);
+  if (exact >= 0) return exact;
+  const matching = ids.flatMap((id, index) => (id.toUpperCase().startsWith(upper) ? [index] : []));
+  if (!matching.length) throw new NotFoundError(`No tab with targetId ${JSON.stringify(wanted)} in profile ${profileName}`);
+  if (matching.length > 1)
+    throw new AmbiguousError(`targetId prefix ${JSON.stringify(wanted)} matches ${matching.length} tabs: ${matching.map((i) => ids[i]).join(', ')}`);
+  return matching[0];
+}
+
+export class ProfileDriver {
+  private browser: Browser | undefined;
+  private connecting: Promise<Browser> | undefined;
+  private lastUsed: string | undefined;
+  private readonly targetIds = new WeakMap<Page, string>();
+  private readonly consoles = new WeakMap<Page, ConsoleEntry[]>();
+
+  constructor(
+    readonly profile: Profile,
+    readonly endpoint: BrowserEndpoint,
+  ) {}
+
+  get connected(): boolean {
+    return this.browser?.isConnected() ?? false;
+  }
+
+  /** Connects (starting the browser if it is ours to start); idempotent and shared by concurrent callers. */
+  async start(): Promise<Browser> {
+    if (this.browser?.isConnected()) return this.browser;
+    this.connecting ??= this.connect().finally(() => (this.connecting = undefined));
+    return this.connecting;
+  }
+
+  private async connect(): Promise<Browser> {
+    const { url, headers } = await this.endpoint.connect();
+    let browser: Browser;
+    try {
+      browser = await chromium.connectOverCDP(url, { headers, timeout: ACTION_TIMEOUT_MS });
+    } catch (error) {
+      throw new UnavailableError(`Cannot connect to the ${this.profile.name} browser at ${url.split('?')[0]}: ${(error as Error).message.split('\n')[0]}`);
+    }
+    browser.on('disconnected', () => {
+      if (this.browser === browser) this.browser = undefined;
+    });
+    for (const context of browser.contexts()) {
+      context.pages().forEach((page) => this.watch(page));
+      context.on('page', (page) => this.watch(page));
+    }
+    this.browser = browser;
+    return browser;
+  }
+
+  /** Disconnects, and stops the browser if this server started it. */
+  async stop(): Promise<void> {
+    const browser = this.browser;
+    this.browser = undefined;
+    this.lastUsed = undefined;
+    await browser?.close().catch(() => {});
+    await this.endpoint.stop();
+  }
+
+  async status(): Promise<Record<string, unknown>> {
+    return { connected: this.connected, ...(await this.endpoint.describe()) };
+  }
+
+  async tabs(): Promise<TabInfo[]> {
+    const pages = await this.pages();
+    return Promise.all(pages.map(async (page) => this.describe(page)));
+  }
+
+  async openTab(url: string): Promise<TabInfo> {
+    const browser = await this.start();
+    const context = browser.contexts()[0] ?? (await browser.newContext());
+    const page = await context.newPage();
+    this.watch(page);
+    if (url && url !== 'about:blank') await this.goto(page, url);
+    return this.use(page);
+  }
+
+  async focusTab(targetId: string): Promise<TabInfo> {
+    const page = await this.page(targetId);
+    await page.bringToFront();
+    return this.use(page);
+  }
+
+  async closeTab(targetId: string): Promise<TabInfo> {
+    const page = await this.page(targetId);
+    const info = await this.describe(page);
+    await page.close();
+    if (this.lastUsed === info.targetId) this.lastUsed = undefined;
+    return info;
+  }
+
+  async navigate(url: string, targetId?: string): Promise<TabInfo> {
+    const page = await this.page(targetId);
+    await this.goto(page, url);
+    return this.use(page);
+  }
+
+  async screenshot(options: { targetId?: string; fullPage?: boolean; element?: string; type?: 'png' | 'jpeg'; quality?: number }) {
+    const page = await this.page(options.targetId);
+    const type = options.type ?? 'png';
+    const shot = { type, quality: type === 'jpeg' ? options.quality : undefined, timeout: ACTION_TIMEOUT_MS };
+    let data: Buffer;
+    if (options.element) {
+      const element = page.locator(options.element).first();
+      if (!(await element.count())) throw new NotFoundError(`No element matches ${JSON.stringify(options.element)}`);
+      data = await element.screenshot(shot);
+    } else {
+      data = await page.screenshot({ ...shot, fullPage: options.fullPage ?? false });
+    }
+    const tab = await this.use(page);
+    return { targetId: tab.targetId, type, mimeType: `image/${type}`, data: data.toString('base64') };
+  }
+
+  async pdf(targetId?: string) {
+    const page = await this.page(targetId);
+    const data = await page.pdf();
+    const tab = await this.use(page);
+    return { targetId: tab.targetId, mimeType: 'application/pdf', data: data.toString('base64') };
+  }
+
+  async console(options: { targetId?: string; level?: string }) {
+    const page = await this.page(options.targetId);
+    const min = options.level ? LEVELS.indexOf(options.level as (typeof LEVELS)[number]) : 0;
+    if (min < 0) throw new BadRequestError(`Unknown level ${JSON.stringify(options.level)}: one of ${LEVELS.join(', ')}`);
+    const messages = (this.consoles.get(page) ?? []).filter((entry) => LEVELS.indexOf(entry.level as (typeof LEVELS)[number]) >= min);
+    const tab = await this.use(page);
+    return { targetId: tab.targetId, messages };
+  }
+
+  /**
+   * The page a request means: a targetId or a unique prefix of one (404 when
+   * none matches, 409 when several do), else the last used tab, else the first.
+   */
+  async page(targetId?: string): Promise<Page> {
+    const pages = await this.pages();
+    if (targetId !== undefined) {
+      const ids = await Promise.all(pages.map((page) => this.targetIdOf(page)));
+      return pages[resolveTargetId(ids, targetId, this.profile.name)];
+    }
+    if (this.lastUsed) {
+      for (const page of pages) if ((await this.targetIdOf(page)) === this.lastUsed) return page;
+    }
+    if (!pages.length) throw new NotFoundError(`Profile ${this.profile.name} has no open tab: open one with POST /tabs/open`);
+    return pages[0];
+  }
+
+  private async pages(): Promise<Page[]> {
+    const browser = await this.start();
+    return browser.contexts().flatMap((context) => context.pages()).filter((page) => !page.isClosed());
+  }
+
+  private async goto(page: Page, url: string): Promise<void> {
+    try {
+      await page.goto(url, { timeout: ACTION_TIMEOUT_MS });
+    } catch (error) {
+      const message = (error as Error).message.split('\n')[0];
+      if ((error as Error).name === 'TimeoutError') throw new TimeoutError(`Navigating to ${url} timed out: ${message}`);
+      if (/Cannot navigate to invalid URL|invalid url/i.test(message)) throw new BadRequestError(`Invalid URL ${JSON.stringify(url)}`);
+      throw new UnavailableError(`Navigating to ${url} failed: ${message}`);
+    }
+  }
+
+  private async use(page: Page): Promise<TabInfo> {
+    const info = await this.describe(page);
+    this.lastUsed = info.targetId;
+    return info;
+  }
+
+  private async describe(page: Page): Promise<TabInfo> {
+    return { targetId: await this.targetIdOf(page), url: page.url(), title: await page.title().catch(() => ''), type: 'page' };
+  }
+
+  /** Playwright does not expose target ids; one CDP call per page asks, then it is cached. */
+  private async targetIdOf(page: Page): Promise<string> {
+    const known = this.targetIds.get(page);
+    if (known) return known;
+    const session = await page.context().newCDPSession(page);
+    try {
+      const { targetInfo } = (await session.send('Target.getTargetInfo')) as { targetInfo: { targetId: string } };
+      this.targetIds.set(page, targetInfo.targetId);
+      return targetInfo.targetId;
+    } finally {
+      await session.detach().catch(() => {});
+    }
+  }
+
+  private watch(page: Page): void {
+    if (this.consoles.has(page)) return;
+    const buffer: ConsoleEntry[] = [];
+    this.consoles.set(page, buffer);
+    page.on('console', (message) => {
+      const location = message.location();
+      buffer.push({ level: levelOf(message.type()), text: message.text(), timestamp: Date.now(), url: location.url || undefined, line: location.lineNumber });
+      if (buffer.length > CONSOLE_LIMIT) buffer.splice(0, buffer.length - CONSOLE_LIMIT);
+    });
+    page.on('pageerror', (error) => {
+      buffer.push({ level: 'error', text: `Uncaught ${error.name}: ${error.message}`, timestamp: Date.now() });
+    });
+  }
+}

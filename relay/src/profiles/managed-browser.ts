@@ -1,0 +1,144 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import type { Config } from '../config/config.js';
+import { TimeoutError, UnavailableError } from '../errors.js';
+import type { Logger } from '../log.js';
+import { defaultExecutableEnv, ExecutableNotFoundError, findExecutable, type Platform } from './executable.js';
+import { findPortHolder, findProfileProcesses, killProcesses } from './orphans.js';
+import { seedProfilePreferences } from './preferences.js';
+import type { Profile } from './profile-registry.js';
+
+/**
+ * A managed profile's Chromium (spec §4): its own user-data dir, its CDP port
+ * from the profile, launched on demand and stopped with nothing left behind.
+ */
+
+const START_TIMEOUT_MS = 30_000;
+const STOP_GRACE_MS = 5_000;
+
+export interface LaunchSettings {
+  headless: boolean;
+  noSandbox: boolean;
+  executablePath?: string;
+  attachOnly: boolean;
+}
+
+/** Spec §4, plus: no display means headless, and root cannot use the sandbox. */
+export function launchSettings(config: Config, env: NodeJS.ProcessEnv = process.env): LaunchSettings {
+  const noDisplay = process.platform === 'linux' && !env.DISPLAY && !env.WAYLAND_DISPLAY;
+  const root = typeof process.getuid === 'function' && process.getuid() === 0;
+  return {
+    headless: config.headless || noDisplay,
+    noSandbox: config.noSandbox || root,
+    executablePath: config.executablePath,
+    attachOnly: config.attachOnly,
+  };
+}
+
+export function chromiumArgs(profile: Profile, settings: LaunchSettings): string[] {
+  const args = [
+    `--remote-debugging-port=${profile.cdpPort}`,
+    `--user-data-dir=${profile.userDataDir}`,
+    '--no-first-run',
+    '--no-default-browser-check',
+    // An agent's browser phones nowhere it was not sent.
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--disable-default-apps',
+    '--password-store=basic',
+  ];
+  if (settings.headless) args.push('--headless', '--disable-gpu');
+  if (settings.noSandbox) args.push('--no-sandbox', '--disable-setuid-sandbox');
+  args.push('about:blank');
+  return args;
+}
+
+export class ManagedBrowser {
+  private child: ChildProcess | undefined;
+  private stderrTail: string[] = [];
+
+  constructor(
+    private readonly profile: Profile,
+    private readonly settings: LaunchSettings,
+    private readonly log: Logger,
+  ) {}
+
+  get endpoint(): string {
+    return `http://127.0.0.1:${this.profile.cdpPort}`;
+  }
+
+  /** The pid of the browser on the profile's port, ours or left from an earlier run. */
+  get pid(): number | undefined {
+    return this.child?.exitCode === null ? this.child.pid : findPortHolder(this.profile.cdpPort!);
+  }
+
+  async answers(timeoutMs = 1000): Promise<boolean> {
+    try {
+      return (await fetch(`${this.endpoint}/json/version`, { signal: AbortSignal.timeout(timeoutMs) })).ok;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Returns the CDP endpoint, launching Chromium when nothing answers there. */
+  async ensureRunning(): Promise<string> {
+    if (await this.answers()) return this.endpoint;
+    if (this.settings.attachOnly)
+      throw new UnavailableError(`attachOnly is set and no browser answers on ${this.endpoint} for profile ${this.profile.name}`);
+    const executable = this.executable();
+    mkdirSync(this.profile.userDataDir!, { recursive: true });
+    seedProfilePreferences(this.profile.userDataDir!, { name: this.profile.name, color: this.profile.color });
+    const args = chromiumArgs(this.profile, this.settings);
+    this.log.info(`launching ${executable} for profile ${this.profile.name} on port ${this.profile.cdpPort}`);
+    const child = spawn(executable, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    this.child = child;
+    this.stderrTail = [];
+    child.stderr!.on('data', (chunk: Buffer) => {
+      this.stderrTail.push(...chunk.toString().split('\n').filter(Boolean));
+      this.stderrTail = this.stderrTail.slice(-20);
+    });
+    const deadline = Date.now() + START_TIMEOUT_MS;
+    while (Date.now() < deadline) {
+      if (child.exitCode !== null || child.signalCode !== null)
+        throw new UnavailableError(`${executable} exited (${child.exitCode ?? child.signalCode}) before answering: ${this.stderrTail.slice(-3).join(' | ')}`);
+      if (await this.answers(500)) return this.endpoint;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await this.stop();
+    throw new TimeoutError(`${executable} did not answer on ${this.endpoint} within ${START_TIMEOUT_MS / 1000} s`);
+  }
+
+  private executable(): string {
+    try {
+      return findExecutable({ executablePath: this.settings.executablePath, platform: process.platform as Platform, env: defaultExecutableEnv() });
+    } catch (error) {
+      if (error instanceof ExecutableNotFoundError) throw new UnavailableError(error.message);
+      throw error;
+    }
+  }
+
+  /** Stops the browser: ours, or whatever still runs on this profile's data dir. */
+  async stop(): Promise<void> {
+    const pids = new Set<number>(findProfileProcesses(this.profile.userDataDir!));
+    const child = this.child;
+    this.child = undefined;
+    if (child?.pid && child.exitCode === null && child.signalCode === null) pids.add(child.pid);
+    if (!pids.size) return;
+    const exited = child && child.exitCode === null ? new Promise((resolve) => child.once('exit', resolve)) : undefined;
+    await killProcesses([...pids], STOP_GRACE_MS);
+    await exited;
+  }
+
+  /**
+   * reset-profile: kills a process holding the profile's port or data dir
+   * that this server did not start (a crashed server's orphan). Returns the pids.
+   */
+  async killOrphans(): Promise<number[]> {
+    const pids = new Set(findProfileProcesses(this.profile.userDataDir!));
+    const holder = findPortHolder(this.profile.cdpPort!);
+    if (holder !== undefined) pids.add(holder);
+    if (this.child?.pid) pids.delete(this.child.pid);
+    return killProcesses([...pids], STOP_GRACE_MS);
+  }
+}

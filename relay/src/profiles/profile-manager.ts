@@ -1,0 +1,90 @@
+import { rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { CdpBridge } from '../bridge/cdp-bridge.js';
+import { BadRequestError, DisabledError } from '../errors.js';
+import type { Logger } from '../log.js';
+import { type BrowserEndpoint, ExtensionEndpoint, ManagedEndpoint, RemoteEndpoint } from '../driver/browser-endpoint.js';
+import { ProfileDriver } from '../driver/profile-driver.js';
+import { launchSettings, ManagedBrowser } from './managed-browser.js';
+import { type Profile, ProfileRegistry } from './profile-registry.js';
+
+/** The relay this process runs, for the extension profile. */
+export interface RelayHandle {
+  bridge: CdpBridge;
+  cdpUrl: string;
+  token: string;
+}
+
+/**
+ * Profiles and their drivers: one ProfileDriver per profile, created on first
+ * use. Choosing the endpoint is the one place that looks at the profile kind.
+ */
+export class ProfileManager {
+  readonly registry: ProfileRegistry;
+  private readonly drivers = new Map<string, ProfileDriver>();
+
+  constructor(
+    home: string,
+    private readonly relay: RelayHandle,
+    private readonly log: Logger,
+  ) {
+    this.registry = new ProfileRegistry(home);
+  }
+
+  get defaultProfile(): string {
+    return this.registry.config().defaultProfile;
+  }
+
+  /** The driver for a profile; browser routes get a 503 when the browser is disabled. */
+  driver(name: string = this.defaultProfile): ProfileDriver {
+    if (!this.registry.config().enabled) throw new DisabledError();
+    return this.driverOf(this.registry.get(name));
+  }
+
+  /** Like driver(), for status and management, which still answer when disabled. */
+  peek(name: string = this.defaultProfile): ProfileDriver {
+    return this.driverOf(this.registry.get(name));
+  }
+
+  async resetProfile(name: string): Promise<{ killed: number[] }> {
+    const driver = this.peek(name);
+    const endpoint = driver.endpoint;
+    if (!(endpoint instanceof ManagedEndpoint))
+      throw new BadRequestError(`reset-profile applies to local (managed) profiles; ${name} is ${driver.profile.driver}`);
+    await driver.stop();
+    return { killed: await endpoint.browser.killOrphans() };
+  }
+
+  /** Stops its browser and removes its user data (local profiles) before forgetting it. */
+  async deleteProfile(name: string): Promise<Profile> {
+    const profile = this.registry.get(name);
+    if (profile.builtIn) this.registry.remove(name); // throws: built-ins stay
+    await this.drivers.get(name)?.stop();
+    this.drivers.delete(name);
+    if (profile.userDataDir) rmSync(dirname(profile.userDataDir), { recursive: true, force: true });
+    return this.registry.remove(name);
+  }
+
+  async stopAll(): Promise<void> {
+    await Promise.all([...this.drivers.values()].map((driver) => driver.stop().catch(() => {})));
+  }
+
+  private driverOf(profile: Profile): ProfileDriver {
+    const existing = this.drivers.get(profile.name);
+    if (existing) return existing;
+    const driver = new ProfileDriver(profile, this.endpointFor(profile));
+    this.drivers.set(profile.name, driver);
+    return driver;
+  }
+
+  private endpointFor(profile: Profile): BrowserEndpoint {
+    switch (profile.driver) {
+      case 'extension':
+        return new ExtensionEndpoint(this.relay.bridge, this.relay.cdpUrl, this.relay.token);
+      case 'remote':
+        return new RemoteEndpoint(profile.cdpUrl!);
+      case 'clawd':
+        return new ManagedEndpoint(new ManagedBrowser(profile, launchSettings(this.registry.config()), this.log));
+    }
+  }
+}

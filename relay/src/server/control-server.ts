@@ -1,0 +1,197 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { z } from 'zod';
+import { EXTENSION_ORIGIN } from '../config/defaults.js';
+import { BadRequestError, ClawdError, ERROR_STATUS, NotFoundError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { ProfileManager } from '../profiles/profile-manager.js';
+import { checkRequest, type GuardOptions } from './request-guard.js';
+
+/**
+ * The control API (spec §6, port 18791): JSON in, JSON out, every route with
+ * `?profile=`. Routes are the same for every kind of profile: they talk to a
+ * ProfileDriver. Errors are ClawdErrors, mapped to statuses in one place below.
+ */
+
+export interface ControlServerOptions {
+  token: string;
+  host: string;
+  port: number;
+  manager: ProfileManager;
+  logger: Logger;
+}
+
+export interface ControlServer {
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+const Url = z.string().min(1).refine((value) => URL.canParse(value), 'must be an absolute URL');
+const TargetId = z.string().min(1);
+const HexColor = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour like #FF4500');
+
+const schemas = {
+  open: z.strictObject({ url: Url.default('about:blank') }),
+  focus: z.strictObject({ targetId: TargetId }),
+  navigate: z.strictObject({ url: Url, targetId: TargetId.optional() }),
+  screenshot: z.strictObject({
+    targetId: TargetId.optional(),
+    fullPage: z.boolean().optional(),
+    element: z.string().min(1).optional(),
+    type: z.enum(['png', 'jpeg']).optional(),
+    quality: z.number().int().min(0).max(100).optional(),
+  }),
+  pdf: z.strictObject({ targetId: TargetId.optional() }),
+  createProfile: z.strictObject({ name: z.string(), color: HexColor.optional(), cdpUrl: Url.optional() }),
+  profileQuery: z.object({ profile: z.string().optional() }),
+  consoleQuery: z.object({ profile: z.string().optional(), targetId: TargetId.optional(), level: z.string().optional() }),
+};
+
+function parse<T>(schema: z.ZodType<T>, input: unknown, what: string): T {
+  const result = schema.safeParse(input ?? {});
+  if (result.success) return result.data;
+  const detail = result.error.issues.map((issue) => `${issue.path.join('.') || what}: ${issue.message}`).join('; ');
+  throw new BadRequestError(`Invalid ${what}: ${detail}`);
+}
+
+export async function startControlServer(options: ControlServerOptions): Promise<ControlServer> {
+  const { manager, logger } = options;
+  const guard: GuardOptions = {
+    token: options.token,
+    allowedOrigins: [EXTENSION_ORIGIN],
+    extraHosts: ['127.0.0.1', 'localhost', '::1'].includes(options.host) ? [] : [options.host],
+  };
+  const app = express();
+  app.disable('x-powered-by');
+
+  app.use((request, response, next) => {
+    const verdict = checkRequest(request, guard);
+    if (verdict.ok) return next();
+    response.status(verdict.status).json({ error: { code: verdict.status === 401 ? 'unauthorized' : 'forbidden', message: verdict.message } });
+  });
+  app.use(express.json({ limit: '1mb' }));
+
+  const profileOf = (request: Request) => parse(schemas.profileQuery, request.query, 'query').profile;
+  const body = <T>(schema: z.ZodType<T>, request: Request) => parse(schema, request.body, 'body');
+
+  // ---- status and lifecycle --------------------------------------------------
+
+  app.get('/', async (request, response) => {
+    const driver = manager.peek(profileOf(request));
+    const { profile } = driver;
+    const config = manager.registry.config();
+    response.json({
+      profile: profile.name,
+      driver: profile.driver,
+      enabled: config.enabled,
+      color: profile.color,
+      ...(profile.cdpPort ? { cdpPort: profile.cdpPort } : {}),
+      ...(profile.cdpUrl ? { cdpUrl: profile.cdpUrl } : {}),
+      ...(config.enabled ? await driver.status() : { running: false }),
+    });
+  });
+  app.post('/start', async (request, response) => {
+    const driver = manager.driver(profileOf(request));
+    await driver.start();
+    response.json({ profile: driver.profile.name, ...(await driver.status()) });
+  });
+  app.post('/stop', async (request, response) => {
+    const driver = manager.driver(profileOf(request));
+    await driver.stop();
+    response.json({ profile: driver.profile.name, ...(await driver.status()) });
+  });
+
+  // ---- tabs and inspection ---------------------------------------------------
+
+  app.get('/tabs', async (request, response) => {
+    response.json({ tabs: await manager.driver(profileOf(request)).tabs() });
+  });
+  app.post('/tabs/open', async (request, response) => {
+    const { url } = body(schemas.open, request);
+    response.json(await manager.driver(profileOf(request)).openTab(url));
+  });
+  app.post('/tabs/focus', async (request, response) => {
+    const { targetId } = body(schemas.focus, request);
+    response.json(await manager.driver(profileOf(request)).focusTab(targetId));
+  });
+  app.delete('/tabs/:targetId', async (request, response) => {
+    response.json({ closed: await manager.driver(profileOf(request)).closeTab(String(request.params.targetId)) });
+  });
+  app.post('/navigate', async (request, response) => {
+    const { url, targetId } = body(schemas.navigate, request);
+    response.json(await manager.driver(profileOf(request)).navigate(url, targetId));
+  });
+  app.post('/screenshot', async (request, response) => {
+    response.json(await manager.driver(profileOf(request)).screenshot(body(schemas.screenshot, request)));
+  });
+  app.post('/pdf', async (request, response) => {
+    const { targetId } = body(schemas.pdf, request);
+    response.json(await manager.driver(profileOf(request)).pdf(targetId));
+  });
+  app.get('/console', async (request, response) => {
+    const { profile, targetId, level } = parse(schemas.consoleQuery, request.query, 'query');
+    response.json(await manager.driver(profile).console({ targetId, level }));
+  });
+
+  // ---- profiles --------------------------------------------------------------
+
+  app.get('/profiles', async (_request, response) => {
+    const profiles = await Promise.all(
+      manager.registry.list().map(async (profile) => ({ ...profile, running: (await manager.peek(profile.name).status()).running ?? false })),
+    );
+    response.json({ profiles, defaultProfile: manager.defaultProfile });
+  });
+  app.post('/profiles/create', async (request, response) => {
+    response.status(201).json(manager.registry.create(body(schemas.createProfile, request)));
+  });
+  app.delete('/profiles/:name', async (request, response) => {
+    response.json({ deleted: await manager.deleteProfile(String(request.params.name)) });
+  });
+  app.post('/reset-profile', async (request, response) => {
+    const name = profileOf(request) ?? manager.defaultProfile;
+    response.json({ profile: name, ...(await manager.resetProfile(name)) });
+  });
+
+  app.use((request: Request) => {
+    throw new NotFoundError(`No route ${request.method} ${request.path}`);
+  });
+
+  // The one place errors become statuses.
+  app.use((error: unknown, request: Request, response: Response, _next: NextFunction) => {
+    let status: number;
+    let code: string;
+    let message: string;
+    const bodyError = error as { type?: string; message?: string };
+    if (error instanceof ClawdError) {
+      ({ status, code, message } = error);
+    } else if (bodyError?.type === 'entity.parse.failed') {
+      [status, code, message] = [ERROR_STATUS.bad_request, 'bad_request', `Malformed JSON body: ${bodyError.message}`];
+    } else if (bodyError?.type === 'entity.too.large') {
+      [status, code, message] = [ERROR_STATUS.bad_request, 'bad_request', 'Request body over 1 MB'];
+    } else if ((error as Error)?.name === 'TimeoutError') {
+      [status, code, message] = [ERROR_STATUS.timeout, 'timeout', (error as Error).message.split('\n')[0]];
+    } else {
+      [status, code, message] = [ERROR_STATUS.internal, 'internal', (error as Error)?.message?.split('\n')[0] ?? String(error)];
+      logger.error(`${request.method} ${request.path}: ${(error as Error)?.stack ?? error}`);
+    }
+    if (status >= 500) logger.warn(`${request.method} ${request.path} -> ${status} ${message}`);
+    response.status(status).json({ error: { code, message } });
+  });
+
+  const server: Server = await new Promise((resolve, reject) => {
+    const listening = app.listen(options.port, options.host, () => resolve(listening));
+    listening.once('error', (error: NodeJS.ErrnoException) =>
+      reject(error.code === 'EADDRINUSE' ? new Error(`${options.host}:${options.port} is already in use: is \`clawd-browser serve\` already running?`) : error),
+    );
+  });
+  const port = (server.address() as AddressInfo).port;
+  logger.info(`control API listening on http://${options.host}:${port}`);
+  return {
+    port,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
