@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -40,6 +40,8 @@ async function json(path: string, init: RequestInit = {}): Promise<Response> {
 
 beforeAll(async () => {
   ({ control: controlPort, relay: port } = await freePortPair());
+  // The managed profile gets a port of its own, so it never meets another Chromium on 18800.
+  writeFileSync(join(home, 'config.json'), JSON.stringify({ controlUrl: `http://127.0.0.1:${controlPort}`, profiles: { clawd: { cdpPort: (await freePortPair()).control } } }));
   server = spawn(process.execPath, [CLI, 'serve', '--port', String(controlPort), '--log-level', 'warn'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   token = await cli('token');
   await waitFor(async () => (await json('/json/version').catch(() => undefined))?.status === 200, { timeoutMs: 15_000, message: 'clawd-browser serve did not come up' });
@@ -50,7 +52,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
+  // serve stops its managed browsers before exiting; only then is the home quiet.
+  const exited = new Promise((resolve) => server?.once('exit', resolve));
   server?.kill('SIGTERM');
+  await exited;
   await fixtures?.close();
   rmSync(home, { recursive: true, force: true });
 });
@@ -102,6 +107,64 @@ describe('clawd-browser CLI', () => {
       expect(await page.textContent('#count')).toBe('1');
     } finally {
       await client.close();
+    }
+  });
+});
+
+describe('browser commands against the running server', () => {
+  const fail = (...args: string[]) => run(process.execPath, [CLI, ...args], { env }).then(
+    () => { throw new Error(`clawd-browser ${args.join(' ')} succeeded`); },
+    (error: { code: number; stderr: string }) => error,
+  );
+
+  it('drives the managed clawd profile: tabs, open, navigate, screenshot, console, close, status, stop', async () => {
+    expect((await cli('tabs')).split('\n').length).toBeGreaterThanOrEqual(1); // starts the browser on first use
+    const opened = await cli('open', fixtures.url('console.html'));
+    const [targetId] = opened.split(/\s+/);
+    expect(targetId).toMatch(/^[0-9A-F]{32}$/);
+    expect(opened).toContain('Console Fixture');
+    const listed = JSON.parse(await cli('--json', 'tabs')) as Array<{ targetId: string; url: string }>;
+    expect(listed).toContainEqual(expect.objectContaining({ targetId, url: fixtures.url('console.html') }));
+    // (The fixture server has no favicon: Chrome logs that 404 as an error too.)
+    expect(await cli('console', '--level', 'error', '--target', targetId.slice(0, 6))).toMatch(/^error: something broke$/m);
+
+    const shot = join(home, 'shot.png');
+    expect(await cli('screenshot', '--full-page', '--out', shot)).toBe(shot);
+    expect(readFileSync(shot).subarray(1, 4).toString()).toBe('PNG');
+    expect(await cli('navigate', fixtures.url('frame-child.html'))).toContain('Frame Child');
+    expect(await cli('close', targetId.slice(0, 8))).toContain(`closed ${targetId}`);
+
+    const status = JSON.parse(await cli('--json', 'status'));
+    expect(status).toMatchObject({ profile: 'clawd', running: true, connected: true });
+    expect(await cli('profiles')).toMatch(/\* clawd {2}clawd {2}#FF4500/);
+    expect(await cli('stop')).toBe('stopped');
+    expect(JSON.parse(await cli('--json', 'status'))).toMatchObject({ running: false });
+  });
+
+  it('fails with one line and exit 1: unknown profile, bad name, bad URL; --help works per command', async () => {
+    for (const [args, reason] of [
+      [['--profile', 'nope', 'tabs'], /No profile named "nope"/],
+      [['create-profile', '--name', 'Bad'], /lowercase letters, digits and hyphens/],
+      [['open', 'not-a-url'], /absolute URL/],
+      [['focus', 'ZZZZ'], /No tab with targetId "ZZZZ" in profile clawd/],
+    ] as Array<[string[], RegExp]>) {
+      const failure = await fail(...args);
+      expect(failure.code).toBe(1);
+      expect(failure.stderr.trim().split('\n')).toHaveLength(1);
+      expect(failure.stderr).toMatch(reason);
+    }
+    expect(await cli('screenshot', '--help')).toMatch(/--full-page/);
+  });
+
+  it('says how to fix it when no server is running', async () => {
+    const elsewhere = mkdtempSync(join(tmpdir(), 'clawd-home-'));
+    try {
+      writeFileSync(join(elsewhere, 'config.json'), JSON.stringify({ controlUrl: 'http://127.0.0.1:9' }));
+      const failure = await run(process.execPath, [CLI, 'tabs'], { env: { ...process.env, CLAWD_HOME: elsewhere } }).catch((e) => e);
+      expect(failure.code).toBe(1);
+      expect(failure.stderr).toMatch(/Cannot reach the control API at http:\/\/127\.0\.0\.1:9: is `clawd-browser serve` running\?/);
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
     }
   });
 });

@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { controlAddress, loadConfig } from '../config/config.js';
 import { clawdHome, loadOrCreateToken } from '../config/state-dir.js';
 import { type ClawdError, errorFromBody, TimeoutError, UnavailableError } from '../errors.js';
@@ -133,26 +134,40 @@ export class BrowserClient {
     for (const [key, value] of Object.entries({ ...query, profile: this.options.profile })) {
       if (value !== undefined) url.searchParams.set(key, value);
     }
-    let response: Response;
+    let response: { status: number; text: string };
     try {
-      response = await fetch(url, {
-        method,
-        headers: { authorization: `Bearer ${this.options.token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-        body: body ? JSON.stringify(body) : undefined,
-        signal: AbortSignal.timeout(this.options.timeoutMs ?? 120_000),
-      });
+      response = await send(url, method, { authorization: `Bearer ${this.options.token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body ? JSON.stringify(body) : undefined, this.options.timeoutMs ?? 120_000);
     } catch (error) {
-      if ((error as Error).name === 'TimeoutError') throw new TimeoutError(`${method} ${path} timed out`);
-      throw new UnavailableError(`Cannot reach the control API at ${this.options.baseUrl}: is \`clawd-browser serve\` running?`);
+      if (error instanceof TimeoutError) throw new TimeoutError(`${method} ${path} timed out`);
+      throw new UnavailableError(`Cannot reach the control API at ${this.options.baseUrl}: is \`clawd-browser serve\` running? (${(error as Error).message})`);
     }
-    const text = await response.text();
+    const { text } = response;
     let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : undefined;
     } catch {
       parsed = undefined;
     }
-    if (!response.ok) throw errorFromBody(response.status, parsed) satisfies ClawdError;
+    if (response.status >= 400) throw errorFromBody(response.status, parsed) satisfies ClawdError;
     return parsed as T;
   }
+}
+
+/**
+ * One request on a fresh connection. Without keep-alive a client that
+ * outlives a server restart never writes into a socket the old server closed;
+ * on loopback the extra handshake costs a fraction of a millisecond.
+ */
+function send(url: URL, method: string, headers: Record<string, string>, body: string | undefined, timeoutMs: number): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(url, { method, headers, agent: false, timeout: timeoutMs }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      response.on('error', reject);
+    });
+    request.on('timeout', () => request.destroy(new TimeoutError('timed out')));
+    request.on('error', reject);
+    request.end(body);
+  });
 }

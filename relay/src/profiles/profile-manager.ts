@@ -51,8 +51,10 @@ export class ProfileManager {
     const endpoint = driver.endpoint;
     if (!(endpoint instanceof ManagedEndpoint))
       throw new BadRequestError(`reset-profile applies to local (managed) profiles; ${name} is ${driver.profile.driver}`);
+    // Orphans first (reported), then our own browser, so the profile starts clean.
+    const killed = await endpoint.browser.killOrphans();
     await driver.stop();
-    return { killed: await endpoint.browser.killOrphans() };
+    return { killed };
   }
 
   /** Stops its browser and removes its user data (local profiles) before forgetting it. */
