@@ -160,13 +160,59 @@ async function main(): Promise<void> {
     // to the worker is why it runs last.)
     const floor = await measureChromeDebugger(browser.cdp, pageTargetId, clip, fixtures.url('big.html'));
 
-    report({ latency, throughput, screenshot, connect, screenshotBytes, floor });
+    const managedStart = await measureManagedStart(token);
+
+    report({ latency, throughput, screenshot, connect, screenshotBytes, floor, managedStart });
   } finally {
     await browser.close();
     relay.kill('SIGTERM');
     await fixtures.close();
     rmSync(home, { recursive: true, force: true });
   }
+}
+
+/**
+ * Issue 4's figure: `POST /start` -> first successful `GET /tabs` for a
+ * managed profile, through `clawd-browser serve` as users run it, against a
+ * plain Playwright `chromium.launch()` of the same binary (-> first page list).
+ */
+async function measureManagedStart(token: string): Promise<Record<Path | 'launch', number[]> & { runs: number }> {
+  const home = mkdtempSync(join(tmpdir(), 'clawd-bench-managed-'));
+  writeFileSync(join(home, 'token'), `${token}\n`, { mode: 0o600 });
+  const ports = await freePortPair();
+  const cdpPort = (await freePortPair()).control;
+  writeFileSync(join(home, 'config.json'), JSON.stringify({ controlUrl: `http://127.0.0.1:${ports.control}`, headless: true, noSandbox: true, profiles: { clawd: { cdpPort } } }));
+  const server = spawn(process.execPath, [join(ROOT, 'bin/clawd-browser.js'), 'serve', '--log-level', 'warn'], { env: { ...process.env, CLAWD_HOME: home }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const base = `http://127.0.0.1:${ports.control}`;
+  const call = (method: string, path: string) => fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${token}` } });
+  const results = { direct: [] as number[], relay: [] as number[], launch: [] as number[], runs: Number(process.env.BENCH_STARTS ?? 5) };
+  try {
+    await waitFor(async () => (await call('GET', '/').catch(() => undefined))?.ok === true, { timeoutMs: 15_000, message: 'serve did not start' });
+    // The first start seeds the profile; measure warm starts like a user's second launch.
+    await call('POST', '/start');
+    await call('POST', '/stop');
+    for (let i = 0; i < results.runs; i++) {
+      let start = now();
+      const started = await call('POST', '/start');
+      const tabs = await call('GET', '/tabs');
+      if (!started.ok || !tabs.ok) throw new Error(`managed start failed: ${started.status} ${tabs.status}`);
+      results.launch.push(now() - start);
+      await call('POST', '/stop');
+
+      start = now();
+      const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+      const context = await browser.newContext();
+      context.pages();
+      results.direct.push(now() - start);
+      await browser.close();
+    }
+  } finally {
+    const exited = new Promise((resolve) => server.once('exit', resolve));
+    server.kill('SIGTERM');
+    await exited;
+    rmSync(home, { recursive: true, force: true });
+  }
+  return results;
 }
 
 interface Floor {
@@ -235,6 +281,7 @@ function report(results: {
   connect: Record<Path, number[]>;
   screenshotBytes: number;
   floor: Floor;
+  managedStart: Record<Path | 'launch', number[]> & { runs: number };
 }): void {
   const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
   const d = sorted(results.latency.direct);
@@ -258,6 +305,12 @@ function report(results: {
     console.log(`${row.metric.padEnd(52)} ${row.direct.toFixed(3).padStart(10)} ${row.relay.toFixed(3).padStart(10)} ${ratio.toFixed(2).padStart(7)}  ${(row.target + met).padEnd(8)} ${floor}`);
     summary[row.metric] = { direct: row.direct, relay: row.relay, ratio, chromeDebuggerAlone: row.floor };
   }
+  const launch = median(results.managedStart.launch);
+  const plain = median(results.managedStart.direct);
+  console.log(`\nmanaged profile: POST /start -> first GET /tabs vs plain chromium.launch() (same binary, median of ${results.managedStart.runs})`);
+  console.log(`${'chromium.launch()'.padEnd(52)} ${plain.toFixed(1).padStart(10)} ms`);
+  console.log(`${'POST /start + GET /tabs (clawd-browser serve)'.padEnd(52)} ${launch.toFixed(1).padStart(10)} ms   ratio ${(launch / plain).toFixed(2)}  target ≤ 1.2${launch / plain <= 1.2 ? ' ✓' : ' ✗'}`);
+  summary['managed start (ms, median)'] = { direct: plain, relay: launch, ratio: launch / plain };
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
   writeFileSync(join(ROOT, 'bench/results/latest.json'), `${JSON.stringify(summary, null, 2)}\n`);
 }

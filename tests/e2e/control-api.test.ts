@@ -182,6 +182,18 @@ describe('managed profiles', () => {
     await expect(client('work').status()).rejects.toThrow(NotFoundError);
   });
 
+  it('start with no tab (agents open what they need); navigate on an empty browser opens one', async () => {
+    const fresh = client('clawd').withProfile('fresh');
+    await client('clawd').createProfile({ name: 'fresh' });
+    await fresh.start();
+    expect(await fresh.tabs()).toEqual([]);
+    await expect(fresh.screenshot()).rejects.toThrow(/has no open tab/);
+    const tab = await fresh.navigate(fixtures.url('index.html?fresh=1'));
+    expect(tab).toMatchObject({ title: 'Fixture Home', url: fixtures.url('index.html?fresh=1') });
+    expect((await fresh.tabs()).map((t) => t.targetId)).toEqual([tab.targetId]);
+    await client('clawd').deleteProfile('fresh');
+  });
+
   it('enforces name rules, refuses duplicates and built-in deletion', async () => {
     for (const name of ['Work', '-lead', 'a'.repeat(65), 'has space', 'ünï']) {
       const response = await raw('/profiles/create', { method: 'POST', body: JSON.stringify({ name }) });

@@ -134,6 +134,8 @@ export class ProfileDriver {
   }
 
   async navigate(url: string, targetId?: string): Promise<TabInfo> {
+    // Navigating a browser with no tab at all opens one: there is nothing else it could mean.
+    if (targetId === undefined && !(await this.pages()).length) return this.openTab(url);
     const page = await this.page(targetId);
     await this.goto(page, url);
     return this.use(page);
