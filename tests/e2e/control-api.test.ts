@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -226,6 +226,37 @@ describe('managed profiles', () => {
     await waitFor(() => server.relay.bridge.sharedTabs().length >= 1, { timeoutMs: 20_000, message: 'extension did not come back' });
   });
 
+  it('a remote profile attaches to a browser elsewhere and never launches or stops it', async () => {
+    const elsewhere = await launchChromium({ remoteDebuggingPort: 0 });
+    try {
+      await client('clawd').createProfile({ name: 'farm', cdpUrl: elsewhere.httpEndpoint! });
+      const farm = client('farm');
+      const tab = await farm.openTab(fixtures.url('index.html?remote=1'));
+      expect((await farm.tabs()).map((t) => t.targetId)).toContain(tab.targetId);
+      expect((await farm.status())).toMatchObject({ driver: 'remote', connected: true, cdpUrl: elsewhere.httpEndpoint });
+      await farm.stop();
+      expect(elsewhere.process.exitCode).toBeNull();
+      const stillThere = (await elsewhere.cdp.send('Target.getTargets')).targetInfos as Array<{ targetId: string }>;
+      expect(stillThere.map((t) => t.targetId)).toContain(tab.targetId);
+      await expect(farm.resetProfile()).rejects.toThrow(/local \(managed\) profiles/);
+      await client('clawd').deleteProfile('farm');
+    } finally {
+      await elsewhere.close();
+    }
+  });
+
+  it('attachOnly never launches: a managed profile with nothing on its port is a 503', async () => {
+    const configPath = join(home, 'config.json');
+    const original = readFileSync(configPath, 'utf8');
+    await client('clawd').createProfile({ name: 'attach' });
+    writeFileSync(configPath, JSON.stringify({ ...JSON.parse(readFileSync(configPath, 'utf8')), attachOnly: true }));
+    try {
+      await expect(client('attach').start()).rejects.toThrow(/attachOnly is set and no browser answers/);
+    } finally {
+      writeFileSync(configPath, original);
+    }
+  });
+
   it('reset-profile kills an orphan browser holding the profile', async () => {
     const orphanProfile = await client('clawd').createProfile({ name: 'orphaned' });
     // A Chromium left behind by a crashed server: same data dir, same port, not ours.
@@ -249,7 +280,6 @@ describe('managed profiles', () => {
 describe('settings and the door', () => {
   it('answers 503 "Browser disabled in settings" on browser routes when disabled', async () => {
     const configPath = join(home, 'config.json');
-    const { readFileSync } = await import('node:fs');
     const original = readFileSync(configPath, 'utf8');
     writeFileSync(configPath, JSON.stringify({ ...JSON.parse(original), enabled: false }));
     try {
