@@ -9,7 +9,7 @@ import { EXTENSION_ID } from '../../relay/src/config/defaults.js';
 import { AmbiguousError, DisabledError, NotFoundError, UnavailableError } from '../../relay/src/errors.js';
 import { createLogger } from '../../relay/src/log.js';
 import { readProfilePreferences } from '../../relay/src/profiles/preferences.js';
-import { chromiumPath, type LaunchedChromium, launchChromium, openTab, setExtensionStorage, triggerExtensionAction, waitFor } from '../harness/chromium.js';
+import { chromiumPath, HEADLESS_TEST_FLAGS, type LaunchedChromium, launchChromium, openTab, setExtensionStorage, triggerExtensionAction, waitFor } from '../harness/chromium.js';
 import { type FixtureServer, startFixtureServer } from '../harness/fixture-server.js';
 import { freePortPair } from '../harness/ports.js';
 import { EXTENSION_DIR, extensionReady } from './relay-env.js';
@@ -260,10 +260,11 @@ describe('managed profiles', () => {
   it('reset-profile kills an orphan browser holding the profile', async () => {
     const orphanProfile = await client('clawd').createProfile({ name: 'orphaned' });
     // A Chromium left behind by a crashed server: same data dir, same port, not ours.
-    const orphan = spawn(chromiumPath(), [
-      '--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
-      `--remote-debugging-port=${orphanProfile.cdpPort}`, `--user-data-dir=${orphanProfile.userDataDir}`, 'about:blank',
-    ], { stdio: 'ignore' });
+    const orphan = spawn(
+      chromiumPath(),
+      [...HEADLESS_TEST_FLAGS, `--remote-debugging-port=${orphanProfile.cdpPort}`, `--user-data-dir=${orphanProfile.userDataDir}`, 'about:blank'],
+      { stdio: 'ignore' },
+    );
     const exited = new Promise((resolve) => orphan.once('exit', resolve));
     await waitFor(async () => (await fetch(`http://127.0.0.1:${orphanProfile.cdpPort}/json/version`).catch(() => undefined))?.ok === true, {
       message: 'orphan never listened',

@@ -53,19 +53,24 @@ export interface LaunchedChromium {
   close(): Promise<void>;
 }
 
+/** How every test runs Chromium here: headless, as root, and quiet on a closed network. */
+export const HEADLESS_TEST_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
 export async function launchChromium(opts: LaunchOptions = {}): Promise<LaunchedChromium> {
   const executable = chromiumPath();
   const ownsUserDataDir = !opts.userDataDir;
   const userDataDir = opts.userDataDir ?? (await mkdtemp(join(tmpdir(), 'harness-chromium-')));
 
   const args = [
-    '--headless',
-    '--no-sandbox',
-    '--disable-gpu',
-    '--no-first-run',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
+    ...HEADLESS_TEST_FLAGS,
     '--disable-default-apps',
     '--no-default-browser-check',
     '--remote-debugging-pipe',

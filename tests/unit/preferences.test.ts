@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { chromeIntToColor, colorToChromeInt, readProfilePreferences, seedProfilePreferences } from '../../relay/src/profiles/preferences.js';
+import { HEADLESS_TEST_FLAGS } from '../harness/chromium.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 
@@ -88,13 +89,7 @@ describe.skipIf(!existsSync(CHROMIUM))('a real Chromium launch', () => {
     const chromium = spawn(
       CHROMIUM,
       [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
+        ...HEADLESS_TEST_FLAGS,
         `--user-data-dir=${dir}`,
         'about:blank',
       ],

@@ -20,6 +20,7 @@ import {
 } from './tab-registry.js';
 import { type BrowserInfo, type ExtensionHeader, decodeExtensionFrames, type RelayCommand, type SharedTab } from './wire.js';
 import { parseExtensionControl } from './extension-messages.js';
+import { describeIssues } from '../validation.js';
 
 /**
  * The browser-level CDP emulation behind the extension relay.
@@ -124,12 +125,8 @@ const CookiesParams = z.object({ cookies: z.array(z.unknown()) });
 function parseParams<T>(schema: z.ZodType<T>, params: unknown, method: string): T {
   const result = schema.safeParse(params ?? {});
   if (result.success) return result.data;
-  const detail = result.error.issues.map((issue) => `${issue.path.join('.') || 'params'}: ${issue.message}`).join('; ');
+  const detail = describeIssues(result.error, 'params');
   throw new CdpFailure(CdpErrorCode.invalidParams, `Invalid parameters for ${method}: ${detail}`);
-}
-
-function describeZodError(error: z.ZodError): string {
-  return error.issues.map((issue) => `${issue.path.join('.') || 'message'}: ${issue.message}`).join('; ');
 }
 
 const decoder = new TextDecoder();
@@ -246,7 +243,7 @@ export class CdpBridge {
     const parsed = ClientCommand.safeParse(message);
     if (!parsed.success) {
       const id = (message as { id?: unknown })?.id;
-      const error = { code: CdpErrorCode.invalidRequest, message: `Invalid CDP message: ${describeZodError(parsed.error)}` };
+      const error = { code: CdpErrorCode.invalidRequest, message: `Invalid CDP message: ${describeIssues(parsed.error, 'message')}` };
       this.toClient(client, errorResponse(typeof id === 'number' ? id : undefined, '', error));
       return this.drain();
     }

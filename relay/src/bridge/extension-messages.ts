@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ExtensionHeader } from './wire.js';
+import { describeIssues } from '../validation.js';
 
 /**
  * Schemas for the extension's control frames (hello, tab changes). Results and
@@ -34,6 +35,6 @@ export function parseExtensionControl(header: unknown): ExtensionControl | strin
   const result = ControlFrame.safeParse(header);
   if (result.success) return result.data;
   const type = (header as { type?: unknown }).type;
-  const detail = result.error.issues.map((issue) => `${issue.path.join('.') || 'frame'}: ${issue.message}`).join('; ');
+  const detail = describeIssues(result.error, 'frame');
   return `bad extension frame (type ${JSON.stringify(type)}): ${detail}`;
 }

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ACCENT_COLOR, DEFAULT_CONTROL_PORT, DEFAULT_HOST } from './defaults.js';
+import { describeIssues } from '../validation.js';
 
 /**
  * `$CLAWD_HOME/config.json` (spec §4), created with the defaults on first
@@ -54,7 +55,7 @@ export function loadConfig(home: string): Config {
   }
   const result = ConfigSchema.safeParse(raw);
   if (!result.success) {
-    const detail = result.error.issues.map((issue) => `${issue.path.join('.') || '(top level)'}: ${issue.message}`).join('; ');
+    const detail = describeIssues(result.error, '(top level)');
     throw new ConfigError(`${path}: ${detail}`);
   }
   return result.data;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Logger } from '../log.js';
 import { encodeNativeMessage, NativeMessageReader } from './framing.js';
 import { bootstrap, ensureRelay, type HostContext, status } from './operations.js';
+import { describeIssues } from '../validation.js';
 
 /**
  * The native messaging host's loop: frames in on stdin, frames out on stdout
@@ -82,7 +83,7 @@ export function runNativeHost(options: NativeHostOptions): Promise<number> {
     const parsed = Request.safeParse(message);
     if (!parsed.success) {
       const id = (message as { id?: unknown } | null)?.id;
-      const detail = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'message'}: ${issue.message}`).join('; ');
+      const detail = describeIssues(parsed.error, 'message');
       return failure(typeof id === 'string' || typeof id === 'number' ? id : undefined, 'bad_request', detail);
     }
     const { op, id, v } = parsed.data;

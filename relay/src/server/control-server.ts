@@ -7,6 +7,7 @@ import { BadRequestError, ClawdError, ERROR_STATUS, NotFoundError } from '../err
 import type { Logger } from '../log.js';
 import type { ProfileManager } from '../profiles/profile-manager.js';
 import { checkRequest, type GuardOptions } from './request-guard.js';
+import { describeIssues } from '../validation.js';
 
 /**
  * The control API (spec §6, port 18791): JSON in, JSON out, every route with
@@ -51,7 +52,7 @@ const schemas = {
 function parse<T>(schema: z.ZodType<T>, input: unknown, what: string): T {
   const result = schema.safeParse(input ?? {});
   if (result.success) return result.data;
-  const detail = result.error.issues.map((issue) => `${issue.path.join('.') || what}: ${issue.message}`).join('; ');
+  const detail = describeIssues(result.error, what);
   throw new BadRequestError(`Invalid ${what}: ${detail}`);
 }
 
