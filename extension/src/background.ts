@@ -1,6 +1,7 @@
 import { WIRE_PROTOCOL_VERSION } from '../../relay/src/config/defaults';
 import { encodeExtensionFrame, type RelayCommand, type RelayMessage } from '../../relay/src/bridge/wire';
 import { showBadge } from './badge';
+import { watchDownloads } from './downloads';
 import { askNativeHost, type Bootstrap, NativeHostError, type NativeHostState } from './native-host';
 import { loadPairing, onPairingChanged, type Pairing, savePairing, normaliseRelayUrl } from './pairing';
 import { RelayLink } from './relay-link';
@@ -154,6 +155,8 @@ chrome.tabs.onUpdated.addListener((tabId, change) => {
     void shared.updateInfo(tabId, { url: change.url, title: change.title });
   if (change.url !== undefined || change.status !== undefined) void shared.refreshBadge(tabId);
 });
+
+watchDownloads(shared, (tabId, download) => link.send(encodeExtensionFrame({ type: 'download', tabId, download })));
 
 // ---- relay -> Chrome ---------------------------------------------------------
 

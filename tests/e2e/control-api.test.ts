@@ -1,18 +1,15 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type ClawdServer } from '../../relay/src/cli/serve.js';
+import { startServer } from '../../relay/src/cli/serve.js';
 import { BrowserClient } from '../../relay/src/client/browser-client.js';
-import { EXTENSION_ID } from '../../relay/src/config/defaults.js';
 import { AmbiguousError, DisabledError, NotFoundError, UnavailableError } from '../../relay/src/errors.js';
 import { createLogger } from '../../relay/src/log.js';
 import { readProfilePreferences } from '../../relay/src/profiles/preferences.js';
-import { chromiumPath, HEADLESS_TEST_FLAGS, type LaunchedChromium, launchChromium, openTab, setExtensionStorage, triggerExtensionAction, waitFor } from '../harness/chromium.js';
-import { type FixtureServer, startFixtureServer } from '../harness/fixture-server.js';
-import { freePortPair } from '../harness/ports.js';
-import { EXTENSION_DIR, extensionReady } from './relay-env.js';
+import { chromiumPath, HEADLESS_TEST_FLAGS, launchChromium, waitFor } from '../harness/chromium.js';
+import type { FixtureServer } from '../harness/fixture-server.js';
+import { type ControlEnv, freshHome, startControlEnv } from './control-env.js';
 
 /**
  * The control API (spec §6) end to end: `startServer` is what `serve` runs,
@@ -21,46 +18,22 @@ import { EXTENSION_DIR, extensionReady } from './relay-env.js';
  * assertions are the same for both: routes do not care what a profile is.
  */
 
+let env: ControlEnv;
 let home: string;
-let server: ClawdServer;
 let fixtures: FixtureServer;
-let userBrowser: LaunchedChromium;
 let clawdPort: number;
 
-function freshHome(config: object): string {
-  const dir = mkdtempSync(join(tmpdir(), 'clawd-control-'));
-  writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
-  return dir;
-}
-
 beforeAll(async () => {
-  const ports = await freePortPair();
-  clawdPort = (await freePortPair()).control;
-  home = freshHome({ controlUrl: `http://127.0.0.1:${ports.control}`, headless: true, noSandbox: true, profiles: { clawd: { cdpPort: clawdPort } } });
-  server = await startServer({ home, logger: createLogger(process.env.RELAY_LOG === '1' ? 'debug' : 'warn') });
-  fixtures = await startFixtureServer();
-  // The user's browser, with the extension, sharing one tab with the relay.
-  userBrowser = await launchChromium({ extensionDir: EXTENSION_DIR });
-  await extensionReady(userBrowser.cdp);
-  await setExtensionStorage(userBrowser.cdp, EXTENSION_ID, 'local', {
-    pairing: { relayUrl: `ws://127.0.0.1:${server.relay.port}`, token: server.token, via: 'manual' },
-  });
-  await waitFor(() => server.relay.bridge.extensionState === 'connected', { timeoutMs: 15_000, message: 'extension did not connect' });
-  const { tabTargetId } = await openTab(userBrowser.cdp, fixtures.url('index.html?user=1'));
-  await triggerExtensionAction(userBrowser.cdp, EXTENSION_ID, tabTargetId);
-  await waitFor(() => server.relay.bridge.sharedTabs().length === 1, { message: 'user tab not shared' });
+  env = await startControlEnv();
+  ({ home, fixtures, clawdPort } = env);
 });
 
 afterAll(async () => {
-  await userBrowser?.close();
-  await server?.close();
-  await fixtures?.close();
-  if (home) rmSync(home, { recursive: true, force: true });
+  await env?.close();
 });
 
-const client = (profile: string) => new BrowserClient({ baseUrl: `http://127.0.0.1:${server.control.port}`, token: server.token, profile });
-const raw = (path: string, init: RequestInit = {}) =>
-  fetch(`http://127.0.0.1:${server.control.port}${path}`, { ...init, headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json', ...init.headers } });
+const client = (profile: string) => env.client(profile);
+const raw = (path: string, init: RequestInit = {}) => env.raw(path, init);
 const magic = (base64: string) => Buffer.from(base64, 'base64');
 
 describe.each(['clawd', 'extension'])('the %s profile through the control API', (profile) => {
@@ -143,14 +116,14 @@ describe.each(['clawd', 'extension'])('the %s profile through the control API', 
 
 describe('the extension profile', () => {
   it('shares tabs it opens and stops by disconnecting, leaving the user browser alone', async () => {
-    const before = server.relay.bridge.sharedTabs().length;
+    const before = env.server.relay.bridge.sharedTabs().length;
     const tab = await client('extension').openTab(fixtures.url('index.html?agent=1'));
-    expect(server.relay.bridge.sharedTabs().map((t) => t.targetId)).toContain(tab.targetId);
+    expect(env.server.relay.bridge.sharedTabs().map((t) => t.targetId)).toContain(tab.targetId);
     await client('extension').closeTab(tab.targetId);
-    await waitFor(() => server.relay.bridge.sharedTabs().length === before, { message: 'closed tab still shared' });
+    await waitFor(() => env.server.relay.bridge.sharedTabs().length === before, { message: 'closed tab still shared' });
     await client('extension').stop();
     expect(await client('extension').status()).toMatchObject({ connected: false, extension: 'connected' });
-    expect(server.relay.bridge.sharedTabs()).toHaveLength(before);
+    expect(env.server.relay.bridge.sharedTabs()).toHaveLength(before);
   });
 });
 
@@ -162,7 +135,7 @@ describe('managed profiles', () => {
     await client('clawd').openTab(cookiePage);
     const workTab = await client('work').openTab(fixtures.url('index.html'));
     const cookieOf = async (profile: string) => {
-      const page = await server.manager.driver(profile).page();
+      const page = await env.server.manager.driver(profile).page();
       return page.evaluate(() => document.cookie);
     };
     expect(await cookieOf('clawd')).toContain('who=clawd');
@@ -215,15 +188,14 @@ describe('managed profiles', () => {
     expect(a.cdpPort).toBeGreaterThanOrEqual(18800);
     expect(b.cdpPort).toBeLessThanOrEqual(18899);
     expect(b.cdpPort).not.toBe(a.cdpPort);
-    await server.close();
-    server = await startServer({ home, logger: createLogger('warn') });
+    await env.restart();
     const after = (await client('clawd').profiles()).profiles;
     expect(after.find((p) => p.name === 'keep-a')?.cdpPort).toBe(a.cdpPort);
     expect(after.find((p) => p.name === 'keep-b')?.cdpPort).toBe(b.cdpPort);
     await client('clawd').deleteProfile('keep-a');
     await client('clawd').deleteProfile('keep-b');
     // The extension reconnects to the restarted relay by itself.
-    await waitFor(() => server.relay.bridge.sharedTabs().length >= 1, { timeoutMs: 20_000, message: 'extension did not come back' });
+    await waitFor(() => env.server.relay.bridge.sharedTabs().length >= 1, { timeoutMs: 20_000, message: 'extension did not come back' });
   });
 
   it('a remote profile attaches to a browser elsewhere and never launches or stops it', async () => {
@@ -295,15 +267,15 @@ describe('settings and the door', () => {
   });
 
   it('needs the token, a loopback Host and no web Origin', async () => {
-    const url = `http://127.0.0.1:${server.control.port}/tabs`;
+    const url = `http://127.0.0.1:${env.server.control.port}/tabs`;
     expect((await fetch(url)).status).toBe(401);
     expect((await fetch(url, { headers: { authorization: 'Bearer nope' } })).status).toBe(401);
-    const foreignOrigin = await fetch(url, { headers: { authorization: `Bearer ${server.token}`, origin: 'https://evil.example' } });
+    const foreignOrigin = await fetch(url, { headers: { authorization: `Bearer ${env.server.token}`, origin: 'https://evil.example' } });
     expect(foreignOrigin.status).toBe(403);
     expect((await foreignOrigin.json()).error.code).toBe('forbidden');
     const { request } = await import('node:http');
     const status = await new Promise<number>((resolve) => {
-      request(url, { headers: { host: 'rebound.example', authorization: `Bearer ${server.token}` } }, (response) => resolve(response.statusCode ?? 0)).end();
+      request(url, { headers: { host: 'rebound.example', authorization: `Bearer ${env.server.token}` } }, (response) => resolve(response.statusCode ?? 0)).end();
     });
     expect(status).toBe(403);
   });

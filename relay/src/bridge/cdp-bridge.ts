@@ -18,7 +18,7 @@ import {
   type SharedTabRecord,
   TabRegistry,
 } from './tab-registry.js';
-import { type BrowserInfo, type ExtensionHeader, decodeExtensionFrames, type RelayCommand, type SharedTab } from './wire.js';
+import { type BrowserInfo, type ExtensionHeader, decodeExtensionFrames, type RelayCommand, type SharedDownload, type SharedTab } from './wire.js';
 import { parseExtensionControl } from './extension-messages.js';
 import { describeIssues } from '../validation.js';
 
@@ -158,6 +158,8 @@ const TAB_RESET_COMMANDS: Array<[string, object]> = [
   ['Runtime.runIfWaitingForDebugger', {}],
 ];
 
+const MAX_DOWNLOADS = 200;
+
 export interface CdpBridgeOptions {
   /** Commands held while the extension reconnects; beyond this they fail. */
   maxQueuedCommands?: number;
@@ -178,6 +180,8 @@ export class CdpBridge {
   private extension: ExtensionState = 'absent';
   private helloReceived = false;
   private browser: BrowserInfo | undefined;
+  /** Downloads shared tabs started, newest last (bounded). */
+  private readonly downloadLog = new Map<number, SharedDownload & { targetId: string }>();
 
   constructor(options: CdpBridgeOptions = {}) {
     this.maxQueuedCommands = options.maxQueuedCommands ?? 10_000;
@@ -197,6 +201,9 @@ export class CdpBridge {
   /** Targets Chrome auto-attached under shared tabs (out-of-process iframes, workers). */
   childTargets(): Protocol.Target.TargetInfo[] {
     return this.tabs.all().flatMap((tab) => [...tab.children.values()].map((child) => child.targetInfo));
+  }
+  downloads(): Array<SharedDownload & { targetId: string }> {
+    return [...this.downloadLog.values()].map((download) => ({ ...download }));
   }
   findTab(targetId: string): SharedTab | undefined {
     const tab = this.tabs.byTargetId(targetId);
@@ -322,6 +329,14 @@ export class CdpBridge {
       case 'tabUnshared': {
         const tab = this.tabs.get(control.tabId);
         if (tab) this.removeTab(tab, control.reason);
+        return;
+      }
+      case 'download': {
+        const tab = this.tabs.get(control.tabId);
+        if (!tab) return;
+        this.downloadLog.delete(control.download.id);
+        this.downloadLog.set(control.download.id, { ...control.download, targetId: tab.targetId });
+        while (this.downloadLog.size > MAX_DOWNLOADS) this.downloadLog.delete(this.downloadLog.keys().next().value!);
         return;
       }
       case 'ping':

@@ -25,6 +25,19 @@ const ControlFrame = z.discriminatedUnion('type', [
   z.object({ type: z.literal('tabShared'), tab: SharedTab }),
   z.object({ type: z.literal('tabUpdated'), tab: SharedTab }),
   z.object({ type: z.literal('tabUnshared'), tabId: z.number().int(), reason: z.string() }),
+  z.object({
+    type: z.literal('download'),
+    tabId: z.number().int(),
+    download: z.object({
+      id: z.number().int(),
+      url: z.string(),
+      filename: z.string(),
+      state: z.enum(['in_progress', 'complete', 'interrupted']),
+      bytesReceived: z.number(),
+      totalBytes: z.number(),
+      error: z.string().optional(),
+    }),
+  }),
   z.object({ type: z.literal('ping') }),
 ]);
 

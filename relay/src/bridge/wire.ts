@@ -29,6 +29,19 @@ export interface SharedTab {
   openerTargetId?: string;
 }
 
+/** A download a shared tab started, as chrome.downloads reports it. */
+export interface SharedDownload {
+  /** chrome.downloads id. */
+  id: number;
+  url: string;
+  /** Absolute path once Chrome has chosen it (the user's download folder). */
+  filename: string;
+  state: 'in_progress' | 'complete' | 'interrupted';
+  bytesReceived: number;
+  totalBytes: number;
+  error?: string;
+}
+
 export interface BrowserInfo {
   /** navigator.userAgent of the extension's worker (the user's real browser). */
   userAgent: string;
@@ -69,6 +82,8 @@ export type ExtensionHeader =
   | { type: 'tabShared'; tab: SharedTab }
   | { type: 'tabUpdated'; tab: SharedTab }
   | { type: 'tabUnshared'; tabId: number; reason: string }
+  /** A download started or changed in a shared tab (the relay cannot see downloads over CDP). */
+  | { type: 'download'; tabId: number; download: SharedDownload }
   /** Keeps the service worker alive and lets the relay notice a dead link. */
   | { type: 'ping' };
 

@@ -138,4 +138,116 @@ export function addBrowserCommands(program: Command, client: () => BrowserClient
       const result = await client().console({ level: options.level, targetId: options.target });
       print(result, () => result.messages.map((m) => `${m.level}: ${m.text}`).join('\n') || '(no messages)');
     });
+
+  addActionCommands(program, client, print);
+}
+
+/** Snapshot, actions and hooks (spec §6, §10): refs come from the last `snapshot` of the tab. */
+function addActionCommands(program: Command, client: () => BrowserClient, print: Print): void {
+  const done = (result: { kind?: string; url?: string }) => `${result.kind ?? 'done'}: ${result.url ?? ''}`.trim();
+  const withTarget = (command: Command) => command.option('--target <targetId>', 'the tab (default: the last used)');
+
+  withTarget(program.command('snapshot').description('the page as text, with [ref=…] on what can be acted on'))
+    .option('--format <format>', 'ai (default) or aria (the raw accessibility tree)', 'ai')
+    .option('--limit <n>', 'at most this many lines (ai) or nodes (aria)', (v) => Number(v))
+    .action(async (options: { format: 'ai' | 'aria'; limit?: number; target?: string }) => {
+      const snapshot = await client().snapshot({ format: options.format, limit: options.limit, targetId: options.target });
+      print(snapshot, () => (snapshot.format === 'ai' ? String(snapshot.text) : JSON.stringify(snapshot.nodes, null, 2)));
+    });
+  withTarget(program.command('click').description('click an element by ref').argument('<ref>'))
+    .option('--double', 'double-click')
+    .option('--button <button>', 'left, right or middle')
+    .action(async (ref: string, options: { double?: boolean; button?: 'left' | 'right' | 'middle'; target?: string }) => {
+      const result = await client().click(ref, { double: options.double, button: options.button, targetId: options.target });
+      print(result, () => done(result));
+    });
+  withTarget(program.command('type').description('type text into an element').argument('<ref>').argument('<text>'))
+    .option('--submit', 'press Enter afterwards')
+    .option('--slowly', 'one key at a time, for pages that react to each keystroke')
+    .action(async (ref: string, text: string, options: { submit?: boolean; slowly?: boolean; target?: string }) => {
+      const result = await client().type(ref, text, { submit: options.submit, slowly: options.slowly, targetId: options.target });
+      print(result, () => done(result));
+    });
+  withTarget(program.command('press').description('press a key (e.g. Enter, ArrowDown, Control+A)').argument('<key>')).action(
+    async (key: string, options: { target?: string }) => {
+      const result = await client().press(key, { targetId: options.target });
+      print(result, () => done(result));
+    },
+  );
+  withTarget(program.command('hover').description('hover an element').argument('<ref>')).action(async (ref: string, options: { target?: string }) => {
+    const result = await client().hover(ref, { targetId: options.target });
+    print(result, () => done(result));
+  });
+  withTarget(program.command('drag').description('drag one element onto another').argument('<startRef>').argument('<endRef>')).action(
+    async (startRef: string, endRef: string, options: { target?: string }) => {
+      const result = await client().drag(startRef, endRef, { targetId: options.target });
+      print(result, () => done(result));
+    },
+  );
+  withTarget(program.command('select').description('choose options of a select').argument('<ref>').argument('<values...>')).action(
+    async (ref: string, values: string[], options: { target?: string }) => {
+      const result = await client().select(ref, values, { targetId: options.target });
+      print(result, () => `selected: ${(result.selected as string[]).join(', ')}`);
+    },
+  );
+  withTarget(program.command('fill').description('fill many fields at once'))
+    .requiredOption('--fields <json>', '[{"ref":"e3","value":"text"},{"ref":"e5","value":true}]')
+    .action(async (options: { fields: string; target?: string }) => {
+      let fields: Array<{ ref: string; value: string | boolean }>;
+      try {
+        fields = JSON.parse(options.fields);
+      } catch {
+        throw new Error('--fields must be JSON: [{"ref":"e3","value":"text"}]');
+      }
+      const result = await client().fill(fields, { targetId: options.target });
+      print(result, () => `filled ${result.filled} field(s)`);
+    });
+  withTarget(program.command('resize').description('set the viewport size').argument('<width>').argument('<height>')).action(
+    async (width: string, height: string, options: { target?: string }) => {
+      const result = await client().resize(Number(width), Number(height), { targetId: options.target });
+      print(result, () => `viewport ${width}x${height}`);
+    },
+  );
+  withTarget(program.command('wait').description('wait for text to appear or go, a selector, or a time'))
+    .option('--text <text>', 'text to appear')
+    .option('--text-gone <text>', 'text to disappear')
+    .option('--selector <css>', 'an element to appear')
+    .option('--time <ms>', 'just wait', (v) => Number(v))
+    .option('--timeout <ms>', 'give up after (default 30000, at most 120000)', (v) => Number(v))
+    .action(async (options: { text?: string; textGone?: string; selector?: string; time?: number; timeout?: number; target?: string }) => {
+      const result = await client().wait({ text: options.text, textGone: options.textGone, selector: options.selector, timeMs: options.time, timeoutMs: options.timeout, targetId: options.target });
+      print(result, () => 'done');
+    });
+  withTarget(program.command('evaluate').description('run a function in the page (given the element of --ref)'))
+    .requiredOption('--fn <source>', 'e.g. "() => document.title" or "(el) => el.value"')
+    .option('--ref <ref>', 'pass this element to the function')
+    .action(async (options: { fn: string; ref?: string; target?: string }) => {
+      const result = await client().evaluate(options.fn, { ref: options.ref, targetId: options.target });
+      print(result, () => JSON.stringify(result.result));
+    });
+  withTarget(program.command('upload').description('upload files: into an input (--input), through the chooser --ref opens, or the next chooser').argument('<paths...>'))
+    .option('--ref <ref>', 'click this, then put the files in the chooser it opens')
+    .option('--input <ref>', 'set the files on this file input directly')
+    .option('--timeout <ms>', 'how long the chooser may take (default and max 120000)', (v) => Number(v))
+    .action(async (paths: string[], options: { ref?: string; input?: string; timeout?: number; target?: string }) => {
+      const result = await client().fileChooser({ paths: paths.map((p) => resolve(p)), ref: options.ref, inputRef: options.input, timeoutMs: options.timeout, targetId: options.target });
+      print(result, () => (result.armed ? `armed for the next file chooser: ${paths.join(', ')}` : `uploaded ${(result.uploaded as string[]).join(', ')}`));
+    });
+  program
+    .command('downloads')
+    .description("what the profile's tabs downloaded, and where the files are")
+    .action(async () => {
+      const { downloads } = await client().downloads();
+      print(downloads, () => downloads.map((d) => `${d.state}  ${d.path ?? '(pending)'}  ${d.url}`).join('\n') || '(no downloads)');
+    });
+  withTarget(program.command('dialog').description("answer the tab's next alert / confirm / prompt"))
+    .option('--accept', 'accept it')
+    .option('--dismiss', 'dismiss it')
+    .option('--prompt <text>', 'text for a prompt')
+    .option('--timeout <ms>', 'disarm after (default and max 120000)', (v) => Number(v))
+    .action(async (options: { accept?: boolean; dismiss?: boolean; prompt?: string; timeout?: number; target?: string }) => {
+      if (options.accept === options.dismiss) throw new Error('say --accept or --dismiss');
+      const result = await client().dialog({ accept: Boolean(options.accept), promptText: options.prompt, timeoutMs: options.timeout, targetId: options.target });
+      print(result, () => `armed: the next dialog will be ${options.accept ? 'accepted' : 'dismissed'}`);
+    });
 }

@@ -59,6 +59,26 @@ export interface ConsoleMessage {
   line?: number;
 }
 
+export interface Snapshot {
+  targetId: string;
+  format: 'ai' | 'aria';
+  /** format ai: the outline, with [ref=eN] on what can be acted on. */
+  text?: string;
+  refCount?: number;
+  truncated: boolean;
+  /** format aria: the raw accessibility tree. */
+  nodes?: unknown[];
+  [key: string]: unknown;
+}
+
+export interface ActionResult {
+  targetId: string;
+  kind: string;
+  url?: string;
+  title?: string;
+  [key: string]: unknown;
+}
+
 export interface BrowserClientOptions {
   /** e.g. http://127.0.0.1:18791 */
   baseUrl: string;
@@ -127,6 +147,62 @@ export class BrowserClient {
   }
   console(options: { targetId?: string; level?: string } = {}): Promise<{ targetId: string; messages: ConsoleMessage[] }> {
     return this.call('GET', '/console', undefined, options);
+  }
+
+  /** The page outline with refs (`format: 'ai'`), or the raw accessibility tree (`'aria'`). */
+  snapshot(options: { targetId?: string; format?: 'ai' | 'aria'; limit?: number } = {}): Promise<Snapshot> {
+    const { limit, ...rest } = options;
+    return this.call('GET', '/snapshot', undefined, { ...rest, limit: limit === undefined ? undefined : String(limit) });
+  }
+  /** Any `POST /act` action; the helpers below are shorthands. */
+  act(action: { kind: string; targetId?: string; [key: string]: unknown }): Promise<ActionResult> {
+    return this.call('POST', '/act', action);
+  }
+  click(ref: string, options: { double?: boolean; button?: 'left' | 'right' | 'middle'; modifiers?: string[]; targetId?: string } = {}) {
+    return this.act({ kind: 'click', ref, ...options });
+  }
+  clickAt(x: number, y: number, options: { double?: boolean; button?: 'left' | 'right' | 'middle'; targetId?: string } = {}) {
+    return this.act({ kind: 'click', x, y, ...options });
+  }
+  type(ref: string, text: string, options: { submit?: boolean; slowly?: boolean; targetId?: string } = {}) {
+    return this.act({ kind: 'type', ref, text, ...options });
+  }
+  press(key: string, options: { targetId?: string } = {}) {
+    return this.act({ kind: 'press', key, ...options });
+  }
+  hover(ref: string, options: { targetId?: string } = {}) {
+    return this.act({ kind: 'hover', ref, ...options });
+  }
+  drag(startRef: string, endRef: string, options: { targetId?: string } = {}) {
+    return this.act({ kind: 'drag', startRef, endRef, ...options });
+  }
+  select(ref: string, values: string[], options: { targetId?: string } = {}) {
+    return this.act({ kind: 'select', ref, values, ...options });
+  }
+  fill(fields: Array<{ ref: string; value: string | boolean }>, options: { targetId?: string } = {}) {
+    return this.act({ kind: 'fill', fields, ...options });
+  }
+  wait(options: { text?: string; textGone?: string; selector?: string; timeMs?: number; timeoutMs?: number; targetId?: string }) {
+    return this.act({ kind: 'wait', ...options });
+  }
+  resize(width: number, height: number, options: { targetId?: string } = {}) {
+    return this.act({ kind: 'resize', width, height, ...options });
+  }
+  evaluate(fn: string, options: { ref?: string; targetId?: string } = {}) {
+    return this.act({ kind: 'evaluate', fn, ...options });
+  }
+  /** Uploads: set an input directly (inputRef/element), click `ref` and fill the chooser, or arm for the next chooser. */
+  fileChooser(options: { paths: string[]; ref?: string; inputRef?: string; element?: string; timeoutMs?: number; targetId?: string }): Promise<Record<string, unknown>> {
+    return this.call('POST', '/hooks/file-chooser', options);
+  }
+  /** Arms the answer to the tab's next alert/confirm/prompt. */
+  dialog(options: { accept: boolean; promptText?: string; timeoutMs?: number; targetId?: string }): Promise<Record<string, unknown>> {
+    return this.call('POST', '/hooks/dialog', options);
+  }
+
+  /** What the profile's tabs downloaded, and where the files are. */
+  downloads(): Promise<{ downloads: Array<{ targetId?: string; url: string; path?: string; state: string; error?: string }> }> {
+    return this.call('GET', '/downloads');
   }
 
   private async call<T>(method: string, path: string, body?: object, query: Record<string, string | undefined> = {}): Promise<T> {

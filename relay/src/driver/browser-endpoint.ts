@@ -7,6 +7,16 @@ import type { ManagedBrowser } from '../profiles/managed-browser.js';
  * These three classes are the only code that differs by profile kind; the
  * driver and the routes above them are the same for all.
  */
+/** A download, wherever the browser put it. */
+export interface DownloadRecord {
+  targetId?: string;
+  url: string;
+  /** Where the file is (or will be) on this machine. */
+  path?: string;
+  state: 'in_progress' | 'complete' | 'failed';
+  error?: string;
+}
+
 export interface BrowserEndpoint {
   /** A CDP URL for connectOverCDP, starting the browser if that is ours to do. */
   connect(): Promise<{ url: string; headers?: Record<string, string> }>;
@@ -14,6 +24,8 @@ export interface BrowserEndpoint {
   stop(): Promise<void>;
   /** What `GET /` reports beyond the driver's own state. */
   describe(): Promise<Record<string, unknown>>;
+  /** Downloads seen outside CDP (the extension watches chrome.downloads); none for others. */
+  downloads?(): DownloadRecord[];
 }
 
 /** A Chromium this server launches (the clawd profile and created ones). */
@@ -59,5 +71,15 @@ export class ExtensionEndpoint implements BrowserEndpoint {
   async stop() {}
   async describe() {
     return { running: this.bridge.extensionState === 'connected', extension: this.bridge.extensionState, attachedTabs: this.bridge.sharedTabs().length };
+  }
+  /** The user's Chrome saves into the user's download folder; the extension reports where. */
+  downloads(): DownloadRecord[] {
+    return this.bridge.downloads().map((download) => ({
+      targetId: download.targetId,
+      url: download.url,
+      path: download.filename || undefined,
+      state: download.state === 'interrupted' ? 'failed' : download.state,
+      ...(download.error ? { error: download.error } : {}),
+    }));
   }
 }

@@ -1,7 +1,13 @@
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { existsSync, mkdirSync } from 'node:fs';
+import { basename, extname, join } from 'node:path';
+import { type Browser, chromium, type Dialog, type Download, type ElementHandle, type FileChooser, type Page } from 'playwright-core';
 import { AmbiguousError, BadRequestError, NotFoundError, TimeoutError, UnavailableError } from '../errors.js';
 import type { Profile } from '../profiles/profile-registry.js';
-import type { BrowserEndpoint } from './browser-endpoint.js';
+import { MAX_WAIT_MS, type Action } from '../server/schemas.js';
+import { ariaSnapshot, RefNotFoundError, resolveRef, takeAiSnapshot } from '../snapshot/ai-snapshot.js';
+import type { BrowserEndpoint, DownloadRecord } from './browser-endpoint.js';
+import { performAction } from './page-actions.js';
+import { readUploads } from './uploads.js';
 
 /**
  * One profile's browser, driven through Playwright over CDP, whatever kind of
@@ -56,11 +62,19 @@ export class ProfileDriver {
   private lastUsed: string | undefined;
   private readonly targetIds = new WeakMap<Page, string>();
   private readonly consoles = new WeakMap<Page, ConsoleEntry[]>();
+  private readonly savedDownloads: DownloadRecord[] = [];
 
   constructor(
     readonly profile: Profile,
     readonly endpoint: BrowserEndpoint,
+    /** Where Playwright-observed downloads are saved ($CLAWD_HOME/downloads/<profile>). */
+    private readonly downloadsDir: string,
   ) {}
+
+  /** `GET /downloads`: what this profile's tabs downloaded, newest last. */
+  downloads(): { downloads: DownloadRecord[] } {
+    return { downloads: [...this.savedDownloads, ...(this.endpoint.downloads?.() ?? [])] };
+  }
 
   get connected(): boolean {
     return this.browser?.isConnected() ?? false;
@@ -141,12 +155,14 @@ export class ProfileDriver {
     return this.use(page);
   }
 
-  async screenshot(options: { targetId?: string; fullPage?: boolean; element?: string; type?: 'png' | 'jpeg'; quality?: number }) {
+  async screenshot(options: { targetId?: string; fullPage?: boolean; ref?: string; element?: string; type?: 'png' | 'jpeg'; quality?: number }) {
     const page = await this.page(options.targetId);
     const type = options.type ?? 'png';
     const shot = { type, quality: type === 'jpeg' ? options.quality : undefined, timeout: ACTION_TIMEOUT_MS };
     let data: Buffer;
-    if (options.element) {
+    if (options.ref) {
+      data = await (await this.resolve(page, options.ref)).screenshot(shot);
+    } else if (options.element) {
       const element = page.locator(options.element).first();
       if (!(await element.count())) throw new NotFoundError(`No element matches ${JSON.stringify(options.element)}`);
       data = await element.screenshot(shot);
@@ -171,6 +187,90 @@ export class ProfileDriver {
     const messages = (this.consoles.get(page) ?? []).filter((entry) => LEVELS.indexOf(entry.level as (typeof LEVELS)[number]) >= min);
     const tab = await this.use(page);
     return { targetId: tab.targetId, messages };
+  }
+
+  /** `GET /snapshot`: the ai outline (refs valid until the next snapshot of the tab) or the raw AX tree. */
+  async snapshot(options: { targetId?: string; format: 'ai' | 'aria'; limit?: number }) {
+    const page = await this.page(options.targetId);
+    const tab = await this.use(page);
+    if (options.format === 'aria') return { targetId: tab.targetId, format: 'aria', ...(await ariaSnapshot(page, { limit: options.limit })) };
+    return { targetId: tab.targetId, url: tab.url, title: tab.title, format: 'ai', ...(await takeAiSnapshot(page, { limit: options.limit })) };
+  }
+
+  /** `POST /act`. */
+  async act(action: Action) {
+    const page = await this.page(action.targetId);
+    const targetId = await this.targetIdOf(page);
+    const result = await performAction(page, action, (ref) => this.resolve(page, ref));
+    if (page.isClosed()) return { targetId, kind: action.kind, ...result };
+    const tab = await this.use(page);
+    return { targetId, kind: action.kind, url: tab.url, title: tab.title, ...result };
+  }
+
+  /**
+   * `POST /hooks/file-chooser`: set files on an input directly (inputRef /
+   * element), or arm for the next file chooser, clicking `ref` to open it.
+   */
+  async fileChooser(options: { targetId?: string; paths: string[]; ref?: string; inputRef?: string; element?: string; timeoutMs?: number }) {
+    const files = await readUploads(options.paths);
+    const page = await this.page(options.targetId);
+    const targetId = (await this.use(page)).targetId;
+    const uploaded = files.map((file) => file.name);
+    if (options.inputRef || options.element) {
+      const input = options.inputRef ? await this.resolve(page, options.inputRef) : await this.elementBySelector(page, options.element!);
+      await input.setInputFiles(files, { timeout: ACTION_TIMEOUT_MS });
+      return { targetId, uploaded };
+    }
+    const timeout = options.timeoutMs ?? MAX_WAIT_MS;
+    const chooser = page.waitForEvent('filechooser', { timeout });
+    if (!options.ref) {
+      // Armed: the agent's next click opens the chooser; the files go in then.
+      chooser.then((opened: FileChooser) => opened.setFiles(files)).catch(() => {});
+      return { targetId, armed: true, timeoutMs: timeout, files: uploaded };
+    }
+    await (await this.resolve(page, options.ref)).click({ timeout: ACTION_TIMEOUT_MS });
+    let opened: FileChooser;
+    try {
+      opened = await chooser;
+    } catch {
+      throw new TimeoutError(`No file chooser opened within ${timeout} ms after clicking ${options.ref}`);
+    }
+    await opened.setFiles(files, { timeout: ACTION_TIMEOUT_MS });
+    return { targetId, uploaded };
+  }
+
+  /**
+   * `POST /hooks/dialog`: the next alert/confirm/prompt on the tab is
+   * accepted (with promptText) or dismissed. Unarmed dialogs are dismissed
+   * (Playwright's default), so a page never hangs on one.
+   */
+  async armDialog(options: { targetId?: string; accept: boolean; promptText?: string; timeoutMs?: number }) {
+    const page = await this.page(options.targetId);
+    const targetId = (await this.use(page)).targetId;
+    const timeout = options.timeoutMs ?? MAX_WAIT_MS;
+    const handle = (dialog: Dialog) => {
+      clearTimeout(timer);
+      void (options.accept ? dialog.accept(options.promptText) : dialog.dismiss()).catch(() => {});
+    };
+    const timer = setTimeout(() => page.off('dialog', handle), timeout);
+    page.once('dialog', handle);
+    return { targetId, armed: true, accept: options.accept, timeoutMs: timeout };
+  }
+
+  /** A ref from this tab's last snapshot; 404 when it is unknown or stale. */
+  private async resolve(page: Page, ref: string): Promise<ElementHandle> {
+    try {
+      return await resolveRef(page, ref);
+    } catch (error) {
+      if (error instanceof RefNotFoundError) throw new NotFoundError(error.message);
+      throw error;
+    }
+  }
+
+  private async elementBySelector(page: Page, selector: string): Promise<ElementHandle> {
+    const element = await page.$(selector);
+    if (!element) throw new NotFoundError(`No element matches ${JSON.stringify(selector)}`);
+    return element;
   }
 
   /**
@@ -242,5 +342,31 @@ export class ProfileDriver {
     page.on('pageerror', (error) => {
       buffer.push({ level: 'error', text: `Uncaught ${error.name}: ${error.message}`, timestamp: Date.now() });
     });
+    page.on('download', (download) => void this.save(page, download));
   }
+
+  /** Keeps a download under the profile's downloads folder, by its suggested name. */
+  private async save(page: Page, download: Download): Promise<void> {
+    const record: DownloadRecord = { targetId: this.targetIds.get(page), url: download.url(), state: 'in_progress' };
+    this.savedDownloads.push(record);
+    if (this.savedDownloads.length > 200) this.savedDownloads.shift();
+    try {
+      mkdirSync(this.downloadsDir, { recursive: true });
+      record.path = uniquePath(this.downloadsDir, basename(download.suggestedFilename()) || 'download');
+      await download.saveAs(record.path);
+      record.state = 'complete';
+    } catch (error) {
+      record.state = 'failed';
+      record.error = (error as Error).message.split('\n')[0];
+    }
+  }
+}
+
+/** report.txt, then report (1).txt, … */
+function uniquePath(dir: string, name: string): string {
+  const extension = extname(name);
+  const stem = name.slice(0, name.length - extension.length);
+  let candidate = join(dir, name);
+  for (let n = 1; existsSync(candidate); n++) candidate = join(dir, `${stem} (${n})${extension}`);
+  return candidate;
 }

@@ -1,5 +1,5 @@
 import { rmSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { CdpBridge } from '../bridge/cdp-bridge.js';
 import { BadRequestError, DisabledError } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -24,7 +24,7 @@ export class ProfileManager {
   private readonly drivers = new Map<string, ProfileDriver>();
 
   constructor(
-    home: string,
+    private readonly home: string,
     private readonly relay: RelayHandle,
     private readonly log: Logger,
   ) {
@@ -74,7 +74,7 @@ export class ProfileManager {
   private driverOf(profile: Profile): ProfileDriver {
     const existing = this.drivers.get(profile.name);
     if (existing) return existing;
-    const driver = new ProfileDriver(profile, this.endpointFor(profile));
+    const driver = new ProfileDriver(profile, this.endpointFor(profile), join(this.home, 'downloads', profile.name));
     this.drivers.set(profile.name, driver);
     return driver;
   }

@@ -7,6 +7,7 @@ import { BadRequestError, ClawdError, ERROR_STATUS, NotFoundError } from '../err
 import type { Logger } from '../log.js';
 import type { ProfileManager } from '../profiles/profile-manager.js';
 import { checkRequest, type GuardOptions } from './request-guard.js';
+import { schemas } from './schemas.js';
 import { describeIssues } from '../validation.js';
 
 /**
@@ -27,27 +28,6 @@ export interface ControlServer {
   readonly port: number;
   close(): Promise<void>;
 }
-
-const Url = z.string().min(1).refine((value) => URL.canParse(value), 'must be an absolute URL');
-const TargetId = z.string().min(1);
-const HexColor = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour like #FF4500');
-
-const schemas = {
-  open: z.strictObject({ url: Url.default('about:blank') }),
-  focus: z.strictObject({ targetId: TargetId }),
-  navigate: z.strictObject({ url: Url, targetId: TargetId.optional() }),
-  screenshot: z.strictObject({
-    targetId: TargetId.optional(),
-    fullPage: z.boolean().optional(),
-    element: z.string().min(1).optional(),
-    type: z.enum(['png', 'jpeg']).optional(),
-    quality: z.number().int().min(0).max(100).optional(),
-  }),
-  pdf: z.strictObject({ targetId: TargetId.optional() }),
-  createProfile: z.strictObject({ name: z.string(), color: HexColor.optional(), cdpUrl: Url.optional() }),
-  profileQuery: z.object({ profile: z.string().optional() }),
-  consoleQuery: z.object({ profile: z.string().optional(), targetId: TargetId.optional(), level: z.string().optional() }),
-};
 
 function parse<T>(schema: z.ZodType<T>, input: unknown, what: string): T {
   const result = schema.safeParse(input ?? {});
@@ -133,6 +113,26 @@ export async function startControlServer(options: ControlServerOptions): Promise
   app.get('/console', async (request, response) => {
     const { profile, targetId, level } = parse(schemas.consoleQuery, request.query, 'query');
     response.json(await manager.driver(profile).console({ targetId, level }));
+  });
+
+  // ---- snapshots, actions, hooks ---------------------------------------------
+
+  app.get('/snapshot', async (request, response) => {
+    const { profile, targetId, format, limit } = parse(schemas.snapshotQuery, request.query, 'query');
+    response.json(await manager.driver(profile).snapshot({ targetId, format, limit }));
+  });
+  app.post('/act', async (request, response) => {
+    response.json(await manager.driver(profileOf(request)).act(body(schemas.act, request)));
+  });
+  app.post('/hooks/file-chooser', async (request, response) => {
+    response.json(await manager.driver(profileOf(request)).fileChooser(body(schemas.fileChooser, request)));
+  });
+  app.post('/hooks/dialog', async (request, response) => {
+    response.json(await manager.driver(profileOf(request)).armDialog(body(schemas.dialog, request)));
+  });
+
+  app.get('/downloads', async (request, response) => {
+    response.json(manager.driver(profileOf(request)).downloads());
   });
 
   // ---- profiles --------------------------------------------------------------

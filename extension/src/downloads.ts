@@ -1,0 +1,51 @@
+import type { SharedDownload } from '../../relay/src/bridge/wire';
+import type { SharedTabs } from './shared-tabs';
+
+/**
+ * chrome.debugger gives an extension no download events (Browser.* is not
+ * available to it), so downloads are watched here and reported for the tab
+ * that started them. Only downloads whose referrer is a shared tab's page
+ * are reported: the relay learns nothing of the user's other downloads.
+ */
+export function watchDownloads(shared: SharedTabs, report: (tabId: number, download: SharedDownload) => void): void {
+  const owners = new Map<number, number>(); // download id -> tab id
+
+  chrome.downloads.onCreated.addListener((item) => {
+    const owner = ownerOf(shared, item.referrer);
+    if (owner === undefined) return;
+    owners.set(item.id, owner);
+    report(owner, describe(item));
+  });
+
+  chrome.downloads.onChanged.addListener((delta) => {
+    const owner = owners.get(delta.id);
+    if (owner === undefined) return;
+    void chrome.downloads.search({ id: delta.id }).then(([item]) => {
+      if (!item) return;
+      report(owner, describe(item));
+      if (item.state !== 'in_progress') owners.delete(delta.id);
+    });
+  });
+}
+
+function ownerOf(shared: SharedTabs, referrer: string | undefined): number | undefined {
+  if (!referrer) return undefined;
+  const tabs = shared.list();
+  const exact = tabs.find((tab) => tab.url === referrer);
+  if (exact) return exact.tabId;
+  // Referrer policies often trim the referrer to the origin.
+  const origin = URL.canParse(referrer) ? new URL(referrer).origin : undefined;
+  return tabs.find((tab) => URL.canParse(tab.url) && new URL(tab.url).origin === origin)?.tabId;
+}
+
+function describe(item: chrome.downloads.DownloadItem): SharedDownload {
+  return {
+    id: item.id,
+    url: item.finalUrl || item.url,
+    filename: item.filename,
+    state: item.state as SharedDownload['state'],
+    bytesReceived: item.bytesReceived,
+    totalBytes: item.totalBytes,
+    ...(item.error ? { error: item.error } : {}),
+  };
+}

@@ -1,0 +1,97 @@
+import { z } from 'zod';
+
+/** Request bodies and queries of the control API, validated at the boundary. */
+
+const Url = z.string().min(1).refine((value) => URL.canParse(value), 'must be an absolute URL');
+const TargetId = z.string().min(1);
+const HexColor = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour like #FF4500');
+const Ref = z.string().regex(/^(f\d+)?e\d+$/, 'must be a ref from a snapshot, like e12 or f1e3');
+const Coordinate = z.number().finite();
+/** Spec §6: hooks and waits default to, and may not exceed, two minutes. */
+export const MAX_WAIT_MS = 120_000;
+const Timeout = z.number().int().positive().max(MAX_WAIT_MS, `may not exceed ${MAX_WAIT_MS} ms (2 minutes)`);
+const Modifier = z.enum(['Alt', 'Control', 'ControlOrMeta', 'Meta', 'Shift']);
+const Button = z.enum(['left', 'right', 'middle']);
+
+const target = { targetId: TargetId.optional() };
+const point = { x: Coordinate, y: Coordinate };
+
+export const ActionSchema = z.discriminatedUnion('kind', [
+  z.strictObject({
+    kind: z.literal('click'),
+    ...target,
+    ref: Ref.optional(),
+    x: Coordinate.optional(),
+    y: Coordinate.optional(),
+    double: z.boolean().optional(),
+    button: Button.optional(),
+    modifiers: z.array(Modifier).optional(),
+  }).refine((a) => a.ref !== undefined || (a.x !== undefined && a.y !== undefined), 'click needs a ref, or x and y'),
+  z.strictObject({ kind: z.literal('type'), ...target, ref: Ref, text: z.string(), submit: z.boolean().optional(), slowly: z.boolean().optional() }),
+  z.strictObject({ kind: z.literal('press'), ...target, key: z.string().min(1) }),
+  z.strictObject({ kind: z.literal('hover'), ...target, ref: Ref }),
+  z.strictObject({ kind: z.literal('move'), ...target, ...point }),
+  z.strictObject({
+    kind: z.literal('drag'),
+    ...target,
+    startRef: Ref.optional(),
+    endRef: Ref.optional(),
+    x: Coordinate.optional(),
+    y: Coordinate.optional(),
+    endX: Coordinate.optional(),
+    endY: Coordinate.optional(),
+  }).refine(
+    (a) => (a.startRef !== undefined && a.endRef !== undefined) || [a.x, a.y, a.endX, a.endY].every((v) => v !== undefined),
+    'drag needs startRef and endRef, or x, y, endX and endY',
+  ),
+  z.strictObject({ kind: z.literal('scroll'), ...target, x: Coordinate.optional(), y: Coordinate.optional(), deltaX: Coordinate.default(0), deltaY: Coordinate.default(0) }),
+  z.strictObject({ kind: z.literal('select'), ...target, ref: Ref, values: z.array(z.string()).min(1) }),
+  z.strictObject({ kind: z.literal('fill'), ...target, fields: z.array(z.strictObject({ ref: Ref, value: z.union([z.string(), z.boolean()]) })).min(1) }),
+  z.strictObject({
+    kind: z.literal('wait'),
+    ...target,
+    text: z.string().min(1).optional(),
+    textGone: z.string().min(1).optional(),
+    selector: z.string().min(1).optional(),
+    timeMs: z.number().int().nonnegative().max(MAX_WAIT_MS, `may not exceed ${MAX_WAIT_MS} ms (2 minutes)`).optional(),
+    timeoutMs: Timeout.optional(),
+  }).refine((a) => [a.text, a.textGone, a.selector, a.timeMs].some((v) => v !== undefined), 'wait needs text, textGone, selector or timeMs'),
+  z.strictObject({ kind: z.literal('resize'), ...target, width: z.number().int().min(1).max(10_000), height: z.number().int().min(1).max(10_000) }),
+  z.strictObject({ kind: z.literal('close'), ...target }),
+  z.strictObject({ kind: z.literal('evaluate'), ...target, fn: z.string().min(1), ref: Ref.optional() }),
+]);
+export type Action = z.infer<typeof ActionSchema>;
+
+export const schemas = {
+  open: z.strictObject({ url: Url.default('about:blank') }),
+  focus: z.strictObject({ targetId: TargetId }),
+  navigate: z.strictObject({ url: Url, targetId: TargetId.optional() }),
+  screenshot: z.strictObject({
+    targetId: TargetId.optional(),
+    fullPage: z.boolean().optional(),
+    ref: Ref.optional(),
+    element: z.string().min(1).optional(),
+    type: z.enum(['png', 'jpeg']).optional(),
+    quality: z.number().int().min(0).max(100).optional(),
+  }),
+  pdf: z.strictObject({ targetId: TargetId.optional() }),
+  createProfile: z.strictObject({ name: z.string(), color: HexColor.optional(), cdpUrl: Url.optional() }),
+  profileQuery: z.object({ profile: z.string().optional() }),
+  consoleQuery: z.object({ profile: z.string().optional(), targetId: TargetId.optional(), level: z.string().optional() }),
+  snapshotQuery: z.object({
+    profile: z.string().optional(),
+    targetId: TargetId.optional(),
+    format: z.enum(['ai', 'aria']).default('ai'),
+    limit: z.coerce.number().int().positive().optional(),
+  }),
+  fileChooser: z.strictObject({
+    targetId: TargetId.optional(),
+    paths: z.array(z.string().min(1)).min(1),
+    ref: Ref.optional(),
+    inputRef: Ref.optional(),
+    element: z.string().min(1).optional(),
+    timeoutMs: Timeout.optional(),
+  }),
+  dialog: z.strictObject({ targetId: TargetId.optional(), accept: z.boolean(), promptText: z.string().optional(), timeoutMs: Timeout.optional() }),
+  act: ActionSchema,
+};

@@ -1,0 +1,542 @@
+/**
+ * The in-page half of the `ai` snapshot: one walk over a frame's DOM (open
+ * shadow roots included, in flat-tree order) that returns the outline lines of
+ * that frame and leaves the ref → element map in the page.
+ *
+ * `snapshotFrameDom` is serialised and run inside the frame, so it must be
+ * self-contained: everything it uses is declared inside it; the types below
+ * are erased at compile time and are the only things it shares with Node.
+ *
+ * Speed matters more than ARIA completeness here (the target is to beat
+ * Playwright's own aria snapshot), so the rules are pragmatic: names come from
+ * the common sources only, and styles are only computed where a cheap check
+ * (checkVisibility, which reads the layout object) cannot answer alone.
+ */
+
+export interface PageScriptArgs {
+  /** '' in the main frame, 'f1', 'f2'... in child frames; starts every ref made here. */
+  prefix: string;
+  /** Number of the first iframe met here (`[frame=fN]`); frames are numbered across the whole page. */
+  firstFrame: number;
+  /** Most lines to produce. */
+  limit: number;
+  /** Stored beside the refs, so a ref can be checked against the snapshot that made it. */
+  generation: number;
+}
+
+/** An iframe line: where the Node side stitches in the child frame's lines. */
+export interface FrameSlot {
+  prefix: string;
+  line: number;
+  depth: number;
+}
+
+export interface PageScriptResult {
+  /** The outline lines joined by '\n': one string crosses the protocol far faster than thousands. */
+  text: string;
+  frames: FrameSlot[];
+  refCount: number;
+  truncated: boolean;
+  /** Elements of the document not examined because the limit was reached (0 if not truncated). */
+  elementsLeft: number;
+  stats: { elements: number; ms: number };
+}
+
+/** What the snapshot leaves in each frame's window (main world). */
+export interface SnapshotGlobals {
+  __clawdRefs?: Map<string, Element>;
+  __clawdRefsGeneration?: number;
+}
+
+/** Expando on an iframe element: `${generation}:${prefix}`, read back through frame.frameElement(). */
+export interface FrameMarked {
+  __clawdFrame?: string;
+}
+
+export function snapshotFrameDom(args: PageScriptArgs): PageScriptResult {
+  const started = performance.now();
+  const NAME_MAX = 80;
+  const TEXT_MAX = 200;
+  const URL_MAX = 120;
+
+  // Never rendered, or rendered as something we cannot describe usefully.
+  const SKIPPED = new Set(['script', 'style', 'noscript', 'template', 'head', 'meta', 'link', 'title', 'base', 'object', 'embed', 'datalist', 'canvas', 'video', 'audio', 'map']);
+  // Text on both sides of these flows together; any other element breaks a text run.
+  const INLINE = new Set(['a', 'abbr', 'b', 'bdi', 'bdo', 'cite', 'code', 'data', 'dfn', 'em', 'font', 'i', 'kbd', 'label', 'mark', 'q', 's', 'samp', 'small', 'span', 'strong', 'sub', 'sup', 'time', 'u', 'var', 'slot']);
+  const INTERACTIVE_ROLES = new Set(['button', 'link', 'checkbox', 'radio', 'switch', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'option', 'textbox', 'searchbox', 'combobox', 'listbox', 'slider', 'spinbutton', 'treeitem']);
+  // Roles whose accessible name is their text: that text is then not repeated as `- text:` below them.
+  const NAMED_FROM_CONTENT = new Set(['button', 'link', 'heading', 'option', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'treeitem', 'switch', 'checkbox', 'radio', 'tooltip', 'generic', 'label']);
+  // Structure that says nothing when it is empty and unnamed.
+  const DROPPED_WHEN_EMPTY = new Set(['generic', 'group', 'list', 'navigation', 'main', 'banner', 'contentinfo', 'complementary', 'region', 'form', 'article', 'rowgroup', 'figure']);
+  // Keep these even at zero size: custom-styled checkboxes and file inputs are often 0×0 but still operable.
+  const FORM_CONTROLS = new Set(['input', 'select', 'textarea', 'option', 'optgroup']);
+
+  const win = window as unknown as SnapshotGlobals;
+  const lines: string[] = [];
+  const frames: FrameSlot[] = [];
+  const refs = new Map<string, Element>();
+  let nextFrame = args.firstFrame;
+  let truncated = false;
+  let visited = 0;
+  let pendingText = '';
+  let pendingDepth = 0;
+  // The `- text:` line just written, so a parent with nothing else inside can take it inline.
+  let lastTextLine = -1;
+  let lastText = '';
+
+  let focused: Element | null = document.activeElement;
+  while (focused?.shadowRoot?.activeElement) focused = focused.shadowRoot.activeElement;
+
+  // Elements whose text is some control's aria-labelledby name: shown as that name, not again as text.
+  const labelSources = new Set<Element>();
+  for (const el of document.querySelectorAll('[aria-labelledby]')) {
+    for (const id of (el.getAttribute('aria-labelledby') ?? '').split(/\s+/)) {
+      const source = id && document.getElementById(id);
+      if (source) labelSources.add(source);
+    }
+  }
+
+  const indents: string[] = [''];
+  const indent = (depth: number): string => {
+    while (indents.length <= depth) indents.push(indents[indents.length - 1] + '  ');
+    return indents[depth];
+  };
+  const collapse = (text: string): string => text.replace(/\s+/g, ' ').trim();
+  const clip = (text: string, max: number): string => (text.length > max ? text.slice(0, max - 1) + '…' : text);
+
+  // True, and the snapshot marked truncated, once `limit` lines are out.
+  const full = (): boolean => {
+    if (lines.length < args.limit) return false;
+    truncated = true;
+    return true;
+  };
+
+  const flushText = (): void => {
+    const text = collapse(pendingText);
+    pendingText = '';
+    if (!text || full()) return;
+    lastText = JSON.stringify(clip(text, TEXT_MAX));
+    lastTextLine = lines.push(`${indent(pendingDepth)}- text: ${lastText}`) - 1;
+  };
+
+  const appendText = (data: string, depth: number): void => {
+    if (pendingText && pendingDepth !== depth) flushText();
+    pendingText += data;
+    pendingDepth = depth;
+  };
+
+  const implicitRole = (el: Element, tag: string): string => {
+    switch (tag) {
+      case 'a':
+      case 'area':
+        return el.hasAttribute('href') ? 'link' : '';
+      case 'button':
+        return 'button';
+      case 'input': {
+        const input = el as HTMLInputElement;
+        switch (input.type) {
+          case 'button':
+          case 'submit':
+          case 'reset':
+          case 'image':
+          case 'file':
+          case 'color':
+            return 'button';
+          case 'checkbox':
+            return 'checkbox';
+          case 'radio':
+            return 'radio';
+          case 'range':
+            return 'slider';
+          case 'number':
+            return 'spinbutton';
+          case 'search':
+            return input.hasAttribute('list') ? 'combobox' : 'searchbox';
+          default:
+            return input.hasAttribute('list') ? 'combobox' : 'textbox';
+        }
+      }
+      case 'select': {
+        const select = el as HTMLSelectElement;
+        return select.multiple || select.size > 1 ? 'listbox' : 'combobox';
+      }
+      case 'option':
+        return 'option';
+      case 'optgroup':
+      case 'fieldset':
+        return 'group';
+      case 'textarea':
+        return 'textbox';
+      case 'h1':
+      case 'h2':
+      case 'h3':
+      case 'h4':
+      case 'h5':
+      case 'h6':
+        return 'heading';
+      case 'img':
+        // alt="" marks an image as decoration.
+        return el.getAttribute('alt') === '' ? '' : 'img';
+      case 'svg':
+        return el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby') ? 'img' : '';
+      case 'ul':
+      case 'ol':
+      case 'menu':
+        return 'list';
+      case 'li':
+        return 'listitem';
+      case 'table':
+        return 'table';
+      case 'tr':
+        return 'row';
+      case 'td':
+        return 'cell';
+      case 'th':
+        return el.getAttribute('scope') === 'row' ? 'rowheader' : 'columnheader';
+      case 'nav':
+        return 'navigation';
+      case 'main':
+        return 'main';
+      case 'header':
+        return el.closest('article, aside, main, nav, section') ? '' : 'banner';
+      case 'footer':
+        return el.closest('article, aside, main, nav, section') ? '' : 'contentinfo';
+      case 'aside':
+        return 'complementary';
+      case 'form':
+        return 'form';
+      case 'section':
+        return el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby') ? 'region' : '';
+      case 'dialog':
+        return 'dialog';
+      case 'article':
+        return 'article';
+      case 'figure':
+        return 'figure';
+      case 'summary':
+        // Browsers expose it as a disclosure button; `button` is what an agent understands.
+        return 'button';
+      case 'progress':
+        return 'progressbar';
+      case 'meter':
+        return 'meter';
+      case 'hr':
+        return 'separator';
+      case 'iframe':
+      case 'frame':
+        return 'iframe';
+      default:
+        return '';
+    }
+  };
+
+  // Text of a label without the text of the control it wraps (a <select>'s options, say).
+  const labelText = (label: Element, control: Element): string => {
+    if (!label.contains(control)) return label.textContent ?? '';
+    let text = '';
+    const collect = (node: Node): void => {
+      for (let child = node.firstChild; child; child = child.nextSibling) {
+        if (child.nodeType === Node.TEXT_NODE) text += (child as Text).data;
+        else if (child !== control && child.nodeType === Node.ELEMENT_NODE && !FORM_CONTROLS.has((child as Element).localName)) collect(child);
+      }
+    };
+    collect(label);
+    return text;
+  };
+
+  const contentName = (el: Element): string => {
+    const text = collapse(el.textContent ?? '');
+    if (text) return text;
+    // An icon button: take its image's alternative text.
+    const described = el.querySelector('img[alt], [aria-label]');
+    return described ? collapse(described.getAttribute('alt') || described.getAttribute('aria-label') || '') : '';
+  };
+
+  // The name an author gave: aria, a <label>, alt text, a legend... ('' when none).
+  const givenName = (el: Element, tag: string): string => {
+    const labelledBy = el.getAttribute('aria-labelledby');
+    if (labelledBy) {
+      const root = el.getRootNode() as Document | ShadowRoot;
+      const text = collapse(
+        labelledBy
+          .split(/\s+/)
+          .map((id) => (id && root.getElementById(id)?.textContent) || '')
+          .join(' '),
+      );
+      if (text) return text;
+    }
+    const ariaLabel = el.getAttribute('aria-label');
+    if (ariaLabel && ariaLabel.trim()) return collapse(ariaLabel);
+
+    const labels = (el as HTMLInputElement).labels;
+    if (labels && labels.length) {
+      const text = collapse([...labels].map((label) => labelText(label, el)).join(' '));
+      if (text) return text;
+    }
+    switch (tag) {
+      case 'input': {
+        const input = el as HTMLInputElement;
+        if (input.type === 'submit') return collapse(input.value) || 'Submit';
+        if (input.type === 'reset') return collapse(input.value) || 'Reset';
+        if (input.type === 'button') return collapse(input.value);
+        if (input.type === 'image') return collapse(input.alt || input.value) || 'Submit';
+        return '';
+      }
+      case 'img':
+      case 'area':
+        return collapse(el.getAttribute('alt') ?? '');
+      case 'fieldset':
+        return collapse(el.querySelector(':scope > legend')?.textContent ?? '');
+      case 'table':
+        return collapse((el as HTMLTableElement).caption?.textContent ?? '');
+      case 'option':
+        return collapse((el as HTMLOptionElement).label || el.textContent || '');
+      default:
+        return '';
+    }
+  };
+
+  // Last resort names: tooltips and placeholders.
+  const hintName = (el: Element, tag: string): string => {
+    const title = el.getAttribute('title');
+    if (title && title.trim()) return collapse(title);
+    const placeholder = el.getAttribute('placeholder') ?? el.getAttribute('aria-placeholder');
+    if (placeholder && placeholder.trim()) return collapse(placeholder);
+    if (tag === 'svg') return collapse(el.querySelector('title')?.textContent ?? '');
+    return '';
+  };
+
+  const valueOf = (el: Element, tag: string, role: string): string => {
+    if (tag === 'input') {
+      const input = el as HTMLInputElement;
+      if (input.type === 'checkbox' || input.type === 'radio' || role === 'button') {
+        if (input.type === 'file' && input.files?.length) return [...input.files].map((file) => file.name).join(', ');
+        return '';
+      }
+      // An agent needs to know a password was typed, never what it is.
+      if (input.type === 'password') return input.value ? '•'.repeat(Math.min(input.value.length, 8)) : '';
+      return input.value;
+    }
+    if (tag === 'textarea') return (el as HTMLTextAreaElement).value;
+    if (tag === 'select') {
+      const select = el as HTMLSelectElement;
+      return select.multiple ? '' : (select.selectedOptions[0]?.label ?? '');
+    }
+    if (tag === 'progress' || tag === 'meter') {
+      const meter = el as HTMLProgressElement;
+      return meter.max ? `${Math.round((meter.value / meter.max) * 100)}%` : String(meter.value);
+    }
+    if (role === 'textbox' && (el as HTMLElement).isContentEditable) return el.textContent ?? '';
+    return el.getAttribute('aria-valuetext') ?? el.getAttribute('aria-valuenow') ?? '';
+  };
+
+  const statesOf = (el: Element, tag: string, role: string): string => {
+    let out = '';
+    if (role === 'heading') {
+      const level = el.getAttribute('aria-level') ?? (tag.length === 2 && tag[0] === 'h' ? tag[1] : '');
+      if (level) out += ` [level=${level}]`;
+    }
+    const ariaChecked = el.getAttribute('aria-checked');
+    if (tag === 'input' && (role === 'checkbox' || role === 'radio')) {
+      const input = el as HTMLInputElement;
+      if (input.indeterminate) out += ' [checked=mixed]';
+      else if (input.checked) out += ' [checked]';
+    } else if (ariaChecked === 'true') out += ' [checked]';
+    else if (ariaChecked === 'mixed') out += ' [checked=mixed]';
+    if (el.getAttribute('aria-pressed') === 'true') out += ' [pressed]';
+    if (el.getAttribute('aria-disabled') === 'true' || (FORM_CONTROLS.has(tag) || tag === 'button' || tag === 'fieldset' ? el.matches(':disabled') : false)) out += ' [disabled]';
+    const expanded = tag === 'summary' ? String((el.parentElement as HTMLDetailsElement | null)?.open ?? false) : el.getAttribute('aria-expanded');
+    if (expanded === 'true') out += ' [expanded]';
+    else if (expanded === 'false') out += ' [expanded=false]';
+    if ((tag === 'option' && (el as HTMLOptionElement).selected) || el.getAttribute('aria-selected') === 'true') out += ' [selected]';
+    if ((el as HTMLInputElement).required || el.getAttribute('aria-required') === 'true') out += ' [required]';
+    if (((tag === 'input' || tag === 'textarea') && (el as HTMLInputElement).readOnly) || el.getAttribute('aria-readonly') === 'true') out += ' [readonly]';
+    if (el === focused) out += ' [focused]';
+    return out;
+  };
+
+  // Same-origin links as a path (shorter, and stable across hosts); others in full.
+  // The attribute is read first: resolving every href (and reading location) is a
+  // measurable part of the walk on link-heavy pages.
+  const origin = location.origin;
+  const urlOf = (el: Element): string => {
+    const written = el.getAttribute('href') ?? '';
+    if (written[0] === '/' && written[1] !== '/') return clip(written, URL_MAX);
+    const href = (el as HTMLAnchorElement).href || written;
+    const short = origin !== 'null' && href.startsWith(origin + '/') ? href.slice(origin.length) : href;
+    return clip(short, URL_MAX);
+  };
+
+  const walkNode = (child: Node, depth: number, textUsed: boolean, visible: boolean, cursorPointer: boolean): void => {
+    if (child.nodeType === Node.TEXT_NODE) {
+      if (visible && !textUsed) appendText((child as Text).data, depth);
+    } else if (child.nodeType === Node.ELEMENT_NODE) {
+      visit(child as Element, depth, textUsed, cursorPointer);
+    }
+  };
+
+  // Children in the flat tree: a shadow host shows its shadow root, a slot what is assigned to it.
+  const walkChildren = (parent: Element, depth: number, textUsed: boolean, visible: boolean, cursorPointer: boolean): void => {
+    if (parent.localName === 'slot') {
+      const assigned = (parent as HTMLSlotElement).assignedNodes();
+      if (assigned.length) {
+        for (const child of assigned) {
+          if (truncated) return;
+          walkNode(child, depth, textUsed, visible, cursorPointer);
+        }
+        return;
+      }
+    }
+    // Sibling links, not childNodes[i]: indexing a NodeList was a tenth of the walk.
+    for (let child = ((parent as HTMLElement).shadowRoot ?? parent).firstChild; child; child = child.nextSibling) {
+      if (truncated) return;
+      walkNode(child, depth, textUsed, visible, cursorPointer);
+    }
+  };
+
+  const visit = (el: Element, depth: number, textUsed: boolean, parentPointer: boolean): void => {
+    visited++;
+    const tag = el.localName;
+    if (SKIPPED.has(tag)) return;
+    // An SVG's insides are drawing instructions; only a labelled SVG (an icon with a name) is shown.
+    if (tag === 'svg' && !el.hasAttribute('aria-label') && !el.hasAttribute('aria-labelledby') && !el.hasAttribute('role')) return;
+    if (tag === 'input' && (el as HTMLInputElement).type === 'hidden') return;
+    if (el.getAttribute('aria-hidden') === 'true') return;
+
+    // checkVisibility reads the layout object: no style computation for the common, visible case.
+    let visible = true;
+    if (!el.checkVisibility({ visibilityProperty: true })) {
+      const style = getComputedStyle(el);
+      if (style.display === 'none') return;
+      // display:contents has no box of its own but its children do; anything else
+      // failing checkVisibility (content-visibility, a closed <details>) is hidden.
+      if (style.display !== 'contents' && !el.checkVisibility()) return;
+      visible = style.visibility === 'visible';
+    }
+
+    // cursor:pointer is inherited, so only where it starts does it say "clickable".
+    const pointer = getComputedStyle(el).cursor === 'pointer';
+
+    const explicit = el.getAttribute('role');
+    const explicitRole = explicit ? explicit.trim().split(/\s+/)[0] : '';
+    let role = explicitRole === 'presentation' || explicitRole === 'none' ? '' : explicitRole || implicitRole(el, tag);
+
+    const editable = el.hasAttribute('contenteditable') && (el as HTMLElement).isContentEditable && !el.parentElement?.isContentEditable;
+    if (editable && !role) role = 'textbox';
+    const draggable = el.getAttribute('draggable') === 'true';
+    let interactive =
+      INTERACTIVE_ROLES.has(role) ||
+      editable ||
+      draggable ||
+      el.hasAttribute('onclick') ||
+      // The attribute first (cheap); the property then says whether the browser took it (tabindex="" does nothing).
+      (el.hasAttribute('tabindex') && (el as HTMLElement).tabIndex >= 0) ||
+      (pointer && !parentPointer);
+
+    // A label: its text names its control. If that control is hidden (a styled
+    // file input, say) the label is what a user clicks, so it becomes the target.
+    let childTextUsed = textUsed || labelSources.has(el) || (tag === 'legend' && el.parentElement?.localName === 'fieldset') || tag === 'caption';
+    if (tag === 'label' && !explicitRole) {
+      const control = (el as HTMLLabelElement).control;
+      if (control && control.checkVisibility()) childTextUsed = true;
+      else if (control) {
+        role = 'label';
+        interactive = true;
+      }
+    }
+    // A div or span is shown only when it does something or an author named it.
+    const named = el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby');
+    if (!role && (interactive || named)) role = 'generic';
+    if (role === 'generic' && !interactive && !named) role = '';
+
+    if (role && visible && !FORM_CONTROLS.has(tag) && !el.firstElementChild && !el.textContent?.trim()) {
+      // Empty zero-size boxes (spacers, tracking pixels, 0×0 iframes) are noise.
+      // Measured only for empty elements: the rect is the dearest call of the walk.
+      const rect = el.getBoundingClientRect();
+      if (rect.width === 0 && rect.height === 0) return;
+    }
+
+    if (!role || !visible) {
+      // Not shown itself: its children take its place, at its depth.
+      const block = !INLINE.has(tag);
+      if (block) flushText();
+      walkChildren(el, depth, childTextUsed, visible, pointer);
+      if (block) flushText();
+      return;
+    }
+
+    flushText();
+    // Checked before anything is handed out, so every ref and frame number made is on a line.
+    if (full()) return;
+    const given = givenName(el, tag);
+    const content = given || !NAMED_FROM_CONTENT.has(role) ? '' : contentName(el);
+    const name = given || content || hintName(el, tag);
+    let line = `${indent(depth)}- ${role}`;
+    if (name) line += ` ${JSON.stringify(clip(name, NAME_MAX))}`;
+    line += statesOf(el, tag, role);
+    const value = collapse(valueOf(el, tag, role));
+    if (value) line += ` [value=${clip(value, NAME_MAX)}]`;
+    if (role === 'link' && el.hasAttribute('href')) line += ` [url=${urlOf(el)}]`;
+    if (draggable) line += ' [draggable]';
+    if (role === 'iframe') {
+      const prefix = `f${nextFrame++}`;
+      line += ` [frame=${prefix}]`;
+      (el as FrameMarked).__clawdFrame = `${args.generation}:${prefix}`;
+      frames.push({ prefix, line: lines.length, depth });
+    }
+    if (interactive) {
+      const ref = `${args.prefix}e${refs.size + 1}`;
+      refs.set(ref, el);
+      line += ` [ref=${ref}]`;
+    }
+    lines.push(line);
+    const lineIndex = lines.length - 1;
+    lastTextLine = -1;
+
+    // Leaves: their content is already in the line (a value, an option list, a frame of its own).
+    if (role === 'iframe' || tag === 'input' || tag === 'textarea' || tag === 'img' || tag === 'svg' || tag === 'progress' || tag === 'meter' || role === 'textbox') return;
+    if (tag === 'select') {
+      // Options of a closed <select> have no layout box, but they are its choices: list them.
+      for (const option of (el as HTMLSelectElement).options) {
+        if (full()) break;
+        const ref = `${args.prefix}e${refs.size + 1}`;
+        refs.set(ref, option);
+        lines.push(`${indent(depth + 1)}- option ${JSON.stringify(clip(givenName(option, 'option'), NAME_MAX))}${statesOf(option, 'option', 'option')} [ref=${ref}]`);
+      }
+    } else {
+      // Text shown in full as the name is not repeated; a clipped name leaves the text to be shown.
+      walkChildren(el, depth + 1, childTextUsed || (!!content && content.length <= NAME_MAX), visible, pointer);
+      flushText();
+    }
+
+    const added = lines.length - 1 - lineIndex;
+    if (added === 1 && lastTextLine === lineIndex + 1) {
+      // Only text inside: `- listitem: "Apples"` rather than a nested text line.
+      lines.pop();
+      lines[lineIndex] += `: ${lastText}`;
+    } else if (added > 0) {
+      lines[lineIndex] += ':';
+    } else if (!interactive && !name && DROPPED_WHEN_EMPTY.has(role)) {
+      lines.pop();
+    }
+  };
+
+  const root = document.body ?? document.documentElement;
+  if (root) {
+    const rootStyle = getComputedStyle(root);
+    walkChildren(root, 0, false, rootStyle.visibility === 'visible', rootStyle.cursor === 'pointer');
+    flushText();
+  }
+
+  win.__clawdRefs = refs;
+  win.__clawdRefsGeneration = args.generation;
+  return {
+    text: lines.join('\n'),
+    frames,
+    refCount: refs.size,
+    truncated,
+    // Approximate: hidden subtrees are never visited, shadow trees are not in the count.
+    elementsLeft: truncated && root ? Math.max(0, root.getElementsByTagName('*').length - visited) : 0,
+    stats: { elements: visited, ms: Math.round((performance.now() - started) * 100) / 100 },
+  };
+}

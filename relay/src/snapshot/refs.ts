@@ -1,0 +1,93 @@
+import type { ElementHandle, Frame, Page } from 'playwright-core';
+import { NotFoundError } from '../errors.js';
+import type { SnapshotGlobals } from './page-script.js';
+
+/**
+ * Refs (`e12`, `f1e3`) name elements of the latest `ai` snapshot of a tab.
+ * The elements themselves live in each frame's `window.__clawdRefs`; here we
+ * keep, per page, which frame each ref prefix meant and which snapshot
+ * (generation) that was, so a ref can be told apart as unknown, stale, or
+ * pointing at an element since removed.
+ */
+
+export type RefProblem = 'unknown' | 'stale' | 'removed';
+
+/** A ref that cannot be used; the message says why and what to do. */
+export class RefNotFoundError extends NotFoundError {
+  constructor(
+    readonly ref: string,
+    readonly problem: RefProblem,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface PageRefs {
+  generation: number;
+  /** '' for the main frame, 'f1'... for child frames. */
+  frames: Map<string, Frame>;
+  /** Per prefix, the highest ref number any snapshot handed out: below it an absent ref is stale, above it unknown. */
+  highestIssued: Map<string, number>;
+}
+
+const REF_PATTERN = /^(f\d+)?e(\d+)$/;
+const refsByPage = new WeakMap<Page, PageRefs>();
+// One counter for all pages, so two documents never share a generation number.
+let lastGeneration = 0;
+
+export function nextGeneration(): number {
+  return ++lastGeneration;
+}
+
+/** Makes a finished snapshot the one refs resolve against (unless a later one already finished). */
+export function recordSnapshot(page: Page, generation: number, frames: Map<string, Frame>, refCounts: Map<string, number>): void {
+  const previous = refsByPage.get(page);
+  if (previous && previous.generation > generation) return;
+  const highestIssued = new Map(previous?.highestIssued);
+  for (const [prefix, count] of refCounts) highestIssued.set(prefix, Math.max(count, highestIssued.get(prefix) ?? 0));
+  refsByPage.set(page, { generation, frames, highestIssued });
+}
+
+const TAKE_NEW = 'Take a new snapshot (GET /snapshot) and use a ref from it.';
+
+export async function resolveRef(page: Page, ref: string): Promise<ElementHandle<Element>> {
+  const match = REF_PATTERN.exec(ref);
+  if (!match) throw new RefNotFoundError(ref, 'unknown', `Unknown ref ${JSON.stringify(ref)}: refs look like e12 (main frame) or f1e3 (inside a frame), as shown by GET /snapshot.`);
+  const prefix = match[1] ?? '';
+  const number = Number(match[2]);
+
+  const state = refsByPage.get(page);
+  if (!state) throw new RefNotFoundError(ref, 'stale', `Ref ${ref} is stale: no snapshot has been taken of this tab yet. ${TAKE_NEW}`);
+  const issuedBefore = number <= (state.highestIssued.get(prefix) ?? 0);
+  const frame = state.frames.get(prefix);
+  if (!frame) {
+    if (issuedBefore) throw new RefNotFoundError(ref, 'stale', `Ref ${ref} is stale: its frame is not in the latest snapshot. ${TAKE_NEW}`);
+    throw new RefNotFoundError(ref, 'unknown', `Unknown ref ${ref}: the latest snapshot has no frame ${prefix}. ${TAKE_NEW}`);
+  }
+  if (frame.isDetached()) throw new RefNotFoundError(ref, 'stale', `Ref ${ref} is stale: its frame was removed from the page. ${TAKE_NEW}`);
+
+  const handle = await frame.evaluateHandle(
+    ({ ref, generation }) => {
+      const globals = window as unknown as SnapshotGlobals;
+      if (globals.__clawdRefsGeneration !== generation) return 'navigated';
+      const element = globals.__clawdRefs?.get(ref);
+      if (!element) return 'absent';
+      return element.isConnected ? element : 'removed';
+    },
+    { ref, generation: state.generation },
+  );
+  const element = handle.asElement();
+  if (element) return element as ElementHandle<Element>;
+  const outcome = (await handle.jsonValue()) as 'navigated' | 'absent' | 'removed';
+  await handle.dispose();
+  switch (outcome) {
+    case 'navigated':
+      throw new RefNotFoundError(ref, 'stale', `Ref ${ref} is stale: the ${prefix ? 'frame' : 'page'} navigated or reloaded since the snapshot. ${TAKE_NEW}`);
+    case 'removed':
+      throw new RefNotFoundError(ref, 'removed', `The element with ref ${ref} was removed from the page since the snapshot. ${TAKE_NEW}`);
+    case 'absent':
+      if (issuedBefore) throw new RefNotFoundError(ref, 'stale', `Ref ${ref} is stale: it came from an older snapshot, and the latest one has no such ref. ${TAKE_NEW}`);
+      throw new RefNotFoundError(ref, 'unknown', `Unknown ref ${ref}: no snapshot of this tab handed it out. ${TAKE_NEW}`);
+  }
+}

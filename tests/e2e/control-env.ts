@@ -1,0 +1,81 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type ClawdServer, startServer } from '../../relay/src/cli/serve.js';
+import { BrowserClient } from '../../relay/src/client/browser-client.js';
+import { EXTENSION_ID } from '../../relay/src/config/defaults.js';
+import { createLogger } from '../../relay/src/log.js';
+import { type LaunchedChromium, launchChromium, openTab, setExtensionStorage, triggerExtensionAction, waitFor } from '../harness/chromium.js';
+import { type FixtureServer, startFixtureServer } from '../harness/fixture-server.js';
+import { freePortPair } from '../harness/ports.js';
+import { EXTENSION_DIR, extensionReady } from './relay-env.js';
+
+/**
+ * What `serve` runs (control API + relay), in this process, with both kinds of
+ * browser behind it: the managed `clawd` profile (headless Chromium it
+ * launches) and the `extension` profile (a "user" Chromium with the real
+ * extension, one tab shared).
+ */
+export interface ControlEnv {
+  home: string;
+  server: ClawdServer;
+  fixtures: FixtureServer;
+  userBrowser: LaunchedChromium;
+  clawdPort: number;
+  client(profile: string): BrowserClient;
+  /** fetch against the control API with the token. */
+  raw(path: string, init?: RequestInit): Promise<Response>;
+  /** Replaces the server (same home): for restart tests. */
+  restart(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function freshHome(config: object): string {
+  const dir = mkdtempSync(join(tmpdir(), 'clawd-control-'));
+  writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
+  return dir;
+}
+
+export async function startControlEnv(): Promise<ControlEnv> {
+  const ports = await freePortPair();
+  const clawdPort = (await freePortPair()).control;
+  const home = freshHome({ controlUrl: `http://127.0.0.1:${ports.control}`, headless: true, noSandbox: true, profiles: { clawd: { cdpPort: clawdPort } } });
+  const logger = () => createLogger(process.env.RELAY_LOG === '1' ? 'debug' : 'warn');
+  let server = await startServer({ home, logger: logger() });
+  const fixtures = await startFixtureServer();
+  const userBrowser = await launchChromium({ extensionDir: EXTENSION_DIR });
+  await extensionReady(userBrowser.cdp);
+  await setExtensionStorage(userBrowser.cdp, EXTENSION_ID, 'local', {
+    pairing: { relayUrl: `ws://127.0.0.1:${server.relay.port}`, token: server.token, via: 'manual' },
+  });
+  await waitFor(() => server.relay.bridge.extensionState === 'connected', { timeoutMs: 15_000, message: 'extension did not connect' });
+  const { tabTargetId } = await openTab(userBrowser.cdp, fixtures.url('index.html?user=1'));
+  await triggerExtensionAction(userBrowser.cdp, EXTENSION_ID, tabTargetId);
+  await waitFor(() => server.relay.bridge.sharedTabs().length === 1, { message: 'user tab not shared' });
+
+  return {
+    home,
+    get server() {
+      return server;
+    },
+    fixtures,
+    userBrowser,
+    clawdPort,
+    client: (profile) => new BrowserClient({ baseUrl: `http://127.0.0.1:${server.control.port}`, token: server.token, profile }),
+    raw: (path, init = {}) =>
+      fetch(`http://127.0.0.1:${server.control.port}${path}`, {
+        ...init,
+        headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json', ...init.headers },
+      }),
+    async restart() {
+      await server.close();
+      server = await startServer({ home, logger: logger() });
+    },
+    async close() {
+      await userBrowser.close();
+      await server.close();
+      await fixtures.close();
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,348 @@
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ariaSnapshot, RefNotFoundError, resolveRef, takeAiSnapshot } from '../../relay/src/snapshot/ai-snapshot.js';
+import { type FixtureServer, startFixtureServer } from '../harness/fixture-server.js';
+
+/**
+ * The `ai` snapshot and its refs against real Chromium: what the outline
+ * says about a page, that refs reach the elements they name (in frames too,
+ * out-of-process ones included), and that refs which no longer mean anything
+ * are refused with a reason.
+ */
+
+let server: FixtureServer;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  server = await startFixtureServer();
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+beforeEach(async () => {
+  page = await browser.newPage();
+});
+afterEach(async () => {
+  await page.close();
+});
+
+/** The ref on the outline line that starts with `- <start>`, e.g. refOf(text, 'button "Submit"'). */
+function refOf(text: string, start: string): string {
+  const line = text.split('\n').find((candidate) => candidate.trimStart().startsWith(`- ${start}`));
+  const ref = line && /\[ref=(\w+)\]/.exec(line)?.[1];
+  if (!ref) throw new Error(`No line "- ${start}..." with a ref in:\n${text}`);
+  return ref;
+}
+
+async function refError(ref: string): Promise<RefNotFoundError> {
+  const error = await resolveRef(page, ref).then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(RefNotFoundError);
+  return error as RefNotFoundError;
+}
+
+describe('ai snapshot', () => {
+  it('outlines a form: roles, names, values, states, and a ref on every control', async () => {
+    await page.goto(server.url('form.html'));
+    await page.fill('#name', 'clawd');
+
+    const snapshot = await takeAiSnapshot(page, {});
+
+    expect(snapshot.text).toBe(
+      [
+        '- heading "Sign up" [level=1]',
+        '- form:',
+        '  - textbox "Name" [required] [focused] [value=clawd] [ref=e1]',
+        '  - textbox "you@example.com" [ref=e2]',
+        '  - textbox "Comment" [ref=e3]',
+        '  - combobox "Fruit" [value=Apple] [ref=e4]:',
+        '    - option "Apple" [selected] [ref=e5]',
+        '    - option "Banana" [ref=e6]',
+        '    - option "Cherry" [ref=e7]',
+        '  - checkbox "Subscribe" [ref=e8]',
+        '  - group "Size":',
+        '    - radio "Small" [ref=e9]',
+        '    - radio "Medium" [checked] [ref=e10]',
+        '    - radio "Large" [ref=e11]',
+        '  - button "Not yet" [disabled] [ref=e12]',
+        '  - button "Submit" [ref=e13]',
+      ].join('\n'),
+    );
+    expect(snapshot).toMatchObject({ refCount: 13, truncated: false, frames: 1 });
+  });
+
+  it('refs reach the elements they name: fill, select, check and click through them', async () => {
+    await page.goto(server.url('form.html'));
+    const { text } = await takeAiSnapshot(page, {});
+
+    await (await resolveRef(page, refOf(text, 'textbox "Name"'))).fill('Ada');
+    await (await resolveRef(page, refOf(text, 'textbox "you@example.com"'))).fill('ada@example.com');
+    await (await resolveRef(page, refOf(text, 'textbox "Comment"'))).fill('Hi there');
+    await (await resolveRef(page, refOf(text, 'combobox "Fruit"'))).selectOption('cherry');
+    await (await resolveRef(page, refOf(text, 'checkbox "Subscribe"'))).check();
+    await (await resolveRef(page, refOf(text, 'radio "Large"'))).click();
+    await (await resolveRef(page, refOf(text, 'button "Submit"'))).click();
+
+    expect(JSON.parse((await page.textContent('#result')) ?? '')).toEqual({
+      name: 'Ada',
+      email: 'ada@example.com',
+      comment: 'Hi there',
+      fruit: 'cherry',
+      subscribe: true,
+      size: 'large',
+    });
+    // The outline shows what the page now holds.
+    const after = (await takeAiSnapshot(page, {})).text;
+    expect(after).toContain('- combobox "Fruit" [value=Cherry] [ref=e4]');
+    expect(after).toContain('- checkbox "Subscribe" [checked] [ref=e8]');
+    expect(after).toContain('- radio "Large" [checked] [ref=e11]');
+  });
+
+  it('a ref inside a cross-origin (out-of-process) iframe resolves and clicks', async () => {
+    await page.goto(server.url(`frame-host.html?src=${encodeURIComponent(server.crossOriginUrl('frame-child.html'))}`));
+    const child = page.frames()[1];
+    expect(new URL(child.url()).hostname).toBe('localhost');
+
+    const snapshot = await takeAiSnapshot(page, {});
+
+    expect(snapshot.text).toBe(['- heading "Frame Host" [level=1]', '- iframe [frame=f1]:', '  - button "Inner button" [ref=f1e1]'].join('\n'));
+    expect(snapshot.frames).toBe(2);
+    await (await resolveRef(page, 'f1e1')).click();
+    expect(await child.evaluate(() => document.body.dataset.clicked)).toBe('yes');
+  });
+
+  it('stitches nested same- and cross-origin frames in document order, with refs into each', async () => {
+    await page.goto(server.url('snapshot-frames.html'));
+
+    const snapshot = await takeAiSnapshot(page, {});
+
+    expect(snapshot.text).toBe(
+      [
+        '- heading "Frames" [level=1]',
+        '- button "Before frames" [ref=e1]',
+        '- iframe "Same origin" [frame=f1]:',
+        '  - button "Inner button" [ref=f1e1]',
+        '- iframe "Cross origin" [frame=f2]:',
+        '  - heading "Frame Host" [level=1]',
+        '  - iframe [frame=f3]:',
+        '    - button "Inner button" [ref=f3e1]',
+        '- button "After frames" [ref=e2]',
+      ].join('\n'),
+    );
+    expect(snapshot).toMatchObject({ refCount: 4, frames: 4 });
+
+    await (await resolveRef(page, 'f3e1')).click();
+    const clicked = await Promise.all(page.frames().map((frame) => frame.evaluate(() => document.body.dataset.clicked ?? null)));
+    // Only the innermost frame (the grandchild) was clicked.
+    expect(clicked.filter((value) => value === 'yes')).toHaveLength(1);
+    const grandchild = page.frames().find((frame) => frame.parentFrame()?.parentFrame());
+    expect(await grandchild?.evaluate(() => document.body.dataset.clicked)).toBe('yes');
+  });
+
+  it('follows the visibility, structure and interactivity rules', async () => {
+    await page.goto(server.url('snapshot-features.html'));
+
+    const { text } = await takeAiSnapshot(page, {});
+
+    expect(text).toBe(
+      [
+        '- navigation "Primary":',
+        '  - list:',
+        '    - listitem:',
+        '      - link "Docs" [url=/docs] [ref=e1]',
+        '    - listitem:',
+        '      - link "About" [url=https://example.com/about?x=1] [ref=e2]',
+        '- main:',
+        '  - heading "Visibility" [level=2]',
+        // display:none, [hidden], aria-hidden and visibility:hidden content is gone;
+        // a visibility:visible child of a hidden parent and display:contents children stay.
+        '  - button "Visible inside hidden" [ref=e3]',
+        '  - button "Inside contents" [ref=e4]',
+        '  - button "More" [expanded=false] [ref=e5]',
+        '  - heading "Interactivity" [level=2]',
+        // cursor:pointer where it starts (not on the inheriting span), onclick, tabindex>=0.
+        '  - generic "Clickable card with a span" [ref=e6]',
+        '  - generic "Onclick div" [ref=e7]',
+        '  - generic "Focusable div" [ref=e8]',
+        '  - text: "Not focusable div"',
+        '  - textbox "Editor" [value=Some rich text] [ref=e9]',
+        '  - button "Toggle" [pressed] [expanded=false] [ref=e10]',
+        '  - checkbox "Mixed" [checked=mixed] [ref=e11]',
+        // The label of a hidden file input is what a user clicks.
+        '  - label "Upload avatar" [ref=e12]',
+        '  - textbox "Password" [value=••••••] [ref=e13]',
+        '  - slider "Volume" [value=3] [ref=e14]',
+        '  - progressbar "Loading" [value=30%]',
+        '  - heading "Shadow" [level=2]',
+        '  - button "Shadow button" [ref=e15]',
+        '  - text: "Slotted label"',
+        '  - heading "Labelled section" [level=2]',
+        '  - region "Labelled section":',
+        '    - text: "Plain paragraph with"',
+        '    - link "an inline link" [url=/inline] [ref=e16]',
+        '    - text: "inside."',
+        '    - img "A pixel"',
+      ].join('\n'),
+    );
+
+    // Refs reach into open shadow roots, and onto elements that are only clickable by script.
+    await (await resolveRef(page, refOf(text, 'generic "Onclick div"'))).click();
+    expect(await page.getAttribute('#onclick', 'data-clicked')).toBe('yes');
+    const shadowButton = await resolveRef(page, refOf(text, 'button "Shadow button"'));
+    expect(await shadowButton.evaluate((el) => el.id)).toBe('shadow-button');
+  });
+
+  it('marks draggable items and gives them refs', async () => {
+    await page.goto(server.url('dnd.html'));
+    const { text } = await takeAiSnapshot(page, {});
+    expect(text).toContain('  - listitem [draggable] [ref=e1]: "Item A"');
+    expect(text).toContain('- generic "Drop zone" [ref=e4]: "Drop here"');
+    expect(await (await resolveRef(page, 'e2')).evaluate((el) => el.id)).toBe('item-b');
+  });
+
+  it('is deterministic for an unchanged page', async () => {
+    await page.goto(server.url('snapshot-frames.html'));
+    const first = await takeAiSnapshot(page, {});
+    const second = await takeAiSnapshot(page, {});
+    expect(second.text).toBe(first.text);
+
+    await page.goto(server.url('snapshot-features.html'));
+    expect((await takeAiSnapshot(page, {})).text).toBe((await takeAiSnapshot(page, {})).text);
+  });
+
+  it('respects limit and says where it cut', async () => {
+    await page.goto(server.url('form.html'));
+
+    const snapshot = await takeAiSnapshot(page, { limit: 3 });
+
+    const lines = snapshot.text.split('\n');
+    expect(snapshot.truncated).toBe(true);
+    expect(lines.slice(0, 3)).toEqual(['- heading "Sign up" [level=1]', '- form:', '  - textbox "Name" [required] [ref=e1]']);
+    expect(lines[3]).toMatch(/^\[truncated at limit=3 lines; about \d+ more elements not shown\]$/);
+    expect(lines).toHaveLength(4);
+  });
+
+  it('cuts across frames too, in document order', async () => {
+    await page.goto(server.url('snapshot-frames.html'));
+
+    const snapshot = await takeAiSnapshot(page, { limit: 4 });
+
+    expect(snapshot.truncated).toBe(true);
+    expect(snapshot.text.split('\n').slice(0, 4)).toEqual([
+      '- heading "Frames" [level=1]',
+      '- button "Before frames" [ref=e1]',
+      '- iframe "Same origin" [frame=f1]:',
+      '  - button "Inner button" [ref=f1e1]',
+    ]);
+  });
+
+  it('the raw format returns the accessibility tree as nodes', async () => {
+    await page.goto(server.url('form.html'));
+
+    const full = await ariaSnapshot(page, {});
+
+    expect(full.truncated).toBe(false);
+    expect(full.nodes[0]).toMatchObject({ role: 'RootWebArea', name: 'Form' });
+    const name = full.nodes.find((node) => node.role === 'textbox' && node.name === 'Name');
+    expect(name?.properties).toMatchObject({ required: true });
+    const byId = new Map(full.nodes.map((node) => [node.nodeId, node]));
+    expect(full.nodes[0].childIds?.every((id) => byId.has(id))).toBe(true);
+
+    const cut = await ariaSnapshot(page, { limit: 3 });
+    expect(cut.nodes).toHaveLength(3);
+    expect(cut.truncated).toBe(true);
+  });
+});
+
+describe('refs that cannot be used', () => {
+  it('a newer snapshot makes an older ref stale', async () => {
+    await page.goto(server.url('form.html'));
+    const { text } = await takeAiSnapshot(page, {});
+    const send = refOf(text, 'button "Submit"');
+    expect(send).toBe('e13');
+
+    await page.evaluate(() => document.querySelectorAll('button').forEach((button) => button.remove()));
+    await takeAiSnapshot(page, {});
+
+    const error = await refError(send);
+    expect(error.problem).toBe('stale');
+    expect(error.message).toMatch(/e13 is stale.*older snapshot.*Take a new snapshot/);
+  });
+
+  it('refs from before a navigation are stale', async () => {
+    await page.goto(server.url('form.html'));
+    await takeAiSnapshot(page, {});
+    await page.goto(server.url('index.html'));
+
+    const error = await refError('e1');
+    expect(error.problem).toBe('stale');
+    expect(error.message).toMatch(/navigated or reloaded.*Take a new snapshot/);
+  });
+
+  it('without any snapshot, every ref is stale', async () => {
+    await page.goto(server.url('form.html'));
+    const error = await refError('e1');
+    expect(error.problem).toBe('stale');
+    expect(error.message).toMatch(/no snapshot has been taken of this tab yet/);
+  });
+
+  it('a ref whose element was removed says so', async () => {
+    await page.goto(server.url('form.html'));
+    const { text } = await takeAiSnapshot(page, {});
+    await page.evaluate(() => document.getElementById('submit')?.remove());
+
+    const error = await refError(refOf(text, 'button "Submit"'));
+    expect(error.problem).toBe('removed');
+    expect(error.message).toMatch(/removed from the page/);
+  });
+
+  it('unknown and malformed refs are unknown', async () => {
+    await page.goto(server.url('form.html'));
+    await takeAiSnapshot(page, {});
+
+    for (const ref of ['e999', 'f7e1', 'button', '']) {
+      const error = await refError(ref);
+      expect(error.problem, ref).toBe('unknown');
+      expect(error.message, ref).toMatch(/^Unknown ref/);
+    }
+  });
+});
+
+describe('on a 5,000-element page', () => {
+  it('is faster than Playwright ariaSnapshot and smaller than the HTML', async () => {
+    await page.goto(server.url('many.html'));
+    const elements = await page.evaluate(() => document.body.getElementsByTagName('*').length);
+    const html = await page.evaluate(() => document.documentElement.outerHTML.length);
+
+    const ours: number[] = [];
+    const theirs: number[] = [];
+    let text = '';
+    let playwrightText = '';
+    for (let round = 0; round < 5; round++) {
+      let started = performance.now();
+      const snapshot = await takeAiSnapshot(page, {});
+      ours.push(performance.now() - started);
+      text = snapshot.text;
+      expect(snapshot.refCount).toBe(2000);
+
+      started = performance.now();
+      playwrightText = await page.locator('body').ariaSnapshot();
+      theirs.push(performance.now() - started);
+    }
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+    console.log(
+      `many.html (${elements} elements, ${html} chars of HTML): ` +
+        `ai snapshot median ${median(ours).toFixed(1)} ms, ${text.length} chars; ` +
+        `Playwright ariaSnapshot median ${median(theirs).toFixed(1)} ms, ${playwrightText.length} chars; ` +
+        `ratio ${(median(ours) / median(theirs)).toFixed(2)}x time, ${(text.length / html).toFixed(2)}x HTML size`,
+    );
+
+    expect(text).toContain('- link "Item 1000" [url=/items/1000] [ref=e1999]');
+    expect(text.length).toBeLessThan(html);
+  });
+});
