@@ -160,7 +160,7 @@ async function main(): Promise<void> {
     // to the worker is why it runs last.)
     const floor = await measureChromeDebugger(browser.cdp, pageTargetId, clip, fixtures.url('big.html'));
 
-    const managedStart = await measureManagedStart(token);
+    const managedStart = await measureManagedStart(token, fixtures.url('many.html'));
 
     report({ latency, throughput, screenshot, connect, screenshotBytes, floor, managedStart });
   } finally {
@@ -176,7 +176,15 @@ async function main(): Promise<void> {
  * managed profile, through `clawd-browser serve` as users run it, against a
  * plain Playwright `chromium.launch()` of the same binary (-> first page list).
  */
-async function measureManagedStart(token: string): Promise<Record<Path | 'launch', number[]> & { runs: number }> {
+interface SnapshotFigures {
+  ours: number[];
+  playwright: number[];
+  snapshotChars: number;
+  ariaChars: number;
+  htmlChars: number;
+}
+
+async function measureManagedStart(token: string, manyUrl: string): Promise<Record<Path | 'launch', number[]> & { runs: number; snapshot: SnapshotFigures }> {
   const home = mkdtempSync(join(tmpdir(), 'clawd-bench-managed-'));
   writeFileSync(join(home, 'token'), `${token}\n`, { mode: 0o600 });
   const ports = await freePortPair();
@@ -185,7 +193,13 @@ async function measureManagedStart(token: string): Promise<Record<Path | 'launch
   const server = spawn(process.execPath, [join(ROOT, 'bin/clawd-browser.js'), 'serve', '--log-level', 'warn'], { env: { ...process.env, CLAWD_HOME: home }, stdio: ['ignore', 'ignore', 'inherit'] });
   const base = `http://127.0.0.1:${ports.control}`;
   const call = (method: string, path: string) => fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${token}` } });
-  const results = { direct: [] as number[], relay: [] as number[], launch: [] as number[], runs: Number(process.env.BENCH_STARTS ?? 5) };
+  const results = {
+    direct: [] as number[],
+    relay: [] as number[],
+    launch: [] as number[],
+    runs: Number(process.env.BENCH_STARTS ?? 5),
+    snapshot: { ours: [] as number[], playwright: [] as number[], snapshotChars: 0, ariaChars: 0, htmlChars: 0 },
+  };
   try {
     await waitFor(async () => (await call('GET', '/').catch(() => undefined))?.ok === true, { timeoutMs: 15_000, message: 'serve did not start' });
     // The first start seeds the profile; measure warm starts like a user's second launch.
@@ -206,6 +220,28 @@ async function measureManagedStart(token: string): Promise<Record<Path | 'launch
       results.direct.push(now() - start);
       await browser.close();
     }
+
+    // Issue 5: GET /snapshot (ai) of a 5,000-element page, as an agent pays for it, against
+    // Playwright's own ariaSnapshot() of the same page in the same browser.
+    const opened = (await (await fetch(`${base}/tabs/open`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: manyUrl }),
+    })).json()) as { targetId: string };
+    const playwright = await chromium.connectOverCDP(`http://127.0.0.1:${cdpPort}`);
+    const page = playwright.contexts()[0].pages().find((p) => p.url() === manyUrl)!;
+    results.snapshot.htmlChars = await page.evaluate(() => document.documentElement.outerHTML.length);
+    for (let i = 0; i < 7; i++) {
+      let start = now();
+      const snapshot = (await (await call('GET', `/snapshot?targetId=${opened.targetId}`)).json()) as { text: string };
+      results.snapshot.ours.push(now() - start);
+      results.snapshot.snapshotChars = snapshot.text.length;
+      start = now();
+      const aria = await page.locator('body').ariaSnapshot();
+      results.snapshot.playwright.push(now() - start);
+      results.snapshot.ariaChars = aria.length;
+    }
+    await playwright.close();
   } finally {
     const exited = new Promise((resolve) => server.once('exit', resolve));
     server.kill('SIGTERM');
@@ -281,7 +317,7 @@ function report(results: {
   connect: Record<Path, number[]>;
   screenshotBytes: number;
   floor: Floor;
-  managedStart: Record<Path | 'launch', number[]> & { runs: number };
+  managedStart: Record<Path | 'launch', number[]> & { runs: number; snapshot: SnapshotFigures };
 }): void {
   const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
   const d = sorted(results.latency.direct);
@@ -311,6 +347,15 @@ function report(results: {
   console.log(`${'chromium.launch()'.padEnd(52)} ${plain.toFixed(1).padStart(10)} ms`);
   console.log(`${'POST /start + GET /tabs (clawd-browser serve)'.padEnd(52)} ${launch.toFixed(1).padStart(10)} ms   ratio ${(launch / plain).toFixed(2)}  target ≤ 1.2${launch / plain <= 1.2 ? ' ✓' : ' ✗'}`);
   summary['managed start (ms, median)'] = { direct: plain, relay: launch, ratio: launch / plain };
+
+  const snap = results.managedStart.snapshot;
+  const ours = median(snap.ours);
+  const theirs = median(snap.playwright);
+  console.log(`\nsnapshot of a 5,000-element page (many.html, median of ${snap.ours.length}; the first, layout-heavy call included)`);
+  console.log(`${"Playwright locator('body').ariaSnapshot()".padEnd(52)} ${theirs.toFixed(1).padStart(10)} ms   ${snap.ariaChars} chars`);
+  console.log(`${'GET /snapshot (ai, refs) through the control API'.padEnd(52)} ${ours.toFixed(1).padStart(10)} ms   ${snap.snapshotChars} chars   ratio ${(ours / theirs).toFixed(2)}  target ≤ 1.0${ours / theirs <= 1 ? ' ✓' : ' ✗'}`);
+  console.log(`${'page HTML'.padEnd(52)} ${''.padStart(10)}      ${snap.htmlChars} chars   snapshot/HTML ${(snap.snapshotChars / snap.htmlChars).toFixed(2)}`);
+  summary['ai snapshot of many.html (ms, median)'] = { direct: theirs, relay: ours, ratio: ours / theirs, snapshotChars: snap.snapshotChars, htmlChars: snap.htmlChars };
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
   writeFileSync(join(ROOT, 'bench/results/latest.json'), `${JSON.stringify(summary, null, 2)}\n`);
 }
