@@ -141,6 +141,36 @@ describe('browser commands against the running server', () => {
     expect(JSON.parse(await cli('--json', 'status'))).toMatchObject({ running: false });
   });
 
+  it('snapshots and acts by ref: snapshot, type, select, fill, click, evaluate, upload, dialog, wait, resize', async () => {
+    await cli('open', fixtures.url('form.html'));
+    const outline = await cli('snapshot');
+    const ref = (pattern: RegExp) => /\[ref=([a-z0-9]+)\]/.exec(outline.split('\n').find((line) => pattern.test(line)) ?? '')?.[1] ?? 'missing';
+    await cli('type', ref(/textbox "Name"/), 'from the cli');
+    expect(await cli('select', ref(/combobox "Fruit"/), 'cherry')).toBe('selected: cherry');
+    expect(await cli('fill', '--fields', JSON.stringify([{ ref: ref(/checkbox "Subscribe"/), value: true }]))).toBe('filled 1 field(s)');
+    await cli('click', ref(/button "Submit"/));
+    const result = JSON.parse(await cli('--json', 'evaluate', '--fn', '() => document.querySelector("#result").textContent')).result;
+    expect(result).toContain('from the cli');
+    expect(result).toContain('cherry');
+    expect(JSON.parse(await cli('--json', 'snapshot', '--limit', '3')).truncated).toBe(true);
+
+    await cli('open', fixtures.url('upload.html'));
+    const uploadOutline = await cli('snapshot');
+    const input = /\[ref=([a-z0-9]+)\]/.exec(uploadOutline.split('\n').find((line) => /file|[Uu]pload/.test(line) && /ref=/.test(line)) ?? '')?.[1] ?? 'missing';
+    const file = join(home, 'cli-upload.txt');
+    writeFileSync(file, 'sent by the cli');
+    expect(await cli('upload', file, '--input', input)).toBe('uploaded cli-upload.txt');
+    await cli('wait', '--text', 'sent by the cli');
+
+    await cli('open', fixtures.url('dialogs.html'));
+    const dialogOutline = await cli('snapshot');
+    expect(await cli('dialog', '--accept', '--prompt', 'typed')).toMatch(/armed/);
+    await cli('click', /\[ref=([a-z0-9]+)\]/.exec(dialogOutline.split('\n').find((line) => /[Pp]rompt/.test(line) && /ref=/.test(line)) ?? '')![1]);
+    await cli('wait', '--text', 'typed', '--timeout', '10000');
+    expect(await cli('resize', '800', '600')).toBe('viewport 800x600');
+    expect(JSON.parse(await cli('--json', 'evaluate', '--fn', '() => innerWidth')).result).toBe(800);
+  });
+
   it('fails with one line and exit 1: unknown profile, bad name, bad URL; --help works per command', async () => {
     for (const [args, reason] of [
       [['--profile', 'nope', 'tabs'], /No profile named "nope"/],
