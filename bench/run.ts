@@ -167,7 +167,7 @@ async function main(): Promise<void> {
     await browser.close();
     relay.kill('SIGTERM');
     await fixtures.close();
-    rmSync(home, { recursive: true, force: true });
+    rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   }
 }
 
@@ -246,7 +246,7 @@ async function measureManagedStart(token: string, manyUrl: string): Promise<Reco
     const exited = new Promise((resolve) => server.once('exit', resolve));
     server.kill('SIGTERM');
     await exited;
-    rmSync(home, { recursive: true, force: true });
+    rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   }
   return results;
 }

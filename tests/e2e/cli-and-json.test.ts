@@ -57,7 +57,7 @@ afterAll(async () => {
   server?.kill('SIGTERM');
   await exited;
   await fixtures?.close();
-  rmSync(home, { recursive: true, force: true });
+  rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 });
 
 describe('clawd-browser CLI', () => {
@@ -88,7 +88,7 @@ describe('clawd-browser CLI', () => {
       expect(failure.stderr.trim().split('\n')).toHaveLength(1);
       expect(failure.stderr).toMatch(/config\.json: headless: /);
     } finally {
-      rmSync(other, { recursive: true, force: true });
+      rmSync(other, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     }
   });
 
@@ -194,7 +194,7 @@ describe('browser commands against the running server', () => {
       expect(failure.code).toBe(1);
       expect(failure.stderr).toMatch(/Cannot reach the control API at http:\/\/127\.0\.0\.1:9: is `clawd-browser serve` running\?/);
     } finally {
-      rmSync(elsewhere, { recursive: true, force: true });
+      rmSync(elsewhere, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     }
   });
 });

@@ -289,7 +289,7 @@ describe('settings and the door', () => {
       await expect(api.tabs()).rejects.toThrow(/extension is not connected/);
     } finally {
       await lonely.close();
-      rmSync(fresh, { recursive: true, force: true });
+      rmSync(fresh, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     }
     expect(AmbiguousError).toBeDefined();
   });

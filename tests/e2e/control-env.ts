@@ -75,7 +75,7 @@ export async function startControlEnv(): Promise<ControlEnv> {
       await userBrowser.close();
       await server.close();
       await fixtures.close();
-      rmSync(home, { recursive: true, force: true });
+      rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     },
   };
 }

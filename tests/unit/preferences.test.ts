@@ -16,7 +16,7 @@ function userDataDir(): string {
   return dir;
 }
 afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 });
 
 const readJson = (path: string) => JSON.parse(readFileSync(path, 'utf8'));

@@ -63,7 +63,8 @@ export class ProfileManager {
     if (profile.builtIn) this.registry.remove(name); // throws: built-ins stay
     await this.drivers.get(name)?.stop();
     this.drivers.delete(name);
-    if (profile.userDataDir) rmSync(dirname(profile.userDataDir), { recursive: true, force: true });
+    // Chromium's helper processes may write for a moment after the browser exits: retry.
+    if (profile.userDataDir) rmSync(dirname(profile.userDataDir), { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     return this.registry.remove(name);
   }
 
