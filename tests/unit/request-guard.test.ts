@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EXTENSION_ORIGIN } from '../../relay/src/config/defaults.js';
-import { checkRequest, hostName, isLoopbackHost } from '../../relay/src/server/request-guard.js';
+import { checkRequest, guardFor, hostName, isLoopbackHost } from '../../relay/src/server/request-guard.js';
 
 const token = 'a'.repeat(64);
 const options = { token, allowedOrigins: [EXTENSION_ORIGIN] };
@@ -35,5 +35,10 @@ describe('request guard (spec §9)', () => {
   it('allows an explicitly configured non-loopback bind host', () => {
     const auth = { authorization: `Bearer ${token}` };
     expect(checkRequest(request({ host: '10.1.2.3:18792', ...auth }), { ...options, extraHosts: ['10.1.2.3'] })).toMatchObject({ ok: true });
+  });
+  it('builds the guard for a bind address: loopback binds add no host, explicit ones add theirs', () => {
+    for (const host of ['127.0.0.1', 'localhost', '::1']) expect(guardFor(token, host).extraHosts).toEqual([]);
+    expect(guardFor(token, '10.1.2.3')).toEqual({ token, allowedOrigins: [EXTENSION_ORIGIN], extraHosts: ['10.1.2.3'] });
+    expect(guardFor(token, '127.0.0.1', ['https://ok.example']).allowedOrigins).toEqual([EXTENSION_ORIGIN, 'https://ok.example']);
   });
 });

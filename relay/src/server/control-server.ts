@@ -2,11 +2,10 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
-import { EXTENSION_ORIGIN } from '../config/defaults.js';
 import { BadRequestError, ClawdError, ERROR_STATUS, NotFoundError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ProfileManager } from '../profiles/profile-manager.js';
-import { checkRequest, type GuardOptions } from './request-guard.js';
+import { checkRequest, guardFor } from './request-guard.js';
 import { schemas } from './schemas.js';
 import { describeIssues } from '../validation.js';
 
@@ -38,11 +37,7 @@ function parse<T>(schema: z.ZodType<T>, input: unknown, what: string): T {
 
 export async function startControlServer(options: ControlServerOptions): Promise<ControlServer> {
   const { manager, logger } = options;
-  const guard: GuardOptions = {
-    token: options.token,
-    allowedOrigins: [EXTENSION_ORIGIN],
-    extraHosts: ['127.0.0.1', 'localhost', '::1'].includes(options.host) ? [] : [options.host],
-  };
+  const guard = guardFor(options.token, options.host);
   const app = express();
   app.disable('x-powered-by');
 

@@ -3,9 +3,9 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import { CdpBridge, type Outbound } from '../bridge/cdp-bridge.js';
-import { DEFAULT_HOST, DEFAULT_RELAY_PORT, EXTENSION_ORIGIN } from '../config/defaults.js';
+import { DEFAULT_HOST, DEFAULT_RELAY_PORT } from '../config/defaults.js';
 import { createLogger, type Logger } from '../log.js';
-import { checkRequest, type GuardOptions } from './request-guard.js';
+import { checkRequest, guardFor } from './request-guard.js';
 
 /**
  * The extension relay (spec §7): HTTP `/json/*`, WS `/cdp` for any number of
@@ -52,11 +52,7 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
   const host = options.host ?? DEFAULT_HOST;
   const log = options.logger ?? createLogger('info', 'relay');
   const graceMs = options.reconnectGraceMs ?? 45_000;
-  const guard: GuardOptions = {
-    token: options.token,
-    allowedOrigins: [EXTENSION_ORIGIN, ...(options.extraAllowedOrigins ?? [])],
-    extraHosts: isLoopbackBind(host) ? [] : [host],
-  };
+  const guard = guardFor(options.token, host, options.extraAllowedOrigins);
   const bridge = new CdpBridge();
   const clients = new Map<number, ClientSink>();
   let extensionSocket: WebSocket | undefined;
@@ -305,10 +301,6 @@ function newTabUrl(url: URL): string {
 
 function targetJson(tab: { targetId: string; title: string; url: string }) {
   return { id: tab.targetId, type: 'page', title: tab.title, url: tab.url, description: '' };
-}
-
-function isLoopbackBind(host: string): boolean {
-  return host === '127.0.0.1' || host === 'localhost' || host === '::1';
 }
 
 function sendJson(response: ServerResponse, status: number, body: unknown): void {

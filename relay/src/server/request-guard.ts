@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { EXTENSION_ORIGIN } from '../config/defaults.js';
 
 /**
  * Spec §9: the relay is as powerful as the user's logged-in browser, so every
@@ -36,6 +37,15 @@ export function hostName(hostHeader: string): string {
 
 export function isLoopbackHost(hostHeader: string): boolean {
   return LOOPBACK_HOSTS.has(hostName(hostHeader));
+}
+
+/**
+ * The guard for a server bound to `bindHost`: the extension's origin is
+ * welcome, and a non-loopback bind (an explicit choice) adds that host name.
+ */
+export function guardFor(token: string, bindHost: string, extraOrigins: string[] = []): GuardOptions {
+  const loopback = LOOPBACK_HOSTS.has(bindHost.toLowerCase());
+  return { token, allowedOrigins: [EXTENSION_ORIGIN, ...extraOrigins], extraHosts: loopback ? [] : [bindHost] };
 }
 
 function sameSecret(given: string, expected: string): boolean {
