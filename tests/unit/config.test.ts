@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError, configPath, loadConfig, relayAddress } from '../../relay/src/config/config.js';
+import { ConfigError, configPath, loadConfig, relayAddress, urlHost } from '../../relay/src/config/config.js';
 
 const homes: string[] = [];
 function home(): string {
@@ -45,5 +45,9 @@ describe('config.json', () => {
     expect(() => loadConfig(dir)).toThrow(/config\.json: enabled: .*; accentColor: must be a colour like #FF4500; .*surprise/);
     writeFileSync(configPath(dir), '{ not json');
     expect(() => loadConfig(dir)).toThrow(/is not valid JSON/);
+  });
+  it('brackets IPv6 hosts for URLs', () => {
+    expect(urlHost('::1')).toBe('[::1]');
+    expect(urlHost('127.0.0.1')).toBe('127.0.0.1');
   });
 });

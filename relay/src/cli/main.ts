@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { BrowserClient } from '../client/browser-client.js';
-import { controlAddress, loadConfig } from '../config/config.js';
+import { controlAddress, loadConfig, urlHost } from '../config/config.js';
 import { DEFAULT_CONTROL_PORT, EXTENSION_ID } from '../config/defaults.js';
 import { clawdHome, loadOrCreateToken } from '../config/state-dir.js';
 import { createLogger, type LogLevel } from '../log.js';
@@ -57,8 +57,7 @@ program
   .action((options: { port?: number }) => {
     const home = clawdHome();
     const { host, port: controlPort } = controlAddress(loadConfig(home));
-    const urlHost = host.includes(':') ? `[${host}]` : host;
-    const url = `ws://${urlHost}:${(options.port ?? controlPort) + 1}/cdp?token=${loadOrCreateToken(home)}`;
+    const url = `ws://${urlHost(host)}:${(options.port ?? controlPort) + 1}/cdp?token=${loadOrCreateToken(home)}`;
     print({ cdpUrl: url }, () => url);
   });
 

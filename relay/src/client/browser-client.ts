@@ -1,5 +1,5 @@
 import { request as httpRequest } from 'node:http';
-import { controlAddress, loadConfig } from '../config/config.js';
+import { controlAddress, loadConfig, urlHost } from '../config/config.js';
 import { clawdHome, loadOrCreateToken } from '../config/state-dir.js';
 import { type ClawdError, errorFromBody, TimeoutError, UnavailableError } from '../errors.js';
 
@@ -95,8 +95,7 @@ export class BrowserClient {
   static local(options: { profile?: string; home?: string; timeoutMs?: number } = {}): BrowserClient {
     const home = options.home ?? clawdHome();
     const { host, port } = controlAddress(loadConfig(home));
-    const urlHost = host.includes(':') ? `[${host}]` : host;
-    return new BrowserClient({ baseUrl: `http://${urlHost}:${port}`, token: loadOrCreateToken(home), profile: options.profile, timeoutMs: options.timeoutMs });
+    return new BrowserClient({ baseUrl: `http://${urlHost(host)}:${port}`, token: loadOrCreateToken(home), profile: options.profile, timeoutMs: options.timeoutMs });
   }
 
   withProfile(profile: string): BrowserClient {

@@ -67,6 +67,11 @@ export function saveConfig(home: string, config: Config): void {
   writeFileSync(configPath(home), `${JSON.stringify(config, null, 2)}\n`);
 }
 
+/** A host as it goes into a URL: IPv6 literals in brackets. */
+export function urlHost(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}
+
 /** The control API's address (spec §3 default 127.0.0.1:18791). */
 export function controlAddress(config: Config): { host: string; port: number } {
   const url = new URL(config.controlUrl);

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadConfig, relayAddress } from '../config/config.js';
+import { loadConfig, relayAddress, urlHost } from '../config/config.js';
 import { loadOrCreateToken } from '../config/state-dir.js';
 
 /**
@@ -21,8 +21,7 @@ export interface HostContext {
 
 function relayOf(context: HostContext) {
   const { host, port } = relayAddress(loadConfig(context.home));
-  const urlHost = host.includes(':') ? `[${host}]` : host;
-  return { httpUrl: `http://${urlHost}:${port}`, relayUrl: `ws://${urlHost}:${port}` };
+  return { httpUrl: `http://${urlHost(host)}:${port}`, relayUrl: `ws://${urlHost(host)}:${port}` };
 }
 
 /** True when a relay with our token answers on the configured port. */

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import { CdpBridge, type Outbound } from '../bridge/cdp-bridge.js';
+import { urlHost } from '../config/config.js';
 import { DEFAULT_HOST, DEFAULT_RELAY_PORT } from '../config/defaults.js';
 import { createLogger, type Logger } from '../log.js';
 import { checkRequest, guardFor } from './request-guard.js';
@@ -259,14 +260,13 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     });
   });
   const port = (server.address() as AddressInfo).port;
-  const urlHost = host.includes(':') ? `[${host}]` : host;
-  log.info(`relay listening on http://${urlHost}:${port} (CDP: ws://${urlHost}:${port}/cdp, extension: /extension)`);
+  log.info(`relay listening on http://${urlHost(host)}:${port} (CDP: ws://${urlHost(host)}:${port}/cdp, extension: /extension)`);
 
   return {
     port,
     host,
     bridge,
-    cdpUrl: `ws://${urlHost}:${port}/cdp`,
+    cdpUrl: `ws://${urlHost(host)}:${port}/cdp`,
     async close() {
       clearTimeout(graceTimer);
       for (const sink of clients.values()) if (sink.kind === 'socket') sink.socket.terminate();
