@@ -1,10 +1,10 @@
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { BadRequestError, ClawdError, ERROR_STATUS, NotFoundError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ProfileManager } from '../profiles/profile-manager.js';
+import { listen } from './listen.js';
 import { checkRequest, guardFor } from './request-guard.js';
 import { schemas } from './schemas.js';
 import { describeIssues } from '../validation.js';
@@ -175,13 +175,8 @@ export async function startControlServer(options: ControlServerOptions): Promise
     response.status(status).json({ error: { code, message } });
   });
 
-  const server: Server = await new Promise((resolve, reject) => {
-    const listening = app.listen(options.port, options.host, () => resolve(listening));
-    listening.once('error', (error: NodeJS.ErrnoException) =>
-      reject(error.code === 'EADDRINUSE' ? new Error(`${options.host}:${options.port} is already in use: is \`clawd-browser serve\` already running?`) : error),
-    );
-  });
-  const port = (server.address() as AddressInfo).port;
+  const server = createServer(app);
+  const port = await listen(server, options.host, options.port);
   logger.info(`control API listening on http://${options.host}:${port}`);
   return {
     port,

@@ -1,11 +1,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import { CdpBridge, type Outbound } from '../bridge/cdp-bridge.js';
 import { urlHost } from '../config/config.js';
 import { DEFAULT_HOST, DEFAULT_RELAY_PORT } from '../config/defaults.js';
 import { createLogger, type Logger } from '../log.js';
+import { listen } from './listen.js';
 import { checkRequest, guardFor } from './request-guard.js';
 
 /**
@@ -246,20 +246,7 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     target.handleUpgrade(request, socket, head, (ws) => target.emit('connection', ws, request, socket));
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(
-        error.code === 'EADDRINUSE'
-          ? new Error(`${host}:${options.port ?? DEFAULT_RELAY_PORT} is already in use: is \`clawd-browser serve\` already running? (--port picks another)`)
-          : error,
-      ),
-    );
-    server.listen(options.port ?? DEFAULT_RELAY_PORT, host, () => {
-      server.removeAllListeners('error');
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
+  const port = await listen(server, host, options.port ?? DEFAULT_RELAY_PORT);
   log.info(`relay listening on http://${urlHost(host)}:${port} (CDP: ws://${urlHost(host)}:${port}/cdp, extension: /extension)`);
 
   return {
