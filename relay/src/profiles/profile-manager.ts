@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { CdpBridge } from '../bridge/cdp-bridge.js';
+import type { Config } from '../config/config.js';
 import { BadRequestError, DisabledError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { type BrowserEndpoint, ExtensionEndpoint, ManagedEndpoint, RemoteEndpoint } from '../driver/browser-endpoint.js';
@@ -35,15 +36,21 @@ export class ProfileManager {
     return this.registry.config().defaultProfile;
   }
 
-  /** The driver for a profile; browser routes get a 503 when the browser is disabled. */
-  driver(name: string = this.defaultProfile): ProfileDriver {
-    if (!this.registry.config().enabled) throw new DisabledError();
-    return this.driverOf(this.registry.get(name));
+  /**
+   * The driver for a profile (default: defaultProfile); browser routes get a
+   * 503 when the browser is disabled. config.json is read once per call, so
+   * hand edits apply on the next request.
+   */
+  driver(name?: string): ProfileDriver {
+    const config = this.registry.config();
+    if (!config.enabled) throw new DisabledError();
+    return this.driverOf(this.registry.get(name ?? config.defaultProfile, config), config);
   }
 
   /** Like driver(), for status and management, which still answer when disabled. */
-  peek(name: string = this.defaultProfile): ProfileDriver {
-    return this.driverOf(this.registry.get(name));
+  peek(name?: string): ProfileDriver {
+    const config = this.registry.config();
+    return this.driverOf(this.registry.get(name ?? config.defaultProfile, config), config);
   }
 
   async resetProfile(name: string): Promise<{ killed: number[] }> {
@@ -72,22 +79,22 @@ export class ProfileManager {
     await Promise.all([...this.drivers.values()].map((driver) => driver.stop().catch(() => {})));
   }
 
-  private driverOf(profile: Profile): ProfileDriver {
+  private driverOf(profile: Profile, config: Config): ProfileDriver {
     const existing = this.drivers.get(profile.name);
     if (existing) return existing;
-    const driver = new ProfileDriver(profile, this.endpointFor(profile), join(this.home, 'downloads', profile.name));
+    const driver = new ProfileDriver(profile, this.endpointFor(profile, config), join(this.home, 'downloads', profile.name));
     this.drivers.set(profile.name, driver);
     return driver;
   }
 
-  private endpointFor(profile: Profile): BrowserEndpoint {
+  private endpointFor(profile: Profile, config: Config): BrowserEndpoint {
     switch (profile.driver) {
       case 'extension':
         return new ExtensionEndpoint(this.relay.bridge, this.relay.cdpUrl, this.relay.token);
       case 'remote':
         return new RemoteEndpoint(profile.cdpUrl!);
       case 'clawd':
-        return new ManagedEndpoint(new ManagedBrowser(profile, launchSettings(this.registry.config()), this.log));
+        return new ManagedEndpoint(new ManagedBrowser(profile, launchSettings(config), this.log));
     }
   }
 }

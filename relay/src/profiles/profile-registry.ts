@@ -51,9 +51,9 @@ export class ProfileRegistry {
     return [...names].map((name) => this.describe(config, name));
   }
 
-  get(name: string): Profile {
+  /** Pass `config` when the caller has just read it: one read per request. */
+  get(name: string, config: Config = this.config()): Profile {
     checkProfileName(name);
-    const config = this.config();
     if (!BUILT_IN.has(name) && !config.profiles[name]) throw new NotFoundError(`No profile named ${JSON.stringify(name)}`);
     return this.describe(config, name);
   }
