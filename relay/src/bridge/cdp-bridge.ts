@@ -3,7 +3,6 @@ import { z } from 'zod';
 import { WIRE_PROTOCOL_VERSION } from '../config/defaults.js';
 import {
   CdpErrorCode,
-  type CdpError,
   errorResponse,
   event,
   rawErrorResponse,
@@ -932,4 +931,3 @@ export class CdpBridge {
   }
 }
 
-export type { CdpError };

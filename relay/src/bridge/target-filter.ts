@@ -21,16 +21,3 @@ export function filterAccepts(filter: Protocol.Target.TargetFilter | undefined, 
   }
   return false;
 }
-
-/** Validates a client-supplied filter; returns an error message or undefined. */
-export function checkTargetFilter(filter: unknown): string | undefined {
-  if (filter === undefined) return undefined;
-  if (!Array.isArray(filter)) return 'filter must be an array of {type?, exclude?} entries';
-  for (const entry of filter) {
-    if (!entry || typeof entry !== 'object') return 'filter entries must be objects';
-    const { type, exclude } = entry as { type?: unknown; exclude?: unknown };
-    if (type !== undefined && typeof type !== 'string') return 'filter entry type must be a string';
-    if (exclude !== undefined && typeof exclude !== 'boolean') return 'filter entry exclude must be a boolean';
-  }
-  return undefined;
-}
