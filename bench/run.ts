@@ -184,7 +184,16 @@ interface SnapshotFigures {
   htmlChars: number;
 }
 
-async function measureManagedStart(token: string, manyUrl: string): Promise<Record<Path | 'launch', number[]> & { runs: number; snapshot: SnapshotFigures }> {
+interface ManagedStartFigures {
+  /** Playwright chromium.launch() of the same binary. */
+  plainLaunch: number[];
+  /** POST /start + GET /tabs through clawd-browser serve. */
+  serveStart: number[];
+  runs: number;
+  snapshot: SnapshotFigures;
+}
+
+async function measureManagedStart(token: string, manyUrl: string): Promise<ManagedStartFigures> {
   const home = mkdtempSync(join(tmpdir(), 'clawd-bench-managed-'));
   writeFileSync(join(home, 'token'), `${token}\n`, { mode: 0o600 });
   const ports = await freePortPair();
@@ -193,12 +202,11 @@ async function measureManagedStart(token: string, manyUrl: string): Promise<Reco
   const server = spawn(process.execPath, [join(ROOT, 'bin/clawd-browser.js'), 'serve', '--log-level', 'warn'], { env: { ...process.env, CLAWD_HOME: home }, stdio: ['ignore', 'ignore', 'inherit'] });
   const base = `http://127.0.0.1:${ports.control}`;
   const call = (method: string, path: string) => fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${token}` } });
-  const results = {
-    direct: [] as number[],
-    relay: [] as number[],
-    launch: [] as number[],
+  const results: ManagedStartFigures = {
+    plainLaunch: [],
+    serveStart: [],
     runs: Number(process.env.BENCH_STARTS ?? 5),
-    snapshot: { ours: [] as number[], playwright: [] as number[], snapshotChars: 0, ariaChars: 0, htmlChars: 0 },
+    snapshot: { ours: [], playwright: [], snapshotChars: 0, ariaChars: 0, htmlChars: 0 },
   };
   try {
     await waitFor(async () => (await call('GET', '/').catch(() => undefined))?.ok === true, { timeoutMs: 15_000, message: 'serve did not start' });
@@ -210,14 +218,14 @@ async function measureManagedStart(token: string, manyUrl: string): Promise<Reco
       const started = await call('POST', '/start');
       const tabs = await call('GET', '/tabs');
       if (!started.ok || !tabs.ok) throw new Error(`managed start failed: ${started.status} ${tabs.status}`);
-      results.launch.push(now() - start);
+      results.serveStart.push(now() - start);
       await call('POST', '/stop');
 
       start = now();
       const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
       const context = await browser.newContext();
       context.pages();
-      results.direct.push(now() - start);
+      results.plainLaunch.push(now() - start);
       await browser.close();
     }
 
@@ -317,7 +325,7 @@ function report(results: {
   connect: Record<Path, number[]>;
   screenshotBytes: number;
   floor: Floor;
-  managedStart: Record<Path | 'launch', number[]> & { runs: number; snapshot: SnapshotFigures };
+  managedStart: ManagedStartFigures;
 }): void {
   const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
   const d = sorted(results.latency.direct);
@@ -341,8 +349,8 @@ function report(results: {
     console.log(`${row.metric.padEnd(52)} ${row.direct.toFixed(3).padStart(10)} ${row.relay.toFixed(3).padStart(10)} ${ratio.toFixed(2).padStart(7)}  ${(row.target + met).padEnd(8)} ${floor}`);
     summary[row.metric] = { direct: row.direct, relay: row.relay, ratio, chromeDebuggerAlone: row.floor };
   }
-  const launch = median(results.managedStart.launch);
-  const plain = median(results.managedStart.direct);
+  const launch = median(results.managedStart.serveStart);
+  const plain = median(results.managedStart.plainLaunch);
   console.log(`\nmanaged profile: POST /start -> first GET /tabs vs plain chromium.launch() (same binary, median of ${results.managedStart.runs})`);
   console.log(`${'chromium.launch()'.padEnd(52)} ${plain.toFixed(1).padStart(10)} ms`);
   console.log(`${'POST /start + GET /tabs (clawd-browser serve)'.padEnd(52)} ${launch.toFixed(1).padStart(10)} ms   ratio ${(launch / plain).toFixed(2)}  target ≤ 1.2${launch / plain <= 1.2 ? ' ✓' : ' ✗'}`);
