@@ -39,7 +39,9 @@ const now = () => performance.now();
 async function main(): Promise<void> {
   const home = mkdtempSync(join(tmpdir(), 'clawd-bench-'));
   const token = randomBytes(32).toString('hex');
+  const extensionKey = randomBytes(32).toString('hex');
   writeFileSync(join(home, 'token'), `${token}\n`, { mode: 0o600 });
+  writeFileSync(join(home, 'extension-key'), `${extensionKey}\n`, { mode: 0o600 });
   const { relay: relayPort } = await freePortPair();
   // RELAY_NODE_ARGS="--cpu-prof" profiles the relay process alone.
   const nodeArgs = (process.env.RELAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
@@ -55,7 +57,7 @@ async function main(): Promise<void> {
       timeoutMs: 15_000,
       message: 'relay did not start',
     });
-    await setExtensionStorage(browser.cdp, EXTENSION_ID, 'local', { pairing: { relayUrl: `ws://127.0.0.1:${relayPort}`, token, via: 'manual' } });
+    await setExtensionStorage(browser.cdp, EXTENSION_ID, 'local', { pairing: { relayUrl: `ws://127.0.0.1:${relayPort}`, key: extensionKey, via: 'manual' } });
     // Connected means the worker has run and registered its toolbar listener.
     await waitFor(
       async () => ((await (await fetch(`http://127.0.0.1:${relayPort}/status?token=${token}`)).json()) as { extension: string }).extension === 'connected',

@@ -1,9 +1,10 @@
 import { WIRE_PROTOCOL_VERSION } from '../../relay/src/config/defaults';
 import { encodeExtensionFrame, type RelayCommand, type RelayMessage } from '../../relay/src/bridge/wire';
+import { navigationProblem, shareableUrlProblem } from '../../relay/src/policy/url-gate';
 import { showBadge } from './badge';
 import { watchDownloads } from './downloads';
 import { askNativeHost, type Bootstrap, NativeHostError, type NativeHostState } from './native-host';
-import { loadPairing, onPairingChanged, type Pairing, savePairing, normaliseRelayUrl } from './pairing';
+import { isExtensionKey, loadPairing, normaliseExtensionKey, normaliseRelayUrl, onPairingChanged, type Pairing, savePairing } from './pairing';
 import { RelayLink } from './relay-link';
 import { SharedTabs } from './shared-tabs';
 import type { ExtensionStatus, OptionsRequest } from './status';
@@ -18,9 +19,9 @@ import type { ExtensionStatus, OptionsRequest } from './status';
 let commandsInFlight = 0;
 
 const link = new RelayLink({
-  onOpen: () => {
+  onOpen: (proof) => {
     link.send(
-      encodeExtensionFrame({ type: 'hello', protocol: WIRE_PROTOCOL_VERSION, browser: browserInfo(), tabs: shared.list() }),
+      encodeExtensionFrame({ type: 'hello', protocol: WIRE_PROTOCOL_VERSION, browser: browserInfo(), tabs: shared.list(), proof }),
     );
     void shared.setLinkOpen(true);
   },
@@ -47,7 +48,7 @@ let nativeHostError: string | undefined;
 
 /**
  * The pairing to use. A pairing made by hand stands; otherwise the native
- * host is asked (again, in case the token or port changed).
+ * host is asked (again, in case the key or port changed).
  */
 async function currentPairing(): Promise<Pairing | undefined> {
   const stored = await loadPairing();
@@ -56,8 +57,9 @@ async function currentPairing(): Promise<Pairing | undefined> {
     const boot = await askNativeHost<Bootstrap>('bootstrap');
     nativeHost = 'available';
     nativeHostError = undefined;
-    const pairing: Pairing = { relayUrl: normaliseRelayUrl(boot.relayUrl), token: boot.token, via: 'native-host' };
-    if (pairing.relayUrl !== stored?.relayUrl || pairing.token !== stored?.token || stored?.via !== 'native-host')
+    if (!isExtensionKey(boot.extensionKey)) throw new Error('the native host sent no extension key: update clawd-browser and re-run install-native-host');
+    const pairing: Pairing = { relayUrl: normaliseRelayUrl(boot.relayUrl), key: boot.extensionKey, via: 'native-host' };
+    if (pairing.relayUrl !== stored?.relayUrl || pairing.key !== stored?.key || stored?.via !== 'native-host')
       await savePairing(pairing);
     return pairing;
   } catch (error) {
@@ -123,6 +125,13 @@ chrome.action.onClicked.addListener((tab) => {
 chrome.debugger.onEvent.addListener((source, method, params) => {
   if (source.tabId === undefined || !shared.get(source.tabId)) return;
   const sessionId = (source as { sessionId?: string }).sessionId;
+  // The tab's own page moved somewhere it must not be shared (history, a
+  // page's own navigation): stop before this event or any command gets there.
+  const landed = sessionId ? undefined : landedOn(method, params as Record<string, any> | undefined);
+  if (landed !== undefined) {
+    const problem = shareableUrlProblem(landed);
+    if (problem) return shared.suspend(source.tabId, problem);
+  }
   link.send(encodeExtensionFrame({ type: 'event', tabId: source.tabId, sessionId, method }, JSON.stringify(params ?? {})));
 });
 
@@ -142,15 +151,26 @@ chrome.tabs.onRemoved.addListener((tabId) => {
   if (shared.get(tabId)) void shared.unshare(tabId, 'the tab was closed', { detach: false });
 });
 
-// Tabs a shared tab opens (window.open, target=_blank) are shared too.
-chrome.tabs.onCreated.addListener((tab) => {
-  if (tab.id === undefined || tab.openerTabId === undefined || !shared.get(tab.openerTabId)) return;
-  const tabId = tab.id;
-  void shared.share(tabId, tab.openerTabId).catch((error: Error) => showBadge(tabId, { kind: 'error', why: error.message }));
+// Tabs a shared tab opens (window.open, target=_blank) are shared too. Only
+// a navigation the shared page itself started counts: chrome.tabs' openerTabId
+// is also set on tabs the browser opens beside the active tab, and those the
+// user never shared.
+chrome.webNavigation.onCreatedNavigationTarget.addListener(({ sourceTabId, tabId }) => {
+  if (!shared.get(sourceTabId)) return;
+  void shared.share(tabId, sourceTabId).catch((error: Error) => showBadge(tabId, { kind: 'error', why: error.message }));
 });
+
+/** The URL a main-frame navigation or new page context shows, from the tab's own events. */
+function landedOn(method: string, params: Record<string, any> | undefined): string | undefined {
+  if (method === 'Page.frameNavigated' && !params?.frame?.parentId) return params?.frame?.url;
+  if (method === 'Runtime.executionContextCreated') return params?.context?.origin || undefined;
+  return undefined;
+}
 
 chrome.tabs.onUpdated.addListener((tabId, change) => {
   if (shared.isSuspended(tabId) && change.url !== undefined) return void shared.resume(tabId);
+  const problem = change.url !== undefined && shared.get(tabId) ? shareableUrlProblem(change.url) : undefined;
+  if (problem) return shared.suspend(tabId, problem);
   if ((change.url !== undefined || change.title !== undefined) && shared.get(tabId))
     void shared.updateInfo(tabId, { url: change.url, title: change.title });
   if (change.url !== undefined || change.status !== undefined) void shared.refreshBadge(tabId);
@@ -161,8 +181,9 @@ watchDownloads(shared, (tabId, download) => link.send(encodeExtensionFrame({ typ
 // ---- relay -> Chrome ---------------------------------------------------------
 
 async function handleRelayMessage(message: RelayMessage): Promise<void> {
-  if (message.type === 'pong') return;
+  if (message.type === 'pong' || message.type === 'auth') return;
   if (message.type === 'protocolError') return console.warn(`clawd-browser relay: ${message.message}`);
+  if (typeof (message as { id?: unknown }).id !== 'number') return console.warn(`clawd-browser relay: command without an id (${String(message.type)})`);
   commandsInFlight++;
   let frame: string;
   try {
@@ -175,27 +196,49 @@ async function handleRelayMessage(message: RelayMessage): Promise<void> {
   link.send(frame);
 }
 
+/**
+ * Runs what the relay asks, after checking it ourselves: the relay is
+ * trusted only so far. Known kinds only, tabs the user shared only, and new
+ * tabs only at URLs the gate allows.
+ */
 async function runCommand(command: RelayCommand): Promise<object | undefined> {
   switch (command.type) {
     case 'cdp': {
-      if (!shared.get(command.tabId)) throw new Error(`tab ${command.tabId} is not shared`);
+      const tab = requireShared(command.tabId);
+      if (typeof command.method !== 'string') throw new Error('cdp command without a method');
+      if (command.sessionId !== undefined && typeof command.sessionId !== 'string') throw new Error('cdp command with a bad sessionId');
+      const problem = shareableUrlProblem(tab.url);
+      if (problem) throw new Error(`tab ${command.tabId}: ${problem}`);
       const target = { tabId: command.tabId, sessionId: command.sessionId } as chrome.debugger.Debuggee;
       return (await chrome.debugger.sendCommand(target, command.method, command.params)) as object | undefined;
     }
     case 'createTab': {
-      const tab = await chrome.tabs.create({ url: command.url, active: command.active });
+      const url = typeof command.url === 'string' ? command.url : '';
+      const problem = navigationProblem(url) ?? shareableUrlProblem(url);
+      if (problem) throw new Error(`the extension will not open ${JSON.stringify(url)}: ${problem}`);
+      const tab = await chrome.tabs.create({ url, active: command.active === true });
       const sharedTab = await shared.share(tab.id!);
       return { tabId: sharedTab.tabId, targetId: sharedTab.targetId };
     }
     case 'closeTab':
+      requireShared(command.tabId);
       await chrome.tabs.remove(command.tabId);
       return {};
     case 'activateTab': {
+      requireShared(command.tabId);
       const tab = await chrome.tabs.update(command.tabId, { active: true });
       if (tab?.windowId !== undefined) await chrome.windows.update(tab.windowId, { focused: true }).catch(() => {});
       return {};
     }
+    default:
+      throw new Error(`unknown command type ${JSON.stringify((command as { type?: unknown }).type)}`);
   }
+}
+
+function requireShared(tabId: unknown) {
+  const tab = typeof tabId === 'number' ? shared.get(tabId) : undefined;
+  if (!tab) throw new Error(`tab ${String(tabId)} is not shared`);
+  return tab;
 }
 
 /** chrome.debugger reports CDP errors as an Error whose message is the error's JSON. */
@@ -217,7 +260,7 @@ chrome.runtime.onMessage.addListener((request: OptionsRequest, _sender, reply: (
     await ready;
     if (request.type === 'pair') {
       try {
-        await savePairing({ relayUrl: normaliseRelayUrl(request.relayUrl), token: request.token.trim(), via: 'manual' });
+        await savePairing({ relayUrl: normaliseRelayUrl(request.relayUrl), key: normaliseExtensionKey(request.key), via: 'manual' });
       } catch (error) {
         return reply({ error: (error as Error).message });
       }

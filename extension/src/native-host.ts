@@ -2,7 +2,7 @@ import { NATIVE_HOST_NAME } from '../../relay/src/config/defaults';
 
 /**
  * The native messaging host (`clawd-browser install-native-host`): hands us
- * the relay URL and token, and starts the relay when it does not answer.
+ * the relay URL and the extension key, and starts the relay when it does not answer.
  */
 
 export type NativeHostState = 'unknown' | 'available' | 'missing' | 'failing';
@@ -15,7 +15,7 @@ export class NativeHostError extends Error {
 
 export interface Bootstrap {
   relayUrl: string;
-  token: string;
+  extensionKey: string;
   version: string;
 }
 

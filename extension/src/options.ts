@@ -5,6 +5,7 @@ const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as 
 const STATE_TEXT: Record<ExtensionStatus['link'], string> = {
   open: 'connected',
   connecting: 'connecting…',
+  authenticating: 'checking the relay…',
   waiting: 'not connected (retrying)',
   unpaired: 'not paired',
 };
@@ -45,7 +46,7 @@ async function refresh(): Promise<void> {
 $<HTMLFormElement>('pair').addEventListener('submit', (event) => {
   event.preventDefault();
   void (async () => {
-    const answer = await ask({ type: 'pair', relayUrl: $<HTMLInputElement>('relayUrl').value, token: $<HTMLInputElement>('token').value });
+    const answer = await ask({ type: 'pair', relayUrl: $<HTMLInputElement>('relayUrl').value, key: $<HTMLInputElement>('key').value });
     $('saved').textContent = 'error' in answer ? `Not saved: ${answer.error}` : 'Saved.';
     if (!('error' in answer)) render(answer);
   })();

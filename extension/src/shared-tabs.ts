@@ -1,4 +1,5 @@
 import type { SharedTab } from '../../relay/src/bridge/wire';
+import { shareableUrlProblem } from '../../relay/src/policy/url-gate';
 import { showBadge } from './badge';
 
 /**
@@ -22,9 +23,11 @@ export class SharedTabs {
   private readonly attaching = new Set<number>();
   /**
    * Shared tabs showing a page Chrome will not let an extension debug
-   * (chrome://, the Web Store). Sharing resumes when they navigate away.
+   * (chrome://, the Web Store), or one clawd-browser will not share
+   * (extension pages, local files). Sharing resumes when they navigate away.
    */
-  private readonly suspended = new Set<number>();
+  /** Why each is suspended (the badge's tooltip). */
+  private readonly suspended = new Map<number, string>();
   private linkOpen = false;
 
   constructor(private readonly events: SharingEvents) {}
@@ -61,11 +64,18 @@ export class SharedTabs {
   async share(tabId: number, openerTabId?: number): Promise<SharedTab> {
     const existing = this.tabs.get(tabId);
     if (existing) return existing;
+    // Our own pages (options), other extensions', browser pages and local
+    // files are never lent: the debugger on them is far more than a web page.
+    const current = await chrome.tabs.get(tabId);
+    const problem = shareableUrlProblem(current.url || current.pendingUrl);
+    if (problem) throw new Error(problem);
     this.attaching.add(tabId);
     await showBadge(tabId, { kind: 'connecting', why: 'attaching…' });
     try {
       await chrome.debugger.attach({ tabId }, DEBUGGER_PROTOCOL);
       const tab: SharedTab = await this.describe(tabId);
+      const landed = shareableUrlProblem(tab.url);
+      if (landed) throw new Error(landed);
       const opener = openerTabId === undefined ? undefined : this.tabs.get(openerTabId);
       if (opener) tab.openerTargetId = opener.targetId;
       this.tabs.set(tabId, tab);
@@ -74,6 +84,7 @@ export class SharedTabs {
       await this.badgeFor(tabId);
       return tab;
     } catch (error) {
+      await chrome.debugger.detach({ tabId }).catch(() => {});
       await showBadge(tabId, { kind: 'off' });
       throw new Error(`cannot share this tab: ${(error as Error).message}`);
     } finally {
@@ -106,9 +117,25 @@ export class SharedTabs {
       if (previous.openerTargetId && !tab.openerTargetId) tab.openerTargetId = previous.openerTargetId;
     } catch (error) {
       await this.persist();
-      this.suspended.add(tabId);
+      this.suspended.set(tabId, (error as Error).message);
       await this.showSuspended(tabId, (error as Error).message);
     }
+  }
+
+  /**
+   * A shared tab reached a page that must not be shared (it navigated by
+   * itself, or through history): detach at once and wait until it leaves.
+   * The tab is dropped synchronously, so no command runs on it meanwhile.
+   */
+  suspend(tabId: number, why: string): void {
+    if (!this.tabs.delete(tabId)) return;
+    this.suspended.set(tabId, why);
+    this.events.unshared(tabId, `suspended: ${why}`);
+    void (async () => {
+      await chrome.debugger.detach({ tabId }).catch(() => {});
+      await this.persist();
+      await this.showSuspended(tabId, why);
+    })();
   }
 
   /** A suspended tab navigated: share it again if Chrome allows it now. */
@@ -118,7 +145,7 @@ export class SharedTabs {
       this.suspended.delete(tabId);
       await this.share(tabId);
     } catch (error) {
-      this.suspended.add(tabId);
+      this.suspended.set(tabId, (error as Error).message);
       await this.showSuspended(tabId, (error as Error).message);
     }
   }
@@ -130,7 +157,7 @@ export class SharedTabs {
   /** Chrome clears a tab's badge when it navigates; put ours back. */
   async refreshBadge(tabId: number): Promise<void> {
     if (this.tabs.has(tabId)) await this.badgeFor(tabId);
-    else if (this.suspended.has(tabId)) await this.showSuspended(tabId, 'Chrome does not allow debugging this page');
+    else if (this.suspended.has(tabId)) await this.showSuspended(tabId, this.suspended.get(tabId)!);
   }
 
   private showSuspended(tabId: number, why: string): Promise<void> {

@@ -3,7 +3,7 @@ import type { NativeHostState } from './native-host';
 import type { LinkState } from './relay-link';
 
 /** Messages between the options page and the service worker. */
-export type OptionsRequest = { type: 'status' } | { type: 'pair'; relayUrl: string; token: string };
+export type OptionsRequest = { type: 'status' } | { type: 'pair'; relayUrl: string; key: string };
 
 export interface ExtensionStatus {
   link: LinkState;

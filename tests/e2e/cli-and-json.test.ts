@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,7 +47,8 @@ beforeAll(async () => {
   await waitFor(async () => (await json('/json/version').catch(() => undefined))?.status === 200, { timeoutMs: 15_000, message: 'clawd-browser serve did not come up' });
   fixtures = await startFixtureServer();
   browser = await launchChromium({ extensionDir: EXTENSION_DIR });
-  await setExtensionStorage(browser.cdp, EXTENSION_ID, 'local', { pairing: { relayUrl: `ws://127.0.0.1:${port}`, token, via: 'manual' } });
+  const key = await cli('extension-key');
+  await setExtensionStorage(browser.cdp, EXTENSION_ID, 'local', { pairing: { relayUrl: `ws://127.0.0.1:${port}`, key, via: 'manual' } });
 });
 
 afterAll(async () => {
@@ -157,7 +158,9 @@ describe('browser commands against the running server', () => {
     await cli('open', fixtures.url('upload.html'));
     const uploadOutline = await cli('snapshot');
     const input = /\[ref=([a-z0-9]+)\]/.exec(uploadOutline.split('\n').find((line) => /file|[Uu]pload/.test(line) && /ref=/.test(line)) ?? '')?.[1] ?? 'missing';
-    const file = join(home, 'cli-upload.txt');
+    // $CLAWD_HOME/uploads is an upload folder; the rest of $CLAWD_HOME never is.
+    mkdirSync(join(home, 'uploads'), { recursive: true });
+    const file = join(home, 'uploads', 'cli-upload.txt');
     writeFileSync(file, 'sent by the cli');
     expect(await cli('upload', file, '--input', input)).toBe('uploaded cli-upload.txt');
     await cli('wait', '--text', 'sent by the cli');

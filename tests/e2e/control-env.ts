@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { type ClawdServer, startServer } from '../../relay/src/cli/serve.js';
 import { BrowserClient } from '../../relay/src/client/browser-client.js';
 import { EXTENSION_ID } from '../../relay/src/config/defaults.js';
-import { createLogger } from '../../relay/src/log.js';
+import { createLogger, type Logger } from '../../relay/src/log.js';
 import { type LaunchedChromium, launchChromium, openTab, setExtensionStorage, triggerExtensionAction, waitFor } from '../harness/chromium.js';
 import { type FixtureServer, startFixtureServer } from '../harness/fixture-server.js';
 import { freePortPair } from '../harness/ports.js';
@@ -36,17 +36,27 @@ export function freshHome(config: object): string {
   return dir;
 }
 
-export async function startControlEnv(): Promise<ControlEnv> {
+export interface ControlEnvOptions {
+  /** Collects every line the server logs (debug and up), for tests of what logs may hold. */
+  logLines?: string[];
+}
+
+export async function startControlEnv(options: ControlEnvOptions = {}): Promise<ControlEnv> {
   const ports = await freePortPair();
   const clawdPort = (await freePortPair()).control;
   const home = freshHome({ controlUrl: `http://127.0.0.1:${ports.control}`, headless: true, noSandbox: true, profiles: { clawd: { cdpPort: clawdPort } } });
-  const logger = () => createLogger(process.env.RELAY_LOG === '1' ? 'debug' : 'warn');
+  const logger = (): Logger => {
+    const lines = options.logLines;
+    if (!lines) return createLogger(process.env.RELAY_LOG === '1' ? 'debug' : 'warn');
+    const at = (level: string) => (message: string) => void lines.push(`${level} ${message}`);
+    return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+  };
   let server = await startServer({ home, logger: logger() });
   const fixtures = await startFixtureServer();
   const userBrowser = await launchChromium({ extensionDir: EXTENSION_DIR });
   await extensionReady(userBrowser.cdp);
   await setExtensionStorage(userBrowser.cdp, EXTENSION_ID, 'local', {
-    pairing: { relayUrl: `ws://127.0.0.1:${server.relay.port}`, token: server.token, via: 'manual' },
+    pairing: { relayUrl: `ws://127.0.0.1:${server.relay.port}`, key: server.extensionKey, via: 'manual' },
   });
   await waitFor(() => server.relay.bridge.extensionState === 'connected', { timeoutMs: 15_000, message: 'extension did not connect' });
   const { tabTargetId } = await openTab(userBrowser.cdp, fixtures.url('index.html?user=1'));

@@ -90,10 +90,10 @@ describe('the options page', () => {
       (await cdp.send('Runtime.evaluate', { expression, awaitPromise: true, returnByValue: true }, sessionId)).result.value;
     await waitFor(async () => (await evaluate(`document.getElementById('state')?.textContent`)) === 'not paired', { message: 'options page did not load' });
 
-    // What a user types: the relay address in the form users see, and the token.
+    // What a user types: the relay address in the form users see, and the extension key.
     await evaluate(`(() => {
       document.getElementById('relayUrl').value = 'http://127.0.0.1:${env.relay.port}/';
-      document.getElementById('token').value = ${JSON.stringify(env.token)};
+      document.getElementById('key').value = ${JSON.stringify(env.extensionKey)};
       document.getElementById('pair').requestSubmit();
     })()`);
     await waitFor(() => env!.relay.bridge.extensionState === 'connected', { timeoutMs: 15_000, message: 'extension did not connect after manual pairing' });

@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -85,7 +85,9 @@ describe('the host, spoken to as Chrome does', () => {
     host.send({ op: 'bootstrap', id: 1, v: 1 });
     const boot = await host.reply(1);
     expect(boot).toMatchObject({ id: 1, ok: true, op: 'bootstrap', relayUrl: `ws://127.0.0.1:${relayPort}`, version: '0.1.0', protocol: 1 });
-    expect(boot.token).toBe(readFileSync(join(home, 'token'), 'utf8').trim());
+    // The extension key, never the client token: the extension proves the key and needs nothing else.
+    expect(boot.extensionKey).toBe(readFileSync(join(home, 'extension-key'), 'utf8').trim());
+    expect(boot.token).toBeUndefined();
 
     host.send({ op: 'status', id: 2 });
     expect(await host.reply(2)).toMatchObject({ id: 2, ok: true, relay: 'stopped', clawdHome: home });
@@ -228,5 +230,7 @@ describe('the extension finds the relay through the host', () => {
     expect(status.status).toBe(200);
     expect(await status.json()).toMatchObject({ extension: expect.stringMatching(/reconnecting|absent/) });
     expect(readFileSync(join(home, 'relay.log'), 'utf8')).toContain('relay listening');
+    // Only the user reads what the relay logs.
+    expect(statSync(join(home, 'relay.log')).mode & 0o777).toBe(0o600);
   });
 });

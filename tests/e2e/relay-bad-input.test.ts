@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { EXTENSION_ORIGIN, WIRE_PROTOCOL_VERSION } from '../../relay/src/config/defaults.js';
+import { EXTENSION_ORIGIN } from '../../relay/src/config/defaults.js';
+import { waitFor } from '../harness/chromium.js';
+import { connectFakeExtension } from '../harness/fake-extension.js';
 import { encodeExtensionFrame } from '../../relay/src/bridge/wire.js';
 import { createLogger } from '../../relay/src/log.js';
 import { type RelayServer, startRelayServer } from '../../relay/src/server/relay-server.js';
@@ -13,6 +15,7 @@ import { type RelayServer, startRelayServer } from '../../relay/src/server/relay
  */
 
 const token = randomBytes(32).toString('hex');
+const extensionKey = randomBytes(32).toString('hex');
 const MAX_CLIENT_MESSAGE = 256 * 1024;
 let relay: RelayServer;
 let extension: WebSocket;
@@ -67,17 +70,13 @@ function serveAsExtension(socket: WebSocket): void {
 }
 
 beforeAll(async () => {
-  relay = await startRelayServer({ token, port: 0, maxClientMessageBytes: MAX_CLIENT_MESSAGE, logger: createLogger('silent') });
-  extension = await open(`/extension?token=${token}`, { origin: EXTENSION_ORIGIN });
+  relay = await startRelayServer({ token, extensionKey, port: 0, maxClientMessageBytes: MAX_CLIENT_MESSAGE, logger: createLogger('silent') });
+  extension = await connectFakeExtension({
+    port: relay.port,
+    key: extensionKey,
+    tabs: [{ tabId: 5, targetId: 'PAGE-5', url: 'https://example.test/', title: 'Example' }],
+  });
   serveAsExtension(extension);
-  extension.send(
-    encodeExtensionFrame({
-      type: 'hello',
-      protocol: WIRE_PROTOCOL_VERSION,
-      browser: { userAgent: 'Mozilla/5.0 Chrome/156.0.0.0', product: 'Chrome/156.0.0.0' },
-      tabs: [{ tabId: 5, targetId: 'PAGE-5', url: 'https://example.test/', title: 'Example' }],
-    }),
-  );
   await new Promise((resolve) => setTimeout(resolve, 100));
 });
 
@@ -134,6 +133,54 @@ describe('bad input on /extension', () => {
   });
 });
 
+describe('payloads from the extension that are not JSON (consent boundary #6)', () => {
+  it('drops each such frame with a protocolError; the relay and its clients carry on', async () => {
+    const seen = fromRelay.length;
+    extension.send(encodeExtensionFrame({ type: 'event', tabId: 5, method: 'Runtime.executionContextCreated' }, '{"context": '));
+    extension.send(encodeExtensionFrame({ type: 'event', tabId: 5, method: 'Target.attachedToTarget' }, 'not json'));
+    extension.send(encodeExtensionFrame({ type: 'event', tabId: 5, method: 'Target.detachedFromTarget' }, 'null'));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const errors = fromRelay.slice(seen).filter((m) => m.type === 'protocolError').map((m) => m.message);
+    expect(errors).toEqual([
+      expect.stringMatching(/^event frame dropped: payload is not JSON/),
+      expect.stringMatching(/^event frame dropped: payload is not JSON/),
+      expect.stringMatching(/^event frame dropped: payload is not a JSON object/),
+    ]);
+    const { client, sessionId } = await attachedClient();
+    expect((await client.call('Runtime.evaluate', { expression: '1' }, sessionId)).result).toEqual({ echo: 'Runtime.evaluate' });
+    client.socket.close();
+    expect((await fetch(`http://127.0.0.1:${relay.port}/status?token=${token}`)).status).toBe(200);
+  });
+});
+
+describe('a client that stops reading (consent boundary #7)', () => {
+  it('is cut off (1008) once its unread output passes the cap, and the relay forgets it; others carry on', async () => {
+    const small = await startRelayServer({ token, extensionKey, port: 0, maxClientBufferedBytes: 1024 * 1024, logger: createLogger('silent') });
+    try {
+      const open = (path: string) =>
+        new Promise<WebSocket>((resolve, reject) => {
+          const socket = new WebSocket(`ws://127.0.0.1:${small.port}${path}`);
+          socket.once('open', () => resolve(socket));
+          socket.once('error', reject);
+        });
+      const slow = await open(`/cdp?token=${token}`);
+      const bystander = new Client(await open(`/cdp?token=${token}`));
+      expect(small.bridge.clientCount).toBe(2);
+      slow.pause(); // reads nothing from here on
+      const command = JSON.stringify({ id: 1, method: 'Browser.getVersion' });
+      for (let i = 0; i < 100_000; i++) slow.send(command);
+      await waitFor(() => small.bridge.clientCount === 1, { timeoutMs: 20_000, message: 'the relay kept buffering for a client that does not read' });
+      expect((await bystander.call('Browser.getVersion')).result).toMatchObject({ protocolVersion: '1.3' });
+      const closed = new Promise<number>((resolve) => slow.once('close', (code) => resolve(code)));
+      slow.resume();
+      expect([1008, 1006]).toContain(await closed);
+      bystander.socket.close();
+    } finally {
+      await small.close();
+    }
+  });
+});
+
 describe('at the door (spec §9)', () => {
   const base = () => `http://127.0.0.1:${relay.port}`;
 
@@ -144,7 +191,8 @@ describe('at the door (spec §9)', () => {
     expect(body.error.message).toMatch(/Missing token/);
     await expect(open('/cdp')).rejects.toMatchObject({ status: 401 });
     await expect(open('/cdp?token=wrong')).rejects.toMatchObject({ status: 401 });
-    await expect(open('/extension', { origin: EXTENSION_ORIGIN })).rejects.toMatchObject({ status: 401 });
+    // /extension takes no token: only the extension's Origin, then a proof of the extension key (consent-boundary tests).
+    await expect(open(`/extension?token=${token}`)).rejects.toMatchObject({ status: 403 });
     expect((await fetch(`${base()}/json/version`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
   });
 

@@ -28,6 +28,8 @@ export const EXTENSION_DIR = fileURLToPath(new URL('../../dist/extension', impor
 export interface RelayEnv {
   relay: RelayServer;
   token: string;
+  /** The extension key the relay and the extension prove to each other. */
+  extensionKey: string;
   browser: LaunchedChromium;
   fixtures: FixtureServer;
   /** ws://…/cdp?token=… for connectOverCDP / puppeteer.connect. */
@@ -65,7 +67,8 @@ export async function startRelayEnv(relayOptions: Partial<RelayServerOptions> = 
   if (!existsSync(`${EXTENSION_DIR}/manifest.json`))
     throw new Error(`The extension is not built at ${EXTENSION_DIR}: run \`npm run build\` first (npm test does).`);
   const token = randomBytes(32).toString('hex');
-  const options = { token, port: 0, logger: createLogger(process.env.RELAY_LOG === '1' ? 'debug' : 'warn', 'relay'), ...relayOptions };
+  const extensionKey = randomBytes(32).toString('hex');
+  const options = { token, extensionKey, port: 0, logger: createLogger(process.env.RELAY_LOG === '1' ? 'debug' : 'warn', 'relay'), ...relayOptions };
   let relay = await startRelayServer(options);
   const fixtures = await startFixtureServer();
   const browser = await launchChromium({ extensionDir: EXTENSION_DIR });
@@ -73,7 +76,7 @@ export async function startRelayEnv(relayOptions: Partial<RelayServerOptions> = 
   await extensionReady(cdp);
   if (pair) {
     await setExtensionStorage(cdp, EXTENSION_ID, 'local', {
-      pairing: { relayUrl: `ws://127.0.0.1:${relay.port}`, token, via: 'manual' },
+      pairing: { relayUrl: `ws://127.0.0.1:${relay.port}`, key: extensionKey, via: 'manual' },
     });
     await waitFor(() => relay.bridge.extensionState === 'connected', { timeoutMs: 15_000, message: 'the extension never connected to the relay' });
   }
@@ -83,6 +86,7 @@ export async function startRelayEnv(relayOptions: Partial<RelayServerOptions> = 
       return relay;
     },
     token,
+    extensionKey,
     browser,
     fixtures,
     cdpUrl: () => `${relay.cdpUrl}?token=${token}`,

@@ -15,7 +15,7 @@ const TAB_A: SharedTab = { tabId: 1, targetId: 'PAGE-A', url: 'https://a.example
 const TAB_B: SharedTab = { tabId: 2, targetId: 'PAGE-B', url: 'https://b.example/', title: 'B' };
 
 class Harness {
-  readonly bridge = new CdpBridge({ maxQueuedCommands: 3 });
+  constructor(readonly bridge = new CdpBridge({ maxQueuedCommands: 3 })) {}
   readonly toClient = new Map<number, Message[]>();
   readonly toExtension: any[] = [];
   closed: number[] = [];
@@ -67,7 +67,8 @@ class Harness {
 
   connectExtension(tabs: SharedTab[]): void {
     this.bridge.extensionConnected();
-    this.fromExtension({ type: 'hello', protocol: WIRE_PROTOCOL_VERSION, browser: { userAgent: 'Mozilla/5.0 HeadlessChrome/156.0.0.0', product: 'Chrome/156.0.0.0' }, tabs });
+    // The server checks the hello's proof before the bridge sees it (extension-handshake.ts).
+    this.fromExtension({ type: 'hello', protocol: WIRE_PROTOCOL_VERSION, browser: { userAgent: 'Mozilla/5.0 HeadlessChrome/156.0.0.0', product: 'Chrome/156.0.0.0' }, tabs, proof: '' });
   }
 
   /** The commands the extension has been asked to run and not yet answered. */
@@ -171,7 +172,7 @@ describe('forwarding to tabs', () => {
     h.connectExtension([TAB_A]);
     const c = h.client();
     const session = playwrightAttach(c)[0].params.sessionId;
-    const id = h.send(c, 'Nope.method', {}, session);
+    const id = h.send(c, 'Runtime.noSuchMethod', {}, session);
     const [command] = h.takeCommands();
     h.fromExtension({ type: 'error', id: command.id }, { code: -32601, message: "'Nope.method' wasn't found" });
     expect(h.answerOf(c, id)?.error).toEqual({ code: -32601, message: "'Nope.method' wasn't found" });
@@ -245,14 +246,131 @@ describe('forwarding to tabs', () => {
     expect(messages[answerIndex].result).toEqual({ targetId: 'PAGE-B' });
   });
 
-  it('maps browser-level cookie calls onto a shared tab', () => {
+  it("maps browser-level cookie calls onto a shared tab, scoped to the shared tabs' sites", () => {
     h.connectExtension([TAB_A]);
     const c = h.client();
     const id = h.send(c, 'Storage.getCookies', {});
     const [command] = h.takeCommands();
     expect(command).toMatchObject({ tabId: 1, method: 'Network.getAllCookies' });
-    h.fromExtension({ type: 'result', id: command.id }, { cookies: [{ name: 'k' }] });
-    expect(h.answerOf(c, id)?.result).toEqual({ cookies: [{ name: 'k' }] });
+    h.fromExtension({ type: 'result', id: command.id }, { cookies: [{ name: 'k', domain: 'a.example' }, { name: 'bank', domain: 'bank.example' }] });
+    expect(h.answerOf(c, id)?.result).toEqual({ cookies: [{ name: 'k', domain: 'a.example' }] });
+  });
+});
+
+describe('the consent boundary in the target model', () => {
+  function attachedPage(tabs = [TAB_A]): { c: number; session: string } {
+    h.connectExtension(tabs);
+    const c = h.client();
+    const [attached] = playwrightAttach(c);
+    return { c, session: attached.params.sessionId };
+  }
+
+  it('refuses to open or navigate a tab outside the URL gate, sending the extension nothing', () => {
+    const { c, session } = attachedPage();
+    for (const url of ['chrome-extension://opdopiaocmjejejdfeokihimdckpgibd/options.html', 'file:///etc/passwd', 'javascript:alert(1)', 'data:text/html,x']) {
+      expect(h.answerOf(c, h.send(c, 'Target.createTarget', { url }))?.error?.message).toMatch(/^Navigation refused: .* URLs are refused/);
+      expect(h.answerOf(c, h.send(c, 'Page.navigate', { url }, session))?.error?.message).toMatch(/^Navigation refused/);
+    }
+    expect(h.takeCommands()).toEqual([]);
+    h.send(c, 'Page.navigate', { url: 'https://ok.example/' }, session);
+    expect(h.takeCommands()).toMatchObject([{ method: 'Page.navigate', params: { url: 'https://ok.example/' } }]);
+  });
+
+  it('forwards only allowlisted methods', () => {
+    const { c, session } = attachedPage();
+    for (const method of ['DOMStorage.getDOMStorageItems', 'IndexedDB.requestData', 'DOM.setFileInputFiles', 'Network.loadNetworkResource', 'Target.getTargets', 'ServiceWorker.unregister'])
+      expect(h.answerOf(c, h.send(c, method, {}, session))?.error?.message).toMatch(/is not forwarded to shared tabs/);
+    expect(h.takeCommands()).toEqual([]);
+  });
+
+  it('filters page-level cookie reads and refuses writes to other sites', () => {
+    const { c, session } = attachedPage();
+    const read = h.send(c, 'Network.getAllCookies', {}, session);
+    h.answerAll(() => ({ cookies: [{ name: 'mine', domain: '.a.example' }, { name: 'bank', domain: 'bank.example', httpOnly: true }] }));
+    expect(h.answerOf(c, read)?.result.cookies.map((cookie: any) => cookie.name)).toEqual(['mine']);
+    expect(h.answerOf(c, h.send(c, 'Network.setCookie', { name: 'x', value: 'y', domain: 'bank.example' }, session))?.error?.message).toMatch(/outside the shared tabs' sites/);
+    expect(h.answerOf(c, h.send(c, 'Network.getCookies', { urls: ['https://bank.example/'] }, session))?.error?.message).toMatch(/outside/);
+    expect(h.answerOf(c, h.send(c, 'Storage.clearDataForOrigin', { origin: 'https://bank.example', storageTypes: 'all' }, session))?.error?.message).toMatch(/outside/);
+    expect(h.takeCommands()).toEqual([]);
+  });
+
+  it('clears only the shared sites\' cookies, answering once every delete is done', () => {
+    const { c } = attachedPage();
+    const id = h.send(c, 'Storage.clearCookies', {});
+    h.answerAll(() => ({ cookies: [{ name: 'a1', domain: 'a.example', path: '/' }, { name: 'bank', domain: 'bank.example', path: '/' }, { name: 'a2', domain: '.a.example', path: '/x' }] }));
+    const deletes = h.takeCommands();
+    expect(deletes.map((d: any) => [d.method, d.params])).toEqual([
+      ['Network.deleteCookies', { name: 'a1', domain: 'a.example', path: '/' }],
+      ['Network.deleteCookies', { name: 'a2', domain: '.a.example', path: '/x' }],
+    ]);
+    expect(h.answerOf(c, id)).toBeUndefined();
+    h.fromExtension({ type: 'result', id: deletes[0].id }, {});
+    expect(h.answerOf(c, id)).toBeUndefined();
+    h.fromExtension({ type: 'error', id: deletes[1].id }, { code: -32000, message: 'gone' });
+    expect(h.answerOf(c, id)?.result).toEqual({});
+  });
+
+  it("lets a frame of an extension inside a shared tab go unseen, and detaches it", () => {
+    const { c } = attachedPage();
+    h.fromExtension({ type: 'event', tabId: 1, method: 'Target.attachedToTarget' }, {
+      sessionId: 'CHILD-X',
+      targetInfo: { targetId: 'X', type: 'iframe', url: 'chrome-extension://other/page.html', title: '', attached: true, canAccessOpener: false },
+      waitingForDebugger: false,
+    });
+    expect(h.events(c, 'Target.attachedToTarget').some((e) => e.params.sessionId === 'CHILD-X')).toBe(false);
+    expect(h.takeCommands()).toMatchObject([{ method: 'Target.detachFromTarget', params: { sessionId: 'CHILD-X' } }]);
+  });
+
+  it('caps the commands one client may have in flight', () => {
+    h = new Harness(new CdpBridge({ maxPendingPerClient: 2 }));
+    const { c, session } = attachedPage();
+    const ids = [1, 2, 3].map(() => h.send(c, 'Runtime.evaluate', { expression: '1' }, session));
+    expect(h.answerOf(c, ids[2])?.error?.message).toMatch(/Too many commands in flight \(2\)/);
+    expect(h.takeCommands()).toHaveLength(2);
+  });
+
+  it('expires commands the extension never answers, and forgets those of clients that left', () => {
+    let now = 0;
+    const bridge = new CdpBridge({ pendingTimeoutMs: 1000, now: () => now });
+    h = new Harness(bridge);
+    const { c, session } = attachedPage();
+    const id = h.send(c, 'Runtime.evaluate', { expression: 'new Promise(() => {})' }, session);
+    now = 999;
+    h.apply(bridge.expirePending());
+    expect(h.answerOf(c, id)).toBeUndefined();
+    now = 1001;
+    h.apply(bridge.expirePending());
+    expect(h.answerOf(c, id)?.error?.message).toMatch(/did not answer within 1 s/);
+    expect(bridge.pendingCount).toBe(0);
+    h.send(c, 'Runtime.evaluate', { expression: '2' }, session);
+    expect(bridge.pendingCount).toBe(1);
+    h.takeCommands();
+    h.apply(bridge.removeClient(c));
+    // Only the relay's own clean-up of the tab is left in flight; the client's command is forgotten.
+    const cleanup = h.takeCommands();
+    expect(cleanup.some((command: any) => command.method === 'Runtime.evaluate')).toBe(false);
+    expect(bridge.pendingCount).toBe(cleanup.length);
+  });
+
+  it('drops extension payloads that are not JSON with a protocolError, state intact', () => {
+    const { c, session } = attachedPage();
+    h.toExtension.length = 0;
+    const frame = (method: string, payload: string) => new TextEncoder().encode(encodeExtensionFrame({ type: 'event', tabId: 1, method }, payload));
+    h.apply(h.bridge.handleExtensionMessage(frame('Runtime.executionContextCreated', '{"context": ')));
+    h.apply(h.bridge.handleExtensionMessage(frame('Target.detachedFromTarget', 'null')));
+    const id = h.send(c, 'Target.createTarget', { url: 'https://b.example/' });
+    const create = h.toExtension.find((m) => m.type === 'createTab');
+    h.apply(h.bridge.handleExtensionMessage(new TextEncoder().encode(encodeExtensionFrame({ type: 'result', id: create.id }, 'oops'))));
+    expect(h.toExtension.filter((m) => m.type === 'protocolError').map((m) => m.message)).toEqual([
+      expect.stringMatching(/^event frame dropped: payload is not JSON/),
+      expect.stringMatching(/^event frame dropped: payload is not a JSON object/),
+      expect.stringMatching(/^result frame dropped: payload is not JSON/),
+    ]);
+    // The client waiting on that answer is told, not left hanging.
+    expect(h.answerOf(c, id)?.error?.message).toMatch(/unreadable answer/);
+    h.takeCommands();
+    h.send(c, 'Runtime.evaluate', { expression: '1' }, session);
+    expect(h.takeCommands()).toHaveLength(1);
   });
 });
 
@@ -489,7 +607,7 @@ describe('bad input', () => {
     h.bridge.extensionConnected();
     h.apply(h.bridge.handleExtensionMessage(new TextEncoder().encode('garbage')));
     h.fromExtension({ type: 'tabShared', tab: TAB_A });
-    h.fromExtension({ type: 'hello', protocol: 99, browser: { userAgent: '', product: '' }, tabs: [] });
+    h.fromExtension({ type: 'hello', protocol: 99, browser: { userAgent: '', product: '' }, tabs: [], proof: '' });
     h.fromExtension({ type: 'hello', protocol: WIRE_PROTOCOL_VERSION } as never);
     h.fromExtension({ type: 'result' } as never);
     const errors = h.toExtension.splice(0).map((m) => m.message);

@@ -25,6 +25,7 @@ describe('config.json', () => {
       headless: false,
       attachOnly: false,
       noSandbox: false,
+      allowedUrlSchemes: [],
       defaultProfile: 'clawd',
       profiles: {},
     });

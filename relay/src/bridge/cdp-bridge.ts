@@ -20,6 +20,9 @@ import {
 import { type BrowserInfo, type ExtensionHeader, decodeExtensionFrames, type RelayCommand, type SharedDownload, type SharedTab } from './wire.js';
 import { parseExtensionControl } from './extension-messages.js';
 import { describeIssues } from '../validation.js';
+import { navigationProblem, shareableUrlProblem } from '../policy/url-gate.js';
+import { classifyPageMethod, deniedMessage } from './method-policy.js';
+import { type CookiePlan, filterCookies, planCookieCommand, sharedHosts } from './cookie-scope.js';
 
 /**
  * The browser-level CDP emulation behind the extension relay.
@@ -48,6 +51,8 @@ interface Client {
   id: number;
   /** Every session this client holds, by the id the client uses ('' is the root). */
   sessions: Map<string, Session>;
+  /** Commands of this client waiting for the extension (capped: maxPendingPerClient). */
+  inFlight: number;
 }
 
 interface Session {
@@ -83,13 +88,18 @@ type Followup =
   /** Target.setAutoAttach: announce the children Chrome announced earlier to others. */
   | { kind: 'children' }
   /** Runtime.disable reached Chrome: its contexts are no longer reported. */
-  | { kind: 'runtimeDisabled'; chromeSessionId: string };
+  | { kind: 'runtimeDisabled'; chromeSessionId: string }
+  /** One of several internal commands a client's command waits for (answered or not). */
+  | { kind: 'step'; done: () => void };
 
-type Pending =
+type Pending = { sentAt: number } & (
   | { kind: 'forward'; session: Session; messageId: number; tabId: number; followup?: Followup }
+  /** Answered by the client's own transformation of Chrome's result (scoped cookies). */
+  | { kind: 'transform'; session: Session; messageId: number; tabId: number; transform: (result: unknown) => object | undefined }
   | { kind: 'createTarget'; session: Session; messageId: number }
   | { kind: 'tabOp'; session: Session; messageId: number; tabId: number; result: object }
-  | { kind: 'internal'; tabId: number; followup?: Followup };
+  | { kind: 'internal'; tabId: number; followup?: Followup }
+);
 
 /** Thrown inside command handlers; becomes a CDP error response. */
 class CdpFailure extends Error {
@@ -129,8 +139,18 @@ function parseParams<T>(schema: z.ZodType<T>, params: unknown, method: string): 
 }
 
 const decoder = new TextDecoder();
+
+/** A payload the extension sent was not the JSON it should be: the frame is dropped, never the process. */
+class BadPayload extends Error {}
+
 function parseJson<T>(raw: Uint8Array): T {
-  return JSON.parse(decoder.decode(raw)) as T;
+  try {
+    const value = JSON.parse(decoder.decode(raw)) as unknown;
+    if (value === null || typeof value !== 'object') throw new BadPayload('payload is not a JSON object');
+    return value as T;
+  } catch (error) {
+    throw error instanceof BadPayload ? error : new BadPayload(`payload is not JSON: ${(error as Error).message}`);
+  }
 }
 
 /**
@@ -162,7 +182,18 @@ const MAX_DOWNLOADS = 200;
 export interface CdpBridgeOptions {
   /** Commands held while the extension reconnects; beyond this they fail. */
   maxQueuedCommands?: number;
+  /** Commands one client may have waiting for the extension; beyond this they fail at once. */
+  maxPendingPerClient?: number;
+  /** A command the extension has not answered in this long fails (see expirePending). */
+  pendingTimeoutMs?: number;
+  /** Schemes the URL gate allows beyond http, https and about:blank (config allowedUrlSchemes). */
+  allowedUrlSchemes?: string[];
+  /** The clock for pending expiry (tests inject one). */
+  now?: () => number;
 }
+
+export const DEFAULT_MAX_PENDING_PER_CLIENT = 10_000;
+export const DEFAULT_PENDING_TIMEOUT_MS = 300_000;
 
 export class CdpBridge {
   private readonly clients = new Map<number, Client>();
@@ -172,6 +203,10 @@ export class CdpBridge {
   private readonly pending = new Map<number, Pending>();
   private readonly queue: string[] = [];
   private readonly maxQueuedCommands: number;
+  private readonly maxPendingPerClient: number;
+  private readonly pendingTimeoutMs: number;
+  private readonly allowedUrlSchemes: string[];
+  private readonly now: () => number;
   private out: Outbound[] = [];
   private nextClientId = 1;
   private nextCommandId = 1;
@@ -184,6 +219,15 @@ export class CdpBridge {
 
   constructor(options: CdpBridgeOptions = {}) {
     this.maxQueuedCommands = options.maxQueuedCommands ?? 10_000;
+    this.maxPendingPerClient = options.maxPendingPerClient ?? DEFAULT_MAX_PENDING_PER_CLIENT;
+    this.pendingTimeoutMs = options.pendingTimeoutMs ?? DEFAULT_PENDING_TIMEOUT_MS;
+    this.allowedUrlSchemes = options.allowedUrlSchemes ?? [];
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Commands waiting for the extension, all clients together. */
+  get pendingCount(): number {
+    return this.pending.size;
   }
 
   // ---- status -------------------------------------------------------------
@@ -222,7 +266,7 @@ export class CdpBridge {
   // ---- CDP clients --------------------------------------------------------
 
   addClient(): number {
-    const client: Client = { id: this.nextClientId++, sessions: new Map() };
+    const client: Client = { id: this.nextClientId++, sessions: new Map(), inFlight: 0 };
     client.sessions.set('', this.newSession(client, 'browser', { id: '' }));
     this.clients.set(client.id, client);
     return client.id;
@@ -233,6 +277,10 @@ export class CdpBridge {
     if (!client) return [];
     this.clients.delete(clientId);
     for (const session of [...client.sessions.values()]) this.removeSession(session, { undo: true });
+    // Its commands still in flight are nobody's any more: forget them now, not when (or if) answered.
+    for (const [commandId, pending] of this.pending) {
+      if (pending.kind !== 'internal' && pending.session.client === client) this.settle(commandId);
+    }
     return this.drain();
   }
 
@@ -295,9 +343,30 @@ export class CdpBridge {
   /** One WebSocket message from the extension: one frame or a batch of them. */
   handleExtensionMessage(data: Uint8Array): Outbound[] {
     for (const frame of decodeExtensionFrames(data)) {
-      if ('error' in frame) this.protocolError(frame.error);
-      else this.onExtensionFrame(frame.header, frame.payload);
+      if ('error' in frame) {
+        this.protocolError(frame.error);
+        continue;
+      }
+      try {
+        this.onExtensionFrame(frame.header, frame.payload);
+      } catch (error) {
+        if (!(error instanceof BadPayload)) throw error;
+        this.protocolError(`${frame.header.type} frame dropped: ${error.message}`);
+      }
     }
+    return this.drain();
+  }
+
+  /**
+   * Fails the commands the extension has not answered within
+   * pendingTimeoutMs (a wedged worker, a lost frame), so no client waits
+   * forever and the pending map cannot grow without bound. The server calls
+   * this on a timer.
+   */
+  expirePending(): Outbound[] {
+    const cutoff = this.now() - this.pendingTimeoutMs;
+    const seconds = Math.round(this.pendingTimeoutMs / 1000);
+    this.failPending((pending) => pending.sentAt < cutoff, `the clawd-browser extension did not answer within ${seconds} s`);
     return this.drain();
   }
 
@@ -410,10 +479,11 @@ export class CdpBridge {
         return this.detachCommand(session, id, params);
       case 'Target.createTarget': {
         const { url, background } = parseParams(CreateTargetParams, params, method);
+        this.checkUrl(url || 'about:blank');
         this.requireExtension();
         this.sendToExtension(
           { type: 'createTab', id: 0, url: url || 'about:blank', active: background !== true },
-          { kind: 'createTarget', session, messageId: id },
+          { kind: 'createTarget', session, messageId: id, sentAt: this.now() },
         );
         return;
       }
@@ -434,15 +504,12 @@ export class CdpBridge {
           "The extension profile is the user's own browser: it has one browser context and cannot create others",
         );
       // Cookie calls are browser-level in CDP; the Network domain of any
-      // shared tab reaches the same cookie jar.
+      // shared tab reaches the same cookie jar, scoped to the shared sites.
       case 'Storage.getCookies':
-        return this.forwardToAnyTab(session, id, 'Network.getAllCookies', {});
-      case 'Storage.setCookies':
-        return this.forwardToAnyTab(session, id, 'Network.setCookies', {
-          cookies: parseParams(CookiesParams, params, method).cookies,
-        });
       case 'Storage.clearCookies':
-        return this.forwardToAnyTab(session, id, 'Network.clearBrowserCookies', {});
+        return this.cookieCommand(session, id, method, {}, this.anyTab());
+      case 'Storage.setCookies':
+        return this.cookieCommand(session, id, method, { cookies: parseParams(CookiesParams, params, method).cookies }, this.anyTab());
       default:
         throw new CdpFailure(
           CdpErrorCode.methodNotFound,
@@ -489,6 +556,17 @@ export class CdpBridge {
         // clients get them replayed when the answer arrives.
         return this.forward(session, id, method, params, { kind: 'children' });
     }
+    switch (classifyPageMethod(method)) {
+      case 'deny':
+        throw new CdpFailure(CdpErrorCode.serverError, deniedMessage(method));
+      case 'cookies':
+        return this.cookieCommand(session, id, method, params ?? {}, tab);
+      case 'navigate':
+        this.checkUrl(typeof params?.url === 'string' ? params.url : '');
+        break;
+      case 'forward':
+        break;
+    }
     const dot = method.indexOf('.');
     const domain = method.slice(0, dot);
     const action = method.slice(dot + 1);
@@ -531,11 +609,11 @@ export class CdpBridge {
   // ---- answers and events from the extension ------------------------------
 
   private onCommandAnswer(commandId: number, isError: boolean, payload: Uint8Array): void {
-    const pending = this.pending.get(commandId);
-    if (!pending) return; // already failed (tab gone, extension reconnected)
-    this.pending.delete(commandId);
+    const pending = this.settle(commandId);
+    if (!pending) return; // already failed (tab gone, extension reconnected, expired)
     if (pending.kind === 'internal') {
-      if (!isError && pending.followup) this.runFollowup(pending.followup, undefined, pending.tabId);
+      if (pending.followup?.kind === 'step') pending.followup.done();
+      else if (!isError && pending.followup) this.runFollowup(pending.followup, undefined, pending.tabId);
       return;
     }
     const session = pending.session;
@@ -546,11 +624,28 @@ export class CdpBridge {
       this.toClient(client, rawErrorResponse(pending.messageId, session.id, payload));
       return;
     }
+    try {
+      this.deliverAnswer(pending, payload);
+    } catch (error) {
+      if (!(error instanceof BadPayload)) throw error;
+      this.toClient(client, errorResponse(pending.messageId, session.id, { code: CdpErrorCode.serverError, message: `the extension sent an unreadable answer: ${error.message}` }));
+      throw error;
+    }
+  }
+
+  private deliverAnswer(pending: Exclude<Pending, { kind: 'internal' }>, payload: Uint8Array): void {
+    const session = pending.session;
+    const client = session.client;
     switch (pending.kind) {
       case 'forward':
         if (pending.followup) this.runFollowup(pending.followup, session, pending.tabId);
         this.toClient(client, rawResponse(pending.messageId, session.id, payload));
         return;
+      case 'transform': {
+        const result = pending.transform(parseJson<object>(payload));
+        if (result) this.reply(session, pending.messageId, result);
+        return;
+      }
       case 'createTarget': {
         const { targetId } = parseJson<{ targetId: string }>(payload);
         this.reply(session, pending.messageId, { targetId });
@@ -578,6 +673,8 @@ export class CdpBridge {
       case 'runtimeDisabled':
         this.tabs.get(tabId)?.chromeSessions.get(followup.chromeSessionId)?.contexts.clear();
         return;
+      case 'step':
+        return followup.done();
     }
   }
 
@@ -616,6 +713,12 @@ export class CdpBridge {
 
   private onChildAttached(tab: SharedTabRecord, parentSessionId: string, payload: Uint8Array): void {
     const params = parseJson<Protocol.Target.AttachedToTargetEvent>(payload);
+    // A frame or worker of an extension (or a browser page) inside a shared tab
+    // would run with its powers: not the user's to lend. Let it go unseen.
+    if (shareableUrlProblem(params.targetInfo?.url)) {
+      if (params.sessionId) this.sendInternal(tab, 'Target.detachFromTarget', { sessionId: params.sessionId }, parentSessionId || undefined);
+      return;
+    }
     tab.children.set(params.sessionId, { sessionId: params.sessionId, parentSessionId, targetInfo: params.targetInfo });
     let delivered = false;
     for (const parent of this.sessionsOn(tab, parentSessionId)) {
@@ -833,41 +936,109 @@ export class CdpBridge {
     const tab = session.tab!;
     const command: RelayCommand = { type: 'cdp', id: 0, tabId: tab.tabId, method, params };
     if (session.kind === 'child') command.sessionId = session.chromeSessionId;
-    this.sendToExtension(command, { kind: 'forward', session, messageId, tabId: tab.tabId, followup });
+    this.sendToExtension(command, { ...this.pendingFor('forward', session, messageId, tab.tabId), followup });
   }
 
-  private forwardToAnyTab(session: Session, messageId: number, method: string, params: object): void {
+  private anyTab(): SharedTabRecord {
     const tab = this.tabs.all()[0];
     if (!tab) throw new CdpFailure(CdpErrorCode.serverError, 'No tab is shared: share a tab with the clawd-browser extension first');
-    this.sendToExtension({ type: 'cdp', id: 0, tabId: tab.tabId, method, params }, { kind: 'forward', session, messageId, tabId: tab.tabId });
+    return tab;
+  }
+
+  private checkUrl(url: string): void {
+    const problem = navigationProblem(url, this.allowedUrlSchemes);
+    if (problem) throw new CdpFailure(CdpErrorCode.invalidParams, `Navigation refused: ${problem}`);
+  }
+
+  /**
+   * A cookie or storage method, scoped to the shared tabs' sites: refused,
+   * forwarded (its answer filtered), or, for "clear all", emulated as a
+   * delete of each cookie in scope. Sent through `tab`'s own session.
+   */
+  private cookieCommand(session: Session, messageId: number, method: string, params: Record<string, unknown>, tab: SharedTabRecord): void {
+    const hosts = sharedHosts(this.tabs.all().map((shared) => shared.info.url));
+    const plan: CookiePlan = planCookieCommand(method, params, hosts);
+    const target = { tabId: tab.tabId, sessionId: session.kind === 'child' ? session.chromeSessionId : undefined };
+    const command = (cdpMethod: string, cdpParams: object): RelayCommand => ({ type: 'cdp', id: 0, ...target, method: cdpMethod, params: cdpParams });
+    switch (plan.kind) {
+      case 'refuse':
+        throw new CdpFailure(CdpErrorCode.serverError, plan.message);
+      case 'forward':
+        if (!plan.filter) return this.sendToExtension(command(plan.method, plan.params), this.pendingFor('forward', session, messageId, tab.tabId));
+        return this.sendToExtension(command(plan.method, plan.params), {
+          ...this.pendingFor('transform', session, messageId, tab.tabId),
+          transform: (result) => filterCookies(result, hosts),
+        });
+      case 'clear':
+        return this.sendToExtension(command('Network.getAllCookies', {}), {
+          ...this.pendingFor('transform', session, messageId, tab.tabId),
+          transform: (result) => {
+            this.deleteCookies(session, messageId, tab, filterCookies(result, hosts).cookies);
+            return undefined;
+          },
+        });
+    }
+  }
+
+  /** Deletes each cookie, then answers the client once Chrome has answered every delete. */
+  private deleteCookies(session: Session, messageId: number, tab: SharedTabRecord, cookies: Protocol.Network.Cookie[]): void {
+    let remaining = cookies.length;
+    if (!remaining) return this.reply(session, messageId, {});
+    const done = () => {
+      if (--remaining === 0 && !session.closed) this.reply(session, messageId, {});
+    };
+    for (const cookie of cookies) {
+      const params = { name: cookie.name, domain: cookie.domain, path: cookie.path };
+      this.sendToExtension(
+        { type: 'cdp', id: 0, tabId: tab.tabId, method: 'Network.deleteCookies', params },
+        { kind: 'internal', tabId: tab.tabId, sentAt: this.now(), followup: { kind: 'step', done } },
+      );
+    }
+  }
+
+  private pendingFor<K extends 'forward' | 'transform'>(kind: K, session: Session, messageId: number, tabId: number) {
+    return { kind, session, messageId, tabId, sentAt: this.now() };
   }
 
   private tabOperation(session: Session, messageId: number, command: RelayCommand, result: object): void {
     this.requireExtension();
-    this.sendToExtension(command, { kind: 'tabOp', session, messageId, tabId: (command as { tabId: number }).tabId, result });
+    this.sendToExtension(command, { kind: 'tabOp', session, messageId, tabId: (command as { tabId: number }).tabId, result, sentAt: this.now() });
   }
 
   private sendInternal(tab: SharedTabRecord, method: string, params: object, chromeSessionId?: string, followup?: Followup): void {
     if (this.extension !== 'connected') return;
     const command: RelayCommand = { type: 'cdp', id: 0, tabId: tab.tabId, method, params };
     if (chromeSessionId) command.sessionId = chromeSessionId;
-    this.sendToExtension(command, { kind: 'internal', tabId: tab.tabId, followup });
+    this.sendToExtension(command, { kind: 'internal', tabId: tab.tabId, followup, sentAt: this.now() });
   }
 
   /** Sends now, or holds the command while the extension reconnects. */
   private sendToExtension(command: RelayCommand, pending: Pending): void {
     if (this.extension === 'absent') this.requireExtension();
+    const client = pending.kind === 'internal' ? undefined : pending.session.client;
+    if (client && client.inFlight >= this.maxPendingPerClient)
+      throw new CdpFailure(
+        CdpErrorCode.serverError,
+        `Too many commands in flight (${this.maxPendingPerClient}): wait for answers before sending more`,
+      );
     command.id = this.nextCommandId++;
     const data = JSON.stringify(command);
-    if (this.extension === 'connected' && this.helloReceived) {
-      this.pending.set(command.id, pending);
-      this.out.push({ to: 'extension', data });
-      return;
-    }
-    if (this.queue.length >= this.maxQueuedCommands)
+    const linkUp = this.extension === 'connected' && this.helloReceived;
+    if (!linkUp && this.queue.length >= this.maxQueuedCommands)
       throw new CdpFailure(CdpErrorCode.serverError, 'Too many commands queued while the clawd-browser extension reconnects');
     this.pending.set(command.id, pending);
-    this.queue.push(data);
+    if (client) client.inFlight++;
+    if (linkUp) this.out.push({ to: 'extension', data });
+    else this.queue.push(data);
+  }
+
+  /** Takes a command out of the pending map (answered, failed or expired). */
+  private settle(commandId: number): Pending | undefined {
+    const pending = this.pending.get(commandId);
+    if (!pending) return undefined;
+    this.pending.delete(commandId);
+    if (pending.kind !== 'internal') pending.session.client.inFlight--;
+    return pending;
   }
 
   private requireExtension(): void {
@@ -900,8 +1071,12 @@ export class CdpBridge {
   private failPending(predicate: (pending: Pending) => boolean, message: string): void {
     for (const [commandId, pending] of this.pending) {
       if (!predicate(pending)) continue;
-      this.pending.delete(commandId);
-      if (pending.kind === 'internal' || pending.session.closed) continue;
+      this.settle(commandId);
+      if (pending.kind === 'internal') {
+        if (pending.followup?.kind === 'step') pending.followup.done();
+        continue;
+      }
+      if (pending.session.closed) continue;
       this.toClient(pending.session.client, errorResponse(pending.messageId, pending.session.id, { code: CdpErrorCode.serverError, message }));
     }
   }

@@ -41,7 +41,8 @@ const ControlFrame = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ping') }),
 ]);
 
-export type ExtensionControl = Exclude<ExtensionHeader, { type: 'result' | 'error' | 'event' }>;
+/** The handshake's frames (auth, and hello's proof) are checked by the server before the bridge sees anything. */
+export type ExtensionControl = Exclude<ExtensionHeader, { type: 'result' | 'error' | 'event' | 'auth' | 'hello' }> | Omit<Extract<ExtensionHeader, { type: 'hello' }>, 'proof'>;
 
 /** Returns the validated frame, or a message saying what is wrong with it. */
 export function parseExtensionControl(header: unknown): ExtensionControl | string {

@@ -64,6 +64,8 @@ export type RelayBatch = RelayMessage | RelayMessage[];
 
 export type RelayMessage =
   | RelayCommand
+  /** The relay's answer to the extension's auth: its proof of the extension key, and its own nonce (link-auth.ts). */
+  | { type: 'auth'; nonce: string; proof: string }
   | { type: 'pong' }
   /** The relay could not use a frame the extension sent; logged by the extension. */
   | { type: 'protocolError'; message: string };
@@ -77,8 +79,13 @@ export type ExtensionHeader =
   | { type: 'error'; id: number }
   /** Payload: the event's params. sessionId is set for child sessions (OOPIFs, workers). */
   | { type: 'event'; tabId: number; sessionId?: string; method: string }
-  /** Sent on every (re)connect: the relay reconciles its tabs with this list. */
-  | { type: 'hello'; protocol: number; browser: BrowserInfo; tabs: SharedTab[] }
+  /** First on every connection: a fresh nonce the relay must prove the extension key over (link-auth.ts). */
+  | { type: 'auth'; nonce: string }
+  /**
+   * Sent once the relay has proved the key, carrying the extension's proof;
+   * the relay reconciles its tabs with this list.
+   */
+  | { type: 'hello'; protocol: number; browser: BrowserInfo; tabs: SharedTab[]; proof: string }
   | { type: 'tabShared'; tab: SharedTab }
   | { type: 'tabUpdated'; tab: SharedTab }
   | { type: 'tabUnshared'; tabId: number; reason: string }

@@ -5,7 +5,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { BrowserClient } from '../client/browser-client.js';
 import { controlAddress, loadConfig, urlHost } from '../config/config.js';
 import { DEFAULT_CONTROL_PORT, EXTENSION_ID } from '../config/defaults.js';
-import { clawdHome, loadOrCreateToken } from '../config/state-dir.js';
+import { clawdHome, loadOrCreateExtensionKey, loadOrCreateToken } from '../config/state-dir.js';
 import { createLogger, type LogLevel } from '../log.js';
 import { runNativeHost } from '../native-host/host.js';
 import { BROWSERS, type BrowserName, installNativeHost, type InstallOptions, type Platform, uninstallNativeHost } from '../native-host/install.js';
@@ -44,10 +44,18 @@ program
 
 program
   .command('token')
-  .description('print the token clients and the extension need (created on first use)')
+  .description('print the token CDP clients and the control API need (created on first use)')
   .action(() => {
     const token = loadOrCreateToken(clawdHome());
     print({ token }, () => token);
+  });
+
+program
+  .command('extension-key')
+  .description("print the extension key, for pairing the extension by hand on its options page (CDP clients never need it)")
+  .action(() => {
+    const key = loadOrCreateExtensionKey(clawdHome());
+    print({ extensionKey: key }, () => key);
   });
 
 program
@@ -90,6 +98,7 @@ program
   .option('--extension-id <id>', `extension ID allowed to call the host (default ${EXTENSION_ID}; repeatable)`, collect)
   .action((options: { browser: string; userDataDir?: string; extensionId?: string[] }) => {
     loadOrCreateToken(clawdHome());
+    loadOrCreateExtensionKey(clawdHome());
     loadConfig(clawdHome());
     const result = installNativeHost(installOptions(options));
     print(result, () =>

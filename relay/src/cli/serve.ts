@@ -1,7 +1,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { controlAddress, loadConfig } from '../config/config.js';
-import { clawdHome, loadOrCreateToken } from '../config/state-dir.js';
+import { clawdHome, loadOrCreateExtensionKey, loadOrCreateToken } from '../config/state-dir.js';
 import { createLogger, type Logger, type LogLevel } from '../log.js';
 import { ProfileManager } from '../profiles/profile-manager.js';
 import { type ControlServer, startControlServer } from '../server/control-server.js';
@@ -16,16 +16,26 @@ export interface ClawdServer {
   relay: RelayServer;
   manager: ProfileManager;
   token: string;
+  extensionKey: string;
   /** Stops managed browsers (nothing is left running), then both servers. */
   close(): Promise<void>;
 }
 
 export async function startServer(options: { home: string; port?: number; host?: string; logger: Logger; relayLogger?: Logger }): Promise<ClawdServer> {
   const token = loadOrCreateToken(options.home);
-  const fromConfig = controlAddress(loadConfig(options.home));
+  const extensionKey = loadOrCreateExtensionKey(options.home);
+  const config = loadConfig(options.home);
+  const fromConfig = controlAddress(config);
   const host = options.host ?? fromConfig.host;
   const port = options.port ?? fromConfig.port;
-  const relay = await startRelayServer({ token, host, port: port === 0 ? 0 : port + 1, logger: options.relayLogger ?? options.logger });
+  const relay = await startRelayServer({
+    token,
+    extensionKey,
+    host,
+    port: port === 0 ? 0 : port + 1,
+    allowedUrlSchemes: config.allowedUrlSchemes,
+    logger: options.relayLogger ?? options.logger,
+  });
   const manager = new ProfileManager(options.home, { bridge: relay.bridge, cdpUrl: relay.cdpUrl, token }, options.logger);
   let control: ControlServer;
   try {
@@ -39,6 +49,7 @@ export async function startServer(options: { home: string; port?: number; host?:
     relay,
     manager,
     token,
+    extensionKey,
     async close() {
       await manager.stopAll();
       await control.close();

@@ -191,7 +191,8 @@ export class BrowserClient {
     return this.act({ kind: 'evaluate', fn, ...options });
   }
   /** Uploads: set an input directly (inputRef/element), click `ref` and fill the chooser, or arm for the next chooser. */
-  fileChooser(options: { paths: string[]; ref?: string; inputRef?: string; element?: string; timeoutMs?: number; targetId?: string }): Promise<Record<string, unknown>> {
+  /** `paths` must be inside the server's upload folders; `files` carries contents inline (base64). */
+  fileChooser(options: { paths?: string[]; files?: Array<{ name: string; mimeType?: string; base64: string }>; ref?: string; inputRef?: string; element?: string; timeoutMs?: number; targetId?: string }): Promise<Record<string, unknown>> {
     return this.call('POST', '/hooks/file-chooser', options);
   }
   /** Arms the answer to the tab's next alert/confirm/prompt. */

@@ -27,6 +27,17 @@ export const ConfigSchema = z.strictObject({
   attachOnly: z.boolean().default(false),
   executablePath: z.string().optional(),
   noSandbox: z.boolean().default(false),
+  /**
+   * Schemes the URL gate allows beyond http:, https: and about:blank (e.g.
+   * ["file:"]), on managed profiles; the extension never shares file:,
+   * chrome: or extension pages whatever this says (policy/url-gate.ts).
+   */
+  allowedUrlSchemes: z.array(z.string().regex(/^[a-z][a-z0-9+.-]*:?$/i, 'must be a URL scheme like "file:"')).default([]),
+  /**
+   * Folders uploads may be read from (POST /hooks/file-chooser paths). Unset:
+   * the system temp dir, $CLAWD_HOME/uploads and ~/Downloads.
+   */
+  uploadDirs: z.array(z.string().min(1)).optional(),
   defaultProfile: z.string().default('clawd'),
   profiles: z.record(z.string(), ProfileConfig).default({}),
 });

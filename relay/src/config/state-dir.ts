@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 /** `$CLAWD_HOME`, default `~/.clawd` (spec §3). */
 export function clawdHome(env: NodeJS.ProcessEnv = process.env): string {
@@ -12,24 +12,42 @@ export function tokenPath(home: string): string {
   return join(home, 'token');
 }
 
+/** The extension link's secret: only the extension (through the native host or manual pairing) and the relay hold it. */
+export function extensionKeyPath(home: string): string {
+  return join(home, 'extension-key');
+}
+
 /**
- * The shared secret for the control API and the relay: created on first use
- * with mode 0600 (the state dir 0700), and tightened if someone loosened it.
+ * The shared secret for the control API, `/json/*` and `/cdp`: created on
+ * first use with mode 0600 (the state dir 0700), and tightened if someone
+ * loosened it.
  */
 export function loadOrCreateToken(home: string): string {
-  mkdirSync(home, { recursive: true, mode: 0o700 });
-  const path = tokenPath(home);
+  return loadOrCreateSecret(tokenPath(home));
+}
+
+/**
+ * The key the extension and the relay prove to each other on `/extension`
+ * (bridge/link-auth.ts). Separate from the token, so a CDP client cannot pose
+ * as the extension.
+ */
+export function loadOrCreateExtensionKey(home: string): string {
+  return loadOrCreateSecret(extensionKeyPath(home));
+}
+
+function loadOrCreateSecret(path: string): string {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   try {
-    const token = readFileSync(path, 'utf8').trim();
-    if (token.length >= 32) {
+    const secret = readFileSync(path, 'utf8').trim();
+    if (secret.length >= 32 && !/\s/.test(secret)) {
       if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
-      return token;
+      return secret;
     }
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  const token = randomBytes(32).toString('hex');
-  writeFileSync(path, `${token}\n`, { mode: 0o600 });
+  const secret = randomBytes(32).toString('hex');
+  writeFileSync(path, `${secret}\n`, { mode: 0o600 });
   chmodSync(path, 0o600);
-  return token;
+  return secret;
 }

@@ -6,8 +6,9 @@ import type { Profile } from '../profiles/profile-registry.js';
 import { MAX_WAIT_MS, type Action } from '../server/schemas.js';
 import { ariaSnapshot, RefNotFoundError, resolveRef, takeAiSnapshot } from '../snapshot/ai-snapshot.js';
 import type { BrowserEndpoint, DownloadRecord } from './browser-endpoint.js';
+import { navigationProblem } from '../policy/url-gate.js';
 import { performAction } from './page-actions.js';
-import { readUploads } from './uploads.js';
+import { type InlineFile, inlineUploads, readUploads, type UploadPolicy } from './uploads.js';
 
 /**
  * One profile's browser, driven through Playwright over CDP, whatever kind of
@@ -20,6 +21,13 @@ export interface TabInfo {
   url: string;
   title: string;
   type: 'page';
+}
+
+/** What the driver may do, from config.json (read when asked, so edits apply on the next request). */
+export interface DriverPolicy {
+  /** Schemes the URL gate allows beyond http, https and about:blank. */
+  allowedUrlSchemes: string[];
+  uploads: UploadPolicy;
 }
 
 export interface ConsoleEntry {
@@ -69,6 +77,7 @@ export class ProfileDriver {
     readonly endpoint: BrowserEndpoint,
     /** Where Playwright-observed downloads are saved ($CLAWD_HOME/downloads/<profile>). */
     private readonly downloadsDir: string,
+    private readonly policy: () => DriverPolicy,
   ) {}
 
   /** `GET /downloads`: what this profile's tabs downloaded, newest last. */
@@ -125,6 +134,7 @@ export class ProfileDriver {
   }
 
   async openTab(url: string): Promise<TabInfo> {
+    this.checkUrl(url);
     const browser = await this.start();
     const context = browser.contexts()[0] ?? (await browser.newContext());
     const page = await context.newPage();
@@ -148,6 +158,7 @@ export class ProfileDriver {
   }
 
   async navigate(url: string, targetId?: string): Promise<TabInfo> {
+    this.checkUrl(url);
     // Navigating a browser with no tab at all opens one: there is nothing else it could mean.
     if (targetId === undefined && !(await this.pages()).length) return this.openTab(url);
     const page = await this.page(targetId);
@@ -201,7 +212,9 @@ export class ProfileDriver {
   async act(action: Action) {
     const page = await this.page(action.targetId);
     const targetId = await this.targetIdOf(page);
-    const result = await performAction(page, action, (ref) => this.resolve(page, ref));
+    const result = await performAction(page, action, (ref) => this.resolve(page, ref)).catch((error: unknown) => {
+      throw withoutSecrets(error, action);
+    });
     if (page.isClosed()) return { targetId, kind: action.kind, ...result };
     const tab = await this.use(page);
     return { targetId, kind: action.kind, url: tab.url, title: tab.title, ...result };
@@ -211,8 +224,9 @@ export class ProfileDriver {
    * `POST /hooks/file-chooser`: set files on an input directly (inputRef /
    * element), or arm for the next file chooser, clicking `ref` to open it.
    */
-  async fileChooser(options: { targetId?: string; paths: string[]; ref?: string; inputRef?: string; element?: string; timeoutMs?: number }) {
-    const files = await readUploads(options.paths);
+  async fileChooser(options: { targetId?: string; paths?: string[]; files?: InlineFile[]; ref?: string; inputRef?: string; element?: string; timeoutMs?: number }) {
+    const fromPaths = options.paths ? await readUploads(options.paths, this.policy().uploads) : [];
+    const files = [...fromPaths, ...inlineUploads(options.files ?? [], fromPaths)];
     const page = await this.page(options.targetId);
     const targetId = (await this.use(page)).targetId;
     const uploaded = files.map((file) => file.name);
@@ -255,6 +269,11 @@ export class ProfileDriver {
     const timer = setTimeout(() => page.off('dialog', handle), timeout);
     page.once('dialog', handle);
     return { targetId, armed: true, accept: options.accept, timeoutMs: timeout };
+  }
+
+  private checkUrl(url: string): void {
+    const problem = navigationProblem(url, this.policy().allowedUrlSchemes);
+    if (problem) throw new BadRequestError(`Navigation refused: ${problem}`);
   }
 
   /** A ref from this tab's last snapshot; 404 when it is unknown or stale. */
@@ -360,6 +379,26 @@ export class ProfileDriver {
       record.error = (error as Error).message.split('\n')[0];
     }
   }
+}
+
+/**
+ * An action's error without what the action typed: Playwright's messages and
+ * call logs repeat the text of fill/type (`fill("hunter2")`), and errors are
+ * logged and returned. Only the first line is kept (the call log is noise to
+ * an agent), and every typed value in it is masked.
+ */
+function withoutSecrets(error: unknown, action: Action): unknown {
+  if (!(error instanceof Error)) return error;
+  const typed: string[] = [];
+  if (action.kind === 'type') typed.push(action.text);
+  if (action.kind === 'fill') for (const field of action.fields) if (typeof field.value === 'string') typed.push(field.value);
+  let message = error.message.split('\n')[0];
+  for (const text of typed.filter((value) => value.length > 0)) message = message.split(text).join('••••');
+  if (!typed.length && message === error.message) return error;
+  const clean = new (error.constructor as new (message: string) => Error)(message);
+  clean.name = error.name;
+  clean.stack = `${clean.name}: ${message}`;
+  return clean;
 }
 
 /** report.txt, then report (1).txt, … */

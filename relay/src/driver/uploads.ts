@@ -1,13 +1,19 @@
-import { constants } from 'node:fs';
-import { access, readFile, stat } from 'node:fs/promises';
-import { basename, extname } from 'node:path';
+import { readFile, realpath, stat } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
+import { basename, extname, isAbsolute, join, resolve, sep } from 'node:path';
 import { BadRequestError } from '../errors.js';
 
 /**
- * Files for an upload, read here and handed to the page as contents, not
- * paths. chrome.debugger forbids DOM.setFileInputFiles to extensions, and a
- * remote browser cannot read this machine's paths anyway; Playwright sets
- * in-memory payloads through a DataTransfer, the same way for every profile.
+ * Files for an upload, handed to the page as contents, not paths.
+ * chrome.debugger forbids DOM.setFileInputFiles to extensions, and a remote
+ * browser cannot read this machine's paths anyway; Playwright sets in-memory
+ * payloads through a DataTransfer, the same way for every profile.
+ *
+ * Paths are read only from the upload folders (spec §9): the relay must not
+ * become a way to read any file the server can (the token in $CLAWD_HOME, SSH
+ * keys). A path is checked as written and again after resolving symlinks, and
+ * a path outside the folders gets the same answer whether or not it exists.
+ * Callers without a shared filesystem send contents inline instead.
  */
 
 export interface UploadFile {
@@ -16,8 +22,23 @@ export interface UploadFile {
   buffer: Buffer;
 }
 
+/** A file sent in the request body. */
+export interface InlineFile {
+  name: string;
+  mimeType?: string;
+  /** The contents, base64. */
+  base64: string;
+}
+
+export interface UploadPolicy {
+  /** Folders files may be read from. */
+  dirs: string[];
+  /** $CLAWD_HOME: never readable, but for its uploads/ folder. */
+  clawdHome: string;
+}
+
 /** Playwright's own limit for in-memory payloads. */
-const MAX_TOTAL_BYTES = 50 * 1024 * 1024;
+export const MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
 
 const MIME_TYPES: Record<string, string> = {
   '.txt': 'text/plain',
@@ -34,19 +55,68 @@ const MIME_TYPES: Record<string, string> = {
   '.zip': 'application/zip',
 };
 
-export async function readUploads(paths: string[]): Promise<UploadFile[]> {
+function mimeTypeOf(name: string): string {
+  return MIME_TYPES[extname(name).toLowerCase()] ?? 'application/octet-stream';
+}
+
+/** The default upload folders: the system temp dir, $CLAWD_HOME/uploads and ~/Downloads. */
+export function defaultUploadDirs(clawdHome: string): string[] {
+  return [tmpdir(), join(clawdHome, 'uploads'), join(homedir(), 'Downloads')];
+}
+
+const inside = (path: string, dir: string) => path === dir || path.startsWith(dir.endsWith(sep) ? dir : dir + sep);
+
+/** Both the written and the symlink-resolved form of each folder, since either may be how a path names it. */
+async function bothForms(paths: string[]): Promise<string[]> {
+  const forms = await Promise.all(paths.map(async (path) => [resolve(path), await realpath(path).catch(() => resolve(path))]));
+  return [...new Set(forms.flat())];
+}
+
+async function checkedPath(path: string, policy: UploadPolicy): Promise<string> {
+  const dirs = await bothForms(policy.dirs);
+  const homes = await bothForms([policy.clawdHome]);
+  const uploadsInHome = homes.map((home) => join(home, 'uploads'));
+  const permitted = (candidate: string) =>
+    dirs.some((dir) => inside(candidate, dir)) &&
+    (!homes.some((home) => inside(candidate, home)) || uploadsInHome.some((uploads) => inside(candidate, uploads)));
+  const refusal = new BadRequestError(
+    `Upload path ${JSON.stringify(path)} is not inside an upload folder (${policy.dirs.join(', ')}; config.json uploadDirs sets them), ` +
+      'or send the file inline as {name, base64}',
+  );
+  if (!isAbsolute(path)) throw new BadRequestError(`Upload paths must be absolute: ${JSON.stringify(path)}`);
+  // Judged as written first, touching nothing: outside, it gets one answer whether it exists or not.
+  if (!permitted(resolve(path))) throw refusal;
+  const real = await realpath(path).catch(() => undefined);
+  if (real === undefined) throw new BadRequestError(`Upload path does not exist: ${path}`);
+  // A symlink inside a folder that points out of it is outside.
+  if (!permitted(real)) throw refusal;
+  return real;
+}
+
+export async function readUploads(paths: string[], policy: UploadPolicy): Promise<UploadFile[]> {
   const files: UploadFile[] = [];
   let total = 0;
   for (const path of paths) {
-    const info = await stat(path).catch(() => undefined);
-    if (!info) throw new BadRequestError(`Upload path does not exist: ${path}`);
+    const real = await checkedPath(path, policy);
+    const info = await stat(real);
     if (!info.isFile()) throw new BadRequestError(`Upload path is not a file: ${path}`);
-    await access(path, constants.R_OK).catch(() => {
+    total += info.size;
+    if (total > MAX_UPLOAD_BYTES) throw new BadRequestError(`Uploads exceed ${MAX_UPLOAD_BYTES / 1024 / 1024} MB in total (at ${path})`);
+    const buffer = await readFile(real).catch(() => {
       throw new BadRequestError(`Upload path is not readable: ${path}`);
     });
-    total += info.size;
-    if (total > MAX_TOTAL_BYTES) throw new BadRequestError(`Uploads exceed ${MAX_TOTAL_BYTES / 1024 / 1024} MB in total (at ${path})`);
-    files.push({ name: basename(path), mimeType: MIME_TYPES[extname(path).toLowerCase()] ?? 'application/octet-stream', buffer: await readFile(path) });
+    files.push({ name: basename(path), mimeType: mimeTypeOf(path), buffer });
   }
   return files;
+}
+
+/** Files sent inline: names are bare file names, contents are base64. */
+export function inlineUploads(inline: InlineFile[], already: UploadFile[] = []): UploadFile[] {
+  let total = already.reduce((sum, file) => sum + file.buffer.length, 0);
+  return inline.map((file) => {
+    const buffer = Buffer.from(file.base64, 'base64');
+    total += buffer.length;
+    if (total > MAX_UPLOAD_BYTES) throw new BadRequestError(`Uploads exceed ${MAX_UPLOAD_BYTES / 1024 / 1024} MB in total (at ${file.name})`);
+    return { name: file.name, mimeType: file.mimeType ?? mimeTypeOf(file.name), buffer };
+  });
 }

@@ -1,12 +1,14 @@
 import { spawn } from 'node:child_process';
-import { openSync, readFileSync } from 'node:fs';
+import { chmodSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig, relayAddress, urlHost } from '../config/config.js';
-import { loadOrCreateToken } from '../config/state-dir.js';
+import { loadOrCreateExtensionKey, loadOrCreateToken } from '../config/state-dir.js';
 
 /**
  * What the native host can do for the extension (spec §8): hand it the relay
- * URL and token, and start the relay when it does not answer.
+ * URL and the extension key, and start the relay when it does not answer.
+ * The client token is never handed out here: the extension proves the
+ * extension key to the relay (bridge/link-auth.ts) and needs nothing else.
  */
 
 export interface HostContext {
@@ -39,7 +41,7 @@ export async function relayAnswers(context: HostContext, timeoutMs = 1000): Prom
 }
 
 export async function bootstrap(context: HostContext) {
-  return { relayUrl: relayOf(context).relayUrl, token: loadOrCreateToken(context.home), version: context.version };
+  return { relayUrl: relayOf(context).relayUrl, extensionKey: loadOrCreateExtensionKey(context.home), version: context.version };
 }
 
 export async function status(context: HostContext) {
@@ -61,7 +63,9 @@ export async function ensureRelay(context: HostContext) {
   const { relayUrl } = relayOf(context);
   if (await relayAnswers(context)) return { state: 'running' as const, relayUrl };
   const logPath = join(context.home, 'relay.log');
-  const log = openSync(logPath, 'a');
+  // Only the user reads what the relay logs (an older file may have been made 0644).
+  const log = openSync(logPath, 'a', 0o600);
+  chmodSync(logPath, 0o600);
   const child = spawn(process.execPath, [context.cliPath, 'serve'], {
     detached: true,
     stdio: ['ignore', log, log],

@@ -83,9 +83,19 @@ export class ManagedBrowser {
     }
   }
 
-  /** Returns a CDP endpoint, launching Chromium when nothing answers on the profile's port. */
+  /**
+   * Returns a CDP endpoint, launching Chromium when nothing answers on the
+   * profile's port. What answers is trusted only if clawd launched it (this
+   * server's child, or an earlier server's browser on this profile's data
+   * dir): any other process that took the port first would otherwise receive
+   * the profile's commands, typed passwords included. With attachOnly the
+   * user runs the browser, and whatever answers is theirs.
+   */
   async ensureRunning(): Promise<string> {
-    if (await this.answers()) return this.endpoint;
+    if (await this.answers()) {
+      if (!this.settings.attachOnly) this.checkPortHolder();
+      return this.endpoint;
+    }
     if (this.settings.attachOnly)
       throw new UnavailableError(`attachOnly is set and no browser answers on ${this.endpoint} for profile ${this.profile.name}`);
     const executable = this.executable();
@@ -126,6 +136,20 @@ export class ManagedBrowser {
       clearTimeout(timer);
       exited.catch(() => {});
     }
+  }
+
+  private checkPortHolder(): void {
+    const port = this.profile.cdpPort!;
+    const holder = findPortHolder(port);
+    const child = this.child?.exitCode === null ? this.child.pid : undefined;
+    if (holder !== undefined && (holder === child || findProfileProcesses(this.profile.userDataDir!).includes(holder))) return;
+    // Where the holder cannot be seen (not Linux), only our own running child is trusted.
+    if (holder === undefined && process.platform !== 'linux' && child !== undefined) return;
+    const who = holder === undefined ? 'a process clawd-browser cannot see' : `pid ${holder}`;
+    throw new UnavailableError(
+      `Port ${port} of profile ${this.profile.name} is held by ${who}, which clawd-browser did not launch; ` +
+        'it will not be sent the profile\'s commands. Stop that process, or give the profile another port',
+    );
   }
 
   private executable(): string {

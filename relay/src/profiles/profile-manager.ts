@@ -6,6 +6,7 @@ import { BadRequestError, DisabledError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { type BrowserEndpoint, ExtensionEndpoint, ManagedEndpoint, RemoteEndpoint } from '../driver/browser-endpoint.js';
 import { ProfileDriver } from '../driver/profile-driver.js';
+import { defaultUploadDirs } from '../driver/uploads.js';
 import { launchSettings, ManagedBrowser } from './managed-browser.js';
 import { type Profile, ProfileRegistry } from './profile-registry.js';
 
@@ -82,7 +83,13 @@ export class ProfileManager {
   private driverOf(profile: Profile, config: Config): ProfileDriver {
     const existing = this.drivers.get(profile.name);
     if (existing) return existing;
-    const driver = new ProfileDriver(profile, this.endpointFor(profile, config), join(this.home, 'downloads', profile.name));
+    const driver = new ProfileDriver(profile, this.endpointFor(profile, config), join(this.home, 'downloads', profile.name), () => {
+      const current = this.registry.config();
+      return {
+        allowedUrlSchemes: current.allowedUrlSchemes,
+        uploads: { dirs: current.uploadDirs ?? defaultUploadDirs(this.home), clawdHome: this.home },
+      };
+    });
     this.drivers.set(profile.name, driver);
     return driver;
   }

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { BadRequestError, ClawdError, ERROR_STATUS, NotFoundError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ProfileManager } from '../profiles/profile-manager.js';
+import { applyServerLimits, LIMITS } from './limits.js';
 import { listen } from './listen.js';
 import { checkRequest, guardFor } from './request-guard.js';
 import { schemas } from './schemas.js';
@@ -46,7 +47,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
     if (verdict.ok) return next();
     response.status(verdict.status).json({ error: { code: verdict.status === 401 ? 'unauthorized' : 'forbidden', message: verdict.message } });
   });
-  app.use(express.json({ limit: '1mb' }));
+  app.use(express.json({ limit: LIMITS.controlBodyBytes }));
 
   const profileOf = (request: Request) => parse(schemas.profileQuery, request.query, 'query').profile;
   const body = <T>(schema: z.ZodType<T>, request: Request) => parse(schema, request.body, 'body');
@@ -164,18 +165,21 @@ export async function startControlServer(options: ControlServerOptions): Promise
     } else if (bodyError?.type === 'entity.parse.failed') {
       [status, code, message] = [ERROR_STATUS.bad_request, 'bad_request', `Malformed JSON body: ${bodyError.message}`];
     } else if (bodyError?.type === 'entity.too.large') {
-      [status, code, message] = [ERROR_STATUS.bad_request, 'bad_request', 'Request body over 1 MB'];
+      [status, code, message] = [ERROR_STATUS.bad_request, 'bad_request', `Request body over ${LIMITS.controlBodyBytes / 1024 / 1024} MB`];
     } else if ((error as Error)?.name === 'TimeoutError') {
       [status, code, message] = [ERROR_STATUS.timeout, 'timeout', (error as Error).message.split('\n')[0]];
     } else {
       [status, code, message] = [ERROR_STATUS.internal, 'internal', (error as Error)?.message?.split('\n')[0] ?? String(error)];
-      logger.error(`${request.method} ${request.path}: ${(error as Error)?.stack ?? error}`);
+      // The first line and the stack frames only: Playwright's call logs repeat what was typed.
+      const frames = ((error as Error)?.stack ?? '').split('\n').filter((line) => /^\s+at /.test(line));
+      logger.error(`${request.method} ${request.path}: ${message}\n${frames.join('\n')}`);
     }
     if (status >= 500) logger.warn(`${request.method} ${request.path} -> ${status} ${message}`);
     response.status(status).json({ error: { code, message } });
   });
 
   const server = createServer(app);
+  applyServerLimits(server);
   const port = await listen(server, options.host, options.port);
   logger.info(`control API listening on http://${options.host}:${port}`);
   return {

@@ -3,19 +3,25 @@ import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import { CdpBridge, type Outbound } from '../bridge/cdp-bridge.js';
 import { urlHost } from '../config/config.js';
-import { DEFAULT_HOST, DEFAULT_RELAY_PORT } from '../config/defaults.js';
+import { DEFAULT_HOST, DEFAULT_RELAY_PORT, EXTENSION_ORIGIN } from '../config/defaults.js';
 import { createLogger, type Logger } from '../log.js';
+import { RelayHandshake } from './extension-handshake.js';
+import { applyServerLimits, LIMITS } from './limits.js';
 import { listen } from './listen.js';
-import { checkRequest, guardFor } from './request-guard.js';
+import { checkHostAndOrigin, checkRequest, guardFor, redactUrl, requestUrl } from './request-guard.js';
 
 /**
  * The extension relay (spec §7): HTTP `/json/*`, WS `/cdp` for any number of
  * CDP clients and WS `/extension` for the one live extension. All CDP logic is
- * in CdpBridge; this file moves bytes between sockets and the bridge.
+ * in CdpBridge; this file moves bytes between sockets and the bridge, and
+ * holds every socket to the bounds in limits.ts.
  */
 
 export interface RelayServerOptions {
+  /** What CDP clients and /json/* present. */
   token: string;
+  /** What the extension proves it holds on /extension ($CLAWD_HOME/extension-key); CDP clients never get it. */
+  extensionKey: string;
   host?: string;
   /** 0 picks a free port. */
   port?: number;
@@ -27,6 +33,12 @@ export interface RelayServerOptions {
   reconnectGraceMs?: number;
   /** Origins allowed besides the extension's own. */
   extraAllowedOrigins?: string[];
+  /** Schemes the URL gate allows beyond http, https and about:blank (config allowedUrlSchemes). */
+  allowedUrlSchemes?: string[];
+  /** A client whose unread output exceeds this is disconnected with 1008. */
+  maxClientBufferedBytes?: number;
+  /** A command the extension has not answered in this long fails. */
+  pendingTimeoutMs?: number;
   logger?: Logger;
 }
 
@@ -40,8 +52,12 @@ export interface RelayServer {
 }
 
 const HTTP_CLIENT_TIMEOUT_MS = 30_000;
+/** How often commands the extension never answered are failed. */
+const EXPIRY_SWEEP_MS = 10_000;
 
-type ClientSink = { kind: 'socket'; socket: WebSocket; raw: Duplex } | { kind: 'internal'; deliver(message: CdpMessage): void };
+type ClientSink =
+  | { kind: 'socket'; socket: WebSocket; raw: Duplex; dropped: boolean }
+  | { kind: 'internal'; deliver(message: CdpMessage): void };
 interface CdpMessage {
   id?: number;
   method?: string;
@@ -54,10 +70,13 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
   const log = options.logger ?? createLogger('info', 'relay');
   const graceMs = options.reconnectGraceMs ?? 45_000;
   const guard = guardFor(options.token, host, options.extraAllowedOrigins);
-  const bridge = new CdpBridge();
+  const maxBuffered = options.maxClientBufferedBytes ?? LIMITS.clientBufferedBytes;
+  const bridge = new CdpBridge({ allowedUrlSchemes: options.allowedUrlSchemes, pendingTimeoutMs: options.pendingTimeoutMs });
   const clients = new Map<number, ClientSink>();
   let extensionSocket: WebSocket | undefined;
+  const authenticating = new Set<WebSocket>();
   let graceTimer: NodeJS.Timeout | undefined;
+  let listeningPort = 0;
 
   // Everything the bridge emits in one turn of the event loop leaves in as
   // few writes as possible: commands for the extension as one JSON array (one
@@ -91,12 +110,14 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
       } else if (message.to === 'client') {
         const sink = clients.get(message.clientId);
         if (sink?.kind === 'socket') {
+          if (sink.dropped) continue;
           if (!corked.has(sink.raw)) {
             sink.raw.cork();
             corked.add(sink.raw);
             scheduleFlush();
           }
           sink.socket.send(message.data, { binary: false });
+          if (sink.socket.bufferedAmount > maxBuffered) dropSlowClient(message.clientId, sink);
         } else if (sink?.kind === 'internal') {
           sink.deliver(JSON.parse(typeof message.data === 'string' ? message.data : Buffer.from(message.data).toString()));
         }
@@ -107,20 +128,52 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     }
   };
 
+  /**
+   * A client that does not read its messages is not buffered for without
+   * end: past maxBuffered it is told why (1008) and cut off, its commands in
+   * flight forgotten, and the memory its output held released.
+   */
+  const dropSlowClient = (clientId: number, sink: Extract<ClientSink, { kind: 'socket' }>): void => {
+    sink.dropped = true;
+    const mib = Math.round(maxBuffered / 1024 / 1024);
+    log.warn(`CDP client ${clientId} is not reading its messages (over ${mib} MiB unsent): closing it with 1008`);
+    dispatch(bridge.removeClient(clientId));
+    sink.socket.close(1008, `not reading: over ${mib} MiB of messages unsent`);
+    // The close frame queues behind what the client will not read: end the socket regardless.
+    setTimeout(() => sink.socket.terminate(), 1000).unref();
+  };
+
+  /** Runs a bridge entry point for one socket; a fault there closes that socket, never the process. */
+  const guarded = (what: string, close: (reason: string) => void, work: () => Outbound[]): void => {
+    let outbound: Outbound[];
+    try {
+      outbound = work();
+    } catch (error) {
+      log.error(`${what}: ${(error as Error).stack ?? error}`);
+      close(`internal error handling a message: ${(error as Error).message}`.slice(0, 120));
+      return;
+    }
+    dispatch(outbound);
+  };
+
   // ---- WebSockets ---------------------------------------------------------
 
-  const cdpServer = new WebSocketServer({ noServer: true, maxPayload: options.maxClientMessageBytes ?? 64 * 1024 * 1024 });
+  const cdpServer = new WebSocketServer({ noServer: true, maxPayload: options.maxClientMessageBytes ?? LIMITS.clientMessageBytes });
   const extensionServer = new WebSocketServer({
     noServer: true,
-    maxPayload: options.maxExtensionMessageBytes ?? 512 * 1024 * 1024,
+    maxPayload: options.maxExtensionMessageBytes ?? LIMITS.extensionMessageBytes,
   });
 
   cdpServer.on('connection', (socket: WebSocket, _request: IncomingMessage, raw: Duplex) => {
     const clientId = bridge.addClient();
-    clients.set(clientId, { kind: 'socket', socket, raw });
+    const sink: ClientSink = { kind: 'socket', socket, raw, dropped: false };
+    clients.set(clientId, sink);
     log.info(`CDP client ${clientId} connected (${clients.size} open)`);
+    const close = (reason: string) => socket.close(1011, reason);
     // CDP is JSON text; a binary frame is decoded the same way and judged as text.
-    socket.on('message', (data) => dispatch(bridge.handleClientMessage(clientId, data.toString())));
+    socket.on('message', (data) => {
+      if (!sink.dropped) guarded(`CDP client ${clientId}`, close, () => bridge.handleClientMessage(clientId, data.toString()));
+    });
     socket.on('close', (code) => {
       clients.delete(clientId);
       dispatch(bridge.removeClient(clientId));
@@ -129,23 +182,97 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     socket.on('error', (error) => log.warn(`CDP client ${clientId}: ${error.message}`));
   });
 
-  extensionServer.on('connection', (socket) => {
-    if (extensionSocket) {
-      log.info('a newer extension connection replaces the current one');
-      const previous = extensionSocket;
-      extensionSocket = undefined;
-      extensionBatch = []; // meant for the old connection; the bridge fails those commands below
-      previous.close(4001, 'replaced by a newer extension connection');
-      dispatch(bridge.extensionDisconnected());
+  const fromExtension = (socket: WebSocket, data: Buffer): void => {
+    if (extensionSocket === socket)
+      guarded('extension message', (reason) => socket.close(1011, reason), () => bridge.handleExtensionMessage(data));
+  };
+
+  /** True when the socket answers a WebSocket ping in time (browsers answer pings themselves). */
+  const answersPing = (socket: WebSocket): Promise<boolean> =>
+    new Promise((resolve) => {
+      if (socket.readyState !== WebSocket.OPEN) return resolve(false);
+      const timer = setTimeout(() => finish(false), LIMITS.extensionPingMs);
+      const finish = (alive: boolean) => {
+        clearTimeout(timer);
+        socket.off('pong', onPong);
+        resolve(alive);
+      };
+      const onPong = () => finish(true);
+      socket.on('pong', onPong);
+      socket.ping();
+    });
+
+  /**
+   * A connection that proved the key becomes the live one, unless a live one
+   * still answers: that is never displaced (a second browser with the
+   * extension, or anything else, waits its turn). A dead one is replaced.
+   */
+  const adopt = async (socket: WebSocket): Promise<boolean> => {
+    const current = extensionSocket;
+    if (current && current !== socket) {
+      if (await answersPing(current)) {
+        log.warn('refusing a second extension connection: the live one still answers');
+        socket.close(4002, 'another clawd-browser extension connection is live');
+        return false;
+      }
+      if (extensionSocket === current) {
+        log.warn('the live extension connection stopped answering; the new one takes over');
+        extensionSocket = undefined;
+        extensionBatch = []; // meant for the old connection; the bridge fails those commands below
+        current.terminate();
+        dispatch(bridge.extensionDisconnected());
+      }
     }
+    if (socket.readyState !== WebSocket.OPEN || extensionSocket) return false;
     extensionSocket = socket;
     clearTimeout(graceTimer);
     bridge.extensionConnected();
-    log.info('extension connected');
+    log.info('extension connected (key proven)');
+    return true;
+  };
+
+  extensionServer.on('connection', (socket: WebSocket) => {
+    if (authenticating.size >= LIMITS.authenticatingExtensions) {
+      socket.close(1013, 'too many extension connections are authenticating; try again');
+      return;
+    }
+    authenticating.add(socket);
+    const handshake = new RelayHandshake(options.extensionKey);
+    const refuse = (reason: string) => {
+      log.warn(`extension connection refused: ${reason}`);
+      socket.close(1008, reason);
+    };
+    const timer = setTimeout(() => refuse('the extension did not prove the extension key in time'), LIMITS.extensionAuthMs);
+    const stopAuthenticating = () => {
+      clearTimeout(timer);
+      authenticating.delete(socket);
+    };
+    // Until proven, messages are handled one at a time, in order (proofs are async).
+    let proven = false;
+    let chain = Promise.resolve();
     socket.on('message', (data: Buffer) => {
-      if (extensionSocket === socket) dispatch(bridge.handleExtensionMessage(data));
+      if (proven) return fromExtension(socket, data);
+      chain = chain.then(async () => {
+        if (proven) return fromExtension(socket, data);
+        if (!authenticating.has(socket)) return; // refused or timed out already
+        const step = await handshake.receive(data);
+        if (step.kind === 'reply') return void socket.send(step.data);
+        if (step.kind === 'refuse') {
+          stopAuthenticating();
+          return refuse(step.reason);
+        }
+        stopAuthenticating();
+        if (!(await adopt(socket))) return;
+        proven = true;
+        fromExtension(socket, Buffer.from(step.hello));
+      }).catch((error: unknown) => {
+        stopAuthenticating();
+        log.error(`extension handshake: ${(error as Error).stack ?? error}`);
+        socket.close(1011, 'handshake failed');
+      });
     });
     socket.on('close', (code) => {
+      stopAuthenticating();
       if (extensionSocket !== socket) return;
       extensionSocket = undefined;
       dispatch(bridge.extensionDisconnected());
@@ -158,6 +285,9 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     });
     socket.on('error', (error) => log.warn(`extension socket: ${error.message}`));
   });
+
+  const expiryTimer = setInterval(() => dispatch(bridge.expirePending()), EXPIRY_SWEEP_MS);
+  expiryTimer.unref();
 
   // ---- HTTP ---------------------------------------------------------------
 
@@ -185,9 +315,11 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
   const handleHttp = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const verdict = checkRequest(request, guard);
     if (!verdict.ok) return sendJson(response, verdict.status, { error: { code: verdict.status, message: verdict.message } });
-    const url = new URL(request.url ?? '/', 'http://relay');
+    const url = requestUrl(request);
+    if (!url) throw new HttpError(400, 'The request target is not a URL');
     const path = url.pathname.replace(/\/+$/, '') || '/';
-    const wsBase = `ws://${request.headers.host}`;
+    // Built from where we listen, never from the request's Host header.
+    const wsBase = `ws://${urlHost(host)}:${listeningPort}`;
     const tokenSuffix = verdict.tokenVia === 'query' ? `?token=${encodeURIComponent(options.token)}` : '';
 
     if (path === '/json/version') {
@@ -214,7 +346,7 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     const targetRoute = /^\/json\/(activate|close)\/(.+)$/.exec(path);
     if (targetRoute) {
       const [, action, targetId] = targetRoute;
-      const id = decodeURIComponent(targetId);
+      const id = decodePart(targetId);
       if (!bridge.findTab(id)) return sendText(response, 404, `No such target id: ${id}`);
       await cdpCall(action === 'activate' ? 'Target.activateTarget' : 'Target.closeTarget', { targetId: id });
       return sendText(response, 200, action === 'activate' ? 'Target activated' : 'Target is closing');
@@ -232,21 +364,36 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
   const server: Server = createServer((request, response) => {
     handleHttp(request, response).catch((error: unknown) => {
       const status = error instanceof HttpError ? error.status : 500;
-      if (status === 500) log.error(`HTTP ${request.url}: ${(error as Error).stack}`);
+      // The URL may carry the token (?token=): never log it as sent.
+      if (status === 500) log.error(`HTTP ${request.method} ${redactUrl(request.url)}: ${(error as Error).stack}`);
       if (!response.headersSent) sendJson(response, status, { error: { code: status, message: (error as Error).message } });
     });
   });
+  applyServerLimits(server);
 
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const path = requestUrl(request)?.pathname;
+    if (path === undefined) return refuseUpgrade(socket, 400, 'The request target is not a URL');
+    if (path === '/extension') {
+      // The extension proves the extension key inside the connection (not the
+      // client token, which it does not hold), and only from its own origin.
+      const refused = checkHostAndOrigin(request, guard);
+      if (refused && !refused.ok) return refuseUpgrade(socket, refused.status, refused.message);
+      if (request.headers.origin !== EXTENSION_ORIGIN)
+        return refuseUpgrade(socket, 403, `/extension is for the clawd-browser extension (Origin ${EXTENSION_ORIGIN}) only`);
+      return extensionServer.handleUpgrade(request, socket, head, (ws) => extensionServer.emit('connection', ws, request, socket));
+    }
     const verdict = checkRequest(request, guard);
-    const path = new URL(request.url ?? '/', 'http://relay').pathname;
     if (!verdict.ok) return refuseUpgrade(socket, verdict.status, verdict.message);
-    const target = path === '/cdp' || path.startsWith('/devtools/browser') ? cdpServer : path === '/extension' ? extensionServer : undefined;
-    if (!target) return refuseUpgrade(socket, 404, `No WebSocket endpoint at ${path}`);
-    target.handleUpgrade(request, socket, head, (ws) => target.emit('connection', ws, request, socket));
+    if (path !== '/cdp' && !path.startsWith('/devtools/browser')) return refuseUpgrade(socket, 404, `No WebSocket endpoint at ${path}`);
+    const open = [...clients.values()].filter((sink) => sink.kind === 'socket').length;
+    if (open >= LIMITS.cdpClients)
+      return refuseUpgrade(socket, 503, `Too many CDP clients (${LIMITS.cdpClients}) are connected to the relay`);
+    cdpServer.handleUpgrade(request, socket, head, (ws) => cdpServer.emit('connection', ws, request, socket));
   });
 
   const port = await listen(server, host, options.port ?? DEFAULT_RELAY_PORT);
+  listeningPort = port;
   log.info(`relay listening on http://${urlHost(host)}:${port} (CDP: ws://${urlHost(host)}:${port}/cdp, extension: /extension)`);
 
   return {
@@ -256,6 +403,8 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     cdpUrl: `ws://${urlHost(host)}:${port}/cdp`,
     async close() {
       clearTimeout(graceTimer);
+      clearInterval(expiryTimer);
+      for (const socket of authenticating) socket.terminate();
       for (const sink of clients.values()) if (sink.kind === 'socket') sink.socket.terminate();
       extensionSocket?.terminate();
       cdpServer.close();
@@ -275,14 +424,24 @@ class HttpError extends Error {
 function cdpErrorStatus(message: string): number {
   if (/not connected|No tab is shared/.test(message)) return 503;
   if (/No target/.test(message)) return 404;
+  if (/Navigation refused/.test(message)) return 400;
   return 500;
+}
+
+/** A percent-encoded path or query part; a malformed one is the client's error (400), not ours. */
+function decodePart(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    throw new HttpError(400, `Malformed percent-encoding in ${JSON.stringify(redactUrl(part))}`);
+  }
 }
 
 /** Chrome takes `/json/new?<url>`; `?url=<url>` is accepted too. */
 function newTabUrl(url: URL): string {
   const named = url.searchParams.get('url');
   if (named) return named;
-  const raw = decodeURIComponent(url.search.slice(1));
+  const raw = decodePart(url.search.slice(1));
   return raw && !raw.startsWith('token=') ? raw.replace(/&token=[^&]*$/, '') : 'about:blank';
 }
 
@@ -302,7 +461,8 @@ function sendText(response: ServerResponse, status: number, text: string): void 
 }
 
 function refuseUpgrade(socket: Duplex, status: number, message: string): void {
-  const reason = status === 401 ? 'Unauthorized' : status === 403 ? 'Forbidden' : 'Not Found';
+  const reasons: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 503: 'Service Unavailable' };
+  const reason = reasons[status] ?? 'Error';
   const body = JSON.stringify({ error: { code: status, message } });
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,

@@ -25,18 +25,22 @@ export type GuardResult =
   | { ok: true; tokenVia: 'header' | 'query' }
   | { ok: false; status: 401 | 403; message: string };
 
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
-/** "127.0.0.1:18792" -> "127.0.0.1"; "[::1]:80" -> "[::1]". */
-export function hostName(hostHeader: string): string {
-  const host = hostHeader.trim().toLowerCase();
-  if (host.startsWith('[')) return host.slice(0, host.indexOf(']') + 1);
-  const colon = host.lastIndexOf(':');
-  return colon === -1 ? host : host.slice(0, colon);
+/**
+ * A Host header is `name` or `name:port`, nothing else: "localhost:x@evil.com",
+ * "[::1]evil.com" and "localhost." are not loopback names, whatever a lenient
+ * URL parser would make of them. Returns the lower-cased name, or undefined
+ * when the header is not of that form.
+ */
+export function hostName(hostHeader: string): string | undefined {
+  const match = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::(\d{1,5}))?$/i.exec(hostHeader.trim());
+  return match ? match[1].toLowerCase() : undefined;
 }
 
 export function isLoopbackHost(hostHeader: string): boolean {
-  return LOOPBACK_HOSTS.has(hostName(hostHeader));
+  const name = hostName(hostHeader);
+  return name !== undefined && LOOPBACK_HOSTS.has(name);
 }
 
 /**
@@ -44,8 +48,9 @@ export function isLoopbackHost(hostHeader: string): boolean {
  * welcome, and a non-loopback bind (an explicit choice) adds that host name.
  */
 export function guardFor(token: string, bindHost: string, extraOrigins: string[] = []): GuardOptions {
-  const loopback = LOOPBACK_HOSTS.has(bindHost.toLowerCase());
-  return { token, allowedOrigins: [EXTENSION_ORIGIN, ...extraOrigins], extraHosts: loopback ? [] : [bindHost] };
+  const loopback = LOOPBACK_HOSTS.has(bindHost.toLowerCase()) || bindHost === '::1';
+  const name = bindHost.includes(':') ? `[${bindHost}]` : bindHost;
+  return { token, allowedOrigins: [EXTENSION_ORIGIN, ...extraOrigins], extraHosts: loopback ? [] : [name.toLowerCase()] };
 }
 
 function sameSecret(given: string, expected: string): boolean {
@@ -54,15 +59,23 @@ function sameSecret(given: string, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-export function checkRequest(request: Pick<IncomingMessage, 'headers' | 'url'>, options: GuardOptions): GuardResult {
+/** The Host and Origin checks alone (the extension link proves itself by the extension key instead of the token). */
+export function checkHostAndOrigin(request: Pick<IncomingMessage, 'headers'>, options: GuardOptions): GuardResult | undefined {
   const host = request.headers.host ?? '';
+  const name = hostName(host);
   const extraHosts = new Set((options.extraHosts ?? []).map((h) => h.toLowerCase()));
-  if (!isLoopbackHost(host) && !extraHosts.has(hostName(host)))
+  if (name === undefined || (!LOOPBACK_HOSTS.has(name) && !extraHosts.has(name)))
     return { ok: false, status: 403, message: `Forbidden Host header ${JSON.stringify(host)}: only loopback names are accepted` };
 
   const origin = request.headers.origin;
   if (origin !== undefined && !options.allowedOrigins.includes(origin))
     return { ok: false, status: 403, message: `Forbidden Origin ${JSON.stringify(origin)}: web pages may not use the relay` };
+  return undefined;
+}
+
+export function checkRequest(request: Pick<IncomingMessage, 'headers' | 'url'>, options: GuardOptions): GuardResult {
+  const refused = checkHostAndOrigin(request, options);
+  if (refused) return refused;
 
   const authorization = request.headers.authorization;
   if (authorization !== undefined) {
@@ -70,9 +83,23 @@ export function checkRequest(request: Pick<IncomingMessage, 'headers' | 'url'>, 
     if (match && sameSecret(match[1], options.token)) return { ok: true, tokenVia: 'header' };
     return { ok: false, status: 401, message: 'Wrong token in the Authorization header (see `clawd-browser token`)' };
   }
-  const queryToken = new URL(request.url ?? '/', 'http://relay').searchParams.get('token');
+  const queryToken = requestUrl(request)?.searchParams.get('token') ?? null;
   if (queryToken === null)
     return { ok: false, status: 401, message: 'Missing token: send `Authorization: Bearer <token>` or `?token=` (see `clawd-browser token`)' };
   if (!sameSecret(queryToken, options.token)) return { ok: false, status: 401, message: 'Wrong token in the token query parameter' };
   return { ok: true, tokenVia: 'query' };
+}
+
+/** The request's URL, or undefined when its target is not a URL at all (never throws). */
+export function requestUrl(request: Pick<IncomingMessage, 'url'>): URL | undefined {
+  try {
+    return new URL(request.url ?? '/', 'http://relay');
+  } catch {
+    return undefined;
+  }
+}
+
+/** A request URL fit for a log line: the token query parameter (and any other secret-looking one) replaced. */
+export function redactUrl(raw: string | undefined): string {
+  return (raw ?? '').replace(/([?&](?:token|key|access_token)=)[^&#]*/gi, '$1[redacted]');
 }

@@ -7,6 +7,15 @@ const TargetId = z.string().min(1);
 const HexColor = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour like #FF4500');
 const Ref = z.string().regex(/^(f\d+)?e\d+$/, 'must be a ref from a snapshot, like e12 or f1e3');
 const Coordinate = z.number().finite();
+const InlineFile = z.strictObject({
+  name: z
+    .string()
+    .min(1)
+    .max(255)
+    .refine((name) => !/[/\\\0]/.test(name) && name !== '.' && name !== '..', 'must be a bare file name (no slashes, NUL, "." or "..")'),
+  mimeType: z.string().regex(/^[\w.+-]+\/[\w.+-]+$/, 'must be a MIME type like text/plain').optional(),
+  base64: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64'),
+});
 /** Spec §6: hooks and waits default to, and may not exceed, two minutes. */
 export const MAX_WAIT_MS = 120_000;
 const Timeout = z.number().int().positive().max(MAX_WAIT_MS, `may not exceed ${MAX_WAIT_MS} ms (2 minutes)`);
@@ -86,12 +95,15 @@ export const schemas = {
   }),
   fileChooser: z.strictObject({
     targetId: TargetId.optional(),
-    paths: z.array(z.string().min(1)).min(1),
+    /** Absolute paths inside the upload folders. */
+    paths: z.array(z.string().min(1)).min(1).optional(),
+    /** Or the files themselves, for callers that share no filesystem with the server. */
+    files: z.array(InlineFile).min(1).optional(),
     ref: Ref.optional(),
     inputRef: Ref.optional(),
     element: z.string().min(1).optional(),
     timeoutMs: Timeout.optional(),
-  }),
+  }).refine((hook) => hook.paths !== undefined || hook.files !== undefined, 'give paths, files (inline {name, base64}), or both'),
   dialog: z.strictObject({ targetId: TargetId.optional(), accept: z.boolean(), promptText: z.string().optional(), timeoutMs: Timeout.optional() }),
   act: ActionSchema,
 };

@@ -1,0 +1,68 @@
+/**
+ * The one URL gate (spec §9): every way a tab is opened or navigated, on every
+ * profile, asks it first: `Target.createTarget`, `Page.navigate`, `/json/new`,
+ * `POST /tabs/open` and `POST /navigate`. By default a tab may show `http:`,
+ * `https:` and `about:blank`, nothing else: a `file:` URL reads this machine's
+ * files, `chrome-extension:` pages run with an extension's powers, `chrome:`
+ * and `devtools:` pages reach the browser itself, and top-level `javascript:`
+ * and `data:` URLs run whatever the caller wrote in the tab's origin.
+ *
+ * config.json's `allowedUrlSchemes` (e.g. `["file:"]`) opens more schemes on
+ * managed profiles. The extension keeps a floor of its own that no setting
+ * lowers (see `shareableUrlProblem`), because it runs in the user's browser.
+ *
+ * The extension bundles this file too: no Node imports.
+ */
+
+export const DEFAULT_URL_SCHEMES: readonly string[] = ['http:', 'https:'];
+
+/** Normalises "file", "FILE:" and "file:" to "file:". */
+export function normaliseScheme(scheme: string): string {
+  const lower = scheme.trim().toLowerCase();
+  return lower.endsWith(':') ? lower : `${lower}:`;
+}
+
+function isBlank(url: URL): boolean {
+  return url.protocol === 'about:' && url.pathname === 'blank';
+}
+
+/**
+ * Why a tab may not be opened at or navigated to `raw`, or undefined when it
+ * may. `extraSchemes` are the config's `allowedUrlSchemes`.
+ */
+export function navigationProblem(raw: string, extraSchemes: readonly string[] = []): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return `${JSON.stringify(raw)} is not an absolute URL`;
+  }
+  if (isBlank(url)) return undefined;
+  const allowed = [...DEFAULT_URL_SCHEMES, ...extraSchemes.map(normaliseScheme)];
+  if (allowed.includes(url.protocol)) return undefined;
+  return `${url.protocol} URLs are refused: tabs may show ${allowed.join(', ')} and about:blank (config.json's allowedUrlSchemes adds schemes on managed profiles)`;
+}
+
+/** Schemes the extension never shares, attaches to or stays attached to, whatever the config says. */
+const NEVER_SHARED_SCHEMES = new Set(['chrome-extension:', 'chrome:', 'chrome-untrusted:', 'devtools:', 'file:', 'edge:', 'brave:', 'view-source:']);
+
+/**
+ * The extension's floor: why a tab showing `raw` must not be shared (or stay
+ * shared), or undefined when it may. Its own pages would hand a client the
+ * extension's powers (every tab, the debugger, its storage); other
+ * extensions', the browser's own pages and local files are not the user's
+ * to lend by a click on a web page.
+ */
+export function shareableUrlProblem(raw: string | undefined): string | undefined {
+  // A tab still loading its first page has no URL yet; what it loads is checked when it commits.
+  if (!raw) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return undefined; // an opaque origin ("null") or no URL at all: no scheme to refuse
+  }
+  if (NEVER_SHARED_SCHEMES.has(url.protocol))
+    return `clawd-browser does not share ${url.protocol} pages (extension pages, browser pages and local files stay private)`;
+  return undefined;
+}
