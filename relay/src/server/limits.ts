@@ -10,7 +10,13 @@ export const LIMITS = {
   clientMessageBytes: 96 * 1024 * 1024,
   /** Largest message from the extension: full-page screenshots of long pages are big. */
   extensionMessageBytes: 512 * 1024 * 1024,
-  /** Output a CDP client has not read yet; above it the client is disconnected (1008), not buffered further. */
+  /**
+   * Output a CDP client has not read yet. Above `clientReadPauseBytes` the
+   * relay stops reading that client's commands until it catches up (TCP
+   * backpressure); above `clientBufferedBytes` (events keep coming) it is
+   * disconnected with 1008. One large message (a screenshot) always goes out.
+   */
+  clientReadPauseBytes: 8 * 1024 * 1024,
   clientBufferedBytes: 64 * 1024 * 1024,
   /** CDP clients connected to the relay at once. */
   cdpClients: 64,

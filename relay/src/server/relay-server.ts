@@ -56,7 +56,7 @@ const HTTP_CLIENT_TIMEOUT_MS = 30_000;
 const EXPIRY_SWEEP_MS = 10_000;
 
 type ClientSink =
-  | { kind: 'socket'; socket: WebSocket; raw: Duplex; dropped: boolean }
+  | { kind: 'socket'; socket: WebSocket; raw: Duplex; dropped: boolean; paused: boolean }
   | { kind: 'internal'; deliver(message: CdpMessage): void };
 interface CdpMessage {
   id?: number;
@@ -111,13 +111,18 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
         const sink = clients.get(message.clientId);
         if (sink?.kind === 'socket') {
           if (sink.dropped) continue;
+          // Judged before sending, so one large answer (a long page's screenshot) still goes out.
+          if (sink.socket.bufferedAmount > maxBuffered) {
+            dropSlowClient(message.clientId, sink);
+            continue;
+          }
           if (!corked.has(sink.raw)) {
             sink.raw.cork();
             corked.add(sink.raw);
             scheduleFlush();
           }
           sink.socket.send(message.data, { binary: false });
-          if (sink.socket.bufferedAmount > maxBuffered) dropSlowClient(message.clientId, sink);
+          if (!sink.paused && sink.socket.bufferedAmount > LIMITS.clientReadPauseBytes) pauseUntilDrained(sink);
         } else if (sink?.kind === 'internal') {
           sink.deliver(JSON.parse(typeof message.data === 'string' ? message.data : Buffer.from(message.data).toString()));
         }
@@ -129,15 +134,30 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
   };
 
   /**
-   * A client that does not read its messages is not buffered for without
-   * end: past maxBuffered it is told why (1008) and cut off, its commands in
-   * flight forgotten, and the memory its output held released.
+   * Backpressure: while a client has much output unread, the relay reads no
+   * more of its commands (each would add an answer), until its socket drains.
+   */
+  const pauseUntilDrained = (sink: Extract<ClientSink, { kind: 'socket' }>): void => {
+    sink.paused = true;
+    sink.socket.pause();
+    sink.raw.once('drain', () => {
+      sink.paused = false;
+      if (!sink.dropped) sink.socket.resume();
+    });
+  };
+
+  /**
+   * A client that does not read is not buffered for without end: past
+   * maxBuffered (events keep coming even while its commands are paused) it is
+   * told why (1008) and cut off, its commands in flight forgotten, and the
+   * memory its output held released.
    */
   const dropSlowClient = (clientId: number, sink: Extract<ClientSink, { kind: 'socket' }>): void => {
     sink.dropped = true;
     const mib = Math.round(maxBuffered / 1024 / 1024);
     log.warn(`CDP client ${clientId} is not reading its messages (over ${mib} MiB unsent): closing it with 1008`);
     dispatch(bridge.removeClient(clientId));
+    sink.socket.pause();
     sink.socket.close(1008, `not reading: over ${mib} MiB of messages unsent`);
     // The close frame queues behind what the client will not read: end the socket regardless.
     setTimeout(() => sink.socket.terminate(), 1000).unref();
@@ -166,7 +186,7 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
 
   cdpServer.on('connection', (socket: WebSocket, _request: IncomingMessage, raw: Duplex) => {
     const clientId = bridge.addClient();
-    const sink: ClientSink = { kind: 'socket', socket, raw, dropped: false };
+    const sink: ClientSink = { kind: 'socket', socket, raw, dropped: false, paused: false };
     clients.set(clientId, sink);
     log.info(`CDP client ${clientId} connected (${clients.size} open)`);
     const close = (reason: string) => socket.close(1011, reason);
