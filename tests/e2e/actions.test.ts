@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserClient } from '../../relay/src/client/browser-client.js';
 import { NotFoundError, TimeoutError } from '../../relay/src/errors.js';
 import { waitFor } from '../harness/chromium.js';
+import { refOf } from '../harness/refs.js';
 import { type ControlEnv, startControlEnv } from './control-env.js';
 
 /**
@@ -23,14 +24,6 @@ afterAll(async () => {
   await env?.close();
   rmSync(scratch, { recursive: true, force: true });
 });
-
-/** The ref on the first snapshot line matching `pattern` (role and name, as printed). */
-function refOf(text: string, pattern: RegExp): string {
-  const line = text.split('\n').find((l) => pattern.test(l));
-  const ref = line && /\[ref=([a-z0-9]+)\]/.exec(line)?.[1];
-  if (!ref) throw new Error(`no ref for ${pattern} in snapshot:\n${text.slice(0, 3000)}`);
-  return ref;
-}
 
 async function evaluate<T>(api: BrowserClient, fn: string, options: { ref?: string; targetId?: string } = {}): Promise<T> {
   return (await api.evaluate(fn, options)).result as T;
@@ -94,12 +87,9 @@ describe.each(['clawd', 'extension'])('snapshots and actions on the %s profile',
   it('drags one item onto the drop zone', async () => {
     await open('dnd.html');
     const text = await snapshot();
-    const itemLine = text.split('\n').find((l) => /\[ref=/.test(l) && /item/i.test(l) && !/drop/i.test(l));
-    const item = /\[ref=([a-z0-9]+)\]/.exec(itemLine ?? '')?.[1];
-    const zoneLine = text.split('\n').find((l) => /drop/i.test(l) && /\[ref=/.test(l));
-    const zone = /\[ref=([a-z0-9]+)\]/.exec(zoneLine ?? '')?.[1];
-    expect(item && zone, text).toBeTruthy();
-    await api().drag(item!, zone!, { targetId: tab });
+    const item = refOf(text, /^(?!.*drop).*item/i);
+    const zone = refOf(text, /drop/i);
+    await api().drag(item, zone, { targetId: tab });
     await waitFor(async () => /drop/i.test(await evaluate<string>(api(), '() => document.querySelector("#result").textContent', { targetId: tab })), {
       message: 'drop not recorded',
     });

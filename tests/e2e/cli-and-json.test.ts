@@ -8,6 +8,7 @@ import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXTENSION_ID } from '../../relay/src/config/defaults.js';
 import { type LaunchedChromium, launchChromium, openTab, setExtensionStorage, triggerExtensionAction, waitFor } from '../harness/chromium.js';
+import { refOf } from '../harness/refs.js';
 import { type FixtureServer, startFixtureServer } from '../harness/fixture-server.js';
 import { freePortPair } from '../harness/ports.js';
 import { EXTENSION_DIR } from './relay-env.js';
@@ -145,7 +146,7 @@ describe('browser commands against the running server', () => {
   it('snapshots and acts by ref: snapshot, type, select, fill, click, evaluate, upload, dialog, wait, resize', async () => {
     await cli('open', fixtures.url('form.html'));
     const outline = await cli('snapshot');
-    const ref = (pattern: RegExp) => /\[ref=([a-z0-9]+)\]/.exec(outline.split('\n').find((line) => pattern.test(line)) ?? '')?.[1] ?? 'missing';
+    const ref = (pattern: RegExp) => refOf(outline, pattern);
     await cli('type', ref(/textbox "Name"/), 'from the cli');
     expect(await cli('select', ref(/combobox "Fruit"/), 'cherry')).toBe('selected: cherry');
     expect(await cli('fill', '--fields', JSON.stringify([{ ref: ref(/checkbox "Subscribe"/), value: true }]))).toBe('filled 1 field(s)');
@@ -157,7 +158,7 @@ describe('browser commands against the running server', () => {
 
     await cli('open', fixtures.url('upload.html'));
     const uploadOutline = await cli('snapshot');
-    const input = /\[ref=([a-z0-9]+)\]/.exec(uploadOutline.split('\n').find((line) => /file|[Uu]pload/.test(line) && /ref=/.test(line)) ?? '')?.[1] ?? 'missing';
+    const input = refOf(uploadOutline, /file|[Uu]pload/);
     // $CLAWD_HOME/uploads is an upload folder; the rest of $CLAWD_HOME never is.
     mkdirSync(join(home, 'uploads'), { recursive: true });
     const file = join(home, 'uploads', 'cli-upload.txt');
@@ -168,7 +169,7 @@ describe('browser commands against the running server', () => {
     await cli('open', fixtures.url('dialogs.html'));
     const dialogOutline = await cli('snapshot');
     expect(await cli('dialog', '--accept', '--prompt', 'typed')).toMatch(/armed/);
-    await cli('click', /\[ref=([a-z0-9]+)\]/.exec(dialogOutline.split('\n').find((line) => /[Pp]rompt/.test(line) && /ref=/.test(line)) ?? '')![1]);
+    await cli('click', refOf(dialogOutline, /[Pp]rompt/));
     await cli('wait', '--text', 'typed', '--timeout', '10000');
     expect(await cli('resize', '800', '600')).toBe('viewport 800x600');
     expect(JSON.parse(await cli('--json', 'evaluate', '--fn', '() => innerWidth')).result).toBe(800);

@@ -11,6 +11,7 @@ import { EXTENSION_ID, EXTENSION_ORIGIN, WIRE_PROTOCOL_VERSION } from '../../rel
 import { BadRequestError } from '../../relay/src/errors.js';
 import { openTab, pageTargets, triggerExtensionAction, waitFor } from '../harness/chromium.js';
 import { connectFakeExtension, FAKE_BROWSER } from '../harness/fake-extension.js';
+import { refOf } from '../harness/refs.js';
 import { type ControlEnv, startControlEnv } from './control-env.js';
 import { badgeOf } from './relay-env.js';
 
@@ -102,7 +103,7 @@ describe('1. the extension\'s own pages', () => {
 
     // Shared through the API, then taken to the options page by the user's own navigation (history, a link): not through the relay.
     const leaving = await env.client('extension').openTab(env.fixtures.url('index.html?will-leave=1'));
-    expect(env.server.relay.bridge.findTab(leaving.targetId)).toBeDefined();
+    expect(env.server.relay.bridge.findTab(leaving.targetId)?.url).toContain('will-leave=1');
     const { sessionId } = await cdp().send<{ sessionId: string }>('Target.attachToTarget', { targetId: leaving.targetId, flatten: true });
     await cdp().send('Page.navigate', { url: OPTIONS_PAGE }, sessionId);
     await waitFor(() => !env.server.relay.bridge.findTab(leaving.targetId), { message: 'the tab on the options page is still shared' });
@@ -290,8 +291,7 @@ describe('9. secrets in logs', () => {
     const api = env.client('clawd');
     const tab = await api.openTab(env.fixtures.url('upload.html'));
     const { text } = await api.snapshot({ targetId: tab.targetId });
-    const button = /button "Choose file" \[ref=(e\d+)\]/.exec(text ?? "")?.[1];
-    expect(button).toBeDefined();
+    const button = refOf(text ?? '', 'button "Choose file"');
     const response = await env.raw('/act?profile=clawd', { method: 'POST', body: JSON.stringify({ kind: 'fill', targetId: tab.targetId, fields: [{ ref: button, value: TYPED_SECRET }] }) });
     expect(response.status).toBeGreaterThanOrEqual(400);
     const body = JSON.stringify(await response.json());

@@ -151,7 +151,7 @@ describe('browser-level emulation', () => {
     expect(h.answerOf(c1, id)?.result).toEqual({});
     expect(h.closed).toEqual([c1]);
     expect(h.takeCommands()).toEqual([]);
-    expect(h.answerOf(c2, h.send(c2, 'Browser.getVersion'))?.result).toBeDefined();
+    expect(h.answerOf(c2, h.send(c2, 'Browser.getVersion'))?.result).toMatchObject({ protocolVersion: '1.3' });
   });
 });
 

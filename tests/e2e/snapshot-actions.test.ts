@@ -3,6 +3,8 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { resolveRef, takeAiSnapshot } from '../../relay/src/snapshot/ai-snapshot.js';
 import { type FixtureServer, startFixtureServer } from '../harness/fixture-server.js';
+import { refOf } from '../harness/refs.js';
+import { chromiumPath } from '../harness/chromium.js';
 
 /**
  * The actions that later take refs (drag, hover, dialogs, uploads,
@@ -16,7 +18,7 @@ let page: Page;
 
 beforeAll(async () => {
   server = await startFixtureServer();
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+  browser = await chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox'] });
 });
 afterAll(async () => {
   await browser?.close();
@@ -29,26 +31,18 @@ afterEach(async () => {
   await page.close();
 });
 
-/** The ref on the outline line that starts with `- <start>`. */
-function refIn(text: string, start: string): string {
-  const line = text.split('\n').find((candidate) => candidate.trimStart().startsWith(`- ${start}`));
-  const ref = line && /\[ref=(\w+)\]/.exec(line)?.[1];
-  if (!ref) throw new Error(`No line "- ${start}..." with a ref in:\n${text}`);
-  return ref;
-}
-
 /** Snapshot the page and resolve the ref on the line that starts with `- <start>`. */
 async function elementFor(start: string) {
   const { text } = await takeAiSnapshot(page, {});
-  return resolveRef(page, refIn(text, start));
+  return resolveRef(page, refOf(text, start));
 }
 
 describe('actions through refs', () => {
   it('drags a draggable item onto the drop zone', async () => {
     await page.goto(server.url('dnd.html'));
     const { text } = await takeAiSnapshot(page, {});
-    const item = await resolveRef(page, refIn(text, 'listitem [draggable]'));
-    const zone = await resolveRef(page, refIn(text, 'generic "Drop zone"'));
+    const item = await resolveRef(page, refOf(text, 'listitem [draggable]'));
+    const zone = await resolveRef(page, refOf(text, 'generic "Drop zone"'));
     const from = await item.boundingBox();
     const to = await zone.boundingBox();
 

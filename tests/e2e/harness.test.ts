@@ -19,8 +19,8 @@ import {
   triggerExtensionAction,
   waitFor,
   type LaunchedChromium,
-} from './chromium.js';
-import { startFixtureServer, type FixtureServer } from './fixture-server.js';
+} from '../harness/chromium.js';
+import { startFixtureServer, type FixtureServer } from '../harness/fixture-server.js';
 
 const TIMEOUT = 30_000;
 

@@ -2,6 +2,8 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ariaSnapshot, RefNotFoundError, resolveRef, takeAiSnapshot } from '../../relay/src/snapshot/ai-snapshot.js';
 import { type FixtureServer, startFixtureServer } from '../harness/fixture-server.js';
+import { refOf } from '../harness/refs.js';
+import { chromiumPath } from '../harness/chromium.js';
 
 /**
  * The `ai` snapshot and its refs against real Chromium: what the outline
@@ -16,7 +18,7 @@ let page: Page;
 
 beforeAll(async () => {
   server = await startFixtureServer();
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+  browser = await chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox'] });
 });
 afterAll(async () => {
   await browser?.close();
@@ -28,14 +30,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await page.close();
 });
-
-/** The ref on the outline line that starts with `- <start>`, e.g. refOf(text, 'button "Submit"'). */
-function refOf(text: string, start: string): string {
-  const line = text.split('\n').find((candidate) => candidate.trimStart().startsWith(`- ${start}`));
-  const ref = line && /\[ref=(\w+)\]/.exec(line)?.[1];
-  if (!ref) throw new Error(`No line "- ${start}..." with a ref in:\n${text}`);
-  return ref;
-}
 
 async function refError(ref: string): Promise<RefNotFoundError> {
   const error = await resolveRef(page, ref).then(
