@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-import { EXTENSION_ID } from '../relay/src/config/defaults.js';
+import { EXTENSION_ID } from '../protocol/constants.js';
 import { extensionServiceWorkerTarget, type LaunchedChromium, launchChromium, openTab, pageTargets, setExtensionStorage, triggerExtensionAction, waitFor } from '../tests/harness/chromium.js';
 import { startFixtureServer } from '../tests/harness/fixture-server.js';
 import { freePortPair } from '../tests/harness/ports.js';

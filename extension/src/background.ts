@@ -1,6 +1,6 @@
-import { WIRE_PROTOCOL_VERSION } from '../../relay/src/config/defaults';
-import { encodeExtensionFrame, type RelayCommand, type RelayMessage } from '../../relay/src/bridge/wire';
-import { navigationProblem, shareableUrlProblem } from '../../relay/src/policy/url-gate';
+import { WIRE_PROTOCOL_VERSION } from '../../protocol/constants';
+import { encodeExtensionFrame, type RelayCommand, type RelayMessage } from '../../protocol/wire';
+import { navigationProblem, shareableUrlProblem } from '../../protocol/url-gate';
 import { showBadge } from './badge';
 import { watchDownloads } from './downloads';
 import { askNativeHost, type Bootstrap, NativeHostError, type NativeHostState } from './native-host';

@@ -1,4 +1,4 @@
-import { ACCENT_COLOR } from '../../relay/src/config/defaults';
+import { ACCENT_COLOR } from '../../protocol/constants';
 
 /** Per-tab toolbar badge (spec §7): ON / … / ! (tooltip says why) / empty. */
 export type BadgeState = { kind: 'off' } | { kind: 'on' } | { kind: 'connecting'; why: string } | { kind: 'error'; why: string };

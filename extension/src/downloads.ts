@@ -1,4 +1,4 @@
-import type { SharedDownload } from '../../relay/src/bridge/wire';
+import type { SharedDownload } from '../../protocol/wire';
 import type { SharedTabs } from './shared-tabs';
 
 /**

@@ -1,4 +1,5 @@
-import { NATIVE_HOST_NAME } from '../../relay/src/config/defaults';
+import { NATIVE_HOST_NAME } from '../../protocol/constants';
+import { HOST_PROTOCOL_VERSION, type NativeHostOp, type NativeHostReply, type NativeHostRequest } from '../../protocol/native-host';
 
 /**
  * The native messaging host (`clawd-browser install-native-host`): hands us
@@ -13,28 +14,19 @@ export class NativeHostError extends Error {
   }
 }
 
-export interface Bootstrap {
-  relayUrl: string;
-  extensionKey: string;
-  version: string;
-}
+export type { BootstrapReply as Bootstrap, EnsureRelayReply as EnsuredRelay } from '../../protocol/native-host';
 
-export interface EnsuredRelay {
-  state: 'running' | 'spawned';
-  relayUrl: string;
-}
-
-type Answer = { ok: true } | { ok: false; error: { code: string; message: string } };
-
-export async function askNativeHost<T>(op: 'bootstrap' | 'ensure_relay' | 'status'): Promise<T> {
-  let answer: Answer & T;
+export async function askNativeHost<T>(op: NativeHostOp): Promise<T> {
+  let answer: NativeHostReply<T>;
   try {
-    answer = (await chrome.runtime.sendNativeMessage(NATIVE_HOST_NAME, { op, v: 1 })) as Answer & T;
+    const request: NativeHostRequest = { op, v: HOST_PROTOCOL_VERSION };
+    answer = (await chrome.runtime.sendNativeMessage(NATIVE_HOST_NAME, request)) as NativeHostReply<T>;
   } catch (error) {
     const message = (error as Error).message;
     // Chrome's words when no manifest is installed for this extension.
     throw new NativeHostError(/not found|forbidden/i.test(message), message);
   }
-  if (!answer?.ok) throw new NativeHostError(false, answer?.error?.message ?? 'the native host gave no answer');
+  if (!answer) throw new NativeHostError(false, 'the native host gave no answer');
+  if (!answer.ok) throw new NativeHostError(false, answer.error?.message ?? 'the native host failed');
   return answer;
 }

@@ -1,5 +1,5 @@
-import { isNonce, newNonce, prove, verifyProof } from '../../relay/src/bridge/link-auth';
-import { encodeExtensionFrame, joinExtensionFrames, type RelayBatch, type RelayMessage } from '../../relay/src/bridge/wire';
+import { isNonce, newNonce, prove, verifyProof } from '../../protocol/link-auth';
+import { encodeExtensionFrame, joinExtensionFrames, type RelayBatch, type RelayMessage } from '../../protocol/wire';
 import type { Pairing } from './pairing';
 
 /**

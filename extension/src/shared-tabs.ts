@@ -1,5 +1,5 @@
-import type { SharedTab } from '../../relay/src/bridge/wire';
-import { shareableUrlProblem } from '../../relay/src/policy/url-gate';
+import type { SharedTab } from '../../protocol/wire';
+import { shareableUrlProblem } from '../../protocol/url-gate';
 import { showBadge } from './badge';
 
 /**

@@ -1,4 +1,4 @@
-import type { SharedTab } from '../../relay/src/bridge/wire';
+import type { SharedTab } from '../../protocol/wire';
 import type { NativeHostState } from './native-host';
 import type { LinkState } from './relay-link';
 

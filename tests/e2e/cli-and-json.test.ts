@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXTENSION_ID } from '../../relay/src/config/defaults.js';
+import { EXTENSION_ID } from '../../protocol/constants.js';
 import { type LaunchedChromium, launchChromium, openTab, setExtensionStorage, triggerExtensionAction, waitFor } from '../harness/chromium.js';
 import { refOf } from '../harness/refs.js';
 import { type FixtureServer, startFixtureServer } from '../harness/fixture-server.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ClawdServer, startServer } from '../../relay/src/cli/serve.js';
 import { BrowserClient } from '../../relay/src/client/browser-client.js';
-import { EXTENSION_ID } from '../../relay/src/config/defaults.js';
+import { EXTENSION_ID } from '../../protocol/constants.js';
 import { createLogger, type Logger } from '../../relay/src/log.js';
 import { type LaunchedChromium, launchChromium, openTab, setExtensionStorage, triggerExtensionAction, waitFor } from '../harness/chromium.js';
 import { type FixtureServer, startFixtureServer } from '../harness/fixture-server.js';

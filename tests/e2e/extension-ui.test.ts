@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { EXTENSION_ID } from '../../relay/src/config/defaults.js';
+import { EXTENSION_ID } from '../../protocol/constants.js';
 import { openTab, tabTargetForPage, waitFor } from '../harness/chromium.js';
 import { badgeOf, type RelayEnv, startRelayEnv } from './relay-env.js';
 

@@ -1,6 +1,6 @@
 import { chromium } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { EXTENSION_ID } from '../../relay/src/config/defaults.js';
+import { EXTENSION_ID } from '../../protocol/constants.js';
 import { extensionServiceWorkerTarget, waitFor } from '../harness/chromium.js';
 import { type RelayEnv, startRelayEnv } from './relay-env.js';
 

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { EXTENSION_ORIGIN } from '../../relay/src/config/defaults.js';
+import { EXTENSION_ORIGIN } from '../../protocol/constants.js';
 import { waitFor } from '../harness/chromium.js';
 import { connectFakeExtension } from '../harness/fake-extension.js';
-import { encodeExtensionFrame } from '../../relay/src/bridge/wire.js';
+import { encodeExtensionFrame } from '../../protocol/wire.js';
 import { createLogger } from '../../relay/src/log.js';
 import { type RelayServer, startRelayServer } from '../../relay/src/server/relay-server.js';
 

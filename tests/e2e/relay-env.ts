@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { EXTENSION_ID } from '../../relay/src/config/defaults.js';
+import { EXTENSION_ID } from '../../protocol/constants.js';
 import { createLogger } from '../../relay/src/log.js';
 import { type RelayServer, type RelayServerOptions, startRelayServer } from '../../relay/src/server/relay-server.js';
 import type { PipeCdp } from '../harness/pipe-cdp.js';

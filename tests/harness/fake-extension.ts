@@ -1,7 +1,7 @@
 import WebSocket from 'ws';
-import { prove, newNonce, verifyProof } from '../../relay/src/bridge/link-auth.js';
-import { encodeExtensionFrame, type SharedTab } from '../../relay/src/bridge/wire.js';
-import { EXTENSION_ORIGIN, WIRE_PROTOCOL_VERSION } from '../../relay/src/config/defaults.js';
+import { prove, newNonce, verifyProof } from '../../protocol/link-auth.js';
+import { encodeExtensionFrame, type SharedTab } from '../../protocol/wire.js';
+import { EXTENSION_ORIGIN, WIRE_PROTOCOL_VERSION } from '../../protocol/constants.js';
 
 /**
  * A hand-written peer on /extension that holds the extension key and does the

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { CdpBridge, type Outbound } from '../../relay/src/bridge/cdp-bridge.js';
-import { WIRE_PROTOCOL_VERSION } from '../../relay/src/config/defaults.js';
-import { encodeExtensionFrame, type ExtensionHeader, type RelayCommand, type SharedTab } from '../../relay/src/bridge/wire.js';
+import { WIRE_PROTOCOL_VERSION } from '../../protocol/constants.js';
+import { encodeExtensionFrame, type ExtensionHeader, type RelayCommand, type SharedTab } from '../../protocol/wire.js';
 
 /**
  * The target model on its own: messages in, messages out. A scripted

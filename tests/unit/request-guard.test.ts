@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EXTENSION_ORIGIN } from '../../relay/src/config/defaults.js';
+import { EXTENSION_ORIGIN } from '../../protocol/constants.js';
 import { checkRequest, guardFor, hostName, isLoopbackHost } from '../../relay/src/server/request-guard.js';
 
 const token = 'a'.repeat(64);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeExtensionFrames, encodeExtensionFrame, joinExtensionFrames } from '../../relay/src/bridge/wire.js';
+import { decodeExtensionFrames, encodeExtensionFrame, joinExtensionFrames } from '../../protocol/wire.js';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 const text = (data: Uint8Array) => new TextDecoder().decode(data);

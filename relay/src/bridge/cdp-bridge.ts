@@ -1,6 +1,6 @@
 import type { Protocol } from 'devtools-protocol';
 import { z } from 'zod';
-import { WIRE_PROTOCOL_VERSION } from '../config/defaults.js';
+import { WIRE_PROTOCOL_VERSION } from '../../../protocol/constants.js';
 import {
   CdpErrorCode,
   errorResponse,
@@ -17,10 +17,10 @@ import {
   type SharedTabRecord,
   TabRegistry,
 } from './tab-registry.js';
-import { type BrowserInfo, type ExtensionHeader, decodeExtensionFrames, type RelayCommand, type SharedDownload, type SharedTab } from './wire.js';
+import { type BrowserInfo, type ExtensionHeader, decodeExtensionFrames, type RelayCommand, type SharedDownload, type SharedTab } from '../../../protocol/wire.js';
 import { parseExtensionControl } from './extension-messages.js';
 import { describeIssues } from '../validation.js';
-import { navigationProblem, shareableUrlProblem } from '../policy/url-gate.js';
+import { navigationProblem, shareableUrlProblem } from '../../../protocol/url-gate.js';
 import { classifyPageMethod, deniedMessage } from './method-policy.js';
 import { type CookiePlan, filterCookies, planCookieCommand, sharedHosts } from './cookie-scope.js';
 

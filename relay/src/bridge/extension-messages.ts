@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ExtensionHeader } from './wire.js';
+import type { ExtensionHeader } from '../../../protocol/wire.js';
 import { describeIssues } from '../validation.js';
 
 /**

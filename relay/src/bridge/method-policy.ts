@@ -7,7 +7,7 @@
  * use to drive a page, and answers everything else with an error.
  *
  * - `forward`: sent to the tab as is.
- * - `navigate`: forwarded after the URL gate (policy/url-gate.ts).
+ * - `navigate`: forwarded after the URL gate (protocol/url-gate.ts).
  * - `cookies`: cookie and storage methods, rewritten or checked so they see
  *   and touch only the shared tabs' sites (cookie-scope.ts).
  * - `deny`: refused with a message saying why.

@@ -1,5 +1,5 @@
 import type { Protocol } from 'devtools-protocol';
-import type { SharedTab } from './wire.js';
+import type { SharedTab } from '../../../protocol/wire.js';
 
 /** The single browser context the extension profile exposes: the user's own. */
 export const DEFAULT_BROWSER_CONTEXT_ID = 'clawd-default-context';

@@ -1,10 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { BrowserClient } from '../client/browser-client.js';
 import { controlAddress, loadConfig, urlHost } from '../config/config.js';
-import { DEFAULT_CONTROL_PORT, EXTENSION_ID } from '../config/defaults.js';
+import { DEFAULT_CONTROL_PORT, EXTENSION_ID } from '../../../protocol/constants.js';
+import { CLI_PATH, PACKAGE_VERSION } from '../config/package-root.js';
 import { clawdHome, loadOrCreateExtensionKey, loadOrCreateToken } from '../config/state-dir.js';
 import { createLogger, type LogLevel } from '../log.js';
 import { runNativeHost } from '../native-host/host.js';
@@ -14,8 +13,7 @@ import { serve } from './serve.js';
 
 /** `clawd-browser <command>`: one line of reason and a non-zero exit on failure (spec §10). */
 
-const CLI_PATH = fileURLToPath(new URL('../../../bin/clawd-browser.js', import.meta.url));
-const VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const VERSION = PACKAGE_VERSION;
 
 function port(value: string): number {
   const n = Number(value);

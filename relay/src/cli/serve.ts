@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { controlAddress, loadConfig } from '../config/config.js';
 import { clawdHome, loadOrCreateExtensionKey, loadOrCreateToken } from '../config/state-dir.js';
 import { createLogger, type Logger, type LogLevel } from '../log.js';
-import { ProfileManager } from '../profiles/profile-manager.js';
+import { ProfileManager } from '../driver/profile-manager.js';
 import { type ControlServer, startControlServer } from '../server/control-server.js';
 import { type RelayServer, startRelayServer } from '../server/relay-server.js';
 

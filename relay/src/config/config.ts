@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { ACCENT_COLOR, DEFAULT_CONTROL_PORT, DEFAULT_HOST } from './defaults.js';
+import { ACCENT_COLOR, DEFAULT_CONTROL_PORT, DEFAULT_HOST } from '../../../protocol/constants.js';
 import { describeIssues } from '../validation.js';
 
 /**
@@ -30,7 +30,7 @@ export const ConfigSchema = z.strictObject({
   /**
    * Schemes the URL gate allows beyond http:, https: and about:blank (e.g.
    * ["file:"]), on managed profiles; the extension never shares file:,
-   * chrome: or extension pages whatever this says (policy/url-gate.ts).
+   * chrome: or extension pages whatever this says (protocol/url-gate.ts).
    */
   allowedUrlSchemes: z.array(z.string().regex(/^[a-z][a-z0-9+.-]*:?$/i, 'must be a URL scheme like "file:"')).default([]),
   /**

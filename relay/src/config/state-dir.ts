@@ -28,7 +28,7 @@ export function loadOrCreateToken(home: string): string {
 
 /**
  * The key the extension and the relay prove to each other on `/extension`
- * (bridge/link-auth.ts). Separate from the token, so a CDP client cannot pose
+ * (protocol/link-auth.ts). Separate from the token, so a CDP client cannot pose
  * as the extension.
  */
 export function loadOrCreateExtensionKey(home: string): string {

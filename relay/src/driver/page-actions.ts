@@ -1,6 +1,6 @@
 import type { ElementHandle, Page } from 'playwright-core';
 import { BadRequestError } from '../errors.js';
-import type { Action } from '../server/schemas.js';
+import type { Action } from '../api/schemas.js';
 
 /**
  * `POST /act` (spec §6): one action on a page, by ref (from the last

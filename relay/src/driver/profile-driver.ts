@@ -3,10 +3,10 @@ import { basename, extname, join } from 'node:path';
 import { type Browser, chromium, type Dialog, type Download, type ElementHandle, type FileChooser, type Page } from 'playwright-core';
 import { AmbiguousError, BadRequestError, NotFoundError, TimeoutError, UnavailableError } from '../errors.js';
 import type { Profile } from '../profiles/profile-registry.js';
-import { MAX_WAIT_MS, type Action } from '../server/schemas.js';
+import { MAX_WAIT_MS, type Action } from '../api/schemas.js';
 import { ariaSnapshot, RefNotFoundError, resolveRef, takeAiSnapshot } from '../snapshot/ai-snapshot.js';
 import type { BrowserEndpoint, DownloadRecord } from './browser-endpoint.js';
-import { navigationProblem } from '../policy/url-gate.js';
+import { navigationProblem } from '../../../protocol/url-gate.js';
 import { performAction } from './page-actions.js';
 import { type InlineFile, inlineUploads, readUploads, type UploadPolicy } from './uploads.js';
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { HOST_PROTOCOL_VERSION } from '../../../protocol/native-host.js';
 import type { Logger } from '../log.js';
 import { encodeNativeMessage, NativeMessageReader } from './framing.js';
 import { bootstrap, ensureRelay, type HostContext, status } from './operations.js';
@@ -11,7 +12,7 @@ import { describeIssues } from '../validation.js';
  * exits.
  */
 
-export const HOST_PROTOCOL_VERSION = 1;
+export { HOST_PROTOCOL_VERSION };
 
 const Request = z.object({
   op: z.string(),

@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
-import { NATIVE_HOST_NAME } from '../config/defaults.js';
+import { NATIVE_HOST_NAME } from '../../../protocol/constants.js';
+import { PACKAGE_ROOT } from '../config/package-root.js';
 
 /**
  * `clawd-browser install-native-host`: where each browser looks for native
@@ -90,7 +91,7 @@ export function launcherScript(platform: Platform, spec: LauncherSpec): { fileNa
   };
 }
 
-const TEMPLATE = new URL('../../../host-manifest/com.clawd.browser_relay.json.template', import.meta.url);
+const TEMPLATE = join(PACKAGE_ROOT, 'host-manifest', 'com.clawd.browser_relay.json.template');
 
 /** The manifest, from host-manifest/'s template with this install's launcher and extension IDs. */
 export function hostManifest(launcherPath: string, extensionIds: string[]): Record<string, unknown> {

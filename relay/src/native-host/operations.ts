@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { chmodSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { BootstrapReply, EnsureRelayReply, StatusReply } from '../../../protocol/native-host.js';
 import { loadConfig, relayAddress, urlHost } from '../config/config.js';
 import { loadOrCreateExtensionKey, loadOrCreateToken } from '../config/state-dir.js';
 
@@ -8,7 +9,7 @@ import { loadOrCreateExtensionKey, loadOrCreateToken } from '../config/state-dir
  * What the native host can do for the extension (spec §8): hand it the relay
  * URL and the extension key, and start the relay when it does not answer.
  * The client token is never handed out here: the extension proves the
- * extension key to the relay (bridge/link-auth.ts) and needs nothing else.
+ * extension key to the relay (protocol/link-auth.ts) and needs nothing else.
  */
 
 export interface HostContext {
@@ -40,11 +41,11 @@ export async function relayAnswers(context: HostContext, timeoutMs = 1000): Prom
   }
 }
 
-export async function bootstrap(context: HostContext) {
+export async function bootstrap(context: HostContext): Promise<BootstrapReply> {
   return { relayUrl: relayOf(context).relayUrl, extensionKey: loadOrCreateExtensionKey(context.home), version: context.version };
 }
 
-export async function status(context: HostContext) {
+export async function status(context: HostContext): Promise<StatusReply> {
   return {
     relay: (await relayAnswers(context)) ? 'running' : 'stopped',
     relayUrl: relayOf(context).relayUrl,
@@ -59,7 +60,7 @@ export class RelayStartError extends Error {}
  * Starts `clawd-browser serve` detached (its own session, stdio to
  * $CLAWD_HOME/relay.log) so that it outlives this host and the browser.
  */
-export async function ensureRelay(context: HostContext) {
+export async function ensureRelay(context: HostContext): Promise<EnsureRelayReply> {
   const { relayUrl } = relayOf(context);
   if (await relayAnswers(context)) return { state: 'running' as const, relayUrl };
   const logPath = join(context.home, 'relay.log');

@@ -3,11 +3,11 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { z } from 'zod';
 import { BadRequestError, ClawdError, ERROR_STATUS, NotFoundError } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { ProfileManager } from '../profiles/profile-manager.js';
+import type { ProfileManager } from '../driver/profile-manager.js';
 import { applyServerLimits, LIMITS } from './limits.js';
 import { listen } from './listen.js';
 import { checkRequest, guardFor } from './request-guard.js';
-import { schemas } from './schemas.js';
+import { schemas } from '../api/schemas.js';
 import { describeIssues } from '../validation.js';
 
 /**

@@ -1,8 +1,8 @@
-import { isNonce, newNonce, prove, verifyProof } from '../bridge/link-auth.js';
-import { decodeExtensionFrames } from '../bridge/wire.js';
+import { isNonce, newNonce, prove, verifyProof } from '../../../protocol/link-auth.js';
+import { decodeExtensionFrames } from '../../../protocol/wire.js';
 
 /**
- * The relay's side of the extension link's mutual proof (bridge/link-auth.ts):
+ * The relay's side of the extension link's mutual proof (protocol/link-auth.ts):
  * fed the messages a new /extension connection sends before it is trusted,
  * it answers the extension's challenge, then checks the proof in its hello.
  * Nothing from an unproven connection reaches the bridge.

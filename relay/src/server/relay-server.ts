@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import { CdpBridge, type Outbound } from '../bridge/cdp-bridge.js';
 import { urlHost } from '../config/config.js';
-import { DEFAULT_HOST, DEFAULT_RELAY_PORT, EXTENSION_ORIGIN } from '../config/defaults.js';
+import { DEFAULT_HOST, DEFAULT_RELAY_PORT, EXTENSION_ORIGIN } from '../../../protocol/constants.js';
 import { createLogger, type Logger } from '../log.js';
 import { RelayHandshake } from './extension-handshake.js';
 import { applyServerLimits, LIMITS } from './limits.js';

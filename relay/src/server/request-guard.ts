@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { EXTENSION_ORIGIN } from '../config/defaults.js';
+import { EXTENSION_ORIGIN } from '../../../protocol/constants.js';
 
 /**
  * Spec §9: the relay is as powerful as the user's logged-in browser, so every

@@ -4,11 +4,11 @@ import type { CdpBridge } from '../bridge/cdp-bridge.js';
 import type { Config } from '../config/config.js';
 import { BadRequestError, DisabledError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { type BrowserEndpoint, ExtensionEndpoint, ManagedEndpoint, RemoteEndpoint } from '../driver/browser-endpoint.js';
-import { ProfileDriver } from '../driver/profile-driver.js';
-import { defaultUploadDirs } from '../driver/uploads.js';
-import { launchSettings, ManagedBrowser } from './managed-browser.js';
-import { type Profile, ProfileRegistry } from './profile-registry.js';
+import { type BrowserEndpoint, ExtensionEndpoint, ManagedEndpoint, RemoteEndpoint } from './browser-endpoint.js';
+import { ProfileDriver } from './profile-driver.js';
+import { defaultUploadDirs } from './uploads.js';
+import { launchSettings, ManagedBrowser } from '../profiles/managed-browser.js';
+import { type Profile, ProfileRegistry } from '../profiles/profile-registry.js';
 
 /** The relay this process runs, for the extension profile. */
 export interface RelayHandle {

@@ -17,5 +17,5 @@ export const ACCENT_COLOR = '#FF4500';
 export const EXTENSION_ID = 'opdopiaocmjejejdfeokihimdckpgibd';
 export const EXTENSION_ORIGIN = `chrome-extension://${EXTENSION_ID}`;
 
-/** Version of the extension <-> relay wire protocol (relay/src/bridge/wire.ts). */
+/** Version of the extension <-> relay wire protocol (protocol/wire.ts). */
 export const WIRE_PROTOCOL_VERSION = 1;
