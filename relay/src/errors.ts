@@ -1,7 +1,9 @@
 /**
- * The errors of the control API, shared by the server (which maps each code
- * to one HTTP status, here and nowhere else) and the typed client (which maps
- * a response back to the same class). Body: { error: { code, message } }.
+ * The one error family of clawd-browser, shared by both servers (which map
+ * each code to one HTTP status, here and nowhere else) and the typed client
+ * (which maps a response back to the same class). Body, on every server:
+ * { error: { code, message, details? } }. `details` carries what a caller
+ * can act on (e.g. which ref was stale and why) through every layer.
  */
 
 export const ERROR_STATUS = {
@@ -19,10 +21,17 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
+export type ErrorDetails = Record<string, string | number | boolean>;
+
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; details?: ErrorDetails };
+}
+
 export class ClawdError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
+    readonly details?: ErrorDetails,
   ) {
     super(message);
     this.name = new.target.name;
@@ -30,58 +39,67 @@ export class ClawdError extends Error {
   get status(): number {
     return ERROR_STATUS[this.code];
   }
+  toBody(): ErrorBody {
+    return { error: { code: this.code, message: this.message, ...(this.details ? { details: this.details } : {}) } };
+  }
 }
 
 export class BadRequestError extends ClawdError {
-  constructor(message: string) {
-    super('bad_request', message);
+  constructor(message: string, details?: ErrorDetails) {
+    super('bad_request', message, details);
   }
 }
 export class UnauthorizedError extends ClawdError {
-  constructor(message: string) {
-    super('unauthorized', message);
+  constructor(message: string, details?: ErrorDetails) {
+    super('unauthorized', message, details);
   }
 }
 export class ForbiddenError extends ClawdError {
-  constructor(message: string) {
-    super('forbidden', message);
+  constructor(message: string, details?: ErrorDetails) {
+    super('forbidden', message, details);
   }
 }
 export class NotFoundError extends ClawdError {
-  constructor(message: string) {
-    super('not_found', message);
+  constructor(message: string, details?: ErrorDetails) {
+    super('not_found', message, details);
   }
 }
 /** A targetId prefix that matches more than one tab. */
 export class AmbiguousError extends ClawdError {
-  constructor(message: string) {
-    super('ambiguous', message);
+  constructor(message: string, details?: ErrorDetails) {
+    super('ambiguous', message, details);
   }
 }
 export class ConflictError extends ClawdError {
-  constructor(message: string) {
-    super('conflict', message);
+  constructor(message: string, details?: ErrorDetails) {
+    super('conflict', message, details);
   }
 }
 /** `enabled: false` in config.json. */
 export class DisabledError extends ClawdError {
-  constructor(message = 'Browser disabled in settings') {
-    super('disabled', message);
+  constructor(message = 'Browser disabled in settings', details?: ErrorDetails) {
+    super('disabled', message, details);
   }
 }
 /** Extension not connected, no tab shared, browser not reachable. */
 export class UnavailableError extends ClawdError {
-  constructor(message: string) {
-    super('unavailable', message);
+  constructor(message: string, details?: ErrorDetails) {
+    super('unavailable', message, details);
   }
 }
 export class TimeoutError extends ClawdError {
-  constructor(message: string) {
-    super('timeout', message);
+  constructor(message: string, details?: ErrorDetails) {
+    super('timeout', message, details);
   }
 }
 
-const CLASSES: Record<ErrorCode, new (message: string) => ClawdError> = {
+export class InternalError extends ClawdError {
+  constructor(message: string, details?: ErrorDetails) {
+    super('internal', message, details);
+  }
+}
+
+const CLASSES: Record<ErrorCode, new (message: string, details?: ErrorDetails) => ClawdError> = {
   bad_request: BadRequestError,
   unauthorized: UnauthorizedError,
   forbidden: ForbiddenError,
@@ -91,18 +109,19 @@ const CLASSES: Record<ErrorCode, new (message: string) => ClawdError> = {
   disabled: DisabledError,
   unavailable: UnavailableError,
   timeout: TimeoutError,
-  internal: class InternalError extends ClawdError {
-    constructor(message: string) {
-      super('internal', message);
-    }
-  },
+  internal: InternalError,
 };
+
+/** The error a code names (e.g. from a CDP error's `data`), with its message. */
+export function errorForCode(code: string | undefined, message: string, details?: ErrorDetails): ClawdError {
+  return new CLASSES[code && code in CLASSES ? (code as ErrorCode) : 'internal'](message, details);
+}
 
 /** Rebuilds the typed error a server response describes. */
 export function errorFromBody(status: number, body: unknown): ClawdError {
-  const error = (body as { error?: { code?: string; message?: string } } | undefined)?.error;
+  const error = (body as { error?: { code?: string; message?: string; details?: ErrorDetails } } | undefined)?.error;
   const code = (error?.code && error.code in CLASSES ? error.code : codeForStatus(status)) as ErrorCode;
-  return new CLASSES[code](error?.message ?? `HTTP ${status}`);
+  return new CLASSES[code](error?.message ?? `HTTP ${status}`, error?.details);
 }
 
 function codeForStatus(status: number): ErrorCode {

@@ -152,8 +152,11 @@ describe.each(['clawd', 'extension'])('snapshots and actions on the %s profile',
     const text = await snapshot();
     const name = refOf(text, /textbox "Name"/);
     await expect(api().click('e99999', { targetId: tab })).rejects.toThrow(NotFoundError);
+    // The typed error keeps which ref and why, from the page through the server to the client.
+    await expect(api().click('e99999', { targetId: tab })).rejects.toMatchObject({ code: 'not_found', details: { ref: 'e99999', problem: 'unknown' } });
     await api().navigate(env.fixtures.url('index.html'), tab);
     await expect(api().type(name, 'x', { targetId: tab })).rejects.toThrow(/snapshot/i);
+    await expect(api().type(name, 'x', { targetId: tab })).rejects.toMatchObject({ details: { ref: name, problem: 'stale' } });
   });
 
   it('cuts a 5,000-element page at the limit and says so', async () => {

@@ -188,7 +188,8 @@ describe('at the door (spec §9)', () => {
     expect((await fetch(`${base()}/json/version`)).status).toBe(401);
     expect((await fetch(`${base()}/json/list`, { headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
     const body = await (await fetch(`${base()}/json/version`)).json();
-    expect(body.error.message).toMatch(/Missing token/);
+    // The same body shape as the control API's.
+    expect(body.error).toMatchObject({ code: 'unauthorized', message: expect.stringMatching(/Missing token/) });
     await expect(open('/cdp')).rejects.toMatchObject({ status: 401 });
     await expect(open('/cdp?token=wrong')).rejects.toMatchObject({ status: 401 });
     // /extension takes no token: only the extension's Origin, then a proof of the extension key (consent-boundary tests).

@@ -1,8 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError, configPath, loadConfig, relayAddress, urlHost } from '../../relay/src/config/config.js';
+import { BrowserClient } from '../../relay/src/client/browser-client.js';
+import { ConfigError, configPath, ensureConfig, loadConfig, relayAddress, urlHost } from '../../relay/src/config/config.js';
+import { ProfileRegistry } from '../../relay/src/profiles/profile-registry.js';
 
 const homes: string[] = [];
 function home(): string {
@@ -15,9 +17,11 @@ afterEach(() => {
 });
 
 describe('config.json', () => {
-  it('is created with the spec defaults on first run', () => {
+  it('reads as the spec defaults before the first run, and is written only by ensureConfig', () => {
     const dir = home();
     const config = loadConfig(dir);
+    expect(existsSync(configPath(dir))).toBe(false);
+    expect(ensureConfig(dir)).toEqual(config);
     expect(config).toEqual({
       enabled: true,
       controlUrl: 'http://127.0.0.1:18791',
@@ -50,5 +54,21 @@ describe('config.json', () => {
   it('brackets IPv6 hosts for URLs', () => {
     expect(urlHost('::1')).toBe('[::1]');
     expect(urlHost('127.0.0.1')).toBe('127.0.0.1');
+  });
+});
+
+describe('reads do not write', () => {
+  it('loading the config, listing profiles and constructing a client leave an empty home empty', () => {
+    const dir = home();
+    loadConfig(dir);
+    expect(new ProfileRegistry(dir).list().map((profile) => profile.name)).toEqual(['clawd', 'extension']);
+    BrowserClient.local({ home: dir });
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('serve prepares the home: config written, the clawd profile given its port', () => {
+    const dir = home();
+    new ProfileRegistry(dir).prepare();
+    expect(JSON.parse(readFileSync(configPath(dir), 'utf8')).profiles.clawd.cdpPort).toBe(18800);
   });
 });

@@ -19,6 +19,7 @@ import {
 } from './tab-registry.js';
 import { type BrowserInfo, type ExtensionHeader, decodeExtensionFrames, type RelayCommand, type SharedDownload, type SharedTab } from '../../../protocol/wire.js';
 import { parseExtensionControl } from './extension-messages.js';
+import type { ErrorCode } from '../errors.js';
 import { describeIssues } from '../validation.js';
 import { navigationProblem, shareableUrlProblem } from '../../../protocol/url-gate.js';
 import { classifyPageMethod, deniedMessage } from './method-policy.js';
@@ -103,7 +104,12 @@ type Pending = { sentAt: number } & (
 
 /** Thrown inside command handlers; becomes a CDP error response. */
 class CdpFailure extends Error {
-  constructor(readonly code: number, message: string) {
+  constructor(
+    readonly code: number,
+    message: string,
+    /** What the failure is in clawd's terms (errors.ts), for HTTP callers of the bridge. */
+    readonly kind: ErrorCode = 'internal',
+  ) {
     super(message);
   }
 }
@@ -135,7 +141,7 @@ function parseParams<T>(schema: z.ZodType<T>, params: unknown, method: string): 
   const result = schema.safeParse(params ?? {});
   if (result.success) return result.data;
   const detail = describeIssues(result.error, 'params');
-  throw new CdpFailure(CdpErrorCode.invalidParams, `Invalid parameters for ${method}: ${detail}`);
+  throw new CdpFailure(CdpErrorCode.invalidParams, `Invalid parameters for ${method}: ${detail}`, 'bad_request');
 }
 
 const decoder = new TextDecoder();
@@ -310,7 +316,7 @@ export class CdpBridge {
       else this.pageCommand(session, id, method, params);
     } catch (error) {
       if (!(error instanceof CdpFailure)) throw error;
-      this.toClient(client, errorResponse(id, sessionId, { code: error.code, message: error.message }));
+      this.toClient(client, errorResponse(id, sessionId, { code: error.code, message: error.message, data: error.kind }));
     }
     return this.drain();
   }
@@ -558,7 +564,7 @@ export class CdpBridge {
     }
     switch (classifyPageMethod(method)) {
       case 'deny':
-        throw new CdpFailure(CdpErrorCode.serverError, deniedMessage(method));
+        throw new CdpFailure(CdpErrorCode.serverError, deniedMessage(method), 'forbidden');
       case 'cookies':
         return this.cookieCommand(session, id, method, params ?? {}, tab);
       case 'navigate':
@@ -941,13 +947,13 @@ export class CdpBridge {
 
   private anyTab(): SharedTabRecord {
     const tab = this.tabs.all()[0];
-    if (!tab) throw new CdpFailure(CdpErrorCode.serverError, 'No tab is shared: share a tab with the clawd-browser extension first');
+    if (!tab) throw new CdpFailure(CdpErrorCode.serverError, 'No tab is shared: share a tab with the clawd-browser extension first', 'unavailable');
     return tab;
   }
 
   private checkUrl(url: string): void {
     const problem = navigationProblem(url, this.allowedUrlSchemes);
-    if (problem) throw new CdpFailure(CdpErrorCode.invalidParams, `Navigation refused: ${problem}`);
+    if (problem) throw new CdpFailure(CdpErrorCode.invalidParams, `Navigation refused: ${problem}`, 'bad_request');
   }
 
   /**
@@ -962,7 +968,7 @@ export class CdpBridge {
     const command = (cdpMethod: string, cdpParams: object): RelayCommand => ({ type: 'cdp', id: 0, ...target, method: cdpMethod, params: cdpParams });
     switch (plan.kind) {
       case 'refuse':
-        throw new CdpFailure(CdpErrorCode.serverError, plan.message);
+        throw new CdpFailure(CdpErrorCode.serverError, plan.message, 'forbidden');
       case 'forward':
         if (!plan.filter) return this.sendToExtension(command(plan.method, plan.params), this.pendingFor('forward', session, messageId, tab.tabId));
         return this.sendToExtension(command(plan.method, plan.params), {
@@ -1020,12 +1026,13 @@ export class CdpBridge {
       throw new CdpFailure(
         CdpErrorCode.serverError,
         `Too many commands in flight (${this.maxPendingPerClient}): wait for answers before sending more`,
+        'unavailable',
       );
     command.id = this.nextCommandId++;
     const data = JSON.stringify(command);
     const linkUp = this.extension === 'connected' && this.helloReceived;
     if (!linkUp && this.queue.length >= this.maxQueuedCommands)
-      throw new CdpFailure(CdpErrorCode.serverError, 'Too many commands queued while the clawd-browser extension reconnects');
+      throw new CdpFailure(CdpErrorCode.serverError, 'Too many commands queued while the clawd-browser extension reconnects', 'unavailable');
     this.pending.set(command.id, pending);
     if (client) client.inFlight++;
     if (linkUp) this.out.push({ to: 'extension', data });
@@ -1046,12 +1053,13 @@ export class CdpBridge {
       throw new CdpFailure(
         CdpErrorCode.serverError,
         'The clawd-browser extension is not connected: click its toolbar button on a tab to share it',
+        'unavailable',
       );
   }
 
   private requireTab(targetId: string): SharedTabRecord {
     const tab = this.tabs.byTargetId(targetId);
-    if (!tab) throw new CdpFailure(CdpErrorCode.invalidParams, `No target with given id found: ${targetId}`);
+    if (!tab) throw new CdpFailure(CdpErrorCode.invalidParams, `No target with given id found: ${targetId}`, 'not_found');
     return tab;
   }
 
@@ -1061,7 +1069,7 @@ export class CdpBridge {
     for (const candidate of this.tabs.all()) {
       for (const child of candidate.children.values()) if (child.targetInfo.targetId === targetId) return child.targetInfo;
     }
-    throw new CdpFailure(CdpErrorCode.invalidParams, `No target with given id found: ${targetId}`);
+    throw new CdpFailure(CdpErrorCode.invalidParams, `No target with given id found: ${targetId}`, 'not_found');
   }
 
   private browserTargetInfo(): Protocol.Target.TargetInfo {

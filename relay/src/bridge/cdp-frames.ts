@@ -1,3 +1,5 @@
+import type { ErrorCode } from '../errors.js';
+
 /**
  * Builders for the CDP messages the relay sends to clients. Payloads that came
  * from the extension stay raw bytes and are spliced in, never re-parsed.
@@ -6,6 +8,11 @@
 export interface CdpError {
   code: number;
   message: string;
+  /**
+   * For the relay's own errors, the clawd error code (errors.ts) they stand
+   * for, so /json/* answers the right HTTP status without reading the text.
+   */
+  data?: ErrorCode;
 }
 
 /** JSON-RPC / Chrome error codes, so clients see what a real browser would say. */

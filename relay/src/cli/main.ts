@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { BrowserClient } from '../client/browser-client.js';
-import { controlAddress, loadConfig, urlHost } from '../config/config.js';
+import { controlAddress, ensureConfig, loadConfig, urlHost } from '../config/config.js';
 import { DEFAULT_CONTROL_PORT, EXTENSION_ID } from '../../../protocol/constants.js';
 import { CLI_PATH, PACKAGE_VERSION } from '../config/package-root.js';
 import { clawdHome, loadOrCreateExtensionKey, loadOrCreateToken } from '../config/state-dir.js';
@@ -97,7 +97,7 @@ program
   .action((options: { browser: string; userDataDir?: string; extensionId?: string[] }) => {
     loadOrCreateToken(clawdHome());
     loadOrCreateExtensionKey(clawdHome());
-    loadConfig(clawdHome());
+    ensureConfig(clawdHome());
     const result = installNativeHost(installOptions(options));
     print(result, () =>
       [`launcher: ${result.launcher}`, ...result.manifests.map((p) => `manifest: ${p}`), ...result.registryKeys.map((k) => `registry: ${k}`)].join('\n'),

@@ -1,6 +1,6 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { controlAddress, loadConfig } from '../config/config.js';
+import { controlAddress, ensureConfig } from '../config/config.js';
 import { clawdHome, loadOrCreateExtensionKey, loadOrCreateToken } from '../config/state-dir.js';
 import { createLogger, type Logger, type LogLevel } from '../log.js';
 import { ProfileManager } from '../driver/profile-manager.js';
@@ -24,7 +24,7 @@ export interface ClawdServer {
 export async function startServer(options: { home: string; port?: number; host?: string; logger: Logger; relayLogger?: Logger }): Promise<ClawdServer> {
   const token = loadOrCreateToken(options.home);
   const extensionKey = loadOrCreateExtensionKey(options.home);
-  const config = loadConfig(options.home);
+  const config = ensureConfig(options.home);
   const fromConfig = controlAddress(config);
   const host = options.host ?? fromConfig.host;
   const port = options.port ?? fromConfig.port;
@@ -37,6 +37,7 @@ export async function startServer(options: { home: string; port?: number; host?:
     logger: options.relayLogger ?? options.logger,
   });
   const manager = new ProfileManager(options.home, { bridge: relay.bridge, cdpUrl: relay.cdpUrl, token }, options.logger);
+  manager.registry.prepare();
   let control: ControlServer;
   try {
     control = await startControlServer({ token, host, port, manager, logger: options.logger });

@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { controlAddress, loadConfig, urlHost } from '../config/config.js';
-import { clawdHome, loadOrCreateToken } from '../config/state-dir.js';
+import { clawdHome, readToken } from '../config/state-dir.js';
 import { type ClawdError, errorFromBody, TimeoutError, UnavailableError } from '../errors.js';
 
 // The typed errors travel with the client: `import { BrowserClient, NotFoundError } from 'clawd-browser'`.
@@ -95,7 +95,8 @@ export class BrowserClient {
   static local(options: { profile?: string; home?: string; timeoutMs?: number } = {}): BrowserClient {
     const home = options.home ?? clawdHome();
     const { host, port } = controlAddress(loadConfig(home));
-    return new BrowserClient({ baseUrl: `http://${urlHost(host)}:${port}`, token: loadOrCreateToken(home), profile: options.profile, timeoutMs: options.timeoutMs });
+    // Constructing a client writes nothing: with no token yet, no server has run, and the first request says so.
+    return new BrowserClient({ baseUrl: `http://${urlHost(host)}:${port}`, token: readToken(home) ?? '', profile: options.profile, timeoutMs: options.timeoutMs });
   }
 
   withProfile(profile: string): BrowserClient {

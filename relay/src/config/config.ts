@@ -5,9 +5,11 @@ import { ACCENT_COLOR, DEFAULT_CONTROL_PORT, DEFAULT_HOST } from '../../../proto
 import { describeIssues } from '../validation.js';
 
 /**
- * `$CLAWD_HOME/config.json` (spec §4), created with the defaults on first
- * run. Unknown keys are kept out by the schema; a bad file is an error that
- * names the file and the field, never silently replaced.
+ * `$CLAWD_HOME/config.json` (spec §4). Reading never writes: a missing file
+ * reads as the defaults, and `serve` (or an explicit command) creates it with
+ * them on first run (ensureConfig). Unknown keys are kept out by the schema;
+ * a bad file is an error that names the file and the field, never silently
+ * replaced.
  */
 
 const HexColor = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour like #FF4500');
@@ -52,12 +54,7 @@ export function configPath(home: string): string {
 
 export function loadConfig(home: string): Config {
   const path = configPath(home);
-  if (!existsSync(path)) {
-    const defaults = ConfigSchema.parse({});
-    mkdirSync(home, { recursive: true, mode: 0o700 });
-    writeFileSync(path, `${JSON.stringify(defaults, null, 2)}\n`);
-    return defaults;
-  }
+  if (!existsSync(path)) return ConfigSchema.parse({});
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(path, 'utf8'));
@@ -70,6 +67,13 @@ export function loadConfig(home: string): Config {
     throw new ConfigError(`${path}: ${detail}`);
   }
   return result.data;
+}
+
+/** The config, written with the defaults first if there is none yet (first run of `serve`). */
+export function ensureConfig(home: string): Config {
+  const config = loadConfig(home);
+  if (!existsSync(configPath(home))) saveConfig(home, config);
+  return config;
 }
 
 /** Writes the config back (profiles created, ports allocated), keeping the file readable. */

@@ -26,6 +26,16 @@ export function loadOrCreateToken(home: string): string {
   return loadOrCreateSecret(tokenPath(home));
 }
 
+/** The token if there is one yet; reading never creates it (clients of a server that never ran). */
+export function readToken(home: string): string | undefined {
+  try {
+    return readFileSync(tokenPath(home), 'utf8').trim() || undefined;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
 /**
  * The key the extension and the relay prove to each other on `/extension`
  * (protocol/link-auth.ts). Separate from the token, so a CDP client cannot pose

@@ -1,10 +1,10 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import { type Browser, chromium, type Dialog, type Download, type ElementHandle, type FileChooser, type Page } from 'playwright-core';
-import { AmbiguousError, BadRequestError, NotFoundError, TimeoutError, UnavailableError } from '../errors.js';
+import { AmbiguousError, BadRequestError, ClawdError, NotFoundError, TimeoutError, UnavailableError } from '../errors.js';
 import type { Profile } from '../profiles/profile-registry.js';
 import { MAX_WAIT_MS, type Action } from '../api/schemas.js';
-import { ariaSnapshot, RefNotFoundError, resolveRef, takeAiSnapshot } from '../snapshot/ai-snapshot.js';
+import { ariaSnapshot, resolveRef, takeAiSnapshot } from '../snapshot/ai-snapshot.js';
 import type { BrowserEndpoint, DownloadRecord } from './browser-endpoint.js';
 import { navigationProblem } from '../../../protocol/url-gate.js';
 import { performAction } from './page-actions.js';
@@ -276,14 +276,9 @@ export class ProfileDriver {
     if (problem) throw new BadRequestError(`Navigation refused: ${problem}`);
   }
 
-  /** A ref from this tab's last snapshot; 404 when it is unknown or stale. */
-  private async resolve(page: Page, ref: string): Promise<ElementHandle> {
-    try {
-      return await resolveRef(page, ref);
-    } catch (error) {
-      if (error instanceof RefNotFoundError) throw new NotFoundError(error.message);
-      throw error;
-    }
+  /** A ref from this tab's last snapshot; a 404 (RefNotFoundError, with which ref and why) when it is unknown or stale. */
+  private resolve(page: Page, ref: string): Promise<ElementHandle> {
+    return resolveRef(page, ref);
   }
 
   private async elementBySelector(page: Page, selector: string): Promise<ElementHandle> {
@@ -388,7 +383,8 @@ export class ProfileDriver {
  * an agent), and every typed value in it is masked.
  */
 function withoutSecrets(error: unknown, action: Action): unknown {
-  if (!(error instanceof Error)) return error;
+  // Our own errors never quote what was typed, and keep their type and details.
+  if (!(error instanceof Error) || error instanceof ClawdError) return error;
   const typed: string[] = [];
   if (action.kind === 'type') typed.push(action.text);
   if (action.kind === 'fill') for (const field of action.fields) if (typeof field.value === 'string') typed.push(field.value);

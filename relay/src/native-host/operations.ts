@@ -3,7 +3,7 @@ import { chmodSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BootstrapReply, EnsureRelayReply, StatusReply } from '../../../protocol/native-host.js';
 import { loadConfig, relayAddress, urlHost } from '../config/config.js';
-import { loadOrCreateExtensionKey, loadOrCreateToken } from '../config/state-dir.js';
+import { loadOrCreateExtensionKey, readToken } from '../config/state-dir.js';
 
 /**
  * What the native host can do for the extension (spec §8): hand it the relay
@@ -29,7 +29,8 @@ function relayOf(context: HostContext) {
 
 /** True when a relay with our token answers on the configured port. */
 export async function relayAnswers(context: HostContext, timeoutMs = 1000): Promise<boolean> {
-  const token = loadOrCreateToken(context.home);
+  const token = readToken(context.home);
+  if (!token) return false; // no relay has ever run here
   try {
     const response = await fetch(`${relayOf(context).httpUrl}/status`, {
       headers: { authorization: `Bearer ${token}` },

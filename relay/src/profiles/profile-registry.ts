@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { type Config, loadConfig, saveConfig } from '../config/config.js';
+import { type Config, ensureConfig, loadConfig, saveConfig } from '../config/config.js';
 import { BadRequestError, ConflictError, NotFoundError } from '../errors.js';
 
 /**
@@ -37,7 +37,15 @@ export function checkProfileName(name: string): void {
 }
 
 export class ProfileRegistry {
-  constructor(readonly home: string) {
+  constructor(readonly home: string) {}
+
+  /**
+   * First run, by `serve`: config.json is written with its defaults, and the
+   * built-in clawd profile gets its port like any created profile. Reading
+   * profiles never writes.
+   */
+  prepare(): void {
+    ensureConfig(this.home);
     this.ensureBuiltIns();
   }
 

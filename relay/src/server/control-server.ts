@@ -1,12 +1,13 @@
 import { createServer } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
-import { BadRequestError, ClawdError, ERROR_STATUS, NotFoundError } from '../errors.js';
+import { BadRequestError, NotFoundError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ProfileManager } from '../driver/profile-manager.js';
 import { applyServerLimits, LIMITS } from './limits.js';
 import { listen } from './listen.js';
-import { checkRequest, guardFor } from './request-guard.js';
+import { asHttpFailure, sendError, stackFrames } from './http-errors.js';
+import { checkRequest, guardFor, refusal } from './request-guard.js';
 import { schemas } from '../api/schemas.js';
 import { describeIssues } from '../validation.js';
 
@@ -45,7 +46,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
   app.use((request, response, next) => {
     const verdict = checkRequest(request, guard);
     if (verdict.ok) return next();
-    response.status(verdict.status).json({ error: { code: verdict.status === 401 ? 'unauthorized' : 'forbidden', message: verdict.message } });
+    sendError(response, refusal(verdict));
   });
   app.use(express.json({ limit: LIMITS.controlBodyBytes }));
 
@@ -154,28 +155,13 @@ export async function startControlServer(options: ControlServerOptions): Promise
     throw new NotFoundError(`No route ${request.method} ${request.path}`);
   });
 
-  // The one place errors become statuses.
+  // Errors become statuses in http-errors.ts, the same for both servers.
   app.use((error: unknown, request: Request, response: Response, _next: NextFunction) => {
-    let status: number;
-    let code: string;
-    let message: string;
-    const bodyError = error as { type?: string; message?: string };
-    if (error instanceof ClawdError) {
-      ({ status, code, message } = error);
-    } else if (bodyError?.type === 'entity.parse.failed') {
-      [status, code, message] = [ERROR_STATUS.bad_request, 'bad_request', `Malformed JSON body: ${bodyError.message}`];
-    } else if (bodyError?.type === 'entity.too.large') {
-      [status, code, message] = [ERROR_STATUS.bad_request, 'bad_request', `Request body over ${LIMITS.controlBodyBytes / 1024 / 1024} MB`];
-    } else if ((error as Error)?.name === 'TimeoutError') {
-      [status, code, message] = [ERROR_STATUS.timeout, 'timeout', (error as Error).message.split('\n')[0]];
-    } else {
-      [status, code, message] = [ERROR_STATUS.internal, 'internal', (error as Error)?.message?.split('\n')[0] ?? String(error)];
-      // The first line and the stack frames only: Playwright's call logs repeat what was typed.
-      const frames = ((error as Error)?.stack ?? '').split('\n').filter((line) => /^\s+at /.test(line));
-      logger.error(`${request.method} ${request.path}: ${message}\n${frames.join('\n')}`);
-    }
+    const failure = asHttpFailure(error);
+    const { status, message } = failure.error;
+    if (failure.unexpected) logger.error(`${request.method} ${request.path}: ${message}\n${stackFrames(error)}`);
     if (status >= 500) logger.warn(`${request.method} ${request.path} -> ${status} ${message}`);
-    response.status(status).json({ error: { code, message } });
+    sendError(response, failure.error);
   });
 
   const server = createServer(app);

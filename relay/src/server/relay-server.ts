@@ -1,14 +1,17 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import { CdpBridge, type Outbound } from '../bridge/cdp-bridge.js';
+import type { CdpError } from '../bridge/cdp-frames.js';
 import { urlHost } from '../config/config.js';
 import { DEFAULT_HOST, DEFAULT_RELAY_PORT, EXTENSION_ORIGIN } from '../../../protocol/constants.js';
+import { BadRequestError, type ClawdError, errorForCode, ForbiddenError, NotFoundError, TimeoutError, UnavailableError } from '../errors.js';
 import { createLogger, type Logger } from '../log.js';
+import { asHttpFailure, sendError, stackFrames } from './http-errors.js';
 import { RelayHandshake } from './extension-handshake.js';
 import { applyServerLimits, LIMITS } from './limits.js';
 import { listen } from './listen.js';
-import { checkHostAndOrigin, checkRequest, guardFor, redactUrl, requestUrl } from './request-guard.js';
+import { checkHostAndOrigin, checkRequest, guardFor, redactUrl, refusal, requestUrl } from './request-guard.js';
 
 /**
  * The extension relay (spec §7): HTTP `/json/*`, WS `/cdp` for any number of
@@ -62,7 +65,7 @@ interface CdpMessage {
   id?: number;
   method?: string;
   result?: Record<string, unknown>;
-  error?: { code: number; message: string };
+  error?: CdpError;
 }
 
 export async function startRelayServer(options: RelayServerOptions): Promise<RelayServer> {
@@ -315,13 +318,14 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
   const cdpCall = (method: string, params: object): Promise<Record<string, unknown>> => {
     const clientId = bridge.addClient();
     return new Promise<Record<string, unknown>>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new HttpError(504, `${method} timed out`)), HTTP_CLIENT_TIMEOUT_MS);
+      const timer = setTimeout(() => reject(new TimeoutError(`${method} timed out`)), HTTP_CLIENT_TIMEOUT_MS);
       clients.set(clientId, {
         kind: 'internal',
         deliver(message) {
           if (message.id !== 1) return;
           clearTimeout(timer);
-          if (message.error) reject(new HttpError(cdpErrorStatus(message.error.message), message.error.message));
+          // The bridge names what each of its errors is (CdpError.data): no guessing from the text.
+          if (message.error) reject(errorForCode(message.error.data, message.error.message));
           else resolve(message.result ?? {});
         },
       });
@@ -334,9 +338,9 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
 
   const handleHttp = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const verdict = checkRequest(request, guard);
-    if (!verdict.ok) return sendJson(response, verdict.status, { error: { code: verdict.status, message: verdict.message } });
+    if (!verdict.ok) throw refusal(verdict);
     const url = requestUrl(request);
-    if (!url) throw new HttpError(400, 'The request target is not a URL');
+    if (!url) throw new BadRequestError('The request target is not a URL');
     const path = url.pathname.replace(/\/+$/, '') || '/';
     // Built from where we listen, never from the request's Host header.
     const wsBase = `ws://${urlHost(host)}:${listeningPort}`;
@@ -358,7 +362,7 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     }
     if (path === '/json/new') {
       if (request.method !== 'PUT' && request.method !== 'GET')
-        return sendJson(response, 405, { error: { code: 405, message: 'Use PUT /json/new?url=…' } });
+        throw new BadRequestError(`${request.method} /json/new: use PUT /json/new?url=…`);
       const { targetId } = await cdpCall('Target.createTarget', { url: newTabUrl(url) });
       const tab = bridge.findTab(String(targetId));
       return sendJson(response, 200, tab ? targetJson(tab) : { id: targetId });
@@ -367,7 +371,7 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     if (targetRoute) {
       const [, action, targetId] = targetRoute;
       const id = decodePart(targetId);
-      if (!bridge.findTab(id)) return sendText(response, 404, `No such target id: ${id}`);
+      if (!bridge.findTab(id)) throw new NotFoundError(`No such target id: ${id}`);
       await cdpCall(action === 'activate' ? 'Target.activateTarget' : 'Target.closeTarget', { targetId: id });
       return sendText(response, 200, action === 'activate' ? 'Target activated' : 'Target is closing');
     }
@@ -378,37 +382,37 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
         cdpClients: [...clients.values()].filter((c) => c.kind === 'socket').length,
       });
     }
-    return sendJson(response, 404, { error: { code: 404, message: `No route ${request.method} ${path}` } });
+    throw new NotFoundError(`No route ${request.method} ${path}`);
   };
 
   const server: Server = createServer((request, response) => {
     handleHttp(request, response).catch((error: unknown) => {
-      const status = error instanceof HttpError ? error.status : 500;
+      const failure = asHttpFailure(error);
       // The URL may carry the token (?token=): never log it as sent.
-      if (status === 500) log.error(`HTTP ${request.method} ${redactUrl(request.url)}: ${(error as Error).stack}`);
-      if (!response.headersSent) sendJson(response, status, { error: { code: status, message: (error as Error).message } });
+      if (failure.unexpected) log.error(`HTTP ${request.method} ${redactUrl(request.url)}: ${failure.error.message}\n${stackFrames(error)}`);
+      if (!response.headersSent) sendError(response, failure.error);
     });
   });
   applyServerLimits(server);
 
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = requestUrl(request)?.pathname;
-    if (path === undefined) return refuseUpgrade(socket, 400, 'The request target is not a URL');
+    if (path === undefined) return refuseUpgrade(socket, new BadRequestError('The request target is not a URL'));
     if (path === '/extension') {
       // The extension proves the extension key inside the connection (not the
       // client token, which it does not hold), and only from its own origin.
       const refused = checkHostAndOrigin(request, guard);
-      if (refused && !refused.ok) return refuseUpgrade(socket, refused.status, refused.message);
+      if (refused && !refused.ok) return refuseUpgrade(socket, refusal(refused));
       if (request.headers.origin !== EXTENSION_ORIGIN)
-        return refuseUpgrade(socket, 403, `/extension is for the clawd-browser extension (Origin ${EXTENSION_ORIGIN}) only`);
+        return refuseUpgrade(socket, new ForbiddenError(`/extension is for the clawd-browser extension (Origin ${EXTENSION_ORIGIN}) only`));
       return extensionServer.handleUpgrade(request, socket, head, (ws) => extensionServer.emit('connection', ws, request, socket));
     }
     const verdict = checkRequest(request, guard);
-    if (!verdict.ok) return refuseUpgrade(socket, verdict.status, verdict.message);
-    if (path !== '/cdp' && !path.startsWith('/devtools/browser')) return refuseUpgrade(socket, 404, `No WebSocket endpoint at ${path}`);
+    if (!verdict.ok) return refuseUpgrade(socket, refusal(verdict));
+    if (path !== '/cdp' && !path.startsWith('/devtools/browser')) return refuseUpgrade(socket, new NotFoundError(`No WebSocket endpoint at ${path}`));
     const open = [...clients.values()].filter((sink) => sink.kind === 'socket').length;
     if (open >= LIMITS.cdpClients)
-      return refuseUpgrade(socket, 503, `Too many CDP clients (${LIMITS.cdpClients}) are connected to the relay`);
+      return refuseUpgrade(socket, new UnavailableError(`Too many CDP clients (${LIMITS.cdpClients}) are connected to the relay`));
     cdpServer.handleUpgrade(request, socket, head, (ws) => cdpServer.emit('connection', ws, request, socket));
   });
 
@@ -435,25 +439,12 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
   };
 }
 
-class HttpError extends Error {
-  constructor(readonly status: number, message: string) {
-    super(message);
-  }
-}
-
-function cdpErrorStatus(message: string): number {
-  if (/not connected|No tab is shared/.test(message)) return 503;
-  if (/No target/.test(message)) return 404;
-  if (/Navigation refused/.test(message)) return 400;
-  return 500;
-}
-
 /** A percent-encoded path or query part; a malformed one is the client's error (400), not ours. */
 function decodePart(part: string): string {
   try {
     return decodeURIComponent(part);
   } catch {
-    throw new HttpError(400, `Malformed percent-encoding in ${JSON.stringify(redactUrl(part))}`);
+    throw new BadRequestError(`Malformed percent-encoding in ${JSON.stringify(redactUrl(part))}`);
   }
 }
 
@@ -480,11 +471,10 @@ function sendText(response: ServerResponse, status: number, text: string): void 
   response.end(text);
 }
 
-function refuseUpgrade(socket: Duplex, status: number, message: string): void {
-  const reasons: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 503: 'Service Unavailable' };
-  const reason = reasons[status] ?? 'Error';
-  const body = JSON.stringify({ error: { code: status, message } });
+/** Answers a refused upgrade with the same status and body as any other error. */
+function refuseUpgrade(socket: Duplex, error: ClawdError): void {
+  const body = JSON.stringify(error.toBody());
   socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? 'Error'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
 }

@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { type ClawdError, ForbiddenError, UnauthorizedError } from '../errors.js';
 import { EXTENSION_ORIGIN } from '../../../protocol/constants.js';
 
 /**
@@ -24,6 +25,11 @@ export interface GuardOptions {
 export type GuardResult =
   | { ok: true; tokenVia: 'header' | 'query' }
   | { ok: false; status: 401 | 403; message: string };
+
+/** A refused verdict as the error family's own error. */
+export function refusal(verdict: Extract<GuardResult, { ok: false }>): ClawdError {
+  return verdict.status === 401 ? new UnauthorizedError(verdict.message) : new ForbiddenError(verdict.message);
+}
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 

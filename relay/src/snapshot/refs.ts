@@ -19,7 +19,7 @@ export class RefNotFoundError extends NotFoundError {
     readonly problem: RefProblem,
     message: string,
   ) {
-    super(message);
+    super(message, { ref, problem });
   }
 }
 

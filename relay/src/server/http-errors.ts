@@ -1,0 +1,42 @@
+import type { ServerResponse } from 'node:http';
+import { BadRequestError, ClawdError, InternalError, TimeoutError } from '../errors.js';
+import { LIMITS } from './limits.js';
+
+/**
+ * The one place, for both servers, where what went wrong becomes an HTTP
+ * answer: the error family's own status and body ({error: {code, message,
+ * details?}}), and for anything else a first line only (third-party
+ * messages can carry call logs with typed text) as a 500.
+ */
+
+export interface HttpFailure {
+  error: ClawdError;
+  /** Not one of ours: a bug or a library's surprise, worth a log line with its stack. */
+  unexpected: boolean;
+}
+
+export function asHttpFailure(error: unknown): HttpFailure {
+  if (error instanceof ClawdError) return { error, unexpected: false };
+  const known = error as { type?: string; name?: string; message?: string } | undefined;
+  // Express's body parser.
+  if (known?.type === 'entity.parse.failed') return { error: new BadRequestError(`Malformed JSON body: ${known.message}`), unexpected: false };
+  if (known?.type === 'entity.too.large') return { error: new BadRequestError(`Request body over ${LIMITS.controlBodyBytes / 1024 / 1024} MB`), unexpected: false };
+  const firstLine = String(known?.message ?? error).split('\n')[0];
+  // Playwright's own timeouts.
+  if (known?.name === 'TimeoutError') return { error: new TimeoutError(firstLine), unexpected: false };
+  return { error: new InternalError(firstLine), unexpected: true };
+}
+
+export function sendError(response: ServerResponse, error: ClawdError): void {
+  const text = JSON.stringify(error.toBody());
+  response.writeHead(error.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  response.end(text);
+}
+
+/** Stack frames only, without the message (which may hold what was typed). */
+export function stackFrames(error: unknown): string {
+  return String((error as Error)?.stack ?? '')
+    .split('\n')
+    .filter((line) => /^\s+at /.test(line))
+    .join('\n');
+}
