@@ -1,6 +1,8 @@
 import { WIRE_PROTOCOL_VERSION } from '../../protocol/constants';
 import { encodeExtensionFrame, type RelayCommand, type RelayMessage } from '../../protocol/wire';
-import { navigationProblem, shareableUrlProblem } from '../../protocol/url-gate';
+import { shareableUrlProblem } from '../../protocol/url-gate';
+import { cdpError } from './logic/cdp-error';
+import { commandProblem, landedOn } from './logic/ownership';
 import { showBadge } from './badge';
 import { watchDownloads } from './downloads';
 import { askNativeHost, type Bootstrap, NativeHostError, type NativeHostState } from './native-host';
@@ -160,13 +162,6 @@ chrome.webNavigation.onCreatedNavigationTarget.addListener(({ sourceTabId, tabId
   void shared.share(tabId, sourceTabId).catch((error: Error) => showBadge(tabId, { kind: 'error', why: error.message }));
 });
 
-/** The URL a main-frame navigation or new page context shows, from the tab's own events. */
-function landedOn(method: string, params: Record<string, any> | undefined): string | undefined {
-  if (method === 'Page.frameNavigated' && !params?.frame?.parentId) return params?.frame?.url;
-  if (method === 'Runtime.executionContextCreated') return params?.context?.origin || undefined;
-  return undefined;
-}
-
 chrome.tabs.onUpdated.addListener((tabId, change) => {
   if (shared.isSuspended(tabId) && change.url !== undefined) return void shared.resume(tabId);
   const problem = change.url !== undefined && shared.get(tabId) ? shareableUrlProblem(change.url) : undefined;
@@ -196,61 +191,29 @@ async function handleRelayMessage(message: RelayMessage): Promise<void> {
   link.send(frame);
 }
 
-/**
- * Runs what the relay asks, after checking it ourselves: the relay is
- * trusted only so far. Known kinds only, tabs the user shared only, and new
- * tabs only at URLs the gate allows.
- */
+/** Runs what the relay asks, once ownership.ts has checked it: the relay is trusted only so far. */
 async function runCommand(command: RelayCommand): Promise<object | undefined> {
+  const problem = commandProblem(command, (tabId) => shared.get(tabId));
+  if (problem) throw new Error(problem);
   switch (command.type) {
     case 'cdp': {
-      const tab = requireShared(command.tabId);
-      if (typeof command.method !== 'string') throw new Error('cdp command without a method');
-      if (command.sessionId !== undefined && typeof command.sessionId !== 'string') throw new Error('cdp command with a bad sessionId');
-      const problem = shareableUrlProblem(tab.url);
-      if (problem) throw new Error(`tab ${command.tabId}: ${problem}`);
       const target = { tabId: command.tabId, sessionId: command.sessionId } as chrome.debugger.Debuggee;
       return (await chrome.debugger.sendCommand(target, command.method, command.params)) as object | undefined;
     }
     case 'createTab': {
-      const url = typeof command.url === 'string' ? command.url : '';
-      const problem = navigationProblem(url) ?? shareableUrlProblem(url);
-      if (problem) throw new Error(`the extension will not open ${JSON.stringify(url)}: ${problem}`);
-      const tab = await chrome.tabs.create({ url, active: command.active === true });
+      const tab = await chrome.tabs.create({ url: command.url, active: command.active === true });
       const sharedTab = await shared.share(tab.id!);
       return { tabId: sharedTab.tabId, targetId: sharedTab.targetId };
     }
     case 'closeTab':
-      requireShared(command.tabId);
       await chrome.tabs.remove(command.tabId);
       return {};
     case 'activateTab': {
-      requireShared(command.tabId);
       const tab = await chrome.tabs.update(command.tabId, { active: true });
       if (tab?.windowId !== undefined) await chrome.windows.update(tab.windowId, { focused: true }).catch(() => {});
       return {};
     }
-    default:
-      throw new Error(`unknown command type ${JSON.stringify((command as { type?: unknown }).type)}`);
   }
-}
-
-function requireShared(tabId: unknown) {
-  const tab = typeof tabId === 'number' ? shared.get(tabId) : undefined;
-  if (!tab) throw new Error(`tab ${String(tabId)} is not shared`);
-  return tab;
-}
-
-/** chrome.debugger reports CDP errors as an Error whose message is the error's JSON. */
-function cdpError(error: unknown): { code: number; message: string } {
-  const message = error instanceof Error ? error.message : String(error);
-  try {
-    const parsed = JSON.parse(message) as { code?: unknown; message?: unknown };
-    if (typeof parsed.code === 'number' && typeof parsed.message === 'string') return { code: parsed.code, message: parsed.message };
-  } catch {
-    // not JSON: a plain extension API error
-  }
-  return { code: -32000, message };
 }
 
 // ---- the options page ----------------------------------------------------------

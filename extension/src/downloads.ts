@@ -1,4 +1,5 @@
 import type { SharedDownload } from '../../protocol/wire';
+import { downloadOwner } from './logic/ownership';
 import type { SharedTabs } from './shared-tabs';
 
 /**
@@ -11,7 +12,7 @@ export function watchDownloads(shared: SharedTabs, report: (tabId: number, downl
   const owners = new Map<number, number>(); // download id -> tab id
 
   chrome.downloads.onCreated.addListener((item) => {
-    const owner = ownerOf(shared, item.referrer);
+    const owner = downloadOwner(shared.list(), item.referrer);
     if (owner === undefined) return;
     owners.set(item.id, owner);
     report(owner, describe(item));
@@ -26,16 +27,6 @@ export function watchDownloads(shared: SharedTabs, report: (tabId: number, downl
       if (item.state !== 'in_progress') owners.delete(delta.id);
     });
   });
-}
-
-function ownerOf(shared: SharedTabs, referrer: string | undefined): number | undefined {
-  if (!referrer) return undefined;
-  const tabs = shared.list();
-  const exact = tabs.find((tab) => tab.url === referrer);
-  if (exact) return exact.tabId;
-  // Referrer policies often trim the referrer to the origin.
-  const origin = URL.canParse(referrer) ? new URL(referrer).origin : undefined;
-  return tabs.find((tab) => URL.canParse(tab.url) && new URL(tab.url).origin === origin)?.tabId;
 }
 
 function describe(item: chrome.downloads.DownloadItem): SharedDownload {

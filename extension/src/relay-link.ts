@@ -1,5 +1,6 @@
 import { isNonce, newNonce, prove, verifyProof } from '../../protocol/link-auth';
 import { encodeExtensionFrame, joinExtensionFrames, type RelayBatch, type RelayMessage } from '../../protocol/wire';
+import { retryDelayMs } from './logic/backoff';
 import type { Pairing } from './pairing';
 
 /**
@@ -29,8 +30,6 @@ export interface LinkEvents {
 const PING_INTERVAL_MS = 20_000;
 /** Close code for a peer that did not prove the extension key. */
 const UNPROVEN_PEER = 4008;
-const FIRST_RETRY_MS = 1_000;
-const MAX_RETRY_MS = 30_000;
 
 export class RelayLink {
   state: LinkState = 'unpaired';
@@ -174,10 +173,9 @@ export class RelayLink {
 
   private scheduleRetry(slow: boolean): void {
     this.state = 'waiting';
-    const base = slow ? MAX_RETRY_MS : Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** this.attempt);
+    const delay = retryDelayMs(this.attempt, slow);
     this.attempt += 1;
-    const jitter = base * (0.8 + Math.random() * 0.4);
-    this.retryTimer = setTimeout(() => this.connect(), jitter);
+    this.retryTimer = setTimeout(() => this.connect(), delay);
   }
 
   private drop(): void {
