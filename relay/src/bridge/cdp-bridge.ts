@@ -93,14 +93,17 @@ type Followup =
   /** One of several internal commands a client's command waits for (answered or not). */
   | { kind: 'step'; done: () => void };
 
-type Pending = { sentAt: number } & (
+/** What a command sent to the extension is waiting to do with the answer. */
+type PendingWork =
   | { kind: 'forward'; session: Session; messageId: number; tabId: number; followup?: Followup }
   /** Answered by the client's own transformation of Chrome's result (scoped cookies). */
   | { kind: 'transform'; session: Session; messageId: number; tabId: number; transform: (result: unknown) => object | undefined }
   | { kind: 'createTarget'; session: Session; messageId: number }
   | { kind: 'tabOp'; session: Session; messageId: number; tabId: number; result: object }
-  | { kind: 'internal'; tabId: number; followup?: Followup }
-);
+  | { kind: 'internal'; tabId: number; followup?: Followup };
+
+/** Stamped when sent, for expiry (sendToExtension is the one place that does it). */
+type Pending = PendingWork & { sentAt: number };
 
 /** Thrown inside command handlers; becomes a CDP error response. */
 class CdpFailure extends Error {
@@ -489,7 +492,7 @@ export class CdpBridge {
         this.requireExtension();
         this.sendToExtension(
           { type: 'createTab', id: 0, url: url || 'about:blank', active: background !== true },
-          { kind: 'createTarget', session, messageId: id, sentAt: this.now() },
+          { kind: 'createTarget', session, messageId: id },
         );
         return;
       }
@@ -942,7 +945,7 @@ export class CdpBridge {
     const tab = session.tab!;
     const command: RelayCommand = { type: 'cdp', id: 0, tabId: tab.tabId, method, params };
     if (session.kind === 'child') command.sessionId = session.chromeSessionId;
-    this.sendToExtension(command, { ...this.pendingFor('forward', session, messageId, tab.tabId), followup });
+    this.sendToExtension(command, { kind: 'forward', session, messageId, tabId: tab.tabId, followup });
   }
 
   private anyTab(): SharedTabRecord {
@@ -970,14 +973,20 @@ export class CdpBridge {
       case 'refuse':
         throw new CdpFailure(CdpErrorCode.serverError, plan.message, 'forbidden');
       case 'forward':
-        if (!plan.filter) return this.sendToExtension(command(plan.method, plan.params), this.pendingFor('forward', session, messageId, tab.tabId));
+        if (!plan.filter) return this.sendToExtension(command(plan.method, plan.params), { kind: 'forward', session, messageId, tabId: tab.tabId });
         return this.sendToExtension(command(plan.method, plan.params), {
-          ...this.pendingFor('transform', session, messageId, tab.tabId),
+          kind: 'transform',
+          session,
+          messageId,
+          tabId: tab.tabId,
           transform: (result) => filterCookies(result, hosts),
         });
       case 'clear':
         return this.sendToExtension(command('Network.getAllCookies', {}), {
-          ...this.pendingFor('transform', session, messageId, tab.tabId),
+          kind: 'transform',
+          session,
+          messageId,
+          tabId: tab.tabId,
           transform: (result) => {
             this.deleteCookies(session, messageId, tab, filterCookies(result, hosts).cookies);
             return undefined;
@@ -997,31 +1006,27 @@ export class CdpBridge {
       const params = { name: cookie.name, domain: cookie.domain, path: cookie.path };
       this.sendToExtension(
         { type: 'cdp', id: 0, tabId: tab.tabId, method: 'Network.deleteCookies', params },
-        { kind: 'internal', tabId: tab.tabId, sentAt: this.now(), followup: { kind: 'step', done } },
+        { kind: 'internal', tabId: tab.tabId, followup: { kind: 'step', done } },
       );
     }
   }
 
-  private pendingFor<K extends 'forward' | 'transform'>(kind: K, session: Session, messageId: number, tabId: number) {
-    return { kind, session, messageId, tabId, sentAt: this.now() };
-  }
-
   private tabOperation(session: Session, messageId: number, command: RelayCommand, result: object): void {
     this.requireExtension();
-    this.sendToExtension(command, { kind: 'tabOp', session, messageId, tabId: (command as { tabId: number }).tabId, result, sentAt: this.now() });
+    this.sendToExtension(command, { kind: 'tabOp', session, messageId, tabId: (command as { tabId: number }).tabId, result });
   }
 
   private sendInternal(tab: SharedTabRecord, method: string, params: object, chromeSessionId?: string, followup?: Followup): void {
     if (this.extension !== 'connected') return;
     const command: RelayCommand = { type: 'cdp', id: 0, tabId: tab.tabId, method, params };
     if (chromeSessionId) command.sessionId = chromeSessionId;
-    this.sendToExtension(command, { kind: 'internal', tabId: tab.tabId, followup, sentAt: this.now() });
+    this.sendToExtension(command, { kind: 'internal', tabId: tab.tabId, followup });
   }
 
   /** Sends now, or holds the command while the extension reconnects. */
-  private sendToExtension(command: RelayCommand, pending: Pending): void {
+  private sendToExtension(command: RelayCommand, work: PendingWork): void {
     if (this.extension === 'absent') this.requireExtension();
-    const client = pending.kind === 'internal' ? undefined : pending.session.client;
+    const client = work.kind === 'internal' ? undefined : work.session.client;
     if (client && client.inFlight >= this.maxPendingPerClient)
       throw new CdpFailure(
         CdpErrorCode.serverError,
@@ -1033,7 +1038,7 @@ export class CdpBridge {
     const linkUp = this.extension === 'connected' && this.helloReceived;
     if (!linkUp && this.queue.length >= this.maxQueuedCommands)
       throw new CdpFailure(CdpErrorCode.serverError, 'Too many commands queued while the clawd-browser extension reconnects', 'unavailable');
-    this.pending.set(command.id, pending);
+    this.pending.set(command.id, { ...work, sentAt: this.now() });
     if (client) client.inFlight++;
     if (linkUp) this.out.push({ to: 'extension', data });
     else this.queue.push(data);
