@@ -72,13 +72,17 @@ async function bothForms(paths: string[]): Promise<string[]> {
   return [...new Set(forms.flat())];
 }
 
-async function checkedPath(path: string, policy: UploadPolicy): Promise<string> {
+/** Is a path inside the upload folders, and outside $CLAWD_HOME but for its uploads/? Folders resolved once per request. */
+async function folderRule(policy: UploadPolicy): Promise<(candidate: string) => boolean> {
   const dirs = await bothForms(policy.dirs);
   const homes = await bothForms([policy.clawdHome]);
   const uploadsInHome = homes.map((home) => join(home, 'uploads'));
-  const permitted = (candidate: string) =>
+  return (candidate) =>
     dirs.some((dir) => inside(candidate, dir)) &&
     (!homes.some((home) => inside(candidate, home)) || uploadsInHome.some((uploads) => inside(candidate, uploads)));
+}
+
+async function checkedPath(path: string, policy: UploadPolicy, permitted: (candidate: string) => boolean): Promise<string> {
   const refusal = new BadRequestError(
     `Upload path ${JSON.stringify(path)} is not inside an upload folder (${policy.dirs.join(', ')}; config.json uploadDirs sets them), ` +
       'or send the file inline as {name, base64}',
@@ -96,8 +100,9 @@ async function checkedPath(path: string, policy: UploadPolicy): Promise<string> 
 export async function readUploads(paths: string[], policy: UploadPolicy): Promise<UploadFile[]> {
   const files: UploadFile[] = [];
   let total = 0;
+  const permitted = await folderRule(policy);
   for (const path of paths) {
-    const real = await checkedPath(path, policy);
+    const real = await checkedPath(path, policy, permitted);
     const info = await stat(real);
     if (!info.isFile()) throw new BadRequestError(`Upload path is not a file: ${path}`);
     total += info.size;
