@@ -1,23 +1,15 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { colorToChromeInt, readProfilePreferences, seedProfilePreferences } from '../../relay/src/profiles/preferences.js';
 import { chromiumPath, HEADLESS_TEST_FLAGS } from '../harness/chromium.js';
+import { tempDirs } from '../harness/temp-dirs.js';
 
 /** Seeded preferences (unit-tested in unit/preferences.test.ts) survive a real Chromium's start and shutdown. */
 
-const dirs: string[] = [];
-function userDataDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'clawd-prefs-'));
-  dirs.push(dir);
-  return dir;
-}
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
-});
+const userDataDir = tempDirs('clawd-prefs-');
 
 const readJson = (path: string) => JSON.parse(readFileSync(path, 'utf8'));
 

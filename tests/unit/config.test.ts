@@ -1,20 +1,11 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
 import { BrowserClient } from '../../relay/src/client/browser-client.js';
 import { ConfigError, configPath, ensureConfig, loadConfig, relayAddress, urlHost } from '../../relay/src/config/config.js';
 import { ProfileRegistry } from '../../relay/src/profiles/profile-registry.js';
+import { tempDirs } from '../harness/temp-dirs.js';
 
-const homes: string[] = [];
-function home(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'clawd-config-'));
-  homes.push(dir);
-  return dir;
-}
-afterEach(() => {
-  for (const dir of homes.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const home = tempDirs('clawd-config-');
 
 describe('config.json', () => {
   it('reads as the spec defaults before the first run, and is written only by ensureConfig', () => {

@@ -1,18 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { chromeIntToColor, colorToChromeInt, readProfilePreferences, seedProfilePreferences } from '../../relay/src/profiles/preferences.js';
+import { tempDirs } from '../harness/temp-dirs.js';
 
-const dirs: string[] = [];
-function userDataDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'clawd-prefs-'));
-  dirs.push(dir);
-  return dir;
-}
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
-});
+const userDataDir = tempDirs('clawd-prefs-');
 
 const readJson = (path: string) => JSON.parse(readFileSync(path, 'utf8'));
 
