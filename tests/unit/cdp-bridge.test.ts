@@ -19,6 +19,7 @@ class Harness {
   readonly toClient = new Map<number, Message[]>();
   readonly toExtension: any[] = [];
   closed: number[] = [];
+  downloads: Array<{ targetId: string; id: number; state: string }> = [];
   private nextId = 100;
 
   apply(outbound: Outbound[]): void {
@@ -29,8 +30,10 @@ class Harness {
         this.toClient.get(message.clientId)!.push(JSON.parse(text));
       } else if (message.to === 'extension') {
         this.toExtension.push(JSON.parse(message.data));
-      } else {
+      } else if (message.to === 'closeClient') {
         this.closed.push(message.clientId);
+      } else {
+        this.downloads.push({ targetId: message.targetId, id: message.download.id, state: message.download.state });
       }
     }
   }
@@ -509,6 +512,22 @@ describe('tabs going away and the extension reconnecting', () => {
     expect(h.events(c, 'Inspector.targetCrashed')).toEqual([{ method: 'Inspector.targetCrashed', sessionId: session, params: {} }]);
     expect(h.events(c, 'Target.targetCrashed')).toEqual([{ method: 'Target.targetCrashed', params: { targetId: 'PAGE-A', status: 'crashed', errorCode: 0 } }]);
     expect(h.bridge.sharedTabs()).toHaveLength(1); // the debugger stays attached to a crashed tab
+  });
+
+  it('hands downloads of shared tabs to its owner, not to CDP clients, and ignores unshared tabs', () => {
+    h.connectExtension([TAB_A]);
+    const c = h.client();
+    playwrightAttach(c);
+    const before = h.toClient.get(c)!.length;
+    const download = { url: 'https://a.example/f.zip', filename: '/home/u/f.zip', bytesReceived: 1, totalBytes: 2, error: undefined };
+    h.fromExtension({ type: 'download', tabId: 1, download: { id: 7, state: 'in_progress', ...download } });
+    h.fromExtension({ type: 'download', tabId: 1, download: { id: 7, state: 'complete', ...download } });
+    h.fromExtension({ type: 'download', tabId: 99, download: { id: 8, state: 'complete', ...download } });
+    expect(h.downloads).toEqual([
+      { targetId: 'PAGE-A', id: 7, state: 'in_progress' },
+      { targetId: 'PAGE-A', id: 7, state: 'complete' },
+    ]);
+    expect(h.toClient.get(c)!.length).toBe(before);
   });
 
   it('keeps sessions through a reconnect and queues commands meanwhile', () => {

@@ -52,3 +52,19 @@ export function parseExtensionControl(header: unknown): ExtensionControl | strin
   const detail = describeIssues(result.error, 'frame');
   return `bad extension frame (type ${JSON.stringify(type)}): ${detail}`;
 }
+
+const decoder = new TextDecoder();
+
+/** A payload the extension sent was not the JSON it should be: the frame is dropped, never the process. */
+export class BadPayload extends Error {}
+
+/** Parses a payload the bridge must read (most are passed through as bytes, unread). */
+export function parsePayload<T>(raw: Uint8Array): T {
+  try {
+    const value = JSON.parse(decoder.decode(raw)) as unknown;
+    if (value === null || typeof value !== 'object') throw new BadPayload('payload is not a JSON object');
+    return value as T;
+  } catch (error) {
+    throw error instanceof BadPayload ? error : new BadPayload(`payload is not JSON: ${(error as Error).message}`);
+  }
+}

@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import { CdpBridge, type Outbound } from '../bridge/cdp-bridge.js';
 import type { CdpError } from '../bridge/cdp-frames.js';
+import { DownloadLog } from '../driver/download-log.js';
 import { urlHost } from '../config/config.js';
 import { DEFAULT_HOST, DEFAULT_RELAY_PORT, EXTENSION_ORIGIN } from '../../../protocol/constants.js';
 import { BadRequestError, type ClawdError, errorForCode, ForbiddenError, NotFoundError, TimeoutError, UnavailableError } from '../errors.js';
@@ -49,6 +50,8 @@ export interface RelayServer {
   readonly port: number;
   readonly host: string;
   readonly bridge: CdpBridge;
+  /** Downloads of shared tabs, as the extension reports them. */
+  readonly downloads: DownloadLog;
   /** ws://host:port/cdp (without token). */
   readonly cdpUrl: string;
   close(): Promise<void>;
@@ -75,6 +78,7 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
   const guard = guardFor(options.token, host, options.extraAllowedOrigins);
   const maxBuffered = options.maxClientBufferedBytes ?? LIMITS.clientBufferedBytes;
   const bridge = new CdpBridge({ allowedUrlSchemes: options.allowedUrlSchemes, pendingTimeoutMs: options.pendingTimeoutMs });
+  const downloads = new DownloadLog();
   const clients = new Map<number, ClientSink>();
   let extensionSocket: WebSocket | undefined;
   const authenticating = new Set<WebSocket>();
@@ -129,9 +133,11 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
         } else if (sink?.kind === 'internal') {
           sink.deliver(JSON.parse(typeof message.data === 'string' ? message.data : Buffer.from(message.data).toString()));
         }
-      } else {
+      } else if (message.to === 'closeClient') {
         const sink = clients.get(message.clientId);
         if (sink?.kind === 'socket') sink.socket.close(1000, message.reason);
+      } else {
+        downloads.record(message.targetId, message.download);
       }
     }
   };
@@ -424,6 +430,7 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     port,
     host,
     bridge,
+    downloads,
     cdpUrl: `ws://${urlHost(host)}:${port}/cdp`,
     async close() {
       clearTimeout(graceTimer);

@@ -1,0 +1,121 @@
+import type { Protocol } from 'devtools-protocol';
+import { navigationProblem } from '../../../protocol/url-gate.js';
+import type { RelayCommand } from '../../../protocol/wire.js';
+import { CdpErrorCode } from './cdp-frames.js';
+import { CdpFailure } from './cdp-failure.js';
+import { type DebuggerSession, type Session, SessionTable } from './client-sessions.js';
+import { releaseDomains } from './domain-gate.js';
+import { ExtensionLink, type ExtensionLinkOptions } from './extension-link.js';
+import { OutboundQueue } from './outbound.js';
+import { type SharedTabRecord, TabRegistry } from './tab-registry.js';
+
+/** Work to do when Chrome answers a forwarded or internal command. */
+export type Followup =
+  /** X.enable: replay what Chrome will not report again, release held events (domain-gate.ts). */
+  | { kind: 'enable'; session: DebuggerSession; domain: string; contexts: Uint8Array[] }
+  /** Target.setAutoAttach: announce the children Chrome announced earlier to others. */
+  | { kind: 'children'; session: DebuggerSession }
+  /** Runtime.disable reached Chrome: its contexts are no longer reported. */
+  | { kind: 'runtimeDisabled'; chromeSessionId: string }
+  /** One of several internal commands a client's command waits for (answered or not). */
+  | { kind: 'step'; done: () => void };
+
+/** What a command sent to the extension is waiting to do with the answer. */
+export type PendingWork =
+  /** Chrome's answer goes to the client as it is. */
+  | { kind: 'forward'; session: Session; messageId: number; tabId: number; followup?: Followup }
+  /** Answered by the client's own transformation of Chrome's result (scoped cookies). */
+  | { kind: 'transform'; session: Session; messageId: number; tabId: number; transform: (result: unknown) => object | undefined }
+  | { kind: 'createTarget'; session: Session; messageId: number }
+  /** Closing or activating a tab: answered with `result` once the extension has done it. */
+  | { kind: 'tabOp'; session: Session; messageId: number; tabId: number; result: Record<string, unknown> }
+  /** The relay's own command: nobody waits for the answer but the followup. */
+  | { kind: 'internal'; tabId: number; followup?: Followup };
+
+/** After the last client leaves a tab, undo what clients may have switched on. */
+const TAB_RESET_COMMANDS: Array<[string, object]> = [
+  ['Target.setAutoAttach', { autoAttach: false, waitForDebuggerOnStart: false, flatten: true }],
+  ['Page.setInterceptFileChooserDialog', { enabled: false }],
+  ['Emulation.clearDeviceMetricsOverride', {}],
+  ['Runtime.runIfWaitingForDebugger', {}],
+];
+
+/**
+ * The state every part of the bridge shares (shared tabs, client sessions,
+ * the extension link, the output) and the few operations they all need.
+ */
+export class BridgeCore {
+  readonly tabs = new TabRegistry();
+  readonly sessions = new SessionTable();
+  readonly out = new OutboundQueue();
+  readonly link: ExtensionLink<PendingWork>;
+
+  constructor(linkOptions: ExtensionLinkOptions, private readonly allowedUrlSchemes: string[]) {
+    this.link = new ExtensionLink<PendingWork>(linkOptions, this.out, (work) => (work.kind === 'internal' ? undefined : work.session.client));
+  }
+
+  /** A chrome.debugger command on a tab's own session, or on a child's. */
+  static cdp(tab: SharedTabRecord, method: string, params: object | undefined, chromeSessionId?: string): RelayCommand {
+    const command: RelayCommand = { type: 'cdp', id: 0, tabId: tab.tabId, method, params };
+    if (chromeSessionId) command.sessionId = chromeSessionId;
+    return command;
+  }
+
+  /** The relay's own command to a tab; dropped when the link is down (the tab state resets on reconnect anyway). */
+  sendInternal(tab: SharedTabRecord, method: string, params: object, chromeSessionId?: string, followup?: Followup): void {
+    if (!this.link.isUp) return;
+    this.link.send(BridgeCore.cdp(tab, method, params, chromeSessionId), { kind: 'internal', tabId: tab.tabId, followup });
+  }
+
+  /**
+   * Ends a client session and those under it. With `undo`, domains only they
+   * had enabled are disabled in Chrome, and a tab nobody watches any more is
+   * reset. (Without: the target is gone, there is nothing to undo.)
+   */
+  closeSession(session: Session, { undo }: { undo: boolean }): void {
+    const closed = this.sessions.close(session);
+    if (!undo) return;
+    const tabs = new Set<SharedTabRecord>();
+    for (const target of closed) {
+      if (!this.tabs.get(target.tab.tabId)) continue;
+      tabs.add(target.tab);
+      if (target.kind === 'tab') continue;
+      for (const domain of releaseDomains(target)) {
+        const followup: Followup | undefined = domain === 'Runtime' ? { kind: 'runtimeDisabled', chromeSessionId: target.chromeSessionId } : undefined;
+        this.sendInternal(target.tab, `${domain}.disable`, {}, target.chromeSessionId || undefined, followup);
+      }
+    }
+    for (const tab of tabs) {
+      if (this.sessions.isWatched(tab.tabId)) continue;
+      for (const [method, params] of TAB_RESET_COMMANDS) this.sendInternal(tab, method, params);
+    }
+  }
+
+  /** The URL gate (protocol/url-gate.ts) for every navigation a client asks for. */
+  checkUrl(url: string): void {
+    const problem = navigationProblem(url, this.allowedUrlSchemes);
+    if (problem) throw new CdpFailure(CdpErrorCode.invalidParams, `Navigation refused: ${problem}`, 'bad_request');
+  }
+
+  requireTab(targetId: string): SharedTabRecord {
+    const tab = this.tabs.byTargetId(targetId);
+    if (!tab) throw new CdpFailure(CdpErrorCode.invalidParams, `No target with given id found: ${targetId}`, 'not_found');
+    return tab;
+  }
+
+  /** Any shared tab, for browser-level commands that Chrome runs through a tab's session. */
+  anyTab(): SharedTabRecord {
+    const tab = this.tabs.all()[0];
+    if (!tab) throw new CdpFailure(CdpErrorCode.serverError, 'No tab is shared: share a tab with the clawd-browser extension first', 'unavailable');
+    return tab;
+  }
+
+  targetInfoFor(targetId: string): Protocol.Target.TargetInfo {
+    const tab = this.tabs.byTargetId(targetId);
+    if (tab) return targetId === tab.tabTargetId ? tab.tabTargetInfo() : tab.pageTargetInfo();
+    for (const candidate of this.tabs.all()) {
+      for (const child of candidate.children.values()) if (child.targetInfo.targetId === targetId) return child.targetInfo;
+    }
+    throw new CdpFailure(CdpErrorCode.invalidParams, `No target with given id found: ${targetId}`, 'not_found');
+  }
+}

@@ -1,0 +1,65 @@
+import { BridgeCore, type Followup } from './bridge-core.js';
+import type { BrowserTarget } from './browser-target.js';
+import { CdpErrorCode } from './cdp-frames.js';
+import { CdpFailure } from './cdp-failure.js';
+import type { DebuggerSession } from './client-sessions.js';
+import { runCookieCommand } from './cookie-commands.js';
+import { beginDisable, beginEnable, domainOf } from './domain-gate.js';
+import { classifyPageMethod, deniedMessage } from './method-policy.js';
+
+/**
+ * Commands on a page or child session: checked against the method policy
+ * (method-policy.ts), counted by the domain gate when they enable or disable
+ * a domain, and otherwise forwarded to chrome.debugger as they are.
+ */
+export function runPageCommand(
+  core: BridgeCore,
+  browser: BrowserTarget,
+  session: DebuggerSession,
+  id: number,
+  method: string,
+  params: Record<string, unknown> | undefined,
+): void {
+  switch (method) {
+    case 'Target.detachFromTarget':
+      return browser.detach(session, id, params);
+    case 'Browser.getVersion':
+      return core.out.reply(session, id, method, browser.version());
+    case 'Target.getTargetInfo':
+      if (session.kind === 'page' && !params?.targetId) return core.out.reply(session, id, method, { targetInfo: session.tab.pageTargetInfo() });
+      break;
+    case 'Target.setAutoAttach':
+      // Chrome announces existing children only to the first caller; later
+      // clients get them replayed when the answer arrives.
+      return forward(core, session, id, method, params, { kind: 'children', session });
+  }
+  switch (classifyPageMethod(method)) {
+    case 'deny':
+      throw new CdpFailure(CdpErrorCode.serverError, deniedMessage(method), 'forbidden');
+    case 'cookies':
+      return runCookieCommand(core, session, id, method, params ?? {}, session.tab);
+    case 'navigate':
+      core.checkUrl(typeof params?.url === 'string' ? params.url : '');
+      break;
+    case 'forward':
+      break;
+  }
+  const domain = domainOf(method);
+  const action = method.slice(domain.length + 1);
+  if (action === 'enable') {
+    const contexts = beginEnable(session, domain);
+    return forward(core, session, id, method, params, { kind: 'enable', session, domain, contexts });
+  }
+  if (action === 'disable') {
+    // Another client still relies on the domain: disabling it for this one is local.
+    if (!beginDisable(session, domain)) return core.out.reply(session, id, 'Runtime.disable', {});
+    const followup: Followup | undefined = domain === 'Runtime' ? { kind: 'runtimeDisabled', chromeSessionId: session.chromeSessionId } : undefined;
+    return forward(core, session, id, method, params, followup);
+  }
+  return forward(core, session, id, method, params);
+}
+
+function forward(core: BridgeCore, session: DebuggerSession, messageId: number, method: string, params: object | undefined, followup?: Followup): void {
+  const command = BridgeCore.cdp(session.tab, method, params, session.kind === 'child' ? session.chromeSessionId : undefined);
+  core.link.send(command, { kind: 'forward', session, messageId, tabId: session.tab.tabId, followup });
+}
