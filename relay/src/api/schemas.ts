@@ -1,10 +1,10 @@
 import { z } from 'zod';
+import { HexColor } from '../config/config.js';
 
 /** Request bodies and queries of the control API, validated at the boundary. */
 
 const Url = z.string().min(1).refine((value) => URL.canParse(value), 'must be an absolute URL');
 const TargetId = z.string().min(1);
-const HexColor = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour like #FF4500');
 const Ref = z.string().regex(/^(f\d+)?e\d+$/, 'must be a ref from a snapshot, like e12 or f1e3');
 const Coordinate = z.number().finite();
 const InlineFile = z.strictObject({

@@ -1,6 +1,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { controlAddress, ensureConfig } from '../config/config.js';
+import { relayPortFor } from '../../../protocol/constants.js';
 import { clawdHome, loadOrCreateExtensionKey, loadOrCreateToken } from '../config/state-dir.js';
 import { createLogger, type Logger, type LogLevel } from '../log.js';
 import { ProfileManager } from '../driver/profile-manager.js';
@@ -32,11 +33,11 @@ export async function startServer(options: { home: string; port?: number; host?:
     token,
     extensionKey,
     host,
-    port: port === 0 ? 0 : port + 1,
+    port: relayPortFor(port),
     allowedUrlSchemes: config.allowedUrlSchemes,
     logger: options.relayLogger ?? options.logger,
   });
-  const manager = new ProfileManager(options.home, { bridge: relay.bridge, cdpUrl: relay.cdpUrl, token }, options.logger);
+  const manager = new ProfileManager(options.home, { bridge: relay.bridge, downloads: relay.downloads, cdpUrl: relay.cdpUrl, token }, options.logger);
   manager.registry.prepare();
   let control: ControlServer;
   try {

@@ -2,6 +2,23 @@ import { request as httpRequest } from 'node:http';
 import { controlAddress, loadConfig, urlHost } from '../config/config.js';
 import { clawdHome, readToken } from '../config/state-dir.js';
 import { type ClawdError, errorFromBody, TimeoutError, UnavailableError } from '../errors.js';
+import { MAX_WAIT_MS } from '../api/schemas.js';
+import type {
+  ActionOptions,
+  ActionRequest,
+  ActionResult,
+  AiSnapshotResponse,
+  AriaSnapshotResponse,
+  Capture,
+  ConsoleMessage,
+  DownloadRecord,
+  ProfileSummary,
+  RequestOf,
+  Screenshot,
+  Snapshot,
+  Status,
+  Tab,
+} from '../api/responses.js';
 
 // The typed errors travel with the client: `import { BrowserClient, NotFoundError } from 'clawd-browser'`.
 export * from '../errors.js';
@@ -13,71 +30,8 @@ export * from '../errors.js';
  * TimeoutError, …), the same classes the server throws.
  */
 
-export interface Tab {
-  targetId: string;
-  url: string;
-  title: string;
-  type: 'page';
-}
-
-export interface ProfileSummary {
-  name: string;
-  driver: 'clawd' | 'extension' | 'remote';
-  color: string;
-  builtIn: boolean;
-  cdpPort?: number;
-  cdpUrl?: string;
-  userDataDir?: string;
-  running?: boolean;
-}
-
-export interface Status {
-  profile: string;
-  driver: string;
-  enabled: boolean;
-  running?: boolean;
-  connected?: boolean;
-  pid?: number;
-  cdpPort?: number;
-  cdpUrl?: string;
-  attachedTabs?: number;
-  [key: string]: unknown;
-}
-
-export interface Capture {
-  targetId: string;
-  mimeType: string;
-  /** Base64. */
-  data: string;
-}
-
-export interface ConsoleMessage {
-  level: string;
-  text: string;
-  timestamp: number;
-  url?: string;
-  line?: number;
-}
-
-export interface Snapshot {
-  targetId: string;
-  format: 'ai' | 'aria';
-  /** format ai: the outline, with [ref=eN] on what can be acted on. */
-  text?: string;
-  refCount?: number;
-  truncated: boolean;
-  /** format aria: the raw accessibility tree. */
-  nodes?: unknown[];
-  [key: string]: unknown;
-}
-
-export interface ActionResult {
-  targetId: string;
-  kind: string;
-  url?: string;
-  title?: string;
-  [key: string]: unknown;
-}
+// The request and response types, from the server's own schemas and shapes.
+export type * from '../api/responses.js';
 
 export interface BrowserClientOptions {
   /** e.g. http://127.0.0.1:18791 */
@@ -87,6 +41,9 @@ export interface BrowserClientOptions {
   profile?: string;
   timeoutMs?: number;
 }
+
+/** The longest a server-side wait may take (MAX_WAIT_MS), and time to answer after it. */
+const DEFAULT_TIMEOUT_MS = MAX_WAIT_MS + 10_000;
 
 export class BrowserClient {
   constructor(private readonly options: BrowserClientOptions) {}
@@ -118,7 +75,7 @@ export class BrowserClient {
   profiles(): Promise<{ profiles: ProfileSummary[]; defaultProfile: string }> {
     return this.call('GET', '/profiles');
   }
-  createProfile(request: { name: string; color?: string; cdpUrl?: string }): Promise<ProfileSummary> {
+  createProfile(request: RequestOf<'createProfile'>): Promise<ProfileSummary> {
     return this.call('POST', '/profiles/create', request);
   }
   deleteProfile(name: string): Promise<{ deleted: ProfileSummary }> {
@@ -139,7 +96,7 @@ export class BrowserClient {
   navigate(url: string, targetId?: string): Promise<Tab> {
     return this.call('POST', '/navigate', { url, targetId });
   }
-  screenshot(options: { targetId?: string; fullPage?: boolean; element?: string; type?: 'png' | 'jpeg'; quality?: number } = {}): Promise<Capture & { type: string }> {
+  screenshot(options: RequestOf<'screenshot'> = {}): Promise<Screenshot> {
     return this.call('POST', '/screenshot', options);
   }
   pdf(targetId?: string): Promise<Capture> {
@@ -150,59 +107,62 @@ export class BrowserClient {
   }
 
   /** The page outline with refs (`format: 'ai'`), or the raw accessibility tree (`'aria'`). */
+  snapshot(options?: { targetId?: string; format?: 'ai'; limit?: number }): Promise<AiSnapshotResponse>;
+  snapshot(options: { targetId?: string; format: 'aria'; limit?: number }): Promise<AriaSnapshotResponse>;
+  snapshot(options: { targetId?: string; format?: 'ai' | 'aria'; limit?: number }): Promise<Snapshot>;
   snapshot(options: { targetId?: string; format?: 'ai' | 'aria'; limit?: number } = {}): Promise<Snapshot> {
     const { limit, ...rest } = options;
     return this.call('GET', '/snapshot', undefined, { ...rest, limit: limit === undefined ? undefined : String(limit) });
   }
   /** Any `POST /act` action; the helpers below are shorthands. */
-  act(action: { kind: string; targetId?: string; [key: string]: unknown }): Promise<ActionResult> {
+  act(action: ActionRequest): Promise<ActionResult> {
     return this.call('POST', '/act', action);
   }
-  click(ref: string, options: { double?: boolean; button?: 'left' | 'right' | 'middle'; modifiers?: string[]; targetId?: string } = {}) {
+  click(ref: string, options: Omit<ActionOptions<'click'>, 'ref' | 'x' | 'y'> = {}) {
     return this.act({ kind: 'click', ref, ...options });
   }
-  clickAt(x: number, y: number, options: { double?: boolean; button?: 'left' | 'right' | 'middle'; targetId?: string } = {}) {
+  clickAt(x: number, y: number, options: Omit<ActionOptions<'click'>, 'ref' | 'x' | 'y'> = {}) {
     return this.act({ kind: 'click', x, y, ...options });
   }
-  type(ref: string, text: string, options: { submit?: boolean; slowly?: boolean; targetId?: string } = {}) {
+  type(ref: string, text: string, options: Omit<ActionOptions<'type'>, 'ref' | 'text'> = {}) {
     return this.act({ kind: 'type', ref, text, ...options });
   }
-  press(key: string, options: { targetId?: string } = {}) {
+  press(key: string, options: Omit<ActionOptions<'press'>, 'key'> = {}) {
     return this.act({ kind: 'press', key, ...options });
   }
-  hover(ref: string, options: { targetId?: string } = {}) {
+  hover(ref: string, options: Omit<ActionOptions<'hover'>, 'ref'> = {}) {
     return this.act({ kind: 'hover', ref, ...options });
   }
-  drag(startRef: string, endRef: string, options: { targetId?: string } = {}) {
+  drag(startRef: string, endRef: string, options: Pick<ActionOptions<'drag'>, 'targetId'> = {}) {
     return this.act({ kind: 'drag', startRef, endRef, ...options });
   }
-  select(ref: string, values: string[], options: { targetId?: string } = {}) {
+  select(ref: string, values: string[], options: Omit<ActionOptions<'select'>, 'ref' | 'values'> = {}) {
     return this.act({ kind: 'select', ref, values, ...options });
   }
-  fill(fields: Array<{ ref: string; value: string | boolean }>, options: { targetId?: string } = {}) {
+  fill(fields: ActionOptions<'fill'>['fields'], options: Omit<ActionOptions<'fill'>, 'fields'> = {}) {
     return this.act({ kind: 'fill', fields, ...options });
   }
-  wait(options: { text?: string; textGone?: string; selector?: string; timeMs?: number; timeoutMs?: number; targetId?: string }) {
+  wait(options: ActionOptions<'wait'>) {
     return this.act({ kind: 'wait', ...options });
   }
-  resize(width: number, height: number, options: { targetId?: string } = {}) {
+  resize(width: number, height: number, options: Omit<ActionOptions<'resize'>, 'width' | 'height'> = {}) {
     return this.act({ kind: 'resize', width, height, ...options });
   }
-  evaluate(fn: string, options: { ref?: string; targetId?: string } = {}) {
+  evaluate(fn: string, options: Omit<ActionOptions<'evaluate'>, 'fn'> = {}) {
     return this.act({ kind: 'evaluate', fn, ...options });
   }
   /** Uploads: set an input directly (inputRef/element), click `ref` and fill the chooser, or arm for the next chooser. */
   /** `paths` must be inside the server's upload folders; `files` carries contents inline (base64). */
-  fileChooser(options: { paths?: string[]; files?: Array<{ name: string; mimeType?: string; base64: string }>; ref?: string; inputRef?: string; element?: string; timeoutMs?: number; targetId?: string }): Promise<Record<string, unknown>> {
+  fileChooser(options: RequestOf<'fileChooser'>): Promise<Record<string, unknown>> {
     return this.call('POST', '/hooks/file-chooser', options);
   }
   /** Arms the answer to the tab's next alert/confirm/prompt. */
-  dialog(options: { accept: boolean; promptText?: string; timeoutMs?: number; targetId?: string }): Promise<Record<string, unknown>> {
+  dialog(options: RequestOf<'dialog'>): Promise<Record<string, unknown>> {
     return this.call('POST', '/hooks/dialog', options);
   }
 
   /** What the profile's tabs downloaded, and where the files are. */
-  downloads(): Promise<{ downloads: Array<{ targetId?: string; url: string; path?: string; state: string; error?: string }> }> {
+  downloads(): Promise<{ downloads: DownloadRecord[] }> {
     return this.call('GET', '/downloads');
   }
 
@@ -213,7 +173,7 @@ export class BrowserClient {
     }
     let response: { status: number; text: string };
     try {
-      response = await send(url, method, { authorization: `Bearer ${this.options.token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body ? JSON.stringify(body) : undefined, this.options.timeoutMs ?? 120_000);
+      response = await send(url, method, { authorization: `Bearer ${this.options.token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body ? JSON.stringify(body) : undefined, this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     } catch (error) {
       if (error instanceof TimeoutError) throw new TimeoutError(`${method} ${path} timed out`);
       throw new UnavailableError(`Cannot reach the control API at ${this.options.baseUrl}: is \`clawd-browser serve\` running? (${(error as Error).message})`);

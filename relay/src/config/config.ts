@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { ACCENT_COLOR, DEFAULT_CONTROL_PORT, DEFAULT_HOST } from '../../../protocol/constants.js';
+import { ACCENT_COLOR, DEFAULT_CONTROL_PORT, DEFAULT_HOST, relayPortFor } from '../../../protocol/constants.js';
 import { describeIssues } from '../validation.js';
 
 /**
@@ -12,13 +12,18 @@ import { describeIssues } from '../validation.js';
  * replaced.
  */
 
-const HexColor = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour like #FF4500');
+/** A profile colour, in config.json and in `POST /profiles/create` alike. */
+export const HexColor = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour like #FF4500');
+
+/** How a profile's browser is reached: launched by us, the user's own through the extension, or a cdpUrl elsewhere. */
+export const DriverKind = z.enum(['clawd', 'extension', 'remote']);
+export type DriverKind = z.infer<typeof DriverKind>;
 
 const ProfileConfig = z.strictObject({
   cdpPort: z.number().int().min(1).max(65535).optional(),
   cdpUrl: z.url().optional(),
   color: HexColor.optional(),
-  driver: z.enum(['clawd', 'extension', 'remote']).optional(),
+  driver: DriverKind.optional(),
 });
 
 export const ConfigSchema = z.strictObject({
@@ -96,5 +101,5 @@ export function controlAddress(config: Config): { host: string; port: number } {
 /** The relay listens one port above the control API, on the same host (spec §3). */
 export function relayAddress(config: Config): { host: string; port: number } {
   const control = controlAddress(config);
-  return { host: control.host, port: control.port + 1 };
+  return { host: control.host, port: relayPortFor(control.port) };
 }

@@ -1,4 +1,6 @@
+import type { DownloadRecord, EndpointState } from '../api/responses.js';
 import type { CdpBridge } from '../bridge/cdp-bridge.js';
+import type { DownloadLog } from './download-log.js';
 import { UnavailableError } from '../errors.js';
 import type { ManagedBrowser } from '../profiles/managed-browser.js';
 
@@ -7,23 +9,13 @@ import type { ManagedBrowser } from '../profiles/managed-browser.js';
  * These three classes are the only code that differs by profile kind; the
  * driver and the routes above them are the same for all.
  */
-/** A download, wherever the browser put it. */
-export interface DownloadRecord {
-  targetId?: string;
-  url: string;
-  /** Where the file is (or will be) on this machine. */
-  path?: string;
-  state: 'in_progress' | 'complete' | 'failed';
-  error?: string;
-}
-
 export interface BrowserEndpoint {
   /** A CDP URL for connectOverCDP, starting the browser if that is ours to do. */
   connect(): Promise<{ url: string; headers?: Record<string, string> }>;
   /** Stops what we started (a managed browser). Attach-only endpoints have nothing to stop. */
   stop(): Promise<void>;
   /** What `GET /` reports beyond the driver's own state. */
-  describe(): Promise<Record<string, unknown>>;
+  describe(): Promise<EndpointState>;
   /** Downloads seen outside CDP (the extension watches chrome.downloads); none for others. */
   downloads?(): DownloadRecord[];
 }
@@ -58,6 +50,7 @@ export class RemoteEndpoint implements BrowserEndpoint {
 export class ExtensionEndpoint implements BrowserEndpoint {
   constructor(
     private readonly bridge: CdpBridge,
+    private readonly downloadLog: DownloadLog,
     private readonly cdpUrl: string,
     private readonly token: string,
   ) {}
@@ -74,7 +67,7 @@ export class ExtensionEndpoint implements BrowserEndpoint {
   }
   /** The user's Chrome saves into the user's download folder; the extension reports where. */
   downloads(): DownloadRecord[] {
-    return this.bridge.downloads().map((download) => ({
+    return this.downloadLog.all().map((download) => ({
       targetId: download.targetId,
       url: download.url,
       path: download.filename || undefined,

@@ -10,7 +10,8 @@ import type { Action } from '../api/schemas.js';
 
 export type RefResolver = (ref: string) => Promise<ElementHandle>;
 
-const ACTION_TIMEOUT_MS = 30_000;
+/** How long one Playwright step of an action (a click, a fill, a screenshot) may take. */
+export const ACTION_TIMEOUT_MS = 30_000;
 /** Steps for mouse drags, so pages see intermediate moves (drag-and-drop needs them). */
 const DRAG_STEPS = 8;
 

@@ -5,9 +5,10 @@ import { AmbiguousError, BadRequestError, ClawdError, NotFoundError, TimeoutErro
 import type { Profile } from '../profiles/profile-registry.js';
 import { MAX_WAIT_MS, type Action } from '../api/schemas.js';
 import { ariaSnapshot, resolveRef, takeAiSnapshot } from '../snapshot/ai-snapshot.js';
-import type { BrowserEndpoint, DownloadRecord } from './browser-endpoint.js';
+import type { BrowserEndpoint } from './browser-endpoint.js';
+import type { ActionResult, Capture, EndpointState, RequestOf, ConsoleMessage, DownloadRecord, Screenshot, Snapshot, Tab } from '../api/responses.js';
 import { navigationProblem } from '../../../protocol/url-gate.js';
-import { performAction } from './page-actions.js';
+import { ACTION_TIMEOUT_MS, performAction } from './page-actions.js';
 import { type InlineFile, inlineUploads, readUploads, type UploadPolicy } from './uploads.js';
 
 /**
@@ -16,13 +17,6 @@ import { type InlineFile, inlineUploads, readUploads, type UploadPolicy } from '
  * page, and the profile's last used tab (what a request without targetId means).
  */
 
-export interface TabInfo {
-  targetId: string;
-  url: string;
-  title: string;
-  type: 'page';
-}
-
 /** What the driver may do, from config.json (read when asked, so edits apply on the next request). */
 export interface DriverPolicy {
   /** Schemes the URL gate allows beyond http, https and about:blank. */
@@ -30,18 +24,9 @@ export interface DriverPolicy {
   uploads: UploadPolicy;
 }
 
-export interface ConsoleEntry {
-  level: string;
-  text: string;
-  timestamp: number;
-  url?: string;
-  line?: number;
-}
-
 const CONSOLE_LIMIT = 1000;
 /** Severity order for `GET /console?level=`: that level and worse. */
 const LEVELS = ['debug', 'log', 'info', 'warning', 'error'] as const;
-const ACTION_TIMEOUT_MS = 30_000;
 
 function levelOf(type: string): string {
   if (type === 'warn') return 'warning';
@@ -69,7 +54,7 @@ export class ProfileDriver {
   private connecting: Promise<Browser> | undefined;
   private lastUsed: string | undefined;
   private readonly targetIds = new WeakMap<Page, string>();
-  private readonly consoles = new WeakMap<Page, ConsoleEntry[]>();
+  private readonly consoles = new WeakMap<Page, ConsoleMessage[]>();
   private readonly savedDownloads: DownloadRecord[] = [];
 
   constructor(
@@ -124,16 +109,16 @@ export class ProfileDriver {
     await this.endpoint.stop();
   }
 
-  async status(): Promise<Record<string, unknown>> {
+  async status(): Promise<EndpointState & { connected: boolean }> {
     return { connected: this.connected, ...(await this.endpoint.describe()) };
   }
 
-  async tabs(): Promise<TabInfo[]> {
+  async tabs(): Promise<Tab[]> {
     const pages = await this.pages();
     return Promise.all(pages.map(async (page) => this.describe(page)));
   }
 
-  async openTab(url: string): Promise<TabInfo> {
+  async openTab(url: string): Promise<Tab> {
     this.checkUrl(url);
     const browser = await this.start();
     const context = browser.contexts()[0] ?? (await browser.newContext());
@@ -143,13 +128,13 @@ export class ProfileDriver {
     return this.use(page);
   }
 
-  async focusTab(targetId: string): Promise<TabInfo> {
+  async focusTab(targetId: string): Promise<Tab> {
     const page = await this.page(targetId);
     await page.bringToFront();
     return this.use(page);
   }
 
-  async closeTab(targetId: string): Promise<TabInfo> {
+  async closeTab(targetId: string): Promise<Tab> {
     const page = await this.page(targetId);
     const info = await this.describe(page);
     await page.close();
@@ -157,7 +142,7 @@ export class ProfileDriver {
     return info;
   }
 
-  async navigate(url: string, targetId?: string): Promise<TabInfo> {
+  async navigate(url: string, targetId?: string): Promise<Tab> {
     this.checkUrl(url);
     // Navigating a browser with no tab at all opens one: there is nothing else it could mean.
     if (targetId === undefined && !(await this.pages()).length) return this.openTab(url);
@@ -166,7 +151,7 @@ export class ProfileDriver {
     return this.use(page);
   }
 
-  async screenshot(options: { targetId?: string; fullPage?: boolean; ref?: string; element?: string; type?: 'png' | 'jpeg'; quality?: number }) {
+  async screenshot(options: RequestOf<'screenshot'>): Promise<Screenshot> {
     const page = await this.page(options.targetId);
     const type = options.type ?? 'png';
     const shot = { type, quality: type === 'jpeg' ? options.quality : undefined, timeout: ACTION_TIMEOUT_MS };
@@ -184,14 +169,14 @@ export class ProfileDriver {
     return { targetId: tab.targetId, type, mimeType: `image/${type}`, data: data.toString('base64') };
   }
 
-  async pdf(targetId?: string) {
+  async pdf(targetId?: string): Promise<Capture> {
     const page = await this.page(targetId);
     const data = await page.pdf();
     const tab = await this.use(page);
     return { targetId: tab.targetId, mimeType: 'application/pdf', data: data.toString('base64') };
   }
 
-  async console(options: { targetId?: string; level?: string }) {
+  async console(options: { targetId?: string; level?: string }): Promise<{ targetId: string; messages: ConsoleMessage[] }> {
     const page = await this.page(options.targetId);
     const min = options.level ? LEVELS.indexOf(options.level as (typeof LEVELS)[number]) : 0;
     if (min < 0) throw new BadRequestError(`Unknown level ${JSON.stringify(options.level)}: one of ${LEVELS.join(', ')}`);
@@ -201,7 +186,7 @@ export class ProfileDriver {
   }
 
   /** `GET /snapshot`: the ai outline (refs valid until the next snapshot of the tab) or the raw AX tree. */
-  async snapshot(options: { targetId?: string; format: 'ai' | 'aria'; limit?: number }) {
+  async snapshot(options: { targetId?: string; format: 'ai' | 'aria'; limit?: number }): Promise<Snapshot> {
     const page = await this.page(options.targetId);
     const tab = await this.use(page);
     if (options.format === 'aria') return { targetId: tab.targetId, format: 'aria', ...(await ariaSnapshot(page, { limit: options.limit })) };
@@ -209,7 +194,7 @@ export class ProfileDriver {
   }
 
   /** `POST /act`. */
-  async act(action: Action) {
+  async act(action: Action): Promise<ActionResult> {
     const page = await this.page(action.targetId);
     const targetId = await this.targetIdOf(page);
     const result = await performAction(page, action, (ref) => this.resolve(page, ref)).catch((error: unknown) => {
@@ -320,13 +305,13 @@ export class ProfileDriver {
     }
   }
 
-  private async use(page: Page): Promise<TabInfo> {
+  private async use(page: Page): Promise<Tab> {
     const info = await this.describe(page);
     this.lastUsed = info.targetId;
     return info;
   }
 
-  private async describe(page: Page): Promise<TabInfo> {
+  private async describe(page: Page): Promise<Tab> {
     return { targetId: await this.targetIdOf(page), url: page.url(), title: await page.title().catch(() => ''), type: 'page' };
   }
 
@@ -346,7 +331,7 @@ export class ProfileDriver {
 
   private watch(page: Page): void {
     if (this.consoles.has(page)) return;
-    const buffer: ConsoleEntry[] = [];
+    const buffer: ConsoleMessage[] = [];
     this.consoles.set(page, buffer);
     page.on('console', (message) => {
       const location = message.location();

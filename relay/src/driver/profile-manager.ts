@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { CdpBridge } from '../bridge/cdp-bridge.js';
+import type { DownloadLog } from './download-log.js';
 import type { Config } from '../config/config.js';
 import { BadRequestError, DisabledError } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -13,6 +14,7 @@ import { type Profile, ProfileRegistry } from '../profiles/profile-registry.js';
 /** The relay this process runs, for the extension profile. */
 export interface RelayHandle {
   bridge: CdpBridge;
+  downloads: DownloadLog;
   cdpUrl: string;
   token: string;
 }
@@ -97,7 +99,7 @@ export class ProfileManager {
   private endpointFor(profile: Profile, config: Config): BrowserEndpoint {
     switch (profile.driver) {
       case 'extension':
-        return new ExtensionEndpoint(this.relay.bridge, this.relay.cdpUrl, this.relay.token);
+        return new ExtensionEndpoint(this.relay.bridge, this.relay.downloads, this.relay.cdpUrl, this.relay.token);
       case 'remote':
         return new RemoteEndpoint(profile.cdpUrl!);
       case 'clawd':

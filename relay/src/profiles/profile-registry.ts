@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { type Config, ensureConfig, loadConfig, saveConfig } from '../config/config.js';
+import { type Config, type DriverKind, ensureConfig, loadConfig, saveConfig } from '../config/config.js';
 import { BadRequestError, ConflictError, NotFoundError } from '../errors.js';
 
 /**
@@ -9,7 +9,6 @@ import { BadRequestError, ConflictError, NotFoundError } from '../errors.js';
  * is the only store, re-read on every call so hand edits are seen.
  */
 
-export type DriverKind = 'clawd' | 'extension' | 'remote';
 
 export interface Profile {
   name: string;

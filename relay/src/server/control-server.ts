@@ -9,6 +9,7 @@ import { listen } from './listen.js';
 import { asHttpFailure, sendError, stackFrames } from './http-errors.js';
 import { checkRequest, guardFor, refusal } from './request-guard.js';
 import { schemas } from '../api/schemas.js';
+import type { Status } from '../api/responses.js';
 import { describeIssues } from '../validation.js';
 
 /**
@@ -59,7 +60,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
     const driver = manager.peek(profileOf(request));
     const { profile } = driver;
     const config = manager.registry.config();
-    response.json({
+    const status: Status = {
       profile: profile.name,
       driver: profile.driver,
       enabled: config.enabled,
@@ -67,7 +68,8 @@ export async function startControlServer(options: ControlServerOptions): Promise
       ...(profile.cdpPort ? { cdpPort: profile.cdpPort } : {}),
       ...(profile.cdpUrl ? { cdpUrl: profile.cdpUrl } : {}),
       ...(config.enabled ? await driver.status() : { running: false }),
-    });
+    };
+    response.json(status);
   });
   app.post('/start', async (request, response) => {
     const driver = manager.driver(profileOf(request));
