@@ -4,8 +4,11 @@
  */
 
 export const DEFAULT_CONTROL_PORT = 18791;
-/** The relay always sits one port above the control API (spec §3). */
-export const DEFAULT_RELAY_PORT = DEFAULT_CONTROL_PORT + 1;
+/** The relay always sits one port above the control API (spec §3); 0 (any free port) stays 0. */
+export function relayPortFor(controlPort: number): number {
+  return controlPort === 0 ? 0 : controlPort + 1;
+}
+export const DEFAULT_RELAY_PORT = relayPortFor(DEFAULT_CONTROL_PORT);
 export const DEFAULT_HOST = '127.0.0.1';
 export const NATIVE_HOST_NAME = 'com.clawd.browser_relay';
 export const ACCENT_COLOR = '#FF4500';

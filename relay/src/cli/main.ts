@@ -4,10 +4,11 @@ import { BrowserClient } from '../client/browser-client.js';
 import { controlAddress, ensureConfig, loadConfig, urlHost } from '../config/config.js';
 import { DEFAULT_CONTROL_PORT, EXTENSION_ID } from '../../../protocol/constants.js';
 import { CLI_PATH, PACKAGE_VERSION } from '../config/package-root.js';
+import { currentPlatform } from '../config/platform.js';
 import { clawdHome, loadOrCreateExtensionKey, loadOrCreateToken } from '../config/state-dir.js';
 import { createLogger, type LogLevel } from '../log.js';
 import { runNativeHost } from '../native-host/host.js';
-import { BROWSERS, type BrowserName, installNativeHost, type InstallOptions, type Platform, uninstallNativeHost } from '../native-host/install.js';
+import { BROWSERS, type BrowserName, installNativeHost, type InstallOptions, uninstallNativeHost } from '../native-host/install.js';
 import { addBrowserCommands } from './browser-commands.js';
 import { serve } from './serve.js';
 
@@ -76,7 +77,7 @@ function installOptions(options: { browser: string; userDataDir?: string; extens
     browsers: options.browser === 'all' ? [...BROWSERS] : [options.browser as BrowserName],
     userDataDir: options.userDataDir,
     extensionIds: options.extensionId?.length ? options.extensionId : [EXTENSION_ID],
-    platform: process.platform as Platform,
+    platform: currentPlatform(),
     home: homedir(),
     xdgConfigHome: process.env.XDG_CONFIG_HOME,
     clawdHome: clawdHome(),

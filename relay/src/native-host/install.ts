@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync }
 import { join, posix } from 'node:path';
 import { NATIVE_HOST_NAME } from '../../../protocol/constants.js';
 import { PACKAGE_ROOT } from '../config/package-root.js';
+import type { Platform } from '../config/platform.js';
 
 /**
  * `clawd-browser install-native-host`: where each browser looks for native
@@ -12,7 +13,6 @@ import { PACKAGE_ROOT } from '../config/package-root.js';
 
 export const BROWSERS = ['chrome', 'chromium', 'edge', 'brave'] as const;
 export type BrowserName = (typeof BROWSERS)[number];
-export type Platform = 'linux' | 'darwin' | 'win32';
 
 const LINUX_CONFIG_DIRS: Record<BrowserName, string> = {
   chrome: 'google-chrome',

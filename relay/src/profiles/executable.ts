@@ -1,6 +1,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { posix, win32 } from 'node:path';
+import type { Platform } from '../config/platform.js';
 
 /**
  * Which browser a managed profile launches (spec: "Chrome Canary, then
@@ -9,7 +10,6 @@ import { posix, win32 } from 'node:path';
  * only `findExecutable` touches the file system.
  */
 
-export type Platform = 'linux' | 'darwin' | 'win32';
 
 /** The parts of the environment that decide where browsers are installed. */
 export interface ExecutableEnv {

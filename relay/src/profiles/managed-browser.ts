@@ -3,7 +3,8 @@ import { mkdirSync } from 'node:fs';
 import type { Config } from '../config/config.js';
 import { TimeoutError, UnavailableError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { defaultExecutableEnv, ExecutableNotFoundError, findExecutable, type Platform } from './executable.js';
+import { currentPlatform } from '../config/platform.js';
+import { defaultExecutableEnv, ExecutableNotFoundError, findExecutable } from './executable.js';
 import { findPortHolder, findProfileProcesses, killProcesses } from './orphans.js';
 import { seedProfilePreferences } from './preferences.js';
 import type { Profile } from './profile-registry.js';
@@ -154,7 +155,7 @@ export class ManagedBrowser {
 
   private executable(): string {
     try {
-      return findExecutable({ executablePath: this.settings.executablePath, platform: process.platform as Platform, env: defaultExecutableEnv() });
+      return findExecutable({ executablePath: this.settings.executablePath, platform: currentPlatform(), env: defaultExecutableEnv() });
     } catch (error) {
       if (error instanceof ExecutableNotFoundError) throw new UnavailableError(error.message);
       throw error;
