@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
-import { type Browser, chromium, type Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { resolveRef, takeAiSnapshot } from '../../relay/src/snapshot/ai-snapshot.js';
-import { type FixtureServer, startFixtureServer } from '../harness/fixture-server.js';
+import type { FixtureServer } from '../harness/fixture-server.js';
+import { pagePerTest } from '../harness/page-per-test.js';
 import { refOf } from '../harness/refs.js';
-import { chromiumPath } from '../harness/chromium.js';
 
 /**
  * The actions that later take refs (drag, hover, dialogs, uploads,
@@ -12,23 +12,11 @@ import { chromiumPath } from '../harness/chromium.js';
  * for them: the fixtures work, and a ref is all an action needs.
  */
 
-let server: FixtureServer;
-let browser: Browser;
+const fixture = pagePerTest({ acceptDownloads: true });
 let page: Page;
-
-beforeAll(async () => {
-  server = await startFixtureServer();
-  browser = await chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox'] });
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
-beforeEach(async () => {
-  page = await browser.newPage({ acceptDownloads: true });
-});
-afterEach(async () => {
-  await page.close();
+let server: FixtureServer;
+beforeEach(() => {
+  ({ page, server } = fixture);
 });
 
 /** Snapshot the page and resolve the ref on the line that starts with `- <start>`. */

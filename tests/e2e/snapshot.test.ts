@@ -1,9 +1,9 @@
-import { type Browser, chromium, type Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { ariaSnapshot, RefNotFoundError, resolveRef, takeAiSnapshot } from '../../relay/src/snapshot/ai-snapshot.js';
-import { type FixtureServer, startFixtureServer } from '../harness/fixture-server.js';
+import type { FixtureServer } from '../harness/fixture-server.js';
+import { pagePerTest } from '../harness/page-per-test.js';
 import { refOf } from '../harness/refs.js';
-import { chromiumPath } from '../harness/chromium.js';
 
 /**
  * The `ai` snapshot and its refs against real Chromium: what the outline
@@ -12,23 +12,11 @@ import { chromiumPath } from '../harness/chromium.js';
  * are refused with a reason.
  */
 
-let server: FixtureServer;
-let browser: Browser;
+const fixture = pagePerTest();
 let page: Page;
-
-beforeAll(async () => {
-  server = await startFixtureServer();
-  browser = await chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox'] });
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
-beforeEach(async () => {
-  page = await browser.newPage();
-});
-afterEach(async () => {
-  await page.close();
+let server: FixtureServer;
+beforeEach(() => {
+  ({ page, server } = fixture);
 });
 
 async function refError(ref: string): Promise<RefNotFoundError> {
