@@ -22,9 +22,6 @@ export function newNonce(): string {
   return toHex(crypto.getRandomValues(new Uint8Array(32)));
 }
 
-/** A fresh extension key: 32 random bytes, hex. */
-export const newExtensionKey = newNonce;
-
 export function isNonce(value: unknown): value is string {
   return typeof value === 'string' && /^[0-9a-f]{64}$/.test(value);
 }
