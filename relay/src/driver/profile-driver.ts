@@ -5,6 +5,7 @@ import { AmbiguousError, BadRequestError, ClawdError, NotFoundError, TimeoutErro
 import type { Profile } from '../profiles/profile-registry.js';
 import { MAX_WAIT_MS, type Action } from '../api/schemas.js';
 import { ariaSnapshot, resolveRef, takeAiSnapshot } from '../snapshot/ai-snapshot.js';
+import { registerSnapshotEngine } from '../snapshot/snapshot-engine.js';
 import type { BrowserEndpoint } from './browser-endpoint.js';
 import type { ActionResult, Capture, EndpointState, RequestOf, ConsoleMessage, DownloadRecord, Screenshot, Snapshot, Tab } from '../api/responses.js';
 import { navigationProblem } from '../../../protocol/url-gate.js';
@@ -82,6 +83,7 @@ export class ProfileDriver {
   }
 
   private async connect(): Promise<Browser> {
+    await registerSnapshotEngine();
     const { url, headers } = await this.endpoint.connect();
     let browser: Browser;
     try {

@@ -1,12 +1,16 @@
 import type { Frame, Page } from 'playwright-core';
-import { type FrameMarked, type PageScriptArgs, type PageScriptResult, snapshotFrameDom } from './page-script.js';
+import { BadRequestError, NotFoundError } from '../errors.js';
+import { RefNotFoundError } from './refs.js';
 import { nextGeneration, recordSnapshot } from './refs.js';
+import { diffOutlines, fitBudget, interactiveOnly, limitDepth } from './shaping.js';
+import { childFrame, walkFrame } from './snapshot-engine.js';
 
 /**
  * The `ai` snapshot: a compact outline of a tab (roles, names, values,
  * states, and a ref on everything an agent can act on), its frames included.
- * Each frame is walked by one evaluate of page-script.ts; here the frames'
- * outlines are stitched under their iframe lines, in document order.
+ * Each frame is walked in its isolated world (snapshot-engine.ts); here the
+ * frames' outlines are stitched under their iframe lines, in document order,
+ * and then shaped (shaping.ts) for the caller's budget.
  */
 
 export { ariaSnapshot, type AriaNode, type AriaSnapshot } from './aria-tree.js';
@@ -15,6 +19,16 @@ export { RefNotFoundError, resolveRef } from './refs.js';
 export interface AiSnapshotOptions {
   /** Most lines in the outline; no limit when omitted. */
   limit?: number;
+  /** Only what can be acted on, with its landmarks and nearest heading. */
+  interactive?: boolean;
+  /** Only the lines of one element: a ref of the previous snapshot, or a CSS selector (main frame). */
+  scope?: { ref?: string; selector?: string };
+  /** Only this many levels of the outline (1 = top level). */
+  depth?: number;
+  /** At most this many characters; a note at the end says what was cut. */
+  maxChars?: number;
+  /** Only what changed since the tab's previous snapshot (ignores interactive, depth and scope). */
+  diff?: boolean;
 }
 
 export interface AiSnapshot {
@@ -23,28 +37,26 @@ export interface AiSnapshot {
   truncated: boolean;
   /** Frames whose content is in the outline, the main frame included. */
   frames: number;
+  /** With diff: how many lines were added, removed, unchanged (absent when there was nothing to compare with). */
+  changes?: { added: number; removed: number; unchanged: number };
 }
 
 const INDENT = '  ';
 
-// The page function travels as source text. Wrapping it gives transpiler
-// helpers their own definition in the page: esbuild with keepNames (what tsx
-// runs) inserts __name(...) calls into function bodies, which would otherwise
-// throw ReferenceError there.
-let pageScriptSource: string | undefined;
-function pageScriptCall(args: PageScriptArgs): string {
-  pageScriptSource ??= `(() => { const __name = (fn) => fn; return (${snapshotFrameDom.toString()}); })()`;
-  return `${pageScriptSource}(${JSON.stringify(args)})`;
-}
+/** Each tab's latest full outline, for diffs. */
+const previousOutline = new WeakMap<Page, string[]>();
 
 export async function takeAiSnapshot(page: Page, options: AiSnapshotOptions = {}): Promise<AiSnapshot> {
   const limit = options.limit ?? Number.MAX_SAFE_INTEGER;
   const generation = nextGeneration();
   const frames = new Map<string, Frame>();
-  const refCounts = new Map<string, number>();
+  const highest = new Map<string, number>();
+  let refCount = 0;
   let nextFrame = 1;
   let elementsLeft = 0;
   let truncated = false;
+  let newDocument = false;
+  let scopeRange: { start: number; end: number } | undefined;
   const out: string[] = [];
 
   // Depth-first in document order, so frame numbers and refs come out the same for an unchanged page.
@@ -54,29 +66,37 @@ export async function takeAiSnapshot(page: Page, options: AiSnapshotOptions = {}
       truncated = true;
       return;
     }
-    const result = (await frame.evaluate(pageScriptCall({ prefix, firstFrame: nextFrame, limit: budget, generation }))) as PageScriptResult;
+    const scope = options.scope?.ref || (options.scope?.selector && !prefix) ? options.scope : undefined;
+    const result = await walkFrame(frame, { prefix, firstFrame: nextFrame, limit: budget, generation, scope });
+    if (result.error) {
+      if (options.scope?.selector && !prefix) throw new BadRequestError(`Invalid selector ${JSON.stringify(options.scope.selector)}: ${result.error}`);
+      throw new Error(`snapshot of frame ${prefix || 'main'} failed: ${result.error}`);
+    }
+    if (!prefix) newDocument = !result.continued;
     nextFrame += result.frames.length;
     frames.set(prefix, frame);
-    refCounts.set(prefix, result.refCount);
+    highest.set(prefix, result.highest);
+    refCount += result.refCount;
     truncated ||= result.truncated;
     elementsLeft += result.elementsLeft;
 
-    const children = result.frames.length ? await childFramesByPrefix(frame, generation) : new Map<string, Frame>();
     const lines = result.text ? result.text.split('\n') : [];
     const pad = INDENT.repeat(depth);
     let slot = 0;
-    for (let i = 0; i < lines.length; i++) {
+    for (let i = 0; i <= lines.length; i++) {
+      if (result.scope?.start === i) scopeRange = { start: out.length, end: out.length };
+      if (result.scope?.end === i && scopeRange) scopeRange.end = out.length;
+      if (i === lines.length) break;
       const slotHere = result.frames[slot]?.line === i ? result.frames[slot++] : undefined;
-      const child = slotHere && children.get(slotHere.prefix);
-      if (!child) {
-        out.push(pad + lines[i]);
-        continue;
-      }
       const at = out.push(pad + lines[i]) - 1;
+      if (!slotHere) continue;
+      const child = await childFrame(frame, slotHere.prefix).catch(() => null);
+      if (!child) continue;
       const before = out.length;
       try {
         await snapshotFrame(child, slotHere.prefix, depth + slotHere.depth + 1);
-      } catch {
+      } catch (error) {
+        if (error instanceof BadRequestError) throw error;
         // The frame went away or navigated mid-snapshot: its line stays, without content.
       }
       if (out.length > before) out[at] += ':';
@@ -90,28 +110,38 @@ export async function takeAiSnapshot(page: Page, options: AiSnapshotOptions = {}
     out.length = limit;
     truncated = true;
   }
-  if (truncated) out.push(`[truncated at limit=${limit} lines; about ${elementsLeft} more elements not shown]`);
-  recordSnapshot(page, generation, frames, refCounts);
-  let refCount = 0;
-  for (const count of refCounts.values()) refCount += count;
-  return { text: out.join('\n'), refCount, truncated, frames: frames.size };
+  recordSnapshot(page, generation, frames, highest);
+  const hadPrevious = previousOutline.has(page);
+  const before = newDocument ? undefined : previousOutline.get(page);
+  previousOutline.set(page, [...out]);
+
+  let lines = out;
+  let changes: AiSnapshot['changes'];
+  if (options.diff && before) {
+    const diff = diffOutlines(before, out);
+    changes = { added: diff.added, removed: diff.removed, unchanged: diff.unchanged };
+    lines = diff.lines.length
+      ? [`[changes since the previous snapshot: ${diff.added} lines added (+), ${diff.removed} removed (-), ${diff.unchanged} unchanged and not shown]`, ...diff.lines]
+      : ['[no change since the previous snapshot]'];
+  } else {
+    if (options.scope) lines = scoped(lines, scopeRange, options.scope);
+    if (options.interactive) lines = interactiveOnly(lines);
+    if (options.depth !== undefined) lines = limitDepth(lines, options.depth);
+    if (options.diff) lines = [`[${hadPrevious ? 'the page navigated since the previous snapshot' : 'no earlier snapshot of this tab'}: the snapshot follows in full]`, ...lines];
+  }
+  if (truncated) lines.push(`[truncated at limit=${limit} lines; about ${elementsLeft} more elements not shown]`);
+  if (options.maxChars !== undefined) lines = fitBudget(lines, options.maxChars);
+  return { text: lines.join('\n'), refCount, truncated, frames: frames.size, ...(changes ? { changes } : {}) };
 }
 
-/** The parent's page script marked each iframe element it listed; read the marks back per child Frame. */
-async function childFramesByPrefix(parent: Frame, generation: number): Promise<Map<string, Frame>> {
-  const byPrefix = new Map<string, Frame>();
-  await Promise.all(
-    parent.childFrames().map(async (child) => {
-      try {
-        const element = await child.frameElement();
-        const mark = await element.evaluate((el) => (el as FrameMarked).__clawdFrame);
-        await element.dispose();
-        const [markGeneration, prefix] = (mark ?? '').split(':');
-        if (Number(markGeneration) === generation && prefix) byPrefix.set(prefix, child);
-      } catch {
-        // Detached while we looked: nothing to stitch in.
-      }
-    }),
-  );
-  return byPrefix;
+/** The scope element's lines, moved to the top level. */
+function scoped(lines: string[], range: { start: number; end: number } | undefined, scope: { ref?: string; selector?: string }): string[] {
+  if (!range) {
+    if (scope.ref) throw new RefNotFoundError(scope.ref, 'stale', `Ref ${scope.ref} is not on the page any more: take a new snapshot and scope to a ref from it.`);
+    throw new NotFoundError(`No element matches selector ${JSON.stringify(scope.selector)}`);
+  }
+  const part = lines.slice(range.start, range.end);
+  if (!part.length) return [`[${scope.ref ?? scope.selector} shows nothing: it is hidden or empty]`];
+  const strip = Math.min(...part.map((line) => line.length - line.trimStart().length));
+  return part.map((line) => line.slice(strip));
 }

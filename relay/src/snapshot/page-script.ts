@@ -1,11 +1,14 @@
 /**
  * The in-page half of the `ai` snapshot: one walk over a frame's DOM (open
  * shadow roots included, in flat-tree order) that returns the outline lines of
- * that frame and leaves the ref → element map in the page.
+ * that frame and the ref → element map, which the snapshot engine keeps in
+ * its isolated world (snapshot-engine.ts).
  *
  * `snapshotFrameDom` is serialised and run inside the frame, so it must be
  * self-contained: everything it uses is declared inside it; the types below
  * are erased at compile time and are the only things it shares with Node.
+ * It runs in an isolated world: the page's own scripts cannot see or patch
+ * the DOM methods it calls, nor what it found.
  *
  * Speed matters more than ARIA completeness here (the target is to beat
  * Playwright's own aria snapshot), so the rules are pragmatic: names come from
@@ -22,6 +25,18 @@ export interface PageScriptArgs {
   limit: number;
   /** Stored beside the refs, so a ref can be checked against the snapshot that made it. */
   generation: number;
+  /** Cut the outline to this element's lines: a ref of the previous snapshot, or a CSS selector (main frame). */
+  scope?: { ref?: string; selector?: string };
+}
+
+/** What the walk keeps in the isolated world, beside the result it returns. */
+export interface WalkState {
+  /** The refs of this frame's latest snapshot; an element keeps its ref from one snapshot to the next. */
+  refs: Map<string, Element>;
+  /** The highest ref number handed out in this document; new elements get the next. */
+  highest: number;
+  /** The iframe elements of the latest snapshot, by frame prefix. */
+  frameElements: Map<string, Element>;
 }
 
 /** An iframe line: where the Node side stitches in the child frame's lines. */
@@ -36,24 +51,23 @@ export interface PageScriptResult {
   text: string;
   frames: FrameSlot[];
   refCount: number;
+  /** The highest ref number this document has handed out (refs above it are unknown, below it stale when absent). */
+  highest: number;
+  /** False on the first walk of this document (nothing to compare a diff with). */
+  continued: boolean;
+  /** Lines [start, end) that show the scope element; absent when no scope was asked or it is not in this frame. */
+  scope?: { start: number; end: number };
   truncated: boolean;
   /** Elements of the document not examined because the limit was reached (0 if not truncated). */
   elementsLeft: number;
   stats: { elements: number; ms: number };
 }
 
-/** What the snapshot leaves in each frame's window (main world). */
-export interface SnapshotGlobals {
-  __clawdRefs?: Map<string, Element>;
-  __clawdRefsGeneration?: number;
-}
-
-/** Expando on an iframe element: `${generation}:${prefix}`, read back through frame.frameElement(). */
-export interface FrameMarked {
-  __clawdFrame?: string;
-}
-
-export function snapshotFrameDom(args: PageScriptArgs): PageScriptResult {
+/**
+ * Walks the frame. `previous` is the state the last walk of this document
+ * left (undefined on its first); the new state replaces it.
+ */
+export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | undefined): { result: PageScriptResult; state: WalkState } {
   const started = performance.now();
   const NAME_MAX = 80;
   const TEXT_MAX = 200;
@@ -71,10 +85,26 @@ export function snapshotFrameDom(args: PageScriptArgs): PageScriptResult {
   // Keep these even at zero size: custom-styled checkboxes and file inputs are often 0×0 but still operable.
   const FORM_CONTROLS = new Set(['input', 'select', 'textarea', 'option', 'optgroup']);
 
-  const win = window as unknown as SnapshotGlobals;
   const lines: string[] = [];
   const frames: FrameSlot[] = [];
   const refs = new Map<string, Element>();
+  const frameElements = new Map<string, Element>();
+  // An element keeps its ref across snapshots of one document, so refs an
+  // agent holds stay good while their elements do; new elements get new numbers.
+  const earlier = new Map<Element, string>();
+  for (const [ref, element] of previous?.refs ?? []) earlier.set(element, ref);
+  let highest = previous?.highest ?? 0;
+  const refFor = (el: Element): string => {
+    const kept = earlier.get(el);
+    // A frame renumbered since (an iframe added before it) starts afresh: its refs carry the prefix.
+    const ref = kept !== undefined && kept.startsWith(`${args.prefix}e`) && !refs.has(kept) ? kept : `${args.prefix}e${++highest}`;
+    refs.set(ref, el);
+    return ref;
+  };
+  let scopeElement: Element | null = null;
+  if (args.scope?.ref) scopeElement = previous?.refs.get(args.scope.ref) ?? null;
+  else if (args.scope?.selector) scopeElement = document.querySelector(args.scope.selector);
+  let scope: { start: number; end: number } | undefined;
   let nextFrame = args.firstFrame;
   let truncated = false;
   let visited = 0;
@@ -394,7 +424,17 @@ export function snapshotFrameDom(args: PageScriptArgs): PageScriptResult {
     }
   };
 
+  // The scope element's lines are where its walk starts and ends.
   const visit = (el: Element, depth: number, textUsed: boolean, parentPointer: boolean): void => {
+    if (el !== scopeElement) return visitElement(el, depth, textUsed, parentPointer);
+    flushText();
+    const start = lines.length;
+    visitElement(el, depth, textUsed, parentPointer);
+    flushText();
+    scope = { start, end: lines.length };
+  };
+
+  const visitElement = (el: Element, depth: number, textUsed: boolean, parentPointer: boolean): void => {
     visited++;
     const tag = el.localName;
     if (SKIPPED.has(tag)) return;
@@ -481,14 +521,10 @@ export function snapshotFrameDom(args: PageScriptArgs): PageScriptResult {
     if (role === 'iframe') {
       const prefix = `f${nextFrame++}`;
       line += ` [frame=${prefix}]`;
-      (el as FrameMarked).__clawdFrame = `${args.generation}:${prefix}`;
+      frameElements.set(prefix, el);
       frames.push({ prefix, line: lines.length, depth });
     }
-    if (interactive) {
-      const ref = `${args.prefix}e${refs.size + 1}`;
-      refs.set(ref, el);
-      line += ` [ref=${ref}]`;
-    }
+    if (interactive) line += ` [ref=${refFor(el)}]`;
     lines.push(line);
     const lineIndex = lines.length - 1;
     lastTextLine = -1;
@@ -499,9 +535,7 @@ export function snapshotFrameDom(args: PageScriptArgs): PageScriptResult {
       // Options of a closed <select> have no layout box, but they are its choices: list them.
       for (const option of (el as HTMLSelectElement).options) {
         if (full()) break;
-        const ref = `${args.prefix}e${refs.size + 1}`;
-        refs.set(ref, option);
-        lines.push(`${indent(depth + 1)}- option ${JSON.stringify(clip(givenName(option, 'option'), NAME_MAX))}${statesOf(option, 'option', 'option')} [ref=${ref}]`);
+        lines.push(`${indent(depth + 1)}- option ${JSON.stringify(clip(givenName(option, 'option'), NAME_MAX))}${statesOf(option, 'option', 'option')} [ref=${refFor(option)}]`);
       }
     } else {
       // Text shown in full as the name is not repeated; a clipped name leaves the text to be shown.
@@ -528,15 +562,17 @@ export function snapshotFrameDom(args: PageScriptArgs): PageScriptResult {
     flushText();
   }
 
-  win.__clawdRefs = refs;
-  win.__clawdRefsGeneration = args.generation;
-  return {
+  const result: PageScriptResult = {
     text: lines.join('\n'),
     frames,
     refCount: refs.size,
+    highest,
+    continued: previous !== undefined,
+    ...(scope ? { scope } : {}),
     truncated,
     // Approximate: hidden subtrees are never visited, shadow trees are not in the count.
     elementsLeft: truncated && root ? Math.max(0, root.getElementsByTagName('*').length - visited) : 0,
     stats: { elements: visited, ms: Math.round((performance.now() - started) * 100) / 100 },
   };
+  return { result, state: { refs, highest, frameElements } };
 }

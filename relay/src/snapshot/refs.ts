@@ -1,13 +1,14 @@
 import type { ElementHandle, Frame, Page } from 'playwright-core';
 import { NotFoundError } from '../errors.js';
-import type { SnapshotGlobals } from './page-script.js';
+import { checkRef, refLocator } from './snapshot-engine.js';
 
 /**
  * Refs (`e12`, `f1e3`) name elements of the latest `ai` snapshot of a tab.
- * The elements themselves live in each frame's `window.__clawdRefs`; here we
- * keep, per page, which frame each ref prefix meant and which snapshot
- * (generation) that was, so a ref can be told apart as unknown, stale, or
- * pointing at an element since removed.
+ * An element keeps its ref from one snapshot of a document to the next. The
+ * elements themselves live in each frame's isolated world (snapshot-engine.ts);
+ * here we keep, per page, which frame each ref prefix meant and which
+ * snapshot (generation) that was, so a ref can be told apart as unknown,
+ * stale, or pointing at an element since removed.
  */
 
 export type RefProblem = 'unknown' | 'stale' | 'removed';
@@ -41,15 +42,15 @@ export function nextGeneration(): number {
 }
 
 /** Makes a finished snapshot the one refs resolve against (unless a later one already finished). */
-export function recordSnapshot(page: Page, generation: number, frames: Map<string, Frame>, refCounts: Map<string, number>): void {
+export function recordSnapshot(page: Page, generation: number, frames: Map<string, Frame>, highest: Map<string, number>): void {
   const previous = refsByPage.get(page);
   if (previous && previous.generation > generation) return;
   const highestIssued = new Map(previous?.highestIssued);
-  for (const [prefix, count] of refCounts) highestIssued.set(prefix, Math.max(count, highestIssued.get(prefix) ?? 0));
+  for (const [prefix, number] of highest) highestIssued.set(prefix, Math.max(number, highestIssued.get(prefix) ?? 0));
   refsByPage.set(page, { generation, frames, highestIssued });
 }
 
-const TAKE_NEW = 'Take a new snapshot (GET /snapshot) and use a ref from it.';
+const TAKE_NEW = 'Take a new snapshot and use a ref from it.';
 
 export async function resolveRef(page: Page, ref: string): Promise<ElementHandle<Element>> {
   const match = REF_PATTERN.exec(ref);
@@ -67,24 +68,16 @@ export async function resolveRef(page: Page, ref: string): Promise<ElementHandle
   }
   if (frame.isDetached()) throw new RefNotFoundError(ref, 'stale', `Ref ${ref} is stale: its frame was removed from the page. ${TAKE_NEW}`);
 
-  const handle = await frame.evaluateHandle(
-    ({ ref, generation }) => {
-      const globals = window as unknown as SnapshotGlobals;
-      if (globals.__clawdRefsGeneration !== generation) return 'navigated';
-      const element = globals.__clawdRefs?.get(ref);
-      if (!element) return 'absent';
-      return element.isConnected ? element : 'removed';
-    },
-    { ref, generation: state.generation },
-  );
-  const element = handle.asElement();
-  if (element) return element as ElementHandle<Element>;
-  const outcome = (await handle.jsonValue()) as 'navigated' | 'absent' | 'removed';
-  await handle.dispose();
+  const outcome = await checkRef(frame, ref, state.generation).catch(() => 'navigated' as const);
+  if (outcome === 'ok') {
+    const element = await refLocator(frame, ref).elementHandle({ timeout: 1_000 }).catch(() => null);
+    if (element) return element as ElementHandle<Element>;
+  }
   switch (outcome) {
     case 'navigated':
       throw new RefNotFoundError(ref, 'stale', `Ref ${ref} is stale: the ${prefix ? 'frame' : 'page'} navigated or reloaded since the snapshot. ${TAKE_NEW}`);
     case 'removed':
+    case 'ok': // removed between the check and the lookup
       throw new RefNotFoundError(ref, 'removed', `The element with ref ${ref} was removed from the page since the snapshot. ${TAKE_NEW}`);
     case 'absent':
       if (issuedBefore) throw new RefNotFoundError(ref, 'stale', `Ref ${ref} is stale: it came from an older snapshot, and the latest one has no such ref. ${TAKE_NEW}`);

@@ -1,0 +1,207 @@
+/**
+ * Shaping an `ai` outline for a token budget, on the text alone (pure, so it
+ * is tested without a browser): only what can be acted on, a depth, a
+ * character budget with a marker that says what was cut and how to see it,
+ * and a diff against the previous outline of the tab.
+ *
+ * An outline line is `<2 spaces per level>- role "name" [attrs]` (or
+ * `- text: "..."`); lines starting with `[` are notes, not page content.
+ */
+
+const LANDMARKS = new Set(['navigation', 'main', 'banner', 'contentinfo', 'complementary', 'region', 'form', 'dialog', 'search', 'iframe']);
+
+interface Line {
+  text: string;
+  level: number;
+  role: string;
+  hasRef: boolean;
+  parent: number;
+}
+
+function parse(lines: string[]): Line[] {
+  const parsed: Line[] = [];
+  const stack: number[] = [];
+  for (const text of lines) {
+    const spaces = text.length - text.trimStart().length;
+    const level = Math.floor(spaces / 2);
+    while (stack.length && parsed[stack[stack.length - 1]].level >= level) stack.pop();
+    const role = /^\s*- ([a-z]+)/.exec(text)?.[1] ?? '';
+    parsed.push({ text, level, role, hasRef: text.includes('[ref='), parent: stack.length ? stack[stack.length - 1] : -1 });
+    stack.push(parsed.length - 1);
+  }
+  return parsed;
+}
+
+function reindent(text: string, level: number): string {
+  return '  '.repeat(level) + text.trimStart();
+}
+
+/**
+ * Only what can be acted on, each under the landmarks it sits in, with the
+ * nearest heading before it for context. Nesting among what is kept stays.
+ */
+export function interactiveOnly(lines: string[]): string[] {
+  const parsed = parse(lines);
+  const keep = new Array<boolean>(parsed.length).fill(false);
+  let lastHeading = -1;
+  parsed.forEach((line, index) => {
+    if (line.role === 'heading') lastHeading = index;
+    if (!line.hasRef) return;
+    keep[index] = true;
+    if (lastHeading >= 0) keep[lastHeading] = true;
+    for (let up = line.parent; up >= 0; up = parsed[up].parent) if (LANDMARKS.has(parsed[up].role)) keep[up] = true;
+  });
+  const out: string[] = [];
+  parsed.forEach((line, index) => {
+    if (!keep[index]) return;
+    let level = 0;
+    for (let up = line.parent; up >= 0; up = parsed[up].parent) if (keep[up] && parsed[up].role !== 'heading') level++;
+    // A line whose children were all left out no longer introduces anything.
+    const hasKeptChild = parsed.some((other, i) => i > index && keep[i] && isBelow(parsed, i, index));
+    out.push(reindent(hasKeptChild || !line.text.endsWith(':') ? line.text : line.text.slice(0, -1), level));
+  });
+  return out;
+}
+
+function isBelow(parsed: Line[], index: number, ancestor: number): boolean {
+  for (let up = parsed[index].parent; up >= 0; up = parsed[up].parent) if (up === ancestor) return true;
+  return false;
+}
+
+/** Lines deeper than `depth` levels (1 = top level only) are left out, and a note says how many. */
+export function limitDepth(lines: string[], depth: number): string[] {
+  const parsed = parse(lines);
+  const out: string[] = [];
+  let hidden = 0;
+  let hiddenRefs = 0;
+  for (const line of parsed) {
+    if (line.level < depth) out.push(line.text);
+    else {
+      hidden++;
+      if (line.hasRef) hiddenRefs++;
+    }
+  }
+  if (hidden) out.push(`[depth=${depth}: ${hidden} deeper lines not shown (${hiddenRefs} with refs); raise depth, or scope to the ref of a section]`);
+  return out;
+}
+
+/**
+ * Keeps whole lines while they fit in `maxChars`, then says what was cut:
+ * how many lines and refs, and the first sections in the cut part, so the
+ * agent can ask for one of them (scope) or for more.
+ */
+export function fitBudget(lines: string[], maxChars: number): string[] {
+  const total = lines.reduce((sum, line) => sum + line.length + 1, 0);
+  if (total <= maxChars) return lines;
+  // Room is left for the note, so the whole answer stays within maxChars.
+  const room = Math.max(0, maxChars - 300);
+  const out: string[] = [];
+  let used = 0;
+  let cutAt = 0;
+  while (cutAt < lines.length && used + lines[cutAt].length + 1 <= room) {
+    used += lines[cutAt].length + 1;
+    out.push(lines[cutAt++]);
+  }
+  const cut = parse(lines.slice(cutAt));
+  const refs = cut.filter((line) => line.hasRef).length;
+  const sections = cut
+    .filter((line) => line.role === 'heading' || LANDMARKS.has(line.role))
+    .slice(0, 4)
+    .map((line) => line.text.trim().replace(/^- /, '').replace(/:$/, '').slice(0, 60));
+  const where = sections.length ? `; next: ${sections.join(' | ')}` : '';
+  out.push(`[cut at maxChars=${maxChars}: ${cut.length} more lines (${refs} with refs) not shown${where}. For more: a larger maxChars, interactive, or scope to a ref or selector]`);
+  return out;
+}
+
+export interface OutlineDiff {
+  lines: string[];
+  added: number;
+  removed: number;
+  unchanged: number;
+}
+
+/** Above this many line pairs to compare, the changed middle is shown whole rather than diffed. */
+const MAX_DIFF_CELLS = 4_000_000;
+
+/**
+ * What changed between two outlines of one document: `+ ` added and `- `
+ * removed lines, each run of changes under its nearest unchanged enclosing
+ * line (`  `) for context. Refs are stable between snapshots of a document,
+ * so an unchanged element's line is unchanged.
+ */
+export function diffOutlines(before: string[], after: string[]): OutlineDiff {
+  let start = 0;
+  while (start < before.length && start < after.length && before[start] === after[start]) start++;
+  let endBefore = before.length;
+  let endAfter = after.length;
+  while (endBefore > start && endAfter > start && before[endBefore - 1] === after[endAfter - 1]) {
+    endBefore--;
+    endAfter--;
+  }
+  const oldMiddle = before.slice(start, endBefore);
+  const newMiddle = after.slice(start, endAfter);
+  // Each entry: [kind, index in `after` (for context), text].
+  const ops: Array<{ kind: ' ' | '+' | '-'; at: number; text: string }> = [];
+  if (oldMiddle.length * newMiddle.length > MAX_DIFF_CELLS) {
+    for (const text of oldMiddle) ops.push({ kind: '-', at: start, text });
+    newMiddle.forEach((text, i) => ops.push({ kind: '+', at: start + i, text }));
+  } else {
+    const n = oldMiddle.length;
+    const m = newMiddle.length;
+    // Longest common subsequence, suffix lengths.
+    const lcs = new Uint32Array((n + 1) * (m + 1));
+    for (let i = n - 1; i >= 0; i--) {
+      for (let j = m - 1; j >= 0; j--) {
+        lcs[i * (m + 1) + j] = oldMiddle[i] === newMiddle[j] ? lcs[(i + 1) * (m + 1) + j + 1] + 1 : Math.max(lcs[(i + 1) * (m + 1) + j], lcs[i * (m + 1) + j + 1]);
+      }
+    }
+    let i = 0;
+    let j = 0;
+    while (i < n || j < m) {
+      if (i < n && j < m && oldMiddle[i] === newMiddle[j]) {
+        ops.push({ kind: ' ', at: start + j, text: newMiddle[j] });
+        i++;
+        j++;
+      } else if (i < n && (j === m || lcs[(i + 1) * (m + 1) + j] >= lcs[i * (m + 1) + j + 1])) {
+        // Removals first, as diffs read.
+        ops.push({ kind: '-', at: start + j, text: oldMiddle[i] });
+        i++;
+      } else {
+        ops.push({ kind: '+', at: start + j, text: newMiddle[j] });
+        j++;
+      }
+    }
+  }
+  const added = ops.filter((op) => op.kind === '+').length;
+  const removed = ops.filter((op) => op.kind === '-').length;
+  const unchanged = after.length - added;
+  const parsedAfter = parse(after);
+  const shownContext = new Set<number>();
+  const lines: string[] = [];
+  let inRun = false;
+  for (const op of ops) {
+    if (op.kind === ' ') {
+      inRun = false;
+      continue;
+    }
+    if (!inRun) {
+      // The nearest unchanged line that encloses this run says where it is.
+      const level = op.text.length - op.text.trimStart().length;
+      let context = -1;
+      for (let k = Math.min(op.at, after.length) - 1; k >= 0; k--) {
+        const candidate = parsedAfter[k];
+        if (candidate.level * 2 < level && !ops.some((o) => o.kind === '+' && o.at === k)) {
+          context = k;
+          break;
+        }
+      }
+      if (context >= 0 && !shownContext.has(context)) {
+        shownContext.add(context);
+        lines.push(`  ${after[context]}`);
+      }
+      inRun = true;
+    }
+    lines.push(`${op.kind} ${op.text}`);
+  }
+  return { lines, added, removed, unchanged };
+}

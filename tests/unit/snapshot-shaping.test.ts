@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { diffOutlines, fitBudget, interactiveOnly, limitDepth } from '../../relay/src/snapshot/shaping.js';
+
+/** Shaping on outline text alone; the browser-side behaviour is in e2e/snapshot-shaping.test.ts. */
+
+const OUTLINE = [
+  '- banner:',
+  '  - link "Home" [ref=e1]',
+  '- main:',
+  '  - heading "Intro" [level=1]',
+  '  - text: "Words words"',
+  '  - list:',
+  '    - listitem:',
+  '      - link "First" [ref=e2]',
+  '  - heading "Empty section" [level=2]',
+  '  - text: "No controls here"',
+  '  - heading "Form" [level=2]',
+  '  - form "Ask":',
+  '    - textbox "Question" [ref=e3]',
+  '    - combobox "Topic" [ref=e4]:',
+  '      - option "A" [selected] [ref=e5]',
+];
+
+describe('interactiveOnly', () => {
+  it('keeps refs under their landmarks, with the nearest heading before them, and keeps nesting among what is kept', () => {
+    expect(interactiveOnly(OUTLINE)).toEqual([
+      '- banner:',
+      '  - link "Home" [ref=e1]',
+      '- main:',
+      '  - heading "Intro" [level=1]',
+      '  - link "First" [ref=e2]',
+      '  - heading "Form" [level=2]',
+      '  - form "Ask":',
+      '    - textbox "Question" [ref=e3]',
+      '    - combobox "Topic" [ref=e4]:',
+      '      - option "A" [selected] [ref=e5]',
+    ]);
+  });
+});
+
+describe('limitDepth', () => {
+  it('keeps the top levels and counts what it left out', () => {
+    expect(limitDepth(OUTLINE, 1)).toEqual(['- banner:', '- main:', '[depth=1: 13 deeper lines not shown (5 with refs); raise depth, or scope to the ref of a section]']);
+    expect(limitDepth(OUTLINE, 10)).toEqual(OUTLINE);
+  });
+});
+
+describe('fitBudget', () => {
+  it('returns what fits as it is', () => {
+    expect(fitBudget(OUTLINE, 10_000)).toEqual(OUTLINE);
+  });
+  it('cuts at a line, stays within the budget, and names the next sections', () => {
+    const long = Array.from({ length: 40 }, (_, i) => [`- heading "Part ${i}" [level=2]`, `- text: "${'x'.repeat(60)}"`]).flat();
+    const fitted = fitBudget(long, 1000);
+    expect(fitted.join('\n').length).toBeLessThanOrEqual(1000);
+    expect(fitted.at(-1)).toMatch(/^\[cut at maxChars=1000: \d+ more lines \(0 with refs\) not shown; next: heading "Part \d+" \[level=2\] \| /);
+    expect(long.slice(0, fitted.length - 1)).toEqual(fitted.slice(0, -1));
+  });
+});
+
+describe('diffOutlines', () => {
+  it('shows a changed line as removed and added, under its nearest unchanged enclosing line', () => {
+    const after = OUTLINE.map((line) => (line.includes('Question') ? '    - textbox "Question" [value=hi] [ref=e3]' : line));
+    const diff = diffOutlines(OUTLINE, after);
+    expect(diff.lines).toEqual(['    - form "Ask":', '-     - textbox "Question" [ref=e3]', '+     - textbox "Question" [value=hi] [ref=e3]']);
+    expect(diff).toMatchObject({ added: 1, removed: 1, unchanged: OUTLINE.length - 1 });
+  });
+  it('shows an inserted item alone', () => {
+    const after = [...OUTLINE.slice(0, 8), '    - listitem:', '      - link "Second" [ref=e6]', ...OUTLINE.slice(8)];
+    expect(diffOutlines(OUTLINE, after).lines).toEqual(['    - list:', '+     - listitem:', '+       - link "Second" [ref=e6]']);
+  });
+  it('finds nothing when nothing changed', () => {
+    expect(diffOutlines(OUTLINE, OUTLINE)).toEqual({ lines: [], added: 0, removed: 0, unchanged: OUTLINE.length });
+  });
+});
