@@ -23,6 +23,19 @@ const Modifier = z.enum(['Alt', 'Control', 'ControlOrMeta', 'Meta', 'Shift']);
 const Button = z.enum(['left', 'right', 'middle']);
 
 const target = { targetId: TargetId.optional() };
+
+/** `?flag`, `?flag=true` and `?flag=1` are true; `false` and `0` are false. */
+const QueryFlag = z.enum(['', 'true', '1', 'false', '0']).transform((value) => value !== 'false' && value !== '0');
+
+/** How an `ai` snapshot is cut down for a token budget (snapshot/shaping.ts); query strings and MCP alike. */
+export const SnapshotShaping = z.object({
+  interactive: z.union([z.boolean(), QueryFlag]).optional().describe('only what can be acted on, with its landmarks and nearest heading'),
+  ref: Ref.optional().describe('only the lines of this element (a ref from the previous snapshot)'),
+  selector: z.string().min(1).max(1000).optional().describe('only the lines of the element this CSS selector matches (main frame)'),
+  depth: z.coerce.number().int().positive().max(100).optional().describe('only this many levels of the outline'),
+  maxChars: z.coerce.number().int().min(500).max(1_000_000).optional().describe('at most this many characters; a note says what was cut'),
+  diff: z.union([z.boolean(), QueryFlag]).optional().describe("only what changed since this tab's previous snapshot"),
+});
 const point = { x: Coordinate, y: Coordinate };
 
 export const ActionSchema = z.discriminatedUnion('kind', [
@@ -92,6 +105,7 @@ export const schemas = {
     targetId: TargetId.optional(),
     format: z.enum(['ai', 'aria']).default('ai'),
     limit: z.coerce.number().int().positive().optional(),
+    ...SnapshotShaping.shape,
   }),
   fileChooser: z.strictObject({
     targetId: TargetId.optional(),
@@ -107,3 +121,6 @@ export const schemas = {
   dialog: z.strictObject({ targetId: TargetId.optional(), accept: z.boolean(), promptText: z.string().optional(), timeoutMs: Timeout.optional() }),
   act: ActionSchema,
 };
+
+/** `GET /snapshot` as the driver takes it (defaults applied). */
+export type SnapshotOptions = Omit<z.output<typeof schemas.snapshotQuery>, 'profile'>;

@@ -150,8 +150,15 @@ function addActionCommands(program: Command, client: () => BrowserClient, print:
   withTarget(program.command('snapshot').description('the page as text, with [ref=…] on what can be acted on'))
     .option('--format <format>', 'ai (default) or aria (the raw accessibility tree)', 'ai')
     .option('--limit <n>', 'at most this many lines (ai) or nodes (aria)', (v) => Number(v))
-    .action(async (options: { format: 'ai' | 'aria'; limit?: number; target?: string }) => {
-      const snapshot = await client().snapshot({ format: options.format, limit: options.limit, targetId: options.target });
+    .option('--interactive', 'only what can be acted on, with its landmarks and nearest heading')
+    .option('--ref <ref>', 'only the lines of this element (a ref from the previous snapshot)')
+    .option('--selector <css>', 'only the lines of the element this CSS selector matches')
+    .option('--depth <n>', 'only this many levels of the outline', (v) => Number(v))
+    .option('--max-chars <n>', 'at most this many characters; a note says what was cut', (v) => Number(v))
+    .option('--diff', "only what changed since the tab's previous snapshot")
+    .action(async (options: { format: 'ai' | 'aria'; limit?: number; target?: string; interactive?: boolean; ref?: string; selector?: string; depth?: number; maxChars?: number; diff?: boolean }) => {
+      const { target, ...rest } = options;
+      const snapshot = await client().snapshot({ ...rest, targetId: target });
       print(snapshot, () => (snapshot.format === 'ai' ? String(snapshot.text) : JSON.stringify(snapshot.nodes, null, 2)));
     });
   withTarget(program.command('click').description('click an element by ref').argument('<ref>'))

@@ -20,6 +20,9 @@ import type {
   Tab,
 } from '../api/responses.js';
 
+/** `GET /snapshot`'s query: the tab, the format, and the shaping options (SnapshotShaping). */
+export type SnapshotRequest = Omit<RequestOf<'snapshotQuery'>, 'profile'>;
+
 // The typed errors travel with the client: `import { BrowserClient, NotFoundError } from 'clawd-browser'`.
 export * from '../errors.js';
 
@@ -107,12 +110,13 @@ export class BrowserClient {
   }
 
   /** The page outline with refs (`format: 'ai'`), or the raw accessibility tree (`'aria'`). */
-  snapshot(options?: { targetId?: string; format?: 'ai'; limit?: number }): Promise<AiSnapshotResponse>;
+  snapshot(options?: SnapshotRequest & { format?: 'ai' }): Promise<AiSnapshotResponse>;
   snapshot(options: { targetId?: string; format: 'aria'; limit?: number }): Promise<AriaSnapshotResponse>;
-  snapshot(options: { targetId?: string; format?: 'ai' | 'aria'; limit?: number }): Promise<Snapshot>;
-  snapshot(options: { targetId?: string; format?: 'ai' | 'aria'; limit?: number } = {}): Promise<Snapshot> {
-    const { limit, ...rest } = options;
-    return this.call('GET', '/snapshot', undefined, { ...rest, limit: limit === undefined ? undefined : String(limit) });
+  snapshot(options: SnapshotRequest): Promise<Snapshot>;
+  snapshot(options: SnapshotRequest = {}): Promise<Snapshot> {
+    const query: Record<string, string | undefined> = {};
+    for (const [key, value] of Object.entries(options)) query[key] = value === undefined ? undefined : String(value);
+    return this.call('GET', '/snapshot', undefined, query);
   }
   /** Any `POST /act` action; the helpers below are shorthands. */
   act(action: ActionRequest): Promise<ActionResult> {

@@ -3,7 +3,7 @@ import { basename, extname, join } from 'node:path';
 import { type Browser, chromium, type Dialog, type Download, type ElementHandle, type FileChooser, type Page } from 'playwright-core';
 import { AmbiguousError, BadRequestError, ClawdError, NotFoundError, TimeoutError, UnavailableError } from '../errors.js';
 import type { Profile } from '../profiles/profile-registry.js';
-import { MAX_WAIT_MS, type Action } from '../api/schemas.js';
+import { MAX_WAIT_MS, type Action, type SnapshotOptions } from '../api/schemas.js';
 import { ariaSnapshot, resolveRef, takeAiSnapshot } from '../snapshot/ai-snapshot.js';
 import { registerSnapshotEngine } from '../snapshot/snapshot-engine.js';
 import type { BrowserEndpoint } from './browser-endpoint.js';
@@ -188,11 +188,14 @@ export class ProfileDriver {
   }
 
   /** `GET /snapshot`: the ai outline (refs valid until the next snapshot of the tab) or the raw AX tree. */
-  async snapshot(options: { targetId?: string; format: 'ai' | 'aria'; limit?: number }): Promise<Snapshot> {
-    const page = await this.page(options.targetId);
+  async snapshot(options: SnapshotOptions): Promise<Snapshot> {
+    const { targetId, format, limit, ref, selector, ...shaping } = options;
+    if (ref && selector) throw new BadRequestError('Give ref or selector to scope a snapshot, not both');
+    const page = await this.page(targetId);
     const tab = await this.use(page);
-    if (options.format === 'aria') return { targetId: tab.targetId, format: 'aria', ...(await ariaSnapshot(page, { limit: options.limit })) };
-    return { targetId: tab.targetId, url: tab.url, title: tab.title, format: 'ai', ...(await takeAiSnapshot(page, { limit: options.limit })) };
+    if (format === 'aria') return { targetId: tab.targetId, format: 'aria', ...(await ariaSnapshot(page, { limit })) };
+    const scope = ref ? { ref } : selector ? { selector } : undefined;
+    return { targetId: tab.targetId, url: tab.url, title: tab.title, format: 'ai', ...(await takeAiSnapshot(page, { limit, scope, ...shaping })) };
   }
 
   /** `POST /act`. */

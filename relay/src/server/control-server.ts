@@ -117,8 +117,8 @@ export async function startControlServer(options: ControlServerOptions): Promise
   // ---- snapshots, actions, hooks ---------------------------------------------
 
   app.get('/snapshot', async (request, response) => {
-    const { profile, targetId, format, limit } = parse(schemas.snapshotQuery, request.query, 'query');
-    response.json(await manager.driver(profile).snapshot({ targetId, format, limit }));
+    const { profile, ...options } = parse(schemas.snapshotQuery, request.query, 'query');
+    response.json(await manager.driver(profile).snapshot(options));
   });
   app.post('/act', async (request, response) => {
     response.json(await manager.driver(profileOf(request)).act(body(schemas.act, request)));
