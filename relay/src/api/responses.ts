@@ -95,6 +95,8 @@ export interface ActionResult {
   /** After the action (absent when it closed the tab). */
   url?: string;
   title?: string;
+  /** Dialogs answered and downloads started on the tab since its previous action. */
+  events?: string[];
   /** What the action itself reports (an evaluate's value, a drag's points...). */
   [key: string]: unknown;
 }

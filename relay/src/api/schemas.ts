@@ -95,6 +95,8 @@ export const schemas = {
     element: z.string().min(1).optional(),
     type: z.enum(['png', 'jpeg']).optional(),
     quality: z.number().int().min(0).max(100).optional(),
+    /** css: one image pixel per CSS pixel (smaller on high-DPI screens); device (default): the screen's pixels. */
+    scale: z.enum(['css', 'device']).optional(),
   }),
   pdf: z.strictObject({ targetId: TargetId.optional() }),
   createProfile: z.strictObject({ name: z.string(), color: HexColor.optional(), cdpUrl: Url.optional() }),

@@ -2,7 +2,7 @@ import { homedir } from 'node:os';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { BrowserClient } from '../client/browser-client.js';
 import { controlAddress, ensureConfig, loadConfig, urlHost } from '../config/config.js';
-import { DEFAULT_CONTROL_PORT, EXTENSION_ID } from '../../../protocol/constants.js';
+import { DEFAULT_CONTROL_PORT, EXTENSION_ID, relayPortFor } from '../../../protocol/constants.js';
 import { CLI_PATH, PACKAGE_VERSION } from '../config/package-root.js';
 import { currentPlatform } from '../config/platform.js';
 import { clawdHome, loadOrCreateExtensionKey, loadOrCreateToken } from '../config/state-dir.js';
@@ -10,6 +10,7 @@ import { createLogger, type LogLevel } from '../log.js';
 import { runNativeHost } from '../native-host/host.js';
 import { BROWSERS, type BrowserName, installNativeHost, type InstallOptions, uninstallNativeHost } from '../native-host/install.js';
 import { addBrowserCommands } from './browser-commands.js';
+import { runMcpStdio } from './mcp.js';
 import { serve } from './serve.js';
 
 /** `clawd-browser <command>`: one line of reason and a non-zero exit on failure (spec §10). */
@@ -64,9 +65,14 @@ program
   .action((options: { port?: number }) => {
     const home = clawdHome();
     const { host, port: controlPort } = controlAddress(loadConfig(home));
-    const url = `ws://${urlHost(host)}:${(options.port ?? controlPort) + 1}/cdp?token=${loadOrCreateToken(home)}`;
+    const url = `ws://${urlHost(host)}:${relayPortFor(options.port ?? controlPort)}/cdp?token=${loadOrCreateToken(home)}`;
     print({ cdpUrl: url }, () => url);
   });
+
+program
+  .command('mcp')
+  .description('serve the browser tools over MCP on stdio (starts `serve` in the background when it is not running)')
+  .action(() => runMcpStdio({ home: clawdHome(), profile: program.opts().profile }));
 
 addBrowserCommands(program, client, print);
 

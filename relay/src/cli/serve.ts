@@ -41,7 +41,7 @@ export async function startServer(options: { home: string; port?: number; host?:
   manager.registry.prepare();
   let control: ControlServer;
   try {
-    control = await startControlServer({ token, host, port, manager, logger: options.logger });
+    control = await startControlServer({ token, host, port, manager, logger: options.logger, exportDir: join(options.home, 'exports') });
   } catch (error) {
     await relay.close();
     throw error;

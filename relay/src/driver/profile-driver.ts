@@ -5,7 +5,7 @@ import { AmbiguousError, BadRequestError, ClawdError, NotFoundError, TimeoutErro
 import type { Profile } from '../profiles/profile-registry.js';
 import { MAX_WAIT_MS, type Action, type SnapshotOptions } from '../api/schemas.js';
 import { ariaSnapshot, resolveRef, takeAiSnapshot } from '../snapshot/ai-snapshot.js';
-import { registerSnapshotEngine } from '../snapshot/snapshot-engine.js';
+import { prepareBrowser } from '../snapshot/snapshot-engine.js';
 import type { BrowserEndpoint } from './browser-endpoint.js';
 import type { ActionResult, Capture, EndpointState, RequestOf, ConsoleMessage, DownloadRecord, Screenshot, Snapshot, Tab } from '../api/responses.js';
 import { navigationProblem } from '../../../protocol/url-gate.js';
@@ -56,6 +56,10 @@ export class ProfileDriver {
   private lastUsed: string | undefined;
   private readonly targetIds = new WeakMap<Page, string>();
   private readonly consoles = new WeakMap<Page, ConsoleMessage[]>();
+  /** Dialogs and downloads since the tab's last action: reported with the next action's result. */
+  private readonly pageEvents = new WeakMap<Page, string[]>();
+  /** The answer armed for each tab's next dialog (POST /hooks/dialog). */
+  private readonly dialogAnswers = new WeakMap<Page, { accept: boolean; promptText?: string; timer: NodeJS.Timeout }>();
   private readonly savedDownloads: DownloadRecord[] = [];
 
   constructor(
@@ -83,7 +87,6 @@ export class ProfileDriver {
   }
 
   private async connect(): Promise<Browser> {
-    await registerSnapshotEngine();
     const { url, headers } = await this.endpoint.connect();
     let browser: Browser;
     try {
@@ -91,6 +94,7 @@ export class ProfileDriver {
     } catch (error) {
       throw new UnavailableError(`Cannot connect to the ${this.profile.name} browser at ${url.split('?')[0]}: ${(error as Error).message.split('\n')[0]}`);
     }
+    await prepareBrowser(browser);
     browser.on('disconnected', () => {
       if (this.browser === browser) this.browser = undefined;
     });
@@ -156,7 +160,7 @@ export class ProfileDriver {
   async screenshot(options: RequestOf<'screenshot'>): Promise<Screenshot> {
     const page = await this.page(options.targetId);
     const type = options.type ?? 'png';
-    const shot = { type, quality: type === 'jpeg' ? options.quality : undefined, timeout: ACTION_TIMEOUT_MS };
+    const shot = { type, quality: type === 'jpeg' ? options.quality : undefined, scale: options.scale, timeout: ACTION_TIMEOUT_MS };
     let data: Buffer;
     if (options.ref) {
       data = await (await this.resolve(page, options.ref)).screenshot(shot);
@@ -205,9 +209,11 @@ export class ProfileDriver {
     const result = await performAction(page, action, (ref) => this.resolve(page, ref)).catch((error: unknown) => {
       throw withoutSecrets(error, action);
     });
-    if (page.isClosed()) return { targetId, kind: action.kind, ...result };
+    const events = this.takeEvents(page);
+    const happened = events.length ? { events } : {};
+    if (page.isClosed()) return { targetId, kind: action.kind, ...result, ...happened };
     const tab = await this.use(page);
-    return { targetId, kind: action.kind, url: tab.url, title: tab.title, ...result };
+    return { targetId, kind: action.kind, url: tab.url, title: tab.title, ...result, ...happened };
   }
 
   /**
@@ -252,12 +258,9 @@ export class ProfileDriver {
     const page = await this.page(options.targetId);
     const targetId = (await this.use(page)).targetId;
     const timeout = options.timeoutMs ?? MAX_WAIT_MS;
-    const handle = (dialog: Dialog) => {
-      clearTimeout(timer);
-      void (options.accept ? dialog.accept(options.promptText) : dialog.dismiss()).catch(() => {});
-    };
-    const timer = setTimeout(() => page.off('dialog', handle), timeout);
-    page.once('dialog', handle);
+    clearTimeout(this.dialogAnswers.get(page)?.timer);
+    const timer = setTimeout(() => this.dialogAnswers.delete(page), timeout);
+    this.dialogAnswers.set(page, { accept: options.accept, promptText: options.promptText, timer });
     return { targetId, armed: true, accept: options.accept, timeoutMs: timeout };
   }
 
@@ -346,7 +349,33 @@ export class ProfileDriver {
     page.on('pageerror', (error) => {
       buffer.push({ level: 'error', text: `Uncaught ${error.name}: ${error.message}`, timestamp: Date.now() });
     });
-    page.on('download', (download) => void this.save(page, download));
+    page.on('download', (download) => {
+      this.noteEvent(page, `download started: ${download.suggestedFilename()} (GET /downloads says where it is)`);
+      void this.save(page, download);
+    });
+    // One listener answers every dialog: the armed answer, or dismissed, so a page never hangs on one.
+    page.on('dialog', (dialog: Dialog) => {
+      const armed = this.dialogAnswers.get(page);
+      this.dialogAnswers.delete(page);
+      clearTimeout(armed?.timer);
+      const accepted = armed?.accept === true;
+      this.noteEvent(page, `${dialog.type()} dialog ${JSON.stringify(dialog.message().slice(0, 200))} ${accepted ? 'accepted' : 'dismissed'}${armed ? ' (as armed)' : ' (no answer was armed)'}`);
+      void (accepted ? dialog.accept(armed?.promptText) : dialog.dismiss()).catch(() => {});
+    });
+  }
+
+  private noteEvent(page: Page, event: string): void {
+    let events = this.pageEvents.get(page);
+    if (!events) this.pageEvents.set(page, (events = []));
+    events.push(event);
+    if (events.length > 20) events.shift();
+  }
+
+  /** What happened on the tab since the last call (dialogs, downloads), for an action's result. */
+  private takeEvents(page: Page): string[] {
+    const events = this.pageEvents.get(page) ?? [];
+    this.pageEvents.delete(page);
+    return events;
   }
 
   /** Keeps a download under the profile's downloads folder, by its suggested name. */

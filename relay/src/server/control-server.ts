@@ -11,6 +11,9 @@ import { checkRequest, guardFor, refusal } from './request-guard.js';
 import { schemas } from '../api/schemas.js';
 import type { Status } from '../api/responses.js';
 import { describeIssues } from '../validation.js';
+import { BrowserClient } from '../client/browser-client.js';
+import { urlHost } from '../config/config.js';
+import { McpHttpSessions } from '../mcp/http-sessions.js';
 
 /**
  * The control API (spec §6, port 18791): JSON in, JSON out, every route with
@@ -24,6 +27,8 @@ export interface ControlServerOptions {
   port: number;
   manager: ProfileManager;
   logger: Logger;
+  /** Where MCP's pdf tool saves files ($CLAWD_HOME/exports). */
+  exportDir: string;
 }
 
 export interface ControlServer {
@@ -50,6 +55,14 @@ export async function startControlServer(options: ControlServerOptions): Promise
     sendError(response, refusal(verdict));
   });
   app.use(express.json({ limit: LIMITS.controlBodyBytes }));
+
+  // MCP over Streamable HTTP: the same tools as `clawd-browser mcp`, calling
+  // this server's own routes (as any client would) with its token.
+  let self: BrowserClient | undefined;
+  const mcp = new McpHttpSessions(() => self!, options.exportDir);
+  app.all('/mcp', async (request, response) => {
+    await mcp.handle(request, response, request.body);
+  });
 
   const profileOf = (request: Request) => parse(schemas.profileQuery, request.query, 'query').profile;
   const body = <T>(schema: z.ZodType<T>, request: Request) => parse(schema, request.body, 'body');
@@ -169,10 +182,12 @@ export async function startControlServer(options: ControlServerOptions): Promise
   const server = createServer(app);
   applyServerLimits(server);
   const port = await listen(server, options.host, options.port);
+  self = new BrowserClient({ baseUrl: `http://${urlHost(options.host)}:${port}`, token: options.token });
   logger.info(`control API listening on http://${options.host}:${port}`);
   return {
     port,
     async close() {
+      await mcp.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

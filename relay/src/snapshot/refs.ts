@@ -70,7 +70,7 @@ export async function resolveRef(page: Page, ref: string): Promise<ElementHandle
 
   const outcome = await checkRef(frame, ref, state.generation).catch(() => 'navigated' as const);
   if (outcome === 'ok') {
-    const element = await refLocator(frame, ref).elementHandle({ timeout: 1_000 }).catch(() => null);
+    const element = await (await refLocator(frame, ref)).elementHandle({ timeout: 1_000 }).catch(() => null);
     if (element) return element as ElementHandle<Element>;
   }
   switch (outcome) {

@@ -1,4 +1,4 @@
-import { type Frame, type Locator, selectors } from 'playwright-core';
+import { type Browser, type BrowserContext, type Frame, type Locator, selectors } from 'playwright-core';
 import { type PageScriptArgs, type PageScriptResult, snapshotFrameDom } from './page-script.js';
 
 /**
@@ -16,36 +16,48 @@ import { type PageScriptArgs, type PageScriptResult, snapshotFrameDom } from './
  * isolated world ever holds.
  */
 
-const ENGINE = 'clawd-snapshot';
-
 /** What `check` says of a ref. */
 export type RefCheck = 'ok' | 'navigated' | 'absent' | 'removed';
 
-let registered: Promise<void> | undefined;
+let registrations = 0;
+let latest: Promise<string> | undefined;
+const byContext = new WeakMap<BrowserContext, string>();
 
-/** Registers the engine once per process; it must precede the browser contexts it is used in. */
-export function registerSnapshotEngine(): Promise<void> {
-  registered ??= selectors.register(ENGINE, { content: engineSource() }, { contentScript: true }).catch((error: unknown) => {
-    // Registered already by another copy of this module (tests import both source and build).
-    if (/already registered/.test((error as Error).message)) return;
-    registered = undefined;
-    throw error;
-  });
-  return registered;
+/**
+ * Registers the engine under a fresh name. Playwright gives a registered
+ * engine to every context the process has now and creates later, except
+ * that a context met through connectOverCDP only gets engines registered
+ * after it connected, and a page whose isolated world Playwright already
+ * set up keeps the engines it had. Hence one registration per connected
+ * browser, right after connecting (prepareBrowser).
+ */
+export function registerSnapshotEngine(): Promise<string> {
+  const name = `clawd-snapshot-${process.pid}-${++registrations}-${Math.random().toString(36).slice(2, 8)}`;
+  const registering = selectors.register(name, { content: engineSource() }, { contentScript: true }).then(() => name);
+  latest = registering.catch(() => undefined as never);
+  return registering;
 }
 
-// Registered when this module loads, so that it precedes every browser context
-// of the process: a context's injected scripts only know engines registered
-// before they were created.
-void registerSnapshotEngine();
+/** For a browser just connected over CDP: its contexts get the engine before anything touches their pages. */
+export async function prepareBrowser(browser: Browser): Promise<void> {
+  const name = await registerSnapshotEngine();
+  for (const context of browser.contexts()) byContext.set(context, name);
+}
 
-function locate(frame: Frame, op: string, argument: unknown): Locator {
-  return frame.locator(`${ENGINE}=${op}:${encodeURIComponent(JSON.stringify(argument))}`);
+// Registered when this module loads, before any context is created, for
+// browsers the process launches itself (contexts made later get it).
+void registerSnapshotEngine().catch(() => {});
+
+async function engineFor(frame: Frame): Promise<string> {
+  return byContext.get(frame.page().context()) ?? (await latest) ?? (await registerSnapshotEngine());
+}
+
+async function locate(frame: Frame, op: string, argument: unknown): Promise<Locator> {
+  return frame.locator(`${await engineFor(frame)}=${op}:${encodeURIComponent(JSON.stringify(argument))}`);
 }
 
 async function read<T>(frame: Frame, op: string, argument: unknown): Promise<T> {
-  await registerSnapshotEngine();
-  const text = await locate(frame, op, argument).textContent({ timeout: 30_000 });
+  const text = await (await locate(frame, op, argument)).textContent({ timeout: 30_000 });
   return JSON.parse(text ?? 'null') as T;
 }
 
@@ -56,8 +68,7 @@ export function walkFrame(frame: Frame, args: PageScriptArgs): Promise<PageScrip
 
 /** The element showing child frame `prefix` in the latest walk of `frame`, as a Frame. */
 export async function childFrame(frame: Frame, prefix: string): Promise<Frame | null> {
-  await registerSnapshotEngine();
-  const handle = await locate(frame, 'frame', prefix).elementHandle({ timeout: 1_000 }).catch(() => null);
+  const handle = await (await locate(frame, 'frame', prefix)).elementHandle({ timeout: 1_000 }).catch(() => null);
   if (!handle) return null;
   try {
     return await handle.contentFrame();
@@ -71,7 +82,7 @@ export function checkRef(frame: Frame, ref: string, generation: number): Promise
 }
 
 /** A locator for a ref that `checkRef` found 'ok'; it resolves in the isolated world too. */
-export function refLocator(frame: Frame, ref: string): Locator {
+export function refLocator(frame: Frame, ref: string): Promise<Locator> {
   return locate(frame, 'ref', ref);
 }
 

@@ -1,0 +1,64 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { BrowserClient } from '../client/browser-client.js';
+import { BadRequestError, NotFoundError, UnavailableError } from '../errors.js';
+import { createMcpServer } from './mcp-server.js';
+
+/** MCP sessions held at once over HTTP; an initialize beyond it is refused (503). */
+const MAX_SESSIONS = 32;
+/** A session idle this long is closed. */
+const IDLE_MS = 30 * 60_000;
+
+/**
+ * The MCP tools over Streamable HTTP (`/mcp` on the control server, behind
+ * its token, Host and Origin checks). Each client's session keeps its own
+ * MCP server and state; sessions are bounded in number and idle time.
+ */
+export class McpHttpSessions {
+  private readonly sessions = new Map<string, { transport: StreamableHTTPServerTransport; lastUsed: number }>();
+  private readonly sweep: NodeJS.Timeout;
+
+  constructor(
+    private readonly client: () => BrowserClient,
+    private readonly exportDir: string,
+  ) {
+    this.sweep = setInterval(() => this.closeIdle(), 60_000);
+    this.sweep.unref();
+  }
+
+  async handle(request: IncomingMessage, response: ServerResponse, body: unknown): Promise<void> {
+    const id = request.headers['mcp-session-id'];
+    const known = typeof id === 'string' ? this.sessions.get(id) : undefined;
+    if (known) {
+      known.lastUsed = Date.now();
+      return known.transport.handleRequest(request, response, body);
+    }
+    if (typeof id === 'string') throw new NotFoundError(`MCP session ${id} is unknown or expired: initialize a new one`);
+    if (request.method !== 'POST' || !isInitializeRequest(body)) throw new BadRequestError('Start an MCP session with an initialize request (POST /mcp)');
+    if (this.sessions.size >= MAX_SESSIONS) throw new UnavailableError(`Too many MCP sessions (${MAX_SESSIONS}); close one (DELETE /mcp) or wait for idle ones to expire`);
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (sessionId) => {
+        this.sessions.set(sessionId, { transport, lastUsed: Date.now() });
+      },
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) this.sessions.delete(transport.sessionId);
+    };
+    await createMcpServer(this.client(), { exportDir: this.exportDir }).connect(transport);
+    await transport.handleRequest(request, response, body);
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.sweep);
+    await Promise.all([...this.sessions.values()].map(({ transport }) => transport.close().catch(() => {})));
+    this.sessions.clear();
+  }
+
+  private closeIdle(): void {
+    const cutoff = Date.now() - IDLE_MS;
+    for (const { transport, lastUsed } of this.sessions.values()) if (lastUsed < cutoff) void transport.close().catch(() => {});
+  }
+}

@@ -1,0 +1,153 @@
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ControlEnv, startControlEnv } from './control-env.js';
+
+/**
+ * The MCP server as an agent meets it: the SDK's own client spawns
+ * `clawd-browser mcp` (stdio) or speaks to `/mcp` (HTTP), lists the tools,
+ * and does a task on the todo fixture using only refs that tool results
+ * handed it. After each step the page's own state (window.todos) says
+ * whether it happened.
+ */
+
+const CLI = fileURLToPath(new URL('../../bin/clawd-browser.js', import.meta.url));
+
+let env: ControlEnv;
+beforeAll(async () => {
+  env = await startControlEnv();
+}, 90_000);
+afterAll(async () => {
+  await env?.close();
+});
+
+type Call = (name: string, args?: Record<string, unknown>) => Promise<string>;
+
+function caller(client: Client): Call {
+  return async (name, args = {}) => {
+    const result = (await client.callTool({ name, arguments: args })) as { content: Array<{ type: string; text?: string }>; isError?: boolean };
+    const text = result.content.map((part) => part.text ?? `<${part.type}>`).join('\n');
+    if (result.isError) throw new Error(`${name} failed: ${text}`);
+    return text;
+  };
+}
+
+/** The ref on the first line that matches, as an agent reads it from a tool result (a diff's removed lines are gone). */
+function ref(text: string, pattern: RegExp): string {
+  const line = text.split('\n').find((candidate) => pattern.test(candidate) && /\[ref=/.test(candidate) && !/^-\s+-\s/.test(candidate));
+  const found = line && /\[ref=([\w]+)\]/.exec(line)?.[1];
+  if (!found) throw new Error(`no line matching ${pattern} with a ref in:\n${text}`);
+  return found;
+}
+
+interface TodoState {
+  todos: Array<{ title: string; done: boolean }>;
+  filter: string;
+}
+
+/** Add two items, tick one, filter, clear: every ref comes from a tool's answer. */
+async function todoTask(call: Call, profile: string, targetId: string, pageState: () => Promise<TodoState>): Promise<void> {
+  const snapshot = await call('browser_snapshot', { profile, targetId, interactive: true });
+  expect(snapshot).toMatch(/textbox "New todo"/);
+  const input = ref(snapshot, /textbox "New todo"/);
+
+  const added = await call('browser_type', { profile, targetId, ref: input, text: 'Milk', submit: true });
+  expect(added.split('\n')[0]).toBe('type: done');
+  expect(added).toMatch(/^\+ .*checkbox "Milk"/m);
+  expect((await pageState()).todos).toEqual([{ title: 'Milk', done: false }]);
+
+  // The app renders its list anew on every change, so the diff shows the items with new refs.
+  const second = await call('browser_type', { profile, targetId, ref: input, text: 'Eggs', submit: true });
+  expect((await pageState()).todos.map((todo) => todo.title)).toEqual(['Milk', 'Eggs']);
+
+  const ticked = await call('browser_click', { profile, targetId, ref: ref(second, /checkbox "Milk"/) });
+  expect(ticked).toMatch(/checkbox "Milk" \[checked\]/);
+  expect((await pageState()).todos).toEqual([{ title: 'Milk', done: true }, { title: 'Eggs', done: false }]);
+
+  const filtered = await call('browser_click', { profile, targetId, ref: ref(snapshot, /button "Active"/) });
+  expect(filtered).toMatch(/button "Active" \[pressed\]/);
+  expect((await pageState()).filter).toBe('active');
+
+  const cleared = await call('browser_click', { profile, targetId, ref: ref(snapshot, /button "Clear completed"/) });
+  expect(cleared).not.toMatch(/\+ .*Milk/);
+  expect((await pageState()).todos).toEqual([{ title: 'Eggs', done: false }]);
+  // Answers stayed small: a line and a diff, never the page.
+  for (const answer of [added, ticked, filtered, cleared]) expect(answer.length).toBeLessThan(1_200);
+}
+
+const state = (profile: string, targetId: string) => async (): Promise<TodoState> =>
+  (await env.client(profile).evaluate('() => ({ todos: window.todos.map(({ title, done }) => ({ title, done })), filter: window.filter })', { targetId })).result as TodoState;
+
+describe('clawd-browser mcp (stdio)', () => {
+  let client: Client;
+  beforeAll(async () => {
+    client = new Client({ name: 'test-agent', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp'], env: { ...process.env, CLAWD_HOME: env.home } as Record<string, string>, stderr: 'inherit' }));
+  }, 60_000);
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  it('lists the tools with the API schemas and short descriptions', async () => {
+    const { tools } = await client.listTools();
+    const names = tools.map((tool) => tool.name);
+    for (const name of ['browser_status', 'browser_tabs', 'browser_open', 'browser_navigate', 'browser_snapshot', 'browser_click', 'browser_type', 'browser_fill', 'browser_select', 'browser_drag', 'browser_wait', 'browser_evaluate', 'browser_screenshot', 'browser_pdf', 'browser_upload', 'browser_dialog'])
+      expect(names).toContain(name);
+    const snapshot = tools.find((tool) => tool.name === 'browser_snapshot')!;
+    expect(Object.keys(snapshot.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['profile', 'targetId', 'interactive', 'ref', 'selector', 'depth', 'maxChars', 'diff']));
+    for (const tool of tools) expect(tool.description!.length, tool.name).toBeLessThanOrEqual(140);
+  });
+
+  it('does the todo task on the managed profile', async () => {
+    const call = caller(client);
+    const opened = await call('browser_open', { profile: 'clawd', url: env.fixtures.url('todo.html') });
+    const targetId = /^Opened (\S+)/.exec(opened)![1];
+    await todoTask(call, 'clawd', targetId, state('clawd', targetId));
+  }, 90_000);
+
+  it("does the todo task on a tab shared from the user's browser", async () => {
+    const call = caller(client);
+    const [shared] = await env.client('extension').tabs();
+    await call('browser_navigate', { profile: 'extension', targetId: shared.targetId, url: env.fixtures.url('todo.html') });
+    await todoTask(call, 'extension', shared.targetId, state('extension', shared.targetId));
+  }, 90_000);
+
+  it('says what to do when a ref is stale or a tab unknown', async () => {
+    const result = (await client.callTool({ name: 'browser_click', arguments: { profile: 'clawd', ref: 'e999' } })) as { content: Array<{ text: string }>; isError: boolean };
+    expect(result.isError).toBe(true);
+    expect(result.content[0].text).toMatch(/^Error: .*e999.*[Tt]ake a new snapshot/);
+    const tab = (await client.callTool({ name: 'browser_focus', arguments: { profile: 'clawd', targetId: 'NO-SUCH-TAB' } })) as { content: Array<{ text: string }>; isError: boolean };
+    expect(tab.content[0].text).toMatch(/No tab with targetId.*browser_tabs/);
+  });
+});
+
+describe('/mcp over HTTP', () => {
+  const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } };
+
+  it('does the todo task with the token', async () => {
+    const client = new Client({ name: 'http-agent', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${env.server.control.port}/mcp`), { requestInit: { headers: { authorization: `Bearer ${env.server.token}` } } }),
+    );
+    try {
+      const call = caller(client);
+      const opened = await call('browser_open', { profile: 'clawd', url: env.fixtures.url('todo.html') });
+      const targetId = /^Opened (\S+)/.exec(opened)![1];
+      await todoTask(call, 'clawd', targetId, state('clawd', targetId));
+    } finally {
+      await client.close();
+    }
+  }, 90_000);
+
+  it('is refused without the token, and from a web page', async () => {
+    const url = `http://127.0.0.1:${env.server.control.port}/mcp`;
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const anonymous = await fetch(url, { method: 'POST', headers, body: JSON.stringify(initialize) });
+    expect(anonymous.status).toBe(401);
+    const fromWeb = await fetch(url, { method: 'POST', headers: { ...headers, authorization: `Bearer ${env.server.token}`, origin: 'https://evil.example' }, body: JSON.stringify(initialize) });
+    expect(fromWeb.status).toBe(403);
+    expect(((await fromWeb.json()) as { error: { message: string } }).error.message).toMatch(/[Oo]rigin/);
+  });
+});
