@@ -16,6 +16,7 @@ import { EXTENSION_ID } from '../protocol/constants.js';
 import { extensionServiceWorkerTarget, type LaunchedChromium, launchChromium, openTab, pageTargets, setExtensionStorage, triggerExtensionAction, waitFor } from '../tests/harness/chromium.js';
 import { startFixtureServer } from '../tests/harness/fixture-server.js';
 import { freePortPair } from '../tests/harness/ports.js';
+import { measureMcpTokens, reportMcpTokens } from './mcp-tokens.js';
 import { RawCdp } from './raw-cdp.js';
 
 process.env.PLAYWRIGHT_DISABLE_SERVICE_WORKER_NETWORK = '1';
@@ -370,7 +371,10 @@ function report(results: {
   writeFileSync(join(ROOT, 'bench/results/latest.json'), `${JSON.stringify(summary, null, 2)}\n`);
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+main()
+  // Issue 9's figure, after the relay's: tokens an agent receives through MCP (mcp-tokens.ts).
+  .then(async () => reportMcpTokens(await measureMcpTokens()))
+  .catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });

@@ -59,17 +59,25 @@ describe('fitBudget', () => {
 });
 
 describe('diffOutlines', () => {
-  it('shows a changed line as removed and added, under its nearest unchanged enclosing line', () => {
+  it('shows a changed element once, as it is now, under its nearest unchanged enclosing line', () => {
     const after = OUTLINE.map((line) => (line.includes('Question') ? '    - textbox "Question" [value=hi] [ref=e3]' : line));
     const diff = diffOutlines(OUTLINE, after);
-    expect(diff.lines).toEqual(['    - form "Ask":', '-     - textbox "Question" [ref=e3]', '+     - textbox "Question" [value=hi] [ref=e3]']);
-    expect(diff).toMatchObject({ added: 1, removed: 1, unchanged: OUTLINE.length - 1 });
+    expect(diff.lines).toEqual(['    - form "Ask":', '~     - textbox "Question" [value=hi] [ref=e3]']);
+    expect(diff).toMatchObject({ added: 0, removed: 0, changed: 1, unchanged: OUTLINE.length - 1 });
+  });
+  it('does not count focus moving as a change', () => {
+    const after = OUTLINE.map((line) => (line.includes('Question') ? '    - textbox "Question" [focused] [ref=e3]' : line));
+    expect(diffOutlines(OUTLINE, after).lines).toEqual([]);
+  });
+  it('shows removed lines as they were', () => {
+    const after = OUTLINE.filter((line) => !line.includes('Home'));
+    expect(diffOutlines(OUTLINE, after).lines).toEqual(['  - banner:', '-   - link "Home" [ref=e1]']);
   });
   it('shows an inserted item alone', () => {
     const after = [...OUTLINE.slice(0, 8), '    - listitem:', '      - link "Second" [ref=e6]', ...OUTLINE.slice(8)];
     expect(diffOutlines(OUTLINE, after).lines).toEqual(['    - list:', '+     - listitem:', '+       - link "Second" [ref=e6]']);
   });
   it('finds nothing when nothing changed', () => {
-    expect(diffOutlines(OUTLINE, OUTLINE)).toEqual({ lines: [], added: 0, removed: 0, unchanged: OUTLINE.length });
+    expect(diffOutlines(OUTLINE, OUTLINE)).toEqual({ lines: [], added: 0, removed: 0, changed: 0, unchanged: OUTLINE.length });
   });
 });

@@ -79,7 +79,7 @@ export interface AiSnapshotResponse {
   /** Frames whose content is in the outline, the main frame included. */
   frames: number;
   /** With diff: lines added, removed and unchanged since the previous snapshot (absent when there was none to compare). */
-  changes?: { added: number; removed: number; unchanged: number };
+  changes?: { added: number; removed: number; changed: number; unchanged: number };
 }
 export interface AriaSnapshotResponse {
   targetId: string;

@@ -29,12 +29,12 @@ const QueryFlag = z.enum(['', 'true', '1', 'false', '0']).transform((value) => v
 
 /** How an `ai` snapshot is cut down for a token budget (snapshot/shaping.ts); query strings and MCP alike. */
 export const SnapshotShaping = z.object({
-  interactive: z.union([z.boolean(), QueryFlag]).optional().describe('only what can be acted on, with its landmarks and nearest heading'),
-  ref: Ref.optional().describe('only the lines of this element (a ref from the previous snapshot)'),
-  selector: z.string().min(1).max(1000).optional().describe('only the lines of the element this CSS selector matches (main frame)'),
-  depth: z.coerce.number().int().positive().max(100).optional().describe('only this many levels of the outline'),
-  maxChars: z.coerce.number().int().min(500).max(1_000_000).optional().describe('at most this many characters; a note says what was cut'),
-  diff: z.union([z.boolean(), QueryFlag]).optional().describe("only what changed since this tab's previous snapshot"),
+  interactive: z.union([z.boolean(), QueryFlag]).optional().describe('only what can be acted on'),
+  ref: Ref.optional().describe('only this element'),
+  selector: z.string().min(1).max(1000).optional().describe('only the element this CSS selector matches'),
+  depth: z.coerce.number().int().positive().max(100).optional(),
+  maxChars: z.coerce.number().int().min(500).max(1_000_000).optional(),
+  diff: z.union([z.boolean(), QueryFlag]).optional().describe('only changes since the last snapshot'),
 });
 const point = { x: Coordinate, y: Coordinate };
 

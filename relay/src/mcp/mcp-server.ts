@@ -1,27 +1,68 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { PACKAGE_VERSION } from '../config/package-root.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import type { BrowserClient } from '../client/browser-client.js';
+import { PACKAGE_VERSION } from '../config/package-root.js';
 import { ClawdError } from '../errors.js';
-import { type McpSessionState, TOOLS, type ToolResult } from './tools.js';
+import { describeIssues } from '../validation.js';
+import { type McpSessionState, type Tool, TOOLS } from './tools.js';
 
 /**
- * One MCP server (stdio or one HTTP session) over the control API. Tools
- * are in tools.ts; here they are registered and their failures turned into
- * tool errors that say what to do next.
+ * One MCP server (stdio, or one HTTP session) over the control API. Tools
+ * are in tools.ts; here they are listed with their input schemas (made from
+ * the API's zod schemas, trimmed of what only costs tokens: bounds, patterns
+ * and the like, which the server still checks), validated on the way in, and
+ * their failures turned into tool errors that say what to do next.
  */
-export function createMcpServer(client: BrowserClient, options: { exportDir: string }): McpServer {
-  const server = new McpServer({ name: 'clawd-browser', version: PACKAGE_VERSION });
+export function createMcpServer(client: BrowserClient, options: { exportDir: string }): Server {
+  const server = new Server({ name: 'clawd-browser', version: PACKAGE_VERSION }, { capabilities: { tools: {} } });
   const session: McpSessionState = { lastUrl: new Map(), exportDir: options.exportDir };
-  for (const tool of TOOLS) {
-    server.registerTool(tool.name, { description: tool.description, inputSchema: tool.input }, async (args: Record<string, unknown>) => {
-      try {
-        return (await tool.run(client, args, session)) as ToolResult & Record<string, unknown>;
-      } catch (error) {
-        return { content: [{ type: 'text' as const, text: `Error: ${remedy(error)}` }], isError: true };
-      }
-    });
-  }
+  const byName = new Map(TOOLS.map((tool) => [tool.name, tool]));
+  const listed = TOOLS.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: inputSchema(tool) }));
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const tool = byName.get(request.params.name);
+    if (!tool) return failure(`Unknown tool ${request.params.name}: see the tool list`);
+    const args = request.params.arguments ?? {};
+    const checked = tool.input.safeParse(args);
+    if (!checked.success) return failure(`Invalid arguments for ${tool.name}: ${describeIssues(checked.error, 'arguments')}`);
+    try {
+      // The arguments as given: defaults are the control API's to apply, once.
+      return { ...(await tool.run(client, args, session)) };
+    } catch (error) {
+      return failure(remedy(error));
+    }
+  });
   return server;
+}
+
+function failure(message: string) {
+  return { content: [{ type: 'text' as const, text: `Error: ${message}` }], isError: true };
+}
+
+type JsonSchema = { [key: string]: unknown };
+
+/** Keys that constrain values the server checks anyway; sent to the model they are only tokens. */
+const DROPPED = new Set(['$schema', 'additionalProperties', 'minLength', 'maxLength', 'pattern', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minItems', 'default', 'format']);
+
+export function inputSchema(tool: Tool): { type: 'object'; [key: string]: unknown } {
+  return trim(z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as JsonSchema) as { type: 'object' };
+}
+
+function trim(schema: JsonSchema): JsonSchema {
+  // `true | "true" | "1"`-style query flags are plain booleans to a model.
+  const anyOf = schema.anyOf as JsonSchema[] | undefined;
+  if (anyOf?.some((option) => option.type === 'boolean')) return { type: 'boolean', ...(schema.description ? { description: schema.description } : {}) };
+  const out: JsonSchema = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (DROPPED.has(key)) continue;
+    if (key === 'properties') out[key] = Object.fromEntries(Object.entries(value as Record<string, JsonSchema>).map(([name, field]) => [name, trim(field)]));
+    else if (key === 'items' && typeof value === 'object') out[key] = trim(value as JsonSchema);
+    else if (key === 'anyOf') out[key] = (value as JsonSchema[]).map(trim);
+    else out[key] = value;
+  }
+  return out;
 }
 
 /** The error's message, with the next step when the message does not already give one. */

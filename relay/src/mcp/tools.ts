@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { ActionSchema, schemas, SnapshotShaping } from '../api/schemas.js';
 import type { ActionRequest, ActionResult } from '../api/responses.js';
 import type { BrowserClient } from '../client/browser-client.js';
+import { BadRequestError } from '../errors.js';
 
 /**
  * The MCP tools: one per control-API capability, each a thin call through
@@ -45,8 +46,9 @@ const ACTION_DIFF_CHARS = 2_000;
 /** A snapshot's default budget through MCP (an explicit maxChars overrides it). */
 const SNAPSHOT_DEFAULT_CHARS = 16_000;
 
-const Profile = z.string().min(1).optional().describe('browser profile (default: the server default)');
-const TargetId = z.string().min(1).optional().describe('tab (default: the last used)');
+// Self-explanatory names carry no description: every word here is sent on every turn.
+const Profile = z.string().min(1).optional();
+const TargetId = z.string().min(1).optional();
 
 function text(value: string): ToolResult {
   return { content: [{ type: 'text', text: value }] };
@@ -60,13 +62,18 @@ function tabLine(tab: { targetId: string; url: string; title: string }): string 
   return `${tab.targetId} ${JSON.stringify(tab.title)} ${tab.url}`;
 }
 
-/** The schema fields of one act kind, without `kind`; refinements stay with the server's own check. */
-function actionFields(kind: ActionRequest['kind']): z.ZodRawShape {
-  const member = ActionSchema.options.find((option) => option.shape.kind.value === kind);
-  if (!member) throw new Error(`no action kind ${kind}`);
-  const { kind: _kind, ...fields } = member.shape;
+/** Every act kind's fields in one flat object (each optional); which apply to which kind is the server's check. */
+function allActionFields(): Record<string, z.ZodType> {
+  const fields: Record<string, z.ZodType> = {};
+  for (const member of ActionSchema.options) {
+    for (const [name, field] of Object.entries(member.shape)) {
+      if (name !== 'kind' && name !== 'targetId' && !(name in fields)) fields[name] = (field as z.ZodType).optional();
+    }
+  }
   return fields;
 }
+
+const ACTION_KINDS = ActionSchema.options.map((option) => option.shape.kind.value).filter((kind) => kind !== 'close');
 
 /** An action, then what it changed: one line, events, and the page's diff since the previous snapshot. */
 async function act(client: BrowserClient, action: ActionRequest, session: McpSessionState): Promise<ToolResult> {
@@ -91,64 +98,51 @@ async function act(client: BrowserClient, action: ActionRequest, session: McpSes
   return text(lines.join('\n'));
 }
 
-function actionTool(name: string, kind: ActionRequest['kind'], description: string): Tool {
-  return {
-    name,
-    description,
-    input: z.object({ profile: Profile, ...actionFields(kind) }),
-    run: (client, args, session) => {
-      const { profile: _profile, ...rest } = args;
-      return act(withProfile(client, args), { kind, ...rest } as ActionRequest, session);
-    },
-  };
-}
-
 export const TOOLS: Tool[] = [
   {
     name: 'browser_status',
-    description: "A profile's browser: running, connected, shared tabs (extension).",
+    description: "A profile's browser state, and the profiles there are.",
     input: z.object({ profile: Profile }),
-    run: async (client, args) => text(JSON.stringify(await withProfile(client, args).status())),
-  },
-  {
-    name: 'browser_profiles',
-    description: 'List profiles (clawd: a browser of its own; extension: tabs the user shared).',
-    input: z.object({}),
-    run: async (client) => {
-      const { profiles, defaultProfile } = await client.profiles();
-      return text(profiles.map((p) => `${p.name} (${p.driver}${p.running ? ', running' : ''}${p.name === defaultProfile ? ', default' : ''})`).join('\n'));
+    run: async (client, args) => {
+      const [status, { profiles, defaultProfile }] = await Promise.all([withProfile(client, args).status(), client.profiles()]);
+      const names = profiles.map((p) => `${p.name} (${p.driver}${p.running ? ', running' : ''}${p.name === defaultProfile ? ', default' : ''})`);
+      return text(`${JSON.stringify(status)}\nprofiles: ${names.join(', ')}`);
     },
   },
   {
     name: 'browser_tabs',
-    description: 'List tabs: targetId, title, URL.',
-    input: z.object({ profile: Profile }),
-    run: async (client, args) => {
-      const tabs = await withProfile(client, args).tabs();
+    description: 'List tabs; or open a URL, focus or close a tab first.',
+    input: z.object({
+      profile: Profile,
+      action: z.enum(['list', 'open', 'focus', 'close']).optional(),
+      url: z.string().optional().describe('for open'),
+      targetId: z.string().optional().describe('for focus, close'),
+    }),
+    run: async (client, args, session) => {
+      const browser = withProfile(client, args);
+      const targetId = args.targetId as string | undefined;
+      const need = (what: string) => {
+        throw new BadRequestError(`browser_tabs ${args.action} needs ${what}`);
+      };
+      let done = '';
+      switch (args.action) {
+        case 'open': {
+          const tab = await browser.openTab((args.url as string | undefined) ?? 'about:blank');
+          session.lastUrl.set(tab.targetId, tab.url);
+          done = `Opened ${tabLine(tab)}`;
+          break;
+        }
+        case 'focus':
+          done = `Focused ${tabLine(await browser.focusTab(targetId ?? need('targetId')))}`;
+          break;
+        case 'close':
+          done = `Closed ${tabLine(await browser.closeTab(targetId ?? need('targetId')))}`;
+          break;
+      }
+      if (done) return text(done);
+      const tabs = await browser.tabs();
       return text(tabs.length ? tabs.map(tabLine).join('\n') : 'No tabs open.');
     },
-  },
-  {
-    name: 'browser_open',
-    description: 'Open a URL in a new tab.',
-    input: z.object({ profile: Profile, ...schemas.open.shape }),
-    run: async (client, args, session) => {
-      const tab = await withProfile(client, args).openTab(args.url as string | undefined);
-      session.lastUrl.set(tab.targetId, tab.url);
-      return text(`Opened ${tabLine(tab)}`);
-    },
-  },
-  {
-    name: 'browser_focus',
-    description: 'Bring a tab to the front and make it the default.',
-    input: z.object({ profile: Profile, ...schemas.focus.shape }),
-    run: async (client, args) => text(`Focused ${tabLine(await withProfile(client, args).focusTab(args.targetId as string))}`),
-  },
-  {
-    name: 'browser_close',
-    description: 'Close a tab.',
-    input: z.object({ profile: Profile, targetId: z.string().min(1) }),
-    run: async (client, args) => text(`Closed ${tabLine(await withProfile(client, args).closeTab(args.targetId as string))}`),
   },
   {
     name: 'browser_navigate',
@@ -171,18 +165,15 @@ export const TOOLS: Tool[] = [
       return text(`${snapshot.title} — ${snapshot.url}\n${snapshot.text}`);
     },
   },
-  actionTool('browser_click', 'click', 'Click an element by ref (or at x, y).'),
-  actionTool('browser_type', 'type', 'Type text into an element by ref; submit presses Enter.'),
-  actionTool('browser_fill', 'fill', 'Set several form fields at once (text, checkbox, select).'),
-  actionTool('browser_select', 'select', 'Choose options in a select by ref.'),
-  actionTool('browser_hover', 'hover', 'Hover an element by ref.'),
-  actionTool('browser_move', 'move', 'Move the mouse to x, y.'),
-  actionTool('browser_drag', 'drag', 'Drag from startRef to endRef (or between coordinates).'),
-  actionTool('browser_press', 'press', 'Press a key or chord, e.g. Enter, Control+A.'),
-  actionTool('browser_scroll', 'scroll', 'Scroll by deltaX/deltaY (at x, y if given).'),
-  actionTool('browser_wait', 'wait', 'Wait for text, text gone, a selector, or a time.'),
-  actionTool('browser_evaluate', 'evaluate', 'Run a JS function in the page (on ref if given); returns its value.'),
-  actionTool('browser_resize', 'resize', 'Resize the viewport.'),
+  {
+    name: 'browser_act',
+    description: 'Act on the page: by ref from a snapshot, or at x/y. Answers with what changed.',
+    input: z.object({ profile: Profile, targetId: TargetId, kind: z.enum(ACTION_KINDS as [string, ...string[]]), ...allActionFields() }),
+    run: (client, args, session) => {
+      const { profile: _profile, ...action } = args;
+      return act(withProfile(client, args), action as ActionRequest, session);
+    },
+  },
   {
     name: 'browser_screenshot',
     description: 'Screenshot (JPEG, CSS pixels) of the page, full page, or an element by ref; fullQuality for PNG.',

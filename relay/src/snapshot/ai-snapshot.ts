@@ -38,7 +38,7 @@ export interface AiSnapshot {
   /** Frames whose content is in the outline, the main frame included. */
   frames: number;
   /** With diff: how many lines were added, removed, unchanged (absent when there was nothing to compare with). */
-  changes?: { added: number; removed: number; unchanged: number };
+  changes?: { added: number; removed: number; changed: number; unchanged: number };
 }
 
 const INDENT = '  ';
@@ -119,9 +119,9 @@ export async function takeAiSnapshot(page: Page, options: AiSnapshotOptions = {}
   let changes: AiSnapshot['changes'];
   if (options.diff && before) {
     const diff = diffOutlines(before, out);
-    changes = { added: diff.added, removed: diff.removed, unchanged: diff.unchanged };
+    changes = { added: diff.added, removed: diff.removed, changed: diff.changed, unchanged: diff.unchanged };
     lines = diff.lines.length
-      ? [`[changes since the previous snapshot: ${diff.added} lines added (+), ${diff.removed} removed (-), ${diff.unchanged} unchanged and not shown]`, ...diff.lines]
+      ? [`[since the previous snapshot: +${diff.added} added, ~${diff.changed} changed, -${diff.removed} removed; ${diff.unchanged} unchanged lines not shown]`, ...diff.lines]
       : ['[no change since the previous snapshot]'];
   } else {
     if (options.scope) lines = scoped(lines, scopeRange, options.scope);

@@ -113,23 +113,67 @@ export function fitBudget(lines: string[], maxChars: number): string[] {
   return out;
 }
 
+interface DiffOp {
+  /** ' ' same, '+' added, '-' removed, '~' changed (the new line), '=' the old line of a change (not shown). */
+  kind: ' ' | '+' | '-' | '~' | '=';
+  /** Index in the new outline, for context. */
+  at: number;
+  text: string;
+}
+
+/** In each run of changes, a removed and an added line of the same element become one changed line. */
+function pairChanges(ops: DiffOp[]): void {
+  for (let start = 0; start < ops.length; ) {
+    if (ops[start].kind === ' ') {
+      start++;
+      continue;
+    }
+    let end = start;
+    while (end < ops.length && ops[end].kind !== ' ') end++;
+    const removed = ops.slice(start, end).filter((op) => op.kind === '-');
+    for (const op of ops.slice(start, end)) {
+      if (op.kind !== '+') continue;
+      const match = removed.findIndex((old) => identity(old.text) === identity(op.text));
+      if (match < 0) continue;
+      removed[match].kind = '=';
+      removed.splice(match, 1);
+      op.kind = '~';
+    }
+    start = end;
+  }
+}
+
 export interface OutlineDiff {
   lines: string[];
   added: number;
   removed: number;
+  changed: number;
   unchanged: number;
 }
 
 /** Above this many line pairs to compare, the changed middle is shown whole rather than diffed. */
 const MAX_DIFF_CELLS = 4_000_000;
 
+/** Focus moves with nearly every action; a diff that reported it would report noise. */
+const FOCUS = / \[focused\]/;
+const unfocused = (line: string) => line.replace(FOCUS, '');
+
+/** `- role "name"` of a line, to pair an old and a new line of one element. */
+function identity(line: string): string {
+  return /^\s*- [a-z]+(?: "(?:[^"\\]|\\.)*")?/.exec(line)?.[0] ?? line;
+}
+
 /**
- * What changed between two outlines of one document: `+ ` added and `- `
- * removed lines, each run of changes under its nearest unchanged enclosing
- * line (`  `) for context. Refs are stable between snapshots of a document,
- * so an unchanged element's line is unchanged.
+ * What changed between two outlines of one document: `+ ` added, `- `
+ * removed, and `~ ` changed lines (an element whose states or value changed,
+ * shown as it is now), each run of changes under its nearest unchanged
+ * enclosing line (`  `) for context. Refs are stable between snapshots of a
+ * document, so an unchanged element's line is unchanged. Focus alone is not
+ * a change.
  */
-export function diffOutlines(before: string[], after: string[]): OutlineDiff {
+export function diffOutlines(beforeLines: string[], afterLines: string[]): OutlineDiff {
+  const before = beforeLines.map(unfocused);
+  const after = afterLines.map(unfocused);
   let start = 0;
   while (start < before.length && start < after.length && before[start] === after[start]) start++;
   let endBefore = before.length;
@@ -141,7 +185,7 @@ export function diffOutlines(before: string[], after: string[]): OutlineDiff {
   const oldMiddle = before.slice(start, endBefore);
   const newMiddle = after.slice(start, endAfter);
   // Each entry: [kind, index in `after` (for context), text].
-  const ops: Array<{ kind: ' ' | '+' | '-'; at: number; text: string }> = [];
+  const ops: DiffOp[] = [];
   if (oldMiddle.length * newMiddle.length > MAX_DIFF_CELLS) {
     for (const text of oldMiddle) ops.push({ kind: '-', at: start, text });
     newMiddle.forEach((text, i) => ops.push({ kind: '+', at: start + i, text }));
@@ -172,14 +216,17 @@ export function diffOutlines(before: string[], after: string[]): OutlineDiff {
       }
     }
   }
+  pairChanges(ops);
   const added = ops.filter((op) => op.kind === '+').length;
   const removed = ops.filter((op) => op.kind === '-').length;
-  const unchanged = after.length - added;
+  const changed = ops.filter((op) => op.kind === '~').length;
+  const unchanged = after.length - added - changed;
   const parsedAfter = parse(after);
   const shownContext = new Set<number>();
   const lines: string[] = [];
   let inRun = false;
   for (const op of ops) {
+    if (op.kind === '=') continue;
     if (op.kind === ' ') {
       inRun = false;
       continue;
@@ -190,7 +237,7 @@ export function diffOutlines(before: string[], after: string[]): OutlineDiff {
       let context = -1;
       for (let k = Math.min(op.at, after.length) - 1; k >= 0; k--) {
         const candidate = parsedAfter[k];
-        if (candidate.level * 2 < level && !ops.some((o) => o.kind === '+' && o.at === k)) {
+        if (candidate.level * 2 < level && !ops.some((o) => (o.kind === '+' || o.kind === '~') && o.at === k)) {
           context = k;
           break;
         }
@@ -203,5 +250,5 @@ export function diffOutlines(before: string[], after: string[]): OutlineDiff {
     }
     lines.push(`${op.kind} ${op.text}`);
   }
-  return { lines, added, removed, unchanged };
+  return { lines, added, removed, changed, unchanged };
 }

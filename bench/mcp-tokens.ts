@@ -1,0 +1,194 @@
+/**
+ * Tokens an agent receives for one scripted task, through clawd-browser's
+ * MCP server and through @playwright/mcp, both driving the same Chromium
+ * (clawd through a remote profile on its CDP endpoint, Playwright MCP with
+ * --cdp-endpoint). Counted with a real tokenizer (gpt-tokenizer, o200k):
+ * the tool definitions once, plus every tool result. Each side uses its
+ * defaults, and takes every ref from its own previous results, as an agent
+ * would. Run alone with `npm run bench:mcp`; `npm run bench` runs it too.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { encode } from 'gpt-tokenizer';
+import { launchChromium } from '../tests/harness/chromium.js';
+import { startFixtureServer } from '../tests/harness/fixture-server.js';
+import { freePortPair } from '../tests/harness/ports.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+export interface McpTokenFigures {
+  side: string;
+  definitions: number;
+  tools: number;
+  results: number[];
+  total: number;
+  finalTodos: unknown;
+}
+
+const tokens = (text: string) => encode(text).length;
+
+function resultText(result: unknown): string {
+  const content = (result as { content?: Array<{ type: string; text?: string }> }).content ?? [];
+  return content.map((part) => part.text ?? `<${part.type}>`).join('\n');
+}
+
+/** The ref on the first line matching, skipping a diff's removed lines. */
+function ref(text: string, pattern: RegExp): string {
+  const line = text.split('\n').find((candidate) => pattern.test(candidate) && /\[ref=/.test(candidate) && !/^-\s+-\s/.test(candidate));
+  const found = line && /\[ref=(\w+)\]/.exec(line)?.[1];
+  if (!found) throw new Error(`no ref for ${pattern} in:\n${text}`);
+  return found;
+}
+
+interface Side {
+  name: string;
+  client: Client;
+  /** The task's steps in this server's tools; each returns the result text. */
+  run(call: (name: string, args: Record<string, unknown>) => Promise<string>, url: string): Promise<void>;
+  /** The page's own state at the end (not counted). */
+  check(client: Client): Promise<unknown>;
+}
+
+async function measure(side: Side, url: string): Promise<McpTokenFigures> {
+  const { tools } = await side.client.listTools();
+  const definitions = tokens(JSON.stringify(tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema }))));
+  const results: number[] = [];
+  await side.run(async (name, args) => {
+    const result = await side.client.callTool({ name, arguments: args });
+    const text = resultText(result);
+    if ((result as { isError?: boolean }).isError) throw new Error(`${side.name} ${name}: ${text}`);
+    results.push(tokens(text));
+    if (process.env.BENCH_VERBOSE) console.log(`--- ${side.name} ${name} ${JSON.stringify(args)}\n${text}`);
+    return text;
+  }, url);
+  const finalTodos = await side.check(side.client);
+  return { side: side.name, definitions, tools: tools.length, results, total: definitions + results.reduce((a, b) => a + b, 0), finalTodos };
+}
+
+const TODO_STATE = '() => window.todos.map((todo) => todo.title + (todo.done ? " (done)" : ""))';
+
+export async function measureMcpTokens(): Promise<McpTokenFigures[]> {
+  const fixtures = await startFixtureServer();
+  const browser = await launchChromium({ remoteDebuggingPort: 0 });
+  const home = mkdtempSync(join(tmpdir(), 'clawd-bench-mcp-'));
+  const { control } = await freePortPair();
+  writeFileSync(join(home, 'config.json'), JSON.stringify({ controlUrl: `http://127.0.0.1:${control}`, profiles: { bench: { cdpUrl: browser.httpEndpoint } } }));
+  writeFileSync(join(home, 'token'), `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
+  const env = { ...process.env, CLAWD_HOME: home } as Record<string, string>;
+  const clawd = new Client({ name: 'bench', version: '1' });
+  const playwright = new Client({ name: 'bench', version: '1' });
+  try {
+    await clawd.connect(new StdioClientTransport({ command: process.execPath, args: [join(ROOT, 'bin/clawd-browser.js'), '--profile', 'bench', 'mcp'], env, stderr: 'ignore' }));
+    await playwright.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [join(ROOT, 'node_modules/@playwright/mcp/cli.js'), '--cdp-endpoint', browser.httpEndpoint!, '--output-dir', join(home, 'playwright-mcp')],
+        cwd: home,
+        env,
+        stderr: 'ignore',
+      }),
+    );
+    const ours = await measure(
+      {
+        name: 'clawd-browser mcp',
+        client: clawd,
+        async run(call, url) {
+          const opened = await call('browser_tabs', { action: 'open', url });
+          const targetId = /^Opened (\S+)/.exec(opened)![1];
+          const page = await call('browser_snapshot', { targetId, interactive: true });
+          const input = ref(page, /textbox "New todo"/);
+          await call('browser_act', { targetId, kind: 'type', ref: input, text: 'Milk', submit: true });
+          const second = await call('browser_act', { targetId, kind: 'type', ref: input, text: 'Eggs', submit: true });
+          await call('browser_act', { targetId, kind: 'click', ref: ref(second, /checkbox "Milk"/) });
+          await call('browser_act', { targetId, kind: 'click', ref: ref(page, /button "Active"/) });
+          await call('browser_act', { targetId, kind: 'click', ref: ref(page, /button "Clear completed"/) });
+          this.targetId = targetId;
+        },
+        async check(client) {
+          return resultText(await client.callTool({ name: 'browser_act', arguments: { targetId: this.targetId, kind: 'evaluate', fn: TODO_STATE } })).split('\n')[0];
+        },
+        targetId: '',
+      } as Side & { targetId: string },
+      fixtures.url('todo.html'),
+    );
+    const theirs = await measure(
+      {
+        name: '@playwright/mcp (defaults)',
+        client: playwright,
+        // Its actions save the page's snapshot to a file and answer with a link;
+        // browser_snapshot answers inline. So: a snapshot where refs are needed.
+        async run(call, url) {
+          await call('browser_navigate', { url });
+          const page = await call('browser_snapshot', {});
+          const input = ref(page, /textbox "New todo"/);
+          await call('browser_type', { element: 'New todo', target: input, text: 'Milk', submit: true });
+          await call('browser_type', { element: 'New todo', target: input, text: 'Eggs', submit: true });
+          const list = await call('browser_snapshot', {});
+          await call('browser_click', { element: 'Milk checkbox', target: ref(list, /checkbox "Milk"/) });
+          await call('browser_click', { element: 'Active filter', target: ref(list, /button "Active"/) });
+          await call('browser_click', { element: 'Clear completed', target: ref(list, /button "Clear completed"/) });
+        },
+        async check(client) {
+          const text = resultText(await client.callTool({ name: 'browser_evaluate', arguments: { function: TODO_STATE } }));
+          return /\[[^\]]*\]/.exec(text)?.[0] ?? text.slice(0, 200);
+        },
+      },
+      fixtures.url('todo.html'),
+    );
+    return [ours, theirs];
+  } finally {
+    await clawd.close().catch(() => {});
+    await playwright.close().catch(() => {});
+    // `clawd-browser mcp` started serve in the background for this home: stop it.
+    await stopServe(home);
+    await browser.close();
+    await fixtures.close();
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+/** The detached serve this benchmark's `mcp` started (its pid is in $CLAWD_HOME/relay.pid): ended, and waited for. */
+async function stopServe(home: string): Promise<void> {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(join(home, 'relay.pid'), 'utf8').trim());
+  } catch {
+    return;
+  }
+  try {
+    process.kill(pid, 'SIGTERM');
+  } catch {
+    return;
+  }
+  for (let i = 0; i < 50; i++) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+export function reportMcpTokens(figures: McpTokenFigures[]): void {
+  const [ours, theirs] = figures;
+  console.log('\nMCP: tokens the agent receives for the todo task (add two items, tick one, filter, clear), gpt-tokenizer o200k');
+  console.log(`${'server'.padEnd(30)} ${'tools'.padStart(5)} ${'definitions'.padStart(12)} ${'results'.padStart(9)} ${'total'.padStart(7)}   per call                       final state`);
+  for (const side of figures) {
+    const results = side.results.reduce((a, b) => a + b, 0);
+    console.log(`${side.side.padEnd(30)} ${String(side.tools).padStart(5)} ${String(side.definitions).padStart(12)} ${String(results).padStart(9)} ${String(side.total).padStart(7)}   ${side.results.join(' ').padEnd(30)} ${JSON.stringify(side.finalTodos)}`);
+  }
+  const ratio = ours.total / theirs.total;
+  console.log(`clawd / Playwright MCP total: ${ratio.toFixed(2)}   target ≤ 0.33${ratio <= 1 / 3 ? ' ✓' : ' ✗'}`);
+  mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
+  writeFileSync(join(ROOT, 'bench/results/mcp-tokens.json'), `${JSON.stringify({ figures, ratio }, null, 2)}\n`);
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  reportMcpTokens(await measureMcpTokens());
+}
