@@ -16,6 +16,7 @@ export const ERROR_STATUS = {
   disabled: 503,
   unavailable: 503,
   timeout: 504,
+  too_many: 429,
   internal: 500,
 } as const;
 
@@ -92,6 +93,12 @@ export class TimeoutError extends ClawdError {
     super('timeout', message, details);
   }
 }
+/** A cap is reached (running browsers, sessions): try again when one ends. */
+export class TooManyError extends ClawdError {
+  constructor(message: string, details?: ErrorDetails) {
+    super('too_many', message, details);
+  }
+}
 
 export class InternalError extends ClawdError {
   constructor(message: string, details?: ErrorDetails) {
@@ -109,6 +116,7 @@ const CLASSES: Record<ErrorCode, new (message: string, details?: ErrorDetails) =
   disabled: DisabledError,
   unavailable: UnavailableError,
   timeout: TimeoutError,
+  too_many: TooManyError,
   internal: InternalError,
 };
 

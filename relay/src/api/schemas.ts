@@ -101,6 +101,7 @@ export const schemas = {
   pdf: z.strictObject({ targetId: TargetId.optional() }),
   createProfile: z.strictObject({ name: z.string(), color: HexColor.optional(), cdpUrl: Url.optional() }),
   profileQuery: z.object({ profile: z.string().optional() }),
+  actionsQuery: z.object({ profile: z.string().optional(), limit: z.coerce.number().int().positive().max(1000).default(100) }),
   consoleQuery: z.object({ profile: z.string().optional(), targetId: TargetId.optional(), level: z.string().optional() }),
   snapshotQuery: z.object({
     profile: z.string().optional(),

@@ -1,5 +1,6 @@
 import type { Protocol } from 'devtools-protocol';
 import { navigationProblem } from '../../../protocol/url-gate.js';
+import { type UrlPolicy, urlPolicyProblemWithoutDns } from '../runtime/url-policy.js';
 import type { RelayCommand } from '../../../protocol/wire.js';
 import { CdpErrorCode } from './cdp-frames.js';
 import { CdpFailure } from './cdp-failure.js';
@@ -50,7 +51,11 @@ export class BridgeCore {
   readonly out = new OutboundQueue();
   readonly link: ExtensionLink<PendingWork>;
 
-  constructor(linkOptions: ExtensionLinkOptions, private readonly allowedUrlSchemes: string[]) {
+  constructor(
+    linkOptions: ExtensionLinkOptions,
+    private readonly allowedUrlSchemes: string[],
+    private readonly urlPolicy: () => UrlPolicy | undefined,
+  ) {
     this.link = new ExtensionLink<PendingWork>(linkOptions, this.out, (work) => (work.kind === 'internal' ? undefined : work.session.client));
   }
 
@@ -91,10 +96,12 @@ export class BridgeCore {
     }
   }
 
-  /** The URL gate (protocol/url-gate.ts) for every navigation a client asks for. */
+  /** The URL gate (protocol/url-gate.ts), then the URL policy, for every navigation a client asks for. */
   checkUrl(url: string): void {
     const problem = navigationProblem(url, this.allowedUrlSchemes);
     if (problem) throw new CdpFailure(CdpErrorCode.invalidParams, `Navigation refused: ${problem}`, 'bad_request');
+    const refused = urlPolicyProblemWithoutDns(url, this.urlPolicy());
+    if (refused) throw new CdpFailure(CdpErrorCode.serverError, `Navigation refused: ${refused}`, 'forbidden');
   }
 
   requireTab(targetId: string): SharedTabRecord {

@@ -4,6 +4,7 @@ import { WIRE_PROTOCOL_VERSION } from '../../../protocol/constants.js';
 import { shareableUrlProblem } from '../../../protocol/url-gate.js';
 import { type BrowserInfo, type ExtensionHeader, decodeExtensionFrames, type SharedTab } from '../../../protocol/wire.js';
 import { describeIssues } from '../validation.js';
+import type { UrlPolicy } from '../runtime/url-policy.js';
 import { BridgeCore, type Followup, type PendingWork } from './bridge-core.js';
 import { BrowserTarget } from './browser-target.js';
 import { CdpErrorCode, errorResponse, rawErrorResponse, rawEvent, rawResponse } from './cdp-frames.js';
@@ -43,6 +44,8 @@ export interface CdpBridgeOptions {
   pendingTimeoutMs?: number;
   /** Schemes the URL gate allows beyond http, https and about:blank (config allowedUrlSchemes). */
   allowedUrlSchemes?: string[];
+  /** The URL policy (config urlPolicy), read at each check so edits apply. */
+  urlPolicy?: () => UrlPolicy | undefined;
   /** The clock for pending expiry (tests inject one). */
   now?: () => number;
 }
@@ -70,6 +73,7 @@ export class CdpBridge {
         now: options.now ?? Date.now,
       },
       options.allowedUrlSchemes ?? [],
+      options.urlPolicy ?? (() => undefined),
     );
     this.browser = new BrowserTarget(this.core);
   }

@@ -2,12 +2,14 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { BrowserClient } from '../client/browser-client.js';
+import { withProgress } from './progress.js';
 
 /** The commands that talk to a running server through the typed client (spec §10). */
 
 type Print = (value: unknown, human: () => string) => void;
 
 export function addBrowserCommands(program: Command, client: () => BrowserClient, print: Print): void {
+  const waiting = <T>(label: string, work: Promise<T>) => withProgress(label, work, { json: program.opts().json === true });
   const tabLine = (tab: { targetId: string; url: string; title: string }) => `${tab.targetId}  ${tab.title || '(untitled)'}  ${tab.url}`;
 
   program
@@ -24,7 +26,7 @@ export function addBrowserCommands(program: Command, client: () => BrowserClient
   program
     .command('start')
     .description("start (or connect to) the profile's browser")
-    .action(async () => print(await client().start(), () => 'started'));
+    .action(async () => print(await waiting("starting the profile's browser", client().start()), () => 'started'));
   program
     .command('stop')
     .description("stop the profile's browser (managed) or disconnect from it")
@@ -76,7 +78,7 @@ export function addBrowserCommands(program: Command, client: () => BrowserClient
     .description('open a tab')
     .argument('<url>')
     .action(async (url: string) => {
-      const tab = await client().openTab(url);
+      const tab = await waiting(`opening ${url}`, client().openTab(url));
       print(tab, () => tabLine(tab));
     });
   program
@@ -101,7 +103,7 @@ export function addBrowserCommands(program: Command, client: () => BrowserClient
     .argument('<url>')
     .option('--target <targetId>', 'the tab')
     .action(async (url: string, options: { target?: string }) => {
-      const tab = await client().navigate(url, options.target);
+      const tab = await waiting(`loading ${url}`, client().navigate(url, options.target));
       print(tab, () => tabLine(tab));
     });
   program
@@ -144,6 +146,7 @@ export function addBrowserCommands(program: Command, client: () => BrowserClient
 
 /** Snapshot, actions and hooks (spec §6, §10): refs come from the last `snapshot` of the tab. */
 function addActionCommands(program: Command, client: () => BrowserClient, print: Print): void {
+  const waiting = <T>(label: string, work: Promise<T>) => withProgress(label, work, { json: program.opts().json === true });
   const done = (result: { kind?: string; url?: string }) => `${result.kind ?? 'done'}: ${result.url ?? ''}`.trim();
   const withTarget = (command: Command) => command.option('--target <targetId>', 'the tab (default: the last used)');
 
@@ -220,9 +223,10 @@ function addActionCommands(program: Command, client: () => BrowserClient, print:
     .option('--text-gone <text>', 'text to disappear')
     .option('--selector <css>', 'an element to appear')
     .option('--time <ms>', 'just wait', (v) => Number(v))
-    .option('--timeout <ms>', 'give up after (default 30000, at most 120000)', (v) => Number(v))
+    .option('--timeout <ms>', 'give up after (default and most: 120000)', (v) => Number(v))
     .action(async (options: { text?: string; textGone?: string; selector?: string; time?: number; timeout?: number; target?: string }) => {
-      const result = await client().wait({ text: options.text, textGone: options.textGone, selector: options.selector, timeMs: options.time, timeoutMs: options.timeout, targetId: options.target });
+      const what = options.text ?? options.textGone ?? options.selector ?? `${options.time} ms`;
+      const result = await waiting(`waiting for ${what}`, client().wait({ text: options.text, textGone: options.textGone, selector: options.selector, timeMs: options.time, timeoutMs: options.timeout, targetId: options.target }));
       print(result, () => 'done');
     });
   withTarget(program.command('evaluate').description('run a function in the page (given the element of --ref)'))

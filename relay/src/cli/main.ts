@@ -32,7 +32,12 @@ const program = new Command()
   .showHelpAfterError();
 
 const print = (value: unknown, human: () => string) => console.log(program.opts().json ? JSON.stringify(value) : human());
-const client = () => BrowserClient.local({ profile: program.opts().profile });
+// Ctrl-C cancels the request in flight: the server stops the work (a wait, a navigation) for us.
+const interrupt = new AbortController();
+const client = () => {
+  if (!process.listenerCount('SIGINT')) process.once('SIGINT', () => interrupt.abort(new Error('cancelled (Ctrl-C)')));
+  return BrowserClient.local({ profile: program.opts().profile }).withSignal(interrupt.signal);
+};
 
 program
   .command('serve')
@@ -143,5 +148,5 @@ program
 program.parseAsync(process.argv).catch((error: unknown) => {
   const message = error instanceof Error ? error.message : String(error);
   console.error(`clawd-browser: ${message.split('\n')[0]}`);
-  process.exit(1);
+  process.exit(interrupt.signal.aborted ? 130 : 1);
 });

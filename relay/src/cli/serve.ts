@@ -1,7 +1,8 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { controlAddress, ensureConfig } from '../config/config.js';
+import { controlAddress, ensureConfig, loadConfig } from '../config/config.js';
 import { relayPortFor } from '../../../protocol/constants.js';
+import { ActionLog } from '../runtime/action-log.js';
 import { clawdHome, loadOrCreateExtensionKey, loadOrCreateToken } from '../config/state-dir.js';
 import { createLogger, type Logger, type LogLevel } from '../log.js';
 import { ProfileManager } from '../driver/profile-manager.js';
@@ -35,13 +36,21 @@ export async function startServer(options: { home: string; port?: number; host?:
     host,
     port: relayPortFor(port),
     allowedUrlSchemes: config.allowedUrlSchemes,
+    // Read from config.json at each check, as the control API does, so an edit applies at once.
+    urlPolicy: () => {
+      try {
+        return loadConfig(options.home).urlPolicy;
+      } catch {
+        return config.urlPolicy;
+      }
+    },
     logger: options.relayLogger ?? options.logger,
   });
   const manager = new ProfileManager(options.home, { bridge: relay.bridge, downloads: relay.downloads, cdpUrl: relay.cdpUrl, token }, options.logger);
   manager.registry.prepare();
   let control: ControlServer;
   try {
-    control = await startControlServer({ token, host, port, manager, logger: options.logger, exportDir: join(options.home, 'exports') });
+    control = await startControlServer({ token, host, port, manager, logger: options.logger, exportDir: join(options.home, 'exports'), actionLog: new ActionLog(join(options.home, 'logs')) });
   } catch (error) {
     await relay.close();
     throw error;

@@ -3,6 +3,7 @@ import { controlAddress, loadConfig, urlHost } from '../config/config.js';
 import { clawdHome, readToken } from '../config/state-dir.js';
 import { type ClawdError, errorFromBody, TimeoutError, UnavailableError } from '../errors.js';
 import { MAX_WAIT_MS } from '../api/schemas.js';
+import type { ActionRecord } from '../runtime/action-log.js';
 import type {
   ActionOptions,
   ActionRequest,
@@ -35,6 +36,7 @@ export * from '../errors.js';
 
 // The request and response types, from the server's own schemas and shapes.
 export type * from '../api/responses.js';
+export type { ActionRecord } from '../runtime/action-log.js';
 
 export interface BrowserClientOptions {
   /** e.g. http://127.0.0.1:18791 */
@@ -43,6 +45,8 @@ export interface BrowserClientOptions {
   /** Sent as ?profile= on every call; the server's defaultProfile otherwise. */
   profile?: string;
   timeoutMs?: number;
+  /** Aborts every call of this client: the request is dropped, and the server stops the work (see withSignal). */
+  signal?: AbortSignal;
 }
 
 /** The longest a server-side wait may take (MAX_WAIT_MS), and time to answer after it. */
@@ -61,6 +65,16 @@ export class BrowserClient {
 
   withProfile(profile: string): BrowserClient {
     return new BrowserClient({ ...this.options, profile });
+  }
+
+  /**
+   * The same client, its calls cancelled by `signal`: the HTTP request is
+   * dropped, and the server stops what it was doing for it (a wait stops
+   * looking, a navigation is stopped, a waiting hook disarmed). The call
+   * rejects with the signal's reason.
+   */
+  withSignal(signal: AbortSignal): BrowserClient {
+    return new BrowserClient({ ...this.options, signal });
   }
 
   status(): Promise<Status> {
@@ -165,6 +179,11 @@ export class BrowserClient {
     return this.call('POST', '/hooks/dialog', options);
   }
 
+  /** The action log's recent records (all profiles unless this client has one), newest last. */
+  actions(options: { limit?: number } = {}): Promise<{ actions: ActionRecord[] }> {
+    return this.call('GET', '/actions', undefined, { limit: options.limit === undefined ? undefined : String(options.limit) });
+  }
+
   /** What the profile's tabs downloaded, and where the files are. */
   downloads(): Promise<{ downloads: DownloadRecord[] }> {
     return this.call('GET', '/downloads');
@@ -177,8 +196,9 @@ export class BrowserClient {
     }
     let response: { status: number; text: string };
     try {
-      response = await send(url, method, { authorization: `Bearer ${this.options.token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body ? JSON.stringify(body) : undefined, this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+      response = await send(url, method, { authorization: `Bearer ${this.options.token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body ? JSON.stringify(body) : undefined, this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS, this.options.signal);
     } catch (error) {
+      if (this.options.signal?.aborted) throw this.options.signal.reason;
       if (error instanceof TimeoutError) throw new TimeoutError(`${method} ${path} timed out`);
       throw new UnavailableError(`Cannot reach the control API at ${this.options.baseUrl}: is \`clawd-browser serve\` running? (${(error as Error).message})`);
     }
@@ -199,9 +219,10 @@ export class BrowserClient {
  * outlives a server restart never writes into a socket the old server closed;
  * on loopback the extra handshake costs a fraction of a millisecond.
  */
-function send(url: URL, method: string, headers: Record<string, string>, body: string | undefined, timeoutMs: number): Promise<{ status: number; text: string }> {
+function send(url: URL, method: string, headers: Record<string, string>, body: string | undefined, timeoutMs: number, signal?: AbortSignal): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const request = httpRequest(url, { method, headers, agent: false, timeout: timeoutMs }, (response) => {
+    // Aborting destroys the socket: the server sees its caller go and stops the work.
+    const request = httpRequest(url, { method, headers, agent: false, timeout: timeoutMs, signal }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));

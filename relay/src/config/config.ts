@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { ACCENT_COLOR, DEFAULT_CONTROL_PORT, DEFAULT_HOST, relayPortFor } from '../../../protocol/constants.js';
 import { describeIssues } from '../validation.js';
+import { UrlPolicySchema } from '../runtime/url-policy.js';
 
 /**
  * `$CLAWD_HOME/config.json` (spec §4). Reading never writes: a missing file
@@ -45,6 +46,12 @@ export const ConfigSchema = z.strictObject({
    * the system temp dir, $CLAWD_HOME/uploads and ~/Downloads.
    */
   uploadDirs: z.array(z.string().min(1)).optional(),
+  /** Longest any one request that acts on a browser may take (504 beyond it); above the longest wait (2 min) by default. */
+  actionTimeoutMs: z.number().int().min(100).max(600_000).default(130_000),
+  /** Managed browsers running at once; starting one more is a 429 naming those running. */
+  maxRunningBrowsers: z.number().int().min(1).max(64).default(8),
+  /** Which URLs tabs may be sent to, on every profile (runtime/url-policy.ts); none by default. */
+  urlPolicy: UrlPolicySchema.optional(),
   defaultProfile: z.string().default('clawd'),
   profiles: z.record(z.string(), ProfileConfig).default({}),
 });

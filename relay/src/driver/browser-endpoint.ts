@@ -22,8 +22,13 @@ export interface BrowserEndpoint {
 
 /** A Chromium this server launches (the clawd profile and created ones). */
 export class ManagedEndpoint implements BrowserEndpoint {
-  constructor(readonly browser: ManagedBrowser) {}
+  constructor(
+    readonly browser: ManagedBrowser,
+    /** Asked before a launch (not before attaching to a browser that already runs): the cap on running browsers. */
+    private readonly beforeLaunch: () => Promise<void> = async () => {},
+  ) {}
   async connect() {
+    if (!(await this.browser.answers())) await this.beforeLaunch();
     return { url: await this.browser.ensureRunning() };
   }
   stop() {

@@ -1,6 +1,8 @@
 import type { ElementHandle, Page } from 'playwright-core';
-import { BadRequestError } from '../errors.js';
-import type { Action } from '../api/schemas.js';
+import { BadRequestError, TimeoutError } from '../errors.js';
+import { type Action, MAX_WAIT_MS } from '../api/schemas.js';
+import { sleep } from '../runtime/operation.js';
+import { probe } from '../snapshot/snapshot-engine.js';
 
 /**
  * `POST /act` (spec §6): one action on a page, by ref (from the last
@@ -15,7 +17,12 @@ export const ACTION_TIMEOUT_MS = 30_000;
 /** Steps for mouse drags, so pages see intermediate moves (drag-and-drop needs them). */
 const DRAG_STEPS = 8;
 
-export async function performAction(page: Page, action: Action, resolve: RefResolver): Promise<Record<string, unknown>> {
+/**
+ * One `POST /act` action. `signal` stops it: a wait stops looking at once;
+ * a Playwright step already sent (a click waiting for its element) is raced,
+ * and ends by its own timeout.
+ */
+export async function performAction(page: Page, action: Action, resolve: RefResolver, signal?: AbortSignal): Promise<Record<string, unknown>> {
   const timeout = ACTION_TIMEOUT_MS;
   switch (action.kind) {
     case 'click': {
@@ -66,7 +73,7 @@ export async function performAction(page: Page, action: Action, resolve: RefReso
       for (const field of action.fields) await fillField(await resolve(field.ref), field.value);
       return { filled: action.fields.length };
     case 'wait':
-      await waitFor(page, action);
+      await waitFor(page, action, signal);
       return {};
     case 'resize':
       await page.setViewportSize({ width: action.width, height: action.height });
@@ -110,12 +117,44 @@ async function fillField(element: ElementHandle, value: string | boolean): Promi
   else await element.fill(String(value), { timeout: ACTION_TIMEOUT_MS });
 }
 
-async function waitFor(page: Page, action: Extract<Action, { kind: 'wait' }>): Promise<void> {
-  const timeout = action.timeoutMs ?? ACTION_TIMEOUT_MS;
-  if (action.timeMs !== undefined) await page.waitForTimeout(action.timeMs);
-  if (action.selector !== undefined) await page.locator(action.selector).first().waitFor({ state: 'visible', timeout });
-  if (action.text !== undefined) await page.getByText(action.text).first().waitFor({ state: 'visible', timeout });
-  if (action.textGone !== undefined) await page.getByText(action.textGone).first().waitFor({ state: 'hidden', timeout });
+/** How often a wait looks at the page. */
+const WAIT_POLL_MS = 100;
+
+/**
+ * A wait is ours, not Playwright's: a look at the page (in its isolated
+ * world) every WAIT_POLL_MS, so that an abort stops it between two looks and
+ * nothing is left polling the page for a caller that has gone.
+ */
+async function waitFor(page: Page, action: Extract<Action, { kind: 'wait' }>, signal?: AbortSignal): Promise<void> {
+  if (action.timeMs !== undefined) await sleep(action.timeMs, signal);
+  const { text, textGone, selector } = action;
+  if (text === undefined && textGone === undefined && selector === undefined) return;
+  const timeout = action.timeoutMs ?? MAX_WAIT_MS;
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    signal?.throwIfAborted();
+    const found = await probe(page.mainFrame(), { text, textGone, selector }).catch(() => false);
+    if (found === true) return;
+    if (typeof found === 'object') throw new BadRequestError(`Invalid selector ${JSON.stringify(selector)}: ${found.error}`);
+    if (Date.now() >= deadline) {
+      const what = [text !== undefined && `text ${JSON.stringify(text)}`, textGone !== undefined && `text ${JSON.stringify(textGone)} to go`, selector !== undefined && `selector ${JSON.stringify(selector)}`].filter(Boolean).join(' and ');
+      throw new TimeoutError(`Waited ${timeout} ms for ${what}; it did not happen`);
+    }
+    await sleep(WAIT_POLL_MS, signal);
+  }
+}
+
+/** Stops the tab's loading, as the Stop button does (an abandoned navigation must not go on). */
+export async function stopLoading(page: Page): Promise<void> {
+  const session = await page.context().newCDPSession(page).catch(() => undefined);
+  if (!session) return;
+  try {
+    await session.send('Page.stopLoading');
+  } catch {
+    // The tab closed meanwhile: nothing is loading.
+  } finally {
+    await session.detach().catch(() => {});
+  }
 }
 
 async function centreOf(element: ElementHandle): Promise<{ x: number; y: number }> {

@@ -1,7 +1,10 @@
+import { lookup } from 'node:dns/promises';
 import { existsSync, mkdirSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
-import { type Browser, chromium, type Dialog, type Download, type ElementHandle, type FileChooser, type Page } from 'playwright-core';
-import { AmbiguousError, BadRequestError, ClawdError, NotFoundError, TimeoutError, UnavailableError } from '../errors.js';
+import { type Browser, type BrowserContext, chromium, type Dialog, type Download, type ElementHandle, type FileChooser, type Page } from 'playwright-core';
+import { AmbiguousError, BadRequestError, ClawdError, ForbiddenError, NotFoundError, TimeoutError, UnavailableError } from '../errors.js';
+import { abortable } from '../runtime/operation.js';
+import { policyActive, type UrlPolicy, urlPolicyProblem } from '../runtime/url-policy.js';
 import type { Profile } from '../profiles/profile-registry.js';
 import { MAX_WAIT_MS, type Action, type SnapshotOptions } from '../api/schemas.js';
 import { ariaSnapshot, resolveRef, takeAiSnapshot } from '../snapshot/ai-snapshot.js';
@@ -9,7 +12,7 @@ import { prepareBrowser } from '../snapshot/snapshot-engine.js';
 import type { BrowserEndpoint } from './browser-endpoint.js';
 import type { ActionResult, Capture, EndpointState, RequestOf, ConsoleMessage, DownloadRecord, Screenshot, Snapshot, Tab } from '../api/responses.js';
 import { navigationProblem } from '../../../protocol/url-gate.js';
-import { ACTION_TIMEOUT_MS, performAction } from './page-actions.js';
+import { ACTION_TIMEOUT_MS, performAction, stopLoading } from './page-actions.js';
 import { type InlineFile, inlineUploads, readUploads, type UploadPolicy } from './uploads.js';
 
 /**
@@ -23,7 +26,11 @@ export interface DriverPolicy {
   /** Schemes the URL gate allows beyond http, https and about:blank. */
   allowedUrlSchemes: string[];
   uploads: UploadPolicy;
+  /** Which URLs tabs may be sent to (runtime/url-policy.ts); undefined: any the gate allows. */
+  urlPolicy?: UrlPolicy;
 }
+
+const resolveHost = async (host: string) => (await lookup(host, { all: true })).map((entry) => entry.address);
 
 const CONSOLE_LIMIT = 1000;
 /** Severity order for `GET /console?level=`: that level and worse. */
@@ -60,6 +67,10 @@ export class ProfileDriver {
   private readonly pageEvents = new WeakMap<Page, string[]>();
   /** The answer armed for each tab's next dialog (POST /hooks/dialog). */
   private readonly dialogAnswers = new WeakMap<Page, { accept: boolean; promptText?: string; timer: NodeJS.Timeout }>();
+  /** Contexts whose navigations the URL policy checks. */
+  private readonly policed = new WeakSet<BrowserContext>();
+  /** The last navigation the URL policy refused, per tab, to say why a goto failed. */
+  private readonly blocked = new WeakMap<Page, string>();
   private readonly savedDownloads: DownloadRecord[] = [];
 
   constructor(
@@ -124,13 +135,13 @@ export class ProfileDriver {
     return Promise.all(pages.map(async (page) => this.describe(page)));
   }
 
-  async openTab(url: string): Promise<Tab> {
-    this.checkUrl(url);
-    const browser = await this.start();
+  async openTab(url: string, signal?: AbortSignal): Promise<Tab> {
+    await this.checkUrl(url);
+    const browser = await abortable(this.start(), signal);
     const context = browser.contexts()[0] ?? (await browser.newContext());
     const page = await context.newPage();
     this.watch(page);
-    if (url && url !== 'about:blank') await this.goto(page, url);
+    if (url && url !== 'about:blank') await this.goto(page, url, signal);
     return this.use(page);
   }
 
@@ -148,12 +159,12 @@ export class ProfileDriver {
     return info;
   }
 
-  async navigate(url: string, targetId?: string): Promise<Tab> {
-    this.checkUrl(url);
+  async navigate(url: string, targetId?: string, signal?: AbortSignal): Promise<Tab> {
+    await this.checkUrl(url);
     // Navigating a browser with no tab at all opens one: there is nothing else it could mean.
-    if (targetId === undefined && !(await this.pages()).length) return this.openTab(url);
+    if (targetId === undefined && !(await this.pages()).length) return this.openTab(url, signal);
     const page = await this.page(targetId);
-    await this.goto(page, url);
+    await this.goto(page, url, signal);
     return this.use(page);
   }
 
@@ -203,10 +214,11 @@ export class ProfileDriver {
   }
 
   /** `POST /act`. */
-  async act(action: Action): Promise<ActionResult> {
+  async act(action: Action, signal?: AbortSignal): Promise<ActionResult> {
     const page = await this.page(action.targetId);
+    await this.enforceUrlPolicy(page);
     const targetId = await this.targetIdOf(page);
-    const result = await performAction(page, action, (ref) => this.resolve(page, ref)).catch((error: unknown) => {
+    const result = await performAction(page, action, (ref) => this.resolve(page, ref), signal).catch((error: unknown) => {
       throw withoutSecrets(error, action);
     });
     const events = this.takeEvents(page);
@@ -220,7 +232,7 @@ export class ProfileDriver {
    * `POST /hooks/file-chooser`: set files on an input directly (inputRef /
    * element), or arm for the next file chooser, clicking `ref` to open it.
    */
-  async fileChooser(options: { targetId?: string; paths?: string[]; files?: InlineFile[]; ref?: string; inputRef?: string; element?: string; timeoutMs?: number }) {
+  async fileChooser(options: { targetId?: string; paths?: string[]; files?: InlineFile[]; ref?: string; inputRef?: string; element?: string; timeoutMs?: number }, signal?: AbortSignal) {
     const fromPaths = options.paths ? await readUploads(options.paths, this.policy().uploads) : [];
     const files = [...fromPaths, ...inlineUploads(options.files ?? [], fromPaths)];
     const page = await this.page(options.targetId);
@@ -232,7 +244,8 @@ export class ProfileDriver {
       return { targetId, uploaded };
     }
     const timeout = options.timeoutMs ?? MAX_WAIT_MS;
-    const chooser = page.waitForEvent('filechooser', { timeout });
+    // Armed alone, the hook outlives the request; waiting on a click, it goes with its caller.
+    const chooser = nextFileChooser(page, timeout, options.ref ? signal : undefined);
     if (!options.ref) {
       // Armed: the agent's next click opens the chooser; the files go in then.
       chooser.then((opened: FileChooser) => opened.setFiles(files)).catch(() => {});
@@ -264,9 +277,34 @@ export class ProfileDriver {
     return { targetId, armed: true, accept: options.accept, timeoutMs: timeout };
   }
 
-  private checkUrl(url: string): void {
-    const problem = navigationProblem(url, this.policy().allowedUrlSchemes);
+  private async checkUrl(url: string): Promise<void> {
+    const policy = this.policy();
+    const problem = navigationProblem(url, policy.allowedUrlSchemes);
     if (problem) throw new BadRequestError(`Navigation refused: ${problem}`);
+    const refused = await urlPolicyProblem(url, policy.urlPolicy, resolveHost);
+    if (refused) throw new ForbiddenError(`Navigation refused: ${refused}`);
+  }
+
+  /**
+   * With a URL policy, every top-level navigation of the profile's tabs is
+   * checked as it starts: redirects and a page's own `location =` included.
+   * A refused one is aborted, and reported with the tab's next action.
+   */
+  private async enforceUrlPolicy(page: Page): Promise<void> {
+    const context = page.context();
+    if (this.policed.has(context) || !policyActive(this.policy().urlPolicy)) return;
+    this.policed.add(context);
+    await context.route('**/*', async (route) => {
+      const request = route.request();
+      const frame = request.frame();
+      if (!request.isNavigationRequest() || frame.parentFrame()) return route.continue().catch(() => {});
+      const problem = await urlPolicyProblem(request.url(), this.policy().urlPolicy, resolveHost);
+      if (!problem) return route.continue().catch(() => {});
+      const tab = frame.page();
+      this.blocked.set(tab, problem);
+      this.noteEvent(tab, `navigation to ${request.url().split(/[?#]/)[0]} refused: ${problem}`);
+      await route.abort('blockedbyclient').catch(() => {});
+    });
   }
 
   /** A ref from this tab's last snapshot; a 404 (RefNotFoundError, with which ref and why) when it is unknown or stale. */
@@ -302,10 +340,21 @@ export class ProfileDriver {
     return browser.contexts().flatMap((context) => context.pages()).filter((page) => !page.isClosed());
   }
 
-  private async goto(page: Page, url: string): Promise<void> {
+  /**
+   * Navigates. On abort (the caller went, or the action timeout passed) the
+   * navigation is stopped in the browser, as the Stop button would.
+   */
+  private async goto(page: Page, url: string, signal?: AbortSignal): Promise<void> {
+    await this.enforceUrlPolicy(page);
     try {
-      await page.goto(url, { timeout: ACTION_TIMEOUT_MS });
+      await abortable(page.goto(url, { timeout: ACTION_TIMEOUT_MS }), signal);
     } catch (error) {
+      if (signal?.aborted) {
+        await stopLoading(page);
+        throw error;
+      }
+      const blocked = this.blocked.get(page);
+      if (blocked && /ERR_BLOCKED_BY_CLIENT/.test((error as Error).message)) throw new ForbiddenError(`Navigation refused: ${blocked}`);
       const message = (error as Error).message.split('\n')[0];
       if ((error as Error).name === 'TimeoutError') throw new TimeoutError(`Navigating to ${url} timed out: ${message}`);
       if (/Cannot navigate to invalid URL|invalid url/i.test(message)) throw new BadRequestError(`Invalid URL ${JSON.stringify(url)}`);
@@ -423,4 +472,29 @@ function uniquePath(dir: string, name: string): string {
   let candidate = join(dir, name);
   for (let n = 1; existsSync(candidate); n++) candidate = join(dir, `${stem} (${n})${extension}`);
   return candidate;
+}
+
+/** The tab's next file chooser, or a rejection after `timeoutMs` or on abort (the listener is removed either way). */
+function nextFileChooser(page: Page, timeoutMs: number, signal?: AbortSignal): Promise<FileChooser> {
+  return new Promise<FileChooser>((resolve, reject) => {
+    const done = () => {
+      clearTimeout(timer);
+      page.off('filechooser', onChooser);
+      signal?.removeEventListener('abort', onAbort);
+    };
+    const onChooser = (chooser: FileChooser) => {
+      done();
+      resolve(chooser);
+    };
+    const onAbort = () => {
+      done();
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      done();
+      reject(new TimeoutError(`No file chooser opened within ${timeoutMs} ms`));
+    }, timeoutMs);
+    page.on('filechooser', onChooser);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
 }

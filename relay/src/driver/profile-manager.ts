@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import type { CdpBridge } from '../bridge/cdp-bridge.js';
 import type { DownloadLog } from './download-log.js';
 import type { Config } from '../config/config.js';
-import { BadRequestError, DisabledError } from '../errors.js';
+import { BadRequestError, DisabledError, TooManyError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { type BrowserEndpoint, ExtensionEndpoint, ManagedEndpoint, RemoteEndpoint } from './browser-endpoint.js';
 import { ProfileDriver } from './profile-driver.js';
@@ -82,6 +82,20 @@ export class ProfileManager {
     await Promise.all([...this.drivers.values()].map((driver) => driver.stop().catch(() => {})));
   }
 
+  /** Before a managed browser launches: the cap on running ones (config maxRunningBrowsers), as a 429 naming them. */
+  private async checkCapacity(launching: string): Promise<void> {
+    const max = this.registry.config().maxRunningBrowsers;
+    const running: string[] = [];
+    for (const [name, driver] of this.drivers) {
+      if (name !== launching && driver.endpoint instanceof ManagedEndpoint && (await driver.endpoint.browser.answers(500))) running.push(name);
+    }
+    if (running.length >= max)
+      throw new TooManyError(`${running.length} managed browsers are running (${running.join(', ')}), the most allowed (config maxRunningBrowsers: ${max}): stop one first`, {
+        running: running.join(','),
+        max,
+      });
+  }
+
   private driverOf(profile: Profile, config: Config): ProfileDriver {
     const existing = this.drivers.get(profile.name);
     if (existing) return existing;
@@ -90,6 +104,7 @@ export class ProfileManager {
       return {
         allowedUrlSchemes: current.allowedUrlSchemes,
         uploads: { dirs: current.uploadDirs ?? defaultUploadDirs(this.home), clawdHome: this.home },
+        urlPolicy: current.urlPolicy,
       };
     });
     this.drivers.set(profile.name, driver);
@@ -103,7 +118,7 @@ export class ProfileManager {
       case 'remote':
         return new RemoteEndpoint(profile.cdpUrl!);
       case 'clawd':
-        return new ManagedEndpoint(new ManagedBrowser(profile, launchSettings(config), this.log));
+        return new ManagedEndpoint(new ManagedBrowser(profile, launchSettings(config), this.log), () => this.checkCapacity(profile.name));
     }
   }
 }

@@ -14,6 +14,9 @@ import { describeIssues } from '../validation.js';
 import { BrowserClient } from '../client/browser-client.js';
 import { urlHost } from '../config/config.js';
 import { McpHttpSessions } from '../mcp/http-sessions.js';
+import type { ProfileDriver } from '../driver/profile-driver.js';
+import type { ActionLog } from '../runtime/action-log.js';
+import { abortable, CallerGoneError, runOperation } from '../runtime/operation.js';
 
 /**
  * The control API (spec §6, port 18791): JSON in, JSON out, every route with
@@ -29,6 +32,8 @@ export interface ControlServerOptions {
   logger: Logger;
   /** Where MCP's pdf tool saves files ($CLAWD_HOME/exports). */
   exportDir: string;
+  /** $CLAWD_HOME/logs/actions.jsonl. */
+  actionLog: ActionLog;
 }
 
 export interface ControlServer {
@@ -67,6 +72,13 @@ export async function startControlServer(options: ControlServerOptions): Promise
   const profileOf = (request: Request) => parse(schemas.profileQuery, request.query, 'query').profile;
   const body = <T>(schema: z.ZodType<T>, request: Request) => parse(schema, request.body, 'body');
 
+  /** A request that acts on a browser: cancelled with its caller, bounded, logged (runtime/operation.ts). */
+  const operation = <T>(response: Response, profile: string | undefined, meta: { kind: string; targetId?: string; ref?: string }, work: (driver: ProfileDriver, signal: AbortSignal) => Promise<T>) => {
+    const driver = manager.driver(profile);
+    const settings = { actionTimeoutMs: manager.registry.config().actionTimeoutMs, log: options.actionLog };
+    return runOperation({ profile: driver.profile.name, ...meta }, response, settings, (signal) => work(driver, signal));
+  };
+
   // ---- status and lifecycle --------------------------------------------------
 
   app.get('/', async (request, response) => {
@@ -85,9 +97,12 @@ export async function startControlServer(options: ControlServerOptions): Promise
     response.json(status);
   });
   app.post('/start', async (request, response) => {
-    const driver = manager.driver(profileOf(request));
-    await driver.start();
-    response.json({ profile: driver.profile.name, ...(await driver.status()) });
+    response.json(
+      await operation(response, profileOf(request), { kind: 'start' }, async (driver, signal) => {
+        await abortable(driver.start(), signal);
+        return { profile: driver.profile.name, ...(await driver.status()) };
+      }),
+    );
   });
   app.post('/stop', async (request, response) => {
     const driver = manager.driver(profileOf(request));
@@ -102,25 +117,27 @@ export async function startControlServer(options: ControlServerOptions): Promise
   });
   app.post('/tabs/open', async (request, response) => {
     const { url } = body(schemas.open, request);
-    response.json(await manager.driver(profileOf(request)).openTab(url));
+    response.json(await operation(response, profileOf(request), { kind: 'open' }, (driver, signal) => driver.openTab(url, signal)));
   });
   app.post('/tabs/focus', async (request, response) => {
     const { targetId } = body(schemas.focus, request);
-    response.json(await manager.driver(profileOf(request)).focusTab(targetId));
+    response.json(await operation(response, profileOf(request), { kind: 'focus', targetId }, (driver) => driver.focusTab(targetId)));
   });
   app.delete('/tabs/:targetId', async (request, response) => {
-    response.json({ closed: await manager.driver(profileOf(request)).closeTab(String(request.params.targetId)) });
+    const targetId = String(request.params.targetId);
+    response.json({ closed: await operation(response, profileOf(request), { kind: 'close', targetId }, (driver) => driver.closeTab(targetId)) });
   });
   app.post('/navigate', async (request, response) => {
     const { url, targetId } = body(schemas.navigate, request);
-    response.json(await manager.driver(profileOf(request)).navigate(url, targetId));
+    response.json(await operation(response, profileOf(request), { kind: 'navigate', targetId }, (driver, signal) => driver.navigate(url, targetId, signal)));
   });
   app.post('/screenshot', async (request, response) => {
-    response.json(await manager.driver(profileOf(request)).screenshot(body(schemas.screenshot, request)));
+    const options = body(schemas.screenshot, request);
+    response.json(await operation(response, profileOf(request), { kind: 'screenshot', targetId: options.targetId, ref: options.ref }, (driver) => driver.screenshot(options)));
   });
   app.post('/pdf', async (request, response) => {
     const { targetId } = body(schemas.pdf, request);
-    response.json(await manager.driver(profileOf(request)).pdf(targetId));
+    response.json(await operation(response, profileOf(request), { kind: 'pdf', targetId }, (driver) => driver.pdf(targetId)));
   });
   app.get('/console', async (request, response) => {
     const { profile, targetId, level } = parse(schemas.consoleQuery, request.query, 'query');
@@ -131,16 +148,27 @@ export async function startControlServer(options: ControlServerOptions): Promise
 
   app.get('/snapshot', async (request, response) => {
     const { profile, ...options } = parse(schemas.snapshotQuery, request.query, 'query');
-    response.json(await manager.driver(profile).snapshot(options));
+    response.json(await operation(response, profile, { kind: 'snapshot', targetId: options.targetId }, (driver) => driver.snapshot(options)));
   });
   app.post('/act', async (request, response) => {
-    response.json(await manager.driver(profileOf(request)).act(body(schemas.act, request)));
+    const action = body(schemas.act, request);
+    const ref = 'ref' in action ? action.ref : undefined;
+    response.json(await operation(response, profileOf(request), { kind: action.kind, targetId: action.targetId, ref }, (driver, signal) => driver.act(action, signal)));
   });
   app.post('/hooks/file-chooser', async (request, response) => {
-    response.json(await manager.driver(profileOf(request)).fileChooser(body(schemas.fileChooser, request)));
+    const hook = body(schemas.fileChooser, request);
+    const meta = { kind: 'file-chooser', targetId: hook.targetId, ref: hook.ref ?? hook.inputRef };
+    response.json(await operation(response, profileOf(request), meta, (driver, signal) => driver.fileChooser(hook, signal)));
   });
   app.post('/hooks/dialog', async (request, response) => {
-    response.json(await manager.driver(profileOf(request)).armDialog(body(schemas.dialog, request)));
+    const hook = body(schemas.dialog, request);
+    response.json(await operation(response, profileOf(request), { kind: 'dialog', targetId: hook.targetId }, (driver) => driver.armDialog(hook)));
+  });
+
+  /** The action log's recent records, newest last (never what was typed: runtime/action-log.ts). */
+  app.get('/actions', (request, response) => {
+    const { profile, limit } = parse(schemas.actionsQuery, request.query, 'query');
+    response.json({ actions: options.actionLog.recent({ profile, limit }) });
   });
 
   app.get('/downloads', async (request, response) => {
@@ -172,6 +200,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
 
   // Errors become statuses in http-errors.ts, the same for both servers.
   app.use((error: unknown, request: Request, response: Response, _next: NextFunction) => {
+    if (error instanceof CallerGoneError) return; // nobody to answer; the action log has it
     const failure = asHttpFailure(error);
     const { status, message } = failure.error;
     if (failure.unexpected) logger.error(`${request.method} ${request.path}: ${message}\n${stackFrames(error)}`);

@@ -4,6 +4,7 @@ import { WebSocket, WebSocketServer } from 'ws';
 import { CdpBridge, type Outbound } from '../bridge/cdp-bridge.js';
 import type { CdpError } from '../bridge/cdp-frames.js';
 import { DownloadLog } from '../driver/download-log.js';
+import type { UrlPolicy } from '../runtime/url-policy.js';
 import { urlHost } from '../config/config.js';
 import { DEFAULT_HOST, DEFAULT_RELAY_PORT, EXTENSION_ORIGIN } from '../../../protocol/constants.js';
 import { BadRequestError, type ClawdError, errorForCode, ForbiddenError, NotFoundError, TimeoutError, UnavailableError } from '../errors.js';
@@ -39,6 +40,8 @@ export interface RelayServerOptions {
   extraAllowedOrigins?: string[];
   /** Schemes the URL gate allows beyond http, https and about:blank (config allowedUrlSchemes). */
   allowedUrlSchemes?: string[];
+  /** The URL policy (config urlPolicy), read at each check. */
+  urlPolicy?: () => UrlPolicy | undefined;
   /** A client whose unread output exceeds this is disconnected with 1008. */
   maxClientBufferedBytes?: number;
   /** A command the extension has not answered in this long fails. */
@@ -77,7 +80,7 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
   const graceMs = options.reconnectGraceMs ?? 45_000;
   const guard = guardFor(options.token, host, options.extraAllowedOrigins);
   const maxBuffered = options.maxClientBufferedBytes ?? LIMITS.clientBufferedBytes;
-  const bridge = new CdpBridge({ allowedUrlSchemes: options.allowedUrlSchemes, pendingTimeoutMs: options.pendingTimeoutMs });
+  const bridge = new CdpBridge({ allowedUrlSchemes: options.allowedUrlSchemes, urlPolicy: options.urlPolicy, pendingTimeoutMs: options.pendingTimeoutMs });
   const downloads = new DownloadLog();
   const clients = new Map<number, ClientSink>();
   let extensionSocket: WebSocket | undefined;

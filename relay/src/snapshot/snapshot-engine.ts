@@ -77,6 +77,23 @@ export async function childFrame(frame: Frame, prefix: string): Promise<Frame | 
   }
 }
 
+/** What a wait looks for (text is matched in the page's visible text, whitespace collapsed). */
+export interface Presence {
+  text?: string;
+  textGone?: string;
+  selector?: string;
+}
+
+/** One look at the frame: true when every condition given holds. Counted in the frame (see probeCount). */
+export function probe(frame: Frame, presence: Presence): Promise<boolean | { error: string }> {
+  return read(frame, 'present', presence);
+}
+
+/** How many probes this frame's isolated world has answered: a wait that stopped stops counting. */
+export function probeCount(frame: Frame): Promise<number> {
+  return read(frame, 'probes', null);
+}
+
 export function checkRef(frame: Frame, ref: string, generation: number): Promise<RefCheck> {
   return read(frame, 'check', { ref, generation });
 }
@@ -95,6 +112,7 @@ function engineSource(): string {
   let state;
   let generation = 0;
   let cached;
+  let probes = 0;
   const output = (value) => {
     const element = document.createElement('clawd-output');
     element.textContent = JSON.stringify(value);
@@ -134,6 +152,25 @@ function engineSource(): string {
         const element = state && state.refs.get(argument);
         return element && element.isConnected ? [element] : [];
       }
+      case 'present': {
+        probes++;
+        // As Playwright's getByText: a case-insensitive substring, whitespace collapsed.
+        const collapse = (text) => String(text).replace(/\s+/g, ' ').trim().toLowerCase();
+        const shown = collapse(document.body ? document.body.innerText : '');
+        try {
+          if (argument.text !== undefined && !shown.includes(collapse(argument.text))) return output(false);
+          if (argument.textGone !== undefined && shown.includes(collapse(argument.textGone))) return output(false);
+          if (argument.selector !== undefined) {
+            const found = document.querySelector(argument.selector);
+            if (!found || !found.checkVisibility({ visibilityProperty: true })) return output(false);
+          }
+        } catch (error) {
+          return output({ error: String(error && error.message || error) });
+        }
+        return output(true);
+      }
+      case 'probes':
+        return output(probes);
       default:
         return [];
     }

@@ -1,0 +1,106 @@
+import type { ServerResponse } from 'node:http';
+import { ClawdError, TimeoutError } from '../errors.js';
+import type { ActionLog, Actor, Outcome } from './action-log.js';
+
+/**
+ * The one place a request that acts on a browser is bounded, cancelled and
+ * logged (spec §12):
+ * - it gets an AbortSignal that fires when the HTTP client disconnects or
+ *   aborts, or when the action timeout (config actionTimeoutMs) passes;
+ * - the driver stops its work on that signal (a wait stops polling, a
+ *   navigation is stopped, a hook is disarmed), and the request ends at once;
+ * - past the timeout it is a 504 that names the action and the limit;
+ * - one line goes to the action log, whatever the outcome.
+ */
+
+/** The caller hung up: there is nobody to answer. */
+export class CallerGoneError extends Error {
+  constructor() {
+    super('the caller disconnected');
+  }
+}
+
+export interface OperationMeta {
+  profile: string;
+  kind: string;
+  targetId?: string;
+  ref?: string;
+  actor?: Actor;
+}
+
+export async function runOperation<T>(
+  meta: OperationMeta,
+  response: ServerResponse,
+  settings: { actionTimeoutMs: number; log: ActionLog },
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const started = performance.now();
+  const controller = new AbortController();
+  const onClose = () => {
+    if (!response.writableFinished) controller.abort(new CallerGoneError());
+  };
+  response.once('close', onClose);
+  const limit = settings.actionTimeoutMs;
+  const timer = setTimeout(
+    () => controller.abort(new TimeoutError(`${meta.kind} took longer than the action timeout of ${limit} ms (config actionTimeoutMs)`, { action: meta.kind, limitMs: limit })),
+    limit,
+  );
+  let outcome: Outcome = 'ok';
+  let error: string | undefined;
+  let result: T | undefined;
+  try {
+    result = await abortable(work(controller.signal), controller.signal);
+    return result;
+  } catch (caught) {
+    outcome = caught instanceof CallerGoneError ? 'aborted' : caught instanceof TimeoutError ? 'timeout' : 'error';
+    error = caught instanceof ClawdError || caught instanceof Error ? caught.message.split('\n')[0] : String(caught);
+    throw caught;
+  } finally {
+    clearTimeout(timer);
+    response.off('close', onClose);
+    const described = (result ?? {}) as { targetId?: unknown; url?: unknown };
+    settings.log.record({
+      time: new Date().toISOString(),
+      profile: meta.profile,
+      ...(typeof described.targetId === 'string' || meta.targetId ? { targetId: (typeof described.targetId === 'string' ? described.targetId : meta.targetId) as string } : {}),
+      kind: meta.kind,
+      ...(meta.ref ? { ref: meta.ref } : {}),
+      ...(typeof described.url === 'string' ? { url: described.url } : {}),
+      durationMs: Math.round(performance.now() - started),
+      outcome,
+      ...(error ? { error } : {}),
+      actor: meta.actor ?? 'agent',
+    });
+  }
+}
+
+/** `promise`, or its signal's reason as soon as the signal fires (the promise's own failure is then ignored). */
+export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) {
+    promise.catch(() => {});
+    return Promise.reject(signal.reason);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      promise.catch(() => {});
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/** Waits `ms`, or until the signal fires (then rejects with its reason). */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return abortable(new Promise<void>((resolve) => setTimeout(resolve, ms).unref?.()), signal);
+}

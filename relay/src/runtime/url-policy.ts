@@ -1,0 +1,112 @@
+import { isIP } from 'node:net';
+import { z } from 'zod';
+
+/**
+ * The optional URL policy (config `urlPolicy`, spec §12): which top-level
+ * URLs a tab may be sent to, on every profile. `public-only` refuses
+ * loopback, private and link-local addresses (literal, `localhost`, or a
+ * name that resolves to one) and `file:`, `chrome:` and `data:` URLs; `allow`
+ * and `deny` are host patterns (`example.com`, `*.example.com`, `*`). A
+ * refusal names the rule. Pure but for the resolver, which callers inject.
+ */
+
+const HostPattern = z.string().regex(/^(\*|(\*\.)?[a-z0-9.-]+|\[[0-9a-f:.]+\])$/i, 'must be a host pattern like example.com, *.example.com or *');
+
+export const UrlPolicySchema = z.strictObject({
+  mode: z.enum(['any', 'public-only']).default('any'),
+  allow: z.array(HostPattern).default([]),
+  deny: z.array(HostPattern).default([]),
+});
+export type UrlPolicy = z.infer<typeof UrlPolicySchema>;
+
+export type Resolve = (host: string) => Promise<string[]>;
+
+/** True when the policy can refuse anything (so nothing need be intercepted otherwise). */
+export function policyActive(policy: UrlPolicy | undefined): policy is UrlPolicy {
+  return !!policy && (policy.mode === 'public-only' || policy.allow.length > 0 || policy.deny.length > 0);
+}
+
+function matches(pattern: string, host: string): boolean {
+  const p = pattern.toLowerCase();
+  if (p === '*') return true;
+  if (p.startsWith('*.')) return host.endsWith(p.slice(1)) && host.length > p.length - 1;
+  return host === p;
+}
+
+/** Why an IP address is not public, or undefined when it is. */
+export function nonPublicAddress(address: string): string | undefined {
+  const ip = address.replace(/^\[|\]$/g, '').toLowerCase();
+  const version = isIP(ip);
+  if (version === 4) {
+    const [a, b] = ip.split('.').map(Number);
+    if (a === 127) return 'a loopback address';
+    if (a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168)) return 'a private address';
+    if (a === 169 && b === 254) return 'a link-local address';
+    if (a === 0) return 'an unspecified address';
+    if (a === 100 && b >= 64 && b <= 127) return 'a shared (carrier-grade NAT) address';
+    return undefined;
+  }
+  if (version === 6) {
+    if (ip === '::1') return 'a loopback address';
+    if (ip === '::') return 'an unspecified address';
+    if (/^f[cd]/.test(ip)) return 'a private address';
+    if (/^fe[89ab]/.test(ip)) return 'a link-local address';
+    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(ip);
+    if (mapped) return nonPublicAddress(mapped[1]);
+    return undefined;
+  }
+  return undefined;
+}
+
+/** Why `url` may not be opened under `policy`, or undefined when it may. */
+export async function urlPolicyProblem(url: string, policy: UrlPolicy | undefined, resolve: Resolve): Promise<string | undefined> {
+  const judged = judge(url, policy);
+  if (typeof judged !== 'object') return judged;
+  let addresses: string[];
+  try {
+    addresses = await resolve(judged.resolve);
+  } catch {
+    return undefined; // it will not load either; the browser says why
+  }
+  for (const address of addresses) {
+    const why = nonPublicAddress(address);
+    if (why) return `urlPolicy public-only: ${judged.resolve} resolves to ${address}, ${why}`;
+  }
+  return undefined;
+}
+
+/**
+ * The same without DNS, for the relay's synchronous CDP gate: names are not
+ * resolved there (the driver's own checks and interception resolve them).
+ */
+export function urlPolicyProblemWithoutDns(url: string, policy: UrlPolicy | undefined): string | undefined {
+  const judged = judge(url, policy);
+  return typeof judged === 'object' ? undefined : judged;
+}
+
+/** A refusal, undefined (allowed), or the host name whose addresses decide. */
+function judge(url: string, policy: UrlPolicy | undefined): string | undefined | { resolve: string } {
+  if (!policyActive(policy)) return undefined;
+  if (url === 'about:blank') return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return `urlPolicy: ${JSON.stringify(url)} is not a URL`;
+  }
+  const scheme = parsed.protocol;
+  if (policy.mode === 'public-only' && (scheme === 'file:' || scheme === 'chrome:' || scheme === 'data:'))
+    return `urlPolicy public-only: ${scheme} URLs are not public`;
+  if (scheme !== 'http:' && scheme !== 'https:') return undefined; // other schemes are the URL gate's to judge
+  const host = parsed.hostname.toLowerCase().replace(/\.$/, '');
+  const denied = policy.deny.find((pattern) => matches(pattern, host));
+  if (denied) return `urlPolicy deny: ${host} matches ${JSON.stringify(denied)}`;
+  if (policy.allow.length && !policy.allow.some((pattern) => matches(pattern, host)))
+    return `urlPolicy allow: ${host} matches none of ${policy.allow.map((p) => JSON.stringify(p)).join(', ')}`;
+  if (policy.mode !== 'public-only') return undefined;
+  if (host === 'localhost' || host.endsWith('.localhost')) return `urlPolicy public-only: ${host} is a loopback name`;
+  const literal = nonPublicAddress(host);
+  if (literal) return `urlPolicy public-only: ${host} is ${literal}`;
+  if (isIP(host.replace(/^\[|\]$/g, ''))) return undefined;
+  return { resolve: host };
+}
