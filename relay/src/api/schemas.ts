@@ -123,6 +123,19 @@ export const schemas = {
   }).refine((hook) => hook.paths !== undefined || hook.files !== undefined, 'give paths, files (inline {name, base64}), or both'),
   dialog: z.strictObject({ targetId: TargetId.optional(), accept: z.boolean(), promptText: z.string().optional(), timeoutMs: Timeout.optional() }),
   act: ActionSchema,
+  screencastQuery: z.object({ profile: z.string().optional(), targetId: TargetId.optional() }),
+  /** Input a person gives through the live view: points are fractions (0..1) of the view, so any image size works. */
+  viewInput: z.strictObject({
+    targetId: TargetId.optional(),
+    type: z.enum(['click', 'move', 'scroll', 'type', 'press']),
+    x: z.number().min(0).max(1).optional(),
+    y: z.number().min(0).max(1).optional(),
+    button: Button.optional(),
+    deltaX: Coordinate.optional(),
+    deltaY: Coordinate.optional(),
+    text: z.string().max(10_000).optional(),
+    key: z.string().min(1).max(100).optional(),
+  }),
 };
 
 /** `GET /snapshot` as the driver takes it (defaults applied). */

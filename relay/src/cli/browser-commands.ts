@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
@@ -22,6 +23,15 @@ export function addBrowserCommands(program: Command, client: () => BrowserClient
           .map(([key, value]) => `${key}: ${value}`)
           .join('\n'),
       );
+    });
+  program
+    .command('dashboard')
+    .description('open the dashboard (profiles, live tabs, recent actions) in your browser through a one-time link')
+    .option('--no-open', 'only print the link')
+    .action(async (options: { open: boolean }) => {
+      const link = await client().dashboardLink();
+      print(link, () => link.url);
+      if (options.open) openInBrowser(link.url);
     });
   program
     .command('start')
@@ -261,4 +271,15 @@ function addActionCommands(program: Command, client: () => BrowserClient, print:
       const result = await client().dialog({ accept: Boolean(options.accept), promptText: options.prompt, timeoutMs: options.timeout, targetId: options.target });
       print(result, () => `armed: the next dialog will be ${options.accept ? 'accepted' : 'dismissed'}`);
     });
+}
+
+/** Hands a URL to the desktop's browser; where there is none (a server), the printed link is enough. */
+function openInBrowser(url: string): void {
+  const [command, args] =
+    process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url]] : ['xdg-open', [url]];
+  try {
+    spawn(command, args, { stdio: 'ignore', detached: true }).on('error', () => {}).unref();
+  } catch {
+    // No opener: the link is printed.
+  }
 }

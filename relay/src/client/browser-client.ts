@@ -179,6 +179,11 @@ export class BrowserClient {
     return this.call('POST', '/hooks/dialog', options);
   }
 
+  /** A one-time link that opens the dashboard in a browser (it works once, within a minute). */
+  dashboardLink(): Promise<{ url: string; expiresInSeconds: number }> {
+    return this.call('POST', '/dashboard/link');
+  }
+
   /** The action log's recent records (all profiles unless this client has one), newest last. */
   actions(options: { limit?: number } = {}): Promise<{ actions: ActionRecord[] }> {
     return this.call('GET', '/actions', undefined, { limit: options.limit === undefined ? undefined : String(options.limit) });

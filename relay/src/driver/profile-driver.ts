@@ -6,7 +6,9 @@ import { AmbiguousError, BadRequestError, ClawdError, ForbiddenError, NotFoundEr
 import { abortable } from '../runtime/operation.js';
 import { policyActive, type UrlPolicy, urlPolicyProblem } from '../runtime/url-policy.js';
 import type { Profile } from '../profiles/profile-registry.js';
-import { MAX_WAIT_MS, type Action, type SnapshotOptions } from '../api/schemas.js';
+import type { z } from 'zod';
+import { MAX_WAIT_MS, type Action, schemas, type SnapshotOptions } from '../api/schemas.js';
+import { TabScreencast } from './screencast.js';
 import { ariaSnapshot, resolveRef, takeAiSnapshot } from '../snapshot/ai-snapshot.js';
 import { prepareBrowser } from '../snapshot/snapshot-engine.js';
 import type { BrowserEndpoint } from './browser-endpoint.js';
@@ -67,6 +69,7 @@ export class ProfileDriver {
   private readonly pageEvents = new WeakMap<Page, string[]>();
   /** The answer armed for each tab's next dialog (POST /hooks/dialog). */
   private readonly dialogAnswers = new WeakMap<Page, { accept: boolean; promptText?: string; timer: NodeJS.Timeout }>();
+  private readonly casts = new WeakMap<Page, TabScreencast>();
   /** Contexts whose navigations the URL policy checks. */
   private readonly policed = new WeakSet<BrowserContext>();
   /** The last navigation the URL policy refused, per tab, to say why a goto failed. */
@@ -260,6 +263,48 @@ export class ProfileDriver {
     }
     await opened.setFiles(files, { timeout: ACTION_TIMEOUT_MS });
     return { targetId, uploaded };
+  }
+
+  /** `GET /screencast`: the tab's live view, shared by its viewers (screencast.ts). */
+  async screencast(targetId?: string): Promise<{ targetId: string; cast: TabScreencast }> {
+    const page = await this.page(targetId);
+    let cast = this.casts.get(page);
+    if (!cast) this.casts.set(page, (cast = new TabScreencast(page)));
+    return { targetId: await this.targetIdOf(page), cast };
+  }
+
+  /** `POST /screencast/input`: a person's click, scroll or keys from the live view, sent to the tab as input events. */
+  async viewInput(input: z.output<typeof schemas.viewInput>): Promise<{ targetId: string; kind: string; url: string }> {
+    const page = await this.page(input.targetId);
+    const size = page.viewportSize() ?? (await page.evaluate(() => ({ width: innerWidth, height: innerHeight })));
+    const at = () => {
+      if (input.x === undefined || input.y === undefined) throw new BadRequestError(`${input.type} needs x and y (fractions of the view)`);
+      return { x: input.x * size.width, y: input.y * size.height };
+    };
+    switch (input.type) {
+      case 'click': {
+        const { x, y } = at();
+        await page.mouse.click(x, y, { button: input.button });
+        break;
+      }
+      case 'move': {
+        const { x, y } = at();
+        await page.mouse.move(x, y);
+        break;
+      }
+      case 'scroll':
+        if (input.x !== undefined && input.y !== undefined) await page.mouse.move(at().x, at().y);
+        await page.mouse.wheel(input.deltaX ?? 0, input.deltaY ?? 0);
+        break;
+      case 'type':
+        await page.keyboard.type(input.text ?? '');
+        break;
+      case 'press':
+        if (!input.key) throw new BadRequestError('press needs key');
+        await page.keyboard.press(input.key);
+        break;
+    }
+    return { targetId: await this.targetIdOf(page), kind: input.type, url: page.url() };
   }
 
   /**

@@ -1,13 +1,15 @@
 import { createServer } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
-import { BadRequestError, NotFoundError } from '../errors.js';
+import { BadRequestError, NotFoundError, UnauthorizedError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ProfileManager } from '../driver/profile-manager.js';
 import { applyServerLimits, LIMITS } from './limits.js';
 import { listen } from './listen.js';
 import { asHttpFailure, sendError, stackFrames } from './http-errors.js';
-import { checkRequest, guardFor, refusal } from './request-guard.js';
+import { checkHostAndOrigin, checkRequest, guardFor, refusal } from './request-guard.js';
+import { DashboardAuth } from './dashboard-auth.js';
+import { dashboardPage } from './dashboard-page.js';
 import { schemas } from '../api/schemas.js';
 import type { Status } from '../api/responses.js';
 import { describeIssues } from '../validation.js';
@@ -50,11 +52,18 @@ function parse<T>(schema: z.ZodType<T>, input: unknown, what: string): T {
 
 export async function startControlServer(options: ControlServerOptions): Promise<ControlServer> {
   const { manager, logger } = options;
+  let port = options.port;
   const guard = guardFor(options.token, options.host);
   const app = express();
   app.disable('x-powered-by');
 
+  // The token, or the dashboard's session cookie (which stands for it); the login link needs neither.
+  const dashboard = new DashboardAuth();
   app.use((request, response, next) => {
+    if (request.path === '/dashboard/login' || dashboard.hasSession(request)) {
+      const refused = checkHostAndOrigin(request, guard);
+      return refused && !refused.ok ? sendError(response, refusal(refused)) : next();
+    }
     const verdict = checkRequest(request, guard);
     if (verdict.ok) return next();
     sendError(response, refusal(verdict));
@@ -82,6 +91,11 @@ export async function startControlServer(options: ControlServerOptions): Promise
   // ---- status and lifecycle --------------------------------------------------
 
   app.get('/', async (request, response) => {
+    // A browser asking for a page gets the dashboard; clients asking for JSON, the status.
+    if (request.accepts(['json', 'html']) === 'html') {
+      response.type('html').set('cache-control', 'no-store').send(dashboardPage());
+      return;
+    }
     const driver = manager.peek(profileOf(request));
     const { profile } = driver;
     const config = manager.registry.config();
@@ -165,6 +179,40 @@ export async function startControlServer(options: ControlServerOptions): Promise
     response.json(await operation(response, profileOf(request), { kind: 'dialog', targetId: hook.targetId }, (driver) => driver.armDialog(hook)));
   });
 
+  // ---- live view and dashboard -----------------------------------------------
+
+  /** A tab as multipart/x-mixed-replace JPEG (an <img> shows it); the screencast stops when the last viewer leaves. */
+  app.get('/screencast', async (request, response) => {
+    const { profile, targetId } = parse(schemas.screencastQuery, request.query, 'query');
+    const { cast } = await manager.driver(profile).screencast(targetId);
+    const boundary = 'clawdframe';
+    response.writeHead(200, { 'content-type': `multipart/x-mixed-replace; boundary=${boundary}`, 'cache-control': 'no-store', connection: 'close' });
+    const stop = await cast.watch(({ jpeg }) => {
+      // A viewer that does not keep up misses frames rather than growing the buffer.
+      if (response.writableLength > LIMITS.screencastBufferedBytes) return;
+      response.write(`--${boundary}\r\nContent-Type: image/jpeg\r\nContent-Length: ${jpeg.length}\r\n\r\n`);
+      response.write(jpeg);
+      response.write('\r\n');
+    });
+    response.once('close', () => void stop());
+  });
+  /** A person's input through the live view: logged as the person's. */
+  app.post('/screencast/input', async (request, response) => {
+    const input = body(schemas.viewInput, request);
+    const meta = { kind: `view-${input.type}`, targetId: input.targetId, actor: 'person' as const };
+    response.json(await operation(response, profileOf(request), meta, (driver) => driver.viewInput(input)));
+  });
+  /** A one-time link into the dashboard, for `clawd-browser dashboard` (a token holder). */
+  app.post('/dashboard/link', (request, response) => {
+    const host = request.headers.host ?? `127.0.0.1:${port}`;
+    response.json({ url: `http://${host}/dashboard/login?code=${dashboard.newCode()}`, expiresInSeconds: 60 });
+  });
+  app.get('/dashboard/login', (request, response) => {
+    const session = dashboard.login(String(request.query.code ?? ''));
+    if (!session) throw new UnauthorizedError('This dashboard link is used or expired: run `clawd-browser dashboard` for a new one');
+    response.set('set-cookie', dashboard.cookieFor(session)).redirect(302, '/');
+  });
+
   /** The action log's recent records, newest last (never what was typed: runtime/action-log.ts). */
   app.get('/actions', (request, response) => {
     const { profile, limit } = parse(schemas.actionsQuery, request.query, 'query');
@@ -210,7 +258,9 @@ export async function startControlServer(options: ControlServerOptions): Promise
 
   const server = createServer(app);
   applyServerLimits(server);
-  const port = await listen(server, options.host, options.port);
+  port = await listen(server, options.host, options.port);
+  // The dashboard's own requests carry this server's origin.
+  guard.allowedOrigins.push(`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://[::1]:${port}`);
   self = new BrowserClient({ baseUrl: `http://${urlHost(options.host)}:${port}`, token: options.token });
   logger.info(`control API listening on http://${options.host}:${port}`);
   return {

@@ -33,6 +33,8 @@ export const LIMITS = {
   requestTimeoutMs: 30_000,
   /** Idle keep-alive connections are closed after this. */
   keepAliveTimeoutMs: 5_000,
+  /** Live-view output a viewer has not read yet: beyond it, frames are skipped for that viewer. */
+  screencastBufferedBytes: 2 * 1024 * 1024,
   /** Control API JSON bodies (inline uploads are base64 inside them). */
   controlBodyBytes: 72 * 1024 * 1024,
 } as const;

@@ -1,0 +1,189 @@
+/**
+ * The dashboard (`GET /` from a browser): profiles and their state, each
+ * tab with a live thumbnail that opens the live view (where a person can
+ * click, scroll and type: takeover), the extension's connection, and recent
+ * actions. Plain HTML and CSS; the script is `dashboardMain`, type-checked
+ * here and sent as its source. It calls the same JSON routes as any client,
+ * authenticated by the session cookie (dashboard-auth.ts).
+ */
+
+export function dashboardPage(): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>clawd-browser</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>
+  :root { --accent: #ff4500; font-family: system-ui, sans-serif; color: #1d1d1f; background: #f5f5f7; }
+  body { margin: 0 auto; max-width: 1200px; padding: 16px 24px; }
+  header { display: flex; align-items: baseline; gap: 16px; }
+  h1 { color: var(--accent); margin: 0 0 8px; }
+  h2 { font-size: 16px; margin: 20px 0 8px; }
+  .muted { color: #6e6e73; font-size: 13px; }
+  .profiles { display: flex; flex-wrap: wrap; gap: 8px; }
+  .profile { background: #fff; border-radius: 8px; padding: 8px 12px; border-left: 6px solid var(--color, #999); }
+  .tabs { display: grid; grid-template-columns: repeat(auto-fill, minmax(260px, 1fr)); gap: 12px; }
+  .tab { background: #fff; border-radius: 8px; padding: 8px; cursor: pointer; }
+  .tab img { width: 100%; aspect-ratio: 16 / 10; object-fit: cover; object-position: top; background: #ddd; border-radius: 4px; display: block; }
+  .tab .title { font-weight: 600; margin-top: 6px; overflow: hidden; white-space: nowrap; text-overflow: ellipsis; }
+  .tab .url { overflow: hidden; white-space: nowrap; text-overflow: ellipsis; }
+  table { width: 100%; border-collapse: collapse; background: #fff; border-radius: 8px; font-size: 13px; }
+  th, td { text-align: left; padding: 4px 8px; border-bottom: 1px solid #eee; }
+  .error { color: #c00; }
+  dialog { width: min(1100px, 95vw); border: none; border-radius: 10px; padding: 12px; }
+  dialog img { width: 100%; display: block; cursor: crosshair; background: #ddd; }
+  dialog .bar { display: flex; justify-content: space-between; margin-bottom: 8px; }
+</style>
+</head>
+<body>
+<header><h1>clawd-browser</h1><span class="muted" id="updated"></span></header>
+<section><h2>Profiles</h2><div class="profiles" id="profiles"></div></section>
+<section><h2>Your Chrome (extension)</h2><p id="extension" class="muted"></p></section>
+<section><h2>Tabs</h2><div class="tabs" id="tabs"></div></section>
+<section><h2>Recent actions</h2>
+<table><thead><tr><th>time</th><th>profile</th><th>who</th><th>action</th><th>ref</th><th>url</th><th>ms</th><th>outcome</th></tr></thead><tbody id="actions"></tbody></table>
+</section>
+<dialog id="live">
+  <div class="bar"><strong id="live-title"></strong><span class="muted">Click, scroll and type here to take over.</span><button id="live-close">Close</button></div>
+  <img id="live-view" alt="live view">
+</dialog>
+<script>
+// Transpilers may wrap functions in __name(...) (esbuild keepNames): give it a meaning here.
+const __name = (fn) => fn;
+(${dashboardMain.toString()})();
+</script>
+</body>
+</html>`;
+}
+
+/** Runs in the dashboard page. Self-contained: it is sent as source text. */
+function dashboardMain(): void {
+  type Profile = { name: string; driver: string; color: string; running?: boolean };
+  type Tab = { targetId: string; title: string; url: string };
+  type Action = { time: string; profile: string; actor: string; kind: string; ref?: string; url?: string; durationMs: number; outcome: string; error?: string };
+
+  const $ = (id: string) => document.getElementById(id)!;
+  const json = async <T,>(path: string): Promise<T> => {
+    const response = await fetch(path, { headers: { accept: 'application/json' } });
+    if (!response.ok) throw new Error(`${path}: ${response.status}`);
+    return (await response.json()) as T;
+  };
+  const text = (tag: string, value: string, className?: string) => {
+    const element = document.createElement(tag);
+    element.textContent = value;
+    if (className) element.className = className;
+    return element;
+  };
+  const streamUrl = (profile: string, targetId: string) => `/screencast?profile=${encodeURIComponent(profile)}&targetId=${encodeURIComponent(targetId)}`;
+  // One <img> (one stream) per tab, kept across refreshes.
+  const cards = new Map<string, HTMLElement>();
+  let live: { profile: string; targetId: string } | undefined;
+
+  const input = (body: Record<string, unknown>) => {
+    if (!live) return;
+    void fetch(`/screencast/input?profile=${encodeURIComponent(live.profile)}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ targetId: live.targetId, ...body }),
+    });
+  };
+  const view = $('live-view') as HTMLImageElement;
+  const fraction = (event: MouseEvent) => ({ x: Math.min(1, Math.max(0, event.offsetX / view.clientWidth)), y: Math.min(1, Math.max(0, event.offsetY / view.clientHeight)) });
+  view.addEventListener('click', (event) => input({ type: 'click', ...fraction(event) }));
+  view.addEventListener('wheel', (event) => {
+    event.preventDefault();
+    input({ type: 'scroll', ...fraction(event), deltaX: event.deltaX, deltaY: event.deltaY });
+  }, { passive: false });
+  document.addEventListener('keydown', (event) => {
+    if (!live) return;
+    event.preventDefault();
+    if (event.key.length === 1 && !event.ctrlKey && !event.metaKey) input({ type: 'type', text: event.key });
+    else input({ type: 'press', key: event.key });
+  });
+  const dialog = $('live') as HTMLDialogElement;
+  const close = () => {
+    live = undefined;
+    view.src = '';
+    dialog.close();
+  };
+  $('live-close').addEventListener('click', close);
+  dialog.addEventListener('cancel', close);
+  const openLive = (profile: string, tab: Tab) => {
+    live = { profile, targetId: tab.targetId };
+    $('live-title').textContent = `${tab.title || tab.url} (${profile})`;
+    view.src = streamUrl(profile, tab.targetId);
+    dialog.showModal();
+  };
+
+  const refresh = async () => {
+    const { profiles } = await json<{ profiles: Profile[] }>('/profiles');
+    const list = $('profiles');
+    list.replaceChildren(
+      ...profiles.map((profile) => {
+        const item = text('div', '', 'profile');
+        item.style.setProperty('--color', profile.color);
+        item.append(text('strong', profile.name), text('div', `${profile.driver} · ${profile.running ? 'running' : 'stopped'}`, 'muted'));
+        item.dataset.profile = profile.name;
+        return item;
+      }),
+    );
+    const extension = await json<{ extension?: string; attachedTabs?: number }>('/?profile=extension').catch(() => undefined);
+    $('extension').textContent = extension ? `${extension.extension ?? 'absent'} · ${extension.attachedTabs ?? 0} shared tab(s)` : 'no extension profile';
+
+    const seen = new Set<string>();
+    const tabs = $('tabs');
+    for (const profile of profiles.filter((p) => p.running || (p.driver === 'extension' && (extension?.attachedTabs ?? 0) > 0))) {
+      const open = await json<{ tabs: Tab[] }>(`/tabs?profile=${encodeURIComponent(profile.name)}`).catch(() => ({ tabs: [] as Tab[] }));
+      for (const tab of open.tabs) {
+        const key = `${profile.name}/${tab.targetId}`;
+        seen.add(key);
+        let card = cards.get(key);
+        if (!card) {
+          card = text('div', '', 'tab');
+          card.dataset.targetId = tab.targetId;
+          const image = document.createElement('img');
+          image.alt = `live thumbnail of ${tab.title || tab.url}`;
+          image.src = streamUrl(profile.name, tab.targetId);
+          card.append(image, text('div', '', 'title'), text('div', '', 'url muted'), text('div', profile.name, 'muted'));
+          card.addEventListener('click', () => openLive(profile.name, tab));
+          cards.set(key, card);
+          tabs.append(card);
+        }
+        card.querySelector('.title')!.textContent = tab.title || '(untitled)';
+        card.querySelector('.url')!.textContent = tab.url;
+      }
+    }
+    for (const [key, card] of cards) {
+      if (seen.has(key)) continue;
+      (card.querySelector('img') as HTMLImageElement).src = '';
+      card.remove();
+      cards.delete(key);
+    }
+
+    const { actions } = await json<{ actions: Action[] }>('/actions?limit=15');
+    $('actions').replaceChildren(
+      ...actions.reverse().map((action) => {
+        const row = document.createElement('tr');
+        row.append(
+          text('td', new Date(action.time).toLocaleTimeString()),
+          text('td', action.profile),
+          text('td', action.actor),
+          text('td', action.kind),
+          text('td', action.ref ?? ''),
+          text('td', action.url ?? ''),
+          text('td', String(action.durationMs)),
+          text('td', action.error ? `${action.outcome}: ${action.error}` : action.outcome, action.outcome === 'ok' ? '' : 'error'),
+        );
+        return row;
+      }),
+    );
+    $('updated').textContent = `updated ${new Date().toLocaleTimeString()}`;
+  };
+  const loop = () => {
+    refresh()
+      .catch((error: unknown) => ($('updated').textContent = String(error)))
+      .finally(() => setTimeout(loop, 3000));
+  };
+  loop();
+}
