@@ -1,7 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { existsSync, mkdirSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Dialog, type Download, type ElementHandle, type FileChooser, type Page } from 'playwright-core';
+import { type Browser, chromium, type Dialog, type Download, type ElementHandle, type FileChooser, type Page } from 'playwright-core';
 import { AmbiguousError, BadRequestError, ClawdError, ForbiddenError, NotFoundError, TimeoutError, UnavailableError } from '../errors.js';
 import { abortable } from '../runtime/operation.js';
 import { policyActive, type UrlPolicy, urlPolicyProblem } from '../runtime/url-policy.js';
@@ -35,6 +35,8 @@ export interface DriverPolicy {
 const resolveHost = async (host: string) => (await lookup(host, { all: true })).map((entry) => entry.address);
 
 const CONSOLE_LIMIT = 1000;
+/** A thumbnail is worth little after this long. */
+const THUMBNAIL_TIMEOUT_MS = 2_000;
 /** Severity order for `GET /console?level=`: that level and worse. */
 const LEVELS = ['debug', 'log', 'info', 'warning', 'error'] as const;
 
@@ -70,8 +72,8 @@ export class ProfileDriver {
   /** The answer armed for each tab's next dialog (POST /hooks/dialog). */
   private readonly dialogAnswers = new WeakMap<Page, { accept: boolean; promptText?: string; timer: NodeJS.Timeout }>();
   private readonly casts = new WeakMap<Page, TabScreencast>();
-  /** Contexts whose navigations the URL policy checks. */
-  private readonly policed = new WeakSet<BrowserContext>();
+  /** Tabs whose navigations the URL policy checks. */
+  private readonly policed = new WeakSet<Page>();
   /** The last navigation the URL policy refused, per tab, to say why a goto failed. */
   private readonly blocked = new WeakMap<Page, string>();
   private readonly savedDownloads: DownloadRecord[] = [];
@@ -273,6 +275,15 @@ export class ProfileDriver {
     return { targetId: await this.targetIdOf(page), cast };
   }
 
+  /**
+   * A small JPEG of the tab (CSS pixels), for thumbnails; undefined when the
+   * tab paints nothing in time (a background tab may not paint at all).
+   */
+  async thumbnail(targetId?: string): Promise<Buffer | undefined> {
+    const page = await this.page(targetId);
+    return page.screenshot({ type: 'jpeg', quality: 50, scale: 'css', timeout: THUMBNAIL_TIMEOUT_MS }).catch(() => undefined);
+  }
+
   /** `POST /screencast/input`: a person's click, scroll or keys from the live view, sent to the tab as input events. */
   async viewInput(input: z.output<typeof schemas.viewInput>): Promise<{ targetId: string; kind: string; url: string }> {
     const page = await this.page(input.targetId);
@@ -324,32 +335,36 @@ export class ProfileDriver {
 
   private async checkUrl(url: string): Promise<void> {
     const policy = this.policy();
-    const problem = navigationProblem(url, policy.allowedUrlSchemes);
-    if (problem) throw new BadRequestError(`Navigation refused: ${problem}`);
+    // The policy first: its refusals are 403s that name the rule, whatever the URL gate would say.
     const refused = await urlPolicyProblem(url, policy.urlPolicy, resolveHost);
     if (refused) throw new ForbiddenError(`Navigation refused: ${refused}`);
+    const problem = navigationProblem(url, policy.allowedUrlSchemes);
+    if (problem) throw new BadRequestError(`Navigation refused: ${problem}`);
   }
 
   /**
-   * With a URL policy, every top-level navigation of the profile's tabs is
-   * checked as it starts: redirects and a page's own `location =` included.
-   * A refused one is aborted, and reported with the tab's next action.
+   * With a URL policy, every document request of the profile's tabs is
+   * checked as it starts, through the tab's own CDP `Fetch` session (which,
+   * unlike Playwright's routes, also sees each redirect hop): redirects and a
+   * page's own `location =` included. A refused one fails before it leaves
+   * the browser, and is reported with the tab's next action.
    */
   private async enforceUrlPolicy(page: Page): Promise<void> {
-    const context = page.context();
-    if (this.policed.has(context) || !policyActive(this.policy().urlPolicy)) return;
-    this.policed.add(context);
-    await context.route('**/*', async (route) => {
-      const request = route.request();
-      const frame = request.frame();
-      if (!request.isNavigationRequest() || frame.parentFrame()) return route.continue().catch(() => {});
-      const problem = await urlPolicyProblem(request.url(), this.policy().urlPolicy, resolveHost);
-      if (!problem) return route.continue().catch(() => {});
-      const tab = frame.page();
-      this.blocked.set(tab, problem);
-      this.noteEvent(tab, `navigation to ${request.url().split(/[?#]/)[0]} refused: ${problem}`);
-      await route.abort('blockedbyclient').catch(() => {});
+    if (this.policed.has(page) || !policyActive(this.policy().urlPolicy)) return;
+    this.policed.add(page);
+    const session = await page.context().newCDPSession(page);
+    session.on('Fetch.requestPaused', (event) => {
+      void (async () => {
+        const problem = await urlPolicyProblem(event.request.url, this.policy().urlPolicy, resolveHost);
+        if (!problem) return session.send('Fetch.continueRequest', { requestId: event.requestId });
+        this.blocked.set(page, problem);
+        this.noteEvent(page, `navigation to ${event.request.url.split(/[?#]/)[0]} refused: ${problem}`);
+        // 204 No Content: the navigation does not happen and the page stays as it was (a failed
+        // request would commit an error page in its place).
+        return session.send('Fetch.fulfillRequest', { requestId: event.requestId, responseCode: 204, body: '' });
+      })().catch(() => {});
     });
+    await session.send('Fetch.enable', { patterns: [{ urlPattern: '*', resourceType: 'Document', requestStage: 'Request' }] });
   }
 
   /** A ref from this tab's last snapshot; a 404 (RefNotFoundError, with which ref and why) when it is unknown or stale. */
@@ -391,6 +406,12 @@ export class ProfileDriver {
    */
   private async goto(page: Page, url: string, signal?: AbortSignal): Promise<void> {
     await this.enforceUrlPolicy(page);
+    this.blocked.delete(page);
+    const refused = () => {
+      const blocked = this.blocked.get(page);
+      this.blocked.delete(page);
+      return blocked && new ForbiddenError(`Navigation refused: ${blocked}`);
+    };
     try {
       await abortable(page.goto(url, { timeout: ACTION_TIMEOUT_MS }), signal);
     } catch (error) {
@@ -398,13 +419,16 @@ export class ProfileDriver {
         await stopLoading(page);
         throw error;
       }
-      const blocked = this.blocked.get(page);
-      if (blocked && /ERR_BLOCKED_BY_CLIENT/.test((error as Error).message)) throw new ForbiddenError(`Navigation refused: ${blocked}`);
+      const blocked = refused();
+      if (blocked) throw blocked;
       const message = (error as Error).message.split('\n')[0];
       if ((error as Error).name === 'TimeoutError') throw new TimeoutError(`Navigating to ${url} timed out: ${message}`);
       if (/Cannot navigate to invalid URL|invalid url/i.test(message)) throw new BadRequestError(`Invalid URL ${JSON.stringify(url)}`);
       throw new UnavailableError(`Navigating to ${url} failed: ${message}`);
     }
+    // A redirect the policy stopped ends the navigation without an error.
+    const blocked = refused();
+    if (blocked) throw blocked;
   }
 
   private async use(page: Page): Promise<Tab> {
@@ -443,6 +467,8 @@ export class ProfileDriver {
     page.on('pageerror', (error) => {
       buffer.push({ level: 'error', text: `Uncaught ${error.name}: ${error.message}`, timestamp: Date.now() });
     });
+    // Popups and tabs a page opens are held to the URL policy from their first request.
+    void this.enforceUrlPolicy(page).catch(() => {});
     page.on('download', (download) => {
       this.noteEvent(page, `download started: ${download.suggestedFilename()} (GET /downloads says where it is)`);
       void this.save(page, download);

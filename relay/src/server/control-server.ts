@@ -187,14 +187,37 @@ export async function startControlServer(options: ControlServerOptions): Promise
     const { cast } = await manager.driver(profile).screencast(targetId);
     const boundary = 'clawdframe';
     response.writeHead(200, { 'content-type': `multipart/x-mixed-replace; boundary=${boundary}`, 'cache-control': 'no-store', connection: 'close' });
-    const stop = await cast.watch(({ jpeg }) => {
+    // Each frame is followed by the next boundary at once: a browser shows a part only when it sees the part end.
+    response.write(`--${boundary}\r\n`);
+    const write = (jpeg: Buffer) => {
       // A viewer that does not keep up misses frames rather than growing the buffer.
       if (response.writableLength > LIMITS.screencastBufferedBytes) return;
-      response.write(`--${boundary}\r\nContent-Type: image/jpeg\r\nContent-Length: ${jpeg.length}\r\n\r\n`);
+      response.write(`Content-Type: image/jpeg\r\nContent-Length: ${jpeg.length}\r\n\r\n`);
       response.write(jpeg);
-      response.write('\r\n');
+      response.write(`\r\n--${boundary}\r\n`);
+    };
+    // Browsers show a part once the next one starts: a still page (one frame) is sent once more.
+    let repeat: NodeJS.Timeout | undefined;
+    const stop = await cast.watch(({ jpeg }) => {
+      clearTimeout(repeat);
+      write(jpeg);
+      repeat = setTimeout(() => write(jpeg), 250);
     });
-    response.once('close', () => void stop());
+    response.once('close', () => {
+      clearTimeout(repeat);
+      void stop();
+    });
+  });
+  /**
+   * One JPEG of a tab, for the dashboard's thumbnails: refreshed by reloading,
+   * since each open stream would hold one of the browser's few connections
+   * per host. Not an action (not logged).
+   */
+  app.get('/screencast/frame', async (request, response) => {
+    const { profile, targetId } = parse(schemas.screencastQuery, request.query, 'query');
+    const jpeg = await manager.driver(profile).thumbnail(targetId);
+    if (!jpeg) return void response.status(204).end();
+    response.set('cache-control', 'no-store').type('image/jpeg').send(jpeg);
   });
   /** A person's input through the live view: logged as the person's. */
   app.post('/screencast/input', async (request, response) => {

@@ -75,8 +75,12 @@ function dashboardMain(): void {
     if (className) element.className = className;
     return element;
   };
-  const streamUrl = (profile: string, targetId: string) => `/screencast?profile=${encodeURIComponent(profile)}&targetId=${encodeURIComponent(targetId)}`;
-  // One <img> (one stream) per tab, kept across refreshes.
+  const query = (profile: string, targetId: string) => `profile=${encodeURIComponent(profile)}&targetId=${encodeURIComponent(targetId)}`;
+  // The live view streams; thumbnails are single frames reloaded each refresh (a browser holds
+  // only six connections per host, and each stream keeps one).
+  const streamUrl = (profile: string, targetId: string) => `/screencast?${query(profile, targetId)}`;
+  const frameUrl = (profile: string, targetId: string) => `/screencast/frame?${query(profile, targetId)}&at=${Date.now()}`;
+  // One card per tab, kept across refreshes.
   const cards = new Map<string, HTMLElement>();
   let live: { profile: string; targetId: string } | undefined;
 
@@ -144,19 +148,18 @@ function dashboardMain(): void {
           card.dataset.targetId = tab.targetId;
           const image = document.createElement('img');
           image.alt = `live thumbnail of ${tab.title || tab.url}`;
-          image.src = streamUrl(profile.name, tab.targetId);
           card.append(image, text('div', '', 'title'), text('div', '', 'url muted'), text('div', profile.name, 'muted'));
           card.addEventListener('click', () => openLive(profile.name, tab));
           cards.set(key, card);
           tabs.append(card);
         }
+        card.dataset.frame = frameUrl(profile.name, tab.targetId);
         card.querySelector('.title')!.textContent = tab.title || '(untitled)';
         card.querySelector('.url')!.textContent = tab.url;
       }
     }
     for (const [key, card] of cards) {
       if (seen.has(key)) continue;
-      (card.querySelector('img') as HTMLImageElement).src = '';
       card.remove();
       cards.delete(key);
     }
@@ -180,10 +183,27 @@ function dashboardMain(): void {
     );
     $('updated').textContent = `updated ${new Date().toLocaleTimeString()}`;
   };
+  // Thumbnails load one at a time, apart from the JSON calls, so a tab slow to paint delays nothing else.
+  const thumbnails = async () => {
+    for (const card of [...cards.values()]) {
+      const thumbnail = card.querySelector('img') as HTMLImageElement;
+      const next = new Image();
+      await new Promise<void>((resolve) => {
+        next.onload = () => {
+          thumbnail.src = next.src; // only once loaded, so a thumbnail never blanks
+          resolve();
+        };
+        next.onerror = () => resolve();
+        next.src = card.dataset.frame!.replace(/at=\d+/, `at=${Date.now()}`);
+      });
+    }
+    setTimeout(() => void thumbnails(), 2000);
+  };
+  setTimeout(() => void thumbnails(), 500);
   const loop = () => {
     refresh()
       .catch((error: unknown) => ($('updated').textContent = String(error)))
-      .finally(() => setTimeout(loop, 3000));
+      .finally(() => setTimeout(loop, 2000));
   };
   loop();
 }
