@@ -18,6 +18,7 @@ import { startFixtureServer } from '../tests/harness/fixture-server.js';
 import { freePortPair } from '../tests/harness/ports.js';
 import { measureMcpTokens, reportMcpTokens } from './mcp-tokens.js';
 import { RawCdp } from './raw-cdp.js';
+import { measureRuntime, reportRuntime } from './runtime.js';
 
 process.env.PLAYWRIGHT_DISABLE_SERVICE_WORKER_NETWORK = '1';
 
@@ -374,6 +375,8 @@ function report(results: {
 main()
   // Issue 9's figure, after the relay's: tokens an agent receives through MCP (mcp-tokens.ts).
   .then(async () => reportMcpTokens(await measureMcpTokens()))
+  // Issue 10's: cancel latency and the live view (runtime.ts).
+  .then(async () => reportRuntime(await measureRuntime()))
   .catch((error) => {
     console.error(error);
     process.exit(1);

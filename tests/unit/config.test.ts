@@ -21,6 +21,8 @@ describe('config.json', () => {
       attachOnly: false,
       noSandbox: false,
       allowedUrlSchemes: [],
+      actionTimeoutMs: 130_000,
+      maxRunningBrowsers: 8,
       defaultProfile: 'clawd',
       profiles: {},
     });

@@ -51,8 +51,14 @@ export function nonPublicAddress(address: string): string | undefined {
     if (ip === '::') return 'an unspecified address';
     if (/^f[cd]/.test(ip)) return 'a private address';
     if (/^fe[89ab]/.test(ip)) return 'a link-local address';
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(ip);
-    if (mapped) return nonPublicAddress(mapped[1]);
+    // IPv4-mapped: ::ffff:10.0.0.1, which URL parsing writes as ::ffff:a00:1.
+    const dotted = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(ip);
+    if (dotted) return nonPublicAddress(dotted[1]);
+    const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(ip);
+    if (hex) {
+      const [high, low] = [parseInt(hex[1], 16), parseInt(hex[2], 16)];
+      return nonPublicAddress(`${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`);
+    }
     return undefined;
   }
   return undefined;

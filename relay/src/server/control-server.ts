@@ -189,19 +189,19 @@ export async function startControlServer(options: ControlServerOptions): Promise
     response.writeHead(200, { 'content-type': `multipart/x-mixed-replace; boundary=${boundary}`, 'cache-control': 'no-store', connection: 'close' });
     // Each frame is followed by the next boundary at once: a browser shows a part only when it sees the part end.
     response.write(`--${boundary}\r\n`);
-    const write = (jpeg: Buffer) => {
+    const write = (jpeg: Buffer, capturedAt: number) => {
       // A viewer that does not keep up misses frames rather than growing the buffer.
       if (response.writableLength > LIMITS.screencastBufferedBytes) return;
-      response.write(`Content-Type: image/jpeg\r\nContent-Length: ${jpeg.length}\r\n\r\n`);
+      response.write(`Content-Type: image/jpeg\r\nContent-Length: ${jpeg.length}\r\nX-Captured-At: ${Math.round(capturedAt)}\r\n\r\n`);
       response.write(jpeg);
       response.write(`\r\n--${boundary}\r\n`);
     };
     // Browsers show a part once the next one starts: a still page (one frame) is sent once more.
     let repeat: NodeJS.Timeout | undefined;
-    const stop = await cast.watch(({ jpeg }) => {
+    const stop = await cast.watch(({ jpeg, capturedAt }) => {
       clearTimeout(repeat);
-      write(jpeg);
-      repeat = setTimeout(() => write(jpeg), 250);
+      write(jpeg, capturedAt);
+      repeat = setTimeout(() => write(jpeg, capturedAt), 250);
     });
     response.once('close', () => {
       clearTimeout(repeat);
