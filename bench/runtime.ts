@@ -33,10 +33,10 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function until(predicate: () => Promise<boolean> | boolean, timeoutMs = 10_000): Promise<number> {
+async function until(predicate: () => Promise<boolean> | boolean, what: string, timeoutMs = 10_000): Promise<number> {
   const started = performance.now();
   while (!(await predicate())) {
-    if (performance.now() - started > timeoutMs) throw new Error('timed out');
+    if (performance.now() - started > timeoutMs) throw new Error(`timed out: ${what}`);
     await sleep(2);
   }
   return performance.now();
@@ -46,10 +46,10 @@ export async function measureRuntime(): Promise<RuntimeFigures[]> {
   const env = await startControlEnv();
   const open = new Set<IncomingMessage>();
   const site = createServer((request, response) => {
+    // Never answers: the navigation stays provisional until it is stopped.
     open.add(request);
     request.on('close', () => open.delete(request));
-    response.writeHead(200, { 'content-type': 'text/html' });
-    response.write('<!doctype html><title>never</title><p>loading forever');
+    void response;
   });
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
   const never = `http://127.0.0.1:${(site.address() as AddressInfo).port}/never`;
@@ -67,12 +67,12 @@ export async function measureRuntime(): Promise<RuntimeFigures[]> {
       for (let round = 0; round < ROUNDS; round++) {
         const abort = new AbortController();
         const pending = client.withSignal(abort.signal).wait({ text: 'never there', targetId }).catch(() => {});
-        await until(async () => (await probeCount(page.mainFrame())) > 2);
+        await until(async () => (await probeCount(page.mainFrame())) > 2, 'the wait probes');
         const since = Date.now() - 1;
         const aborted = performance.now();
         abort.abort();
         await pending;
-        wait.server.push((await until(() => serverSaw('wait', since))) - aborted);
+        wait.server.push((await until(() => serverSaw('wait', since), 'the server logs the aborted wait')) - aborted);
         // Idle: the probe count no longer moves (checked over two poll periods).
         let last = await probeCount(page.mainFrame());
         let lastChange = performance.now();
@@ -89,17 +89,19 @@ export async function measureRuntime(): Promise<RuntimeFigures[]> {
 
       const navigate = { server: [] as number[], idle: [] as number[] };
       for (let round = 0; round < ROUNDS; round++) {
+        await until(() => open.size === 0, 'no request open before the round');
         const abort = new AbortController();
         const pending = client.withSignal(abort.signal).navigate(never, targetId).catch(() => {});
-        await until(() => open.size > 0);
+        await until(() => open.size > 0, 'the never-ending request');
         const since = Date.now() - 1;
         const aborted = performance.now();
         abort.abort();
         await pending;
-        const [server, idle] = await Promise.all([until(() => serverSaw('navigate', since)), until(() => open.size === 0)]);
+        const [server, idle] = await Promise.all([until(() => serverSaw('navigate', since), 'the server logs the aborted navigation'), until(() => open.size === 0, `the browser drops the request (${profile}, round ${round})`, 40_000)]);
         navigate.server.push(server - aborted);
         navigate.idle.push(idle - aborted);
-        await client.navigate(env.fixtures.url('runtime.html'), targetId);
+        // Back to a page that loads (the stopped navigation may still be settling: try again once).
+        await client.navigate(env.fixtures.url('runtime.html'), targetId).catch(() => client.navigate(env.fixtures.url('runtime.html'), targetId));
       }
 
       // The live view of an animating page.
