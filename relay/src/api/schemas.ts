@@ -23,6 +23,12 @@ const Modifier = z.enum(['Alt', 'Control', 'ControlOrMeta', 'Meta', 'Shift']);
 const Button = z.enum(['left', 'right', 'middle']);
 
 const target = { targetId: TargetId.optional() };
+const Tenant = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'must be a tenant name: letters, digits, . _ - (at most 64)');
+const Domain = z
+  .string()
+  .regex(/^\.?[a-z0-9-]+(\.[a-z0-9-]+)*$/i, 'must be a domain like example.com')
+  .max(253)
+  .transform((domain) => domain.replace(/^\./, '').toLowerCase());
 
 /** `?flag`, `?flag=true` and `?flag=1` are true; `false` and `0` are false. */
 const QueryFlag = z.enum(['', 'true', '1', 'false', '0']).transform((value) => value !== 'false' && value !== '0');
@@ -123,6 +129,20 @@ export const schemas = {
   }).refine((hook) => hook.paths !== undefined || hook.files !== undefined, 'give paths, files (inline {name, base64}), or both'),
   dialog: z.strictObject({ targetId: TargetId.optional(), accept: z.boolean(), promptText: z.string().optional(), timeoutMs: Timeout.optional() }),
   act: ActionSchema,
+  openSession: z.strictObject({
+    credential_mode: z.enum(['clean', 'operator']),
+    tenant: Tenant.optional(),
+    domains: z.array(Domain).max(50).optional(),
+    grant: z.string().min(1).max(4096).optional(),
+    record: z.enum(['off', 'transient', 'audit']).optional(),
+    /** Seconds. */
+    ttl: z.number().int().min(10).max(7 * 24 * 3600).optional(),
+  }),
+  issueGrant: z.strictObject({ tenant: Tenant, domains: z.array(Domain).min(1).max(50), ttl: z.number().int().min(10).max(30 * 24 * 3600), origin_session_id: z.string().max(100).optional() }),
+  vaultRefresh: z.strictObject({ tenant: Tenant, domains: z.array(Domain).min(1).max(50), ttl: z.number().int().min(30).max(24 * 3600).optional() }),
+  vaultRefreshDone: z.strictObject({ domains: z.array(Domain).min(1).max(50).optional() }),
+  vaultQuery: z.object({ tenant: Tenant.optional(), domain: Domain.optional() }),
+  vaultFromExtension: z.strictObject({ tenant: Tenant, domains: z.array(Domain).min(1).max(50), timeoutMs: Timeout.optional() }),
   screencastQuery: z.object({ profile: z.string().optional(), targetId: TargetId.optional() }),
   /** Input a person gives through the live view: points are fractions (0..1) of the view, so any image size works. */
   viewInput: z.strictObject({

@@ -10,6 +10,7 @@ import { createLogger, type LogLevel } from '../log.js';
 import { runNativeHost } from '../native-host/host.js';
 import { BROWSERS, type BrowserName, installNativeHost, type InstallOptions, uninstallNativeHost } from '../native-host/install.js';
 import { addBrowserCommands } from './browser-commands.js';
+import { addSessionCommands } from './session-commands.js';
 import { runMcpStdio } from './mcp.js';
 import { serve } from './serve.js';
 
@@ -80,6 +81,7 @@ program
   .action(() => runMcpStdio({ home: clawdHome(), profile: program.opts().profile }));
 
 addBrowserCommands(program, client, print);
+addSessionCommands(program, client, print);
 
 // ---- the native messaging host (spec §8) ------------------------------------
 

@@ -3,7 +3,12 @@ import { join } from 'node:path';
 import { controlAddress, ensureConfig, loadConfig } from '../config/config.js';
 import { relayPortFor } from '../../../protocol/constants.js';
 import { ActionLog } from '../runtime/action-log.js';
-import { clawdHome, loadOrCreateExtensionKey, loadOrCreateToken } from '../config/state-dir.js';
+import { clawdHome, loadOrCreateExtensionKey, loadOrCreateGrantKey, loadOrCreateToken, loadOrCreateVaultKey } from '../config/state-dir.js';
+import { launchSettings } from '../profiles/managed-browser.js';
+import { reapSessions, TaskSessions } from '../sessions/task-sessions.js';
+import { AuditLog } from '../vault/audit-log.js';
+import { CookieVault } from '../vault/cookie-vault.js';
+import { Grants } from '../vault/grants.js';
 import { createLogger, type Logger, type LogLevel } from '../log.js';
 import { ProfileManager } from '../driver/profile-manager.js';
 import { type ControlServer, startControlServer } from '../server/control-server.js';
@@ -17,6 +22,7 @@ export interface ClawdServer {
   control: ControlServer;
   relay: RelayServer;
   manager: ProfileManager;
+  sessions: TaskSessions;
   token: string;
   extensionKey: string;
   /** Stops managed browsers (nothing is left running), then both servers. */
@@ -48,9 +54,22 @@ export async function startServer(options: { home: string; port?: number; host?:
   });
   const manager = new ProfileManager(options.home, { bridge: relay.bridge, downloads: relay.downloads, cdpUrl: relay.cdpUrl, token }, options.logger);
   manager.registry.prepare();
+  // Sessions an earlier server left (it stopped, or was killed mid-session) go first.
+  await reapSessions(options.home, options.logger);
+  const credentials = credentialsFor(options.home, manager, options.logger);
+  manager.attachSessions((name) => credentials.sessions.driver(name));
   let control: ControlServer;
   try {
-    control = await startControlServer({ token, host, port, manager, logger: options.logger, exportDir: join(options.home, 'exports'), actionLog: new ActionLog(join(options.home, 'logs')) });
+    control = await startControlServer({
+      token,
+      host,
+      port,
+      manager,
+      logger: options.logger,
+      exportDir: join(options.home, 'exports'),
+      actionLog: new ActionLog(join(options.home, 'logs')),
+      credentials,
+    });
   } catch (error) {
     await relay.close();
     throw error;
@@ -61,12 +80,34 @@ export async function startServer(options: { home: string; port?: number; host?:
     manager,
     token,
     extensionKey,
+    sessions: credentials.sessions,
     async close() {
+      await credentials.sessions.closeAll();
       await manager.stopAll();
       await control.close();
       await relay.close();
     },
   };
+}
+
+/** Task sessions, the vault and grants: keys are read (or made) when first needed, never at import. */
+function credentialsFor(home: string, manager: ProfileManager, logger: Logger) {
+  let vault: CookieVault | undefined;
+  let grants: Grants | undefined;
+  const audit = new AuditLog(join(home, 'logs', 'audit.jsonl'));
+  const vaultOf = () => (vault ??= new CookieVault(join(home, 'vault', 'cookies.json'), loadOrCreateVaultKey(home)));
+  const grantsOf = () => (grants ??= new Grants(loadOrCreateGrantKey(home), join(home, 'vault', 'revoked-grants.json')));
+  const sessions = new TaskSessions(home, {
+    log: logger,
+    audit,
+    vault: vaultOf,
+    grants: grantsOf,
+    settings: () => {
+      const config = manager.registry.config();
+      return { launch: launchSettings(config), maxSessions: config.maxSessions, defaultTtl: config.sessionTtlSeconds, policy: () => manager.policy() };
+    },
+  });
+  return { sessions, vault: vaultOf, grants: grantsOf, audit };
 }
 
 export async function serve(options: { port?: number; host?: string; logLevel: LogLevel; json?: boolean }): Promise<void> {

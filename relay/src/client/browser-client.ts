@@ -4,6 +4,9 @@ import { clawdHome, readToken } from '../config/state-dir.js';
 import { type ClawdError, errorFromBody, TimeoutError, UnavailableError } from '../errors.js';
 import { MAX_WAIT_MS } from '../api/schemas.js';
 import type { ActionRecord } from '../runtime/action-log.js';
+import type { SessionInfo } from '../sessions/task-sessions.js';
+import type { VaultListing } from '../vault/cookie-vault.js';
+import type { Grant } from '../vault/grants.js';
 import type {
   ActionOptions,
   ActionRequest,
@@ -37,6 +40,9 @@ export * from '../errors.js';
 // The request and response types, from the server's own schemas and shapes.
 export type * from '../api/responses.js';
 export type { ActionRecord } from '../runtime/action-log.js';
+export type { SessionInfo } from '../sessions/task-sessions.js';
+export type { VaultListing } from '../vault/cookie-vault.js';
+export type { Grant } from '../vault/grants.js';
 
 export interface BrowserClientOptions {
   /** e.g. http://127.0.0.1:18791 */
@@ -177,6 +183,40 @@ export class BrowserClient {
   /** Arms the answer to the tab's next alert/confirm/prompt. */
   dialog(options: RequestOf<'dialog'>): Promise<Record<string, unknown>> {
     return this.call('POST', '/hooks/dialog', options);
+  }
+
+  // ---- task sessions, grants, the cookie vault (spec §11) -----------------
+
+  /** A fresh browser for one task; its routes take `profile: session.profile` (withProfile). */
+  openSession(request: RequestOf<'openSession'>): Promise<SessionInfo> {
+    return this.call('POST', '/sessions', request);
+  }
+  sessions(): Promise<{ sessions: SessionInfo[] }> {
+    return this.call('GET', '/sessions');
+  }
+  closeSession(id: string): Promise<{ closed: SessionInfo }> {
+    return this.call('DELETE', `/sessions/${encodeURIComponent(id)}`);
+  }
+  /** A signed grant: lends the tenant's cookies of these domains to operator sessions until it expires (ttl in seconds). */
+  issueGrant(request: RequestOf<'issueGrant'>): Promise<{ token: string; grant: Grant }> {
+    return this.call('POST', '/grants', request);
+  }
+  revokeGrant(id: string): Promise<{ revoked: string }> {
+    return this.call('DELETE', `/grants/${encodeURIComponent(id)}`);
+  }
+  /** What the vault holds: tenants, domains, dates, counts; never a value. */
+  vault(tenant?: string): Promise<{ entries: VaultListing[] }> {
+    return this.call('GET', '/vault', undefined, { tenant });
+  }
+  vaultForget(tenant: string, domain?: string): Promise<{ forgotten: VaultListing[] }> {
+    return this.call('DELETE', '/vault', undefined, { tenant, domain });
+  }
+  /** Opens a session a person logs in with; vaultRefreshDone saves its cookies and ends it. */
+  vaultRefresh(request: RequestOf<'vaultRefresh'>): Promise<SessionInfo & { liveView: string; done: string }> {
+    return this.call('POST', '/vault/refresh', request);
+  }
+  vaultRefreshDone(id: string, domains?: string[]): Promise<{ saved: Array<{ domain: string; cookies: number }> }> {
+    return this.call('POST', `/vault/refresh/${encodeURIComponent(id)}/done`, domains ? { domains } : {});
   }
 
   /** A one-time link that opens the dashboard in a browser (it works once, within a minute). */

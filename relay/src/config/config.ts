@@ -50,6 +50,10 @@ export const ConfigSchema = z.strictObject({
   actionTimeoutMs: z.number().int().min(100).max(600_000).default(130_000),
   /** Managed browsers running at once; starting one more is a 429 naming those running. */
   maxRunningBrowsers: z.number().int().min(1).max(64).default(8),
+  /** Task sessions open at once (POST /sessions beyond it: 429). */
+  maxSessions: z.number().int().min(1).max(64).default(4),
+  /** A task session's lifetime when its request gives no ttl (seconds). */
+  sessionTtlSeconds: z.number().int().min(10).max(7 * 24 * 3600).default(900),
   /** Which URLs tabs may be sent to, on every profile (runtime/url-policy.ts); none by default. */
   urlPolicy: UrlPolicySchema.optional(),
   defaultProfile: z.string().default('clawd'),

@@ -45,6 +45,24 @@ export function loadOrCreateExtensionKey(home: string): string {
   return loadOrCreateSecret(extensionKeyPath(home));
 }
 
+/**
+ * The cookie vault's key (AES-256-GCM): `CLAWD_VAULT_KEY` (64 hex digits) when
+ * set, else `$CLAWD_HOME/vault.key` (0600), made on first use.
+ */
+export function loadOrCreateVaultKey(home: string, env: NodeJS.ProcessEnv = process.env): Buffer {
+  const given = env.CLAWD_VAULT_KEY?.trim();
+  if (given) {
+    if (!/^[0-9a-f]{64}$/i.test(given)) throw new Error('CLAWD_VAULT_KEY must be 64 hex digits (32 bytes)');
+    return Buffer.from(given, 'hex');
+  }
+  return Buffer.from(loadOrCreateSecret(join(home, 'vault.key')).slice(0, 64), 'hex');
+}
+
+/** The key grant tokens are signed with: not the vault key, so one leaking does not give the other. */
+export function loadOrCreateGrantKey(home: string): Buffer {
+  return Buffer.from(loadOrCreateSecret(join(home, 'grant.key')), 'utf8');
+}
+
 function loadOrCreateSecret(path: string): string {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   try {

@@ -1,7 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { existsSync, mkdirSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
-import { type Browser, chromium, type Dialog, type Download, type ElementHandle, type FileChooser, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Dialog, type Download, type ElementHandle, type FileChooser, type Page } from 'playwright-core';
 import { AmbiguousError, BadRequestError, ClawdError, ForbiddenError, NotFoundError, TimeoutError, UnavailableError } from '../errors.js';
 import { abortable } from '../runtime/operation.js';
 import { policyActive, type UrlPolicy, urlPolicyProblem } from '../runtime/url-policy.js';
@@ -120,6 +120,31 @@ export class ProfileDriver {
     }
     this.browser = browser;
     return browser;
+  }
+
+  /** Sets cookies in the profile's browser (a task session's injection, before its first page). */
+  async addCookies(cookies: Array<{ name: string; value: string; domain?: string; path?: string; expires?: number; httpOnly?: boolean; secure?: boolean; sameSite?: string }>): Promise<void> {
+    if (!cookies.length) return;
+    const browser = await this.start();
+    const context = browser.contexts()[0] ?? (await browser.newContext());
+    await context.addCookies(
+      cookies.map((cookie) => ({
+        name: cookie.name,
+        value: cookie.value,
+        domain: cookie.domain,
+        path: cookie.path ?? '/',
+        ...(cookie.expires !== undefined ? { expires: cookie.expires } : {}),
+        httpOnly: cookie.httpOnly,
+        secure: cookie.secure,
+        ...(cookie.sameSite === 'Strict' || cookie.sameSite === 'Lax' || cookie.sameSite === 'None' ? { sameSite: cookie.sameSite } : {}),
+      })),
+    );
+  }
+
+  /** Every cookie of the profile's browser (a vault refresh reads them). */
+  async cookies(): Promise<Awaited<ReturnType<BrowserContext['cookies']>>> {
+    const browser = await this.start();
+    return (await browser.contexts()[0]?.cookies()) ?? [];
   }
 
   /** Disconnects, and stops the browser if this server started it. */

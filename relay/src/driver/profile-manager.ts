@@ -6,7 +6,7 @@ import type { Config } from '../config/config.js';
 import { BadRequestError, DisabledError, TooManyError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { type BrowserEndpoint, ExtensionEndpoint, ManagedEndpoint, RemoteEndpoint } from './browser-endpoint.js';
-import { ProfileDriver } from './profile-driver.js';
+import { type DriverPolicy, ProfileDriver } from './profile-driver.js';
 import { defaultUploadDirs } from './uploads.js';
 import { launchSettings, ManagedBrowser } from '../profiles/managed-browser.js';
 import { type Profile, ProfileRegistry } from '../profiles/profile-registry.js';
@@ -26,6 +26,7 @@ export interface RelayHandle {
 export class ProfileManager {
   readonly registry: ProfileRegistry;
   private readonly drivers = new Map<string, ProfileDriver>();
+  private sessionDriver: ((name: string) => ProfileDriver | undefined) | undefined;
 
   constructor(
     private readonly home: string,
@@ -47,13 +48,18 @@ export class ProfileManager {
   driver(name?: string): ProfileDriver {
     const config = this.registry.config();
     if (!config.enabled) throw new DisabledError();
-    return this.driverOf(this.registry.get(name ?? config.defaultProfile, config), config);
+    return (name && this.sessionDriver?.(name)) || this.driverOf(this.registry.get(name ?? config.defaultProfile, config), config);
   }
 
   /** Like driver(), for status and management, which still answer when disabled. */
   peek(name?: string): ProfileDriver {
     const config = this.registry.config();
-    return this.driverOf(this.registry.get(name ?? config.defaultProfile, config), config);
+    return (name && this.sessionDriver?.(name)) || this.driverOf(this.registry.get(name ?? config.defaultProfile, config), config);
+  }
+
+  /** Task sessions answer to their profile names (`session-<id>`) on every route (sessions/task-sessions.ts). */
+  attachSessions(lookup: (name: string) => ProfileDriver | undefined): void {
+    this.sessionDriver = lookup;
   }
 
   async resetProfile(name: string): Promise<{ killed: number[] }> {
@@ -96,17 +102,20 @@ export class ProfileManager {
       });
   }
 
+  /** What every driver of this server may do, from config.json (read when asked). */
+  policy(): DriverPolicy {
+    const current = this.registry.config();
+    return {
+      allowedUrlSchemes: current.allowedUrlSchemes,
+      uploads: { dirs: current.uploadDirs ?? defaultUploadDirs(this.home), clawdHome: this.home },
+      urlPolicy: current.urlPolicy,
+    };
+  }
+
   private driverOf(profile: Profile, config: Config): ProfileDriver {
     const existing = this.drivers.get(profile.name);
     if (existing) return existing;
-    const driver = new ProfileDriver(profile, this.endpointFor(profile, config), join(this.home, 'downloads', profile.name), () => {
-      const current = this.registry.config();
-      return {
-        allowedUrlSchemes: current.allowedUrlSchemes,
-        uploads: { dirs: current.uploadDirs ?? defaultUploadDirs(this.home), clawdHome: this.home },
-        urlPolicy: current.urlPolicy,
-      };
-    });
+    const driver = new ProfileDriver(profile, this.endpointFor(profile, config), join(this.home, 'downloads', profile.name), () => this.policy());
     this.drivers.set(profile.name, driver);
     return driver;
   }

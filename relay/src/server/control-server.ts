@@ -19,6 +19,10 @@ import { McpHttpSessions } from '../mcp/http-sessions.js';
 import type { ProfileDriver } from '../driver/profile-driver.js';
 import type { ActionLog } from '../runtime/action-log.js';
 import { abortable, CallerGoneError, runOperation } from '../runtime/operation.js';
+import type { TaskSessions } from '../sessions/task-sessions.js';
+import type { AuditLog } from '../vault/audit-log.js';
+import type { CookieVault } from '../vault/cookie-vault.js';
+import type { Grants } from '../vault/grants.js';
 
 /**
  * The control API (spec §6, port 18791): JSON in, JSON out, every route with
@@ -36,6 +40,8 @@ export interface ControlServerOptions {
   exportDir: string;
   /** $CLAWD_HOME/logs/actions.jsonl. */
   actionLog: ActionLog;
+  /** Task sessions, the cookie vault, grants and their audit (spec §11). */
+  credentials: { sessions: TaskSessions; vault: () => CookieVault; grants: () => Grants; audit: AuditLog };
 }
 
 export interface ControlServer {
@@ -50,8 +56,12 @@ function parse<T>(schema: z.ZodType<T>, input: unknown, what: string): T {
   throw new BadRequestError(`Invalid ${what}: ${detail}`);
 }
 
+/** Views, not actions: a recorded session keeps no screenshot of them. */
+const NOT_RECORDED = new Set(['snapshot', 'screenshot', 'pdf', 'start', 'focus', 'close', 'dialog']);
+
 export async function startControlServer(options: ControlServerOptions): Promise<ControlServer> {
   const { manager, logger } = options;
+  const { sessions, vault, grants, audit } = options.credentials;
   let port = options.port;
   const guard = guardFor(options.token, options.host);
   const app = express();
@@ -85,7 +95,12 @@ export async function startControlServer(options: ControlServerOptions): Promise
   const operation = <T>(response: Response, profile: string | undefined, meta: { kind: string; targetId?: string; ref?: string }, work: (driver: ProfileDriver, signal: AbortSignal) => Promise<T>) => {
     const driver = manager.driver(profile);
     const settings = { actionTimeoutMs: manager.registry.config().actionTimeoutMs, log: options.actionLog };
-    return runOperation({ profile: driver.profile.name, ...meta }, response, settings, (signal) => work(driver, signal));
+    return runOperation({ profile: driver.profile.name, ...meta }, response, settings, async (signal) => {
+      const result = await work(driver, signal);
+      // A recorded task session keeps a screenshot per action (outside its dir).
+      if (!NOT_RECORDED.has(meta.kind)) await sessions.recordAction(driver.profile.name, meta.kind, meta.targetId ?? (result as { targetId?: string })?.targetId);
+      return result;
+    });
   };
 
   // ---- status and lifecycle --------------------------------------------------
@@ -234,6 +249,51 @@ export async function startControlServer(options: ControlServerOptions): Promise
     const session = dashboard.login(String(request.query.code ?? ''));
     if (!session) throw new UnauthorizedError('This dashboard link is used or expired: run `clawd-browser dashboard` for a new one');
     response.set('set-cookie', dashboard.cookieFor(session)).redirect(302, '/');
+  });
+
+  // ---- task sessions, grants, the cookie vault (spec §11) -------------------
+
+  app.post('/sessions', async (request, response) => {
+    response.status(201).json(await sessions.open(body(schemas.openSession, request)));
+  });
+  app.get('/sessions', (_request, response) => {
+    response.json({ sessions: sessions.list() });
+  });
+  app.delete('/sessions/:id', async (request, response) => {
+    response.json({ closed: await sessions.close(String(request.params.id)) });
+  });
+  app.post('/grants', (request, response) => {
+    const { tenant, domains, ttl, origin_session_id } = body(schemas.issueGrant, request);
+    const issued = grants().issue({ tenant, domains, ttlMs: ttl * 1000, originSessionId: origin_session_id });
+    audit.record({ event: 'grant', tenant, domains: issued.grant.allowed_domains, grantId: issued.grant.id, outcome: 'ok', detail: `expires ${new Date(issued.grant.expires_at).toISOString()}` });
+    response.status(201).json(issued);
+  });
+  app.delete('/grants/:id', (request, response) => {
+    const id = String(request.params.id);
+    grants().revoke(id);
+    audit.record({ event: 'grant-revoked', grantId: id, outcome: 'ok' });
+    response.json({ revoked: id });
+  });
+  app.get('/vault', (request, response) => {
+    const { tenant } = parse(schemas.vaultQuery, request.query, 'query');
+    response.json({ entries: vault().list(tenant) });
+  });
+  app.delete('/vault', (request, response) => {
+    const { tenant, domain } = parse(schemas.vaultQuery, request.query, 'query');
+    if (!tenant) throw new BadRequestError('Give the tenant whose cookies to forget (and a domain, or all of its domains go)');
+    const forgotten = vault().forget(tenant, domain);
+    audit.record({ event: 'vault-forget', tenant, domains: forgotten.map((entry) => entry.domain), outcome: 'ok' });
+    response.json({ forgotten });
+  });
+  /** A session a person drives to log in; `done` saves its cookies for the domains and ends it. */
+  app.post('/vault/refresh', async (request, response) => {
+    const { tenant, domains, ttl } = body(schemas.vaultRefresh, request);
+    const session = await sessions.open({ credential_mode: 'clean', tenant, domains, ttl: ttl ?? 900 }, { refresh: true });
+    response.status(201).json({ ...session, liveView: `/screencast?profile=${session.profile}`, done: `/vault/refresh/${session.id}/done` });
+  });
+  app.post('/vault/refresh/:id/done', async (request, response) => {
+    const { domains } = body(schemas.vaultRefreshDone, request);
+    response.json({ saved: await sessions.saveRefresh(String(request.params.id), domains) });
   });
 
   /** The action log's recent records, newest last (never what was typed: runtime/action-log.ts). */

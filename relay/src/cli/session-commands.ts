@@ -1,0 +1,81 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import type { BrowserClient } from '../client/browser-client.js';
+import { clawdHome } from '../config/state-dir.js';
+import { reapSessions } from '../sessions/task-sessions.js';
+
+type Print = (value: unknown, human: () => string) => void;
+
+/** `15m`, `2h`, `90s`, `1d` or plain seconds → seconds. */
+export function parseDuration(value: string): number {
+  const match = /^(\d+)\s*(s|m|h|d)?$/.exec(value.trim());
+  if (!match) throw new InvalidArgumentError('must be a duration like 90s, 15m, 2h or 1d');
+  return Number(match[1]) * { s: 1, m: 60, h: 3600, d: 86_400 }[(match[2] ?? 's') as 's' | 'm' | 'h' | 'd'];
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/** Task sessions, grants and the cookie vault (spec §11). */
+export function addSessionCommands(program: Command, client: () => BrowserClient, print: Print): void {
+  program
+    .command('sessions')
+    .description('list the open task sessions')
+    .action(async () => {
+      const { sessions } = await client().sessions();
+      print({ sessions }, () => sessions.map((s) => `${s.id}  ${s.credential_mode}${s.tenant ? ` ${s.tenant}` : ''}  ${s.domains.join(',') || '-'}  until ${s.expiresAt}  (--profile ${s.profile})`).join('\n') || 'no task sessions');
+    });
+  program
+    .command('session-open')
+    .description('open a task session: a fresh browser from the clean template; operator mode injects granted cookies')
+    .option('--mode <mode>', 'clean or operator', 'clean')
+    .option('--tenant <tenant>', 'whose vault (operator)')
+    .option('--domain <domain>', 'a domain to inject (repeatable; default: all the grant allows)', collect)
+    .option('--grant <token>', 'the grant token (operator)')
+    .option('--record <mode>', 'off, transient or audit: a screenshot per action, kept outside the session', 'off')
+    .option('--ttl <duration>', 'lifetime, e.g. 15m', parseDuration)
+    .action(async (options: { mode: 'clean' | 'operator'; tenant?: string; domain?: string[]; grant?: string; record: 'off' | 'transient' | 'audit'; ttl?: number }) => {
+      const session = await client().openSession({ credential_mode: options.mode, tenant: options.tenant, domains: options.domain, grant: options.grant, record: options.record, ttl: options.ttl });
+      print(session, () => `${session.id}  use --profile ${session.profile}  (CDP ${session.cdpUrl}; ${session.injectedCookies} cookies injected; until ${session.expiresAt})`);
+    });
+  program
+    .command('session-close')
+    .description('close a task session: browser stopped, port freed, dir removed')
+    .argument('<id>')
+    .action(async (id: string) => {
+      const { closed } = await client().closeSession(id);
+      print({ closed }, () => `closed ${closed.id}`);
+    });
+  program
+    .command('grant')
+    .description("issue a grant token that lends a tenant's cookies of some domains to operator sessions")
+    .requiredOption('--tenant <tenant>', 'whose cookies')
+    .requiredOption('--domain <domain>', 'a domain (repeatable)', collect)
+    .option('--ttl <duration>', 'how long it is valid, e.g. 15m', parseDuration, 900)
+    .action(async (options: { tenant: string; domain: string[]; ttl: number }) => {
+      const issued = await client().issueGrant({ tenant: options.tenant, domains: options.domain, ttl: options.ttl });
+      print(issued, () => issued.token);
+    });
+  program
+    .command('vault-list')
+    .description('what the cookie vault holds: tenants, domains and dates (never values)')
+    .option('--tenant <tenant>', 'one tenant only')
+    .action(async (options: { tenant?: string }) => {
+      const { entries } = await client().vault(options.tenant);
+      print({ entries }, () => entries.map((e) => `${e.tenant}  ${e.domain}  ${e.cookies} cookies  saved ${e.savedAt}`).join('\n') || 'the vault is empty');
+    });
+  program
+    .command('vault-forget')
+    .description("remove a tenant's cookies from the vault (one domain, or all)")
+    .requiredOption('--tenant <tenant>', 'whose cookies')
+    .option('--domain <domain>', 'only this domain')
+    .action(async (options: { tenant: string; domain?: string }) => {
+      const { forgotten } = await client().vaultForget(options.tenant, options.domain);
+      print({ forgotten }, () => (forgotten.length ? forgotten.map((e) => `forgot ${e.tenant} ${e.domain}`).join('\n') : 'nothing to forget'));
+    });
+  program
+    .command('reap')
+    .description('remove task sessions no running server owns (processes, dirs, ports); safe to run twice')
+    .action(async () => {
+      const reaped = await reapSessions(clawdHome());
+      print({ reaped }, () => (reaped.length ? reaped.map((r) => `reaped ${r.id}${r.killed.length ? ` (killed ${r.killed.join(', ')})` : ''}`).join('\n') : 'nothing to reap'));
+    });
+}

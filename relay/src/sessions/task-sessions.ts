@@ -1,0 +1,313 @@
+import { randomBytes } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { ManagedEndpoint } from '../driver/browser-endpoint.js';
+import type { DriverPolicy } from '../driver/profile-driver.js';
+import { ProfileDriver } from '../driver/profile-driver.js';
+import { BadRequestError, ForbiddenError, NotFoundError, TooManyError } from '../errors.js';
+import type { Logger } from '../log.js';
+import { type LaunchSettings, ManagedBrowser } from '../profiles/managed-browser.js';
+import { findPortHolder, findProfileProcesses, killProcesses } from '../profiles/orphans.js';
+import { seedProfilePreferences } from '../profiles/preferences.js';
+import type { Profile } from '../profiles/profile-registry.js';
+import type { AuditLog } from '../vault/audit-log.js';
+import { type CookieVault, underSite } from '../vault/cookie-vault.js';
+import type { Grants } from '../vault/grants.js';
+
+/**
+ * Task sessions (spec §11): an ephemeral managed browser per task, its
+ * user-data dir cloned from a credential-free template, reachable by every
+ * route as the profile `session-<id>` (and over CDP at its own port),
+ * destroyed at the end with nothing left behind. An `operator` session gets
+ * the cookies of the domains its grant allows, injected over CDP before its
+ * first page. Sessions expire after their ttl; a cap bounds how many run.
+ */
+
+export const SESSION_PREFIX = 'session-';
+const SESSION_COLOR = '#5B6B7A';
+const STOP_GRACE_MS = 3_000;
+
+export type CredentialMode = 'clean' | 'operator';
+export type RecordMode = 'off' | 'transient' | 'audit';
+
+export interface SessionRequest {
+  credential_mode: CredentialMode;
+  tenant?: string;
+  domains?: string[];
+  grant?: string;
+  record?: RecordMode;
+  /** Seconds. */
+  ttl?: number;
+}
+
+export interface SessionInfo {
+  id: string;
+  /** The profile name every control route takes (`?profile=session-<id>`). */
+  profile: string;
+  credential_mode: CredentialMode | 'refresh';
+  tenant?: string;
+  /** Domains whose cookies were injected (operator) or will be saved (refresh). */
+  domains: string[];
+  injectedCookies: number;
+  grantId?: string;
+  record: RecordMode;
+  /** The session browser's own CDP endpoint. */
+  cdpUrl: string;
+  expiresAt: string;
+}
+
+interface Session {
+  info: SessionInfo;
+  driver: ProfileDriver;
+  browser: ManagedBrowser;
+  dir: string;
+  timer: NodeJS.Timeout;
+  actions: number;
+}
+
+export interface TaskSessionSettings {
+  launch: LaunchSettings;
+  maxSessions: number;
+  /** Seconds, when a request gives none. */
+  defaultTtl: number;
+  policy: () => DriverPolicy;
+}
+
+/** What a session leaves in its dir, for the reaper: who owns it and what runs for it. */
+interface SessionRecord {
+  id: string;
+  serverPid: number;
+  port: number;
+  userDataDir: string;
+  createdAt: string;
+}
+
+export class TaskSessions {
+  private readonly sessions = new Map<string, Session>();
+
+  constructor(
+    private readonly home: string,
+    private readonly deps: {
+      log: Logger;
+      settings: () => TaskSessionSettings;
+      vault: () => CookieVault;
+      grants: () => Grants;
+      audit: AuditLog;
+    },
+  ) {}
+
+  get root(): string {
+    return join(this.home, 'sessions');
+  }
+
+  /** Audit screenshots of `record: audit|transient` sessions: outside every session dir. */
+  recordingDir(id: string): string {
+    return join(this.home, 'audit', id);
+  }
+
+  list(): SessionInfo[] {
+    return [...this.sessions.values()].map((session) => ({ ...session.info }));
+  }
+
+  /** The driver of a session profile name, or undefined when the name is not a live session's. */
+  driver(profileName: string): ProfileDriver | undefined {
+    if (!profileName.startsWith(SESSION_PREFIX)) return undefined;
+    return this.sessions.get(profileName.slice(SESSION_PREFIX.length))?.driver;
+  }
+
+  async open(request: SessionRequest, options: { refresh?: boolean } = {}): Promise<SessionInfo> {
+    const settings = this.deps.settings();
+    if (this.sessions.size >= settings.maxSessions)
+      throw new TooManyError(`${this.sessions.size} task sessions are open, the most allowed (config maxSessions: ${settings.maxSessions}): close one first`, {
+        open: [...this.sessions.keys()].join(','),
+      });
+    let domains = (request.domains ?? []).map((domain) => domain.toLowerCase());
+    let grantId: string | undefined;
+    if (request.credential_mode === 'operator' && !options.refresh) {
+      if (!request.tenant) throw new BadRequestError('An operator session needs a tenant');
+      if (!request.grant) {
+        this.deps.audit.record({ event: 'inject', tenant: request.tenant, domains, outcome: 'refused', detail: 'no grant' });
+        throw new ForbiddenError('Grant refused: an operator session needs a grant token (clawd-browser grant)');
+      }
+      try {
+        const grant = this.deps.grants().verify(request.grant, { tenant: request.tenant, domains });
+        if (!domains.length) domains = grant.allowed_domains;
+        grantId = grant.id;
+      } catch (error) {
+        this.deps.audit.record({ event: 'inject', tenant: request.tenant, domains, outcome: 'refused', detail: (error as Error).message });
+        throw error;
+      }
+    }
+    const id = randomBytes(6).toString('hex');
+    const dir = join(this.root, id);
+    const userDataDir = join(dir, 'user-data');
+    const port = await freePort();
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    cpSync(this.template(), userDataDir, { recursive: true });
+    const profile: Profile = { name: `${SESSION_PREFIX}${id}`, driver: 'clawd', color: SESSION_COLOR, builtIn: false, cdpPort: port, userDataDir };
+    const browser = new ManagedBrowser(profile, settings.launch, this.deps.log);
+    const driver = new ProfileDriver(profile, new ManagedEndpoint(browser), join(dir, 'downloads'), settings.policy);
+    const ttl = request.ttl ?? settings.defaultTtl;
+    const record: RecordMode = request.record ?? 'off';
+    const info: SessionInfo = {
+      id,
+      profile: profile.name,
+      credential_mode: options.refresh ? 'refresh' : request.credential_mode,
+      ...(request.tenant ? { tenant: request.tenant } : {}),
+      domains,
+      injectedCookies: 0,
+      ...(grantId ? { grantId } : {}),
+      record,
+      cdpUrl: `http://127.0.0.1:${port}`,
+      expiresAt: new Date(Date.now() + ttl * 1000).toISOString(),
+    };
+    const timer = setTimeout(() => void this.close(id, 'ttl').catch(() => {}), ttl * 1000);
+    timer.unref();
+    const session: Session = { info, driver, browser, dir, timer, actions: 0 };
+    this.sessions.set(id, session);
+    try {
+      await driver.start();
+      writeFileSync(join(dir, 'session.json'), JSON.stringify({ id, serverPid: process.pid, port, userDataDir, createdAt: new Date().toISOString() } satisfies SessionRecord));
+      if (request.credential_mode === 'operator' && !options.refresh) {
+        const cookies = this.deps.vault().load(request.tenant!, domains).filter((cookie) => domains.some((domain) => underSite(cookie.domain ?? '', domain)));
+        await driver.addCookies(cookies);
+        info.injectedCookies = cookies.length;
+        this.deps.audit.record({ event: 'inject', tenant: request.tenant, session: id, domains, grantId, outcome: 'ok', detail: `${cookies.length} cookies` });
+      }
+    } catch (error) {
+      await this.close(id, 'failed to start').catch(() => {});
+      throw error;
+    }
+    this.deps.audit.record({ event: options.refresh ? 'refresh-start' : 'session-start', tenant: request.tenant, session: id, domains, grantId, outcome: 'ok' });
+    return { ...info };
+  }
+
+  /**
+   * Tears a session down in a fixed order: the browser (its process group:
+   * TERM, then KILL after a grace), then its port (checked free), then its
+   * dir; transient recordings go too.
+   */
+  async close(id: string, reason = 'closed'): Promise<SessionInfo> {
+    const session = this.sessions.get(id);
+    if (!session) throw new NotFoundError(`No task session ${id} (see GET /sessions)`);
+    this.sessions.delete(id);
+    clearTimeout(session.timer);
+    await session.driver.stop().catch(() => {});
+    const left = findProfileProcesses(join(session.dir, 'user-data'));
+    if (left.length) await killProcesses(left, STOP_GRACE_MS);
+    rmSync(session.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+    if (session.info.record === 'transient') rmSync(this.recordingDir(id), { recursive: true, force: true });
+    this.deps.audit.record({ event: 'session-stop', tenant: session.info.tenant, session: id, domains: session.info.domains, grantId: session.info.grantId, outcome: 'ok', detail: reason });
+    return session.info;
+  }
+
+  async closeAll(): Promise<void> {
+    await Promise.all([...this.sessions.keys()].map((id) => this.close(id, 'server stopping').catch(() => {})));
+  }
+
+  /** After an action on a recorded session: one screenshot, outside the session dir. */
+  async recordAction(profileName: string, kind: string, targetId: string | undefined): Promise<void> {
+    const id = profileName.slice(SESSION_PREFIX.length);
+    const session = profileName.startsWith(SESSION_PREFIX) ? this.sessions.get(id) : undefined;
+    if (!session || session.info.record === 'off') return;
+    const jpeg = await session.driver.thumbnail(targetId).catch(() => undefined);
+    if (!jpeg) return;
+    const dir = this.recordingDir(id);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    writeFileSync(join(dir, `${String(++session.actions).padStart(4, '0')}-${kind.replace(/[^a-z-]/gi, '')}.jpeg`), jpeg, { mode: 0o600 });
+  }
+
+  /** The refresh session's cookies for `domains`, saved to the vault under `tenant`; then the session goes. */
+  async saveRefresh(id: string, domains?: string[]): Promise<Array<{ domain: string; cookies: number }>> {
+    const session = this.sessions.get(id);
+    if (!session || session.info.credential_mode !== 'refresh') throw new NotFoundError(`No vault refresh session ${id}`);
+    const tenant = session.info.tenant!;
+    const chosen = domains?.length ? domains : session.info.domains;
+    const all = await session.driver.cookies();
+    const saved = chosen.map((domain) => {
+      const cookies = all.filter((cookie) => underSite(cookie.domain, domain));
+      this.deps.vault().save(tenant, domain, cookies.map(toCookieParam));
+      return { domain, cookies: cookies.length };
+    });
+    this.deps.audit.record({ event: 'refresh-saved', tenant, session: id, domains: chosen, outcome: 'ok', detail: saved.map((s) => `${s.domain}: ${s.cookies}`).join(', ') });
+    await this.close(id, 'refresh saved');
+    return saved;
+  }
+
+  /** The credential-free template every session starts from: prepared once (first run done, preferences seeded). */
+  private template(): string {
+    const dir = join(this.root, 'template');
+    if (existsSync(join(dir, 'First Run'))) return dir;
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    seedProfilePreferences(dir, { name: 'clawd session', color: SESSION_COLOR });
+    writeFileSync(join(dir, 'First Run'), '');
+    return dir;
+  }
+}
+
+function toCookieParam(cookie: { name: string; value: string; domain: string; path: string; expires: number; httpOnly: boolean; secure: boolean; sameSite: 'Strict' | 'Lax' | 'None' }) {
+  return {
+    name: cookie.name,
+    value: cookie.value,
+    domain: cookie.domain,
+    path: cookie.path,
+    ...(cookie.expires > 0 ? { expires: cookie.expires } : {}),
+    httpOnly: cookie.httpOnly,
+    secure: cookie.secure,
+    sameSite: cookie.sameSite,
+  };
+}
+
+/** A port nothing listens on now. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Removes sessions no live server owns: their browsers (anything running on
+ * their data dir or holding their port with it), then their dirs. Run by
+ * `serve` at start and by `clawd-browser reap`; safe to run twice, and after
+ * a server killed with SIGKILL mid-session.
+ */
+export async function reapSessions(home: string, log?: Logger): Promise<Array<{ id: string; killed: number[] }>> {
+  const root = join(home, 'sessions');
+  if (!existsSync(root)) return [];
+  const reaped: Array<{ id: string; killed: number[] }> = [];
+  for (const id of readdirSync(root)) {
+    if (id === 'template') continue;
+    const dir = join(root, id);
+    let record: SessionRecord | undefined;
+    try {
+      record = JSON.parse(readFileSync(join(dir, 'session.json'), 'utf8')) as SessionRecord;
+    } catch {
+      // A session that died before writing its record: only its dir is left, with whatever runs on it.
+    }
+    if (record && record.serverPid !== process.pid && alive(record.serverPid)) continue; // a live server's session
+    const userDataDir = record?.userDataDir ?? join(dir, 'user-data');
+    const pids = new Set(findProfileProcesses(userDataDir));
+    const holder = record ? findPortHolder(record.port) : undefined;
+    if (holder !== undefined && pids.has(holder)) pids.add(holder);
+    const killed = pids.size ? await killProcesses([...pids], STOP_GRACE_MS) : [];
+    rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+    log?.info(`reaped task session ${id}${killed.length ? ` (killed ${killed.join(', ')})` : ''}`);
+    reaped.push({ id, killed });
+  }
+  return reaped;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,158 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Protocol } from 'devtools-protocol';
+import { z } from 'zod';
+import { ClawdError } from '../errors.js';
+
+/**
+ * The cookie vault (spec §11): cookies per (tenant, domain), each entry
+ * encrypted with AES-256-GCM under the vault key, with the tenant and domain
+ * as authenticated data (an entry moved to another tenant or domain fails
+ * to open, as does any changed byte). Plaintext never touches the disk.
+ *
+ * The store is one JSON file written crash-safely: a temp file, fsync, then
+ * rename over the old one (POSIX rename is atomic), so a crash leaves the
+ * old vault or the new one, never half of either. No native database: it
+ * would need a compiler or a prebuilt download at install time, and the
+ * vault holds one small entry per site.
+ */
+
+export type VaultCookie = Protocol.Network.CookieParam;
+
+/** An entry failed authentication: the file was altered (or the key is not the one that wrote it). */
+export class VaultTamperedError extends ClawdError {
+  constructor(message: string) {
+    super('conflict', message);
+  }
+}
+
+const Entry = z.strictObject({
+  tenant: z.string(),
+  domain: z.string(),
+  savedAt: z.string(),
+  count: z.number().int().nonnegative(),
+  iv: z.string(),
+  tag: z.string(),
+  data: z.string(),
+});
+type Entry = z.infer<typeof Entry>;
+const VaultFile = z.strictObject({ version: z.literal(1), entries: z.array(Entry) });
+
+export interface VaultListing {
+  tenant: string;
+  domain: string;
+  savedAt: string;
+  cookies: number;
+}
+
+/** The domain a cookie belongs to, for grouping: its host without a leading dot. */
+export function cookieSite(domain: string): string {
+  return domain.replace(/^\./, '').toLowerCase();
+}
+
+/** True when a cookie domain falls under `site` (the site itself or a subdomain). */
+export function underSite(cookieDomain: string, site: string): boolean {
+  const host = cookieSite(cookieDomain);
+  const wanted = cookieSite(site);
+  return host === wanted || host.endsWith(`.${wanted}`);
+}
+
+export class CookieVault {
+  constructor(
+    private readonly path: string,
+    private readonly key: Buffer,
+  ) {
+    if (key.length !== 32) throw new Error('the vault key must be 32 bytes');
+  }
+
+  /** Replaces what the vault holds for (tenant, domain). */
+  save(tenant: string, domain: string, cookies: VaultCookie[]): VaultListing {
+    const site = cookieSite(domain);
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    cipher.setAAD(aad(tenant, site));
+    const data = Buffer.concat([cipher.update(JSON.stringify(cookies), 'utf8'), cipher.final()]);
+    const entry: Entry = {
+      tenant,
+      domain: site,
+      savedAt: new Date().toISOString(),
+      count: cookies.length,
+      iv: iv.toString('base64'),
+      tag: cipher.getAuthTag().toString('base64'),
+      data: data.toString('base64'),
+    };
+    const entries = this.read().filter((other) => !(other.tenant === tenant && other.domain === site));
+    entries.push(entry);
+    this.write(entries);
+    return { tenant, domain: site, savedAt: entry.savedAt, cookies: entry.count };
+  }
+
+  /** The cookies of `domains` for `tenant` (domains the vault has nothing for are skipped). */
+  load(tenant: string, domains: string[]): VaultCookie[] {
+    const wanted = new Set(domains.map(cookieSite));
+    const cookies: VaultCookie[] = [];
+    for (const entry of this.read()) {
+      if (entry.tenant !== tenant || !wanted.has(entry.domain)) continue;
+      cookies.push(...this.open(entry));
+    }
+    return cookies;
+  }
+
+  /** What the vault holds: tenants, domains, dates and counts; never a value. */
+  list(tenant?: string): VaultListing[] {
+    return this.read()
+      .filter((entry) => tenant === undefined || entry.tenant === tenant)
+      .map((entry) => ({ tenant: entry.tenant, domain: entry.domain, savedAt: entry.savedAt, cookies: entry.count }));
+  }
+
+  /** Forgets a tenant's domain, or all its domains; returns what was removed. */
+  forget(tenant: string, domain?: string): VaultListing[] {
+    const entries = this.read();
+    const gone = entries.filter((entry) => entry.tenant === tenant && (domain === undefined || entry.domain === cookieSite(domain)));
+    if (gone.length) this.write(entries.filter((entry) => !gone.includes(entry)));
+    return gone.map((entry) => ({ tenant: entry.tenant, domain: entry.domain, savedAt: entry.savedAt, cookies: entry.count }));
+  }
+
+  private open(entry: Entry): VaultCookie[] {
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(entry.iv, 'base64'));
+      decipher.setAAD(aad(entry.tenant, entry.domain));
+      decipher.setAuthTag(Buffer.from(entry.tag, 'base64'));
+      const plain = Buffer.concat([decipher.update(Buffer.from(entry.data, 'base64')), decipher.final()]);
+      return JSON.parse(plain.toString('utf8')) as VaultCookie[];
+    } catch {
+      throw new VaultTamperedError(`The vault entry for ${entry.tenant} / ${entry.domain} failed authentication: the vault file was altered, or another key wrote it. Forget the entry and save it again`);
+    }
+  }
+
+  private read(): Entry[] {
+    if (!existsSync(this.path)) return [];
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(readFileSync(this.path, 'utf8'));
+    } catch {
+      throw new VaultTamperedError(`The vault file ${this.path} is not the JSON it should be: it was altered or damaged`);
+    }
+    const checked = VaultFile.safeParse(parsed);
+    if (!checked.success) throw new VaultTamperedError(`The vault file ${this.path} does not have the vault's shape: it was altered`);
+    return checked.data.entries;
+  }
+
+  private write(entries: Entry[]): void {
+    mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+    const temp = `${this.path}.${process.pid}.tmp`;
+    const fd = openSync(temp, 'w', 0o600);
+    try {
+      writeSync(fd, JSON.stringify({ version: 1, entries }));
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, this.path);
+  }
+}
+
+function aad(tenant: string, domain: string): Buffer {
+  return Buffer.from(`clawd-vault-v1\0${tenant}\0${domain}`);
+}

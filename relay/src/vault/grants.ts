@@ -1,0 +1,85 @@
+import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { z } from 'zod';
+import { ForbiddenError } from '../errors.js';
+import { cookieSite } from './cookie-vault.js';
+
+/**
+ * Grant tokens (spec §11): what lets an `operator` session act logged-in.
+ * `base64url(payload).base64url(HMAC-SHA256(payload))` under the grant key,
+ * which is not the vault key. A grant names a tenant, the domains whose
+ * cookies it lends, when it expires, and its id (for revocation and the
+ * audit). Verification says exactly why a grant is refused.
+ */
+
+const Payload = z.strictObject({
+  id: z.string(),
+  tenant: z.string().min(1),
+  allowed_domains: z.array(z.string().min(1)).min(1),
+  expires_at: z.number().int(),
+  origin_session_id: z.string().optional(),
+});
+export type Grant = z.infer<typeof Payload>;
+
+export class Grants {
+  constructor(
+    private readonly key: Buffer,
+    /** Revoked grant ids, kept until they would have expired. */
+    private readonly revokedPath: string,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  issue(options: { tenant: string; domains: string[]; ttlMs: number; originSessionId?: string }): { token: string; grant: Grant } {
+    const grant: Grant = {
+      id: randomUUID(),
+      tenant: options.tenant,
+      allowed_domains: [...new Set(options.domains.map(cookieSite))],
+      expires_at: this.now() + options.ttlMs,
+      ...(options.originSessionId ? { origin_session_id: options.originSessionId } : {}),
+    };
+    const body = Buffer.from(JSON.stringify(grant)).toString('base64url');
+    return { token: `${body}.${this.sign(body)}`, grant };
+  }
+
+  /** The grant, or a 403 saying why not (malformed, tampered, expired, revoked, another tenant, a domain outside it). */
+  verify(token: string, expect: { tenant: string; domains: string[] }): Grant {
+    const [body, signature, extra] = token.split('.');
+    if (!body || !signature || extra !== undefined) throw new ForbiddenError('Grant refused: it is not a grant token');
+    const expected = Buffer.from(this.sign(body));
+    const given = Buffer.from(signature);
+    if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw new ForbiddenError('Grant refused: its signature does not match (tampered, or issued by another key)');
+    let grant: Grant;
+    try {
+      grant = Payload.parse(JSON.parse(Buffer.from(body, 'base64url').toString('utf8')));
+    } catch {
+      throw new ForbiddenError('Grant refused: its payload is not a grant');
+    }
+    if (grant.expires_at <= this.now()) throw new ForbiddenError(`Grant refused: it expired at ${new Date(grant.expires_at).toISOString()}`);
+    if (this.revoked().includes(grant.id)) throw new ForbiddenError(`Grant refused: grant ${grant.id} was revoked`);
+    if (grant.tenant !== expect.tenant) throw new ForbiddenError(`Grant refused: it is for tenant ${JSON.stringify(grant.tenant)}, not ${JSON.stringify(expect.tenant)}`);
+    const outside = expect.domains.map(cookieSite).filter((domain) => !grant.allowed_domains.includes(domain));
+    if (outside.length) throw new ForbiddenError(`Grant refused: ${outside.join(', ')} ${outside.length === 1 ? 'is' : 'are'} outside the grant (${grant.allowed_domains.join(', ')})`);
+    return grant;
+  }
+
+  revoke(id: string): void {
+    const revoked = this.revoked();
+    if (revoked.includes(id)) return;
+    mkdirSync(dirname(this.revokedPath), { recursive: true, mode: 0o700 });
+    writeFileSync(this.revokedPath, JSON.stringify([...revoked, id]), { mode: 0o600 });
+  }
+
+  private revoked(): string[] {
+    if (!existsSync(this.revokedPath)) return [];
+    try {
+      return z.array(z.string()).parse(JSON.parse(readFileSync(this.revokedPath, 'utf8')));
+    } catch {
+      return [];
+    }
+  }
+
+  private sign(body: string): string {
+    return createHmac('sha256', this.key).update(body).digest('base64url');
+  }
+}

@@ -1,0 +1,236 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BrowserClient, ForbiddenError, TooManyError } from '../../relay/src/client/browser-client.js';
+import { loadOrCreateGrantKey, readToken } from '../../relay/src/config/state-dir.js';
+import { findProfileProcesses } from '../../relay/src/profiles/orphans.js';
+import { Grants } from '../../relay/src/vault/grants.js';
+import { waitFor } from '../harness/chromium.js';
+import { freePortPair } from '../harness/ports.js';
+import { type ControlEnv, freshHome, startControlEnv } from './control-env.js';
+
+/**
+ * Task sessions and the cookie vault (spec §11) against real Chromium: a
+ * loopback site with a login form that sets a session cookie; a refresh a
+ * "person" drives saves it; operator sessions with a grant are logged in on
+ * their first page, and nothing else is; the vault holds no plaintext and
+ * refuses a changed byte; teardown and the reaper leave nothing behind, also
+ * after the server is killed with SIGKILL.
+ */
+
+const CLI = fileURLToPath(new URL('../../bin/clawd-browser.js', import.meta.url));
+const run = promisify(execFile);
+
+let env: ControlEnv;
+let site: Server;
+let siteUrl: string;
+/** The session value the site hands out: nowhere on disk may it appear in plaintext. */
+const secretSession = `sid-${randomBytes(12).toString('hex')}`;
+/** Whether each /account request came with the cookie (the first page proves injection came first). */
+const accountVisits: boolean[] = [];
+
+beforeAll(async () => {
+  env = await startControlEnv();
+  site = createServer((request, response) => {
+    const url = new URL(request.url ?? '/', 'http://x');
+    const signedIn = (request.headers.cookie ?? '').includes(`session=${secretSession}`);
+    if (url.pathname === '/login' && request.method === 'POST') {
+      response.writeHead(303, { location: '/account', 'set-cookie': `session=${secretSession}; Path=/; HttpOnly; Max-Age=3600` }).end();
+      return;
+    }
+    if (url.pathname === '/login') {
+      response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Log in</title><form method="post" action="/login"><label>User <input name="user"></label><button>Log in</button></form>');
+      return;
+    }
+    if (url.pathname === '/account') accountVisits.push(signedIn);
+    response.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>Account</title><p id="who">${signedIn ? 'Signed in as alice' : 'Signed out'}</p>`);
+  });
+  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+  siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+}, 90_000);
+afterAll(async () => {
+  await env?.close();
+  site?.closeAllConnections();
+  await new Promise((resolve) => site?.close(resolve));
+});
+
+async function who(client: BrowserClient): Promise<string> {
+  await client.navigate(`${siteUrl}/account`);
+  return (await client.evaluate("() => document.getElementById('who').textContent")).result as string;
+}
+
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', () => resolve(true));
+  });
+}
+
+async function rejection(promise: Promise<unknown>): Promise<Error> {
+  return promise.then(
+    () => {
+      throw new Error('expected a refusal');
+    },
+    (error: unknown) => error as Error,
+  );
+}
+
+describe('the cookie vault and operator sessions', () => {
+  let grantToken: string;
+
+  it('a refresh session a person logs in with saves the cookie, then goes', async () => {
+    const api = env.client('clawd');
+    const refresh = await api.vaultRefresh({ tenant: 'acme', domains: ['127.0.0.1'] });
+    expect(refresh.liveView).toBe(`/screencast?profile=${refresh.profile}`);
+    // The person, through the session's profile.
+    const person = env.client(refresh.profile);
+    await person.openTab(`${siteUrl}/login`);
+    const { text } = await person.snapshot();
+    await person.type(/textbox "User" \[ref=(\w+)\]/.exec(text)![1], 'alice');
+    await person.click(/button "Log in" \[ref=(\w+)\]/.exec(text)![1]);
+    expect(await who(person)).toBe('Signed in as alice');
+
+    const { saved } = await api.vaultRefreshDone(refresh.id);
+    expect(saved).toEqual([{ domain: '127.0.0.1', cookies: 1 }]);
+    expect((await api.sessions()).sessions).toEqual([]);
+    expect(existsSync(join(env.home, 'sessions', refresh.id))).toBe(false);
+    expect((await api.vault('acme')).entries).toEqual([{ tenant: 'acme', domain: '127.0.0.1', savedAt: expect.any(String), cookies: 1 }]);
+  });
+
+  it('an operator session with a grant is logged in on its first page; a clean one is not', async () => {
+    const api = env.client('clawd');
+    ({ token: grantToken } = await api.issueGrant({ tenant: 'acme', domains: ['127.0.0.1'], ttl: 600 }));
+    const operator = await api.openSession({ credential_mode: 'operator', tenant: 'acme', grant: grantToken });
+    expect(operator).toMatchObject({ credential_mode: 'operator', domains: ['127.0.0.1'], injectedCookies: 1 });
+    const visitsBefore = accountVisits.length;
+    expect(await who(env.client(operator.profile))).toBe('Signed in as alice');
+    expect(accountVisits[visitsBefore]).toBe(true); // the very first request carried it
+    await api.closeSession(operator.id);
+
+    const clean = await api.openSession({ credential_mode: 'clean' });
+    expect(await who(env.client(clean.profile))).toBe('Signed out');
+    await api.closeSession(clean.id);
+  });
+
+  it("a grant for another domain injects nothing for this one", async () => {
+    const api = env.client('clawd');
+    const { token } = await api.issueGrant({ tenant: 'acme', domains: ['localhost'], ttl: 600 });
+    const session = await api.openSession({ credential_mode: 'operator', tenant: 'acme', grant: token });
+    expect(session.injectedCookies).toBe(0);
+    expect(await who(env.client(session.profile))).toBe('Signed out');
+    await api.closeSession(session.id);
+  });
+
+  it('refuses grants that are expired, tampered, revoked, for another tenant or another domain, and none at all', async () => {
+    const api = env.client('clawd');
+    const expired = new Grants(loadOrCreateGrantKey(env.home), join(env.home, 'vault', 'revoked-grants.json'), () => Date.now() - 3_600_000).issue({ tenant: 'acme', domains: ['127.0.0.1'], ttlMs: 60_000 }).token;
+    const [body, signature] = grantToken.split('.');
+    const forged = `${Buffer.from(Buffer.from(body, 'base64url').toString().replace('"acme"', '"evil"')).toString('base64url')}.${signature}`;
+    const { token: revocable, grant } = await api.issueGrant({ tenant: 'acme', domains: ['127.0.0.1'], ttl: 600 });
+    await api.revokeGrant(grant.id);
+    const cases: Array<[{ grant?: string; tenant?: string; domains?: string[] }, RegExp]> = [
+      [{ grant: expired }, /expired at/],
+      [{ grant: forged }, /signature does not match/],
+      [{ grant: `${grantToken}x` }, /signature does not match/],
+      [{ grant: revocable }, /was revoked/],
+      [{ grant: grantToken, tenant: 'other' }, /for tenant "acme", not "other"/],
+      [{ grant: grantToken, domains: ['evil.example'] }, /evil\.example is outside the grant/],
+      [{ grant: undefined }, /needs a grant token/],
+    ];
+    for (const [request, reason] of cases) {
+      const error = await rejection(api.openSession({ credential_mode: 'operator', tenant: 'acme', ...request }));
+      expect(error).toBeInstanceOf(ForbiddenError);
+      expect(error.message).toMatch(reason);
+    }
+    expect((await api.sessions()).sessions).toEqual([]);
+  });
+
+  it('the vault file holds no cookie value in plaintext, and a flipped byte is refused', async () => {
+    const path = join(env.home, 'vault', 'cookies.json');
+    const bytes = readFileSync(path);
+    expect(bytes.includes(secretSession)).toBe(false);
+    expect(bytes.includes(secretSession.slice(4))).toBe(false);
+    for (const file of [join(env.home, 'logs', 'audit.jsonl'), join(env.home, 'logs', 'actions.jsonl')]) expect(readFileSync(file, 'utf8')).not.toContain(secretSession);
+
+    const vault = JSON.parse(bytes.toString()) as { entries: Array<{ data: string }> };
+    const data = Buffer.from(vault.entries[0].data, 'base64');
+    data[3] ^= 0x01;
+    vault.entries[0].data = data.toString('base64');
+    writeFileSync(path, JSON.stringify(vault));
+    const error = await rejection(env.client('clawd').openSession({ credential_mode: 'operator', tenant: 'acme', grant: grantToken }));
+    expect(error.message).toMatch(/acme \/ 127\.0\.0\.1 failed authentication/);
+    expect((await env.client('clawd').sessions()).sessions).toEqual([]);
+    writeFileSync(path, bytes); // as it was, for what follows
+  });
+
+  it('audits refreshes, grants, injections and session starts and stops, without values', () => {
+    const events = readFileSync(join(env.home, 'logs', 'audit.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { event: string; outcome: string });
+    for (const kind of ['refresh-start', 'refresh-saved', 'grant', 'inject', 'session-start', 'session-stop', 'grant-revoked']) expect(events.map((e) => e.event)).toContain(kind);
+    expect(events.some((e) => e.event === 'inject' && e.outcome === 'refused')).toBe(true);
+  });
+});
+
+describe('session lifecycle', () => {
+  it('teardown leaves no process, dir or port; sessions expire; the cap is a 429', async () => {
+    const api = env.client('clawd');
+    const session = await api.openSession({ credential_mode: 'clean', record: 'transient' });
+    const userDataDir = join(env.home, 'sessions', session.id, 'user-data');
+    const port = Number(new URL(session.cdpUrl).port);
+    expect(findProfileProcesses(userDataDir).length).toBeGreaterThan(0);
+    const browser = env.client(session.profile);
+    await browser.openTab(`${siteUrl}/account`);
+    await browser.press('Tab');
+    expect(readdirSync(join(env.home, 'audit', session.id)).length).toBeGreaterThan(0); // a screenshot per action
+    await api.closeSession(session.id);
+    expect(findProfileProcesses(userDataDir)).toEqual([]);
+    expect(existsSync(join(env.home, 'sessions', session.id))).toBe(false);
+    expect(existsSync(join(env.home, 'audit', session.id))).toBe(false); // transient
+    expect(await portFree(port)).toBe(true);
+
+    const brief = await api.openSession({ credential_mode: 'clean', ttl: 10 });
+    await waitFor(async () => !(await api.sessions()).sessions.some((s) => s.id === brief.id), { timeoutMs: 20_000, message: 'the session did not expire' });
+    expect(existsSync(join(env.home, 'sessions', brief.id))).toBe(false);
+
+    const open = await Promise.all([1, 2, 3, 4].map(() => api.openSession({ credential_mode: 'clean' })));
+    expect(await rejection(api.openSession({ credential_mode: 'clean' }))).toBeInstanceOf(TooManyError);
+    await Promise.all(open.map((s) => api.closeSession(s.id)));
+  }, 60_000);
+
+  it('after the server is killed with SIGKILL mid-session, the reaper removes everything, and is safe to run twice', async () => {
+    const { control } = await freePortPair();
+    const home = freshHome({ controlUrl: `http://127.0.0.1:${control}`, headless: true, noSandbox: true });
+    const childEnv = { ...process.env, CLAWD_HOME: home };
+    const server: ChildProcess = spawn(process.execPath, [CLI, 'serve', '--log-level', 'warn'], { env: childEnv, stdio: ['ignore', 'ignore', 'inherit'] });
+    try {
+      await waitFor(async () => readToken(home) !== undefined && (await fetch(`http://127.0.0.1:${control}/`, { headers: { authorization: `Bearer ${readToken(home)}` } }).then((r) => r.ok, () => false)), { timeoutMs: 20_000, message: 'serve did not start' });
+      const api = new BrowserClient({ baseUrl: `http://127.0.0.1:${control}`, token: readToken(home)! });
+      const session = await api.openSession({ credential_mode: 'clean' });
+      const userDataDir = join(home, 'sessions', session.id, 'user-data');
+      const port = Number(new URL(session.cdpUrl).port);
+      server.kill('SIGKILL');
+      await new Promise((resolve) => server.once('exit', resolve));
+      // The browser outlived its server: an orphan.
+      expect(findProfileProcesses(userDataDir).length).toBeGreaterThan(0);
+
+      const first = await run(process.execPath, [CLI, '--json', 'reap'], { env: childEnv });
+      expect(JSON.parse(first.stdout).reaped).toEqual([{ id: session.id, killed: expect.arrayContaining([expect.any(Number)]) }]);
+      expect(findProfileProcesses(userDataDir)).toEqual([]);
+      expect(existsSync(join(home, 'sessions', session.id))).toBe(false);
+      expect(await portFree(port)).toBe(true);
+      const second = await run(process.execPath, [CLI, '--json', 'reap'], { env: childEnv });
+      expect(JSON.parse(second.stdout).reaped).toEqual([]);
+    } finally {
+      if (server.exitCode === null) server.kill('SIGKILL');
+    }
+  }, 60_000);
+});
