@@ -19,6 +19,7 @@ import { freePortPair } from '../tests/harness/ports.js';
 import { measureMcpTokens, reportMcpTokens } from './mcp-tokens.js';
 import { RawCdp } from './raw-cdp.js';
 import { measureRuntime, reportRuntime } from './runtime.js';
+import { measureSessions, reportSessions } from './sessions.js';
 
 process.env.PLAYWRIGHT_DISABLE_SERVICE_WORKER_NETWORK = '1';
 
@@ -377,6 +378,8 @@ main()
   .then(async () => reportMcpTokens(await measureMcpTokens()))
   // Issue 10's: cancel latency and the live view (runtime.ts).
   .then(async () => reportRuntime(await measureRuntime()))
+  // Issue 11's: task session create and teardown (sessions.ts).
+  .then(async () => reportSessions(await measureSessions()))
   .catch((error) => {
     console.error(error);
     process.exit(1);

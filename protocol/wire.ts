@@ -68,7 +68,13 @@ export type RelayMessage =
   | { type: 'auth'; nonce: string; proof: string }
   | { type: 'pong' }
   /** The relay could not use a frame the extension sent; logged by the extension. */
-  | { type: 'protocolError'; message: string };
+  | { type: 'protocolError'; message: string }
+  /**
+   * Asks the user (in the extension's own page, never the web) whether the
+   * cookies of these domains may be saved to clawd-browser's vault for the
+   * tenant. Answered with `consentAnswer`.
+   */
+  | { type: 'consentRequest'; id: number; tenant: string; domains: string[] };
 
 // ---- extension -> relay -------------------------------------------------
 
@@ -91,6 +97,8 @@ export type ExtensionHeader =
   | { type: 'tabUnshared'; tabId: number; reason: string }
   /** A download started or changed in a shared tab (the relay cannot see downloads over CDP). */
   | { type: 'download'; tabId: number; download: SharedDownload }
+  /** The user's answer to a consentRequest: the domains they allowed (none when they refused or closed the page). */
+  | { type: 'consentAnswer'; id: number; allowed: boolean; domains: string[] }
   /** Keeps the service worker alive and lets the relay notice a dead link. */
   | { type: 'ping' };
 

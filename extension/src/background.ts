@@ -9,7 +9,7 @@ import { askNativeHost, type Bootstrap, NativeHostError, type NativeHostState } 
 import { isExtensionKey, loadPairing, normaliseExtensionKey, normaliseRelayUrl, onPairingChanged, type Pairing, savePairing } from './pairing';
 import { RelayLink } from './relay-link';
 import { SharedTabs } from './shared-tabs';
-import type { ExtensionStatus, OptionsRequest } from './status';
+import type { ConsentRequest, ExtensionStatus, OptionsRequest } from './status';
 
 /**
  * The service worker: a thin transport between chrome.debugger and the relay.
@@ -178,6 +178,7 @@ watchDownloads(shared, (tabId, download) => link.send(encodeExtensionFrame({ typ
 async function handleRelayMessage(message: RelayMessage): Promise<void> {
   if (message.type === 'pong' || message.type === 'auth') return;
   if (message.type === 'protocolError') return console.warn(`clawd-browser relay: ${message.message}`);
+  if (message.type === 'consentRequest') return askConsent(message);
   if (typeof (message as { id?: unknown }).id !== 'number') return console.warn(`clawd-browser relay: command without an id (${String(message.type)})`);
   commandsInFlight++;
   let frame: string;
@@ -216,11 +217,53 @@ async function runCommand(command: RelayCommand): Promise<object | undefined> {
   }
 }
 
+// ---- consent: which cookies may go to the vault (the person decides, here) ----------
+
+/**
+ * The relay asks to save the cookies of some domains: the person is shown
+ * the extension's own page (never a web page) with the tenant and the
+ * domains, and allows some, all or none. Closing the page refuses.
+ */
+async function askConsent(request: { id: number; tenant: string; domains: string[] }): Promise<void> {
+  const tab = await chrome.tabs.create({ url: `${chrome.runtime.getURL('options.html')}#consent=${request.id}`, active: true });
+  const pending = ((await chrome.storage.session.get('consents')).consents ?? {}) as Record<string, ConsentRequest & { tabId?: number }>;
+  pending[request.id] = { id: request.id, tenant: request.tenant, domains: request.domains, tabId: tab.id };
+  await chrome.storage.session.set({ consents: pending });
+}
+
+async function answerConsent(id: number, allowed: boolean, domains: string[]): Promise<void> {
+  const pending = ((await chrome.storage.session.get('consents')).consents ?? {}) as Record<string, ConsentRequest & { tabId?: number }>;
+  const asked = pending[id];
+  if (!asked) return;
+  delete pending[id];
+  await chrome.storage.session.set({ consents: pending });
+  // Only domains that were asked about can be allowed.
+  const granted = allowed ? domains.filter((domain) => asked.domains.includes(domain)) : [];
+  link.send(encodeExtensionFrame({ type: 'consentAnswer', id, allowed: allowed && granted.length > 0, domains: granted }));
+  if (asked.tabId !== undefined) await chrome.tabs.remove(asked.tabId).catch(() => {});
+}
+
+chrome.tabs.onRemoved.addListener((tabId) => {
+  void (async () => {
+    const pending = ((await chrome.storage.session.get('consents')).consents ?? {}) as Record<string, ConsentRequest & { tabId?: number }>;
+    for (const asked of Object.values(pending)) if (asked.tabId === tabId) await answerConsent(asked.id, false, []);
+  })();
+});
+
 // ---- the options page ----------------------------------------------------------
 
-chrome.runtime.onMessage.addListener((request: OptionsRequest, _sender, reply: (status: ExtensionStatus | { error: string }) => void) => {
+chrome.runtime.onMessage.addListener((request: OptionsRequest, _sender, reply: (status: ExtensionStatus | ConsentRequest | { error: string } | { ok: true }) => void) => {
   void (async () => {
     await ready;
+    if (request.type === 'consent') {
+      const pending = ((await chrome.storage.session.get('consents')).consents ?? {}) as Record<string, ConsentRequest>;
+      const asked = pending[request.id];
+      return reply(asked ? { id: asked.id, tenant: asked.tenant, domains: asked.domains } : { error: 'This request was answered already, or has expired.' });
+    }
+    if (request.type === 'consentAnswer') {
+      await answerConsent(request.id, request.allowed, request.domains);
+      return reply({ ok: true });
+    }
     if (request.type === 'pair') {
       try {
         await savePairing({ relayUrl: normaliseRelayUrl(request.relayUrl), key: normaliseExtensionKey(request.key), via: 'manual' });

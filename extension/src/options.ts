@@ -1,4 +1,4 @@
-import type { ExtensionStatus, OptionsRequest } from './status';
+import type { ConsentRequest, ExtensionStatus, OptionsRequest } from './status';
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 
@@ -13,6 +13,38 @@ const STATE_TEXT: Record<ExtensionStatus['link'], string> = {
 async function ask(request: OptionsRequest): Promise<ExtensionStatus | { error: string }> {
   return chrome.runtime.sendMessage(request);
 }
+
+/** Opened as options.html#consent=<id>: the person decides which sites' cookies may be saved. */
+async function showConsent(id: number): Promise<void> {
+  const asked = (await chrome.runtime.sendMessage({ type: 'consent', id } satisfies OptionsRequest)) as ConsentRequest | { error: string };
+  const section = $('consent');
+  section.hidden = false;
+  if ('error' in asked) {
+    $('consent-error').textContent = asked.error;
+    return;
+  }
+  $('consent-tenant').textContent = asked.tenant;
+  $('consent-domains').replaceChildren(
+    ...asked.domains.map((domain) => {
+      const item = document.createElement('li');
+      const label = document.createElement('label');
+      const box = Object.assign(document.createElement('input'), { type: 'checkbox', checked: true, value: domain });
+      box.style.width = 'auto';
+      label.append(box, ` ${domain}`);
+      item.append(label);
+      return item;
+    }),
+  );
+  const answer = (allowed: boolean) => {
+    const domains = [...document.querySelectorAll<HTMLInputElement>('#consent-domains input:checked')].map((box) => box.value);
+    void chrome.runtime.sendMessage({ type: 'consentAnswer', id, allowed, domains } satisfies OptionsRequest);
+  };
+  $('consent-allow').addEventListener('click', () => answer(true));
+  $('consent-deny').addEventListener('click', () => answer(false));
+}
+
+const consentId = /^#consent=(\d+)$/.exec(location.hash)?.[1];
+if (consentId) void showConsent(Number(consentId));
 
 function render(status: ExtensionStatus): void {
   const state = $('state');

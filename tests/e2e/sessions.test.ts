@@ -11,7 +11,7 @@ import { BrowserClient, ForbiddenError, TooManyError } from '../../relay/src/cli
 import { loadOrCreateGrantKey, readToken } from '../../relay/src/config/state-dir.js';
 import { findProfileProcesses } from '../../relay/src/profiles/orphans.js';
 import { Grants } from '../../relay/src/vault/grants.js';
-import { waitFor } from '../harness/chromium.js';
+import { pageTargets, waitFor } from '../harness/chromium.js';
 import { freePortPair } from '../harness/ports.js';
 import { type ControlEnv, freshHome, startControlEnv } from './control-env.js';
 
@@ -180,6 +180,57 @@ describe('the cookie vault and operator sessions', () => {
   });
 });
 
+describe("saving from the user's own browser", () => {
+  /** The person's click in the extension's consent page (in the user's Chromium). */
+  async function answerInExtension(choose: string): Promise<void> {
+    const cdp = env.userBrowser.cdp;
+    let targetId: string | undefined;
+    await waitFor(async () => {
+      targetId = (await pageTargets(cdp)).find((target) => target.url.includes('options.html#consent='))?.targetId;
+      return targetId !== undefined;
+    }, { message: 'the extension did not open its consent page' });
+    const { sessionId } = await cdp.send<{ sessionId: string }>('Target.attachToTarget', { targetId, flatten: true });
+    const evaluate = (expression: string) => cdp.send<{ result: { value: unknown } }>('Runtime.evaluate', { expression, awaitPromise: true, returnByValue: true }, sessionId);
+    await waitFor(async () => (await evaluate("document.querySelectorAll('#consent-domains input').length")).result.value !== 0, { message: 'the consent page never listed the domains' });
+    await evaluate(choose);
+  }
+
+  it('saves only what the person allows in the extension; an operator session is then logged in', async () => {
+    const user = env.client('extension');
+    const [tab] = await user.tabs();
+    await user.navigate(`${siteUrl}/login`, tab.targetId);
+    const { text } = await user.snapshot({ targetId: tab.targetId });
+    await user.type(/textbox "User" \[ref=(\w+)\]/.exec(text)![1], 'alice', { targetId: tab.targetId });
+    await user.click(/button "Log in" \[ref=(\w+)\]/.exec(text)![1], { targetId: tab.targetId });
+    await waitFor(async () => (await user.evaluate("() => document.getElementById('who')?.textContent", { targetId: tab.targetId })).result === 'Signed in as alice');
+
+    const api = env.client('clawd');
+    const saving = api.vaultFromExtension({ tenant: 'home', domains: ['127.0.0.1', 'localhost'] });
+    // The person keeps 127.0.0.1 ticked, unticks localhost, and allows.
+    await answerInExtension(`(() => {
+      for (const box of document.querySelectorAll('#consent-domains input')) box.checked = box.value === '127.0.0.1';
+      document.getElementById('consent-allow').click();
+    })()`);
+    expect(await saving).toEqual({ saved: [{ domain: '127.0.0.1', cookies: 1 }], refused: ['localhost'] });
+    expect((await api.vault('home')).entries.map((entry) => entry.domain)).toEqual(['127.0.0.1']);
+
+    const { token } = await api.issueGrant({ tenant: 'home', domains: ['127.0.0.1'], ttl: 600 });
+    const session = await api.openSession({ credential_mode: 'operator', tenant: 'home', grant: token });
+    expect(await who(env.client(session.profile))).toBe('Signed in as alice');
+    await api.closeSession(session.id);
+  });
+
+  it('saves nothing when the person refuses', async () => {
+    const api = env.client('clawd');
+    const saving = rejection(api.vaultFromExtension({ tenant: 'home2', domains: ['127.0.0.1'] }));
+    await answerInExtension("document.getElementById('consent-deny').click()");
+    const error = await saving;
+    expect(error).toBeInstanceOf(ForbiddenError);
+    expect(error.message).toMatch(/did not allow 127\.0\.0\.1/);
+    expect((await api.vault('home2')).entries).toEqual([]);
+  });
+});
+
 describe('session lifecycle', () => {
   it('teardown leaves no process, dir or port; sessions expire; the cap is a 429', async () => {
     const api = env.client('clawd');
@@ -199,7 +250,7 @@ describe('session lifecycle', () => {
 
     const brief = await api.openSession({ credential_mode: 'clean', ttl: 10 });
     await waitFor(async () => !(await api.sessions()).sessions.some((s) => s.id === brief.id), { timeoutMs: 20_000, message: 'the session did not expire' });
-    expect(existsSync(join(env.home, 'sessions', brief.id))).toBe(false);
+    await waitFor(() => !existsSync(join(env.home, 'sessions', brief.id)), { message: 'the expired session left its dir' });
 
     const open = await Promise.all([1, 2, 3, 4].map(() => api.openSession({ credential_mode: 'clean' })));
     expect(await rejection(api.openSession({ credential_mode: 'clean' }))).toBeInstanceOf(TooManyError);

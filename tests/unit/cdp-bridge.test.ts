@@ -20,6 +20,7 @@ class Harness {
   readonly toExtension: any[] = [];
   closed: number[] = [];
   downloads: Array<{ targetId: string; id: number; state: string }> = [];
+  consents: Array<{ id: number; allowed: boolean; domains: string[] }> = [];
   private nextId = 100;
 
   apply(outbound: Outbound[]): void {
@@ -32,8 +33,10 @@ class Harness {
         this.toExtension.push(JSON.parse(message.data));
       } else if (message.to === 'closeClient') {
         this.closed.push(message.clientId);
-      } else {
+      } else if (message.to === 'download') {
         this.downloads.push({ targetId: message.targetId, id: message.download.id, state: message.download.state });
+      } else {
+        this.consents.push({ id: message.id, allowed: message.allowed, domains: message.domains });
       }
     }
   }
@@ -528,6 +531,17 @@ describe('tabs going away and the extension reconnecting', () => {
       { targetId: 'PAGE-A', id: 7, state: 'complete' },
     ]);
     expect(h.toClient.get(c)!.length).toBe(before);
+  });
+
+  it("hands the person's consent answers to its owner, and refuses them before hello", () => {
+    h.bridge.extensionConnected();
+    h.fromExtension({ type: 'consentAnswer', id: 1, allowed: true, domains: ['a.example'] });
+    expect(h.toExtension.splice(0).map((m) => m.message)).toEqual(['send hello first']);
+    h.connectExtension([TAB_A]);
+    h.fromExtension({ type: 'consentAnswer', id: 3, allowed: true, domains: ['a.example'] });
+    h.fromExtension({ type: 'consentAnswer', id: 'x', allowed: true } as never);
+    expect(h.consents).toEqual([{ id: 3, allowed: true, domains: ['a.example'] }]);
+    expect(h.toExtension.filter((m) => m.type === 'protocolError').map((m) => m.message)).toEqual([expect.stringMatching(/bad extension frame \(type "consentAnswer"\)/)]);
   });
 
   it('keeps sessions through a reconnect and queues commands meanwhile', () => {

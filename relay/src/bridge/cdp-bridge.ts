@@ -248,6 +248,9 @@ export class CdpBridge {
         if (tab) out.download(tab.targetId, control.download);
         return;
       }
+      case 'consentAnswer':
+        out.consent(control.id, control.allowed, control.domains);
+        return;
       case 'ping':
         out.toExtension(JSON.stringify({ type: 'pong' }));
         return;

@@ -38,6 +38,7 @@ const ControlFrame = z.discriminatedUnion('type', [
       error: z.string().optional(),
     }),
   }),
+  z.object({ type: z.literal('consentAnswer'), id: z.number().int(), allowed: z.boolean(), domains: z.array(z.string()).max(50) }),
   z.object({ type: z.literal('ping') }),
 ]);
 

@@ -9,7 +9,9 @@ export type Outbound =
   | { to: 'extension'; data: string }
   | { to: 'closeClient'; clientId: number; reason: string }
   /** A shared tab's download started or changed. Not CDP: the server keeps the log. */
-  | { to: 'download'; targetId: string; download: SharedDownload };
+  | { to: 'download'; targetId: string; download: SharedDownload }
+  /** The user answered a consent request in the extension. Not CDP: the server waits for it. */
+  | { to: 'consent'; id: number; allowed: boolean; domains: string[] };
 
 export type CommandName = keyof ProtocolMapping.Commands;
 /** What Chrome answers `M` with ({} for commands that return nothing). */
@@ -60,6 +62,10 @@ export class OutboundQueue {
 
   closeClient(client: Client, reason: string): void {
     this.items.push({ to: 'closeClient', clientId: client.id, reason });
+  }
+
+  consent(id: number, allowed: boolean, domains: string[]): void {
+    this.items.push({ to: 'consent', id, allowed, domains });
   }
 
   download(targetId: string, download: SharedDownload): void {

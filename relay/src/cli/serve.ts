@@ -56,7 +56,7 @@ export async function startServer(options: { home: string; port?: number; host?:
   manager.registry.prepare();
   // Sessions an earlier server left (it stopped, or was killed mid-session) go first.
   await reapSessions(options.home, options.logger);
-  const credentials = credentialsFor(options.home, manager, options.logger);
+  const credentials = { ...credentialsFor(options.home, manager, options.logger), askConsent: relay.askConsent };
   manager.attachSessions((name) => credentials.sessions.driver(name));
   let control: ControlServer;
   try {

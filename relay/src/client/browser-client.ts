@@ -219,6 +219,11 @@ export class BrowserClient {
     return this.call('POST', `/vault/refresh/${encodeURIComponent(id)}/done`, domains ? { domains } : {});
   }
 
+  /** Saves cookies of the user's own browser: the person confirms the domains in the extension first. */
+  vaultFromExtension(request: RequestOf<'vaultFromExtension'>): Promise<{ saved: Array<{ domain: string; cookies: number }>; refused: string[] }> {
+    return this.call('POST', '/vault/from-extension', request);
+  }
+
   /** A one-time link that opens the dashboard in a browser (it works once, within a minute). */
   dashboardLink(): Promise<{ url: string; expiresInSeconds: number }> {
     return this.call('POST', '/dashboard/link');

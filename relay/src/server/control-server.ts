@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
-import { BadRequestError, NotFoundError, UnauthorizedError } from '../errors.js';
+import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ProfileManager } from '../driver/profile-manager.js';
 import { applyServerLimits, LIMITS } from './limits.js';
@@ -21,7 +21,8 @@ import type { ActionLog } from '../runtime/action-log.js';
 import { abortable, CallerGoneError, runOperation } from '../runtime/operation.js';
 import type { TaskSessions } from '../sessions/task-sessions.js';
 import type { AuditLog } from '../vault/audit-log.js';
-import type { CookieVault } from '../vault/cookie-vault.js';
+import { type CookieVault, fromBrowserCookie, underSite } from '../vault/cookie-vault.js';
+import { MAX_WAIT_MS } from '../api/schemas.js';
 import type { Grants } from '../vault/grants.js';
 
 /**
@@ -41,7 +42,14 @@ export interface ControlServerOptions {
   /** $CLAWD_HOME/logs/actions.jsonl. */
   actionLog: ActionLog;
   /** Task sessions, the cookie vault, grants and their audit (spec §11). */
-  credentials: { sessions: TaskSessions; vault: () => CookieVault; grants: () => Grants; audit: AuditLog };
+  credentials: {
+    sessions: TaskSessions;
+    vault: () => CookieVault;
+    grants: () => Grants;
+    audit: AuditLog;
+    /** The relay's way to ask the person, in the extension, which domains' cookies may be saved. */
+    askConsent: (tenant: string, domains: string[], timeoutMs: number) => Promise<string[]>;
+  };
 }
 
 export interface ControlServer {
@@ -61,7 +69,7 @@ const NOT_RECORDED = new Set(['snapshot', 'screenshot', 'pdf', 'start', 'focus',
 
 export async function startControlServer(options: ControlServerOptions): Promise<ControlServer> {
   const { manager, logger } = options;
-  const { sessions, vault, grants, audit } = options.credentials;
+  const { sessions, vault, grants, audit, askConsent } = options.credentials;
   let port = options.port;
   const guard = guardFor(options.token, options.host);
   const app = express();
@@ -294,6 +302,28 @@ export async function startControlServer(options: ControlServerOptions): Promise
   app.post('/vault/refresh/:id/done', async (request, response) => {
     const { domains } = body(schemas.vaultRefreshDone, request);
     response.json({ saved: await sessions.saveRefresh(String(request.params.id), domains) });
+  });
+
+  /**
+   * Saves cookies from the user's own browser: the person confirms in the
+   * extension which of the domains may go; only those are read (through the
+   * extension profile, scoped to the shared tabs' sites) and saved.
+   */
+  app.post('/vault/from-extension', async (request, response) => {
+    const { tenant, domains, timeoutMs } = body(schemas.vaultFromExtension, request);
+    const allowed = await askConsent(tenant, domains, timeoutMs ?? MAX_WAIT_MS);
+    if (!allowed.length) {
+      audit.record({ event: 'extension-saved', tenant, domains, outcome: 'refused', detail: 'not confirmed in the extension' });
+      throw new ForbiddenError(`Not saved: the person did not allow ${domains.join(', ')} in the clawd-browser extension`);
+    }
+    const cookies = await manager.driver('extension').cookies();
+    const saved = allowed.map((domain) => {
+      const own = cookies.filter((cookie) => underSite(cookie.domain, domain));
+      vault().save(tenant, domain, own.map(fromBrowserCookie));
+      return { domain, cookies: own.length };
+    });
+    audit.record({ event: 'extension-saved', tenant, domains: allowed, outcome: 'ok', detail: saved.map((s) => `${s.domain}: ${s.cookies}`).join(', ') });
+    response.json({ saved, refused: domains.filter((domain) => !allowed.includes(domain)) });
   });
 
   /** The action log's recent records, newest last (never what was typed: runtime/action-log.ts). */

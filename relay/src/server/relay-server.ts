@@ -55,6 +55,12 @@ export interface RelayServer {
   readonly bridge: CdpBridge;
   /** Downloads of shared tabs, as the extension reports them. */
   readonly downloads: DownloadLog;
+  /**
+   * Asks the user, in the extension's own page, which of `domains` may have
+   * their cookies saved for `tenant`; resolves with those allowed (none if
+   * refused, closed or unanswered in time).
+   */
+  askConsent(tenant: string, domains: string[], timeoutMs: number): Promise<string[]>;
   /** ws://host:port/cdp (without token). */
   readonly cdpUrl: string;
   close(): Promise<void>;
@@ -82,6 +88,9 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
   const maxBuffered = options.maxClientBufferedBytes ?? LIMITS.clientBufferedBytes;
   const bridge = new CdpBridge({ allowedUrlSchemes: options.allowedUrlSchemes, urlPolicy: options.urlPolicy, pendingTimeoutMs: options.pendingTimeoutMs });
   const downloads = new DownloadLog();
+  /** Consent requests the extension has not answered yet. */
+  const consents = new Map<number, { resolve: (domains: string[]) => void; timer: NodeJS.Timeout; asked: string[] }>();
+  let nextConsentId = 1;
   const clients = new Map<number, ClientSink>();
   let extensionSocket: WebSocket | undefined;
   const authenticating = new Set<WebSocket>();
@@ -139,8 +148,15 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
       } else if (message.to === 'closeClient') {
         const sink = clients.get(message.clientId);
         if (sink?.kind === 'socket') sink.socket.close(1000, message.reason);
-      } else {
+      } else if (message.to === 'download') {
         downloads.record(message.targetId, message.download);
+      } else {
+        const waiting = consents.get(message.id);
+        consents.delete(message.id);
+        if (waiting) {
+          clearTimeout(waiting.timer);
+          waiting.resolve(message.allowed ? message.domains.filter((domain) => waiting.asked.includes(domain)) : []);
+        }
       }
     }
   };
@@ -434,6 +450,19 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     host,
     bridge,
     downloads,
+    askConsent(tenant, domains, timeoutMs) {
+      if (bridge.extensionState !== 'connected')
+        return Promise.reject(new UnavailableError('The clawd-browser extension is not connected: it is where you confirm which cookies may be saved'));
+      const id = nextConsentId++;
+      return new Promise<string[]>((resolve) => {
+        const timer = setTimeout(() => {
+          consents.delete(id);
+          resolve([]);
+        }, timeoutMs);
+        consents.set(id, { resolve, timer, asked: domains });
+        dispatch([{ to: 'extension', data: JSON.stringify({ type: 'consentRequest', id, tenant, domains }) }]);
+      });
+    },
     cdpUrl: `ws://${urlHost(host)}:${port}/cdp`,
     async close() {
       clearTimeout(graceTimer);

@@ -12,7 +12,7 @@ import { findPortHolder, findProfileProcesses, killProcesses } from '../profiles
 import { seedProfilePreferences } from '../profiles/preferences.js';
 import type { Profile } from '../profiles/profile-registry.js';
 import type { AuditLog } from '../vault/audit-log.js';
-import { type CookieVault, underSite } from '../vault/cookie-vault.js';
+import { type CookieVault, fromBrowserCookie, underSite } from '../vault/cookie-vault.js';
 import type { Grants } from '../vault/grants.js';
 
 /**
@@ -227,7 +227,7 @@ export class TaskSessions {
     const all = await session.driver.cookies();
     const saved = chosen.map((domain) => {
       const cookies = all.filter((cookie) => underSite(cookie.domain, domain));
-      this.deps.vault().save(tenant, domain, cookies.map(toCookieParam));
+      this.deps.vault().save(tenant, domain, cookies.map(fromBrowserCookie));
       return { domain, cookies: cookies.length };
     });
     this.deps.audit.record({ event: 'refresh-saved', tenant, session: id, domains: chosen, outcome: 'ok', detail: saved.map((s) => `${s.domain}: ${s.cookies}`).join(', ') });
@@ -244,19 +244,6 @@ export class TaskSessions {
     writeFileSync(join(dir, 'First Run'), '');
     return dir;
   }
-}
-
-function toCookieParam(cookie: { name: string; value: string; domain: string; path: string; expires: number; httpOnly: boolean; secure: boolean; sameSite: 'Strict' | 'Lax' | 'None' }) {
-  return {
-    name: cookie.name,
-    value: cookie.value,
-    domain: cookie.domain,
-    path: cookie.path,
-    ...(cookie.expires > 0 ? { expires: cookie.expires } : {}),
-    httpOnly: cookie.httpOnly,
-    secure: cookie.secure,
-    sameSite: cookie.sameSite,
-  };
 }
 
 /** A port nothing listens on now. */

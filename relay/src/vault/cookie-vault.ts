@@ -46,6 +46,20 @@ export interface VaultListing {
   cookies: number;
 }
 
+/** A cookie as a browser reports it (Playwright's context.cookies()), as the vault keeps it. */
+export function fromBrowserCookie(cookie: { name: string; value: string; domain: string; path: string; expires: number; httpOnly: boolean; secure: boolean; sameSite: string }): VaultCookie {
+  return {
+    name: cookie.name,
+    value: cookie.value,
+    domain: cookie.domain,
+    path: cookie.path,
+    ...(cookie.expires > 0 ? { expires: cookie.expires } : {}),
+    httpOnly: cookie.httpOnly,
+    secure: cookie.secure,
+    ...(cookie.sameSite === 'Strict' || cookie.sameSite === 'Lax' || cookie.sameSite === 'None' ? { sameSite: cookie.sameSite } : {}),
+  };
+}
+
 /** The domain a cookie belongs to, for grouping: its host without a leading dot. */
 export function cookieSite(domain: string): string {
   return domain.replace(/^\./, '').toLowerCase();

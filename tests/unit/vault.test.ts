@@ -1,0 +1,78 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CookieVault, underSite, VaultTamperedError } from '../../relay/src/vault/cookie-vault.js';
+import { Grants } from '../../relay/src/vault/grants.js';
+import { tempDirs } from '../harness/temp-dirs.js';
+
+/** The vault's cipher and the grants' signatures on their own; e2e/sessions.test.ts shows them in use. */
+
+const dirs = tempDirs('clawd-vault-');
+const cookie = (name: string, value: string, domain: string) => ({ name, value, domain, path: '/' });
+
+describe('CookieVault', () => {
+  it('keeps cookies per tenant and domain, encrypted, and lists them without values', () => {
+    const path = join(dirs(), 'cookies.json');
+    const vault = new CookieVault(path, randomBytes(32));
+    vault.save('acme', '.Example.com', [cookie('sid', 'value-one-secret', '.example.com'), cookie('pref', 'dark', 'www.example.com')]);
+    vault.save('other', 'example.com', [cookie('sid', 'value-two-secret', 'example.com')]);
+    expect(vault.load('acme', ['example.com']).map((c) => c.value)).toEqual(['value-one-secret', 'dark']);
+    expect(vault.load('acme', ['elsewhere.test'])).toEqual([]);
+    expect(vault.list()).toEqual([
+      { tenant: 'acme', domain: 'example.com', savedAt: expect.any(String), cookies: 2 },
+      { tenant: 'other', domain: 'example.com', savedAt: expect.any(String), cookies: 1 },
+    ]);
+    const bytes = readFileSync(path, 'utf8');
+    for (const secret of ['value-one-secret', 'value-two-secret', 'dark', 'sid']) expect(bytes).not.toContain(secret);
+    expect(vault.forget('acme').map((e) => e.domain)).toEqual(['example.com']);
+    expect(vault.list().map((e) => e.tenant)).toEqual(['other']);
+  });
+
+  it('refuses a changed byte, an entry moved to another tenant, another key, and a damaged file', () => {
+    const path = join(dirs(), 'cookies.json');
+    const key = randomBytes(32);
+    new CookieVault(path, key).save('acme', 'example.com', [cookie('sid', 'x', 'example.com')]);
+    const original = readFileSync(path, 'utf8');
+    const file = JSON.parse(original) as { entries: Array<{ tenant: string; tag: string }> };
+
+    file.entries[0].tenant = 'mallory';
+    writeFileSync(path, JSON.stringify(file));
+    expect(() => new CookieVault(path, key).load('mallory', ['example.com'])).toThrow(VaultTamperedError);
+
+    const tag = Buffer.from(JSON.parse(original).entries[0].tag, 'base64');
+    tag[0] ^= 1;
+    writeFileSync(path, original.replace(JSON.parse(original).entries[0].tag, tag.toString('base64')));
+    expect(() => new CookieVault(path, key).load('acme', ['example.com'])).toThrow(/failed authentication/);
+
+    writeFileSync(path, original);
+    expect(() => new CookieVault(path, randomBytes(32)).load('acme', ['example.com'])).toThrow(VaultTamperedError);
+    writeFileSync(path, original.slice(0, 40));
+    expect(() => new CookieVault(path, key).list()).toThrow(/not the JSON it should be/);
+  });
+
+  it('matches cookies to sites, subdomains included', () => {
+    expect(underSite('.example.com', 'example.com')).toBe(true);
+    expect(underSite('www.example.com', 'example.com')).toBe(true);
+    expect(underSite('badexample.com', 'example.com')).toBe(false);
+  });
+});
+
+describe('Grants', () => {
+  it('verifies what it issued and says why it refuses the rest', () => {
+    let now = 1_000_000;
+    const grants = new Grants(randomBytes(32), join(dirs(), 'revoked.json'), () => now);
+    const { token, grant } = grants.issue({ tenant: 'acme', domains: ['Example.com', 'example.com'], ttlMs: 60_000 });
+    expect(grant.allowed_domains).toEqual(['example.com']);
+    expect(grants.verify(token, { tenant: 'acme', domains: ['example.com'] }).id).toBe(grant.id);
+    expect(() => grants.verify(token, { tenant: 'acme', domains: ['other.test'] })).toThrow(/other\.test is outside the grant/);
+    expect(() => grants.verify(token, { tenant: 'beta', domains: [] })).toThrow(/for tenant "acme", not "beta"/);
+    expect(() => new Grants(randomBytes(32), join(dirs(), 'r.json')).verify(token, { tenant: 'acme', domains: [] })).toThrow(/signature does not match/);
+    expect(() => grants.verify('garbage', { tenant: 'acme', domains: [] })).toThrow(/not a grant token/);
+    now += 60_001;
+    expect(() => grants.verify(token, { tenant: 'acme', domains: [] })).toThrow(/expired at/);
+    now -= 60_001;
+    grants.revoke(grant.id);
+    expect(() => grants.verify(token, { tenant: 'acme', domains: [] })).toThrow(/was revoked/);
+  });
+});
