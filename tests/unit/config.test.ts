@@ -23,6 +23,9 @@ describe('config.json', () => {
       allowedUrlSchemes: [],
       actionTimeoutMs: 130_000,
       maxRunningBrowsers: 8,
+      maxSessions: 4,
+      sessionTtlSeconds: 900,
+      sessionSpare: true,
       defaultProfile: 'clawd',
       profiles: {},
     });

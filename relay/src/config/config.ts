@@ -54,6 +54,8 @@ export const ConfigSchema = z.strictObject({
   maxSessions: z.number().int().min(1).max(64).default(4),
   /** A task session's lifetime when its request gives no ttl (seconds). */
   sessionTtlSeconds: z.number().int().min(10).max(7 * 24 * 3600).default(900),
+  /** After the first task session, keep one browser cloned and started ahead, so the next starts at once (one idle Chromium). */
+  sessionSpare: z.boolean().default(true),
   /** Which URLs tabs may be sent to, on every profile (runtime/url-policy.ts); none by default. */
   urlPolicy: UrlPolicySchema.optional(),
   defaultProfile: z.string().default('clawd'),

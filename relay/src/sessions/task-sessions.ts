@@ -27,6 +27,7 @@ import type { Grants } from '../vault/grants.js';
 export const SESSION_PREFIX = 'session-';
 const SESSION_COLOR = '#5B6B7A';
 const STOP_GRACE_MS = 3_000;
+const SPARE_DELAY_MS = 500;
 
 export type CredentialMode = 'clean' | 'operator';
 export type RecordMode = 'off' | 'transient' | 'audit';
@@ -71,6 +72,8 @@ export interface TaskSessionSettings {
   maxSessions: number;
   /** Seconds, when a request gives none. */
   defaultTtl: number;
+  /** Keep one browser cloned and started ahead (after the first session). */
+  spare: boolean;
   policy: () => DriverPolicy;
 }
 
@@ -83,8 +86,18 @@ interface SessionRecord {
   createdAt: string;
 }
 
+interface Prepared {
+  id: string;
+  dir: string;
+  driver: ProfileDriver;
+  browser: ManagedBrowser;
+  port: number;
+}
+
 export class TaskSessions {
   private readonly sessions = new Map<string, Session>();
+  private spare: Promise<Prepared> | undefined;
+  private closing = false;
 
   constructor(
     private readonly home: string,
@@ -139,20 +152,14 @@ export class TaskSessions {
         throw error;
       }
     }
-    const id = randomBytes(6).toString('hex');
-    const dir = join(this.root, id);
-    const userDataDir = join(dir, 'user-data');
-    const port = await freePort();
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    cpSync(this.template(), userDataDir, { recursive: true });
-    const profile: Profile = { name: `${SESSION_PREFIX}${id}`, driver: 'clawd', color: SESSION_COLOR, builtIn: false, cdpPort: port, userDataDir };
-    const browser = new ManagedBrowser(profile, settings.launch, this.deps.log);
-    const driver = new ProfileDriver(profile, new ManagedEndpoint(browser), join(dir, 'downloads'), settings.policy);
+    // A warm spare (cloned and started ahead) when there is one, else a cold start.
+    const prepared = (await this.takeSpare()) ?? (await this.prepare(settings));
+    const { id, dir, driver, browser, port } = prepared;
     const ttl = request.ttl ?? settings.defaultTtl;
     const record: RecordMode = request.record ?? 'off';
     const info: SessionInfo = {
       id,
-      profile: profile.name,
+      profile: driver.profile.name,
       credential_mode: options.refresh ? 'refresh' : request.credential_mode,
       ...(request.tenant ? { tenant: request.tenant } : {}),
       domains,
@@ -167,8 +174,6 @@ export class TaskSessions {
     const session: Session = { info, driver, browser, dir, timer, actions: 0 };
     this.sessions.set(id, session);
     try {
-      await driver.start();
-      writeFileSync(join(dir, 'session.json'), JSON.stringify({ id, serverPid: process.pid, port, userDataDir, createdAt: new Date().toISOString() } satisfies SessionRecord));
       if (request.credential_mode === 'operator' && !options.refresh) {
         const cookies = this.deps.vault().load(request.tenant!, domains).filter((cookie) => domains.some((domain) => underSite(cookie.domain ?? '', domain)));
         await driver.addCookies(cookies);
@@ -179,8 +184,68 @@ export class TaskSessions {
       await this.close(id, 'failed to start').catch(() => {});
       throw error;
     }
+    // The next spare starts a moment later, not competing with this session's first page.
+    if (settings.spare) setTimeout(() => this.makeSpare(settings), SPARE_DELAY_MS).unref();
     this.deps.audit.record({ event: options.refresh ? 'refresh-start' : 'session-start', tenant: request.tenant, session: id, domains, grantId, outcome: 'ok' });
     return { ...info };
+  }
+
+  /** Clones the template and starts a browser on it: a session without an identity yet. */
+  private async prepare(settings: TaskSessionSettings): Promise<Prepared> {
+    const id = randomBytes(6).toString('hex');
+    const dir = join(this.root, id);
+    const userDataDir = join(dir, 'user-data');
+    const port = await freePort();
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    cpSync(this.template(), userDataDir, { recursive: true });
+    const profile: Profile = { name: `${SESSION_PREFIX}${id}`, driver: 'clawd', color: SESSION_COLOR, builtIn: false, cdpPort: port, userDataDir };
+    const browser = new ManagedBrowser(profile, settings.launch, this.deps.log);
+    const driver = new ProfileDriver(profile, new ManagedEndpoint(browser), join(dir, 'downloads'), settings.policy);
+    // Written before the launch, so that a server killed mid-launch leaves the reaper what it needs.
+    writeFileSync(join(dir, 'session.json'), JSON.stringify({ id, serverPid: process.pid, port, userDataDir, createdAt: new Date().toISOString() } satisfies SessionRecord));
+    try {
+      await driver.start();
+    } catch (error) {
+      await driver.stop().catch(() => {});
+      rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+      throw error;
+    }
+    return { id, dir, driver, browser, port };
+  }
+
+  /**
+   * One browser cloned and started ahead of need (config sessionSpare), after
+   * a first session shows sessions are used: the next session then skips the
+   * launch. It is as credential-free as the template: cookies come only at
+   * hand-over.
+   */
+  private makeSpare(settings: TaskSessionSettings): void {
+    if (this.spare || this.closing) return;
+    const spare = this.prepare(settings);
+    this.spare = spare;
+    spare.catch(() => {
+      if (this.spare === spare) this.spare = undefined;
+    });
+  }
+
+  private async takeSpare(): Promise<Prepared | undefined> {
+    const spare = this.spare;
+    this.spare = undefined;
+    if (!spare) return undefined;
+    const prepared = await spare.catch(() => undefined);
+    // A spare whose browser went away meanwhile is no use.
+    if (prepared && !prepared.driver.connected) {
+      await this.discard(prepared);
+      return undefined;
+    }
+    return prepared;
+  }
+
+  private async discard(prepared: Prepared): Promise<void> {
+    await prepared.driver.stop().catch(() => {});
+    const left = findProfileProcesses(join(prepared.dir, 'user-data'));
+    if (left.length) await killProcesses(left, STOP_GRACE_MS);
+    rmSync(prepared.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   }
 
   /**
@@ -203,7 +268,13 @@ export class TaskSessions {
   }
 
   async closeAll(): Promise<void> {
-    await Promise.all([...this.sessions.keys()].map((id) => this.close(id, 'server stopping').catch(() => {})));
+    this.closing = true;
+    const spare = this.spare;
+    this.spare = undefined;
+    await Promise.all([
+      ...[...this.sessions.keys()].map((id) => this.close(id, 'server stopping').catch(() => {})),
+      spare?.then((prepared) => this.discard(prepared)).catch(() => {}),
+    ]);
   }
 
   /** After an action on a recorded session: one screenshot, outside the session dir. */
