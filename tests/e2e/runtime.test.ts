@@ -1,12 +1,12 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type BrowserClient, ForbiddenError, TimeoutError } from '../../relay/src/client/browser-client.js';
 import { probeCount } from '../../relay/src/snapshot/snapshot-engine.js';
 import { chromiumPath, waitFor } from '../harness/chromium.js';
+import { rejection, startTestSite } from '../harness/test-site.js';
 import { type ControlEnv, startControlEnv } from './control-env.js';
 
 /**
@@ -19,16 +19,15 @@ import { type ControlEnv, startControlEnv } from './control-env.js';
 
 let env: ControlEnv;
 /** A server the tests control: a page that never finishes, a redirect, a page that sends itself elsewhere. */
-let site: Server;
+let site: Awaited<ReturnType<typeof startTestSite>>;
 let siteUrl: string;
 const requests: string[] = [];
 const neverOpen = new Set<IncomingMessage>();
 
 beforeAll(async () => {
   env = await startControlEnv();
-  site = createServer((request, response) => {
+  site = await startTestSite((request, response, url) => {
     requests.push(request.url ?? '');
-    const url = new URL(request.url ?? '/', 'http://x');
     if (url.pathname === '/never') {
       neverOpen.add(request);
       request.on('close', () => neverOpen.delete(request));
@@ -41,13 +40,11 @@ beforeAll(async () => {
       return void response.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>jump</title><script>addEventListener('load', () => setTimeout(() => { location = ${JSON.stringify(url.searchParams.get('to'))}; }, 200))</script><p>jumping`);
     response.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>${url.pathname}</title><p>${url.pathname}`);
   });
-  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-  siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  siteUrl = site.url;
 }, 90_000);
 afterAll(async () => {
   await env?.close();
-  site?.closeAllConnections();
-  await new Promise((resolve) => site?.close(resolve));
+  await site?.close();
 });
 
 function setConfig(change: Record<string, unknown>): void {
@@ -60,14 +57,6 @@ function setConfig(change: Record<string, unknown>): void {
   writeFileSync(path, JSON.stringify(config));
 }
 
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  return promise.then(
-    () => {
-      throw new Error('expected a failure');
-    },
-    (error: unknown) => error as Error,
-  );
-}
 
 for (const profile of ['clawd', 'extension'] as const) {
   describe(`on the ${profile} profile`, () => {
@@ -133,7 +122,7 @@ for (const profile of ['clawd', 'extension'] as const) {
           ['data:text/html,hi', /data: URLs are not public/],
           ['chrome://settings', /chrome: URLs are not public/],
         ] as const) {
-          const error = await rejection(client.navigate(url, targetId)).catch((e) => { throw new Error(`${url}: ${e.message}`); });
+          const error = await rejection(client.navigate(url, targetId));
           expect(error, url).toBeInstanceOf(ForbiddenError);
           expect(error.message, url).toMatch(rule);
         }

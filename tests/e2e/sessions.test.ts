@@ -1,8 +1,7 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -12,6 +11,7 @@ import { loadOrCreateGrantKey, readToken } from '../../relay/src/config/state-di
 import { findProfileProcesses } from '../../relay/src/profiles/orphans.js';
 import { Grants } from '../../relay/src/vault/grants.js';
 import { pageTargets, waitFor } from '../harness/chromium.js';
+import { rejection, startTestSite } from '../harness/test-site.js';
 import { freePortPair } from '../harness/ports.js';
 import { type ControlEnv, freshHome, startControlEnv } from './control-env.js';
 
@@ -28,7 +28,7 @@ const CLI = fileURLToPath(new URL('../../bin/clawd-browser.js', import.meta.url)
 const run = promisify(execFile);
 
 let env: ControlEnv;
-let site: Server;
+let site: Awaited<ReturnType<typeof startTestSite>>;
 let siteUrl: string;
 /** The session value the site hands out: nowhere on disk may it appear in plaintext. */
 const secretSession = `sid-${randomBytes(12).toString('hex')}`;
@@ -37,8 +37,7 @@ const accountVisits: boolean[] = [];
 
 beforeAll(async () => {
   env = await startControlEnv();
-  site = createServer((request, response) => {
-    const url = new URL(request.url ?? '/', 'http://x');
+  site = await startTestSite((request, response, url) => {
     const signedIn = (request.headers.cookie ?? '').includes(`session=${secretSession}`);
     if (url.pathname === '/login' && request.method === 'POST') {
       response.writeHead(303, { location: '/account', 'set-cookie': `session=${secretSession}; Path=/; HttpOnly; Max-Age=3600` }).end();
@@ -51,13 +50,11 @@ beforeAll(async () => {
     if (url.pathname === '/account') accountVisits.push(signedIn);
     response.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>Account</title><p id="who">${signedIn ? 'Signed in as alice' : 'Signed out'}</p>`);
   });
-  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-  siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  siteUrl = site.url;
 }, 90_000);
 afterAll(async () => {
   await env?.close();
-  site?.closeAllConnections();
-  await new Promise((resolve) => site?.close(resolve));
+  await site?.close();
 });
 
 async function who(client: BrowserClient): Promise<string> {
@@ -76,14 +73,6 @@ function portFree(port: number): Promise<boolean> {
   });
 }
 
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  return promise.then(
-    () => {
-      throw new Error('expected a refusal');
-    },
-    (error: unknown) => error as Error,
-  );
-}
 
 describe('the cookie vault and operator sessions', () => {
   let grantToken: string;
