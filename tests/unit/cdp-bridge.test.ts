@@ -368,9 +368,9 @@ describe('the consent boundary in the target model', () => {
     const create = h.toExtension.find((m) => m.type === 'createTab');
     h.apply(h.bridge.handleExtensionMessage(new TextEncoder().encode(encodeExtensionFrame({ type: 'result', id: create.id }, 'oops'))));
     expect(h.toExtension.filter((m) => m.type === 'protocolError').map((m) => m.message)).toEqual([
-      expect.stringMatching(/^event frame dropped: payload is not JSON/),
+      expect.stringMatching(/^event frame dropped: payload is not (a )?JSON/),
       expect.stringMatching(/^event frame dropped: payload is not a JSON object/),
-      expect.stringMatching(/^result frame dropped: payload is not JSON/),
+      expect.stringMatching(/^result frame dropped: payload is not (a )?JSON/),
     ]);
     // The client waiting on that answer is told, not left hanging.
     expect(h.answerOf(c, id)?.error?.message).toMatch(/unreadable answer/);

@@ -222,8 +222,10 @@ export class CdpBridge {
         if (typeof header.id !== 'number') return out.protocolError(`${header.type} without a numeric id`);
         return this.onCommandAnswer(header.id, header.type === 'error', payload);
       case 'event':
-        if (typeof header.tabId !== 'number' || typeof header.method !== 'string')
-          return out.protocolError('event needs a numeric tabId and a method');
+        if (typeof header.tabId !== 'number' || typeof header.method !== 'string' || !/^[A-Za-z]+\.[A-Za-z]+$/.test(header.method))
+          return out.protocolError('event needs a numeric tabId and a Domain.event method');
+        // Payloads are spliced into client messages unparsed: one that is not an object would break the client's JSON.
+        if (!looksLikeObject(payload)) return out.protocolError('event frame dropped: payload is not a JSON object');
         return this.onTabEvent(header.tabId, header.sessionId ?? '', header.method, payload);
     }
     const control = parseExtensionControl(header);
@@ -305,6 +307,11 @@ export class CdpBridge {
     const session = work.session;
     if (session.closed) return;
     const out = this.core.out;
+    if (!looksLikeObject(payload)) {
+      // Spliced unparsed, it would break the client's JSON: the client is told instead.
+      out.fail(session, work.messageId, { code: CdpErrorCode.serverError, message: 'the extension sent an unreadable answer: payload is not a JSON object' });
+      throw new BadPayload('payload is not a JSON object');
+    }
     if (isError) {
       if (work.kind === 'forward' && work.followup?.kind === 'enable') enableFailed(work.followup.session, work.followup.domain);
       out.toClient(session.client, rawErrorResponse(work.messageId, session.id, payload));
@@ -369,6 +376,8 @@ export class CdpBridge {
 
   private onChildAttached(tab: SharedTabRecord, parentSessionId: string, payload: Uint8Array): void {
     const params = parsePayload<Protocol.Target.AttachedToTargetEvent>(payload);
+    if (typeof params.sessionId !== 'string' || typeof params.targetInfo?.targetId !== 'string')
+      throw new BadPayload('attachedToTarget needs a sessionId and a targetInfo');
     // A frame or worker of an extension (or a browser page) inside a shared tab
     // would run with its powers: not the user's to lend. Let it go unseen.
     if (shareableUrlProblem(params.targetInfo?.url)) {
@@ -418,4 +427,21 @@ export class CdpBridge {
       if (!work.session.closed) this.core.out.fail(work.session, work.messageId, { code: CdpErrorCode.serverError, message });
     }
   }
+}
+
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+
+/**
+ * A cheap check, not a parse (the hot path never parses payloads): empty,
+ * or `{` … `}` around optional whitespace. Enough that a buggy extension
+ * cannot splice a bare value or nothing into a client's message.
+ */
+function looksLikeObject(payload: Uint8Array): boolean {
+  let start = 0;
+  let end = payload.length - 1;
+  while (start <= end && payload[start] <= 0x20) start++;
+  while (end >= start && payload[end] <= 0x20) end--;
+  if (start > end) return payload.length === 0;
+  return payload[start] === OPEN_BRACE && payload[end] === CLOSE_BRACE;
 }

@@ -1,7 +1,7 @@
 import type { Protocol } from 'devtools-protocol';
 import { rawEvent } from './cdp-frames.js';
 import type { DebuggerSession } from './client-sessions.js';
-import { parsePayload } from './extension-messages.js';
+import { BadPayload, parsePayload } from './extension-messages.js';
 import type { SharedTabRecord } from './tab-registry.js';
 
 /**
@@ -83,6 +83,7 @@ export function trackContexts(tab: SharedTabRecord, chromeSessionId: string, met
   const state = tab.chromeSession(chromeSessionId);
   if (method === 'Runtime.executionContextCreated') {
     const { context } = parsePayload<Protocol.Runtime.ExecutionContextCreatedEvent>(payload);
+    if (typeof context?.id !== 'number') throw new BadPayload('executionContextCreated without a context id');
     state.contexts.set(context.id, payload.slice());
   } else if (method === 'Runtime.executionContextDestroyed') {
     state.contexts.delete(parsePayload<Protocol.Runtime.ExecutionContextDestroyedEvent>(payload).executionContextId);
