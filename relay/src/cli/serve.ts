@@ -104,7 +104,7 @@ function credentialsFor(home: string, manager: ProfileManager, logger: Logger) {
     grants: grantsOf,
     settings: () => {
       const config = manager.registry.config();
-      return { launch: launchSettings(config), maxSessions: config.maxSessions, defaultTtl: config.sessionTtlSeconds, spare: config.sessionSpare, policy: () => manager.policy() };
+      return { launch: launchSettings(config), maxSessions: config.maxSessions, defaultTtl: config.sessionTtlSeconds, spare: config.sessionSpare, enabled: config.enabled, policy: () => manager.policy() };
     },
   });
   return { sessions, vault: vaultOf, grants: grantsOf, audit };

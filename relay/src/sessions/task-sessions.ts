@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { ManagedEndpoint } from '../driver/browser-endpoint.js';
 import type { DriverPolicy } from '../driver/profile-driver.js';
 import { ProfileDriver } from '../driver/profile-driver.js';
-import { BadRequestError, ForbiddenError, NotFoundError, TooManyError } from '../errors.js';
+import { BadRequestError, DisabledError, ForbiddenError, NotFoundError, TooManyError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { type LaunchSettings, ManagedBrowser } from '../profiles/managed-browser.js';
 import { findPortHolder, findProfileProcesses, killProcesses } from '../profiles/orphans.js';
@@ -74,6 +74,8 @@ export interface TaskSessionSettings {
   defaultTtl: number;
   /** Keep one browser cloned and started ahead (after the first session). */
   spare: boolean;
+  /** config `enabled`: false refuses sessions as it refuses every browser (503). */
+  enabled: boolean;
   policy: () => DriverPolicy;
 }
 
@@ -131,6 +133,7 @@ export class TaskSessions {
 
   async open(request: SessionRequest, options: { refresh?: boolean } = {}): Promise<SessionInfo> {
     const settings = this.deps.settings();
+    if (!settings.enabled) throw new DisabledError();
     if (this.sessions.size >= settings.maxSessions)
       throw new TooManyError(`${this.sessions.size} task sessions are open, the most allowed (config maxSessions: ${settings.maxSessions}): close one first`, {
         open: [...this.sessions.keys()].join(','),
