@@ -181,7 +181,8 @@ describe("saving from the user's own browser", () => {
     const { sessionId } = await cdp.send<{ sessionId: string }>('Target.attachToTarget', { targetId, flatten: true });
     const evaluate = (expression: string) => cdp.send<{ result: { value: unknown } }>('Runtime.evaluate', { expression, awaitPromise: true, returnByValue: true }, sessionId);
     await waitFor(async () => (await evaluate("document.querySelectorAll('#consent-domains input').length")).result.value !== 0, { message: 'the consent page never listed the domains' });
-    await evaluate(choose);
+    // Clicked a moment later: answering closes the page, and an evaluate still waiting on a closed page never returns.
+    await evaluate(`setTimeout(() => { ${choose}; }, 50); true`);
   }
 
   it('saves only what the person allows in the extension; an operator session is then logged in', async () => {
