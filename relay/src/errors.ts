@@ -17,6 +17,7 @@ export const ERROR_STATUS = {
   unavailable: 503,
   timeout: 504,
   too_many: 429,
+  too_large: 413,
   internal: 500,
 } as const;
 
@@ -93,6 +94,13 @@ export class TimeoutError extends ClawdError {
     super('timeout', message, details);
   }
 }
+/** A request body beyond the server's limit. */
+export class TooLargeError extends ClawdError {
+  constructor(message: string, details?: ErrorDetails) {
+    super('too_large', message, details);
+  }
+}
+
 /** A cap is reached (running browsers, sessions): try again when one ends. */
 export class TooManyError extends ClawdError {
   constructor(message: string, details?: ErrorDetails) {
@@ -117,6 +125,7 @@ const CLASSES: Record<ErrorCode, new (message: string, details?: ErrorDetails) =
   unavailable: UnavailableError,
   timeout: TimeoutError,
   too_many: TooManyError,
+  too_large: TooLargeError,
   internal: InternalError,
 };
 

@@ -23,6 +23,7 @@ describe('config.json', () => {
       allowedUrlSchemes: [],
       actionTimeoutMs: 130_000,
       maxRunningBrowsers: 8,
+      allowNonLoopback: false,
       maxSessions: 4,
       sessionTtlSeconds: 900,
       sessionSpare: true,

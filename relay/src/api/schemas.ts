@@ -105,7 +105,12 @@ export const schemas = {
     scale: z.enum(['css', 'device']).optional(),
   }),
   pdf: z.strictObject({ targetId: TargetId.optional() }),
-  createProfile: z.strictObject({ name: z.string(), color: HexColor.optional(), cdpUrl: Url.optional() }),
+  createProfile: z.strictObject({
+    name: z.string(),
+    color: HexColor.optional(),
+    /** A browser's DevTools endpoint: http(s) for /json/version discovery, or ws(s) directly. */
+    cdpUrl: Url.refine((url) => /^(https?|wss?):$/.test(new URL(url).protocol), 'must be an http(s) or ws(s) DevTools endpoint').optional(),
+  }),
   profileQuery: z.object({ profile: z.string().optional() }),
   actionsQuery: z.object({ profile: z.string().optional(), limit: z.coerce.number().int().positive().max(1000).default(100) }),
   consoleQuery: z.object({ profile: z.string().optional(), targetId: TargetId.optional(), level: z.string().optional() }),

@@ -2,6 +2,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { controlAddress, ensureConfig, loadConfig } from '../config/config.js';
 import { relayPortFor } from '../../../protocol/constants.js';
+import { isLoopbackHost } from '../server/request-guard.js';
 import { ActionLog } from '../runtime/action-log.js';
 import { clawdHome, loadOrCreateExtensionKey, loadOrCreateGrantKey, loadOrCreateToken, loadOrCreateVaultKey } from '../config/state-dir.js';
 import { launchSettings } from '../profiles/managed-browser.js';
@@ -36,6 +37,10 @@ export async function startServer(options: { home: string; port?: number; host?:
   const fromConfig = controlAddress(config);
   const host = options.host ?? fromConfig.host;
   const port = options.port ?? fromConfig.port;
+  if (!isLoopbackHost(host.includes(':') && !host.startsWith('[') ? `[${host}]` : host) && !config.allowNonLoopback)
+    throw new Error(
+      `Refusing to listen on ${host}: anyone who reaches it could drive your browser. Bind 127.0.0.1, or set "allowNonLoopback": true in config.json as well`,
+    );
   const relay = await startRelayServer({
     token,
     extensionKey,

@@ -50,6 +50,11 @@ export const ConfigSchema = z.strictObject({
   actionTimeoutMs: z.number().int().min(100).max(600_000).default(130_000),
   /** Managed browsers running at once; starting one more is a 429 naming those running. */
   maxRunningBrowsers: z.number().int().min(1).max(64).default(8),
+  /**
+   * Binding anything but loopback exposes the browser to the network: it
+   * takes this as well as the host (config controlUrl or --host).
+   */
+  allowNonLoopback: z.boolean().default(false),
   /** Task sessions open at once (POST /sessions beyond it: 429). */
   maxSessions: z.number().int().min(1).max(64).default(4),
   /** A task session's lifetime when its request gives no ttl (seconds). */

@@ -47,8 +47,10 @@ export class ProfileManager {
    */
   driver(name?: string): ProfileDriver {
     const config = this.registry.config();
+    // The name is judged first: a bad one is a 400 whatever the settings.
+    const driver = (name && this.sessionDriver?.(name)) || this.driverOf(this.registry.get(name ?? config.defaultProfile, config), config);
     if (!config.enabled) throw new DisabledError();
-    return (name && this.sessionDriver?.(name)) || this.driverOf(this.registry.get(name ?? config.defaultProfile, config), config);
+    return driver;
   }
 
   /** Like driver(), for status and management, which still answer when disabled. */

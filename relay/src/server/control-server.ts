@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import { relayPortFor } from '../../../protocol/constants.js';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.js';
@@ -7,7 +8,7 @@ import type { ProfileManager } from '../driver/profile-manager.js';
 import { applyServerLimits, LIMITS } from './limits.js';
 import { listen } from './listen.js';
 import { asHttpFailure, sendError, stackFrames } from './http-errors.js';
-import { checkHostAndOrigin, checkRequest, guardFor, refusal } from './request-guard.js';
+import { checkHostAndOrigin, checkRequest, guardFor, isLoopbackHost, refusal } from './request-guard.js';
 import { DashboardAuth } from './dashboard-auth.js';
 import { dashboardPage } from './dashboard-page.js';
 import { schemas } from '../api/schemas.js';
@@ -71,6 +72,13 @@ export async function startControlServer(options: ControlServerOptions): Promise
   const { manager, logger } = options;
   const { sessions, vault, grants, audit, askConsent } = options.credentials;
   let port = options.port;
+  /** This server's port and the relay's (one above): a remote profile may not loop back into them. */
+  const ownPorts: number[] = [];
+  const pointsAtItself = (url: string) => {
+    const target = new URL(url);
+    const targetPort = Number(target.port || (target.protocol === 'https:' || target.protocol === 'wss:' ? 443 : 80));
+    return isLoopbackHost(target.host) && ownPorts.includes(targetPort);
+  };
   const guard = guardFor(options.token, options.host);
   const app = express();
   app.disable('x-powered-by');
@@ -345,7 +353,10 @@ export async function startControlServer(options: ControlServerOptions): Promise
     response.json({ profiles, defaultProfile: manager.defaultProfile });
   });
   app.post('/profiles/create', async (request, response) => {
-    response.status(201).json(manager.registry.create(body(schemas.createProfile, request)));
+    const profile = body(schemas.createProfile, request);
+    if (profile.cdpUrl && pointsAtItself(profile.cdpUrl))
+      throw new BadRequestError(`cdpUrl ${JSON.stringify(profile.cdpUrl)} points at clawd-browser itself: a remote profile must name another browser`);
+    response.status(201).json(manager.registry.create(profile));
   });
   app.delete('/profiles/:name', async (request, response) => {
     response.json({ deleted: await manager.deleteProfile(String(request.params.name)) });
@@ -372,6 +383,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
   const server = createServer(app);
   applyServerLimits(server);
   port = await listen(server, options.host, options.port);
+  ownPorts.push(port, relayPortFor(port));
   // The dashboard's own requests carry this server's origin.
   guard.allowedOrigins.push(`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://[::1]:${port}`);
   self = new BrowserClient({ baseUrl: `http://${urlHost(options.host)}:${port}`, token: options.token });

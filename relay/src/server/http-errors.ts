@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { BadRequestError, ClawdError, InternalError, TimeoutError } from '../errors.js';
+import { BadRequestError, ClawdError, InternalError, TimeoutError, TooLargeError } from '../errors.js';
 import { LIMITS } from './limits.js';
 
 /**
@@ -20,7 +20,7 @@ export function asHttpFailure(error: unknown): HttpFailure {
   const known = error as { type?: string; name?: string; message?: string } | undefined;
   // Express's body parser.
   if (known?.type === 'entity.parse.failed') return { error: new BadRequestError(`Malformed JSON body: ${known.message}`), unexpected: false };
-  if (known?.type === 'entity.too.large') return { error: new BadRequestError(`Request body over ${LIMITS.controlBodyBytes / 1024 / 1024} MB`), unexpected: false };
+  if (known?.type === 'entity.too.large') return { error: new TooLargeError(`Request body over ${LIMITS.controlBodyBytes / 1024 / 1024} MB`), unexpected: false };
   const firstLine = String(known?.message ?? error).split('\n')[0];
   // Playwright's own timeouts.
   if (known?.name === 'TimeoutError') return { error: new TimeoutError(firstLine), unexpected: false };
