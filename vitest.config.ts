@@ -4,6 +4,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['tests/**/*.test.ts'],
+    // The long fault series run with `npm run test:stress` (STRESS=1), not in `npm test`.
+    exclude: ['**/node_modules/**', ...(process.env.STRESS ? [] : ['tests/stress/**'])],
     // End-to-end files each start a real Chromium; on a 2-core machine they run one at a time.
     fileParallelism: false,
     testTimeout: 60_000,
