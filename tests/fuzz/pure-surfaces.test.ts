@@ -64,9 +64,11 @@ describe('fuzzing the pure surfaces', () => {
         checkOutbound(bridge.handleExtensionMessage(new TextEncoder().encode(hello)));
         const client = bridge.addClient();
         const answered = new Map<number, number>();
-        const count = (out: Outbound[]) => {
+        const count = (out: Outbound[]): void => {
           checkOutbound(out);
           for (const message of out) {
+            // The server's side of an emulated upload: refused, as for a path outside the upload folders.
+            if (message.to === 'readFiles') count(bridge.filesRead(message.requestId, { error: 'not in the upload folders' }));
             if (message.to !== 'client') continue;
             const text = typeof message.data === 'string' ? message.data : new TextDecoder().decode(message.data);
             const { id, method } = JSON.parse(text) as { id?: number; method?: string };

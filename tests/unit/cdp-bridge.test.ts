@@ -21,6 +21,7 @@ class Harness {
   closed: number[] = [];
   downloads: Array<{ targetId: string; id: number; state: string }> = [];
   consents: Array<{ id: number; allowed: boolean; domains: string[] }> = [];
+  fileReads: Array<{ requestId: number; paths: string[] }> = [];
   private nextId = 100;
 
   apply(outbound: Outbound[]): void {
@@ -35,6 +36,8 @@ class Harness {
         this.closed.push(message.clientId);
       } else if (message.to === 'download') {
         this.downloads.push({ targetId: message.targetId, id: message.download.id, state: message.download.state });
+      } else if (message.to === 'readFiles') {
+        this.fileReads.push({ requestId: message.requestId, paths: message.paths });
       } else {
         this.consents.push({ id: message.id, allowed: message.allowed, domains: message.domains });
       }
@@ -284,7 +287,7 @@ describe('the consent boundary in the target model', () => {
 
   it('forwards only allowlisted methods', () => {
     const { c, session } = attachedPage();
-    for (const method of ['DOMStorage.getDOMStorageItems', 'IndexedDB.requestData', 'DOM.setFileInputFiles', 'Network.loadNetworkResource', 'Target.getTargets', 'ServiceWorker.unregister'])
+    for (const method of ['DOMStorage.getDOMStorageItems', 'IndexedDB.requestData', 'Network.loadNetworkResource', 'Target.getTargets', 'ServiceWorker.unregister'])
       expect(h.answerOf(c, h.send(c, method, {}, session))?.error?.message).toMatch(/is not forwarded to shared tabs/);
     expect(h.takeCommands()).toEqual([]);
   });
@@ -542,6 +545,37 @@ describe('tabs going away and the extension reconnecting', () => {
     h.fromExtension({ type: 'consentAnswer', id: 'x', allowed: true } as never);
     expect(h.consents).toEqual([{ id: 3, allowed: true, domains: ['a.example'] }]);
     expect(h.toExtension.filter((m) => m.type === 'protocolError').map((m) => m.message)).toEqual([expect.stringMatching(/bad extension frame \(type "consentAnswer"\)/)]);
+  });
+
+  it('emulates DOM.setFileInputFiles: the server reads the files, the page gets their contents', () => {
+    h.connectExtension([TAB_A]);
+    const c = h.client();
+    const session = playwrightAttach(c)[0].params.sessionId;
+    h.takeCommands();
+    // By backendNodeId (a file chooser): the node is resolved first, then the files set on it.
+    const id = h.send(c, 'DOM.setFileInputFiles', { files: ['/tmp/a.txt'], backendNodeId: 7 }, session);
+    expect(h.takeCommands()).toEqual([]); // nothing reaches Chrome's refused method
+    expect(h.fileReads).toEqual([{ requestId: 1, paths: ['/tmp/a.txt'] }]);
+    h.apply(h.bridge.filesRead(1, { files: [{ name: 'a.txt', mimeType: 'text/plain', base64: 'aGk=' }] }));
+    const [resolve] = h.takeCommands();
+    expect(resolve).toMatchObject({ method: 'DOM.resolveNode', params: { backendNodeId: 7 } });
+    h.fromExtension({ type: 'result', id: resolve.id }, { object: { objectId: 'OBJ-1' } });
+    const [set] = h.takeCommands();
+    expect(set).toMatchObject({ method: 'Runtime.callFunctionOn', params: { objectId: 'OBJ-1', arguments: [{ value: [{ name: 'a.txt', mimeType: 'text/plain', base64: 'aGk=' }] }] } });
+    h.fromExtension({ type: 'result', id: set.id }, { result: { type: 'undefined' } });
+    expect(h.answerOf(c, id)).toMatchObject({ result: {} });
+
+    // A path outside the upload folders: the server's refusal reaches the client.
+    const refused = h.send(c, 'DOM.setFileInputFiles', { files: ['/root/.ssh/id_rsa'], objectId: 'OBJ-2' }, session);
+    h.apply(h.bridge.filesRead(2, { error: 'no such file in the upload folders' }));
+    expect(h.answerOf(c, refused)?.error?.message).toBe('Upload refused: no such file in the upload folders');
+    // A page that throws (not a file input) fails the command with its message.
+    const wrong = h.send(c, 'DOM.setFileInputFiles', { files: ['/tmp/a.txt'], objectId: 'OBJ-3' }, session);
+    h.apply(h.bridge.filesRead(3, { files: [] }));
+    const [call] = h.takeCommands();
+    h.fromExtension({ type: 'result', id: call.id }, { exceptionDetails: { text: 'Uncaught', exception: { description: 'Error: Node is not a file input element\n    at x' } } });
+    expect(h.answerOf(c, wrong)?.error?.message).toBe('Error: Node is not a file input element');
+    expect(h.answerOf(c, h.send(c, 'DOM.setFileInputFiles', { files: [] }, session))?.error?.message).toMatch(/nodeId, backendNodeId or objectId/);
   });
 
   it('keeps sessions through a reconnect and queues commands meanwhile', () => {

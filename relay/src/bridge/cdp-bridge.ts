@@ -15,6 +15,7 @@ import type { ExtensionState } from './extension-link.js';
 import { BadPayload, parseExtensionControl, parsePayload } from './extension-messages.js';
 import type { Outbound } from './outbound.js';
 import { runPageCommand } from './page-commands.js';
+import { FileUploads, type ReadFile } from './file-uploads.js';
 import type { SharedTabRecord } from './tab-registry.js';
 
 export type { Outbound } from './outbound.js';
@@ -63,6 +64,7 @@ const ClientCommand = z.object({
 export class CdpBridge {
   private readonly core: BridgeCore;
   private readonly browser: BrowserTarget;
+  private readonly uploads: FileUploads;
 
   constructor(options: CdpBridgeOptions = {}) {
     this.core = new BridgeCore(
@@ -76,6 +78,13 @@ export class CdpBridge {
       options.urlPolicy ?? (() => undefined),
     );
     this.browser = new BrowserTarget(this.core);
+    this.uploads = new FileUploads(this.core);
+  }
+
+  /** The server read (or refused) the files of a DOM.setFileInputFiles (Outbound `readFiles`). */
+  filesRead(requestId: number, result: { files: ReadFile[] } | { error: string }): Outbound[] {
+    this.uploads.filesRead(requestId, result);
+    return this.core.out.drain();
   }
 
   // ---- status -------------------------------------------------------------
@@ -119,6 +128,7 @@ export class CdpBridge {
     const client = sessions.client(clientId);
     if (!client) return [];
     sessions.removeClient(client);
+    this.uploads.forget((session) => session.client === client);
     for (const session of [...client.sessions.values()]) this.core.closeSession(session, { undo: true });
     // Its commands still in flight are nobody's any more: forget them now, not when (or if) answered.
     link.settleWhere((work) => work.kind !== 'internal' && work.session.client === client);
@@ -155,7 +165,7 @@ export class CdpBridge {
           this.browser.tabCommand(session, id, method, params);
           break;
         default:
-          runPageCommand(this.core, this.browser, session, id, method, params);
+          runPageCommand(this.core, this.browser, this.uploads, session, id, method, params);
       }
     } catch (error) {
       if (!(error instanceof CdpFailure)) throw error;

@@ -13,7 +13,7 @@
  * - `deny`: refused with a message saying why.
  */
 
-export type MethodClass = 'forward' | 'navigate' | 'cookies' | 'deny';
+export type MethodClass = 'forward' | 'navigate' | 'cookies' | 'upload' | 'deny';
 
 /** Domains forwarded whole (less the exceptions below). */
 export const FORWARDED_DOMAINS: ReadonlySet<string> = new Set([
@@ -56,7 +56,6 @@ const FORWARDED_TARGET_METHODS = new Set(['Target.setAutoAttach', 'Target.getTar
 
 /** Methods of forwarded domains that reach beyond the tab, with the reason given to the client. */
 export const DENIED_METHODS: ReadonlyMap<string, string> = new Map([
-  ['DOM.setFileInputFiles', 'it reads local files by path; upload through POST /hooks/file-chooser (file contents) instead'],
   ['Page.setDownloadBehavior', 'it writes into folders of this machine'],
   ['Page.getCookies', 'cookies are read with Network.getCookies, scoped to the shared sites'],
   ['Page.deleteCookie', 'cookies are deleted with Network.deleteCookies, scoped to the shared sites'],
@@ -81,7 +80,15 @@ export const COOKIE_METHODS: ReadonlySet<string> = new Set([
 
 const NAVIGATION_METHODS = new Set(['Page.navigate']);
 
+/**
+ * chrome.debugger refuses these to extensions; the relay does them itself:
+ * DOM.setFileInputFiles with the files' contents, read on this machine under
+ * the upload-folder rule (driver/uploads.ts), set through the page.
+ */
+const EMULATED_METHODS = new Set(['DOM.setFileInputFiles']);
+
 export function classifyPageMethod(method: string): MethodClass {
+  if (EMULATED_METHODS.has(method)) return 'upload';
   if (COOKIE_METHODS.has(method)) return 'cookies';
   if (NAVIGATION_METHODS.has(method)) return 'navigate';
   if (DENIED_METHODS.has(method)) return 'deny';

@@ -10,6 +10,8 @@ export type Outbound =
   | { to: 'closeClient'; clientId: number; reason: string }
   /** A shared tab's download started or changed. Not CDP: the server keeps the log. */
   | { to: 'download'; targetId: string; download: SharedDownload }
+  /** DOM.setFileInputFiles: the server reads these files (upload-folder rule) and calls filesRead. */
+  | { to: 'readFiles'; requestId: number; paths: string[] }
   /** The user answered a consent request in the extension. Not CDP: the server waits for it. */
   | { to: 'consent'; id: number; allowed: boolean; domains: string[] };
 
@@ -62,6 +64,10 @@ export class OutboundQueue {
 
   closeClient(client: Client, reason: string): void {
     this.items.push({ to: 'closeClient', clientId: client.id, reason });
+  }
+
+  readFiles(requestId: number, paths: string[]): void {
+    this.items.push({ to: 'readFiles', requestId, paths });
   }
 
   consent(id: number, allowed: boolean, domains: string[]): void {

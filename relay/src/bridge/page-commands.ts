@@ -1,5 +1,6 @@
 import { BridgeCore, type Followup } from './bridge-core.js';
 import type { BrowserTarget } from './browser-target.js';
+import type { FileUploads } from './file-uploads.js';
 import { CdpErrorCode } from './cdp-frames.js';
 import { CdpFailure } from './cdp-failure.js';
 import type { DebuggerSession } from './client-sessions.js';
@@ -15,6 +16,7 @@ import { classifyPageMethod, deniedMessage } from './method-policy.js';
 export function runPageCommand(
   core: BridgeCore,
   browser: BrowserTarget,
+  uploads: FileUploads,
   session: DebuggerSession,
   id: number,
   method: string,
@@ -38,6 +40,8 @@ export function runPageCommand(
       throw new CdpFailure(CdpErrorCode.serverError, deniedMessage(method), 'forbidden');
     case 'cookies':
       return runCookieCommand(core, session, id, method, params ?? {}, session.tab);
+    case 'upload':
+      return uploads.start(session, id, params);
     case 'navigate':
       core.checkUrl(typeof params?.url === 'string' ? params.url : '');
       break;

@@ -56,6 +56,8 @@ export async function startServer(options: { home: string; port?: number; host?:
       }
     },
     logger: options.relayLogger ?? options.logger,
+    // Set once the manager exists (the policy comes from the same config.json).
+    uploadPolicy: () => manager.policy().uploads,
   });
   const manager = new ProfileManager(options.home, { bridge: relay.bridge, downloads: relay.downloads, cdpUrl: relay.cdpUrl, token }, options.logger);
   manager.registry.prepare();

@@ -4,6 +4,7 @@ import { WebSocket, WebSocketServer } from 'ws';
 import { CdpBridge, type Outbound } from '../bridge/cdp-bridge.js';
 import type { CdpError } from '../bridge/cdp-frames.js';
 import { DownloadLog } from '../driver/download-log.js';
+import { readUploads, type UploadPolicy } from '../driver/uploads.js';
 import type { UrlPolicy } from '../runtime/url-policy.js';
 import { urlHost } from '../config/config.js';
 import { DEFAULT_HOST, DEFAULT_RELAY_PORT, EXTENSION_ORIGIN } from '../../../protocol/constants.js';
@@ -42,6 +43,8 @@ export interface RelayServerOptions {
   allowedUrlSchemes?: string[];
   /** The URL policy (config urlPolicy), read at each check. */
   urlPolicy?: () => UrlPolicy | undefined;
+  /** Where DOM.setFileInputFiles may read files from (config uploadDirs); none: uploads by path are refused. */
+  uploadPolicy?: () => UploadPolicy;
   /** A client whose unread output exceeds this is disconnected with 1008. */
   maxClientBufferedBytes?: number;
   /** A command the extension has not answered in this long fails. */
@@ -88,6 +91,21 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
   const maxBuffered = options.maxClientBufferedBytes ?? LIMITS.clientBufferedBytes;
   const bridge = new CdpBridge({ allowedUrlSchemes: options.allowedUrlSchemes, urlPolicy: options.urlPolicy, pendingTimeoutMs: options.pendingTimeoutMs });
   const downloads = new DownloadLog();
+  /** DOM.setFileInputFiles through the relay: files read under the upload-folder rule, then handed back to the bridge. */
+  const readForUpload = async (requestId: number, paths: string[]): Promise<void> => {
+    let result: { files: Array<{ name: string; mimeType: string; base64: string }> } | { error: string };
+    const policy = options.uploadPolicy?.();
+    if (!policy) result = { error: 'this relay has no upload folders (run it with clawd-browser serve)' };
+    else {
+      try {
+        const files = await readUploads(paths, policy);
+        result = { files: files.map((file) => ({ name: file.name, mimeType: file.mimeType, base64: file.buffer.toString('base64') })) };
+      } catch (error) {
+        result = { error: (error as Error).message };
+      }
+    }
+    dispatch(bridge.filesRead(requestId, result));
+  };
   /** Consent requests the extension has not answered yet. */
   const consents = new Map<number, { resolve: (domains: string[]) => void; timer: NodeJS.Timeout; asked: string[] }>();
   let nextConsentId = 1;
@@ -150,6 +168,8 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
         if (sink?.kind === 'socket') sink.socket.close(1000, message.reason);
       } else if (message.to === 'download') {
         downloads.record(message.targetId, message.download);
+      } else if (message.to === 'readFiles') {
+        void readForUpload(message.requestId, message.paths);
       } else {
         const waiting = consents.get(message.id);
         consents.delete(message.id);
