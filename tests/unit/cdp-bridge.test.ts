@@ -22,6 +22,7 @@ class Harness {
   downloads: Array<{ targetId: string; id: number; state: string }> = [];
   consents: Array<{ id: number; allowed: boolean; domains: string[] }> = [];
   fileReads: Array<{ requestId: number; paths: string[] }> = [];
+  copies: Array<{ requestId: number; from: string; dir: string; name: string }> = [];
   private nextId = 100;
 
   apply(outbound: Outbound[]): void {
@@ -36,6 +37,8 @@ class Harness {
         this.closed.push(message.clientId);
       } else if (message.to === 'download') {
         this.downloads.push({ targetId: message.targetId, id: message.download.id, state: message.download.state });
+      } else if (message.to === 'copyDownload') {
+        this.copies.push({ requestId: message.requestId, from: message.from, dir: message.dir, name: message.name });
       } else if (message.to === 'readFiles') {
         this.fileReads.push({ requestId: message.requestId, paths: message.paths });
       } else {
@@ -576,6 +579,28 @@ describe('tabs going away and the extension reconnecting', () => {
     h.fromExtension({ type: 'result', id: call.id }, { exceptionDetails: { text: 'Uncaught', exception: { description: 'Error: Node is not a file input element\n    at x' } } });
     expect(h.answerOf(c, wrong)?.error?.message).toBe('Error: Node is not a file input element');
     expect(h.answerOf(c, h.send(c, 'DOM.setFileInputFiles', { files: [] }, session))?.error?.message).toMatch(/nodeId, backendNodeId or objectId/);
+  });
+
+  it('makes download events for clients that asked, and waits for the copy an allowAndName client expects', () => {
+    h.connectExtension([TAB_A]);
+    const playwright = h.client();
+    const quiet = h.client();
+    h.send(playwright, 'Browser.setDownloadBehavior', { behavior: 'allowAndName', downloadPath: '/tmp/pw-artifacts', eventsEnabled: true });
+    h.send(quiet, 'Browser.setDownloadBehavior', { behavior: 'allow' });
+    const base = { id: 4, url: 'https://a.example/r.txt', bytesReceived: 0, totalBytes: 12 };
+    h.fromExtension({ type: 'download', tabId: 1, download: { ...base, filename: '', state: 'in_progress' } });
+    expect(h.events(playwright)).toEqual([]); // no name chosen yet
+    h.fromExtension({ type: 'download', tabId: 1, download: { ...base, filename: '/home/u/Downloads/r (2).txt', state: 'in_progress', bytesReceived: 6 } });
+    h.fromExtension({ type: 'download', tabId: 1, download: { ...base, filename: '/home/u/Downloads/r (2).txt', state: 'complete', bytesReceived: 12 } });
+    expect(h.events(playwright).map((e) => [e.method, e.params.state ?? e.params.suggestedFilename])).toEqual([
+      ['Browser.downloadWillBegin', 'r.txt'],
+      ['Browser.downloadProgress', 'inProgress'],
+    ]);
+    expect(h.events(playwright)[0].params.frameId).toBe('PAGE-A');
+    expect(h.copies).toEqual([{ requestId: 1, from: '/home/u/Downloads/r (2).txt', dir: '/tmp/pw-artifacts', name: h.events(playwright)[0].params.guid }]);
+    h.apply(h.bridge.downloadCopied(1, true));
+    expect(h.events(playwright).at(-1)).toMatchObject({ method: 'Browser.downloadProgress', params: { state: 'completed', receivedBytes: 12 } });
+    expect(h.events(quiet)).toEqual([]);
   });
 
   it('keeps sessions through a reconnect and queues commands meanwhile', () => {

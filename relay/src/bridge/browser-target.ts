@@ -6,6 +6,7 @@ import { CdpErrorCode } from './cdp-frames.js';
 import { CdpFailure, parseParams } from './cdp-failure.js';
 import { type BrowserSession, type Session, type TabSession, type TargetSession, targetIdOf } from './client-sessions.js';
 import { runCookieCommand } from './cookie-commands.js';
+import { DownloadBehaviorParams } from './download-events.js';
 import { filterAccepts } from './target-filter.js';
 import { BROWSER_TARGET_ID, DEFAULT_BROWSER_CONTEXT_ID, type SharedTabRecord } from './tab-registry.js';
 
@@ -67,8 +68,13 @@ export class BrowserTarget {
         out.reply(session, id, method, {});
         out.closeClient(session.client, 'Browser.close');
         return;
-      case 'Browser.setDownloadBehavior':
+      case 'Browser.setDownloadBehavior': {
+        // The user's browser keeps its own download settings; what this records is whether the
+        // client hears of downloads, and where it expects their files (download-events.ts).
+        const { behavior, downloadPath, eventsEnabled } = parseParams(DownloadBehaviorParams, params, method);
+        session.downloads = { behavior, downloadPath, eventsEnabled };
         return out.reply(session, id, method, {});
+      }
       case 'Target.setDiscoverTargets': {
         const { discover, filter } = parseParams(DiscoverParams, params, method);
         session.discover = discover ? { filter } : undefined;
@@ -103,6 +109,12 @@ export class BrowserTarget {
       case 'Target.attachToTarget': {
         const { targetId, flatten } = parseParams(AttachParams, params, method);
         if (!flatten) throw new CdpFailure(CdpErrorCode.invalidParams, FLAT_ONLY);
+        if (targetId === BROWSER_TARGET_ID) {
+          // Puppeteer's browser.target().createCDPSession(): a browser session of its own.
+          const browser = this.core.sessions.openBrowser(session.client, session);
+          out.emit(session, 'Target.attachedToTarget', { sessionId: browser.id, targetInfo: browserTargetInfo(), waitingForDebugger: false });
+          return out.reply(session, id, method, { sessionId: browser.id });
+        }
         const tab = this.core.requireTab(targetId);
         const attached = this.attach(session, tab, targetId === tab.tabTargetId ? 'tab' : 'page');
         return out.reply(session, id, method, { sessionId: attached.id });

@@ -16,6 +16,7 @@ import { BadPayload, parseExtensionControl, parsePayload } from './extension-mes
 import type { Outbound } from './outbound.js';
 import { runPageCommand } from './page-commands.js';
 import { FileUploads, type ReadFile } from './file-uploads.js';
+import { DownloadEvents } from './download-events.js';
 import type { SharedTabRecord } from './tab-registry.js';
 
 export type { Outbound } from './outbound.js';
@@ -65,6 +66,7 @@ export class CdpBridge {
   private readonly core: BridgeCore;
   private readonly browser: BrowserTarget;
   private readonly uploads: FileUploads;
+  private readonly downloads: DownloadEvents;
 
   constructor(options: CdpBridgeOptions = {}) {
     this.core = new BridgeCore(
@@ -79,6 +81,13 @@ export class CdpBridge {
     );
     this.browser = new BrowserTarget(this.core);
     this.uploads = new FileUploads(this.core);
+    this.downloads = new DownloadEvents(this.core);
+  }
+
+  /** The server copied a finished download for an allowAndName client (Outbound `copyDownload`), or could not. */
+  downloadCopied(requestId: number, ok: boolean): Outbound[] {
+    this.downloads.copied(requestId, ok);
+    return this.core.out.drain();
   }
 
   /** The server read (or refused) the files of a DOM.setFileInputFiles (Outbound `readFiles`). */
@@ -257,7 +266,9 @@ export class CdpBridge {
       }
       case 'download': {
         const tab = tabs.get(control.tabId);
-        if (tab) out.download(tab.targetId, control.download);
+        if (!tab) return;
+        out.download(tab.targetId, control.download);
+        this.downloads.report(tab, control.download);
         return;
       }
       case 'consentAnswer':

@@ -37,6 +37,8 @@ export interface BrowserSession extends SessionBase {
   autoAttach?: { filter?: Protocol.Target.TargetFilter };
   /** Set by Target.setDiscoverTargets. */
   discover?: { filter?: Protocol.Target.TargetFilter };
+  /** Set by Browser.setDownloadBehavior: whether (and how) this session hears of downloads (download-events.ts). */
+  downloads?: { behavior: 'deny' | 'allow' | 'allowAndName' | 'default'; downloadPath?: string; eventsEnabled?: boolean };
 }
 
 /** A synthetic tab target (chrome.debugger has none; Puppeteer attaches pages through it). */

@@ -10,6 +10,8 @@ export type Outbound =
   | { to: 'closeClient'; clientId: number; reason: string }
   /** A shared tab's download started or changed. Not CDP: the server keeps the log. */
   | { to: 'download'; targetId: string; download: SharedDownload }
+  /** A finished download, copied for an allowAndName client to <dir>/<name>; the server calls downloadCopied. */
+  | { to: 'copyDownload'; requestId: number; from: string; dir: string; name: string }
   /** DOM.setFileInputFiles: the server reads these files (upload-folder rule) and calls filesRead. */
   | { to: 'readFiles'; requestId: number; paths: string[] }
   /** The user answered a consent request in the extension. Not CDP: the server waits for it. */
@@ -64,6 +66,10 @@ export class OutboundQueue {
 
   closeClient(client: Client, reason: string): void {
     this.items.push({ to: 'closeClient', clientId: client.id, reason });
+  }
+
+  copyDownload(requestId: number, from: string, dir: string, name: string): void {
+    this.items.push({ to: 'copyDownload', requestId, from, dir, name });
   }
 
   readFiles(requestId: number, paths: string[]): void {

@@ -1,4 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
+import { copyFile, realpath } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, resolve as resolvePath, sep } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import { CdpBridge, type Outbound } from '../bridge/cdp-bridge.js';
@@ -91,6 +94,26 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
   const maxBuffered = options.maxClientBufferedBytes ?? LIMITS.clientBufferedBytes;
   const bridge = new CdpBridge({ allowedUrlSchemes: options.allowedUrlSchemes, urlPolicy: options.urlPolicy, pendingTimeoutMs: options.pendingTimeoutMs });
   const downloads = new DownloadLog();
+  /**
+   * A finished download, copied where an allowAndName client expects it. Only
+   * into the system temp dir (where Playwright keeps its artifacts): a client
+   * does not get to write into other folders of this machine.
+   */
+  const copyDownload = async (requestId: number, from: string, dir: string, name: string): Promise<void> => {
+    let ok = false;
+    try {
+      const target = resolvePath(dir, basename(name));
+      const temp = await realpath(tmpdir());
+      const realDir = await realpath(dir);
+      if (realDir.startsWith(temp + sep) && from) {
+        await copyFile(from, target);
+        ok = true;
+      } else log.warn(`download not copied: ${dir} is outside the system temp dir`);
+    } catch (error) {
+      log.warn(`download not copied: ${(error as Error).message}`);
+    }
+    dispatch(bridge.downloadCopied(requestId, ok));
+  };
   /** DOM.setFileInputFiles through the relay: files read under the upload-folder rule, then handed back to the bridge. */
   const readForUpload = async (requestId: number, paths: string[]): Promise<void> => {
     let result: { files: Array<{ name: string; mimeType: string; base64: string }> } | { error: string };
@@ -168,6 +191,8 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
         if (sink?.kind === 'socket') sink.socket.close(1000, message.reason);
       } else if (message.to === 'download') {
         downloads.record(message.targetId, message.download);
+      } else if (message.to === 'copyDownload') {
+        void copyDownload(message.requestId, message.from, message.dir, message.name);
       } else if (message.to === 'readFiles') {
         void readForUpload(message.requestId, message.paths);
       } else {
