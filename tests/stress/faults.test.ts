@@ -1,8 +1,14 @@
 import { chromium } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EXTENSION_ID } from '../../protocol/constants.js';
-import { extensionServiceWorkerTarget, waitFor } from '../harness/chromium.js';
+import { extensionServiceWorkerTarget, setExtensionStorage, waitFor } from '../harness/chromium.js';
 import { type RelayEnv, startRelayEnv } from '../e2e/relay-env.js';
+import { rmSync } from 'node:fs';
+import { startServer } from '../../relay/src/cli/serve.js';
+import { BrowserClient } from '../../relay/src/client/browser-client.js';
+import { createLogger } from '../../relay/src/log.js';
+import { freshHome } from '../e2e/control-env.js';
+import { freePortPair } from '../harness/ports.js';
 
 /**
  * Faults in a row (`npm run test:stress`; STRESS_ROUNDS, 20 by default, and
@@ -91,4 +97,84 @@ describe(`faults, ${ROUNDS} in a row`, () => {
       await browser.close();
     }
   }, 60_000 + ROUNDS * 10_000);
+
+  it('the extension away past the grace period: the client is told, commands fail at once with why; once it is back, the tab is shared and driven again', async () => {
+    env = await startRelayEnv({ reconnectGraceMs: 1_000 });
+    const cdp = env.browser.cdp;
+    const { pageTargetId } = await env.share(env.fixtures.url('index.html?stress=grace'));
+    const browser = await chromium.connectOverCDP(env.cdpUrl());
+    const page = browser.contexts()[0].pages()[0];
+    // The worker cannot reach the relay (as while asleep, or paired elsewhere) for longer than the grace.
+    const pairing = { relayUrl: `ws://127.0.0.1:${env.relay.port}`, key: env.extensionKey, via: 'manual' };
+    await setExtensionStorage(cdp, EXTENSION_ID, 'local', { pairing: { ...pairing, relayUrl: 'ws://127.0.0.1:9' } });
+    await waitFor(() => env!.relay.bridge.extensionState === 'absent', { timeoutMs: 15_000, message: 'the grace period never ended' });
+    await waitFor(() => page.isClosed(), { message: 'the client was not told the tab left' });
+    const started = performance.now();
+    const refused = await fetch(`http://127.0.0.1:${env.relay.port}/json/new?token=${env.token}&url=about:blank`, { method: 'PUT' });
+    expect(refused.status).toBe(503);
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(/extension is not connected/);
+    expect(performance.now() - started).toBeLessThan(1_000);
+    await browser.close();
+    // Back: it reconnects and re-announces the tab it still debugs.
+    await setExtensionStorage(cdp, EXTENSION_ID, 'local', { pairing });
+    await waitFor(() => env!.isShared(pageTargetId), { timeoutMs: 20_000, message: 'the tab did not come back' });
+    const again = await chromium.connectOverCDP(env.cdpUrl());
+    try {
+      const revived = again.contexts()[0].pages().find((candidate) => candidate.url().includes('stress=grace'))!;
+      await revived.click('#btn');
+      expect(await revived.textContent('#count')).toBe('1');
+    } finally {
+      await again.close();
+    }
+  }, 90_000);
+
+  it("the extension's socket cut mid-command: that command fails at once, cleanly; the next one runs", async () => {
+    env = await startRelayEnv();
+    const cdp = env.browser.cdp;
+    const { pageTargetId } = await env.share(env.fixtures.url('index.html?stress=cut'));
+    const browser = await chromium.connectOverCDP(env.cdpUrl());
+    try {
+      const page = browser.contexts()[0].pages()[0];
+      // Its outcome is taken at once, so a rejection is never left unhandled meanwhile.
+      const slow = page.evaluate(() => new Promise((resolve) => setTimeout(() => resolve('late'), 3_000))).then(() => 'answered', (error: Error) => error.message);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const { sessionId } = await cdp.send<{ sessionId: string }>('Target.attachToTarget', { targetId: pageTargetId, flatten: true });
+      await cdp.send('ServiceWorker.enable', {}, sessionId);
+      const cut = performance.now();
+      await cdp.send('ServiceWorker.stopAllWorkers', {}, sessionId);
+      await cdp.send('Target.detachFromTarget', { sessionId });
+      expect(await slow).not.toBe('answered');
+      expect(performance.now() - cut).toBeLessThan(2_500);
+      const options = await cdp.send<{ targetId: string }>('Target.createTarget', { url: `chrome-extension://${EXTENSION_ID}/options.html` });
+      await waitFor(() => env!.relay.bridge.extensionState === 'connected', { timeoutMs: 15_000, message: 'the worker did not reconnect' });
+      await cdp.send('Target.closeTarget', { targetId: options.targetId });
+      expect(await page.evaluate(() => 6 * 7)).toBe(42);
+    } finally {
+      await browser.close();
+    }
+  }, 60_000);
+
+  it('the managed browser killed under a client: a clear error, and start brings it back', async () => {
+    const home = freshHome({ headless: true, noSandbox: true, controlUrl: `http://127.0.0.1:${(await freePortPair()).control}` });
+    const server = await startServer({ home, logger: createLogger('silent') });
+    try {
+      const client = new BrowserClient({ baseUrl: `http://127.0.0.1:${server.control.port}`, token: server.token });
+      const { targetId } = await client.openTab('about:blank');
+      const { pid } = await client.status();
+      process.kill(pid!, 'SIGKILL');
+      await waitFor(async () => !(await client.status()).running, { message: 'the browser did not die' });
+      const started = performance.now();
+      const error = await client.navigate('about:blank#after', targetId).then(() => undefined, (caught: Error) => caught);
+      // The next call finds the browser gone and starts it again: the old tab is not there, and it says so.
+      expect(error?.message).toMatch(/No tab with targetId .* in profile clawd/);
+      expect(performance.now() - started).toBeLessThan(35_000);
+      await client.start();
+      const tab = await client.openTab('about:blank#back');
+      expect(tab.url).toBe('about:blank#back');
+    } finally {
+      await server.close();
+      rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+    }
+  }, 90_000);
 });
+
