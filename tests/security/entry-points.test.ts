@@ -129,6 +129,23 @@ describe('every HTTP entry point', () => {
   });
 });
 
+describe('slow senders', () => {
+  it('a body that never finishes is cut off by the request timeout, while others are answered', async () => {
+    const { connect } = await import('node:net');
+    const socket = connect(control, '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    const started = Date.now();
+    const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(Date.now() - started)));
+    socket.on('error', () => {});
+    socket.write(`POST /tabs/open HTTP/1.1\r\nHost: 127.0.0.1:${control}\r\nAuthorization: Bearer ${server.token}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"url":`);
+    // Meanwhile the server answers everyone else.
+    expect((await raw(control, '/profiles', { headers: { authorization: `Bearer ${server.token}` } })).status).toBe(200);
+    const after = await closed;
+    expect(after).toBeLessThan(40_000);
+    count('control API', true);
+  }, 60_000);
+});
+
 describe('the WebSocket entry points', () => {
   it('/cdp and /extension refuse foreign Origins and Hosts, and /cdp a missing or wrong token', async () => {
     const cases: Array<[string, string, Record<string, string>, number]> = [

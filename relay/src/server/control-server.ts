@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ProfileManager } from '../driver/profile-manager.js';
-import { applyServerLimits, LIMITS } from './limits.js';
+import { applyServerLimits, LIMITS, SERVER_OPTIONS } from './limits.js';
 import { listen } from './listen.js';
 import { asHttpFailure, sendError, stackFrames } from './http-errors.js';
 import { checkHostAndOrigin, checkRequest, guardFor, isLoopbackHost, refusal } from './request-guard.js';
@@ -93,6 +93,18 @@ export async function startControlServer(options: ControlServerOptions): Promise
     const verdict = checkRequest(request, guard);
     if (verdict.ok) return next();
     sendError(response, refusal(verdict));
+  });
+  // A body must arrive whole within the request timeout: Node's own timeout stops at the headers,
+  // so a sender that trickles or stalls a body would otherwise hold its connection for ever.
+  app.use((request, _response, next) => {
+    const hasBody = Number(request.headers['content-length'] ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined;
+    if (hasBody) {
+      const timer = setTimeout(() => request.socket.destroy(), LIMITS.requestTimeoutMs);
+      const done = () => clearTimeout(timer);
+      request.once('end', done);
+      request.once('close', done);
+    }
+    next();
   });
   app.use(express.json({ limit: LIMITS.controlBodyBytes }));
 
@@ -380,7 +392,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
     sendError(response, failure.error);
   });
 
-  const server = createServer(app);
+  const server = createServer(SERVER_OPTIONS, app);
   applyServerLimits(server);
   port = await listen(server, options.host, options.port);
   ownPorts.push(port, relayPortFor(port));

@@ -39,6 +39,12 @@ export const LIMITS = {
   controlBodyBytes: 72 * 1024 * 1024,
 } as const;
 
+/**
+ * How often Node checks its request and header timeouts (by default every
+ * 30 s, so a slow sender could hold a connection for twice the timeout).
+ */
+export const SERVER_OPTIONS = { connectionsCheckingInterval: 1_000 } as const;
+
 /** Connection caps and timeouts for one HTTP server, so a flood on one leaves the other answering. */
 export function applyServerLimits(server: Server): void {
   server.maxConnections = LIMITS.httpConnections;

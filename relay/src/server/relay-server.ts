@@ -15,7 +15,7 @@ import { BadRequestError, type ClawdError, errorForCode, ForbiddenError, NotFoun
 import { createLogger, type Logger } from '../log.js';
 import { asHttpFailure, sendError, stackFrames } from './http-errors.js';
 import { RelayHandshake } from './extension-handshake.js';
-import { applyServerLimits, LIMITS } from './limits.js';
+import { applyServerLimits, LIMITS, SERVER_OPTIONS } from './limits.js';
 import { listen } from './listen.js';
 import { checkHostAndOrigin, checkRequest, guardFor, redactUrl, refusal, requestUrl } from './request-guard.js';
 
@@ -455,7 +455,7 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     throw new NotFoundError(`No route ${request.method} ${path}`);
   };
 
-  const server: Server = createServer((request, response) => {
+  const server: Server = createServer(SERVER_OPTIONS, (request, response) => {
     handleHttp(request, response).catch((error: unknown) => {
       const failure = asHttpFailure(error);
       // The URL may carry the token (?token=): never log it as sent.
