@@ -2,6 +2,7 @@ import { type Browser, type BrowserContextOptions, chromium, type Page } from 'p
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { chromiumPath } from './chromium.js';
 import { type FixtureServer, startFixtureServer } from './fixture-server.js';
+import { registerSnapshotEngine } from '../../relay/src/snapshot/snapshot-engine.js';
 
 /**
  * For suites that drive pages directly with Playwright (no relay, no
@@ -15,6 +16,8 @@ export function pagePerTest(pageOptions: BrowserContextOptions = {}): { readonly
   let page: Page | undefined;
   beforeAll(async () => {
     server = await startFixtureServer();
+    // The snapshot engine must be registered before the browser's contexts exist (snapshot-engine.ts).
+    await registerSnapshotEngine();
     browser = await chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox'] });
   });
   afterAll(async () => {

@@ -1,4 +1,4 @@
-import { type Browser, type BrowserContext, type Frame, type Locator, selectors } from 'playwright-core';
+import type { Browser, BrowserContext, Frame, Locator } from 'playwright-core';
 import { type PageScriptArgs, type PageScriptResult, snapshotFrameDom } from './page-script.js';
 
 /**
@@ -33,7 +33,9 @@ const byContext = new WeakMap<BrowserContext, string>();
  */
 export function registerSnapshotEngine(): Promise<string> {
   const name = `clawd-snapshot-${process.pid}-${++registrations}-${Math.random().toString(36).slice(2, 8)}`;
-  const registering = selectors.register(name, { content: engineSource() }, { contentScript: true }).then(() => name);
+  // playwright-core is loaded when first needed: it is most of a server's memory, and a relay
+  // serving only raw CDP clients never needs it.
+  const registering = import('playwright-core').then(({ selectors }) => selectors.register(name, { content: engineSource() }, { contentScript: true })).then(() => name);
   latest = registering.catch(() => undefined as never);
   return registering;
 }
@@ -43,10 +45,6 @@ export async function prepareBrowser(browser: Browser): Promise<void> {
   const name = await registerSnapshotEngine();
   for (const context of browser.contexts()) byContext.set(context, name);
 }
-
-// Registered when this module loads, before any context is created, for
-// browsers the process launches itself (contexts made later get it).
-void registerSnapshotEngine().catch(() => {});
 
 async function engineFor(frame: Frame): Promise<string> {
   return byContext.get(frame.page().context()) ?? (await latest) ?? (await registerSnapshotEngine());
