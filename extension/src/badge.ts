@@ -14,10 +14,12 @@ export async function showBadge(tabId: number, state: BadgeState): Promise<void>
       : state.kind === 'off'
         ? DEFAULT_TITLE
         : `clawd-browser: ${state.why}`;
+  // The tooltip first: whoever sees the new badge (a person, a test) then finds the why beside it.
   // The tab may close between the decision and the call; nothing to show then.
-  await Promise.all([
-    chrome.action.setBadgeText({ tabId, text }),
-    chrome.action.setBadgeBackgroundColor({ tabId, color }),
-    chrome.action.setTitle({ tabId, title }),
-  ]).catch(() => {});
+  try {
+    await chrome.action.setTitle({ tabId, title });
+    await Promise.all([chrome.action.setBadgeText({ tabId, text }), chrome.action.setBadgeBackgroundColor({ tabId, color })]);
+  } catch {
+    // tab gone
+  }
 }
