@@ -29,6 +29,24 @@ async function refError(ref: string): Promise<RefNotFoundError> {
 }
 
 describe('ai snapshot', () => {
+  it('names from content as a reader hears them: spaced where layout breaks the line, hidden parts left out, a child\'s own label used', async () => {
+    await page.setContent(`
+      <button style="display:flex"><span>GET</span><span>/pets</span><span>List pets</span></button>
+      <a href="/x"><span style="display:none">secret</span>Read <b>more</b><span aria-hidden="true">→</span></a>
+      <button><svg aria-label="Close dialog"></svg></button>
+      <h2><div>Section</div><div>two</div></h2>
+      <div style="cursor:pointer"><button>Inside</button> and text</div>
+      <div onclick="1">Plain clickable</div>`);
+    const { text } = await takeAiSnapshot(page, {});
+    expect(text).toContain('- button "GET /pets List pets"');
+    expect(text).toContain('- link "Read more"');
+    expect(text).toContain('- button "Close dialog"');
+    expect(text).toContain('- heading "Section two" [level=2]');
+    // A clickable container is not named again by the controls listed below it.
+    expect(text).toMatch(/- generic \[ref=e\d+\]:\n {2}- button "Inside"/);
+    expect(text).toContain('- generic "Plain clickable"');
+  });
+
   it('outlines a form: roles, names, values, states, and a ref on every control', async () => {
     await page.goto(server.url('form.html'));
     await page.fill('#name', 'clawd');

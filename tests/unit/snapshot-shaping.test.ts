@@ -36,6 +36,17 @@ describe('interactiveOnly', () => {
       '      - option "A" [selected] [ref=e5]',
     ]);
   });
+
+  it('keeps what sits inside a heading under it (Swagger UI puts a link and a button in its tag headings)', () => {
+    const outline = ['- main:', '  - heading "pets Everything about pets" [level=3] [ref=e9]:', '    - link "pets" [ref=e10]', '    - text: "Everything about pets"', '    - button "Collapse operation" [expanded] [ref=e11]', '  - button "GET /pets List pets" [ref=e13]'];
+    expect(interactiveOnly(outline)).toEqual([
+      '- main:',
+      '  - heading "pets Everything about pets" [level=3] [ref=e9]:',
+      '    - link "pets" [ref=e10]',
+      '    - button "Collapse operation" [expanded] [ref=e11]',
+      '  - button "GET /pets List pets" [ref=e13]',
+    ]);
+  });
 });
 
 describe('limitDepth', () => {

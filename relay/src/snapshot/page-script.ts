@@ -84,6 +84,7 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
   const DROPPED_WHEN_EMPTY = new Set(['generic', 'group', 'list', 'navigation', 'main', 'banner', 'contentinfo', 'complementary', 'region', 'form', 'article', 'rowgroup', 'figure']);
   // Keep these even at zero size: custom-styled checkboxes and file inputs are often 0×0 but still operable.
   const FORM_CONTROLS = new Set(['input', 'select', 'textarea', 'option', 'optgroup']);
+  const CONTROLS_INSIDE = 'a[href], button, input, select, textarea, [role=button], [role=link], [role=checkbox], [role=tab]';
 
   const lines: string[] = [];
   const frames: FrameSlot[] = [];
@@ -274,8 +275,47 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
     return text;
   };
 
+  // Text of an element's content as a reader hears it (accname "name from content"):
+  // hidden parts left out, a child's own aria-label or alt in place of its content, and a
+  // space where layout breaks the line (a block, a flex item: Swagger UI's "GET", "/pets",
+  // "List pets" are spans in a flex row). It stops once it has more than a name can show,
+  // so a clickable card costs no more than a button.
+  const contentText = (el: Element): string => {
+    let text = '';
+    const collect = (node: Node): void => {
+      for (let child = node.firstChild; child && text.length <= NAME_MAX * 2; child = child.nextSibling) {
+        if (child.nodeType === Node.TEXT_NODE) {
+          text += (child as Text).data;
+          continue;
+        }
+        if (child.nodeType !== Node.ELEMENT_NODE) continue;
+        const element = child as Element;
+        const tag = element.localName;
+        if (SKIPPED.has(tag) || FORM_CONTROLS.has(tag) || element.getAttribute('aria-hidden') === 'true') continue;
+        if (tag === 'br') {
+          text += ' ';
+          continue;
+        }
+        if (!element.checkVisibility({ visibilityProperty: true })) {
+          const display = getComputedStyle(element).display;
+          if (display !== 'contents') continue;
+        }
+        const display = getComputedStyle(element).display;
+        const apart = !display.startsWith('inline') && display !== 'contents';
+        if (apart) text += ' ';
+        const label = element.getAttribute('aria-label');
+        if (label && label.trim()) text += label;
+        else if (tag === 'img') text += element.getAttribute('alt') ?? '';
+        else collect(element);
+        if (apart) text += ' ';
+      }
+    };
+    collect(el);
+    return collapse(text);
+  };
+
   const contentName = (el: Element): string => {
-    const text = collapse(el.textContent ?? '');
+    const text = contentText(el);
     if (text) return text;
     // An icon button: take its image's alternative text.
     const described = el.querySelector('img[alt], [aria-label]');
@@ -509,7 +549,9 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
     // Checked before anything is handed out, so every ref and frame number made is on a line.
     if (full()) return;
     const given = givenName(el, tag);
-    const content = given || !NAMED_FROM_CONTENT.has(role) ? '' : contentName(el);
+    // A clickable container (a card, Swagger UI's operation row) whose controls are listed
+    // below it with their own names: named again by its content, it would repeat them all.
+    const content = given || !NAMED_FROM_CONTENT.has(role) || (role === 'generic' && el.querySelector(CONTROLS_INSIDE)) ? '' : contentName(el);
     const name = given || content || hintName(el, tag);
     let line = `${indent(depth)}- ${role}`;
     if (name) line += ` ${JSON.stringify(clip(name, NAME_MAX))}`;

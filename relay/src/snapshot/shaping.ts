@@ -55,7 +55,7 @@ export function interactiveOnly(lines: string[]): string[] {
   parsed.forEach((line, index) => {
     if (!keep[index]) return;
     let level = 0;
-    for (let up = line.parent; up >= 0; up = parsed[up].parent) if (keep[up] && parsed[up].role !== 'heading') level++;
+    for (let up = line.parent; up >= 0; up = parsed[up].parent) if (keep[up]) level++;
     // A line whose children were all left out no longer introduces anything.
     const hasKeptChild = parsed.some((other, i) => i > index && keep[i] && isBelow(parsed, i, index));
     out.push(reindent(hasKeptChild || !line.text.endsWith(':') ? line.text : line.text.slice(0, -1), level));
