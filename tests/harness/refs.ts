@@ -1,11 +1,12 @@
 /**
  * The ref on the first snapshot line that matches: a RegExp tested against
  * the whole line, or a string the line starts with after `- ` (role and name
- * as printed, e.g. 'button "Submit"'). Throws with the outline when none has
+ * as printed, e.g. 'button "Submit"'; a diff's + or ~ mark is skipped). Throws with the outline when none has
  * a ref, so a failing test shows what the snapshot said.
  */
 export function refOf(text: string, match: RegExp | string): string {
-  const matches = (line: string) => (typeof match === 'string' ? line.trimStart().startsWith(`- ${match}`) : match.test(line));
+  // A diff's lines start with a mark (+ added, ~ changed) before the indent.
+  const matches = (line: string) => (typeof match === 'string' ? line.replace(/^[+~]/, '').trimStart().startsWith(`- ${match}`) : match.test(line));
   const line = text.split('\n').find((candidate) => matches(candidate) && /\[ref=/.test(candidate));
   const ref = line && /\[ref=([a-z0-9]+)\]/.exec(line)?.[1];
   if (!ref) throw new Error(`No snapshot line matching ${String(match)} has a ref in:\n${text.slice(0, 3000)}`);

@@ -1,0 +1,110 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserClient } from '../../relay/src/client/browser-client.js';
+import { startPackageSite } from '../harness/package-site.js';
+import { refOf } from '../harness/refs.js';
+import { type ControlEnv, startControlEnv } from './control-env.js';
+
+/**
+ * Pages nobody here wrote, driven as an agent drives them: through the control
+ * API, by snapshot refs alone, on the managed and the extension profile.
+ * - Swagger UI (swagger-ui-dist, a React app): expand an operation, "Try it
+ *   out", fill a path parameter, Execute. The request reaching our API proves it.
+ * - reveal.js's own demo deck: next slide by its control, then by the keyboard;
+ *   the snapshot shows the slide on screen and not the ones off it.
+ * The only thing of ours is the API description Swagger UI shows, set in its
+ * configuration file as its README says to.
+ */
+
+let env: ControlEnv;
+let swagger: Awaited<ReturnType<typeof startPackageSite>>;
+let reveal: Awaited<ReturnType<typeof startPackageSite>>;
+const apiCalls: string[] = [];
+
+beforeAll(async () => {
+  env = await startControlEnv();
+  const spec = readFileSync(new URL('../fixtures/third-party/petstore.json', import.meta.url), 'utf8');
+  const initializer = `window.onload = () => {
+    window.ui = SwaggerUIBundle({ url: '/petstore.json', dom_id: '#swagger-ui', deepLinking: true,
+      presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset], plugins: [SwaggerUIBundle.plugins.DownloadUrl], layout: 'StandaloneLayout' });
+  };`;
+  swagger = await startPackageSite('swagger-ui-dist', {
+    files: { '/petstore.json': { type: 'application/json', body: spec }, '/swagger-initializer.js': { type: 'text/javascript', body: initializer } },
+    handle: (request, response, url) => {
+      if (!url.pathname.startsWith('/api/')) return false;
+      apiCalls.push(`${request.method} ${url.pathname}`);
+      const id = /^\/api\/pets\/(\w+)$/.exec(url.pathname)?.[1];
+      response.writeHead(id ? 200 : 404, { 'content-type': 'application/json' }).end(JSON.stringify(id ? { id: Number(id), name: `Rex the ${id}th` } : { error: 'no such route' }));
+      return true;
+    },
+  });
+  reveal = await startPackageSite('reveal.js');
+}, 90_000);
+afterAll(async () => {
+  await env?.close();
+  await swagger?.close();
+  await reveal?.close();
+});
+
+for (const profile of ['clawd', 'extension'] as const) {
+  describe(`on the ${profile} profile`, () => {
+    const tab = async (client: BrowserClient): Promise<string> => (profile === 'clawd' ? (await client.openTab('about:blank')).targetId : (await client.tabs())[0].targetId);
+
+    it('Swagger UI: expand an operation, try it out, fill its parameter and execute it, by refs alone', async () => {
+      const client = env.client(profile);
+      const targetId = await tab(client);
+      await client.navigate(swagger.url('/index.html'), targetId);
+      await client.wait({ text: 'Find a pet by id', targetId });
+      const page = await env.server.manager.driver(profile).page(targetId);
+      apiCalls.length = 0;
+
+      let { text } = await client.snapshot({ targetId, interactive: true });
+      await client.click(refOf(text, 'button "GET /pets/{petId} Find a pet by id"'), { targetId });
+      await page.waitForSelector('#operations-pets-showPetById.is-open');
+
+      ({ text } = await client.snapshot({ targetId, diff: true }));
+      // The diff shows the operation opening, not the rest of the page again.
+      expect(text).toMatch(/button "Try it out"/);
+      expect(text).not.toMatch(/List orders/);
+      await client.click(refOf(text, 'button "Try it out"'), { targetId });
+
+      ({ text } = await client.snapshot({ targetId, selector: '#operations-pets-showPetById' }));
+      await client.fill([{ ref: refOf(text, /textbox "petId"/), value: '42' }], { targetId });
+      ({ text } = await client.snapshot({ targetId, selector: '#operations-pets-showPetById' }));
+      await client.click(refOf(text, 'button "Execute"'), { targetId });
+
+      await client.wait({ text: 'Rex the 42th', targetId });
+      expect(apiCalls).toEqual(['GET /api/pets/42']);
+      ({ text } = await client.snapshot({ targetId, selector: '#operations-pets-showPetById' }));
+      expect(text).toContain('Rex the 42th');
+      expect(await page.locator('#operations-pets-showPetById .live-responses-table tbody .response-col_status').first().innerText()).toContain('200');
+    });
+
+    it('reveal.js demo: next slide by its own control, then by the keyboard; only the slide on screen is in the snapshot', async () => {
+      const client = env.client(profile);
+      const targetId = await tab(client);
+      await client.navigate(reveal.url('/demo.html'), targetId);
+      await client.wait({ text: 'The HTML Presentation Framework', targetId });
+      const page = await env.server.manager.driver(profile).page(targetId);
+      await page.waitForFunction(() => (window as unknown as { Reveal?: { isReady(): boolean } }).Reveal?.isReady());
+      const slide = () => page.evaluate(() => (window as unknown as { Reveal: { getIndices(): { h: number; v: number } } }).Reveal.getIndices());
+
+      let { text } = await client.snapshot({ targetId });
+      expect(text).toContain('heading "The HTML Presentation Framework" [level=3]');
+      expect(text).not.toContain('Hello There');
+      await client.click(refOf(text, 'button "next slide"'), { targetId });
+      await page.waitForFunction(() => (window as unknown as { Reveal: { getIndices(): { h: number } } }).Reveal.getIndices().h === 1);
+
+      ({ text } = await client.snapshot({ targetId }));
+      expect(text).toContain('heading "Hello There" [level=2]');
+      expect(text).not.toContain('heading "The HTML Presentation Framework"');
+
+      await client.press('ArrowRight', { targetId });
+      await page.waitForFunction(() => (window as unknown as { Reveal: { getIndices(): { h: number } } }).Reveal.getIndices().h === 2);
+      expect(await slide()).toMatchObject({ h: 2, v: 0 });
+      ({ text } = await client.snapshot({ targetId }));
+      expect(text).toContain('heading "Vertical Slides" [level=2]');
+      expect(text).not.toContain('Hello There');
+    });
+  });
+}

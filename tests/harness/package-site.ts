@@ -1,0 +1,55 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
+import { extname, join, resolve, sep } from 'node:path';
+import { startTestSite } from './test-site.js';
+
+/**
+ * Serves the files of an installed npm package as a site: pages nobody here
+ * wrote (Swagger UI's React app, reveal.js's demo deck), for tests that must
+ * hold on real-world markup and scripts, not only on fixtures made for them.
+ *
+ * `files` replaces or adds a few paths (a package's own configuration file, as
+ * its README says to edit it); `handle` answers anything else first (an API the
+ * page calls) and returns true when it did.
+ */
+export interface PackageSiteOptions {
+  files?: Record<string, { type: string; body: string }>;
+  handle?: (request: IncomingMessage, response: ServerResponse, url: URL) => boolean;
+}
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json',
+  '.png': 'image/png',
+  '.svg': 'image/svg+xml',
+  '.woff': 'font/woff',
+  '.woff2': 'font/woff2',
+};
+
+/** Where an installed package lives (found as Node would, without its `exports` map, which may hide package.json). */
+export function packageDir(name: string): string {
+  const found = (createRequire(import.meta.url).resolve.paths(name) ?? []).map((dir) => join(dir, name)).find((dir) => existsSync(join(dir, 'package.json')));
+  if (!found) throw new Error(`${name} is not installed (npm install)`);
+  return found;
+}
+
+export async function startPackageSite(name: string, options: PackageSiteOptions = {}): Promise<{ url(path: string): string; close(): Promise<void> }> {
+  const root = packageDir(name);
+  const site = await startTestSite((request, response, url) => {
+    if (options.handle?.(request, response, url)) return;
+    const replaced = options.files?.[url.pathname];
+    if (replaced) return void response.writeHead(200, { 'content-type': replaced.type }).end(replaced.body);
+    const file = resolve(root, `.${decodeURIComponent(url.pathname === '/' ? '/index.html' : url.pathname)}`);
+    if (!file.startsWith(root + sep)) return void response.writeHead(404).end();
+    readFile(file).then(
+      (body) => response.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' }).end(body),
+      () => response.writeHead(404).end(),
+    );
+  });
+  return { url: (path) => `${site.url}${path.startsWith('/') ? path : `/${path}`}`, close: site.close };
+}
