@@ -17,6 +17,7 @@ import { extensionServiceWorkerTarget, type LaunchedChromium, launchChromium, op
 import { startFixtureServer } from '../tests/harness/fixture-server.js';
 import { freePortPair } from '../tests/harness/ports.js';
 import { measureMcpTokens, reportMcpTokens } from './mcp-tokens.js';
+import { measureThirdPartySnapshots, reportThirdPartySnapshots } from './third-party-snapshots.js';
 import { RawCdp } from './raw-cdp.js';
 import { measureRuntime, reportRuntime } from './runtime.js';
 import { measureSessions, reportSessions } from './sessions.js';
@@ -376,6 +377,8 @@ function report(results: {
 main()
   // Issue 9's figure, after the relay's: tokens an agent receives through MCP (mcp-tokens.ts).
   .then(async () => reportMcpTokens(await measureMcpTokens()))
+  // The snapshot on pages nobody here wrote, against Playwright's AI snapshot (third-party-snapshots.ts).
+  .then(async () => reportThirdPartySnapshots(await measureThirdPartySnapshots()))
   // Issue 10's: cancel latency and the live view (runtime.ts).
   .then(async () => reportRuntime(await measureRuntime()))
   // Issue 11's: task session create and teardown (sessions.ts).

@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserClient } from '../../relay/src/client/browser-client.js';
-import { startPackageSite } from '../harness/package-site.js';
+import { startPackageSite, startSwaggerUi } from '../harness/package-site.js';
 import { refOf } from '../harness/refs.js';
 import { type ControlEnv, startControlEnv } from './control-env.js';
 
@@ -12,8 +11,8 @@ import { type ControlEnv, startControlEnv } from './control-env.js';
  *   out", fill a path parameter, Execute. The request reaching our API proves it.
  * - reveal.js's own demo deck: next slide by its control, then by the keyboard;
  *   the snapshot shows the slide on screen and not the ones off it.
- * The only thing of ours is the API description Swagger UI shows, set in its
- * configuration file as its README says to.
+ * The only things of ours are the API description Swagger UI shows (set in its
+ * configuration file, as its README says to) and the API answering it.
  */
 
 let env: ControlEnv;
@@ -23,20 +22,12 @@ const apiCalls: string[] = [];
 
 beforeAll(async () => {
   env = await startControlEnv();
-  const spec = readFileSync(new URL('../fixtures/third-party/petstore.json', import.meta.url), 'utf8');
-  const initializer = `window.onload = () => {
-    window.ui = SwaggerUIBundle({ url: '/petstore.json', dom_id: '#swagger-ui', deepLinking: true,
-      presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset], plugins: [SwaggerUIBundle.plugins.DownloadUrl], layout: 'StandaloneLayout' });
-  };`;
-  swagger = await startPackageSite('swagger-ui-dist', {
-    files: { '/petstore.json': { type: 'application/json', body: spec }, '/swagger-initializer.js': { type: 'text/javascript', body: initializer } },
-    handle: (request, response, url) => {
-      if (!url.pathname.startsWith('/api/')) return false;
-      apiCalls.push(`${request.method} ${url.pathname}`);
-      const id = /^\/api\/pets\/(\w+)$/.exec(url.pathname)?.[1];
-      response.writeHead(id ? 200 : 404, { 'content-type': 'application/json' }).end(JSON.stringify(id ? { id: Number(id), name: `Rex the ${id}th` } : { error: 'no such route' }));
-      return true;
-    },
+  swagger = await startSwaggerUi((request, response, url) => {
+    if (!url.pathname.startsWith('/api/')) return false;
+    apiCalls.push(`${request.method} ${url.pathname}`);
+    const id = /^\/api\/pets\/(\w+)$/.exec(url.pathname)?.[1];
+    response.writeHead(id ? 200 : 404, { 'content-type': 'application/json' }).end(JSON.stringify(id ? { id: Number(id), name: `Rex the ${id}th` } : { error: 'no such route' }));
+    return true;
   });
   reveal = await startPackageSite('reveal.js');
 }, 90_000);

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
@@ -52,4 +52,21 @@ export async function startPackageSite(name: string, options: PackageSiteOptions
     );
   });
   return { url: (path) => `${site.url}${path.startsWith('/') ? path : `/${path}`}`, close: site.close };
+}
+
+/**
+ * Swagger UI as its users deploy it: swagger-ui-dist's own page, with its
+ * configuration file pointed at our API description
+ * (tests/fixtures/third-party/petstore.json, served under /api).
+ */
+export function startSwaggerUi(handleApi: PackageSiteOptions['handle'] = () => false): ReturnType<typeof startPackageSite> {
+  const spec = readFileSync(new URL('../fixtures/third-party/petstore.json', import.meta.url), 'utf8');
+  const initializer = `window.onload = () => {
+    window.ui = SwaggerUIBundle({ url: '/petstore.json', dom_id: '#swagger-ui', deepLinking: true,
+      presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset], plugins: [SwaggerUIBundle.plugins.DownloadUrl], layout: 'StandaloneLayout' });
+  };`;
+  return startPackageSite('swagger-ui-dist', {
+    files: { '/petstore.json': { type: 'application/json', body: spec }, '/swagger-initializer.js': { type: 'text/javascript', body: initializer } },
+    handle: handleApi,
+  });
 }
