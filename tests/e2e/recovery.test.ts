@@ -39,24 +39,34 @@ describe('recovery', () => {
     }
   });
 
-  it('reports a renderer crash to clients; once reloaded, the tab is driven again', async () => {
+  it('reports a renderer crash to clients, the other tabs keep working, and once reloaded the tab is driven again', async () => {
     env = await startRelayEnv();
     const cdp = env.browser.cdp;
-    const { pageTargetId } = await env.share(env.fixtures.url('index.html?crash=1'));
+    const crashUrl = env.fixtures.url('index.html?crash=1');
+    // Another site, so another renderer process (site isolation): what one tab's crash must not touch.
+    const otherUrl = env.fixtures.crossOriginUrl('index.html?other=1');
+    const { pageTargetId } = await env.share(crashUrl);
+    const other = await env.share(otherUrl);
     const first = await chromium.connectOverCDP(env.cdpUrl());
-    const page = first.contexts()[0].pages()[0];
+    const pages = first.contexts()[0].pages();
+    const page = pages.find((candidate) => candidate.url() === crashUrl)!;
+    const otherPage = pages.find((candidate) => candidate.url() === otherUrl)!;
     const crashed = new Promise<void>((resolve) => page.once('crash', () => resolve()));
     const { sessionId } = await cdp.send('Target.attachToTarget', { targetId: pageTargetId, flatten: true });
     void cdp.send('Page.crash', {}, sessionId).catch(() => {}); // never answered: the renderer is gone
     await crashed;
     expect(env.isShared(pageTargetId)).toBe(true);
+    // The other tab, on the same client, is driven as before.
+    await otherPage.click('#btn');
+    expect(await otherPage.textContent('#count')).toBe('1');
+    expect(env.isShared(other.pageTargetId)).toBe(true);
     await first.close();
 
     await cdp.send('Page.reload', {}, sessionId);
     await cdp.send('Target.detachFromTarget', { sessionId });
     const second = await chromium.connectOverCDP(env.cdpUrl());
     try {
-      const [again] = second.contexts()[0].pages();
+      const again = second.contexts()[0].pages().find((candidate) => candidate.url() === crashUrl)!;
       await waitFor(async () => (await again.evaluate(() => document.readyState).catch(() => '')) === 'complete', { message: 'reloaded tab not usable' });
       await again.click('#btn');
       expect(await again.textContent('#count')).toBe('1');

@@ -184,6 +184,11 @@ describe('names, paths and endpoints', () => {
       ['cdpUrl at the control API', () => post('/profiles/create', { name: 'r4', cdpUrl: `http://localhost:${control}` }), 400],
       ['vault tenant ../', () => get('/vault?tenant=..%2F..'), 400],
       ['grant tenant with NUL', () => post('/grants', { tenant: 'a\u0000', domains: ['a.example'], ttl: 60 }), 400],
+      // Captures never take a path from the caller: the server names the file in its own folder.
+      ['screenshot to a path of the caller', () => post('/screenshot', { path: '../../../../tmp/owned.png' }), 400],
+      ['pdf to a path of the caller', () => post('/pdf', { path: '/etc/cron.d/owned' }), 400],
+      ['inline upload named ../', () => post('/hooks/file-chooser', { files: [{ name: '../../.bashrc', base64: 'AA==' }] }), 400],
+      ['inline upload named with NUL', () => post('/hooks/file-chooser', { files: [{ name: 'a\u0000.txt', base64: 'AA==' }] }), 400],
     ];
     for (const [what, attempt, status] of cases) {
       const answer = await attempt();
