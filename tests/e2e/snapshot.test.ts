@@ -29,6 +29,20 @@ async function refError(ref: string): Promise<RefNotFoundError> {
 }
 
 describe('ai snapshot', () => {
+  it('an editor that is a whole document (a contenteditable body, or designMode) is one textbox with a ref', async () => {
+    await page.setContent(`
+      <iframe title="Editor one" srcdoc="<body contenteditable><p>Hello</p></body>"></iframe>
+      <iframe title="Editor two" srcdoc="<body><p>Old</p><script>document.designMode = 'on'</script></body>"></iframe>`);
+    await page.waitForFunction(() => [...document.querySelectorAll('iframe')].every((frame) => frame.contentDocument?.readyState === 'complete'));
+    const { text } = await takeAiSnapshot(page, {});
+    expect(text).toMatch(/- iframe "Editor one" \[frame=f1\]:\n {2}- textbox \[value=Hello\] \[ref=f1e1\]/);
+    expect(text).toMatch(/- iframe "Editor two" \[frame=f2\]:\n {2}- textbox \[value=Old\] \[ref=f2e1\]/);
+    // Nothing is focused until someone clicks in.
+    expect(text).not.toContain('[focused]');
+    await (await resolveRef(page, 'f2e1')).fill('New text');
+    expect(await page.frames()[2].evaluate(() => document.body.innerText.trim())).toBe('New text');
+  });
+
   it('names from content as a reader hears them: spaced where layout breaks the line, hidden parts left out, a child\'s own label used', async () => {
     await page.setContent(`
       <button style="display:flex"><span>GET</span><span>/pets</span><span>List pets</span></button>
@@ -36,7 +50,21 @@ describe('ai snapshot', () => {
       <button><svg aria-label="Close dialog"></svg></button>
       <h2><div>Section</div><div>two</div></h2>
       <div style="cursor:pointer"><button>Inside</button> and text</div>
-      <div onclick="1">Plain clickable</div>`);
+      <div onclick="1">Plain clickable</div>
+      <a href="/inbox"><span style="display:inline-block">3</span>Messages</a>
+      <button><svg viewBox="0 0 1 1"><title>Settings</title><path d="M0 0h1v1z"/></svg></button>
+      <button>Line<br>break <img alt="smiley" src="data:,"> <span style="visibility:hidden">ghost</span></button>
+      <a href="/long">
+                                                            Indented
+                                                            far
+                                                            in the markup
+      </a>
+      <my-button>Delete</my-button>
+      <script>
+        customElements.define('my-button', class extends HTMLElement {
+          constructor() { super(); this.attachShadow({ mode: 'open' }).innerHTML = '<button><slot>Fallback</slot></button>'; }
+        });
+      </script>`);
     const { text } = await takeAiSnapshot(page, {});
     expect(text).toContain('- button "GET /pets List pets"');
     expect(text).toContain('- link "Read more"');
@@ -45,6 +73,14 @@ describe('ai snapshot', () => {
     // A clickable container is not named again by the controls listed below it.
     expect(text).toMatch(/- generic \[ref=e\d+\]:\n {2}- button "Inside"/);
     expect(text).toContain('- generic "Plain clickable"');
+    expect(text).toContain('- link "3 Messages"');
+    expect(text).toContain('- button "Settings"');
+    expect(text).toContain('- button "Line break smiley"');
+    // Indentation is not words: it does not use up what a name may read.
+    expect(text).toContain('- link "Indented far in the markup"');
+    // A web component's button is named by what is slotted into it, as it is shown.
+    expect(text).toContain('- button "Delete"');
+    expect(text).not.toContain('Fallback');
   });
 
   it('outlines a form: roles, names, values, states, and a ref on every control', async () => {

@@ -84,7 +84,11 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
   const DROPPED_WHEN_EMPTY = new Set(['generic', 'group', 'list', 'navigation', 'main', 'banner', 'contentinfo', 'complementary', 'region', 'form', 'article', 'rowgroup', 'figure']);
   // Keep these even at zero size: custom-styled checkboxes and file inputs are often 0×0 but still operable.
   const FORM_CONTROLS = new Set(['input', 'select', 'textarea', 'option', 'optgroup']);
-  const CONTROLS_INSIDE = 'a[href], button, input, select, textarea, [role=button], [role=link], [role=checkbox], [role=tab]';
+  const CONTROLS_INSIDE =
+    'a[href], button, input:not([type=hidden]), select, textarea, [contenteditable], [onclick], [tabindex]:not([tabindex="-1"]), ' +
+    '[role=button], [role=link], [role=checkbox], [role=radio], [role=switch], [role=tab], [role=menuitem], [role=option], [role=treeitem], [role=textbox], [role=combobox]';
+  // Elements a name from content looks at, at most: a clickable card full of markup costs no more than a button.
+  const CONTENT_ELEMENTS_MAX = 200;
 
   const lines: string[] = [];
   const frames: FrameSlot[] = [];
@@ -115,8 +119,12 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
   let lastTextLine = -1;
   let lastText = '';
 
+  // designMode does not show in isContentEditable; a contenteditable body does.
+  const wholeDocumentEditable = !!document.body && (document.designMode === 'on' || document.body.isContentEditable);
   let focused: Element | null = document.activeElement;
   while (focused?.shadowRoot?.activeElement) focused = focused.shadowRoot.activeElement;
+  // A document with nothing focused names its body; that is focus only when the document has it (an editor's body).
+  if (focused === document.body && !document.hasFocus()) focused = null;
 
   // Elements whose text is some control's aria-labelledby name: shown as that name, not again as text.
   const labelSources = new Set<Element>();
@@ -282,13 +290,26 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
   // so a clickable card costs no more than a button.
   const contentText = (el: Element): string => {
     let text = '';
+    // The budget counts what a reader would hear, not the markup's indentation.
+    let heard = 0;
+    let elements = 0;
+    const add = (words: string): void => {
+      text += words;
+      heard += words.trim().length;
+    };
     const collect = (node: Node): void => {
-      for (let child = node.firstChild; child && text.length <= NAME_MAX * 2; child = child.nextSibling) {
+      // The flat tree, as the walk sees it: a shadow host's shadow root, a slot's assigned nodes.
+      const host = node as Element;
+      const assigned = host.localName === 'slot' ? (host as HTMLSlotElement).assignedNodes() : [];
+      const children: ArrayLike<Node> = assigned.length ? assigned : (host.shadowRoot ?? node).childNodes;
+      for (let i = 0; i < children.length && heard <= NAME_MAX * 2 && elements < CONTENT_ELEMENTS_MAX; i++) {
+        const child = children[i];
         if (child.nodeType === Node.TEXT_NODE) {
-          text += (child as Text).data;
+          add((child as Text).data);
           continue;
         }
         if (child.nodeType !== Node.ELEMENT_NODE) continue;
+        elements++;
         const element = child as Element;
         const tag = element.localName;
         if (SKIPPED.has(tag) || FORM_CONTROLS.has(tag) || element.getAttribute('aria-hidden') === 'true') continue;
@@ -296,30 +317,22 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
           text += ' ';
           continue;
         }
-        if (!element.checkVisibility({ visibilityProperty: true })) {
-          const display = getComputedStyle(element).display;
-          if (display !== 'contents') continue;
-        }
         const display = getComputedStyle(element).display;
-        const apart = !display.startsWith('inline') && display !== 'contents';
+        if (display !== 'contents' && !element.checkVisibility({ visibilityProperty: true })) continue;
+        // As accname does: anything but inline (inline-block badges, flex items, blocks) is a word of its own.
+        const apart = display !== 'inline' && display !== 'contents';
         if (apart) text += ' ';
         const label = element.getAttribute('aria-label');
-        if (label && label.trim()) text += label;
-        else if (tag === 'img') text += element.getAttribute('alt') ?? '';
+        if (label && label.trim()) add(label);
+        else if (tag === 'img') add(element.getAttribute('alt') ?? '');
+        // An icon's drawing says nothing; its <title> is its name.
+        else if (tag === 'svg') add(element.querySelector(':scope > title')?.textContent ?? '');
         else collect(element);
         if (apart) text += ' ';
       }
     };
     collect(el);
     return collapse(text);
-  };
-
-  const contentName = (el: Element): string => {
-    const text = contentText(el);
-    if (text) return text;
-    // An icon button: take its image's alternative text.
-    const described = el.querySelector('img[alt], [aria-label]');
-    return described ? collapse(described.getAttribute('alt') || described.getAttribute('aria-label') || '') : '';
   };
 
   // The name an author gave: aria, a <label>, alt text, a legend... ('' when none).
@@ -396,7 +409,8 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
       const meter = el as HTMLProgressElement;
       return meter.max ? `${Math.round((meter.value / meter.max) * 100)}%` : String(meter.value);
     }
-    if (role === 'textbox' && (el as HTMLElement).isContentEditable) return el.textContent ?? '';
+    // What an editor shows: its scripts and hidden parts are not its text (the value is clipped anyway).
+    if (role === 'textbox' && ((el as HTMLElement).isContentEditable || (el === document.body && wholeDocumentEditable))) return contentText(el);
     return el.getAttribute('aria-valuetext') ?? el.getAttribute('aria-valuenow') ?? '';
   };
 
@@ -501,7 +515,8 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
     const explicitRole = explicit ? explicit.trim().split(/\s+/)[0] : '';
     let role = explicitRole === 'presentation' || explicitRole === 'none' ? '' : explicitRole || implicitRole(el, tag);
 
-    const editable = el.hasAttribute('contenteditable') && (el as HTMLElement).isContentEditable && !el.parentElement?.isContentEditable;
+    // An editor's own document (TinyMCE, CKEditor 4, webmail composers: a body in an iframe, or designMode) counts too.
+    const editable = el === document.body ? wholeDocumentEditable : el.hasAttribute('contenteditable') && (el as HTMLElement).isContentEditable && !el.parentElement?.isContentEditable;
     if (editable && !role) role = 'textbox';
     const draggable = el.getAttribute('draggable') === 'true';
     let interactive =
@@ -551,7 +566,7 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
     const given = givenName(el, tag);
     // A clickable container (a card, Swagger UI's operation row) whose controls are listed
     // below it with their own names: named again by its content, it would repeat them all.
-    const content = given || !NAMED_FROM_CONTENT.has(role) || (role === 'generic' && el.querySelector(CONTROLS_INSIDE)) ? '' : contentName(el);
+    const content = given || !NAMED_FROM_CONTENT.has(role) || (role === 'generic' && el.querySelector(CONTROLS_INSIDE)) ? '' : contentText(el);
     const name = given || content || hintName(el, tag);
     let line = `${indent(depth)}- ${role}`;
     if (name) line += ` ${JSON.stringify(clip(name, NAME_MAX))}`;
@@ -598,7 +613,11 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
   };
 
   const root = document.body ?? document.documentElement;
-  if (root) {
+  if (wholeDocumentEditable) {
+    // The whole document is an editor: one textbox an agent can click and type into.
+    visit(root, 0, false, false);
+    flushText();
+  } else if (root) {
     const rootStyle = getComputedStyle(root);
     walkChildren(root, 0, false, rootStyle.visibility === 'visible', rootStyle.cursor === 'pointer');
     flushText();
