@@ -1,5 +1,5 @@
 import type { ElementHandle, Page } from 'playwright-core';
-import { BadRequestError, TimeoutError } from '../errors.js';
+import { BadRequestError, ConflictError, TimeoutError } from '../errors.js';
 import { type Action, MAX_WAIT_MS } from '../api/schemas.js';
 import { sleep } from '../runtime/operation.js';
 import { probe } from '../snapshot/snapshot-engine.js';
@@ -33,6 +33,7 @@ export async function performAction(page: Page, action: Action, resolve: RefReso
     }
     case 'type': {
       const element = await resolve(action.ref);
+      await assertTypeable(element, action.ref);
       if (action.slowly) {
         // Key by key, for pages that react to each keystroke (autocomplete, validation).
         await element.fill('', { timeout });
@@ -70,7 +71,7 @@ export async function performAction(page: Page, action: Action, resolve: RefReso
     case 'select':
       return { selected: await (await resolve(action.ref)).selectOption(action.values, { timeout }) };
     case 'fill':
-      for (const field of action.fields) await fillField(await resolve(field.ref), field.value);
+      for (const field of action.fields) await fillField(await resolve(field.ref), field.ref, field.value);
       return { filled: action.fields.length };
     case 'wait':
       await waitFor(page, action, signal);
@@ -110,11 +111,29 @@ async function evaluateSource(page: Page, source: string, element: ElementHandle
 }
 
 /** One form field, whatever kind of control it is. */
-async function fillField(element: ElementHandle, value: string | boolean): Promise<void> {
+async function fillField(element: ElementHandle, ref: string, value: string | boolean): Promise<void> {
   const kind = await element.evaluate((el) => (el instanceof HTMLInputElement ? el.type : (el as Element).tagName.toLowerCase()));
   if (kind === 'checkbox' || kind === 'radio') await element.setChecked(value === true || value === 'true', { timeout: ACTION_TIMEOUT_MS });
   else if (kind === 'select') await element.selectOption(String(value), { timeout: ACTION_TIMEOUT_MS });
-  else await element.fill(String(value), { timeout: ACTION_TIMEOUT_MS });
+  else {
+    await assertTypeable(element, ref);
+    await element.fill(String(value), { timeout: ACTION_TIMEOUT_MS });
+  }
+}
+
+/**
+ * Text goes only where it can: Playwright would wait its whole timeout for a
+ * read-only field (Select2's `textbox [readonly]` is a label in a textbox's
+ * role) to become editable. The agent is told at once, with what to do.
+ */
+async function assertTypeable(element: ElementHandle, ref: string): Promise<void> {
+  let editable: boolean;
+  try {
+    editable = await element.isEditable();
+  } catch (error) {
+    throw new ConflictError(`${ref} cannot be typed into: ${(error as Error).message.split('\n')[0].replace(/^elementHandle\.isEditable: /, '')}. Type into a textbox, searchbox or combobox that takes text; clicking ${ref} may open one.`);
+  }
+  if (!editable) throw new ConflictError(`${ref} is read-only or disabled, so it cannot be typed into. Clicking it may open a field that takes text; take a new snapshot after.`);
 }
 
 /** How often a wait looks at the page. */
