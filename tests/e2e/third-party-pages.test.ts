@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BrowserClient } from '../../relay/src/client/browser-client.js';
-import { startPackageSite, startSwaggerUi } from '../harness/package-site.js';
+import { type BrowserClient, ConflictError } from '../../relay/src/client/browser-client.js';
+import { hostPage, startPackageSite, startSwaggerUi } from '../harness/package-site.js';
 import { refOf } from '../harness/refs.js';
+import { rejection } from '../harness/test-site.js';
 import { type ControlEnv, startControlEnv } from './control-env.js';
 
 /**
@@ -11,6 +12,9 @@ import { type ControlEnv, startControlEnv } from './control-env.js';
  *   out", fill a path parameter, Execute. The request reaching our API proves it.
  * - reveal.js's own demo deck: next slide by its control, then by the keyboard;
  *   the snapshot shows the slide on screen and not the ones off it.
+ * - Widgets on a host page of ours (tests/fixtures/third-party/widgets.html):
+ *   Select2 (search and pick), Quill (type, select, bold) and TinyMCE, whose
+ *   editor is the body of an iframe (replace the text, select, bold).
  * The only things of ours are the API description Swagger UI shows (set in its
  * configuration file, as its README says to) and the API answering it.
  */
@@ -18,6 +22,7 @@ import { type ControlEnv, startControlEnv } from './control-env.js';
 let env: ControlEnv;
 let swagger: Awaited<ReturnType<typeof startPackageSite>>;
 let reveal: Awaited<ReturnType<typeof startPackageSite>>;
+let widgets: Awaited<ReturnType<typeof startPackageSite>>;
 const apiCalls: string[] = [];
 
 beforeAll(async () => {
@@ -30,11 +35,13 @@ beforeAll(async () => {
     return true;
   });
   reveal = await startPackageSite('reveal.js');
+  widgets = await startPackageSite({ '/jquery/': 'jquery', '/select2/': 'select2', '/quill/': 'quill', '/tinymce/': 'tinymce' }, { files: { '/widgets.html': hostPage('widgets.html') } });
 }, 90_000);
 afterAll(async () => {
   await env?.close();
   await swagger?.close();
   await reveal?.close();
+  await widgets?.close();
 });
 
 for (const profile of ['clawd', 'extension'] as const) {
@@ -96,6 +103,52 @@ for (const profile of ['clawd', 'extension'] as const) {
       ({ text } = await client.snapshot({ targetId }));
       expect(text).toContain('heading "Vertical Slides" [level=2]');
       expect(text).not.toContain('Hello There');
+    });
+
+    it('widgets: Select2 search and pick, Quill and TinyMCE (an editor in an iframe) typed into and made bold, by refs alone', async () => {
+      const client = env.client(profile);
+      const targetId = await tab(client);
+      await client.navigate(widgets.url('/widgets.html'), targetId);
+      const page = await env.server.manager.driver(profile).page(targetId);
+      await page.waitForFunction(() => (window as unknown as { mceReady?: boolean }).mceReady === true);
+      const section = (n: number) => client.snapshot({ targetId, selector: `section:nth-of-type(${n})` }).then((snapshot) => snapshot.text);
+
+      // Select2: open it, search, pick. The real <select> behind it changes.
+      await client.click(refOf(await section(1), /combobox "Argentina"/), { targetId });
+      const open = (await client.snapshot({ targetId })).text;
+      // Select2 shows the choice as a read-only textbox: typing there is refused at once, with why.
+      const started = performance.now();
+      const refused = await rejection(client.type(refOf(open, /textbox "Argentina" \[readonly\]/), 'Nor', { targetId }));
+      expect(refused).toBeInstanceOf(ConflictError);
+      expect(refused.message).toMatch(/read-only or disabled, so it cannot be typed into/);
+      expect(performance.now() - started).toBeLessThan(5_000);
+      await client.type(refOf(open, 'searchbox "Search"'), 'Nor', { targetId, slowly: true });
+      const filtered = (await client.snapshot({ targetId })).text;
+      expect(filtered).toMatch(/option "Norway"/);
+      expect(filtered).not.toMatch(/option "Brazil"/);
+      await client.click(refOf(filtered, 'option "Norway"'), { targetId });
+      await client.wait({ text: 'chosen: NO', targetId });
+      expect(await page.evaluate(() => (document.getElementById('country') as HTMLSelectElement).value)).toBe('NO');
+
+      // Quill: type, select all, bold.
+      let text = await section(2);
+      await client.type(refOf(text, /^\s*- textbox.*\[ref=/), 'Hello from an agent', { targetId });
+      await client.press('Control+A', { targetId });
+      await client.click(refOf(text, 'button "bold"'), { targetId });
+      expect(await page.evaluate(() => (window as unknown as { quill: { getContents(): { ops: unknown[] } } }).quill.getContents().ops)).toEqual([
+        { insert: 'Hello from an agent', attributes: { bold: true } },
+        { insert: '\n' },
+      ]);
+
+      // TinyMCE: its editor is an iframe's body. Replace the draft, select all, bold.
+      text = await section(3);
+      const editor = refOf(text, /textbox "Rich Text Area".*\[value=Draft\]/);
+      expect(editor).toMatch(/^f\d+e\d+$/);
+      await client.type(editor, 'Typed by an agent', { targetId });
+      await client.press('Control+A', { targetId });
+      await client.click(refOf(text, 'button "Bold"'), { targetId });
+      expect(await page.evaluate(() => (window as unknown as { tinymce: { activeEditor: { getContent(): string } } }).tinymce.activeEditor.getContent())).toBe('<p><strong>Typed by an agent</strong></p>');
+      expect((await section(3))).toMatch(/textbox "Rich Text Area" \[focused\] \[value=Typed by an agent\]/);
     });
   });
 }

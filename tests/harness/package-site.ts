@@ -6,9 +6,10 @@ import { extname, join, resolve, sep } from 'node:path';
 import { startTestSite } from './test-site.js';
 
 /**
- * Serves the files of an installed npm package as a site: pages nobody here
- * wrote (Swagger UI's React app, reveal.js's demo deck), for tests that must
- * hold on real-world markup and scripts, not only on fixtures made for them.
+ * Serves the files of installed npm packages as a site: pages and widgets
+ * nobody here wrote (Swagger UI's React app, reveal.js's demo deck, Select2,
+ * Quill, TinyMCE), for tests that must hold on real-world markup and scripts,
+ * not only on fixtures made for them.
  *
  * `files` replaces or adds a few paths (a package's own configuration file, as
  * its README says to edit it); `handle` answers anything else first (an API the
@@ -38,20 +39,36 @@ export function packageDir(name: string): string {
   return found;
 }
 
-export async function startPackageSite(name: string, options: PackageSiteOptions = {}): Promise<{ url(path: string): string; close(): Promise<void> }> {
-  const root = packageDir(name);
+/**
+ * `packages` maps a URL prefix to a package: `'reveal.js'` serves one package
+ * at the root; `{ '/jquery/': 'jquery', '/select2/': 'select2' }` serves several.
+ */
+export async function startPackageSite(packages: string | Record<string, string>, options: PackageSiteOptions = {}): Promise<{ url(path: string): string; close(): Promise<void> }> {
+  const mounts = Object.entries(typeof packages === 'string' ? { '/': packages } : packages).map(([prefix, name]) => ({ prefix, root: packageDir(name) }));
   const site = await startTestSite((request, response, url) => {
     if (options.handle?.(request, response, url)) return;
     const replaced = options.files?.[url.pathname];
     if (replaced) return void response.writeHead(200, { 'content-type': replaced.type }).end(replaced.body);
-    const file = resolve(root, `.${decodeURIComponent(url.pathname === '/' ? '/index.html' : url.pathname)}`);
-    if (!file.startsWith(root + sep)) return void response.writeHead(404).end();
+    let pathname: string;
+    try {
+      pathname = url.pathname === '/' ? '/index.html' : decodeURIComponent(url.pathname);
+    } catch {
+      return void response.writeHead(400).end('bad path');
+    }
+    const mount = mounts.find(({ prefix }) => pathname.startsWith(prefix));
+    const file = mount && resolve(mount.root, `.${pathname.slice(mount.prefix.length - 1)}`);
+    if (!mount || !file || !file.startsWith(mount.root + sep)) return void response.writeHead(404).end();
     readFile(file).then(
       (body) => response.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' }).end(body),
       () => response.writeHead(404).end(),
     );
   });
   return { url: (path) => `${site.url}${path.startsWith('/') ? path : `/${path}`}`, close: site.close };
+}
+
+/** A page of ours from tests/fixtures/third-party/, for `files`: a host for widgets nobody here wrote. */
+export function hostPage(name: string): { type: string; body: string } {
+  return { type: TYPES['.html'], body: readFileSync(new URL(`../fixtures/third-party/${name}`, import.meta.url), 'utf8') };
 }
 
 /**
