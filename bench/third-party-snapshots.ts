@@ -1,5 +1,6 @@
 /**
- * The snapshot on pages nobody here wrote (Swagger UI, reveal.js's demo deck),
+ * The snapshot on pages nobody here wrote (Swagger UI, reveal.js's demo deck,
+ * Select2, Quill and TinyMCE on a host page),
  * against Playwright's own AI snapshot (`locator('body').ariaSnapshot({mode:
  * 'ai'})`) of the same page in the same Chromium: tokens (gpt-tokenizer,
  * o200k), refs handed out, and time (median of 7). Run alone with
@@ -13,7 +14,7 @@ import { chromium, type Page } from 'playwright-core';
 import { takeAiSnapshot } from '../relay/src/snapshot/ai-snapshot.js';
 import { registerSnapshotEngine } from '../relay/src/snapshot/snapshot-engine.js';
 import { chromiumPath } from '../tests/harness/chromium.js';
-import { startPackageSite, startSwaggerUi } from '../tests/harness/package-site.js';
+import { hostPage, startPackageSite, startSwaggerUi } from '../tests/harness/package-site.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RUNS = 7;
@@ -51,6 +52,7 @@ async function measurePage(page: Page, name: string): Promise<PageSnapshotFigure
 export async function measureThirdPartySnapshots(): Promise<PageSnapshotFigures[]> {
   const swagger = await startSwaggerUi();
   const reveal = await startPackageSite('reveal.js');
+  const widgets = await startPackageSite({ '/jquery/': 'jquery', '/select2/': 'select2', '/quill/': 'quill', '/tinymce/': 'tinymce' }, { files: { '/widgets.html': hostPage('widgets.html') } });
   await registerSnapshotEngine();
   const browser = await chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox'] });
   try {
@@ -65,11 +67,15 @@ export async function measureThirdPartySnapshots(): Promise<PageSnapshotFigures[
     await page.goto(reveal.url('/demo.html'));
     await page.waitForFunction(() => (window as unknown as { Reveal?: { isReady(): boolean } }).Reveal?.isReady());
     figures.push(await measurePage(page, 'reveal.js demo, first slide'));
+    await page.goto(widgets.url('/widgets.html'));
+    await page.waitForFunction(() => (window as unknown as { mceReady?: boolean }).mceReady === true);
+    figures.push(await measurePage(page, 'Select2, Quill and TinyMCE'));
     return figures;
   } finally {
     await browser.close();
     await swagger.close();
     await reveal.close();
+    await widgets.close();
   }
 }
 
