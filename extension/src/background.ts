@@ -107,10 +107,10 @@ chrome.action.onClicked.addListener((tab) => {
     if (shared.has(tab.id)) return shared.unshare(tab.id, 'the user stopped sharing the tab', { detach: true });
     const pairing = await currentPairing();
     if (!pairing) {
-      await showBadge(tab.id, {
-        kind: 'error',
-        why: 'not paired with the relay: run `clawd-browser install-native-host`, or pair by hand on the options page',
-      });
+      await shared.refuse(
+        tab.id,
+        'not paired with the relay: run `clawd-browser install-native-host`, or pair by hand on the options page',
+      );
       await chrome.runtime.openOptionsPage();
       return;
     }
@@ -118,7 +118,7 @@ chrome.action.onClicked.addListener((tab) => {
     if (link.state !== 'open') await showBadge(tabId, { kind: 'connecting', why: 'starting the clawd-browser relay…' });
     await ensureRelay(pairing);
     link.connectSoon();
-    await shared.share(tabId).catch((error: Error) => showBadge(tabId, { kind: 'error', why: error.message }));
+    await shared.share(tabId).catch((error: Error) => shared.refuse(tabId, error.message));
   })();
 });
 
@@ -168,7 +168,7 @@ chrome.tabs.onUpdated.addListener((tabId, change) => {
   if (problem) return shared.suspend(tabId, problem);
   if ((change.url !== undefined || change.title !== undefined) && shared.get(tabId))
     void shared.updateInfo(tabId, { url: change.url, title: change.title });
-  if (change.url !== undefined || change.status !== undefined) void shared.refreshBadge(tabId);
+  if (change.url !== undefined || change.status !== undefined) void shared.refreshBadge(tabId, change.url);
 });
 
 watchDownloads(shared, (tabId, download) => link.send(encodeExtensionFrame({ type: 'download', tabId, download })));

@@ -28,6 +28,13 @@ export class SharedTabs {
    */
   /** Why each is suspended (the badge's tooltip). */
   private readonly suspended = new Map<number, string>();
+  /**
+   * Tabs whose click was refused, and the page it was refused on. Chrome
+   * clears a tab's badge when a navigation commits, and a click on a tab
+   * still loading lands before its commit: the '!' is put back until the
+   * tab leaves that page.
+   */
+  private readonly refused = new Map<number, { why: string; url: string | undefined }>();
   private linkOpen = false;
 
   constructor(private readonly events: SharingEvents) {}
@@ -79,6 +86,7 @@ export class SharedTabs {
       const opener = openerTabId === undefined ? undefined : this.tabs.get(openerTabId);
       if (opener) tab.openerTargetId = opener.targetId;
       this.tabs.set(tabId, tab);
+      this.refused.delete(tabId);
       await this.persist();
       this.events.shared(tab);
       await this.badgeFor(tabId);
@@ -152,12 +160,24 @@ export class SharedTabs {
 
   forgetClosed(tabId: number): void {
     this.suspended.delete(tabId);
+    this.refused.delete(tabId);
+  }
+
+  /** A click did not share the tab: say why on its badge while it stays on that page. */
+  async refuse(tabId: number, why: string): Promise<void> {
+    const tab = await chrome.tabs.get(tabId).catch(() => undefined);
+    if (!tab) return;
+    this.refused.set(tabId, { why, url: tab.url || tab.pendingUrl });
+    await showBadge(tabId, { kind: 'error', why });
   }
 
   /** Chrome clears a tab's badge when it navigates; put ours back. */
-  async refreshBadge(tabId: number): Promise<void> {
+  async refreshBadge(tabId: number, committedUrl?: string): Promise<void> {
+    const refusal = this.refused.get(tabId);
+    if (refusal && committedUrl !== undefined && committedUrl !== refusal.url) this.refused.delete(tabId);
     if (this.tabs.has(tabId)) await this.badgeFor(tabId);
     else if (this.suspended.has(tabId)) await this.showSuspended(tabId, this.suspended.get(tabId)!);
+    else if (this.refused.has(tabId)) await showBadge(tabId, { kind: 'error', why: this.refused.get(tabId)!.why });
   }
 
   private showSuspended(tabId: number, why: string): Promise<void> {

@@ -96,7 +96,9 @@ describe('1. the extension\'s own pages', () => {
     const optionsTab = await openTab(cdp(), OPTIONS_PAGE);
     await triggerExtensionAction(cdp(), EXTENSION_ID, optionsTab.tabTargetId);
     let badge = { text: '', title: '' };
-    await waitFor(async () => (badge = await badgeOf(cdp(), optionsTab.pageTargetId)).text === '!', { message: 'no error badge on the options page' });
+    await waitFor(async () => (badge = await badgeOf(cdp(), optionsTab.pageTargetId)).text === '!', { message: 'no error badge on the options page' }).catch((error: Error) => {
+      throw new Error(`${error.message}; the badge was ${JSON.stringify(badge)}`);
+    });
     expect(badge.title).toMatch(/does not share chrome-extension: pages/);
     expect(env.server.relay.bridge.sharedTabs().some((tab) => tab.url.startsWith('chrome-extension:'))).toBe(false);
     await cdp().send('Target.closeTarget', { targetId: optionsTab.pageTargetId });

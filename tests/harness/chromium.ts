@@ -259,7 +259,8 @@ export async function openTab(
 }
 
 /**
- * Simulates a click on the extension's toolbar button in the given tab (needs a tab target ID).
+ * Simulates a click on the extension's toolbar button in the given tab (needs a tab target ID),
+ * brought to the front first.
  *
  * Chromium 156 does not validate the extension ID here: an ID that is not
  * loaded crashes the whole browser (the pipe just closes). So check first.
@@ -274,6 +275,9 @@ export async function triggerExtensionAction(
     const loaded = extensions.map((e) => `${e.id} (${e.name})`).join(', ') || 'none';
     throw new Error(`Extension ${extensionId} is not loaded and enabled; loaded unpacked extensions: ${loaded}`);
   }
+  // Chromium acts on the active tab whatever targetId says; a person clicks in the tab in front.
+  const page = await pageOfTab(cdp, tabTargetId);
+  if (page) await cdp.send('Target.activateTarget', { targetId: page });
   await cdp.send('Extensions.triggerAction', { id: extensionId, targetId: tabTargetId });
 }
 
