@@ -58,6 +58,8 @@ class Client {
   }
 }
 
+const protocolErrorsSince = (index: number) => fromRelay.slice(index).filter((m) => m.type === 'protocolError');
+
 /** The fake extension answers every cdp command with {echo: method}. */
 function serveAsExtension(socket: WebSocket): void {
   socket.on('message', (data) => {
@@ -124,7 +126,8 @@ describe('bad input on /extension', () => {
     extension.send(encodeExtensionFrame({ type: 'tabShared', tab: { tabId: 'x' } } as never));
     extension.send(encodeExtensionFrame({ type: 'result', id: 987654 }, '{}')); // answer to nothing: ignored
     extension.send(encodeExtensionFrame({ type: 'event', tabId: 424242, method: 'Page.loadEventFired' }, '{}')); // unknown tab: dropped
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Waited for as they arrive (a fixed pause was too short on a busy machine); a third would fail below.
+    await waitFor(() => protocolErrorsSince(seen).length >= 2, { message: 'the relay did not answer the bad frames' });
     const errors = fromRelay.slice(seen).filter((m) => m.type === 'protocolError').map((m) => m.message);
     expect(errors).toEqual([expect.stringMatching(/not JSON/), expect.stringMatching(/bad extension frame \(type "tabShared"\): tab.tabId/)]);
     const { client, sessionId } = await attachedClient();
@@ -139,7 +142,7 @@ describe('payloads from the extension that are not JSON (consent boundary #6)', 
     extension.send(encodeExtensionFrame({ type: 'event', tabId: 5, method: 'Runtime.executionContextCreated' }, '{"context": '));
     extension.send(encodeExtensionFrame({ type: 'event', tabId: 5, method: 'Target.attachedToTarget' }, 'not json'));
     extension.send(encodeExtensionFrame({ type: 'event', tabId: 5, method: 'Target.detachedFromTarget' }, 'null'));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await waitFor(() => protocolErrorsSince(seen).length >= 3, { message: 'the relay did not answer the bad frames' });
     const errors = fromRelay.slice(seen).filter((m) => m.type === 'protocolError').map((m) => m.message);
     expect(errors).toEqual([
       expect.stringMatching(/^event frame dropped: payload is not (a )?JSON/),

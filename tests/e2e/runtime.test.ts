@@ -140,10 +140,19 @@ for (const profile of ['clawd', 'extension'] as const) {
         expect(error.message).toMatch(/urlPolicy deny: localhost matches "localhost"/);
         // The page sends itself there: refused too (the page stays), and said with the next action.
         await client.navigate(`${siteUrl}/jump?to=${encodeURIComponent(target)}`, targetId);
-        await new Promise((resolve) => setTimeout(resolve, 600));
-        const next = await client.evaluate('() => location.pathname', { targetId });
-        expect(next.result).toBe('/jump');
-        expect(next.events?.at(-1)).toMatch(/navigation to http:\/\/localhost:\d+\/secret-target refused: urlPolicy deny/);
+        // Looked at until the refusal is reported (each action takes the events so far: the redirect's
+        // refusal first, then the page's own), the page staying put each time.
+        const events: string[] = [];
+        await waitFor(async () => {
+          const next = await client.evaluate('() => location.pathname', { targetId });
+          expect(next.result).toBe('/jump');
+          events.push(...(next.events ?? []));
+          return events.length >= 2;
+        }, { message: 'the refused navigation was never reported' });
+        expect(events).toEqual([
+          expect.stringMatching(/navigation to http:\/\/localhost:\d+\/secret-target refused: urlPolicy deny/),
+          expect.stringMatching(/navigation to http:\/\/localhost:\d+\/secret-target refused: urlPolicy deny/),
+        ]);
         expect(requests.filter((path) => path.startsWith('/secret-target'))).toEqual([]);
       } finally {
         setConfig({ urlPolicy: undefined });

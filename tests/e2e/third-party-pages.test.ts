@@ -58,7 +58,8 @@ for (const profile of ['clawd', 'extension'] as const) {
 
       let { text } = await client.snapshot({ targetId, interactive: true });
       await client.click(refOf(text, 'button "GET /pets/{petId} Find a pet by id"'), { targetId });
-      await page.waitForSelector('#operations-pets-showPetById.is-open');
+      // The operation opens (is-open) a moment before its body renders: wait for what the next step uses.
+      await client.wait({ selector: '#operations-pets-showPetById .try-out__btn', targetId });
 
       ({ text } = await client.snapshot({ targetId, diff: true }));
       // The diff shows the operation opening, not the rest of the page again.
