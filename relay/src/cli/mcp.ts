@@ -3,7 +3,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { BrowserClient } from '../client/browser-client.js';
 import { CLI_PATH, PACKAGE_VERSION } from '../config/package-root.js';
 import { createMcpServer } from '../mcp/mcp-server.js';
-import { ensureRelay } from '../native-host/operations.js';
+import { ensureRelay, type HostContext } from '../native-host/operations.js';
 
 /**
  * `clawd-browser mcp`: the MCP tools over stdio, for an agent that launches
@@ -11,10 +11,34 @@ import { ensureRelay } from '../native-host/operations.js';
  * server and, when nothing answers, starts `serve` detached first (as the
  * native host does), so the server outlives the agent's session. stdout
  * carries MCP messages only.
+ *
+ * A server that cannot start does not end this process: the client would
+ * only see "connection closed". MCP is served all the same, every tool call
+ * answers why the server could not start, and tries again (the user may
+ * have fixed the cause meanwhile).
  */
-export async function runMcpStdio(options: { home: string; profile?: string }): Promise<void> {
-  await ensureRelay({ home: options.home, version: PACKAGE_VERSION, cliPath: CLI_PATH, startTimeoutMs: 20_000 });
-  const client = BrowserClient.local({ home: options.home, profile: options.profile });
-  const server = createMcpServer(client, { exportDir: join(options.home, 'exports') });
+export async function runMcpStdio(options: { home: string; profile?: string; url?: string }): Promise<void> {
+  const context: HostContext = { home: options.home, version: PACKAGE_VERSION, cliPath: CLI_PATH, startTimeoutMs: 20_000 };
+  let client: BrowserClient | undefined;
+  let starting: Promise<void> | undefined;
+  // One start at a time: calls that come while it runs wait for it.
+  const start = () =>
+    (starting ??= (async () => {
+      try {
+        // A server named by --url or CLAWD_URL is the user's to run: nothing is started for it.
+        if (!options.url) await ensureRelay(context);
+        // Made once the server answers: the client reads the token it wrote.
+        client = BrowserClient.local({ home: options.home, profile: options.profile, url: options.url });
+      } catch (error) {
+        throw new Error(`The clawd-browser server could not start: ${(error as Error)?.message ?? String(error)}. Fix that, and the next tool call tries again.`);
+      }
+    })().finally(() => (starting = undefined)));
+  start().catch((error: Error) => process.stderr.write(`clawd-browser: ${error.message}\n`));
+  const server = createMcpServer(() => client!, {
+    exportDir: join(options.home, 'exports'),
+    beforeCall: async () => {
+      if (!client) await start();
+    },
+  });
   await server.connect(new StdioServerTransport());
 }

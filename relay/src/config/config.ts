@@ -1,9 +1,10 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ACCENT_COLOR, DEFAULT_CONTROL_PORT, DEFAULT_HOST, relayPortFor } from '../../../protocol/constants.js';
 import { describeIssues } from '../validation.js';
 import { UrlPolicySchema } from '../runtime/url-policy.js';
+import { ensureHome } from './state-dir.js';
 
 /**
  * `$CLAWD_HOME/config.json` (spec §4). Reading never writes: a missing file
@@ -101,7 +102,7 @@ export function ensureConfig(home: string): Config {
 
 /** Writes the config back (profiles created, ports allocated), keeping the file readable. */
 export function saveConfig(home: string, config: Config): void {
-  mkdirSync(home, { recursive: true, mode: 0o700 });
+  ensureHome(home);
   writeFileSync(configPath(home), `${JSON.stringify(config, null, 2)}\n`);
 }
 

@@ -8,6 +8,18 @@ export function clawdHome(env: NodeJS.ProcessEnv = process.env): string {
   return env.CLAWD_HOME || join(homedir(), '.clawd');
 }
 
+/**
+ * Makes `$CLAWD_HOME` (and any missing parent) on first run, mode 0700: only
+ * the user reads what is kept there. An existing folder is left as it is
+ * (CLAWD_HOME may name one the user made). Every first-run path goes
+ * through here before writing into the home: secrets, `serve` started in
+ * the background (its relay.log), `mcp`, the native host.
+ */
+export function ensureHome(home: string): string {
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+  return home;
+}
+
 export function tokenPath(home: string): string {
   return join(home, 'token');
 }
@@ -64,7 +76,7 @@ export function loadOrCreateGrantKey(home: string): Buffer {
 }
 
 function loadOrCreateSecret(path: string): string {
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  ensureHome(dirname(path));
   try {
     const secret = readFileSync(path, 'utf8').trim();
     if (secret.length >= 32 && !/\s/.test(secret)) {

@@ -3,7 +3,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 import { z } from 'zod';
 import type { BrowserClient } from '../client/browser-client.js';
 import { PACKAGE_VERSION } from '../config/package-root.js';
-import { ClawdError } from '../errors.js';
+import { ClawdError, nextStepIn } from '../errors.js';
 import { describeIssues } from '../validation.js';
 import { type McpSessionState, type Tool, TOOLS } from './tools.js';
 
@@ -14,7 +14,18 @@ import { type McpSessionState, type Tool, TOOLS } from './tools.js';
  * and the like, which the server still checks), validated on the way in, and
  * their failures turned into tool errors that say what to do next.
  */
-export function createMcpServer(client: BrowserClient, options: { exportDir: string }): Server {
+export interface McpServerOptions {
+  exportDir: string;
+  /**
+   * Awaited before each tool call that passed validation; its rejection is the
+   * call's answer, as a tool error with its message (`clawd-browser mcp`
+   * starts the server here when it could not at first).
+   */
+  beforeCall?: () => Promise<void>;
+}
+
+/** `client` may be a getter: called for each tool call, after `beforeCall`. */
+export function createMcpServer(client: BrowserClient | (() => BrowserClient), options: McpServerOptions): Server {
   const server = new Server({ name: 'clawd-browser', version: PACKAGE_VERSION }, { capabilities: { tools: {} } });
   const session: McpSessionState = { lastUrl: new Map(), exportDir: options.exportDir };
   const byName = new Map(TOOLS.map((tool) => [tool.name, tool]));
@@ -28,8 +39,13 @@ export function createMcpServer(client: BrowserClient, options: { exportDir: str
     const checked = tool.input.safeParse(args);
     if (!checked.success) return failure(`Invalid arguments for ${tool.name}: ${describeIssues(checked.error, 'arguments')}`);
     try {
+      await options.beforeCall?.();
+    } catch (error) {
+      return failure((error as Error)?.message ?? String(error));
+    }
+    try {
       // The arguments as given: defaults are the control API's to apply, once.
-      return { ...(await tool.run(client, args, session)) };
+      return { ...(await tool.run(typeof client === 'function' ? client() : client, args, session)) };
     } catch (error) {
       return failure(remedy(error));
     }
@@ -57,7 +73,10 @@ function trim(schema: JsonSchema): JsonSchema {
   const out: JsonSchema = {};
   for (const [key, value] of Object.entries(schema)) {
     if (DROPPED.has(key)) continue;
-    if (key === 'properties') out[key] = Object.fromEntries(Object.entries(value as Record<string, JsonSchema>).map(([name, field]) => [name, trim(field)]));
+    // `type: [a, b]` (zod's union of primitives) is refused by clients that map
+    // schemas onto one-type dialects (Gemini's OpenAPI subset): one branch per type.
+    if (key === 'type' && Array.isArray(value)) out.anyOf = value.map((type) => ({ type }));
+    else if (key === 'properties') out[key] = Object.fromEntries(Object.entries(value as Record<string, JsonSchema>).map(([name, field]) => [name, trim(field)]));
     else if (key === 'items' && typeof value === 'object') out[key] = trim(value as JsonSchema);
     else if (key === 'anyOf') out[key] = (value as JsonSchema[]).map(trim);
     else out[key] = value;
@@ -65,18 +84,21 @@ function trim(schema: JsonSchema): JsonSchema {
   return out;
 }
 
-/** The error's message, with the next step when the message does not already give one. */
+/**
+ * The error's message with its next step named as a tool: the step the error
+ * carries (errors.ts NEXT_STEPS), else one that fits its kind.
+ */
 export function remedy(error: unknown): string {
   if (!(error instanceof ClawdError)) return (error as Error)?.message ?? String(error);
   const message = error.message;
+  const sentence = message.replace(/[.\s]+$/, '');
+  const next = nextStepIn(error, 'mcp');
+  if (next) return `${sentence} (${next}).`;
   switch (error.code) {
-    case 'not_found':
-      if (/tab|targetId/i.test(message) && !/browser_tabs/.test(message)) return `${message}. List tabs with browser_tabs.`;
-      return message;
     case 'unavailable':
-      return /clawd-browser (toolbar )?button|serve/.test(message) ? message : `${message}. Check browser_status.`;
+      return /clawd-browser (toolbar )?button|serve/.test(message) ? message : `${sentence}. Check browser_status.`;
     case 'timeout':
-      return `${message}. The page may still be busy: take a snapshot to see where it is.`;
+      return `${sentence}. The page may still be busy: take a snapshot to see where it is.`;
     default:
       return message;
   }

@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { chmodSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BootstrapReply, EnsureRelayReply, StatusReply } from '../../../protocol/native-host.js';
-import { loadConfig, relayAddress, urlHost } from '../config/config.js';
-import { loadOrCreateExtensionKey, readToken } from '../config/state-dir.js';
+import { relayAddressFor } from '../config/server-record.js';
+import { ensureHome, loadOrCreateExtensionKey, readToken } from '../config/state-dir.js';
 
 /**
  * What the native host can do for the extension (spec §8): hand it the relay
@@ -22,9 +22,9 @@ export interface HostContext {
   startTimeoutMs?: number;
 }
 
+/** The relay of this home's server: where it listens now (server.json), else where `serve` will (config.json). */
 function relayOf(context: HostContext) {
-  const { host, port } = relayAddress(loadConfig(context.home));
-  return { httpUrl: `http://${urlHost(host)}:${port}`, relayUrl: `ws://${urlHost(host)}:${port}` };
+  return relayAddressFor(context.home);
 }
 
 /** True when a relay with our token answers on the configured port. */
@@ -60,11 +60,13 @@ export class RelayStartError extends Error {}
 /**
  * Starts `clawd-browser serve` detached (its own session, stdio to
  * $CLAWD_HOME/relay.log) so that it outlives this host and the browser.
+ * The home (0700) and the log (0600) are made here when this is the first run.
  */
 export async function ensureRelay(context: HostContext): Promise<EnsureRelayReply> {
   const { relayUrl } = relayOf(context);
   if (await relayAnswers(context)) return { state: 'running' as const, relayUrl };
-  const logPath = join(context.home, 'relay.log');
+  // On first run (an MCP client or the extension before any `serve`) there is no home yet.
+  const logPath = join(ensureHome(context.home), 'relay.log');
   // Only the user reads what the relay logs (an older file may have been made 0644).
   const log = openSync(logPath, 'a', 0o600);
   chmodSync(logPath, 0o600);
@@ -85,7 +87,7 @@ export async function ensureRelay(context: HostContext): Promise<EnsureRelayRepl
   const tail = readFileSync(logPath, 'utf8').trim().split('\n').slice(-3).join(' | ');
   throw new RelayStartError(
     exited !== null
-      ? `clawd-browser serve exited with code ${exited}: ${tail}`
+      ? `clawd-browser serve exited with code ${exited}: ${tail} (log: ${logPath})`
       : `clawd-browser serve did not answer within ${context.startTimeoutMs ?? 10_000} ms (log: ${logPath})`,
   );
 }
