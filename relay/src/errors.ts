@@ -25,6 +25,28 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 
 export type ErrorDetails = Record<string, string | number | boolean>;
 
+/**
+ * What a caller can do next, carried as `details.next`. The message says it
+ * in plain words; each surface names its own way to do it (`nextStepIn`), so
+ * an MCP agent hears a tool and a shell user a command, never another
+ * surface's route.
+ */
+export const NEXT_STEPS = {
+  'open-tab': { http: 'POST /tabs/open {url}', cli: 'clawd-browser open URL', mcp: 'browser_tabs with action "open"' },
+  'list-tabs': { http: 'GET /tabs', cli: 'clawd-browser tabs', mcp: 'browser_tabs' },
+  snapshot: { http: 'GET /snapshot', cli: 'clawd-browser snapshot', mcp: 'browser_snapshot' },
+  'open-session': { http: 'POST /sessions', cli: 'clawd-browser session-open', mcp: 'a new task session (POST /sessions on the control API)' },
+  'list-sessions': { http: 'GET /sessions', cli: 'clawd-browser sessions', mcp: 'the task sessions (GET /sessions on the control API)' },
+} as const;
+export type NextStep = keyof typeof NEXT_STEPS;
+export type Surface = 'http' | 'cli' | 'mcp';
+
+/** The error's next step in one surface's words ("browser_tabs with action "open""), if it has one. */
+export function nextStepIn(error: ClawdError, surface: Surface): string | undefined {
+  const next = error.details?.next;
+  return typeof next === 'string' && next in NEXT_STEPS ? NEXT_STEPS[next as NextStep][surface] : undefined;
+}
+
 export interface ErrorBody {
   error: { code: ErrorCode; message: string; details?: ErrorDetails };
 }

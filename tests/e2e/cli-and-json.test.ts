@@ -125,7 +125,7 @@ describe('browser commands against the running server', () => {
     const [targetId] = opened.split(/\s+/);
     expect(targetId).toMatch(/^[0-9A-F]{32}$/);
     expect(opened).toContain('Console Fixture');
-    const listed = JSON.parse(await cli('--json', 'tabs')) as Array<{ targetId: string; url: string }>;
+    const listed = (JSON.parse(await cli('--json', 'tabs')) as { tabs: Array<{ targetId: string; url: string }> }).tabs;
     expect(listed).toContainEqual(expect.objectContaining({ targetId, url: fixtures.url('console.html') }));
     // (The fixture server has no favicon: Chrome logs that 404 as an error too.)
     expect(await cli('console', '--level', 'error', '--target', targetId.slice(0, 6))).toMatch(/^error: something broke$/m);

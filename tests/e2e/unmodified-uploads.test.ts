@@ -63,7 +63,7 @@ describe('uploads by unmodified clients, through the relay', () => {
       await page.waitForFunction(() => document.getElementById('result')!.textContent !== 'none');
       expect(await page.$eval('#result', (element) => element.textContent)).toBe('a.txt:hello from a');
       // The relay reads the files, so its rule holds: $CLAWD_HOME's secrets never leave, even from inside an upload folder.
-      await expect(input.uploadFile(join(home, 'token'))).rejects.toThrow(/Upload refused: Upload path .* is not inside an upload folder/);
+      await expect(input.uploadFile(join(home, 'token'))).rejects.toThrow(/Upload refused: Upload path .* is in clawd-browser's own folder .*, which is never an upload source/);
       await expect(input.uploadFile('/etc/passwd')).rejects.toThrow(/Upload refused/);
       expect(await page.$eval('#result', (element) => element.textContent)).toBe('a.txt:hello from a');
     } finally {

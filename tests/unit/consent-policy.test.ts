@@ -155,8 +155,10 @@ describe('upload folders', () => {
   });
 
   it("never reads $CLAWD_HOME's secrets, even inside an allowed folder", async () => {
-    await expect(readUploads([join(home, 'token')], policy)).rejects.toThrow(/not inside an upload folder/);
-    await expect(readUploads([join(allowed, 'token-link')], policy)).rejects.toThrow(/not inside an upload folder/);
+    // Said as it is: clawd-browser's own folder is never an upload source (not "outside the folders", which it is not).
+    await expect(readUploads([join(home, 'token')], policy)).rejects.toThrow(/is in clawd-browser's own folder .* never an upload source/);
+    await expect(readUploads([join(allowed, 'token-link')], policy)).rejects.toThrow(/is in clawd-browser's own folder .* never an upload source/);
+    await expect(readUploads([join(home, 'token')], policy)).rejects.not.toThrow(/not inside an upload folder/);
   });
 
   it('refuses paths outside, and symlinks out, with one answer whether or not the file exists', async () => {

@@ -1,11 +1,17 @@
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import { BrowserClient } from '../client/browser-client.js';
 import { withProgress } from './progress.js';
 
 /** The commands that talk to a running server through the typed client (spec §10). */
+
+/** A count, a size or milliseconds, said as such when it is not one ("resize abc 600"). */
+function wholeNumber(value: string): number {
+  if (!/^\d+$/.test(value.trim())) throw new InvalidArgumentError('must be a whole number');
+  return Number(value);
+}
 
 type Print = (value: unknown, human: () => string) => void;
 
@@ -81,7 +87,8 @@ export function addBrowserCommands(program: Command, client: () => BrowserClient
     .description('list tabs')
     .action(async () => {
       const tabs = await client().tabs();
-      print(tabs, () => tabs.map(tabLine).join('\n') || '(no tabs)');
+      // Wrapped as the API and `--json sessions` answer, so a field can be added later.
+      print({ tabs }, () => tabs.map(tabLine).join('\n') || '(no tabs)');
     });
   program
     .command('open')
@@ -162,12 +169,12 @@ function addActionCommands(program: Command, client: () => BrowserClient, print:
 
   withTarget(program.command('snapshot').description('the page as text, with [ref=…] on what can be acted on'))
     .option('--format <format>', 'ai (default) or aria (the raw accessibility tree)', 'ai')
-    .option('--limit <n>', 'at most this many lines (ai) or nodes (aria)', (v) => Number(v))
+    .option('--limit <n>', 'at most this many lines (ai) or nodes (aria)', wholeNumber)
     .option('--interactive', 'only what can be acted on, with its landmarks and nearest heading')
     .option('--ref <ref>', 'only the lines of this element (a ref from the previous snapshot)')
     .option('--selector <css>', 'only the lines of the element this CSS selector matches')
-    .option('--depth <n>', 'only this many levels of the outline', (v) => Number(v))
-    .option('--max-chars <n>', 'at most this many characters; a note says what was cut', (v) => Number(v))
+    .option('--depth <n>', 'only this many levels of the outline', wholeNumber)
+    .option('--max-chars <n>', 'at most this many characters; a note says what was cut', wholeNumber)
     .option('--diff', "only what changed since the tab's previous snapshot")
     .action(async (options: { format: 'ai' | 'aria'; limit?: number; target?: string; interactive?: boolean; ref?: string; selector?: string; depth?: number; maxChars?: number; diff?: boolean }) => {
       const { target, ...rest } = options;
@@ -222,9 +229,9 @@ function addActionCommands(program: Command, client: () => BrowserClient, print:
       const result = await client().fill(fields, { targetId: options.target });
       print(result, () => `filled ${result.filled} field(s)`);
     });
-  withTarget(program.command('resize').description('set the viewport size').argument('<width>').argument('<height>')).action(
-    async (width: string, height: string, options: { target?: string }) => {
-      const result = await client().resize(Number(width), Number(height), { targetId: options.target });
+  withTarget(program.command('resize').description('set the viewport size').argument('<width>', 'CSS pixels', wholeNumber).argument('<height>', 'CSS pixels', wholeNumber)).action(
+    async (width: number, height: number, options: { target?: string }) => {
+      const result = await client().resize(width, height, { targetId: options.target });
       print(result, () => `viewport ${width}x${height}`);
     },
   );
@@ -232,9 +239,11 @@ function addActionCommands(program: Command, client: () => BrowserClient, print:
     .option('--text <text>', 'text to appear')
     .option('--text-gone <text>', 'text to disappear')
     .option('--selector <css>', 'an element to appear')
-    .option('--time <ms>', 'just wait', (v) => Number(v))
-    .option('--timeout <ms>', 'give up after (default and most: 120000)', (v) => Number(v))
+    .option('--time <ms>', 'just wait', wholeNumber)
+    .option('--timeout <ms>', 'give up after (default 30000, at most 120000)', wholeNumber)
     .action(async (options: { text?: string; textGone?: string; selector?: string; time?: number; timeout?: number; target?: string }) => {
+      if ([options.text, options.textGone, options.selector, options.time].every((value) => value === undefined))
+        throw new Error('wait needs --text, --text-gone, --selector or --time');
       const what = options.text ?? options.textGone ?? options.selector ?? `${options.time} ms`;
       const result = await waiting(`waiting for ${what}`, client().wait({ text: options.text, textGone: options.textGone, selector: options.selector, timeMs: options.time, timeoutMs: options.timeout, targetId: options.target }));
       print(result, () => 'done');
@@ -249,7 +258,7 @@ function addActionCommands(program: Command, client: () => BrowserClient, print:
   withTarget(program.command('upload').description('upload files: into an input (--input), through the chooser --ref opens, or the next chooser').argument('<paths...>'))
     .option('--ref <ref>', 'click this, then put the files in the chooser it opens')
     .option('--input <ref>', 'set the files on this file input directly')
-    .option('--timeout <ms>', 'how long the chooser may take (default and max 120000)', (v) => Number(v))
+    .option('--timeout <ms>', 'how long the chooser may take (default and max 120000)', wholeNumber)
     .action(async (paths: string[], options: { ref?: string; input?: string; timeout?: number; target?: string }) => {
       const result = await client().fileChooser({ paths: paths.map((p) => resolve(p)), ref: options.ref, inputRef: options.input, timeoutMs: options.timeout, targetId: options.target });
       print(result, () => (result.armed ? `armed for the next file chooser: ${paths.join(', ')}` : `uploaded ${(result.uploaded as string[]).join(', ')}`));
@@ -265,7 +274,7 @@ function addActionCommands(program: Command, client: () => BrowserClient, print:
     .option('--accept', 'accept it')
     .option('--dismiss', 'dismiss it')
     .option('--prompt <text>', 'text for a prompt')
-    .option('--timeout <ms>', 'disarm after (default and max 120000)', (v) => Number(v))
+    .option('--timeout <ms>', 'disarm after (default and max 120000)', wholeNumber)
     .action(async (options: { accept?: boolean; dismiss?: boolean; prompt?: string; timeout?: number; target?: string }) => {
       if (options.accept === options.dismiss) throw new Error('say --accept or --dismiss');
       const result = await client().dialog({ accept: Boolean(options.accept), promptText: options.prompt, timeoutMs: options.timeout, targetId: options.target });

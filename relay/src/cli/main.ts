@@ -1,9 +1,11 @@
 import { homedir } from 'node:os';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { BrowserClient } from '../client/browser-client.js';
+import { ClawdError, nextStepIn } from '../errors.js';
 import { controlAddress, ensureConfig, loadConfig, urlHost } from '../config/config.js';
 import { DEFAULT_CONTROL_PORT, EXTENSION_ID, relayPortFor } from '../../../protocol/constants.js';
 import { CLI_PATH, PACKAGE_VERSION } from '../config/package-root.js';
+import { relayAddressFor } from '../config/server-record.js';
 import { currentPlatform } from '../config/platform.js';
 import { clawdHome, loadOrCreateExtensionKey, loadOrCreateToken } from '../config/state-dir.js';
 import { createLogger, type LogLevel } from '../log.js';
@@ -30,14 +32,16 @@ const program = new Command()
   .version(VERSION)
   .option('--profile <name>', 'the profile to act on (default: config.json defaultProfile)')
   .option('--json', 'machine-readable output')
-  .showHelpAfterError();
+  .option('--url <url>', "the control API to talk to (default: CLAWD_URL, else the address this home's server wrote to server.json, else config.json controlUrl)")
+  // A usage error is one line and a pointer to the help, not the whole help.
+  .showHelpAfterError('(run with --help for usage)');
 
 const print = (value: unknown, human: () => string) => console.log(program.opts().json ? JSON.stringify(value) : human());
 // Ctrl-C cancels the request in flight: the server stops the work (a wait, a navigation) for us.
 const interrupt = new AbortController();
 const client = () => {
   if (!process.listenerCount('SIGINT')) process.once('SIGINT', () => interrupt.abort(new Error('cancelled (Ctrl-C)')));
-  return BrowserClient.local({ profile: program.opts().profile }).withSignal(interrupt.signal);
+  return BrowserClient.local({ profile: program.opts().profile, url: program.opts().url }).withSignal(interrupt.signal);
 };
 
 program
@@ -70,15 +74,15 @@ program
   .option('--port <port>', 'control API port (the relay is one above)', port)
   .action((options: { port?: number }) => {
     const home = clawdHome();
-    const { host, port: controlPort } = controlAddress(loadConfig(home));
-    const url = `ws://${urlHost(host)}:${relayPortFor(options.port ?? controlPort)}/cdp?token=${loadOrCreateToken(home)}`;
+    const relay = options.port === undefined ? relayAddressFor(home).relayUrl : `ws://${urlHost(controlAddress(loadConfig(home)).host)}:${relayPortFor(options.port)}`;
+    const url = `${relay}/cdp?token=${loadOrCreateToken(home)}`;
     print({ cdpUrl: url }, () => url);
   });
 
 program
   .command('mcp')
   .description('serve the browser tools over MCP on stdio (starts `serve` in the background when it is not running)')
-  .action(() => runMcpStdio({ home: clawdHome(), profile: program.opts().profile }));
+  .action(() => runMcpStdio({ home: clawdHome(), profile: program.opts().profile, url: program.opts().url ?? process.env.CLAWD_URL }));
 
 addBrowserCommands(program, client, print);
 addSessionCommands(program, client, print);
@@ -148,7 +152,8 @@ program
   });
 
 program.parseAsync(process.argv).catch((error: unknown) => {
-  const message = error instanceof Error ? error.message : String(error);
-  console.error(`clawd-browser: ${message.split('\n')[0]}`);
+  const message = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+  const next = error instanceof ClawdError ? nextStepIn(error, 'cli') : undefined;
+  console.error(`clawd-browser: ${next ? `${message.replace(/[.\s]+$/, '')} (${next})` : message}`);
   process.exit(interrupt.signal.aborted ? 130 : 1);
 });

@@ -1,6 +1,8 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { controlAddress, ensureConfig, loadConfig } from '../config/config.js';
+import { controlAddress, ensureConfig, loadConfig, urlHost } from '../config/config.js';
+import { PACKAGE_VERSION } from '../config/package-root.js';
+import { liveServerRecord, removeServerRecord, writeServerRecord } from '../config/server-record.js';
 import { relayPortFor } from '../../../protocol/constants.js';
 import { isLoopbackHost } from '../server/request-guard.js';
 import { ActionLog } from '../runtime/action-log.js';
@@ -119,25 +121,54 @@ function credentialsFor(home: string, manager: ProfileManager, logger: Logger) {
 
 export async function serve(options: { port?: number; host?: string; logLevel: LogLevel; json?: boolean }): Promise<void> {
   const home = clawdHome();
+  const logger = createLogger(options.logLevel, 'clawd-browser');
+  // A promise nobody awaited failing is a bug to report, not a reason to drop every
+  // client and orphan the browsers: it is logged, and the server goes on.
+  process.on('unhandledRejection', (reason) => {
+    logger.error(`internal error (a bug; please report it): ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`);
+  });
+  await refuseSecondServer(home);
   const server = await startServer({
     home,
     port: options.port,
     host: options.host,
-    logger: createLogger(options.logLevel, 'clawd-browser'),
+    logger,
     relayLogger: createLogger(options.logLevel, 'relay'),
   });
-  // Lets people (and the native host's callers) find the server a host started.
+  // Lets people (and the native host's callers) find the server a host started,
+  // and every command find where it listens (config/server-record.ts).
   const pidFile = join(home, 'relay.pid');
   writeFileSync(pidFile, `${process.pid}\n`);
+  const bound = options.host ?? controlAddress(loadConfig(home)).host;
+  // A server bound to every interface is reached here through loopback.
+  const reachAt = bound === '0.0.0.0' || bound === '::' ? '127.0.0.1' : bound;
+  const controlUrl = `http://${urlHost(reachAt)}:${server.control.port}`;
+  writeServerRecord(home, { pid: process.pid, controlUrl, relayPort: server.relay.port, version: PACKAGE_VERSION, startedAt: new Date().toISOString() });
   if (options.json) console.log(JSON.stringify({ controlPort: server.control.port, relayPort: server.relay.port, cdpUrl: server.relay.cdpUrl }));
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
     stopping = true;
     rmSync(pidFile, { force: true });
+    removeServerRecord(home, process.pid);
     await server.close();
     process.exit(0);
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+}
+
+/**
+ * One server per home: a second would share the profiles' user-data dirs, the
+ * sessions and the vault with the first. A record whose process is gone, or
+ * whose address no longer answers, is a server that was killed: not in the way.
+ */
+async function refuseSecondServer(home: string): Promise<void> {
+  const running = liveServerRecord(home);
+  if (!running) return;
+  const answers = await fetch(`${running.controlUrl}/`, { signal: AbortSignal.timeout(1_000) }).then(() => true, () => false);
+  if (answers)
+    throw new Error(
+      `A clawd-browser server already runs for ${home} (pid ${running.pid}, ${running.controlUrl}). Use it (every command and \`mcp\` find it), stop it first, or set CLAWD_HOME to another folder for a second one.`,
+    );
 }

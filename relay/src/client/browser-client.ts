@@ -1,5 +1,5 @@
 import { request as httpRequest } from 'node:http';
-import { controlAddress, loadConfig, urlHost } from '../config/config.js';
+import { controlUrlFor } from '../config/server-record.js';
 import { clawdHome, readToken } from '../config/state-dir.js';
 import { type ClawdError, errorFromBody, TimeoutError, UnavailableError } from '../errors.js';
 import { MAX_WAIT_MS } from '../api/schemas.js';
@@ -62,11 +62,12 @@ export class BrowserClient {
   constructor(private readonly options: BrowserClientOptions) {}
 
   /** The local server, as `clawd-browser serve` runs it for $CLAWD_HOME. */
-  static local(options: { profile?: string; home?: string; timeoutMs?: number } = {}): BrowserClient {
+  static local(options: { profile?: string; home?: string; url?: string; timeoutMs?: number } = {}): BrowserClient {
     const home = options.home ?? clawdHome();
-    const { host, port } = controlAddress(loadConfig(home));
+    // `url` (the CLI's --url), else CLAWD_URL, else where this home's server listens (server.json), else config.json.
+    const baseUrl = options.url?.replace(/\/+$/, '') ?? controlUrlFor(home);
     // Constructing a client writes nothing: with no token yet, no server has run, and the first request says so.
-    return new BrowserClient({ baseUrl: `http://${urlHost(host)}:${port}`, token: readToken(home) ?? '', profile: options.profile, timeoutMs: options.timeoutMs });
+    return new BrowserClient({ baseUrl, token: readToken(home) ?? '', profile: options.profile, timeoutMs: options.timeoutMs });
   }
 
   withProfile(profile: string): BrowserClient {

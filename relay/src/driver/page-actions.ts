@@ -1,6 +1,6 @@
 import type { ElementHandle, Page } from 'playwright-core';
 import { BadRequestError, ConflictError, TimeoutError } from '../errors.js';
-import { type Action, MAX_WAIT_MS } from '../api/schemas.js';
+import type { Action } from '../api/schemas.js';
 import { sleep } from '../runtime/operation.js';
 import { probe } from '../snapshot/snapshot-engine.js';
 
@@ -14,6 +14,15 @@ export type RefResolver = (ref: string) => Promise<ElementHandle>;
 
 /** How long one Playwright step of an action (a click, a fill, a screenshot) may take. */
 export const ACTION_TIMEOUT_MS = 30_000;
+/** A wait's default timeout (`timeoutMs` may raise it to MAX_WAIT_MS). */
+export const WAIT_DEFAULT_MS = 30_000;
+/**
+ * How long an element may take to become actionable (visible, enabled,
+ * still, not covered) before the agent is told which of these it is not.
+ * Playwright would wait its whole timeout; an agent is better served by the
+ * reason at once, as a person would see it.
+ */
+const ACTIONABLE_WITHIN_MS = 1_000;
 /** Steps for mouse drags, so pages see intermediate moves (drag-and-drop needs them). */
 const DRAG_STEPS = 8;
 
@@ -27,7 +36,11 @@ export async function performAction(page: Page, action: Action, resolve: RefReso
   switch (action.kind) {
     case 'click': {
       const options = { button: action.button, clickCount: action.double ? 2 : 1, modifiers: action.modifiers };
-      if (action.ref !== undefined) await (await resolve(action.ref)).click({ ...options, timeout });
+      if (action.ref !== undefined) {
+        const element = await resolve(action.ref);
+        await assertActionable(element, action.ref, 'click');
+        await element.click({ ...options, timeout });
+      }
       else await withModifiers(page, action.modifiers, () => page.mouse.click(action.x!, action.y!, options));
       return {};
     }
@@ -47,9 +60,12 @@ export async function performAction(page: Page, action: Action, resolve: RefReso
     case 'press':
       await page.keyboard.press(action.key);
       return {};
-    case 'hover':
-      await (await resolve(action.ref)).hover({ timeout });
+    case 'hover': {
+      const element = await resolve(action.ref);
+      await assertActionable(element, action.ref, 'hover');
+      await element.hover({ timeout });
       return {};
+    }
     case 'move':
       await page.mouse.move(action.x, action.y);
       return {};
@@ -68,8 +84,11 @@ export async function performAction(page: Page, action: Action, resolve: RefReso
       if (action.x !== undefined && action.y !== undefined) await page.mouse.move(action.x, action.y);
       await page.mouse.wheel(action.deltaX, action.deltaY);
       return {};
-    case 'select':
-      return { selected: await (await resolve(action.ref)).selectOption(action.values, { timeout }) };
+    case 'select': {
+      const element = await resolve(action.ref);
+      await assertSelectable(element, action.ref, action.values);
+      return { selected: await element.selectOption(action.values, { timeout }) };
+    }
     case 'fill':
       for (const field of action.fields) await fillField(await resolve(field.ref), field.ref, field.value);
       return { filled: action.fields.length };
@@ -113,8 +132,13 @@ async function evaluateSource(page: Page, source: string, element: ElementHandle
 /** One form field, whatever kind of control it is. */
 async function fillField(element: ElementHandle, ref: string, value: string | boolean): Promise<void> {
   const kind = await element.evaluate((el) => (el instanceof HTMLInputElement ? el.type : (el as Element).tagName.toLowerCase()));
-  if (kind === 'checkbox' || kind === 'radio') await element.setChecked(value === true || value === 'true', { timeout: ACTION_TIMEOUT_MS });
-  else if (kind === 'select') await element.selectOption(String(value), { timeout: ACTION_TIMEOUT_MS });
+  if (kind === 'checkbox' || kind === 'radio') {
+    await assertActionable(element, ref, 'check');
+    await element.setChecked(value === true || value === 'true', { timeout: ACTION_TIMEOUT_MS });
+  } else if (kind === 'select') {
+    await assertSelectable(element, ref, [String(value)]);
+    await element.selectOption(String(value), { timeout: ACTION_TIMEOUT_MS });
+  }
   else {
     await assertTypeable(element, ref);
     await element.fill(String(value), { timeout: ACTION_TIMEOUT_MS });
@@ -136,6 +160,57 @@ async function assertTypeable(element: ElementHandle, ref: string): Promise<void
   if (!editable) throw new ConflictError(`${ref} is read-only or disabled, so it cannot be typed into. Clicking it may open a field that takes text; take a new snapshot after.`);
 }
 
+/**
+ * Playwright's own actionability checks (visible, enabled, stable, receives
+ * the pointer at its centre), tried without acting for a moment. When they
+ * do not pass, the agent hears which one failed, and what covers the
+ * element, instead of a 30 s timeout.
+ */
+async function assertActionable(element: ElementHandle, ref: string, kind: 'click' | 'hover' | 'check'): Promise<void> {
+  try {
+    if (kind === 'hover') await element.hover({ trial: true, timeout: ACTIONABLE_WITHIN_MS });
+    else await element.click({ trial: true, timeout: ACTIONABLE_WITHIN_MS });
+  } catch (error) {
+    if ((error as Error).name !== 'TimeoutError') throw error;
+    throw new ConflictError(`${ref} ${notActionableBecause((error as Error).message)}`);
+  }
+}
+
+/** Why Playwright's call log says an element could not be acted on, in a person's words with what to do. */
+export function notActionableBecause(message: string): string {
+  // The call log comes dimmed with terminal colour codes.
+  const callLog = message.replace(/\u001b\[\d+m/g, '');
+  const covered = [...callLog.matchAll(/^\s*-\s*(.+?) (?:from .+? subtree )?intercepts pointer events$/gm)].pop();
+  if (covered) return `is covered by ${covered[1].slice(0, 200)}, which would get the click. Close or answer what covers it (a dialog, a banner, an overlay), or scroll, then take a new snapshot.`;
+  const lines = callLog.split('\n');
+  const says = (pattern: RegExp) => lines.some((line) => pattern.test(line));
+  if (says(/element is not enabled/)) return 'is disabled, so it cannot be clicked now. The page may enable it once something else is done (a required field, a choice); take a new snapshot to see.';
+  if (says(/element is not visible/)) return 'is not visible (hidden, or of no size), so a person could not click it. Look for the visible control that stands for it (its label, a styled stand-in) in a new snapshot.';
+  if (says(/element is not stable/)) return 'is still moving (an animation), so a click would miss it. Wait a moment and try again.';
+  if (says(/element is outside of the viewport/)) return 'is outside the page, where it cannot be scrolled into view.';
+  return `did not become ready to act on within ${ACTIONABLE_WITHIN_MS} ms. Take a new snapshot to see where the page is.`;
+}
+
+/**
+ * A native <select> has the options asked for, and is enabled: said at once,
+ * with the options there are, where Playwright would wait 30 s for them.
+ * Other elements (a custom combobox) go to Playwright, which says what it can.
+ */
+async function assertSelectable(element: ElementHandle, ref: string, values: string[]): Promise<void> {
+  const state = await element.evaluate((el) =>
+    el instanceof HTMLSelectElement ? { disabled: el.disabled, options: [...el.options].map((option) => ({ value: option.value, label: option.label.trim() })) } : undefined,
+  );
+  if (!state) return;
+  if (state.disabled) throw new ConflictError(`${ref} is disabled, so nothing can be chosen in it now. The page may enable it once something else is done; take a new snapshot to see.`);
+  const missing = values.filter((wanted) => !state.options.some((option) => option.value === wanted || option.label === wanted));
+  if (!missing.length) return;
+  const shown = state.options.slice(0, 30).map((option) => JSON.stringify(option.label || option.value));
+  const more = state.options.length > 30 ? `, and ${state.options.length - 30} more` : '';
+  throw new ConflictError(
+    `${ref} has no option ${missing.map((value) => JSON.stringify(value)).join(' or ')}. Its options (by label; values work too): ${shown.join(', ') || 'none'}${more}.`,
+  );
+}
+
 /** How often a wait looks at the page. */
 const WAIT_POLL_MS = 100;
 
@@ -148,7 +223,7 @@ async function waitFor(page: Page, action: Extract<Action, { kind: 'wait' }>, si
   if (action.timeMs !== undefined) await sleep(action.timeMs, signal);
   const { text, textGone, selector } = action;
   if (text === undefined && textGone === undefined && selector === undefined) return;
-  const timeout = action.timeoutMs ?? MAX_WAIT_MS;
+  const timeout = action.timeoutMs ?? WAIT_DEFAULT_MS;
   const deadline = Date.now() + timeout;
   for (;;) {
     signal?.throwIfAborted();

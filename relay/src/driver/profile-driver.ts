@@ -9,6 +9,7 @@ import type { Profile } from '../profiles/profile-registry.js';
 import type { z } from 'zod';
 import { MAX_WAIT_MS, type Action, schemas, type SnapshotOptions } from '../api/schemas.js';
 import { TabScreencast } from './screencast.js';
+import { withAftermath } from './aftermath.js';
 import { ariaSnapshot, resolveRef, takeAiSnapshot } from '../snapshot/ai-snapshot.js';
 import { prepareBrowser } from '../snapshot/snapshot-engine.js';
 import type { BrowserEndpoint } from './browser-endpoint.js';
@@ -55,7 +56,7 @@ export function resolveTargetId(ids: string[], wanted: string, profileName: stri
   const exact = ids.findIndex((id) => id.toUpperCase() === upper);
   if (exact >= 0) return exact;
   const matching = ids.flatMap((id, index) => (id.toUpperCase().startsWith(upper) ? [index] : []));
-  if (!matching.length) throw new NotFoundError(`No tab with targetId ${JSON.stringify(wanted)} in profile ${profileName}`);
+  if (!matching.length) throw new NotFoundError(`No tab with targetId ${JSON.stringify(wanted)} in profile ${profileName}`, { next: 'list-tabs' });
   if (matching.length > 1)
     throw new AmbiguousError(`targetId prefix ${JSON.stringify(wanted)} matches ${matching.length} tabs: ${matching.map((i) => ids[i]).join(', ')}`);
   return matching[0];
@@ -254,10 +255,15 @@ export class ProfileDriver {
     const page = await this.page(action.targetId);
     await this.enforceUrlPolicy(page);
     const targetId = await this.targetIdOf(page);
-    const result = await performAction(page, action, (ref) => this.resolve(page, ref), signal).catch((error: unknown) => {
+    const { result, events: opened } = await withAftermath(
+      page,
+      () => performAction(page, action, (ref) => this.resolve(page, ref), signal),
+      async (popup) => `${await this.targetIdOf(popup)} ${popup.url()}`,
+      signal,
+    ).catch((error: unknown) => {
       throw withoutSecrets(error, action);
     });
-    const events = this.takeEvents(page);
+    const events = [...this.takeEvents(page), ...opened];
     const happened = events.length ? { events } : {};
     if (page.isClosed()) return { targetId, kind: action.kind, ...result, ...happened };
     const tab = await this.use(page);
@@ -280,18 +286,29 @@ export class ProfileDriver {
       return { targetId, uploaded };
     }
     const timeout = options.timeoutMs ?? MAX_WAIT_MS;
-    // Armed alone, the hook outlives the request; waiting on a click, it goes with its caller.
-    const chooser = nextFileChooser(page, timeout, options.ref ? signal : undefined);
     if (!options.ref) {
-      // Armed: the agent's next click opens the chooser; the files go in then.
-      chooser.then((opened: FileChooser) => opened.setFiles(files)).catch(() => {});
+      // Armed alone, the hook outlives the request: the agent's next click opens the chooser,
+      // and the files go in then (or the hook lapses after `timeout`).
+      nextFileChooser(page, timeout).then((opened) => opened.setFiles(files), () => {}).catch(() => {});
       return { targetId, armed: true, timeoutMs: timeout, files: uploaded };
     }
-    await (await this.resolve(page, options.ref)).click({ timeout: ACTION_TIMEOUT_MS });
+    // Waiting on a click, it goes with the request: a bad ref answers before anything is armed,
+    // and a failed click or a caller gone disarms it.
+    const button = await this.resolve(page, options.ref);
+    const disarm = new AbortController();
+    const chooser = nextFileChooser(page, timeout, signal ? AbortSignal.any([signal, disarm.signal]) : disarm.signal);
+    chooser.catch(() => {});
+    try {
+      await button.click({ timeout: ACTION_TIMEOUT_MS });
+    } catch (error) {
+      disarm.abort(error);
+      throw error;
+    }
     let opened: FileChooser;
     try {
       opened = await chooser;
-    } catch {
+    } catch (error) {
+      if (signal?.aborted) throw error;
       throw new TimeoutError(`No file chooser opened within ${timeout} ms after clicking ${options.ref}`);
     }
     await opened.setFiles(files, { timeout: ACTION_TIMEOUT_MS });
@@ -422,7 +439,7 @@ export class ProfileDriver {
     if (this.lastUsed) {
       for (const page of pages) if ((await this.targetIdOf(page)) === this.lastUsed) return page;
     }
-    if (!pages.length) throw new NotFoundError(`Profile ${this.profile.name} has no open tab: open one with POST /tabs/open`);
+    if (!pages.length) throw new NotFoundError(`Profile ${this.profile.name} has no open tab: open one first`, { next: 'open-tab' });
     return pages[0];
   }
 
@@ -576,12 +593,16 @@ function uniquePath(dir: string, name: string): string {
   return candidate;
 }
 
-/** The tab's next file chooser, or a rejection after `timeoutMs` or on abort (the listener is removed either way). */
+/**
+ * The tab's next file chooser, or a rejection after `timeoutMs`, on abort or
+ * when the tab closes; the listeners and the timer go either way.
+ */
 function nextFileChooser(page: Page, timeoutMs: number, signal?: AbortSignal): Promise<FileChooser> {
   return new Promise<FileChooser>((resolve, reject) => {
     const done = () => {
       clearTimeout(timer);
       page.off('filechooser', onChooser);
+      page.off('close', onClose);
       signal?.removeEventListener('abort', onAbort);
     };
     const onChooser = (chooser: FileChooser) => {
@@ -592,11 +613,17 @@ function nextFileChooser(page: Page, timeoutMs: number, signal?: AbortSignal): P
       done();
       reject(signal!.reason);
     };
+    const onClose = () => {
+      done();
+      reject(new NotFoundError('The tab closed before a file chooser opened'));
+    };
     const timer = setTimeout(() => {
       done();
       reject(new TimeoutError(`No file chooser opened within ${timeoutMs} ms`));
     }, timeoutMs);
+    if (signal?.aborted) return onAbort();
     page.on('filechooser', onChooser);
+    page.once('close', onClose);
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }

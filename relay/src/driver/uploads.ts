@@ -72,37 +72,53 @@ async function bothForms(paths: string[]): Promise<string[]> {
   return [...new Set(forms.flat())];
 }
 
-/** Is a path inside the upload folders, and outside $CLAWD_HOME but for its uploads/? Folders resolved once per request. */
-async function folderRule(policy: UploadPolicy): Promise<(candidate: string) => boolean> {
+/**
+ * Why a path may not be read: outside every upload folder, or inside
+ * $CLAWD_HOME (its secrets) but for its uploads/; undefined when it may.
+ * Folders are resolved once per request.
+ */
+type FolderRule = (candidate: string) => 'outside' | 'clawd-home' | undefined;
+
+async function folderRule(policy: UploadPolicy): Promise<FolderRule> {
   const dirs = await bothForms(policy.dirs);
   const homes = await bothForms([policy.clawdHome]);
   const uploadsInHome = homes.map((home) => join(home, 'uploads'));
-  return (candidate) =>
-    dirs.some((dir) => inside(candidate, dir)) &&
-    (!homes.some((home) => inside(candidate, home)) || uploadsInHome.some((uploads) => inside(candidate, uploads)));
+  return (candidate) => {
+    if (!dirs.some((dir) => inside(candidate, dir))) return 'outside';
+    if (homes.some((home) => inside(candidate, home)) && !uploadsInHome.some((uploads) => inside(candidate, uploads))) return 'clawd-home';
+    return undefined;
+  };
 }
 
-async function checkedPath(path: string, policy: UploadPolicy, permitted: (candidate: string) => boolean): Promise<string> {
-  const refusal = new BadRequestError(
-    `Upload path ${JSON.stringify(path)} is not inside an upload folder (${policy.dirs.join(', ')}; config.json uploadDirs sets them), ` +
-      'or send the file inline as {name, base64}',
-  );
+async function checkedPath(path: string, policy: UploadPolicy, refusedBy: FolderRule): Promise<string> {
+  const refusal = (why: 'outside' | 'clawd-home') =>
+    why === 'clawd-home'
+      ? new BadRequestError(
+          `Upload path ${JSON.stringify(path)} is in clawd-browser's own folder (${policy.clawdHome}), which is never an upload source ` +
+            `(only its uploads/ is); copy the file elsewhere, or send it inline as {name, base64}`,
+        )
+      : new BadRequestError(
+          `Upload path ${JSON.stringify(path)} is not inside an upload folder (${policy.dirs.join(', ')}; config.json uploadDirs sets them), ` +
+            'or send the file inline as {name, base64}',
+        );
   if (!isAbsolute(path)) throw new BadRequestError(`Upload paths must be absolute: ${JSON.stringify(path)}`);
   // Judged as written first, touching nothing: outside, it gets one answer whether it exists or not.
-  if (!permitted(resolve(path))) throw refusal;
+  const asWritten = refusedBy(resolve(path));
+  if (asWritten) throw refusal(asWritten);
   const real = await realpath(path).catch(() => undefined);
   if (real === undefined) throw new BadRequestError(`Upload path does not exist: ${path}`);
   // A symlink inside a folder that points out of it is outside.
-  if (!permitted(real)) throw refusal;
+  const resolved = refusedBy(real);
+  if (resolved) throw refusal(resolved);
   return real;
 }
 
 export async function readUploads(paths: string[], policy: UploadPolicy): Promise<UploadFile[]> {
   const files: UploadFile[] = [];
   let total = 0;
-  const permitted = await folderRule(policy);
+  const refusedBy = await folderRule(policy);
   for (const path of paths) {
-    const real = await checkedPath(path, policy, permitted);
+    const real = await checkedPath(path, policy, refusedBy);
     const info = await stat(real);
     if (!info.isFile()) throw new BadRequestError(`Upload path is not a file: ${path}`);
     total += info.size;

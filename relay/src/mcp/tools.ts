@@ -232,7 +232,10 @@ export const TOOLS: Tool[] = [
     input: z.object({ profile: Profile, ...schemas.fileChooser.shape }),
     run: async (client, args) => {
       const { profile: _profile, ...options } = args;
-      return text(JSON.stringify(await withProfile(client, args).fileChooser(options as never)));
+      const result = (await withProfile(client, args).fileChooser(options as never)) as { uploaded?: string[]; armed?: boolean; files?: string[]; timeoutMs?: number };
+      if (result.armed)
+        return text(`Armed: the next file chooser on this tab gets ${(result.files ?? []).join(', ')} (for ${Math.round((result.timeoutMs ?? 0) / 1000)} s). Click what opens it.`);
+      return text(`Uploaded ${(result.uploaded ?? []).join(', ') || 'no files'}.`);
     },
   },
   {

@@ -28,6 +28,8 @@ export const PROFILE_NAME_RULE =
 const PROFILE_NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
 export const CDP_PORTS = { first: 18800, last: 18899 } as const;
 const BUILT_IN = new Set(['clawd', 'extension']);
+/** A task session answers as the profile `session-<id>` (sessions/task-sessions.ts). */
+export const SESSION_PROFILE_PREFIX = 'session-';
 /** Colours for new profiles, so two browsers on screen are told apart at a glance. */
 const PALETTE = ['#1E88E5', '#43A047', '#8E24AA', '#00897B', '#F4B400', '#6D4C41', '#D81B60', '#546E7A'];
 
@@ -67,6 +69,9 @@ export class ProfileRegistry {
 
   create(request: { name: string; color?: string; cdpUrl?: string }): Profile {
     checkProfileName(request.name);
+    // `session-<id>` is how a task session is addressed on every route: a profile of that name would shadow one.
+    if (request.name.startsWith(SESSION_PROFILE_PREFIX))
+      throw new BadRequestError(`Invalid profile name ${JSON.stringify(request.name)}: names starting "${SESSION_PROFILE_PREFIX}" belong to task sessions; choose another`);
     const config = this.config();
     if (BUILT_IN.has(request.name) || config.profiles[request.name])
       throw new ConflictError(`Profile ${JSON.stringify(request.name)} already exists`);

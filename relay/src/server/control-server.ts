@@ -246,10 +246,13 @@ export async function startControlServer(options: ControlServerOptions): Promise
       write(jpeg, capturedAt);
       repeat = setTimeout(() => write(jpeg, capturedAt), 250);
     });
-    response.once('close', () => {
+    const end = () => {
       clearTimeout(repeat);
-      void stop();
-    });
+      stop().catch(() => {});
+    };
+    // The viewer may have gone while the screencast started: then it stops at once.
+    if (response.destroyed) end();
+    else response.once('close', end);
   });
   /**
    * One JPEG of a tab, for the dashboard's thumbnails: refreshed by reloading,

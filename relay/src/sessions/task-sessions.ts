@@ -10,7 +10,7 @@ import type { Logger } from '../log.js';
 import { type LaunchSettings, ManagedBrowser } from '../profiles/managed-browser.js';
 import { findPortHolder, findProfileProcesses, killProcesses } from '../profiles/orphans.js';
 import { seedProfilePreferences } from '../profiles/preferences.js';
-import type { Profile } from '../profiles/profile-registry.js';
+import { type Profile, SESSION_PROFILE_PREFIX } from '../profiles/profile-registry.js';
 import type { AuditLog } from '../vault/audit-log.js';
 import { type CookieVault, fromBrowserCookie, underSite } from '../vault/cookie-vault.js';
 import type { Grants } from '../vault/grants.js';
@@ -24,10 +24,11 @@ import type { Grants } from '../vault/grants.js';
  * first page. Sessions expire after their ttl; a cap bounds how many run.
  */
 
-export const SESSION_PREFIX = 'session-';
 const SESSION_COLOR = '#5B6B7A';
 const STOP_GRACE_MS = 3_000;
 const SPARE_DELAY_MS = 500;
+/** Ended sessions whose end is still told apart from an unknown id. */
+const ENDED_REMEMBERED = 256;
 
 export type CredentialMode = 'clean' | 'operator';
 export type RecordMode = 'off' | 'transient' | 'audit';
@@ -98,6 +99,8 @@ interface Prepared {
 
 export class TaskSessions {
   private readonly sessions = new Map<string, Session>();
+  /** Sessions that ended, by id: when and why (ttl, closed, …). */
+  private readonly ended = new Map<string, { at: string; reason: string }>();
   private spare: Promise<Prepared> | undefined;
   private closing = false;
 
@@ -125,10 +128,26 @@ export class TaskSessions {
     return [...this.sessions.values()].map((session) => ({ ...session.info }));
   }
 
-  /** The driver of a session profile name, or undefined when the name is not a live session's. */
+  /**
+   * The driver of a session profile name, or undefined when the name is not a
+   * session's; a session that ended is a 404 that says when and why.
+   */
   driver(profileName: string): ProfileDriver | undefined {
-    if (!profileName.startsWith(SESSION_PREFIX)) return undefined;
-    return this.sessions.get(profileName.slice(SESSION_PREFIX.length))?.driver;
+    if (!profileName.startsWith(SESSION_PROFILE_PREFIX)) return undefined;
+    const id = profileName.slice(SESSION_PROFILE_PREFIX.length);
+    const live = this.sessions.get(id)?.driver;
+    if (!live) this.throwIfEnded(id);
+    return live;
+  }
+
+  private throwIfEnded(id: string): void {
+    const ended = this.ended.get(id);
+    if (ended)
+      throw new NotFoundError(`Task session ${id} ${ended.reason === 'ttl' ? 'expired' : 'ended'} at ${ended.at}${ended.reason === 'ttl' ? ' (its ttl ran out)' : ` (${ended.reason})`}`, {
+        next: 'open-session',
+        session: id,
+        endedAt: ended.at,
+      });
   }
 
   async open(request: SessionRequest, options: { refresh?: boolean } = {}): Promise<SessionInfo> {
@@ -201,7 +220,7 @@ export class TaskSessions {
     const port = await freePort();
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     cpSync(this.template(), userDataDir, { recursive: true });
-    const profile: Profile = { name: `${SESSION_PREFIX}${id}`, driver: 'clawd', color: SESSION_COLOR, builtIn: false, cdpPort: port, userDataDir };
+    const profile: Profile = { name: `${SESSION_PROFILE_PREFIX}${id}`, driver: 'clawd', color: SESSION_COLOR, builtIn: false, cdpPort: port, userDataDir };
     const browser = new ManagedBrowser(profile, settings.launch, this.deps.log);
     const driver = new ProfileDriver(profile, new ManagedEndpoint(browser), join(dir, 'downloads'), settings.policy);
     // Written before the launch, so that a server killed mid-launch leaves the reaper what it needs.
@@ -258,8 +277,14 @@ export class TaskSessions {
    */
   async close(id: string, reason = 'closed'): Promise<SessionInfo> {
     const session = this.sessions.get(id);
-    if (!session) throw new NotFoundError(`No task session ${id} (see GET /sessions)`);
+    if (!session) {
+      this.throwIfEnded(id);
+      throw new NotFoundError(`No task session ${id}`, { next: 'list-sessions' });
+    }
     this.sessions.delete(id);
+    this.ended.set(id, { at: new Date().toISOString(), reason });
+    // Remembered so a late caller hears that it ended, not that it never was; the oldest are forgotten.
+    if (this.ended.size > ENDED_REMEMBERED) this.ended.delete(this.ended.keys().next().value!);
     clearTimeout(session.timer);
     await session.driver.stop().catch(() => {});
     const left = findProfileProcesses(join(session.dir, 'user-data'));
@@ -282,8 +307,8 @@ export class TaskSessions {
 
   /** After an action on a recorded session: one screenshot, outside the session dir. */
   async recordAction(profileName: string, kind: string, targetId: string | undefined): Promise<void> {
-    const id = profileName.slice(SESSION_PREFIX.length);
-    const session = profileName.startsWith(SESSION_PREFIX) ? this.sessions.get(id) : undefined;
+    const id = profileName.slice(SESSION_PROFILE_PREFIX.length);
+    const session = profileName.startsWith(SESSION_PROFILE_PREFIX) ? this.sessions.get(id) : undefined;
     if (!session || session.info.record === 'off') return;
     const jpeg = await session.driver.thumbnail(targetId).catch(() => undefined);
     if (!jpeg) return;

@@ -1,7 +1,6 @@
 import type { Frame, Page } from 'playwright-core';
 import { BadRequestError, NotFoundError } from '../errors.js';
-import { RefNotFoundError } from './refs.js';
-import { nextGeneration, recordSnapshot } from './refs.js';
+import { nextGeneration, recordSnapshot, RefNotFoundError, wasIssued } from './refs.js';
 import { diffOutlines, fitBudget, interactiveOnly, limitDepth } from './shaping.js';
 import { childFrame, walkFrame } from './snapshot-engine.js';
 
@@ -48,6 +47,8 @@ const previousOutline = new WeakMap<Page, string[]>();
 
 export async function takeAiSnapshot(page: Page, options: AiSnapshotOptions = {}): Promise<AiSnapshot> {
   const limit = options.limit ?? Number.MAX_SAFE_INTEGER;
+  // Asked before this snapshot hands out refs of its own.
+  const scopeRefIssued = options.scope?.ref === undefined || wasIssued(page, options.scope.ref);
   const generation = nextGeneration();
   const frames = new Map<string, Frame>();
   const highest = new Map<string, number>();
@@ -61,13 +62,10 @@ export async function takeAiSnapshot(page: Page, options: AiSnapshotOptions = {}
 
   // Depth-first in document order, so frame numbers and refs come out the same for an unchanged page.
   const snapshotFrame = async (frame: Frame, prefix: string, depth: number): Promise<void> => {
-    const budget = limit - out.length;
-    if (budget <= 0) {
-      truncated = true;
-      return;
-    }
     const scope = options.scope?.ref || (options.scope?.selector && !prefix) ? options.scope : undefined;
-    const result = await walkFrame(frame, { prefix, firstFrame: nextFrame, limit: budget, generation, scope });
+    // The whole page is walked and given refs whatever `limit` says: a limit (like maxChars) cuts
+    // only what is shown, so a ref past the cut still works.
+    const result = await walkFrame(frame, { prefix, firstFrame: nextFrame, limit: Number.MAX_SAFE_INTEGER, generation, scope });
     if (result.error) {
       if (options.scope?.selector && !prefix) throw new BadRequestError(`Invalid selector ${JSON.stringify(options.scope.selector)}: ${result.error}`);
       throw new Error(`snapshot of frame ${prefix || 'main'} failed: ${result.error}`);
@@ -105,11 +103,6 @@ export async function takeAiSnapshot(page: Page, options: AiSnapshotOptions = {}
 
   await snapshotFrame(page.mainFrame(), '', 0);
 
-  if (out.length > limit) {
-    elementsLeft += out.length - limit;
-    out.length = limit;
-    truncated = true;
-  }
   recordSnapshot(page, generation, frames, highest);
   const hadPrevious = previousOutline.has(page);
   const before = newDocument ? undefined : previousOutline.get(page);
@@ -124,10 +117,15 @@ export async function takeAiSnapshot(page: Page, options: AiSnapshotOptions = {}
       ? [`[since the previous snapshot: +${diff.added} added, ~${diff.changed} changed, -${diff.removed} removed; ${diff.unchanged} unchanged lines not shown]`, ...diff.lines]
       : ['[no change since the previous snapshot]'];
   } else {
-    if (options.scope) lines = scoped(lines, scopeRange, options.scope);
+    if (options.scope) lines = scoped(lines, scopeRange, options.scope, scopeRefIssued);
     if (options.interactive) lines = interactiveOnly(lines);
     if (options.depth !== undefined) lines = limitDepth(lines, options.depth);
     if (options.diff) lines = [`[${hadPrevious ? 'the page navigated since the previous snapshot' : 'no earlier snapshot of this tab'}: the snapshot follows in full]`, ...lines];
+  }
+  if (lines.length > limit) {
+    elementsLeft += lines.length - limit;
+    lines = lines.slice(0, limit);
+    truncated = true;
   }
   if (truncated) lines.push(`[truncated at limit=${limit} lines; about ${elementsLeft} more elements not shown]`);
   if (options.maxChars !== undefined) lines = fitBudget(lines, options.maxChars);
@@ -135,8 +133,9 @@ export async function takeAiSnapshot(page: Page, options: AiSnapshotOptions = {}
 }
 
 /** The scope element's lines, moved to the top level. */
-function scoped(lines: string[], range: { start: number; end: number } | undefined, scope: { ref?: string; selector?: string }): string[] {
+function scoped(lines: string[], range: { start: number; end: number } | undefined, scope: { ref?: string; selector?: string }, refIssued: boolean): string[] {
   if (!range) {
+    if (scope.ref && !refIssued) throw new RefNotFoundError(scope.ref, 'unknown', `Unknown ref ${scope.ref}: no snapshot of this tab handed it out. Take a snapshot and scope to a ref from it.`);
     if (scope.ref) throw new RefNotFoundError(scope.ref, 'stale', `Ref ${scope.ref} is not on the page any more: take a new snapshot and scope to a ref from it.`);
     throw new NotFoundError(`No element matches selector ${JSON.stringify(scope.selector)}`);
   }

@@ -20,7 +20,7 @@ export class RefNotFoundError extends NotFoundError {
     readonly problem: RefProblem,
     message: string,
   ) {
-    super(message, { ref, problem });
+    super(message, { ref, problem, next: 'snapshot' });
   }
 }
 
@@ -50,11 +50,18 @@ export function recordSnapshot(page: Page, generation: number, frames: Map<strin
   refsByPage.set(page, { generation, frames, highestIssued });
 }
 
+/** Whether a snapshot of this page has handed out `ref` (it may be gone since): unknown refs are told from stale ones. */
+export function wasIssued(page: Page, ref: string): boolean {
+  const match = REF_PATTERN.exec(ref);
+  const state = refsByPage.get(page);
+  return !!match && !!state && Number(match[2]) <= (state.highestIssued.get(match[1] ?? '') ?? 0);
+}
+
 const TAKE_NEW = 'Take a new snapshot and use a ref from it.';
 
 export async function resolveRef(page: Page, ref: string): Promise<ElementHandle<Element>> {
   const match = REF_PATTERN.exec(ref);
-  if (!match) throw new RefNotFoundError(ref, 'unknown', `Unknown ref ${JSON.stringify(ref)}: refs look like e12 (main frame) or f1e3 (inside a frame), as shown by GET /snapshot.`);
+  if (!match) throw new RefNotFoundError(ref, 'unknown', `Unknown ref ${JSON.stringify(ref)}: refs look like e12 (main frame) or f1e3 (inside a frame), as a snapshot shows them.`);
   const prefix = match[1] ?? '';
   const number = Number(match[2]);
 

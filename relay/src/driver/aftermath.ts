@@ -1,0 +1,74 @@
+import type { CDPSession, Page, Request } from 'playwright-core';
+import { sleep } from '../runtime/operation.js';
+
+/**
+ * What an action set off, waited for briefly so that the action's own answer
+ * reports it. A click returns once the page has handled the event; the
+ * download it asked for starts when the response arrives, and the tab it
+ * opened is announced a few round trips later. Without this, "download
+ * started" came with the *next* action's answer.
+ *
+ * How it knows what to wait for, without a fixed pause:
+ * - a CDP session of its own on the tab, with the Page domain on, hears
+ *   `Page.windowOpen` for every tab the action opens (links with a target,
+ *   window.open, forms);
+ * - after the action, one round trip to the page lets every request the
+ *   action started be announced first;
+ * - then it waits for those requests to finish or fail (a download's does,
+ *   once the download begins) and for the opened tabs to be ready, never
+ *   longer than AFTERMATH_MS in all. An action that started nothing costs
+ *   the round trip.
+ */
+
+const AFTERMATH_MS = 2_000;
+const POLL_MS = 20;
+/** After the last request ended: the download it turned into is reported just after. */
+const STRAGGLER_MS = 50;
+
+export interface Aftermath<T> {
+  result: T;
+  /** Lines for the action's `events`: tabs the action opened. */
+  events: string[];
+}
+
+export async function withAftermath<T>(
+  page: Page,
+  act: () => Promise<T>,
+  describeTab: (popup: Page) => Promise<string>,
+  signal?: AbortSignal,
+): Promise<Aftermath<T>> {
+  const started = new Set<Request>();
+  const popups: Array<Promise<string>> = [];
+  let windowsOpened = 0;
+  const onRequest = (request: Request) => started.add(request);
+  const onEnd = (request: Request) => started.delete(request);
+  const onPopup = (popup: Page) => popups.push(describeTab(popup).then((tab) => `opened a new tab: ${tab}`, () => 'opened a new tab'));
+  const onWindowOpen = () => windowsOpened++;
+  const session: CDPSession | undefined = await page.context().newCDPSession(page).catch(() => undefined);
+  session?.on('Page.windowOpen', onWindowOpen);
+  await session?.send('Page.enable').catch(() => {});
+  page.on('request', onRequest);
+  page.on('requestfinished', onEnd);
+  page.on('requestfailed', onEnd);
+  page.on('popup', onPopup);
+  try {
+    let result: T;
+    try {
+      result = await act();
+      // Whatever the page sent the browser while handling the action arrives before this answer.
+      if (session && !page.isClosed()) await Promise.race([session.send('Runtime.evaluate', { expression: '0' }).catch(() => {}), sleep(200, signal)]);
+    } finally {
+      page.off('request', onRequest);
+    }
+    const waited = started.size > 0;
+    const deadline = Date.now() + AFTERMATH_MS;
+    while ((started.size || popups.length < windowsOpened) && Date.now() < deadline && !page.isClosed()) await sleep(POLL_MS, signal);
+    if (waited && !page.isClosed()) await sleep(STRAGGLER_MS, signal);
+    return { result, events: await Promise.all(popups) };
+  } finally {
+    page.off('requestfinished', onEnd);
+    page.off('requestfailed', onEnd);
+    page.off('popup', onPopup);
+    await session?.detach().catch(() => {});
+  }
+}
