@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { colorToChromeInt, readProfilePreferences, seedProfilePreferences } from '../../relay/src/profiles/preferences.js';
-import { chromiumPath, HEADLESS_TEST_FLAGS } from '../harness/chromium.js';
+import { findProfileProcesses } from '../../relay/src/profiles/orphans.js';
+import { chromiumPath, HEADLESS_TEST_FLAGS, waitFor } from '../harness/chromium.js';
 import { tempDirs } from '../harness/temp-dirs.js';
 
 /** Seeded preferences (unit-tested in unit/preferences.test.ts) survive a real Chromium's start and shutdown. */
@@ -45,6 +46,9 @@ describe('a real Chromium launch', () => {
     const stuck = setTimeout(() => chromium.kill('SIGKILL'), 10_000);
     const exit = await exited;
     clearTimeout(stuck);
+    // Its helper processes (zygote, utility) outlive the main one by a moment, still writing into
+    // the profile: the test's temp dir is removed once none is left.
+    await waitFor(() => findProfileProcesses(dir).length === 0, { message: "Chromium's helpers did not exit" });
     // A clean exit: Chromium aborts on startup if Local State has inconsistent profile colours.
     expect(exit).toEqual({ code: 0, signal: null });
 

@@ -1,6 +1,4 @@
 import type { z } from 'zod';
-import type { DriverKind } from '../config/config.js';
-import type { Profile } from '../profiles/profile-registry.js';
 import type { ActionSchema, schemas } from './schemas.js';
 
 /**
@@ -20,6 +18,23 @@ export interface Tab {
   url: string;
   title: string;
   type: 'page';
+}
+
+/** How a profile's browser is reached: launched by us, the user's own through the extension, or a cdpUrl elsewhere. */
+export type DriverKind = 'clawd' | 'extension' | 'remote';
+
+/** A profile as config.json and the registry describe it. */
+export interface Profile {
+  name: string;
+  driver: DriverKind;
+  color: string;
+  builtIn: boolean;
+  /** Managed profiles: the port their Chromium listens on. */
+  cdpPort?: number;
+  /** Remote profiles: where their browser is. */
+  cdpUrl?: string;
+  /** Managed profiles: $CLAWD_HOME/browser/<name>/user-data. */
+  userDataDir?: string;
 }
 
 /** `GET /profiles`: each profile, and whether its browser runs. */
@@ -97,6 +112,8 @@ export interface ActionResult {
   title?: string;
   /** Dialogs answered and downloads started on the tab since its previous action. */
   events?: string[];
+  /** Asked for with `diffMaxChars` (`POST /act?diff=N`): the page's diff since the previous snapshot, when the action did not navigate. */
+  diff?: string;
   /** What the action itself reports (an evaluate's value, a drag's points...). */
   [key: string]: unknown;
 }
@@ -109,4 +126,62 @@ export interface DownloadRecord {
   path?: string;
   state: 'in_progress' | 'complete' | 'failed';
   error?: string;
+}
+
+// ---- task sessions, grants, the vault, the action log (spec §11, §12) --------
+
+export type CredentialMode = 'clean' | 'operator';
+/** What a session keeps of its actions: nothing, screenshots removed with it, or kept for the audit. */
+export type RecordMode = 'off' | 'transient' | 'audit';
+
+/** `POST /sessions`, `GET /sessions`. */
+export interface SessionInfo {
+  id: string;
+  /** The profile name every control route takes (`?profile=session-<id>`). */
+  profile: string;
+  credential_mode: CredentialMode | 'refresh';
+  tenant?: string;
+  /** Domains whose cookies were injected (operator) or will be saved (refresh). */
+  domains: string[];
+  injectedCookies: number;
+  grantId?: string;
+  record: RecordMode;
+  /** The session browser's own CDP endpoint. */
+  cdpUrl: string;
+  expiresAt: string;
+}
+
+/** A signed grant's payload: whose cookies, of which domains, until when. */
+export interface Grant {
+  id: string;
+  tenant: string;
+  allowed_domains: string[];
+  /** Epoch milliseconds. */
+  expires_at: number;
+  origin_session_id?: string;
+}
+
+/** `GET /vault`: what the vault holds for a (tenant, domain), never a value. */
+export interface VaultListing {
+  tenant: string;
+  domain: string;
+  savedAt: string;
+  cookies: number;
+}
+
+export type Actor = 'agent' | 'person';
+export type Outcome = 'ok' | 'error' | 'timeout' | 'aborted';
+
+/** One line of the action log (`GET /actions`): never what was typed. */
+export interface ActionRecord {
+  time: string;
+  profile: string;
+  targetId?: string;
+  kind: string;
+  ref?: string;
+  url?: string;
+  durationMs: number;
+  outcome: Outcome;
+  error?: string;
+  actor: Actor;
 }

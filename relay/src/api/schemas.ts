@@ -1,5 +1,8 @@
 import { z } from 'zod';
-import { HexColor } from '../config/config.js';
+import { MAX_WAIT_MS } from './limits.js';
+
+/** A profile colour, in config.json and in `POST /profiles/create` alike. */
+export const HexColor = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour like #FF4500');
 
 /** Request bodies and queries of the control API, validated at the boundary. */
 
@@ -16,8 +19,7 @@ const InlineFile = z.strictObject({
   mimeType: z.string().regex(/^[\w.+-]+\/[\w.+-]+$/, 'must be a MIME type like text/plain').optional(),
   base64: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64'),
 });
-/** Spec §6: hooks and waits default to, and may not exceed, two minutes. */
-export const MAX_WAIT_MS = 120_000;
+export { MAX_WAIT_MS };
 const Timeout = z.number().int().positive().max(MAX_WAIT_MS, `may not exceed ${MAX_WAIT_MS} ms (2 minutes)`);
 const Modifier = z.enum(['Alt', 'Control', 'ControlOrMeta', 'Meta', 'Shift']);
 const Button = z.enum(['left', 'right', 'middle']);
@@ -112,6 +114,7 @@ export const schemas = {
     cdpUrl: Url.refine((url) => /^(https?|wss?):$/.test(new URL(url).protocol), 'must be an http(s) or ws(s) DevTools endpoint').optional(),
   }),
   profileQuery: z.object({ profile: z.string().optional() }),
+  actQuery: z.object({ profile: z.string().optional(), diff: z.coerce.number().int().positive().max(200_000).optional() }),
   actionsQuery: z.object({ profile: z.string().optional(), limit: z.coerce.number().int().positive().max(1000).default(100) }),
   consoleQuery: z.object({ profile: z.string().optional(), targetId: TargetId.optional(), level: z.string().optional() }),
   snapshotQuery: z.object({

@@ -7,7 +7,6 @@ import { relayPortFor } from '../../../protocol/constants.js';
 import { isLoopbackHost } from '../server/request-guard.js';
 import { ActionLog } from '../runtime/action-log.js';
 import { clawdHome, loadOrCreateExtensionKey, loadOrCreateGrantKey, loadOrCreateToken, loadOrCreateVaultKey } from '../config/state-dir.js';
-import { launchSettings } from '../profiles/managed-browser.js';
 import { reapSessions, TaskSessions } from '../sessions/task-sessions.js';
 import { AuditLog } from '../vault/audit-log.js';
 import { CookieVault } from '../vault/cookie-vault.js';
@@ -66,7 +65,6 @@ export async function startServer(options: { home: string; port?: number; host?:
   // Sessions an earlier server left (it stopped, or was killed mid-session) go first.
   await reapSessions(options.home, options.logger);
   const credentials = { ...credentialsFor(options.home, manager, options.logger), askConsent: relay.askConsent };
-  manager.attachSessions((name) => credentials.sessions.driver(name));
   let control: ControlServer;
   try {
     control = await startControlServer({
@@ -108,12 +106,13 @@ function credentialsFor(home: string, manager: ProfileManager, logger: Logger) {
   const grantsOf = () => (grants ??= new Grants(loadOrCreateGrantKey(home), join(home, 'vault', 'revoked-grants.json')));
   const sessions = new TaskSessions(home, {
     log: logger,
+    manager,
     audit,
     vault: vaultOf,
     grants: grantsOf,
     settings: () => {
       const config = manager.registry.config();
-      return { launch: launchSettings(config), maxSessions: config.maxSessions, defaultTtl: config.sessionTtlSeconds, spare: config.sessionSpare, enabled: config.enabled, policy: () => manager.policy() };
+      return { maxSessions: config.maxSessions, defaultTtl: config.sessionTtlSeconds, spare: config.sessionSpare, enabled: config.enabled };
     },
   });
   return { sessions, vault: vaultOf, grants: grantsOf, audit };

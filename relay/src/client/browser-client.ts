@@ -2,13 +2,11 @@ import { request as httpRequest } from 'node:http';
 import { controlUrlFor } from '../config/server-record.js';
 import { clawdHome, readToken } from '../config/state-dir.js';
 import { type ClawdError, errorFromBody, TimeoutError, UnavailableError } from '../errors.js';
-import { MAX_WAIT_MS } from '../api/schemas.js';
-import type { ActionRecord } from '../runtime/action-log.js';
-import type { SessionInfo } from '../sessions/task-sessions.js';
-import type { VaultListing } from '../vault/cookie-vault.js';
-import type { Grant } from '../vault/grants.js';
+import { MAX_WAIT_MS } from '../api/limits.js';
+import type { ActOptions, BrowserApi, DialogArmed, FileChooserAnswer, SnapshotRequest } from '../api/browser-api.js';
 import type {
   ActionOptions,
+  ActionRecord,
   ActionRequest,
   ActionResult,
   AiSnapshotResponse,
@@ -21,11 +19,11 @@ import type {
   Screenshot,
   Snapshot,
   Status,
+  SessionInfo,
   Tab,
+  VaultListing,
+  Grant,
 } from '../api/responses.js';
-
-/** `GET /snapshot`'s query: the tab, the format, and the shaping options (SnapshotShaping). */
-export type SnapshotRequest = Omit<RequestOf<'snapshotQuery'>, 'profile'>;
 
 // The typed errors travel with the client: `import { BrowserClient, NotFoundError } from 'clawd-browser'`.
 export * from '../errors.js';
@@ -39,10 +37,7 @@ export * from '../errors.js';
 
 // The request and response types, from the server's own schemas and shapes.
 export type * from '../api/responses.js';
-export type { ActionRecord } from '../runtime/action-log.js';
-export type { SessionInfo } from '../sessions/task-sessions.js';
-export type { VaultListing } from '../vault/cookie-vault.js';
-export type { Grant } from '../vault/grants.js';
+export type * from '../api/browser-api.js';
 
 export interface BrowserClientOptions {
   /** e.g. http://127.0.0.1:18791 */
@@ -58,7 +53,7 @@ export interface BrowserClientOptions {
 /** The longest a server-side wait may take (MAX_WAIT_MS), and time to answer after it. */
 const DEFAULT_TIMEOUT_MS = MAX_WAIT_MS + 10_000;
 
-export class BrowserClient {
+export class BrowserClient implements BrowserApi {
   constructor(private readonly options: BrowserClientOptions) {}
 
   /** The local server, as `clawd-browser serve` runs it for $CLAWD_HOME. */
@@ -140,8 +135,8 @@ export class BrowserClient {
     return this.call('GET', '/snapshot', undefined, query);
   }
   /** Any `POST /act` action; the helpers below are shorthands. */
-  act(action: ActionRequest): Promise<ActionResult> {
-    return this.call('POST', '/act', action);
+  act(action: ActionRequest, options: ActOptions = {}): Promise<ActionResult> {
+    return this.call('POST', '/act', action, { diff: options.diffMaxChars === undefined ? undefined : String(options.diffMaxChars) });
   }
   click(ref: string, options: Omit<ActionOptions<'click'>, 'ref' | 'x' | 'y'> = {}) {
     return this.act({ kind: 'click', ref, ...options });
@@ -178,11 +173,11 @@ export class BrowserClient {
   }
   /** Uploads: set an input directly (inputRef/element), click `ref` and fill the chooser, or arm for the next chooser. */
   /** `paths` must be inside the server's upload folders; `files` carries contents inline (base64). */
-  fileChooser(options: RequestOf<'fileChooser'>): Promise<Record<string, unknown>> {
+  fileChooser(options: RequestOf<'fileChooser'>): Promise<FileChooserAnswer> {
     return this.call('POST', '/hooks/file-chooser', options);
   }
   /** Arms the answer to the tab's next alert/confirm/prompt. */
-  dialog(options: RequestOf<'dialog'>): Promise<Record<string, unknown>> {
+  dialog(options: RequestOf<'dialog'>): Promise<DialogArmed> {
     return this.call('POST', '/hooks/dialog', options);
   }
 

@@ -14,8 +14,8 @@ import { ensureHome } from './state-dir.js';
  * replaced.
  */
 
-/** A profile colour, in config.json and in `POST /profiles/create` alike. */
-export const HexColor = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour like #FF4500');
+import { HexColor } from '../api/schemas.js';
+export { HexColor };
 
 /** How a profile's browser is reached: launched by us, the user's own through the extension, or a cdpUrl elsewhere. */
 export const DriverKind = z.enum(['clawd', 'extension', 'remote']);

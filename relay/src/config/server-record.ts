@@ -2,6 +2,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { relayPortFor } from '../../../protocol/constants.js';
 import { controlAddress, loadConfig, urlHost } from './config.js';
+import { processRunning } from './platform.js';
 
 /**
  * Where this home's server listens. `serve` writes `$CLAWD_HOME/server.json`
@@ -35,7 +36,7 @@ export function removeServerRecord(home: string, pid: number): void {
 /** The record of a server whose process is alive; a stale one (the server was killed) is ignored. */
 export function liveServerRecord(home: string): ServerRecord | undefined {
   const record = readRecordFile(home);
-  return record && processAlive(record.pid) ? record : undefined;
+  return record && processRunning(record.pid) ? record : undefined;
 }
 
 /**
@@ -66,15 +67,5 @@ function readRecordFile(home: string): ServerRecord | undefined {
     return record as ServerRecord;
   } catch {
     return undefined; // none, or half-written by a server being killed: no server to find there
-  }
-}
-
-/** Signal 0 tests for a process without touching it; EPERM means it exists but is someone else's. */
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

@@ -1,5 +1,6 @@
 import type { CDPSession, Page, Request } from 'playwright-core';
 import { sleep } from '../runtime/operation.js';
+import type { DriverTab } from './driver-tab.js';
 
 /**
  * What an action set off, waited for briefly so that the action's own answer
@@ -9,7 +10,8 @@ import { sleep } from '../runtime/operation.js';
  * started" came with the *next* action's answer.
  *
  * How it knows what to wait for, without a fixed pause:
- * - a CDP session of its own on the tab, with the Page domain on, hears
+ * - the tab's own CDP session (DriverTab.cdp: kept open, with the Page
+ *   domain on, so an action costs no attach and detach) hears
  *   `Page.windowOpen` for every tab the action opens (links with a target,
  *   window.open, forms);
  * - after the action, one round trip to the page lets every request the
@@ -32,21 +34,21 @@ export interface Aftermath<T> {
 }
 
 export async function withAftermath<T>(
-  page: Page,
+  tab: DriverTab,
   act: () => Promise<T>,
   describeTab: (popup: Page) => Promise<string>,
   signal?: AbortSignal,
 ): Promise<Aftermath<T>> {
+  const { page } = tab;
   const started = new Set<Request>();
   const popups: Array<Promise<string>> = [];
   let windowsOpened = 0;
   const onRequest = (request: Request) => started.add(request);
   const onEnd = (request: Request) => started.delete(request);
-  const onPopup = (popup: Page) => popups.push(describeTab(popup).then((tab) => `opened a new tab: ${tab}`, () => 'opened a new tab'));
+  const onPopup = (popup: Page) => popups.push(describeTab(popup).then((described) => `opened a new tab: ${described}`, () => 'opened a new tab'));
   const onWindowOpen = () => windowsOpened++;
-  const session: CDPSession | undefined = await page.context().newCDPSession(page).catch(() => undefined);
+  const session: CDPSession | undefined = await tab.cdp().catch(() => undefined);
   session?.on('Page.windowOpen', onWindowOpen);
-  await session?.send('Page.enable').catch(() => {});
   page.on('request', onRequest);
   page.on('requestfinished', onEnd);
   page.on('requestfailed', onEnd);
@@ -69,6 +71,6 @@ export async function withAftermath<T>(
     page.off('requestfinished', onEnd);
     page.off('requestfailed', onEnd);
     page.off('popup', onPopup);
-    await session?.detach().catch(() => {});
+    session?.off('Page.windowOpen', onWindowOpen);
   }
 }

@@ -1,21 +1,19 @@
 import type { ElementHandle, Page } from 'playwright-core';
-import { BadRequestError, ConflictError, TimeoutError } from '../errors.js';
+import { BadRequestError, ClawdError, ConflictError, TimeoutError } from '../errors.js';
+import { WAIT_DEFAULT_MS } from '../api/limits.js';
 import type { Action } from '../api/schemas.js';
 import { sleep } from '../runtime/operation.js';
 import { probe } from '../snapshot/snapshot-engine.js';
+import type { DriverTab } from './driver-tab.js';
 
 /**
- * `POST /act` (spec §6): one action on a page, by ref (from the last
+ * `POST /act` (spec §6): one action on a tab, by ref (from the tab's last
  * snapshot) or, for screenshot-driven agents, by coordinates. Returns what
  * the agent may want next; the page's own state is the proof of the effect.
  */
 
-export type RefResolver = (ref: string) => Promise<ElementHandle>;
-
 /** How long one Playwright step of an action (a click, a fill, a screenshot) may take. */
 export const ACTION_TIMEOUT_MS = 30_000;
-/** A wait's default timeout (`timeoutMs` may raise it to MAX_WAIT_MS). */
-export const WAIT_DEFAULT_MS = 30_000;
 /**
  * How long an element may take to become actionable (visible, enabled,
  * still, not covered) before the agent is told which of these it is not.
@@ -31,13 +29,14 @@ const DRAG_STEPS = 8;
  * a Playwright step already sent (a click waiting for its element) is raced,
  * and ends by its own timeout.
  */
-export async function performAction(page: Page, action: Action, resolve: RefResolver, signal?: AbortSignal): Promise<Record<string, unknown>> {
+export async function performAction(tab: DriverTab, action: Action, signal?: AbortSignal): Promise<Record<string, unknown>> {
+  const { page } = tab;
   const timeout = ACTION_TIMEOUT_MS;
   switch (action.kind) {
     case 'click': {
       const options = { button: action.button, clickCount: action.double ? 2 : 1, modifiers: action.modifiers };
       if (action.ref !== undefined) {
-        const element = await resolve(action.ref);
+        const element = await tab.element(action.ref);
         await assertActionable(element, action.ref, 'click');
         await element.click({ ...options, timeout });
       }
@@ -45,7 +44,7 @@ export async function performAction(page: Page, action: Action, resolve: RefReso
       return {};
     }
     case 'type': {
-      const element = await resolve(action.ref);
+      const element = await tab.element(action.ref);
       await assertTypeable(element, action.ref);
       if (action.slowly) {
         // Key by key, for pages that react to each keystroke (autocomplete, validation).
@@ -61,7 +60,7 @@ export async function performAction(page: Page, action: Action, resolve: RefReso
       await page.keyboard.press(action.key);
       return {};
     case 'hover': {
-      const element = await resolve(action.ref);
+      const element = await tab.element(action.ref);
       await assertActionable(element, action.ref, 'hover');
       await element.hover({ timeout });
       return {};
@@ -72,7 +71,7 @@ export async function performAction(page: Page, action: Action, resolve: RefReso
     case 'drag': {
       const [from, to] =
         action.startRef !== undefined
-          ? [await centreOf(await resolve(action.startRef)), await centreOf(await resolve(action.endRef!))]
+          ? [await centreOf(await tab.element(action.startRef)), await centreOf(await tab.element(action.endRef!))]
           : [{ x: action.x!, y: action.y! }, { x: action.endX!, y: action.endY! }];
       await page.mouse.move(from.x, from.y);
       await page.mouse.down();
@@ -85,12 +84,12 @@ export async function performAction(page: Page, action: Action, resolve: RefReso
       await page.mouse.wheel(action.deltaX, action.deltaY);
       return {};
     case 'select': {
-      const element = await resolve(action.ref);
+      const element = await tab.element(action.ref);
       await assertSelectable(element, action.ref, action.values);
       return { selected: await element.selectOption(action.values, { timeout }) };
     }
     case 'fill':
-      for (const field of action.fields) await fillField(await resolve(field.ref), field.ref, field.value);
+      for (const field of action.fields) await fillField(await tab.element(field.ref), field.ref, field.value);
       return { filled: action.fields.length };
     case 'wait':
       await waitFor(page, action, signal);
@@ -102,8 +101,29 @@ export async function performAction(page: Page, action: Action, resolve: RefReso
       await page.close();
       return { closed: true };
     case 'evaluate':
-      return { result: (await evaluateSource(page, action.fn, action.ref === undefined ? undefined : await resolve(action.ref))) ?? null };
+      return { result: (await evaluateSource(page, action.fn, action.ref === undefined ? undefined : await tab.element(action.ref))) ?? null };
   }
+}
+
+/**
+ * An action's error without what the action typed: Playwright's messages and
+ * call logs repeat the text of fill/type (`fill("hunter2")`), and errors are
+ * logged and returned. Only the first line is kept (the call log is noise to
+ * an agent), and every typed value in it is masked.
+ */
+export function withoutSecrets(error: unknown, action: Action): unknown {
+  // Our own errors never quote what was typed, and keep their type and details.
+  if (!(error instanceof Error) || error instanceof ClawdError) return error;
+  const typed: string[] = [];
+  if (action.kind === 'type') typed.push(action.text);
+  if (action.kind === 'fill') for (const field of action.fields) if (typeof field.value === 'string') typed.push(field.value);
+  let message = error.message.split('\n')[0];
+  for (const text of typed.filter((value) => value.length > 0)) message = message.split(text).join('••••');
+  if (!typed.length && message === error.message) return error;
+  const clean = new (error.constructor as new (message: string) => Error)(message);
+  clean.name = error.name;
+  clean.stack = `${clean.name}: ${message}`;
+  return clean;
 }
 
 /**
@@ -235,19 +255,6 @@ async function waitFor(page: Page, action: Extract<Action, { kind: 'wait' }>, si
       throw new TimeoutError(`Waited ${timeout} ms for ${what}; it did not happen`);
     }
     await sleep(WAIT_POLL_MS, signal);
-  }
-}
-
-/** Stops the tab's loading, as the Stop button does (an abandoned navigation must not go on). */
-export async function stopLoading(page: Page): Promise<void> {
-  const session = await page.context().newCDPSession(page).catch(() => undefined);
-  if (!session) return;
-  try {
-    await session.send('Page.stopLoading');
-  } catch {
-    // The tab closed meanwhile: nothing is loading.
-  } finally {
-    await session.detach().catch(() => {});
   }
 }
 

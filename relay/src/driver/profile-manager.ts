@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import type { CdpBridge } from '../bridge/cdp-bridge.js';
 import type { DownloadLog } from './download-log.js';
 import type { Config } from '../config/config.js';
-import { BadRequestError, DisabledError, TooManyError } from '../errors.js';
+import { BadRequestError, type ClawdError, DisabledError, TooManyError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { type BrowserEndpoint, ExtensionEndpoint, ManagedEndpoint, RemoteEndpoint } from './browser-endpoint.js';
 import { type DriverPolicy, ProfileDriver } from './profile-driver.js';
@@ -19,14 +19,22 @@ export interface RelayHandle {
   token: string;
 }
 
+/** Ended ephemeral browsers whose end is still told apart from a name never used. */
+const ENDED_REMEMBERED = 256;
+
 /**
  * Profiles and their drivers: one ProfileDriver per profile, created on first
  * use. Choosing the endpoint is the one place that looks at the profile kind.
+ * Ephemeral browsers (task sessions') are made here too, so every browser
+ * this server launches has one path in and one path out.
  */
 export class ProfileManager {
   readonly registry: ProfileRegistry;
   private readonly drivers = new Map<string, ProfileDriver>();
-  private sessionDriver: ((name: string) => ProfileDriver | undefined) | undefined;
+  /** Ephemeral browsers that answer on every route by their profile name (a session handed over). */
+  private readonly exposed = new Map<string, ProfileDriver>();
+  /** Why an ephemeral name no longer answers (an ended session: when, and why). */
+  private readonly ended = new Map<string, ClawdError>();
 
   constructor(
     private readonly home: string,
@@ -48,7 +56,7 @@ export class ProfileManager {
   driver(name?: string): ProfileDriver {
     const config = this.registry.config();
     // The name is judged first: a bad one is a 400 whatever the settings.
-    const driver = (name && this.sessionDriver?.(name)) || this.driverOf(this.registry.get(name ?? config.defaultProfile, config), config);
+    const driver = (name && this.ephemeral(name)) || this.driverOf(this.registry.get(name ?? config.defaultProfile, config), config);
     if (!config.enabled) throw new DisabledError();
     return driver;
   }
@@ -56,12 +64,47 @@ export class ProfileManager {
   /** Like driver(), for status and management, which still answer when disabled. */
   peek(name?: string): ProfileDriver {
     const config = this.registry.config();
-    return (name && this.sessionDriver?.(name)) || this.driverOf(this.registry.get(name ?? config.defaultProfile, config), config);
+    return (name && this.ephemeral(name)) || this.driverOf(this.registry.get(name ?? config.defaultProfile, config), config);
   }
 
-  /** Task sessions answer to their profile names (`session-<id>`) on every route (sessions/task-sessions.ts). */
-  attachSessions(lookup: (name: string) => ProfileDriver | undefined): void {
-    this.sessionDriver = lookup;
+  /**
+   * A managed browser of its own for one task (sessions/task-sessions.ts):
+   * not in config.json, launched with this server's launch settings and held
+   * to its policy. It answers on the routes only once exposed.
+   */
+  createEphemeral(profile: Profile, downloadsDir: string): ProfileDriver {
+    const browser = new ManagedBrowser(profile, launchSettings(this.registry.config()), this.log);
+    return new ProfileDriver(profile, new ManagedEndpoint(browser), downloadsDir, () => this.policy());
+  }
+
+  /** Every route now answers for this ephemeral browser under its profile name (`session-<id>`). */
+  expose(driver: ProfileDriver): void {
+    this.exposed.set(driver.profile.name, driver);
+    this.ended.delete(driver.profile.name);
+  }
+
+  /** Stops an ephemeral browser and forgets it; later calls on its name get `ended` (when it was exposed). */
+  async release(driver: ProfileDriver, ended?: ClawdError): Promise<void> {
+    const name = driver.profile.name;
+    if (this.exposed.get(name) === driver) this.exposed.delete(name);
+    if (ended) {
+      this.ended.set(name, ended);
+      if (this.ended.size > ENDED_REMEMBERED) this.ended.delete(this.ended.keys().next().value!);
+    }
+    await driver.stop().catch(() => {});
+  }
+
+  /** Why an ephemeral name no longer answers, if it ended here. */
+  endedError(name: string): ClawdError | undefined {
+    return this.ended.get(name);
+  }
+
+  private ephemeral(name: string): ProfileDriver | undefined {
+    const exposed = this.exposed.get(name);
+    if (exposed) return exposed;
+    const ended = this.ended.get(name);
+    if (ended) throw ended;
+    return undefined;
   }
 
   async resetProfile(name: string): Promise<{ killed: number[] }> {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { BrowserClient } from '../client/browser-client.js';
+import type { BrowserApi } from '../api/browser-api.js';
 import { BadRequestError, NotFoundError, UnavailableError } from '../errors.js';
 import { createMcpServer } from './mcp-server.js';
 
@@ -21,7 +21,7 @@ export class McpHttpSessions {
   private readonly sweep: NodeJS.Timeout;
 
   constructor(
-    private readonly client: () => BrowserClient,
+    private readonly api: () => BrowserApi,
     private readonly exportDir: string,
   ) {
     this.sweep = setInterval(() => this.closeIdle(), 60_000);
@@ -47,7 +47,7 @@ export class McpHttpSessions {
     transport.onclose = () => {
       if (transport.sessionId) this.sessions.delete(transport.sessionId);
     };
-    await createMcpServer(this.client(), { exportDir: this.exportDir }).connect(transport);
+    await createMcpServer(this.api(), { exportDir: this.exportDir }).connect(transport);
     await transport.handleRequest(request, response, body);
   }
 

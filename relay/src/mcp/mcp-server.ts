@@ -1,7 +1,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { BrowserClient } from '../client/browser-client.js';
+import type { BrowserApi } from '../api/browser-api.js';
 import { PACKAGE_VERSION } from '../config/package-root.js';
 import { ClawdError, nextStepIn } from '../errors.js';
 import { describeIssues } from '../validation.js';
@@ -24,12 +24,16 @@ export interface McpServerOptions {
   beforeCall?: () => Promise<void>;
 }
 
-/** `client` may be a getter: called for each tool call, after `beforeCall`. */
-export function createMcpServer(client: BrowserClient | (() => BrowserClient), options: McpServerOptions): Server {
+/**
+ * `api` is the typed client (stdio, beside a separate server) or the control
+ * service in process (`/mcp`); it may be a getter, called for each tool call
+ * after `beforeCall`.
+ */
+export function createMcpServer(api: BrowserApi | (() => BrowserApi), options: McpServerOptions): Server {
   const server = new Server({ name: 'clawd-browser', version: PACKAGE_VERSION }, { capabilities: { tools: {} } });
   const session: McpSessionState = { lastUrl: new Map(), exportDir: options.exportDir };
   const byName = new Map(TOOLS.map((tool) => [tool.name, tool]));
-  const listed = TOOLS.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: inputSchema(tool) }));
+  const listed = listTools();
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
@@ -44,13 +48,22 @@ export function createMcpServer(client: BrowserClient | (() => BrowserClient), o
       return failure((error as Error)?.message ?? String(error));
     }
     try {
-      // The arguments as given: defaults are the control API's to apply, once.
-      return { ...(await tool.run(typeof client === 'function' ? client() : client, args, session)) };
+      return { ...(await tool.run(typeof api === 'function' ? api() : api, checked.data, session)) };
     } catch (error) {
       return failure(remedy(error));
     }
   });
   return server;
+}
+
+/** The tools as `tools/list` answers: read-only ones say so (MCP's readOnlyHint); the rest go without, the default. */
+export function listTools() {
+  return TOOLS.map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    inputSchema: inputSchema(tool),
+    ...(tool.readOnly ? { annotations: { readOnlyHint: true } } : {}),
+  }));
 }
 
 function failure(message: string) {

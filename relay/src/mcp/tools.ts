@@ -2,13 +2,16 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ActionSchema, schemas, SnapshotShaping } from '../api/schemas.js';
+import type { BrowserApi } from '../api/browser-api.js';
 import type { ActionRequest, ActionResult } from '../api/responses.js';
-import type { BrowserClient } from '../client/browser-client.js';
 import { BadRequestError } from '../errors.js';
 
 /**
- * The MCP tools: one per control-API capability, each a thin call through
- * the typed client. Input schemas are the HTTP API's own zod schemas (plus
+ * The MCP tools: one per control-API capability, each a thin call on a
+ * BrowserApi (the typed client beside a separate server, or the control
+ * service in process). Each is defined once with `defineTool`: its zod input
+ * schema types the handler's params, and `readOnly` becomes the MCP
+ * `readOnlyHint`. Input schemas are the HTTP API's own zod schemas (plus
  * `profile`); the server validates again, so a tool cannot accept what the
  * API refuses. Descriptions are short on purpose: every tool definition is
  * sent to the model on every turn.
@@ -27,11 +30,26 @@ export interface ToolResult {
   isError?: boolean;
 }
 
+/** A tool as the MCP server lists and calls it. */
 export interface Tool {
   name: string;
   description: string;
   input: z.ZodObject;
-  run(client: BrowserClient, args: Record<string, unknown>, session: McpSessionState): Promise<ToolResult>;
+  /** Looks, never changes the page or the browser (MCP's readOnlyHint). */
+  readOnly: boolean;
+  /** `params` have passed `input`. */
+  run(api: BrowserApi, params: unknown, session: McpSessionState): Promise<ToolResult>;
+}
+
+/** One tool: the handler's params are what its input schema parses to. */
+export function defineTool<Input extends z.ZodObject>(tool: {
+  name: string;
+  description: string;
+  input: Input;
+  readOnly: boolean;
+  run(api: BrowserApi, params: z.output<Input>, session: McpSessionState): Promise<ToolResult>;
+}): Tool {
+  return tool as Tool;
 }
 
 /** What one MCP session remembers between calls: each tab's last known URL, to tell a navigation. */
@@ -54,30 +72,40 @@ function text(value: string): ToolResult {
   return { content: [{ type: 'text', text: value }] };
 }
 
-function withProfile(client: BrowserClient, args: Record<string, unknown>): BrowserClient {
-  return typeof args.profile === 'string' ? client.withProfile(args.profile) : client;
+function withProfile(api: BrowserApi, params: { profile?: string }): BrowserApi {
+  return params.profile === undefined ? api : api.withProfile(params.profile);
 }
 
 function tabLine(tab: { targetId: string; url: string; title: string }): string {
   return `${tab.targetId} ${JSON.stringify(tab.title)} ${tab.url}`;
 }
 
-/** Every act kind's fields in one flat object (each optional); which apply to which kind is the server's check. */
+/**
+ * Every act kind's fields in one flat object (each optional); which apply to
+ * which kind is the API's check. Without their defaults: a tool passes on
+ * what the agent gave, and the API applies its defaults once (scroll's
+ * `deltaX: 0` on a click would be an unknown field there).
+ */
 function allActionFields(): Record<string, z.ZodType> {
   const fields: Record<string, z.ZodType> = {};
   for (const member of ActionSchema.options) {
     for (const [name, field] of Object.entries(member.shape)) {
-      if (name !== 'kind' && name !== 'targetId' && !(name in fields)) fields[name] = (field as z.ZodType).optional();
+      if (name !== 'kind' && name !== 'targetId' && !(name in fields)) fields[name] = withoutDefault(field as z.ZodType).optional();
     }
   }
   return fields;
 }
 
+function withoutDefault(field: z.ZodType): z.ZodType {
+  return field instanceof z.ZodDefault ? (field.unwrap() as z.ZodType) : field;
+}
+
 const ACTION_KINDS = ActionSchema.options.map((option) => option.shape.kind.value).filter((kind) => kind !== 'close');
 
 /** An action, then what it changed: one line, events, and the page's diff since the previous snapshot. */
-async function act(client: BrowserClient, action: ActionRequest, session: McpSessionState): Promise<ToolResult> {
-  const result: ActionResult = await client.act(action);
+async function act(api: BrowserApi, action: ActionRequest, session: McpSessionState): Promise<ToolResult> {
+  // One call: the action, and the page's diff when it did not navigate.
+  const result: ActionResult = await api.act(action, { diffMaxChars: ACTION_DIFF_CHARS });
   const key = result.targetId;
   const before = session.lastUrl.get(key);
   const value = 'result' in result ? ` → ${JSON.stringify(result.result)?.slice(0, 2_000)}` : '';
@@ -93,23 +121,23 @@ async function act(client: BrowserClient, action: ActionRequest, session: McpSes
     lines.push(`Navigated to ${result.url} (${JSON.stringify(result.title)}). Take a snapshot to see the page.`);
     return text(lines.join('\n'));
   }
-  const snapshot = await client.snapshot({ targetId: key, diff: true, maxChars: ACTION_DIFF_CHARS }).catch(() => undefined);
-  if (snapshot) lines.push(snapshot.text);
+  if (result.diff) lines.push(result.diff);
   return text(lines.join('\n'));
 }
 
 export const TOOLS: Tool[] = [
-  {
+  defineTool({
     name: 'browser_status',
     description: "A profile's browser state, and the profiles there are.",
     input: z.object({ profile: Profile }),
-    run: async (client, args) => {
-      const [status, { profiles, defaultProfile }] = await Promise.all([withProfile(client, args).status(), client.profiles()]);
+    readOnly: true,
+    run: async (api, params) => {
+      const [status, { profiles, defaultProfile }] = await Promise.all([withProfile(api, params).status(), api.profiles()]);
       const names = profiles.map((p) => `${p.name} (${p.driver}${p.running ? ', running' : ''}${p.name === defaultProfile ? ', default' : ''})`);
       return text(`${JSON.stringify(status)}\nprofiles: ${names.join(', ')}`);
     },
-  },
-  {
+  }),
+  defineTool({
     name: 'browser_tabs',
     description: 'List tabs; or open a URL, focus or close a tab first.',
     input: z.object({
@@ -118,63 +146,63 @@ export const TOOLS: Tool[] = [
       url: z.string().optional().describe('for open'),
       targetId: z.string().optional().describe('for focus, close'),
     }),
-    run: async (client, args, session) => {
-      const browser = withProfile(client, args);
-      const targetId = args.targetId as string | undefined;
-      const need = (what: string) => {
-        throw new BadRequestError(`browser_tabs ${args.action} needs ${what}`);
-      };
+    readOnly: false,
+    run: async (api, params, session) => {
+      const browser = withProfile(api, params);
+      const targetId = () => params.targetId ?? (() => {
+        throw new BadRequestError(`browser_tabs ${params.action} needs targetId`);
+      })();
       let done = '';
-      switch (args.action) {
+      switch (params.action) {
         case 'open': {
-          const tab = await browser.openTab((args.url as string | undefined) ?? 'about:blank');
+          const tab = await browser.openTab(params.url ?? 'about:blank');
           session.lastUrl.set(tab.targetId, tab.url);
           done = `Opened ${tabLine(tab)}`;
           break;
         }
         case 'focus':
-          done = `Focused ${tabLine(await browser.focusTab(targetId ?? need('targetId')))}`;
+          done = `Focused ${tabLine(await browser.focusTab(targetId()))}`;
           break;
         case 'close':
-          done = `Closed ${tabLine(await browser.closeTab(targetId ?? need('targetId')))}`;
+          done = `Closed ${tabLine(await browser.closeTab(targetId()))}`;
           break;
       }
       if (done) return text(done);
       const tabs = await browser.tabs();
       return text(tabs.length ? tabs.map(tabLine).join('\n') : 'No tabs open.');
     },
-  },
-  {
+  }),
+  defineTool({
     name: 'browser_navigate',
     description: 'Go to a URL in a tab.',
     input: z.object({ profile: Profile, ...schemas.navigate.shape }),
-    run: async (client, args, session) => {
-      const tab = await withProfile(client, args).navigate(args.url as string, args.targetId as string | undefined);
+    readOnly: false,
+    run: async (api, params, session) => {
+      const tab = await withProfile(api, params).navigate(params.url, params.targetId);
       session.lastUrl.set(tab.targetId, tab.url);
       return text(`At ${tabLine(tab)}. Take a snapshot to see the page.`);
     },
-  },
-  {
+  }),
+  defineTool({
     name: 'browser_snapshot',
     description: 'The page as text with [ref=…] on what can be acted on. Prefer interactive, ref/selector scope or diff to save tokens.',
     input: z.object({ profile: Profile, targetId: TargetId, ...SnapshotShaping.shape }),
-    run: async (client, args, session) => {
-      const { profile: _profile, ...options } = args;
-      const snapshot = await withProfile(client, args).snapshot({ maxChars: SNAPSHOT_DEFAULT_CHARS, ...options } as never);
+    readOnly: true,
+    run: async (api, { profile: _profile, ...options }, session) => {
+      const snapshot = await withProfile(api, { profile: _profile }).snapshot({ maxChars: SNAPSHOT_DEFAULT_CHARS, ...options });
       session.lastUrl.set(snapshot.targetId, snapshot.url);
       return text(`${snapshot.title} — ${snapshot.url}\n${snapshot.text}`);
     },
-  },
-  {
+  }),
+  defineTool({
     name: 'browser_act',
     description: 'Act on the page: by ref from a snapshot, or at x/y. Answers with what changed.',
     input: z.object({ profile: Profile, targetId: TargetId, kind: z.enum(ACTION_KINDS as [string, ...string[]]), ...allActionFields() }),
-    run: (client, args, session) => {
-      const { profile: _profile, ...action } = args;
-      return act(withProfile(client, args), action as ActionRequest, session);
-    },
-  },
-  {
+    readOnly: false,
+    // The flat input holds every kind's fields; which belong to which kind is the API's check (ActionSchema).
+    run: (api, { profile, ...action }, session) => act(withProfile(api, { profile }), action as ActionRequest, session),
+  }),
+  defineTool({
     name: 'browser_screenshot',
     description: 'Screenshot (JPEG, CSS pixels) of the page, full page, or an element by ref; fullQuality for PNG.',
     input: z.object({
@@ -184,68 +212,71 @@ export const TOOLS: Tool[] = [
       ref: schemas.screenshot.shape.ref,
       fullQuality: z.boolean().optional().describe('PNG at device scale instead of JPEG'),
     }),
-    run: async (client, args) => {
-      const full = args.fullQuality === true;
-      const shot = await withProfile(client, args).screenshot({
-        targetId: args.targetId as string | undefined,
-        fullPage: args.fullPage as boolean | undefined,
-        ref: args.ref as string | undefined,
-        ...(full ? { type: 'png' } : { type: 'jpeg', quality: 60, scale: 'css' }),
+    readOnly: true,
+    run: async (api, params) => {
+      const shot = await withProfile(api, params).screenshot({
+        targetId: params.targetId,
+        fullPage: params.fullPage,
+        ref: params.ref,
+        ...(params.fullQuality ? { type: 'png' } : { type: 'jpeg', quality: 60, scale: 'css' }),
       });
       return { content: [{ type: 'image', data: shot.data, mimeType: shot.mimeType }] };
     },
-  },
-  {
+  }),
+  defineTool({
     name: 'browser_pdf',
     description: 'Save the page as PDF; returns the file path.',
     input: z.object({ profile: Profile, targetId: TargetId }),
-    run: async (client, args, session) => {
-      const pdf = await withProfile(client, args).pdf(args.targetId as string | undefined);
+    readOnly: false,
+    run: async (api, params, session) => {
+      const pdf = await withProfile(api, params).pdf(params.targetId);
       mkdirSync(session.exportDir, { recursive: true, mode: 0o700 });
       const path = join(session.exportDir, `${pdf.targetId.slice(0, 8)}-${Date.now()}.pdf`);
       writeFileSync(path, Buffer.from(pdf.data, 'base64'), { mode: 0o600 });
       return text(`Saved ${path}`);
     },
-  },
-  {
+  }),
+  defineTool({
     name: 'browser_console',
     description: "A tab's recent console messages (level: that and worse).",
     input: z.object({ profile: Profile, targetId: TargetId, level: z.enum(['debug', 'log', 'info', 'warning', 'error']).optional() }),
-    run: async (client, args) => {
-      const { messages } = await withProfile(client, args).console({ targetId: args.targetId as string | undefined, level: args.level as string | undefined });
+    readOnly: true,
+    run: async (api, params) => {
+      const { messages } = await withProfile(api, params).console({ targetId: params.targetId, level: params.level });
       const last = messages.slice(-50).map((m) => `[${m.level}] ${m.text}`);
       return text(last.length ? (messages.length > 50 ? [`(last 50 of ${messages.length})`, ...last] : last).join('\n') : 'No console messages.');
     },
-  },
-  {
+  }),
+  defineTool({
     name: 'browser_downloads',
     description: 'Downloads and where the files are.',
     input: z.object({ profile: Profile }),
-    run: async (client, args) => {
-      const { downloads } = await withProfile(client, args).downloads();
+    readOnly: true,
+    run: async (api, params) => {
+      const { downloads } = await withProfile(api, params).downloads();
       return text(downloads.length ? downloads.map((d) => `${d.state} ${d.url}${d.path ? ` → ${d.path}` : ''}${d.error ? ` (${d.error})` : ''}`).join('\n') : 'No downloads.');
     },
-  },
-  {
+  }),
+  defineTool({
     name: 'browser_upload',
     description: 'Upload files: set inputRef directly, or click ref to open the chooser. paths must be in the upload folders; files are inline base64.',
     input: z.object({ profile: Profile, ...schemas.fileChooser.shape }),
-    run: async (client, args) => {
-      const { profile: _profile, ...options } = args;
-      const result = (await withProfile(client, args).fileChooser(options as never)) as { uploaded?: string[]; armed?: boolean; files?: string[]; timeoutMs?: number };
+    readOnly: false,
+    run: async (api, { profile, ...options }) => {
+      const result = await withProfile(api, { profile }).fileChooser(options);
       if (result.armed)
         return text(`Armed: the next file chooser on this tab gets ${(result.files ?? []).join(', ')} (for ${Math.round((result.timeoutMs ?? 0) / 1000)} s). Click what opens it.`);
       return text(`Uploaded ${(result.uploaded ?? []).join(', ') || 'no files'}.`);
     },
-  },
-  {
+  }),
+  defineTool({
     name: 'browser_dialog',
     description: "Arm the answer to the tab's next alert/confirm/prompt (otherwise dialogs are dismissed).",
     input: z.object({ profile: Profile, ...schemas.dialog.shape }),
-    run: async (client, args) => {
-      const { profile: _profile, ...options } = args;
-      await withProfile(client, args).dialog(options as never);
-      return text(`Armed: the next dialog will be ${args.accept ? 'accepted' : 'dismissed'}.`);
+    readOnly: false,
+    run: async (api, { profile, ...options }) => {
+      await withProfile(api, { profile }).dialog(options);
+      return text(`Armed: the next dialog will be ${options.accept ? 'accepted' : 'dismissed'}.`);
     },
-  },
+  }),
 ];

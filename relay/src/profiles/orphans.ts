@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { processRunning } from '../config/platform.js';
 
 /**
  * Finding and ending browser processes left behind by a crashed server, so
@@ -149,31 +150,10 @@ function signal(pid: number, name: NodeJS.Signals): boolean {
 
 async function waitForExit(pids: number[], timeoutMs: number): Promise<number[]> {
   const deadline = Date.now() + timeoutMs;
-  let alive = pids.filter(isRunning);
+  let alive = pids.filter(processRunning);
   while (alive.length > 0 && Date.now() < deadline) {
     await sleep(50);
-    alive = alive.filter(isRunning);
+    alive = alive.filter(processRunning);
   }
   return alive;
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-  // A zombie still answers signal 0 but holds no profile or port: its parent just has not reaped it.
-  return !isZombie(pid);
-}
-
-function isZombie(pid: number): boolean {
-  if (process.platform !== 'linux') return false;
-  try {
-    // /proc/<pid>/stat is "pid (comm) state ...", and comm may contain spaces or parentheses.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
-  } catch {
-    return false;
-  }
 }

@@ -10,18 +10,8 @@ import { BadRequestError, ConflictError, NotFoundError } from '../errors.js';
  */
 
 
-export interface Profile {
-  name: string;
-  driver: DriverKind;
-  color: string;
-  builtIn: boolean;
-  /** Managed profiles: the port their Chromium listens on. */
-  cdpPort?: number;
-  /** Remote profiles: where their browser is. */
-  cdpUrl?: string;
-  /** Managed profiles: $CLAWD_HOME/browser/<name>/user-data. */
-  userDataDir?: string;
-}
+import type { Profile } from '../api/responses.js';
+export type { Profile };
 
 export const PROFILE_NAME_RULE =
   'profile names use lowercase letters, digits and hyphens, start with a letter or digit, and have at most 64 characters';

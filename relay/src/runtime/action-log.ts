@@ -11,21 +11,8 @@ import { join } from 'node:path';
  * logged without their query and fragment (they carry tokens).
  */
 
-export type Actor = 'agent' | 'person';
-export type Outcome = 'ok' | 'error' | 'timeout' | 'aborted';
-
-export interface ActionRecord {
-  time: string;
-  profile: string;
-  targetId?: string;
-  kind: string;
-  ref?: string;
-  url?: string;
-  durationMs: number;
-  outcome: Outcome;
-  error?: string;
-  actor: Actor;
-}
+import type { ActionRecord, Actor, Outcome } from '../api/responses.js';
+export type { ActionRecord, Actor, Outcome };
 
 export interface ActionLogOptions {
   /** Rotate when the file passes this size. */

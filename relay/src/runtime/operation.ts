@@ -1,12 +1,12 @@
-import type { ServerResponse } from 'node:http';
 import { ClawdError, TimeoutError } from '../errors.js';
 import type { ActionLog, Actor, Outcome } from './action-log.js';
 
 /**
  * The one place a request that acts on a browser is bounded, cancelled and
  * logged (spec §12):
- * - it gets an AbortSignal that fires when the HTTP client disconnects or
- *   aborts, or when the action timeout (config actionTimeoutMs) passes;
+ * - it gets an AbortSignal that fires when its caller goes (the HTTP client
+ *   disconnects or aborts, an MCP request is cancelled: the caller's own
+ *   signal), or when the action timeout (config actionTimeoutMs) passes;
  * - the driver stops its work on that signal (a wait stops polling, a
  *   navigation is stopped, a hook is disarmed), and the request ends at once;
  * - past the timeout it is a 504 that names the action and the limit;
@@ -30,16 +30,15 @@ export interface OperationMeta {
 
 export async function runOperation<T>(
   meta: OperationMeta,
-  response: ServerResponse,
   settings: { actionTimeoutMs: number; log: ActionLog },
   work: (signal: AbortSignal) => Promise<T>,
+  caller?: AbortSignal,
 ): Promise<T> {
   const started = performance.now();
   const controller = new AbortController();
-  const onClose = () => {
-    if (!response.writableFinished) controller.abort(new CallerGoneError());
-  };
-  response.once('close', onClose);
+  const onCallerGone = () => controller.abort(new CallerGoneError());
+  if (caller?.aborted) onCallerGone();
+  caller?.addEventListener('abort', onCallerGone, { once: true });
   const limit = settings.actionTimeoutMs;
   const timer = setTimeout(
     () => controller.abort(new TimeoutError(`${meta.kind} took longer than the action timeout of ${limit} ms (config actionTimeoutMs)`, { action: meta.kind, limitMs: limit })),
@@ -57,7 +56,7 @@ export async function runOperation<T>(
     throw caught;
   } finally {
     clearTimeout(timer);
-    response.off('close', onClose);
+    caller?.removeEventListener('abort', onCallerGone);
     const described = (result ?? {}) as { targetId?: unknown; url?: unknown };
     settings.log.record({
       time: new Date().toISOString(),

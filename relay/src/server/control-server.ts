@@ -1,8 +1,8 @@
 import { createServer } from 'node:http';
 import { relayPortFor } from '../../../protocol/constants.js';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { z } from 'zod';
-import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.js';
+import type { z } from 'zod';
+import { BadRequestError, NotFoundError, UnauthorizedError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ProfileManager } from '../driver/profile-manager.js';
 import { applyServerLimits, LIMITS, SERVER_OPTIONS } from './limits.js';
@@ -12,24 +12,19 @@ import { checkHostAndOrigin, checkRequest, guardFor, isLoopbackHost, refusal } f
 import { DashboardAuth } from './dashboard-auth.js';
 import { dashboardPage } from './dashboard-page.js';
 import { schemas } from '../api/schemas.js';
-import type { Status } from '../api/responses.js';
-import { describeIssues } from '../validation.js';
-import { BrowserClient } from '../client/browser-client.js';
-import { urlHost } from '../config/config.js';
 import { McpHttpSessions } from '../mcp/http-sessions.js';
-import type { ProfileDriver } from '../driver/profile-driver.js';
 import type { ActionLog } from '../runtime/action-log.js';
-import { abortable, CallerGoneError, runOperation } from '../runtime/operation.js';
-import type { TaskSessions } from '../sessions/task-sessions.js';
-import type { AuditLog } from '../vault/audit-log.js';
-import { type CookieVault, fromBrowserCookie, underSite } from '../vault/cookie-vault.js';
-import { MAX_WAIT_MS } from '../api/schemas.js';
-import type { Grants } from '../vault/grants.js';
+import { CallerGoneError } from '../runtime/operation.js';
+import { ControlService, validated } from '../service/control-service.js';
+import { type Credentials, CredentialService } from '../service/credential-service.js';
 
 /**
  * The control API (spec §6, port 18791): JSON in, JSON out, every route with
- * `?profile=`. Routes are the same for every kind of profile: they talk to a
- * ProfileDriver. Errors are ClawdErrors, mapped to statuses in one place below.
+ * `?profile=`. Routes are thin: each parses its input, calls the service
+ * (service/control-service.ts, service/credential-service.ts) with the
+ * caller's AbortSignal, and answers. The guard (token, Host, Origin), body
+ * limits, the dashboard's session and the live view's stream are HTTP's own
+ * and live here. Errors are ClawdErrors, mapped to statuses in one place.
  */
 
 export interface ControlServerOptions {
@@ -43,14 +38,7 @@ export interface ControlServerOptions {
   /** $CLAWD_HOME/logs/actions.jsonl. */
   actionLog: ActionLog;
   /** Task sessions, the cookie vault, grants and their audit (spec §11). */
-  credentials: {
-    sessions: TaskSessions;
-    vault: () => CookieVault;
-    grants: () => Grants;
-    audit: AuditLog;
-    /** The relay's way to ask the person, in the extension, which domains' cookies may be saved. */
-    askConsent: (tenant: string, domains: string[], timeoutMs: number) => Promise<string[]>;
-  };
+  credentials: Credentials;
 }
 
 export interface ControlServer {
@@ -58,19 +46,18 @@ export interface ControlServer {
   close(): Promise<void>;
 }
 
-function parse<T>(schema: z.ZodType<T>, input: unknown, what: string): T {
-  const result = schema.safeParse(input ?? {});
-  if (result.success) return result.data;
-  const detail = describeIssues(result.error, what);
-  throw new BadRequestError(`Invalid ${what}: ${detail}`);
+/** The caller's signal: it fires when the HTTP client goes before its answer is written. */
+function callerSignal(response: Response): AbortSignal {
+  const controller = new AbortController();
+  response.once('close', () => {
+    if (!response.writableFinished) controller.abort(new CallerGoneError());
+  });
+  return controller.signal;
 }
-
-/** Views, not actions: a recorded session keeps no screenshot of them. */
-const NOT_RECORDED = new Set(['snapshot', 'screenshot', 'pdf', 'start', 'focus', 'close', 'dialog']);
 
 export async function startControlServer(options: ControlServerOptions): Promise<ControlServer> {
   const { manager, logger } = options;
-  const { sessions, vault, grants, audit, askConsent } = options.credentials;
+  const { sessions } = options.credentials;
   let port = options.port;
   /** This server's port and the relay's (one above): a remote profile may not loop back into them. */
   const ownPorts: number[] = [];
@@ -108,28 +95,19 @@ export async function startControlServer(options: ControlServerOptions): Promise
   });
   app.use(express.json({ limit: LIMITS.controlBodyBytes }));
 
-  // MCP over Streamable HTTP: the same tools as `clawd-browser mcp`, calling
-  // this server's own routes (as any client would) with its token.
-  let self: BrowserClient | undefined;
-  const mcp = new McpHttpSessions(() => self!, options.exportDir);
+  // The work is the service's (service/control-service.ts); a route parses, calls, answers.
+  const service = new ControlService(manager, sessions, options.actionLog);
+  const credentials = new CredentialService(options.credentials, manager, options.actionLog);
+
+  // MCP over Streamable HTTP: the same tools as `clawd-browser mcp`, calling the service in process.
+  const mcp = new McpHttpSessions(() => service.api(), options.exportDir);
   app.all('/mcp', async (request, response) => {
     await mcp.handle(request, response, request.body);
   });
 
-  const profileOf = (request: Request) => parse(schemas.profileQuery, request.query, 'query').profile;
-  const body = <T>(schema: z.ZodType<T>, request: Request) => parse(schema, request.body, 'body');
-
-  /** A request that acts on a browser: cancelled with its caller, bounded, logged (runtime/operation.ts). */
-  const operation = <T>(response: Response, profile: string | undefined, meta: { kind: string; targetId?: string; ref?: string }, work: (driver: ProfileDriver, signal: AbortSignal) => Promise<T>) => {
-    const driver = manager.driver(profile);
-    const settings = { actionTimeoutMs: manager.registry.config().actionTimeoutMs, log: options.actionLog };
-    return runOperation({ profile: driver.profile.name, ...meta }, response, settings, async (signal) => {
-      const result = await work(driver, signal);
-      // A recorded task session keeps a screenshot per action (outside its dir).
-      if (!NOT_RECORDED.has(meta.kind)) await sessions.recordAction(driver.profile.name, meta.kind, meta.targetId ?? (result as { targetId?: string })?.targetId);
-      return result;
-    });
-  };
+  const profileOf = (request: Request) => validated(schemas.profileQuery, request.query, 'query').profile;
+  const query = <T>(schema: z.ZodType<T>, request: Request) => validated(schema, request.query, 'query');
+  const body = <T>(schema: z.ZodType<T>, request: Request) => validated(schema, request.body, 'body');
 
   // ---- status and lifecycle --------------------------------------------------
 
@@ -139,94 +117,66 @@ export async function startControlServer(options: ControlServerOptions): Promise
       response.type('html').set('cache-control', 'no-store').send(dashboardPage());
       return;
     }
-    const driver = manager.peek(profileOf(request));
-    const { profile } = driver;
-    const config = manager.registry.config();
-    const status: Status = {
-      profile: profile.name,
-      driver: profile.driver,
-      enabled: config.enabled,
-      color: profile.color,
-      ...(profile.cdpPort ? { cdpPort: profile.cdpPort } : {}),
-      ...(profile.cdpUrl ? { cdpUrl: profile.cdpUrl } : {}),
-      ...(config.enabled ? await driver.status() : { running: false }),
-    };
-    response.json(status);
+    response.json(await service.status(profileOf(request)));
   });
   app.post('/start', async (request, response) => {
-    response.json(
-      await operation(response, profileOf(request), { kind: 'start' }, async (driver, signal) => {
-        await abortable(driver.start(), signal);
-        return { profile: driver.profile.name, ...(await driver.status()) };
-      }),
-    );
+    response.json(await service.start(profileOf(request), callerSignal(response)));
   });
   app.post('/stop', async (request, response) => {
-    const driver = manager.driver(profileOf(request));
-    await driver.stop();
-    response.json({ profile: driver.profile.name, ...(await driver.status()) });
+    response.json(await service.stop(profileOf(request)));
   });
 
   // ---- tabs and inspection ---------------------------------------------------
 
   app.get('/tabs', async (request, response) => {
-    response.json({ tabs: await manager.driver(profileOf(request)).tabs() });
+    response.json({ tabs: await service.tabs(profileOf(request)) });
   });
   app.post('/tabs/open', async (request, response) => {
-    const { url } = body(schemas.open, request);
-    response.json(await operation(response, profileOf(request), { kind: 'open' }, (driver, signal) => driver.openTab(url, signal)));
+    response.json(await service.openTab(profileOf(request), body(schemas.open, request).url, callerSignal(response)));
   });
   app.post('/tabs/focus', async (request, response) => {
-    const { targetId } = body(schemas.focus, request);
-    response.json(await operation(response, profileOf(request), { kind: 'focus', targetId }, (driver) => driver.focusTab(targetId)));
+    response.json(await service.focusTab(profileOf(request), body(schemas.focus, request).targetId, callerSignal(response)));
   });
   app.delete('/tabs/:targetId', async (request, response) => {
-    const targetId = String(request.params.targetId);
-    response.json({ closed: await operation(response, profileOf(request), { kind: 'close', targetId }, (driver) => driver.closeTab(targetId)) });
+    response.json({ closed: await service.closeTab(profileOf(request), String(request.params.targetId), callerSignal(response)) });
   });
   app.post('/navigate', async (request, response) => {
     const { url, targetId } = body(schemas.navigate, request);
-    response.json(await operation(response, profileOf(request), { kind: 'navigate', targetId }, (driver, signal) => driver.navigate(url, targetId, signal)));
+    response.json(await service.navigate(profileOf(request), url, targetId, callerSignal(response)));
   });
   app.post('/screenshot', async (request, response) => {
-    const options = body(schemas.screenshot, request);
-    response.json(await operation(response, profileOf(request), { kind: 'screenshot', targetId: options.targetId, ref: options.ref }, (driver) => driver.screenshot(options)));
+    response.json(await service.screenshot(profileOf(request), body(schemas.screenshot, request), callerSignal(response)));
   });
   app.post('/pdf', async (request, response) => {
-    const { targetId } = body(schemas.pdf, request);
-    response.json(await operation(response, profileOf(request), { kind: 'pdf', targetId }, (driver) => driver.pdf(targetId)));
+    response.json(await service.pdf(profileOf(request), body(schemas.pdf, request).targetId, callerSignal(response)));
   });
   app.get('/console', async (request, response) => {
-    const { profile, targetId, level } = parse(schemas.consoleQuery, request.query, 'query');
-    response.json(await manager.driver(profile).console({ targetId, level }));
+    const { profile, ...options } = query(schemas.consoleQuery, request);
+    response.json(await service.console(profile, options));
   });
 
   // ---- snapshots, actions, hooks ---------------------------------------------
 
   app.get('/snapshot', async (request, response) => {
-    const { profile, ...options } = parse(schemas.snapshotQuery, request.query, 'query');
-    response.json(await operation(response, profile, { kind: 'snapshot', targetId: options.targetId }, (driver) => driver.snapshot(options)));
+    const { profile, ...options } = query(schemas.snapshotQuery, request);
+    response.json(await service.snapshot(profile, options, callerSignal(response)));
   });
   app.post('/act', async (request, response) => {
-    const action = body(schemas.act, request);
-    const ref = 'ref' in action ? action.ref : undefined;
-    response.json(await operation(response, profileOf(request), { kind: action.kind, targetId: action.targetId, ref }, (driver, signal) => driver.act(action, signal)));
+    const { profile, diff } = query(schemas.actQuery, request);
+    response.json(await service.act(profile, body(schemas.act, request), callerSignal(response), { diffMaxChars: diff }));
   });
   app.post('/hooks/file-chooser', async (request, response) => {
-    const hook = body(schemas.fileChooser, request);
-    const meta = { kind: 'file-chooser', targetId: hook.targetId, ref: hook.ref ?? hook.inputRef };
-    response.json(await operation(response, profileOf(request), meta, (driver, signal) => driver.fileChooser(hook, signal)));
+    response.json(await service.fileChooser(profileOf(request), body(schemas.fileChooser, request), callerSignal(response)));
   });
   app.post('/hooks/dialog', async (request, response) => {
-    const hook = body(schemas.dialog, request);
-    response.json(await operation(response, profileOf(request), { kind: 'dialog', targetId: hook.targetId }, (driver) => driver.armDialog(hook)));
+    response.json(await service.armDialog(profileOf(request), body(schemas.dialog, request), callerSignal(response)));
   });
 
   // ---- live view and dashboard -----------------------------------------------
 
   /** A tab as multipart/x-mixed-replace JPEG (an <img> shows it); the screencast stops when the last viewer leaves. */
   app.get('/screencast', async (request, response) => {
-    const { profile, targetId } = parse(schemas.screencastQuery, request.query, 'query');
+    const { profile, targetId } = query(schemas.screencastQuery, request);
     const { cast } = await manager.driver(profile).screencast(targetId);
     const boundary = 'clawdframe';
     response.writeHead(200, { 'content-type': `multipart/x-mixed-replace; boundary=${boundary}`, 'cache-control': 'no-store', connection: 'close' });
@@ -260,16 +210,14 @@ export async function startControlServer(options: ControlServerOptions): Promise
    * per host. Not an action (not logged).
    */
   app.get('/screencast/frame', async (request, response) => {
-    const { profile, targetId } = parse(schemas.screencastQuery, request.query, 'query');
+    const { profile, targetId } = query(schemas.screencastQuery, request);
     const jpeg = await manager.driver(profile).thumbnail(targetId);
     if (!jpeg) return void response.status(204).end();
     response.set('cache-control', 'no-store').type('image/jpeg').send(jpeg);
   });
   /** A person's input through the live view: logged as the person's. */
   app.post('/screencast/input', async (request, response) => {
-    const input = body(schemas.viewInput, request);
-    const meta = { kind: `view-${input.type}`, targetId: input.targetId, actor: 'person' as const };
-    response.json(await operation(response, profileOf(request), meta, (driver) => driver.viewInput(input)));
+    response.json(await service.viewInput(profileOf(request), body(schemas.viewInput, request), callerSignal(response)));
   });
   /** A one-time link into the dashboard, for `clawd-browser dashboard` (a token holder). */
   app.post('/dashboard/link', (request, response) => {
@@ -285,87 +233,48 @@ export async function startControlServer(options: ControlServerOptions): Promise
   // ---- task sessions, grants, the cookie vault (spec §11) -------------------
 
   app.post('/sessions', async (request, response) => {
-    response.status(201).json(await sessions.open(body(schemas.openSession, request)));
+    response.status(201).json(await credentials.openSession(body(schemas.openSession, request), callerSignal(response)));
   });
   app.get('/sessions', (_request, response) => {
-    response.json({ sessions: sessions.list() });
+    response.json(credentials.listSessions());
   });
   app.delete('/sessions/:id', async (request, response) => {
-    response.json({ closed: await sessions.close(String(request.params.id)) });
+    response.json(await credentials.closeSession(String(request.params.id)));
   });
   app.post('/grants', (request, response) => {
-    const { tenant, domains, ttl, origin_session_id } = body(schemas.issueGrant, request);
-    const issued = grants().issue({ tenant, domains, ttlMs: ttl * 1000, originSessionId: origin_session_id });
-    audit.record({ event: 'grant', tenant, domains: issued.grant.allowed_domains, grantId: issued.grant.id, outcome: 'ok', detail: `expires ${new Date(issued.grant.expires_at).toISOString()}` });
-    response.status(201).json(issued);
+    response.status(201).json(credentials.issueGrant(body(schemas.issueGrant, request)));
   });
   app.delete('/grants/:id', (request, response) => {
-    const id = String(request.params.id);
-    grants().revoke(id);
-    audit.record({ event: 'grant-revoked', grantId: id, outcome: 'ok' });
-    response.json({ revoked: id });
+    response.json(credentials.revokeGrant(String(request.params.id)));
   });
   app.get('/vault', (request, response) => {
-    const { tenant } = parse(schemas.vaultQuery, request.query, 'query');
-    response.json({ entries: vault().list(tenant) });
+    response.json(credentials.vault(query(schemas.vaultQuery, request).tenant));
   });
   app.delete('/vault', (request, response) => {
-    const { tenant, domain } = parse(schemas.vaultQuery, request.query, 'query');
-    if (!tenant) throw new BadRequestError('Give the tenant whose cookies to forget (and a domain, or all of its domains go)');
-    const forgotten = vault().forget(tenant, domain);
-    audit.record({ event: 'vault-forget', tenant, domains: forgotten.map((entry) => entry.domain), outcome: 'ok' });
-    response.json({ forgotten });
+    const { tenant, domain } = query(schemas.vaultQuery, request);
+    response.json(credentials.forget(tenant, domain));
   });
-  /** A session a person drives to log in; `done` saves its cookies for the domains and ends it. */
   app.post('/vault/refresh', async (request, response) => {
-    const { tenant, domains, ttl } = body(schemas.vaultRefresh, request);
-    const session = await sessions.open({ credential_mode: 'clean', tenant, domains, ttl: ttl ?? 900 }, { refresh: true });
-    response.status(201).json({ ...session, liveView: `/screencast?profile=${session.profile}`, done: `/vault/refresh/${session.id}/done` });
+    response.status(201).json(await credentials.refresh(body(schemas.vaultRefresh, request), callerSignal(response)));
   });
   app.post('/vault/refresh/:id/done', async (request, response) => {
-    const { domains } = body(schemas.vaultRefreshDone, request);
-    response.json({ saved: await sessions.saveRefresh(String(request.params.id), domains) });
+    response.json(await credentials.refreshDone(String(request.params.id), body(schemas.vaultRefreshDone, request).domains));
   });
-
-  /**
-   * Saves cookies from the user's own browser: the person confirms in the
-   * extension which of the domains may go; only those are read (through the
-   * extension profile, scoped to the shared tabs' sites) and saved.
-   */
   app.post('/vault/from-extension', async (request, response) => {
-    const { tenant, domains, timeoutMs } = body(schemas.vaultFromExtension, request);
-    const allowed = await askConsent(tenant, domains, timeoutMs ?? MAX_WAIT_MS);
-    if (!allowed.length) {
-      audit.record({ event: 'extension-saved', tenant, domains, outcome: 'refused', detail: 'not confirmed in the extension' });
-      throw new ForbiddenError(`Not saved: the person did not allow ${domains.join(', ')} in the clawd-browser extension`);
-    }
-    const cookies = await manager.driver('extension').cookies();
-    const saved = allowed.map((domain) => {
-      const own = cookies.filter((cookie) => underSite(cookie.domain, domain));
-      vault().save(tenant, domain, own.map(fromBrowserCookie));
-      return { domain, cookies: own.length };
-    });
-    audit.record({ event: 'extension-saved', tenant, domains: allowed, outcome: 'ok', detail: saved.map((s) => `${s.domain}: ${s.cookies}`).join(', ') });
-    response.json({ saved, refused: domains.filter((domain) => !allowed.includes(domain)) });
+    response.json(await credentials.fromExtension(body(schemas.vaultFromExtension, request)));
   });
 
-  /** The action log's recent records, newest last (never what was typed: runtime/action-log.ts). */
   app.get('/actions', (request, response) => {
-    const { profile, limit } = parse(schemas.actionsQuery, request.query, 'query');
-    response.json({ actions: options.actionLog.recent({ profile, limit }) });
+    response.json(service.actions(query(schemas.actionsQuery, request)));
   });
-
   app.get('/downloads', async (request, response) => {
-    response.json(manager.driver(profileOf(request)).downloads());
+    response.json(service.downloads(profileOf(request)));
   });
 
   // ---- profiles --------------------------------------------------------------
 
   app.get('/profiles', async (_request, response) => {
-    const profiles = await Promise.all(
-      manager.registry.list().map(async (profile) => ({ ...profile, running: (await manager.peek(profile.name).status()).running ?? false })),
-    );
-    response.json({ profiles, defaultProfile: manager.defaultProfile });
+    response.json(await service.profiles());
   });
   app.post('/profiles/create', async (request, response) => {
     const profile = body(schemas.createProfile, request);
@@ -377,8 +286,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
     response.json({ deleted: await manager.deleteProfile(String(request.params.name)) });
   });
   app.post('/reset-profile', async (request, response) => {
-    const name = profileOf(request) ?? manager.defaultProfile;
-    response.json({ profile: name, ...(await manager.resetProfile(name)) });
+    response.json(await service.resetProfile(profileOf(request)));
   });
 
   app.use((request: Request) => {
@@ -401,7 +309,6 @@ export async function startControlServer(options: ControlServerOptions): Promise
   ownPorts.push(port, relayPortFor(port));
   // The dashboard's own requests carry this server's origin.
   guard.allowedOrigins.push(`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://[::1]:${port}`);
-  self = new BrowserClient({ baseUrl: `http://${urlHost(options.host)}:${port}`, token: options.token });
   logger.info(`control API listening on http://${options.host}:${port}`);
   return {
     port,

@@ -2,17 +2,17 @@ import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { ManagedEndpoint } from '../driver/browser-endpoint.js';
-import type { DriverPolicy } from '../driver/profile-driver.js';
-import { ProfileDriver } from '../driver/profile-driver.js';
+import type { CredentialMode, RecordMode, SessionInfo } from '../api/responses.js';
+import type { ProfileDriver } from '../driver/profile-driver.js';
+import type { ProfileManager } from '../driver/profile-manager.js';
 import { BadRequestError, DisabledError, ForbiddenError, NotFoundError, TooManyError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { type LaunchSettings, ManagedBrowser } from '../profiles/managed-browser.js';
+import { processRunning } from '../config/platform.js';
 import { findPortHolder, findProfileProcesses, killProcesses } from '../profiles/orphans.js';
 import { seedProfilePreferences } from '../profiles/preferences.js';
 import { type Profile, SESSION_PROFILE_PREFIX } from '../profiles/profile-registry.js';
 import type { AuditLog } from '../vault/audit-log.js';
-import { type CookieVault, fromBrowserCookie, underSite } from '../vault/cookie-vault.js';
+import { type CookieVault, underSite } from '../vault/cookie-vault.js';
 import type { Grants } from '../vault/grants.js';
 
 /**
@@ -27,11 +27,6 @@ import type { Grants } from '../vault/grants.js';
 const SESSION_COLOR = '#5B6B7A';
 const STOP_GRACE_MS = 3_000;
 const SPARE_DELAY_MS = 500;
-/** Ended sessions whose end is still told apart from an unknown id. */
-const ENDED_REMEMBERED = 256;
-
-export type CredentialMode = 'clean' | 'operator';
-export type RecordMode = 'off' | 'transient' | 'audit';
 
 export interface SessionRequest {
   credential_mode: CredentialMode;
@@ -43,33 +38,15 @@ export interface SessionRequest {
   ttl?: number;
 }
 
-export interface SessionInfo {
-  id: string;
-  /** The profile name every control route takes (`?profile=session-<id>`). */
-  profile: string;
-  credential_mode: CredentialMode | 'refresh';
-  tenant?: string;
-  /** Domains whose cookies were injected (operator) or will be saved (refresh). */
-  domains: string[];
-  injectedCookies: number;
-  grantId?: string;
-  record: RecordMode;
-  /** The session browser's own CDP endpoint. */
-  cdpUrl: string;
-  expiresAt: string;
-}
-
 interface Session {
   info: SessionInfo;
   driver: ProfileDriver;
-  browser: ManagedBrowser;
   dir: string;
   timer: NodeJS.Timeout;
   actions: number;
 }
 
 export interface TaskSessionSettings {
-  launch: LaunchSettings;
   maxSessions: number;
   /** Seconds, when a request gives none. */
   defaultTtl: number;
@@ -77,7 +54,6 @@ export interface TaskSessionSettings {
   spare: boolean;
   /** config `enabled`: false refuses sessions as it refuses every browser (503). */
   enabled: boolean;
-  policy: () => DriverPolicy;
 }
 
 /** What a session leaves in its dir, for the reaper: who owns it and what runs for it. */
@@ -93,14 +69,11 @@ interface Prepared {
   id: string;
   dir: string;
   driver: ProfileDriver;
-  browser: ManagedBrowser;
   port: number;
 }
 
 export class TaskSessions {
   private readonly sessions = new Map<string, Session>();
-  /** Sessions that ended, by id: when and why (ttl, closed, …). */
-  private readonly ended = new Map<string, { at: string; reason: string }>();
   private spare: Promise<Prepared> | undefined;
   private closing = false;
 
@@ -108,6 +81,8 @@ export class TaskSessions {
     private readonly home: string,
     private readonly deps: {
       log: Logger;
+      /** Where session browsers come from and go back to (driver/profile-manager.ts). */
+      manager: ProfileManager;
       settings: () => TaskSessionSettings;
       vault: () => CookieVault;
       grants: () => Grants;
@@ -128,26 +103,11 @@ export class TaskSessions {
     return [...this.sessions.values()].map((session) => ({ ...session.info }));
   }
 
-  /**
-   * The driver of a session profile name, or undefined when the name is not a
-   * session's; a session that ended is a 404 that says when and why.
-   */
-  driver(profileName: string): ProfileDriver | undefined {
-    if (!profileName.startsWith(SESSION_PROFILE_PREFIX)) return undefined;
-    const id = profileName.slice(SESSION_PROFILE_PREFIX.length);
-    const live = this.sessions.get(id)?.driver;
-    if (!live) this.throwIfEnded(id);
-    return live;
-  }
-
-  private throwIfEnded(id: string): void {
-    const ended = this.ended.get(id);
-    if (ended)
-      throw new NotFoundError(`Task session ${id} ${ended.reason === 'ttl' ? 'expired' : 'ended'} at ${ended.at}${ended.reason === 'ttl' ? ' (its ttl ran out)' : ` (${ended.reason})`}`, {
-        next: 'open-session',
-        session: id,
-        endedAt: ended.at,
-      });
+  /** What a call on an ended session's name is told: when it ended, and why. */
+  private static endedError(id: string, reason: string): NotFoundError {
+    const at = new Date().toISOString();
+    const how = reason === 'ttl' ? `expired at ${at} (its ttl ran out)` : `ended at ${at} (${reason})`;
+    return new NotFoundError(`Task session ${id} ${how}`, { next: 'open-session', session: id, endedAt: at });
   }
 
   async open(request: SessionRequest, options: { refresh?: boolean } = {}): Promise<SessionInfo> {
@@ -176,7 +136,7 @@ export class TaskSessions {
     }
     // A warm spare (cloned and started ahead) when there is one, else a cold start.
     const prepared = (await this.takeSpare()) ?? (await this.prepare(settings));
-    const { id, dir, driver, browser, port } = prepared;
+    const { id, dir, driver, port } = prepared;
     const ttl = request.ttl ?? settings.defaultTtl;
     const record: RecordMode = request.record ?? 'off';
     const info: SessionInfo = {
@@ -193,8 +153,9 @@ export class TaskSessions {
     };
     const timer = setTimeout(() => void this.close(id, 'ttl').catch(() => {}), ttl * 1000);
     timer.unref();
-    const session: Session = { info, driver, browser, dir, timer, actions: 0 };
+    const session: Session = { info, driver, dir, timer, actions: 0 };
     this.sessions.set(id, session);
+    this.deps.manager.expose(driver);
     try {
       if (request.credential_mode === 'operator' && !options.refresh) {
         const cookies = this.deps.vault().load(request.tenant!, domains).filter((cookie) => domains.some((domain) => underSite(cookie.domain ?? '', domain)));
@@ -221,8 +182,7 @@ export class TaskSessions {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     cpSync(this.template(), userDataDir, { recursive: true });
     const profile: Profile = { name: `${SESSION_PROFILE_PREFIX}${id}`, driver: 'clawd', color: SESSION_COLOR, builtIn: false, cdpPort: port, userDataDir };
-    const browser = new ManagedBrowser(profile, settings.launch, this.deps.log);
-    const driver = new ProfileDriver(profile, new ManagedEndpoint(browser), join(dir, 'downloads'), settings.policy);
+    const driver = this.deps.manager.createEphemeral(profile, join(dir, 'downloads'));
     // Written before the launch, so that a server killed mid-launch leaves the reaper what it needs.
     writeFileSync(join(dir, 'session.json'), JSON.stringify({ id, serverPid: process.pid, port, userDataDir, createdAt: new Date().toISOString() } satisfies SessionRecord));
     try {
@@ -232,7 +192,7 @@ export class TaskSessions {
       rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
       throw error;
     }
-    return { id, dir, driver, browser, port };
+    return { id, dir, driver, port };
   }
 
   /**
@@ -264,7 +224,7 @@ export class TaskSessions {
   }
 
   private async discard(prepared: Prepared): Promise<void> {
-    await prepared.driver.stop().catch(() => {});
+    await this.deps.manager.release(prepared.driver);
     const left = findProfileProcesses(join(prepared.dir, 'user-data'));
     if (left.length) await killProcesses(left, STOP_GRACE_MS);
     rmSync(prepared.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
@@ -277,16 +237,11 @@ export class TaskSessions {
    */
   async close(id: string, reason = 'closed'): Promise<SessionInfo> {
     const session = this.sessions.get(id);
-    if (!session) {
-      this.throwIfEnded(id);
-      throw new NotFoundError(`No task session ${id}`, { next: 'list-sessions' });
-    }
+    if (!session) throw this.deps.manager.endedError(`${SESSION_PROFILE_PREFIX}${id}`) ?? new NotFoundError(`No task session ${id}`, { next: 'list-sessions' });
     this.sessions.delete(id);
-    this.ended.set(id, { at: new Date().toISOString(), reason });
-    // Remembered so a late caller hears that it ended, not that it never was; the oldest are forgotten.
-    if (this.ended.size > ENDED_REMEMBERED) this.ended.delete(this.ended.keys().next().value!);
     clearTimeout(session.timer);
-    await session.driver.stop().catch(() => {});
+    // Remembered by the manager, so a late caller hears that it ended, not that it never was.
+    await this.deps.manager.release(session.driver, TaskSessions.endedError(id, reason));
     const left = findProfileProcesses(join(session.dir, 'user-data'));
     if (left.length) await killProcesses(left, STOP_GRACE_MS);
     rmSync(session.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
@@ -323,12 +278,7 @@ export class TaskSessions {
     if (!session || session.info.credential_mode !== 'refresh') throw new NotFoundError(`No vault refresh session ${id}`);
     const tenant = session.info.tenant!;
     const chosen = domains?.length ? domains : session.info.domains;
-    const all = await session.driver.cookies();
-    const saved = chosen.map((domain) => {
-      const cookies = all.filter((cookie) => underSite(cookie.domain, domain));
-      this.deps.vault().save(tenant, domain, cookies.map(fromBrowserCookie));
-      return { domain, cookies: cookies.length };
-    });
+    const saved = this.deps.vault().saveFromBrowser(tenant, chosen, await session.driver.cookies());
     this.deps.audit.record({ event: 'refresh-saved', tenant, session: id, domains: chosen, outcome: 'ok', detail: saved.map((s) => `${s.domain}: ${s.cookies}`).join(', ') });
     await this.close(id, 'refresh saved');
     return saved;
@@ -376,7 +326,7 @@ export async function reapSessions(home: string, log?: Logger): Promise<Array<{ 
     } catch {
       // A session that died before writing its record: only its dir is left, with whatever runs on it.
     }
-    if (record && record.serverPid !== process.pid && alive(record.serverPid)) continue; // a live server's session
+    if (record && record.serverPid !== process.pid && processRunning(record.serverPid)) continue; // a live server's session
     const userDataDir = record?.userDataDir ?? join(dir, 'user-data');
     const pids = new Set(findProfileProcesses(userDataDir));
     const holder = record ? findPortHolder(record.port) : undefined;
@@ -389,11 +339,3 @@ export async function reapSessions(home: string, log?: Logger): Promise<Array<{ 
   return reaped;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}

@@ -1,6 +1,6 @@
 import type { Frame, Page } from 'playwright-core';
 import { BadRequestError, NotFoundError } from '../errors.js';
-import { nextGeneration, recordSnapshot, RefNotFoundError, wasIssued } from './refs.js';
+import { nextGeneration, recordSnapshot, RefNotFoundError, snapshotsOf, type TabSnapshots, wasIssued } from './refs.js';
 import { diffOutlines, fitBudget, interactiveOnly, limitDepth } from './shaping.js';
 import { childFrame, walkFrame } from './snapshot-engine.js';
 
@@ -13,7 +13,7 @@ import { childFrame, walkFrame } from './snapshot-engine.js';
  */
 
 export { ariaSnapshot, type AriaNode, type AriaSnapshot } from './aria-tree.js';
-export { RefNotFoundError, resolveRef } from './refs.js';
+export { RefNotFoundError, resolveRef, TabSnapshots } from './refs.js';
 
 export interface AiSnapshotOptions {
   /** Most lines in the outline; no limit when omitted. */
@@ -42,13 +42,15 @@ export interface AiSnapshot {
 
 const INDENT = '  ';
 
-/** Each tab's latest full outline, for diffs. */
-const previousOutline = new WeakMap<Page, string[]>();
-
-export async function takeAiSnapshot(page: Page, options: AiSnapshotOptions = {}): Promise<AiSnapshot> {
+/**
+ * Snapshots the tab, and keeps its refs and outline in `target` for the next
+ * call (resolveRef, diff). A bare Page is the tests' entry (refs.ts, snapshotsOf).
+ */
+export async function takeAiSnapshot(target: TabSnapshots | Page, options: AiSnapshotOptions = {}): Promise<AiSnapshot> {
+  const tab = snapshotsOf(target);
   const limit = options.limit ?? Number.MAX_SAFE_INTEGER;
   // Asked before this snapshot hands out refs of its own.
-  const scopeRefIssued = options.scope?.ref === undefined || wasIssued(page, options.scope.ref);
+  const scopeRefIssued = options.scope?.ref === undefined || wasIssued(tab, options.scope.ref);
   const generation = nextGeneration();
   const frames = new Map<string, Frame>();
   const highest = new Map<string, number>();
@@ -101,12 +103,12 @@ export async function takeAiSnapshot(page: Page, options: AiSnapshotOptions = {}
     }
   };
 
-  await snapshotFrame(page.mainFrame(), '', 0);
+  await snapshotFrame(tab.page.mainFrame(), '', 0);
 
-  recordSnapshot(page, generation, frames, highest);
-  const hadPrevious = previousOutline.has(page);
-  const before = newDocument ? undefined : previousOutline.get(page);
-  previousOutline.set(page, [...out]);
+  recordSnapshot(tab, generation, frames, highest);
+  const hadPrevious = tab.previousOutline !== undefined;
+  const before = newDocument ? undefined : tab.previousOutline;
+  tab.previousOutline = [...out];
 
   let lines = out;
   let changes: AiSnapshot['changes'];

@@ -6,8 +6,8 @@ import { checkRef, refLocator } from './snapshot-engine.js';
  * Refs (`e12`, `f1e3`) name elements of the latest `ai` snapshot of a tab.
  * An element keeps its ref from one snapshot of a document to the next. The
  * elements themselves live in each frame's isolated world (snapshot-engine.ts);
- * here we keep, per page, which frame each ref prefix meant and which
- * snapshot (generation) that was, so a ref can be told apart as unknown,
+ * here we keep, per tab (TabSnapshots), which frame each ref prefix meant and
+ * which snapshot (generation) that was, so a ref can be told apart as unknown,
  * stale, or pointing at an element since removed.
  */
 
@@ -32,8 +32,35 @@ export interface PageRefs {
   highestIssued: Map<string, number>;
 }
 
+/**
+ * What one tab's snapshots leave for the next call: the refs of the latest
+ * `ai` snapshot (resolveRef) and that snapshot's full outline (diffs). The
+ * driver's DriverTab holds one per tab, so it goes when the tab does.
+ */
+export class TabSnapshots {
+  refs: PageRefs | undefined;
+  /** The latest full outline, for `diff`. */
+  previousOutline: string[] | undefined;
+
+  constructor(readonly page: Page) {}
+}
+
+const barePages = new WeakMap<Page, TabSnapshots>();
+
+/**
+ * The snapshot functions' entry for a caller with a bare Playwright Page and
+ * no tab object of its own (the snapshot tests, which drive Playwright
+ * directly): one TabSnapshots per page, made on first use. The driver never
+ * comes this way; its tabs hold their own.
+ */
+export function snapshotsOf(target: TabSnapshots | Page): TabSnapshots {
+  if (target instanceof TabSnapshots) return target;
+  let snapshots = barePages.get(target);
+  if (!snapshots) barePages.set(target, (snapshots = new TabSnapshots(target)));
+  return snapshots;
+}
+
 const REF_PATTERN = /^(f\d+)?e(\d+)$/;
-const refsByPage = new WeakMap<Page, PageRefs>();
 // One counter for all pages, so two documents never share a generation number.
 let lastGeneration = 0;
 
@@ -42,30 +69,31 @@ export function nextGeneration(): number {
 }
 
 /** Makes a finished snapshot the one refs resolve against (unless a later one already finished). */
-export function recordSnapshot(page: Page, generation: number, frames: Map<string, Frame>, highest: Map<string, number>): void {
-  const previous = refsByPage.get(page);
+export function recordSnapshot(tab: TabSnapshots, generation: number, frames: Map<string, Frame>, highest: Map<string, number>): void {
+  const previous = tab.refs;
   if (previous && previous.generation > generation) return;
   const highestIssued = new Map(previous?.highestIssued);
   for (const [prefix, number] of highest) highestIssued.set(prefix, Math.max(number, highestIssued.get(prefix) ?? 0));
-  refsByPage.set(page, { generation, frames, highestIssued });
+  tab.refs = { generation, frames, highestIssued };
 }
 
-/** Whether a snapshot of this page has handed out `ref` (it may be gone since): unknown refs are told from stale ones. */
-export function wasIssued(page: Page, ref: string): boolean {
+/** Whether a snapshot of this tab has handed out `ref` (it may be gone since): unknown refs are told from stale ones. */
+export function wasIssued(tab: TabSnapshots, ref: string): boolean {
   const match = REF_PATTERN.exec(ref);
-  const state = refsByPage.get(page);
+  const state = tab.refs;
   return !!match && !!state && Number(match[2]) <= (state.highestIssued.get(match[1] ?? '') ?? 0);
 }
 
 const TAKE_NEW = 'Take a new snapshot and use a ref from it.';
 
-export async function resolveRef(page: Page, ref: string): Promise<ElementHandle<Element>> {
+/** The element a ref of the tab's latest snapshot names; a RefNotFoundError (404, with which ref and why) when it is unknown, stale or removed. */
+export async function resolveRef(target: TabSnapshots | Page, ref: string): Promise<ElementHandle<Element>> {
   const match = REF_PATTERN.exec(ref);
   if (!match) throw new RefNotFoundError(ref, 'unknown', `Unknown ref ${JSON.stringify(ref)}: refs look like e12 (main frame) or f1e3 (inside a frame), as a snapshot shows them.`);
   const prefix = match[1] ?? '';
   const number = Number(match[2]);
 
-  const state = refsByPage.get(page);
+  const state = snapshotsOf(target).refs;
   if (!state) throw new RefNotFoundError(ref, 'stale', `Ref ${ref} is stale: no snapshot has been taken of this tab yet. ${TAKE_NEW}`);
   const issuedBefore = number <= (state.highestIssued.get(prefix) ?? 0);
   const frame = state.frames.get(prefix);

@@ -39,12 +39,8 @@ const Entry = z.strictObject({
 type Entry = z.infer<typeof Entry>;
 const VaultFile = z.strictObject({ version: z.literal(1), entries: z.array(Entry) });
 
-export interface VaultListing {
-  tenant: string;
-  domain: string;
-  savedAt: string;
-  cookies: number;
-}
+import type { VaultListing } from '../api/responses.js';
+export type { VaultListing };
 
 /** A cookie as a browser reports it (Playwright's context.cookies()), as the vault keeps it. */
 export function fromBrowserCookie(cookie: { name: string; value: string; domain: string; path: string; expires: number; httpOnly: boolean; secure: boolean; sameSite: string }): VaultCookie {
@@ -100,6 +96,18 @@ export class CookieVault {
     entries.push(entry);
     this.write(entries);
     return { tenant, domain: site, savedAt: entry.savedAt, cookies: entry.count };
+  }
+
+  /**
+   * Saves, for each domain, the cookies a browser holds under it (the site or
+   * a subdomain): a refresh session's, or the user's own through the extension.
+   */
+  saveFromBrowser(tenant: string, domains: string[], browserCookies: Array<Parameters<typeof fromBrowserCookie>[0]>): Array<{ domain: string; cookies: number }> {
+    return domains.map((domain) => {
+      const own = browserCookies.filter((cookie) => underSite(cookie.domain, domain));
+      this.save(tenant, domain, own.map(fromBrowserCookie));
+      return { domain, cookies: own.length };
+    });
   }
 
   /** The cookies of `domains` for `tenant` (domains the vault has nothing for are skipped). */

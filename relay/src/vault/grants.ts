@@ -2,6 +2,7 @@ import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
+import type { Grant } from '../api/responses.js';
 import { ForbiddenError } from '../errors.js';
 import { cookieSite } from './cookie-vault.js';
 
@@ -19,8 +20,8 @@ const Payload = z.strictObject({
   allowed_domains: z.array(z.string().min(1)).min(1),
   expires_at: z.number().int(),
   origin_session_id: z.string().optional(),
-});
-export type Grant = z.infer<typeof Payload>;
+}) satisfies z.ZodType<Grant>;
+export type { Grant };
 
 export class Grants {
   constructor(

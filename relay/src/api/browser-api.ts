@@ -1,0 +1,68 @@
+import type {
+  ActionRequest,
+  ActionResult,
+  AiSnapshotResponse,
+  Capture,
+  ConsoleMessage,
+  DownloadRecord,
+  ProfileSummary,
+  RequestOf,
+  Screenshot,
+  Status,
+  Tab,
+} from './responses.js';
+
+/** `GET /snapshot`'s query: the tab, the format, and the shaping options (SnapshotShaping). */
+export type SnapshotRequest = Omit<RequestOf<'snapshotQuery'>, 'profile'>;
+
+/** `POST /hooks/file-chooser`: the files went in, or the hook is armed for the next chooser. */
+export interface FileChooserAnswer {
+  targetId: string;
+  uploaded?: string[];
+  armed?: boolean;
+  files?: string[];
+  timeoutMs?: number;
+}
+
+/** `POST /hooks/dialog`: the answer armed for the tab's next dialog. */
+export interface DialogArmed {
+  targetId: string;
+  armed: boolean;
+  accept: boolean;
+  timeoutMs: number;
+}
+
+export interface ActOptions {
+  diffMaxChars?: number;
+}
+
+/**
+ * One profile's browser, as an agent's tools use it: what the MCP tools call.
+ * Two implementations, one contract: the typed client over HTTP (for
+ * `clawd-browser mcp` beside a separate server) and the control service in
+ * process (for `/mcp` on the server itself, with no HTTP round trip).
+ */
+export interface BrowserApi {
+  /** The same API for another profile. */
+  withProfile(profile: string): BrowserApi;
+  status(): Promise<Status>;
+  profiles(): Promise<{ profiles: ProfileSummary[]; defaultProfile: string }>;
+  tabs(): Promise<Tab[]>;
+  openTab(url?: string): Promise<Tab>;
+  focusTab(targetId: string): Promise<Tab>;
+  closeTab(targetId: string): Promise<Tab>;
+  navigate(url: string, targetId?: string): Promise<Tab>;
+  screenshot(options?: RequestOf<'screenshot'>): Promise<Screenshot>;
+  pdf(targetId?: string): Promise<Capture>;
+  console(options?: { targetId?: string; level?: string }): Promise<{ targetId: string; messages: ConsoleMessage[] }>;
+  snapshot(options?: SnapshotRequest & { format?: 'ai' }): Promise<AiSnapshotResponse>;
+  /**
+   * One action. With `diffMaxChars`, the answer also carries the page's diff
+   * since the previous snapshot (`diff`, cut at that many characters) when the
+   * action did not navigate: one call where an agent would make two.
+   */
+  act(action: ActionRequest, options?: ActOptions): Promise<ActionResult>;
+  fileChooser(options: RequestOf<'fileChooser'>): Promise<FileChooserAnswer>;
+  dialog(options: RequestOf<'dialog'>): Promise<DialogArmed>;
+  downloads(): Promise<{ downloads: DownloadRecord[] }>;
+}

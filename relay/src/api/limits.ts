@@ -1,0 +1,10 @@
+/**
+ * Limits every surface shares (the server checks them; the client and the
+ * CLI size their own timeouts from them). Plain numbers: the client reads
+ * them without loading the schemas.
+ */
+
+/** Spec §6: hooks and waits default to, and may not exceed, two minutes. */
+export const MAX_WAIT_MS = 120_000;
+/** A wait's default timeout (`timeoutMs` may raise it to MAX_WAIT_MS). */
+export const WAIT_DEFAULT_MS = 30_000;

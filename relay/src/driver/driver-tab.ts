@@ -1,0 +1,137 @@
+import type { CDPSession, Dialog, ElementHandle, Page } from 'playwright-core';
+import { resolveRef, TabSnapshots } from '../snapshot/refs.js';
+import { ConsoleBuffer } from './console-buffer.js';
+import { TabScreencast } from './screencast.js';
+
+/**
+ * One tab of a profile's browser, as the driver knows it: made when the
+ * driver first sees the Playwright Page, dropped when the page closes, and
+ * holding everything the driver keeps about the tab between requests. What
+ * acts on a tab (page-actions.ts, aftermath.ts, url-policy-guard.ts,
+ * download-saver.ts, file-chooser.ts) takes the DriverTab.
+ */
+
+/** Events waiting for the tab's next action; past this, the oldest go. */
+const MAX_PENDING_EVENTS = 20;
+
+interface DialogAnswer {
+  accept: boolean;
+  promptText?: string;
+  /** Disarms the answer when it lapses unused. */
+  timer: NodeJS.Timeout;
+}
+
+export class DriverTab {
+  readonly console: ConsoleBuffer;
+  /** The refs and the previous outline of the tab's `ai` snapshots (snapshot/refs.ts). */
+  readonly snapshots: TabSnapshots;
+  /**
+   * The URL policy's hold on the tab (url-policy-guard.ts): whether its
+   * document requests are checked, and the last one refused, to say why a
+   * goto failed.
+   */
+  readonly urlPolicy: { policed: boolean; lastRefusal?: string } = { policed: false };
+  private id: string | undefined;
+  /** Dialogs, downloads and refusals since the tab's last action: reported with the next action's result. */
+  private pendingEvents: string[] = [];
+  /** The answer armed for the tab's next dialog (POST /hooks/dialog). */
+  private dialogAnswer: DialogAnswer | undefined;
+  private cast: TabScreencast | undefined;
+  private session: Promise<CDPSession> | undefined;
+
+  constructor(readonly page: Page) {
+    this.console = new ConsoleBuffer(page);
+    this.snapshots = new TabSnapshots(page);
+    // One listener answers every dialog: the armed answer, or dismissed, so a page never hangs on one.
+    page.on('dialog', (dialog) => this.answer(dialog));
+  }
+
+  /** The targetId if it has been asked already (a download's record does not wait for it). */
+  get knownTargetId(): string | undefined {
+    return this.id;
+  }
+
+  /**
+   * Playwright does not expose target ids; one CDP call per tab asks, then it
+   * is kept. It asks through a session of its own, detached at once: listing
+   * the tabs of the user's browser must not leave the tab's session (cdp(),
+   * with the Page domain on) open in every one of them.
+   */
+  async targetId(): Promise<string> {
+    if (this.id) return this.id;
+    const session = await this.page.context().newCDPSession(this.page);
+    try {
+      const { targetInfo } = (await session.send('Target.getTargetInfo')) as { targetInfo: { targetId: string } };
+      this.id = targetInfo.targetId;
+      return targetInfo.targetId;
+    } finally {
+      await session.detach().catch(() => {});
+    }
+  }
+
+  /**
+   * The tab's own CDP session, with the Page domain on (its events, such as
+   * `Page.windowOpen`, come to it): opened on first need and kept while the
+   * tab lives, so an action costs no attach and detach. Opened again if
+   * it closes.
+   */
+  cdp(): Promise<CDPSession> {
+    if (this.session) return this.session;
+    const opening = (async () => {
+      const session = await this.page.context().newCDPSession(this.page);
+      session.on('close', () => {
+        if (this.session === opening) this.session = undefined;
+      });
+      await session.send('Page.enable').catch(() => {});
+      return session;
+    })();
+    opening.catch(() => {
+      if (this.session === opening) this.session = undefined;
+    });
+    return (this.session = opening);
+  }
+
+  /** A ref from this tab's last snapshot; a 404 (RefNotFoundError, with which ref and why) when it is unknown or stale. */
+  element(ref: string): Promise<ElementHandle> {
+    return resolveRef(this.snapshots, ref);
+  }
+
+  /** The tab's live view, shared by its viewers (screencast.ts). */
+  screencast(): TabScreencast {
+    return (this.cast ??= new TabScreencast(this.page));
+  }
+
+  noteEvent(event: string): void {
+    this.pendingEvents.push(event);
+    if (this.pendingEvents.length > MAX_PENDING_EVENTS) this.pendingEvents.shift();
+  }
+
+  /** What happened on the tab since the last call (dialogs, downloads, refusals), for an action's result. */
+  takeEvents(): string[] {
+    const events = this.pendingEvents;
+    this.pendingEvents = [];
+    return events;
+  }
+
+  /** Arms the answer to the tab's next dialog, for `timeoutMs` (POST /hooks/dialog). */
+  armDialog(accept: boolean, promptText: string | undefined, timeoutMs: number): void {
+    clearTimeout(this.dialogAnswer?.timer);
+    const timer = setTimeout(() => (this.dialogAnswer = undefined), timeoutMs);
+    this.dialogAnswer = { accept, promptText, timer };
+  }
+
+  /** The page closed (or its browser went): nothing armed outlives it. */
+  dispose(): void {
+    clearTimeout(this.dialogAnswer?.timer);
+    this.dialogAnswer = undefined;
+  }
+
+  private answer(dialog: Dialog): void {
+    const armed = this.dialogAnswer;
+    this.dialogAnswer = undefined;
+    clearTimeout(armed?.timer);
+    const accepted = armed?.accept === true;
+    this.noteEvent(`${dialog.type()} dialog ${JSON.stringify(dialog.message().slice(0, 200))} ${accepted ? 'accepted' : 'dismissed'}${armed ? ' (as armed)' : ' (no answer was armed)'}`);
+    void (accepted ? dialog.accept(armed?.promptText) : dialog.dismiss()).catch(() => {});
+  }
+}

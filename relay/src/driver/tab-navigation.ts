@@ -1,0 +1,47 @@
+import { BadRequestError, TimeoutError, UnavailableError } from '../errors.js';
+import { abortable } from '../runtime/operation.js';
+import type { UrlPolicy } from '../runtime/url-policy.js';
+import type { DriverTab } from './driver-tab.js';
+import { ACTION_TIMEOUT_MS } from './page-actions.js';
+import { guardTab, takeRefusal } from './url-policy-guard.js';
+
+/**
+ * Navigates a tab (the URL was checked before: checkNavigation). Failures
+ * come back as our errors: the URL policy's refusal (403) when the guard
+ * stopped it, a timeout, an invalid URL (400), or the browser's reason.
+ * On abort (the caller went, or the action timeout passed) the navigation
+ * is stopped in the browser, as the Stop button would.
+ */
+export async function navigateTab(tab: DriverTab, url: string, urlPolicy: () => UrlPolicy | undefined, signal?: AbortSignal): Promise<void> {
+  await guardTab(tab, urlPolicy);
+  // Only a refusal of this navigation's requests answers for it.
+  tab.urlPolicy.lastRefusal = undefined;
+  try {
+    await abortable(tab.page.goto(url, { timeout: ACTION_TIMEOUT_MS }), signal);
+  } catch (error) {
+    if (signal?.aborted) {
+      await stopLoading(tab);
+      throw error;
+    }
+    const refused = takeRefusal(tab);
+    if (refused) throw refused;
+    const message = (error as Error).message.split('\n')[0];
+    if ((error as Error).name === 'TimeoutError') throw new TimeoutError(`Navigating to ${url} timed out: ${message}`);
+    if (/Cannot navigate to invalid URL|invalid url/i.test(message)) throw new BadRequestError(`Invalid URL ${JSON.stringify(url)}`);
+    throw new UnavailableError(`Navigating to ${url} failed: ${message}`);
+  }
+  // A redirect the policy stopped ends the navigation without an error.
+  const refused = takeRefusal(tab);
+  if (refused) throw refused;
+}
+
+/** Stops the tab's loading, as the Stop button does (an abandoned navigation must not go on). */
+async function stopLoading(tab: DriverTab): Promise<void> {
+  const session = await tab.cdp().catch(() => undefined);
+  if (!session) return;
+  try {
+    await session.send('Page.stopLoading');
+  } catch {
+    // The tab closed meanwhile: nothing is loading.
+  }
+}

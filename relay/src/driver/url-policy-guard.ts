@@ -1,0 +1,55 @@
+import { lookup } from 'node:dns/promises';
+import { navigationProblem } from '../../../protocol/url-gate.js';
+import { BadRequestError, ForbiddenError } from '../errors.js';
+import { policyActive, type UrlPolicy, urlPolicyProblem } from '../runtime/url-policy.js';
+import type { DriverTab } from './driver-tab.js';
+
+/**
+ * Where a profile's tabs may go: a URL asked for is checked before the
+ * driver navigates (checkNavigation), and, with a URL policy, every document
+ * request of a tab is checked in the browser as it starts (guardTab).
+ */
+
+const resolveHost = async (host: string) => (await lookup(host, { all: true })).map((entry) => entry.address);
+
+/** Throws when `url` may not be opened: a 403 naming the policy's rule, or a 400 from the URL gate. */
+export async function checkNavigation(url: string, urlPolicy: UrlPolicy | undefined, allowedUrlSchemes: string[]): Promise<void> {
+  // The policy first: its refusals are 403s that name the rule, whatever the URL gate would say.
+  const refused = await urlPolicyProblem(url, urlPolicy, resolveHost);
+  if (refused) throw new ForbiddenError(`Navigation refused: ${refused}`);
+  const problem = navigationProblem(url, allowedUrlSchemes);
+  if (problem) throw new BadRequestError(`Navigation refused: ${problem}`);
+}
+
+/**
+ * With a URL policy, every document request of the profile's tabs is
+ * checked as it starts, through the tab's own CDP session's `Fetch` domain
+ * (which, unlike Playwright's routes, also sees each redirect hop): redirects
+ * and a page's own `location =` included. A refused one fails before it
+ * leaves the browser, and is reported with the tab's next action. Once per
+ * tab; `urlPolicy` is read at each request, so edits apply at once.
+ */
+export async function guardTab(tab: DriverTab, urlPolicy: () => UrlPolicy | undefined): Promise<void> {
+  if (tab.urlPolicy.policed || !policyActive(urlPolicy())) return;
+  tab.urlPolicy.policed = true;
+  const session = await tab.cdp();
+  session.on('Fetch.requestPaused', (event) => {
+    void (async () => {
+      const problem = await urlPolicyProblem(event.request.url, urlPolicy(), resolveHost);
+      if (!problem) return session.send('Fetch.continueRequest', { requestId: event.requestId });
+      tab.urlPolicy.lastRefusal = problem;
+      tab.noteEvent(`navigation to ${event.request.url.split(/[?#]/)[0]} refused: ${problem}`);
+      // 204 No Content: the navigation does not happen and the page stays as it was (a failed
+      // request would commit an error page in its place).
+      return session.send('Fetch.fulfillRequest', { requestId: event.requestId, responseCode: 204, body: '' });
+    })().catch(() => {});
+  });
+  await session.send('Fetch.enable', { patterns: [{ urlPattern: '*', resourceType: 'Document', requestStage: 'Request' }] });
+}
+
+/** The refusal the guard made since the last call, as the error a goto answers with; cleared. */
+export function takeRefusal(tab: DriverTab): ForbiddenError | undefined {
+  const refusal = tab.urlPolicy.lastRefusal;
+  tab.urlPolicy.lastRefusal = undefined;
+  return refusal ? new ForbiddenError(`Navigation refused: ${refusal}`) : undefined;
+}

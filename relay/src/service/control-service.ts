@@ -1,0 +1,202 @@
+import type { z } from 'zod';
+import type { ActOptions, BrowserApi, DialogArmed, FileChooserAnswer, SnapshotRequest } from '../api/browser-api.js';
+import type { ActionRequest, ActionResult, AiSnapshotResponse, ProfileSummary, RequestOf, Status } from '../api/responses.js';
+import { ActionSchema, schemas } from '../api/schemas.js';
+import type { ProfileManager } from '../driver/profile-manager.js';
+import type { ProfileDriver } from '../driver/profile-driver.js';
+import { BadRequestError } from '../errors.js';
+import type { ActionLog, Actor } from '../runtime/action-log.js';
+import { abortable, runOperation } from '../runtime/operation.js';
+import type { TaskSessions } from '../sessions/task-sessions.js';
+import { describeIssues } from '../validation.js';
+
+/**
+ * What the control API does, once, for every surface: HTTP routes
+ * (server/control-server.ts) are thin adapters over it, and `/mcp` calls it
+ * in process through `api()`. It takes plain, validated arguments and the
+ * caller's AbortSignal; every call that acts on a browser goes through
+ * `operation()` (cancelled with its caller, bounded, logged).
+ */
+
+/** Views, not actions: a recorded session keeps no screenshot of them. */
+const NOT_RECORDED = new Set(['snapshot', 'screenshot', 'pdf', 'start', 'focus', 'close', 'dialog']);
+
+export interface OperationRequest {
+  kind: string;
+  targetId?: string;
+  ref?: string;
+  actor?: Actor;
+}
+
+/** Input checked against an API schema: a 400 naming the field when it does not fit. */
+export function validated<T>(schema: z.ZodType<T>, input: unknown, what: string): T {
+  const result = schema.safeParse(input ?? {});
+  if (result.success) return result.data;
+  throw new BadRequestError(`Invalid ${what}: ${describeIssues(result.error, what)}`);
+}
+
+export class ControlService {
+  constructor(
+    readonly manager: ProfileManager,
+    private readonly sessions: TaskSessions,
+    readonly actionLog: ActionLog,
+  ) {}
+
+  /** A request that acts on a browser: cancelled with its caller, bounded by actionTimeoutMs, logged. */
+  operation<T>(profile: string | undefined, request: OperationRequest, signal: AbortSignal | undefined, work: (driver: ProfileDriver, signal: AbortSignal) => Promise<T>): Promise<T> {
+    const driver = this.manager.driver(profile);
+    const settings = { actionTimeoutMs: this.manager.registry.config().actionTimeoutMs, log: this.actionLog };
+    return runOperation(
+      { profile: driver.profile.name, ...request },
+      settings,
+      async (bounded) => {
+        const result = await work(driver, bounded);
+        // A recorded task session keeps a screenshot per action (outside its dir).
+        if (!NOT_RECORDED.has(request.kind)) await this.sessions.recordAction(driver.profile.name, request.kind, request.targetId ?? (result as { targetId?: string })?.targetId);
+        return result;
+      },
+      signal,
+    );
+  }
+
+  // ---- status and lifecycle ------------------------------------------------
+
+  async status(profile?: string): Promise<Status> {
+    const driver = this.manager.peek(profile);
+    const config = this.manager.registry.config();
+    const { profile: described } = driver;
+    return {
+      profile: described.name,
+      driver: described.driver,
+      enabled: config.enabled,
+      color: described.color,
+      ...(described.cdpPort ? { cdpPort: described.cdpPort } : {}),
+      ...(described.cdpUrl ? { cdpUrl: described.cdpUrl } : {}),
+      ...(config.enabled ? await driver.status() : { running: false }),
+    };
+  }
+
+  start(profile: string | undefined, signal?: AbortSignal) {
+    return this.operation(profile, { kind: 'start' }, signal, async (driver, bounded) => {
+      await abortable(driver.start(), bounded);
+      return { profile: driver.profile.name, ...(await driver.status()) };
+    });
+  }
+
+  async stop(profile?: string) {
+    const driver = this.manager.driver(profile);
+    await driver.stop();
+    return { profile: driver.profile.name, ...(await driver.status()) };
+  }
+
+  // ---- tabs and inspection -------------------------------------------------
+
+  tabs(profile?: string) {
+    return this.manager.driver(profile).tabs();
+  }
+  openTab(profile: string | undefined, url: string, signal?: AbortSignal) {
+    return this.operation(profile, { kind: 'open' }, signal, (driver, bounded) => driver.openTab(url, bounded));
+  }
+  focusTab(profile: string | undefined, targetId: string, signal?: AbortSignal) {
+    return this.operation(profile, { kind: 'focus', targetId }, signal, (driver) => driver.focusTab(targetId));
+  }
+  closeTab(profile: string | undefined, targetId: string, signal?: AbortSignal) {
+    return this.operation(profile, { kind: 'close', targetId }, signal, (driver) => driver.closeTab(targetId));
+  }
+  navigate(profile: string | undefined, url: string, targetId: string | undefined, signal?: AbortSignal) {
+    return this.operation(profile, { kind: 'navigate', targetId }, signal, (driver, bounded) => driver.navigate(url, targetId, bounded));
+  }
+  screenshot(profile: string | undefined, options: z.output<typeof schemas.screenshot>, signal?: AbortSignal) {
+    return this.operation(profile, { kind: 'screenshot', targetId: options.targetId, ref: options.ref }, signal, (driver) => driver.screenshot(options));
+  }
+  pdf(profile: string | undefined, targetId: string | undefined, signal?: AbortSignal) {
+    return this.operation(profile, { kind: 'pdf', targetId }, signal, (driver) => driver.pdf(targetId));
+  }
+  console(profile: string | undefined, options: { targetId?: string; level?: string }) {
+    return this.manager.driver(profile).console(options);
+  }
+  downloads(profile?: string) {
+    return this.manager.driver(profile).downloads();
+  }
+
+  // ---- snapshots, actions, hooks -------------------------------------------
+
+  snapshot(profile: string | undefined, options: Omit<z.output<typeof schemas.snapshotQuery>, 'profile'>, signal?: AbortSignal) {
+    return this.operation(profile, { kind: 'snapshot', targetId: options.targetId }, signal, (driver) => driver.snapshot(options));
+  }
+  /** One action; with `diffMaxChars`, and when it did not navigate, the page's diff comes with it (no second call). */
+  act(profile: string | undefined, action: z.output<typeof schemas.act>, signal?: AbortSignal, options: ActOptions = {}): Promise<ActionResult> {
+    const ref = 'ref' in action ? action.ref : undefined;
+    return this.operation(profile, { kind: action.kind, targetId: action.targetId, ref }, signal, async (driver, bounded) => {
+      const before = options.diffMaxChars ? await driver.page(action.targetId).then((page) => page.url(), () => undefined) : undefined;
+      const result: ActionResult = await driver.act(action, bounded);
+      if (options.diffMaxChars && result.url !== undefined && result.url === before) {
+        const snapshot = await driver.snapshot({ targetId: result.targetId, format: 'ai', diff: true, maxChars: options.diffMaxChars }).catch(() => undefined);
+        if (snapshot?.format === 'ai') result.diff = snapshot.text;
+      }
+      return result;
+    });
+  }
+  fileChooser(profile: string | undefined, hook: z.output<typeof schemas.fileChooser>, signal?: AbortSignal): Promise<FileChooserAnswer> {
+    const request = { kind: 'file-chooser', targetId: hook.targetId, ref: hook.ref ?? hook.inputRef };
+    return this.operation(profile, request, signal, (driver, bounded) => driver.fileChooser(hook, bounded));
+  }
+  armDialog(profile: string | undefined, hook: z.output<typeof schemas.dialog>, signal?: AbortSignal): Promise<DialogArmed> {
+    return this.operation(profile, { kind: 'dialog', targetId: hook.targetId }, signal, (driver) => driver.armDialog(hook));
+  }
+  /** A person's input through the live view: logged as the person's. */
+  viewInput(profile: string | undefined, input: z.output<typeof schemas.viewInput>, signal?: AbortSignal) {
+    return this.operation(profile, { kind: `view-${input.type}`, targetId: input.targetId, actor: 'person' }, signal, (driver) => driver.viewInput(input));
+  }
+
+  /** The action log's recent records, newest last (never what was typed: runtime/action-log.ts). */
+  actions(query: { profile?: string; limit: number }) {
+    return { actions: this.actionLog.recent(query) };
+  }
+
+  // ---- profiles ------------------------------------------------------------
+
+  async profiles(): Promise<{ profiles: ProfileSummary[]; defaultProfile: string }> {
+    const profiles = await Promise.all(
+      this.manager.registry.list().map(async (profile) => ({ ...profile, running: (await this.manager.peek(profile.name).status()).running ?? false })),
+    );
+    return { profiles, defaultProfile: this.manager.defaultProfile };
+  }
+  async resetProfile(profile?: string) {
+    const name = profile ?? this.manager.defaultProfile;
+    return { profile: name, ...(await this.manager.resetProfile(name)) };
+  }
+
+  /**
+   * The same service as an agent's tools see it (BrowserApi), for one
+   * profile: in process, no HTTP. Arguments are checked against the API's
+   * schemas here, as the HTTP routes check them.
+   */
+  api(profile?: string, signal?: AbortSignal): BrowserApi {
+    const service = this;
+    return {
+      withProfile: (other) => service.api(other, signal),
+      status: () => service.status(profile),
+      profiles: () => service.profiles(),
+      tabs: () => service.tabs(profile),
+      openTab: (url = 'about:blank') => service.openTab(profile, validated(schemas.open, { url }, 'arguments').url, signal),
+      focusTab: (targetId) => service.focusTab(profile, targetId, signal),
+      closeTab: (targetId) => service.closeTab(profile, targetId, signal),
+      navigate: (url, targetId) => {
+        const checked = validated(schemas.navigate, { url, targetId }, 'arguments');
+        return service.navigate(profile, checked.url, checked.targetId, signal);
+      },
+      screenshot: (options = {}) => service.screenshot(profile, validated(schemas.screenshot, options, 'arguments'), signal),
+      pdf: (targetId) => service.pdf(profile, targetId, signal),
+      console: (options = {}) => service.console(profile, options),
+      snapshot: async (options: SnapshotRequest = {}) => {
+        const { profile: _ignored, ...checked } = validated(schemas.snapshotQuery, options, 'arguments');
+        return (await service.snapshot(profile, checked, signal)) as AiSnapshotResponse;
+      },
+      act: (action: ActionRequest, options?: ActOptions) => service.act(profile, validated(ActionSchema, action, 'arguments'), signal, options),
+      fileChooser: (options: RequestOf<'fileChooser'>) => service.fileChooser(profile, validated(schemas.fileChooser, options, 'arguments'), signal),
+      dialog: (options: RequestOf<'dialog'>) => service.armDialog(profile, validated(schemas.dialog, options, 'arguments'), signal),
+      downloads: async () => service.downloads(profile),
+    };
+  }
+}

@@ -1,0 +1,125 @@
+import type { z } from 'zod';
+import { MAX_WAIT_MS, type schemas } from '../api/schemas.js';
+import type { ProfileManager } from '../driver/profile-manager.js';
+import { BadRequestError, ForbiddenError } from '../errors.js';
+import type { ActionLog } from '../runtime/action-log.js';
+import { abortable, runOperation } from '../runtime/operation.js';
+import type { SessionInfo } from '../api/responses.js';
+import type { TaskSessions } from '../sessions/task-sessions.js';
+import type { AuditLog } from '../vault/audit-log.js';
+import type { CookieVault } from '../vault/cookie-vault.js';
+import type { Grants } from '../vault/grants.js';
+
+/**
+ * Task sessions, grants and the cookie vault (spec §11), for every surface
+ * (the HTTP routes today). Every injection, save, grant and revocation is
+ * audited here or in TaskSessions, never with a cookie value.
+ */
+
+export interface Credentials {
+  sessions: TaskSessions;
+  vault: () => CookieVault;
+  grants: () => Grants;
+  audit: AuditLog;
+  /** The relay's way to ask the person, in the extension, which domains' cookies may be saved. */
+  askConsent: (tenant: string, domains: string[], timeoutMs: number) => Promise<string[]>;
+}
+
+/** Where a session's actions are logged when it has no profile name yet. */
+const SESSIONS_LOG_PROFILE = 'sessions';
+
+export class CredentialService {
+  constructor(
+    private readonly credentials: Credentials,
+    private readonly manager: ProfileManager,
+    private readonly actionLog: ActionLog,
+  ) {}
+
+  /**
+   * A task session, opened as an operation like any browser launch:
+   * cancelled with its caller, bounded, logged. A session the caller left
+   * while it started is closed as soon as it exists, not left to its ttl.
+   */
+  openSession(request: z.output<typeof schemas.openSession>, signal?: AbortSignal, options: { refresh?: boolean } = {}): Promise<SessionInfo> {
+    const { sessions } = this.credentials;
+    const settings = { actionTimeoutMs: this.manager.registry.config().actionTimeoutMs, log: this.actionLog };
+    const kind = options.refresh ? 'vault-refresh' : 'session-open';
+    return runOperation(
+      { profile: SESSIONS_LOG_PROFILE, kind },
+      settings,
+      async (bounded) => {
+        const opening = sessions.open(request, options);
+        try {
+          return await abortable(opening, bounded);
+        } catch (error) {
+          if (bounded.aborted) opening.then((info) => sessions.close(info.id, 'its caller left while it started'), () => {}).catch(() => {});
+          throw error;
+        }
+      },
+      signal,
+    );
+  }
+  listSessions() {
+    return { sessions: this.credentials.sessions.list() };
+  }
+  async closeSession(id: string) {
+    return { closed: await this.credentials.sessions.close(id) };
+  }
+
+  issueGrant(request: z.output<typeof schemas.issueGrant>) {
+    const { tenant, domains, ttl, origin_session_id } = request;
+    const issued = this.credentials.grants().issue({ tenant, domains, ttlMs: ttl * 1000, originSessionId: origin_session_id });
+    this.credentials.audit.record({
+      event: 'grant',
+      tenant,
+      domains: issued.grant.allowed_domains,
+      grantId: issued.grant.id,
+      outcome: 'ok',
+      detail: `expires ${new Date(issued.grant.expires_at).toISOString()}`,
+    });
+    return issued;
+  }
+  revokeGrant(id: string) {
+    this.credentials.grants().revoke(id);
+    this.credentials.audit.record({ event: 'grant-revoked', grantId: id, outcome: 'ok' });
+    return { revoked: id };
+  }
+
+  vault(tenant?: string) {
+    return { entries: this.credentials.vault().list(tenant) };
+  }
+  forget(tenant: string | undefined, domain?: string) {
+    if (!tenant) throw new BadRequestError('Give the tenant whose cookies to forget (and a domain, or all of its domains go)');
+    const forgotten = this.credentials.vault().forget(tenant, domain);
+    this.credentials.audit.record({ event: 'vault-forget', tenant, domains: forgotten.map((entry) => entry.domain), outcome: 'ok' });
+    return { forgotten };
+  }
+
+  /** A session a person drives to log in; `refreshDone` saves its cookies for the domains and ends it. */
+  async refresh(request: z.output<typeof schemas.vaultRefresh>, signal?: AbortSignal) {
+    const { tenant, domains, ttl } = request;
+    const session = await this.openSession({ credential_mode: 'clean', tenant, domains, ttl: ttl ?? 900 }, signal, { refresh: true });
+    return { ...session, liveView: `/screencast?profile=${session.profile}`, done: `/vault/refresh/${session.id}/done` };
+  }
+  async refreshDone(id: string, domains?: string[]) {
+    return { saved: await this.credentials.sessions.saveRefresh(id, domains) };
+  }
+
+  /**
+   * Saves cookies from the user's own browser: the person confirms in the
+   * extension which of the domains may go; only those are read (through the
+   * extension profile, scoped to the shared tabs' sites) and saved.
+   */
+  async fromExtension(request: z.output<typeof schemas.vaultFromExtension>) {
+    const { tenant, domains, timeoutMs } = request;
+    const { audit } = this.credentials;
+    const allowed = await this.credentials.askConsent(tenant, domains, timeoutMs ?? MAX_WAIT_MS);
+    if (!allowed.length) {
+      audit.record({ event: 'extension-saved', tenant, domains, outcome: 'refused', detail: 'not confirmed in the extension' });
+      throw new ForbiddenError(`Not saved: the person did not allow ${domains.join(', ')} in the clawd-browser extension`);
+    }
+    const saved = this.credentials.vault().saveFromBrowser(tenant, allowed, await this.manager.driver('extension').cookies());
+    audit.record({ event: 'extension-saved', tenant, domains: allowed, outcome: 'ok', detail: saved.map((s) => `${s.domain}: ${s.cookies}`).join(', ') });
+    return { saved, refused: domains.filter((domain) => !allowed.includes(domain)) };
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * The layer check (run by `npm run typecheck`): each folder of relay/src may
+ * import only the folders listed for it below, type-only imports included,
+ * and the extension only the shared protocol. An import that goes up a
+ * layer fails the check with the file, the line and the rule. The table is
+ * the one in the README's "How it works"; change both together.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+
+/** Shared by everything: the wire protocol and the error family, the logger, the zod error wording. */
+const BASE = ['protocol', 'errors.ts', 'log.ts', 'validation.ts'];
+
+/** Folder of relay/src → the folders (or top-level files) it may import, besides BASE and itself. */
+export const LAYERS: Record<string, string[]> = {
+  api: [],
+  runtime: ['api'],
+  config: ['api', 'runtime'],
+  snapshot: [],
+  bridge: ['runtime'],
+  profiles: ['api', 'config'],
+  driver: ['api', 'bridge', 'config', 'profiles', 'runtime', 'snapshot'],
+  vault: ['api'],
+  sessions: ['api', 'config', 'driver', 'profiles', 'vault'],
+  service: ['api', 'driver', 'runtime', 'sessions', 'vault'],
+  mcp: ['api', 'config'],
+  server: ['api', 'bridge', 'config', 'driver', 'mcp', 'runtime', 'service'],
+  'native-host': ['config'],
+  client: ['api', 'config'],
+  cli: ['api', 'client', 'config', 'driver', 'mcp', 'native-host', 'profiles', 'runtime', 'server', 'sessions', 'vault'],
+};
+
+const ROOT = resolve(dirname(new URL(import.meta.url).pathname), '..');
+const RELAY = join(ROOT, 'relay', 'src');
+
+function files(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return files(path);
+    return path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** `relay/src/driver/x.ts` → `driver`; `relay/src/errors.ts` → `errors.ts`; `protocol/wire.ts` → `protocol`. */
+function unitOf(path: string): string | undefined {
+  if (path.startsWith(join(ROOT, 'protocol') + sep)) return 'protocol';
+  if (!path.startsWith(RELAY + sep)) return undefined;
+  return relative(RELAY, path).split(sep)[0];
+}
+
+const IMPORT = /^\s*(?:import|export)\b[^'"]*?from\s+'(\.[^']+)'/gm;
+
+function importsOf(file: string): Array<{ target: string; line: number }> {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(IMPORT)].map((match) => ({
+    target: resolve(dirname(file), match[1].replace(/\.js$/, '.ts')),
+    line: text.slice(0, match.index).split('\n').length,
+  }));
+}
+
+export function check(): string[] {
+  const problems: string[] = [];
+  for (const [unit, allowed] of Object.entries(LAYERS)) {
+    for (const dep of allowed) if (!(dep in LAYERS)) problems.push(`rule for ${unit} names ${dep}, which is not a layer`);
+  }
+  for (const file of files(RELAY)) {
+    const from = unitOf(file)!;
+    const allowed = from in LAYERS ? LAYERS[from] : null;
+    for (const { target, line } of importsOf(file)) {
+      const to = unitOf(target);
+      if (to === undefined || to === from || BASE.includes(to)) continue;
+      if (allowed === null) problems.push(`${relative(ROOT, file)}:${line}: ${from} is a base module and may import only ${BASE.join(', ')}, not ${to}`);
+      else if (!allowed.includes(to)) problems.push(`${relative(ROOT, file)}:${line}: ${from} may not import ${to} (it may import ${[...allowed, ...BASE].join(', ') || 'only itself'})`);
+    }
+  }
+  for (const file of files(join(ROOT, 'extension', 'src'))) {
+    for (const { target, line } of importsOf(file)) {
+      const to = unitOf(target);
+      if (to !== undefined && to !== 'protocol') problems.push(`${relative(ROOT, file)}:${line}: the extension may import only protocol/, not relay/src/${to}`);
+    }
+  }
+  // The rules themselves form no cycle, so no chain of allowed imports leads back up.
+  const visiting = new Set<string>();
+  const done = new Set<string>();
+  const walk = (unit: string, path: string[]): void => {
+    if (done.has(unit)) return;
+    if (visiting.has(unit)) return void problems.push(`the rules have a cycle: ${[...path, unit].join(' → ')}`);
+    visiting.add(unit);
+    for (const dep of LAYERS[unit] ?? []) walk(dep, [...path, unit]);
+    visiting.delete(unit);
+    done.add(unit);
+  };
+  for (const unit of Object.keys(LAYERS)) walk(unit, []);
+  return problems;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname)) {
+  const problems = check();
+  if (problems.length) {
+    console.error(`layer check: ${problems.length} import(s) against the rules (scripts/check-layers.ts):\n${problems.join('\n')}`);
+    process.exit(1);
+  }
+  console.log(`layer check: ${Object.keys(LAYERS).length} layers, no import against the rules`);
+}

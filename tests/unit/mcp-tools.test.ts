@@ -1,0 +1,167 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { ActOptions, BrowserApi } from '../../relay/src/api/browser-api.js';
+import type { ActionRequest, ActionResult, Tab } from '../../relay/src/api/responses.js';
+import { NotFoundError, UnavailableError } from '../../relay/src/errors.js';
+import { createMcpServer, listTools, remedy } from '../../relay/src/mcp/mcp-server.js';
+import { type McpSessionState, TOOLS } from '../../relay/src/mcp/tools.js';
+
+/**
+ * The MCP tools' handlers, called in process on a BrowserApi that answers
+ * from a script and records every call: what each tool asks of the API, and
+ * what it tells the agent. The real API (HTTP and in process) is exercised
+ * end to end in tests/e2e/mcp.test.ts.
+ */
+
+type Call = { method: string; profile?: string; args: unknown[] };
+
+function scriptedApi(answers: Partial<Record<keyof BrowserApi, (...args: any[]) => unknown>>, calls: Call[] = [], profile?: string): BrowserApi {
+  const record = (method: keyof BrowserApi) => async (...args: unknown[]) => {
+    calls.push({ method, profile, args });
+    const answer = answers[method];
+    if (!answer) throw new Error(`the tool called ${method}, which this test did not expect`);
+    return answer(...args);
+  };
+  return {
+    withProfile: (other: string) => scriptedApi(answers, calls, other),
+    status: record('status'),
+    profiles: record('profiles'),
+    tabs: record('tabs'),
+    openTab: record('openTab'),
+    focusTab: record('focusTab'),
+    closeTab: record('closeTab'),
+    navigate: record('navigate'),
+    screenshot: record('screenshot'),
+    pdf: record('pdf'),
+    console: record('console'),
+    snapshot: record('snapshot'),
+    act: record('act'),
+    fileChooser: record('fileChooser'),
+    dialog: record('dialog'),
+    downloads: record('downloads'),
+  } as BrowserApi;
+}
+
+const exportDir = mkdtempSync(join(tmpdir(), 'clawd-mcp-tools-'));
+afterAll(() => rmSync(exportDir, { recursive: true, force: true }));
+
+const tool = (name: string) => TOOLS.find((candidate) => candidate.name === name)!;
+const state = (): McpSessionState => ({ lastUrl: new Map(), exportDir });
+/** Calls a tool as the MCP server does: arguments parsed by its input schema first. */
+async function call(name: string, args: Record<string, unknown>, api: BrowserApi, session = state()) {
+  const params = tool(name).input.parse(args);
+  const result = await tool(name).run(api, params, session);
+  return result.content.map((part) => (part.type === 'text' ? part.text : `[${part.mimeType}]`)).join('\n');
+}
+const TAB: Tab = { targetId: 'AAAA1111', url: 'http://site.test/', title: 'Site', type: 'page' };
+
+describe('the tools, in process', () => {
+  it('are eleven, each defined once with a read-only hint where it only looks', () => {
+    expect(TOOLS.map((t) => t.name)).toEqual([
+      'browser_status', 'browser_tabs', 'browser_navigate', 'browser_snapshot', 'browser_act', 'browser_screenshot',
+      'browser_pdf', 'browser_console', 'browser_downloads', 'browser_upload', 'browser_dialog',
+    ]);
+    const readOnly = listTools().filter((listed) => listed.annotations?.readOnlyHint).map((listed) => listed.name);
+    expect(readOnly).toEqual(['browser_status', 'browser_snapshot', 'browser_screenshot', 'browser_console', 'browser_downloads']);
+  });
+
+  it('browser_act makes one API call that asks for the diff, and answers in a few lines', async () => {
+    const calls: Call[] = [];
+    const api = scriptedApi({
+      act: (action: ActionRequest, options: ActOptions): ActionResult => ({
+        targetId: TAB.targetId, kind: action.kind, url: TAB.url, title: TAB.title,
+        events: ['download started: report.txt'], diff: `~ - checkbox "Milk" [checked] [ref=e10] (diff at most ${options.diffMaxChars})`,
+      }),
+    }, calls);
+    const session = state();
+    session.lastUrl.set(TAB.targetId, TAB.url);
+    const answer = await call('browser_act', { kind: 'click', ref: 'e10', profile: 'extension' }, api, session);
+    expect(answer).toBe('click: done\n- download started: report.txt\n~ - checkbox "Milk" [checked] [ref=e10] (diff at most 2000)');
+    expect(calls).toEqual([{ method: 'act', profile: 'extension', args: [{ kind: 'click', ref: 'e10' }, { diffMaxChars: 2_000 }] }]);
+  });
+
+  it('browser_act says when the action navigated, and when it closed the tab', async () => {
+    const session = state();
+    session.lastUrl.set(TAB.targetId, TAB.url);
+    const moved = scriptedApi({ act: () => ({ targetId: TAB.targetId, kind: 'click', url: 'http://site.test/next', title: 'Next' }) });
+    expect(await call('browser_act', { kind: 'click', ref: 'e1' }, moved, session)).toBe('click: done\nNavigated to http://site.test/next ("Next"). Take a snapshot to see the page.');
+    expect(session.lastUrl.get(TAB.targetId)).toBe('http://site.test/next');
+    const closed = scriptedApi({ act: () => ({ targetId: TAB.targetId, kind: 'close' }) });
+    expect(await call('browser_act', { kind: 'press', key: 'Control+W' }, closed, session)).toBe('press: done\nThe tab closed.');
+    expect(session.lastUrl.has(TAB.targetId)).toBe(false);
+  });
+
+  it('browser_tabs lists, opens, focuses and closes, and says what it needs', async () => {
+    const calls: Call[] = [];
+    const api = scriptedApi({ tabs: () => [TAB], openTab: (url: string) => ({ ...TAB, url }), focusTab: () => TAB, closeTab: () => TAB }, calls);
+    expect(await call('browser_tabs', {}, api)).toBe('AAAA1111 "Site" http://site.test/');
+    expect(await call('browser_tabs', { action: 'open', url: 'http://other.test/' }, api)).toBe('Opened AAAA1111 "Site" http://other.test/');
+    expect(await call('browser_tabs', { action: 'focus', targetId: 'AAAA' }, api)).toMatch(/^Focused AAAA1111/);
+    await expect(call('browser_tabs', { action: 'close' }, api)).rejects.toThrow('browser_tabs close needs targetId');
+    expect(calls.map((c) => c.method)).toEqual(['tabs', 'openTab', 'focusTab']);
+  });
+
+  it('browser_snapshot asks for 16,000 characters unless told otherwise, and passes shaping through', async () => {
+    const calls: Call[] = [];
+    const api = scriptedApi({ snapshot: () => ({ targetId: TAB.targetId, format: 'ai', url: TAB.url, title: TAB.title, text: '- main:', refCount: 0, truncated: false, frames: 1 }) }, calls);
+    expect(await call('browser_snapshot', { interactive: true }, api)).toBe('Site — http://site.test/\n- main:');
+    await call('browser_snapshot', { maxChars: 500, selector: 'main' }, api);
+    expect(calls.map((c) => c.args[0])).toEqual([{ maxChars: 16_000, interactive: true }, { maxChars: 500, selector: 'main' }]);
+  });
+
+  it('browser_upload answers in prose, armed or done', async () => {
+    const done = scriptedApi({ fileChooser: () => ({ targetId: TAB.targetId, uploaded: ['a.txt', 'b.txt'] }) });
+    expect(await call('browser_upload', { inputRef: 'e3', paths: ['/tmp/a.txt', '/tmp/b.txt'] }, done)).toBe('Uploaded a.txt, b.txt.');
+    const armed = scriptedApi({ fileChooser: () => ({ targetId: TAB.targetId, armed: true, files: ['a.txt'], timeoutMs: 120_000 }) });
+    expect(await call('browser_upload', { paths: ['/tmp/a.txt'] }, armed)).toBe('Armed: the next file chooser on this tab gets a.txt (for 120 s). Click what opens it.');
+  });
+
+  it('browser_screenshot asks for JPEG in CSS pixels unless fullQuality, and answers an image', async () => {
+    const calls: Call[] = [];
+    const api = scriptedApi({ screenshot: (options: { type: string }) => ({ targetId: TAB.targetId, type: options.type, mimeType: `image/${options.type}`, data: 'AAAA' }) }, calls);
+    expect(await call('browser_screenshot', {}, api)).toBe('[image/jpeg]');
+    expect(await call('browser_screenshot', { fullQuality: true, ref: 'e2' }, api)).toBe('[image/png]');
+    expect(calls.map((c) => c.args[0])).toEqual([
+      { targetId: undefined, fullPage: undefined, ref: undefined, type: 'jpeg', quality: 60, scale: 'css' },
+      { targetId: undefined, fullPage: undefined, ref: 'e2', type: 'png' },
+    ]);
+  });
+
+  it('browser_pdf saves under the export folder (0600) and answers with the path', async () => {
+    const api = scriptedApi({ pdf: () => ({ targetId: TAB.targetId, mimeType: 'application/pdf', data: Buffer.from('%PDF-1.7').toString('base64') }) });
+    const answer = await call('browser_pdf', {}, api);
+    const path = answer.replace(/^Saved /, '');
+    expect(path.startsWith(exportDir)).toBe(true);
+    expect(readFileSync(path, 'utf8')).toBe('%PDF-1.7');
+  });
+
+  it('browser_console keeps the last 50, and browser_downloads says where files are', async () => {
+    const messages = Array.from({ length: 60 }, (_, i) => ({ level: 'log', text: `line ${i}`, timestamp: i }));
+    const api = scriptedApi({ console: () => ({ targetId: TAB.targetId, messages }), downloads: () => ({ downloads: [{ url: 'http://site.test/r', state: 'complete', path: '/d/r.txt' }] }) });
+    const lines = (await call('browser_console', { level: 'log' }, api)).split('\n');
+    expect(lines[0]).toBe('(last 50 of 60)');
+    expect(lines.at(-1)).toBe('[log] line 59');
+    expect(await call('browser_downloads', {}, api)).toBe('complete http://site.test/r → /d/r.txt');
+  });
+});
+
+describe('errors through the MCP server', () => {
+  it('carry the next step the error names, in MCP words, and unknown kinds get advice by kind', () => {
+    expect(remedy(new NotFoundError('Profile clawd has no open tab: open one first', { next: 'open-tab' }))).toBe(
+      'Profile clawd has no open tab: open one first (browser_tabs with action "open").',
+    );
+    expect(remedy(new UnavailableError('The browser went away.'))).toBe('The browser went away. Check browser_status.');
+    expect(remedy(new Error('plain'))).toBe('plain');
+  });
+
+  it('a tool call is validated, run on the API and its failure answered as a tool error', async () => {
+    const server = createMcpServer(scriptedApi({ tabs: () => { throw new NotFoundError('No tab with targetId "X" in profile clawd', { next: 'list-tabs' }); } }), { exportDir });
+    const handlers = (server as unknown as { _requestHandlers: Map<string, (request: unknown, extra: unknown) => Promise<any>> })._requestHandlers;
+    const callTool = (params: object) => handlers.get('tools/call')!({ method: 'tools/call', params }, {});
+    expect(await callTool({ name: 'browser_tabs', arguments: { action: 'nope' } })).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/^Error: Invalid arguments for browser_tabs: /) }] });
+    expect(await callTool({ name: 'browser_tabs', arguments: {} })).toEqual({ isError: true, content: [{ type: 'text', text: 'Error: No tab with targetId "X" in profile clawd (browser_tabs).' }] });
+    expect(await callTool({ name: 'browser_nope', arguments: {} })).toMatchObject({ isError: true });
+  });
+});
