@@ -1,0 +1,112 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { CdpBridge } from '../bridge/cdp-bridge.js';
+import { urlHost } from '../config/config.js';
+import { BadRequestError, NotFoundError } from '../errors.js';
+import type { CdpClients } from './cdp-clients.js';
+import { checkRequest, type GuardOptions, redactUrl, refusal, requestUrl } from './request-guard.js';
+
+/**
+ * The relay's HTTP endpoints, as Chrome's DevTools HTTP API has them
+ * (`/json/version`, `/json`, `/json/list`, `/json/new`, `/json/activate`,
+ * `/json/close`), plus `/status`. The commands among them run through the
+ * bridge as an in-process CDP client (CdpClients.command).
+ */
+
+export interface RelayHttpOptions {
+  bridge: CdpBridge;
+  clients: CdpClients;
+  guard: GuardOptions;
+  /** What CDP clients and /json/* present. */
+  token: string;
+  /** Where the relay listens. */
+  host: string;
+  /** The port it listens on (known once listening, before any request). */
+  port: () => number;
+}
+
+export class RelayHttpRoutes {
+  constructor(private readonly options: RelayHttpOptions) {}
+
+  /** Answers one request; throws a ClawdError for the caller to send. */
+  async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const { bridge, clients, token } = this.options;
+    const verdict = checkRequest(request, this.options.guard);
+    if (!verdict.ok) throw refusal(verdict);
+    const url = requestUrl(request);
+    if (!url) throw new BadRequestError('The request target is not a URL');
+    const path = url.pathname.replace(/\/+$/, '') || '/';
+    // Built from where we listen, never from the request's Host header.
+    const wsBase = `ws://${urlHost(this.options.host)}:${this.options.port()}`;
+    const tokenSuffix = verdict.tokenVia === 'query' ? `?token=${encodeURIComponent(token)}` : '';
+
+    if (path === '/json/version') {
+      const version = bridge.browserVersion();
+      return sendJson(response, 200, {
+        Browser: version.product,
+        'Protocol-Version': version.protocolVersion,
+        'User-Agent': version.userAgent,
+        'V8-Version': '',
+        'WebKit-Version': '',
+        webSocketDebuggerUrl: `${wsBase}/cdp${tokenSuffix}`,
+      });
+    }
+    if (path === '/json' || path === '/json/list') {
+      return sendJson(response, 200, bridge.sharedTabs().map((tab) => targetJson(tab)));
+    }
+    if (path === '/json/new') {
+      if (request.method !== 'PUT' && request.method !== 'GET')
+        throw new BadRequestError(`${request.method} /json/new: use PUT /json/new?url=…`);
+      const { targetId } = await clients.command('Target.createTarget', { url: newTabUrl(url) });
+      const tab = bridge.findTab(String(targetId));
+      return sendJson(response, 200, tab ? targetJson(tab) : { id: targetId });
+    }
+    const targetRoute = /^\/json\/(activate|close)\/(.+)$/.exec(path);
+    if (targetRoute) {
+      const [, action, targetId] = targetRoute;
+      const id = decodePart(targetId);
+      if (!bridge.findTab(id)) throw new NotFoundError(`No such target id: ${id}`);
+      await clients.command(action === 'activate' ? 'Target.activateTarget' : 'Target.closeTarget', { targetId: id });
+      return sendText(response, 200, action === 'activate' ? 'Target activated' : 'Target is closing');
+    }
+    if (path === '/status') {
+      return sendJson(response, 200, {
+        extension: bridge.extensionState,
+        sharedTabs: bridge.sharedTabs().length,
+        cdpClients: clients.socketCount,
+      });
+    }
+    throw new NotFoundError(`No route ${request.method} ${path}`);
+  }
+}
+
+/** A percent-encoded path or query part; a malformed one is the client's error (400), not ours. */
+function decodePart(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    throw new BadRequestError(`Malformed percent-encoding in ${JSON.stringify(redactUrl(part))}`);
+  }
+}
+
+/** Chrome takes `/json/new?<url>`; `?url=<url>` is accepted too. */
+function newTabUrl(url: URL): string {
+  const named = url.searchParams.get('url');
+  if (named) return named;
+  const raw = decodePart(url.search.slice(1));
+  return raw && !raw.startsWith('token=') ? raw.replace(/&token=[^&]*$/, '') : 'about:blank';
+}
+
+function targetJson(tab: { targetId: string; title: string; url: string }) {
+  return { id: tab.targetId, type: 'page', title: tab.title, url: tab.url, description: '' };
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  response.end(text);
+}
+
+function sendText(response: ServerResponse, status: number, text: string): void {
+  response.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  response.end(text);
+}
