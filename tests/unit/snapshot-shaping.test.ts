@@ -92,3 +92,12 @@ describe('diffOutlines', () => {
     expect(diffOutlines(OUTLINE, OUTLINE)).toEqual({ lines: [], added: 0, removed: 0, changed: 0, unchanged: OUTLINE.length });
   });
 });
+
+describe('the cut note', () => {
+  it('gives a landmark the page has once a selector handle by its role word', () => {
+    const outline = ['- navigation "toc":', ...Array.from({ length: 40 }, (_, i) => `  - link "Entry ${i}" [ref=e${i + 1}]`), '- main:', '  - heading "Title" [level=1]', '  - text: "Body"'];
+    const note = fitBudget(outline, 600).at(-1)!;
+    expect(note).toMatch(/next: .*\| main \[selector=main\]|next: main \[selector=main\]/);
+    expect(note).not.toMatch(/heading "Title" \[level=1\] \[selector/);
+  });
+});

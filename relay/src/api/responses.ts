@@ -112,6 +112,15 @@ export interface ActionResult {
   title?: string;
   /** Dialogs answered and downloads started on the tab since its previous action. */
   events?: string[];
+  /**
+   * Whether anything observable happened: a navigation, an event, the
+   * target's state, the page's DOM. False says the page did not react.
+   */
+  changed?: boolean;
+  /** The target's state that the action changed, as it is now (checked, value, expanded, selected, pressed, open). */
+  state?: Record<string, string | boolean | null>;
+  /** With `changed: false`: what that likely means, and what to try. */
+  hint?: string;
   /** Asked for with `diffMaxChars` (`POST /act?diff=N`): the page's diff since the previous snapshot, when the action did not navigate. */
   diff?: string;
   /** What the action itself reports (an evaluate's value, a drag's points...). */

@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import { MAX_WAIT_MS, type Action, schemas, type SnapshotOptions } from '../api/schemas.js';
 import type { TabScreencast } from './screencast.js';
 import { withAftermath } from './aftermath.js';
+import { watchEffect } from './act-effect.js';
 import { ariaSnapshot, takeAiSnapshot } from '../snapshot/ai-snapshot.js';
 import { prepareBrowser } from '../snapshot/snapshot-engine.js';
 import type { BrowserEndpoint } from './browser-endpoint.js';
@@ -225,6 +226,8 @@ export class ProfileDriver {
     const tab = await this.tab(action.targetId);
     await guardTab(tab, this.urlPolicy);
     const targetId = await tab.targetId();
+    const urlBefore = tab.page.url();
+    const effect = await watchEffect(tab, action);
     const { result, events: opened } = await withAftermath(
       tab,
       () => performAction(tab, action, signal),
@@ -235,9 +238,10 @@ export class ProfileDriver {
     });
     const events = [...tab.takeEvents(), ...opened];
     const happened = events.length ? { events } : {};
-    if (tab.page.isClosed()) return { targetId, kind: action.kind, ...result, ...happened };
+    if (tab.page.isClosed()) return { targetId, kind: action.kind, changed: true, ...result, ...happened };
     const info = await this.use(tab);
-    return { targetId, kind: action.kind, url: info.url, title: info.title, ...result, ...happened };
+    const changes = await effect.finish({ navigated: info.url !== urlBefore, events });
+    return { targetId, kind: action.kind, url: info.url, title: info.title, ...changes, ...result, ...happened };
   }
 
   /**

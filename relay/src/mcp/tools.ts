@@ -109,7 +109,11 @@ async function act(api: BrowserApi, action: ActionRequest, session: McpSessionSt
   const key = result.targetId;
   const before = session.lastUrl.get(key);
   const value = 'result' in result ? ` → ${JSON.stringify(result.result)?.slice(0, 2_000)}` : '';
-  const lines = [`${action.kind}: done${value}`];
+  // A typed or chosen value is what was asked for: not repeated. A checkbox that turned, a menu that opened, is said.
+  const told = Object.entries(result.state ?? {}).filter(([key]) => !(key === 'value' && ['type', 'fill', 'select'].includes(action.kind)));
+  const state = told.length ? ` (${told.map(([key, now]) => `${key}: ${JSON.stringify(now)}`).join(', ')})` : '';
+  // The common path costs what it did ("click: done"); no reaction is said, with what to try.
+  const lines = [result.changed === false ? `${action.kind}: nothing changed. ${result.hint ?? ''}`.trimEnd() : `${action.kind}: done${state}${value}`];
   for (const event of result.events ?? []) lines.push(`- ${event}`);
   if (result.url === undefined) {
     lines.push('The tab closed.');

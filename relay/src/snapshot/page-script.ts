@@ -108,7 +108,24 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
   };
   let scopeElement: Element | null = null;
   if (args.scope?.ref) scopeElement = previous?.refs.get(args.scope.ref) ?? null;
-  else if (args.scope?.selector) scopeElement = document.querySelector(args.scope.selector);
+  else if (args.scope?.selector) {
+    // A landmark named as a word matches its element or its role attribute alike: Sphinx's
+    // `<div role="main">` is `main` as much as `<main>` is (a cut note names sections that way).
+    const landmarks: Record<string, string> = {
+      main: 'main, [role="main"]',
+      nav: 'nav, [role="navigation"]',
+      navigation: 'nav, [role="navigation"]',
+      header: 'header, [role="banner"]',
+      banner: 'header, [role="banner"]',
+      footer: 'footer, [role="contentinfo"]',
+      contentinfo: 'footer, [role="contentinfo"]',
+      aside: 'aside, [role="complementary"]',
+      complementary: 'aside, [role="complementary"]',
+      search: 'search, [role="search"]',
+    };
+    const wanted = args.scope.selector.trim().toLowerCase();
+    scopeElement = document.querySelector(Object.hasOwn(landmarks, wanted) ? landmarks[wanted] : args.scope.selector);
+  }
   let scope: { start: number; end: number } | undefined;
   let nextFrame = args.firstFrame;
   let truncated = false;

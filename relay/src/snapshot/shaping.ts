@@ -9,6 +9,8 @@
  */
 
 const LANDMARKS = new Set(['navigation', 'main', 'banner', 'contentinfo', 'complementary', 'region', 'form', 'dialog', 'search', 'iframe']);
+/** Landmarks a page has once, which a snapshot's `selector` scope matches by their role word (page-script.ts). */
+const SCOPABLE_LANDMARKS = new Set(['main', 'banner', 'contentinfo', 'search']);
 
 interface Line {
   text: string;
@@ -107,7 +109,11 @@ export function fitBudget(lines: string[], maxChars: number): string[] {
   const sections = cut
     .filter((line) => line.role === 'heading' || LANDMARKS.has(line.role))
     .slice(0, 4)
-    .map((line) => line.text.trim().replace(/^- /, '').replace(/:$/, '').slice(0, 60));
+    .map((line) => {
+      const named = line.text.trim().replace(/^- /, '').replace(/:$/, '').slice(0, 60);
+      // A landmark a page has once is a scope by its role word, whether it is an element or a role attribute.
+      return SCOPABLE_LANDMARKS.has(line.role) ? `${named} [selector=${line.role}]` : named;
+    });
   const where = sections.length ? `; next: ${sections.join(' | ')}` : '';
   out.push(`[cut at maxChars=${maxChars}: ${cut.length} more lines (${refs} with refs) not shown${where}. For more: a larger maxChars, interactive, or scope to a ref or selector]`);
   return out;
