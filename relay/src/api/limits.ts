@@ -1,3 +1,6 @@
+/** A task session answers on every route as the profile `session-<id>` (its own name space: no profile may be created there). */
+export const SESSION_PROFILE_PREFIX = 'session-';
+
 /**
  * Limits every surface shares (the server checks them; the client and the
  * CLI size their own timeouts from them). Plain numbers: the client reads

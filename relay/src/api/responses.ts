@@ -158,6 +158,12 @@ export interface SessionInfo {
   /** The session browser's own CDP endpoint. */
   cdpUrl: string;
   expiresAt: string;
+  /**
+   * The session's own key, in `POST /sessions`'s answer only: it opens this
+   * session's routes (and MCP scoped to it) and nothing else, and expires
+   * with the session. The main token still reaches everything.
+   */
+  key?: string;
 }
 
 /** A signed grant's payload: whose cookies, of which domains, until when. */

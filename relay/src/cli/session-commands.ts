@@ -34,7 +34,12 @@ export function addSessionCommands(program: Command, client: () => BrowserClient
     .option('--ttl <duration>', 'lifetime, e.g. 15m', parseDuration)
     .action(async (options: { mode: 'clean' | 'operator'; tenant?: string; domain?: string[]; grant?: string; record: 'off' | 'transient' | 'audit'; ttl?: number }) => {
       const session = await client().openSession({ credential_mode: options.mode, tenant: options.tenant, domains: options.domain, grant: options.grant, record: options.record, ttl: options.ttl });
-      print(session, () => `${session.id}  use --profile ${session.profile}  (CDP ${session.cdpUrl}; ${session.injectedCookies} cookies injected; until ${session.expiresAt})`);
+      print(session, () =>
+        [
+          `${session.id}  use --profile ${session.profile}  (CDP ${session.cdpUrl}; ${session.injectedCookies} cookies injected; until ${session.expiresAt})`,
+          `key ${session.key}  (reaches this session only; give it to the agent instead of the token)`,
+        ].join('\n'),
+      );
     });
   program
     .command('session-close')

@@ -17,20 +17,24 @@ const IDLE_MS = 30 * 60_000;
  * MCP server and state; sessions are bounded in number and idle time.
  */
 export class McpHttpSessions {
-  private readonly sessions = new Map<string, { transport: StreamableHTTPServerTransport; lastUsed: number }>();
+  /** Each MCP session, and the task session its creator's key was scoped to (undefined: the main token). */
+  private readonly sessions = new Map<string, { transport: StreamableHTTPServerTransport; lastUsed: number; scope: string | undefined }>();
   private readonly sweep: NodeJS.Timeout;
 
   constructor(
-    private readonly api: () => BrowserApi,
+    /** The API a new MCP session calls: the whole of it, or one task session's (its key's scope). */
+    private readonly api: (scope: string | undefined) => BrowserApi,
     private readonly exportDir: string,
   ) {
     this.sweep = setInterval(() => this.closeIdle(), 60_000);
     this.sweep.unref();
   }
 
-  async handle(request: IncomingMessage, response: ServerResponse, body: unknown): Promise<void> {
+  async handle(request: IncomingMessage, response: ServerResponse, body: unknown, scope?: string): Promise<void> {
     const id = request.headers['mcp-session-id'];
-    const known = typeof id === 'string' ? this.sessions.get(id) : undefined;
+    const found = typeof id === 'string' ? this.sessions.get(id) : undefined;
+    // An MCP session serves the credential that made it: another key does not find it.
+    const known = found && found.scope === scope ? found : undefined;
     if (known) {
       known.lastUsed = Date.now();
       return known.transport.handleRequest(request, response, body);
@@ -41,13 +45,13 @@ export class McpHttpSessions {
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (sessionId) => {
-        this.sessions.set(sessionId, { transport, lastUsed: Date.now() });
+        this.sessions.set(sessionId, { transport, lastUsed: Date.now(), scope });
       },
     });
     transport.onclose = () => {
       if (transport.sessionId) this.sessions.delete(transport.sessionId);
     };
-    await createMcpServer(this.api(), { exportDir: this.exportDir }).connect(transport);
+    await createMcpServer(this.api(scope), { exportDir: this.exportDir }).connect(transport);
     await transport.handleRequest(request, response, body);
   }
 

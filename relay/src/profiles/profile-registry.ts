@@ -10,6 +10,7 @@ import { BadRequestError, ConflictError, NotFoundError } from '../errors.js';
  */
 
 
+import { SESSION_PROFILE_PREFIX } from '../api/limits.js';
 import type { Profile } from '../api/responses.js';
 export type { Profile };
 
@@ -18,8 +19,7 @@ export const PROFILE_NAME_RULE =
 const PROFILE_NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
 export const CDP_PORTS = { first: 18800, last: 18899 } as const;
 const BUILT_IN = new Set(['clawd', 'extension']);
-/** A task session answers as the profile `session-<id>` (sessions/task-sessions.ts). */
-export const SESSION_PROFILE_PREFIX = 'session-';
+export { SESSION_PROFILE_PREFIX };
 /** Colours for new profiles, so two browsers on screen are told apart at a glance. */
 const PALETTE = ['#1E88E5', '#43A047', '#8E24AA', '#00897B', '#F4B400', '#6D4C41', '#D81B60', '#546E7A'];
 

@@ -15,7 +15,9 @@ import { schemas } from '../api/schemas.js';
 import { McpHttpSessions } from '../mcp/http-sessions.js';
 import type { ActionLog } from '../runtime/action-log.js';
 import { CallerGoneError } from '../runtime/operation.js';
+import { SESSION_PROFILE_PREFIX } from '../api/limits.js';
 import { ControlService, validated } from '../service/control-service.js';
+import { admitSessionRequest } from './session-scope.js';
 import { type Credentials, CredentialService } from '../service/credential-service.js';
 
 /**
@@ -66,9 +68,11 @@ export async function startControlServer(options: ControlServerOptions): Promise
     const targetPort = Number(target.port || (target.protocol === 'https:' || target.protocol === 'wss:' ? 443 : 80));
     return isLoopbackHost(target.host) && ownPorts.includes(targetPort);
   };
-  const guard = guardFor(options.token, options.host);
+  const guard = { ...guardFor(options.token, options.host), sessionKeys: (secret: string) => sessions.keyOwner(secret) };
   const app = express();
   app.disable('x-powered-by');
+  /** Requests made with a task session's key → that session's id. */
+  const scopes = new WeakMap<Request, string>();
 
   // The token, or the dashboard's session cookie (which stands for it); the login link needs neither.
   const dashboard = new DashboardAuth();
@@ -78,8 +82,16 @@ export async function startControlServer(options: ControlServerOptions): Promise
       return refused && !refused.ok ? sendError(response, refusal(refused)) : next();
     }
     const verdict = checkRequest(request, guard);
-    if (verdict.ok) return next();
-    sendError(response, refusal(verdict));
+    if (!verdict.ok) return sendError(response, refusal(verdict));
+    if (verdict.session === undefined) return next();
+    // A task session's key: its own session's routes only (session-scope.ts).
+    try {
+      admitSessionRequest(request, verdict.session);
+    } catch (error) {
+      return sendError(response, asHttpFailure(error).error);
+    }
+    scopes.set(request, verdict.session);
+    next();
   });
   // A body must arrive whole within the request timeout: Node's own timeout stops at the headers,
   // so a sender that trickles or stalls a body would otherwise hold its connection for ever.
@@ -100,9 +112,9 @@ export async function startControlServer(options: ControlServerOptions): Promise
   const credentials = new CredentialService(options.credentials, manager, options.actionLog);
 
   // MCP over Streamable HTTP: the same tools as `clawd-browser mcp`, calling the service in process.
-  const mcp = new McpHttpSessions(() => service.api(), options.exportDir);
+  const mcp = new McpHttpSessions((session) => (session === undefined ? service.api() : service.api(`${SESSION_PROFILE_PREFIX}${session}`, undefined, { locked: true })), options.exportDir);
   app.all('/mcp', async (request, response) => {
-    await mcp.handle(request, response, request.body);
+    await mcp.handle(request, response, request.body, scopes.get(request));
   });
 
   const profileOf = (request: Request) => validated(schemas.profileQuery, request.query, 'query').profile;

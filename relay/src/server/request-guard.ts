@@ -20,10 +20,15 @@ export interface GuardOptions {
   allowedOrigins: string[];
   /** Extra Host names allowed when the user binds beyond loopback on purpose. */
   extraHosts?: string[];
+  /**
+   * Task sessions' own keys (the control API only): whose a secret is, a live
+   * session's or one that ended. A key opens its session and nothing else.
+   */
+  sessionKeys?: (secret: string) => { session: string } | { ended: string; at: string } | undefined;
 }
 
 export type GuardResult =
-  | { ok: true; tokenVia: 'header' | 'query' }
+  | { ok: true; tokenVia: 'header' | 'query'; /** Set for a task session's key: the one session it reaches. */ session?: string }
   | { ok: false; status: 401 | 403; message: string };
 
 /** A refused verdict as the error family's own error. */
@@ -87,13 +92,21 @@ export function checkRequest(request: Pick<IncomingMessage, 'headers' | 'url'>, 
   if (authorization !== undefined) {
     const match = /^Bearer\s+(\S+)$/i.exec(authorization);
     if (match && sameSecret(match[1], options.token)) return { ok: true, tokenVia: 'header' };
-    return { ok: false, status: 401, message: 'Wrong token in the Authorization header (see `clawd-browser token`)' };
+    return (match && sessionVerdict(match[1], 'header', options)) || { ok: false, status: 401, message: 'Wrong token in the Authorization header (see `clawd-browser token`)' };
   }
   const queryToken = requestUrl(request)?.searchParams.get('token') ?? null;
   if (queryToken === null)
     return { ok: false, status: 401, message: 'Missing token: send `Authorization: Bearer <token>` or `?token=` (see `clawd-browser token`)' };
-  if (!sameSecret(queryToken, options.token)) return { ok: false, status: 401, message: 'Wrong token in the token query parameter' };
+  if (!sameSecret(queryToken, options.token)) return sessionVerdict(queryToken, 'query', options) || { ok: false, status: 401, message: 'Wrong token in the token query parameter' };
   return { ok: true, tokenVia: 'query' };
+}
+
+/** A task session's key: admitted for that session, or told it ended; undefined when it is nobody's (the caller says "wrong token"). */
+function sessionVerdict(secret: string, via: 'header' | 'query', options: GuardOptions): GuardResult | undefined {
+  const owner = options.sessionKeys?.(secret);
+  if (!owner) return undefined;
+  if ('session' in owner) return { ok: true, tokenVia: via, session: owner.session };
+  return { ok: false, status: 401, message: `This key belonged to task session ${owner.ended}, which ended at ${owner.at}: it opens nothing now` };
 }
 
 /** The request's URL, or undefined when its target is not a URL at all (never throws). */

@@ -4,7 +4,7 @@ import type { ActionRequest, ActionResult, AiSnapshotResponse, ProfileSummary, R
 import { ActionSchema, schemas } from '../api/schemas.js';
 import type { ProfileManager } from '../driver/profile-manager.js';
 import type { ProfileDriver } from '../driver/profile-driver.js';
-import { BadRequestError } from '../errors.js';
+import { BadRequestError, ForbiddenError } from '../errors.js';
 import type { ActionLog, Actor } from '../runtime/action-log.js';
 import { abortable, runOperation } from '../runtime/operation.js';
 import type { TaskSessions } from '../sessions/task-sessions.js';
@@ -172,12 +172,19 @@ export class ControlService {
    * profile: in process, no HTTP. Arguments are checked against the API's
    * schemas here, as the HTTP routes check them.
    */
-  api(profile?: string, signal?: AbortSignal): BrowserApi {
+  api(profile?: string, signal?: AbortSignal, options: { locked?: boolean } = {}): BrowserApi {
     const service = this;
     return {
-      withProfile: (other) => service.api(other, signal),
+      // A task session's key holds its own profile only: another is refused, and the list names no other.
+      withProfile: (other) => {
+        if (options.locked && other !== profile) throw new ForbiddenError(`A task session's key reaches its own session only (${profile}), not ${JSON.stringify(other)}`);
+        return service.api(other, signal, options);
+      },
       status: () => service.status(profile),
-      profiles: () => service.profiles(),
+      profiles: async () => {
+        const all = await service.profiles();
+        return options.locked ? { profiles: [], defaultProfile: profile! } : all;
+      },
       tabs: () => service.tabs(profile),
       openTab: (url = 'about:blank') => service.openTab(profile, validated(schemas.open, { url }, 'arguments').url, signal),
       focusTab: (targetId) => service.focusTab(profile, targetId, signal),

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -28,6 +28,13 @@ const SESSION_COLOR = '#5B6B7A';
 const STOP_GRACE_MS = 3_000;
 const SPARE_DELAY_MS = 500;
 
+/** Ended sessions whose keys are still told apart from keys that never were. */
+const ENDED_KEYS_REMEMBERED = 256;
+
+function keyDigest(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
 export interface SessionRequest {
   credential_mode: CredentialMode;
   tenant?: string;
@@ -40,6 +47,8 @@ export interface SessionRequest {
 
 interface Session {
   info: SessionInfo;
+  /** The session's own key (SessionInfo.key), kept out of `info` so listings never show it. */
+  key: string;
   driver: ProfileDriver;
   dir: string;
   timer: NodeJS.Timeout;
@@ -74,6 +83,10 @@ interface Prepared {
 
 export class TaskSessions {
   private readonly sessions = new Map<string, Session>();
+  /** Digests of live sessions' keys → their ids. */
+  private readonly liveKeys = new Map<string, string>();
+  /** Digests of ended sessions' keys: which session, and when it ended. */
+  private readonly endedKeys = new Map<string, { id: string; at: string }>();
   private spare: Promise<Prepared> | undefined;
   private closing = false;
 
@@ -97,6 +110,19 @@ export class TaskSessions {
   /** Audit screenshots of `record: audit|transient` sessions: outside every session dir. */
   recordingDir(id: string): string {
     return join(this.home, 'audit', id);
+  }
+
+  /**
+   * Whose key this is: a live session's, one that ended (and when), or
+   * nobody's. Keys are looked up by their SHA-256 digest, so the lookup's
+   * timing says nothing about any key.
+   */
+  keyOwner(secret: string): { session: string } | { ended: string; at: string } | undefined {
+    const digest = keyDigest(secret);
+    const live = this.liveKeys.get(digest);
+    if (live) return { session: live };
+    const ended = this.endedKeys.get(digest);
+    return ended ? { ended: ended.id, at: ended.at } : undefined;
   }
 
   list(): SessionInfo[] {
@@ -153,7 +179,9 @@ export class TaskSessions {
     };
     const timer = setTimeout(() => void this.close(id, 'ttl').catch(() => {}), ttl * 1000);
     timer.unref();
-    const session: Session = { info, driver, dir, timer, actions: 0 };
+    const key = randomBytes(32).toString('hex');
+    const session: Session = { info, key, driver, dir, timer, actions: 0 };
+    this.liveKeys.set(keyDigest(key), id);
     this.sessions.set(id, session);
     this.deps.manager.expose(driver);
     try {
@@ -170,7 +198,7 @@ export class TaskSessions {
     // The next spare starts a moment later, not competing with this session's first page.
     if (settings.spare) setTimeout(() => this.makeSpare(settings), SPARE_DELAY_MS).unref();
     this.deps.audit.record({ event: options.refresh ? 'refresh-start' : 'session-start', tenant: request.tenant, session: id, domains, grantId, outcome: 'ok' });
-    return { ...info };
+    return { ...info, key };
   }
 
   /** Clones the template and starts a browser on it: a session without an identity yet. */
@@ -240,6 +268,10 @@ export class TaskSessions {
     if (!session) throw this.deps.manager.endedError(`${SESSION_PROFILE_PREFIX}${id}`) ?? new NotFoundError(`No task session ${id}`, { next: 'list-sessions' });
     this.sessions.delete(id);
     clearTimeout(session.timer);
+    // Its key is remembered (as a digest) so that a late caller hears the session ended, not that the key is wrong.
+    this.liveKeys.delete(keyDigest(session.key));
+    this.endedKeys.set(keyDigest(session.key), { id, at: new Date().toISOString() });
+    if (this.endedKeys.size > ENDED_KEYS_REMEMBERED) this.endedKeys.delete(this.endedKeys.keys().next().value!);
     // Remembered by the manager, so a late caller hears that it ended, not that it never was.
     await this.deps.manager.release(session.driver, TaskSessions.endedError(id, reason));
     const left = findProfileProcesses(join(session.dir, 'user-data'));

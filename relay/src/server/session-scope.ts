@@ -1,0 +1,46 @@
+import type { IncomingMessage } from 'node:http';
+import { SESSION_PROFILE_PREFIX } from '../api/limits.js';
+import { ForbiddenError } from '../errors.js';
+
+/**
+ * Least privilege (spec §9): a task session's own key reaches that session
+ * and nothing else. The routes that act on one profile's browser take it,
+ * with `?profile=` naming its session or left out (then it is meant); MCP
+ * over `/mcp` is scoped to it. Everything else (other sessions and profiles,
+ * the session list, the vault, grants, the dashboard, the action log of all)
+ * is the main token's. A refusal names what the key may do and nothing of
+ * what else exists.
+ */
+
+/** Routes that act on one profile's browser: `METHOD path` patterns. */
+const SESSION_ROUTES: Array<[string, RegExp]> = [
+  ['GET', /^\/$/],
+  ['POST', /^\/(start|stop|navigate|screenshot|pdf|act)$/],
+  ['GET', /^\/(tabs|console|snapshot|downloads|screencast|screencast\/frame)$/],
+  ['POST', /^\/tabs\/(open|focus)$/],
+  ['DELETE', /^\/tabs\/[^/]+$/],
+  ['POST', /^\/hooks\/(file-chooser|dialog)$/],
+  ['POST', /^\/screencast\/input$/],
+];
+
+const REACH = "A task session's key reaches its own session's browser routes and /mcp only";
+
+/**
+ * Checks a request made with a session's key, and names the session's
+ * profile in its URL when the request named none (so the routes below need
+ * to know nothing of keys). Throws a 403 otherwise.
+ */
+export function admitSessionRequest(request: IncomingMessage & { path: string; method: string }, session: string): void {
+  const own = `${SESSION_PROFILE_PREFIX}${session}`;
+  const url = new URL(request.url ?? '/', 'http://control');
+  const named = url.searchParams.get('profile');
+  if (named !== null && named !== own) throw new ForbiddenError(`${REACH}: this one reaches profile ${own}, not ${JSON.stringify(named)}`);
+  const path = url.pathname;
+  const closesItself = request.method === 'DELETE' && path === `/sessions/${session}`;
+  const allowed = closesItself || path === '/mcp' || SESSION_ROUTES.some(([method, pattern]) => method === request.method && pattern.test(path));
+  if (!allowed) throw new ForbiddenError(`${REACH}: this route is the main token's`);
+  if (named === null) {
+    url.searchParams.set('profile', own);
+    request.url = `${url.pathname}${url.search}`;
+  }
+}

@@ -1,0 +1,115 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BrowserClient, ForbiddenError, UnauthorizedError } from '../../relay/src/client/browser-client.js';
+import { rejection } from '../harness/test-site.js';
+import { type ControlEnv, startControlEnv } from './control-env.js';
+
+/**
+ * A key per task session (spec §9, least privilege), tried as an agent that
+ * holds one session's key: it drives its own session (HTTP and MCP) and is
+ * refused everywhere else — another session, the managed and the extension
+ * profile, the session list, the vault, grants, the dashboard, the action
+ * log — without learning what else exists; once its session ends, it opens
+ * nothing and says so. The main token still reaches everything.
+ */
+
+let env: ControlEnv;
+beforeAll(async () => {
+  env = await startControlEnv();
+}, 90_000);
+afterAll(async () => {
+  await env?.close();
+});
+
+const base = () => `http://127.0.0.1:${env.server.control.port}`;
+const withKey = (key: string, path: string, init: RequestInit = {}) =>
+  fetch(`${base()}${path}`, { ...init, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...init.headers } });
+
+describe("a task session's key", () => {
+  it('drives its own session, and nothing else', async () => {
+    const admin = env.client('clawd');
+    const mine = await admin.openSession({ credential_mode: 'clean' });
+    const other = await admin.openSession({ credential_mode: 'clean' });
+    try {
+      expect(mine.key).toMatch(/^[0-9a-f]{64}$/);
+      expect((await admin.sessions()).sessions.map((session) => session.key)).toEqual([undefined, undefined]);
+
+      // Its own session, with ?profile= or without it.
+      const agent = new BrowserClient({ baseUrl: base(), token: mine.key! });
+      const tab = await agent.openTab(env.fixtures.url('index.html?key=1'));
+      expect((await agent.withProfile(mine.profile).tabs()).map((t) => t.targetId)).toContain(tab.targetId);
+      expect((await agent.snapshot({ targetId: tab.targetId })).text).toContain('button');
+      expect((await agent.status()).profile).toBe(mine.profile);
+
+      // Everything else is refused, naming only what the key may do.
+      for (const profile of [other.profile, 'clawd', 'extension', 'nope']) {
+        const refused = await rejection(agent.withProfile(profile).tabs());
+        expect(refused, profile).toBeInstanceOf(ForbiddenError);
+        expect(refused.message).toBe(`A task session's key reaches its own session's browser routes and /mcp only: this one reaches profile ${mine.profile}, not ${JSON.stringify(profile)}`);
+      }
+      for (const [method, path] of [
+        ['GET', '/sessions'],
+        ['POST', '/sessions'],
+        [`DELETE`, `/sessions/${other.id}`],
+        ['GET', '/vault'],
+        ['POST', '/grants'],
+        ['GET', '/profiles'],
+        ['POST', '/profiles/create'],
+        ['POST', '/dashboard/link'],
+        ['GET', '/actions'],
+        ['POST', '/reset-profile'],
+        ['POST', '/vault/from-extension'],
+      ]) {
+        const answer = await withKey(mine.key!, path, { method, body: method === 'GET' ? undefined : '{}' });
+        expect(answer.status, `${method} ${path}`).toBe(403);
+        const message = ((await answer.json()) as { error: { message: string } }).error.message;
+        expect(message).toMatch(/^A task session's key reaches its own session's browser routes and \/mcp only/);
+        expect(message).not.toContain(other.id);
+      }
+      // The other session is untouched, and the main token still reaches everything.
+      expect((await admin.sessions()).sessions.map((session) => session.id).sort()).toEqual([mine.id, other.id].sort());
+      expect(await admin.withProfile(other.profile).tabs()).toEqual([]);
+
+      // MCP over /mcp with the key is scoped to the session.
+      const mcp = new Client({ name: 'key-test', version: '1' });
+      await mcp.connect(new StreamableHTTPClientTransport(new URL(`${base()}/mcp`), { requestInit: { headers: { authorization: `Bearer ${mine.key}` } } }));
+      try {
+        const tabs = await mcp.callTool({ name: 'browser_tabs', arguments: {} });
+        expect((tabs.content as Array<{ text: string }>)[0].text).toContain(tab.targetId);
+        const elsewhere = await mcp.callTool({ name: 'browser_tabs', arguments: { profile: 'clawd' } });
+        expect(elsewhere).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/A task session's key reaches its own session only/) }] });
+        const status = await mcp.callTool({ name: 'browser_status', arguments: {} });
+        const said = (status.content as Array<{ text: string }>)[0].text;
+        expect(said).toContain(mine.profile);
+        expect(said).not.toContain(other.id);
+        expect(said).not.toMatch(/\bextension\b|clawd \(/);
+      } finally {
+        await mcp.close();
+      }
+
+      // It may close its own session; then it opens nothing, and says so.
+      expect((await withKey(mine.key!, `/sessions/${mine.id}`, { method: 'DELETE' })).status).toBe(200);
+      const after = await rejection(agent.tabs());
+      expect(after).toBeInstanceOf(UnauthorizedError);
+      expect(after.message).toMatch(new RegExp(`^This key belonged to task session ${mine.id}, which ended at \\d{4}-[\\d-]+T[\\d:.]+Z: it opens nothing now$`));
+      // A key that never was is just a wrong token, and says nothing of sessions.
+      const wrong = await rejection(new BrowserClient({ baseUrl: base(), token: 'f'.repeat(64) }).tabs());
+      expect(wrong.message).toBe('Wrong token in the Authorization header (see `clawd-browser token`)');
+    } finally {
+      await admin.closeSession(other.id).catch(() => {});
+      await admin.closeSession(mine.id).catch(() => {});
+    }
+  });
+
+  it('is refused by the relay (its /cdp and /json are the main token\'s)', async () => {
+    const admin = env.client('clawd');
+    const session = await admin.openSession({ credential_mode: 'clean' });
+    try {
+      const answer = await fetch(`http://127.0.0.1:${env.server.relay.port}/json/version`, { headers: { authorization: `Bearer ${session.key}` } });
+      expect(answer.status).toBe(401);
+    } finally {
+      await admin.closeSession(session.id);
+    }
+  });
+});
