@@ -46,7 +46,7 @@ export class DriverTab {
     page.on('dialog', (dialog) => this.answer(dialog));
   }
 
-  /** The targetId if it has been asked already (a download's record does not wait for it). */
+  /** The targetId if it has been asked already; never asks (a download's record, the URL guard with requests paused, do not wait). */
   get knownTargetId(): string | undefined {
     return this.id;
   }

@@ -18,6 +18,7 @@ import type { DriverTab } from './driver-tab.js';
 import { DownloadSaver } from './download-saver.js';
 import { armFileChooser, setInputFiles, uploadThroughChooser } from './file-chooser.js';
 import { checkNavigation, guardTab } from './url-policy-guard.js';
+import { BrowserUrlGuard } from './browser-url-guard.js';
 import { navigateTab } from './tab-navigation.js';
 import { sendViewInput } from './view-input.js';
 import { TabRegistry } from './tab-registry.js';
@@ -45,6 +46,8 @@ const THUMBNAIL_TIMEOUT_MS = 2_000;
 
 export class ProfileDriver {
   private browser: Browser | undefined;
+  /** The URL policy at the browser level, where the driver holds the browser (not the extension profile). */
+  private browserGuard: BrowserUrlGuard | undefined;
   private connecting: Promise<Browser> | undefined;
   private readonly registry: TabRegistry;
   private readonly downloadSaver: DownloadSaver;
@@ -61,7 +64,7 @@ export class ProfileDriver {
     this.downloadSaver = new DownloadSaver(downloadsDir);
     this.registry = new TabRegistry(profile.name, () => this.start(), (tab) => {
       this.downloadSaver.watch(tab);
-      void guardTab(tab, this.urlPolicy).catch(() => {});
+      void this.guard(tab).catch(() => {});
     });
   }
 
@@ -100,6 +103,13 @@ export class ProfileDriver {
       if (this.browser === browser) this.browser = undefined;
     });
     this.registry.watch(browser);
+    // Where the driver holds the browser, the URL policy sees every request of every target there;
+    // the extension profile has no browser target (chrome.debugger), so its shared tabs are guarded one by one.
+    this.browserGuard =
+      this.profile.driver === 'extension'
+        ? undefined
+        : new BrowserUrlGuard(browser, this.urlPolicy, (targetId) => this.registry.withKnownTargetId(targetId), () => this.registry.lastDriven());
+    await this.browserGuard?.sync();
     this.browser = browser;
     return browser;
   }
@@ -224,7 +234,7 @@ export class ProfileDriver {
   /** `POST /act`. */
   async act(action: Action, signal?: AbortSignal): Promise<ActionResult> {
     const tab = await this.tab(action.targetId);
-    await guardTab(tab, this.urlPolicy);
+    await this.guard(tab);
     const targetId = await tab.targetId();
     const urlBefore = tab.page.url();
     const effect = await watchEffect(tab, action);
@@ -302,6 +312,11 @@ export class ProfileDriver {
     return { targetId, armed: true, accept: options.accept, timeoutMs: timeout };
   }
 
+  /** The URL policy held before a tab acts or navigates: at the browser level where there is one, else on the tab. */
+  private guard(tab: DriverTab): Promise<void> {
+    return this.browserGuard ? this.browserGuard.sync() : guardTab(tab, this.urlPolicy);
+  }
+
   private checkUrl(url: string): Promise<void> {
     const { urlPolicy, allowedUrlSchemes } = this.policy();
     return checkNavigation(url, urlPolicy, allowedUrlSchemes);
@@ -325,6 +340,6 @@ export class ProfileDriver {
   }
 
   private goto(tab: DriverTab, url: string, signal?: AbortSignal): Promise<void> {
-    return navigateTab(tab, url, this.urlPolicy, signal);
+    return navigateTab(tab, url, (navigated) => this.guard(navigated), signal);
   }
 }

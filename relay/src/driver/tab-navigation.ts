@@ -1,9 +1,8 @@
 import { BadRequestError, TimeoutError, UnavailableError } from '../errors.js';
 import { abortable } from '../runtime/operation.js';
-import type { UrlPolicy } from '../runtime/url-policy.js';
 import type { DriverTab } from './driver-tab.js';
 import { ACTION_TIMEOUT_MS } from './page-actions.js';
-import { guardTab, takeRefusal } from './url-policy-guard.js';
+import { takeRefusal } from './url-policy-guard.js';
 
 /**
  * Navigates a tab (the URL was checked before: checkNavigation). Failures
@@ -12,8 +11,8 @@ import { guardTab, takeRefusal } from './url-policy-guard.js';
  * On abort (the caller went, or the action timeout passed) the navigation
  * is stopped in the browser, as the Stop button would.
  */
-export async function navigateTab(tab: DriverTab, url: string, urlPolicy: () => UrlPolicy | undefined, signal?: AbortSignal): Promise<void> {
-  await guardTab(tab, urlPolicy);
+export async function navigateTab(tab: DriverTab, url: string, guard: (tab: DriverTab) => Promise<void>, signal?: AbortSignal): Promise<void> {
+  await guard(tab);
   // Only a refusal of this navigation's requests answers for it.
   tab.urlPolicy.lastRefusal = undefined;
   try {

@@ -29,6 +29,8 @@ export class TabRegistry {
   private readonly byPage = new Map<Page, DriverTab>();
   /** The targetId of the tab a request without one means. */
   private lastUsed: string | undefined;
+  /** The tab made last (an open's tab before it is first used). */
+  private lastMade: DriverTab | undefined;
 
   constructor(
     private readonly profileName: string,
@@ -59,11 +61,30 @@ export class TabRegistry {
     this.onNewTab(tab);
     if (page.isClosed()) return tab;
     this.byPage.set(page, tab);
+    this.lastMade = tab;
+    // Known early, so that what the URL guard refuses while the tab loads is told to the tab it belongs to.
+    void tab.targetId().catch(() => {});
     page.once('close', () => {
       this.byPage.delete(page);
       tab.dispose();
     });
     return tab;
+  }
+
+  /**
+   * The tab whose main frame (target) has this id, among tabs whose ids are
+   * known already: never asks the browser, so it answers while a new tab is
+   * still starting (the URL guard calls it with requests paused).
+   */
+  withKnownTargetId(targetId: string): DriverTab | undefined {
+    for (const tab of this.byPage.values()) if (tab.knownTargetId === targetId) return tab;
+    return undefined;
+  }
+
+  /** The tab the agent last drove (else the newest tab), if its id is known; never asks the browser. */
+  lastDriven(): DriverTab | undefined {
+    const driven = this.lastUsed === undefined ? undefined : this.withKnownTargetId(this.lastUsed);
+    return driven ?? (this.lastMade && !this.lastMade.page.isClosed() ? this.lastMade : undefined);
   }
 
   /** The browser's open pages. */

@@ -6,11 +6,14 @@ import type { DriverTab } from './driver-tab.js';
 
 /**
  * Where a profile's tabs may go: a URL asked for is checked before the
- * driver navigates (checkNavigation), and, with a URL policy, every document
- * request of a tab is checked in the browser as it starts (guardTab).
+ * driver navigates (checkNavigation), and, with a URL policy, requests are
+ * checked in the browser as they start: every request of every target where
+ * the driver holds the browser (browser-url-guard.ts), each shared tab's
+ * document requests on the extension profile, where chrome.debugger gives
+ * no browser target (guardTab).
  */
 
-const resolveHost = async (host: string) => (await lookup(host, { all: true })).map((entry) => entry.address);
+export const resolveHost = async (host: string) => (await lookup(host, { all: true })).map((entry) => entry.address);
 
 /** Throws when `url` may not be opened: a 403 naming the policy's rule, or a 400 from the URL gate. */
 export async function checkNavigation(url: string, urlPolicy: UrlPolicy | undefined, allowedUrlSchemes: string[]): Promise<void> {
