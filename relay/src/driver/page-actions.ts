@@ -185,14 +185,37 @@ async function assertTypeable(element: ElementHandle, ref: string): Promise<void
  * the pointer at its centre), tried without acting for a moment. When they
  * do not pass, the agent hears which one failed, and what covers the
  * element, instead of a 30 s timeout.
+ *
+ * Never as a trial *click*: Playwright's trial presses and releases the real
+ * mouse button and relies on a listener of its own on the window to swallow
+ * the events, and it adds that listener only at the first pointer action in
+ * the document, after everything the page registered as it loaded. A page
+ * that listens on the window in the capture phase (event delegation, gesture
+ * and analytics libraries, polyfills that re-dispatch events) got the trial's
+ * pointerdown, pointerup and click, then the real ones: two clicks for one,
+ * so a checkbox it toggles came back where it was, and the act answered
+ * success. The checks here send the page at most a pointer move to the point
+ * the click goes to next, which the click itself sends anyway: the page sees
+ * one click, as under Playwright's own `locator.click()`.
  */
 async function assertActionable(element: ElementHandle, ref: string, kind: 'click' | 'hover' | 'check'): Promise<void> {
-  try {
-    if (kind === 'hover') await element.hover({ trial: true, timeout: ACTIONABLE_WITHIN_MS });
-    else await element.click({ trial: true, timeout: ACTIONABLE_WITHIN_MS });
-  } catch (error) {
-    if ((error as Error).name !== 'TimeoutError') throw error;
-    throw new ConflictError(`${ref} ${notActionableBecause((error as Error).message)}`);
+  // In Playwright's order for a click: visible, enabled, then stable and receiving the pointer.
+  const steps: Array<{ check: () => Promise<unknown>; failure?: string }> = [
+    ...(kind === 'hover'
+      ? []
+      : [
+          { check: () => element.waitForElementState('visible', { timeout: ACTIONABLE_WITHIN_MS }), failure: 'element is not visible' },
+          { check: () => element.waitForElementState('enabled', { timeout: ACTIONABLE_WITHIN_MS }), failure: 'element is not enabled' },
+        ]),
+    { check: () => element.hover({ trial: true, timeout: ACTIONABLE_WITHIN_MS }) },
+  ];
+  for (const { check, failure } of steps) {
+    try {
+      await check();
+    } catch (error) {
+      if ((error as Error).name !== 'TimeoutError') throw error;
+      throw new ConflictError(`${ref} ${notActionableBecause(failure ?? (error as Error).message)}`);
+    }
   }
 }
 
