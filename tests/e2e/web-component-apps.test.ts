@@ -129,7 +129,10 @@ for (const profile of ['clawd', 'extension'] as const) {
       // Tick the second todo by its ref: the model, the checkbox and the row's style all follow.
       let { text } = await client.snapshot({ targetId });
       expect(text).toContain('3 items left');
-      await client.click(todoCheckbox(text, 'Walk the dog'), { targetId });
+      // The act's own answer says what changed, read where the app's polyfills (which replace
+      // HTMLInputElement and MutationObserver in the page's world) cannot change what is read.
+      const ticked = await client.click(todoCheckbox(text, 'Walk the dog'), { targetId });
+      expect(ticked).toMatchObject({ changed: true, state: { checked: true } });
       await expectTodos(state, { model: ['- Buy milk', '+ Walk the dog', '- Write the report'], shown: ['- Buy milk', '+ Walk the dog completed', '- Write the report'] });
       ({ text } = await client.snapshot({ targetId }));
       expect(text).toMatch(/- checkbox \[checked\][^\n]*\n\s*- text: "Walk the dog"/);
@@ -195,7 +198,7 @@ for (const profile of ['clawd', 'extension'] as const) {
       await expectTodos(state, { model: ['- Buy milk', '- Walk the dog', '- Write the report'], shown: ['- Buy milk', '- Walk the dog', '- Write the report'] });
 
       let { text } = await client.snapshot({ targetId });
-      await client.click(todoCheckbox(text, 'Walk the dog'), { targetId });
+      expect(await client.click(todoCheckbox(text, 'Walk the dog'), { targetId })).toMatchObject({ changed: true, state: { checked: true } });
       await expectTodos(state, { model: ['- Buy milk', '+ Walk the dog', '- Write the report'], shown: ['- Buy milk', '+ Walk the dog completed', '- Write the report'] });
       ({ text } = await client.snapshot({ targetId }));
       expect(text).toMatch(/- checkbox \[checked\][^\n]*\n\s*- text: "Walk the dog"/);

@@ -77,6 +77,12 @@ export function recordSnapshot(tab: TabSnapshots, generation: number, frames: Ma
   tab.refs = { generation, frames, highestIssued };
 }
 
+/** The frame a ref of the tab's latest snapshot lives in (undefined when no snapshot made it). */
+export function frameOfRef(tab: TabSnapshots, ref: string): Frame | undefined {
+  const match = REF_PATTERN.exec(ref);
+  return match ? tab.refs?.frames.get(match[1] ?? '') : undefined;
+}
+
 /** Whether a snapshot of this tab has handed out `ref` (it may be gone since): unknown refs are told from stale ones. */
 export function wasIssued(tab: TabSnapshots, ref: string): boolean {
   const match = REF_PATTERN.exec(ref);

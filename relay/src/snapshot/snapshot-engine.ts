@@ -92,6 +92,23 @@ export function probeCount(frame: Frame): Promise<number> {
   return read(frame, 'probes', null);
 }
 
+export interface EffectReading {
+  mutations: number;
+  before: Record<string, string | boolean | null> | null;
+  after: Record<string, string | boolean | null> | null;
+  focusMoved: boolean;
+}
+
+/** Starts watching what an action changes: the ref's state (if any) and its document's mutations. */
+export function startEffectWatch(frame: Frame, id: string, ref: string | undefined): Promise<boolean> {
+  return read(frame, 'effect-start', { id, ref: ref ?? null });
+}
+
+/** What changed since startEffectWatch; null when the document it watched is gone (a navigation). */
+export function finishEffectWatch(frame: Frame, id: string): Promise<EffectReading | null> {
+  return read(frame, 'effect-finish', { id });
+}
+
 export function checkRef(frame: Frame, ref: string, generation: number): Promise<RefCheck> {
   return read(frame, 'check', { ref, generation });
 }
@@ -111,6 +128,22 @@ function engineSource(): string {
   let generation = 0;
   let cached;
   let probes = 0;
+  const effects = new Map();
+  let finished;
+  // The state an agent acts to change, read as the browser holds it (tag names, not constructors a page may replace).
+  const readState = (el) => {
+    const tag = el.tagName;
+    const aria = (name) => el.getAttribute(name);
+    const toggle = tag === 'INPUT' && (el.type === 'checkbox' || el.type === 'radio');
+    return {
+      checked: toggle ? el.checked : aria('aria-checked'),
+      value: tag === 'SELECT' ? [...el.selectedOptions].map((option) => option.label).join(', ') : typeof el.value === 'string' ? el.value : null,
+      expanded: aria('aria-expanded'),
+      selected: aria('aria-selected'),
+      pressed: aria('aria-pressed'),
+      open: tag === 'DETAILS' || tag === 'DIALOG' ? el.open : null,
+    };
+  };
   const output = (value) => {
     const element = document.createElement('clawd-output');
     element.textContent = JSON.stringify(value);
@@ -169,6 +202,30 @@ function engineSource(): string {
       }
       case 'probes':
         return output(probes);
+      case 'effect-start': {
+        // The effect of an action (driver/act-effect.ts), watched from here: a page that replaces
+        // MutationObserver or HTMLInputElement (a polyfill) changes its own world, not this one.
+        // Playwright may run a query twice: one watch per id.
+        if (effects.has(argument.id)) return output(true);
+        const element = argument.ref ? state && state.refs.get(argument.ref) : null;
+        const doc = element ? element.ownerDocument : document;
+        const watch = { records: 0, element, before: element ? readState(element) : null, focus: doc.activeElement };
+        watch.observer = new MutationObserver((records) => (watch.records += records.length));
+        watch.observer.observe(doc, { subtree: true, childList: true, attributes: true, characterData: true });
+        effects.set(argument.id, watch);
+        return output(true);
+      }
+      case 'effect-finish': {
+        const watch = effects.get(argument.id);
+        if (!watch) return output(finished && finished.id === argument.id ? finished.reading : null);
+        effects.delete(argument.id);
+        const mutations = watch.records + watch.observer.takeRecords().length;
+        watch.observer.disconnect();
+        const doc = watch.element ? watch.element.ownerDocument : document;
+        const reading = { mutations, before: watch.before, after: watch.element ? readState(watch.element) : null, focusMoved: doc.activeElement !== watch.focus };
+        finished = { id: argument.id, reading };
+        return output(reading);
+      }
       default:
         return [];
     }
