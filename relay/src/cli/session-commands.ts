@@ -1,7 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { BrowserClient } from '../client/browser-client.js';
 import { clawdHome } from '../config/state-dir.js';
-import { reapSessions } from '../sessions/task-sessions.js';
+import { reapSessions } from '../sessions/session-reaper.js';
 
 type Print = (value: unknown, human: () => string) => void;
 

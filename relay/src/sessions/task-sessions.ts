@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { CredentialMode, RecordMode, SessionInfo } from '../api/responses.js';
@@ -7,13 +7,13 @@ import type { ProfileDriver } from '../driver/profile-driver.js';
 import type { ProfileManager } from '../driver/profile-manager.js';
 import { BadRequestError, DisabledError, ForbiddenError, NotFoundError, TooManyError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { processRunning } from '../config/platform.js';
-import { findPortHolder, findProfileProcesses, killProcesses } from '../profiles/orphans.js';
+import { findProfileProcesses, killProcesses } from '../profiles/orphans.js';
 import { seedProfilePreferences } from '../profiles/preferences.js';
 import { type Profile, SESSION_PROFILE_PREFIX } from '../profiles/profile-registry.js';
 import type { AuditLog } from '../vault/audit-log.js';
 import { type CookieVault, underSite } from '../vault/cookie-vault.js';
 import type { Grants } from '../vault/grants.js';
+import { type SessionRecord, STOP_GRACE_MS } from './session-reaper.js';
 
 /**
  * Task sessions (spec §11): an ephemeral managed browser per task, its
@@ -25,7 +25,6 @@ import type { Grants } from '../vault/grants.js';
  */
 
 const SESSION_COLOR = '#5B6B7A';
-const STOP_GRACE_MS = 3_000;
 const SPARE_DELAY_MS = 500;
 
 /** Ended sessions whose keys are still told apart from keys that never were. */
@@ -63,15 +62,6 @@ export interface TaskSessionSettings {
   spare: boolean;
   /** config `enabled`: false refuses sessions as it refuses every browser (503). */
   enabled: boolean;
-}
-
-/** What a session leaves in its dir, for the reaper: who owns it and what runs for it. */
-interface SessionRecord {
-  id: string;
-  serverPid: number;
-  port: number;
-  userDataDir: string;
-  createdAt: string;
 }
 
 interface Prepared {
@@ -338,36 +328,3 @@ function freePort(): Promise<number> {
     });
   });
 }
-
-/**
- * Removes sessions no live server owns: their browsers (anything running on
- * their data dir or holding their port with it), then their dirs. Run by
- * `serve` at start and by `clawd-browser reap`; safe to run twice, and after
- * a server killed with SIGKILL mid-session.
- */
-export async function reapSessions(home: string, log?: Logger): Promise<Array<{ id: string; killed: number[] }>> {
-  const root = join(home, 'sessions');
-  if (!existsSync(root)) return [];
-  const reaped: Array<{ id: string; killed: number[] }> = [];
-  for (const id of readdirSync(root)) {
-    if (id === 'template') continue;
-    const dir = join(root, id);
-    let record: SessionRecord | undefined;
-    try {
-      record = JSON.parse(readFileSync(join(dir, 'session.json'), 'utf8')) as SessionRecord;
-    } catch {
-      // A session that died before writing its record: only its dir is left, with whatever runs on it.
-    }
-    if (record && record.serverPid !== process.pid && processRunning(record.serverPid)) continue; // a live server's session
-    const userDataDir = record?.userDataDir ?? join(dir, 'user-data');
-    const pids = new Set(findProfileProcesses(userDataDir));
-    const holder = record ? findPortHolder(record.port) : undefined;
-    if (holder !== undefined && pids.has(holder)) pids.add(holder);
-    const killed = pids.size ? await killProcesses([...pids], STOP_GRACE_MS) : [];
-    rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
-    log?.info(`reaped task session ${id}${killed.length ? ` (killed ${killed.join(', ')})` : ''}`);
-    reaped.push({ id, killed });
-  }
-  return reaped;
-}
-

@@ -1,0 +1,56 @@
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { processRunning } from '../config/platform.js';
+import type { Logger } from '../log.js';
+import { findPortHolder, findProfileProcesses, killProcesses } from '../profiles/orphans.js';
+
+/**
+ * The reaper: what an earlier server left of its task sessions (it stopped,
+ * or was killed mid-session) is removed before anything else, by `serve` at
+ * start and by `clawd-browser reap`.
+ */
+
+/** How long a session's browser has between TERM and KILL. */
+export const STOP_GRACE_MS = 3_000;
+
+/** What a session leaves in its dir, for the reaper: who owns it and what runs for it. */
+export interface SessionRecord {
+  id: string;
+  serverPid: number;
+  port: number;
+  userDataDir: string;
+  createdAt: string;
+}
+
+/**
+ * Removes sessions no live server owns: their browsers (anything running on
+ * their data dir or holding their port with it), then their dirs. Run by
+ * `serve` at start and by `clawd-browser reap`; safe to run twice, and after
+ * a server killed with SIGKILL mid-session.
+ */
+export async function reapSessions(home: string, log?: Logger): Promise<Array<{ id: string; killed: number[] }>> {
+  const root = join(home, 'sessions');
+  if (!existsSync(root)) return [];
+  const reaped: Array<{ id: string; killed: number[] }> = [];
+  for (const id of readdirSync(root)) {
+    if (id === 'template') continue;
+    const dir = join(root, id);
+    let record: SessionRecord | undefined;
+    try {
+      record = JSON.parse(readFileSync(join(dir, 'session.json'), 'utf8')) as SessionRecord;
+    } catch {
+      // A session that died before writing its record: only its dir is left, with whatever runs on it.
+    }
+    if (record && record.serverPid !== process.pid && processRunning(record.serverPid)) continue; // a live server's session
+    const userDataDir = record?.userDataDir ?? join(dir, 'user-data');
+    const pids = new Set(findProfileProcesses(userDataDir));
+    const holder = record ? findPortHolder(record.port) : undefined;
+    if (holder !== undefined && pids.has(holder)) pids.add(holder);
+    const killed = pids.size ? await killProcesses([...pids], STOP_GRACE_MS) : [];
+    rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+    log?.info(`reaped task session ${id}${killed.length ? ` (killed ${killed.join(', ')})` : ''}`);
+    reaped.push({ id, killed });
+  }
+  return reaped;
+}
+
