@@ -1,8 +1,9 @@
 import { WIRE_PROTOCOL_VERSION } from '../../protocol/constants';
 import { encodeExtensionFrame, type RelayCommand, type RelayMessage } from '../../protocol/wire';
 import { shareableUrlProblem } from '../../protocol/url-gate';
-import { cdpError } from './logic/cdp-error';
+import { cdpError, workerStopping } from './logic/cdp-error';
 import { commandProblem, landedOn } from './logic/ownership';
+import { StartupHold } from './logic/startup-hold';
 import { showBadge } from './badge';
 import { watchDownloads } from './downloads';
 import { askNativeHost, type Bootstrap, NativeHostError, type NativeHostState } from './native-host';
@@ -20,11 +21,23 @@ import type { ConsentRequest, ExtensionStatus, OptionsRequest } from './status';
 /** Relay commands being run; while any are, answers are batched (see RelayLink). */
 let commandsInFlight = 0;
 
+interface DebuggerEvent {
+  source: chrome.debugger.Debuggee;
+  method: string;
+  params: object | undefined;
+  payload: string;
+}
+
+/** Debugger events that arrive while this worker starts, sent after its first hello (startup-hold.ts). */
+const startupEvents = new StartupHold<DebuggerEvent>();
+
 const link = new RelayLink({
   onOpen: (proof) => {
     link.send(
       encodeExtensionFrame({ type: 'hello', protocol: WIRE_PROTOCOL_VERSION, browser: browserInfo(), tabs: shared.list(), proof }),
     );
+    // The relay knows the tabs now: what Chrome reported while this worker was stopped follows.
+    for (const event of startupEvents.release()) forwardEvent(event);
     void shared.setLinkOpen(true);
   },
   onMessage: (message) => void handleRelayMessage(message),
@@ -87,6 +100,8 @@ async function ensureRelay(pairing: Pairing): Promise<void> {
 const ready = (async () => {
   await shared.restore();
   const pairing = await currentPairing();
+  // No tab shared from before: no client waits for what Chrome reported meanwhile.
+  if (!shared.list().length) startupEvents.release();
   link.configure(pairing);
   // Tabs still shared from before (a worker restart): bring their relay back.
   if (pairing && shared.list().length) void ensureRelay(pairing);
@@ -125,6 +140,12 @@ chrome.action.onClicked.addListener((tab) => {
 // ---- Chrome -> relay ---------------------------------------------------------
 
 chrome.debugger.onEvent.addListener((source, method, params) => {
+  const payload = JSON.stringify(params ?? {});
+  const event = { source, method, params, payload };
+  if (!startupEvents.hold(event, payload.length)) forwardEvent(event);
+});
+
+function forwardEvent({ source, method, params, payload }: DebuggerEvent): void {
   if (source.tabId === undefined || !shared.get(source.tabId)) return;
   const sessionId = (source as { sessionId?: string }).sessionId;
   // The tab's own page moved somewhere it must not be shared (history, a
@@ -134,8 +155,8 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
     const problem = shareableUrlProblem(landed);
     if (problem) return shared.suspend(source.tabId, problem);
   }
-  link.send(encodeExtensionFrame({ type: 'event', tabId: source.tabId, sessionId, method }, JSON.stringify(params ?? {})));
-});
+  link.send(encodeExtensionFrame({ type: 'event', tabId: source.tabId, sessionId, method }, payload));
+}
 
 chrome.debugger.onDetach.addListener((source, reason) => {
   const tabId = source.tabId;
@@ -181,15 +202,17 @@ async function handleRelayMessage(message: RelayMessage): Promise<void> {
   if (message.type === 'consentRequest') return askConsent(message);
   if (typeof (message as { id?: unknown }).id !== 'number') return console.warn(`clawd-browser relay: command without an id (${String(message.type)})`);
   commandsInFlight++;
-  let frame: string;
+  let frame: string | undefined;
   try {
     const result = await runCommand(message);
     frame = encodeExtensionFrame({ type: 'result', id: message.id }, JSON.stringify(result ?? {}));
   } catch (error) {
-    frame = encodeExtensionFrame({ type: 'error', id: message.id }, JSON.stringify(cdpError(error)));
+    // Chrome is stopping this worker: no answer. The link goes with the worker, and the relay
+    // takes the command as lost in flight (it sends a repeatable one again to the next worker).
+    if (!workerStopping(error)) frame = encodeExtensionFrame({ type: 'error', id: message.id }, JSON.stringify(cdpError(error)));
   }
   commandsInFlight--;
-  link.send(frame);
+  if (frame) link.send(frame);
 }
 
 /** Runs what the relay asks, once ownership.ts has checked it: the relay is trusted only so far. */
@@ -224,15 +247,22 @@ async function runCommand(command: RelayCommand): Promise<object | undefined> {
  * the extension's own page (never a web page) with the tenant and the
  * domains, and allows some, all or none. Closing the page refuses.
  */
+type PendingConsents = Record<string, ConsentRequest & { tabId?: number }>;
+
+/** The consent requests waiting for the person: in chrome.storage.session, so a restarted worker still knows them. */
+async function pendingConsents(): Promise<PendingConsents> {
+  return ((await chrome.storage.session.get('consents')).consents ?? {}) as PendingConsents;
+}
+
 async function askConsent(request: { id: number; tenant: string; domains: string[] }): Promise<void> {
   const tab = await chrome.tabs.create({ url: `${chrome.runtime.getURL('options.html')}#consent=${request.id}`, active: true });
-  const pending = ((await chrome.storage.session.get('consents')).consents ?? {}) as Record<string, ConsentRequest & { tabId?: number }>;
+  const pending = await pendingConsents();
   pending[request.id] = { id: request.id, tenant: request.tenant, domains: request.domains, tabId: tab.id };
   await chrome.storage.session.set({ consents: pending });
 }
 
 async function answerConsent(id: number, allowed: boolean, domains: string[]): Promise<void> {
-  const pending = ((await chrome.storage.session.get('consents')).consents ?? {}) as Record<string, ConsentRequest & { tabId?: number }>;
+  const pending = await pendingConsents();
   const asked = pending[id];
   if (!asked) return;
   delete pending[id];
@@ -245,7 +275,7 @@ async function answerConsent(id: number, allowed: boolean, domains: string[]): P
 
 chrome.tabs.onRemoved.addListener((tabId) => {
   void (async () => {
-    const pending = ((await chrome.storage.session.get('consents')).consents ?? {}) as Record<string, ConsentRequest & { tabId?: number }>;
+    const pending = await pendingConsents();
     for (const asked of Object.values(pending)) if (asked.tabId === tabId) await answerConsent(asked.id, false, []);
   })();
 });
@@ -256,8 +286,7 @@ chrome.runtime.onMessage.addListener((request: OptionsRequest, _sender, reply: (
   void (async () => {
     await ready;
     if (request.type === 'consent') {
-      const pending = ((await chrome.storage.session.get('consents')).consents ?? {}) as Record<string, ConsentRequest>;
-      const asked = pending[request.id];
+      const asked = (await pendingConsents())[request.id];
       return reply(asked ? { id: asked.id, tenant: asked.tenant, domains: asked.domains } : { error: 'This request was answered already, or has expired.' });
     }
     if (request.type === 'consentAnswer') {

@@ -623,6 +623,93 @@ describe('tabs going away and the extension reconnecting', () => {
     expect(h.events(c, 'Target.detachedFromTarget')).toEqual([]);
   });
 
+  it('sends repeatable commands in flight again when the worker is back; others fail', () => {
+    h.connectExtension([TAB_A]);
+    const c = h.client();
+    const session = playwrightAttach(c)[0].params.sessionId;
+    const world = h.send(c, 'Page.createIsolatedWorld', { frameId: 'F', worldName: 'utility' }, session);
+    const enable = h.send(c, 'Network.enable', {}, session);
+    const evaluate = h.send(c, 'Runtime.evaluate', { expression: '1' }, session);
+    h.takeCommands();
+    h.apply(h.bridge.extensionDisconnected());
+    expect(h.answerOf(c, evaluate)?.error?.message).toMatch(/disconnected while the command was in flight/);
+    expect(h.answerOf(c, world)).toBeUndefined();
+    expect(h.answerOf(c, enable)).toBeUndefined();
+    const queued = h.send(c, 'Runtime.evaluate', { expression: '2' }, session);
+    h.connectExtension([TAB_A]);
+    // Sent again in their order, ahead of what was queued meanwhile.
+    const commands = h.answerAll((command) => (command.type === 'cdp' && command.method === 'Page.createIsolatedWorld' ? { executionContextId: 3 } : {}));
+    expect(commands.map((command) => command.type === 'cdp' && command.method)).toEqual(['Page.createIsolatedWorld', 'Network.enable', 'Runtime.evaluate']);
+    expect(h.answerOf(c, world)?.result).toEqual({ executionContextId: 3 });
+    expect(h.answerOf(c, enable)?.result).toEqual({});
+    expect(h.answerOf(c, queued)?.result).toEqual({});
+    // Gone for good past the grace period: then they fail like the rest.
+    const again = h.send(c, 'Page.createIsolatedWorld', { frameId: 'F', worldName: 'other' }, session);
+    h.apply(h.bridge.extensionDisconnected());
+    h.apply(h.bridge.expireGrace());
+    expect(h.answerOf(c, again)?.error?.message).toMatch(/did not reconnect/);
+  });
+
+  it("reports a re-sent isolated world's context that went with the old worker, before its answer, once", () => {
+    h.connectExtension([TAB_A]);
+    const c = h.client();
+    const session = playwrightAttach(c)[0].params.sessionId;
+    h.send(c, 'Runtime.enable', {}, session);
+    h.answerAll();
+    const main = { id: 1, origin: 'https://a.example', name: '', uniqueId: 'u1', auxData: { frameId: 'F', isDefault: true, type: 'default' } };
+    h.fromExtension({ type: 'event', tabId: 1, method: 'Runtime.executionContextCreated' }, { context: main });
+    const worlds = ['lost', 'held'].map((worldName) => h.send(c, 'Page.createIsolatedWorld', { frameId: 'F', worldName }, session));
+    h.takeCommands();
+    h.apply(h.bridge.extensionDisconnected());
+    h.connectExtension([TAB_A]);
+    // The new worker hands on the event Chrome kept for it ('held'); the other one is lost.
+    const held = { id: 3, origin: 'https://a.example', name: 'held', uniqueId: 'u3', auxData: { frameId: 'F', isDefault: false, type: 'isolated' } };
+    h.fromExtension({ type: 'event', tabId: 1, method: 'Runtime.executionContextCreated' }, { context: held });
+    // Chrome answers the worlds it made the first time with their ids, and reports nothing.
+    h.answerAll((command) => ({ executionContextId: command.type === 'cdp' && (command.params as { worldName?: string } | undefined)?.worldName === 'lost' ? 2 : 3 }));
+    const messages = h.toClient.get(c)!.filter((m) => m.sessionId === session);
+    const contexts = messages.filter((m) => m.method === 'Runtime.executionContextCreated').map((m) => m.params.context);
+    expect(contexts.map((context) => [context.id, context.name])).toEqual([[1, ''], [3, 'held'], [2, 'lost']]);
+    expect(contexts[2]).toMatchObject({ origin: 'https://a.example', auxData: { frameId: 'F', isDefault: false, type: 'isolated' } });
+    const reported = messages.findIndex((m) => m.params?.context?.id === 2);
+    expect(reported).toBeLessThan(messages.findIndex((m) => m.id === worlds[0]));
+    // A client that enables Runtime later gets it replayed like any other context.
+    const late = h.client();
+    const lateSession = playwrightAttach(late)[0].params.sessionId;
+    h.send(late, 'Runtime.enable', {}, lateSession);
+    h.answerAll();
+    expect(h.events(late, 'Runtime.executionContextCreated').map((m) => m.params.context.id)).toEqual([1, 3, 2]);
+  });
+
+  it("reports nothing of its own for a Page.createIsolatedWorld answered in one go", () => {
+    h.connectExtension([TAB_A]);
+    const c = h.client();
+    const session = playwrightAttach(c)[0].params.sessionId;
+    h.send(c, 'Runtime.enable', {}, session);
+    h.answerAll();
+    const world = h.send(c, 'Page.createIsolatedWorld', { frameId: 'F', worldName: 'w' }, session);
+    // The world existed (another client asked for it before Runtime was on here): Chrome answers its id only.
+    h.answerAll(() => ({ executionContextId: 9 }));
+    expect(h.answerOf(c, world)?.result).toEqual({ executionContextId: 9 });
+    expect(h.events(c, 'Runtime.executionContextCreated')).toEqual([]);
+  });
+
+  it('stops holding events for an enable that failed unanswered', () => {
+    let now = 0;
+    h = new Harness(new CdpBridge({ pendingTimeoutMs: 1000, now: () => now }));
+    h.connectExtension([TAB_A]);
+    const c = h.client();
+    const session = playwrightAttach(c)[0].params.sessionId;
+    const enable = h.send(c, 'Runtime.enable', {}, session);
+    h.takeCommands();
+    h.fromExtension({ type: 'event', tabId: 1, method: 'Runtime.consoleAPICalled' }, { type: 'log', args: [] });
+    now = 1001;
+    h.apply(h.bridge.expirePending());
+    expect(h.answerOf(c, enable)?.error?.message).toMatch(/did not answer within 1 s/);
+    h.fromExtension({ type: 'event', tabId: 1, method: 'Runtime.consoleAPICalled' }, { type: 'log', args: [] });
+    expect(h.events(c, 'Runtime.consoleAPICalled')).toHaveLength(1);
+  });
+
   it('bounds the queue while the extension is away', () => {
     h.connectExtension([TAB_A]);
     const c = h.client();

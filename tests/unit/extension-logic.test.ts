@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_RETRY_MS, retryDelayMs } from '../../extension/src/logic/backoff.js';
-import { cdpError } from '../../extension/src/logic/cdp-error.js';
+import { cdpError, workerStopping } from '../../extension/src/logic/cdp-error.js';
 import { commandProblem, downloadOwner, landedOn } from '../../extension/src/logic/ownership.js';
 import { normaliseExtensionKey, normaliseRelayUrl } from '../../extension/src/logic/relay-address.js';
+import { StartupHold } from '../../extension/src/logic/startup-hold.js';
 import type { SharedTab } from '../../protocol/wire.js';
 
 /** The extension's decisions, without chrome.*: background.ts only wires them to Chrome's events. */
@@ -72,5 +73,33 @@ describe('pairing input, backoff, errors', () => {
     expect(cdpError(new Error('{"code":-32601,"message":"nope"}'))).toEqual({ code: -32601, message: 'nope' });
     expect(cdpError(new Error('No tab with given id 5.'))).toEqual({ code: -32000, message: 'No tab with given id 5.' });
     expect(cdpError('plain')).toEqual({ code: -32000, message: 'plain' });
+  });
+
+  it('tells a worker Chrome is stopping ("No SW") from an answer of the tab', () => {
+    expect(workerStopping(new Error('No SW'))).toBe(true);
+    expect(workerStopping(new Error('{"code":-32000,"message":"No frame for given id found"}'))).toBe(false);
+    expect(workerStopping(new Error('No tab with given id 5.'))).toBe(false);
+  });
+});
+
+describe('a worker starting', () => {
+  it('holds the debugger events Chrome hands it until its first hello, in order; then none', () => {
+    const hold = new StartupHold<string>();
+    expect(hold.holding).toBe(true);
+    expect(hold.hold('Runtime.executionContextCreated', 100)).toBe(true);
+    expect(hold.hold('Page.lifecycleEvent', 100)).toBe(true);
+    expect(hold.release()).toEqual(['Runtime.executionContextCreated', 'Page.lifecycleEvent']);
+    expect(hold.holding).toBe(false);
+    expect(hold.hold('Page.frameNavigated', 100)).toBe(false);
+    expect(hold.release()).toEqual([]);
+  });
+
+  it('holds at most so many events and bytes, dropping later ones', () => {
+    const byCount = new StartupHold<number>(2, 1_000);
+    for (const event of [1, 2, 3]) expect(byCount.hold(event, 10)).toBe(true);
+    expect(byCount.release()).toEqual([1, 2]);
+    const bySize = new StartupHold<number>(10, 25);
+    for (const event of [1, 2, 3]) bySize.hold(event, 10);
+    expect(bySize.release()).toEqual([1, 2]);
   });
 });

@@ -1,3 +1,12 @@
+/**
+ * True for the error Chrome gives an extension API call of a service worker
+ * it is stopping ("No SW"). Not an answer from the tab: the command may not
+ * have run, and the worker will not see what it did.
+ */
+export function workerStopping(error: unknown): boolean {
+  return (error instanceof Error ? error.message : String(error)) === 'No SW';
+}
+
 /** A CDP error object from whatever chrome.debugger (or our own checks) threw. */
 export function cdpError(error: unknown): { code: number; message: string } {
   const message = error instanceof Error ? error.message : String(error);

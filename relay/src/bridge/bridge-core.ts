@@ -19,7 +19,12 @@ export type Followup =
   /** Runtime.disable reached Chrome: its contexts are no longer reported. */
   | { kind: 'runtimeDisabled'; chromeSessionId: string }
   /** One of several internal commands a client's command waits for (answered or not). */
-  | { kind: 'step'; done: () => void };
+  | { kind: 'step'; done: () => void }
+  /**
+   * Page.createIsolatedWorld. `repeated`: sent again after the extension's worker restarted,
+   * so the world's executionContextCreated may have gone with the old worker (domain-gate.ts).
+   */
+  | { kind: 'isolatedWorld'; chromeSessionId: string; frameId: string; worldName: string; repeated?: boolean };
 
 /** What a command sent to the extension is waiting to do with the answer. */
 export type PendingWork =

@@ -10,7 +10,7 @@ import { BrowserTarget } from './browser-target.js';
 import { CdpErrorCode, errorResponse, rawErrorResponse, rawEvent, rawResponse } from './cdp-frames.js';
 import { CdpFailure } from './cdp-failure.js';
 import type { DebuggerSession } from './client-sessions.js';
-import { enableFailed, finishEnable, routeEvent, runtimeDisabled, trackContexts } from './domain-gate.js';
+import { enableFailed, finishEnable, routeEvent, runtimeDisabled, trackContexts, unreportedWorld } from './domain-gate.js';
 import type { ExtensionState } from './extension-link.js';
 import { BadPayload, parseExtensionControl, parsePayload } from './extension-messages.js';
 import type { Outbound } from './outbound.js';
@@ -192,7 +192,10 @@ export class CdpBridge {
 
   /** The extension socket closed. Shared tabs stay through a grace period. */
   extensionDisconnected(): Outbound[] {
-    const lost = this.core.link.closed(this.core.tabs.size > 0);
+    const { lost, repeated } = this.core.link.closed(this.core.tabs.size > 0);
+    for (const work of repeated) {
+      if (work.kind === 'forward' && work.followup?.kind === 'isolatedWorld') work.followup.repeated = true;
+    }
     this.fail(lost, 'clawd-browser extension disconnected while the command was in flight');
     return this.core.out.drain();
   }
@@ -322,7 +325,7 @@ export class CdpBridge {
     if (!work) return; // already failed (tab gone, extension reconnected, expired)
     if (work.kind === 'internal') {
       if (work.followup?.kind === 'step') work.followup.done();
-      else if (!isError && work.followup) this.runFollowup(work.followup, work.tabId);
+      else if (!isError && work.followup) this.runFollowup(work.followup, work.tabId, payload);
       return;
     }
     const session = work.session;
@@ -341,7 +344,7 @@ export class CdpBridge {
     try {
       switch (work.kind) {
         case 'forward':
-          if (work.followup) this.runFollowup(work.followup, work.tabId);
+          if (work.followup) this.runFollowup(work.followup, work.tabId, payload);
           out.toClient(session.client, rawResponse(work.messageId, session.id, payload));
           return;
         case 'transform': {
@@ -364,7 +367,7 @@ export class CdpBridge {
   }
 
   /** What a successful answer entails, before the client sees the answer itself. */
-  private runFollowup(followup: Followup, tabId: number): void {
+  private runFollowup(followup: Followup, tabId: number, payload: Uint8Array): void {
     switch (followup.kind) {
       case 'enable':
         for (const frame of finishEnable(followup.session, followup.domain, followup.contexts))
@@ -379,6 +382,17 @@ export class CdpBridge {
       }
       case 'step':
         return followup.done();
+      case 'isolatedWorld': {
+        const tab = this.core.tabs.get(tabId);
+        if (!followup.repeated || !tab) return;
+        const { executionContextId } = parsePayload<Protocol.Page.CreateIsolatedWorldResponse>(payload);
+        if (typeof executionContextId !== 'number') return;
+        const { chromeSessionId, frameId, worldName } = followup;
+        const created = unreportedWorld(tab, chromeSessionId, { contextId: executionContextId, frameId, worldName });
+        // As if from Chrome, before the answer: tracked, and routed to the sessions that have Runtime on.
+        if (created) this.onTabEvent(tabId, chromeSessionId, 'Runtime.executionContextCreated', created);
+        return;
+      }
     }
   }
 
@@ -445,6 +459,8 @@ export class CdpBridge {
         if (work.followup?.kind === 'step') work.followup.done();
         continue;
       }
+      // A failed enable holds nothing any more, as when Chrome refuses it (onCommandAnswer).
+      if (work.kind === 'forward' && work.followup?.kind === 'enable') enableFailed(work.followup.session, work.followup.domain);
       if (!work.session.closed) this.core.out.fail(work.session, work.messageId, { code: CdpErrorCode.serverError, message });
     }
   }

@@ -93,6 +93,41 @@ export function trackContexts(tab: SharedTabRecord, chromeSessionId: string, met
 }
 
 /**
+ * The params of the executionContextCreated Chrome would have sent for an
+ * isolated world, when nobody was told of it: a Page.createIsolatedWorld sent
+ * again after the extension's worker restarted answers the world's context
+ * id, and when the first one had run, its event went with the old worker
+ * (Chrome reports a world once, on creation, and the id only when asked
+ * again). Undefined when the context is known, or Runtime is off (Chrome
+ * reports it on the next enable).
+ *
+ * Made as Chrome reports isolated worlds: the frame's origin (from its main
+ * world), `isolated` in auxData. Chrome's uniqueId is not known here; the
+ * relay names one.
+ */
+export function unreportedWorld(
+  tab: SharedTabRecord,
+  chromeSessionId: string,
+  world: { contextId: number; frameId: string; worldName: string },
+): Uint8Array | undefined {
+  const state = tab.chromeSessions.get(chromeSessionId);
+  if (!state?.isEnabled('Runtime') || state.contexts.has(world.contextId)) return undefined;
+  let origin = '';
+  for (const payload of state.contexts.values()) {
+    const { context } = parsePayload<Protocol.Runtime.ExecutionContextCreatedEvent>(payload);
+    if (context.auxData?.frameId === world.frameId && context.auxData?.isDefault) origin = context.origin;
+  }
+  const context: Protocol.Runtime.ExecutionContextDescription = {
+    id: world.contextId,
+    origin,
+    name: world.worldName,
+    uniqueId: `clawd-relay.${tab.tabId}.${chromeSessionId}.${world.contextId}`,
+    auxData: { frameId: world.frameId, isDefault: false, type: 'isolated' },
+  };
+  return new TextEncoder().encode(JSON.stringify({ context }));
+}
+
+/**
  * Routes one event to the sessions on its chrome session that should see it.
  * Returns the frames to send now; frames for a session mid-enable are held.
  */

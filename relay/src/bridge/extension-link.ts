@@ -14,6 +14,10 @@ import type { OutboundQueue } from './outbound.js';
  * - `connected`: the hello arrived; commands go out.
  * - `reconnecting`: the socket went; shared tabs are held through the grace
  *   period and commands queue.
+ *
+ * A command in flight when the socket went may or may not have reached
+ * Chrome. It fails, unless it is repeatable (method-policy.ts): then it is
+ * queued again, to run once the extension is back.
  */
 export type LinkState = 'absent' | 'handshaking' | 'connected' | 'reconnecting';
 
@@ -36,7 +40,7 @@ export interface ExtensionLinkOptions {
  */
 export class ExtensionLink<Work> {
   private linkState: LinkState = 'absent';
-  private readonly pending = new Map<number, { work: Work; sentAt: number }>();
+  private readonly pending = new Map<number, { work: Work; sentAt: number; data: string; repeatable: boolean }>();
   private readonly queue: string[] = [];
   private nextCommandId = 1;
 
@@ -74,13 +78,24 @@ export class ExtensionLink<Work> {
   }
 
   /**
-   * The socket closed: every command sent or queued is lost with it (returned,
-   * settled, for the caller to fail). Commands sent from now on queue.
+   * The socket closed: the commands sent or queued are lost with it (`lost`,
+   * settled, for the caller to fail), but for repeatable ones while tabs are
+   * held (`repeated`), which queue again, in their order. Commands sent from
+   * now on queue.
    */
-  closed(holdingTabs: boolean): Work[] {
+  closed(holdingTabs: boolean): { lost: Work[]; repeated: Work[] } {
     this.linkState = holdingTabs ? 'reconnecting' : 'absent';
     this.queue.length = 0;
-    return this.settleWhere(() => true);
+    if (!holdingTabs) return { lost: this.settleWhere(() => true), repeated: [] };
+    const lost: Work[] = [];
+    const repeated: Work[] = [];
+    for (const [commandId, entry] of this.pending) {
+      if (entry.repeatable) {
+        this.queue.push(entry.data);
+        repeated.push(entry.work);
+      } else lost.push(this.settle(commandId)!);
+    }
+    return { lost, repeated };
   }
 
   /** The grace period ended. Returns false when the link came back (or never left) meanwhile. */
@@ -103,9 +118,10 @@ export class ExtensionLink<Work> {
 
   /**
    * Sends now, or holds the command while the extension (re)connects. The one
-   * place a command gets its id and its expiry stamp.
+   * place a command gets its id and its expiry stamp. `repeatable`: running it
+   * twice does what running it once does (see closed()).
    */
-  send(command: RelayCommand, work: Work): void {
+  send(command: RelayCommand, work: Work, { repeatable = false }: { repeatable?: boolean } = {}): void {
     this.require();
     const client = this.clientOf(work);
     if (client && client.inFlight >= this.options.maxPendingPerClient)
@@ -118,7 +134,7 @@ export class ExtensionLink<Work> {
       throw new CdpFailure(CdpErrorCode.serverError, 'Too many commands queued while the clawd-browser extension reconnects', 'unavailable');
     command.id = this.nextCommandId++;
     const data = JSON.stringify(command);
-    this.pending.set(command.id, { work, sentAt: this.options.now() });
+    this.pending.set(command.id, { work, sentAt: this.options.now(), data, repeatable });
     if (client) client.inFlight++;
     if (this.isUp) this.out.toExtension(data);
     else this.queue.push(data);

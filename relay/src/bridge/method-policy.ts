@@ -103,3 +103,21 @@ export function deniedMessage(method: string): string {
   if (why) return `'${method}' is not forwarded to shared tabs: ${why}`;
   return `'${method}' is not forwarded to shared tabs: the clawd-browser relay forwards only the domains a page needs (see the README's allowlist)`;
 }
+
+const REPEATABLE_METHODS: ReadonlySet<string> = new Set(['Page.createIsolatedWorld', 'Runtime.runIfWaitingForDebugger']);
+
+/**
+ * Commands that run twice with the effect of once: Chrome keeps one isolated
+ * world per name for a debugger session (a second createIsolatedWorld
+ * answers the same context id and reports nothing), enabling a domain that
+ * is on does nothing, and a target that runs is not resumed again.
+ *
+ * Whether a command in flight when the extension's worker stopped reached
+ * Chrome is unknown. These are sent again once the worker is back, rather
+ * than failed: clients send several of them without reading the answer
+ * (Playwright's utility world, a worker's Runtime.enable), so a failure
+ * would leave them waiting for a context that never comes.
+ */
+export function isRepeatable(method: string): boolean {
+  return REPEATABLE_METHODS.has(method) || method.endsWith('.enable');
+}

@@ -6,7 +6,7 @@ import { CdpFailure } from './cdp-failure.js';
 import type { DebuggerSession } from './client-sessions.js';
 import { runCookieCommand } from './cookie-commands.js';
 import { beginDisable, beginEnable, domainOf } from './domain-gate.js';
-import { classifyPageMethod, deniedMessage } from './method-policy.js';
+import { classifyPageMethod, deniedMessage, isRepeatable } from './method-policy.js';
 
 /**
  * Commands on a page or child session: checked against the method policy
@@ -60,10 +60,15 @@ export function runPageCommand(
     const followup: Followup | undefined = domain === 'Runtime' ? { kind: 'runtimeDisabled', chromeSessionId: session.chromeSessionId } : undefined;
     return forward(core, session, id, method, params, followup);
   }
+  if (method === 'Page.createIsolatedWorld' && typeof params?.frameId === 'string') {
+    const worldName = typeof params.worldName === 'string' ? params.worldName : '';
+    const followup: Followup = { kind: 'isolatedWorld', chromeSessionId: session.chromeSessionId, frameId: params.frameId, worldName };
+    return forward(core, session, id, method, params, followup);
+  }
   return forward(core, session, id, method, params);
 }
 
 function forward(core: BridgeCore, session: DebuggerSession, messageId: number, method: string, params: object | undefined, followup?: Followup): void {
   const command = BridgeCore.cdp(session.tab, method, params, session.kind === 'child' ? session.chromeSessionId : undefined);
-  core.link.send(command, { kind: 'forward', session, messageId, tabId: session.tab.tabId, followup });
+  core.link.send(command, { kind: 'forward', session, messageId, tabId: session.tab.tabId, followup }, { repeatable: isRepeatable(method) });
 }
