@@ -37,8 +37,7 @@ export async function performAction(tab: DriverTab, action: Action, signal?: Abo
       const options = { button: action.button, clickCount: action.double ? 2 : 1, modifiers: action.modifiers };
       if (action.ref !== undefined) {
         const element = await tab.element(action.ref);
-        await assertActionable(element, action.ref, 'click');
-        await element.click({ ...options, timeout });
+        await actionable(action.ref, (within) => element.click({ ...options, timeout: within }));
       }
       else await withModifiers(page, action.modifiers, () => page.mouse.click(action.x!, action.y!, options));
       return {};
@@ -61,8 +60,7 @@ export async function performAction(tab: DriverTab, action: Action, signal?: Abo
       return {};
     case 'hover': {
       const element = await tab.element(action.ref);
-      await assertActionable(element, action.ref, 'hover');
-      await element.hover({ timeout });
+      await actionable(action.ref, (within) => element.hover({ timeout: within }));
       return {};
     }
     case 'move':
@@ -153,8 +151,7 @@ async function evaluateSource(page: Page, source: string, element: ElementHandle
 async function fillField(element: ElementHandle, ref: string, value: string | boolean): Promise<void> {
   const kind = await element.evaluate((el) => (el instanceof HTMLInputElement ? el.type : (el as Element).tagName.toLowerCase()));
   if (kind === 'checkbox' || kind === 'radio') {
-    await assertActionable(element, ref, 'check');
-    await element.setChecked(value === true || value === 'true', { timeout: ACTION_TIMEOUT_MS });
+    await actionable(ref, (within) => element.setChecked(value === true || value === 'true', { timeout: within }));
   } else if (kind === 'select') {
     await assertSelectable(element, ref, [String(value)]);
     await element.selectOption(String(value), { timeout: ACTION_TIMEOUT_MS });
@@ -181,41 +178,28 @@ async function assertTypeable(element: ElementHandle, ref: string): Promise<void
 }
 
 /**
- * Playwright's own actionability checks (visible, enabled, stable, receives
- * the pointer at its centre), tried without acting for a moment. When they
- * do not pass, the agent hears which one failed, and what covers the
- * element, instead of a 30 s timeout.
+ * The action itself, given ACTIONABLE_WITHIN_MS for Playwright's own
+ * actionability checks (visible, enabled, stable, receives the pointer at
+ * its centre). Playwright times an action out only before it sends any
+ * input, so a timeout here means nothing was clicked: the agent then hears
+ * which check failed, and what covers the element, from Playwright's call
+ * log, instead of waiting 30 s.
  *
- * Never as a trial *click*: Playwright's trial presses and releases the real
- * mouse button and relies on a listener of its own on the window to swallow
- * the events, and it adds that listener only at the first pointer action in
- * the document, after everything the page registered as it loaded. A page
- * that listens on the window in the capture phase (event delegation, gesture
- * and analytics libraries, polyfills that re-dispatch events) got the trial's
- * pointerdown, pointerup and click, then the real ones: two clicks for one,
- * so a checkbox it toggles came back where it was, and the act answered
- * success. The checks here send the page at most a pointer move to the point
- * the click goes to next, which the click itself sends anyway: the page sees
- * one click, as under Playwright's own `locator.click()`.
+ * One call, one click: no separate check first. A trial *click* would press
+ * and release the real mouse button, relying on a listener Playwright adds
+ * only at the first pointer action in the document, after everything the
+ * page registered as it loaded: a page listening on the window in the
+ * capture phase (delegation, gesture and analytics libraries, polyfills that
+ * re-dispatch events) got two clicks for one, and a checkbox it toggles came
+ * back where it was. And separate checks doubled a click's time (its
+ * stability check waits for animation frames, which the click repeats).
  */
-async function assertActionable(element: ElementHandle, ref: string, kind: 'click' | 'hover' | 'check'): Promise<void> {
-  // In Playwright's order for a click: visible, enabled, then stable and receiving the pointer.
-  const steps: Array<{ check: () => Promise<unknown>; failure?: string }> = [
-    ...(kind === 'hover'
-      ? []
-      : [
-          { check: () => element.waitForElementState('visible', { timeout: ACTIONABLE_WITHIN_MS }), failure: 'element is not visible' },
-          { check: () => element.waitForElementState('enabled', { timeout: ACTIONABLE_WITHIN_MS }), failure: 'element is not enabled' },
-        ]),
-    { check: () => element.hover({ trial: true, timeout: ACTIONABLE_WITHIN_MS }) },
-  ];
-  for (const { check, failure } of steps) {
-    try {
-      await check();
-    } catch (error) {
-      if ((error as Error).name !== 'TimeoutError') throw error;
-      throw new ConflictError(`${ref} ${notActionableBecause(failure ?? (error as Error).message)}`);
-    }
+async function actionable<T>(ref: string, act: (within: number) => Promise<T>): Promise<T> {
+  try {
+    return await act(ACTIONABLE_WITHIN_MS);
+  } catch (error) {
+    if ((error as Error).name !== 'TimeoutError') throw error;
+    throw new ConflictError(`${ref} ${notActionableBecause((error as Error).message)}`);
   }
 }
 
