@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -77,17 +77,38 @@ export function loadOrCreateGrantKey(home: string): Buffer {
 
 function loadOrCreateSecret(path: string): string {
   ensureHome(dirname(path));
-  try {
-    const secret = readFileSync(path, 'utf8').trim();
-    if (secret.length >= 32 && !/\s/.test(secret)) {
-      if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
-      return secret;
-    }
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
+  const existing = readSecret(path);
+  if (existing !== undefined) return existing;
+  // Written whole under a temporary name, then published in one step: two processes making it at
+  // once (`serve` starting while `clawd-browser token` runs) both end up with the first one published.
   const secret = randomBytes(32).toString('hex');
-  writeFileSync(path, `${secret}\n`, { mode: 0o600 });
+  const temporary = `${path}.${process.pid}-${randomBytes(4).toString('hex')}`;
+  writeFileSync(temporary, `${secret}\n`, { mode: 0o600 });
+  try {
+    // A file there that is not a secret (empty, damaged) is replaced; none there, the first link wins.
+    if (existsSync(path)) renameSync(temporary, path);
+    else linkSync(temporary, path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    const published = readSecret(path);
+    if (published === undefined) throw new Error(`${path} appeared while it was being made, and holds no secret`);
+    return published;
+  } finally {
+    rmSync(temporary, { force: true });
+  }
   chmodSync(path, 0o600);
   return secret;
+}
+
+/** The secret in `path` (its mode tightened if someone loosened it), or undefined when there is none worth the name. */
+function readSecret(path: string): string | undefined {
+  try {
+    const secret = readFileSync(path, 'utf8').trim();
+    if (secret.length < 32 || /\s/.test(secret)) return undefined;
+    if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
+    return secret;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
 }
