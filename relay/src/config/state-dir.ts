@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -85,14 +85,14 @@ function loadOrCreateSecret(path: string): string {
   const temporary = `${path}.${process.pid}-${randomBytes(4).toString('hex')}`;
   writeFileSync(temporary, `${secret}\n`, { mode: 0o600 });
   try {
-    // A file there that is not a secret (empty, damaged) is replaced; none there, the first link wins.
-    if (existsSync(path)) renameSync(temporary, path);
-    else linkSync(temporary, path);
+    // The first link wins. A file already there is read again: another process's secret, just
+    // published, is everyone's; one that holds no secret (empty, damaged) is replaced.
+    linkSync(temporary, path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     const published = readSecret(path);
-    if (published === undefined) throw new Error(`${path} appeared while it was being made, and holds no secret`);
-    return published;
+    if (published !== undefined) return published;
+    renameSync(temporary, path);
   } finally {
     rmSync(temporary, { force: true });
   }
