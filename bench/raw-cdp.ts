@@ -19,9 +19,9 @@ export class RawCdp {
     });
   }
 
-  static connect(url: string): Promise<RawCdp> {
+  static connect(url: string, headers: Record<string, string> = {}): Promise<RawCdp> {
     return new Promise((resolve, reject) => {
-      const socket = new WebSocket(url, { perMessageDeflate: false, maxPayload: 1024 * 1024 * 1024 });
+      const socket = new WebSocket(url, { perMessageDeflate: false, maxPayload: 1024 * 1024 * 1024, headers });
       socket.once('open', () => resolve(new RawCdp(socket)));
       socket.once('error', reject);
     });

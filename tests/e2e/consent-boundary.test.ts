@@ -337,7 +337,7 @@ describe('11. a managed port someone else took', () => {
   let impostor: Server | undefined;
   afterAll(() => impostor?.close());
 
-  it('is not trusted: a clear error, and nothing sent to it beyond a health check', async () => {
+  it('is never asked anything: a managed browser speaks over its pipe, not a port', async () => {
     const profile = await env.client('clawd').createProfile({ name: 'squatted' });
     const seen: string[] = [];
     impostor = createServer((request, response) => {
@@ -349,9 +349,9 @@ describe('11. a managed port someone else took', () => {
       socket.destroy();
     });
     await new Promise<void>((resolve) => impostor!.listen(profile.cdpPort, '127.0.0.1', resolve));
-    await expect(env.client('squatted').start()).rejects.toThrow(/held by pid \d+, which clawd-browser did not launch/);
-    await expect(env.client('squatted').openTab(env.fixtures.url('index.html'))).rejects.toThrow(/did not launch/);
-    expect(seen.every((line) => line === 'GET /json/version')).toBe(true);
+    const tab = await env.client('squatted').openTab(env.fixtures.url('index.html'));
+    expect(await env.client('squatted').evaluate('() => location.pathname', { targetId: tab.targetId })).toMatchObject({ result: '/index.html' });
+    expect(seen).toEqual([]);
     await env.client('clawd').deleteProfile('squatted');
   });
 });

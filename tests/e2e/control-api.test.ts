@@ -44,7 +44,7 @@ describe.each(['clawd', 'extension'])('the %s profile through the control API', 
     expect(started).toMatchObject({ profile, connected: true, running: true });
     const status = await api().status();
     expect(status).toMatchObject({ profile, driver: profile, enabled: true, running: true });
-    if (profile === 'clawd') expect(status).toMatchObject({ cdpPort: clawdPort, pid: expect.any(Number) });
+    if (profile === 'clawd') expect(status).toMatchObject({ cdpUrl: `ws://127.0.0.1:${env.server.relay.port}/cdp?profile=clawd`, pid: expect.any(Number) });
     else expect(status).toMatchObject({ attachedTabs: 1, extension: 'connected' });
   });
 
@@ -223,15 +223,15 @@ describe('managed profiles', () => {
     await client('clawd').createProfile({ name: 'attach' });
     writeFileSync(configPath, JSON.stringify({ ...JSON.parse(readFileSync(configPath, 'utf8')), attachOnly: true }));
     try {
-      await expect(client('attach').start()).rejects.toThrow(/attachOnly is set and no browser answers/);
+      await expect(client('attach').start()).rejects.toThrow(/attachOnly is set for profile attach and no browser answers on http:\/\/127\.0\.0\.1:\d+/);
     } finally {
       writeFileSync(configPath, original);
     }
   });
 
-  it('reset-profile kills an orphan browser holding the profile', async () => {
+  it('a browser on a profile\'s data dir that this server did not start is named, never adopted; reset-profile kills it', async () => {
     const orphanProfile = await client('clawd').createProfile({ name: 'orphaned' });
-    // A Chromium left behind by a crashed server: same data dir, same port, not ours.
+    // A Chromium someone started by hand on the profile's data dir (with a port anyone could use): not ours.
     const orphan = spawn(
       chromiumPath(),
       [...HEADLESS_TEST_FLAGS, `--remote-debugging-port=${orphanProfile.cdpPort}`, `--user-data-dir=${orphanProfile.userDataDir}`, 'about:blank'],
@@ -241,9 +241,13 @@ describe('managed profiles', () => {
     await waitFor(async () => (await fetch(`http://127.0.0.1:${orphanProfile.cdpPort}/json/version`).catch(() => undefined))?.ok === true, {
       message: 'orphan never listened',
     });
+    await expect(client('orphaned').start()).rejects.toThrow(new RegExp(`data dir is in use by pid [\\d, ]*\\b${orphan.pid}\\b[\\d, ]*, which this server did not start.*reset-profile`));
     const reset = await client('orphaned').resetProfile();
     expect(reset.killed).toContain(orphan.pid);
     await exited;
+    expect((await fetch(`http://127.0.0.1:${orphanProfile.cdpPort}/json/version`).catch(() => undefined))?.ok).not.toBe(true);
+    // Started now on its pipe: the port the orphan had stays closed.
+    await client('orphaned').start();
     expect((await fetch(`http://127.0.0.1:${orphanProfile.cdpPort}/json/version`).catch(() => undefined))?.ok).not.toBe(true);
     await client('clawd').deleteProfile('orphaned');
     await expect(client('extension').resetProfile()).rejects.toThrow(/local \(managed\) profiles/);

@@ -158,7 +158,7 @@ describe('clawd-browser mcp, first run from an MCP client', () => {
     if (process.platform === 'linux') {
       const browsers = findProfileProcesses(profileData(clawd))
         .map((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0'))
-        .filter((argv) => argv.some((arg) => arg.startsWith('--remote-debugging-port=')));
+        .filter((argv) => argv.includes('--remote-debugging-pipe'));
       expect(browsers).toHaveLength(1);
       expect(browsers[0]).toContain('--headless');
       if (process.getuid?.() === 0) expect(browsers[0]).toContain('--no-sandbox');

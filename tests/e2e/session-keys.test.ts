@@ -102,12 +102,20 @@ describe("a task session's key", () => {
     }
   });
 
-  it('is refused by the relay (its /cdp and /json are the main token\'s)', async () => {
+  it('is refused by the relay beyond its own session (the extension\'s /cdp and /json are the main token\'s)', async () => {
     const admin = env.client('clawd');
     const session = await admin.openSession({ credential_mode: 'clean' });
     try {
-      const answer = await fetch(`http://127.0.0.1:${env.server.relay.port}/json/version`, { headers: { authorization: `Bearer ${session.key}` } });
-      expect(answer.status).toBe(401);
+      const relay = `http://127.0.0.1:${env.server.relay.port}`;
+      const headers = { authorization: `Bearer ${session.key}` };
+      for (const path of ['/json/version', '/json/list', '/json/version?profile=clawd', '/status']) {
+        const answer = await fetch(`${relay}${path}`, { headers });
+        expect(answer.status, path).toBe(403);
+        expect((await answer.json()).error.message, path).toMatch(/reaches its own session only/);
+      }
+      const own = await fetch(`${relay}/json/version?profile=${session.profile}`, { headers });
+      expect(own.status).toBe(200);
+      expect((await own.json()).webSocketDebuggerUrl).toBe(`ws://127.0.0.1:${env.server.relay.port}/cdp?profile=${session.profile}`);
     } finally {
       await admin.closeSession(session.id);
     }

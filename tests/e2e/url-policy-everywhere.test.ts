@@ -81,8 +81,8 @@ describe('a deny rule on the managed profile', () => {
       expect(events).toContainEqual(expect.stringMatching(/^a frame's or new tab's navigation to http:\/\/localhost:\d+\/frame refused/));
       expect(events).toContainEqual(expect.stringMatching(/^an? image request to http:\/\/localhost:\d+\/image\.png refused/));
 
-      // A CDP client of the profile's browser is held to it too.
-      const direct = await chromium.connectOverCDP(`http://127.0.0.1:${env.clawdPort}`);
+      // A CDP client of the profile's browser (through clawd-browser's endpoint, its only door) is held to it too.
+      const direct = await chromium.connectOverCDP((await client.status()).cdpUrl, { headers: { authorization: `Bearer ${env.server.token}` } });
       try {
         const page = await direct.contexts()[0].newPage();
         await page.goto(`http://localhost:${site.port}/cdp-client`).catch(() => {});

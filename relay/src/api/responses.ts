@@ -29,9 +29,13 @@ export interface Profile {
   driver: DriverKind;
   color: string;
   builtIn: boolean;
-  /** Managed profiles: the port their Chromium listens on. */
+  /**
+   * Managed profiles: the port their Chromium listens on only under
+   * attachOnly (the user's own browser there); a browser clawd-browser
+   * launches listens on no port (it speaks over a pipe).
+   */
   cdpPort?: number;
-  /** Remote profiles: where their browser is. */
+  /** Remote profiles: where their browser is. In listings and status: where a CDP client connects. */
   cdpUrl?: string;
   /** Managed profiles: $CLAWD_HOME/browser/<name>/user-data. */
   userDataDir?: string;
@@ -51,8 +55,8 @@ export interface Status {
   running?: boolean;
   connected?: boolean;
   pid?: number;
-  cdpPort?: number;
-  cdpUrl?: string;
+  /** Where a CDP client (Playwright connectOverCDP, Puppeteer connect) reaches this profile, with the token. */
+  cdpUrl: string;
   extension?: 'absent' | 'connected' | 'reconnecting';
   attachedTabs?: number;
 }

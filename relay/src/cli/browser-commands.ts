@@ -62,7 +62,7 @@ export function addBrowserCommands(program: Command, client: () => BrowserClient
       const { profiles, defaultProfile } = await client().profiles();
       print({ profiles, defaultProfile }, () =>
         profiles
-          .map((p) => `${p.name === defaultProfile ? '*' : ' '} ${p.name}  ${p.driver}  ${p.color}  ${p.cdpPort ?? p.cdpUrl ?? ''}  ${p.running ? 'running' : 'stopped'}`)
+          .map((p) => `${p.name === defaultProfile ? '*' : ' '} ${p.name}  ${p.driver}  ${p.color}  ${p.cdpUrl ?? ''}  ${p.running ? 'running' : 'stopped'}`)
           .join('\n'),
       );
     });
@@ -74,7 +74,7 @@ export function addBrowserCommands(program: Command, client: () => BrowserClient
     .option('--cdp-url <url>', 'attach to a browser elsewhere instead of launching one')
     .action(async (options: { name: string; color?: string; cdpUrl?: string }) => {
       const profile = await client().createProfile(options);
-      print(profile, () => `created ${profile.name} (${profile.driver}, ${profile.cdpPort ?? profile.cdpUrl})`);
+      print(profile, () => `created ${profile.name} (${profile.driver}${profile.cdpUrl ? `, ${profile.cdpUrl}` : ''})`);
     });
   program
     .command('delete-profile')

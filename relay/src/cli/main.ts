@@ -70,12 +70,14 @@ program
 
 program
   .command('cdp-url')
-  .description('print the extension relay CDP endpoint for connectOverCDP / puppeteer.connect, token included')
+  .description('print a CDP endpoint for connectOverCDP / puppeteer.connect, token included: the extension relay, or with --profile that profile\'s browser')
   .option('--port <port>', 'control API port (the relay is one above)', port)
   .action((options: { port?: number }) => {
     const home = clawdHome();
     const relay = options.port === undefined ? relayAddressFor(home).relayUrl : `ws://${urlHost(controlAddress(loadConfig(home)).host)}:${relayPortFor(options.port)}`;
-    const url = `${relay}/cdp?token=${loadOrCreateToken(home)}`;
+    const profile: string | undefined = program.opts().profile;
+    const query = new URLSearchParams({ ...(profile && profile !== 'extension' ? { profile } : {}), token: loadOrCreateToken(home) });
+    const url = `${relay}/cdp?${query}`;
     print({ cdpUrl: url }, () => url);
   });
 

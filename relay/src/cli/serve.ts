@@ -61,11 +61,17 @@ export async function startServer(options: { home: string; port?: number; host?:
     // Set once the manager exists (the policy comes from the same config.json).
     uploadPolicy: () => manager.policy().uploads,
   });
-  const manager = new ProfileManager(options.home, { bridge: relay.bridge, downloads: relay.downloads, cdpUrl: relay.cdpUrl, token }, options.logger);
+  const manager = new ProfileManager(options.home, { bridge: relay.bridge, downloads: relay.downloads, cdpUrl: relay.cdpUrl, token, driverKey: relay.driverKey }, options.logger);
   manager.registry.prepare();
   // Sessions an earlier server left (it stopped, or was killed mid-session) go first.
   await reapSessions(options.home, options.logger);
   const credentials = { ...credentialsFor(options.home, manager, options.logger), askConsent: relay.askConsent };
+  // The browsers this server launches answer CDP only here, behind the token or a session's own key.
+  relay.serveProfiles({
+    mux: (profile, credential) => manager.cdpMux(profile, credential === 'driver'),
+    sessionKeys: (secret) => credentials.sessions.keyOwner(secret),
+    joined: (profile, credential) => credentials.sessions.cdpJoined(profile, credential),
+  });
   let control: ControlServer;
   try {
     control = await startControlServer({

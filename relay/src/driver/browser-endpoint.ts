@@ -2,6 +2,8 @@ import type { DownloadRecord, EndpointState } from '../api/responses.js';
 import type { CdpBridge } from '../bridge/cdp-bridge.js';
 import type { DownloadLog } from './download-log.js';
 import { UnavailableError } from '../errors.js';
+import { BrowserMux } from '../bridge/browser-mux.js';
+import type { BrowserPipe } from '../profiles/browser-pipe.js';
 import type { ManagedBrowser } from '../profiles/managed-browser.js';
 
 /**
@@ -20,29 +22,70 @@ export interface BrowserEndpoint {
   downloads?(): DownloadRecord[];
 }
 
-/** A Chromium this server launches (the clawd profile and created ones). */
+/**
+ * A Chromium this server launches (the clawd profile, created ones, task
+ * sessions). It has no port: its pipe is multiplexed (bridge/browser-mux.ts)
+ * and served at the relay's `/cdp?profile=<name>`, to the driver (with a key
+ * only this process holds) as to every other client (with the token or the
+ * session's key).
+ */
 export class ManagedEndpoint implements BrowserEndpoint {
+  private current: { pipe: BrowserPipe; mux: BrowserMux } | undefined;
+
   constructor(
     readonly browser: ManagedBrowser,
-    /** Asked before a launch (not before attaching to a browser that already runs): the cap on running browsers. */
+    /** The relay's address for this profile's CDP, and the driver's own key for it. */
+    private readonly served: { url: string; driverKey: string },
+    /** Asked before a launch: the cap on running browsers. */
     private readonly beforeLaunch: () => Promise<void> = async () => {},
   ) {}
+
   async connect() {
-    if (!(await this.browser.answers())) await this.beforeLaunch();
-    return { url: await this.browser.ensureRunning() };
+    await this.mux();
+    return { url: this.served.url, headers: { authorization: `Bearer ${this.served.driverKey}` } };
   }
-  stop() {
-    return this.browser.stop();
+
+  /** The browser's mux, launching the browser when it is not running. */
+  async mux(): Promise<BrowserMux> {
+    if (!this.browser.running) await this.beforeLaunch();
+    const pipe = await this.browser.ensureRunning();
+    if (this.current?.pipe === pipe) return this.current.mux;
+    const mux = new BrowserMux((message) => pipe.send(message), this.browser.version);
+    pipe.onmessage = (message) => mux.fromBrowser(message);
+    pipe.onclose = (reason) => mux.close(`the browser went away (${reason})`);
+    this.current = { pipe, mux };
+    return mux;
   }
+
+  /** How many CDP clients it has now, the driver's connection included. */
+  get clientCount(): number {
+    return this.browser.running ? (this.current?.mux.clientCount ?? 0) : 0;
+  }
+
+  async stop() {
+    this.current?.mux.close('the browser was stopped');
+    this.current = undefined;
+    await this.browser.stop();
+  }
+
   async describe() {
-    return { running: await this.browser.answers(), pid: this.browser.pid };
+    return { running: this.browser.running, pid: this.browser.pid };
   }
 }
 
-/** A browser elsewhere (cdpUrl): attach-only, never launched, never stopped. */
+/**
+ * A browser the user runs (a remote profile's cdpUrl, or a managed profile's
+ * cdpPort under attachOnly): the user's own door, never launched, never stopped.
+ */
 export class RemoteEndpoint implements BrowserEndpoint {
-  constructor(private readonly cdpUrl: string) {}
+  constructor(
+    readonly cdpUrl: string,
+    /** Why the browser must already be there, for the error when it is not. */
+    private readonly why?: string,
+  ) {}
   async connect() {
+    if (this.why && !(await fetch(`${this.cdpUrl}/json/version`, { signal: AbortSignal.timeout(2_000) }).then((r) => r.ok, () => false)))
+      throw new UnavailableError(`${this.why} and no browser answers on ${this.cdpUrl}`);
     return { url: this.cdpUrl };
   }
   async stop() {}

@@ -3,7 +3,8 @@ import { dirname, join } from 'node:path';
 import type { CdpBridge } from '../bridge/cdp-bridge.js';
 import type { DownloadLog } from './download-log.js';
 import type { Config } from '../config/config.js';
-import { BadRequestError, type ClawdError, DisabledError, TooManyError } from '../errors.js';
+import { BadRequestError, type ClawdError, DisabledError, NotFoundError, TooManyError } from '../errors.js';
+import type { BrowserMux } from '../bridge/browser-mux.js';
 import type { Logger } from '../log.js';
 import { type BrowserEndpoint, ExtensionEndpoint, ManagedEndpoint, RemoteEndpoint } from './browser-endpoint.js';
 import { type DriverPolicy, ProfileDriver } from './profile-driver.js';
@@ -15,8 +16,11 @@ import { type Profile, ProfileRegistry } from '../profiles/profile-registry.js';
 export interface RelayHandle {
   bridge: CdpBridge;
   downloads: DownloadLog;
+  /** ws://host:port/cdp: the extension profile's CDP, and with `?profile=` every launched browser's. */
   cdpUrl: string;
   token: string;
+  /** What the drivers present at `/cdp?profile=`: held by this process only (relay-server.ts). */
+  driverKey: string;
 }
 
 /** Ended ephemeral browsers whose end is still told apart from a name never used. */
@@ -35,6 +39,8 @@ export class ProfileManager {
   private readonly exposed = new Map<string, ProfileDriver>();
   /** Why an ephemeral name no longer answers (an ended session: when, and why). */
   private readonly ended = new Map<string, ClawdError>();
+  /** Every ephemeral browser made and not yet released (exposed or not: a spare's driver connects before it is handed over). */
+  private readonly ephemerals = new Map<string, ProfileDriver>();
 
   constructor(
     private readonly home: string,
@@ -74,7 +80,39 @@ export class ProfileManager {
    */
   createEphemeral(profile: Profile, downloadsDir: string): ProfileDriver {
     const browser = new ManagedBrowser(profile, launchSettings(this.registry.config()), this.log);
-    return new ProfileDriver(profile, new ManagedEndpoint(browser), downloadsDir, () => this.policy());
+    const driver = new ProfileDriver(profile, new ManagedEndpoint(browser, this.served(profile.name)), downloadsDir, () => this.policy());
+    this.ephemerals.set(profile.name, driver);
+    return driver;
+  }
+
+  /** Where a CDP client reaches a profile: the relay's guarded endpoint, or (remote, attachOnly) the user's own door. */
+  cdpUrlOf(driver: ProfileDriver): string {
+    const endpoint = driver.endpoint;
+    if (endpoint instanceof RemoteEndpoint) return endpoint.cdpUrl;
+    return driver.profile.driver === 'extension' ? this.relay.cdpUrl : this.served(driver.profile.name).url;
+  }
+
+  /**
+   * The mux of a browser this server launched, for a CDP client of the relay's
+   * `/cdp?profile=`. The driver's own connection (`forDriver`) only needs the
+   * browser running; any other client first has the driver connected, so that
+   * the URL policy (held at the browser level by the driver) is in place
+   * before the client's first command.
+   */
+  async cdpMux(name: string, forDriver: boolean): Promise<BrowserMux> {
+    const driver = forDriver ? (this.ephemerals.get(name) ?? this.drivers.get(name)) : this.driver(name);
+    if (!driver) throw new NotFoundError(`No browser for profile ${name}`);
+    const endpoint = driver.endpoint;
+    if (!(endpoint instanceof ManagedEndpoint)) {
+      const where = endpoint instanceof RemoteEndpoint ? `its own CDP is at ${endpoint.cdpUrl}` : 'its CDP is the relay\'s /cdp without ?profile=';
+      throw new BadRequestError(`Profile ${name} is not a browser clawd-browser launches: ${where}`);
+    }
+    if (!forDriver) await driver.start();
+    return endpoint.mux();
+  }
+
+  private served(name: string): { url: string; driverKey: string } {
+    return { url: `${this.relay.cdpUrl}?profile=${name}`, driverKey: this.relay.driverKey };
   }
 
   /** Every route now answers for this ephemeral browser under its profile name (`session-<id>`). */
@@ -87,6 +125,7 @@ export class ProfileManager {
   async release(driver: ProfileDriver, ended?: ClawdError): Promise<void> {
     const name = driver.profile.name;
     if (this.exposed.get(name) === driver) this.exposed.delete(name);
+    if (this.ephemerals.get(name) === driver) this.ephemerals.delete(name);
     if (ended) {
       this.ended.set(name, ended);
       if (this.ended.size > ENDED_REMEMBERED) this.ended.delete(this.ended.keys().next().value!);
@@ -111,7 +150,7 @@ export class ProfileManager {
     const driver = this.peek(name);
     const endpoint = driver.endpoint;
     if (!(endpoint instanceof ManagedEndpoint))
-      throw new BadRequestError(`reset-profile applies to local (managed) profiles; ${name} is ${driver.profile.driver}`);
+      throw new BadRequestError(`reset-profile applies to local (managed) profiles; ${name} is ${driver.profile.driver === 'clawd' ? 'attach-only (attachOnly is set)' : driver.profile.driver}`);
     // Orphans first (reported), then our own browser, so the profile starts clean.
     const killed = await endpoint.browser.killOrphans();
     await driver.stop();
@@ -138,7 +177,7 @@ export class ProfileManager {
     const max = this.registry.config().maxRunningBrowsers;
     const running: string[] = [];
     for (const [name, driver] of this.drivers) {
-      if (name !== launching && driver.endpoint instanceof ManagedEndpoint && (await driver.endpoint.browser.answers(500))) running.push(name);
+      if (name !== launching && driver.endpoint instanceof ManagedEndpoint && driver.endpoint.browser.running) running.push(name);
     }
     if (running.length >= max)
       throw new TooManyError(`${running.length} managed browsers are running (${running.join(', ')}), the most allowed (config maxRunningBrowsers: ${max}): stop one first`, {
@@ -172,7 +211,9 @@ export class ProfileManager {
       case 'remote':
         return new RemoteEndpoint(profile.cdpUrl!);
       case 'clawd':
-        return new ManagedEndpoint(new ManagedBrowser(profile, launchSettings(config), this.log), () => this.checkCapacity(profile.name));
+        // attachOnly: the user runs this profile's browser, on its cdpPort; clawd-browser only connects.
+        if (config.attachOnly) return new RemoteEndpoint(`http://127.0.0.1:${profile.cdpPort}`, `attachOnly is set for profile ${profile.name}`);
+        return new ManagedEndpoint(new ManagedBrowser(profile, launchSettings(config), this.log), this.served(profile.name), () => this.checkCapacity(profile.name));
     }
   }
 }

@@ -1,17 +1,22 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
+import type { Readable, Writable } from 'node:stream';
 import type { Config } from '../config/config.js';
 import { TimeoutError, UnavailableError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { currentPlatform } from '../config/platform.js';
 import { defaultExecutableEnv, ExecutableNotFoundError, findExecutable } from './executable.js';
-import { findPortHolder, findProfileProcesses, killProcesses } from './orphans.js';
+import { BrowserPipe } from './browser-pipe.js';
+import { findProfileProcesses, killProcesses } from './orphans.js';
 import { seedProfilePreferences } from './preferences.js';
 import type { Profile } from './profile-registry.js';
 
 /**
- * A managed profile's Chromium (spec §4): its own user-data dir, its CDP port
- * from the profile, launched on demand and stopped with nothing left behind.
+ * A managed profile's Chromium (spec §4): its own user-data dir, launched on
+ * demand and stopped with nothing left behind. It speaks CDP over a pipe
+ * only this process holds (browser-pipe.ts), never on a port: what reaches
+ * it goes through clawd-browser's guarded endpoint (spec §9). When this
+ * process ends, however it ends, the browser ends with it.
  */
 
 const START_TIMEOUT_MS = 30_000;
@@ -21,6 +26,7 @@ export interface LaunchSettings {
   headless: boolean;
   noSandbox: boolean;
   executablePath?: string;
+  /** Never launch: the profile's browser is the user's own, on its cdpPort (profile-manager.ts). */
   attachOnly: boolean;
 }
 
@@ -38,7 +44,7 @@ export function launchSettings(config: Config, env: NodeJS.ProcessEnv = process.
 
 export function chromiumArgs(profile: Profile, settings: LaunchSettings): string[] {
   const args = [
-    `--remote-debugging-port=${profile.cdpPort}`,
+    '--remote-debugging-pipe',
     `--user-data-dir=${profile.userDataDir}`,
     '--no-first-run',
     '--no-default-browser-check',
@@ -57,9 +63,20 @@ export function chromiumArgs(profile: Profile, settings: LaunchSettings): string
   return args;
 }
 
+/** Browser.getVersion's answer, as `/json/version` reports it. */
+export interface BrowserVersion {
+  product: string;
+  protocolVersion: string;
+  userAgent: string;
+}
+
 export class ManagedBrowser {
   private child: ChildProcess | undefined;
+  private pipe: BrowserPipe | undefined;
+  private launching: Promise<BrowserPipe> | undefined;
   private stderrTail: string[] = [];
+  /** What the running browser said it is (Browser.getVersion, asked at launch). */
+  version: BrowserVersion | undefined;
 
   constructor(
     private readonly profile: Profile,
@@ -67,69 +84,63 @@ export class ManagedBrowser {
     private readonly log: Logger,
   ) {}
 
-  get endpoint(): string {
-    return `http://127.0.0.1:${this.profile.cdpPort}`;
+  get running(): boolean {
+    return this.pipe !== undefined && this.child?.exitCode === null && this.child.signalCode === null;
   }
 
-  /** The pid of the browser on the profile's port, ours or left from an earlier run. */
   get pid(): number | undefined {
-    return this.child?.exitCode === null ? this.child.pid : findPortHolder(this.profile.cdpPort!);
+    return this.running ? this.child!.pid : undefined;
   }
 
-  async answers(timeoutMs = 1000): Promise<boolean> {
-    try {
-      return (await fetch(`${this.endpoint}/json/version`, { signal: AbortSignal.timeout(timeoutMs) })).ok;
-    } catch {
-      return false;
-    }
+  /** The browser's pipe, launching it first when it is not running; shared by concurrent callers. */
+  ensureRunning(): Promise<BrowserPipe> {
+    if (this.running) return Promise.resolve(this.pipe!);
+    this.launching ??= this.launch().finally(() => (this.launching = undefined));
+    return this.launching;
   }
 
-  /**
-   * Returns a CDP endpoint, launching Chromium when nothing answers on the
-   * profile's port. What answers is trusted only if clawd launched it (this
-   * server's child, or an earlier server's browser on this profile's data
-   * dir): any other process that took the port first would otherwise receive
-   * the profile's commands, typed passwords included. With attachOnly the
-   * user runs the browser, and whatever answers is theirs.
-   */
-  async ensureRunning(): Promise<string> {
-    if (await this.answers()) {
-      if (!this.settings.attachOnly) this.checkPortHolder();
-      return this.endpoint;
-    }
-    if (this.settings.attachOnly)
-      throw new UnavailableError(`attachOnly is set and no browser answers on ${this.endpoint} for profile ${this.profile.name}`);
+  private async launch(): Promise<BrowserPipe> {
     const executable = this.executable();
-    mkdirSync(this.profile.userDataDir!, { recursive: true });
-    seedProfilePreferences(this.profile.userDataDir!, { name: this.profile.name, color: this.profile.color });
-    const args = chromiumArgs(this.profile, this.settings);
-    this.log.info(`launching ${executable} for profile ${this.profile.name} on port ${this.profile.cdpPort}`);
-    const child = spawn(executable, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    const userDataDir = this.profile.userDataDir!;
+    // A browser on this data dir that this server did not start would take the launch over (Chromium's
+    // profile lock) and hand us nothing: named, not adopted and not killed (it may be the user's).
+    const holders = findProfileProcesses(userDataDir);
+    if (holders.length)
+      throw new UnavailableError(
+        `Profile ${this.profile.name}'s data dir is in use by pid ${holders.join(', ')}, which this server did not start: ` +
+          `stop it, or run \`clawd-browser reset-profile --profile ${this.profile.name}\``,
+      );
+    mkdirSync(userDataDir, { recursive: true });
+    seedProfilePreferences(userDataDir, { name: this.profile.name, color: this.profile.color });
+    this.log.info(`launching ${executable} for profile ${this.profile.name}`);
+    const child = spawn(executable, chromiumArgs(this.profile, this.settings), { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] });
     this.child = child;
     this.stderrTail = [];
-    // Chrome prints its endpoint the moment it listens: no polling delay.
-    const listening = new Promise<string>((resolve) => {
-      let head = ''; // the line may arrive split across chunks
-      child.stderr!.on('data', (chunk: Buffer) => {
-        const text = chunk.toString();
-        this.stderrTail.push(...text.split('\n').filter(Boolean));
-        this.stderrTail = this.stderrTail.slice(-20);
-        head = (head + text).slice(-4096);
-        const match = /DevTools listening on (ws:\/\/\S+)\s/.exec(head);
-        if (match) resolve(match[1]);
-      });
+    child.stderr!.on('data', (chunk: Buffer) => {
+      this.stderrTail.push(...chunk.toString().split('\n').filter(Boolean));
+      this.stderrTail = this.stderrTail.slice(-20);
     });
+    const pipe = new BrowserPipe(child.stdio[3] as Writable, child.stdio[4] as Readable);
     const exited = new Promise<never>((_, reject) =>
       child.once('exit', (code, signal) =>
         reject(new UnavailableError(`${executable} exited (${code ?? signal}) before answering: ${this.stderrTail.slice(-3).join(' | ')}`)),
       ),
     );
+    // The first answer on the pipe is the browser ready for clients.
+    const answered = new Promise<void>((resolve) => {
+      pipe.onmessage = (message) => {
+        if (!message.startsWith('{"id":0,')) return;
+        this.version = (JSON.parse(message) as { result?: BrowserVersion }).result;
+        resolve();
+      };
+      pipe.send(JSON.stringify({ id: 0, method: 'Browser.getVersion' }));
+    });
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new TimeoutError(`${executable} did not listen on port ${this.profile.cdpPort} within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS);
+      timer = setTimeout(() => reject(new TimeoutError(`${executable} did not answer on its pipe within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS);
     });
     try {
-      return await Promise.race([listening, exited, timeout]);
+      await Promise.race([answered, exited, timeout]);
     } catch (error) {
       await this.stop();
       throw error;
@@ -137,20 +148,12 @@ export class ManagedBrowser {
       clearTimeout(timer);
       exited.catch(() => {});
     }
-  }
-
-  private checkPortHolder(): void {
-    const port = this.profile.cdpPort!;
-    const holder = findPortHolder(port);
-    const child = this.child?.exitCode === null ? this.child.pid : undefined;
-    if (holder !== undefined && (holder === child || findProfileProcesses(this.profile.userDataDir!).includes(holder))) return;
-    // Where the holder cannot be seen (not Linux), only our own running child is trusted.
-    if (holder === undefined && process.platform !== 'linux' && child !== undefined) return;
-    const who = holder === undefined ? 'a process clawd-browser cannot see' : `pid ${holder}`;
-    throw new UnavailableError(
-      `Port ${port} of profile ${this.profile.name} is held by ${who}, which clawd-browser did not launch; ` +
-        'it will not be sent the profile\'s commands. Stop that process, or give the profile another port',
-    );
+    pipe.onmessage = () => {};
+    child.once('exit', () => {
+      if (this.pipe === pipe) this.pipe = undefined;
+    });
+    this.pipe = pipe;
+    return pipe;
   }
 
   private executable(): string {
@@ -162,11 +165,12 @@ export class ManagedBrowser {
     }
   }
 
-  /** Stops the browser: ours, or whatever still runs on this profile's data dir. */
+  /** Stops the browser: ours, and whatever still runs on this profile's data dir. */
   async stop(): Promise<void> {
     const pids = new Set<number>(findProfileProcesses(this.profile.userDataDir!));
     const child = this.child;
     this.child = undefined;
+    this.pipe = undefined;
     if (child?.pid && child.exitCode === null && child.signalCode === null) pids.add(child.pid);
     if (!pids.size) return;
     const exited = child && child.exitCode === null ? new Promise((resolve) => child.once('exit', resolve)) : undefined;
@@ -174,14 +178,9 @@ export class ManagedBrowser {
     await exited;
   }
 
-  /**
-   * reset-profile: kills a process holding the profile's port or data dir
-   * that this server did not start (a crashed server's orphan). Returns the pids.
-   */
+  /** reset-profile: kills processes on the profile's data dir that this server did not start. Returns the pids. */
   async killOrphans(): Promise<number[]> {
     const pids = new Set(findProfileProcesses(this.profile.userDataDir!));
-    const holder = findPortHolder(this.profile.cdpPort!);
-    if (holder !== undefined) pids.add(holder);
     if (this.child?.pid) pids.delete(this.child.pid);
     return killProcesses([...pids], STOP_GRACE_MS);
   }

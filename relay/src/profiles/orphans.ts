@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { processRunning } from '../config/platform.js';
 
@@ -59,68 +59,6 @@ function procPids(): number[] {
   return readdirSync('/proc')
     .filter((entry) => /^\d+$/.test(entry))
     .map(Number);
-}
-
-/**
- * The pid listening on TCP `port` on loopback or any address (what blocks us
- * binding 127.0.0.1:port), or undefined. Linux only; only processes of the
- * same user (or all, as root) can be seen.
- */
-export function findPortHolder(port: number): number | undefined {
-  if (process.platform !== 'linux') return undefined;
-  const inodes = new Set([...listeningInodes('/proc/net/tcp', port), ...listeningInodes('/proc/net/tcp6', port)]);
-  if (inodes.size === 0) return undefined;
-  for (const pid of procPids()) {
-    let fds: string[];
-    try {
-      fds = readdirSync(`/proc/${pid}/fd`);
-    } catch {
-      continue; // Another user's process, or gone.
-    }
-    for (const fd of fds) {
-      try {
-        const match = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
-        if (match && inodes.has(match[1])) return pid;
-      } catch {
-        // The fd closed between readdir and readlink.
-      }
-    }
-  }
-  return undefined;
-}
-
-const TCP_LISTEN = '0A';
-
-/** Socket inodes from /proc/net/tcp{,6} rows: `sl local_address rem_address st ... uid timeout inode`. */
-function listeningInodes(table: string, port: number): string[] {
-  let text: string;
-  try {
-    text = readFileSync(table, 'utf8');
-  } catch {
-    return []; // No IPv6 in this kernel.
-  }
-  return text
-    .split('\n')
-    .slice(1)
-    .map((line) => line.trim().split(/\s+/))
-    .filter((fields) => fields.length > 9 && fields[3] === TCP_LISTEN)
-    .filter((fields) => {
-      const [address, hexPort] = fields[1].split(':');
-      return Number.parseInt(hexPort, 16) === port && blocksLoopback(address);
-    })
-    .map((fields) => fields[9]);
-}
-
-/** True for 127.x.x.x, 0.0.0.0, ::, ::1 and ::ffff:127.x.x.x: the addresses a 127.0.0.1 bind collides with. */
-function blocksLoopback(hexAddress: string): boolean {
-  // The kernel prints each 32-bit word of the address in host (little-endian) order.
-  const bytes = [...Buffer.concat((hexAddress.match(/.{8}/g) ?? []).map((word) => Buffer.from(word, 'hex').reverse()))];
-  const zero = (from: number, to: number) => bytes.slice(from, to).every((b) => b === 0);
-  const ipv4 = (from: number) => bytes[from] === 127 || zero(from, from + 4);
-  if (bytes.length === 4) return ipv4(0);
-  if (!zero(0, 10)) return false;
-  if (bytes[10] === 0xff && bytes[11] === 0xff) return ipv4(12);
-  return zero(10, 15) && bytes[15] <= 1;
 }
 
 /**

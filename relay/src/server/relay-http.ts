@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CdpBridge } from '../bridge/cdp-bridge.js';
 import { urlHost } from '../config/config.js';
-import { BadRequestError, NotFoundError } from '../errors.js';
+import { BadRequestError, ForbiddenError, NotFoundError } from '../errors.js';
+import type { ProfileCdpHandler } from './profile-cdp-sockets.js';
 import type { CdpClients } from './cdp-clients.js';
 import { checkRequest, type GuardOptions, redactUrl, refusal, requestUrl } from './request-guard.js';
 
@@ -25,7 +26,14 @@ export interface RelayHttpOptions {
 }
 
 export class RelayHttpRoutes {
+  private profiles: ProfileCdpHandler | undefined;
+
   constructor(private readonly options: RelayHttpOptions) {}
+
+  /** `/json/version?profile=` for the browsers this server launched (relay-server.ts serveProfiles). */
+  serveProfiles(handler: ProfileCdpHandler): void {
+    this.profiles = handler;
+  }
 
   /** Answers one request; throws a ClawdError for the caller to send. */
   async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -38,6 +46,27 @@ export class RelayHttpRoutes {
     // Built from where we listen, never from the request's Host header.
     const wsBase = `ws://${urlHost(this.options.host)}:${this.options.port()}`;
     const tokenSuffix = verdict.tokenVia === 'query' ? `?token=${encodeURIComponent(token)}` : '';
+    const profile = url.searchParams.get('profile');
+    // A launched browser's discovery: the one /json route a session's key (for its own session) also reaches.
+    if (profile && profile !== 'extension') {
+      if (path !== '/json/version') throw new NotFoundError(`${path}?profile= is not served: use /json/version?profile=${profile} (or the control API's /tabs?profile=${profile})`);
+      if (verdict.session && profile !== `session-${verdict.session}`)
+        throw new ForbiddenError(`A task session's key reaches its own session only: this one reaches profile session-${verdict.session}`);
+      if (!this.profiles) throw new NotFoundError(`No browser for profile ${profile}`);
+      const mux = await this.profiles.mux(profile, verdict.session ? 'session key' : 'token');
+      const query = new URLSearchParams({ profile });
+      // The credential goes back in the URL only if it came in the URL (a client that sends the header keeps sending it).
+      if (verdict.tokenVia === 'query') query.set('token', url.searchParams.get('token')!);
+      return sendJson(response, 200, {
+        Browser: mux.version.product,
+        'Protocol-Version': mux.version.protocolVersion,
+        'User-Agent': mux.version.userAgent,
+        'V8-Version': '',
+        'WebKit-Version': '',
+        webSocketDebuggerUrl: `${wsBase}/cdp?${query}`,
+      });
+    }
+    if (verdict.session || verdict.driver) throw new ForbiddenError("A task session's key reaches its own session only (/cdp?profile=session-<id> and its /json/version)");
 
     if (path === '/json/version') {
       const version = bridge.browserVersion();

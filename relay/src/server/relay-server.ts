@@ -1,5 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { BrowserMux } from '../bridge/browser-mux.js';
 import { CdpBridge } from '../bridge/cdp-bridge.js';
 import { DownloadLog } from '../driver/download-log.js';
 import type { UploadPolicy } from '../driver/uploads.js';
@@ -10,6 +12,8 @@ import { BadRequestError, type ClawdError, ForbiddenError, NotFoundError, Unavai
 import { createLogger, type Logger } from '../log.js';
 import { asHttpFailure, sendError, stackFrames } from './http-errors.js';
 import { CdpClients } from './cdp-clients.js';
+import { type CdpCredential, type ProfileCdpHandler, ProfileCdpSockets } from './profile-cdp-sockets.js';
+export type { ProfileCdpHandler } from './profile-cdp-sockets.js';
 import { ConsentRequests } from './consent-requests.js';
 import { ExtensionSocket } from './extension-socket.js';
 import { applyServerLimits, LIMITS, SERVER_OPTIONS } from './limits.js';
@@ -17,7 +21,8 @@ import { listen } from './listen.js';
 import { type Dispatch, EndOfTurnFlush } from './relay-dispatch.js';
 import { RelayFiles } from './relay-files.js';
 import { RelayHttpRoutes } from './relay-http.js';
-import { checkHostAndOrigin, checkRequest, guardFor, redactUrl, refusal, requestUrl } from './request-guard.js';
+import { checkHostAndOrigin, checkRequest, type GuardOptions, type GuardResult, guardFor, redactUrl, refusal, requestUrl } from './request-guard.js';
+import { SESSION_PROFILE_PREFIX } from '../api/limits.js';
 
 /**
  * The extension relay (spec §7): HTTP `/json/*`, WS `/cdp` for any number of
@@ -30,6 +35,8 @@ import { checkHostAndOrigin, checkRequest, guardFor, redactUrl, refusal, request
  *   corked output, backpressure, slow readers cut off;
  * - extension-socket.ts: `/extension`, its handshake, the one live
  *   connection, frames in and out;
+ * - profile-cdp-sockets.ts: `/cdp?profile=<name>`, the CDP of the browsers
+ *   this server launched (their pipes multiplexed: bridge/browser-mux.ts);
  * - relay-http.ts: the `/json/*` and `/status` endpoints;
  * - relay-files.ts: download copies and upload reads;
  * - consent-requests.ts: cookie-saving consent asked in the extension;
@@ -79,8 +86,14 @@ export interface RelayServer {
   askConsent(tenant: string, domains: string[], timeoutMs: number): Promise<string[]>;
   /** ws://host:port/cdp (without token). */
   readonly cdpUrl: string;
+  /** What this process's drivers present at `/cdp?profile=`; never leaves the process. */
+  readonly driverKey: string;
+  /** Starts serving `/cdp?profile=` and session keys. */
+  serveProfiles(handler: ProfileCdpHandler): void;
   close(): Promise<void>;
 }
+
+const SESSION_REACH = "A task session's key reaches its own session only";
 
 /** How often commands the extension never answered are failed. */
 const EXPIRY_SWEEP_MS = 10_000;
@@ -88,7 +101,9 @@ const EXPIRY_SWEEP_MS = 10_000;
 export async function startRelayServer(options: RelayServerOptions): Promise<RelayServer> {
   const host = options.host ?? DEFAULT_HOST;
   const log = options.logger ?? createLogger('info', 'relay');
-  const guard = guardFor(options.token, host, options.extraAllowedOrigins);
+  const driverKey = randomBytes(32).toString('hex');
+  const guard: GuardOptions = { ...guardFor(options.token, host, options.extraAllowedOrigins), driverKey };
+  let profileHandler: ProfileCdpHandler | undefined;
   const bridge = new CdpBridge({ allowedUrlSchemes: options.allowedUrlSchemes, urlPolicy: options.urlPolicy, pendingTimeoutMs: options.pendingTimeoutMs });
   const downloads = new DownloadLog();
   let listeningPort = 0;
@@ -126,6 +141,11 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     maxMessageBytes: options.maxClientMessageBytes ?? LIMITS.clientMessageBytes,
     maxBufferedBytes: options.maxClientBufferedBytes ?? LIMITS.clientBufferedBytes,
   });
+  const profileSockets = new ProfileCdpSockets({
+    log,
+    maxMessageBytes: options.maxClientMessageBytes ?? LIMITS.clientMessageBytes,
+    maxBufferedBytes: options.maxClientBufferedBytes ?? LIMITS.clientBufferedBytes,
+  });
   const files = new RelayFiles({ bridge, log, dispatch, uploadPolicy: options.uploadPolicy });
   const consents = new ConsentRequests(bridge, dispatch);
   const routes = new RelayHttpRoutes({ bridge, clients, guard, token: options.token, host, port: () => listeningPort });
@@ -158,10 +178,33 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     const verdict = checkRequest(request, guard);
     if (!verdict.ok) return refuseUpgrade(socket, refusal(verdict));
     if (path !== '/cdp' && !path.startsWith('/devtools/browser')) return refuseUpgrade(socket, new NotFoundError(`No WebSocket endpoint at ${path}`));
-    if (clients.socketCount >= LIMITS.cdpClients)
+    const profile = requestUrl(request)?.searchParams.get('profile');
+    if (profile && profile !== 'extension') return void acceptProfileClient(request, socket, head, profile, verdict);
+    if (verdict.session) return refuseUpgrade(socket, new ForbiddenError(`${SESSION_REACH}: this one reaches /cdp?profile=${SESSION_PROFILE_PREFIX}${verdict.session}`));
+    if (verdict.driver) return refuseUpgrade(socket, new ForbiddenError('The drivers\' key reaches the browsers this server launched only'));
+    if (clients.socketCount + profileSockets.socketCount >= LIMITS.cdpClients)
       return refuseUpgrade(socket, new UnavailableError(`Too many CDP clients (${LIMITS.cdpClients}) are connected to the relay`));
     clients.accept(request, socket, head);
   });
+
+  async function acceptProfileClient(request: IncomingMessage, socket: Duplex, head: Buffer, profile: string, verdict: Extract<GuardResult, { ok: true }>) {
+    if (verdict.session && profile !== `${SESSION_PROFILE_PREFIX}${verdict.session}`)
+      return refuseUpgrade(socket, new ForbiddenError(`${SESSION_REACH}: this one reaches /cdp?profile=${SESSION_PROFILE_PREFIX}${verdict.session}`));
+    if (!profileHandler) return refuseUpgrade(socket, new UnavailableError('The server is still starting: try again in a moment'));
+    if (clients.socketCount + profileSockets.socketCount >= LIMITS.cdpClients)
+      return refuseUpgrade(socket, new UnavailableError(`Too many CDP clients (${LIMITS.cdpClients}) are connected to the relay`));
+    const credential: CdpCredential = verdict.driver ? 'driver' : verdict.session ? 'session key' : 'token';
+    let mux: BrowserMux;
+    try {
+      mux = await profileHandler.mux(profile, credential);
+    } catch (error) {
+      const failure = asHttpFailure(error);
+      if (failure.unexpected) log.error(`/cdp?profile=${profile}: ${failure.error.message}\n${stackFrames(error)}`);
+      return refuseUpgrade(socket, failure.error);
+    }
+    if (socket.destroyed) return;
+    profileSockets.accept(request, socket, head, profile, mux, profileHandler.joined?.(profile, credential));
+  }
 
   const port = await listen(server, host, options.port ?? DEFAULT_RELAY_PORT);
   listeningPort = port;
@@ -174,10 +217,17 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     downloads,
     askConsent: (tenant, domains, timeoutMs) => consents.ask(tenant, domains, timeoutMs),
     cdpUrl: `ws://${urlHost(host)}:${port}/cdp`,
+    driverKey,
+    serveProfiles(handler) {
+      profileHandler = handler;
+      guard.sessionKeys = handler.sessionKeys;
+      routes.serveProfiles(handler);
+    },
     async close() {
       clearInterval(expiryTimer);
       extension.close();
       clients.close();
+      profileSockets.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

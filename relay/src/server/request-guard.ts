@@ -25,10 +25,19 @@ export interface GuardOptions {
    * session's or one that ended. A key opens its session and nothing else.
    */
   sessionKeys?: (secret: string) => { session: string } | { ended: string; at: string } | undefined;
+  /** The relay only: the key this process's own drivers present at `/cdp?profile=` (never written anywhere). */
+  driverKey?: string;
 }
 
 export type GuardResult =
-  | { ok: true; tokenVia: 'header' | 'query'; /** Set for a task session's key: the one session it reaches. */ session?: string }
+  | {
+      ok: true;
+      tokenVia: 'header' | 'query';
+      /** Set for a task session's key: the one session it reaches. */
+      session?: string;
+      /** Set for this process's own drivers (GuardOptions.driverKey). */
+      driver?: true;
+    }
   | { ok: false; status: 401 | 403; message: string };
 
 /** A refused verdict as the error family's own error. */
@@ -92,6 +101,7 @@ export function checkRequest(request: Pick<IncomingMessage, 'headers' | 'url'>, 
   if (authorization !== undefined) {
     const match = /^Bearer\s+(\S+)$/i.exec(authorization);
     if (match && sameSecret(match[1], options.token)) return { ok: true, tokenVia: 'header' };
+    if (match && options.driverKey && sameSecret(match[1], options.driverKey)) return { ok: true, tokenVia: 'header', driver: true };
     return (match && sessionVerdict(match[1], 'header', options)) || { ok: false, status: 401, message: 'Wrong token in the Authorization header (see `clawd-browser token`)' };
   }
   const queryToken = requestUrl(request)?.searchParams.get('token') ?? null;

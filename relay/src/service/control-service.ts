@@ -70,8 +70,7 @@ export class ControlService {
       driver: described.driver,
       enabled: config.enabled,
       color: described.color,
-      ...(described.cdpPort ? { cdpPort: described.cdpPort } : {}),
-      ...(described.cdpUrl ? { cdpUrl: described.cdpUrl } : {}),
+      cdpUrl: this.manager.cdpUrlOf(driver),
       ...(config.enabled ? await driver.status() : { running: false }),
     };
   }
@@ -158,7 +157,10 @@ export class ControlService {
 
   async profiles(): Promise<{ profiles: ProfileSummary[]; defaultProfile: string }> {
     const profiles = await Promise.all(
-      this.manager.registry.list().map(async (profile) => ({ ...profile, running: (await this.manager.peek(profile.name).status()).running ?? false })),
+      this.manager.registry.list().map(async (profile) => {
+        const driver = this.manager.peek(profile.name);
+        return { ...profile, cdpUrl: this.manager.cdpUrlOf(driver), running: (await driver.status()).running ?? false };
+      }),
     );
     return { profiles, defaultProfile: this.manager.defaultProfile };
   }

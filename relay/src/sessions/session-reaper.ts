@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { processRunning } from '../config/platform.js';
 import type { Logger } from '../log.js';
-import { findPortHolder, findProfileProcesses, killProcesses } from '../profiles/orphans.js';
+import { findProfileProcesses, killProcesses } from '../profiles/orphans.js';
 
 /**
  * The reaper: what an earlier server left of its task sessions (it stopped,
@@ -17,14 +17,13 @@ export const STOP_GRACE_MS = 3_000;
 export interface SessionRecord {
   id: string;
   serverPid: number;
-  port: number;
   userDataDir: string;
   createdAt: string;
 }
 
 /**
  * Removes sessions no live server owns: their browsers (anything running on
- * their data dir or holding their port with it), then their dirs. Run by
+ * their data dir), then their dirs. Run by
  * `serve` at start and by `clawd-browser reap`; safe to run twice, and after
  * a server killed with SIGKILL mid-session.
  */
@@ -43,10 +42,9 @@ export async function reapSessions(home: string, log?: Logger): Promise<Array<{ 
     }
     if (record && record.serverPid !== process.pid && processRunning(record.serverPid)) continue; // a live server's session
     const userDataDir = record?.userDataDir ?? join(dir, 'user-data');
-    const pids = new Set(findProfileProcesses(userDataDir));
-    const holder = record ? findPortHolder(record.port) : undefined;
-    if (holder !== undefined && pids.has(holder)) pids.add(holder);
-    const killed = pids.size ? await killProcesses([...pids], STOP_GRACE_MS) : [];
+    // Its browser exited with its server (the pipe closed); anything still on its data dir is ended here.
+    const pids = findProfileProcesses(userDataDir);
+    const killed = pids.length ? await killProcesses(pids, STOP_GRACE_MS) : [];
     rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     log?.info(`reaped task session ${id}${killed.length ? ` (killed ${killed.join(', ')})` : ''}`);
     reaped.push({ id, killed });

@@ -1,6 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { CredentialMode, RecordMode, SessionInfo } from '../api/responses.js';
 import type { ProfileDriver } from '../driver/profile-driver.js';
@@ -18,7 +17,8 @@ import { type SessionRecord, STOP_GRACE_MS } from './session-reaper.js';
 /**
  * Task sessions (spec §11): an ephemeral managed browser per task, its
  * user-data dir cloned from a credential-free template, reachable by every
- * route as the profile `session-<id>` (and over CDP at its own port),
+ * route as the profile `session-<id>` (and over CDP at the relay's
+ * `/cdp?profile=session-<id>`, with the session's key or the token),
  * destroyed at the end with nothing left behind. An `operator` session gets
  * the cookies of the domains its grant allows, injected over CDP before its
  * first page. Sessions expire after their ttl; a cap bounds how many run.
@@ -68,7 +68,6 @@ interface Prepared {
   id: string;
   dir: string;
   driver: ProfileDriver;
-  port: number;
 }
 
 export class TaskSessions {
@@ -152,7 +151,7 @@ export class TaskSessions {
     }
     // A warm spare (cloned and started ahead) when there is one, else a cold start.
     const prepared = (await this.takeSpare()) ?? (await this.prepare(settings));
-    const { id, dir, driver, port } = prepared;
+    const { id, dir, driver } = prepared;
     const ttl = request.ttl ?? settings.defaultTtl;
     const record: RecordMode = request.record ?? 'off';
     const info: SessionInfo = {
@@ -164,7 +163,7 @@ export class TaskSessions {
       injectedCookies: 0,
       ...(grantId ? { grantId } : {}),
       record,
-      cdpUrl: `http://127.0.0.1:${port}`,
+      cdpUrl: this.deps.manager.cdpUrlOf(driver),
       expiresAt: new Date(Date.now() + ttl * 1000).toISOString(),
     };
     const timer = setTimeout(() => void this.close(id, 'ttl').catch(() => {}), ttl * 1000);
@@ -196,13 +195,12 @@ export class TaskSessions {
     const id = randomBytes(6).toString('hex');
     const dir = join(this.root, id);
     const userDataDir = join(dir, 'user-data');
-    const port = await freePort();
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     cpSync(this.template(), userDataDir, { recursive: true });
-    const profile: Profile = { name: `${SESSION_PROFILE_PREFIX}${id}`, driver: 'clawd', color: SESSION_COLOR, builtIn: false, cdpPort: port, userDataDir };
+    const profile: Profile = { name: `${SESSION_PROFILE_PREFIX}${id}`, driver: 'clawd', color: SESSION_COLOR, builtIn: false, userDataDir };
     const driver = this.deps.manager.createEphemeral(profile, join(dir, 'downloads'));
     // Written before the launch, so that a server killed mid-launch leaves the reaper what it needs.
-    writeFileSync(join(dir, 'session.json'), JSON.stringify({ id, serverPid: process.pid, port, userDataDir, createdAt: new Date().toISOString() } satisfies SessionRecord));
+    writeFileSync(join(dir, 'session.json'), JSON.stringify({ id, serverPid: process.pid, userDataDir, createdAt: new Date().toISOString() } satisfies SessionRecord));
     try {
       await driver.start();
     } catch (error) {
@@ -210,7 +208,7 @@ export class TaskSessions {
       rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
       throw error;
     }
-    return { id, dir, driver, port };
+    return { id, dir, driver };
   }
 
   /**
@@ -282,6 +280,18 @@ export class TaskSessions {
     ]);
   }
 
+  /**
+   * A CDP client joined a session's browser (relay `/cdp?profile=session-<id>`):
+   * audited with the credential it presented, and again when it leaves.
+   */
+  cdpJoined(profileName: string, credential: string): () => void {
+    const session = profileName.startsWith(SESSION_PROFILE_PREFIX) ? this.sessions.get(profileName.slice(SESSION_PROFILE_PREFIX.length)) : undefined;
+    if (!session) return () => {};
+    const { tenant, id } = session.info;
+    this.deps.audit.record({ event: 'cdp-connect', tenant, session: id, outcome: 'ok', detail: `credential: ${credential}` });
+    return () => this.deps.audit.record({ event: 'cdp-disconnect', tenant, session: id, outcome: 'ok', detail: `credential: ${credential}` });
+  }
+
   /** After an action on a recorded session: one screenshot, outside the session dir. */
   async recordAction(profileName: string, kind: string, targetId: string | undefined): Promise<void> {
     const id = profileName.slice(SESSION_PROFILE_PREFIX.length);
@@ -315,16 +325,4 @@ export class TaskSessions {
     writeFileSync(join(dir, 'First Run'), '');
     return dir;
   }
-}
-
-/** A port nothing listens on now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }

@@ -9,7 +9,7 @@ import { dirname } from 'node:path';
  */
 
 export interface AuditEvent {
-  event: 'grant' | 'grant-revoked' | 'refresh-start' | 'refresh-saved' | 'extension-saved' | 'inject' | 'session-start' | 'session-stop' | 'vault-forget';
+  event: 'grant' | 'grant-revoked' | 'refresh-start' | 'refresh-saved' | 'extension-saved' | 'inject' | 'session-start' | 'session-stop' | 'vault-forget' | 'cdp-connect' | 'cdp-disconnect';
   tenant?: string;
   session?: string;
   domains?: string[];
