@@ -44,7 +44,9 @@ interface PathFigures {
 
 /** The same measurements on one CDP URL (with headers when it needs them) and one page of it. */
 async function measurePath(url: string, headers: Record<string, string>, pageUrl: string): Promise<PathFigures> {
-  const cdp = await RawCdp.connect(url, headers);
+  // An http URL (the old build's port) is Chrome's discovery: its /json/version names the socket.
+  const socketUrl = url.startsWith('http') ? ((await (await fetch(`${url}/json/version`)).json()) as { webSocketDebuggerUrl: string }).webSocketDebuggerUrl : url;
+  const cdp = await RawCdp.connect(socketUrl, headers);
   try {
     const { targetInfos } = await cdp.send<{ targetInfos: Array<{ targetId: string; type: string; url: string }> }>('Target.getTargets');
     const target = targetInfos.find((info) => info.type === 'page' && info.url === pageUrl)!;
