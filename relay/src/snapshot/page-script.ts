@@ -77,7 +77,11 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
   const SKIPPED = new Set(['script', 'style', 'noscript', 'template', 'head', 'meta', 'link', 'title', 'base', 'object', 'embed', 'datalist', 'canvas', 'video', 'audio', 'map']);
   // Text on both sides of these flows together; any other element breaks a text run.
   const INLINE = new Set(['a', 'abbr', 'b', 'bdi', 'bdo', 'cite', 'code', 'data', 'dfn', 'em', 'font', 'i', 'kbd', 'label', 'mark', 'q', 's', 'samp', 'small', 'span', 'strong', 'sub', 'sup', 'time', 'u', 'var', 'slot']);
-  const INTERACTIVE_ROLES = new Set(['button', 'link', 'checkbox', 'radio', 'switch', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'option', 'textbox', 'searchbox', 'combobox', 'listbox', 'slider', 'spinbutton', 'treeitem']);
+  const INTERACTIVE_ROLES = new Set(['button', 'link', 'checkbox', 'radio', 'switch', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'option', 'textbox', 'searchbox', 'combobox', 'listbox', 'slider', 'spinbutton', 'treeitem', 'gridcell']);
+  // Items of a container: an agent may need to act on one (drag a sortable list's item, pick a
+  // table row, sort by a grid's column) though its handlers sit on an ancestor or come later
+  // (a library sets draggable on pointerdown). They get a ref by role, whatever the page set.
+  const ITEM_ROLES = new Set(['listitem', 'row', 'columnheader', 'rowheader']);
   // Roles whose accessible name is their text: that text is then not repeated as `- text:` below them.
   const NAMED_FROM_CONTENT = new Set(['button', 'link', 'heading', 'option', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'treeitem', 'switch', 'checkbox', 'radio', 'tooltip', 'generic', 'label']);
   // Structure that says nothing when it is empty and unnamed.
@@ -159,6 +163,21 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
   };
   const collapse = (text: string): string => text.replace(/\s+/g, ' ').trim();
   const clip = (text: string, max: number): string => (text.length > max ? text.slice(0, max - 1) + '…' : text);
+  // An element's text in the flat tree (a slot's assigned nodes, a host's shadow root), as the
+  // accessibility tree reads a label: <x-checkbox>Subscribe</x-checkbox> names the checkbox
+  // inside its shadow root through the slot. `skip` (a label's own control) is left out.
+  const flatText = (node: Node, skip?: Element): string => {
+    if (node.nodeType === Node.TEXT_NODE) return (node as Text).data;
+    if (node.nodeType !== Node.ELEMENT_NODE) return '';
+    const el = node as Element;
+    if (el === skip || SKIPPED.has(el.localName)) return '';
+    if (skip && FORM_CONTROLS.has(el.localName)) return '';
+    const assigned = el.localName === 'slot' ? (el as HTMLSlotElement).assignedNodes() : [];
+    const children: ArrayLike<Node> = assigned.length ? assigned : (el.shadowRoot ?? el).childNodes;
+    let text = '';
+    for (let i = 0; i < children.length; i++) text += flatText(children[i], skip);
+    return text;
+  };
 
   // True, and the snapshot marked truncated, once `limit` lines are out.
   const full = (): boolean => {
@@ -287,18 +306,7 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
   };
 
   // Text of a label without the text of the control it wraps (a <select>'s options, say).
-  const labelText = (label: Element, control: Element): string => {
-    if (!label.contains(control)) return label.textContent ?? '';
-    let text = '';
-    const collect = (node: Node): void => {
-      for (let child = node.firstChild; child; child = child.nextSibling) {
-        if (child.nodeType === Node.TEXT_NODE) text += (child as Text).data;
-        else if (child !== control && child.nodeType === Node.ELEMENT_NODE && !FORM_CONTROLS.has((child as Element).localName)) collect(child);
-      }
-    };
-    collect(label);
-    return text;
-  };
+  const labelText = (label: Element, control: Element): string => flatText(label, control);
 
   // Text of an element's content as a reader hears it (accname "name from content"):
   // hidden parts left out, a child's own aria-label or alt in place of its content, and a
@@ -360,7 +368,10 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
       const text = collapse(
         labelledBy
           .split(/\s+/)
-          .map((id) => (id && root.getElementById(id)?.textContent) || '')
+          .map((id) => {
+            const source = id && root.getElementById(id);
+            return source ? flatText(source) : '';
+          })
           .join(' '),
       );
       if (text) return text;
@@ -536,6 +547,7 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
     const editable = el === document.body ? wholeDocumentEditable : el.hasAttribute('contenteditable') && (el as HTMLElement).isContentEditable && !el.parentElement?.isContentEditable;
     if (editable && !role) role = 'textbox';
     const draggable = el.getAttribute('draggable') === 'true';
+    const item = ITEM_ROLES.has(role);
     let interactive =
       INTERACTIVE_ROLES.has(role) ||
       editable ||
@@ -598,7 +610,7 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
       frameElements.set(prefix, el);
       frames.push({ prefix, line: lines.length, depth });
     }
-    if (interactive) line += ` [ref=${refFor(el)}]`;
+    if (interactive || item) line += ` [ref=${refFor(el)}]`;
     lines.push(line);
     const lineIndex = lines.length - 1;
     lastTextLine = -1;

@@ -42,13 +42,16 @@ function reindent(text: string, level: number): string {
  * Only what can be acted on, each under the landmarks it sits in, with the
  * nearest heading before it for context. Nesting among what is kept stays.
  */
+const ITEM_ROLES = new Set(['listitem', 'row', 'columnheader', 'rowheader']);
+
 export function interactiveOnly(lines: string[]): string[] {
   const parsed = parse(lines);
   const keep = new Array<boolean>(parsed.length).fill(false);
   let lastHeading = -1;
   parsed.forEach((line, index) => {
     if (line.role === 'heading') lastHeading = index;
-    if (!line.hasRef) return;
+    // Items (a list's, a table's rows and headers) carry refs to be acted on when needed; the lean view leaves them out.
+    if (!line.hasRef || ITEM_ROLES.has(line.role)) return;
     keep[index] = true;
     if (lastHeading >= 0) keep[lastHeading] = true;
     for (let up = line.parent; up >= 0; up = parsed[up].parent) if (LANDMARKS.has(parsed[up].role)) keep[up] = true;
