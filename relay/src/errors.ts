@@ -11,6 +11,7 @@ export const ERROR_STATUS = {
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
+  gone: 410,
   ambiguous: 409,
   conflict: 409,
   disabled: 503,
@@ -88,6 +89,12 @@ export class NotFoundError extends ClawdError {
     super('not_found', message, details);
   }
 }
+/** What existed and is gone for good (a task session lost with its Grid node). */
+export class GoneError extends ClawdError {
+  constructor(message: string, details?: ErrorDetails) {
+    super('gone', message, details);
+  }
+}
 /** A targetId prefix that matches more than one tab. */
 export class AmbiguousError extends ClawdError {
   constructor(message: string, details?: ErrorDetails) {
@@ -141,6 +148,7 @@ const CLASSES: Record<ErrorCode, new (message: string, details?: ErrorDetails) =
   unauthorized: UnauthorizedError,
   forbidden: ForbiddenError,
   not_found: NotFoundError,
+  gone: GoneError,
   ambiguous: AmbiguousError,
   conflict: ConflictError,
   disabled: DisabledError,

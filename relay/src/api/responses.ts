@@ -59,10 +59,12 @@ export interface Status {
   cdpUrl: string;
   extension?: 'absent' | 'connected' | 'reconnecting';
   attachedTabs?: number;
+  /** A task session on a Selenium Grid: the node its browser runs on. */
+  node?: string;
 }
 
 /** What a profile's browser endpoint reports about itself (part of Status). */
-export type EndpointState = Pick<Status, 'running' | 'pid' | 'extension' | 'attachedTabs'>;
+export type EndpointState = Pick<Status, 'running' | 'pid' | 'extension' | 'attachedTabs' | 'node'>;
 
 /** A screenshot or PDF. */
 export interface Capture {
@@ -159,7 +161,11 @@ export interface SessionInfo {
   injectedCookies: number;
   grantId?: string;
   record: RecordMode;
-  /** The session browser's own CDP endpoint. */
+  /** Where its browser runs: this machine, or a node of the configured Selenium Grid. */
+  place: 'local' | 'grid';
+  /** On a Grid: the node it was placed on. */
+  node?: string;
+  /** The session browser's CDP: the relay's `/cdp?profile=session-<id>` (with the token or the session's key). */
   cdpUrl: string;
   expiresAt: string;
   /**

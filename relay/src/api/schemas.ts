@@ -145,6 +145,8 @@ export const schemas = {
     record: z.enum(['off', 'transient', 'audit']).optional(),
     /** Seconds. */
     ttl: z.number().int().min(10).max(7 * 24 * 3600).optional(),
+    /** This machine, or the configured Selenium Grid (config grid; its `default` decides when left out). */
+    place: z.enum(['local', 'grid']).optional(),
   }),
   issueGrant: z.strictObject({ tenant: Tenant, domains: z.array(Domain).min(1).max(50), ttl: z.number().int().min(10).max(30 * 24 * 3600), origin_session_id: z.string().max(100).optional() }),
   vaultRefresh: z.strictObject({ tenant: Tenant, domains: z.array(Domain).min(1).max(50), ttl: z.number().int().min(30).max(24 * 3600).optional() }),

@@ -21,7 +21,7 @@ export function addSessionCommands(program: Command, client: () => BrowserClient
     .description('list the open task sessions')
     .action(async () => {
       const { sessions } = await client().sessions();
-      print({ sessions }, () => sessions.map((s) => `${s.id}  ${s.credential_mode}${s.tenant ? ` ${s.tenant}` : ''}  ${s.domains.join(',') || '-'}  until ${s.expiresAt}  (--profile ${s.profile})`).join('\n') || 'no task sessions');
+      print({ sessions }, () => sessions.map((s) => `${s.id}  ${s.credential_mode}${s.tenant ? ` ${s.tenant}` : ''}${s.place === 'grid' ? `  grid ${s.node ?? ''}` : ''}  ${s.domains.join(',') || '-'}  until ${s.expiresAt}  (--profile ${s.profile})`).join('\n') || 'no task sessions');
     });
   program
     .command('session-open')
@@ -32,8 +32,9 @@ export function addSessionCommands(program: Command, client: () => BrowserClient
     .option('--grant <token>', 'the grant token (operator)')
     .option('--record <mode>', 'off, transient or audit: a screenshot per action, kept outside the session', 'off')
     .option('--ttl <duration>', 'lifetime, e.g. 15m', parseDuration)
-    .action(async (options: { mode: 'clean' | 'operator'; tenant?: string; domain?: string[]; grant?: string; record: 'off' | 'transient' | 'audit'; ttl?: number }) => {
-      const session = await client().openSession({ credential_mode: options.mode, tenant: options.tenant, domains: options.domain, grant: options.grant, record: options.record, ttl: options.ttl });
+    .option('--place <where>', 'local, or grid (the Selenium Grid in config.json)')
+    .action(async (options: { mode: 'clean' | 'operator'; tenant?: string; domain?: string[]; grant?: string; record: 'off' | 'transient' | 'audit'; ttl?: number; place?: 'local' | 'grid' }) => {
+      const session = await client().openSession({ credential_mode: options.mode, tenant: options.tenant, domains: options.domain, grant: options.grant, record: options.record, ttl: options.ttl, place: options.place });
       print(session, () =>
         [
           `${session.id}  use --profile ${session.profile}  (CDP ${session.cdpUrl}; ${session.injectedCookies} cookies injected; until ${session.expiresAt})`,

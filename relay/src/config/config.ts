@@ -62,6 +62,23 @@ export const ConfigSchema = z.strictObject({
   sessionTtlSeconds: z.number().int().min(10).max(7 * 24 * 3600).default(900),
   /** After the first task session, keep one browser cloned and started ahead, so the next starts at once (one idle Chromium). */
   sessionSpare: z.boolean().default(true),
+  /**
+   * A Selenium Grid 4 for task sessions (sessions/task-sessions.ts): `POST
+   * /sessions {place: "grid"}` places the browser there (every session, with
+   * `default: true`). The Grid's queue, routing and nodes decide where.
+   */
+  grid: z
+    .strictObject({
+      url: z.url().refine((url) => /^https?:$/.test(new URL(url).protocol), 'must be the Grid\'s http(s) address'),
+      username: z.string().optional(),
+      password: z.string().optional(),
+      /** WebDriver alwaysMatch capabilities for the session; default: headless Chrome. */
+      capabilities: z.record(z.string(), z.unknown()).optional(),
+      default: z.boolean().default(false),
+      keepAliveSeconds: z.number().int().min(1).max(3600).default(15),
+      requestTimeoutSeconds: z.number().int().min(1).max(3600).default(60),
+    })
+    .optional(),
   /** Which URLs tabs may be sent to, on every profile (runtime/url-policy.ts); none by default. */
   urlPolicy: UrlPolicySchema.optional(),
   defaultProfile: z.string().default('clawd'),

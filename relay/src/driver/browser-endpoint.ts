@@ -4,11 +4,12 @@ import type { DownloadLog } from './download-log.js';
 import { UnavailableError } from '../errors.js';
 import { BrowserMux } from '../bridge/browser-mux.js';
 import type { BrowserPipe } from '../profiles/browser-pipe.js';
-import type { ManagedBrowser } from '../profiles/managed-browser.js';
+import type { CdpChannel } from '../profiles/grid-session.js';
+import type { BrowserVersion, ManagedBrowser } from '../profiles/managed-browser.js';
 
 /**
  * Where a profile's browser is, and whether reaching it means starting it.
- * These three classes are the only code that differs by profile kind; the
+ * These classes (and grid-endpoint.ts) are the only code that differs by profile kind; the
  * driver and the routes above them are the same for all.
  */
 export interface BrowserEndpoint {
@@ -22,6 +23,24 @@ export interface BrowserEndpoint {
   downloads?(): DownloadRecord[];
 }
 
+/** A browser whose one CDP connection is ours and is shared out through the relay (launched here, or placed on a Grid). */
+export interface MuxedEndpoint extends BrowserEndpoint {
+  /** Its mux, starting (or placing) the browser when it has none. */
+  mux(): Promise<BrowserMux>;
+}
+
+export function isMuxed(endpoint: BrowserEndpoint): endpoint is MuxedEndpoint {
+  return 'mux' in endpoint;
+}
+
+/** A mux over one CDP channel (a pipe, the Grid's se:cdp socket): clients are told why when it closes. */
+export function muxOver(channel: CdpChannel, version: BrowserVersion | undefined): BrowserMux {
+  const mux = new BrowserMux((message) => channel.send(message), version);
+  channel.onmessage = (message) => mux.fromBrowser(message);
+  channel.onclose = (reason) => mux.close(`the browser went away (${reason})`);
+  return mux;
+}
+
 /**
  * A Chromium this server launches (the clawd profile, created ones, task
  * sessions). It has no port: its pipe is multiplexed (bridge/browser-mux.ts)
@@ -29,7 +48,7 @@ export interface BrowserEndpoint {
  * only this process holds) as to every other client (with the token or the
  * session's key).
  */
-export class ManagedEndpoint implements BrowserEndpoint {
+export class ManagedEndpoint implements MuxedEndpoint {
   private current: { pipe: BrowserPipe; mux: BrowserMux } | undefined;
 
   constructor(
@@ -50,9 +69,7 @@ export class ManagedEndpoint implements BrowserEndpoint {
     if (!this.browser.running) await this.beforeLaunch();
     const pipe = await this.browser.ensureRunning();
     if (this.current?.pipe === pipe) return this.current.mux;
-    const mux = new BrowserMux((message) => pipe.send(message), this.browser.version);
-    pipe.onmessage = (message) => mux.fromBrowser(message);
-    pipe.onclose = (reason) => mux.close(`the browser went away (${reason})`);
+    const mux = muxOver(pipe, this.browser.version);
     this.current = { pipe, mux };
     return mux;
   }

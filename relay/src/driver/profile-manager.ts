@@ -6,7 +6,9 @@ import type { Config } from '../config/config.js';
 import { BadRequestError, type ClawdError, DisabledError, NotFoundError, TooManyError } from '../errors.js';
 import type { BrowserMux } from '../bridge/browser-mux.js';
 import type { Logger } from '../log.js';
-import { type BrowserEndpoint, ExtensionEndpoint, ManagedEndpoint, RemoteEndpoint } from './browser-endpoint.js';
+import { type BrowserEndpoint, ExtensionEndpoint, isMuxed, ManagedEndpoint, RemoteEndpoint } from './browser-endpoint.js';
+import { GridEndpoint } from './grid-endpoint.js';
+import type { GridSettings } from '../profiles/grid-session.js';
 import { type DriverPolicy, ProfileDriver } from './profile-driver.js';
 import { defaultUploadDirs } from './uploads.js';
 import { launchSettings, ManagedBrowser } from '../profiles/managed-browser.js';
@@ -85,6 +87,14 @@ export class ProfileManager {
     return driver;
   }
 
+  /** A task session's browser placed on a Selenium Grid; like createEphemeral otherwise (it answers once exposed). */
+  createGridEphemeral(profile: Profile, grid: GridSettings, downloadsDir: string): { driver: ProfileDriver; endpoint: GridEndpoint } {
+    const endpoint = new GridEndpoint(grid, this.served(profile.name));
+    const driver = new ProfileDriver(profile, endpoint, downloadsDir, () => this.policy());
+    this.ephemerals.set(profile.name, driver);
+    return { driver, endpoint };
+  }
+
   /** Where a CDP client reaches a profile: the relay's guarded endpoint, or (remote, attachOnly) the user's own door. */
   cdpUrlOf(driver: ProfileDriver): string {
     const endpoint = driver.endpoint;
@@ -103,7 +113,7 @@ export class ProfileManager {
     const driver = forDriver ? (this.ephemerals.get(name) ?? this.drivers.get(name)) : this.driver(name);
     if (!driver) throw new NotFoundError(`No browser for profile ${name}`);
     const endpoint = driver.endpoint;
-    if (!(endpoint instanceof ManagedEndpoint)) {
+    if (!isMuxed(endpoint)) {
       const where = endpoint instanceof RemoteEndpoint ? `its own CDP is at ${endpoint.cdpUrl}` : 'its CDP is the relay\'s /cdp without ?profile=';
       throw new BadRequestError(`Profile ${name} is not a browser clawd-browser launches: ${where}`);
     }

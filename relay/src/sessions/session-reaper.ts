@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { processRunning } from '../config/platform.js';
 import type { Logger } from '../log.js';
 import { findProfileProcesses, killProcesses } from '../profiles/orphans.js';
+import { GridSession, gridName } from '../profiles/grid-session.js';
+import { loadConfig } from '../config/config.js';
 
 /**
  * The reaper: what an earlier server left of its task sessions (it stopped,
@@ -17,7 +19,10 @@ export const STOP_GRACE_MS = 3_000;
 export interface SessionRecord {
   id: string;
   serverPid: number;
-  userDataDir: string;
+  /** A local session's browser data; absent for one on a Grid. */
+  userDataDir?: string;
+  /** A session placed on a Selenium Grid: the Grid (without credentials) and its session id there, once known. */
+  grid?: { url: string; session?: string };
   createdAt: string;
 }
 
@@ -42,8 +47,13 @@ export async function reapSessions(home: string, log?: Logger): Promise<Array<{ 
     }
     if (record && record.serverPid !== process.pid && processRunning(record.serverPid)) continue; // a live server's session
     const userDataDir = record?.userDataDir ?? join(dir, 'user-data');
+    // On a Grid: ended there, with the Grid's credentials from config.json (if it still names that Grid).
+    if (record?.grid?.session) {
+      const configured = safeGrid(home);
+      await GridSession.endById(configured && gridName(configured) === record.grid.url ? configured : { url: record.grid.url, keepAliveSeconds: 60, requestTimeoutSeconds: 60 }, record.grid.session);
+    }
     // Its browser exited with its server (the pipe closed); anything still on its data dir is ended here.
-    const pids = findProfileProcesses(userDataDir);
+    const pids = record?.grid ? [] : findProfileProcesses(userDataDir);
     const killed = pids.length ? await killProcesses(pids, STOP_GRACE_MS) : [];
     rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     log?.info(`reaped task session ${id}${killed.length ? ` (killed ${killed.join(', ')})` : ''}`);
@@ -52,3 +62,10 @@ export async function reapSessions(home: string, log?: Logger): Promise<Array<{ 
   return reaped;
 }
 
+function safeGrid(home: string) {
+  try {
+    return loadConfig(home).grid;
+  } catch {
+    return undefined;
+  }
+}

@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import type { CredentialMode, RecordMode, SessionInfo } from '../api/responses.js';
 import type { ProfileDriver } from '../driver/profile-driver.js';
 import type { ProfileManager } from '../driver/profile-manager.js';
-import { BadRequestError, DisabledError, ForbiddenError, NotFoundError, TooManyError } from '../errors.js';
+import { BadRequestError, type ClawdError, DisabledError, ForbiddenError, GoneError, NotFoundError, TooManyError } from '../errors.js';
+import type { GridEndpoint } from '../driver/grid-endpoint.js';
+import { type GridSettings, gridName } from '../profiles/grid-session.js';
 import type { Logger } from '../log.js';
 import { findProfileProcesses, killProcesses } from '../profiles/orphans.js';
 import { seedProfilePreferences } from '../profiles/preferences.js';
@@ -42,6 +44,7 @@ export interface SessionRequest {
   record?: RecordMode;
   /** Seconds. */
   ttl?: number;
+  place?: 'local' | 'grid';
 }
 
 interface Session {
@@ -62,12 +65,16 @@ export interface TaskSessionSettings {
   spare: boolean;
   /** config `enabled`: false refuses sessions as it refuses every browser (503). */
   enabled: boolean;
+  /** config `grid`: where `place: "grid"` sessions go (and all of them, with `default`). */
+  grid?: GridSettings & { default: boolean };
 }
 
 interface Prepared {
   id: string;
   dir: string;
   driver: ProfileDriver;
+  /** Set for a session on a Selenium Grid. */
+  grid?: GridEndpoint;
 }
 
 export class TaskSessions {
@@ -149,8 +156,11 @@ export class TaskSessions {
         throw error;
       }
     }
-    // A warm spare (cloned and started ahead) when there is one, else a cold start.
-    const prepared = (await this.takeSpare()) ?? (await this.prepare(settings));
+    // A refresh session is driven by a person here: it stays on this machine.
+    const place = options.refresh ? 'local' : (request.place ?? (settings.grid?.default ? 'grid' : 'local'));
+    if (place === 'grid' && !settings.grid) throw new BadRequestError('place "grid" needs a Selenium Grid in config.json ("grid": {"url": …})');
+    // On the Grid, its queue and nodes decide; here, a warm spare (cloned and started ahead) when there is one, else a cold start.
+    const prepared = place === 'grid' ? await this.prepareOnGrid(settings.grid!) : ((await this.takeSpare()) ?? (await this.prepare(settings)));
     const { id, dir, driver } = prepared;
     const ttl = request.ttl ?? settings.defaultTtl;
     const record: RecordMode = request.record ?? 'off';
@@ -163,6 +173,8 @@ export class TaskSessions {
       injectedCookies: 0,
       ...(grantId ? { grantId } : {}),
       record,
+      place,
+      ...(prepared.grid?.node ? { node: prepared.grid.node } : {}),
       cdpUrl: this.deps.manager.cdpUrlOf(driver),
       expiresAt: new Date(Date.now() + ttl * 1000).toISOString(),
     };
@@ -173,6 +185,12 @@ export class TaskSessions {
     this.liveKeys.set(keyDigest(key), id);
     this.sessions.set(id, session);
     this.deps.manager.expose(driver);
+    // A Grid that loses the browser (its node died, its session timeout) ends the session: later calls hear why (410).
+    if (prepared.grid)
+      prepared.grid.onLost = (why) => {
+        this.deps.log.warn(`task session ${id} was ${why}: reaping it`);
+        void this.close(id, why, new GoneError(`Task session ${id} was ${why}; it has been reaped`, { next: 'open-session', session: id })).catch(() => {});
+      };
     try {
       if (request.credential_mode === 'operator' && !options.refresh) {
         const cookies = this.deps.vault().load(request.tenant!, domains).filter((cookie) => domains.some((domain) => underSite(cookie.domain ?? '', domain)));
@@ -185,7 +203,7 @@ export class TaskSessions {
       throw error;
     }
     // The next spare starts a moment later, not competing with this session's first page.
-    if (settings.spare) setTimeout(() => this.makeSpare(settings), SPARE_DELAY_MS).unref();
+    if (settings.spare && place === 'local') setTimeout(() => this.makeSpare(settings), SPARE_DELAY_MS).unref();
     this.deps.audit.record({ event: options.refresh ? 'refresh-start' : 'session-start', tenant: request.tenant, session: id, domains, grantId, outcome: 'ok' });
     return { ...info, key };
   }
@@ -209,6 +227,27 @@ export class TaskSessions {
       throw error;
     }
     return { id, dir, driver };
+  }
+
+  /** Asks the Grid for a browser and connects the driver to it; its dir here holds only downloads and the record for the reaper. */
+  private async prepareOnGrid(grid: GridSettings): Promise<Prepared> {
+    const id = randomBytes(6).toString('hex');
+    const dir = join(this.root, id);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const profile: Profile = { name: `${SESSION_PROFILE_PREFIX}${id}`, driver: 'clawd', color: SESSION_COLOR, builtIn: false };
+    const { driver, endpoint } = this.deps.manager.createGridEphemeral(profile, grid, join(dir, 'downloads'));
+    const record = (gridSession?: string): SessionRecord => ({ id, serverPid: process.pid, createdAt: new Date().toISOString(), grid: { url: gridName(grid), ...(gridSession ? { session: gridSession } : {}) } });
+    writeFileSync(join(dir, 'session.json'), JSON.stringify(record()));
+    try {
+      await driver.start();
+    } catch (error) {
+      await this.deps.manager.release(driver);
+      rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+      throw error;
+    }
+    // Now that the Grid named it, the reaper can end it there if this server dies first.
+    writeFileSync(join(dir, 'session.json'), JSON.stringify(record(endpoint.sessionId)));
+    return { id, dir, driver, grid: endpoint };
   }
 
   /**
@@ -251,7 +290,7 @@ export class TaskSessions {
    * TERM, then KILL after a grace), then its port (checked free), then its
    * dir; transient recordings go too.
    */
-  async close(id: string, reason = 'closed'): Promise<SessionInfo> {
+  async close(id: string, reason = 'closed', ended: ClawdError = TaskSessions.endedError(id, reason)): Promise<SessionInfo> {
     const session = this.sessions.get(id);
     if (!session) throw this.deps.manager.endedError(`${SESSION_PROFILE_PREFIX}${id}`) ?? new NotFoundError(`No task session ${id}`, { next: 'list-sessions' });
     this.sessions.delete(id);
@@ -261,7 +300,7 @@ export class TaskSessions {
     this.endedKeys.set(keyDigest(session.key), { id, at: new Date().toISOString() });
     if (this.endedKeys.size > ENDED_KEYS_REMEMBERED) this.endedKeys.delete(this.endedKeys.keys().next().value!);
     // Remembered by the manager, so a late caller hears that it ended, not that it never was.
-    await this.deps.manager.release(session.driver, TaskSessions.endedError(id, reason));
+    await this.deps.manager.release(session.driver, ended);
     const left = findProfileProcesses(join(session.dir, 'user-data'));
     if (left.length) await killProcesses(left, STOP_GRACE_MS);
     rmSync(session.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
