@@ -5,6 +5,8 @@ import type { Action } from '../api/schemas.js';
 import { sleep } from '../runtime/operation.js';
 import { probe } from '../snapshot/snapshot-engine.js';
 import type { DriverTab } from './driver-tab.js';
+import { actionable } from './actionability.js';
+import { checkedState, pointerTarget } from './pointer-target.js';
 
 /**
  * `POST /act` (spec §6): one action on a tab, by ref (from the tab's last
@@ -14,13 +16,6 @@ import type { DriverTab } from './driver-tab.js';
 
 /** How long one Playwright step of an action (a click, a fill, a screenshot) may take. */
 export const ACTION_TIMEOUT_MS = 30_000;
-/**
- * How long an element may take to become actionable (visible, enabled,
- * still, not covered) before the agent is told which of these it is not.
- * Playwright would wait its whole timeout; an agent is better served by the
- * reason at once, as a person would see it.
- */
-const ACTIONABLE_WITHIN_MS = 1_000;
 /** Steps for mouse drags, so pages see intermediate moves (drag-and-drop needs them). */
 const DRAG_STEPS = 8;
 
@@ -36,8 +31,8 @@ export async function performAction(tab: DriverTab, action: Action, signal?: Abo
     case 'click': {
       const options = { button: action.button, clickCount: action.double ? 2 : 1, modifiers: action.modifiers };
       if (action.ref !== undefined) {
-        const element = await tab.element(action.ref);
-        await actionable(action.ref, (within) => element.click({ ...options, timeout: within }));
+        const element = await pointerTarget(await tab.element(action.ref));
+        await actionable(action.ref, element, (within) => element.click({ ...options, timeout: within }));
       }
       else await withModifiers(page, action.modifiers, () => page.mouse.click(action.x!, action.y!, options));
       return {};
@@ -60,7 +55,7 @@ export async function performAction(tab: DriverTab, action: Action, signal?: Abo
       return {};
     case 'hover': {
       const element = await tab.element(action.ref);
-      await actionable(action.ref, (within) => element.hover({ timeout: within }));
+      await actionable(action.ref, element, (within) => element.hover({ timeout: within }));
       return {};
     }
     case 'move':
@@ -151,7 +146,14 @@ async function evaluateSource(page: Page, source: string, element: ElementHandle
 async function fillField(element: ElementHandle, ref: string, value: string | boolean): Promise<void> {
   const kind = await element.evaluate((el) => (el instanceof HTMLInputElement ? el.type : (el as Element).tagName.toLowerCase()));
   if (kind === 'checkbox' || kind === 'radio') {
-    await actionable(ref, (within) => element.setChecked(value === true || value === 'true', { timeout: within }));
+    const wanted = value === true || value === 'true';
+    const target = await pointerTarget(element);
+    if (target === element) await actionable(ref, element, (within) => element.setChecked(wanted, { timeout: within }));
+    else if ((await checkedState(element)) !== wanted) {
+      // Through its label, as a person ticks a styled checkbox; the input's own state is the proof.
+      await actionable(ref, target, (within) => target.click({ timeout: within }));
+      if ((await checkedState(element)) !== wanted) throw new ConflictError(`${ref} did not become ${wanted ? 'checked' : 'unchecked'} when its label was clicked. Take a new snapshot to see what the page did.`);
+    }
   } else if (kind === 'select') {
     await assertSelectable(element, ref, [String(value)]);
     await element.selectOption(String(value), { timeout: ACTION_TIMEOUT_MS });
@@ -175,47 +177,6 @@ async function assertTypeable(element: ElementHandle, ref: string): Promise<void
     throw new ConflictError(`${ref} cannot be typed into: ${(error as Error).message.split('\n')[0].replace(/^elementHandle\.isEditable: /, '')}. Type into a textbox, searchbox or combobox that takes text; clicking ${ref} may open one.`);
   }
   if (!editable) throw new ConflictError(`${ref} is read-only or disabled, so it cannot be typed into. Clicking it may open a field that takes text; take a new snapshot after.`);
-}
-
-/**
- * The action itself, given ACTIONABLE_WITHIN_MS for Playwright's own
- * actionability checks (visible, enabled, stable, receives the pointer at
- * its centre). Playwright times an action out only before it sends any
- * input, so a timeout here means nothing was clicked: the agent then hears
- * which check failed, and what covers the element, from Playwright's call
- * log, instead of waiting 30 s.
- *
- * One call, one click: no separate check first. A trial *click* would press
- * and release the real mouse button, relying on a listener Playwright adds
- * only at the first pointer action in the document, after everything the
- * page registered as it loaded: a page listening on the window in the
- * capture phase (delegation, gesture and analytics libraries, polyfills that
- * re-dispatch events) got two clicks for one, and a checkbox it toggles came
- * back where it was. And separate checks doubled a click's time (its
- * stability check waits for animation frames, which the click repeats).
- */
-async function actionable<T>(ref: string, act: (within: number) => Promise<T>): Promise<T> {
-  try {
-    return await act(ACTIONABLE_WITHIN_MS);
-  } catch (error) {
-    if ((error as Error).name !== 'TimeoutError') throw error;
-    throw new ConflictError(`${ref} ${notActionableBecause((error as Error).message)}`);
-  }
-}
-
-/** Why Playwright's call log says an element could not be acted on, in a person's words with what to do. */
-export function notActionableBecause(message: string): string {
-  // The call log comes dimmed with terminal colour codes.
-  const callLog = message.replace(/\u001b\[\d+m/g, '');
-  const covered = [...callLog.matchAll(/^\s*-\s*(.+?) (?:from .+? subtree )?intercepts pointer events$/gm)].pop();
-  if (covered) return `is covered by ${covered[1].slice(0, 200)}, which would get the click. Close or answer what covers it (a dialog, a banner, an overlay), or scroll, then take a new snapshot.`;
-  const lines = callLog.split('\n');
-  const says = (pattern: RegExp) => lines.some((line) => pattern.test(line));
-  if (says(/element is not enabled/)) return 'is disabled, so it cannot be clicked now. The page may enable it once something else is done (a required field, a choice); take a new snapshot to see.';
-  if (says(/element is not visible/)) return 'is not visible (hidden, or of no size), so a person could not click it. Look for the visible control that stands for it (its label, a styled stand-in) in a new snapshot.';
-  if (says(/element is not stable/)) return 'is still moving (an animation), so a click would miss it. Wait a moment and try again.';
-  if (says(/element is outside of the viewport/)) return 'is outside the page, where it cannot be scrolled into view.';
-  return `did not become ready to act on within ${ACTIONABLE_WITHIN_MS} ms. Take a new snapshot to see where the page is.`;
 }
 
 /**
