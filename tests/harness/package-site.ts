@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Page } from 'playwright-core';
 import { createRequire } from 'node:module';
 import { extname, join, resolve, sep } from 'node:path';
 import { startTestSite } from './test-site.js';
@@ -86,4 +87,70 @@ export function startSwaggerUi(handleApi: PackageSiteOptions['handle'] = () => f
     files: { '/petstore.json': { type: 'application/json', body: spec }, '/swagger-initializer.js': { type: 'text/javascript', body: initializer } },
     handle: handleApi,
   });
+}
+
+/**
+ * One host page of ours per widget library (tests/fixtures/third-party/),
+ * set up as the library's docs say, which sets `window.ready` when it is;
+ * `open` brings it to the state worth looking at (a dropdown open) the way
+ * a person would.
+ */
+export interface WidgetPage {
+  file: string;
+  title: string;
+  open?: (page: Page) => Promise<void>;
+}
+
+export const WIDGET_PAGES: WidgetPage[] = [
+  {
+    file: 'widgets.html',
+    title: 'Select2 (open), Quill and TinyMCE',
+    open: async (page) => {
+      await page.click('.select2-selection');
+      await page.waitForSelector('.select2-results__option');
+    },
+  },
+  { file: 'shoelace.html', title: 'Shoelace web components' },
+  { file: 'ag-grid.html', title: 'AG Grid Community' },
+  { file: 'sortable.html', title: 'SortableJS list' },
+  { file: 'flatpickr.html', title: 'flatpickr inline calendar' },
+  { file: 'jquery-ui.html', title: 'jQuery UI widgets' },
+  {
+    file: 'bootstrap.html',
+    title: 'Bootstrap 5 (dropdown open)',
+    open: async (page) => {
+      await page.click('text=Account');
+      await page.waitForSelector('.dropdown-menu.show');
+    },
+  },
+  {
+    file: 'tom-select.html',
+    title: 'Tom Select (open)',
+    open: async (page) => {
+      await page.click('.ts-control');
+      await page.waitForSelector('.ts-dropdown .option');
+    },
+  },
+  { file: 'tabulator.html', title: 'Tabulator' },
+];
+
+/** The widget libraries of WIDGET_PAGES, from node_modules, with their host pages. */
+export function startWidgetLibraries(): ReturnType<typeof startPackageSite> {
+  return startPackageSite(
+    {
+      '/jquery/': 'jquery',
+      '/jquery-ui/': 'jquery-ui',
+      '/select2/': 'select2',
+      '/quill/': 'quill',
+      '/tinymce/': 'tinymce',
+      '/shoelace/': '@shoelace-style/shoelace',
+      '/ag-grid/': 'ag-grid-community',
+      '/sortablejs/': 'sortablejs',
+      '/flatpickr/': 'flatpickr',
+      '/bootstrap/': 'bootstrap',
+      '/tom-select/': 'tom-select',
+      '/tabulator/': 'tabulator-tables',
+    },
+    { files: Object.fromEntries(WIDGET_PAGES.map((page) => [`/${page.file}`, hostPage(page.file)])) },
+  );
 }

@@ -83,7 +83,7 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
   // (a library sets draggable on pointerdown). They get a ref by role, whatever the page set.
   const ITEM_ROLES = new Set(['listitem', 'row', 'columnheader', 'rowheader']);
   // Roles whose accessible name is their text: that text is then not repeated as `- text:` below them.
-  const NAMED_FROM_CONTENT = new Set(['button', 'link', 'heading', 'option', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'treeitem', 'switch', 'checkbox', 'radio', 'tooltip', 'generic', 'label']);
+  const NAMED_FROM_CONTENT = new Set(['button', 'link', 'heading', 'option', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'treeitem', 'switch', 'checkbox', 'radio', 'tooltip', 'generic', 'label', 'gridcell', 'columnheader', 'rowheader']);
   // Structure that says nothing when it is empty and unnamed.
   const DROPPED_WHEN_EMPTY = new Set(['generic', 'group', 'list', 'navigation', 'main', 'banner', 'contentinfo', 'complementary', 'region', 'form', 'article', 'rowgroup', 'figure']);
   // Keep these even at zero size: custom-styled checkboxes and file inputs are often 0×0 but still operable.
@@ -95,6 +95,8 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
   const CONTENT_ELEMENTS_MAX = 200;
 
   const lines: string[] = [];
+  // The names of the controls (buttons, radios, tabs...) the walk is inside, innermost last.
+  const controlNames: string[] = [];
   const frames: FrameSlot[] = [];
   const refs = new Map<string, Element>();
   const frameElements = new Map<string, Element>();
@@ -161,7 +163,8 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
     while (indents.length <= depth) indents.push(indents[indents.length - 1] + '  ');
     return indents[depth];
   };
-  const collapse = (text: string): string => text.replace(/\s+/g, ' ').trim();
+  // Zero-width spaces and soft hyphens (Swagger UI breaks paths with them) are not heard: gone, as accname drops them.
+  const collapse = (text: string): string => text.replace(/[\u200b-\u200d\u2060\ufeff\u00ad]/g, '').replace(/\s+/g, ' ').trim();
   const clip = (text: string, max: number): string => (text.length > max ? text.slice(0, max - 1) + '…' : text);
   // An element's text in the flat tree (a slot's assigned nodes, a host's shadow root), as the
   // accessibility tree reads a label: <x-checkbox>Subscribe</x-checkbox> names the checkbox
@@ -313,7 +316,22 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
   // space where layout breaks the line (a block, a flex item: Swagger UI's "GET", "/pets",
   // "List pets" are spans in a flex row). It stops once it has more than a name can show,
   // so a clickable card costs no more than a button.
-  const contentText = (el: Element): string => {
+  // CSS generated text counts in a name from content, as in the accessibility tree: Quill's
+  // header picker is a button whose only text is `content: attr(data-label)` or "Normal".
+  // Icon-font glyphs (private use area) say nothing and are left out.
+  const generatedText = (el: Element, pseudo: '::before' | '::after'): string => {
+    const content = getComputedStyle(el, pseudo).content;
+    if (!content || content === 'none' || content === 'normal') return '';
+    let text = '';
+    for (const [, quoted, attribute] of content.matchAll(/"((?:[^"\\]|\\.)*)"|attr\(\s*([\w-]+)\s*\)/g)) {
+      text += quoted !== undefined ? quoted.replace(/\\(.)/g, '$1') : (el.getAttribute(attribute) ?? '');
+    }
+    return text.replace(/[\ue000-\uf8ff]/g, '');
+  };
+
+  const contentText = (el: Element, generated = true): string => {
+    // A form control's ::after (TodoMVC draws its ticks so) is decoration: only its labels name it.
+    const withGenerated = generated && !FORM_CONTROLS.has(el.localName);
     let text = '';
     // The budget counts what a reader would hear, not the markup's indentation.
     let heard = 0;
@@ -352,11 +370,17 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
         else if (tag === 'img') add(element.getAttribute('alt') ?? '');
         // An icon's drawing says nothing; its <title> is its name.
         else if (tag === 'svg') add(element.querySelector(':scope > title')?.textContent ?? '');
-        else collect(element);
+        else {
+          if (withGenerated) add(generatedText(element, '::before'));
+          collect(element);
+          if (withGenerated) add(generatedText(element, '::after'));
+        }
         if (apart) text += ' ';
       }
     };
+    if (withGenerated) add(generatedText(el, '::before'));
     collect(el);
+    if (withGenerated) add(generatedText(el, '::after'));
     return collapse(text);
   };
 
@@ -411,10 +435,18 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
   const hintName = (el: Element, tag: string): string => {
     const title = el.getAttribute('title');
     if (title && title.trim()) return collapse(title);
-    const placeholder = el.getAttribute('placeholder') ?? el.getAttribute('aria-placeholder');
+    // A placeholder names only what takes text: on a <select> (Tom Select's) it is not read.
+    const placeholder = (tag === 'input' || tag === 'textarea' ? el.getAttribute('placeholder') : null) ?? el.getAttribute('aria-placeholder');
     if (placeholder && placeholder.trim()) return collapse(placeholder);
     if (tag === 'svg') return collapse(el.querySelector('title')?.textContent ?? '');
     return '';
+  };
+
+  const CHOICES_SHOWN = 60;
+  const choicesOf = (select: HTMLSelectElement): string => {
+    const labels = [...select.options].slice(0, CHOICES_SHOWN).map((option) => JSON.stringify(clip(givenName(option, 'option'), NAME_MAX)));
+    const more = select.options.length - CHOICES_SHOWN;
+    return labels.join(', ') + (more > 0 ? `, and ${more} more` : '');
   };
 
   const valueOf = (el: Element, tag: string, role: string): string => {
@@ -438,7 +470,8 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
       return meter.max ? `${Math.round((meter.value / meter.max) * 100)}%` : String(meter.value);
     }
     // What an editor shows: its scripts and hidden parts are not its text (the value is clipped anyway).
-    if (role === 'textbox' && ((el as HTMLElement).isContentEditable || (el === document.body && wholeDocumentEditable))) return contentText(el);
+    // What is typed, without CSS-drawn text (Quill's placeholder is `::before { content: attr(data-placeholder) }`).
+    if (role === 'textbox' && ((el as HTMLElement).isContentEditable || (el === document.body && wholeDocumentEditable))) return contentText(el, false);
     return el.getAttribute('aria-valuetext') ?? el.getAttribute('aria-valuenow') ?? '';
   };
 
@@ -536,8 +569,11 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
       visible = style.visibility === 'visible';
     }
 
+    const style = getComputedStyle(el);
     // cursor:pointer is inherited, so only where it starts does it say "clickable".
-    const pointer = getComputedStyle(el).cursor === 'pointer';
+    const pointer = style.cursor === 'pointer';
+    // A span laid out as a flex or grid item (flatpickr's weekday names) is a word of its own, as accname hears it.
+    const inline = INLINE.has(tag) && (style.display === 'inline' || style.display === 'contents');
 
     const explicit = el.getAttribute('role');
     const explicitRole = explicit ? explicit.trim().split(/\s+/)[0] : '';
@@ -548,14 +584,17 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
     if (editable && !role) role = 'textbox';
     const draggable = el.getAttribute('draggable') === 'true';
     const item = ITEM_ROLES.has(role);
-    let interactive =
+    const interactiveByMarkup =
       INTERACTIVE_ROLES.has(role) ||
       editable ||
       draggable ||
       el.hasAttribute('onclick') ||
       // The attribute first (cheap); the property then says whether the browser took it (tabindex="" does nothing).
-      (el.hasAttribute('tabindex') && (el as HTMLElement).tabIndex >= 0) ||
-      (pointer && !parentPointer);
+      (el.hasAttribute('tabindex') && (el as HTMLElement).tabIndex >= 0);
+    // Where cursor:pointer starts on a box that holds controls of its own (Swagger UI's operation
+    // row, a styled label around its checkbox), those controls are the handles: the box gets none.
+    const pointerStarts = pointer && !parentPointer && !(role === '' && el.querySelector(CONTROLS_INSIDE));
+    let interactive = interactiveByMarkup || pointerStarts;
 
     // A label: its text names its control. If that control is hidden (a styled
     // file input, say) the label is what a user clicks, so it becomes the target.
@@ -582,10 +621,9 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
 
     if (!role || !visible) {
       // Not shown itself: its children take its place, at its depth.
-      const block = !INLINE.has(tag);
-      if (block) flushText();
+      if (!inline) flushText();
       walkChildren(el, depth, childTextUsed, visible, pointer);
-      if (block) flushText();
+      if (!inline) flushText();
       return;
     }
 
@@ -597,6 +635,12 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
     // below it with their own names: named again by its content, it would repeat them all.
     const content = given || !NAMED_FROM_CONTENT.has(role) || (role === 'generic' && el.querySelector(CONTROLS_INSIDE)) ? '' : contentText(el);
     const name = given || content || hintName(el, tag);
+    // A part of a control styled clickable (Shoelace's radio label inside its radio) that says
+    // only the control's name again: the control's own ref does what it would.
+    if (role === 'generic' && !interactiveByMarkup && !named && name && name === controlNames[controlNames.length - 1]) {
+      walkChildren(el, depth, true, visible, pointer);
+      return;
+    }
     let line = `${indent(depth)}- ${role}`;
     if (name) line += ` ${JSON.stringify(clip(name, NAME_MAX))}`;
     line += statesOf(el, tag, role);
@@ -604,6 +648,10 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
     if (value) line += ` [value=${clip(value, NAME_MAX)}]`;
     if (role === 'link' && el.hasAttribute('href')) line += ` [url=${urlOf(el)}]`;
     if (draggable) line += ' [draggable]';
+    // A drop-down <select>'s options cannot be clicked (they have no box): its choices are said on
+    // its line, for `select` by label, rather than one ref'd line each. A list box keeps option lines.
+    const dropDown = tag === 'select' && !(el as HTMLSelectElement).multiple && (el as HTMLSelectElement).size <= 1;
+    if (dropDown) line += ` [options: ${choicesOf(el as HTMLSelectElement)}]`;
     if (role === 'iframe') {
       const prefix = `f${nextFrame++}`;
       line += ` [frame=${prefix}]`;
@@ -618,22 +666,36 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
     // Leaves: their content is already in the line (a value, an option list, a frame of its own).
     if (role === 'iframe' || tag === 'input' || tag === 'textarea' || tag === 'img' || tag === 'svg' || tag === 'progress' || tag === 'meter' || role === 'textbox') return;
     if (tag === 'select') {
-      // Options of a closed <select> have no layout box, but they are its choices: list them.
+      if (dropDown) return;
+      // A list box's options are on screen, to be clicked (with Ctrl for more than one).
       for (const option of (el as HTMLSelectElement).options) {
         if (full()) break;
         lines.push(`${indent(depth + 1)}- option ${JSON.stringify(clip(givenName(option, 'option'), NAME_MAX))}${statesOf(option, 'option', 'option')} [ref=${refFor(option)}]`);
       }
     } else {
       // Text shown in full as the name is not repeated; a clipped name leaves the text to be shown.
+      const control = INTERACTIVE_ROLES.has(role) || item;
+      if (control) controlNames.push(name);
       walkChildren(el, depth + 1, childTextUsed || (!!content && content.length <= NAME_MAX), visible, pointer);
+      if (control) controlNames.pop();
       flushText();
     }
 
     const added = lines.length - 1 - lineIndex;
     if (added === 1 && lastTextLine === lineIndex + 1) {
-      // Only text inside: `- listitem: "Apples"` rather than a nested text line.
+      // Only text inside: `- listitem: "Apples"` rather than a nested text line; nothing when the
+      // name already says it (flatpickr's `generic "March 1, 2026"` over its "1").
       lines.pop();
-      lines[lineIndex] += `: ${lastText}`;
+      if (!(name && name.length <= NAME_MAX && name.includes(JSON.parse(lastText) as string))) lines[lineIndex] += `: ${lastText}`;
+    } else if (
+      added === 1 && role === 'generic' && !interactive && name &&
+      lines[lineIndex + 1].startsWith(`${indent(depth + 1)}- `) && lines[lineIndex + 1].includes(` ${JSON.stringify(clip(name, NAME_MAX))}`) &&
+      // Frame slots and a scope's range hold line numbers: those lines stay where they are.
+      !lines[lineIndex + 1].includes('[frame=') && scope?.start !== lineIndex + 1
+    ) {
+      // A named wrapper around one control of the same name (`generic "Copy path"` around its button): the control alone.
+      lines[lineIndex] = indent(depth) + lines[lineIndex + 1].slice(indent(depth + 1).length);
+      lines.pop();
     } else if (added > 0) {
       lines[lineIndex] += ':';
     } else if (!interactive && !name && DROPPED_WHEN_EMPTY.has(role)) {
