@@ -11,14 +11,15 @@
  *   `POST /tabs/open` on it, `DELETE`. `CLAWD_ROOT=<checkout>` runs the same
  *   against another build (the figures before the change).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-import { chromiumPath, HEADLESS_TEST_FLAGS, waitFor } from '../tests/harness/chromium.js';
+import { chromiumPath, HEADLESS_TEST_FLAGS } from '../tests/harness/chromium.js';
 import { startFixtureServer } from '../tests/harness/fixture-server.js';
+import { startServe } from './serve-process.js';
 import { freePortPair } from '../tests/harness/ports.js';
 import { RawCdp } from './raw-cdp.js';
 
@@ -99,10 +100,7 @@ export async function measureEndpoint(): Promise<EndpointFigures> {
   const home = mkdtempSync(join(tmpdir(), 'clawd-bench-endpoint-'));
   const ports = await freePortPair();
   writeFileSync(join(home, 'config.json'), JSON.stringify({ controlUrl: `http://127.0.0.1:${ports.control}`, headless: true, noSandbox: true }));
-  const server: ChildProcess = spawn(process.execPath, [join(ROOT, 'bin/clawd-browser.js'), 'serve', '--log-level', 'warn'], {
-    env: { ...process.env, CLAWD_HOME: home },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  const server = await startServe(home, ports.control, ROOT);
   const fixtures = await startFixtureServer();
   const direct = spawn(chromiumPath(), [...HEADLESS_TEST_FLAGS, '--remote-debugging-port=0', `--user-data-dir=${join(home, 'direct')}`, 'about:blank'], { stdio: ['ignore', 'ignore', 'pipe'] });
   try {
@@ -114,14 +112,7 @@ export async function measureEndpoint(): Promise<EndpointFigures> {
         if (match) resolve(match[1]);
       });
     });
-    await waitFor(() => {
-      try {
-        return readFileSync(join(home, 'token'), 'utf8').trim().length > 0;
-      } catch {
-        return false;
-      }
-    }, { timeoutMs: 20_000, message: 'serve did not start' });
-    const token = readFileSync(join(home, 'token'), 'utf8').trim();
+    const token = server.token;
     const http = async (method: string, path: string, body?: object) => {
       const response = await fetch(`http://127.0.0.1:${ports.control}${path}`, {
         method,
@@ -131,10 +122,6 @@ export async function measureEndpoint(): Promise<EndpointFigures> {
       if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
       return response.json();
     };
-    await waitFor(async () => (await fetch(`http://127.0.0.1:${ports.control}/`, { headers: { authorization: `Bearer ${token}` } }).catch(() => undefined))?.ok === true, {
-      timeoutMs: 20_000,
-      message: 'serve did not answer',
-    });
     const pageUrl = fixtures.url('big.html');
     await http('POST', '/tabs/open?profile=clawd', { url: pageUrl });
     const status = (await http('GET', '/?profile=clawd')) as { cdpUrl?: string; cdpPort?: number };
@@ -177,8 +164,7 @@ export async function measureEndpoint(): Promise<EndpointFigures> {
     };
   } finally {
     direct.kill('SIGKILL');
-    server.kill('SIGTERM');
-    await new Promise((resolve) => (server.exitCode === null ? server.once('exit', resolve) : resolve(undefined)));
+    await server.stop();
     await fixtures.close();
     rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   }

@@ -14,19 +14,17 @@
  * `npm run bench:grid`; BENCH_GRID_RUNS, BENCH_GRID_TASKS, BENCH_GRID_CONCURRENCY,
  * BENCH_GRID_SLOTS (sessions per node).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { SessionInfo } from '../relay/src/api/responses.js';
 import { BrowserClient } from '../relay/src/client/browser-client.js';
-import { waitFor } from '../tests/harness/chromium.js';
 import { startFixtureServer } from '../tests/harness/fixture-server.js';
 import { freePortPair } from '../tests/harness/ports.js';
 import { GRID_CHROMIUM_CAPABILITIES, startGrid } from '../tests/harness/selenium-grid.js';
+import { startServe } from './serve-process.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RUNS = Number(process.env.BENCH_GRID_RUNS ?? 10);
 const TASKS = Number(process.env.BENCH_GRID_TASKS ?? 12);
 const CONCURRENCY = Number(process.env.BENCH_GRID_CONCURRENCY ?? 2);
@@ -80,18 +78,10 @@ export async function measureGrid(): Promise<GridFigures> {
       grid: { url: grid.url, capabilities: GRID_CHROMIUM_CAPABILITIES, requestTimeoutSeconds: 300 },
     }));
   config(true);
-  const server: ChildProcess = spawn(process.execPath, [join(ROOT, 'bin/clawd-browser.js'), 'serve', '--log-level', 'warn'], { env: { ...process.env, CLAWD_HOME: home }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const server = await startServe(home, ports.control);
   const fixtures = await startFixtureServer();
   try {
-    await waitFor(() => {
-      try {
-        return readFileSync(join(home, 'token'), 'utf8').trim().length > 0;
-      } catch {
-        return false;
-      }
-    }, { timeoutMs: 20_000, message: 'serve did not start' });
-    const api = new BrowserClient({ baseUrl: `http://127.0.0.1:${ports.control}`, token: readFileSync(join(home, 'token'), 'utf8').trim() });
-    await waitFor(() => api.sessions().then(() => true, () => false), { timeoutMs: 20_000, message: 'serve did not answer' });
+    const api = new BrowserClient({ baseUrl: `http://127.0.0.1:${ports.control}`, token: server.token });
     const page = fixtures.url('index.html');
 
     const createSeries = async (place: 'grid' | 'local') => {
@@ -167,8 +157,7 @@ export async function measureGrid(): Promise<GridFigures> {
       memory: { sessions: SLOTS_PER_NODE, perSessionMb: browsersKb / 1024 / SLOTS_PER_NODE, nodeJavaMb: javaKb / 1024 },
     };
   } finally {
-    server.kill('SIGTERM');
-    await new Promise((resolve) => (server.exitCode === null ? server.once('exit', resolve) : resolve(undefined)));
+    await server.stop();
     await fixtures.close();
     await grid.close();
     rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
