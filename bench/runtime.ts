@@ -9,6 +9,7 @@
  * startServer, a real user Chromium with the real extension and a shared
  * tab). Run alone with `npm run bench:runtime`; `npm run bench` runs it too.
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +28,8 @@ export interface RuntimeFigures {
   fps: number;
   latencyP50Ms: number;
   latencyP95Ms: number;
+  /** CPU (share of one core) of this process and every Chromium while a viewer watches, above the same page unwatched. */
+  viewerCpu: number;
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -104,8 +107,13 @@ export async function measureRuntime(): Promise<RuntimeFigures[]> {
         await client.navigate(env.fixtures.url('runtime.html'), targetId).catch(() => client.navigate(env.fixtures.url('runtime.html'), targetId));
       }
 
-      // The live view of an animating page.
+      // The live view of an animating page; first the same page unwatched, for what a viewer costs.
       await client.navigate(env.fixtures.url('animation.html'), targetId);
+      const idleCpuStart = cpuSeconds();
+      const idleStart = performance.now();
+      await new Promise((resolve) => setTimeout(resolve, CAST_SECONDS * 1000));
+      const idleCpu = (cpuSeconds() - idleCpuStart) / ((performance.now() - idleStart) / 1000);
+      const castCpuStart = cpuSeconds();
       const controller = new AbortController();
       const response = await env.raw(`/screencast?profile=${profile}&targetId=${targetId}`, { signal: controller.signal });
       const reader = response.body!.getReader();
@@ -131,6 +139,7 @@ export async function measureRuntime(): Promise<RuntimeFigures[]> {
       }
       controller.abort();
       const seconds = (performance.now() - started) / 1000;
+      const castCpu = (cpuSeconds() - castCpuStart) / seconds;
       figures.push({
         profile,
         waitServerMs: median(wait.server),
@@ -140,6 +149,7 @@ export async function measureRuntime(): Promise<RuntimeFigures[]> {
         fps: frames / seconds,
         latencyP50Ms: percentile(latencies, 50),
         latencyP95Ms: percentile(latencies, 95),
+        viewerCpu: castCpu - idleCpu,
       });
     }
   } finally {
@@ -150,12 +160,32 @@ export async function measureRuntime(): Promise<RuntimeFigures[]> {
   return figures;
 }
 
+/** CPU seconds used so far by this process and every Chromium process on the machine (/proc). */
+function cpuSeconds(): number {
+  const ticks = 100; // USER_HZ on Linux
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      if (!/chrom/i.test(name)) continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      total += (Number(fields[11]) + Number(fields[12])) / ticks;
+    } catch {
+      // The process ended while being read.
+    }
+  }
+  const own = process.cpuUsage();
+  return total + (own.user + own.system) / 1e6;
+}
+
 export function reportRuntime(figures: RuntimeFigures[]): void {
   console.log(`\nagent runtime: cancel latency (median of ${ROUNDS}, ms from abort) and the live view (${CAST_SECONDS} s of an animating page)`);
-  console.log(`${'profile'.padEnd(10)} ${'wait→server'.padStart(12)} ${'wait→idle'.padStart(10)} ${'nav→server'.padStart(11)} ${'nav→idle'.padStart(9)} ${'fps'.padStart(6)} ${'latency p50'.padStart(12)} ${'p95'.padStart(6)}`);
+  console.log(`${'profile'.padEnd(10)} ${'wait→server'.padStart(12)} ${'wait→idle'.padStart(10)} ${'nav→server'.padStart(11)} ${'nav→idle'.padStart(9)} ${'fps'.padStart(6)} ${'latency p50'.padStart(12)} ${'p95'.padStart(6)} ${'viewer CPU'.padStart(11)}`);
   for (const f of figures) {
     console.log(
-      `${f.profile.padEnd(10)} ${f.waitServerMs.toFixed(1).padStart(12)} ${f.waitIdleMs.toFixed(1).padStart(10)} ${f.navigateServerMs.toFixed(1).padStart(11)} ${f.navigateIdleMs.toFixed(1).padStart(9)} ${f.fps.toFixed(1).padStart(6)} ${f.latencyP50Ms.toFixed(0).padStart(12)} ${f.latencyP95Ms.toFixed(0).padStart(6)}`,
+      `${f.profile.padEnd(10)} ${f.waitServerMs.toFixed(1).padStart(12)} ${f.waitIdleMs.toFixed(1).padStart(10)} ${f.navigateServerMs.toFixed(1).padStart(11)} ${f.navigateIdleMs.toFixed(1).padStart(9)} ${f.fps.toFixed(1).padStart(6)} ${f.latencyP50Ms.toFixed(0).padStart(12)} ${f.latencyP95Ms.toFixed(0).padStart(6)} ${`${(f.viewerCpu * 100).toFixed(0)}%`.padStart(11)}`,
     );
   }
 }

@@ -2,15 +2,18 @@ import type { CDPSession, Page } from 'playwright-core';
 
 /**
  * A tab's live view: CDP `Page.startScreencast` frames (JPEG), shared by
- * every viewer of the tab. Each frame is acknowledged at once (Chrome sends
- * the next only after the ack), identical frames are dropped, and at most
- * MAX_FPS reach viewers (the newest frame wins). The screencast runs while
- * someone watches and stops when the last viewer leaves. Works the same on
- * a shared tab of the extension profile (the relay passes screencast frames
- * through without a domain enable).
+ * every viewer of the tab. Chrome captures the next frame only after the
+ * last one is acknowledged, so acks are paced at MAX_FPS: capturing and
+ * encoding is most of a viewer's cost, and acking at once had Chrome encode
+ * frames the rate limit then dropped (everyNthFrame 2 saved as much, but a
+ * page that painted once after a change never sent that frame). Identical
+ * frames are dropped, and at most MAX_FPS reach viewers (the newest frame
+ * wins). The screencast runs while someone watches and stops when the last
+ * viewer leaves. Works the same on a shared tab of the extension profile
+ * (the relay passes screencast frames through without a domain enable).
  */
 
-const MAX_FPS = 10;
+const MAX_FPS = 30;
 const QUALITY = 60;
 const MAX_WIDTH = 1280;
 const MAX_HEIGHT = 1280;
@@ -29,6 +32,7 @@ export class TabScreencast {
   private starting: Promise<void> | undefined;
   private lastData = '';
   private lastSentAt = 0;
+  private lastAckAt = 0;
   private pending: Frame | undefined;
   private flushTimer: NodeJS.Timeout | undefined;
   /** Frames Chrome sent, and frames viewers got (after dedupe and rate limit). */
@@ -66,8 +70,13 @@ export class TabScreencast {
     const session = await this.page.context().newCDPSession(this.page);
     this.session = session;
     session.on('Page.screencastFrame', (event) => {
-      // Acknowledged first: Chrome waits for the ack before capturing again.
-      void session.send('Page.screencastFrameAck', { sessionId: event.sessionId }).catch(() => {});
+      // Chrome captures the next frame only once this one is acknowledged: acks paced at MAX_FPS
+      // keep it from capturing and encoding frames the cap would drop.
+      const ackIn = Math.max(0, this.lastAckAt + 1000 / MAX_FPS - Date.now());
+      this.lastAckAt = Date.now() + ackIn;
+      const ack = () => void session.send('Page.screencastFrameAck', { sessionId: event.sessionId }).catch(() => {});
+      if (ackIn > 0) setTimeout(ack, ackIn);
+      else ack();
       this.counts.received++;
       if (event.data === this.lastData) return;
       this.lastData = event.data;
