@@ -14,7 +14,7 @@
  * `npm run bench:grid`; BENCH_GRID_RUNS, BENCH_GRID_TASKS, BENCH_GRID_CONCURRENCY,
  * BENCH_GRID_SLOTS (sessions per node).
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +23,7 @@ import { BrowserClient } from '../relay/src/client/browser-client.js';
 import { startFixtureServer } from '../tests/harness/fixture-server.js';
 import { freePortPair } from '../tests/harness/ports.js';
 import { GRID_CHROMIUM_CAPABILITIES, startGrid } from '../tests/harness/selenium-grid.js';
+import { pssKb } from './process-memory.js';
 import { startServe } from './serve-process.js';
 
 const RUNS = Number(process.env.BENCH_GRID_RUNS ?? 10);
@@ -36,27 +37,6 @@ const CONCURRENCY = Number(process.env.BENCH_GRID_CONCURRENCY ?? 2);
 const SLOTS_PER_NODE = Number(process.env.BENCH_GRID_SLOTS ?? 1);
 
 const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))];
-
-/** Proportional set size (kB) of every process in a process group. */
-function groupPssKb(pgid: number, include: (command: string) => boolean): number {
-  let total = 0;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // Fields after the command name: state ppid pgrp …
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[2]) !== pgid) continue;
-      const command = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0')[0];
-      if (!include(command)) continue;
-      const rollup = readFileSync(`/proc/${entry}/smaps_rollup`, 'utf8');
-      total += Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0);
-    } catch {
-      // The process ended while being read.
-    }
-  }
-  return total;
-}
 
 export interface GridFigures {
   runs: number;
@@ -72,12 +52,12 @@ export async function measureGrid(): Promise<GridFigures> {
   const grid = await startGrid({ nodes: 1, maxSessions: SLOTS_PER_NODE, sessionTimeout: 300, requestTimeout: 300 });
   const home = mkdtempSync(join(tmpdir(), 'clawd-bench-grid-'));
   const ports = await freePortPair();
-  const config = (spare: boolean) =>
+  const config = (spares: number) =>
     writeFileSync(join(home, 'config.json'), JSON.stringify({
-      controlUrl: `http://127.0.0.1:${ports.control}`, headless: true, noSandbox: true, maxSessions: 16, sessionSpare: spare,
+      controlUrl: `http://127.0.0.1:${ports.control}`, headless: true, noSandbox: true, maxSessions: 16, sessionSpares: spares,
       grid: { url: grid.url, capabilities: GRID_CHROMIUM_CAPABILITIES, requestTimeoutSeconds: 300 },
     }));
-  config(true);
+  config(1);
   const server = await startServe(home, ports.control);
   const fixtures = await startFixtureServer();
   try {
@@ -128,9 +108,9 @@ export async function measureGrid(): Promise<GridFigures> {
 
     const grid1 = await createSeries('grid');
     const local = await createSeries('local');
-    config(false);
+    config(0);
     const localCold = await createSeries('local');
-    config(true);
+    config(1);
     const oneNode = await throughput('grid');
 
     // Memory: the one node full of sessions, each with the page open.
@@ -141,8 +121,9 @@ export async function measureGrid(): Promise<GridFigures> {
       held.push(session);
     }
     const pgid = grid.nodes[0].process.pid!;
-    const browsersKb = groupPssKb(pgid, (command) => !command.endsWith('java'));
-    const javaKb = groupPssKb(pgid, (command) => command.endsWith('java'));
+    const isJava = (cmdline: string) => cmdline.split(' ')[0].endsWith('java');
+    const browsersKb = pssKb((process) => process.pgid === pgid && !isJava(process.cmdline));
+    const javaKb = pssKb((process) => process.pgid === pgid && isJava(process.cmdline));
     for (const session of held) await api.closeSession(session.id);
 
     await grid.addNode();

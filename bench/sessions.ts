@@ -1,46 +1,64 @@
 /**
- * Task sessions (issue 11): create (clone the template, start Chromium,
- * inject the granted cookies) → first page loaded, and teardown (browser,
- * port, dir), ten in a row, through the control API of a server in this
- * process (`serve`'s own startServer). Run alone with `npm run bench:sessions`;
- * `npm run bench` runs it too.
+ * Task sessions as an agent platform meets them (issue 27): `clawd-browser
+ * serve` as its own process, driven over HTTP from this one. Operator
+ * sessions with a grant, so each one really injects a vault cookie.
+ *   - back to back: BENCH_SESSIONS sessions, each POST /sessions → POST
+ *     /tabs/open of a local page (loaded) → DELETE, no pause between; the
+ *     spares full at the start (one warm-up session first, then GET
+ *     /sessions until they are ready);
+ *   - a burst: BENCH_BURST sessions created at once, each to its first page;
+ *   - for sessionSpares 0 (every session launches), 1 (the default) and
+ *     BENCH_SPARES (4: for bursts);
+ *   - memory: the PSS of one ready spare (its Chromium processes).
+ * `npm run bench:sessions`; `npm run bench` runs it too.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer } from '../relay/src/cli/serve.js';
 import { BrowserClient } from '../relay/src/client/browser-client.js';
-import { createLogger } from '../relay/src/log.js';
+import { waitFor } from '../tests/harness/chromium.js';
 import { startFixtureServer } from '../tests/harness/fixture-server.js';
 import { freePortPair } from '../tests/harness/ports.js';
+import { pssKb } from './process-memory.js';
+import { startServe } from './serve-process.js';
 
 const RUNS = Number(process.env.BENCH_SESSIONS ?? 10);
+const BURST = Number(process.env.BENCH_BURST ?? 4);
+const MANY_SPARES = Number(process.env.BENCH_SPARES ?? 4);
+
+const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))];
+
+export interface SpareSeries {
+  spares: number;
+  /** Create → first page loaded, back to back. */
+  p50: number;
+  p95: number;
+  /** Each session of the burst, create → first page loaded. */
+  burst: number[];
+  teardownP50: number;
+}
 
 export interface SessionFigures {
   runs: number;
-  /** With the warm spare (config sessionSpare, the default): sessions a second apart. */
-  createMedian: number;
-  createP95: number;
-  /** Without it (sessionSpare: false): each session clones and launches. */
-  coldMedian: number;
-  coldP95: number;
-  teardownMedian: number;
-  teardownP95: number;
+  burstSize: number;
+  series: SpareSeries[];
+  /** PSS of one ready spare (MB). */
+  spareMb: number;
 }
-
-const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))];
 
 export async function measureSessions(): Promise<SessionFigures> {
   const home = mkdtempSync(join(tmpdir(), 'clawd-bench-sessions-'));
   const { control } = await freePortPair();
-  writeFileSync(join(home, 'config.json'), JSON.stringify({ controlUrl: `http://127.0.0.1:${control}`, headless: true, noSandbox: true, maxSessions: 2 }));
-  const server = await startServer({ home, logger: createLogger('warn') });
+  const configure = (spares: number) =>
+    writeFileSync(join(home, 'config.json'), JSON.stringify({ controlUrl: `http://127.0.0.1:${control}`, headless: true, noSandbox: true, maxSessions: 8, sessionSpares: spares }));
+  configure(1);
+  const server = await startServe(home, control);
   const fixtures = await startFixtureServer();
   try {
-    const api = new BrowserClient({ baseUrl: `http://127.0.0.1:${server.control.port}`, token: server.token });
-    // A vault entry and a grant, so each session really injects.
+    const api = new BrowserClient({ baseUrl: `http://127.0.0.1:${control}`, token: server.token });
     const url = fixtures.url('index.html');
+    // A vault entry and a grant, so that each session injects a cookie as an operator's would.
     const refresh = await api.vaultRefresh({ tenant: 'bench', domains: ['127.0.0.1'] });
     const person = api.withProfile(refresh.profile);
     await person.openTab(url);
@@ -48,47 +66,62 @@ export async function measureSessions(): Promise<SessionFigures> {
     await api.vaultRefreshDone(refresh.id);
     const { token } = await api.issueGrant({ tenant: 'bench', domains: ['127.0.0.1'], ttl: 3600 });
 
-    const series = async (spare: boolean) => {
-      writeFileSync(join(home, 'config.json'), JSON.stringify({ controlUrl: `http://127.0.0.1:${control}`, headless: true, noSandbox: true, maxSessions: 2, sessionSpare: spare }));
+    /** One task's start: the session, then its first page loaded. */
+    const start = async () => {
+      const started = performance.now();
+      const session = await api.openSession({ credential_mode: 'operator', tenant: 'bench', grant: token });
+      await api.withProfile(session.profile).openTab(url);
+      const elapsed = performance.now() - started;
+      if (session.injectedCookies !== 1) throw new Error(`expected one injected cookie, got ${session.injectedCookies}`);
+      return { session, elapsed };
+    };
+    const sparesReady = async (wanted: number) =>
+      waitFor(async () => {
+        const { spares } = await api.sessions();
+        return spares.ready >= wanted && spares.starting === 0;
+      }, { timeoutMs: 60_000, message: `${wanted} spares never got ready` });
+
+    const series = async (spares: number): Promise<SpareSeries> => {
+      configure(spares);
+      // The first session after a change fills the pool; it is not counted.
+      await api.closeSession((await start()).session.id);
+      await sparesReady(spares);
       const create: number[] = [];
       const teardown: number[] = [];
       for (let run = 0; run < RUNS; run++) {
-        // Sessions a second apart, as tasks come (the spare, when on, is ready by then).
-        await new Promise((resolve) => setTimeout(resolve, 1000));
-        const started = performance.now();
-        const session = await api.openSession({ credential_mode: 'operator', tenant: 'bench', grant: token });
-        await api.withProfile(session.profile).openTab(url);
-        create.push(performance.now() - started);
-        if (session.injectedCookies !== 1) throw new Error(`expected one injected cookie, got ${session.injectedCookies}`);
+        const { session, elapsed } = await start();
+        create.push(elapsed);
         const closing = performance.now();
         await api.closeSession(session.id);
         teardown.push(performance.now() - closing);
       }
-      return { create, teardown };
+      await sparesReady(spares);
+      const burst = await Promise.all(Array.from({ length: BURST }, () => start()));
+      for (const { session } of burst) await api.closeSession(session.id);
+      return { spares, p50: percentile(create, 50), p95: percentile(create, 95), burst: burst.map((b) => b.elapsed), teardownP50: percentile(teardown, 50) };
     };
-    const cold = await series(false);
-    const warm = await series(true);
-    return {
-      runs: RUNS,
-      createMedian: percentile(warm.create, 50),
-      createP95: percentile(warm.create, 95),
-      coldMedian: percentile(cold.create, 50),
-      coldP95: percentile(cold.create, 95),
-      teardownMedian: percentile([...cold.teardown, ...warm.teardown], 50),
-      teardownP95: percentile([...cold.teardown, ...warm.teardown], 95),
-    };
+
+    const results = [await series(0), await series(1), await series(MANY_SPARES)];
+    // With no session open, every session browser is a spare.
+    await sparesReady(MANY_SPARES);
+    const sessionsDir = `--user-data-dir=${join(home, 'sessions')}`;
+    const spareMb = pssKb((process) => process.cmdline.includes(sessionsDir)) / 1024 / MANY_SPARES;
+    return { runs: RUNS, burstSize: BURST, series: results, spareMb };
   } finally {
-    await server.close();
+    await server.stop();
     await fixtures.close();
     rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   }
 }
 
 export function reportSessions(figures: SessionFigures): void {
-  console.log(`\ntask sessions: operator session (clone + start + inject) → first page loaded, and teardown, ${figures.runs} in a row`);
-  console.log(`${'create → first page (spare)'.padEnd(30)} median ${figures.createMedian.toFixed(0).padStart(5)} ms   p95 ${figures.createP95.toFixed(0).padStart(5)} ms   target median < 500${figures.createMedian < 500 ? ' ✓' : ' ✗'}`);
-  console.log(`${'create → first page (cold)'.padEnd(30)} median ${figures.coldMedian.toFixed(0).padStart(5)} ms   p95 ${figures.coldP95.toFixed(0).padStart(5)} ms`);
-  console.log(`${'teardown'.padEnd(30)} median ${figures.teardownMedian.toFixed(0).padStart(5)} ms   p95 ${figures.teardownP95.toFixed(0).padStart(5)} ms`);
+  const ms = (value: number) => `${value.toFixed(0).padStart(5)} ms`;
+  console.log(`\ntask sessions from another process (operator, a vault cookie injected): create → first page loaded, ${figures.runs} back to back, then ${figures.burstSize} at once`);
+  for (const row of figures.series) {
+    const name = row.spares === 0 ? 'no spare (cold)' : `sessionSpares ${row.spares}`;
+    console.log(`${name.padEnd(20)} p50 ${ms(row.p50)}   p95 ${ms(row.p95)}   burst max ${ms(Math.max(...row.burst))}   teardown p50 ${ms(row.teardownP50)}`);
+  }
+  console.log(`one ready spare costs ${figures.spareMb.toFixed(0)} MB (PSS of its Chromium, one blank page)`);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

@@ -232,6 +232,44 @@ describe('session lifecycle', () => {
     await Promise.all(open.map((s) => api.closeSession(s.id)));
   }, 60_000);
 
+  it('a session taken from a spare starts with nothing of the session before it: no cookie, storage or history', async () => {
+    const api = env.client('clawd');
+    const marker = `spare-check-${randomBytes(8).toString('hex')}`;
+    /** The files under `dir` that hold the marker. */
+    const mentions = (dir: string): string[] =>
+      readdirSync(dir, { recursive: true, withFileTypes: true })
+        .filter((entry) => entry.isFile())
+        .map((entry) => join(entry.parentPath, entry.name))
+        .filter((file) => {
+          try {
+            return readFileSync(file).includes(marker);
+          } catch {
+            return false; // a file Chromium removed meanwhile
+          }
+        });
+    const before = await api.openSession({ credential_mode: 'clean' });
+    const first = env.client(before.profile);
+    await first.openTab(`${siteUrl}/account?visit=${marker}`);
+    await first.evaluate(`() => { document.cookie = 'left=${marker}; path=/; max-age=3600'; localStorage.setItem('left', '${marker}'); sessionStorage.setItem('left', '${marker}'); }`);
+    await first.navigate(`${siteUrl}/login?after=${marker}`);
+    // The search below can see such traces: the first session's own files hold them.
+    await waitFor(() => mentions(join(env.home, 'sessions', before.id)).length > 0, { timeoutMs: 20_000, message: 'the first session wrote nothing down' });
+    await api.closeSession(before.id);
+
+    await waitFor(async () => (await api.sessions()).spares.ready >= 1, { timeoutMs: 30_000, message: 'no spare got ready' });
+    const spareDirs = readdirSync(join(env.home, 'sessions'));
+    const after = await api.openSession({ credential_mode: 'clean' });
+    expect(spareDirs).toContain(after.id); // it was a spare, started before it was asked for
+    const next = env.client(after.profile);
+    expect((await next.tabs()).map((tab) => tab.url)).toEqual(['about:blank']); // the spare's warm page, nothing else
+    await next.openTab(`${siteUrl}/account`);
+    expect((await next.evaluate('() => [document.cookie, localStorage.length, sessionStorage.length]')).result).toEqual(['', 0, 0]);
+    // No file of the new session's browser, nor of the template, holds anything of the one before.
+    expect(mentions(join(env.home, 'sessions', after.id))).toEqual([]);
+    expect(mentions(join(env.home, 'sessions', 'template'))).toEqual([]);
+    await api.closeSession(after.id);
+  }, 60_000);
+
   it('after the server is killed with SIGKILL mid-session, its browsers end with it, the reaper removes the rest, and is safe to run twice', async () => {
     const { control } = await freePortPair();
     const home = freshHome({ controlUrl: `http://127.0.0.1:${control}`, headless: true, noSandbox: true });

@@ -26,7 +26,7 @@ describe('config.json', () => {
       allowNonLoopback: false,
       maxSessions: 4,
       sessionTtlSeconds: 900,
-      sessionSpare: true,
+      sessionSpares: 1,
       defaultProfile: 'clawd',
       profiles: {},
     });

@@ -149,6 +149,15 @@ export type CredentialMode = 'clean' | 'operator';
 /** What a session keeps of its actions: nothing, screenshots removed with it, or kept for the audit. */
 export type RecordMode = 'off' | 'transient' | 'audit';
 
+/** `GET /sessions` also tells how many spare browsers are warm (config sessionSpares). */
+export interface SpareCounts {
+  /** Started, connected, holding a blank page. */
+  ready: number;
+  starting: number;
+  /** config sessionSpares: the pool is topped up to this after the first session. */
+  wanted: number;
+}
+
 /** `POST /sessions`, `GET /sessions`. */
 export interface SessionInfo {
   id: string;

@@ -119,7 +119,7 @@ function credentialsFor(home: string, manager: ProfileManager, logger: Logger) {
     grants: grantsOf,
     settings: () => {
       const config = manager.registry.config();
-      return { maxSessions: config.maxSessions, defaultTtl: config.sessionTtlSeconds, spare: config.sessionSpare, enabled: config.enabled, grid: config.grid };
+      return { maxSessions: config.maxSessions, defaultTtl: config.sessionTtlSeconds, spares: config.sessionSpare === false ? 0 : config.sessionSpares, enabled: config.enabled, grid: config.grid };
     },
   });
   return { sessions, vault: vaultOf, grants: grantsOf, audit };

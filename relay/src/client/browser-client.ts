@@ -20,6 +20,7 @@ import type {
   Snapshot,
   Status,
   SessionInfo,
+  SpareCounts,
   Tab,
   VaultListing,
   Grant,
@@ -187,7 +188,7 @@ export class BrowserClient implements BrowserApi {
   openSession(request: RequestOf<'openSession'>): Promise<SessionInfo> {
     return this.call('POST', '/sessions', request);
   }
-  sessions(): Promise<{ sessions: SessionInfo[] }> {
+  sessions(): Promise<{ sessions: SessionInfo[]; spares: SpareCounts }> {
     return this.call('GET', '/sessions');
   }
   closeSession(id: string): Promise<{ closed: SessionInfo }> {

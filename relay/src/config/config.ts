@@ -60,8 +60,14 @@ export const ConfigSchema = z.strictObject({
   maxSessions: z.number().int().min(1).max(64).default(4),
   /** A task session's lifetime when its request gives no ttl (seconds). */
   sessionTtlSeconds: z.number().int().min(10).max(7 * 24 * 3600).default(900),
-  /** After the first task session, keep one browser cloned and started ahead, so the next starts at once (one idle Chromium). */
-  sessionSpare: z.boolean().default(true),
+  /**
+   * After the first task session, keep this many browsers cloned, started and
+   * holding a blank page, so that the next sessions skip the launch (each an
+   * idle Chromium, about 150 MB). 0 turns spares off.
+   */
+  sessionSpares: z.number().int().min(0).max(8).default(1),
+  /** The earlier switch for one spare: false means sessionSpares 0 (kept so that old config files still load). */
+  sessionSpare: z.boolean().optional(),
   /**
    * A Selenium Grid 4 for task sessions (sessions/task-sessions.ts): `POST
    * /sessions {place: "grid"}` places the browser there (every session, with

@@ -31,6 +31,8 @@ export class DriverTab {
    * goto failed.
    */
   readonly urlPolicy: { policed: boolean; lastRefusal?: string } = { policed: false };
+  /** A request has driven the tab (it was once the tab a request without targetId means). */
+  used = false;
   private id: string | undefined;
   /** Dialogs, downloads and refusals since the tab's last action: reported with the next action's result. */
   private pendingEvents: string[] = [];

@@ -49,6 +49,8 @@ export class ProfileDriver {
   /** The URL policy at the browser level, where the driver holds the browser (not the extension profile). */
   private browserGuard: BrowserUrlGuard | undefined;
   private connecting: Promise<Browser> | undefined;
+  /** A blank page opened ahead of need (a task session's spare): the first openTab navigates it rather than start a renderer. */
+  private warmPage: Page | undefined;
   private readonly registry: TabRegistry;
   private readonly downloadSaver: DownloadSaver;
   /** Read at each use, so config edits apply at once. */
@@ -157,13 +159,31 @@ export class ProfileDriver {
     return Promise.all(pages.map(async (page) => this.registry.describe(this.registry.tabOf(page))));
   }
 
+  /**
+   * Connects and opens one blank page, its renderer started: what a spare
+   * session holds so that its first page costs a navigation, not a launch.
+   */
+  async prewarm(): Promise<void> {
+    const browser = await this.start();
+    const context = browser.contexts()[0] ?? (await browser.newContext());
+    this.warmPage = await context.newPage();
+  }
+
   async openTab(url: string, signal?: AbortSignal): Promise<Tab> {
     await this.checkUrl(url);
     const browser = await abortable(this.start(), signal);
     const context = browser.contexts()[0] ?? (await browser.newContext());
-    const tab = this.registry.tabOf(await context.newPage());
+    const tab = this.registry.tabOf(this.takeWarmPage() ?? (await context.newPage()));
     if (url && url !== 'about:blank') await this.goto(tab, url, signal);
     return this.use(tab);
+  }
+
+  /** The warm page, once, if nobody has used or navigated it since (a CDP client may have). */
+  private takeWarmPage(): Page | undefined {
+    const page = this.warmPage;
+    this.warmPage = undefined;
+    if (!page || page.isClosed() || page.url() !== 'about:blank' || this.registry.tabOf(page).used) return undefined;
+    return page;
   }
 
   async focusTab(targetId: string): Promise<Tab> {

@@ -114,6 +114,7 @@ export class TabRegistry {
   async use(tab: DriverTab): Promise<Tab> {
     const info = await this.describe(tab);
     this.lastUsed = info.targetId;
+    tab.used = true;
     return info;
   }
 

@@ -60,7 +60,7 @@ export class CredentialService {
     );
   }
   listSessions() {
-    return { sessions: this.credentials.sessions.list() };
+    return { sessions: this.credentials.sessions.list(), spares: this.credentials.sessions.spareCounts() };
   }
   async closeSession(id: string) {
     return { closed: await this.credentials.sessions.close(id) };

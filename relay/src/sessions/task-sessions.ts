@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CredentialMode, RecordMode, SessionInfo } from '../api/responses.js';
+import type { CredentialMode, RecordMode, SessionInfo, SpareCounts } from '../api/responses.js';
 import type { ProfileDriver } from '../driver/profile-driver.js';
 import type { ProfileManager } from '../driver/profile-manager.js';
 import { BadRequestError, type ClawdError, DisabledError, ForbiddenError, GoneError, NotFoundError, TooManyError } from '../errors.js';
@@ -27,7 +27,6 @@ import { type SessionRecord, STOP_GRACE_MS } from './session-reaper.js';
  */
 
 const SESSION_COLOR = '#5B6B7A';
-const SPARE_DELAY_MS = 500;
 
 /** Ended sessions whose keys are still told apart from keys that never were. */
 const ENDED_KEYS_REMEMBERED = 256;
@@ -61,8 +60,8 @@ export interface TaskSessionSettings {
   maxSessions: number;
   /** Seconds, when a request gives none. */
   defaultTtl: number;
-  /** Keep one browser cloned and started ahead (after the first session). */
-  spare: boolean;
+  /** Browsers kept cloned, started and holding a blank page (after the first session): config sessionSpares. */
+  spares: number;
   /** config `enabled`: false refuses sessions as it refuses every browser (503). */
   enabled: boolean;
   /** config `grid`: where `place: "grid"` sessions go (and all of them, with `default`). */
@@ -83,7 +82,9 @@ export class TaskSessions {
   private readonly liveKeys = new Map<string, string>();
   /** Digests of ended sessions' keys: which session, and when it ended. */
   private readonly endedKeys = new Map<string, { id: string; at: string }>();
-  private spare: Promise<Prepared> | undefined;
+  /** Spares, ready or on their way (one is prepared at a time, so they never crowd a session's first page). */
+  private readonly spares: Array<{ prepared: Promise<Prepared>; ready: boolean }> = [];
+  private refilling = false;
   private closing = false;
 
   constructor(
@@ -125,6 +126,12 @@ export class TaskSessions {
     return [...this.sessions.values()].map((session) => ({ ...session.info }));
   }
 
+  /** The spares (config sessionSpares): started and holding their blank page, or on their way. */
+  spareCounts(): SpareCounts {
+    const ready = this.spares.filter((spare) => spare.ready).length;
+    return { ready, starting: this.spares.length - ready, wanted: this.deps.settings().spares };
+  }
+
   /** What a call on an ended session's name is told: when it ended, and why. */
   private static endedError(id: string, reason: string): NotFoundError {
     const at = new Date().toISOString();
@@ -160,7 +167,7 @@ export class TaskSessions {
     const place = options.refresh ? 'local' : (request.place ?? (settings.grid?.default ? 'grid' : 'local'));
     if (place === 'grid' && !settings.grid) throw new BadRequestError('place "grid" needs a Selenium Grid in config.json ("grid": {"url": …})');
     // On the Grid, its queue and nodes decide; here, a warm spare (cloned and started ahead) when there is one, else a cold start.
-    const prepared = place === 'grid' ? await this.prepareOnGrid(settings.grid!) : ((await this.takeSpare()) ?? (await this.prepare(settings)));
+    const prepared = place === 'grid' ? await this.prepareOnGrid(settings.grid!) : ((await this.takeSpare()) ?? (await this.prepare()));
     const { id, dir, driver } = prepared;
     const ttl = request.ttl ?? settings.defaultTtl;
     const record: RecordMode = request.record ?? 'off';
@@ -202,14 +209,13 @@ export class TaskSessions {
       await this.close(id, 'failed to start').catch(() => {});
       throw error;
     }
-    // The next spare starts a moment later, not competing with this session's first page.
-    if (settings.spare && place === 'local') setTimeout(() => this.makeSpare(settings), SPARE_DELAY_MS).unref();
+    if (place === 'local') this.refill();
     this.deps.audit.record({ event: options.refresh ? 'refresh-start' : 'session-start', tenant: request.tenant, session: id, domains, grantId, outcome: 'ok' });
     return { ...info, key };
   }
 
-  /** Clones the template and starts a browser on it: a session without an identity yet. */
-  private async prepare(settings: TaskSessionSettings): Promise<Prepared> {
+  /** Clones the template and starts a browser on it (a spare also opens its blank page): a session without an identity yet. */
+  private async prepare(options: { warm?: boolean } = {}): Promise<Prepared> {
     const id = randomBytes(6).toString('hex');
     const dir = join(this.root, id);
     const userDataDir = join(dir, 'user-data');
@@ -220,7 +226,7 @@ export class TaskSessions {
     // Written before the launch, so that a server killed mid-launch leaves the reaper what it needs.
     writeFileSync(join(dir, 'session.json'), JSON.stringify({ id, serverPid: process.pid, userDataDir, createdAt: new Date().toISOString() } satisfies SessionRecord));
     try {
-      await driver.start();
+      await (options.warm ? driver.prewarm() : driver.start());
     } catch (error) {
       await driver.stop().catch(() => {});
       rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
@@ -251,25 +257,38 @@ export class TaskSessions {
   }
 
   /**
-   * One browser cloned and started ahead of need (config sessionSpare), after
-   * a first session shows sessions are used: the next session then skips the
-   * launch. It is as credential-free as the template: cookies come only at
-   * hand-over.
+   * Tops the spares up to config sessionSpares, one browser at a time, once a
+   * first session shows sessions are used: the next sessions then skip the
+   * launch. Each spare is its own clone of the template, as credential-free
+   * as it: cookies come only at hand-over, and no spare is ever used twice.
    */
-  private makeSpare(settings: TaskSessionSettings): void {
-    if (this.spare || this.closing) return;
-    const spare = this.prepare(settings);
-    this.spare = spare;
-    spare.catch(() => {
-      if (this.spare === spare) this.spare = undefined;
-    });
+  private refill(): void {
+    if (this.refilling || this.closing || this.spares.length >= this.deps.settings().spares) return;
+    this.refilling = true;
+    const spare = { prepared: this.prepare({ warm: true }), ready: false };
+    this.spares.push(spare);
+    spare.prepared
+      .then(
+        () => (spare.ready = true),
+        (error: Error) => {
+          this.deps.log.warn(`a spare session browser failed to start: ${error.message}`);
+          const index = this.spares.indexOf(spare);
+          if (index >= 0) this.spares.splice(index, 1);
+        },
+      )
+      .finally(() => {
+        this.refilling = false;
+        // A failed launch is not retried at once: the next session tries again.
+        if (spare.ready) this.refill();
+      });
   }
 
+  /** A ready spare, else the one on its way (further along than a cold start). */
   private async takeSpare(): Promise<Prepared | undefined> {
-    const spare = this.spare;
-    this.spare = undefined;
+    const ready = this.spares.findIndex((spare) => spare.ready);
+    const [spare] = this.spares.splice(ready >= 0 ? ready : 0, 1);
     if (!spare) return undefined;
-    const prepared = await spare.catch(() => undefined);
+    const prepared = await spare.prepared.catch(() => undefined);
     // A spare whose browser went away meanwhile is no use.
     if (prepared && !prepared.driver.connected) {
       await this.discard(prepared);
@@ -311,11 +330,10 @@ export class TaskSessions {
 
   async closeAll(): Promise<void> {
     this.closing = true;
-    const spare = this.spare;
-    this.spare = undefined;
+    const spares = this.spares.splice(0);
     await Promise.all([
       ...[...this.sessions.keys()].map((id) => this.close(id, 'server stopping').catch(() => {})),
-      spare?.then((prepared) => this.discard(prepared)).catch(() => {}),
+      ...spares.map((spare) => spare.prepared.then((prepared) => this.discard(prepared)).catch(() => {})),
     ]);
   }
 
