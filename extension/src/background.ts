@@ -120,7 +120,9 @@ chrome.action.onClicked.addListener((tab) => {
     await ready;
     if (tab.id === undefined) return;
     if (shared.has(tab.id)) return shared.unshare(tab.id, 'the user stopped sharing the tab', { detach: true });
-    const pairing = await currentPairing();
+    // An open link has proved its pairing's key just now: the native host (a process Chrome
+    // starts, about half a second) is asked again only when the link is down.
+    const pairing = link.state === 'open' ? await loadPairing() : await currentPairing();
     if (!pairing) {
       await shared.refuse(
         tab.id,
