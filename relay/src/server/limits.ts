@@ -16,7 +16,7 @@ export const LIMITS = {
    * backpressure); above `clientBufferedBytes` (events keep coming) it is
    * disconnected with 1008. One large message (a screenshot) always goes out.
    */
-  clientReadPauseBytes: 8 * 1024 * 1024,
+  clientReadPauseBytes: 1 * 1024 * 1024,
   clientBufferedBytes: 64 * 1024 * 1024,
   /** CDP clients connected to the relay at once. */
   cdpClients: 64,
