@@ -51,7 +51,15 @@ async function roundTripMs(url: string): Promise<number> {
   return elapsed;
 }
 
-async function main(): Promise<void> {
+export interface FloodFigures {
+  commands: number;
+  rssMiB: { before: number; peak: number; afterClientGone: number };
+  flooderCutOffByRelay: boolean;
+  otherClientRoundTripMsDuringFlood: number;
+  floodSeconds: number;
+}
+
+export async function measureFlood(): Promise<FloodFigures> {
   const home = mkdtempSync(join(tmpdir(), 'clawd-flood-'));
   const token = randomBytes(32).toString('hex');
   writeFileSync(join(home, 'token'), `${token}\n`, { mode: 0o600 });
@@ -73,8 +81,6 @@ async function main(): Promise<void> {
     const before = rssMiB(serve.pid!);
 
     const flooder = await open(cdpUrl);
-    let closedBy: number | undefined;
-    flooder.on('close', (code) => (closedBy = code));
     flooder.pause();
     const command = JSON.stringify({ id: 1, method: 'Browser.getVersion' });
     const started = performance.now();
@@ -98,21 +104,13 @@ async function main(): Promise<void> {
     await sleep(5000);
     const after = rssMiB(serve.pid!);
     const cutOff = /not reading its messages/.test(log);
-    console.log(
-      JSON.stringify(
-        {
-          cli: CLI,
-          commands: COMMANDS,
-          rssMiB: { before, peak, afterClientGone: after },
-          flooderCutOffByRelay: cutOff,
-          flooderCloseCode: closedBy ?? null,
-          otherClientRoundTripMsDuringFlood: Math.round(duringRoundTrip * 100) / 100,
-          floodSeconds: Math.round((performance.now() - started) / 100) / 10,
-        },
-        null,
-        2,
-      ),
-    );
+    return {
+      commands: COMMANDS,
+      rssMiB: { before, peak, afterClientGone: after },
+      flooderCutOffByRelay: cutOff,
+      otherClientRoundTripMsDuringFlood: Math.round(duringRoundTrip * 100) / 100,
+      floodSeconds: Math.round((performance.now() - started) / 100) / 10,
+    };
   } finally {
     serve.kill('SIGTERM');
     await new Promise((resolve) => serve.once('exit', resolve));
@@ -120,7 +118,12 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+export function reportFlood(figures: FloodFigures): void {
+  const { before, peak, afterClientGone } = figures.rssMiB;
+  console.log(`\na client that never reads, ${figures.commands.toLocaleString('en')} commands: relay RSS ${before} → peak ${peak} → ${afterClientGone} MiB after it left; another client's round trip meanwhile ${figures.otherClientRoundTripMsDuringFlood} ms`);
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const figures = await measureFlood();
+  console.log(JSON.stringify({ cli: CLI, ...figures }, null, 2));
+}

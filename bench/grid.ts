@@ -23,7 +23,7 @@ import { BrowserClient } from '../relay/src/client/browser-client.js';
 import { startFixtureServer } from '../tests/harness/fixture-server.js';
 import { freePortPair } from '../tests/harness/ports.js';
 import { GRID_CHROMIUM_CAPABILITIES, startGrid } from '../tests/harness/selenium-grid.js';
-import { pssKb } from './process-memory.js';
+import { pssKb } from './process-stats.js';
 import { startServe } from './serve-process.js';
 
 const RUNS = Number(process.env.BENCH_GRID_RUNS ?? 10);

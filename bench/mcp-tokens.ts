@@ -257,14 +257,14 @@ async function stopServe(home: string): Promise<void> {
   }
 }
 
-const TASKS: Record<string, { title: string; target: number }> = {
+export const MCP_TASKS: Record<string, { title: string; target: number }> = {
   todo: { title: 'the todo task (add two items, tick one, filter, clear)', target: 0.33 },
   docs: { title: "the docs task (os's documentation: find the os.path link, follow it)", target: 0.25 },
 };
 
 export function reportMcpTokens(figures: McpTokenFigures[]): void {
   const ratios: Record<string, number> = {};
-  for (const [task, { title, target }] of Object.entries(TASKS)) {
+  for (const [task, { title, target }] of Object.entries(MCP_TASKS)) {
     const [ours, theirs] = figures.filter((figure) => figure.task === task);
     if (!ours || !theirs) continue;
     console.log(`\nMCP: tokens the agent receives for ${title}, gpt-tokenizer o200k`);

@@ -20,7 +20,7 @@ import { BrowserClient } from '../relay/src/client/browser-client.js';
 import { waitFor } from '../tests/harness/chromium.js';
 import { startFixtureServer } from '../tests/harness/fixture-server.js';
 import { freePortPair } from '../tests/harness/ports.js';
-import { pssKb } from './process-memory.js';
+import { pssKb } from './process-stats.js';
 import { startServe } from './serve-process.js';
 
 const RUNS = Number(process.env.BENCH_SESSIONS ?? 10);
