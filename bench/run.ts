@@ -57,7 +57,7 @@ async function main(): Promise<void> {
   const managed = await measureManagedStart(fixtures.url('many.html')).finally(() => fixtures.close());
   const start = median(managed.serveStart) / median(managed.plainLaunch);
   const snapshot = median(managed.snapshot.ours) / median(managed.snapshot.playwright);
-  console.log(`\nmanaged profile: POST /start → GET /tabs ${ms(median(managed.serveStart))} vs chromium.launch() ${ms(median(managed.plainLaunch))}; snapshot of many.html ${ms(median(managed.snapshot.ours))} vs Playwright ariaSnapshot ${ms(median(managed.snapshot.playwright))} (${managed.snapshot.snapshotChars} vs ${managed.snapshot.ariaChars} chars)`);
+  console.log(`\nmanaged profile: POST /start → GET /tabs ${ms(median(managed.serveStart))} vs chromium.launch() ${ms(median(managed.plainLaunch))}; snapshot of many.html ${ms(median(managed.snapshot.ours))} vs Playwright ariaSnapshot ${ms(median(managed.snapshot.playwright))} (${managed.snapshot.snapshotChars} vs ${managed.snapshot.ariaChars} chars; the page's HTML ${managed.snapshot.htmlChars})`);
   rows.push(
     { figure: 'managed start ÷ plain chromium.launch()', value: times(start), target: '≤ 1.2×', met: at(start, 1.2) },
     { figure: 'snapshot of a 5,000-element page ÷ Playwright ariaSnapshot', value: times(snapshot), target: '≤ 1.0×', met: at(snapshot, 1) },
