@@ -60,6 +60,10 @@ describe("a task session's key", () => {
         ['GET', '/actions'],
         ['POST', '/reset-profile'],
         ['POST', '/vault/from-extension'],
+        ['GET', '/grants'],
+        ['GET', '/audit'],
+        ['GET', '/events'],
+        ['POST', `/sessions/${mine.id}/extend`],
       ]) {
         const answer = await withKey(mine.key!, path, { method, body: method === 'GET' ? undefined : '{}' });
         expect(answer.status, `${method} ${path}`).toBe(403);

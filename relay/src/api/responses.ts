@@ -149,6 +149,47 @@ export type CredentialMode = 'clean' | 'operator';
 /** What a session keeps of its actions: nothing, screenshots removed with it, or kept for the audit. */
 export type RecordMode = 'off' | 'transient' | 'audit';
 
+export const AUDIT_EVENT_KINDS = [
+  'grant',
+  'grant-revoked',
+  'refresh-start',
+  'refresh-saved',
+  'extension-saved',
+  'inject',
+  'session-start',
+  'session-extended',
+  'session-stop',
+  'vault-forget',
+  'cdp-connect',
+  'cdp-disconnect',
+] as const;
+export type AuditEventKind = (typeof AUDIT_EVENT_KINDS)[number];
+
+/** One line of the audit log (`GET /audit`): never a cookie value or a token. */
+export interface AuditEntry {
+  time: string;
+  event: AuditEventKind;
+  tenant?: string;
+  session?: string;
+  domains?: string[];
+  grantId?: string;
+  /** A grant's expiry (ISO), on `grant` entries. */
+  expiresAt?: string;
+  outcome: 'ok' | 'refused' | 'error';
+  detail?: string;
+}
+
+/** A grant that can still be used (`GET /grants`): from the audit log, since tokens are kept by no one but their holder. */
+export interface LiveGrant {
+  id: string;
+  tenant: string;
+  domains: string[];
+  issuedAt: string;
+  expiresAt: string;
+  /** Sessions that were given cookies under it. */
+  sessions: string[];
+}
+
 /** `GET /sessions` also tells how many spare browsers are warm (config sessionSpares). */
 export interface SpareCounts {
   /** Started, connected, holding a blank page. */
@@ -176,7 +217,10 @@ export interface SessionInfo {
   node?: string;
   /** The session browser's CDP: the relay's `/cdp?profile=session-<id>` (with the token or the session's key). */
   cdpUrl: string;
+  createdAt: string;
   expiresAt: string;
+  /** CDP clients connected to it now (its driver not counted). */
+  cdpClients: number;
   /**
    * The session's own key, in `POST /sessions`'s answer only: it opens this
    * session's routes (and MCP scoped to it) and nothing else, and expires

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MAX_WAIT_MS } from './limits.js';
+import { AUDIT_EVENT_KINDS } from './responses.js';
 
 /** A profile colour, in config.json and in `POST /profiles/create` alike. */
 export const HexColor = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour like #FF4500');
@@ -152,6 +153,18 @@ export const schemas = {
   vaultRefresh: z.strictObject({ tenant: Tenant, domains: z.array(Domain).min(1).max(50), ttl: z.number().int().min(30).max(24 * 3600).optional() }),
   vaultRefreshDone: z.strictObject({ domains: z.array(Domain).min(1).max(50).optional() }),
   vaultQuery: z.object({ tenant: Tenant.optional(), domain: Domain.optional() }),
+  /** `GET /audit`: newest first; `before` is the `next` of the page before. */
+  auditQuery: z.object({
+    tenant: Tenant.optional(),
+    session: z.string().regex(/^[0-9a-f]{1,32}$/, 'a session id').optional(),
+    event: z.enum(AUDIT_EVENT_KINDS).optional(),
+    before: z.coerce.number().int().min(0).optional(),
+    limit: z.coerce.number().int().positive().max(500).default(50),
+  }),
+  /** `GET /audit/recording`: a session's recorded screenshots (and one of them, with `file`). */
+  recordingQuery: z.object({ session: z.string().regex(/^[0-9a-f]{12}$/, 'a session id'), file: z.string().max(100).optional() }),
+  /** Seconds from now. */
+  extendSession: z.strictObject({ ttl: z.number().int().min(10).max(7 * 24 * 3600) }),
   vaultFromExtension: z.strictObject({ tenant: Tenant, domains: z.array(Domain).min(1).max(50), timeoutMs: Timeout.optional() }),
   screencastQuery: z.object({ profile: z.string().optional(), targetId: TargetId.optional() }),
   /** Input a person gives through the live view: points are fractions (0..1) of the view, so any image size works. */

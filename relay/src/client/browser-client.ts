@@ -21,6 +21,9 @@ import type {
   Status,
   SessionInfo,
   SpareCounts,
+  LiveGrant,
+  AuditEntry,
+  AuditEventKind,
   Tab,
   VaultListing,
   Grant,
@@ -193,6 +196,19 @@ export class BrowserClient implements BrowserApi {
   }
   closeSession(id: string): Promise<{ closed: SessionInfo }> {
     return this.call('DELETE', `/sessions/${encodeURIComponent(id)}`);
+  }
+  /** Gives a session `ttl` seconds from now. */
+  extendSession(id: string, ttl: number): Promise<{ extended: SessionInfo }> {
+    return this.call('POST', `/sessions/${encodeURIComponent(id)}/extend`, { ttl });
+  }
+  /** Grants that can still be used, and the sessions that used each. */
+  grants(): Promise<{ grants: LiveGrant[] }> {
+    return this.call('GET', '/grants');
+  }
+  /** The audit log, newest first; pass an answer's `next` as `before` for the page after. */
+  audit(query: { tenant?: string; session?: string; event?: AuditEventKind; before?: number; limit?: number } = {}): Promise<{ entries: Array<AuditEntry & { position: number }>; next?: number }> {
+    const { before, limit, ...filters } = query;
+    return this.call('GET', '/audit', undefined, { ...filters, before: before?.toString(), limit: limit?.toString() });
   }
   /** A signed grant: lends the tenant's cookies of these domains to operator sessions until it expires (ttl in seconds). */
   issueGrant(request: RequestOf<'issueGrant'>): Promise<{ token: string; grant: Grant }> {

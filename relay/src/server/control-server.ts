@@ -9,6 +9,7 @@ import { applyServerLimits, LIMITS, SERVER_OPTIONS } from './limits.js';
 import { listen } from './listen.js';
 import { asHttpFailure, sendError, stackFrames } from './http-errors.js';
 import { checkHostAndOrigin, checkRequest, guardFor, isLoopbackHost, refusal } from './request-guard.js';
+import { EventStreams } from './event-stream.js';
 import { DashboardAuth } from './dashboard-auth.js';
 import { dashboardPage } from './dashboard-page.js';
 import { schemas } from '../api/schemas.js';
@@ -110,6 +111,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
   // The work is the service's (service/control-service.ts); a route parses, calls, answers.
   const service = new ControlService(manager, sessions, options.actionLog);
   const credentials = new CredentialService(options.credentials, manager, options.actionLog);
+  const events = new EventStreams(options.credentials.audit);
 
   // MCP over Streamable HTTP: the same tools as `clawd-browser mcp`, calling the service in process.
   const mcp = new McpHttpSessions((session) => (session === undefined ? service.api() : service.api(`${SESSION_PROFILE_PREFIX}${session}`, undefined, { locked: true })), options.exportDir);
@@ -252,6 +254,25 @@ export async function startControlServer(options: ControlServerOptions): Promise
   });
   app.delete('/sessions/:id', async (request, response) => {
     response.json(await credentials.closeSession(String(request.params.id)));
+  });
+  app.post('/sessions/:id/extend', (request, response) => {
+    response.json(credentials.extendSession(String(request.params.id), body(schemas.extendSession, request).ttl));
+  });
+  app.get('/grants', (_request, response) => {
+    response.json(credentials.liveGrants());
+  });
+  app.get('/audit', (request, response) => {
+    response.json(credentials.audit(query(schemas.auditQuery, request)));
+  });
+  /** A session's recorded screenshots (record: audit), and one of them as a JPEG with `file`. */
+  app.get('/audit/recording', (request, response) => {
+    const { session, file } = query(schemas.recordingQuery, request);
+    if (file === undefined) return void response.json(credentials.recording(session));
+    response.set('cache-control', 'no-store').type('image/jpeg').send(credentials.recordedShot(session, file));
+  });
+  /** Server-sent events for the operator's console: each audit entry as it is written (sessions, grants, the vault). */
+  app.get('/events', (request, response) => {
+    events.stream(request, response);
   });
   app.post('/grants', (request, response) => {
     response.status(201).json(credentials.issueGrant(body(schemas.issueGrant, request)));

@@ -7,6 +7,9 @@
  * authenticated by the session cookie (dashboard-auth.ts).
  */
 
+import { AUDIT_EVENT_KINDS } from '../api/responses.js';
+import { CONSOLE_SECTIONS, CONSOLE_STYLES, consoleMain } from './operator-console.js';
+
 export function dashboardPage(): string {
   return `<!doctype html>
 <html lang="en">
@@ -33,11 +36,13 @@ export function dashboardPage(): string {
   .error { color: #c00; }
   dialog { width: min(1100px, 95vw); border: none; border-radius: 10px; padding: 12px; }
   dialog img { width: 100%; display: block; cursor: crosshair; background: #ddd; }
-  dialog .bar { display: flex; justify-content: space-between; margin-bottom: 8px; }
+  dialog .bar { display: flex; justify-content: space-between; gap: 8px; margin-bottom: 8px; }
+${CONSOLE_STYLES}
 </style>
 </head>
 <body>
 <header><h1>clawd-browser</h1><span class="muted" id="updated"></span></header>
+${CONSOLE_SECTIONS}
 <section><h2>Profiles</h2><div class="profiles" id="profiles"></div></section>
 <section><h2>Your Chrome (extension)</h2><p id="extension" class="muted"></p></section>
 <section><h2>Tabs</h2><div class="tabs" id="tabs"></div></section>
@@ -45,13 +50,14 @@ export function dashboardPage(): string {
 <table><thead><tr><th>time</th><th>profile</th><th>who</th><th>action</th><th>ref</th><th>url</th><th>ms</th><th>outcome</th></tr></thead><tbody id="actions"></tbody></table>
 </section>
 <dialog id="live">
-  <div class="bar"><strong id="live-title"></strong><span class="muted">Click, scroll and type here to take over.</span><button id="live-close">Close</button></div>
+  <div class="bar"><strong id="live-title"></strong><span class="muted">Click, scroll and type here to take over.</span><span id="live-actions"></span><button id="live-close">Close</button></div>
   <img id="live-view" alt="live view">
 </dialog>
 <script>
 // Transpilers may wrap functions in __name(...) (esbuild keepNames): give it a meaning here.
 const __name = (fn) => fn;
 (${dashboardMain.toString()})();
+(${consoleMain.toString()})(${JSON.stringify(AUDIT_EVENT_KINDS)});
 </script>
 </body>
 </html>`;
@@ -113,12 +119,26 @@ function dashboardMain(): void {
   };
   $('live-close').addEventListener('click', close);
   dialog.addEventListener('cancel', close);
-  const openLive = (profile: string, tab: Tab) => {
+  type LiveAction = { label: string; run: () => Promise<unknown> };
+  const openLive = (profile: string, tab: Tab, title = `${tab.title || tab.url} (${profile})`, actions: LiveAction[] = []) => {
     live = { profile, targetId: tab.targetId };
-    $('live-title').textContent = `${tab.title || tab.url} (${profile})`;
+    $('live-title').textContent = title;
+    // Buttons the opener adds (the refresh workflow's Save and Cancel): each closes the view when done.
+    $('live-actions').replaceChildren(
+      ...actions.map((action) => {
+        const element = text('button', action.label);
+        element.addEventListener('click', () => void action.run().then(close, (error: Error) => ($('live-title').textContent = error.message)));
+        return element;
+      }),
+    );
     view.src = streamUrl(profile, tab.targetId);
     dialog.showModal();
   };
+  // The operator's console (operator-console.ts) opens sessions here.
+  document.addEventListener('clawd:live', (event) => {
+    const { profile, targetId, title, actions } = (event as CustomEvent<{ profile: string; targetId: string; title: string; actions?: LiveAction[] }>).detail;
+    openLive(profile, { targetId, title, url: '' }, title, actions);
+  });
 
   const refresh = async () => {
     const { profiles } = await json<{ profiles: Profile[] }>('/profiles');

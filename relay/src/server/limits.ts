@@ -33,7 +33,9 @@ export const LIMITS = {
   requestTimeoutMs: 30_000,
   /** Idle keep-alive connections are closed after this. */
   keepAliveTimeoutMs: 5_000,
-  /** Live-view output a viewer has not read yet: beyond it, frames are skipped for that viewer. */
+  /** Operator consoles' event streams (`GET /events`) open at once. */
+  eventStreams: 16,
+  /** Live-view output a viewer has not read yet: beyond it, frames are skipped for that viewer (and events, for a console). */
   screencastBufferedBytes: 2 * 1024 * 1024,
   /** Control API JSON bodies (inline uploads are base64 inside them). */
   controlBodyBytes: 72 * 1024 * 1024,

@@ -1,12 +1,14 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import type { z } from 'zod';
 import { MAX_WAIT_MS, type schemas } from '../api/schemas.js';
 import type { ProfileManager } from '../driver/profile-manager.js';
-import { BadRequestError, ForbiddenError } from '../errors.js';
+import { BadRequestError, ForbiddenError, NotFoundError } from '../errors.js';
 import type { ActionLog } from '../runtime/action-log.js';
 import { abortable, runOperation } from '../runtime/operation.js';
-import type { SessionInfo } from '../api/responses.js';
+import type { LiveGrant, SessionInfo } from '../api/responses.js';
 import type { TaskSessions } from '../sessions/task-sessions.js';
-import type { AuditLog } from '../vault/audit-log.js';
+import type { AuditLog, AuditQuery } from '../vault/audit-log.js';
 import type { CookieVault } from '../vault/cookie-vault.js';
 import type { Grants } from '../vault/grants.js';
 
@@ -24,6 +26,9 @@ export interface Credentials {
   /** The relay's way to ask the person, in the extension, which domains' cookies may be saved. */
   askConsent: (tenant: string, domains: string[], timeoutMs: number) => Promise<string[]>;
 }
+
+/** How TaskSessions.recordAction names a screenshot: its number, then the action's kind. */
+const RECORDED_SHOT = /^\d{4}-([A-Za-z-]+)\.jpeg$/;
 
 /** Where a session's actions are logged when it has no profile name yet. */
 const SESSIONS_LOG_PROFILE = 'sessions';
@@ -74,10 +79,57 @@ export class CredentialService {
       tenant,
       domains: issued.grant.allowed_domains,
       grantId: issued.grant.id,
+      expiresAt: new Date(issued.grant.expires_at).toISOString(),
       outcome: 'ok',
       detail: `expires ${new Date(issued.grant.expires_at).toISOString()}`,
     });
     return issued;
+  }
+
+  /**
+   * Grants that can still be used: tokens are held only by whom they were
+   * given to, so the audit log is where issued grants are known; revoked and
+   * expired ones drop out. Each says which sessions were given cookies under it.
+   */
+  liveGrants(): { grants: LiveGrant[] } {
+    const grants = new Map<string, LiveGrant>();
+    const now = Date.now();
+    for (const entry of this.credentials.audit.all()) {
+      if (!entry.grantId) continue;
+      if (entry.event === 'grant' && entry.outcome === 'ok' && entry.tenant) {
+        const expiresAt = entry.expiresAt ?? /expires (\S+)/.exec(entry.detail ?? '')?.[1];
+        if (expiresAt) grants.set(entry.grantId, { id: entry.grantId, tenant: entry.tenant, domains: entry.domains ?? [], issuedAt: entry.time, expiresAt, sessions: [] });
+      } else if (entry.event === 'grant-revoked') grants.delete(entry.grantId);
+      else if (entry.event === 'inject' && entry.outcome === 'ok' && entry.session) grants.get(entry.grantId)?.sessions.push(entry.session);
+    }
+    return { grants: [...grants.values()].filter((grant) => Date.parse(grant.expiresAt) > now).reverse() };
+  }
+
+  audit(query: AuditQuery) {
+    return this.credentials.audit.query(query);
+  }
+
+  /** A recorded session's screenshots (`record: audit|transient`), oldest first: one per action. */
+  recording(session: string) {
+    const dir = this.credentials.sessions.recordingDir(session);
+    const shots = existsSync(dir)
+      ? readdirSync(dir)
+          .filter((file) => RECORDED_SHOT.test(file))
+          .sort()
+          .map((file) => ({ file, action: RECORDED_SHOT.exec(file)![1], time: statSync(join(dir, file)).mtime.toISOString() }))
+      : [];
+    return { session, shots };
+  }
+  recordedShot(session: string, file: string): Buffer {
+    if (!RECORDED_SHOT.test(file)) throw new BadRequestError(`${JSON.stringify(file)} is not a recorded screenshot's name`);
+    const path = join(this.credentials.sessions.recordingDir(session), file);
+    if (!existsSync(path)) throw new NotFoundError(`Session ${session} has no recorded screenshot ${file}`);
+    return readFileSync(path);
+  }
+
+  /** A session's ttl from now (the operator gives it more time, or less). */
+  extendSession(id: string, ttlSeconds: number) {
+    return { extended: this.credentials.sessions.extend(id, ttlSeconds) };
   }
   revokeGrant(id: string) {
     this.credentials.grants().revoke(id);

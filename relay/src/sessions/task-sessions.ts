@@ -15,6 +15,7 @@ import type { AuditLog } from '../vault/audit-log.js';
 import { type CookieVault, underSite } from '../vault/cookie-vault.js';
 import type { Grants } from '../vault/grants.js';
 import { type SessionRecord, STOP_GRACE_MS } from './session-reaper.js';
+import { SparePool } from './spare-pool.js';
 
 /**
  * Task sessions (spec §11): an ephemeral managed browser per task, its
@@ -82,10 +83,13 @@ export class TaskSessions {
   private readonly liveKeys = new Map<string, string>();
   /** Digests of ended sessions' keys: which session, and when it ended. */
   private readonly endedKeys = new Map<string, { id: string; at: string }>();
-  /** Spares, ready or on their way (one is prepared at a time, so they never crowd a session's first page). */
-  private readonly spares: Array<{ prepared: Promise<Prepared>; ready: boolean }> = [];
-  private refilling = false;
-  private closing = false;
+  /**
+   * Browsers cloned, started and holding a blank page ahead of need, once a
+   * first session shows sessions are used: the next sessions skip the
+   * launch. Each is its own clone of the template, as credential-free as it:
+   * cookies come only at hand-over.
+   */
+  private readonly spares: SparePool<Prepared>;
 
   constructor(
     private readonly home: string,
@@ -98,7 +102,15 @@ export class TaskSessions {
       grants: () => Grants;
       audit: AuditLog;
     },
-  ) {}
+  ) {
+    this.spares = new SparePool({
+      wanted: () => this.deps.settings().spares,
+      make: () => this.prepare({ warm: true }),
+      usable: (prepared) => prepared.driver.connected,
+      discard: (prepared) => this.discard(prepared),
+      onFailure: (error) => this.deps.log.warn(`a spare session browser failed to start: ${error.message}`),
+    });
+  }
 
   get root(): string {
     return join(this.home, 'sessions');
@@ -128,8 +140,7 @@ export class TaskSessions {
 
   /** The spares (config sessionSpares): started and holding their blank page, or on their way. */
   spareCounts(): SpareCounts {
-    const ready = this.spares.filter((spare) => spare.ready).length;
-    return { ready, starting: this.spares.length - ready, wanted: this.deps.settings().spares };
+    return this.spares.counts();
   }
 
   /** What a call on an ended session's name is told: when it ended, and why. */
@@ -167,7 +178,7 @@ export class TaskSessions {
     const place = options.refresh ? 'local' : (request.place ?? (settings.grid?.default ? 'grid' : 'local'));
     if (place === 'grid' && !settings.grid) throw new BadRequestError('place "grid" needs a Selenium Grid in config.json ("grid": {"url": …})');
     // On the Grid, its queue and nodes decide; here, a warm spare (cloned and started ahead) when there is one, else a cold start.
-    const prepared = place === 'grid' ? await this.prepareOnGrid(settings.grid!) : ((await this.takeSpare()) ?? (await this.prepare()));
+    const prepared = place === 'grid' ? await this.prepareOnGrid(settings.grid!) : ((await this.spares.take()) ?? (await this.prepare()));
     const { id, dir, driver } = prepared;
     const ttl = request.ttl ?? settings.defaultTtl;
     const record: RecordMode = request.record ?? 'off';
@@ -183,7 +194,9 @@ export class TaskSessions {
       place,
       ...(prepared.grid?.node ? { node: prepared.grid.node } : {}),
       cdpUrl: this.deps.manager.cdpUrlOf(driver),
+      createdAt: new Date().toISOString(),
       expiresAt: new Date(Date.now() + ttl * 1000).toISOString(),
+      cdpClients: 0,
     };
     const timer = setTimeout(() => void this.close(id, 'ttl').catch(() => {}), ttl * 1000);
     timer.unref();
@@ -209,7 +222,7 @@ export class TaskSessions {
       await this.close(id, 'failed to start').catch(() => {});
       throw error;
     }
-    if (place === 'local') this.refill();
+    if (place === 'local') this.spares.refill();
     this.deps.audit.record({ event: options.refresh ? 'refresh-start' : 'session-start', tenant: request.tenant, session: id, domains, grantId, outcome: 'ok' });
     return { ...info, key };
   }
@@ -256,47 +269,6 @@ export class TaskSessions {
     return { id, dir, driver, grid: endpoint };
   }
 
-  /**
-   * Tops the spares up to config sessionSpares, one browser at a time, once a
-   * first session shows sessions are used: the next sessions then skip the
-   * launch. Each spare is its own clone of the template, as credential-free
-   * as it: cookies come only at hand-over, and no spare is ever used twice.
-   */
-  private refill(): void {
-    if (this.refilling || this.closing || this.spares.length >= this.deps.settings().spares) return;
-    this.refilling = true;
-    const spare = { prepared: this.prepare({ warm: true }), ready: false };
-    this.spares.push(spare);
-    spare.prepared
-      .then(
-        () => (spare.ready = true),
-        (error: Error) => {
-          this.deps.log.warn(`a spare session browser failed to start: ${error.message}`);
-          const index = this.spares.indexOf(spare);
-          if (index >= 0) this.spares.splice(index, 1);
-        },
-      )
-      .finally(() => {
-        this.refilling = false;
-        // A failed launch is not retried at once: the next session tries again.
-        if (spare.ready) this.refill();
-      });
-  }
-
-  /** A ready spare, else the one on its way (further along than a cold start). */
-  private async takeSpare(): Promise<Prepared | undefined> {
-    const ready = this.spares.findIndex((spare) => spare.ready);
-    const [spare] = this.spares.splice(ready >= 0 ? ready : 0, 1);
-    if (!spare) return undefined;
-    const prepared = await spare.prepared.catch(() => undefined);
-    // A spare whose browser went away meanwhile is no use.
-    if (prepared && !prepared.driver.connected) {
-      await this.discard(prepared);
-      return undefined;
-    }
-    return prepared;
-  }
-
   private async discard(prepared: Prepared): Promise<void> {
     await this.deps.manager.release(prepared.driver);
     const left = findProfileProcesses(join(prepared.dir, 'user-data'));
@@ -329,12 +301,7 @@ export class TaskSessions {
   }
 
   async closeAll(): Promise<void> {
-    this.closing = true;
-    const spares = this.spares.splice(0);
-    await Promise.all([
-      ...[...this.sessions.keys()].map((id) => this.close(id, 'server stopping').catch(() => {})),
-      ...spares.map((spare) => spare.prepared.then((prepared) => this.discard(prepared)).catch(() => {})),
-    ]);
+    await Promise.all([...[...this.sessions.keys()].map((id) => this.close(id, 'server stopping').catch(() => {})), this.spares.close()]);
   }
 
   /**
@@ -345,8 +312,24 @@ export class TaskSessions {
     const session = profileName.startsWith(SESSION_PROFILE_PREFIX) ? this.sessions.get(profileName.slice(SESSION_PROFILE_PREFIX.length)) : undefined;
     if (!session) return () => {};
     const { tenant, id } = session.info;
+    session.info.cdpClients++;
     this.deps.audit.record({ event: 'cdp-connect', tenant, session: id, outcome: 'ok', detail: `credential: ${credential}` });
-    return () => this.deps.audit.record({ event: 'cdp-disconnect', tenant, session: id, outcome: 'ok', detail: `credential: ${credential}` });
+    return () => {
+      session.info.cdpClients--;
+      this.deps.audit.record({ event: 'cdp-disconnect', tenant, session: id, outcome: 'ok', detail: `credential: ${credential}` });
+    };
+  }
+
+  /** Gives a session `ttlSeconds` from now (more or less time than it had); audited. */
+  extend(id: string, ttlSeconds: number): SessionInfo {
+    const session = this.sessions.get(id);
+    if (!session) throw this.deps.manager.endedError(`${SESSION_PROFILE_PREFIX}${id}`) ?? new NotFoundError(`No task session ${id}`, { next: 'list-sessions' });
+    clearTimeout(session.timer);
+    session.timer = setTimeout(() => void this.close(id, 'ttl').catch(() => {}), ttlSeconds * 1000);
+    session.timer.unref();
+    session.info.expiresAt = new Date(Date.now() + ttlSeconds * 1000).toISOString();
+    this.deps.audit.record({ event: 'session-extended', tenant: session.info.tenant, session: id, outcome: 'ok', detail: `expires ${session.info.expiresAt}` });
+    return { ...session.info };
   }
 
   /** After an action on a recorded session: one screenshot, outside the session dir. */

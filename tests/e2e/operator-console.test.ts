@@ -1,0 +1,177 @@
+import { randomBytes } from 'node:crypto';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type BrowserClient, ForbiddenError } from '../../relay/src/client/browser-client.js';
+import { chromiumPath, waitFor } from '../harness/chromium.js';
+import { rejection, startTestSite } from '../harness/test-site.js';
+import { type ControlEnv, startControlEnv } from './control-env.js';
+
+/**
+ * The operator's console in the dashboard, driven as a person would, in a
+ * real browser: a login refreshed through the page's live view (clicking
+ * and typing in the picture of a clean browser) and saved to the vault; a
+ * grant issued from the page that an operator session is logged in with;
+ * sessions that appear and go without a reload; revoke and forget from the
+ * page; the audit table showing all of it; bad input answered with the
+ * server's own message and nothing half-done.
+ */
+
+let env: ControlEnv;
+let site: Awaited<ReturnType<typeof startTestSite>>;
+let browser: Browser;
+let page: Page;
+let api: BrowserClient;
+const secret = `sid-${randomBytes(12).toString('hex')}`;
+const TENANT = 'console-acme';
+
+beforeAll(async () => {
+  env = await startControlEnv();
+  api = env.client('clawd');
+  site = await startTestSite((request, response, url) => {
+    const signedIn = (request.headers.cookie ?? '').includes(`session=${secret}`);
+    if (url.pathname === '/login' && request.method === 'POST') {
+      response.writeHead(303, { location: '/account', 'set-cookie': `session=${secret}; Path=/; HttpOnly; Max-Age=3600` }).end();
+      return;
+    }
+    if (url.pathname === '/login') {
+      response
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end('<!doctype html><title>Log in</title><form method="post" action="/login" style="font-size:28px;margin:40px"><input id="user" name="user" style="font-size:28px;width:320px"> <button id="go" style="font-size:28px">Log in</button></form>');
+      return;
+    }
+    response.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>Account</title><p id="who">${signedIn ? 'Signed in as alice' : 'Signed out'}</p>`);
+  });
+  browser = await chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox'] });
+  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  await page.goto((await api.dashboardLink()).url);
+}, 90_000);
+afterAll(async () => {
+  await browser?.close();
+  await env?.close();
+  await site?.close();
+});
+
+/** Clicks, in the dashboard's live view, on the middle of `selector` in the remote page, as a person clicks on what they see. */
+async function clickInLiveView(remote: BrowserClient, targetId: string, selector: string): Promise<void> {
+  const at = (await remote.evaluate(
+    `() => { const box = document.querySelector(${JSON.stringify(selector)}).getBoundingClientRect(); return { x: (box.left + box.width / 2) / innerWidth, y: (box.top + box.height / 2) / innerHeight }; }`,
+    { targetId },
+  )).result as { x: number; y: number };
+  const view = page.locator('#live-view');
+  await page.waitForFunction(() => (document.getElementById('live-view') as HTMLImageElement).naturalWidth > 0);
+  const box = (await view.boundingBox())!;
+  await view.click({ position: { x: at.x * box.width, y: at.y * box.height } });
+}
+
+async function who(client: BrowserClient): Promise<string> {
+  await client.navigate(`${site.url}/account`);
+  return (await client.evaluate("() => document.getElementById('who').textContent")).result as string;
+}
+
+describe("the operator's console", () => {
+  let token: string;
+  let grantId: string;
+  /** The operator session, recorded (record: audit). */
+  let recorded: string;
+
+  it('refreshes a login through the live view and saves it to the vault', async () => {
+    await page.fill('#refresh-form [name=tenant]', TENANT);
+    await page.fill('#refresh-form [name=domains]', '127.0.0.1');
+    await page.fill('#refresh-form [name=url]', `${site.url}/login`);
+    await page.click('#refresh-form button');
+    await page.waitForSelector('dialog#live[open]');
+    const refresh = (await api.sessions()).sessions.find((session) => session.credential_mode === 'refresh' && session.tenant === TENANT)!;
+    const remote = env.client(refresh.profile);
+    const [tab] = (await remote.tabs()).filter((t) => t.url.endsWith('/login'));
+    // The session appeared in the list without a reload.
+    await page.waitForSelector(`#session-rows tr[data-session="${refresh.id}"]`);
+
+    await clickInLiveView(remote, tab.targetId, '#user');
+    await waitFor(async () => (await remote.evaluate("() => document.activeElement?.id", { targetId: tab.targetId })).result === 'user', { message: 'the click never focused the field' });
+    await page.keyboard.type('alice');
+    await waitFor(async () => (await remote.evaluate("() => document.getElementById('user').value", { targetId: tab.targetId })).result === 'alice', { message: 'the typing never reached the field' });
+    await clickInLiveView(remote, tab.targetId, '#go');
+    await waitFor(async () => (await remote.tabs()).some((t) => t.url.endsWith('/account')), { message: 'the login never went through' });
+
+    await page.click('#live-actions button:text("Save cookies")');
+    await page.waitForSelector('dialog#live:not([open])', { state: 'attached' });
+    await page.waitForSelector(`#vault-rows tr[data-vault="${TENANT}/127.0.0.1"]`);
+    expect(await page.locator('#refresh-message').innerText()).toMatch(/Saved: 127\.0\.0\.1 \(1 cookies\); the session has ended/);
+    await page.waitForSelector(`#session-rows tr[data-session="${refresh.id}"]`, { state: 'detached' });
+    expect((await api.vault(TENANT)).entries.map((entry) => entry.domain)).toEqual(['127.0.0.1']);
+  }, 90_000);
+
+  it('issues a grant from the page; an operator session with it is logged in on its first page, and goes from the list when it ends', async () => {
+    await page.fill('#grant-form [name=tenant]', TENANT);
+    await page.fill('#grant-form [name=domains]', '127.0.0.1');
+    await page.fill('#grant-form [name=minutes]', '30');
+    await page.click('#grant-form button');
+    await page.waitForSelector('#grant-issued:not([hidden])');
+    token = await page.inputValue('#grant-token');
+    grantId = (await api.grants()).grants.find((grant) => grant.tenant === TENANT)!.id;
+    await page.waitForSelector(`#grant-rows tr[data-grant="${grantId}"]`);
+
+    const session = await api.openSession({ credential_mode: 'operator', tenant: TENANT, grant: token, record: 'audit' });
+    recorded = session.id;
+    const agent = env.client(session.profile);
+    expect(await who(agent)).toBe('Signed in as alice');
+    await agent.press('Tab');
+    await page.waitForSelector(`#session-rows tr[data-session="${session.id}"]`);
+    // The grant lists the session that used it.
+    await page.waitForFunction(([grant, id]) => document.querySelector(`#grant-rows tr[data-grant="${grant}"]`)?.textContent?.includes(id), [grantId, session.id]);
+    // Ended elsewhere: it leaves the page by itself.
+    await api.closeSession(session.id);
+    await page.waitForSelector(`#session-rows tr[data-session="${session.id}"]`, { state: 'detached' });
+  }, 60_000);
+
+  it('revokes the grant and forgets the vault entry from the page', async () => {
+    await page.click(`#grant-rows tr[data-grant="${grantId}"] button:text("Revoke")`);
+    await page.waitForSelector(`#grant-rows tr[data-grant="${grantId}"]`, { state: 'detached' });
+    const refused = await rejection(api.openSession({ credential_mode: 'operator', tenant: TENANT, grant: token }));
+    expect(refused).toBeInstanceOf(ForbiddenError);
+    expect(refused.message).toMatch(/revoked/);
+
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.click(`#vault-rows tr[data-vault="${TENANT}/127.0.0.1"] button:text("Forget")`);
+    await page.waitForSelector(`#vault-rows tr[data-vault="${TENANT}/127.0.0.1"]`, { state: 'detached' });
+    expect((await api.vault(TENANT)).entries).toEqual([]);
+  }, 60_000);
+
+  it('shows all of it in the audit table, filtered by tenant, newest first', async () => {
+    await page.fill('#audit-form [name=tenant]', TENANT);
+    await page.click('#audit-form button');
+    for (const kind of ['refresh-start', 'refresh-saved', 'grant', 'inject', 'session-start', 'session-stop', 'vault-forget'])
+      await page.waitForSelector(`#audit-rows tr[data-event="${kind}"]`);
+    const kinds = await page.locator('#audit-rows tr').evaluateAll((rows) => rows.map((row) => (row as HTMLElement).dataset.event));
+    expect(kinds[0]).toBe('vault-forget');
+    expect(kinds.lastIndexOf('refresh-start')).toBeGreaterThan(kinds.indexOf('grant'));
+    expect(await page.locator('#audit-rows').innerText()).not.toContain(secret);
+
+    // One session's entries, and beside them its recorded screenshots, one per action.
+    await page.fill('#audit-form [name=session]', recorded);
+    await page.click('#audit-form button');
+    await page.waitForSelector('#audit-timeline:not([hidden]) figure img');
+    await page.waitForFunction(() => [...document.querySelectorAll<HTMLImageElement>('#audit-timeline img')].every((image) => image.naturalWidth > 0));
+    expect(await page.locator('#audit-timeline figcaption').allInnerTexts()).toEqual(expect.arrayContaining([expect.stringMatching(/press/)]));
+    const sessions = await page.locator('#audit-rows tr td:nth-child(4)').allInnerTexts();
+    expect(new Set(sessions)).toEqual(new Set([recorded]));
+  });
+
+  it('answers bad input with the server message, and leaves nothing half-done', async () => {
+    const grantsBefore = (await api.grants()).grants.length;
+    await page.fill('#grant-form [name=tenant]', TENANT);
+    await page.fill('#grant-form [name=domains]', 'not a domain!!');
+    await page.click('#grant-form button');
+    await page.waitForFunction(() => document.getElementById('grants-message')!.textContent !== '');
+    expect(await page.locator('#grants-message').innerText()).toMatch(/domains/);
+    expect((await api.grants()).grants.length).toBe(grantsBefore);
+
+    const sessionsBefore = (await api.sessions()).sessions.length;
+    await page.fill('#refresh-form [name=tenant]', 'no such tenant!');
+    await page.fill('#refresh-form [name=domains]', '127.0.0.1');
+    await page.fill('#refresh-form [name=url]', `${site.url}/login`);
+    await page.click('#refresh-form button');
+    await page.waitForFunction(() => /tenant/.test(document.getElementById('refresh-message')!.textContent ?? ''));
+    expect((await api.sessions()).sessions.length).toBe(sessionsBefore);
+  }, 30_000);
+});
