@@ -94,7 +94,7 @@ describe('clawd-browser mcp (stdio)', () => {
     const { tools } = await client.listTools();
     const names = tools.map((tool) => tool.name);
     expect(names.sort()).toEqual(
-      ['browser_act', 'browser_console', 'browser_dialog', 'browser_downloads', 'browser_navigate', 'browser_pdf', 'browser_screenshot', 'browser_snapshot', 'browser_status', 'browser_tabs', 'browser_upload'],
+      ['browser_act', 'browser_console', 'browser_dialog', 'browser_downloads', 'browser_navigate', 'browser_pdf', 'browser_record', 'browser_screenshot', 'browser_snapshot', 'browser_status', 'browser_tabs', 'browser_upload'],
     );
     const snapshot = tools.find((tool) => tool.name === 'browser_snapshot')!;
     expect(Object.keys(snapshot.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['profile', 'targetId', 'interactive', 'ref', 'selector', 'depth', 'maxChars', 'diff']));
@@ -117,6 +117,16 @@ describe('clawd-browser mcp (stdio)', () => {
     await call('browser_navigate', { profile: 'extension', targetId: shared.targetId, url: env.fixtures.url('todo.html') });
     await todoTask(call, 'extension', shared.targetId, state('extension', shared.targetId));
   }, 90_000);
+
+  it('records a tab\'s requests with browser_record, and writes them as HAR', async () => {
+    const call = caller(client);
+    const opened = await call('browser_tabs', { profile: 'clawd', action: 'open', url: env.fixtures.url('index.html') });
+    const targetId = /^Opened (\S+)/.exec(opened)![1];
+    expect(await call('browser_record', { profile: 'clawd', targetId, action: 'network-start' })).toBe(`Recording ${targetId}'s requests.`);
+    await call('browser_navigate', { profile: 'clawd', targetId, url: env.fixtures.url('todo.html') });
+    expect(await call('browser_record', { profile: 'clawd', targetId, action: 'network', type: 'document' })).toMatch(/^#\d+ GET 200 document http:\/\/127\.0\.0\.1:\d+\/todo\.html \d+ms$/);
+    expect(await call('browser_record', { profile: 'clawd', targetId, action: 'har' })).toMatch(/^Written: .*\/recordings\/clawd\/.*\.har$/);
+  }, 60_000);
 
   it('says what to do when a ref is stale or a tab unknown', async () => {
     const result = (await client.callTool({ name: 'browser_act', arguments: { profile: 'clawd', kind: 'click', ref: 'e999' } })) as { content: Array<{ text: string }>; isError: boolean };

@@ -21,7 +21,7 @@ const ROUTES: Array<[string, string]> = [
   ['GET', '/'], ['POST', '/start'], ['POST', '/stop'], ['GET', '/tabs'], ['POST', '/tabs/open'], ['POST', '/tabs/focus'], ['DELETE', '/tabs/ABC'],
   ['POST', '/navigate'], ['POST', '/screenshot'], ['POST', '/pdf'], ['GET', '/console'], ['GET', '/snapshot'], ['POST', '/act'],
   ['POST', '/hooks/file-chooser'], ['POST', '/hooks/dialog'], ['GET', '/downloads'], ['GET', '/profiles'], ['POST', '/profiles/create'],
-  ['DELETE', '/profiles/nope'], ['GET', '/actions'], ['POST', '/sessions'], ['GET', '/sessions'], ['DELETE', '/sessions/abc'], ['POST', '/sessions/abc/extend'], ['GET', '/grants'], ['GET', '/audit'], ['GET', '/audit/recording'],
+  ['DELETE', '/profiles/nope'], ['GET', '/actions'], ['POST', '/sessions'], ['GET', '/sessions'], ['DELETE', '/sessions/abc'], ['POST', '/sessions/abc/extend'], ['GET', '/grants'], ['GET', '/audit'], ['GET', '/audit/recording'], ['POST', '/network/record'], ['GET', '/network'], ['GET', '/network/body'], ['POST', '/network/har'], ['POST', '/trace/start'], ['POST', '/trace/stop'],
   ['POST', '/grants'], ['DELETE', '/grants/abc'], ['GET', '/vault'], ['DELETE', '/vault'], ['POST', '/vault/refresh'],
   ['POST', '/vault/refresh/abc/done'], ['POST', '/vault/from-extension'], ['GET', '/screencast'], ['GET', '/screencast/frame'],
   ['POST', '/screencast/input'], ['POST', '/dashboard/link'], ['GET', '/dashboard/login'], ['POST', '/mcp'], ['GET', '/no/such/route'],

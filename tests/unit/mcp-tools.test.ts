@@ -41,6 +41,7 @@ function scriptedApi(answers: Partial<Record<keyof BrowserApi, (...args: any[]) 
     fileChooser: record('fileChooser'),
     dialog: record('dialog'),
     downloads: record('downloads'),
+    record: record('record'),
   } as BrowserApi;
 }
 
@@ -58,10 +59,10 @@ async function call(name: string, args: Record<string, unknown>, api: BrowserApi
 const TAB: Tab = { targetId: 'AAAA1111', url: 'http://site.test/', title: 'Site', type: 'page' };
 
 describe('the tools, in process', () => {
-  it('are eleven, each defined once with a read-only hint where it only looks', () => {
+  it('are twelve, each defined once with a read-only hint where it only looks', () => {
     expect(TOOLS.map((t) => t.name)).toEqual([
       'browser_status', 'browser_tabs', 'browser_navigate', 'browser_snapshot', 'browser_act', 'browser_screenshot',
-      'browser_pdf', 'browser_console', 'browser_downloads', 'browser_upload', 'browser_dialog',
+      'browser_pdf', 'browser_console', 'browser_downloads', 'browser_record', 'browser_upload', 'browser_dialog',
     ]);
     const readOnly = listTools().filter((listed) => listed.annotations?.readOnlyHint).map((listed) => listed.name);
     expect(readOnly).toEqual(['browser_status', 'browser_snapshot', 'browser_screenshot', 'browser_console', 'browser_downloads']);
@@ -109,6 +110,21 @@ describe('the tools, in process', () => {
     expect(await call('browser_snapshot', { interactive: true }, api)).toBe('Site — http://site.test/\n- main:');
     await call('browser_snapshot', { maxChars: 500, selector: 'main' }, api);
     expect(calls.map((c) => c.args[0])).toEqual([{ maxChars: 16_000, interactive: true }, { maxChars: 500, selector: 'main' }]);
+  });
+
+  it('browser_record passes the action and filters in one call, and answers a line per request or where the file went', async () => {
+    const calls: Call[] = [];
+    const entries = [
+      { id: 3, url: 'http://site/api', method: 'GET', resourceType: 'fetch', status: 404, requestHeaders: {}, startedAt: '2026-01-01T00:00:00Z', durationMs: 12 },
+      { id: 4, url: 'http://site/img', method: 'GET', resourceType: 'image', failure: 'net::ERR_FAILED', requestHeaders: {}, startedAt: '2026-01-01T00:00:00Z' },
+    ];
+    const listing = scriptedApi({ record: () => ({ targetId: TAB.targetId, network: { recording: true, entries } }) }, calls);
+    expect(await call('browser_record', { profile: 'p', action: 'network', status: '4xx', type: 'fetch' }, listing)).toBe('#3 GET 404 fetch http://site/api 12ms\n#4 GET net::ERR_FAILED image http://site/img');
+    expect(calls).toEqual([{ method: 'record', profile: 'p', args: [{ targetId: undefined, action: 'network', status: '4xx', type: 'fetch', url: undefined, limit: undefined }] }]);
+    const written = scriptedApi({ record: () => ({ path: '/home/x/recordings/p/a.har' }) });
+    expect(await call('browser_record', { action: 'har' }, written)).toBe('Written: /home/x/recordings/p/a.har');
+    const started = scriptedApi({ record: () => ({ targetId: TAB.targetId, network: { recording: true } }) });
+    expect(await call('browser_record', { action: 'network-start' }, started)).toBe(`Recording ${TAB.targetId}'s requests.`);
   });
 
   it('browser_upload answers in prose, armed or done', async () => {

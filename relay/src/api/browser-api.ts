@@ -6,6 +6,7 @@ import type {
   ConsoleMessage,
   DownloadRecord,
   ProfileSummary,
+  RecordingAnswer,
   RequestOf,
   Screenshot,
   Status,
@@ -30,6 +31,21 @@ export interface DialogArmed {
   armed: boolean;
   accept: boolean;
   timeoutMs: number;
+}
+
+/** `browser_record` (MCP): the network log, a HAR of it, a trace (service/recording-service.ts). */
+export interface RecordRequest {
+  action: 'network-start' | 'network-stop' | 'network' | 'har' | 'trace-start' | 'trace-stop';
+  targetId?: string;
+  /** Filters of `network`: a URL substring, a status (404) or class (4xx), a resource type. */
+  url?: string;
+  status?: string;
+  type?: string;
+  limit?: number;
+  /** `har`: every recorded tab of the profile. */
+  all?: boolean;
+  /** `har`, `trace-stop`: keep the file after a task session ends. */
+  keep?: boolean;
 }
 
 export interface ActOptions {
@@ -65,4 +81,5 @@ export interface BrowserApi {
   fileChooser(options: RequestOf<'fileChooser'>): Promise<FileChooserAnswer>;
   dialog(options: RequestOf<'dialog'>): Promise<DialogArmed>;
   downloads(): Promise<{ downloads: DownloadRecord[] }>;
+  record(request: RecordRequest): Promise<RecordingAnswer>;
 }

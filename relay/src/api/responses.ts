@@ -149,6 +149,35 @@ export type CredentialMode = 'clean' | 'operator';
 /** What a session keeps of its actions: nothing, screenshots removed with it, or kept for the audit. */
 export type RecordMode = 'off' | 'transient' | 'audit';
 
+/** One request in a tab's network log (`GET /network`); credential headers redacted unless the token's holder asks. */
+export interface NetworkEntry {
+  /** Counts up within the tab's log: `GET /network/body?id=`. */
+  id: number;
+  url: string;
+  method: string;
+  /** Playwright's resource type: document, script, image, fetch, xhr, stylesheet, … */
+  resourceType: string;
+  status?: number;
+  statusText?: string;
+  mimeType?: string;
+  requestHeaders: Record<string, string>;
+  responseHeaders?: Record<string, string>;
+  startedAt: string;
+  durationMs?: number;
+  /** Response body bytes, once finished. */
+  size?: number;
+  failure?: string;
+}
+
+/** What `browser_record` (MCP) and the recording routes answer. */
+export interface RecordingAnswer {
+  targetId?: string;
+  network?: { recording: boolean; since?: string; entries?: NetworkEntry[] };
+  /** A HAR or trace written under $CLAWD_HOME/recordings (0600). */
+  path?: string;
+  tracing?: boolean;
+}
+
 export const AUDIT_EVENT_KINDS = [
   'grant',
   'grant-revoked',

@@ -163,6 +163,23 @@ export const schemas = {
   }),
   /** `GET /audit/recording`: a session's recorded screenshots (and one of them, with `file`). */
   recordingQuery: z.object({ session: z.string().regex(/^[0-9a-f]{12}$/, 'a session id'), file: z.string().max(100).optional() }),
+  /** `POST /network/record`: start or stop a tab's network log. */
+  networkRecord: z.strictObject({ targetId: TargetId.optional(), on: z.boolean() }),
+  /** `GET /network`: a tab's log, filtered; `secrets` shows credential headers (the token's holder only). */
+  networkQuery: z.object({
+    profile: z.string().optional(),
+    targetId: TargetId.optional(),
+    url: z.string().max(2000).optional(),
+    status: z.string().regex(/^(\d{3}|[1-5]xx)$/i, 'a status (404) or a class (4xx)').optional(),
+    type: z.string().max(40).optional(),
+    limit: z.coerce.number().int().positive().max(1000).optional(),
+    secrets: z.enum(['true', 'false']).optional(),
+  }),
+  networkBody: z.object({ profile: z.string().optional(), targetId: TargetId.optional(), id: z.coerce.number().int().positive() }),
+  /** `POST /network/har`: one tab's log as HAR 1.2, or (`all`) every recorded tab of the profile; `keep` keeps a task session's file after it ends. */
+  har: z.strictObject({ targetId: TargetId.optional(), all: z.boolean().optional(), keep: z.boolean().optional(), secrets: z.boolean().optional() }),
+  /** `POST /trace/start`, `/trace/stop`: a Playwright trace of the profile's browser context. */
+  traceStop: z.strictObject({ keep: z.boolean().optional() }),
   /** Seconds from now. */
   extendSession: z.strictObject({ ttl: z.number().int().min(10).max(7 * 24 * 3600) }),
   vaultFromExtension: z.strictObject({ tenant: Tenant, domains: z.array(Domain).min(1).max(50), timeoutMs: Timeout.optional() }),

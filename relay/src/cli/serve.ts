@@ -81,6 +81,7 @@ export async function startServer(options: { home: string; port?: number; host?:
       manager,
       logger: options.logger,
       exportDir: join(options.home, 'exports'),
+      recordingsDir: join(options.home, 'recordings'),
       actionLog: new ActionLog(join(options.home, 'logs')),
       credentials,
     });

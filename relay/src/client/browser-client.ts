@@ -3,7 +3,7 @@ import { controlUrlFor } from '../config/server-record.js';
 import { clawdHome, readToken } from '../config/state-dir.js';
 import { type ClawdError, errorFromBody, TimeoutError, UnavailableError } from '../errors.js';
 import { MAX_WAIT_MS } from '../api/limits.js';
-import type { ActOptions, BrowserApi, DialogArmed, FileChooserAnswer, SnapshotRequest } from '../api/browser-api.js';
+import type { ActOptions, BrowserApi, DialogArmed, FileChooserAnswer, RecordRequest, SnapshotRequest } from '../api/browser-api.js';
 import type {
   ActionOptions,
   ActionRecord,
@@ -21,6 +21,7 @@ import type {
   Status,
   SessionInfo,
   SpareCounts,
+  RecordingAnswer,
   LiveGrant,
   AuditEntry,
   AuditEventKind,
@@ -250,6 +251,49 @@ export class BrowserClient implements BrowserApi {
   /** What the profile's tabs downloaded, and where the files are. */
   downloads(): Promise<{ downloads: DownloadRecord[] }> {
     return this.call('GET', '/downloads');
+  }
+
+  // ---- a record of what happened: network log, HAR, trace ------------------
+
+  /** Starts (on) or stops a tab's network log. */
+  networkRecord(on: boolean, targetId?: string): Promise<RecordingAnswer> {
+    return this.call('POST', '/network/record', { on, targetId });
+  }
+  /** A tab's network log, filtered; `secrets` shows credential headers (the token only). */
+  network(query: { targetId?: string; url?: string; status?: string; type?: string; limit?: number; secrets?: boolean } = {}): Promise<RecordingAnswer> {
+    const { limit, secrets, ...rest } = query;
+    return this.call('GET', '/network', undefined, { ...rest, limit: limit?.toString(), secrets: secrets?.toString() });
+  }
+  /** A response body as the browser still holds it (base64, capped at 1 MiB). */
+  networkBody(id: number, targetId?: string): Promise<{ targetId: string; id: number; mimeType?: string; base64: string; size: number; truncated: boolean }> {
+    return this.call('GET', '/network/body', undefined, { id: String(id), targetId });
+  }
+  /** Writes the tab's (or, with all, the profile's) network log as HAR 1.2 under $CLAWD_HOME/recordings. */
+  har(request: RequestOf<'har'> = {}): Promise<RecordingAnswer & { entries: number }> {
+    return this.call('POST', '/network/har', request);
+  }
+  traceStart(): Promise<RecordingAnswer> {
+    return this.call('POST', '/trace/start', {});
+  }
+  /** Writes the trace (a zip for `npx playwright show-trace`) and the action log entries beside it. */
+  traceStop(request: RequestOf<'traceStop'> = {}): Promise<RecordingAnswer & { actionsPath: string }> {
+    return this.call('POST', '/trace/stop', request);
+  }
+  /** browser_record's one call (BrowserApi). */
+  async record(request: RecordRequest): Promise<RecordingAnswer> {
+    switch (request.action) {
+      case 'network-start':
+      case 'network-stop':
+        return this.networkRecord(request.action === 'network-start', request.targetId);
+      case 'network':
+        return this.network({ targetId: request.targetId, url: request.url, status: request.status, type: request.type, limit: request.limit });
+      case 'har':
+        return this.har({ targetId: request.targetId, all: request.all, keep: request.keep });
+      case 'trace-start':
+        return this.traceStart();
+      case 'trace-stop':
+        return this.traceStop({ keep: request.keep });
+    }
   }
 
   private async call<T>(method: string, path: string, body?: object, query: Record<string, string | undefined> = {}): Promise<T> {

@@ -1,6 +1,7 @@
 import type { CDPSession, Dialog, ElementHandle, Page } from 'playwright-core';
 import { resolveRef, TabSnapshots } from '../snapshot/refs.js';
 import { ConsoleBuffer } from './console-buffer.js';
+import { NetworkLog } from './network-log.js';
 import { TabScreencast } from './screencast.js';
 
 /**
@@ -31,6 +32,8 @@ export class DriverTab {
    * goto failed.
    */
   readonly urlPolicy: { policed: boolean; lastRefusal?: string } = { policed: false };
+  /** Its requests, once asked for (network-log.ts). */
+  readonly network: NetworkLog;
   /** A request has driven the tab (it was once the tab a request without targetId means). */
   used = false;
   private id: string | undefined;
@@ -44,6 +47,7 @@ export class DriverTab {
   constructor(readonly page: Page) {
     this.console = new ConsoleBuffer(page);
     this.snapshots = new TabSnapshots(page);
+    this.network = new NetworkLog(page);
     // One listener answers every dialog: the armed answer, or dismissed, so a page never hangs on one.
     page.on('dialog', (dialog) => this.answer(dialog));
   }

@@ -186,6 +186,22 @@ export class ProfileDriver {
     return page;
   }
 
+  /** The tab a request means (recording-service.ts keeps its network log and traces on it). */
+  tabFor(targetId?: string): Promise<DriverTab> {
+    return this.tab(targetId);
+  }
+
+  /** Every open tab. */
+  async allTabs(): Promise<DriverTab[]> {
+    return (await this.registry.pages()).map((page) => this.registry.tabOf(page));
+  }
+
+  /** The browser context the profile's tabs live in (a trace records it whole). */
+  async context(): Promise<BrowserContext> {
+    const browser = await this.start();
+    return browser.contexts()[0] ?? (await browser.newContext());
+  }
+
   async focusTab(targetId: string): Promise<Tab> {
     const tab = await this.tab(targetId);
     await tab.page.bringToFront();

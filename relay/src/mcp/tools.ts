@@ -262,6 +262,29 @@ export const TOOLS: Tool[] = [
     },
   }),
   defineTool({
+    name: 'browser_record',
+    description: 'Network log (start, list filtered by url substring, status 404/4xx, type fetch…), har file, Playwright trace.',
+    input: z.object({
+      profile: Profile,
+      targetId: TargetId,
+      action: z.enum(['network-start', 'network-stop', 'network', 'har', 'trace-start', 'trace-stop']),
+      url: z.string().optional(),
+      status: z.string().optional(),
+      type: z.string().optional(),
+      limit: z.number().int().positive().optional(),
+    }),
+    readOnly: false,
+    run: async (api, { profile, ...request }) => {
+      const answer = await withProfile(api, { profile }).record(request);
+      if (answer.path) return text(`Written: ${answer.path}`);
+      if (answer.tracing !== undefined) return text(answer.tracing ? 'Tracing the browser context.' : 'Trace stopped.');
+      const network = answer.network!;
+      if (!network.entries) return text(network.recording ? `Recording ${answer.targetId}'s requests.` : `Not recording ${answer.targetId}.`);
+      const lines = network.entries.map((e) => `#${e.id} ${e.method} ${e.status ?? e.failure ?? '…'} ${e.resourceType} ${e.url}${e.durationMs !== undefined ? ` ${e.durationMs}ms` : ''}`);
+      return text(lines.length ? lines.join('\n') : network.recording ? 'No requests recorded yet.' : 'Not recording: network-start first.');
+    },
+  }),
+  defineTool({
     name: 'browser_upload',
     description: 'Upload files: set inputRef directly, or click ref to open the chooser. paths must be in the upload folders; files are inline base64.',
     input: z.object({ profile: Profile, ...schemas.fileChooser.shape }),

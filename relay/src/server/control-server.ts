@@ -10,6 +10,9 @@ import { listen } from './listen.js';
 import { asHttpFailure, sendError, stackFrames } from './http-errors.js';
 import { checkHostAndOrigin, checkRequest, guardFor, isLoopbackHost, refusal } from './request-guard.js';
 import { EventStreams } from './event-stream.js';
+import { RecordingService } from '../service/recording-service.js';
+import { PACKAGE_VERSION } from '../config/package-root.js';
+import { join } from 'node:path';
 import { DashboardAuth } from './dashboard-auth.js';
 import { dashboardPage } from './dashboard-page.js';
 import { schemas } from '../api/schemas.js';
@@ -42,6 +45,8 @@ export interface ControlServerOptions {
   actionLog: ActionLog;
   /** Task sessions, the cookie vault, grants and their audit (spec §11). */
   credentials: Credentials;
+  /** $CLAWD_HOME/recordings: HAR exports and traces (service/recording-service.ts). */
+  recordingsDir: string;
 }
 
 export interface ControlServer {
@@ -74,6 +79,9 @@ export async function startControlServer(options: ControlServerOptions): Promise
   app.disable('x-powered-by');
   /** Requests made with a task session's key → that session's id. */
   const scopes = new WeakMap<Request, string>();
+  /** Requests made with the token itself (not a session's key, not the dashboard's cookie): only these see credential headers. */
+  const tokenHolders = new WeakSet<Request>();
+  const secretsRefusal = (request: Request) => (tokenHolders.has(request) ? undefined : 'Credential headers (Authorization, Cookie, Set-Cookie) are shown only to the token\'s holder');
 
   // The token, or the dashboard's session cookie (which stands for it); the login link needs neither.
   const dashboard = new DashboardAuth();
@@ -84,7 +92,10 @@ export async function startControlServer(options: ControlServerOptions): Promise
     }
     const verdict = checkRequest(request, guard);
     if (!verdict.ok) return sendError(response, refusal(verdict));
-    if (verdict.session === undefined) return next();
+    if (verdict.session === undefined) {
+      tokenHolders.add(request);
+      return next();
+    }
     // A task session's key: its own session's routes only (session-scope.ts).
     try {
       admitSessionRequest(request, verdict.session);
@@ -109,7 +120,8 @@ export async function startControlServer(options: ControlServerOptions): Promise
   app.use(express.json({ limit: LIMITS.controlBodyBytes }));
 
   // The work is the service's (service/control-service.ts); a route parses, calls, answers.
-  const service = new ControlService(manager, sessions, options.actionLog);
+  const recordings = new RecordingService(manager, { dirFor: (profile, kept) => join(options.recordingsDir, ...(kept ? ['kept'] : []), profile) }, PACKAGE_VERSION);
+  const service = new ControlService(manager, sessions, options.actionLog, recordings);
   const credentials = new CredentialService(options.credentials, manager, options.actionLog);
   const events = new EventStreams(options.credentials.audit);
 
@@ -184,6 +196,29 @@ export async function startControlServer(options: ControlServerOptions): Promise
   });
   app.post('/hooks/dialog', async (request, response) => {
     response.json(await service.armDialog(profileOf(request), body(schemas.dialog, request), callerSignal(response)));
+  });
+
+  // ---- a record of what happened: network log, HAR, trace (issue 22) ---------
+
+  app.post('/network/record', async (request, response) => {
+    response.json(await recordings.networkRecord(profileOf(request), body(schemas.networkRecord, request)));
+  });
+  app.get('/network', async (request, response) => {
+    const { profile, ...filters } = query(schemas.networkQuery, request);
+    response.json(await recordings.network(profile, filters, secretsRefusal(request)));
+  });
+  app.get('/network/body', async (request, response) => {
+    const { profile, ...which } = query(schemas.networkBody, request);
+    response.json(await recordings.networkBody(profile, which));
+  });
+  app.post('/network/har', async (request, response) => {
+    response.json(await recordings.har(profileOf(request), body(schemas.har, request), secretsRefusal(request)));
+  });
+  app.post('/trace/start', async (request, response) => {
+    response.json(await recordings.traceStart(profileOf(request)));
+  });
+  app.post('/trace/stop', async (request, response) => {
+    response.json(await service.record(profileOf(request), { action: 'trace-stop', keep: body(schemas.traceStop, request).keep }));
   });
 
   // ---- live view and dashboard -----------------------------------------------

@@ -21,6 +21,9 @@ const SESSION_ROUTES: Array<[string, RegExp]> = [
   ['DELETE', /^\/tabs\/[^/]+$/],
   ['POST', /^\/hooks\/(file-chooser|dialog)$/],
   ['POST', /^\/screencast\/input$/],
+  // Its own record (credential headers stay redacted: those are the token's holder's).
+  ['POST', /^\/(network\/record|network\/har|trace\/start|trace\/stop)$/],
+  ['GET', /^\/(network|network\/body)$/],
 ];
 
 const REACH = "A task session's key reaches its own session's browser routes and /mcp only";

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import type { ActOptions, BrowserApi, DialogArmed, FileChooserAnswer, SnapshotRequest } from '../api/browser-api.js';
-import type { ActionRequest, ActionResult, AiSnapshotResponse, ProfileSummary, RequestOf, Status } from '../api/responses.js';
+import type { ActOptions, BrowserApi, DialogArmed, FileChooserAnswer, RecordRequest, SnapshotRequest } from '../api/browser-api.js';
+import type { ActionRequest, ActionResult, AiSnapshotResponse, ProfileSummary, RecordingAnswer, RequestOf, Status } from '../api/responses.js';
 import { ActionSchema, schemas } from '../api/schemas.js';
 import type { ProfileManager } from '../driver/profile-manager.js';
 import type { ProfileDriver } from '../driver/profile-driver.js';
@@ -8,6 +8,7 @@ import { BadRequestError, ForbiddenError } from '../errors.js';
 import type { ActionLog, Actor } from '../runtime/action-log.js';
 import { abortable, runOperation } from '../runtime/operation.js';
 import type { TaskSessions } from '../sessions/task-sessions.js';
+import type { RecordingService } from './recording-service.js';
 import { describeIssues } from '../validation.js';
 
 /**
@@ -40,7 +41,29 @@ export class ControlService {
     readonly manager: ProfileManager,
     private readonly sessions: TaskSessions,
     readonly actionLog: ActionLog,
+    /** The network log, HAR and traces (recording-service.ts). */
+    readonly recordings: RecordingService,
   ) {}
+
+  /** browser_record's one call, in process (credential headers stay redacted: MCP is not the token's holder's door). */
+  async record(profile: string | undefined, request: RecordRequest): Promise<RecordingAnswer> {
+    const refusal = 'Credential headers are shown only over HTTP, to the token\'s holder';
+    switch (request.action) {
+      case 'network-start':
+      case 'network-stop':
+        return this.recordings.networkRecord(profile, { targetId: request.targetId, on: request.action === 'network-start' });
+      case 'network': {
+        const { profile: _ignored, ...filters } = validated(schemas.networkQuery, { targetId: request.targetId, url: request.url, status: request.status, type: request.type, limit: request.limit }, 'arguments');
+        return this.recordings.network(profile, filters, refusal);
+      }
+      case 'har':
+        return this.recordings.har(profile, validated(schemas.har, { targetId: request.targetId, all: request.all, keep: request.keep }, 'arguments'), refusal);
+      case 'trace-start':
+        return this.recordings.traceStart(profile);
+      case 'trace-stop':
+        return this.recordings.traceStop(profile, { keep: request.keep }, (name, since) => this.actionLog.recent({ profile: name, limit: 1000 }).filter((action) => action.time >= since));
+    }
+  }
 
   /** A request that acts on a browser: cancelled with its caller, bounded by actionTimeoutMs, logged. */
   operation<T>(profile: string | undefined, request: OperationRequest, signal: AbortSignal | undefined, work: (driver: ProfileDriver, signal: AbortSignal) => Promise<T>): Promise<T> {
@@ -206,6 +229,7 @@ export class ControlService {
       fileChooser: (options: RequestOf<'fileChooser'>) => service.fileChooser(profile, validated(schemas.fileChooser, options, 'arguments'), signal),
       dialog: (options: RequestOf<'dialog'>) => service.armDialog(profile, validated(schemas.dialog, options, 'arguments'), signal),
       downloads: async () => service.downloads(profile),
+      record: (request) => service.record(profile, request),
     };
   }
 }

@@ -296,6 +296,8 @@ export class TaskSessions {
     if (left.length) await killProcesses(left, STOP_GRACE_MS);
     rmSync(session.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     if (session.info.record === 'transient') rmSync(this.recordingDir(id), { recursive: true, force: true });
+    // Its HAR exports and traces go with it; those exported with `keep` are under recordings/kept/.
+    rmSync(join(this.home, 'recordings', `${SESSION_PROFILE_PREFIX}${id}`), { recursive: true, force: true });
     this.deps.audit.record({ event: 'session-stop', tenant: session.info.tenant, session: id, domains: session.info.domains, grantId: session.info.grantId, outcome: 'ok', detail: reason });
     return session.info;
   }
