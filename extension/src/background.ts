@@ -10,6 +10,7 @@ import { askNativeHost, type Bootstrap, NativeHostError, type NativeHostState } 
 import { isExtensionKey, loadPairing, normaliseExtensionKey, normaliseRelayUrl, onPairingChanged, type Pairing, savePairing } from './pairing';
 import { RelayLink } from './relay-link';
 import { SharedTabs } from './shared-tabs';
+import { SHARE_MODE_KEY, TabGroupConsent } from './tab-groups';
 import type { ConsentRequest, ExtensionStatus, OptionsRequest } from './status';
 
 /**
@@ -97,7 +98,11 @@ async function ensureRelay(pairing: Pairing): Promise<void> {
 
 // ---- start-up: restore state, then connect ---------------------------------
 
+/** Group mode's consent: a clawd tab group (tab-groups.ts). */
+const groups = new TabGroupConsent();
+
 const ready = (async () => {
+  await groups.restore();
   await shared.restore();
   const pairing = await currentPairing();
   // No tab shared from before: no client waits for what Chrome reported meanwhile.
@@ -108,6 +113,9 @@ const ready = (async () => {
 })();
 
 onPairingChanged(() => void ready.then(async () => link.configure(await loadPairing())));
+chrome.storage.onChanged.addListener((changes, area) => {
+  if (area === 'local' && SHARE_MODE_KEY in changes) groups.setMode(changes[SHARE_MODE_KEY].newValue);
+});
 
 // An alarm wakes a stopped worker; waking is enough to reconnect.
 chrome.alarms.create('keepalive', { periodInMinutes: 0.5 });
@@ -119,7 +127,11 @@ chrome.action.onClicked.addListener((tab) => {
   void (async () => {
     await ready;
     if (tab.id === undefined) return;
-    if (shared.has(tab.id)) return shared.unshare(tab.id, 'the user stopped sharing the tab', { detach: true });
+    if (shared.has(tab.id)) {
+      await shared.unshare(tab.id, 'the user stopped sharing the tab', { detach: true });
+      if (groups.mode === 'group') await groups.release(tab.id);
+      return;
+    }
     // An open link has proved its pairing's key just now: the native host (a process Chrome
     // starts, about half a second) is asked again only when the link is down.
     const pairing = link.state === 'open' ? await loadPairing() : await currentPairing();
@@ -135,7 +147,8 @@ chrome.action.onClicked.addListener((tab) => {
     if (link.state !== 'open') await showBadge(tabId, { kind: 'connecting', why: 'starting the clawd-browser relay…' });
     await ensureRelay(pairing);
     link.connectSoon();
-    await shared.share(tabId).catch((error: Error) => shared.refuse(tabId, error.message));
+    const sharing = await shared.share(tabId).then(() => true, (error: Error) => shared.refuse(tabId, error.message).then(() => false));
+    if (sharing && groups.mode === 'group') await groups.adopt(tabId).catch((error: Error) => console.warn(`clawd-browser: could not group the tab: ${error.message}`));
   })();
 });
 
@@ -182,10 +195,36 @@ chrome.tabs.onRemoved.addListener((tabId) => {
 // user never shared.
 chrome.webNavigation.onCreatedNavigationTarget.addListener(({ sourceTabId, tabId }) => {
   if (!shared.get(sourceTabId)) return;
-  void shared.share(tabId, sourceTabId).catch((error: Error) => showBadge(tabId, { kind: 'error', why: error.message }));
+  void (async () => {
+    await shared.share(tabId, sourceTabId);
+    // In group mode it joins its opener's group: what is shared stays what the group holds.
+    if (groups.mode === 'group') await groups.adopt(tabId, (await chrome.tabs.get(sourceTabId)).groupId);
+  })().catch((error: Error) => showBadge(tabId, { kind: 'error', why: error.message }));
 });
 
+/**
+ * Group mode: a tab that enters a clawd group (dragged in) is shared, one
+ * that leaves it (dragged out, ungrouped, its group closed) is unshared at once.
+ */
+async function onGroupChanged(tabId: number, groupId: number): Promise<void> {
+  await ready;
+  if (groups.mode !== 'group') return;
+  if (groups.isOurs(groupId)) {
+    if (shared.has(tabId)) return;
+    await shared.share(tabId).catch(async (error: Error) => {
+      // Refused (a page that is never shared): it does not stay in the group that means shared.
+      await groups.release(tabId);
+      await shared.refuse(tabId, error.message);
+    });
+  } else if (shared.get(tabId) && !groups.isAdopting(tabId)) {
+    await shared.unshare(tabId, 'the tab left the clawd group', { detach: true });
+  }
+}
+
+chrome.tabGroups.onRemoved.addListener((group) => void groups.forget(group.id));
+
 chrome.tabs.onUpdated.addListener((tabId, change) => {
+  if (change.groupId !== undefined) void onGroupChanged(tabId, change.groupId);
   if (shared.isSuspended(tabId) && change.url !== undefined) return void shared.resume(tabId);
   const problem = change.url !== undefined && shared.get(tabId) ? shareableUrlProblem(change.url) : undefined;
   if (problem) return shared.suspend(tabId, problem);

@@ -1,0 +1,88 @@
+/**
+ * Group mode (issue 22; chosen on the options page): a "clawd" tab group is
+ * the consent. The toolbar click puts the tab in its window's clawd group
+ * (made when there is none); a tab the person drags into that group is
+ * shared, one dragged out is unshared at once, and ungrouping or closing
+ * the group unshares all of it. Tabs a shared tab opens join its group.
+ * In the default mode ('tab') a click shares that one tab and groups play
+ * no part.
+ */
+
+export type ShareMode = 'tab' | 'group';
+
+const MODE_KEY = 'shareMode';
+/** Our groups' ids, in chrome.storage.session: a restarted worker still knows them. */
+const GROUPS_KEY = 'clawdGroups';
+export const GROUP_TITLE = 'clawd';
+
+export class TabGroupConsent {
+  mode: ShareMode = 'tab';
+  private readonly groups = new Set<number>();
+  /** Tabs being put in a group by us: the group change Chrome reports meanwhile is ours, not the person's. */
+  private readonly adopting = new Set<number>();
+
+  async restore(): Promise<void> {
+    this.mode = ((await chrome.storage.local.get(MODE_KEY))[MODE_KEY] as ShareMode | undefined) === 'group' ? 'group' : 'tab';
+    for (const id of ((await chrome.storage.session.get(GROUPS_KEY))[GROUPS_KEY] ?? []) as number[]) this.groups.add(id);
+  }
+
+  /** The options page (or storage edited elsewhere) changed the mode. */
+  setMode(mode: unknown): void {
+    this.mode = mode === 'group' ? 'group' : 'tab';
+  }
+
+  isOurs(groupId: number | undefined): boolean {
+    return groupId !== undefined && groupId >= 0 && this.groups.has(groupId);
+  }
+
+  /** Puts a tab just shared in its window's clawd group, or in `groupId` (its opener's). */
+  async adopt(tabId: number, groupId?: number): Promise<void> {
+    const tab = await chrome.tabs.get(tabId);
+    if (this.isOurs(tab.groupId)) return;
+    const into = groupId !== undefined && this.isOurs(groupId) ? groupId : await this.groupIn(tab.windowId);
+    this.adopting.add(tabId);
+    try {
+      const joined = await chrome.tabs.group({ tabIds: [tabId], ...(into === undefined ? { createProperties: { windowId: tab.windowId } } : { groupId: into }) });
+      if (into !== undefined) return;
+      this.groups.add(joined);
+      await this.persist();
+      await chrome.tabGroups.update(joined, { title: GROUP_TITLE, color: 'orange' });
+    } finally {
+      this.adopting.delete(tabId);
+    }
+  }
+
+  /** We are putting this tab in a group right now. */
+  isAdopting(tabId: number): boolean {
+    return this.adopting.has(tabId);
+  }
+
+  /** Takes a tab out of our group (it was unshared by a click, or refused). */
+  async release(tabId: number): Promise<void> {
+    const tab = await chrome.tabs.get(tabId).catch(() => undefined);
+    if (tab && this.isOurs(tab.groupId)) await chrome.tabs.ungroup(tabId).catch(() => {});
+  }
+
+  /** A group went (closed, or its last tab left): forgotten. */
+  async forget(groupId: number): Promise<void> {
+    if (this.groups.delete(groupId)) await this.persist();
+  }
+
+  private async groupIn(windowId: number): Promise<number | undefined> {
+    for (const id of this.groups) {
+      const group = await chrome.tabGroups.get(id).catch(() => undefined);
+      if (!group) {
+        await this.forget(id);
+        continue;
+      }
+      if (group.windowId === windowId) return id;
+    }
+    return undefined;
+  }
+
+  private persist(): Promise<void> {
+    return chrome.storage.session.set({ [GROUPS_KEY]: [...this.groups] });
+  }
+}
+
+export const SHARE_MODE_KEY = MODE_KEY;
