@@ -27,6 +27,8 @@ export interface SharedTab {
   title: string;
   /** The page target id of the tab that opened this one (popups, target=_blank). */
   openerTargetId?: string;
+  /** The name of its "clawd:<name>" tab group (group mode): only clients of that group (`/cdp?group=<name>`) see it. */
+  group?: string;
 }
 
 /** A download a shared tab started, as chrome.downloads reports it. */
@@ -55,7 +57,7 @@ export type RelayCommand =
   /** chrome.debugger.sendCommand({tabId, sessionId}, method, params). */
   | { type: 'cdp'; id: number; tabId: number; sessionId?: string; method: string; params?: object }
   /** Open a tab and share it; answered with {tabId, targetId} after `tabShared`. */
-  | { type: 'createTab'; id: number; url: string; active: boolean }
+  | { type: 'createTab'; id: number; url: string; active: boolean; group?: string }
   | { type: 'closeTab'; id: number; tabId: number }
   | { type: 'activateTab'; id: number; tabId: number };
 

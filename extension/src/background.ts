@@ -45,7 +45,11 @@ const link = new RelayLink({
   onClose: () => void shared.setLinkOpen(false),
 }, () => commandsInFlight > 0);
 
+/** Group mode's consent: a clawd tab group (tab-groups.ts). */
+const groups = new TabGroupConsent();
+
 const shared = new SharedTabs({
+  groupOf: (tabId) => groups.nameOf(tabId),
   shared: (tab) => link.send(encodeExtensionFrame({ type: 'tabShared', tab })),
   updated: (tab) => link.send(encodeExtensionFrame({ type: 'tabUpdated', tab })),
   unshared: (tabId, reason) => link.send(encodeExtensionFrame({ type: 'tabUnshared', tabId, reason })),
@@ -97,9 +101,6 @@ async function ensureRelay(pairing: Pairing): Promise<void> {
 }
 
 // ---- start-up: restore state, then connect ---------------------------------
-
-/** Group mode's consent: a clawd tab group (tab-groups.ts). */
-const groups = new TabGroupConsent();
 
 const ready = (async () => {
   await groups.restore();
@@ -196,9 +197,10 @@ chrome.tabs.onRemoved.addListener((tabId) => {
 chrome.webNavigation.onCreatedNavigationTarget.addListener(({ sourceTabId, tabId }) => {
   if (!shared.get(sourceTabId)) return;
   void (async () => {
-    await shared.share(tabId, sourceTabId);
-    // In group mode it joins its opener's group: what is shared stays what the group holds.
-    if (groups.mode === 'group') await groups.adopt(tabId, (await chrome.tabs.get(sourceTabId)).groupId);
+    const popup = await shared.share(tabId, sourceTabId);
+    // In group mode, or when its opener is a named client group's, it joins its opener's group:
+    // what is shared stays what the group holds.
+    if (groups.mode === 'group' || popup.group !== undefined) await groups.adopt(tabId, (await chrome.tabs.get(sourceTabId)).groupId);
   })().catch((error: Error) => showBadge(tabId, { kind: 'error', why: error.message }));
 });
 
@@ -208,20 +210,34 @@ chrome.webNavigation.onCreatedNavigationTarget.addListener(({ sourceTabId, tabId
  */
 async function onGroupChanged(tabId: number, groupId: number): Promise<void> {
   await ready;
-  if (groups.mode !== 'group') return;
-  if (groups.isOurs(groupId)) {
-    if (shared.has(tabId)) return;
-    await shared.share(tabId).catch(async (error: Error) => {
-      // Refused (a page that is never shared): it does not stay in the group that means shared.
-      await groups.release(tabId);
-      await shared.refuse(tabId, error.message);
-    });
-  } else if (shared.get(tabId) && !groups.isAdopting(tabId)) {
-    await shared.unshare(tabId, 'the tab left the clawd group', { detach: true });
+  // Our own grouping (after a click, or for a grouped client's new tab) is not the person's consent changing.
+  if (groups.mode !== 'group' || groups.isAdopting(tabId)) return;
+  const name = await groups.consentName(groupId);
+  const current = shared.get(tabId);
+  if (name === null) {
+    if (current) await shared.unshare(tabId, 'the tab left the clawd group', { detach: true });
+    return;
   }
+  if (current && current.group === name) return;
+  // Moved between clawd groups: the clients of the group it left lose it, those of the one it joined get it.
+  if (current) await shared.unshare(tabId, 'the tab moved to another clawd group', { detach: true });
+  if (shared.has(tabId)) return;
+  await shared.share(tabId).catch(async (error: Error) => {
+    // Refused (a page that is never shared): it does not stay in the group that means shared.
+    await groups.release(tabId);
+    await shared.refuse(tabId, error.message);
+  });
 }
 
 chrome.tabGroups.onRemoved.addListener((group) => void groups.forget(group.id));
+// A group (re)named "clawd" or "clawd:<name>" becomes consent for its tabs; renamed otherwise, it stops being.
+chrome.tabGroups.onUpdated.addListener((group) => {
+  void (async () => {
+    await ready;
+    if (groups.mode !== 'group') return;
+    for (const tab of await chrome.tabs.query({ groupId: group.id })) if (tab.id !== undefined) await onGroupChanged(tab.id, group.id);
+  })();
+});
 
 chrome.tabs.onUpdated.addListener((tabId, change) => {
   if (change.groupId !== undefined) void onGroupChanged(tabId, change.groupId);
@@ -267,6 +283,8 @@ async function runCommand(command: RelayCommand): Promise<object | undefined> {
     }
     case 'createTab': {
       const tab = await chrome.tabs.create({ url: command.url, active: command.active === true });
+      // A grouped client's tab: into its "clawd:<name>" group first, so that it is shared as that group's.
+      if (command.group) await groups.adoptNamed(tab.id!, command.group);
       const sharedTab = await shared.share(tab.id!);
       return { tabId: sharedTab.tabId, targetId: sharedTab.targetId };
     }

@@ -12,6 +12,8 @@ const STORAGE_KEY = 'sharedTabs';
 const DEBUGGER_PROTOCOL = '1.3';
 
 export interface SharingEvents {
+  /** The name of the consent tab group the tab is in, if any (tab-groups.ts). */
+  groupOf(tabId: number): Promise<string | undefined>;
   shared(tab: SharedTab): void;
   updated(tab: SharedTab): void;
   unshared(tabId: number, reason: string): void;
@@ -84,11 +86,25 @@ export class SharedTabs {
       const landed = shareableUrlProblem(tab.url);
       if (landed) throw new Error(landed);
       const opener = openerTabId === undefined ? undefined : this.tabs.get(openerTabId);
-      if (opener) tab.openerTargetId = opener.targetId;
+      if (opener) {
+        tab.openerTargetId = opener.targetId;
+        // A popup belongs to its opener's client group from its first moment, before it is moved into that group.
+        if (tab.group === undefined && opener.group !== undefined) tab.group = opener.group;
+      }
       this.tabs.set(tabId, tab);
       this.refused.delete(tabId);
       await this.persist();
       this.events.shared(tab);
+      // A navigation that committed while we attached (a popup's first page) fired its
+      // onUpdated before the tab was ours to update: catch up now, or the relay lists a stale URL.
+      const now = await chrome.tabs.get(tabId).catch(() => undefined);
+      const moved = now?.url && now.url !== tab.url ? now.url : undefined;
+      const problem = moved && shareableUrlProblem(moved);
+      if (problem) {
+        this.suspend(tabId, problem);
+        return tab;
+      }
+      if (moved || (now?.title && now.title !== tab.title)) await this.updateInfo(tabId, { url: moved, title: now?.title || undefined });
       await this.badgeFor(tabId);
       return tab;
     } catch (error) {
@@ -207,10 +223,10 @@ export class SharedTabs {
   }
 
   private async describe(tabId: number): Promise<SharedTab> {
-    const [targets, tab] = await Promise.all([chrome.debugger.getTargets(), chrome.tabs.get(tabId)]);
+    const [targets, tab, group] = await Promise.all([chrome.debugger.getTargets(), chrome.tabs.get(tabId), this.events.groupOf(tabId)]);
     const target = targets.find((t) => t.tabId === tabId && t.type === 'page');
     if (!target) throw new Error('Chrome lists no page target for this tab');
-    return { tabId, targetId: target.id, url: tab.url ?? target.url, title: tab.title ?? target.title };
+    return { tabId, targetId: target.id, url: tab.url ?? target.url, title: tab.title ?? target.title, ...(group ? { group } : {}) };
   }
 
   private persist(): Promise<void> {

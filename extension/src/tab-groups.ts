@@ -14,6 +14,8 @@ const MODE_KEY = 'shareMode';
 /** Our groups' ids, in chrome.storage.session: a restarted worker still knows them. */
 const GROUPS_KEY = 'clawdGroups';
 export const GROUP_TITLE = 'clawd';
+/** "clawd", or "clawd:<name>" for the group of the clients that name it (`/cdp?group=<name>`). */
+const GROUP_TITLE_PATTERN = /^clawd(?::([A-Za-z0-9._-]{1,40}))?$/;
 
 export class TabGroupConsent {
   mode: ShareMode = 'tab';
@@ -31,15 +33,48 @@ export class TabGroupConsent {
     this.mode = mode === 'group' ? 'group' : 'tab';
   }
 
-  isOurs(groupId: number | undefined): boolean {
-    return groupId !== undefined && groupId >= 0 && this.groups.has(groupId);
+  /**
+   * Whether a group is consent, and for whom: null when it is not (no
+   * group, or a group of the person's own), undefined for a "clawd" group
+   * (every client of the relay sees its tabs), a name for "clawd:<name>"
+   * (only clients of `/cdp?group=<name>` do).
+   */
+  async consentName(groupId: number | undefined): Promise<string | undefined | null> {
+    if (groupId === undefined || groupId < 0) return null;
+    const group = await chrome.tabGroups.get(groupId).catch(() => undefined);
+    const named = GROUP_TITLE_PATTERN.exec(group?.title ?? '');
+    if (named) return named[1];
+    return this.groups.has(groupId) ? undefined : null;
+  }
+
+  /** The name of the consent group a tab is in (undefined: none, or the plain "clawd" one). */
+  async nameOf(tabId: number): Promise<string | undefined> {
+    const tab = await chrome.tabs.get(tabId).catch(() => undefined);
+    return (await this.consentName(tab?.groupId)) ?? undefined;
+  }
+
+  /** Puts a tab a grouped client opened in that client's "clawd:<name>" group, made when its window has none. */
+  async adoptNamed(tabId: number, name: string): Promise<void> {
+    const tab = await chrome.tabs.get(tabId);
+    const title = `${GROUP_TITLE}:${name}`;
+    const [existing] = await chrome.tabGroups.query({ windowId: tab.windowId, title });
+    this.adopting.add(tabId);
+    try {
+      const joined = await chrome.tabs.group({ tabIds: [tabId], ...(existing ? { groupId: existing.id } : { createProperties: { windowId: tab.windowId } }) });
+      if (existing) return;
+      this.groups.add(joined);
+      await this.persist();
+      await chrome.tabGroups.update(joined, { title, color: 'orange' });
+    } finally {
+      this.adopting.delete(tabId);
+    }
   }
 
   /** Puts a tab just shared in its window's clawd group, or in `groupId` (its opener's). */
   async adopt(tabId: number, groupId?: number): Promise<void> {
     const tab = await chrome.tabs.get(tabId);
-    if (this.isOurs(tab.groupId)) return;
-    const into = groupId !== undefined && this.isOurs(groupId) ? groupId : await this.groupIn(tab.windowId);
+    if ((await this.consentName(tab.groupId)) !== null) return;
+    const into = groupId !== undefined && (await this.consentName(groupId)) !== null ? groupId : await this.groupIn(tab.windowId);
     this.adopting.add(tabId);
     try {
       const joined = await chrome.tabs.group({ tabIds: [tabId], ...(into === undefined ? { createProperties: { windowId: tab.windowId } } : { groupId: into }) });
@@ -60,7 +95,7 @@ export class TabGroupConsent {
   /** Takes a tab out of our group (it was unshared by a click, or refused). */
   async release(tabId: number): Promise<void> {
     const tab = await chrome.tabs.get(tabId).catch(() => undefined);
-    if (tab && this.isOurs(tab.groupId)) await chrome.tabs.ungroup(tabId).catch(() => {});
+    if (tab && (await this.consentName(tab.groupId)) !== null) await chrome.tabs.ungroup(tabId).catch(() => {});
   }
 
   /** A group went (closed, or its last tab left): forgotten. */

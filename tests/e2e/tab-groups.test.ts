@@ -85,3 +85,59 @@ describe('group mode: the clawd tab group is the consent', () => {
     await waitFor(async () => (await groupOf(tab.pageTargetId)).id === -1, { message: 'the unshared tab stayed in the group' });
   }, 30_000);
 });
+
+describe('a group per client: /cdp?group=<name> drives only the "clawd:<name>" tab group', () => {
+  it('each client sees its own group\'s tabs, opens tabs into it, and cannot reach the other\'s; a client without a group sees all', async () => {
+    const groupUrl = (name: string) => env.cdpUrl().replace('/cdp?', `/cdp?group=${name}&`);
+    // The person makes a group for agent a and names it: its tab is shared, as a's.
+    const mine = await env.openTab(env.fixtures.url('index.html?for-a'));
+    await inWorker(mine.pageTargetId, "const id = await chrome.tabs.group({ tabIds: [tabId] }); await chrome.tabGroups.update(id, { title: 'clawd:a' });");
+    await waitFor(() => env.relay.bridge.sharedTabs().some((tab) => tab.targetId === mine.pageTargetId && tab.group === 'a'), { message: "the tab named for a's group was not shared as a's" });
+
+    const a = await chromium.connectOverCDP(groupUrl('a'));
+    const b = await chromium.connectOverCDP(groupUrl('b'));
+    const all = await chromium.connectOverCDP(env.cdpUrl());
+    try {
+      expect(a.contexts()[0].pages().map((page) => page.url())).toEqual([expect.stringContaining('for-a')]);
+      expect(b.contexts()[0].pages()).toEqual([]);
+      // b opens a tab: it goes into b's group, where only b (and the ungrouped client) see it.
+      const opened = await b.contexts()[0].newPage();
+      await opened.goto(env.fixtures.url('index.html?for-b'));
+      const bShared = () => env.relay.bridge.sharedTabs().find((tab) => tab.url.includes('for-b'));
+      await waitFor(() => bShared() !== undefined, { message: "b's tab was never listed with its URL" });
+      const bTab = bShared()!;
+      expect(bTab.group).toBe('b');
+      expect((await groupOf(bTab.targetId)).title).toBe('clawd:b');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(a.contexts()[0].pages().map((page) => page.url())).toEqual([expect.stringContaining('for-a')]);
+      await waitFor(() => all.contexts()[0].pages().some((page) => page.url().includes('for-b')), { message: 'the ungrouped client never saw b\'s tab' });
+      expect(all.contexts()[0].pages().some((page) => page.url().includes('for-a'))).toBe(true);
+      // a cannot attach to b's tab by its id: to a it does not exist.
+      const session = await a.newBrowserCDPSession();
+      await expect(session.send('Target.attachToTarget', { targetId: bTab.targetId, flatten: true })).rejects.toThrow(/No target with given id found/);
+      const { targetInfos } = await session.send('Target.getTargets');
+      expect(targetInfos.map((info) => info.targetId)).not.toContain(bTab.targetId);
+      // A popup of a's tab is a's: shared into a's group, unseen by b.
+      const aPage = a.contexts()[0].pages()[0];
+      const [popup] = await Promise.all([a.contexts()[0].waitForEvent('page'), aPage.evaluate((url) => void window.open(url), env.fixtures.url('index.html?popup-of-a'))]);
+      await popup.waitForLoadState();
+      // The relay hears the popup's URL when the extension reports its navigation, a moment after the page's load.
+      const popupShared = () => env.relay.bridge.sharedTabs().find((tab) => tab.url.includes('popup-of-a'));
+      await waitFor(() => popupShared() !== undefined, { message: 'the popup was never listed with its URL' });
+      const popupTab = popupShared()!;
+      expect(popupTab.group).toBe('a');
+      await waitFor(async () => (await groupOf(popupTab.targetId)).title === 'clawd:a', { message: "the popup did not join a's group" });
+      expect(b.contexts()[0].pages().map((page) => page.url())).toEqual([expect.stringContaining('for-b')]);
+      // The person moves a's first tab into b's group: a sees it go, b gets it.
+      const aClosed = aPage.waitForEvent('close');
+      await inWorker(mine.pageTargetId, `const [b] = await chrome.tabGroups.query({ title: 'clawd:b' }); await chrome.tabs.group({ tabIds: [tabId], groupId: b.id });`);
+      await aClosed;
+      await waitFor(() => b.contexts()[0].pages().some((page) => page.url().includes('for-a')), { message: 'b never got the tab moved into its group' });
+      expect(env.relay.bridge.sharedTabs().find((tab) => tab.url.includes('for-a'))?.group).toBe('b');
+      // A bad group name is refused at the door.
+      await expect(chromium.connectOverCDP(groupUrl('no%20spaces'))).rejects.toThrow();
+    } finally {
+      await Promise.all([a.close(), b.close(), all.close()]);
+    }
+  }, 60_000);
+});

@@ -47,8 +47,8 @@ class Harness {
     }
   }
 
-  client(): number {
-    const id = this.bridge.addClient();
+  client(group?: string): number {
+    const id = this.bridge.addClient(group);
     this.toClient.set(id, []);
     return id;
   }
@@ -164,6 +164,59 @@ describe('browser-level emulation', () => {
     expect(h.closed).toEqual([c1]);
     expect(h.takeCommands()).toEqual([]);
     expect(h.answerOf(c2, h.send(c2, 'Browser.getVersion'))?.result).toMatchObject({ protocolVersion: '1.3' });
+  });
+});
+
+describe('a group per client (/cdp?group=)', () => {
+  const inA: SharedTab = { ...TAB_A, group: 'a' };
+  const inB: SharedTab = { ...TAB_B, group: 'b' };
+
+  it("shows a grouped client its group's tabs only, and an ungrouped one all", () => {
+    h.connectExtension([inA, inB, { tabId: 3, targetId: 'PAGE-C', url: 'https://c.example/', title: 'C' }]);
+    const a = h.client('a');
+    const everyone = h.client();
+    expect(playwrightAttach(a).map((e) => e.params.targetInfo.targetId)).toEqual(['PAGE-A']);
+    expect(playwrightAttach(everyone).map((e) => e.params.targetInfo.targetId)).toEqual(['PAGE-A', 'PAGE-B', 'PAGE-C']);
+    expect(h.answerOf(a, h.send(a, 'Target.getTargets'))?.result.targetInfos.map((t: any) => t.targetId)).toEqual(['PAGE-A']);
+    // Another group's tab is as unknown as one that never existed, whatever the method.
+    for (const [method, params] of [['Target.attachToTarget', { targetId: 'PAGE-B', flatten: true }], ['Target.getTargetInfo', { targetId: 'PAGE-B' }], ['Target.closeTarget', { targetId: 'PAGE-B' }], ['Target.activateTarget', { targetId: 'PAGE-B' }]] as const) {
+      expect(h.answerOf(a, h.send(a, method, params))?.error?.message, method).toMatch(/No target with given id found: PAGE-B/);
+    }
+    expect(h.takeCommands()).toEqual([]);
+  });
+
+  it("scopes a grouped client's cookie calls to its group's sites", () => {
+    h.connectExtension([inB, inA]);
+    const a = h.client('a');
+    const id = h.send(a, 'Storage.getCookies', {});
+    const [command] = h.takeCommands();
+    expect(command).toMatchObject({ tabId: 1, method: 'Network.getAllCookies' });
+    h.fromExtension({ type: 'result', id: command.id }, { cookies: [{ name: 'k', domain: 'a.example' }, { name: 'other', domain: 'b.example' }] });
+    expect(h.answerOf(a, id)?.result).toEqual({ cookies: [{ name: 'k', domain: 'a.example' }] });
+  });
+
+  it("announces a tab shared into a group to that group's clients only, and its going too", () => {
+    h.connectExtension([]);
+    const a = h.client('a');
+    const b = h.client('b');
+    h.send(a, 'Target.setDiscoverTargets', { discover: true, filter: [{}] });
+    h.send(b, 'Target.setDiscoverTargets', { discover: true, filter: [{}] });
+    playwrightAttach(a);
+    playwrightAttach(b);
+    h.fromExtension({ type: 'tabShared', tab: inB });
+    expect(h.events(a).filter((e) => e.params?.targetInfo?.targetId === 'PAGE-B')).toEqual([]);
+    expect(h.events(b, 'Target.attachedToTarget').map((e) => e.params.targetInfo.targetId)).toEqual(['PAGE-B']);
+    h.fromExtension({ type: 'tabUnshared', tabId: 2, reason: 'the tab left the clawd group' });
+    expect(h.events(a, 'Target.targetDestroyed')).toEqual([]);
+    expect(h.events(b, 'Target.targetDestroyed').map((e) => e.params.targetId)).toContain('PAGE-B');
+  });
+
+  it("asks the extension to open a grouped client's new tab in its group", () => {
+    h.connectExtension([]);
+    const b = h.client('b');
+    playwrightAttach(b);
+    h.send(b, 'Target.createTarget', { url: 'about:blank' });
+    expect(h.takeCommands()).toEqual([expect.objectContaining({ type: 'createTab', url: 'about:blank', group: 'b' })]);
   });
 });
 

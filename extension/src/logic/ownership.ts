@@ -22,6 +22,8 @@ export function commandProblem(command: unknown, shared: (tabId: number) => Shar
       return problem ? `tab ${tab.tabId}: ${problem}` : undefined;
     }
     case 'createTab': {
+      const group = (c as { group?: unknown }).group;
+      if (group !== undefined && (typeof group !== 'string' || !/^[A-Za-z0-9._-]{1,40}$/.test(group))) return 'createTab with a bad group name';
       const url = typeof c.url === 'string' ? c.url : '';
       const problem = navigationProblem(url) ?? shareableUrlProblem(url);
       return problem ? `the extension will not open ${JSON.stringify(url)}: ${problem}` : undefined;

@@ -4,7 +4,7 @@ import { type UrlPolicy, urlPolicyProblemWithoutDns } from '../runtime/url-polic
 import type { RelayCommand } from '../../../protocol/wire.js';
 import { CdpErrorCode } from './cdp-frames.js';
 import { CdpFailure } from './cdp-failure.js';
-import { type DebuggerSession, type Session, SessionTable } from './client-sessions.js';
+import { type Client, type DebuggerSession, type Session, SessionTable } from './client-sessions.js';
 import { releaseDomains } from './domain-gate.js';
 import { ExtensionLink, type ExtensionLinkOptions } from './extension-link.js';
 import { OutboundQueue } from './outbound.js';
@@ -109,25 +109,36 @@ export class BridgeCore {
     if (refused) throw new CdpFailure(CdpErrorCode.serverError, `Navigation refused: ${refused}`, 'forbidden');
   }
 
-  requireTab(targetId: string): SharedTabRecord {
+  requireTab(targetId: string, client?: Client): SharedTabRecord {
     const tab = this.tabs.byTargetId(targetId);
-    if (!tab) throw new CdpFailure(CdpErrorCode.invalidParams, `No target with given id found: ${targetId}`, 'not_found');
+    // Another group's tab is as unknown to a grouped client as one that does not exist.
+    if (!tab || (client && !sees(client, tab))) throw new CdpFailure(CdpErrorCode.invalidParams, `No target with given id found: ${targetId}`, 'not_found');
     return tab;
   }
 
-  /** Any shared tab, for browser-level commands that Chrome runs through a tab's session. */
-  anyTab(): SharedTabRecord {
-    const tab = this.tabs.all()[0];
+  /** The shared tabs this client sees: all, or its group's (`/cdp?group=`). */
+  tabsFor(client: Client): SharedTabRecord[] {
+    return this.tabs.all().filter((tab) => sees(client, tab));
+  }
+
+  /** Any shared tab the client sees, for browser-level commands that Chrome runs through a tab's session. */
+  anyTab(client: Client): SharedTabRecord {
+    const tab = this.tabsFor(client)[0];
     if (!tab) throw new CdpFailure(CdpErrorCode.serverError, 'No tab is shared: share a tab with the clawd-browser extension first', 'unavailable');
     return tab;
   }
 
-  targetInfoFor(targetId: string): Protocol.Target.TargetInfo {
+  targetInfoFor(targetId: string, client?: Client): Protocol.Target.TargetInfo {
     const tab = this.tabs.byTargetId(targetId);
-    if (tab) return targetId === tab.tabTargetId ? tab.tabTargetInfo() : tab.pageTargetInfo();
-    for (const candidate of this.tabs.all()) {
+    if (tab && (!client || sees(client, tab))) return targetId === tab.tabTargetId ? tab.tabTargetInfo() : tab.pageTargetInfo();
+    for (const candidate of client ? this.tabsFor(client) : this.tabs.all()) {
       for (const child of candidate.children.values()) if (child.targetInfo.targetId === targetId) return child.targetInfo;
     }
     throw new CdpFailure(CdpErrorCode.invalidParams, `No target with given id found: ${targetId}`, 'not_found');
   }
+}
+
+/** Whether a client sees a tab: every client sees every tab, but a grouped one only its group's. */
+export function sees(client: Client, tab: SharedTabRecord): boolean {
+  return client.group === undefined || tab.info.group === client.group;
 }

@@ -1,7 +1,7 @@
 import type { Protocol } from 'devtools-protocol';
 import { z } from 'zod';
 import type { BrowserInfo } from '../../../protocol/wire.js';
-import type { BridgeCore } from './bridge-core.js';
+import { type BridgeCore, sees } from './bridge-core.js';
 import { CdpErrorCode } from './cdp-frames.js';
 import { CdpFailure, parseParams } from './cdp-failure.js';
 import { type BrowserSession, type Session, type TabSession, type TargetSession, targetIdOf } from './client-sessions.js';
@@ -80,7 +80,7 @@ export class BrowserTarget {
         session.discover = discover ? { filter } : undefined;
         if (discover) {
           if (filterAccepts(filter, 'browser')) out.emit(session, 'Target.targetCreated', { targetInfo: browserTargetInfo() });
-          for (const tab of tabs.all()) this.announceCreated(session, tab);
+          for (const tab of this.core.tabsFor(session.client)) this.announceCreated(session, tab);
         }
         return out.reply(session, id, method, {});
       }
@@ -88,14 +88,14 @@ export class BrowserTarget {
         const { autoAttach, flatten, filter } = parseParams(AutoAttachParams, params, method);
         if (autoAttach && !flatten) throw new CdpFailure(CdpErrorCode.invalidParams, FLAT_ONLY);
         session.autoAttach = autoAttach ? { filter } : undefined;
-        if (autoAttach) for (const tab of tabs.all()) this.autoAttachTab(session, tab);
+        if (autoAttach) for (const tab of this.core.tabsFor(session.client)) this.autoAttachTab(session, tab);
         return out.reply(session, id, method, {});
       }
       case 'Target.getTargets': {
         const { filter } = parseParams(FilterParams, params, method);
         const targetInfos: Protocol.Target.TargetInfo[] = [];
         if (filterAccepts(filter, 'browser')) targetInfos.push(browserTargetInfo());
-        for (const tab of tabs.all()) {
+        for (const tab of this.core.tabsFor(session.client)) {
           if (filterAccepts(filter, 'tab')) targetInfos.push(tab.tabTargetInfo());
           if (filterAccepts(filter, 'page')) targetInfos.push(tab.pageTargetInfo());
         }
@@ -103,7 +103,7 @@ export class BrowserTarget {
       }
       case 'Target.getTargetInfo': {
         const { targetId } = parseParams(OptionalTargetIdParams, params, method);
-        const targetInfo = !targetId || targetId === BROWSER_TARGET_ID ? browserTargetInfo() : this.core.targetInfoFor(targetId);
+        const targetInfo = !targetId || targetId === BROWSER_TARGET_ID ? browserTargetInfo() : this.core.targetInfoFor(targetId, session.client);
         return out.reply(session, id, method, { targetInfo });
       }
       case 'Target.attachToTarget': {
@@ -115,7 +115,7 @@ export class BrowserTarget {
           out.emit(session, 'Target.attachedToTarget', { sessionId: browser.id, targetInfo: browserTargetInfo(), waitingForDebugger: false });
           return out.reply(session, id, method, { sessionId: browser.id });
         }
-        const tab = this.core.requireTab(targetId);
+        const tab = this.core.requireTab(targetId, session.client);
         const attached = this.attach(session, tab, targetId === tab.tabTargetId ? 'tab' : 'page');
         return out.reply(session, id, method, { sessionId: attached.id });
       }
@@ -129,16 +129,18 @@ export class BrowserTarget {
       case 'Target.createTarget': {
         const { url, background } = parseParams(CreateTargetParams, params, method);
         this.core.checkUrl(url || 'about:blank');
-        link.send({ type: 'createTab', id: 0, url: url || 'about:blank', active: background !== true }, { kind: 'createTarget', session, messageId: id });
+        // A grouped client's new tab goes into its group, where it (alone) sees it.
+        const group = session.client.group;
+        link.send({ type: 'createTab', id: 0, url: url || 'about:blank', active: background !== true, ...(group ? { group } : {}) }, { kind: 'createTarget', session, messageId: id });
         return;
       }
       case 'Target.closeTarget': {
-        const tab = this.core.requireTab(parseParams(TargetIdParams, params, method).targetId);
+        const tab = this.core.requireTab(parseParams(TargetIdParams, params, method).targetId, session.client);
         const result: Protocol.Target.CloseTargetResponse = { success: true };
         return link.send({ type: 'closeTab', id: 0, tabId: tab.tabId }, { kind: 'tabOp', session, messageId: id, tabId: tab.tabId, result: { ...result } });
       }
       case 'Target.activateTarget': {
-        const tab = this.core.requireTab(parseParams(TargetIdParams, params, method).targetId);
+        const tab = this.core.requireTab(parseParams(TargetIdParams, params, method).targetId, session.client);
         return link.send({ type: 'activateTab', id: 0, tabId: tab.tabId }, { kind: 'tabOp', session, messageId: id, tabId: tab.tabId, result: {} });
       }
       case 'Target.getBrowserContexts':
@@ -153,10 +155,10 @@ export class BrowserTarget {
       // shared tab reaches the same cookie jar, scoped to the shared sites.
       case 'Storage.getCookies':
       case 'Storage.clearCookies':
-        return runCookieCommand(this.core, session, id, method, {}, this.core.anyTab());
+        return runCookieCommand(this.core, session, id, method, {}, this.core.anyTab(session.client));
       case 'Storage.setCookies': {
         const { cookies } = parseParams(CookiesParams, params, method);
-        return runCookieCommand(this.core, session, id, method, { cookies }, this.core.anyTab());
+        return runCookieCommand(this.core, session, id, method, { cookies }, this.core.anyTab(session.client));
       }
       default:
         throw new CdpFailure(
@@ -212,6 +214,7 @@ export class BrowserTarget {
   /** A tab was shared: discovering clients hear of it, auto-attaching ones attach. */
   tabAdded(tab: SharedTabRecord): void {
     for (const session of [...this.core.sessions.browserSessions()]) {
+      if (!sees(session.client, tab)) continue;
       if (session.discover) this.announceCreated(session, tab);
       if (session.autoAttach) this.autoAttachTab(session, tab);
     }
@@ -219,7 +222,7 @@ export class BrowserTarget {
 
   tabChanged(tab: SharedTabRecord): void {
     for (const session of this.core.sessions.browserSessions()) {
-      if (!session.discover) continue;
+      if (!session.discover || !sees(session.client, tab)) continue;
       if (filterAccepts(session.discover.filter, 'tab')) this.core.out.emit(session, 'Target.targetInfoChanged', { targetInfo: tab.tabTargetInfo() });
       if (filterAccepts(session.discover.filter, 'page')) this.core.out.emit(session, 'Target.targetInfoChanged', { targetInfo: tab.pageTargetInfo() });
     }
@@ -228,7 +231,7 @@ export class BrowserTarget {
   /** Chrome reports a crash to the browser target too; discovering clients expect it there. */
   tabCrashed(tab: SharedTabRecord): void {
     for (const session of this.core.sessions.browserSessions()) {
-      if (session.discover && filterAccepts(session.discover.filter, 'page'))
+      if (session.discover && sees(session.client, tab) && filterAccepts(session.discover.filter, 'page'))
         this.core.out.emit(session, 'Target.targetCrashed', { targetId: tab.targetId, status: 'crashed', errorCode: 0 });
     }
   }
@@ -246,7 +249,7 @@ export class BrowserTarget {
     }
     sessions.forgetTab(tab.tabId);
     for (const session of sessions.browserSessions()) {
-      if (!session.discover) continue;
+      if (!session.discover || !sees(session.client, tab)) continue;
       if (filterAccepts(session.discover.filter, 'page')) out.emit(session, 'Target.targetDestroyed', { targetId: tab.targetId });
       if (filterAccepts(session.discover.filter, 'tab')) out.emit(session, 'Target.targetDestroyed', { targetId: tab.tabTargetId });
     }

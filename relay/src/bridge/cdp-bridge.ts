@@ -128,8 +128,9 @@ export class CdpBridge {
 
   // ---- CDP clients --------------------------------------------------------
 
-  addClient(): number {
-    return this.core.sessions.addClient().id;
+  /** A CDP client; with `group`, it sees only that tab group's tabs (browser-target.ts). */
+  addClient(group?: string): number {
+    return this.core.sessions.addClient(group).id;
   }
 
   removeClient(clientId: number): Outbound[] {

@@ -18,6 +18,8 @@ export interface Client {
   inFlight: number;
   /** Set when the client disconnects: nothing more is sent to it. */
   gone: boolean;
+  /** `/cdp?group=<name>`: it sees only the tabs of the "clawd:<name>" tab group. */
+  group?: string;
 }
 
 interface SessionBase {
@@ -80,8 +82,8 @@ export class SessionTable {
   }
 
   /** A new client, holding its root browser session (''). */
-  addClient(): Client {
-    const client: Client = { id: this.nextClientId++, sessions: new Map(), inFlight: 0, gone: false };
+  addClient(group?: string): Client {
+    const client: Client = { id: this.nextClientId++, sessions: new Map(), inFlight: 0, gone: false, ...(group ? { group } : {}) };
     this.clients.set(client.id, client);
     this.openBrowser(client, undefined, '');
     return client;

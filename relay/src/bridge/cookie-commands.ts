@@ -8,7 +8,7 @@ import type { SharedTabRecord } from './tab-registry.js';
 
 /**
  * Runs a cookie or storage method, scoped to the shared tabs' sites
- * (cookie-scope.ts decides): refused, forwarded with its answer filtered, or,
+ * the client sees (cookie-scope.ts decides): refused, forwarded with its answer filtered, or,
  * for "clear all", emulated as a delete of each cookie in scope. Sent through
  * `tab`'s own session (or the child's the client spoke on).
  */
@@ -20,7 +20,8 @@ export function runCookieCommand(
   params: Record<string, unknown>,
   tab: SharedTabRecord,
 ): void {
-  const hosts = sharedHosts(core.tabs.all().map((shared) => shared.info.url));
+  // A grouped client's scope is its group's sites (bridge-core.ts sees()).
+  const hosts = sharedHosts(core.tabsFor(session.client).map((shared) => shared.info.url));
   const plan = planCookieCommand(method, params, hosts);
   const chromeSessionId = session.kind === 'child' ? session.chromeSessionId : undefined;
   const work = { session, messageId, tabId: tab.tabId };

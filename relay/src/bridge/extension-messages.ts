@@ -13,6 +13,7 @@ const SharedTab = z.object({
   url: z.string(),
   title: z.string(),
   openerTargetId: z.string().optional(),
+  group: z.string().regex(/^[A-Za-z0-9._-]{1,40}$/).optional(),
 });
 
 const ControlFrame = z.discriminatedUnion('type', [

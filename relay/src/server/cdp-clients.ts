@@ -53,7 +53,7 @@ export class CdpClients {
 
   constructor(private readonly options: CdpClientsOptions) {
     this.server = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes });
-    this.server.on('connection', (socket: WebSocket, _request: IncomingMessage, raw: Duplex) => this.connected(socket, raw));
+    this.server.on('connection', (socket: WebSocket, request: IncomingMessage, raw: Duplex) => this.connected(socket, raw, groupOf(request)));
   }
 
   /** WebSocket clients connected now (the in-process ones of /json/* not counted). */
@@ -126,9 +126,9 @@ export class CdpClients {
     this.server.close();
   }
 
-  private connected(socket: WebSocket, raw: Duplex): void {
+  private connected(socket: WebSocket, raw: Duplex, group: string | undefined): void {
     const { bridge, log, dispatch } = this.options;
-    const clientId = bridge.addClient();
+    const clientId = bridge.addClient(group);
     const sink: ClientSink = { kind: 'socket', socket, raw, dropped: false, paused: false };
     this.clients.set(clientId, sink);
     log.info(`CDP client ${clientId} connected (${this.clients.size} open)`);
@@ -175,4 +175,9 @@ function pauseUntilDrained(sink: SocketSink): void {
     sink.paused = false;
     if (!sink.dropped) sink.socket.resume();
   });
+}
+
+/** `/cdp?group=<name>` (checked at the upgrade: relay-server.ts): the tab group this client drives. */
+function groupOf(request: IncomingMessage): string | undefined {
+  return new URL(request.url ?? '/', 'http://relay').searchParams.get('group') ?? undefined;
 }

@@ -94,6 +94,8 @@ export interface RelayServer {
 }
 
 const SESSION_REACH = "A task session's key reaches its own session only";
+/** `/cdp?group=<name>`: the extension's "clawd:<name>" tab group (protocol/wire.ts SharedTab.group). */
+const GROUP_NAME = /^[A-Za-z0-9._-]{1,40}$/;
 
 /** How often commands the extension never answered are failed. */
 const EXPIRY_SWEEP_MS = 10_000;
@@ -179,6 +181,9 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     if (!verdict.ok) return refuseUpgrade(socket, refusal(verdict));
     if (path !== '/cdp' && !path.startsWith('/devtools/browser')) return refuseUpgrade(socket, new NotFoundError(`No WebSocket endpoint at ${path}`));
     const profile = requestUrl(request)?.searchParams.get('profile');
+    const group = requestUrl(request)?.searchParams.get('group');
+    if (group !== null && group !== undefined && (!GROUP_NAME.test(group) || (profile && profile !== 'extension')))
+      return refuseUpgrade(socket, new BadRequestError(`group=${JSON.stringify(group)}: a tab group of the extension profile is named by 1 to 40 letters, digits, '.', '_' or '-' (its Chrome group is titled "clawd:<name>")`));
     if (profile && profile !== 'extension') return void acceptProfileClient(request, socket, head, profile, verdict);
     if (verdict.session) return refuseUpgrade(socket, new ForbiddenError(`${SESSION_REACH}: this one reaches /cdp?profile=${SESSION_PROFILE_PREFIX}${verdict.session}`));
     if (verdict.driver) return refuseUpgrade(socket, new ForbiddenError('The drivers\' key reaches the browsers this server launched only'));
