@@ -130,7 +130,7 @@ export class TooLargeError extends ClawdError {
   }
 }
 
-/** A cap is reached (running browsers, sessions): try again when one ends. */
+/** A cap is reached (running browsers, sessions, recordings' room): try again when one ends. */
 export class TooManyError extends ClawdError {
   constructor(message: string, details?: ErrorDetails) {
     super('too_many', message, details);

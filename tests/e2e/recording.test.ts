@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserClient, ForbiddenError } from '../../relay/src/client/browser-client.js';
 import type { NetworkEntry } from '../../relay/src/api/responses.js';
@@ -125,5 +126,62 @@ describe("a task session's record", () => {
     expect(existsSync(passing.path!)).toBe(false);
     expect(existsSync(kept.path!)).toBe(true);
     expect(kept.path).toContain('/recordings/kept/');
+  }, 60_000);
+});
+
+describe('recordings are bounded', () => {
+  /** Sets config.json's `recordings` (read at each request), and puts the rest back after. */
+  async function withRecordingsConfig(recordings: object, body: () => Promise<void>): Promise<void> {
+    const file = join(env.home, 'config.json');
+    const before = readFileSync(file, 'utf8');
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(before), recordings }));
+    try {
+      await body();
+    } finally {
+      writeFileSync(file, before);
+    }
+  }
+
+  it('a trace stops itself at its time bound; the next /trace/stop hands over its file (kept when asked)', async () => {
+    await withRecordingsConfig({ traceMaxMinutes: 0.02 }, async () => {
+      const client = env.client('clawd');
+      const { targetId } = await client.openTab(`${site.url}/blank`);
+      const dir = join(env.home, 'recordings', 'clawd');
+      const written = () => (existsSync(dir) ? readdirSync(dir).filter((name) => name.endsWith('.actions.json')) : []);
+      const before = written().length;
+      await client.traceStart();
+      await client.navigate(`${site.url}/page`, targetId);
+      // Its bound is 1.2 s: the trace is written without anyone asking.
+      await waitFor(() => written().length > before, { timeoutMs: 15_000, message: 'the trace never stopped at its bound' });
+      const trace = await client.traceStop({ keep: true });
+      expect(trace.bound).toMatch(/stopped itself after 0.02 minutes/);
+      expect(trace.path).toContain('/recordings/kept/clawd/');
+      expect(readFileSync(trace.path!).subarray(0, 2).toString()).toBe('PK');
+      expect(existsSync(trace.actionsPath)).toBe(true);
+      expect(await rejection(client.traceStop())).toMatchObject({ status: 400 });
+      await client.closeTab(targetId);
+    });
+  }, 60_000);
+
+  it("refuses a new HAR or trace while a profile's recordings take their room, and writes nothing", async () => {
+    await withRecordingsConfig({ maxMiB: 1 }, async () => {
+      const client = env.client('clawd');
+      const { targetId } = await client.openTab(`${site.url}/blank`);
+      await client.networkRecord(true, targetId);
+      await client.navigate(`${site.url}/page`, targetId);
+      const dir = join(env.home, 'recordings', 'clawd');
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, 'filler.bin'), Buffer.alloc(1024 * 1024 + 1));
+      const listing = readdirSync(dir);
+      const refused = await rejection(client.har({ targetId }));
+      expect(refused).toMatchObject({ status: 429 });
+      expect(refused.message).toMatch(/recordings of clawd take 1\.0 MiB, at their bound of 1 MiB \(config recordings\.maxMiB\)/);
+      expect(await rejection(client.traceStart())).toMatchObject({ status: 429 });
+      expect(await rejection(client.traceStop())).toMatchObject({ status: 400 }); // nothing was started
+      expect(readdirSync(dir)).toEqual(listing);
+      rmSync(join(dir, 'filler.bin'));
+      expect((await client.har({ targetId })).path).toContain('/recordings/clawd/');
+      await client.closeTab(targetId);
+    });
   }, 60_000);
 });

@@ -27,6 +27,7 @@ describe('config.json', () => {
       maxSessions: 4,
       sessionTtlSeconds: 900,
       sessionSpares: 1,
+      recordings: { traceMaxMinutes: 10, maxMiB: 512 },
       defaultProfile: 'clawd',
       profiles: {},
     });

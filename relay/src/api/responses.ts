@@ -176,6 +176,8 @@ export interface RecordingAnswer {
   /** A HAR or trace written under $CLAWD_HOME/recordings (0600). */
   path?: string;
   tracing?: boolean;
+  /** Set when the trace had stopped itself at its time bound before /trace/stop asked (config recordings.traceMaxMinutes). */
+  bound?: string;
 }
 
 export const AUDIT_EVENT_KINDS = [

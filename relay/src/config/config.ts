@@ -85,6 +85,17 @@ export const ConfigSchema = z.strictObject({
       requestTimeoutSeconds: z.number().int().min(1).max(3600).default(60),
     })
     .optional(),
+  /**
+   * Recordings (service/recording-service.ts) are bounded: a trace stops
+   * itself after traceMaxMinutes, and a new HAR or trace is refused while a
+   * profile's recordings take maxMiB or more.
+   */
+  recordings: z
+    .strictObject({
+      traceMaxMinutes: z.number().min(0.01).max(240).default(10),
+      maxMiB: z.number().int().min(1).max(1_000_000).default(512),
+    })
+    .prefault({}),
   /** Which URLs tabs may be sent to, on every profile (runtime/url-policy.ts); none by default. */
   urlPolicy: UrlPolicySchema.optional(),
   defaultProfile: z.string().default('clawd'),

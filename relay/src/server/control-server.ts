@@ -120,7 +120,14 @@ export async function startControlServer(options: ControlServerOptions): Promise
   app.use(express.json({ limit: LIMITS.controlBodyBytes }));
 
   // The work is the service's (service/control-service.ts); a route parses, calls, answers.
-  const recordings = new RecordingService(manager, { dirFor: (profile, kept) => join(options.recordingsDir, ...(kept ? ['kept'] : []), profile) }, PACKAGE_VERSION);
+  const recordings = new RecordingService(
+    manager,
+    {
+      dirFor: (profile, kept) => join(options.recordingsDir, ...(kept ? ['kept'] : []), profile),
+      actionsSince: (profile, since) => options.actionLog.recent({ profile, limit: 1000 }).filter((action) => action.time >= since),
+    },
+    PACKAGE_VERSION,
+  );
   const service = new ControlService(manager, sessions, options.actionLog, recordings);
   const credentials = new CredentialService(options.credentials, manager, options.actionLog);
   const events = new EventStreams(options.credentials.audit);

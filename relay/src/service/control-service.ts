@@ -61,7 +61,7 @@ export class ControlService {
       case 'trace-start':
         return this.recordings.traceStart(profile);
       case 'trace-stop':
-        return this.recordings.traceStop(profile, { keep: request.keep }, (name, since) => this.actionLog.recent({ profile: name, limit: 1000 }).filter((action) => action.time >= since));
+        return this.recordings.traceStop(profile, { keep: request.keep });
     }
   }
 

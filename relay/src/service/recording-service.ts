@@ -1,11 +1,11 @@
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import type { z } from 'zod';
 import type { NetworkEntry, RecordingAnswer } from '../api/responses.js';
 import type { schemas } from '../api/schemas.js';
 import type { ProfileManager } from '../driver/profile-manager.js';
 import { redact, toHar } from '../driver/network-log.js';
-import { BadRequestError, ForbiddenError } from '../errors.js';
+import { BadRequestError, ForbiddenError, TooManyError } from '../errors.js';
 
 /**
  * A record of what happened (issue 22), for HTTP and MCP alike: a tab's
@@ -14,24 +14,32 @@ import { BadRequestError, ForbiddenError } from '../errors.js';
  * the action log's entries beside it). Files are written under
  * `$CLAWD_HOME/recordings/<profile>/` with 0600; a task session's go with
  * it unless exported with `keep` (then under `recordings/kept/`).
- * Credential headers are shown only to the token's holder.
+ * Credential headers are shown only to the token's holder. Bounded (config
+ * `recordings`): a trace stops itself after traceMaxMinutes, and nothing new
+ * is written while a profile's recordings take maxMiB.
  */
 
-export interface RecordingPaths {
+export interface RecordingHome {
   /** Where a profile's recordings go; `kept` ones outlive a task session. */
   dirFor(profile: string, kept: boolean): string;
+  /** The action log's entries of a profile since a time: written beside its trace. */
+  actionsSince(profile: string, since: string): unknown[];
 }
+
+type TraceWritten = RecordingAnswer & { path: string; actionsPath: string };
 
 /** Why a caller may not see credential headers, or undefined when it may. */
 export type SecretsRefusal = string | undefined;
 
 export class RecordingService {
-  /** Profiles being traced, and when the trace started. */
-  private readonly tracing = new Map<string, string>();
+  /** Profiles being traced: when each trace started, and the timer of its time bound. */
+  private readonly tracing = new Map<string, { since: string; bound: NodeJS.Timeout }>();
+  /** Traces that stopped themselves at their bound, kept for the /trace/stop that asks next. */
+  private readonly stoppedAtBound = new Map<string, TraceWritten>();
 
   constructor(
     private readonly manager: ProfileManager,
-    private readonly paths: RecordingPaths,
+    private readonly home: RecordingHome,
     private readonly version: string,
   ) {}
 
@@ -62,6 +70,7 @@ export class RecordingService {
     const entries: NetworkEntry[] = tabs.flatMap((tab) => tab.network.list()).sort((a, b) => a.startedAt.localeCompare(b.startedAt));
     if (!tabs.some((tab) => tab.network.since))
       throw new BadRequestError('Nothing was recorded: start the network log first (POST /network/record {on: true})');
+    this.checkRoom(driver.profile.name);
     const har = toHar(request.secrets ? entries : entries.map(redact), this.version);
     const path = this.write(driver.profile.name, request.keep === true, 'har', JSON.stringify(har, null, 1));
     return { ...(request.all ? {} : { targetId: await tabs[0].targetId() }), path, entries: entries.length };
@@ -70,29 +79,73 @@ export class RecordingService {
   async traceStart(profile: string | undefined): Promise<RecordingAnswer> {
     const driver = this.manager.driver(profile);
     const name = driver.profile.name;
-    if (this.tracing.has(name)) throw new BadRequestError(`Profile ${name} is being traced since ${this.tracing.get(name)}: stop that trace first`);
+    const trace = this.tracing.get(name);
+    if (trace) throw new BadRequestError(`Profile ${name} is being traced since ${trace.since}: stop that trace first`);
+    this.checkRoom(name);
+    const { traceMaxMinutes } = this.limits();
     await (await driver.context()).tracing.start({ screenshots: true, snapshots: true, title: name });
-    this.tracing.set(name, new Date().toISOString());
+    this.stoppedAtBound.delete(name);
+    const bound = setTimeout(() => {
+      const why = `The trace stopped itself after ${traceMaxMinutes} minutes (config recordings.traceMaxMinutes)`;
+      this.finishTrace(name, false).then(
+        (written) => this.stoppedAtBound.set(name, { ...written, bound: why }),
+        () => {}, // its browser went meanwhile: there is nothing left to write
+      );
+    }, traceMaxMinutes * 60_000);
+    bound.unref();
+    this.tracing.set(name, { since: new Date().toISOString(), bound });
     return { tracing: true };
   }
 
   /** Stops the trace and writes it (a zip for `npx playwright show-trace`), with the profile's action log entries since it started beside it. */
-  async traceStop(profile: string | undefined, request: z.output<typeof schemas.traceStop>, actions: (profile: string, since: string) => unknown[]): Promise<RecordingAnswer & { actionsPath: string }> {
-    const driver = this.manager.driver(profile);
-    const name = driver.profile.name;
-    const since = this.tracing.get(name);
-    if (!since) throw new BadRequestError(`Profile ${name} is not being traced: POST /trace/start first`);
+  async traceStop(profile: string | undefined, request: z.output<typeof schemas.traceStop>): Promise<TraceWritten> {
+    const name = this.manager.driver(profile).profile.name;
+    if (this.tracing.has(name)) return this.finishTrace(name, request.keep === true);
+    const stopped = this.stoppedAtBound.get(name);
+    if (!stopped) throw new BadRequestError(`Profile ${name} is not being traced: POST /trace/start first`);
+    this.stoppedAtBound.delete(name);
+    return request.keep ? this.keep(name, stopped) : stopped;
+  }
+
+  private async finishTrace(name: string, kept: boolean): Promise<TraceWritten> {
+    const { since, bound } = this.tracing.get(name)!;
+    clearTimeout(bound);
     this.tracing.delete(name);
-    const path = this.path(name, request.keep === true, 'zip');
-    await (await driver.context()).tracing.stop({ path });
+    const context = await this.manager.driver(name).context();
+    const path = this.path(name, kept, 'zip');
+    await context.tracing.stop({ path });
     chmodSync(path, 0o600);
     const actionsPath = path.replace(/\.zip$/, '.actions.json');
-    writeFileSync(actionsPath, JSON.stringify(actions(name, since), null, 1), { mode: 0o600 });
+    writeFileSync(actionsPath, JSON.stringify(this.home.actionsSince(name, since), null, 1), { mode: 0o600 });
     return { path, actionsPath, tracing: false };
   }
 
+  /** Moves a trace written at its bound to the kept recordings, as `keep` asks. */
+  private keep(name: string, written: TraceWritten): TraceWritten {
+    const dir = this.home.dirFor(name, true);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const moved = { ...written, path: join(dir, basename(written.path)), actionsPath: join(dir, basename(written.actionsPath)) };
+    renameSync(written.path, moved.path);
+    renameSync(written.actionsPath, moved.actionsPath);
+    return moved;
+  }
+
+  private limits() {
+    return this.manager.registry.config().recordings;
+  }
+
+  /** Refuses a new recording while the profile's recordings (kept or not) take their bound. */
+  private checkRoom(name: string): void {
+    const { maxMiB } = this.limits();
+    const used = [false, true].reduce((sum, kept) => sum + bytesIn(this.home.dirFor(name, kept)), 0);
+    if (used >= maxMiB * 1024 * 1024)
+      throw new TooManyError(
+        `The recordings of ${name} take ${(used / 1024 / 1024).toFixed(1)} MiB, at their bound of ${maxMiB} MiB (config recordings.maxMiB): remove some from ${this.home.dirFor(name, false)} or ${this.home.dirFor(name, true)}`,
+      );
+  }
+
   private path(profile: string, kept: boolean, extension: string): string {
-    const dir = this.paths.dirFor(profile, kept);
+    const dir = this.home.dirFor(profile, kept);
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     return join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}.${extension}`);
   }
@@ -102,4 +155,15 @@ export class RecordingService {
     writeFileSync(path, content, { mode: 0o600 });
     return path;
   }
+}
+
+/** The bytes of the files in a folder (recordings are flat: no subfolders). */
+function bytesIn(dir: string): number {
+  let entries: string[];
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return 0;
+  }
+  return entries.reduce((sum, entry) => sum + (statSync(join(dir, entry), { throwIfNoEntry: false })?.size ?? 0), 0);
 }
