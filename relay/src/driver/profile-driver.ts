@@ -350,7 +350,7 @@ export class ProfileDriver {
 
   /** The URL policy held before a tab acts or navigates: at the browser level where there is one, else on the tab. */
   private guard(tab: DriverTab): Promise<void> {
-    return this.browserGuard ? this.browserGuard.sync() : guardTab(tab, this.urlPolicy);
+    return this.browserGuard ? this.browserGuard.sync() : guardTab(tab, this.urlPolicy, (page) => this.registry.tabOf(page));
   }
 
   private checkUrl(url: string): Promise<void> {

@@ -2,6 +2,7 @@ import { lookup } from 'node:dns/promises';
 import { navigationProblem } from '../../../protocol/url-gate.js';
 import { BadRequestError, ForbiddenError } from '../errors.js';
 import { policyActive, type UrlPolicy, urlPolicyProblem } from '../runtime/url-policy.js';
+import type { Frame, Page } from 'playwright-core';
 import type { DriverTab } from './driver-tab.js';
 
 /**
@@ -29,10 +30,11 @@ export async function checkNavigation(url: string, urlPolicy: UrlPolicy | undefi
  * checked as it starts, through the tab's own CDP session's `Fetch` domain
  * (which, unlike Playwright's routes, also sees each redirect hop): redirects
  * and a page's own `location =` included. A refused one fails before it
- * leaves the browser, and is reported with the tab's next action. Once per
- * tab; `urlPolicy` is read at each request, so edits apply at once.
+ * leaves the browser, and is reported with the tab's next action. A popup
+ * whose first page got there before the hold is closed. Once per tab;
+ * `urlPolicy` is read at each request, so edits apply at once.
  */
-export async function guardTab(tab: DriverTab, urlPolicy: () => UrlPolicy | undefined): Promise<void> {
+export async function guardTab(tab: DriverTab, urlPolicy: () => UrlPolicy | undefined, tabOf: (page: Page) => DriverTab): Promise<void> {
   if (tab.urlPolicy.policed || !policyActive(urlPolicy())) return;
   tab.urlPolicy.policed = true;
   const session = await tab.cdp();
@@ -48,6 +50,25 @@ export async function guardTab(tab: DriverTab, urlPolicy: () => UrlPolicy | unde
     })().catch(() => {});
   });
   await session.send('Fetch.enable', { patterns: [{ urlPattern: '*', resourceType: 'Document', requestStage: 'Request' }] });
+  // What got past the hold: on the extension profile, a popup's first page loads before the
+  // extension may attach to its tab. Such a popup is closed before anything reads it, and that is
+  // said with its opener's next action.
+  const opener = await tab.page.opener().catch(() => null);
+  if (!opener) return;
+  const closeIfRefused = async (url: string) => {
+    if (!/^https?:/.test(url)) return;
+    const problem = await urlPolicyProblem(url, urlPolicy(), resolveHost);
+    if (!problem) return;
+    tabOf(opener).noteEvent(`a popup at ${url.split(/[?#]/)[0]} loaded before the URL policy could hold its tab, and was closed: ${problem}`);
+    await tab.page.close();
+  };
+  if (tab.page.url() && tab.page.url() !== 'about:blank') return closeIfRefused(tab.page.url());
+  const firstCommit = (frame: Frame) => {
+    if (frame !== tab.page.mainFrame()) return;
+    tab.page.off('framenavigated', firstCommit);
+    void closeIfRefused(frame.url()).catch(() => {});
+  };
+  tab.page.on('framenavigated', firstCommit);
 }
 
 /** The refusal the guard made since the last call, as the error a goto answers with; cleared. */
