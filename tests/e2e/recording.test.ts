@@ -31,7 +31,7 @@ beforeAll(async () => {
     if (url.pathname === '/page') {
       response.writeHead(200, { 'content-type': 'text/html' }).end(
         `<!doctype html><title>Network</title><img src="/missing.png"><button id="go" onclick="this.textContent='clicked'">go</button>
-         <script>fetch('/api/data', { headers: { authorization: ${JSON.stringify(SECRET)} } }).then((r) => r.json()).then((d) => (document.title = 'got ' + d.hello));</script>`,
+         <script>fetch('/api/data', { method: 'POST', headers: { authorization: ${JSON.stringify(SECRET)}, 'content-type': 'application/json' }, body: '{"question":42}' }).then((r) => r.json()).then((d) => (document.title = 'got ' + d.hello));</script>`,
       );
       return;
     }
@@ -71,15 +71,21 @@ for (const profile of ['clawd', 'extension'] as const) {
 
       const body = await client.networkBody(fetched.id, targetId);
       expect(Buffer.from(body.base64, 'base64').toString()).toBe('{"hello":"world"}');
-      expect(body).toMatchObject({ mimeType: 'application/json', truncated: false });
+      expect(body).toMatchObject({ part: 'response', mimeType: 'application/json', truncated: false });
+      // The request's own body, when it sent one.
+      expect(fetched).toMatchObject({ method: 'POST', requestBodySize: 15 });
+      const sent = await client.networkBody(fetched.id, targetId, 'request');
+      expect(Buffer.from(sent.base64, 'base64').toString()).toBe('{"question":42}');
+      expect(sent).toMatchObject({ part: 'request', mimeType: 'application/json', size: 15 });
+      expect(await rejection(client.networkBody(page.id, targetId, 'request'))).toMatchObject({ status: 404, message: expect.stringMatching(/sent no body/) });
 
       const har = await client.har({ targetId });
       expect(statSync(har.path!).mode & 0o777).toBe(0o600);
       const file = readFileSync(har.path!, 'utf8');
       expect(file).not.toContain(SECRET);
-      const log = (JSON.parse(file) as { log: { version: string; entries: Array<{ request: { url: string }; response: { status: number } }> } }).log;
+      const log = (JSON.parse(file) as { log: { version: string; entries: Array<{ request: { url: string; method: string; bodySize: number }; response: { status: number } }> } }).log;
       expect(log.version).toBe('1.2');
-      expect(log.entries.find((entry) => entry.request.url.endsWith('/api/data'))?.response.status).toBe(200);
+      expect(log.entries.find((entry) => entry.request.url.endsWith('/api/data'))).toMatchObject({ request: { method: 'POST', bodySize: 15 }, response: { status: 200 } });
 
       // Stopped: what comes next is not logged.
       await client.networkRecord(false, targetId);

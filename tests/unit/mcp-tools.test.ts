@@ -120,11 +120,20 @@ describe('the tools, in process', () => {
     ];
     const listing = scriptedApi({ record: () => ({ targetId: TAB.targetId, network: { recording: true, entries } }) }, calls);
     expect(await call('browser_record', { profile: 'p', action: 'network', status: '4xx', type: 'fetch' }, listing)).toBe('#3 GET 404 fetch http://site/api 12ms\n#4 GET net::ERR_FAILED image http://site/img');
-    expect(calls).toEqual([{ method: 'record', profile: 'p', args: [{ targetId: undefined, action: 'network', status: '4xx', type: 'fetch', url: undefined, limit: undefined }] }]);
+    expect(calls).toEqual([{ method: 'record', profile: 'p', args: [{ targetId: undefined, action: 'network', status: '4xx', type: 'fetch', url: undefined, limit: undefined, id: undefined }] }]);
     const written = scriptedApi({ record: () => ({ path: '/home/x/recordings/p/a.har' }) });
     expect(await call('browser_record', { action: 'har' }, written)).toBe('Written: /home/x/recordings/p/a.har');
     const started = scriptedApi({ record: () => ({ targetId: TAB.targetId, network: { recording: true } }) });
     expect(await call('browser_record', { action: 'network-start' }, started)).toBe(`Recording ${TAB.targetId}'s requests.`);
+  });
+
+  it('browser_record gives a text body as text, and a binary one by size and type only', async () => {
+    const json = Buffer.from('{"user":"ada"}').toString('base64');
+    const sent = scriptedApi({ record: () => ({ targetId: TAB.targetId, body: { id: 7, part: 'request', mimeType: 'application/json', base64: json, size: 14, truncated: false } }) });
+    expect(await call('browser_record', { action: 'request-body', id: 7 }, sent)).toBe('#7 request body: 14 bytes of application/json\n{"user":"ada"}');
+    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0xff, 0xfe]).toString('base64');
+    const image = scriptedApi({ record: () => ({ targetId: TAB.targetId, body: { id: 8, part: 'response', mimeType: 'image/png', base64: png, size: 6, truncated: false } }) });
+    expect(await call('browser_record', { action: 'body', id: 8 }, image)).toBe('#8 response body: 6 bytes of image/png; binary, not shown (GET /network/body gives it)');
   });
 
   it('browser_upload answers in prose, armed or done', async () => {

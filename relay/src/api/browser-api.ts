@@ -35,8 +35,10 @@ export interface DialogArmed {
 
 /** `browser_record` (MCP): the network log, a HAR of it, a trace (service/recording-service.ts). */
 export interface RecordRequest {
-  action: 'network-start' | 'network-stop' | 'network' | 'har' | 'trace-start' | 'trace-stop';
+  action: 'network-start' | 'network-stop' | 'network' | 'body' | 'request-body' | 'har' | 'trace-start' | 'trace-stop';
   targetId?: string;
+  /** `body`, `request-body`: the request's id in the log. */
+  id?: number;
   /** Filters of `network`: a URL substring, a status (404) or class (4xx), a resource type. */
   url?: string;
   status?: string;

@@ -166,7 +166,19 @@ export interface NetworkEntry {
   durationMs?: number;
   /** Response body bytes, once finished. */
   size?: number;
+  /** Request body bytes (a POST's form or JSON), when it sent one: GET /network/body?part=request gives it. */
+  requestBodySize?: number;
   failure?: string;
+}
+
+/** A body of a logged request, as the browser still holds it: base64, cut at 1 MiB (and said). */
+export interface NetworkBody {
+  id: number;
+  part: 'response' | 'request';
+  mimeType?: string;
+  base64: string;
+  size: number;
+  truncated: boolean;
 }
 
 /** What `browser_record` (MCP) and the recording routes answer. */
@@ -176,6 +188,8 @@ export interface RecordingAnswer {
   /** A HAR or trace written under $CLAWD_HOME/recordings (0600). */
   path?: string;
   tracing?: boolean;
+  /** `body`, `request-body` (MCP): a body of one logged request (GET /network/body answers it unwrapped). */
+  body?: NetworkBody;
   /** Set when the trace had stopped itself at its time bound before /trace/stop asked (config recordings.traceMaxMinutes). */
   bound?: string;
 }

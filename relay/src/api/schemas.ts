@@ -175,7 +175,13 @@ export const schemas = {
     limit: z.coerce.number().int().positive().max(1000).optional(),
     secrets: z.enum(['true', 'false']).optional(),
   }),
-  networkBody: z.object({ profile: z.string().optional(), targetId: TargetId.optional(), id: z.coerce.number().int().positive() }),
+  networkBody: z.object({
+    profile: z.string().optional(),
+    targetId: TargetId.optional(),
+    id: z.coerce.number().int().positive(),
+    /** The response's body (default), or the request's (a POST's form or JSON). */
+    part: z.enum(['response', 'request']).default('response'),
+  }),
   /** `POST /network/har`: one tab's log as HAR 1.2, or (`all`) every recorded tab of the profile; `keep` keeps a task session's file after it ends. */
   har: z.strictObject({ targetId: TargetId.optional(), all: z.boolean().optional(), keep: z.boolean().optional(), secrets: z.boolean().optional() }),
   /** `POST /trace/start`, `/trace/stop`: a Playwright trace of the profile's browser context. */

@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { controlUrlFor } from '../config/server-record.js';
 import { clawdHome, readToken } from '../config/state-dir.js';
-import { type ClawdError, errorFromBody, TimeoutError, UnavailableError } from '../errors.js';
+import { BadRequestError, type ClawdError, errorFromBody, TimeoutError, UnavailableError } from '../errors.js';
 import { MAX_WAIT_MS } from '../api/limits.js';
 import type { ActOptions, BrowserApi, DialogArmed, FileChooserAnswer, RecordRequest, SnapshotRequest } from '../api/browser-api.js';
 import type {
@@ -22,6 +22,7 @@ import type {
   SessionInfo,
   SpareCounts,
   RecordingAnswer,
+  NetworkBody,
   LiveGrant,
   AuditEntry,
   AuditEventKind,
@@ -264,9 +265,9 @@ export class BrowserClient implements BrowserApi {
     const { limit, secrets, ...rest } = query;
     return this.call('GET', '/network', undefined, { ...rest, limit: limit?.toString(), secrets: secrets?.toString() });
   }
-  /** A response body as the browser still holds it (base64, capped at 1 MiB). */
-  networkBody(id: number, targetId?: string): Promise<{ targetId: string; id: number; mimeType?: string; base64: string; size: number; truncated: boolean }> {
-    return this.call('GET', '/network/body', undefined, { id: String(id), targetId });
+  /** A response body as the browser still holds it, or (`part: 'request'`) the request's own (base64, capped at 1 MiB). */
+  networkBody(id: number, targetId?: string, part: NetworkBody['part'] = 'response'): Promise<NetworkBody & { targetId: string }> {
+    return this.call('GET', '/network/body', undefined, { id: String(id), targetId, part });
   }
   /** Writes the tab's (or, with all, the profile's) network log as HAR 1.2 under $CLAWD_HOME/recordings. */
   har(request: RequestOf<'har'> = {}): Promise<RecordingAnswer & { entries: number }> {
@@ -287,6 +288,12 @@ export class BrowserClient implements BrowserApi {
         return this.networkRecord(request.action === 'network-start', request.targetId);
       case 'network':
         return this.network({ targetId: request.targetId, url: request.url, status: request.status, type: request.type, limit: request.limit });
+      case 'body':
+      case 'request-body': {
+        if (request.id === undefined) throw new BadRequestError(`${request.action} needs the id of a request in the network log`);
+        const { targetId, ...body } = await this.networkBody(request.id, request.targetId, request.action === 'body' ? 'response' : 'request');
+        return { targetId, body };
+      }
       case 'har':
         return this.har({ targetId: request.targetId, all: request.all, keep: request.keep });
       case 'trace-start':

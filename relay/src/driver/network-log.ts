@@ -1,12 +1,13 @@
 import type { Page, Request } from 'playwright-core';
-import type { NetworkEntry } from '../api/responses.js';
+import type { NetworkBody, NetworkEntry } from '../api/responses.js';
 import { NotFoundError } from '../errors.js';
 
 /**
  * A tab's network log (issue 22): off until asked for, then every request
  * the tab makes, with its headers, status, type, timing and size, the last
- * MAX_ENTRIES kept. Bodies are fetched only when asked for, from the
- * browser, while it still holds them, and capped. Headers that carry
+ * MAX_ENTRIES kept. Bodies (a response's, or a request's own) are fetched
+ * only when asked for, from the browser, while it still holds them, and
+ * capped. Headers that carry
  * credentials are redacted unless the caller may see them (redact()).
  */
 
@@ -76,10 +77,23 @@ export class NetworkLog {
     return this.recordingSince;
   }
 
-  /** A response body, as the browser still holds it: base64, cut at MAX_BODY_BYTES. */
-  async body(id: number): Promise<{ id: number; mimeType?: string; base64: string; size: number; truncated: boolean }> {
+  /** A response body as the browser still holds it, or the request's own: base64, cut at MAX_BODY_BYTES. */
+  async body(id: number, part: 'response' | 'request' = 'response'): Promise<NetworkBody> {
     const held = this.entries.find(({ entry }) => entry.id === id);
     if (!held) throw new NotFoundError(`No request ${id} in this tab's network log (it records from POST /network/record, and keeps the last ${MAX_ENTRIES})`);
+    const cut = (body: Buffer, mimeType: string | undefined): NetworkBody => ({
+      id,
+      part,
+      ...(mimeType ? { mimeType } : {}),
+      base64: body.subarray(0, MAX_BODY_BYTES).toString('base64'),
+      size: body.length,
+      truncated: body.length > MAX_BODY_BYTES,
+    });
+    if (part === 'request') {
+      const sent = held.request.postDataBuffer();
+      if (!sent) throw new NotFoundError(`Request ${id} (${held.entry.method}) sent no body`);
+      return cut(sent, held.entry.requestHeaders['content-type']?.split(';')[0]);
+    }
     const response = await held.request.response();
     if (!response) throw new NotFoundError(`Request ${id} got no response${held.entry.failure ? ` (${held.entry.failure})` : ''}`);
     let body: Buffer;
@@ -88,7 +102,7 @@ export class NetworkLog {
     } catch (error) {
       throw new NotFoundError(`The browser no longer holds the body of request ${id}: ${(error as Error).message.split('\n')[0]}`);
     }
-    return { id, mimeType: held.entry.mimeType, base64: body.subarray(0, MAX_BODY_BYTES).toString('base64'), size: body.length, truncated: body.length > MAX_BODY_BYTES };
+    return cut(body, held.entry.mimeType);
   }
 
   private started(request: Request): void {
@@ -100,6 +114,8 @@ export class NetworkLog {
       requestHeaders: request.headers(),
       startedAt: new Date().toISOString(),
     };
+    const sent = request.postDataBuffer();
+    if (sent) entry.requestBodySize = sent.length;
     this.entries.push({ entry, request });
     this.byRequest.set(request, entry);
     if (this.entries.length > MAX_ENTRIES) this.byRequest.delete(this.entries.shift()!.request);
@@ -149,7 +165,7 @@ export function toHar(entries: NetworkEntry[], creatorVersion: string): object {
             headers: pairs(entry.requestHeaders),
             queryString: [...url.searchParams].map(([name, value]) => ({ name, value })),
             headersSize: -1,
-            bodySize: -1,
+            bodySize: entry.requestBodySize ?? 0,
           },
           response: {
             status: entry.status ?? 0,

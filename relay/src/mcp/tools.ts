@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { ActionSchema, schemas, SnapshotShaping } from '../api/schemas.js';
 import type { BrowserApi } from '../api/browser-api.js';
-import type { ActionRequest, ActionResult } from '../api/responses.js';
+import type { ActionRequest, ActionResult, NetworkBody } from '../api/responses.js';
 import { BadRequestError } from '../errors.js';
 
 /**
@@ -74,6 +74,16 @@ function text(value: string): ToolResult {
 
 function withProfile(api: BrowserApi, params: { profile?: string }): BrowserApi {
   return params.profile === undefined ? api : api.withProfile(params.profile);
+}
+
+/** A body for an agent's context: text as text (its first 20,000 characters), anything else by size and type only. */
+const BODY_TEXT_CHARS = 20_000;
+function bodyText(body: NetworkBody): string {
+  const head = `#${body.id} ${body.part} body: ${body.size} bytes${body.mimeType ? ` of ${body.mimeType}` : ''}${body.truncated ? ' (cut at 1 MiB)' : ''}`;
+  const textual = !body.mimeType || /^text\/|json|xml|javascript|x-www-form-urlencoded|graphql/.test(body.mimeType);
+  const decoded = Buffer.from(body.base64, 'base64').toString('utf8');
+  if (!textual || decoded.includes('\uFFFD')) return `${head}; binary, not shown (GET /network/body gives it)`;
+  return `${head}\n${decoded.slice(0, BODY_TEXT_CHARS)}${decoded.length > BODY_TEXT_CHARS ? `\n… ${decoded.length - BODY_TEXT_CHARS} more characters` : ''}`;
 }
 
 function tabLine(tab: { targetId: string; url: string; title: string }): string {
@@ -263,11 +273,12 @@ export const TOOLS: Tool[] = [
   }),
   defineTool({
     name: 'browser_record',
-    description: 'Network log (start, list filtered by url substring, status 404/4xx, type fetch…), har file, Playwright trace.',
+    description: 'Network log (start, list filtered by url substring, status 404/4xx, type fetch…; body/request-body of #id), har file, Playwright trace.',
     input: z.object({
       profile: Profile,
       targetId: TargetId,
-      action: z.enum(['network-start', 'network-stop', 'network', 'har', 'trace-start', 'trace-stop']),
+      action: z.enum(['network-start', 'network-stop', 'network', 'body', 'request-body', 'har', 'trace-start', 'trace-stop']),
+      id: z.number().int().positive().optional(),
       url: z.string().optional(),
       status: z.string().optional(),
       type: z.string().optional(),
@@ -277,6 +288,7 @@ export const TOOLS: Tool[] = [
     run: async (api, { profile, ...request }) => {
       const answer = await withProfile(api, { profile }).record(request);
       if (answer.path) return text(`Written: ${answer.path}`);
+      if (answer.body) return text(bodyText(answer.body));
       if (answer.tracing !== undefined) return text(answer.tracing ? 'Tracing the browser context.' : 'Trace stopped.');
       const network = answer.network!;
       if (!network.entries) return text(network.recording ? `Recording ${answer.targetId}'s requests.` : `Not recording ${answer.targetId}.`);

@@ -56,6 +56,12 @@ export class ControlService {
         const { profile: _ignored, ...filters } = validated(schemas.networkQuery, { targetId: request.targetId, url: request.url, status: request.status, type: request.type, limit: request.limit }, 'arguments');
         return this.recordings.network(profile, filters, refusal);
       }
+      case 'body':
+      case 'request-body': {
+        const { profile: _ignored, ...which } = validated(schemas.networkBody, { targetId: request.targetId, id: request.id, part: request.action === 'body' ? 'response' : 'request' }, 'arguments');
+        const { targetId, ...body } = await this.recordings.networkBody(profile, which);
+        return { targetId, body };
+      }
       case 'har':
         return this.recordings.har(profile, validated(schemas.har, { targetId: request.targetId, all: request.all, keep: request.keep }, 'arguments'), refusal);
       case 'trace-start':

@@ -59,7 +59,7 @@ export class RecordingService {
 
   async networkBody(profile: string | undefined, query: Omit<z.output<typeof schemas.networkBody>, 'profile'>) {
     const tab = await this.manager.driver(profile).tabFor(query.targetId);
-    return { targetId: await tab.targetId(), ...(await tab.network.body(query.id)) };
+    return { targetId: await tab.targetId(), ...(await tab.network.body(query.id, query.part)) };
   }
 
   /** Writes the HAR of one tab (or, with `all`, of every tab of the profile that recorded) and says where. */
