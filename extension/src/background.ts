@@ -11,6 +11,7 @@ import { isExtensionKey, loadPairing, normaliseExtensionKey, normaliseRelayUrl, 
 import { RelayLink } from './relay-link';
 import { SharedTabs } from './shared-tabs';
 import { SHARE_MODE_KEY, TabGroupConsent } from './tab-groups';
+import { isBlankNavigation, navigateToBlank } from './blank-navigation';
 import type { ConsentRequest, ExtensionStatus, OptionsRequest } from './status';
 
 /**
@@ -278,6 +279,9 @@ async function runCommand(command: RelayCommand): Promise<object | undefined> {
   if (problem) throw new Error(problem);
   switch (command.type) {
     case 'cdp': {
+      // A blank page the extension navigates to would be the extension's own (blank-navigation.ts).
+      if (isBlankNavigation(command.method, command.params, command.sessionId))
+        return navigateToBlank(command.tabId, (command.params as { url: string }).url);
       const target = { tabId: command.tabId, sessionId: command.sessionId } as chrome.debugger.Debuggee;
       return (await chrome.debugger.sendCommand(target, command.method, command.params)) as object | undefined;
     }

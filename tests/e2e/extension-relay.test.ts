@@ -107,6 +107,22 @@ describe('Playwright over the relay', () => {
     }
   });
 
+  it("goes to about:blank and back, the blank page being the tab's own (never the extension's origin)", async () => {
+    const { browser, page } = await connect();
+    try {
+      expect(await page.goto('about:blank')).toBeNull();
+      expect(page.url()).toBe('about:blank');
+      // Still shared and driven: the blank page has the origin the tab had, not chrome-extension://.
+      expect(await page.evaluate(() => origin)).toBe(new URL(sharedUrl).origin);
+      expect(env.relay.bridge.sharedTabs().map((tab) => tab.url)).toContain('about:blank');
+      await page.goto(sharedUrl);
+      expect(await page.title()).toBe('Fixture Home');
+    } finally {
+      await page.goto(sharedUrl);
+      await browser.close();
+    }
+  });
+
   it('shares popups (window.open, target=_blank) and shows them as new pages', async () => {
     const { browser, page } = await connect();
     try {
