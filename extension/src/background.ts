@@ -11,7 +11,9 @@ import { isExtensionKey, loadPairing, normaliseExtensionKey, normaliseRelayUrl, 
 import { RelayLink } from './relay-link';
 import { SharedTabs } from './shared-tabs';
 import { SHARE_MODE_KEY, TabGroupConsent } from './tab-groups';
+import { watchGroupConsent } from './group-consent-events';
 import { isBlankNavigation, navigateToBlank } from './blank-navigation';
+import { VaultConsent } from './vault-consent';
 import type { ConsentRequest, ExtensionStatus, OptionsRequest } from './status';
 
 /**
@@ -205,43 +207,9 @@ chrome.webNavigation.onCreatedNavigationTarget.addListener(({ sourceTabId, tabId
   })().catch((error: Error) => showBadge(tabId, { kind: 'error', why: error.message }));
 });
 
-/**
- * Group mode: a tab that enters a clawd group (dragged in) is shared, one
- * that leaves it (dragged out, ungrouped, its group closed) is unshared at once.
- */
-async function onGroupChanged(tabId: number, groupId: number): Promise<void> {
-  await ready;
-  // Our own grouping (after a click, or for a grouped client's new tab) is not the person's consent changing.
-  if (groups.mode !== 'group' || groups.isAdopting(tabId)) return;
-  const name = await groups.consentName(groupId);
-  const current = shared.get(tabId);
-  if (name === null) {
-    if (current) await shared.unshare(tabId, 'the tab left the clawd group', { detach: true });
-    return;
-  }
-  if (current && current.group === name) return;
-  // Moved between clawd groups: the clients of the group it left lose it, those of the one it joined get it.
-  if (current) await shared.unshare(tabId, 'the tab moved to another clawd group', { detach: true });
-  if (shared.has(tabId)) return;
-  await shared.share(tabId).catch(async (error: Error) => {
-    // Refused (a page that is never shared): it does not stay in the group that means shared.
-    await groups.release(tabId);
-    await shared.refuse(tabId, error.message);
-  });
-}
-
-chrome.tabGroups.onRemoved.addListener((group) => void groups.forget(group.id));
-// A group (re)named "clawd" or "clawd:<name>" becomes consent for its tabs; renamed otherwise, it stops being.
-chrome.tabGroups.onUpdated.addListener((group) => {
-  void (async () => {
-    await ready;
-    if (groups.mode !== 'group') return;
-    for (const tab of await chrome.tabs.query({ groupId: group.id })) if (tab.id !== undefined) await onGroupChanged(tab.id, group.id);
-  })();
-});
+watchGroupConsent(groups, shared, ready);
 
 chrome.tabs.onUpdated.addListener((tabId, change) => {
-  if (change.groupId !== undefined) void onGroupChanged(tabId, change.groupId);
   if (shared.isSuspended(tabId) && change.url !== undefined) return void shared.resume(tabId);
   const problem = change.url !== undefined && shared.get(tabId) ? shareableUrlProblem(change.url) : undefined;
   if (problem) return shared.suspend(tabId, problem);
@@ -257,7 +225,7 @@ watchDownloads(shared, (tabId, download) => link.send(encodeExtensionFrame({ typ
 async function handleRelayMessage(message: RelayMessage): Promise<void> {
   if (message.type === 'pong' || message.type === 'auth') return;
   if (message.type === 'protocolError') return console.warn(`clawd-browser relay: ${message.message}`);
-  if (message.type === 'consentRequest') return askConsent(message);
+  if (message.type === 'consentRequest') return vaultConsent.ask(message);
   if (typeof (message as { id?: unknown }).id !== 'number') return console.warn(`clawd-browser relay: command without an id (${String(message.type)})`);
   commandsInFlight++;
   let frame: string | undefined;
@@ -305,55 +273,16 @@ async function runCommand(command: RelayCommand): Promise<object | undefined> {
 
 // ---- consent: which cookies may go to the vault (the person decides, here) ----------
 
-/**
- * The relay asks to save the cookies of some domains: the person is shown
- * the extension's own page (never a web page) with the tenant and the
- * domains, and allows some, all or none. Closing the page refuses.
- */
-type PendingConsents = Record<string, ConsentRequest & { tabId?: number }>;
-
-/** The consent requests waiting for the person: in chrome.storage.session, so a restarted worker still knows them. */
-async function pendingConsents(): Promise<PendingConsents> {
-  return ((await chrome.storage.session.get('consents')).consents ?? {}) as PendingConsents;
-}
-
-async function askConsent(request: { id: number; tenant: string; domains: string[] }): Promise<void> {
-  const tab = await chrome.tabs.create({ url: `${chrome.runtime.getURL('options.html')}#consent=${request.id}`, active: true });
-  const pending = await pendingConsents();
-  pending[request.id] = { id: request.id, tenant: request.tenant, domains: request.domains, tabId: tab.id };
-  await chrome.storage.session.set({ consents: pending });
-}
-
-async function answerConsent(id: number, allowed: boolean, domains: string[]): Promise<void> {
-  const pending = await pendingConsents();
-  const asked = pending[id];
-  if (!asked) return;
-  delete pending[id];
-  await chrome.storage.session.set({ consents: pending });
-  // Only domains that were asked about can be allowed.
-  const granted = allowed ? domains.filter((domain) => asked.domains.includes(domain)) : [];
-  link.send(encodeExtensionFrame({ type: 'consentAnswer', id, allowed: allowed && granted.length > 0, domains: granted }));
-  if (asked.tabId !== undefined) await chrome.tabs.remove(asked.tabId).catch(() => {});
-}
-
-chrome.tabs.onRemoved.addListener((tabId) => {
-  void (async () => {
-    const pending = await pendingConsents();
-    for (const asked of Object.values(pending)) if (asked.tabId === tabId) await answerConsent(asked.id, false, []);
-  })();
-});
+const vaultConsent = new VaultConsent((id, allowed, domains) => link.send(encodeExtensionFrame({ type: 'consentAnswer', id, allowed, domains })));
 
 // ---- the options page ----------------------------------------------------------
 
 chrome.runtime.onMessage.addListener((request: OptionsRequest, _sender, reply: (status: ExtensionStatus | ConsentRequest | { error: string } | { ok: true }) => void) => {
   void (async () => {
     await ready;
-    if (request.type === 'consent') {
-      const asked = (await pendingConsents())[request.id];
-      return reply(asked ? { id: asked.id, tenant: asked.tenant, domains: asked.domains } : { error: 'This request was answered already, or has expired.' });
-    }
+    if (request.type === 'consent') return reply((await vaultConsent.request(request.id)) ?? { error: 'This request was answered already, or has expired.' });
     if (request.type === 'consentAnswer') {
-      await answerConsent(request.id, request.allowed, request.domains);
+      await vaultConsent.answered(request.id, request.allowed, request.domains);
       return reply({ ok: true });
     }
     if (request.type === 'pair') {
