@@ -31,6 +31,9 @@ export interface SharedTab {
   group?: string;
 }
 
+/** A client group's name (`/cdp?group=<name>`, the Chrome tab group "clawd:<name>"). */
+export const GROUP_NAME = /^[A-Za-z0-9._-]{1,40}$/;
+
 /** A download a shared tab started, as chrome.downloads reports it. */
 export interface SharedDownload {
   /** chrome.downloads id. */

@@ -256,7 +256,12 @@ async function runCommand(command: RelayCommand): Promise<object | undefined> {
     case 'createTab': {
       const tab = await chrome.tabs.create({ url: command.url, active: command.active === true });
       // A grouped client's tab: into its "clawd:<name>" group first, so that it is shared as that group's.
-      if (command.group) await groups.adoptNamed(tab.id!, command.group);
+      if (command.group)
+        await groups.adoptNamed(tab.id!, command.group).catch(async (error: Error) => {
+          // Not in its group, it would be every client's: it is not left open.
+          await chrome.tabs.remove(tab.id!).catch(() => {});
+          throw new Error(`could not put the new tab in its clawd:${command.group} group: ${error.message}`);
+        });
       const sharedTab = await shared.share(tab.id!);
       return { tabId: sharedTab.tabId, targetId: sharedTab.targetId };
     }

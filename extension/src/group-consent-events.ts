@@ -6,7 +6,9 @@ import type { TabGroupConsent } from './tab-groups';
  * enters a clawd group (dragged in) is shared, one that leaves it (dragged
  * out, ungrouped, its group closed) is unshared at once, one moved between
  * "clawd:<name>" groups passes from one client group to the other, and a
- * group renamed to or from a clawd title starts or stops being consent.
+ * group the person titles "clawd" or "clawd:<name>" becomes consent (as
+ * does, whatever its title, the group a click made; another group titled
+ * otherwise stops being).
  * Registered at the worker's top level, as Chrome needs to wake it for them.
  */
 export function watchGroupConsent(groups: TabGroupConsent, shared: SharedTabs, ready: Promise<unknown>): void {

@@ -1,3 +1,5 @@
+import { GROUP_NAME } from '../../protocol/wire';
+
 /**
  * Group mode (issue 22; chosen on the options page): a "clawd" tab group is
  * the consent. The toolbar click puts the tab in its window's clawd group
@@ -15,7 +17,7 @@ const MODE_KEY = 'shareMode';
 const GROUPS_KEY = 'clawdGroups';
 export const GROUP_TITLE = 'clawd';
 /** "clawd", or "clawd:<name>" for the group of the clients that name it (`/cdp?group=<name>`). */
-const GROUP_TITLE_PATTERN = /^clawd(?::([A-Za-z0-9._-]{1,40}))?$/;
+const GROUP_TITLE_PATTERN = new RegExp(`^clawd(?::(${GROUP_NAME.source.slice(1, -1)}))?$`);
 
 export class TabGroupConsent {
   mode: ShareMode = 'tab';

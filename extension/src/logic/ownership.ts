@@ -1,4 +1,4 @@
-import type { RelayCommand, SharedTab } from '../../../protocol/wire.js';
+import { GROUP_NAME, type RelayCommand, type SharedTab } from '../../../protocol/wire.js';
 import { navigationProblem, shareableUrlProblem } from '../../../protocol/url-gate.js';
 
 /**
@@ -23,7 +23,7 @@ export function commandProblem(command: unknown, shared: (tabId: number) => Shar
     }
     case 'createTab': {
       const group = (c as { group?: unknown }).group;
-      if (group !== undefined && (typeof group !== 'string' || !/^[A-Za-z0-9._-]{1,40}$/.test(group))) return 'createTab with a bad group name';
+      if (group !== undefined && (typeof group !== 'string' || !GROUP_NAME.test(group))) return 'createTab with a bad group name';
       const url = typeof c.url === 'string' ? c.url : '';
       const problem = navigationProblem(url) ?? shareableUrlProblem(url);
       return problem ? `the extension will not open ${JSON.stringify(url)}: ${problem}` : undefined;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ExtensionHeader } from '../../../protocol/wire.js';
+import { type ExtensionHeader, GROUP_NAME } from '../../../protocol/wire.js';
 import { describeIssues } from '../validation.js';
 
 /**
@@ -13,7 +13,7 @@ const SharedTab = z.object({
   url: z.string(),
   title: z.string(),
   openerTargetId: z.string().optional(),
-  group: z.string().regex(/^[A-Za-z0-9._-]{1,40}$/).optional(),
+  group: z.string().regex(GROUP_NAME).optional(),
 });
 
 const ControlFrame = z.discriminatedUnion('type', [

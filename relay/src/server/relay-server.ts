@@ -8,6 +8,7 @@ import type { UploadPolicy } from '../driver/uploads.js';
 import type { UrlPolicy } from '../runtime/url-policy.js';
 import { urlHost } from '../config/config.js';
 import { DEFAULT_HOST, DEFAULT_RELAY_PORT, EXTENSION_ORIGIN } from '../../../protocol/constants.js';
+import { GROUP_NAME } from '../../../protocol/wire.js';
 import { BadRequestError, type ClawdError, ForbiddenError, NotFoundError, UnavailableError } from '../errors.js';
 import { createLogger, type Logger } from '../log.js';
 import { asHttpFailure, sendError, stackFrames } from './http-errors.js';
@@ -94,8 +95,6 @@ export interface RelayServer {
 }
 
 const SESSION_REACH = "A task session's key reaches its own session only";
-/** `/cdp?group=<name>`: the extension's "clawd:<name>" tab group (protocol/wire.ts SharedTab.group). */
-const GROUP_NAME = /^[A-Za-z0-9._-]{1,40}$/;
 
 /** How often commands the extension never answered are failed. */
 const EXPIRY_SWEEP_MS = 10_000;
