@@ -59,7 +59,7 @@ export class BrowserTarget {
   // ---- commands -----------------------------------------------------------
 
   browserCommand(session: BrowserSession, id: number, method: string, params: unknown): void {
-    const { out, link, tabs } = this.core;
+    const { out, link } = this.core;
     switch (method) {
       case 'Browser.getVersion':
         return out.reply(session, id, method, this.version());

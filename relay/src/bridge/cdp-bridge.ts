@@ -1,22 +1,20 @@
 import type { Protocol } from 'devtools-protocol';
 import { z } from 'zod';
 import { WIRE_PROTOCOL_VERSION } from '../../../protocol/constants.js';
-import { shareableUrlProblem } from '../../../protocol/url-gate.js';
 import { type BrowserInfo, type ExtensionHeader, decodeExtensionFrames, type SharedTab } from '../../../protocol/wire.js';
 import { describeIssues } from '../validation.js';
 import type { UrlPolicy } from '../runtime/url-policy.js';
-import { BridgeCore, type Followup, type PendingWork } from './bridge-core.js';
+import { BridgeCore } from './bridge-core.js';
 import { BrowserTarget } from './browser-target.js';
-import { CdpErrorCode, errorResponse, rawErrorResponse, rawEvent, rawResponse } from './cdp-frames.js';
+import { CdpErrorCode, errorResponse } from './cdp-frames.js';
 import { CdpFailure } from './cdp-failure.js';
-import type { DebuggerSession } from './client-sessions.js';
-import { enableFailed, finishEnable, routeEvent, runtimeDisabled, trackContexts, unreportedWorld } from './domain-gate.js';
 import type { ExtensionState } from './extension-link.js';
-import { BadPayload, parseExtensionControl, parsePayload } from './extension-messages.js';
+import { BadPayload, parseExtensionControl } from './extension-messages.js';
 import type { Outbound } from './outbound.js';
 import { runPageCommand } from './page-commands.js';
 import { FileUploads, type ReadFile } from './file-uploads.js';
 import { DownloadEvents } from './download-events.js';
+import { ExtensionAnswers, looksLikeObject } from './extension-answers.js';
 import type { SharedTabRecord } from './tab-registry.js';
 
 export type { Outbound } from './outbound.js';
@@ -30,6 +28,7 @@ export type { ExtensionState } from './extension-link.js';
  * - client-sessions.ts: clients, their sessions and ids;
  * - browser-target.ts: Browser.* and Target.*, answered by the relay itself;
  * - page-commands.ts: what goes to a tab (method policy, cookies, forwarding);
+ * - extension-answers.ts: answers and events from the extension, to the clients;
  * - domain-gate.ts: enable counting, held events, context replay;
  * - extension-link.ts: the link's state, pending and queued commands.
  *
@@ -67,6 +66,7 @@ export class CdpBridge {
   private readonly browser: BrowserTarget;
   private readonly uploads: FileUploads;
   private readonly downloads: DownloadEvents;
+  private readonly answers: ExtensionAnswers;
 
   constructor(options: CdpBridgeOptions = {}) {
     this.core = new BridgeCore(
@@ -82,6 +82,7 @@ export class CdpBridge {
     this.browser = new BrowserTarget(this.core);
     this.uploads = new FileUploads(this.core);
     this.downloads = new DownloadEvents(this.core);
+    this.answers = new ExtensionAnswers(this.core, this.browser);
   }
 
   /** The server copied a finished download for an allowAndName client (Outbound `copyDownload`), or could not. */
@@ -197,7 +198,7 @@ export class CdpBridge {
     for (const work of repeated) {
       if (work.kind === 'forward' && work.followup?.kind === 'isolatedWorld') work.followup.repeated = true;
     }
-    this.fail(lost, 'clawd-browser extension disconnected while the command was in flight');
+    this.answers.fail(lost, 'clawd-browser extension disconnected while the command was in flight');
     return this.core.out.drain();
   }
 
@@ -205,7 +206,7 @@ export class CdpBridge {
   expireGrace(): Outbound[] {
     if (!this.core.link.graceExpired()) return [];
     for (const tab of this.core.tabs.all()) this.removeTab(tab, 'the clawd-browser extension did not reconnect');
-    this.fail(this.core.link.settleWhere(() => true), 'the clawd-browser extension did not reconnect');
+    this.answers.fail(this.core.link.settleWhere(() => true), 'the clawd-browser extension did not reconnect');
     return this.core.out.drain();
   }
 
@@ -214,7 +215,7 @@ export class CdpBridge {
    * waits forever. The server calls this on a timer.
    */
   expirePending(): Outbound[] {
-    this.fail(this.core.link.settleExpired(), `the clawd-browser extension did not answer within ${this.core.link.timeoutSeconds} s`);
+    this.answers.fail(this.core.link.settleExpired(), `the clawd-browser extension did not answer within ${this.core.link.timeoutSeconds} s`);
     return this.core.out.drain();
   }
 
@@ -243,13 +244,13 @@ export class CdpBridge {
       case 'result':
       case 'error':
         if (typeof header.id !== 'number') return out.protocolError(`${header.type} without a numeric id`);
-        return this.onCommandAnswer(header.id, header.type === 'error', payload);
+        return this.answers.answer(header.id, header.type === 'error', payload);
       case 'event':
         if (typeof header.tabId !== 'number' || typeof header.method !== 'string' || !/^[A-Za-z]+\.[A-Za-z]+$/.test(header.method))
           return out.protocolError('event needs a numeric tabId and a Domain.event method');
         // Payloads are spliced into client messages unparsed: one that is not an object would break the client's JSON.
         if (!looksLikeObject(payload)) return out.protocolError('event frame dropped: payload is not a JSON object');
-        return this.onTabEvent(header.tabId, header.sessionId ?? '', header.method, payload);
+        return this.answers.event(header.tabId, header.sessionId ?? '', header.method, payload);
     }
     const control = parseExtensionControl(header);
     if (typeof control === 'string') return out.protocolError(control);
@@ -315,171 +316,7 @@ export class CdpBridge {
   private removeTab(tab: SharedTabRecord, reason: string): void {
     this.core.tabs.remove(tab.tabId);
     const lost = this.core.link.settleWhere((work) => work.kind !== 'createTarget' && work.tabId === tab.tabId);
-    this.fail(lost, `Target closed: ${reason}`);
+    this.answers.fail(lost, `Target closed: ${reason}`);
     this.browser.tabRemoved(tab);
   }
-
-  // ---- answers and events from the extension ------------------------------
-
-  private onCommandAnswer(commandId: number, isError: boolean, payload: Uint8Array): void {
-    const work = this.core.link.settle(commandId);
-    if (!work) return; // already failed (tab gone, extension reconnected, expired)
-    if (work.kind === 'internal') {
-      if (work.followup?.kind === 'step') work.followup.done();
-      else if (!isError && work.followup) this.runFollowup(work.followup, work.tabId, payload);
-      return;
-    }
-    const session = work.session;
-    if (session.closed) return;
-    const out = this.core.out;
-    if (!looksLikeObject(payload)) {
-      // Spliced unparsed, it would break the client's JSON: the client is told instead.
-      out.fail(session, work.messageId, { code: CdpErrorCode.serverError, message: 'the extension sent an unreadable answer: payload is not a JSON object' });
-      throw new BadPayload('payload is not a JSON object');
-    }
-    if (isError) {
-      if (work.kind === 'forward' && work.followup?.kind === 'enable') enableFailed(work.followup.session, work.followup.domain);
-      out.toClient(session.client, rawErrorResponse(work.messageId, session.id, payload));
-      return;
-    }
-    try {
-      switch (work.kind) {
-        case 'forward':
-          if (work.followup) this.runFollowup(work.followup, work.tabId, payload);
-          out.toClient(session.client, rawResponse(work.messageId, session.id, payload));
-          return;
-        case 'transform': {
-          const result = work.transform(parsePayload<object>(payload));
-          if (result) out.answer(session, work.messageId, result);
-          return;
-        }
-        case 'createTarget':
-          out.reply(session, work.messageId, 'Target.createTarget', { targetId: parsePayload<{ targetId: string }>(payload).targetId });
-          return;
-        case 'tabOp':
-          out.answer(session, work.messageId, work.result);
-          return;
-      }
-    } catch (error) {
-      if (!(error instanceof BadPayload)) throw error;
-      out.fail(session, work.messageId, { code: CdpErrorCode.serverError, message: `the extension sent an unreadable answer: ${error.message}` });
-      throw error;
-    }
-  }
-
-  /** What a successful answer entails, before the client sees the answer itself. */
-  private runFollowup(followup: Followup, tabId: number, payload: Uint8Array): void {
-    switch (followup.kind) {
-      case 'enable':
-        for (const frame of finishEnable(followup.session, followup.domain, followup.contexts))
-          this.core.out.toClient(followup.session.client, frame);
-        return;
-      case 'children':
-        return this.replayChildren(followup.session);
-      case 'runtimeDisabled': {
-        const tab = this.core.tabs.get(tabId);
-        if (tab) runtimeDisabled(tab, followup.chromeSessionId);
-        return;
-      }
-      case 'step':
-        return followup.done();
-      case 'isolatedWorld': {
-        const tab = this.core.tabs.get(tabId);
-        if (!followup.repeated || !tab) return;
-        const { executionContextId } = parsePayload<Protocol.Page.CreateIsolatedWorldResponse>(payload);
-        if (typeof executionContextId !== 'number') return;
-        const { chromeSessionId, frameId, worldName } = followup;
-        const created = unreportedWorld(tab, chromeSessionId, { contextId: executionContextId, frameId, worldName });
-        // As if from Chrome, before the answer: tracked, and routed to the sessions that have Runtime on.
-        if (created) this.onTabEvent(tabId, chromeSessionId, 'Runtime.executionContextCreated', created);
-        return;
-      }
-    }
-  }
-
-  private onTabEvent(tabId: number, chromeSessionId: string, method: string, payload: Uint8Array): void {
-    const tab = this.core.tabs.get(tabId);
-    if (!tab) return;
-    if (chromeSessionId && !tab.children.has(chromeSessionId)) return;
-    if (method.startsWith('Runtime.executionContext')) trackContexts(tab, chromeSessionId, method, payload);
-    if (method === 'Target.attachedToTarget') return this.onChildAttached(tab, chromeSessionId, payload);
-    if (method === 'Target.detachedFromTarget') return this.onChildDetached(tab, parsePayload<{ sessionId: string }>(payload).sessionId);
-    if (method === 'Inspector.targetCrashed' && !chromeSessionId) this.browser.tabCrashed(tab);
-    const sessions = this.core.sessions.onChromeSession(tab, chromeSessionId);
-    for (const { session, frame } of routeEvent(tab, chromeSessionId, method, payload, sessions))
-      this.core.out.toClient(session.client, frame);
-  }
-
-  private onChildAttached(tab: SharedTabRecord, parentSessionId: string, payload: Uint8Array): void {
-    const params = parsePayload<Protocol.Target.AttachedToTargetEvent>(payload);
-    if (typeof params.sessionId !== 'string' || typeof params.targetInfo?.targetId !== 'string')
-      throw new BadPayload('attachedToTarget needs a sessionId and a targetInfo');
-    // A frame or worker of an extension (or a browser page) inside a shared tab
-    // would run with its powers: not the user's to lend. Let it go unseen.
-    if (shareableUrlProblem(params.targetInfo?.url)) {
-      if (params.sessionId) this.core.sendInternal(tab, 'Target.detachFromTarget', { sessionId: params.sessionId }, parentSessionId || undefined);
-      return;
-    }
-    tab.children.set(params.sessionId, { sessionId: params.sessionId, parentSessionId, targetInfo: params.targetInfo });
-    let delivered = false;
-    for (const parent of this.core.sessions.onChromeSession(tab, parentSessionId)) {
-      if (parent.client.sessions.has(params.sessionId)) continue; // one view per client
-      this.core.sessions.openChild(parent, tab, params.sessionId);
-      this.core.out.toClient(parent.client, rawEvent('Target.attachedToTarget', parent.id, payload));
-      delivered = true;
-    }
-    // Nobody is listening, so nobody would ever resume a target paused on start.
-    if (!delivered && params.waitingForDebugger)
-      this.core.sendInternal(tab, 'Runtime.runIfWaitingForDebugger', {}, params.sessionId);
-  }
-
-  private onChildDetached(tab: SharedTabRecord, childSessionId: string): void {
-    const targetIds = new Map([...tab.children.values()].map((child) => [child.sessionId, child.targetInfo.targetId]));
-    for (const removed of tab.removeChild(childSessionId)) {
-      for (const session of this.core.sessions.onChromeSession(tab, removed)) {
-        if (session.parent)
-          this.core.out.emit(session.parent, 'Target.detachedFromTarget', { sessionId: removed, targetId: targetIds.get(removed) });
-        this.core.closeSession(session, { undo: false });
-      }
-    }
-  }
-
-  /** Children Chrome announced to an earlier client, announced to this one. */
-  private replayChildren(session: DebuggerSession): void {
-    for (const child of session.tab.childrenOf(session.chromeSessionId)) {
-      if (session.client.sessions.has(child.sessionId)) continue;
-      this.core.sessions.openChild(session, session.tab, child.sessionId);
-      this.core.out.emit(session, 'Target.attachedToTarget', { sessionId: child.sessionId, targetInfo: child.targetInfo, waitingForDebugger: false });
-    }
-  }
-
-  /** Answers each client whose command will never be answered now. */
-  private fail(lost: PendingWork[], message: string): void {
-    for (const work of lost) {
-      if (work.kind === 'internal') {
-        if (work.followup?.kind === 'step') work.followup.done();
-        continue;
-      }
-      // A failed enable holds nothing any more, as when Chrome refuses it (onCommandAnswer).
-      if (work.kind === 'forward' && work.followup?.kind === 'enable') enableFailed(work.followup.session, work.followup.domain);
-      if (!work.session.closed) this.core.out.fail(work.session, work.messageId, { code: CdpErrorCode.serverError, message });
-    }
-  }
-}
-
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-
-/**
- * A cheap check, not a parse (the hot path never parses payloads): empty,
- * or `{` … `}` around optional whitespace. Enough that a buggy extension
- * cannot splice a bare value or nothing into a client's message.
- */
-function looksLikeObject(payload: Uint8Array): boolean {
-  let start = 0;
-  let end = payload.length - 1;
-  while (start <= end && payload[start] <= 0x20) start++;
-  while (end >= start && payload[end] <= 0x20) end--;
-  if (start > end) return payload.length === 0;
-  return payload[start] === OPEN_BRACE && payload[end] === CLOSE_BRACE;
 }
