@@ -16,39 +16,39 @@ export interface ProcessInfo {
  */
 export function pssKb(select: (process: ProcessInfo) => boolean): number {
   let total = 0;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // Fields after the command name: state ppid pgrp …
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ').trim();
-      if (!select({ pid: Number(entry), pgid: Number(fields[2]), cmdline })) continue;
-      const rollup = readFileSync(`/proc/${entry}/smaps_rollup`, 'utf8');
-      total += Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0);
-    } catch {
-      // The process ended while being read.
-    }
-  }
+  eachProcess((process) => {
+    if (!select(process)) return;
+    const rollup = readFileSync(`/proc/${process.pid}/smaps_rollup`, 'utf8');
+    total += Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0);
+  });
   return total;
 }
 
 /** CPU time (clock ticks, user + system) of every process now, by pid, with its argv. */
 export function cpuTicks(): Map<number, { ticks: number; cmdline: string }> {
   const ticks = new Map<number, { ticks: number; cmdline: string }>();
+  eachProcess(({ pid, cmdline, stat }) => ticks.set(pid, { ticks: stat.utime + stat.stime, cmdline }));
+  return ticks;
+}
+
+/**
+ * Calls `visit` for every process in /proc, with what its stat and cmdline
+ * say; one that ends while being read (here or in `visit`) is passed over.
+ */
+function eachProcess(visit: (process: ProcessInfo & { stat: { utime: number; stime: number } }) => void): void {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      // utime and stime are the 14th and 15th fields of the whole line (11th and 12th after the command).
+      const line = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // Fields after the command name: state ppid pgrp …; utime and stime are the 14th and
+      // 15th fields of the whole line (11th and 12th after the command).
+      const fields = line.slice(line.lastIndexOf(')') + 2).split(' ');
       const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ').trim();
-      ticks.set(Number(entry), { ticks: Number(fields[11]) + Number(fields[12]), cmdline });
+      visit({ pid: Number(entry), pgid: Number(fields[2]), cmdline, stat: { utime: Number(fields[11]), stime: Number(fields[12]) } });
     } catch {
       // The process ended while being read.
     }
   }
-  return ticks;
 }
 
 /**
