@@ -1,5 +1,5 @@
 import type { ConsentRequest, ExtensionStatus, OptionsRequest } from './status';
-import { SHARE_MODE_KEY } from './tab-groups';
+import { SHARE_MODE_KEY, shareModeOf } from './tab-groups';
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 
@@ -90,7 +90,7 @@ setInterval(() => void refresh(), 1000);
 
 // What a click shares (tab-groups.ts): stored where the worker reads it, and applied at once.
 void (async () => {
-  const mode = ((await chrome.storage.local.get(SHARE_MODE_KEY))[SHARE_MODE_KEY] as string | undefined) === 'group' ? 'group' : 'tab';
+  const mode = shareModeOf((await chrome.storage.local.get(SHARE_MODE_KEY))[SHARE_MODE_KEY]);
   for (const radio of document.querySelectorAll<HTMLInputElement>('#share-mode input[name=mode]')) {
     radio.checked = radio.value === mode;
     radio.addEventListener('change', () => void chrome.storage.local.set({ [SHARE_MODE_KEY]: radio.value }));

@@ -12,7 +12,8 @@ import { GROUP_NAME } from '../../protocol/wire';
 
 export type ShareMode = 'tab' | 'group';
 
-const MODE_KEY = 'shareMode';
+/** Where the options page stores the mode (chrome.storage.local). */
+export const SHARE_MODE_KEY = 'shareMode';
 /** Our groups' ids, in chrome.storage.session: a restarted worker still knows them. */
 const GROUPS_KEY = 'clawdGroups';
 export const GROUP_TITLE = 'clawd';
@@ -26,13 +27,13 @@ export class TabGroupConsent {
   private readonly adopting = new Set<number>();
 
   async restore(): Promise<void> {
-    this.mode = ((await chrome.storage.local.get(MODE_KEY))[MODE_KEY] as ShareMode | undefined) === 'group' ? 'group' : 'tab';
+    this.mode = shareModeOf((await chrome.storage.local.get(SHARE_MODE_KEY))[SHARE_MODE_KEY]);
     for (const id of ((await chrome.storage.session.get(GROUPS_KEY))[GROUPS_KEY] ?? []) as number[]) this.groups.add(id);
   }
 
   /** The options page (or storage edited elsewhere) changed the mode. */
   setMode(mode: unknown): void {
-    this.mode = mode === 'group' ? 'group' : 'tab';
+    this.mode = shareModeOf(mode);
   }
 
   /**
@@ -60,16 +61,7 @@ export class TabGroupConsent {
     const tab = await chrome.tabs.get(tabId);
     const title = `${GROUP_TITLE}:${name}`;
     const [existing] = await chrome.tabGroups.query({ windowId: tab.windowId, title });
-    this.adopting.add(tabId);
-    try {
-      const joined = await chrome.tabs.group({ tabIds: [tabId], ...(existing ? { groupId: existing.id } : { createProperties: { windowId: tab.windowId } }) });
-      if (existing) return;
-      this.groups.add(joined);
-      await this.persist();
-      await chrome.tabGroups.update(joined, { title, color: 'orange' });
-    } finally {
-      this.adopting.delete(tabId);
-    }
+    await this.group(tab, existing?.id, title);
   }
 
   /** Puts a tab just shared in its window's clawd group, or in `groupId` (its opener's). */
@@ -77,13 +69,19 @@ export class TabGroupConsent {
     const tab = await chrome.tabs.get(tabId);
     if ((await this.consentName(tab.groupId)) !== null) return;
     const into = groupId !== undefined && (await this.consentName(groupId)) !== null ? groupId : await this.groupIn(tab.windowId);
+    await this.group(tab, into, GROUP_TITLE);
+  }
+
+  /** Puts the tab in group `into`, or in a new one of ours titled `title` in its window. */
+  private async group(tab: chrome.tabs.Tab, into: number | undefined, title: string): Promise<void> {
+    const tabId = tab.id!;
     this.adopting.add(tabId);
     try {
       const joined = await chrome.tabs.group({ tabIds: [tabId], ...(into === undefined ? { createProperties: { windowId: tab.windowId } } : { groupId: into }) });
       if (into !== undefined) return;
       this.groups.add(joined);
       await this.persist();
-      await chrome.tabGroups.update(joined, { title: GROUP_TITLE, color: 'orange' });
+      await chrome.tabGroups.update(joined, { title, color: 'orange' });
     } finally {
       this.adopting.delete(tabId);
     }
@@ -122,4 +120,7 @@ export class TabGroupConsent {
   }
 }
 
-export const SHARE_MODE_KEY = MODE_KEY;
+/** A stored mode, whatever was stored: 'group' only when it says so. */
+export function shareModeOf(stored: unknown): ShareMode {
+  return stored === 'group' ? 'group' : 'tab';
+}
