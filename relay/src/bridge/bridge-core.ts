@@ -109,10 +109,10 @@ export class BridgeCore {
     if (refused) throw new CdpFailure(CdpErrorCode.serverError, `Navigation refused: ${refused}`, 'forbidden');
   }
 
-  requireTab(targetId: string, client?: Client): SharedTabRecord {
+  requireTab(targetId: string, client: Client): SharedTabRecord {
     const tab = this.tabs.byTargetId(targetId);
     // Another group's tab is as unknown to a grouped client as one that does not exist.
-    if (!tab || (client && !sees(client, tab))) throw new CdpFailure(CdpErrorCode.invalidParams, `No target with given id found: ${targetId}`, 'not_found');
+    if (!tab || !sees(client, tab)) throw new CdpFailure(CdpErrorCode.invalidParams, `No target with given id found: ${targetId}`, 'not_found');
     return tab;
   }
 
@@ -128,10 +128,10 @@ export class BridgeCore {
     return tab;
   }
 
-  targetInfoFor(targetId: string, client?: Client): Protocol.Target.TargetInfo {
+  targetInfoFor(targetId: string, client: Client): Protocol.Target.TargetInfo {
     const tab = this.tabs.byTargetId(targetId);
-    if (tab && (!client || sees(client, tab))) return targetId === tab.tabTargetId ? tab.tabTargetInfo() : tab.pageTargetInfo();
-    for (const candidate of client ? this.tabsFor(client) : this.tabs.all()) {
+    if (tab && sees(client, tab)) return targetId === tab.tabTargetId ? tab.tabTargetInfo() : tab.pageTargetInfo();
+    for (const candidate of this.tabsFor(client)) {
       for (const child of candidate.children.values()) if (child.targetInfo.targetId === targetId) return child.targetInfo;
     }
     throw new CdpFailure(CdpErrorCode.invalidParams, `No target with given id found: ${targetId}`, 'not_found');

@@ -164,15 +164,12 @@ export class ProfileDriver {
    * session holds so that its first page costs a navigation, not a launch.
    */
   async prewarm(): Promise<void> {
-    const browser = await this.start();
-    const context = browser.contexts()[0] ?? (await browser.newContext());
-    this.warmPage = await context.newPage();
+    this.warmPage = await (await this.context()).newPage();
   }
 
   async openTab(url: string, signal?: AbortSignal): Promise<Tab> {
     await this.checkUrl(url);
-    const browser = await abortable(this.start(), signal);
-    const context = browser.contexts()[0] ?? (await browser.newContext());
+    const context = await abortable(this.context(), signal);
     const tab = this.registry.tabOf(this.takeWarmPage() ?? (await context.newPage()));
     if (url && url !== 'about:blank') await this.goto(tab, url, signal);
     return this.use(tab);

@@ -225,7 +225,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
     response.json(await recordings.traceStart(profileOf(request)));
   });
   app.post('/trace/stop', async (request, response) => {
-    response.json(await service.record(profileOf(request), { action: 'trace-stop', keep: body(schemas.traceStop, request).keep }));
+    response.json(await recordings.traceStop(profileOf(request), body(schemas.traceStop, request)));
   });
 
   // ---- live view and dashboard -----------------------------------------------
