@@ -12,6 +12,7 @@ import { type ClawdServer, startServer } from '../../relay/src/cli/serve.js';
 import { BrowserClient, GoneError, UnavailableError } from '../../relay/src/client/browser-client.js';
 import { readToken } from '../../relay/src/config/state-dir.js';
 import { createLogger } from '../../relay/src/log.js';
+import { GridSession } from '../../relay/src/profiles/grid-session.js';
 import { waitFor } from '../harness/chromium.js';
 import { freePortPair } from '../harness/ports.js';
 import { GRID_CHROMIUM_CAPABILITIES, startGrid, type TestGrid } from '../harness/selenium-grid.js';
@@ -246,4 +247,23 @@ describe('task sessions on a Selenium Grid', () => {
     await api().closeSession(local.id);
   }, 90_000);
 
+  it('a node that dies while its CDP connection is idle: the keep-alive notices though the Grid keeps that connection open', async () => {
+    // Grid 4.48's se:cdp proxy can hold an idle client's connection open for minutes after the node died
+    // (seen here: 44–141 s), answering 5xx for the session meanwhile. The keep-alive's answers decide.
+    const session = await GridSession.create({ url: grid.url, capabilities: GRID_CHROMIUM_CAPABILITIES, keepAliveSeconds: 2, requestTimeoutSeconds: 10 });
+    const node = grid.nodes.find((candidate) => candidate.uri === session.nodeUri)!;
+    expect(node).toBeDefined();
+    const channel = await session.connect();
+    let gone = false;
+    session.onGone = () => {
+      gone = true;
+      channel.close();
+    };
+    const closed = new Promise<void>((resolve) => (channel.onclose = () => resolve()));
+    node.kill();
+    await waitFor(() => gone, { timeoutMs: 30_000, message: 'the keep-alive did not notice the node died' });
+    await closed;
+    expect(await session.lostBecause()).toBe(`lost with node ${node.uri} (it no longer answers)`);
+    await session.end();
+  }, 90_000);
 });

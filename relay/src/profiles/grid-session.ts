@@ -92,6 +92,8 @@ export interface CdpChannel {
 export class GridSession {
   private keepAlive: NodeJS.Timeout | undefined;
   private ended = false;
+  /** Keep-alive answers in a row that were a server error (touch()). */
+  private failedTouches = 0;
   /** Told once if the Grid no longer knows the session (its timeout, or someone ended it there). */
   onGone: () => void = () => {};
 
@@ -157,16 +159,28 @@ export class GridSession {
    */
   async lostBecause(): Promise<string> {
     const node = this.nodeUri ?? 'its node';
-    const nodeAnswers = this.nodeUri ? await fetch(`${this.nodeUri}/status`, { signal: AbortSignal.timeout(3_000) }).then((r) => r.ok, () => false) : true;
-    if (!nodeAnswers) return `lost with node ${node} (it no longer answers)`;
+    switch (await this.nodeState()) {
+      case 'silent':
+        return `lost with node ${node} (it no longer answers)`;
+      case 'gone':
+        return `lost with node ${node} (the node is gone from the Grid)`;
+      case 'grid-silent':
+        return `lost with the Grid at ${gridName(this.grid)} (it no longer answers)`;
+      case 'up':
+        return `ended by the Grid on node ${node} (its session timeout, or someone ended it there)`;
+    }
+  }
+
+  /** The node as seen directly (does it answer?), then through the Grid's /status (is it listed, and UP?). */
+  private async nodeState(): Promise<'silent' | 'gone' | 'grid-silent' | 'up'> {
+    if (this.nodeUri && !(await fetch(`${this.nodeUri}/status`, { signal: AbortSignal.timeout(3_000) }).then((r) => r.ok, () => false))) return 'silent';
     try {
       const { body } = await gridFetch(this.grid, '/status', { timeoutMs: 5_000 });
       const nodes: Array<{ uri: string; availability: string }> = body?.value?.nodes ?? [];
       const mine = nodes.find((candidate) => candidate.uri === this.nodeUri);
-      if (this.nodeUri && (!mine || mine.availability !== 'UP')) return `lost with node ${node} (the node is gone from the Grid)`;
-      return `ended by the Grid on node ${node} (its session timeout, or someone ended it there)`;
+      return this.nodeUri && (!mine || mine.availability !== 'UP') ? 'gone' : 'up';
     } catch {
-      return `lost with the Grid at ${gridName(this.grid)} (it no longer answers)`;
+      return 'grid-silent';
     }
   }
 
@@ -183,11 +197,22 @@ export class GridSession {
     await gridFetch(grid, `/session/${encodeURIComponent(id)}`, { method: 'DELETE', timeoutMs: 10_000 }).catch(() => {});
   }
 
-  /** A WebDriver command: the Grid counts only those towards its session timeout. */
+  /**
+   * A WebDriver command: the Grid counts only those towards its session
+   * timeout. Its answer also tells when the browser is gone while the se:cdp
+   * proxy keeps the CDP connection open (Grid 4.48 can hold it for minutes):
+   * a 404 is a session the Grid ended; a 5xx is what the hub answers, for as
+   * long as it still lists the session, once its node died. Two 5xx in a row
+   * with the node silent or no longer UP on the Grid count as gone; one could
+   * be a hiccup on the way to a node this process cannot reach directly.
+   */
   private async touch(): Promise<void> {
     const answer = await gridFetch(this.grid, `/session/${this.id}/timeouts`, { timeoutMs: 5_000 }).catch(() => undefined);
-    // 404 "invalid session id": the Grid ended it. An unreachable Grid says nothing yet: the CDP connection tells.
-    if (answer?.status === 404 && !this.ended) {
+    // An unreachable Grid says nothing yet: the CDP connection tells.
+    const failed = answer !== undefined && answer.status >= 500;
+    this.failedTouches = failed ? this.failedTouches + 1 : 0;
+    const gone = answer?.status === 404 || (this.failedTouches >= 2 && (await this.nodeState()) !== 'up');
+    if (gone && !this.ended) {
       clearInterval(this.keepAlive);
       this.onGone();
     }
