@@ -9,7 +9,7 @@ import type { SessionInfo } from '../../relay/src/api/responses.js';
 import { BrowserClient } from '../../relay/src/client/browser-client.js';
 import { readToken } from '../../relay/src/config/state-dir.js';
 import { waitFor } from '../harness/chromium.js';
-import { listeningPorts, processTree } from '../harness/listening-sockets.js';
+import { listeningPorts, parentOf, processTree } from '../harness/listening-sockets.js';
 import { freePortPair } from '../harness/ports.js';
 import { startTestSite } from '../harness/test-site.js';
 import { freshHome } from './control-env.js';
@@ -38,9 +38,15 @@ let clawdCdpUrl: string;
 const api = (profile?: string) => new BrowserClient({ baseUrl: `http://127.0.0.1:${ports.control}`, token, profile });
 const bearer = (secret: string) => ({ authorization: `Bearer ${secret}` });
 
-/** The Chromium main processes `serve` launched (their helpers are their children). */
+/**
+ * The Chromium main processes `serve` launched (their helpers are their
+ * children). A process forked from one shows the same command line until
+ * it execs (a Chromium helper, or a subshell of Debian's /usr/bin/chromium
+ * wrapper script while it launches): only candidates whose parent is not
+ * one count.
+ */
 function browserProcesses(): number[] {
-  return processTree(server.pid!).filter((pid) => {
+  const candidates = processTree(server.pid!).filter((pid) => {
     try {
       const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
       return argv.some((arg) => arg.startsWith('--user-data-dir=')) && !argv.some((arg) => arg.startsWith('--type='));
@@ -48,6 +54,7 @@ function browserProcesses(): number[] {
       return false;
     }
   });
+  return candidates.filter((pid) => !candidates.includes(parentOf(pid)));
 }
 
 beforeAll(async () => {

@@ -10,14 +10,9 @@ export function processTree(root: number): number[] {
   const children = new Map<number, number[]>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
-    try {
-      // `pid (comm) state ppid …`: comm may hold spaces and parentheses, so read after the last ')'.
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
-    } catch {
-      // Exited while we looked.
-    }
+    const parent = parentOf(Number(entry));
+    // 0: exited while we looked.
+    if (parent) children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
   }
   const tree: number[] = [];
   const visit = (pid: number) => {
@@ -26,6 +21,17 @@ export function processTree(root: number): number[] {
   };
   visit(root);
   return tree;
+}
+
+/** A process's parent; 0 once it has exited. */
+export function parentOf(pid: number): number {
+  try {
+    // `pid (comm) state ppid …`: comm may hold spaces and parentheses, so read after the last ')'.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return 0;
+  }
 }
 
 /** The TCP ports (IPv4 and IPv6, any address) on which one of `pids` listens. */
