@@ -13,6 +13,7 @@ import { SharedTabs } from './shared-tabs';
 import { SHARE_MODE_KEY, TabGroupConsent } from './tab-groups';
 import { watchGroupConsent } from './group-consent-events';
 import { isBlankNavigation, navigateToBlank } from './blank-navigation';
+import { watchPopupFirstPages } from './popup-first-page';
 import { VaultConsent } from './vault-consent';
 import type { ConsentRequest, ExtensionStatus, OptionsRequest } from './status';
 
@@ -193,13 +194,17 @@ chrome.tabs.onRemoved.addListener((tabId) => {
   if (shared.get(tabId)) void shared.unshare(tabId, 'the tab was closed', { detach: false });
 });
 
-// Tabs a shared tab opens (window.open, target=_blank) are shared too. Only
-// a navigation the shared page itself started counts: chrome.tabs' openerTabId
-// is also set on tabs the browser opens beside the active tab, and those the
-// user never shared.
-chrome.webNavigation.onCreatedNavigationTarget.addListener(({ sourceTabId, tabId }) => {
+// Tabs a shared tab opens (window.open, target=_blank) are shared too, once
+// their first page is there (popup-first-page.ts). Only a navigation the
+// shared page itself started counts: chrome.tabs' openerTabId is also set on
+// tabs the browser opens beside the active tab, and those the user never shared.
+const popupFirstPages = watchPopupFirstPages();
+chrome.webNavigation.onCreatedNavigationTarget.addListener(({ sourceTabId, tabId, url }) => {
   if (!shared.get(sourceTabId)) return;
+  const firstPage = popupFirstPages.settled(tabId, url);
   void (async () => {
+    await firstPage;
+    if (!shared.get(sourceTabId)) return;
     const popup = await shared.share(tabId, sourceTabId);
     // In group mode, or when its opener is a named client group's, it joins its opener's group:
     // what is shared stays what the group holds.
