@@ -140,6 +140,17 @@ describe('Playwright over the relay', () => {
       await popup.close();
       await blank.close();
       await waitFor(() => env.relay.bridge.sharedTabs().length === 1, { message: 'popups still shared after close' });
+      // A popup of another site lands in another renderer process; each one is shown, at its page,
+      // also when its opener is in the background behind the previous one.
+      const crossSite = env.fixtures.url('index.html').replace('127.0.0.1', 'localhost');
+      const others = [];
+      for (let i = 0; i < 5; i++) {
+        const [other] = await Promise.all([page.waitForEvent('popup'), page.evaluate((url) => void window.open(url), `${crossSite}?other=${i}`)]);
+        expect(other.url()).toBe(`${crossSite}?other=${i}`);
+        expect(await other.title()).toBe('Fixture Home');
+        others.push(other);
+      }
+      for (const other of others) await other.close();
     } finally {
       await page.goto(sharedUrl);
       await browser.close();
