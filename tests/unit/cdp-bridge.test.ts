@@ -108,6 +108,18 @@ function playwrightAttach(client: number): Message[] {
   return h.events(client, 'Target.attachedToTarget');
 }
 
+/**
+ * A browser-level `Storage.getCookies` from `client`: it must run as
+ * `Network.getAllCookies` through tab 1; the jar there holds `jar`. What the client is told.
+ */
+function cookiesAnswered(client: number, jar: object[]): unknown {
+  const id = h.send(client, 'Storage.getCookies', {});
+  const [command] = h.takeCommands();
+  expect(command).toMatchObject({ tabId: 1, method: 'Network.getAllCookies' });
+  h.fromExtension({ type: 'result', id: command.id }, { cookies: jar });
+  return h.answerOf(client, id)?.result;
+}
+
 describe('browser-level emulation', () => {
   it('answers Browser.getVersion without "Headless" in the user agent', () => {
     h.connectExtension([]);
@@ -187,12 +199,8 @@ describe('a group per client (/cdp?group=)', () => {
 
   it("scopes a grouped client's cookie calls to its group's sites", () => {
     h.connectExtension([inB, inA]);
-    const a = h.client('a');
-    const id = h.send(a, 'Storage.getCookies', {});
-    const [command] = h.takeCommands();
-    expect(command).toMatchObject({ tabId: 1, method: 'Network.getAllCookies' });
-    h.fromExtension({ type: 'result', id: command.id }, { cookies: [{ name: 'k', domain: 'a.example' }, { name: 'other', domain: 'b.example' }] });
-    expect(h.answerOf(a, id)?.result).toEqual({ cookies: [{ name: 'k', domain: 'a.example' }] });
+    const jar = [{ name: 'k', domain: 'a.example' }, { name: 'other', domain: 'b.example' }];
+    expect(cookiesAnswered(h.client('a'), jar)).toEqual({ cookies: [{ name: 'k', domain: 'a.example' }] });
   });
 
   it("announces a tab shared into a group to that group's clients only, and its going too", () => {
@@ -313,12 +321,8 @@ describe('forwarding to tabs', () => {
 
   it("maps browser-level cookie calls onto a shared tab, scoped to the shared tabs' sites", () => {
     h.connectExtension([TAB_A]);
-    const c = h.client();
-    const id = h.send(c, 'Storage.getCookies', {});
-    const [command] = h.takeCommands();
-    expect(command).toMatchObject({ tabId: 1, method: 'Network.getAllCookies' });
-    h.fromExtension({ type: 'result', id: command.id }, { cookies: [{ name: 'k', domain: 'a.example' }, { name: 'bank', domain: 'bank.example' }] });
-    expect(h.answerOf(c, id)?.result).toEqual({ cookies: [{ name: 'k', domain: 'a.example' }] });
+    const jar = [{ name: 'k', domain: 'a.example' }, { name: 'bank', domain: 'bank.example' }];
+    expect(cookiesAnswered(h.client(), jar)).toEqual({ cookies: [{ name: 'k', domain: 'a.example' }] });
   });
 });
 
