@@ -12,10 +12,15 @@
 const BLANK = /^about:blank([?#].*)?$/i;
 const COMMIT_TIMEOUT_MS = 10_000;
 
+/** Whether a URL is a blank page (any query or fragment). */
+export function isBlankUrl(url: string): boolean {
+  return BLANK.test(url);
+}
+
 /** Whether this command is a tab's top-level navigation to a blank page. */
 export function isBlankNavigation(method: string, params: object | undefined, sessionId: string | undefined): boolean {
   const url = (params as { url?: unknown } | undefined)?.url;
-  return method === 'Page.navigate' && sessionId === undefined && typeof url === 'string' && BLANK.test(url);
+  return method === 'Page.navigate' && sessionId === undefined && typeof url === 'string' && isBlankUrl(url);
 }
 
 export async function navigateToBlank(tabId: number, url: string): Promise<{ frameId: string; loaderId: string }> {
@@ -27,7 +32,7 @@ export async function navigateToBlank(tabId: number, url: string): Promise<{ fra
     const timer = setTimeout(() => reject(new Error(`the tab did not reach ${url} within ${COMMIT_TIMEOUT_MS / 1000} s`)), COMMIT_TIMEOUT_MS);
     listener = (source, method, params) => {
       const frame = (params as { frame?: { id: string; url: string; loaderId: string; parentId?: string } } | undefined)?.frame;
-      if (source.tabId !== tabId || method !== 'Page.frameNavigated' || !frame || frame.parentId || !BLANK.test(frame.url)) return;
+      if (source.tabId !== tabId || method !== 'Page.frameNavigated' || !frame || frame.parentId || !isBlankUrl(frame.url)) return;
       clearTimeout(timer);
       resolve(frame.loaderId);
     };

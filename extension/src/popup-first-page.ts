@@ -1,3 +1,5 @@
+import { isBlankUrl } from './blank-navigation';
+
 /**
  * A popup a shared tab opens (window.open, target=_blank) is shared once its
  * first page has committed, not as soon as Chrome creates its tab. Attached
@@ -10,7 +12,6 @@
  * committed (driver/url-policy-guard.ts).
  */
 
-const BLANK = /^(about:blank([?#].*)?)?$/i;
 /** Past this, the popup is shared as it is: a first navigation that never ends must not hide it for good. */
 const FIRST_PAGE_TIMEOUT_MS = 5_000;
 
@@ -32,7 +33,7 @@ export function watchPopupFirstPages(): PopupFirstPages {
   return {
     settled(tabId, url) {
       // Nothing to wait for: a blank popup is there already, and its opener writes into it.
-      if (BLANK.test(url)) return Promise.resolve();
+      if (!url || isBlankUrl(url)) return Promise.resolve();
       return new Promise<void>((resolve) => {
         const timer = setTimeout(() => done(tabId), FIRST_PAGE_TIMEOUT_MS);
         waiting.set(tabId, () => {

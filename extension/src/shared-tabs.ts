@@ -95,8 +95,9 @@ export class SharedTabs {
       this.refused.delete(tabId);
       await this.persist();
       this.events.shared(tab);
-      // A navigation that committed while we attached (a popup's first page) fired its
-      // onUpdated before the tab was ours to update: catch up now, or the relay lists a stale URL.
+      // A navigation that committed while we attached (a new tab's first page, or a popup's
+      // that outlasted its wait in popup-first-page.ts) fired its onUpdated before the tab was
+      // ours to update: catch up now, or the relay lists a stale URL.
       const now = await chrome.tabs.get(tabId).catch(() => undefined);
       const moved = now?.url && now.url !== tab.url ? now.url : undefined;
       const problem = moved && shareableUrlProblem(moved);
