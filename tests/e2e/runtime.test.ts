@@ -35,6 +35,12 @@ beforeAll(async () => {
       response.write('<!doctype html><title>never</title><p>loading forever');
       return;
     }
+    // Never answers at all, not even headers: the navigation never commits.
+    if (url.pathname === '/silent') {
+      neverOpen.add(request);
+      request.on('close', () => neverOpen.delete(request));
+      return;
+    }
     if (url.pathname === '/redirect') return void response.writeHead(302, { location: url.searchParams.get('to')! }).end();
     if (url.pathname === '/jump')
       return void response.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>jump</title><script>addEventListener('load', () => setTimeout(() => { location = ${JSON.stringify(url.searchParams.get('to'))}; }, 200))</script><p>jumping`);
@@ -95,6 +101,21 @@ for (const profile of ['clawd', 'extension'] as const) {
       expect(performance.now() - aborted).toBeLessThan(200);
       // The browser let go of the request: no navigation is pending.
       await waitFor(() => neverOpen.size === 0, { timeoutMs: 5_000, message: 'the browser kept loading /never' });
+    });
+
+    it("a new tab's first navigation, to a server that never answers, is stopped too", async () => {
+      const fresh = (await client.openTab('about:blank')).targetId;
+      try {
+        const abort = new AbortController();
+        const loading = client.withSignal(abort.signal).navigate(`${siteUrl}/silent`, fresh);
+        await waitFor(() => neverOpen.size > 0, { message: 'the silent page was not requested' });
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        abort.abort(new Error('stop'));
+        await rejection(loading);
+        await waitFor(() => neverOpen.size === 0, { timeoutMs: 5_000, message: 'the browser kept waiting for /silent' });
+      } finally {
+        await client.closeTab(fresh).catch(() => {});
+      }
     });
 
     it('an action past the action timeout is a 504 that names the action and the limit', async () => {

@@ -34,13 +34,22 @@ export async function navigateTab(tab: DriverTab, url: string, guard: (tab: Driv
   if (refused) throw refused;
 }
 
-/** Stops the tab's loading, as the Stop button does (an abandoned navigation must not go on). */
+/**
+ * Stops the tab's loading, as the Stop button does (an abandoned navigation
+ * must not go on). Through a session of its own, not the tab's kept one
+ * (DriverTab.cdp): opening that one enables the Page domain, and Chromium
+ * holds a new session's `Page.enable` until a pending navigation commits, so
+ * the first stop of a tab would wait for the very response that never comes.
+ * `Page.stopLoading` is answered by the browser process at once.
+ */
 async function stopLoading(tab: DriverTab): Promise<void> {
-  const session = await tab.cdp().catch(() => undefined);
+  const session = await tab.page.context().newCDPSession(tab.page).catch(() => undefined);
   if (!session) return;
   try {
     await session.send('Page.stopLoading');
   } catch {
     // The tab closed meanwhile: nothing is loading.
+  } finally {
+    await session.detach().catch(() => {});
   }
 }
