@@ -86,9 +86,20 @@ export async function watchEffect(tab: DriverTab, action: Action): Promise<Effec
       const effect: ActEffect = { changed };
       if (state && Object.keys(state).length) effect.state = state;
       if (!changed && action.kind !== 'hover') effect.hint = hintFor(action);
+      // A click that flipped a checkbox and nothing else: the input changed, but no page code
+      // visibly followed (no count, style or list moved). True for a plain form's checkbox too,
+      // so it is said, not refused.
+      else if (action.kind === 'click' && onlyOwnState(state, reading?.mutations ?? 0, navigated, events)) effect.hint = ONLY_OWN_STATE;
       return effect;
     },
   };
+}
+
+const ONLY_OWN_STATE =
+  "only the element's own state changed: nothing else on the page did. If the page should have reacted (a count, a style, a list), it did not show it; take a new snapshot to see what the app holds";
+
+function onlyOwnState(state: ElementState | undefined, mutations: number, navigated: boolean, events: string[]): boolean {
+  return state !== undefined && Object.keys(state).length > 0 && mutations === 0 && !navigated && events.length === 0;
 }
 
 function hintFor(action: Action): string {

@@ -123,7 +123,8 @@ async function act(api: BrowserApi, action: ActionRequest, session: McpSessionSt
   const told = Object.entries(result.state ?? {}).filter(([key]) => !(key === 'value' && ['type', 'fill', 'select'].includes(action.kind)));
   const state = told.length ? ` (${told.map(([key, now]) => `${key}: ${JSON.stringify(now)}`).join(', ')})` : '';
   // The common path costs what it did ("click: done"); no reaction is said, with what to try.
-  const lines = [result.changed === false ? `${action.kind}: nothing changed. ${result.hint ?? ''}`.trimEnd() : `${action.kind}: done${state}${value}`];
+  // A change with a hint (only the control itself changed) says the hint too.
+  const lines = [result.changed === false ? `${action.kind}: nothing changed. ${result.hint ?? ''}`.trimEnd() : `${action.kind}: done${state}${value}${result.hint ? `; ${result.hint}` : ''}`];
   for (const event of result.events ?? []) lines.push(`- ${event}`);
   if (result.url === undefined) {
     lines.push('The tab closed.');

@@ -211,7 +211,14 @@ function engineSource(): string {
         const doc = element ? element.ownerDocument : document;
         const watch = { records: 0, element, before: element ? readState(element) : null, focus: doc.activeElement };
         watch.observer = new MutationObserver((records) => (watch.records += records.length));
-        watch.observer.observe(doc, { subtree: true, childList: true, attributes: true, characterData: true });
+        // A web component's reaction happens inside its shadow root, which an observer of the
+        // document does not see: every open one is watched too.
+        const roots = [doc];
+        for (let i = 0; i < roots.length; i++) {
+          const walker = doc.createTreeWalker(roots[i], NodeFilter.SHOW_ELEMENT);
+          for (let node = walker.nextNode(); node; node = walker.nextNode()) if (node.shadowRoot) roots.push(node.shadowRoot);
+        }
+        for (const root of roots) watch.observer.observe(root, { subtree: true, childList: true, attributes: true, characterData: true });
         effects.set(argument.id, watch);
         return output(true);
       }
