@@ -154,3 +154,24 @@ export function startWidgetLibraries(): ReturnType<typeof startPackageSite> {
     { files: Object.fromEntries(WIDGET_PAGES.map((page) => [`/${page.file}`, hostPage(page.file)])) },
   );
 }
+
+/**
+ * Two code editors nobody here wrote, as their READMEs load them: Monaco
+ * (its AMD build; on Chromium it edits through an EditContext, a focused
+ * element that is neither an input nor contenteditable) and CodeMirror 6
+ * (a contenteditable, its modules through an import map).
+ */
+export function startEditorSite(): ReturnType<typeof startPackageSite> {
+  return startPackageSite(
+    {
+      '/monaco/': 'monaco-editor',
+      '/cm-state/': '@codemirror/state',
+      '/cm-view/': '@codemirror/view',
+      '/find-cluster-break/': '@marijn/find-cluster-break',
+      '/crelt/': 'crelt',
+      '/style-mod/': 'style-mod',
+      '/w3c-keyname/': 'w3c-keyname',
+    },
+    { files: { '/monaco.html': hostPage('monaco.html'), '/codemirror.html': hostPage('codemirror.html') } },
+  );
+}

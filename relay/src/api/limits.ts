@@ -9,5 +9,7 @@ export const SESSION_PROFILE_PREFIX = 'session-';
 
 /** Spec §6: hooks and waits default to, and may not exceed, two minutes. */
 export const MAX_WAIT_MS = 120_000;
+/** How long one Playwright step of an action (a click, a fill, a screenshot, a navigation) may take. */
+export const ACTION_TIMEOUT_MS = 30_000;
 /** A wait's default timeout (`timeoutMs` may raise it to MAX_WAIT_MS). */
 export const WAIT_DEFAULT_MS = 30_000;

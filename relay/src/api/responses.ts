@@ -125,8 +125,10 @@ export interface ActionResult {
   changed?: boolean;
   /** The target's state that the action changed, as it is now (checked, value, expanded, selected, pressed, open). */
   state?: Record<string, string | boolean | null>;
-  /** With `changed: false`: what that likely means, and what to try. */
+  /** With `changed: false`: what that likely means, and what to try; with a change, what it did not reach (only the control's own state changed). */
   hint?: string;
+  /** A `type` into an element that is not a field (a code editor): the text went in as keys at its caret, not replacing its text. */
+  typedAs?: 'keys';
   /** Asked for with `diffMaxChars` (`POST /act?diff=N`): the page's diff since the previous snapshot, when the action did not navigate. */
   diff?: string;
   /** What the action itself reports (an evaluate's value, a drag's points...). */

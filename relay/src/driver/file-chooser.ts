@@ -1,7 +1,7 @@
 import type { ElementHandle, FileChooser, Page } from 'playwright-core';
 import { NotFoundError, TimeoutError } from '../errors.js';
 import type { DriverTab } from './driver-tab.js';
-import { ACTION_TIMEOUT_MS } from './page-actions.js';
+import { ACTION_TIMEOUT_MS } from '../api/limits.js';
 import type { UploadFile } from './uploads.js';
 
 /**

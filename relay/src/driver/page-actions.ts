@@ -1,12 +1,13 @@
 import type { ElementHandle, Page } from 'playwright-core';
 import { BadRequestError, ClawdError, ConflictError, TimeoutError } from '../errors.js';
-import { WAIT_DEFAULT_MS } from '../api/limits.js';
+import { ACTION_TIMEOUT_MS, WAIT_DEFAULT_MS } from '../api/limits.js';
 import type { Action } from '../api/schemas.js';
 import { sleep } from '../runtime/operation.js';
 import { probe } from '../snapshot/snapshot-engine.js';
 import type { DriverTab } from './driver-tab.js';
 import { actionable } from './actionability.js';
 import { checkedState, pointerTarget } from './pointer-target.js';
+import { typeText } from './typing.js';
 
 /**
  * `POST /act` (spec §6): one action on a tab, by ref (from the tab's last
@@ -14,8 +15,6 @@ import { checkedState, pointerTarget } from './pointer-target.js';
  * the agent may want next; the page's own state is the proof of the effect.
  */
 
-/** How long one Playwright step of an action (a click, a fill, a screenshot) may take. */
-export const ACTION_TIMEOUT_MS = 30_000;
 /** Steps for mouse drags, so pages see intermediate moves (drag-and-drop needs them). */
 const DRAG_STEPS = 8;
 
@@ -39,16 +38,10 @@ export async function performAction(tab: DriverTab, action: Action, signal?: Abo
     }
     case 'type': {
       const element = await tab.element(action.ref);
-      await assertTypeable(element, action.ref);
-      if (action.slowly) {
-        // Key by key, for pages that react to each keystroke (autocomplete, validation).
-        await element.fill('', { timeout });
-        await element.type(action.text, { delay: 40, timeout });
-      } else {
-        await element.fill(action.text, { timeout });
-      }
+      const typedAs = await typeText(page, element, action.ref, action.text, action.slowly);
       if (action.submit) await element.press('Enter', { timeout });
-      return {};
+      // Typed as keys into an editor: at its caret, not replacing its text; said so the agent knows.
+      return typedAs === 'keys' ? { typedAs } : {};
     }
     case 'press':
       await page.keyboard.press(action.key);
@@ -82,7 +75,7 @@ export async function performAction(tab: DriverTab, action: Action, signal?: Abo
       return { selected: await element.selectOption(action.values, { timeout }) };
     }
     case 'fill':
-      for (const field of action.fields) await fillField(await tab.element(field.ref), field.ref, field.value);
+      for (const field of action.fields) await fillField(page, await tab.element(field.ref), field.ref, field.value);
       return { filled: action.fields.length };
     case 'wait':
       await waitFor(page, action, signal);
@@ -143,7 +136,7 @@ async function evaluateSource(page: Page, source: string, element: ElementHandle
 }
 
 /** One form field, whatever kind of control it is. */
-async function fillField(element: ElementHandle, ref: string, value: string | boolean): Promise<void> {
+async function fillField(page: Page, element: ElementHandle, ref: string, value: string | boolean): Promise<void> {
   const kind = await element.evaluate((el) => (el instanceof HTMLInputElement ? el.type : (el as Element).tagName.toLowerCase()));
   if (kind === 'checkbox' || kind === 'radio') {
     const wanted = value === true || value === 'true';
@@ -158,25 +151,7 @@ async function fillField(element: ElementHandle, ref: string, value: string | bo
     await assertSelectable(element, ref, [String(value)]);
     await element.selectOption(String(value), { timeout: ACTION_TIMEOUT_MS });
   }
-  else {
-    await assertTypeable(element, ref);
-    await element.fill(String(value), { timeout: ACTION_TIMEOUT_MS });
-  }
-}
-
-/**
- * Text goes only where it can: Playwright would wait its whole timeout for a
- * read-only field (Select2's `textbox [readonly]` is a label in a textbox's
- * role) to become editable. The agent is told at once, with what to do.
- */
-async function assertTypeable(element: ElementHandle, ref: string): Promise<void> {
-  let editable: boolean;
-  try {
-    editable = await element.isEditable();
-  } catch (error) {
-    throw new ConflictError(`${ref} cannot be typed into: ${(error as Error).message.split('\n')[0].replace(/^elementHandle\.isEditable: /, '')}. Type into a textbox, searchbox or combobox that takes text; clicking ${ref} may open one.`);
-  }
-  if (!editable) throw new ConflictError(`${ref} is read-only or disabled, so it cannot be typed into. Clicking it may open a field that takes text; take a new snapshot after.`);
+  else await typeText(page, element, ref, String(value), false);
 }
 
 /**

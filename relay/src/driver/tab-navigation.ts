@@ -1,7 +1,7 @@
 import { BadRequestError, TimeoutError, UnavailableError } from '../errors.js';
 import { abortable } from '../runtime/operation.js';
 import type { DriverTab } from './driver-tab.js';
-import { ACTION_TIMEOUT_MS } from './page-actions.js';
+import { ACTION_TIMEOUT_MS } from '../api/limits.js';
 import { takeRefusal } from './url-policy-guard.js';
 
 /**

@@ -121,7 +121,7 @@ async function act(api: BrowserApi, action: ActionRequest, session: McpSessionSt
   const value = 'result' in result ? ` → ${JSON.stringify(result.result)?.slice(0, 2_000)}` : '';
   // A typed or chosen value is what was asked for: not repeated. A checkbox that turned, a menu that opened, is said.
   const told = Object.entries(result.state ?? {}).filter(([key]) => !(key === 'value' && ['type', 'fill', 'select'].includes(action.kind)));
-  const state = told.length ? ` (${told.map(([key, now]) => `${key}: ${JSON.stringify(now)}`).join(', ')})` : '';
+  const state = told.length ? ` (${told.map(([key, now]) => `${key}: ${JSON.stringify(now)}`).join(', ')})` : result.typedAs === 'keys' ? ' (typed as keys at the caret)' : '';
   // The common path costs what it did ("click: done"); no reaction is said, with what to try.
   // A change with a hint (only the control itself changed) says the hint too.
   const lines = [result.changed === false ? `${action.kind}: nothing changed. ${result.hint ?? ''}`.trimEnd() : `${action.kind}: done${state}${value}${result.hint ? `; ${result.hint}` : ''}`];
