@@ -6,8 +6,8 @@ import { commandProblem, landedOn } from './logic/ownership';
 import { StartupHold } from './logic/startup-hold';
 import { showBadge } from './badge';
 import { watchDownloads } from './downloads';
-import { askNativeHost, type Bootstrap, NativeHostError, type NativeHostState } from './native-host';
-import { isExtensionKey, loadPairing, normaliseExtensionKey, normaliseRelayUrl, onPairingChanged, type Pairing, savePairing } from './pairing';
+import { loadPairing, normaliseExtensionKey, normaliseRelayUrl, onPairingChanged, savePairing } from './pairing';
+import { RelayFinder } from './relay-finder';
 import { RelayLink } from './relay-link';
 import { SharedTabs } from './shared-tabs';
 import { SHARE_MODE_KEY, TabGroupConsent } from './tab-groups';
@@ -15,6 +15,7 @@ import { watchGroupConsent } from './group-consent-events';
 import { isBlankNavigation, navigateToBlank } from './blank-navigation';
 import { watchPopupFirstPages } from './popup-first-page';
 import { VaultConsent } from './vault-consent';
+import { watchToolbarClicks } from './toolbar-click';
 import type { ConsentRequest, ExtensionStatus, OptionsRequest } from './status';
 
 /**
@@ -67,54 +68,19 @@ function browserInfo() {
 
 // ---- pairing: by hand, or through the native host ---------------------------
 
-let nativeHost: NativeHostState = 'unknown';
-let nativeHostError: string | undefined;
-
-/**
- * The pairing to use. A pairing made by hand stands; otherwise the native
- * host is asked (again, in case the key or port changed).
- */
-async function currentPairing(): Promise<Pairing | undefined> {
-  const stored = await loadPairing();
-  if (stored?.via === 'manual') return stored;
-  try {
-    const boot = await askNativeHost<Bootstrap>('bootstrap');
-    nativeHost = 'available';
-    nativeHostError = undefined;
-    if (!isExtensionKey(boot.extensionKey)) throw new Error('the native host sent no extension key: update clawd-browser and re-run install-native-host');
-    const pairing: Pairing = { relayUrl: normaliseRelayUrl(boot.relayUrl), key: boot.extensionKey, via: 'native-host' };
-    if (pairing.relayUrl !== stored?.relayUrl || pairing.key !== stored?.key || stored?.via !== 'native-host')
-      await savePairing(pairing);
-    return pairing;
-  } catch (error) {
-    nativeHost = error instanceof NativeHostError && error.missing ? 'missing' : 'failing';
-    nativeHostError = (error as Error).message;
-    return stored;
-  }
-}
-
-/** Asks the native host to start the relay if it does not answer, then connects. */
-async function ensureRelay(pairing: Pairing): Promise<void> {
-  if (pairing.via !== 'native-host' || link.state === 'open') return;
-  try {
-    await askNativeHost('ensure_relay');
-    link.retryNow();
-  } catch (error) {
-    nativeHostError = (error as Error).message;
-  }
-}
+const finder = new RelayFinder(link);
 
 // ---- start-up: restore state, then connect ---------------------------------
 
 const ready = (async () => {
   await groups.restore();
   await shared.restore();
-  const pairing = await currentPairing();
+  const pairing = await finder.currentPairing();
   // No tab shared from before: no client waits for what Chrome reported meanwhile.
   if (!shared.list().length) startupEvents.release();
   link.configure(pairing);
   // Tabs still shared from before (a worker restart): bring their relay back.
-  if (pairing && shared.list().length) void ensureRelay(pairing);
+  if (pairing && shared.list().length) void finder.ensureRelay(pairing);
 })();
 
 onPairingChanged(() => void ready.then(async () => link.configure(await loadPairing())));
@@ -128,34 +94,47 @@ chrome.alarms.onAlarm.addListener(() => void ready.then(() => link.connectSoon()
 
 // ---- the toolbar button ------------------------------------------------------
 
-chrome.action.onClicked.addListener((tab) => {
+watchToolbarClicks((tabId) => {
   void (async () => {
     await ready;
-    if (tab.id === undefined) return;
-    if (shared.has(tab.id)) {
-      await shared.unshare(tab.id, 'the user stopped sharing the tab', { detach: true });
-      if (groups.mode === 'group') await groups.release(tab.id);
+    if (shared.has(tabId)) {
+      await shared.unshare(tabId, 'the user stopped sharing the tab', { detach: true });
+      if (groups.mode === 'group') await groups.release(tabId);
       return;
     }
     // An open link has proved its pairing's key just now: the native host (a process Chrome
     // starts, about half a second) is asked again only when the link is down.
-    const pairing = link.state === 'open' ? await loadPairing() : await currentPairing();
+    const pairing = link.state === 'open' ? await loadPairing() : await finder.currentPairing();
     if (!pairing) {
       await shared.refuse(
-        tab.id,
+        tabId,
         'not paired with the relay: run `clawd-browser install-native-host`, or pair by hand on the options page',
       );
       await chrome.runtime.openOptionsPage();
       return;
     }
-    const tabId = tab.id;
     if (link.state !== 'open') await showBadge(tabId, { kind: 'connecting', why: 'starting the clawd-browser relay…' });
-    await ensureRelay(pairing);
+    await finder.ensureRelay(pairing);
     link.connectSoon();
     const sharing = await shared.share(tabId).then(() => true, (error: Error) => shared.refuse(tabId, error.message).then(() => false));
     if (sharing && groups.mode === 'group') await groups.adopt(tabId).catch((error: Error) => console.warn(`clawd-browser: could not group the tab: ${error.message}`));
+    if (sharing) setTimeout(() => void sayIfUnreached(tabId), RELAY_WAIT_MS);
   })();
 });
+
+/** How long a click waits for the relay before its badge says why it is not reached. */
+const RELAY_WAIT_MS = 8_000;
+
+/**
+ * A click is consent, and the person must see what came of it: a tab shared
+ * while the relay cannot be reached shows '!' with the reason, not a '…'
+ * that never ends. It stays shared, and turns ON once the link opens.
+ */
+async function sayIfUnreached(tabId: number): Promise<void> {
+  if (link.state === 'open' || !shared.get(tabId)) return;
+  const why = link.lastError ?? finder.error ?? `no answer from the relay at ${link.relayUrl ?? 'an unknown address'}`;
+  await showBadge(tabId, { kind: 'error', why: `not connected to clawd-browser: ${why}. Start it with \`clawd-browser serve\`; the tab is shared as soon as it connects (click to stop)` });
+}
 
 // ---- Chrome -> relay ---------------------------------------------------------
 
@@ -308,8 +287,8 @@ chrome.runtime.onMessage.addListener((request: OptionsRequest, _sender, reply: (
       lastError: link.lastError,
       relayUrl: pairing?.relayUrl,
       pairedVia: pairing?.via,
-      nativeHost,
-      nativeHostError,
+      nativeHost: finder.state,
+      nativeHostError: finder.error,
       tabs: shared.list(),
     });
   })();
