@@ -82,7 +82,7 @@ afterAll(async () => {
 });
 
 describe('no open CDP door', () => {
-  it('no browser clawd-browser started listens on any port: only the control API and the relay do', () => {
+  it('no browser clawd-browser started listens on any port: only the control API, the relay and egress proxies do', async () => {
     const browsers = browserProcesses();
     expect(browsers).toHaveLength(4);
     for (const pid of browsers) {
@@ -91,10 +91,19 @@ describe('no open CDP door', () => {
       expect(argv.filter((arg) => arg.startsWith('--remote-debugging-port'))).toEqual([]);
     }
     const listening = listeningPorts(processTree(server.pid!));
-    // The server's own two ports are seen (the scan works), and nothing else of its tree listens.
-    expect(listening.map(({ pid, port }) => ({ pid, port })).sort((a, b) => a.port - b.port)).toEqual(
-      [ports.control, ports.relay].sort((a, b) => a - b).map((port) => ({ pid: server.pid, port })),
-    );
+    // The server's own two ports are seen (the scan works).
+    const own = listening.filter(({ port }) => port === ports.control || port === ports.relay).map(({ pid, port }) => ({ pid, port }));
+    expect(own.sort((a, b) => a.port - b.port)).toEqual([ports.control, ports.relay].sort((a, b) => a - b).map((port) => ({ pid: server.pid, port })));
+    // Anything else of its tree that listens here is the server's own egress proxy for a browser on this
+    // machine's network (a jailed session's is a unix socket): it relays proxied requests by the URL
+    // policy and speaks no CDP.
+    const others = listening.filter(({ port }) => port !== ports.control && port !== ports.relay);
+    for (const { pid, port } of others) {
+      expect(pid).toBe(server.pid);
+      const answer = await fetch(`http://127.0.0.1:${port}/json/version`);
+      expect(answer.status).toBe(400);
+      expect(await answer.text()).toMatch(/^clawd-browser egress: only proxied http:\/\/ requests and CONNECT are served/);
+    }
   });
 
   it('each cdpUrl is the relay, refuses Playwright without a credential, and serves it (and Puppeteer) with one', async () => {

@@ -1,7 +1,7 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -212,7 +212,7 @@ describe('session lifecycle', () => {
   it('teardown leaves no process, dir or port; sessions expire; the cap is a 429', async () => {
     const api = env.client('clawd');
     const session = await api.openSession({ credential_mode: 'clean', record: 'transient' });
-    const userDataDir = join(env.home, 'sessions', session.id, 'user-data');
+    const userDataDir = userDataDirOf(env.home, session.id);
     expect(findProfileProcesses(userDataDir).length).toBeGreaterThan(0);
     const browser = env.client(session.profile);
     await browser.openTab(`${siteUrl}/account`);
@@ -221,6 +221,7 @@ describe('session lifecycle', () => {
     await api.closeSession(session.id);
     expect(findProfileProcesses(userDataDir)).toEqual([]);
     expect(existsSync(join(env.home, 'sessions', session.id))).toBe(false);
+    expect(existsSync(userDataDir)).toBe(false);
     expect(existsSync(join(env.home, 'audit', session.id))).toBe(false); // transient
 
     const brief = await api.openSession({ credential_mode: 'clean', ttl: 10 });
@@ -253,7 +254,8 @@ describe('session lifecycle', () => {
     await first.evaluate(`() => { document.cookie = 'left=${marker}; path=/; max-age=3600'; localStorage.setItem('left', '${marker}'); sessionStorage.setItem('left', '${marker}'); }`);
     await first.navigate(`${siteUrl}/login?after=${marker}`);
     // The search below can see such traces: the first session's own files hold them.
-    await waitFor(() => mentions(join(env.home, 'sessions', before.id)).length > 0, { timeoutMs: 20_000, message: 'the first session wrote nothing down' });
+    const beforeData = dirname(userDataDirOf(env.home, before.id));
+    await waitFor(() => mentions(beforeData).length > 0, { timeoutMs: 20_000, message: 'the first session wrote nothing down' });
     await api.closeSession(before.id);
 
     await waitFor(async () => (await api.sessions()).spares.ready >= 1, { timeoutMs: 30_000, message: 'no spare got ready' });
@@ -266,6 +268,7 @@ describe('session lifecycle', () => {
     expect((await next.evaluate('() => [document.cookie, localStorage.length, sessionStorage.length]')).result).toEqual(['', 0, 0]);
     // No file of the new session's browser, nor of the template, holds anything of the one before.
     expect(mentions(join(env.home, 'sessions', after.id))).toEqual([]);
+    expect(mentions(dirname(userDataDirOf(env.home, after.id)))).toEqual([]);
     expect(mentions(join(env.home, 'sessions', 'template'))).toEqual([]);
     await api.closeSession(after.id);
   }, 60_000);
@@ -279,7 +282,7 @@ describe('session lifecycle', () => {
       await waitFor(async () => readToken(home) !== undefined && (await fetch(`http://127.0.0.1:${control}/`, { headers: { authorization: `Bearer ${readToken(home)}` } }).then((r) => r.ok, () => false)), { timeoutMs: 20_000, message: 'serve did not start' });
       const api = new BrowserClient({ baseUrl: `http://127.0.0.1:${control}`, token: readToken(home)! });
       const session = await api.openSession({ credential_mode: 'clean' });
-      const userDataDir = join(home, 'sessions', session.id, 'user-data');
+      const userDataDir = userDataDirOf(home, session.id);
       expect(findProfileProcesses(userDataDir).length).toBeGreaterThan(0);
       server.kill('SIGKILL');
       await new Promise((resolve) => server.once('exit', resolve));
@@ -291,6 +294,7 @@ describe('session lifecycle', () => {
       expect(JSON.parse(first.stdout).reaped).toContainEqual({ id: session.id, killed: [] });
       expect(readdirSync(join(home, 'sessions')).filter((name) => name !== 'template')).toEqual([]);
       expect(existsSync(join(home, 'sessions', session.id))).toBe(false);
+      expect(existsSync(userDataDir)).toBe(false);
       const second = await run(process.execPath, [CLI, '--json', 'reap'], { env: childEnv });
       expect(JSON.parse(second.stdout).reaped).toEqual([]);
     } finally {
@@ -298,3 +302,8 @@ describe('session lifecycle', () => {
     }
   }, 60_000);
 });
+
+/** Where a session's browser keeps its data: its session dir, or its jail's own dir (session.json says, for the reaper too). */
+function userDataDirOf(home: string, id: string): string {
+  return (JSON.parse(readFileSync(join(home, 'sessions', id, 'session.json'), 'utf8')) as { userDataDir: string }).userDataDir;
+}

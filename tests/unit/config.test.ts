@@ -27,6 +27,7 @@ describe('config.json', () => {
       maxSessions: 4,
       sessionTtlSeconds: 900,
       sessionSpares: 1,
+      sessionLimits: { memoryMiB: 2048, cpus: 1, pids: 2048 },
       recordings: { traceMaxMinutes: 10, maxMiB: 512 },
       defaultProfile: 'clawd',
       profiles: {},
@@ -46,6 +47,11 @@ describe('config.json', () => {
     writeFileSync(configPath(dir), '{ "enabled": "yes", "accentColor": "orange", "surprise": 1 }');
     expect(() => loadConfig(dir)).toThrow(ConfigError);
     expect(() => loadConfig(dir)).toThrow(/config\.json: enabled: .*; accentColor: must be a colour like #FF4500; .*surprise/);
+    // Jails: a limit out of range, an isolation nobody knows, each named by its key.
+    writeFileSync(configPath(dir), '{ "sessionIsolation": "vm", "sessionLimits": { "memoryMiB": 16, "cpus": 0 } }');
+    expect(() => loadConfig(dir)).toThrow(/sessionIsolation: .*"jail".*"process"/);
+    expect(() => loadConfig(dir)).toThrow(/sessionLimits\.memoryMiB: .*256/);
+    expect(() => loadConfig(dir)).toThrow(/sessionLimits\.cpus: /);
     writeFileSync(configPath(dir), '{ not json');
     expect(() => loadConfig(dir)).toThrow(/is not valid JSON/);
   });

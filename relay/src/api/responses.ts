@@ -205,6 +205,7 @@ export const AUDIT_EVENT_KINDS = [
   'inject',
   'session-start',
   'session-extended',
+  'session-limit',
   'session-stop',
   'vault-forget',
   'cdp-connect',
@@ -268,6 +269,12 @@ export interface SessionInfo {
   expiresAt: string;
   /** CDP clients connected to it now (its driver not counted). */
   cdpClients: number;
+  /** A local session's isolation (config sessionIsolation): its own jail, or a browser process of this machine. */
+  isolation?: 'jail' | 'process';
+  /** Why a session is not in the jail it would have had (the host cannot make one), or what its jail lacks. */
+  isolationNote?: string;
+  /** Its browser's traffic through its egress proxy, in `GET /sessions`: bytes each way, connections, and those refused. */
+  egress?: { bytesIn: number; bytesOut: number; connections: number; refused: number };
   /**
    * The session's own key, in `POST /sessions`'s answer only: it opens this
    * session's routes (and MCP scoped to it) and nothing else, and expires

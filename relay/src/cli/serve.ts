@@ -89,6 +89,7 @@ export async function startServer(options: { home: string; port?: number; host?:
     await relay.close();
     throw error;
   }
+  manager.ownPorts.add(control.port);
   return {
     control,
     relay,
@@ -120,7 +121,14 @@ function credentialsFor(home: string, manager: ProfileManager, logger: Logger) {
     grants: grantsOf,
     settings: () => {
       const config = manager.registry.config();
-      return { maxSessions: config.maxSessions, defaultTtl: config.sessionTtlSeconds, spares: config.sessionSpare === false ? 0 : config.sessionSpares, enabled: config.enabled, grid: config.grid };
+      return {
+        maxSessions: config.maxSessions,
+        defaultTtl: config.sessionTtlSeconds,
+        spares: config.sessionSpare === false ? 0 : config.sessionSpares,
+        enabled: config.enabled,
+        grid: config.grid,
+        isolation: { mode: config.sessionIsolation, limits: config.sessionLimits },
+      };
     },
   });
   return { sessions, vault: vaultOf, grants: grantsOf, audit };

@@ -66,6 +66,23 @@ export const ConfigSchema = z.strictObject({
    * idle Chromium, about 150 MB). 0 turns spares off.
    */
   sessionSpares: z.number().int().min(0).max(8).default(1),
+  /**
+   * How a task session's browser is isolated (spec §14): `jail` (Linux, as
+   * root) is its own network namespace with loopback only, its proxy the one
+   * way out, a cgroup with sessionLimits, and an unprivileged user of its
+   * own; `process` is a browser process of this machine behind its proxy.
+   * Left out: jail where the host can, else process, said in each session's
+   * answer and in the log.
+   */
+  sessionIsolation: z.enum(['jail', 'process']).optional(),
+  /** A jailed session's limits: its browser's memory, CPU (in cores) and processes and threads. */
+  sessionLimits: z
+    .strictObject({
+      memoryMiB: z.number().int().min(256).max(1_048_576).default(2048),
+      cpus: z.number().min(0.1).max(256).default(1),
+      pids: z.number().int().min(128).max(1_000_000).default(2048),
+    })
+    .default({ memoryMiB: 2048, cpus: 1, pids: 2048 }),
   /** The earlier switch for one spare: false means sessionSpares 0 (kept so that old config files still load). */
   sessionSpare: z.boolean().optional(),
   /**

@@ -12,6 +12,9 @@ import type { GridSettings } from '../profiles/grid-session.js';
 import { type DriverPolicy, ProfileDriver } from './profile-driver.js';
 import { defaultUploadDirs } from './uploads.js';
 import { launchSettings, ManagedBrowser } from '../profiles/managed-browser.js';
+import type { LaunchEnvelope } from '../profiles/launch-envelope.js';
+import { EgressEnvelope } from '../egress/egress-envelope.js';
+import type { EgressOptions } from '../egress/egress-proxy.js';
 import { type Profile, ProfileRegistry } from '../profiles/profile-registry.js';
 
 /** The relay this process runs, for the extension profile. */
@@ -44,12 +47,29 @@ export class ProfileManager {
   /** Every ephemeral browser made and not yet released (exposed or not: a spare's driver connects before it is handed over). */
   private readonly ephemerals = new Map<string, ProfileDriver>();
 
+  /**
+   * Ports on this machine no browser may reach through its egress proxy: the
+   * server's own (control API, relay; serve adds them) and every proxy's.
+   */
+  readonly ownPorts = new Set<number>();
+
   constructor(
     private readonly home: string,
     private readonly relay: RelayHandle,
     private readonly log: Logger,
   ) {
     this.registry = new ProfileRegistry(home);
+    this.ownPorts.add(Number(new URL(relay.cdpUrl).port));
+  }
+
+  /** How a browser's egress proxy decides: by the URL policy as config.json says now, never to this server's own ports. */
+  egressOptions(owner: string): EgressOptions {
+    return { owner, policy: () => this.policy().urlPolicy, forbiddenPorts: () => this.ownPorts, log: this.log };
+  }
+
+  /** A way out for a browser of this machine's network (egress/). */
+  egressFor(owner: string): EgressEnvelope {
+    return new EgressEnvelope(this.egressOptions(owner), this.ownPorts);
   }
 
   get defaultProfile(): string {
@@ -80,8 +100,8 @@ export class ProfileManager {
    * not in config.json, launched with this server's launch settings and held
    * to its policy. It answers on the routes only once exposed.
    */
-  createEphemeral(profile: Profile, downloadsDir: string): ProfileDriver {
-    const browser = new ManagedBrowser(profile, launchSettings(this.registry.config()), this.log);
+  createEphemeral(profile: Profile, downloadsDir: string, envelope: LaunchEnvelope = this.egressFor(profile.name)): ProfileDriver {
+    const browser = new ManagedBrowser(profile, launchSettings(this.registry.config()), this.log, envelope);
     const driver = new ProfileDriver(profile, new ManagedEndpoint(browser, this.served(profile.name)), downloadsDir, () => this.policy());
     this.ephemerals.set(profile.name, driver);
     return driver;
@@ -223,7 +243,7 @@ export class ProfileManager {
       case 'clawd':
         // attachOnly: the user runs this profile's browser, on its cdpPort; clawd-browser only connects.
         if (config.attachOnly) return new RemoteEndpoint(`http://127.0.0.1:${profile.cdpPort}`, `attachOnly is set for profile ${profile.name}`);
-        return new ManagedEndpoint(new ManagedBrowser(profile, launchSettings(config), this.log), this.served(profile.name), () => this.checkCapacity(profile.name));
+        return new ManagedEndpoint(new ManagedBrowser(profile, launchSettings(config), this.log, this.egressFor(profile.name)), this.served(profile.name), () => this.checkCapacity(profile.name));
     }
   }
 }

@@ -10,6 +10,7 @@ import { BrowserPipe } from './browser-pipe.js';
 import { findProfileProcesses, killProcesses } from './orphans.js';
 import { seedProfilePreferences } from './preferences.js';
 import type { Profile } from './profile-registry.js';
+import { type LaunchEnvelope, proxyArgs } from './launch-envelope.js';
 
 /**
  * A managed profile's Chromium (spec §4): its own user-data dir, launched on
@@ -25,6 +26,8 @@ const STOP_GRACE_MS = 5_000;
 export interface LaunchSettings {
   headless: boolean;
   noSandbox: boolean;
+  /** noSandbox as config.json asks it (a jailed browser runs unprivileged, so running as root is no reason). */
+  noSandboxByConfig: boolean;
   executablePath?: string;
   /** Never launch: the profile's browser is the user's own, on its cdpPort (profile-manager.ts). */
   attachOnly: boolean;
@@ -37,6 +40,7 @@ export function launchSettings(config: Config, env: NodeJS.ProcessEnv = process.
   return {
     headless: config.headless || noDisplay,
     noSandbox: config.noSandbox || root,
+    noSandboxByConfig: config.noSandbox,
     executablePath: config.executablePath,
     attachOnly: config.attachOnly,
   };
@@ -82,6 +86,8 @@ export class ManagedBrowser {
     private readonly profile: Profile,
     private readonly settings: LaunchSettings,
     private readonly log: Logger,
+    /** Its way out (and jail), when it has one: every browser a server launches does (profile-manager.ts). */
+    private readonly envelope?: LaunchEnvelope,
   ) {}
 
   get running(): boolean {
@@ -113,7 +119,12 @@ export class ManagedBrowser {
     mkdirSync(userDataDir, { recursive: true });
     seedProfilePreferences(userDataDir, { name: this.profile.name, color: this.profile.color });
     this.log.info(`launching ${executable} for profile ${this.profile.name}`);
-    const child = spawn(executable, chromiumArgs(this.profile, this.settings), { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] });
+    const prepared = await this.envelope?.prepare();
+    // Run by an unprivileged user in its jail, Chromium keeps its own sandbox unless config.json says otherwise.
+    const settings = prepared?.unprivileged ? { ...this.settings, noSandbox: this.settings.noSandboxByConfig } : this.settings;
+    const args = [...chromiumArgs(this.profile, settings), ...(prepared ? proxyArgs(prepared.proxyServer) : [])];
+    const command = prepared?.wrap ? prepared.wrap(executable, args) : { command: executable, args };
+    const child = spawn(command.command, command.args, { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'], env: { ...process.env, ...prepared?.env } });
     this.child = child;
     this.stderrTail = [];
     child.stderr!.on('data', (chunk: Buffer) => {
@@ -172,10 +183,12 @@ export class ManagedBrowser {
     this.child = undefined;
     this.pipe = undefined;
     if (child?.pid && child.exitCode === null && child.signalCode === null) pids.add(child.pid);
-    if (!pids.size) return;
-    const exited = child && child.exitCode === null ? new Promise((resolve) => child.once('exit', resolve)) : undefined;
-    await killProcesses([...pids], STOP_GRACE_MS);
-    await exited;
+    if (pids.size) {
+      const exited = child && child.exitCode === null ? new Promise((resolve) => child.once('exit', resolve)) : undefined;
+      await killProcesses([...pids], STOP_GRACE_MS);
+      await exited;
+    }
+    await this.envelope?.release();
   }
 
   /** reset-profile: kills processes on the profile's data dir that this server did not start. Returns the pids. */

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { type ClawdError, ForbiddenError, UnauthorizedError } from '../errors.js';
+import { type ClawdError, ForbiddenError, UnauthorizedError, GoneError } from '../errors.js';
 import { EXTENSION_ORIGIN } from '../../../protocol/constants.js';
 
 /**
@@ -24,7 +24,7 @@ export interface GuardOptions {
    * Task sessions' own keys (the control API only): whose a secret is, a live
    * session's or one that ended. A key opens its session and nothing else.
    */
-  sessionKeys?: (secret: string) => { session: string } | { ended: string; at: string } | undefined;
+  sessionKeys?: (secret: string) => { session: string } | { ended: string; at: string; why?: string } | undefined;
   /** The relay only: the key this process's own drivers present at `/cdp?profile=` (never written anywhere). */
   driverKey?: string;
 }
@@ -38,10 +38,11 @@ export type GuardResult =
       /** Set for this process's own drivers (GuardOptions.driverKey). */
       driver?: true;
     }
-  | { ok: false; status: 401 | 403; message: string };
+  | { ok: false; status: 401 | 403 | 410; message: string };
 
 /** A refused verdict as the error family's own error. */
 export function refusal(verdict: Extract<GuardResult, { ok: false }>): ClawdError {
+  if (verdict.status === 410) return new GoneError(verdict.message, { next: 'open-session' });
   return verdict.status === 401 ? new UnauthorizedError(verdict.message) : new ForbiddenError(verdict.message);
 }
 
@@ -116,6 +117,8 @@ function sessionVerdict(secret: string, via: 'header' | 'query', options: GuardO
   const owner = options.sessionKeys?.(secret);
   if (!owner) return undefined;
   if ('session' in owner) return { ok: true, tokenVia: via, session: owner.session };
+  // Ended by what happened to it (a limit, a lost node): gone, and why; ended by a caller: a key that opens nothing now.
+  if (owner.why) return { ok: false, status: 410, message: `${owner.why}. This key opens nothing now` };
   return { ok: false, status: 401, message: `This key belonged to task session ${owner.ended}, which ended at ${owner.at}: it opens nothing now` };
 }
 

@@ -5,6 +5,8 @@ import type { Logger } from '../log.js';
 import { findProfileProcesses, killProcesses } from '../profiles/orphans.js';
 import { GridSession, gridName } from '../profiles/grid-session.js';
 import { loadConfig } from '../config/config.js';
+import type { JailRecord } from '../jail/jail-envelope.js';
+import { removeJail } from '../jail/jail-reaper.js';
 
 /**
  * The reaper: what an earlier server left of its task sessions (it stopped,
@@ -23,6 +25,8 @@ export interface SessionRecord {
   userDataDir?: string;
   /** A session placed on a Selenium Grid: the Grid (without credentials) and its session id there, once known. */
   grid?: { url: string; session?: string };
+  /** A jailed session's network namespace, cgroup and user (jail/jail-envelope.ts). */
+  jail?: JailRecord;
   createdAt: string;
 }
 
@@ -55,6 +59,8 @@ export async function reapSessions(home: string, log?: Logger): Promise<Array<{ 
     // Its browser exited with its server (the pipe closed); anything still on its data dir is ended here.
     const pids = record?.grid ? [] : findProfileProcesses(userDataDir);
     const killed = pids.length ? await killProcesses(pids, STOP_GRACE_MS) : [];
+    // Its jail: whatever still runs in its cgroup or namespace, then both.
+    if (record?.jail) await removeJail(record.jail, id);
     rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     log?.info(`reaped task session ${id}${killed.length ? ` (killed ${killed.join(', ')})` : ''}`);
     reaped.push({ id, killed });

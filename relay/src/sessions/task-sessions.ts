@@ -16,6 +16,7 @@ import { type CookieVault, underSite } from '../vault/cookie-vault.js';
 import type { Grants } from '../vault/grants.js';
 import { type SessionRecord, STOP_GRACE_MS } from './session-reaper.js';
 import { SparePool } from './spare-pool.js';
+import { type Isolation, type IsolationSettings, isolate } from './session-isolation.js';
 
 /**
  * Task sessions (spec §11): an ephemeral managed browser per task, its
@@ -49,6 +50,7 @@ export interface SessionRequest {
 
 interface Session {
   info: SessionInfo;
+  isolation?: Isolation;
   /** The session's own key (SessionInfo.key), kept out of `info` so listings never show it. */
   key: string;
   driver: ProfileDriver;
@@ -67,12 +69,16 @@ export interface TaskSessionSettings {
   enabled: boolean;
   /** config `grid`: where `place: "grid"` sessions go (and all of them, with `default`). */
   grid?: GridSettings & { default: boolean };
+  /** config sessionIsolation and sessionLimits (session-isolation.ts). */
+  isolation: IsolationSettings;
 }
 
 interface Prepared {
   id: string;
   dir: string;
   driver: ProfileDriver;
+  /** A local session's jail or process, and its way out. */
+  isolation?: Isolation;
   /** Set for a session on a Selenium Grid. */
   grid?: GridEndpoint;
 }
@@ -82,7 +88,7 @@ export class TaskSessions {
   /** Digests of live sessions' keys → their ids. */
   private readonly liveKeys = new Map<string, string>();
   /** Digests of ended sessions' keys: which session, and when it ended. */
-  private readonly endedKeys = new Map<string, { id: string; at: string }>();
+  private readonly endedKeys = new Map<string, { id: string; at: string; why?: string }>();
   /**
    * Browsers cloned, started and holding a blank page ahead of need, once a
    * first session shows sessions are used: the next sessions skip the
@@ -126,16 +132,16 @@ export class TaskSessions {
    * nobody's. Keys are looked up by their SHA-256 digest, so the lookup's
    * timing says nothing about any key.
    */
-  keyOwner(secret: string): { session: string } | { ended: string; at: string } | undefined {
+  keyOwner(secret: string): { session: string } | { ended: string; at: string; why?: string } | undefined {
     const digest = keyDigest(secret);
     const live = this.liveKeys.get(digest);
     if (live) return { session: live };
     const ended = this.endedKeys.get(digest);
-    return ended ? { ended: ended.id, at: ended.at } : undefined;
+    return ended ? { ended: ended.id, at: ended.at, ...(ended.why ? { why: ended.why } : {}) } : undefined;
   }
 
   list(): SessionInfo[] {
-    return [...this.sessions.values()].map((session) => ({ ...session.info }));
+    return [...this.sessions.values()].map((session) => ({ ...session.info, ...(session.isolation ? { egress: session.isolation.envelope.counters() } : {}) }));
   }
 
   /** The spares (config sessionSpares): started and holding their blank page, or on their way. */
@@ -193,6 +199,7 @@ export class TaskSessions {
       record,
       place,
       ...(prepared.grid?.node ? { node: prepared.grid.node } : {}),
+      ...(prepared.isolation ? { isolation: prepared.isolation.isolation, ...(prepared.isolation.isolationNote ? { isolationNote: prepared.isolation.isolationNote } : {}) } : {}),
       cdpUrl: this.deps.manager.cdpUrlOf(driver),
       createdAt: new Date().toISOString(),
       expiresAt: new Date(Date.now() + ttl * 1000).toISOString(),
@@ -201,7 +208,7 @@ export class TaskSessions {
     const timer = setTimeout(() => void this.close(id, 'ttl').catch(() => {}), ttl * 1000);
     timer.unref();
     const key = randomBytes(32).toString('hex');
-    const session: Session = { info, key, driver, dir, timer, actions: 0 };
+    const session: Session = { info, isolation: prepared.isolation, key, driver, dir, timer, actions: 0 };
     this.liveKeys.set(keyDigest(key), id);
     this.sessions.set(id, session);
     this.deps.manager.expose(driver);
@@ -231,21 +238,37 @@ export class TaskSessions {
   private async prepare(options: { warm?: boolean } = {}): Promise<Prepared> {
     const id = randomBytes(6).toString('hex');
     const dir = join(this.root, id);
-    const userDataDir = join(dir, 'user-data');
     mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const name = `${SESSION_PROFILE_PREFIX}${id}`;
+    const { manager } = this.deps;
+    const isolation = isolate({ id, dir }, this.deps.settings().isolation, { options: manager.egressOptions(name), plain: () => manager.egressFor(name) }, (why) => this.limitPassed(id, why));
+    if (isolation.isolationNote) this.deps.log.info(`task session ${id}: ${isolation.isolation} (${isolation.isolationNote})`);
+    // A jailed browser's data lives in its jail's own dir (its user cannot enter $CLAWD_HOME).
+    const userDataDir = join(isolation.dataDir, 'user-data');
     cpSync(this.template(), userDataDir, { recursive: true });
-    const profile: Profile = { name: `${SESSION_PROFILE_PREFIX}${id}`, driver: 'clawd', color: SESSION_COLOR, builtIn: false, userDataDir };
-    const driver = this.deps.manager.createEphemeral(profile, join(dir, 'downloads'));
+    // Made before the launch, so that a jail's user owns it too (its browser writes downloads there).
+    mkdirSync(join(isolation.dataDir, 'downloads'), { recursive: true });
+    const profile: Profile = { name, driver: 'clawd', color: SESSION_COLOR, builtIn: false, userDataDir };
+    const driver = manager.createEphemeral(profile, join(isolation.dataDir, 'downloads'), isolation.envelope);
     // Written before the launch, so that a server killed mid-launch leaves the reaper what it needs.
-    writeFileSync(join(dir, 'session.json'), JSON.stringify({ id, serverPid: process.pid, userDataDir, createdAt: new Date().toISOString() } satisfies SessionRecord));
+    writeFileSync(join(dir, 'session.json'), JSON.stringify({ id, serverPid: process.pid, userDataDir, ...(isolation.jail ? { jail: isolation.jail } : {}), createdAt: new Date().toISOString() } satisfies SessionRecord));
     try {
       await (options.warm ? driver.prewarm() : driver.start());
     } catch (error) {
       await driver.stop().catch(() => {});
-      rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+      removeDirs(dir, isolation.dataDir);
       throw error;
     }
-    return { id, dir, driver };
+    return { id, dir, driver, isolation };
+  }
+
+  /** A jail's limit was passed: that session alone ends, its calls answer 410 saying why, and the audit says it too. */
+  private limitPassed(id: string, why: string): void {
+    const session = this.sessions.get(id);
+    if (!session) return void this.deps.log.warn(`a spare session browser ${why}`);
+    this.deps.log.warn(`task session ${id} ${why}: ending it`);
+    this.deps.audit.record({ event: 'session-limit', tenant: session.info.tenant, session: id, outcome: 'refused', detail: why });
+    void this.close(id, why, new GoneError(`Task session ${id} ${why}; it has been ended`, { next: 'open-session', session: id })).catch(() => {});
   }
 
   /** Asks the Grid for a browser and connects the driver to it; its dir here holds only downloads and the record for the reaper. */
@@ -271,9 +294,10 @@ export class TaskSessions {
 
   private async discard(prepared: Prepared): Promise<void> {
     await this.deps.manager.release(prepared.driver);
-    const left = findProfileProcesses(join(prepared.dir, 'user-data'));
+    const dataDir = prepared.isolation?.dataDir ?? prepared.dir;
+    const left = findProfileProcesses(join(dataDir, 'user-data'));
     if (left.length) await killProcesses(left, STOP_GRACE_MS);
-    rmSync(prepared.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+    removeDirs(prepared.dir, dataDir);
   }
 
   /**
@@ -281,20 +305,23 @@ export class TaskSessions {
    * TERM, then KILL after a grace), then its port (checked free), then its
    * dir; transient recordings go too.
    */
-  async close(id: string, reason = 'closed', ended: ClawdError = TaskSessions.endedError(id, reason)): Promise<SessionInfo> {
+  async close(id: string, reason = 'closed', endedBy?: ClawdError): Promise<SessionInfo> {
+    // Ended by what happened to it (a limit, a lost node), not by a caller: its key's holder is told why too.
+    const ended = endedBy ?? TaskSessions.endedError(id, reason);
     const session = this.sessions.get(id);
     if (!session) throw this.deps.manager.endedError(`${SESSION_PROFILE_PREFIX}${id}`) ?? new NotFoundError(`No task session ${id}`, { next: 'list-sessions' });
     this.sessions.delete(id);
     clearTimeout(session.timer);
     // Its key is remembered (as a digest) so that a late caller hears the session ended, not that the key is wrong.
     this.liveKeys.delete(keyDigest(session.key));
-    this.endedKeys.set(keyDigest(session.key), { id, at: new Date().toISOString() });
+    this.endedKeys.set(keyDigest(session.key), { id, at: new Date().toISOString(), ...(endedBy ? { why: endedBy.message } : {}) });
     if (this.endedKeys.size > ENDED_KEYS_REMEMBERED) this.endedKeys.delete(this.endedKeys.keys().next().value!);
     // Remembered by the manager, so a late caller hears that it ended, not that it never was.
     await this.deps.manager.release(session.driver, ended);
-    const left = findProfileProcesses(join(session.dir, 'user-data'));
+    const dataDir = session.isolation?.dataDir ?? session.dir;
+    const left = findProfileProcesses(join(dataDir, 'user-data'));
     if (left.length) await killProcesses(left, STOP_GRACE_MS);
-    rmSync(session.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+    removeDirs(session.dir, dataDir);
     if (session.info.record === 'transient') rmSync(this.recordingDir(id), { recursive: true, force: true });
     // Its HAR exports and traces go with it; those exported with `keep` are under recordings/kept/.
     rmSync(join(this.home, 'recordings', `${SESSION_PROFILE_PREFIX}${id}`), { recursive: true, force: true });
@@ -367,4 +394,9 @@ export class TaskSessions {
     writeFileSync(join(dir, 'First Run'), '');
     return dir;
   }
+}
+
+/** A session's dir, and its jail's data dir when it has one. */
+function removeDirs(...dirs: string[]): void {
+  for (const dir of new Set(dirs)) rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 }

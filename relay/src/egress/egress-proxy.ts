@@ -1,0 +1,185 @@
+import { createServer, type IncomingMessage, request as httpRequest, type Server, type ServerResponse } from 'node:http';
+import { lookup } from 'node:dns/promises';
+import { connect, type Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { Logger } from '../log.js';
+import type { UrlPolicy } from '../runtime/url-policy.js';
+import { decideEgress, type EgressDecision } from './egress-decision.js';
+
+/**
+ * One browser's only way out (spec §14): an HTTP proxy (forward requests,
+ * CONNECT tunnels, WebSocket upgrades) that the browser is launched behind.
+ * Each connection is decided by egress-decision.ts against the policy as it
+ * is now (config edits apply to the next connection), and made to the
+ * address that was judged. Bytes are counted each way. A refused request is
+ * a 403 whose body names the rule; a refused tunnel is a 403 to CONNECT
+ * (Chromium reports it as ERR_TUNNEL_CONNECTION_FAILED).
+ *
+ * It listens on a loopback port, or on a unix socket for a jailed browser,
+ * whose network namespace reaches the socket through a bridge
+ * (jail/netns.ts).
+ */
+
+export interface EgressCounters {
+  bytesIn: number;
+  bytesOut: number;
+  connections: number;
+  refused: number;
+}
+
+export interface EgressOptions {
+  /** Whose way out this is (a profile's or a session's name), for the log. */
+  owner: string;
+  policy: () => UrlPolicy | undefined;
+  forbiddenPorts: () => ReadonlySet<number>;
+  log: Logger;
+  /** A resolver other than the system's (tests). */
+  resolve?: (host: string) => Promise<string[]>;
+}
+
+const systemResolve = async (host: string) => (await lookup(host, { all: true })).map((entry) => entry.address);
+/** Headers that belong to the hop to the proxy, not to the site. */
+const HOP_HEADERS = new Set(['proxy-connection', 'proxy-authorization', 'connection', 'keep-alive']);
+
+export class EgressProxy {
+  readonly counters: EgressCounters = { bytesIn: 0, bytesOut: 0, connections: 0, refused: 0 };
+  private readonly server: Server;
+  private readonly sockets = new Set<Duplex>();
+
+  constructor(private readonly options: EgressOptions) {
+    this.server = createServer((request, response) => void this.forward(request, response));
+    this.server.on('connect', (request: IncomingMessage, socket: Duplex, head: Buffer) => void this.tunnel(request, socket, head));
+    this.server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => void this.upgrade(request, socket, head));
+    this.server.on('connection', (socket: Socket) => this.track(socket));
+  }
+
+  /** Listens on a loopback port (0: any free one) or a unix socket path; resolves to the port (0 for a path). */
+  listen(where: { port: number } | { path: string }): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.server.once('error', reject);
+      const done = () => {
+        this.server.off('error', reject);
+        const address = this.server.address();
+        resolve(typeof address === 'object' && address ? address.port : 0);
+      };
+      if ('path' in where) this.server.listen(where.path, done);
+      else this.server.listen(where.port, '127.0.0.1', done);
+    });
+  }
+
+  get port(): number | undefined {
+    const address = this.server.address();
+    return typeof address === 'object' && address ? address.port : undefined;
+  }
+
+  /** Stops listening and cuts every connection through it. */
+  async close(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private decide(host: string, port: number): Promise<EgressDecision> {
+    return decideEgress(host, port, { policy: this.options.policy(), resolve: this.options.resolve ?? systemResolve, forbiddenPorts: this.options.forbiddenPorts });
+  }
+
+  private refused(host: string, why: string): void {
+    this.counters.refused++;
+    this.options.log.info(`egress ${this.options.owner}: ${host} refused: ${why}`);
+  }
+
+  /** A plain-HTTP request in absolute form (`GET http://host/path`). */
+  private async forward(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    let target: URL;
+    try {
+      target = new URL(request.url ?? '');
+      if (target.protocol !== 'http:') throw new Error('not http');
+    } catch {
+      return void response.writeHead(400, { 'content-type': 'text/plain' }).end('clawd-browser egress: only proxied http:// requests and CONNECT are served');
+    }
+    const port = Number(target.port || 80);
+    const decision = await this.decide(target.hostname, port);
+    if ('refused' in decision) {
+      this.refused(target.host, decision.refused);
+      return void response.writeHead(403, { 'content-type': 'text/plain; charset=utf-8', 'x-clawd-refused': 'urlPolicy' }).end(`Refused by clawd-browser: ${decision.refused}\n`);
+    }
+    this.counters.connections++;
+    const headers: Record<string, string | string[]> = {};
+    for (const [name, value] of Object.entries(request.headers)) if (value !== undefined && !HOP_HEADERS.has(name)) headers[name] = value;
+    // One connection per request (no pool): a request the browser abandons ends its connection to the site too.
+    const upstream = httpRequest({ host: decision.address, port, method: request.method, path: `${target.pathname}${target.search}`, headers, setHost: false, agent: false });
+    response.once('close', () => upstream.destroy());
+    upstream.on('response', (answer) => {
+      response.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.on('data', (chunk: Buffer) => (this.counters.bytesIn += chunk.length));
+      answer.pipe(response);
+    });
+    upstream.on('error', (error) => {
+      if (!response.headersSent) response.writeHead(502, { 'content-type': 'text/plain' }).end(`clawd-browser egress: ${error.message}`);
+      else response.destroy();
+    });
+    request.on('data', (chunk: Buffer) => (this.counters.bytesOut += chunk.length));
+    request.pipe(upstream);
+  }
+
+  /** CONNECT host:port: a tunnel (https, wss, ws through a proxy, anything TCP). */
+  private async tunnel(request: IncomingMessage, client: Duplex, head: Buffer): Promise<void> {
+    const authority = request.url ?? '';
+    const split = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(authority);
+    const decision = split ? await this.decide(split[1], Number(split[2])) : ({ refused: `egress: ${JSON.stringify(authority)} is not host:port` } as const);
+    if ('refused' in decision) {
+      this.refused(authority, decision.refused);
+      return void client.end(`HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\nx-clawd-refused: urlPolicy\r\n\r\nRefused by clawd-browser: ${decision.refused}\n`);
+    }
+    this.pipeTo(decision, client, 'HTTP/1.1 200 Connection Established\r\n\r\n', head);
+  }
+
+  /** A WebSocket (or other upgrade) sent in absolute form: its request head is passed on as it came. */
+  private async upgrade(request: IncomingMessage, client: Duplex, head: Buffer): Promise<void> {
+    let target: URL;
+    try {
+      target = new URL(request.url ?? '');
+    } catch {
+      return void client.end('HTTP/1.1 400 Bad Request\r\n\r\n');
+    }
+    const port = Number(target.port || 80);
+    const decision = await this.decide(target.hostname, port);
+    if ('refused' in decision) {
+      this.refused(target.host, decision.refused);
+      return void client.end(`HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\n\r\nRefused by clawd-browser: ${decision.refused}\n`);
+    }
+    const lines = [`${request.method} ${target.pathname}${target.search} HTTP/1.1`];
+    for (let i = 0; i < request.rawHeaders.length; i += 2) if (!HOP_HEADERS.has(request.rawHeaders[i].toLowerCase()) || request.rawHeaders[i].toLowerCase() === 'connection') lines.push(`${request.rawHeaders[i]}: ${request.rawHeaders[i + 1]}`);
+    this.pipeTo(decision, client, undefined, Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`), head]));
+  }
+
+  /** Connects to the judged address and joins the two sockets, counting bytes. */
+  private pipeTo(decision: { address: string; port: number }, client: Duplex, greeting: string | undefined, first: Buffer): void {
+    this.counters.connections++;
+    const upstream = connect({ host: decision.address, port: decision.port });
+    this.track(upstream);
+    upstream.once('connect', () => {
+      if (greeting) client.write(greeting);
+      if (first.length) {
+        this.counters.bytesOut += first.length;
+        upstream.write(first);
+      }
+      upstream.on('data', (chunk: Buffer) => (this.counters.bytesIn += chunk.length));
+      client.on('data', (chunk: Buffer) => (this.counters.bytesOut += chunk.length));
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    const end = () => {
+      upstream.destroy();
+      client.destroy();
+    };
+    upstream.once('error', () => (greeting && !client.destroyed ? client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n') : end()));
+    client.once('error', end);
+    client.once('close', end);
+    upstream.once('close', end);
+  }
+
+  private track(socket: Duplex): void {
+    this.sockets.add(socket);
+    socket.once('close', () => this.sockets.delete(socket));
+  }
+}

@@ -1,0 +1,125 @@
+import { execFile } from 'node:child_process';
+import { chmodSync, mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { type EgressCounters, EgressProxy, type EgressOptions } from '../egress/egress-proxy.js';
+import type { LaunchEnvelope, PreparedLaunch } from '../profiles/launch-envelope.js';
+import { Cgroup, type CgroupLimits } from './cgroup.js';
+import type { JailHost } from './jail-host.js';
+import { NetworkNamespace } from './netns.js';
+
+/**
+ * A task session's jail (spec §14), made before its browser starts (a
+ * spare's too) and removed after it stops:
+ * - a network namespace with loopback only, whose one way out is a bridge to
+ *   the session's own egress proxy (netns.ts);
+ * - a cgroup with the session's limits (cgroup.ts), which the browser's
+ *   first process joins before it execs, so every process it starts is in;
+ * - a user id of its own, unprivileged, that owns the session's dir and
+ *   nothing else: Chromium keeps its own sandbox, and one session's browser
+ *   cannot read another's files.
+ * The memory limit is watched: when the kernel's OOM killer ends a process
+ * of the jail, `onLimit` says so, and the session is ended (task-sessions.ts).
+ */
+
+const run = promisify(execFile);
+/** Jailed browsers run as uids from here up, each drawn at random: no /etc/passwd entry needed, none shared. */
+const UID_BASE = 1_000_000;
+const UID_SPAN = 1_000_000_000;
+const WATCH_MS = 1_000;
+
+export interface JailOptions {
+  id: string;
+  host: Extract<JailHost, { cgroups: unknown }>;
+  limits: CgroupLimits;
+  egress: EgressOptions;
+  /** A limit was passed (the kernel killed a process for memory). Said once. */
+  onLimit: (why: string) => void;
+}
+
+export interface JailRecord {
+  netns: string;
+  cgroup: string;
+  uid: number;
+  /** The jail's own dir (its browser's data and downloads), owned by its user; $CLAWD_HOME stays closed to it. */
+  dir: string;
+}
+
+export class JailEnvelope implements LaunchEnvelope {
+  readonly record: JailRecord;
+  private cgroup: Cgroup | undefined;
+  private namespace: NetworkNamespace | undefined;
+  private proxy: EgressProxy | undefined;
+  private watch: NodeJS.Timeout | undefined;
+  private readonly socketPath: string;
+
+  constructor(private readonly options: JailOptions) {
+    const uid = UID_BASE + Math.floor(Math.random() * UID_SPAN);
+    this.record = { netns: `clawd-${options.id}`, cgroup: options.id, uid, dir: join(tmpdir(), `clawd-jail-${options.id}`) };
+    mkdirSync(this.record.dir, { mode: 0o700 });
+    this.socketPath = join(tmpdir(), `clawd-egress-${options.id}.sock`);
+  }
+
+  async prepare(): Promise<PreparedLaunch> {
+    await this.release();
+    const { host, limits } = this.options;
+    const { uid, dir } = this.record;
+    try {
+      this.cgroup = Cgroup.create(host.cgroups, this.record.cgroup, limits);
+      this.namespace = await NetworkNamespace.create(this.record.netns);
+      this.proxy = new EgressProxy(this.options.egress);
+      rmSync(this.socketPath, { force: true });
+      await this.proxy.listen({ path: this.socketPath });
+      // Only root (the bridge) connects to it; the jailed browser reaches it through the bridge alone.
+      chmodSync(this.socketPath, 0o600);
+      const port = await this.namespace.bridgeTo(this.socketPath);
+      await run('chown', ['-R', `${uid}:${uid}`, dir]);
+      this.watchMemory();
+      const procs = this.cgroup.procsFiles.map((file) => `echo $$ > '${file}'`).join(' && ');
+      const enter = ['ip', 'netns', 'exec', this.record.netns, 'setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--inh-caps=-all', '--'];
+      return {
+        proxyServer: `http://127.0.0.1:${port}`,
+        // The shell puts itself in the cgroup, then becomes the browser: no process of it starts outside.
+        wrap: (command, args) => ({ command: '/bin/sh', args: ['-c', `${procs} && exec "$@"`, 'jail', ...enter, command, ...args] }),
+        env: { HOME: dir, XDG_CONFIG_HOME: join(dir, '.config'), XDG_CACHE_HOME: join(dir, '.cache') },
+        unprivileged: host.sandbox,
+      };
+    } catch (error) {
+      await this.release();
+      throw new Error(`could not make the session's jail: ${(error as Error).message}`);
+    }
+  }
+
+  /** Everything the jail held: its processes, namespace, proxy and cgroup. Safe twice. */
+  async release(): Promise<void> {
+    clearInterval(this.watch);
+    this.watch = undefined;
+    const [namespace, proxy, cgroup] = [this.namespace, this.proxy, this.cgroup];
+    this.namespace = this.proxy = this.cgroup = undefined;
+    await cgroup?.remove().catch(() => {});
+    await namespace?.remove();
+    await proxy?.close();
+    rmSync(this.socketPath, { force: true });
+  }
+
+  counters(): EgressCounters {
+    return { ...(this.proxy?.counters ?? { bytesIn: 0, bytesOut: 0, connections: 0, refused: 0 }) };
+  }
+
+  /** CPU time the jail's processes used, in microseconds (for tests and figures). */
+  cpuUsageMicros(): number {
+    return this.cgroup?.cpuUsageMicros() ?? 0;
+  }
+
+  private watchMemory(): void {
+    const cgroup = this.cgroup!;
+    const before = cgroup.oomKills();
+    this.watch = setInterval(() => {
+      if (cgroup.oomKills() <= before) return;
+      clearInterval(this.watch);
+      this.options.onLimit(`used more than its memoryMiB (${this.options.limits.memoryMiB} MiB): the kernel ended a process of its browser`);
+    }, WATCH_MS);
+    this.watch.unref();
+  }
+}

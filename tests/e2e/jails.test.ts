@@ -1,0 +1,150 @@
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BrowserClient, GoneError } from '../../relay/src/client/browser-client.js';
+import { type ClawdServer, startServer } from '../../relay/src/cli/serve.js';
+import { createLogger } from '../../relay/src/log.js';
+import { findProfileProcesses } from '../../relay/src/profiles/orphans.js';
+import { waitFor } from '../harness/chromium.js';
+import { freePortPair } from '../harness/ports.js';
+import { rejection, startTestSite } from '../harness/test-site.js';
+
+/**
+ * A task session is a jail (spec §14), on this Linux host as root: its own
+ * network namespace, a cgroup with its limits, a user of its own. What is
+ * checked, from outside the browser: a page that eats memory ends its own
+ * session alone (410, audited) while another session and the server go on;
+ * a busy page's CPU stays within `cpus`; Chromium runs unprivileged with its
+ * sandbox on; teardown, and the reaper after `kill -9` of serve, leave no
+ * namespace, cgroup, process or dir (counted).
+ */
+
+const CLI = fileURLToPath(new URL('../../bin/clawd-browser.js', import.meta.url));
+const run = promisify(execFile);
+const CAN_JAIL = process.platform === 'linux' && process.getuid?.() === 0 && existsSync('/sys/fs/cgroup');
+const LIMITS = { memoryMiB: 768, cpus: 0.5, pids: 4096 };
+
+let home: string;
+let server: ClawdServer;
+let site: Awaited<ReturnType<typeof startTestSite>>;
+
+function client(profile = 'clawd', token = server.token): BrowserClient {
+  return new BrowserClient({ baseUrl: `http://127.0.0.1:${server.control.port}`, token, profile });
+}
+
+/** What is left of a jail on this machine: its namespace, cgroup dirs, processes, dirs. */
+function leftOf(id: string): string[] {
+  const left: string[] = [];
+  const namespaces = execFileSync('ip', ['netns', 'list']).toString();
+  if (namespaces.includes(`clawd-${id}`)) left.push(`netns clawd-${id}`);
+  for (const controller of ['memory', 'cpu', 'cpuacct', 'pids', '']) {
+    const dir = join('/sys/fs/cgroup', controller, 'clawd', id);
+    if (existsSync(dir)) left.push(`cgroup ${dir}`);
+  }
+  const dataDir = join(tmpdir(), `clawd-jail-${id}`);
+  if (existsSync(dataDir)) left.push(`dir ${dataDir}`);
+  for (const pid of findProfileProcesses(join(dataDir, 'user-data'))) left.push(`process ${pid}`);
+  if (existsSync(join(tmpdir(), `clawd-egress-${id}.sock`))) left.push('egress socket');
+  return left;
+}
+
+/** CPU time (µs) the jail's processes used, as its cgroup counts it. */
+function cpuMicros(id: string): number {
+  const v1 = join('/sys/fs/cgroup/cpuacct/clawd', id, 'cpuacct.usage');
+  if (existsSync(v1)) return Number(readFileSync(v1, 'utf8')) / 1000;
+  return Number(/usage_usec (\d+)/.exec(readFileSync(join('/sys/fs/cgroup/clawd', id, 'cpu.stat'), 'utf8'))?.[1]);
+}
+
+beforeAll(async () => {
+  if (!CAN_JAIL) return;
+  const ports = await freePortPair();
+  home = mkdtempSync(join(tmpdir(), 'clawd-jails-'));
+  writeFileSync(join(home, 'config.json'), JSON.stringify({ controlUrl: `http://127.0.0.1:${ports.control}`, headless: true, sessionSpares: 0, sessionLimits: LIMITS }));
+  server = await startServer({ home, logger: createLogger(process.env.RELAY_LOG === '1' ? 'debug' : 'warn') });
+  site = await startTestSite((_request, response, url) => {
+    const pages: Record<string, string> = {
+      // Touches 20 MiB every 20 ms, outside V8's heap, until something stops it.
+      '/hog': `<title>hog</title><script>const kept = []; setInterval(() => kept.push(new Uint8Array(20 * 1024 * 1024).fill(7)), 20);</script>`,
+      '/busy': `<title>busy</title><script>const source = 'for (;;) {}'; for (let i = 0; i < 2; i++) new Worker(URL.createObjectURL(new Blob([source])));</script>`,
+    };
+    response.writeHead(200, { 'content-type': 'text/html' }).end(pages[url.pathname] ?? `<title>${url.pathname}</title><p>quiet`);
+  });
+}, 60_000);
+afterAll(async () => {
+  await server?.close();
+  await site?.close();
+  if (home) rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+});
+
+describe.skipIf(!CAN_JAIL)('a jailed task session', () => {
+  it('runs unprivileged with its sandbox on, and a page that eats memory ends its own session alone', async () => {
+    const hog = await client().openSession({ credential_mode: 'clean' });
+    const calm = await client().openSession({ credential_mode: 'clean' });
+    expect(hog.isolation).toBe('jail');
+    const hogClient = client(hog.profile, hog.key!);
+    const calmClient = client(calm.profile, calm.key!);
+    await hogClient.openTab(`${site.url}/quiet`);
+    // Its browser is a process of a uid of its own (not root), with Chromium's sandbox on.
+    const [pid] = findProfileProcesses(join(tmpdir(), `clawd-jail-${hog.id}`, 'user-data'));
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    expect(Number(/^Uid:\s+(\d+)/m.exec(status)?.[1])).toBeGreaterThanOrEqual(1_000_000);
+    expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8')).not.toContain('--no-sandbox');
+
+    await hogClient.navigate(`${site.url}/hog`).catch(() => {});
+    await waitFor(async () => (await rejection(hogClient.tabs()).catch(() => undefined)) instanceof GoneError, { timeoutMs: 60_000, message: 'the hog session was never ended' });
+    const gone = await rejection(hogClient.tabs());
+    expect(gone.message).toMatch(new RegExp(`Task session ${hog.id} used more than its memoryMiB \\(${LIMITS.memoryMiB} MiB\\)`));
+    const { entries } = await client().audit({ session: hog.id, event: 'session-limit' });
+    expect(entries[0]).toMatchObject({ event: 'session-limit', detail: expect.stringMatching(/used more than its memoryMiB/) });
+    // The other session and the server go on.
+    const { targetId } = await calmClient.openTab(`${site.url}/still-here`);
+    expect((await calmClient.evaluate('() => document.title', { targetId })).result).toBe('/still-here');
+    await waitFor(() => leftOf(hog.id).length === 0, { timeoutMs: 10_000, message: `the hog's jail was left: ${leftOf(hog.id).join(', ')}` });
+    await client().closeSession(calm.id);
+    expect(leftOf(calm.id)).toEqual([]);
+  }, 120_000);
+
+  it("keeps a busy page's CPU within its cpus", async () => {
+    const session = await client().openSession({ credential_mode: 'clean' });
+    const busy = client(session.profile, session.key!);
+    await busy.openTab(`${site.url}/busy`);
+    // Two workers spin; the window starts once they do.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const [startCpu, startWall] = [cpuMicros(session.id), performance.now()];
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const share = (cpuMicros(session.id) - startCpu) / ((performance.now() - startWall) * 1000);
+    await client().closeSession(session.id);
+    // Two spinning workers would take both cores (2.0); the jail holds them to cpus (0.5), and a little slack.
+    expect(share).toBeGreaterThan(0.2);
+    expect(share).toBeLessThan(LIMITS.cpus * 1.2);
+    expect(leftOf(session.id)).toEqual([]);
+  }, 60_000);
+
+  it('leaves no jail after serve is killed with SIGKILL, once reaped (twice is safe)', async () => {
+    const other = mkdtempSync(join(tmpdir(), 'clawd-jails-killed-'));
+    try {
+      const ports = await freePortPair();
+      writeFileSync(join(other, 'config.json'), JSON.stringify({ controlUrl: `http://127.0.0.1:${ports.control}`, headless: true, sessionSpares: 0 }));
+      const env = { ...process.env, CLAWD_HOME: other };
+      const serve = spawn(process.execPath, [CLI, 'serve', '--log-level', 'warn'], { env, stdio: 'ignore' });
+      await waitFor(() => existsSync(join(other, 'server.json')), { timeoutMs: 20_000, message: 'serve did not start' });
+      const owner = new BrowserClient({ baseUrl: `http://127.0.0.1:${ports.control}`, token: readFileSync(join(other, 'token'), 'utf8').trim() });
+      const session = await owner.openSession({ credential_mode: 'clean' });
+      expect(session.isolation).toBe('jail');
+      await new BrowserClient({ baseUrl: `http://127.0.0.1:${ports.control}`, token: session.key!, profile: session.profile }).openTab(`${site.url}/quiet`);
+      expect(leftOf(session.id).length).toBeGreaterThan(0);
+      serve.kill('SIGKILL');
+      await new Promise((resolve) => serve.once('exit', resolve));
+      await run(process.execPath, [CLI, 'reap'], { env });
+      await run(process.execPath, [CLI, 'reap'], { env });
+      expect(leftOf(session.id)).toEqual([]);
+      expect(readdirSync(join(other, 'sessions')).filter((name) => name !== 'template')).toEqual([]);
+    } finally {
+      rmSync(other, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+    }
+  }, 90_000);
+});
