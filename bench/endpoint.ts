@@ -99,7 +99,7 @@ export interface EndpointFigures {
 export async function measureEndpoint(): Promise<EndpointFigures> {
   const home = mkdtempSync(join(tmpdir(), 'clawd-bench-endpoint-'));
   const ports = await freePortPair();
-  writeFileSync(join(home, 'config.json'), JSON.stringify({ controlUrl: `http://127.0.0.1:${ports.control}`, headless: true, noSandbox: true }));
+  writeFileSync(join(home, 'config.json'), JSON.stringify({ controlUrl: `http://127.0.0.1:${ports.control}`, headless: true, noSandbox: true, urlPolicy: { mode: 'public-only', private: ['127.0.0.1'] } }));
   const server = await startServe(home, ports.control, ROOT);
   const fixtures = await startFixtureServer();
   const direct = spawn(chromiumPath(), [...HEADLESS_TEST_FLAGS, '--remote-debugging-port=0', `--user-data-dir=${join(home, 'direct')}`, 'about:blank'], { stdio: ['ignore', 'ignore', 'pipe'] });

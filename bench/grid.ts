@@ -54,7 +54,7 @@ export async function measureGrid(): Promise<GridFigures> {
   const ports = await freePortPair();
   const config = (spares: number) =>
     writeFileSync(join(home, 'config.json'), JSON.stringify({
-      controlUrl: `http://127.0.0.1:${ports.control}`, headless: true, noSandbox: true, maxSessions: 16, sessionSpares: spares,
+      controlUrl: `http://127.0.0.1:${ports.control}`, headless: true, noSandbox: true, maxSessions: 16, sessionSpares: spares, urlPolicy: { mode: 'any' },
       grid: { url: grid.url, capabilities: GRID_CHROMIUM_CAPABILITIES, requestTimeoutSeconds: 300 },
     }));
   config(1);

@@ -51,7 +51,7 @@ export async function measureSessions(): Promise<SessionFigures> {
   const home = mkdtempSync(join(tmpdir(), 'clawd-bench-sessions-'));
   const { control } = await freePortPair();
   const configure = (spares: number) =>
-    writeFileSync(join(home, 'config.json'), JSON.stringify({ controlUrl: `http://127.0.0.1:${control}`, headless: true, noSandbox: true, maxSessions: 8, sessionSpares: spares }));
+    writeFileSync(join(home, 'config.json'), JSON.stringify({ controlUrl: `http://127.0.0.1:${control}`, headless: true, noSandbox: true, maxSessions: 8, sessionSpares: spares, urlPolicy: { mode: 'public-only', private: ['127.0.0.1'] } }));
   configure(1);
   const server = await startServe(home, control);
   const fixtures = await startFixtureServer();

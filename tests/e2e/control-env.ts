@@ -30,9 +30,14 @@ export interface ControlEnv {
   close(): Promise<void>;
 }
 
+/**
+ * A home with `config`. Task sessions there browse this machine's own test
+ * sites, which their default policy (public addresses only) would refuse:
+ * unless the test sets a `urlPolicy`, the home says `{mode: "any"}`.
+ */
 export function freshHome(config: object): string {
   const dir = mkdtempSync(join(tmpdir(), 'clawd-control-'));
-  writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
+  writeFileSync(join(dir, 'config.json'), JSON.stringify({ urlPolicy: { mode: 'any' }, ...config }));
   return dir;
 }
 

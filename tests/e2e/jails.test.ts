@@ -63,7 +63,9 @@ beforeAll(async () => {
   if (!CAN_JAIL) return;
   const ports = await freePortPair();
   home = mkdtempSync(join(tmpdir(), 'clawd-jails-'));
-  writeFileSync(join(home, 'config.json'), JSON.stringify({ controlUrl: `http://127.0.0.1:${ports.control}`, headless: true, sessionSpares: 0, sessionLimits: LIMITS }));
+  // Public addresses only, and this machine's test site as a developer's local app would be let through.
+  const urlPolicy = { mode: 'public-only', private: ['127.0.0.1'] };
+  writeFileSync(join(home, 'config.json'), JSON.stringify({ controlUrl: `http://127.0.0.1:${ports.control}`, headless: true, sessionSpares: 0, sessionLimits: LIMITS, urlPolicy }));
   server = await startServer({ home, logger: createLogger(process.env.RELAY_LOG === '1' ? 'debug' : 'warn') });
   site = await startTestSite((_request, response, url) => {
     const pages: Record<string, string> = {
@@ -88,6 +90,8 @@ describe.skipIf(!CAN_JAIL)('a jailed task session', () => {
     const hogClient = client(hog.profile, hog.key!);
     const calmClient = client(calm.profile, calm.key!);
     await hogClient.openTab(`${site.url}/quiet`);
+    // The same site by a name that is not in `private` is still refused, by the rule that refuses it.
+    await expect(hogClient.navigate(`http://localhost:${new URL(site.url).port}/quiet`)).rejects.toThrow(/urlPolicy public-only: localhost is a loopback name/);
     // Its browser is a process of a uid of its own (not root), with Chromium's sandbox on.
     const [pid] = findProfileProcesses(join(tmpdir(), `clawd-jail-${hog.id}`, 'user-data'));
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -135,7 +139,9 @@ describe.skipIf(!CAN_JAIL)('a jailed task session', () => {
       const owner = new BrowserClient({ baseUrl: `http://127.0.0.1:${ports.control}`, token: readFileSync(join(other, 'token'), 'utf8').trim() });
       const session = await owner.openSession({ credential_mode: 'clean' });
       expect(session.isolation).toBe('jail');
-      await new BrowserClient({ baseUrl: `http://127.0.0.1:${ports.control}`, token: session.key!, profile: session.profile }).openTab(`${site.url}/quiet`);
+      // With no urlPolicy in config.json, a task session is public-only: this machine's site is refused.
+      const refused = await rejection(new BrowserClient({ baseUrl: `http://127.0.0.1:${ports.control}`, token: session.key!, profile: session.profile }).openTab(`${site.url}/quiet`));
+      expect(refused.message).toMatch(/urlPolicy public-only: 127\.0\.0\.1 is a loopback address/);
       expect(leftOf(session.id).length).toBeGreaterThan(0);
       serve.kill('SIGKILL');
       await new Promise((resolve) => serve.once('exit', resolve));

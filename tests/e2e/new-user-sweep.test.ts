@@ -85,6 +85,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  // A server that died under a test is a failure of its own: its last words say why.
+  if (server && (server.exitCode !== null || server.signalCode !== null)) console.error(`serve exited (${server.exitCode ?? server.signalCode}) during the tests; its log:\n${serverLog}`);
   const exited = new Promise((resolve) => (server?.exitCode !== null ? resolve(undefined) : server.once('exit', resolve)));
   server?.kill('SIGTERM');
   await exited;

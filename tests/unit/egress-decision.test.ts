@@ -60,6 +60,14 @@ describe('decideEgress', () => {
     expect(publicOnly.asked).toEqual([]);
   });
 
+  it("public-only lets through the policy's `private` hosts (a local app), and nothing else private", async () => {
+    const r = rules({ mode: 'public-only', private: ['127.0.0.1', 'dev.internal'] }, { 'dev.internal': ['10.0.0.2'], 'db.internal': ['10.0.0.3'] });
+    expect(await decideEgress('127.0.0.1', 3000, r)).toEqual({ address: '127.0.0.1', port: 3000 });
+    expect(await decideEgress('dev.internal', 80, r)).toEqual({ address: '10.0.0.2', port: 80 });
+    expect(await decideEgress('db.internal', 80, r)).toMatchObject({ refused: expect.stringMatching(/db\.internal resolves to 10\.0\.0\.3, a private address/) });
+    expect(await decideEgress('localhost', 3000, r)).toMatchObject({ refused: 'urlPolicy public-only: localhost is a loopback name' });
+  });
+
   it("never connects to clawd-browser's own ports on this machine, whatever the policy", async () => {
     const r = rules(undefined, { localhost: ['127.0.0.1'] }, [18791, 18792]);
     expect(await decideEgress('127.0.0.1', 18791, r)).toEqual({ refused: "egress: 127.0.0.1:18791 is clawd-browser's own port" });

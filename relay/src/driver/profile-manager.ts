@@ -15,7 +15,8 @@ import { launchSettings, ManagedBrowser } from '../profiles/managed-browser.js';
 import type { LaunchEnvelope } from '../profiles/launch-envelope.js';
 import { EgressEnvelope } from '../egress/egress-envelope.js';
 import type { EgressOptions } from '../egress/egress-proxy.js';
-import { type Profile, ProfileRegistry } from '../profiles/profile-registry.js';
+import { type Profile, ProfileRegistry, SESSION_PROFILE_PREFIX } from '../profiles/profile-registry.js';
+import { SESSION_DEFAULT_POLICY } from '../runtime/url-policy.js';
 
 /** The relay this process runs, for the extension profile. */
 export interface RelayHandle {
@@ -62,9 +63,10 @@ export class ProfileManager {
     this.ownPorts.add(Number(new URL(relay.cdpUrl).port));
   }
 
-  /** How a browser's egress proxy decides: by the URL policy as config.json says now, never to this server's own ports. */
+  /** How a browser's egress proxy decides: by its URL policy as config.json says now, never to this server's own ports. */
   egressOptions(owner: string): EgressOptions {
-    return { owner, policy: () => this.policy().urlPolicy, forbiddenPorts: () => this.ownPorts, log: this.log };
+    const policy = owner.startsWith(SESSION_PROFILE_PREFIX) ? () => this.sessionPolicy().urlPolicy : () => this.policy().urlPolicy;
+    return { owner, policy, forbiddenPorts: () => this.ownPorts, log: this.log };
   }
 
   /** A way out for a browser of this machine's network (egress/). */
@@ -102,7 +104,7 @@ export class ProfileManager {
    */
   createEphemeral(profile: Profile, downloadsDir: string, envelope: LaunchEnvelope = this.egressFor(profile.name)): ProfileDriver {
     const browser = new ManagedBrowser(profile, launchSettings(this.registry.config()), this.log, envelope);
-    const driver = new ProfileDriver(profile, new ManagedEndpoint(browser, this.served(profile.name)), downloadsDir, () => this.policy());
+    const driver = new ProfileDriver(profile, new ManagedEndpoint(browser, this.served(profile.name)), downloadsDir, () => this.sessionPolicy());
     this.ephemerals.set(profile.name, driver);
     return driver;
   }
@@ -110,7 +112,7 @@ export class ProfileManager {
   /** A task session's browser placed on a Selenium Grid; like createEphemeral otherwise (it answers once exposed). */
   createGridEphemeral(profile: Profile, grid: GridSettings, downloadsDir: string): { driver: ProfileDriver; endpoint: GridEndpoint } {
     const endpoint = new GridEndpoint(grid, this.served(profile.name));
-    const driver = new ProfileDriver(profile, endpoint, downloadsDir, () => this.policy());
+    const driver = new ProfileDriver(profile, endpoint, downloadsDir, () => this.sessionPolicy());
     this.ephemerals.set(profile.name, driver);
     return { driver, endpoint };
   }
@@ -224,6 +226,12 @@ export class ProfileManager {
       uploads: { dirs: current.uploadDirs ?? defaultUploadDirs(this.home), clawdHome: this.home },
       urlPolicy: current.urlPolicy,
     };
+  }
+
+  /** A task session's: config.json's urlPolicy, or public addresses only when it sets none (SESSION_DEFAULT_POLICY). */
+  sessionPolicy(): DriverPolicy {
+    const policy = this.policy();
+    return { ...policy, urlPolicy: policy.urlPolicy ?? SESSION_DEFAULT_POLICY };
   }
 
   private driverOf(profile: Profile, config: Config): ProfileDriver {

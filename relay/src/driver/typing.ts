@@ -59,11 +59,14 @@ export async function assertTypeable(element: ElementHandle, ref: string): Promi
 
 /** Whether `fill` can put text in the element (what Playwright's fill accepts, a label's control included). */
 export function isField(element: ElementHandle): Promise<boolean> {
-  return element.evaluate((el) => {
-    const control = el instanceof HTMLLabelElement ? el.control : el;
-    if (control instanceof HTMLTextAreaElement) return true;
-    if (control instanceof HTMLInputElement) return !['checkbox', 'radio', 'file', 'button', 'submit', 'reset', 'image', 'range', 'color', 'hidden'].includes(control.type);
-    return control instanceof HTMLElement && control.isContentEditable;
+  // By tag name, not constructor: a page's polyfill (Polymer's platform.js) replaces HTMLInputElement and the rest.
+  return element.evaluate((node) => {
+    const el = node as HTMLElement & { control?: HTMLElement | null; type?: string };
+    const control = el.tagName === 'LABEL' ? el.control : el;
+    if (!control) return false;
+    if (control.tagName === 'TEXTAREA') return true;
+    if (control.tagName === 'INPUT') return !['checkbox', 'radio', 'file', 'button', 'submit', 'reset', 'image', 'range', 'color', 'hidden'].includes((control as HTMLInputElement).type);
+    return control.isContentEditable === true;
   });
 }
 

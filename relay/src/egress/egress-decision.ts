@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { nonPublicAddress, type Resolve, type UrlPolicy, urlPolicyProblemWithoutDns } from '../runtime/url-policy.js';
+import { nonPublicAddress, privateAllowed, type Resolve, type UrlPolicy, urlPolicyProblemWithoutDns } from '../runtime/url-policy.js';
 
 /**
  * What the egress proxy decides for one connection a browser asks for (a
@@ -38,7 +38,7 @@ export async function decideEgress(host: string, port: number, rules: EgressRule
   }
   if (!addresses.length) return { refused: `egress: ${name} does not resolve` };
   // public-only judges every address the name has: any one of them could be the one connected to.
-  if (rules.policy?.mode === 'public-only') {
+  if (rules.policy?.mode === 'public-only' && !privateAllowed(rules.policy, literal)) {
     for (const address of addresses) {
       const why = nonPublicAddress(address);
       if (why) return { refused: `urlPolicy public-only: ${name} resolves to ${address}, ${why}` };

@@ -108,7 +108,10 @@ export class EgressProxy {
     // One connection per request (no pool): a request the browser abandons ends its connection to the site too.
     const upstream = httpRequest({ host: decision.address, port, method: request.method, path: `${target.pathname}${target.search}`, headers, setHost: false, agent: false });
     response.once('close', () => upstream.destroy());
+    request.on('error', () => upstream.destroy());
+    response.on('error', () => upstream.destroy());
     upstream.on('response', (answer) => {
+      answer.on('error', () => response.destroy());
       response.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.on('data', (chunk: Buffer) => (this.counters.bytesIn += chunk.length));
       answer.pipe(response);
@@ -123,6 +126,7 @@ export class EgressProxy {
 
   /** CONNECT host:port: a tunnel (https, wss, ws through a proxy, anything TCP). */
   private async tunnel(request: IncomingMessage, client: Duplex, head: Buffer): Promise<void> {
+    this.track(client);
     const authority = request.url ?? '';
     const split = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(authority);
     const decision = split ? await this.decide(split[1], Number(split[2])) : ({ refused: `egress: ${JSON.stringify(authority)} is not host:port` } as const);
@@ -135,6 +139,7 @@ export class EgressProxy {
 
   /** A WebSocket (or other upgrade) sent in absolute form: its request head is passed on as it came. */
   private async upgrade(request: IncomingMessage, client: Duplex, head: Buffer): Promise<void> {
+    this.track(client);
     let target: URL;
     try {
       target = new URL(request.url ?? '');
@@ -173,13 +178,18 @@ export class EgressProxy {
       client.destroy();
     };
     upstream.once('error', () => (greeting && !client.destroyed ? client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n') : end()));
-    client.once('error', end);
     client.once('close', end);
     upstream.once('close', end);
   }
 
+  /**
+   * Every socket of the proxy, either side, is tracked (closed with it) and
+   * has an error listener from its first moment: a browser or a site that
+   * hangs up mid-stream ends that connection, never the server.
+   */
   private track(socket: Duplex): void {
     this.sockets.add(socket);
+    socket.on('error', () => socket.destroy());
     socket.once('close', () => this.sockets.delete(socket));
   }
 }

@@ -16,10 +16,25 @@ export const UrlPolicySchema = z.strictObject({
   mode: z.enum(['any', 'public-only']).default('any'),
   allow: z.array(HostPattern).default([]),
   deny: z.array(HostPattern).default([]),
+  /** In public-only mode, hosts let through though they are loopback or private (a developer's local app, an intranet site). */
+  private: z.array(HostPattern).default([]),
 });
 export type UrlPolicy = z.infer<typeof UrlPolicySchema>;
 
 export type Resolve = (host: string) => Promise<string[]>;
+
+/**
+ * The policy a task session gets when config.json sets no `urlPolicy`:
+ * public addresses only. An agent on the web with lent logins must not
+ * reach this machine's or its network's own services (the SSRF class);
+ * a local app is let through by a `urlPolicy` with `private` hosts.
+ */
+export const SESSION_DEFAULT_POLICY: UrlPolicy = { mode: 'public-only', allow: [], deny: [], private: [] };
+
+/** True when public-only lets `host` (as a URL writes it: `[::1]` for IPv6) through though it is loopback or private (the policy's `private` list). */
+export function privateAllowed(policy: UrlPolicy, host: string): boolean {
+  return policy.private.some((pattern) => matches(pattern, host.toLowerCase()));
+}
 
 /** True when the policy can refuse anything (so nothing need be intercepted otherwise). */
 export function policyActive(policy: UrlPolicy | undefined): policy is UrlPolicy {
@@ -110,6 +125,7 @@ function judge(url: string, policy: UrlPolicy | undefined): string | undefined |
   if (policy.allow.length && !policy.allow.some((pattern) => matches(pattern, host)))
     return `urlPolicy allow: ${host} matches none of ${policy.allow.map((p) => JSON.stringify(p)).join(', ')}`;
   if (policy.mode !== 'public-only') return undefined;
+  if (privateAllowed(policy, host)) return undefined;
   if (host === 'localhost' || host.endsWith('.localhost')) return `urlPolicy public-only: ${host} is a loopback name`;
   const literal = nonPublicAddress(host);
   if (literal) return `urlPolicy public-only: ${host} is ${literal}`;
