@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, request as httpRequest, type Server, type ServerResponse } from 'node:http';
+import { Agent, createServer, type IncomingMessage, request as httpRequest, type Server, type ServerResponse } from 'node:http';
 import { lookup } from 'node:dns/promises';
 import { connect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -45,6 +45,8 @@ export class EgressProxy {
   readonly counters: EgressCounters = { bytesIn: 0, bytesOut: 0, connections: 0, refused: 0 };
   private readonly server: Server;
   private readonly sockets = new Set<Duplex>();
+  /** Connections to sites kept for the next request to the same address (as the browser itself would keep them). */
+  private readonly agent = new Agent({ keepAlive: true, maxSockets: 32 });
 
   constructor(private readonly options: EgressOptions) {
     this.server = createServer((request, response) => void this.forward(request, response));
@@ -74,6 +76,7 @@ export class EgressProxy {
 
   /** Stops listening and cuts every connection through it. */
   async close(): Promise<void> {
+    this.agent.destroy();
     for (const socket of this.sockets) socket.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
@@ -105,9 +108,9 @@ export class EgressProxy {
     this.counters.connections++;
     const headers: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(request.headers)) if (value !== undefined && !HOP_HEADERS.has(name)) headers[name] = value;
-    // One connection per request (no pool): a request the browser abandons ends its connection to the site too.
-    const upstream = httpRequest({ host: decision.address, port, method: request.method, path: `${target.pathname}${target.search}`, headers, setHost: false, agent: false });
-    response.once('close', () => upstream.destroy());
+    const upstream = httpRequest({ host: decision.address, port, method: request.method, path: `${target.pathname}${target.search}`, headers, setHost: false, agent: this.agent });
+    // A request the browser abandons ends its connection to the site too (a finished one goes back to the pool).
+    response.once('close', () => !response.writableFinished && upstream.destroy());
     request.on('error', () => upstream.destroy());
     response.on('error', () => upstream.destroy());
     upstream.on('response', (answer) => {
