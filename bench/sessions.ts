@@ -9,7 +9,8 @@
  *   - a burst: BENCH_BURST sessions created at once, each to its first page;
  *   - for sessionSpares 0 (every session launches), 1 (the default) and
  *     BENCH_SPARES (4: for bursts);
- *   - memory: the PSS of one ready spare (its Chromium processes).
+ *   - memory: the PSS of one ready spare (its Chromium processes);
+ *   - jailed (the default as root on Linux) or not (BENCH_ISOLATION=process).
  * `npm run bench:sessions`; `npm run bench` runs it too.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -26,6 +27,8 @@ import { startServe } from './serve-process.js';
 const RUNS = Number(process.env.BENCH_SESSIONS ?? 10);
 const BURST = Number(process.env.BENCH_BURST ?? 4);
 const MANY_SPARES = Number(process.env.BENCH_SPARES ?? 4);
+/** BENCH_ISOLATION=process measures sessions without jails (the default is a jail where the host can). */
+const ISOLATION = process.env.BENCH_ISOLATION;
 
 const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))];
 
@@ -51,7 +54,7 @@ export async function measureSessions(): Promise<SessionFigures> {
   const home = mkdtempSync(join(tmpdir(), 'clawd-bench-sessions-'));
   const { control } = await freePortPair();
   const configure = (spares: number) =>
-    writeFileSync(join(home, 'config.json'), JSON.stringify({ controlUrl: `http://127.0.0.1:${control}`, headless: true, noSandbox: true, maxSessions: 8, sessionSpares: spares, urlPolicy: { mode: 'public-only', private: ['127.0.0.1'] } }));
+    writeFileSync(join(home, 'config.json'), JSON.stringify({ controlUrl: `http://127.0.0.1:${control}`, headless: true, noSandbox: true, maxSessions: 8, sessionSpares: spares, urlPolicy: { mode: 'public-only', private: ['127.0.0.1'] }, ...(ISOLATION ? { sessionIsolation: ISOLATION } : {}) }));
   configure(1);
   const server = await startServe(home, control);
   const fixtures = await startFixtureServer();
