@@ -13,7 +13,7 @@
  *   - jailed (the default as root on Linux) or not (BENCH_ISOLATION=process).
  * `npm run bench:sessions`; `npm run bench` runs it too.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -46,8 +46,10 @@ export interface SessionFigures {
   runs: number;
   burstSize: number;
   series: SpareSeries[];
-  /** PSS of one ready spare (MB). */
+  /** PSS of one ready spare (MB): its browser, and its jail's network bridge when jailed. */
   spareMb: number;
+  /** Of which the jail's bridge (MB; 0 unjailed). */
+  bridgeMb: number;
 }
 
 export async function measureSessions(): Promise<SessionFigures> {
@@ -107,9 +109,13 @@ export async function measureSessions(): Promise<SessionFigures> {
     const results = [await series(0), await series(1), await series(MANY_SPARES)];
     // With no session open, every session browser is a spare.
     await sparesReady(MANY_SPARES);
-    const sessionsDir = `--user-data-dir=${join(home, 'sessions')}`;
-    const spareMb = pssKb((process) => process.cmdline.includes(sessionsDir)) / 1024 / MANY_SPARES;
-    return { runs: RUNS, burstSize: BURST, series: results, spareMb };
+    // Each spare's browser (its data dir, which a jail keeps outside the home) and, jailed, its network bridge.
+    const spareIds = readdirSync(join(home, 'sessions')).filter((name) => name !== 'template');
+    const dataDirs = spareIds.map((id) => `--user-data-dir=${(JSON.parse(readFileSync(join(home, 'sessions', id, 'session.json'), 'utf8')) as { userDataDir: string }).userDataDir}`);
+    const bridges = spareIds.map((id) => `clawd-egress-${id}.sock`);
+    const spareMb = pssKb((process) => [...dataDirs, ...bridges].some((mark) => process.cmdline.includes(mark))) / 1024 / MANY_SPARES;
+    const bridgeMb = pssKb((process) => bridges.some((mark) => process.cmdline.includes(mark))) / 1024 / MANY_SPARES;
+    return { runs: RUNS, burstSize: BURST, series: results, spareMb, bridgeMb };
   } finally {
     await server.stop();
     await fixtures.close();
@@ -124,7 +130,7 @@ export function reportSessions(figures: SessionFigures): void {
     const name = row.spares === 0 ? 'no spare (cold)' : `sessionSpares ${row.spares}`;
     console.log(`${name.padEnd(20)} p50 ${ms(row.p50)}   p95 ${ms(row.p95)}   burst max ${ms(Math.max(...row.burst))}   teardown p50 ${ms(row.teardownP50)}`);
   }
-  console.log(`one ready spare costs ${figures.spareMb.toFixed(0)} MB (PSS of its Chromium, one blank page)`);
+  console.log(`one ready spare costs ${figures.spareMb.toFixed(0)} MB (PSS of its Chromium, one blank page, and its jail's bridge: ${figures.bridgeMb.toFixed(0)} MB)`);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

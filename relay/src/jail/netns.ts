@@ -16,7 +16,7 @@ const run = promisify(execFile);
 const BRIDGE = `
 const net = require('node:net');
 const [port, path] = process.argv.slice(1);
-const server = net.createServer((inside) => {
+const server = net.createServer({ noDelay: true }, (inside) => {
   const proxy = net.connect(path);
   const end = () => { inside.destroy(); proxy.destroy(); };
   for (const socket of [inside, proxy]) { socket.on('error', end); socket.on('close', end); }
