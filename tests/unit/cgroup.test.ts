@@ -77,6 +77,19 @@ describe('cgroup v2 (a fake tree)', () => {
     expect(listGroups(host)).toEqual([]);
   });
 
+  it('holds back the CPU cap of a group made for a launch until capCpu(), memory and pids from the start', async () => {
+    const root = fakeV2();
+    const host = { version: 2 as const, root };
+    const group = Cgroup.create(host, 'spare', limits, { capCpuLater: true });
+    const dir = join(root, 'clawd', 'spare');
+    expect(existsSync(join(dir, 'cpu.max'))).toBe(false);
+    expect(read(join(dir, 'memory.max'))).toBe(String(256 * 1048576));
+    expect(read(join(dir, 'pids.max'))).toBe('100');
+    group.capCpu();
+    expect(read(join(dir, 'cpu.max'))).toBe('150000 100000');
+    await group.remove();
+  });
+
   it('refuses a name already taken, a path for a name, and limits that are not positive numbers', () => {
     const host = { version: 2 as const, root: fakeV2() };
     Cgroup.create(host, 'taken', limits);

@@ -61,12 +61,12 @@ export class Cgroup {
   /** Files a process must write its pid into ("cgroup.procs" of each controller dir, v1; the one dir, v2): a launcher does `echo $$ > file` for each before exec, so every child is inside from its first instruction. */
   readonly procsFiles: string[];
 
-  private constructor(private readonly version: CgroupVersion, private readonly layout: Layout) {
+  private constructor(private readonly version: CgroupVersion, private readonly layout: Layout, private readonly limits: CgroupLimits) {
     this.procsFiles = unique(layout).map((dir) => join(dir, 'cgroup.procs'));
   }
 
   /** Makes (mkdir) the group `clawd/<name>` in each controller (v1) or in the unified tree (v2, enabling the controllers on the way down), and writes the limits. */
-  static create(host: Host, name: string, limits: CgroupLimits): Cgroup {
+  static create(host: Host, name: string, limits: CgroupLimits, options: { capCpuLater?: boolean } = {}): Cgroup {
     checkName(name);
     checkLimits(limits);
     const layout = layoutOf(host, name);
@@ -83,13 +83,24 @@ export class Cgroup {
         mkdirSync(dir); // EEXIST is an error: a stale group may still hold another session's processes.
         made.push(dir);
       }
-      writeLimits(host.version, layout, limits);
+      writeLimits(host.version, layout, limits, !options.capCpuLater);
+      // The base group is one entity beside the host's own tasks too: it weighs as the sessions in it.
+      writeIfPresent(join(dirname(layout.cpu), host.version === 2 ? 'cpu.weight' : 'cpu.shares'), String((host.version === 2 ? 100 : 1024) * WEIGHT_THREADS * BASE_WEIGHT_SESSIONS));
     } catch (error) {
       // Nothing runs in them yet; one that will not go is the reaper's, the first error the one to report.
       for (const dir of made.reverse()) removeDir(dir, false);
       throw new Error(`Cannot create cgroup ${name} (v${host.version}, ${host.root}): ${(error as Error).message}`);
     }
-    return new Cgroup(host.version, layout);
+    return new Cgroup(host.version, layout, limits);
+  }
+
+  /**
+   * Applies the CPU cap of a group made with `capCpuLater`: a browser's
+   * launch is the server's work, done ahead for a spare, and need not crawl
+   * at the session's share; the page it then runs is held to it.
+   */
+  capCpu(): void {
+    writeCpuQuota(this.version, this.layout, cpuQuota(this.limits));
   }
 
   /** Pids now in the group (read cgroup.procs). */
@@ -159,19 +170,52 @@ function enableControllers(dir: string): void {
   if (missing.length > 0) writeFileSync(file, missing.map((c) => `+${c}`).join(' '));
 }
 
-function writeLimits(version: CgroupVersion, layout: Layout, limits: CgroupLimits): void {
+/**
+ * Bursts: a session idle before (a spare) may spend up to one more
+ * period's quota at once, so a page load's short burst over several
+ * processes is not throttled mid-way (kernels with CFS burst); a page busy
+ * for longer still averages `cpus`.
+ *
+ * A group's CPU weight, as this many busy threads of the host weigh. The
+ * scheduler weighs a group as one entity against every other task: a
+ * browser's four or so busy threads (browser, renderer, network, GPU) at
+ * the default weight got the share of one, and a jailed session's first
+ * page took twice as long while the server worked beside it. Its quota
+ * (`cpus`) still caps it.
+ */
+const WEIGHT_THREADS = 4;
+/** The base group `clawd` weighs as this many sessions' worth of threads (each session's quota still caps it). */
+const BASE_WEIGHT_SESSIONS = 4;
+
+function cpuQuota(limits: CgroupLimits): number {
+  return Math.max(MIN_QUOTA_US, Math.round(limits.cpus * PERIOD_US));
+}
+
+/** The CPU cap (quota per period, and the burst above). */
+function writeCpuQuota(version: CgroupVersion, layout: Layout, quota: number): void {
+  if (version === 2) {
+    writeFileSync(join(layout.cpu, 'cpu.max'), `${quota} ${PERIOD_US}`);
+    writeIfPresent(join(layout.cpu, 'cpu.max.burst'), String(quota));
+  } else {
+    writeFileSync(join(layout.cpu, 'cpu.cfs_quota_us'), String(quota));
+    writeIfPresent(join(layout.cpu, 'cpu.cfs_burst_us'), String(quota));
+  }
+}
+
+function writeLimits(version: CgroupVersion, layout: Layout, limits: CgroupLimits, capCpu: boolean): void {
   const bytes = String(Math.ceil(limits.memoryMiB * MIB));
-  const quota = Math.max(MIN_QUOTA_US, Math.round(limits.cpus * PERIOD_US));
+  const quota = cpuQuota(limits);
   if (version === 2) {
     writeFileSync(join(layout.memory, 'memory.max'), bytes);
     writeIfPresent(join(layout.memory, 'memory.swap.max'), '0');
-    writeFileSync(join(layout.cpu, 'cpu.max'), `${quota} ${PERIOD_US}`);
+    writeIfPresent(join(layout.cpu, 'cpu.weight'), String(100 * WEIGHT_THREADS));
   } else {
     writeFileSync(join(layout.memory, 'memory.limit_in_bytes'), bytes);
     writeIfPresent(join(layout.memory, 'memory.memsw.limit_in_bytes'), bytes); // memory+swap = memory: no swap.
     writeFileSync(join(layout.cpu, 'cpu.cfs_period_us'), String(PERIOD_US));
-    writeFileSync(join(layout.cpu, 'cpu.cfs_quota_us'), String(quota));
+    writeIfPresent(join(layout.cpu, 'cpu.shares'), String(1024 * WEIGHT_THREADS));
   }
+  if (capCpu) writeCpuQuota(version, layout, quota);
   writeFileSync(join(layout.pids, 'pids.max'), String(Math.ceil(limits.pids)));
 }
 

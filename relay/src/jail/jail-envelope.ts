@@ -53,6 +53,7 @@ export class JailEnvelope implements LaunchEnvelope {
   private proxy: EgressProxy | undefined;
   private watch: NodeJS.Timeout | undefined;
   private readonly socketPath: string;
+  private launches = 0;
 
   constructor(private readonly options: JailOptions) {
     const uid = UID_BASE + Math.floor(Math.random() * UID_SPAN);
@@ -66,7 +67,8 @@ export class JailEnvelope implements LaunchEnvelope {
     const { host, limits } = this.options;
     const { uid, dir } = this.record;
     try {
-      this.cgroup = Cgroup.create(host.cgroups, this.record.cgroup, limits);
+      // The first launch runs uncapped (capCpu, once started); a browser started again is capped from the start.
+      this.cgroup = Cgroup.create(host.cgroups, this.record.cgroup, limits, { capCpuLater: this.launches++ === 0 });
       this.namespace = await NetworkNamespace.create(this.record.netns);
       this.proxy = new EgressProxy(this.options.egress);
       rmSync(this.socketPath, { force: true });
@@ -101,6 +103,11 @@ export class JailEnvelope implements LaunchEnvelope {
     await namespace?.remove();
     await proxy?.close();
     rmSync(this.socketPath, { force: true });
+  }
+
+  /** The browser has started (a spare: with its blank page): from now on it is held to its `cpus`. */
+  capCpu(): void {
+    this.cgroup?.capCpu();
   }
 
   counters(): EgressCounters {

@@ -20,6 +20,8 @@ export interface Isolation {
   dataDir: string;
   /** For the reaper (session.json): what a jail leaves if this server dies. */
   jail?: JailRecord;
+  /** Its browser has started: a jail's CPU cap applies from now on (the launch itself ran uncapped). */
+  started(): void;
 }
 
 export interface IsolationSettings {
@@ -34,9 +36,11 @@ export function isolate(
   egress: { options: EgressOptions; plain: () => EgressEnvelope },
   onLimit: (why: string) => void,
 ): Isolation {
-  if (settings.mode === 'process') return { isolation: 'process', envelope: egress.plain(), dataDir: session.dir };
+  const none = () => {};
+  if (settings.mode === 'process') return { isolation: 'process', envelope: egress.plain(), dataDir: session.dir, started: none };
   const host = jailHost();
-  if ('unusable' in host) return { isolation: 'process', isolationNote: `no jail: ${host.unusable}`, envelope: egress.plain(), dataDir: session.dir };
+  if ('unusable' in host) return { isolation: 'process', isolationNote: `no jail: ${host.unusable}`, envelope: egress.plain(), dataDir: session.dir, started: none };
   const envelope = new JailEnvelope({ id: session.id, host, limits: settings.limits, egress: egress.options, onLimit });
-  return { isolation: 'jail', ...(host.sandboxNote ? { isolationNote: host.sandboxNote } : {}), envelope, jail: envelope.record, dataDir: envelope.record.dir };
+  const note = host.sandboxNote ? { isolationNote: host.sandboxNote } : {};
+  return { isolation: 'jail', ...note, envelope, jail: envelope.record, dataDir: envelope.record.dir, started: () => envelope.capCpu() };
 }

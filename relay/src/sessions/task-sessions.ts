@@ -254,6 +254,7 @@ export class TaskSessions {
     writeFileSync(join(dir, 'session.json'), JSON.stringify({ id, serverPid: process.pid, userDataDir, ...(isolation.jail ? { jail: isolation.jail } : {}), createdAt: new Date().toISOString() } satisfies SessionRecord));
     try {
       await (options.warm ? driver.prewarm() : driver.start());
+      isolation.started();
     } catch (error) {
       await driver.stop().catch(() => {});
       removeDirs(dir, isolation.dataDir);
