@@ -1,8 +1,7 @@
 import type { Browser, CDPSession } from 'playwright-core';
 import type { Protocol } from 'devtools-protocol';
-import { policyActive, type UrlPolicy, urlPolicyProblem } from '../runtime/url-policy.js';
+import { policyActive, resolveHost, type UrlPolicy, urlPolicyProblem } from '../runtime/url-policy.js';
 import type { DriverTab } from './driver-tab.js';
-import { resolveHost } from './url-policy-guard.js';
 
 /**
  * The URL policy on every request of a browser clawd-browser drives at the

@@ -1,7 +1,6 @@
-import { lookup } from 'node:dns/promises';
 import { navigationProblem } from '../../../protocol/url-gate.js';
 import { BadRequestError, ForbiddenError } from '../errors.js';
-import { policyActive, type UrlPolicy, urlPolicyProblem } from '../runtime/url-policy.js';
+import { policyActive, resolveHost, type UrlPolicy, urlPolicyProblem } from '../runtime/url-policy.js';
 import type { Frame, Page } from 'playwright-core';
 import type { DriverTab } from './driver-tab.js';
 
@@ -13,8 +12,6 @@ import type { DriverTab } from './driver-tab.js';
  * document requests on the extension profile, where chrome.debugger gives
  * no browser target (guardTab).
  */
-
-export const resolveHost = async (host: string) => (await lookup(host, { all: true })).map((entry) => entry.address);
 
 /** Throws when `url` may not be opened: a 403 naming the policy's rule, or a 400 from the URL gate. */
 export async function checkNavigation(url: string, urlPolicy: UrlPolicy | undefined, allowedUrlSchemes: string[]): Promise<void> {

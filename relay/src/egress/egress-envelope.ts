@@ -1,5 +1,5 @@
 import type { LaunchEnvelope, PreparedLaunch } from '../profiles/launch-envelope.js';
-import { type EgressCounters, EgressProxy, type EgressOptions } from './egress-proxy.js';
+import { type EgressCounters, EgressProxy, type EgressOptions, sumCounters } from './egress-proxy.js';
 
 /**
  * A browser's way out when it runs on this machine's own network (a managed
@@ -12,7 +12,7 @@ export class EgressEnvelope implements LaunchEnvelope {
   private proxy: EgressProxy | undefined;
   private port: number | undefined;
   /** Bytes and connections of every launch so far (a restarted browser adds to them). */
-  private readonly total: EgressCounters = { bytesIn: 0, bytesOut: 0, connections: 0, refused: 0 };
+  private total = sumCounters();
 
   constructor(
     private readonly options: EgressOptions,
@@ -33,12 +33,11 @@ export class EgressEnvelope implements LaunchEnvelope {
     if (this.port !== undefined) this.ownPorts.delete(this.port);
     this.port = undefined;
     if (!proxy) return;
-    for (const key of Object.keys(this.total) as Array<keyof EgressCounters>) this.total[key] += proxy.counters[key];
+    this.total = sumCounters(this.total, proxy.counters);
     await proxy.close();
   }
 
   counters(): EgressCounters {
-    const live = this.proxy?.counters;
-    return { bytesIn: this.total.bytesIn + (live?.bytesIn ?? 0), bytesOut: this.total.bytesOut + (live?.bytesOut ?? 0), connections: this.total.connections + (live?.connections ?? 0), refused: this.total.refused + (live?.refused ?? 0) };
+    return sumCounters(this.total, this.proxy?.counters);
   }
 }

@@ -1,9 +1,8 @@
 import { Agent, createServer, type IncomingMessage, request as httpRequest, type Server, type ServerResponse } from 'node:http';
-import { lookup } from 'node:dns/promises';
 import { connect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../log.js';
-import type { UrlPolicy } from '../runtime/url-policy.js';
+import { resolveHost, type UrlPolicy } from '../runtime/url-policy.js';
 import { decideEgress, type EgressDecision } from './egress-decision.js';
 
 /**
@@ -27,6 +26,13 @@ export interface EgressCounters {
   refused: number;
 }
 
+/** Counters that add up `counted` (none: all zero): a browser launched again adds to its earlier launches. */
+export function sumCounters(...counted: Array<EgressCounters | undefined>): EgressCounters {
+  const sum: EgressCounters = { bytesIn: 0, bytesOut: 0, connections: 0, refused: 0 };
+  for (const counters of counted) for (const key of Object.keys(sum) as Array<keyof EgressCounters>) sum[key] += counters?.[key] ?? 0;
+  return sum;
+}
+
 export interface EgressOptions {
   /** Whose way out this is (a profile's or a session's name), for the log. */
   owner: string;
@@ -37,12 +43,11 @@ export interface EgressOptions {
   resolve?: (host: string) => Promise<string[]>;
 }
 
-const systemResolve = async (host: string) => (await lookup(host, { all: true })).map((entry) => entry.address);
 /** Headers that belong to the hop to the proxy, not to the site. */
 const HOP_HEADERS = new Set(['proxy-connection', 'proxy-authorization', 'connection', 'keep-alive']);
 
 export class EgressProxy {
-  readonly counters: EgressCounters = { bytesIn: 0, bytesOut: 0, connections: 0, refused: 0 };
+  readonly counters = sumCounters();
   private readonly server: Server;
   private readonly sockets = new Set<Duplex>();
   /** Connections to sites kept for the next request to the same address (as the browser itself would keep them). */
@@ -69,11 +74,6 @@ export class EgressProxy {
     });
   }
 
-  get port(): number | undefined {
-    const address = this.server.address();
-    return typeof address === 'object' && address ? address.port : undefined;
-  }
-
   /** Stops listening and cuts every connection through it. */
   async close(): Promise<void> {
     this.agent.destroy();
@@ -82,7 +82,7 @@ export class EgressProxy {
   }
 
   private decide(host: string, port: number): Promise<EgressDecision> {
-    return decideEgress(host, port, { policy: this.options.policy(), resolve: this.options.resolve ?? systemResolve, forbiddenPorts: this.options.forbiddenPorts });
+    return decideEgress(host, port, { policy: this.options.policy(), resolve: this.options.resolve ?? resolveHost, forbiddenPorts: this.options.forbiddenPorts });
   }
 
   private refused(host: string, why: string): void {

@@ -3,7 +3,7 @@ import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { type EgressCounters, EgressProxy, type EgressOptions } from '../egress/egress-proxy.js';
+import { type EgressCounters, EgressProxy, type EgressOptions, sumCounters } from '../egress/egress-proxy.js';
 import type { LaunchEnvelope, PreparedLaunch } from '../profiles/launch-envelope.js';
 import { Cgroup, type CgroupLimits } from './cgroup.js';
 import type { JailHost } from './jail-host.js';
@@ -111,12 +111,7 @@ export class JailEnvelope implements LaunchEnvelope {
   }
 
   counters(): EgressCounters {
-    return { ...(this.proxy?.counters ?? { bytesIn: 0, bytesOut: 0, connections: 0, refused: 0 }) };
-  }
-
-  /** CPU time the jail's processes used, in microseconds (for tests and figures). */
-  cpuUsageMicros(): number {
-    return this.cgroup?.cpuUsageMicros() ?? 0;
+    return sumCounters(this.proxy?.counters);
   }
 
   private watchMemory(): void {

@@ -1,3 +1,4 @@
+import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 
@@ -7,7 +8,8 @@ import { z } from 'zod';
  * loopback, private and link-local addresses (literal, `localhost`, or a
  * name that resolves to one) and `file:`, `chrome:` and `data:` URLs; `allow`
  * and `deny` are host patterns (`example.com`, `*.example.com`, `*`). A
- * refusal names the rule. Pure but for the resolver, which callers inject.
+ * refusal names the rule. Pure but for the resolver, which callers pass
+ * (`resolveHost`, the system's, or a test's).
  */
 
 const HostPattern = z.string().regex(/^(\*|(\*\.)?[a-z0-9.-]+|\[[0-9a-f:.]+\])$/i, 'must be a host pattern like example.com, *.example.com or *');
@@ -22,6 +24,9 @@ export const UrlPolicySchema = z.strictObject({
 export type UrlPolicy = z.infer<typeof UrlPolicySchema>;
 
 export type Resolve = (host: string) => Promise<string[]>;
+
+/** The system's resolver: every address a name has. What the checks use outside tests. */
+export const resolveHost: Resolve = async (host) => (await lookup(host, { all: true })).map((entry) => entry.address);
 
 /**
  * The policy a task session gets when config.json sets no `urlPolicy`:
