@@ -18,7 +18,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { SessionInfo } from '../relay/src/api/responses.js';
+import type { SessionInfo } from '../relay/src/api/session-responses.js';
 import { BrowserClient } from '../relay/src/client/browser-client.js';
 import { startFixtureServer } from '../tests/harness/fixture-server.js';
 import { freePortPair } from '../tests/harness/ports.js';

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import puppeteer from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SessionInfo } from '../../relay/src/api/responses.js';
+import type { SessionInfo } from '../../relay/src/api/session-responses.js';
 import { BrowserClient } from '../../relay/src/client/browser-client.js';
 import { readToken } from '../../relay/src/config/state-dir.js';
 import { waitFor } from '../harness/chromium.js';

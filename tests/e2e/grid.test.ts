@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SessionInfo } from '../../relay/src/api/responses.js';
+import type { SessionInfo } from '../../relay/src/api/session-responses.js';
 import { type ClawdServer, startServer } from '../../relay/src/cli/serve.js';
 import { BrowserClient, GoneError, UnavailableError } from '../../relay/src/client/browser-client.js';
 import { readToken } from '../../relay/src/config/state-dir.js';

@@ -1,37 +1,21 @@
 import type {
-  ActionRequest,
   ActionResult,
   AiSnapshotResponse,
   Capture,
   ConsoleMessage,
+  DialogArmed,
   DownloadRecord,
+  FileChooserAnswer,
   ProfileSummary,
   RecordingAnswer,
-  RequestOf,
   Screenshot,
   Status,
   Tab,
 } from './responses.js';
+import type { ActionRequest, RequestOf } from './schemas.js';
 
 /** `GET /snapshot`'s query: the tab, the format, and the shaping options (SnapshotShaping). */
 export type SnapshotRequest = Omit<RequestOf<'snapshotQuery'>, 'profile'>;
-
-/** `POST /hooks/file-chooser`: the files went in, or the hook is armed for the next chooser. */
-export interface FileChooserAnswer {
-  targetId: string;
-  uploaded?: string[];
-  armed?: boolean;
-  files?: string[];
-  timeoutMs?: number;
-}
-
-/** `POST /hooks/dialog`: the answer armed for the tab's next dialog. */
-export interface DialogArmed {
-  targetId: string;
-  armed: boolean;
-  accept: boolean;
-  timeoutMs: number;
-}
 
 /** `browser_record` (MCP): the network log, a HAR of it, a trace (service/recording-service.ts). */
 export interface RecordRequest {

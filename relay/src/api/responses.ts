@@ -1,319 +1,190 @@
-import type { z } from 'zod';
-import type { ActionSchema, schemas } from './schemas.js';
+import { z } from 'zod';
 
 /**
- * What the control API answers, shared by the driver that produces it and
- * the client that reads it, so the two cannot drift. Requests are the
- * schemas' input types (what a caller may send, defaults still optional).
+ * What the control API answers about browsers, tabs and pages, as zod
+ * schemas: the driver that produces an answer and the client that reads it
+ * share the type inferred here, and the OpenAPI document (api/openapi.ts) is
+ * generated from the same schemas, so the three cannot drift. Task sessions,
+ * grants, the vault and the logs are in session-responses.ts.
  */
 
-export type RequestOf<K extends keyof typeof schemas> = z.input<(typeof schemas)[K]>;
-/** Any `POST /act` body. */
-export type ActionRequest = z.input<typeof ActionSchema>;
-/** The body of one action kind, without its `kind` (the client's shorthands). */
-export type ActionOptions<K extends ActionRequest['kind']> = Omit<Extract<ActionRequest, { kind: K }>, 'kind'>;
+/** Every `POST /act` kind; api/schemas.ts checks its union against this list. */
+export const ACTION_KINDS = ['click', 'type', 'press', 'hover', 'move', 'drag', 'scroll', 'select', 'fill', 'wait', 'resize', 'close', 'evaluate'] as const;
 
-export interface Tab {
-  targetId: string;
-  url: string;
-  title: string;
-  type: 'page';
-}
+export const TabSchema = z.object({
+  targetId: z.string(),
+  url: z.string(),
+  title: z.string(),
+  type: z.literal('page'),
+});
+export type Tab = z.infer<typeof TabSchema>;
 
-/** How a profile's browser is reached: launched by us, the user's own through the extension, or a cdpUrl elsewhere. */
-export type DriverKind = 'clawd' | 'extension' | 'remote';
+const DriverKindSchema = z.enum(['clawd', 'extension', 'remote']).describe('How the browser is reached: launched by clawd-browser, the user\'s own through the extension, or a cdpUrl elsewhere');
+export type DriverKind = z.infer<typeof DriverKindSchema>;
 
 /** A profile as config.json and the registry describe it. */
-export interface Profile {
-  name: string;
-  driver: DriverKind;
-  color: string;
-  builtIn: boolean;
-  /**
-   * Managed profiles: the port their Chromium listens on only under
-   * attachOnly (the user's own browser there); a browser clawd-browser
-   * launches listens on no port (it speaks over a pipe).
-   */
-  cdpPort?: number;
-  /** Remote profiles: where their browser is. In listings and status: where a CDP client connects. */
-  cdpUrl?: string;
-  /** Managed profiles: $CLAWD_HOME/browser/<name>/user-data. */
-  userDataDir?: string;
-}
+export const ProfileSchema = z.object({
+  name: z.string(),
+  driver: DriverKindSchema,
+  color: z.string(),
+  builtIn: z.boolean(),
+  cdpPort: z.number().int().optional().describe('Managed profiles under attachOnly: the port of the user\'s own browser (a browser clawd-browser launches listens on no port: it speaks over a pipe)'),
+  cdpUrl: z.string().optional().describe('Remote profiles: where their browser is. In listings and status: where a CDP client connects'),
+  userDataDir: z.string().optional().describe('Managed profiles: $CLAWD_HOME/browser/<name>/user-data'),
+});
+export type Profile = z.infer<typeof ProfileSchema>;
 
 /** `GET /profiles`: each profile, and whether its browser runs. */
-export interface ProfileSummary extends Profile {
-  running?: boolean;
-}
-
-/** `GET /`: the profile, and what its endpoint reports (a managed pid, the extension's state...). */
-export interface Status {
-  profile: string;
-  driver: DriverKind;
-  enabled: boolean;
-  color: string;
-  running?: boolean;
-  connected?: boolean;
-  pid?: number;
-  /** Where a CDP client (Playwright connectOverCDP, Puppeteer connect) reaches this profile, with the token. */
-  cdpUrl: string;
-  extension?: 'absent' | 'connected' | 'reconnecting';
-  attachedTabs?: number;
-  /** A task session on a Selenium Grid: the node its browser runs on. */
-  node?: string;
-}
+export const ProfileSummarySchema = ProfileSchema.extend({ running: z.boolean().optional() });
+export type ProfileSummary = z.infer<typeof ProfileSummarySchema>;
 
 /** What a profile's browser endpoint reports about itself (part of Status). */
-export type EndpointState = Pick<Status, 'running' | 'pid' | 'extension' | 'attachedTabs' | 'node'>;
+export const EndpointStateSchema = z.object({
+  running: z.boolean().optional(),
+  pid: z.number().int().optional(),
+  extension: z.enum(['absent', 'connected', 'reconnecting']).optional(),
+  attachedTabs: z.number().int().optional(),
+  node: z.string().optional().describe('A task session on a Selenium Grid: the node its browser runs on'),
+});
+export type EndpointState = z.infer<typeof EndpointStateSchema>;
+
+/** `GET /`: the profile, and what its endpoint reports (a managed pid, the extension's state...). */
+export const StatusSchema = EndpointStateSchema.extend({
+  profile: z.string(),
+  driver: DriverKindSchema,
+  enabled: z.boolean(),
+  color: z.string(),
+  connected: z.boolean().optional(),
+  cdpUrl: z.string().describe('Where a CDP client (Playwright connectOverCDP, Puppeteer connect) reaches this profile, with the token'),
+});
+export type Status = z.infer<typeof StatusSchema>;
+
+/** `POST /start`, `POST /stop`: the profile and its endpoint's state after. */
+export const LifecycleSchema = EndpointStateSchema.extend({ profile: z.string(), connected: z.boolean().optional() });
 
 /** A screenshot or PDF. */
-export interface Capture {
-  targetId: string;
-  mimeType: string;
-  /** Base64. */
-  data: string;
-}
+export const CaptureSchema = z.object({ targetId: z.string(), mimeType: z.string(), data: z.string().describe('Base64') });
+export type Capture = z.infer<typeof CaptureSchema>;
+export const ScreenshotSchema = CaptureSchema.extend({ type: z.enum(['png', 'jpeg']) });
+export type Screenshot = z.infer<typeof ScreenshotSchema>;
 
-export interface Screenshot extends Capture {
-  type: 'png' | 'jpeg';
-}
+export const ConsoleMessageSchema = z.object({
+  level: z.string(),
+  text: z.string(),
+  timestamp: z.number(),
+  url: z.string().optional(),
+  line: z.number().optional(),
+});
+export type ConsoleMessage = z.infer<typeof ConsoleMessageSchema>;
+export const ConsoleAnswerSchema = z.object({ targetId: z.string(), messages: z.array(ConsoleMessageSchema) });
 
-export interface ConsoleMessage {
-  level: string;
-  text: string;
-  timestamp: number;
-  url?: string;
-  line?: number;
-}
-
+export const AiSnapshotSchema = z.object({
+  targetId: z.string(),
+  format: z.literal('ai'),
+  url: z.string(),
+  title: z.string(),
+  text: z.string().describe('The outline, with [ref=eN] on what can be acted on'),
+  refCount: z.number().int(),
+  truncated: z.boolean(),
+  frames: z.number().int().describe('Frames whose content is in the outline, the main frame included'),
+  changes: z
+    .object({ added: z.number().int(), removed: z.number().int(), changed: z.number().int(), unchanged: z.number().int() })
+    .optional()
+    .describe('With diff: lines added, removed and unchanged since the previous snapshot (absent when there was none to compare)'),
+});
+export type AiSnapshotResponse = z.infer<typeof AiSnapshotSchema>;
+export const AriaSnapshotSchema = z.object({
+  targetId: z.string(),
+  format: z.literal('aria'),
+  nodes: z.array(z.unknown()).describe('The raw accessibility tree'),
+  truncated: z.boolean(),
+});
+export type AriaSnapshotResponse = z.infer<typeof AriaSnapshotSchema>;
 /** `GET /snapshot`: format ai (the outline with refs) or aria (the raw accessibility tree). */
-export type Snapshot = AiSnapshotResponse | AriaSnapshotResponse;
-export interface AiSnapshotResponse {
-  targetId: string;
-  format: 'ai';
-  url: string;
-  title: string;
-  /** The outline, with [ref=eN] on what can be acted on. */
-  text: string;
-  refCount: number;
-  truncated: boolean;
-  /** Frames whose content is in the outline, the main frame included. */
-  frames: number;
-  /** With diff: lines added, removed and unchanged since the previous snapshot (absent when there was none to compare). */
-  changes?: { added: number; removed: number; changed: number; unchanged: number };
-}
-export interface AriaSnapshotResponse {
-  targetId: string;
-  format: 'aria';
-  /** The raw accessibility tree. */
-  nodes: unknown[];
-  truncated: boolean;
-}
+export const SnapshotSchema = z.discriminatedUnion('format', [AiSnapshotSchema, AriaSnapshotSchema]);
+export type Snapshot = z.infer<typeof SnapshotSchema>;
 
-export interface ActionResult {
-  targetId: string;
-  kind: ActionRequest['kind'];
-  /** After the action (absent when it closed the tab). */
-  url?: string;
-  title?: string;
-  /** Dialogs answered and downloads started on the tab since its previous action. */
-  events?: string[];
-  /**
-   * Whether anything observable happened: a navigation, an event, the
-   * target's state, the page's DOM. False says the page did not react.
-   */
-  changed?: boolean;
-  /** The target's state that the action changed, as it is now (checked, value, expanded, selected, pressed, open). */
-  state?: Record<string, string | boolean | null>;
-  /** With `changed: false`: what that likely means, and what to try; with a change, what it did not reach (only the control's own state changed). */
-  hint?: string;
-  /** A `type` into an element that is not a field (a code editor): the text went in as keys at its caret, not replacing its text. */
-  typedAs?: 'keys';
-  /** Asked for with `diffMaxChars` (`POST /act?diff=N`): the page's diff since the previous snapshot, when the action did not navigate. */
-  diff?: string;
-  /** What the action itself reports (an evaluate's value, a drag's points...). */
-  [key: string]: unknown;
-}
+export const ActionResultSchema = z.looseObject({
+  targetId: z.string(),
+  kind: z.enum(ACTION_KINDS),
+  url: z.string().optional().describe('After the action (absent when it closed the tab)'),
+  title: z.string().optional(),
+  events: z.array(z.string()).optional().describe('Dialogs answered, downloads started and tabs opened since the tab\'s previous action'),
+  changed: z.boolean().optional().describe('Whether anything observable happened: a navigation, an event, the target\'s state, the page\'s DOM. False says the page did not react'),
+  state: z.record(z.string(), z.union([z.string(), z.boolean(), z.null()])).optional().describe('The target\'s state that the action changed, as it is now (checked, value, expanded, selected, pressed, open)'),
+  hint: z.string().optional().describe('With changed: false, what that likely means and what to try; with a change, what it did not reach'),
+  typedAs: z.literal('keys').optional().describe('A type into an element that is not a field (a code editor): the text went in as keys at its caret'),
+  diff: z.string().optional().describe('Asked for with ?diff=N: the page\'s diff since the previous snapshot, when the action did not navigate'),
+}).describe('One action\'s answer; what the action itself reports (an evaluate\'s result, a drag\'s points...) comes with it');
+export type ActionResult = z.infer<typeof ActionResultSchema>;
 
 /** A download, wherever the browser put it. */
-export interface DownloadRecord {
-  targetId?: string;
-  url: string;
-  /** Where the file is (or will be) on this machine. */
-  path?: string;
-  state: 'in_progress' | 'complete' | 'failed';
-  error?: string;
-}
+export const DownloadRecordSchema = z.object({
+  targetId: z.string().optional(),
+  url: z.string(),
+  path: z.string().optional().describe('Where the file is (or will be) on this machine'),
+  state: z.enum(['in_progress', 'complete', 'failed']),
+  error: z.string().optional(),
+});
+export type DownloadRecord = z.infer<typeof DownloadRecordSchema>;
 
-// ---- task sessions, grants, the vault, the action log (spec §11, §12) --------
+/** `POST /hooks/file-chooser`: the files went in, or the hook is armed for the next chooser. */
+export const FileChooserAnswerSchema = z.object({
+  targetId: z.string(),
+  uploaded: z.array(z.string()).optional(),
+  armed: z.boolean().optional(),
+  files: z.array(z.string()).optional(),
+  timeoutMs: z.number().int().optional(),
+});
+export type FileChooserAnswer = z.infer<typeof FileChooserAnswerSchema>;
 
-export type CredentialMode = 'clean' | 'operator';
-/** What a session keeps of its actions: nothing, screenshots removed with it, or kept for the audit. */
-export type RecordMode = 'off' | 'transient' | 'audit';
+/** `POST /hooks/dialog`: the answer armed for the tab's next dialog. */
+export const DialogArmedSchema = z.object({ targetId: z.string(), armed: z.boolean(), accept: z.boolean(), timeoutMs: z.number().int() });
+export type DialogArmed = z.infer<typeof DialogArmedSchema>;
 
 /** One request in a tab's network log (`GET /network`); credential headers redacted unless the token's holder asks. */
-export interface NetworkEntry {
-  /** Counts up within the tab's log: `GET /network/body?id=`. */
-  id: number;
-  url: string;
-  method: string;
-  /** Playwright's resource type: document, script, image, fetch, xhr, stylesheet, … */
-  resourceType: string;
-  status?: number;
-  statusText?: string;
-  mimeType?: string;
-  requestHeaders: Record<string, string>;
-  responseHeaders?: Record<string, string>;
-  startedAt: string;
-  durationMs?: number;
-  /** Response body bytes, once finished. */
-  size?: number;
-  /** Request body bytes (a POST's form or JSON), when it sent one: GET /network/body?part=request gives it. */
-  requestBodySize?: number;
-  failure?: string;
-}
+export const NetworkEntrySchema = z.object({
+  id: z.number().int().describe('Counts up within the tab\'s log: GET /network/body?id='),
+  url: z.string(),
+  method: z.string(),
+  resourceType: z.string().describe('Playwright\'s resource type: document, script, image, fetch, xhr, stylesheet, …'),
+  status: z.number().int().optional(),
+  statusText: z.string().optional(),
+  mimeType: z.string().optional(),
+  requestHeaders: z.record(z.string(), z.string()),
+  responseHeaders: z.record(z.string(), z.string()).optional(),
+  startedAt: z.string(),
+  durationMs: z.number().optional(),
+  size: z.number().int().optional().describe('Response body bytes, once finished'),
+  requestBodySize: z.number().int().optional().describe('Request body bytes, when it sent one: GET /network/body?part=request gives it'),
+  failure: z.string().optional(),
+});
+export type NetworkEntry = z.infer<typeof NetworkEntrySchema>;
 
 /** A body of a logged request, as the browser still holds it: base64, cut at 1 MiB (and said). */
-export interface NetworkBody {
-  id: number;
-  part: 'response' | 'request';
-  mimeType?: string;
-  base64: string;
-  size: number;
-  truncated: boolean;
-}
+export const NetworkBodySchema = z.object({
+  targetId: z.string().optional().describe('GET /network/body: the tab whose log it is'),
+  id: z.number().int(),
+  part: z.enum(['response', 'request']),
+  mimeType: z.string().optional(),
+  base64: z.string(),
+  size: z.number().int(),
+  truncated: z.boolean(),
+});
+export type NetworkBody = z.infer<typeof NetworkBodySchema>;
 
 /** What `browser_record` (MCP) and the recording routes answer. */
-export interface RecordingAnswer {
-  targetId?: string;
-  network?: { recording: boolean; since?: string; entries?: NetworkEntry[] };
-  /** A HAR or trace written under $CLAWD_HOME/recordings (0600). */
-  path?: string;
-  tracing?: boolean;
-  /** `body`, `request-body` (MCP): a body of one logged request (GET /network/body answers it unwrapped). */
-  body?: NetworkBody;
-  /** Set when the trace had stopped itself at its time bound before /trace/stop asked (config recordings.traceMaxMinutes). */
-  bound?: string;
-}
+export const RecordingAnswerSchema = z.object({
+  targetId: z.string().optional(),
+  network: z.object({ recording: z.boolean(), since: z.string().optional(), entries: z.array(NetworkEntrySchema).optional() }).optional(),
+  path: z.string().optional().describe('A HAR or trace written under $CLAWD_HOME/recordings (0600)'),
+  tracing: z.boolean().optional(),
+  body: NetworkBodySchema.optional().describe('body, request-body (MCP): a body of one logged request'),
+  bound: z.string().optional().describe('Set when the trace had stopped itself at its time bound before /trace/stop asked'),
+  entries: z.number().int().optional().describe('POST /network/har: how many requests the HAR holds'),
+  actionsPath: z.string().optional().describe('POST /trace/stop: the actions taken during the trace (JSON Lines)'),
+});
+export type RecordingAnswer = z.infer<typeof RecordingAnswerSchema>;
 
-export const AUDIT_EVENT_KINDS = [
-  'grant',
-  'grant-revoked',
-  'refresh-start',
-  'refresh-saved',
-  'extension-saved',
-  'inject',
-  'session-start',
-  'session-extended',
-  'session-limit',
-  'session-stop',
-  'vault-forget',
-  'cdp-connect',
-  'cdp-disconnect',
-] as const;
-export type AuditEventKind = (typeof AUDIT_EVENT_KINDS)[number];
-
-/** One line of the audit log (`GET /audit`): never a cookie value or a token. */
-export interface AuditEntry {
-  time: string;
-  event: AuditEventKind;
-  tenant?: string;
-  session?: string;
-  domains?: string[];
-  grantId?: string;
-  /** A grant's expiry (ISO), on `grant` entries. */
-  expiresAt?: string;
-  outcome: 'ok' | 'refused' | 'error';
-  detail?: string;
-}
-
-/** A grant that can still be used (`GET /grants`): from the audit log, since tokens are kept by no one but their holder. */
-export interface LiveGrant {
-  id: string;
-  tenant: string;
-  domains: string[];
-  issuedAt: string;
-  expiresAt: string;
-  /** Sessions that were given cookies under it. */
-  sessions: string[];
-}
-
-/** `GET /sessions` also tells how many spare browsers are warm (config sessionSpares). */
-export interface SpareCounts {
-  /** Started, connected, holding a blank page. */
-  ready: number;
-  starting: number;
-  /** config sessionSpares: the pool is topped up to this after the first session. */
-  wanted: number;
-}
-
-/** `POST /sessions`, `GET /sessions`. */
-export interface SessionInfo {
-  id: string;
-  /** The profile name every control route takes (`?profile=session-<id>`). */
-  profile: string;
-  credential_mode: CredentialMode | 'refresh';
-  tenant?: string;
-  /** Domains whose cookies were injected (operator) or will be saved (refresh). */
-  domains: string[];
-  injectedCookies: number;
-  grantId?: string;
-  record: RecordMode;
-  /** Where its browser runs: this machine, or a node of the configured Selenium Grid. */
-  place: 'local' | 'grid';
-  /** On a Grid: the node it was placed on. */
-  node?: string;
-  /** The session browser's CDP: the relay's `/cdp?profile=session-<id>` (with the token or the session's key). */
-  cdpUrl: string;
-  createdAt: string;
-  expiresAt: string;
-  /** CDP clients connected to it now (its driver not counted). */
-  cdpClients: number;
-  /** A local session's isolation (config sessionIsolation): its own jail, or a browser process of this machine. */
-  isolation?: 'jail' | 'process';
-  /** Why a session is not in the jail it would have had (the host cannot make one), or what its jail lacks. */
-  isolationNote?: string;
-  /** Its browser's traffic through its egress proxy, in `GET /sessions`: bytes each way, connections, and those refused. */
-  egress?: { bytesIn: number; bytesOut: number; connections: number; refused: number };
-  /**
-   * The session's own key, in `POST /sessions`'s answer only: it opens this
-   * session's routes (and MCP scoped to it) and nothing else, and expires
-   * with the session. The main token still reaches everything.
-   */
-  key?: string;
-}
-
-/** A signed grant's payload: whose cookies, of which domains, until when. */
-export interface Grant {
-  id: string;
-  tenant: string;
-  allowed_domains: string[];
-  /** Epoch milliseconds. */
-  expires_at: number;
-  origin_session_id?: string;
-}
-
-/** `GET /vault`: what the vault holds for a (tenant, domain), never a value. */
-export interface VaultListing {
-  tenant: string;
-  domain: string;
-  savedAt: string;
-  cookies: number;
-}
-
-export type Actor = 'agent' | 'person';
-export type Outcome = 'ok' | 'error' | 'timeout' | 'aborted';
-
-/** One line of the action log (`GET /actions`): never what was typed. */
-export interface ActionRecord {
-  time: string;
-  profile: string;
-  targetId?: string;
-  kind: string;
-  ref?: string;
-  url?: string;
-  durationMs: number;
-  outcome: Outcome;
-  error?: string;
-  actor: Actor;
-}
+/** A person's input through the live view, as logged. */
+export const ViewInputAnswerSchema = z.object({ targetId: z.string(), kind: z.string(), url: z.string() });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MAX_WAIT_MS } from './limits.js';
-import { AUDIT_EVENT_KINDS } from './responses.js';
+import { ACTION_KINDS } from './responses.js';
+import { AUDIT_EVENT_KINDS } from './session-responses.js';
 
 /** A profile colour, in config.json and in `POST /profiles/create` alike. */
 export const HexColor = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour like #FF4500');
@@ -92,6 +93,10 @@ export const ActionSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('evaluate'), ...target, fn: z.string().min(1), ref: Ref.optional() }),
 ]);
 export type Action = z.infer<typeof ActionSchema>;
+/** The answers' list of kinds (api/responses.ts) is this union's: a kind added to one and not the other fails to compile. */
+type SameKinds<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
+const sameKinds: SameKinds<Action['kind'], (typeof ACTION_KINDS)[number]> = true;
+void sameKinds;
 
 export const schemas = {
   open: z.strictObject({ url: Url.default('about:blank') }),
@@ -203,6 +208,13 @@ export const schemas = {
     key: z.string().min(1).max(100).optional(),
   }),
 };
+
+/** What a caller may send: the schemas' input types (defaults still optional). */
+export type RequestOf<K extends keyof typeof schemas> = z.input<(typeof schemas)[K]>;
+/** Any `POST /act` body. */
+export type ActionRequest = z.input<typeof ActionSchema>;
+/** The body of one action kind, without its `kind` (the client's shorthands). */
+export type ActionOptions<K extends ActionRequest['kind']> = Omit<Extract<ActionRequest, { kind: K }>, 'kind'>;
 
 /** `GET /snapshot` as the driver takes it (defaults applied). */
 export type SnapshotOptions = Omit<z.output<typeof schemas.snapshotQuery>, 'profile'>;

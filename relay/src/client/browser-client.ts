@@ -3,33 +3,11 @@ import { controlUrlFor } from '../config/server-record.js';
 import { clawdHome, readToken } from '../config/state-dir.js';
 import { BadRequestError, type ClawdError, errorFromBody, TimeoutError, UnavailableError } from '../errors.js';
 import { MAX_WAIT_MS } from '../api/limits.js';
-import type { ActOptions, BrowserApi, DialogArmed, FileChooserAnswer, RecordRequest, SnapshotRequest } from '../api/browser-api.js';
-import type {
-  ActionOptions,
-  ActionRecord,
-  ActionRequest,
-  ActionResult,
-  AiSnapshotResponse,
-  AriaSnapshotResponse,
-  Capture,
-  ConsoleMessage,
-  DownloadRecord,
-  ProfileSummary,
-  RequestOf,
-  Screenshot,
-  Snapshot,
-  Status,
-  SessionInfo,
-  SpareCounts,
-  RecordingAnswer,
-  NetworkBody,
-  LiveGrant,
-  AuditEntry,
-  AuditEventKind,
-  Tab,
-  VaultListing,
-  Grant,
-} from '../api/responses.js';
+import type { ActOptions, BrowserApi, RecordRequest, SnapshotRequest } from '../api/browser-api.js';
+import type { DialogArmed, FileChooserAnswer } from '../api/responses.js';
+import type { ActionOptions, ActionRequest, RequestOf } from '../api/schemas.js';
+import type { ActionRecord, SessionInfo, SpareCounts, LiveGrant, AuditEntry, AuditEventKind, VaultListing, Grant } from '../api/session-responses.js';
+import type { ActionResult, AiSnapshotResponse, AriaSnapshotResponse, Capture, ConsoleMessage, DownloadRecord, ProfileSummary, Screenshot, Snapshot, Status, RecordingAnswer, NetworkBody, Tab } from '../api/responses.js';
 
 // The typed errors travel with the client: `import { BrowserClient, NotFoundError } from 'clawd-browser'`.
 export * from '../errors.js';
@@ -43,6 +21,8 @@ export * from '../errors.js';
 
 // The request and response types, from the server's own schemas and shapes.
 export type * from '../api/responses.js';
+export type * from '../api/session-responses.js';
+export type { ActionOptions, ActionRequest, RequestOf } from '../api/schemas.js';
 export type * from '../api/browser-api.js';
 
 export interface BrowserClientOptions {

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { ActionSchema, schemas, SnapshotShaping } from '../api/schemas.js';
 import type { BrowserApi } from '../api/browser-api.js';
-import type { ActionRequest, ActionResult, NetworkBody } from '../api/responses.js';
+import type { ActionRequest } from '../api/schemas.js';
+import type { ActionResult, NetworkBody } from '../api/responses.js';
 import { BadRequestError } from '../errors.js';
 
 /**

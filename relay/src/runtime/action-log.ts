@@ -11,7 +11,7 @@ import { join } from 'node:path';
  * logged without their query and fragment (they carry tokens).
  */
 
-import type { ActionRecord, Actor, Outcome } from '../api/responses.js';
+import type { ActionRecord, Actor, Outcome } from '../api/session-responses.js';
 export type { ActionRecord, Actor, Outcome };
 
 export interface ActionLogOptions {

@@ -1,7 +1,6 @@
 import { createServer } from 'node:http';
 import { relayPortFor } from '../../../protocol/constants.js';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import type { z } from 'zod';
 import { BadRequestError, NotFoundError, UnauthorizedError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ProfileManager } from '../driver/profile-manager.js';
@@ -15,12 +14,13 @@ import { PACKAGE_VERSION } from '../config/package-root.js';
 import { join } from 'node:path';
 import { DashboardAuth } from './dashboard-auth.js';
 import { dashboardPage } from './dashboard-page.js';
-import { schemas } from '../api/schemas.js';
+import { openApiDocument } from '../api/openapi.js';
 import { McpHttpSessions } from '../mcp/http-sessions.js';
 import type { ActionLog } from '../runtime/action-log.js';
 import { CallerGoneError } from '../runtime/operation.js';
 import { SESSION_PROFILE_PREFIX } from '../api/limits.js';
-import { ControlService, validated } from '../service/control-service.js';
+import { ControlService } from '../service/control-service.js';
+import { RouteBinder } from './route-binder.js';
 import { admitSessionRequest } from './session-scope.js';
 import { type Credentials, CredentialService } from '../service/credential-service.js';
 
@@ -52,15 +52,6 @@ export interface ControlServerOptions {
 export interface ControlServer {
   readonly port: number;
   close(): Promise<void>;
-}
-
-/** The caller's signal: it fires when the HTTP client goes before its answer is written. */
-function callerSignal(response: Response): AbortSignal {
-  const controller = new AbortController();
-  response.once('close', () => {
-    if (!response.writableFinished) controller.abort(new CallerGoneError());
-  });
-  return controller.signal;
 }
 
 export async function startControlServer(options: ControlServerOptions): Promise<ControlServer> {
@@ -134,105 +125,61 @@ export async function startControlServer(options: ControlServerOptions): Promise
 
   // MCP over Streamable HTTP: the same tools as `clawd-browser mcp`, calling the service in process.
   const mcp = new McpHttpSessions((session) => (session === undefined ? service.api() : service.api(`${SESSION_PROFILE_PREFIX}${session}`, undefined, { locked: true })), options.exportDir);
-  app.all('/mcp', async (request, response) => {
-    await mcp.handle(request, response, request.body, scopes.get(request));
-  });
 
-  const profileOf = (request: Request) => validated(schemas.profileQuery, request.query, 'query').profile;
-  const query = <T>(schema: z.ZodType<T>, request: Request) => validated(schema, request.query, 'query');
-  const body = <T>(schema: z.ZodType<T>, request: Request) => validated(schema, request.body, 'body');
+  // Every route is in the table of api/routes.ts, which parses its input and documents it (GET /openapi.json).
+  const routes = new RouteBinder(app);
+
+  routes.media('POST /mcp', async ({ request }, response) => {
+    await mcp.handle(request, response, request.body, scopes.get(request));
+  }, { everyMethod: true });
+  routes.json('GET /openapi.json', () => openApiDocument(PACKAGE_VERSION));
 
   // ---- status and lifecycle --------------------------------------------------
 
-  app.get('/', async (request, response) => {
+  routes.media('GET /', async ({ request, query }, response) => {
     // A browser asking for a page gets the dashboard; clients asking for JSON, the status.
     if (request.accepts(['json', 'html']) === 'html') {
       response.type('html').set('cache-control', 'no-store').send(dashboardPage());
       return;
     }
-    response.json(await service.status(profileOf(request)));
+    response.json(await service.status(query.profile));
   });
-  app.post('/start', async (request, response) => {
-    response.json(await service.start(profileOf(request), callerSignal(response)));
-  });
-  app.post('/stop', async (request, response) => {
-    response.json(await service.stop(profileOf(request)));
-  });
+  routes.json('POST /start', ({ query, signal }) => service.start(query.profile, signal));
+  routes.json('POST /stop', ({ query }) => service.stop(query.profile));
 
   // ---- tabs and inspection ---------------------------------------------------
 
-  app.get('/tabs', async (request, response) => {
-    response.json({ tabs: await service.tabs(profileOf(request)) });
-  });
-  app.post('/tabs/open', async (request, response) => {
-    response.json(await service.openTab(profileOf(request), body(schemas.open, request).url, callerSignal(response)));
-  });
-  app.post('/tabs/focus', async (request, response) => {
-    response.json(await service.focusTab(profileOf(request), body(schemas.focus, request).targetId, callerSignal(response)));
-  });
-  app.delete('/tabs/:targetId', async (request, response) => {
-    response.json({ closed: await service.closeTab(profileOf(request), String(request.params.targetId), callerSignal(response)) });
-  });
-  app.post('/navigate', async (request, response) => {
-    const { url, targetId } = body(schemas.navigate, request);
-    response.json(await service.navigate(profileOf(request), url, targetId, callerSignal(response)));
-  });
-  app.post('/screenshot', async (request, response) => {
-    response.json(await service.screenshot(profileOf(request), body(schemas.screenshot, request), callerSignal(response)));
-  });
-  app.post('/pdf', async (request, response) => {
-    response.json(await service.pdf(profileOf(request), body(schemas.pdf, request).targetId, callerSignal(response)));
-  });
-  app.get('/console', async (request, response) => {
-    const { profile, ...options } = query(schemas.consoleQuery, request);
-    response.json(await service.console(profile, options));
-  });
+  routes.json('GET /tabs', async ({ query }) => ({ tabs: await service.tabs(query.profile) }));
+  routes.json('POST /tabs/open', ({ query, body, signal }) => service.openTab(query.profile, body.url, signal));
+  routes.json('POST /tabs/focus', ({ query, body, signal }) => service.focusTab(query.profile, body.targetId, signal));
+  routes.json('DELETE /tabs/:targetId', async ({ query, params, signal }) => ({ closed: await service.closeTab(query.profile, params.targetId, signal) }));
+  routes.json('POST /navigate', ({ query, body, signal }) => service.navigate(query.profile, body.url, body.targetId, signal));
+  routes.json('POST /screenshot', ({ query, body, signal }) => service.screenshot(query.profile, body, signal));
+  routes.json('POST /pdf', ({ query, body, signal }) => service.pdf(query.profile, body.targetId, signal));
+  routes.json('GET /console', ({ query: { profile, ...options } }) => service.console(profile, options));
+  routes.json('GET /downloads', ({ query }) => service.downloads(query.profile));
 
   // ---- snapshots, actions, hooks ---------------------------------------------
 
-  app.get('/snapshot', async (request, response) => {
-    const { profile, ...options } = query(schemas.snapshotQuery, request);
-    response.json(await service.snapshot(profile, options, callerSignal(response)));
-  });
-  app.post('/act', async (request, response) => {
-    const { profile, diff } = query(schemas.actQuery, request);
-    response.json(await service.act(profile, body(schemas.act, request), callerSignal(response), { diffMaxChars: diff }));
-  });
-  app.post('/hooks/file-chooser', async (request, response) => {
-    response.json(await service.fileChooser(profileOf(request), body(schemas.fileChooser, request), callerSignal(response)));
-  });
-  app.post('/hooks/dialog', async (request, response) => {
-    response.json(await service.armDialog(profileOf(request), body(schemas.dialog, request), callerSignal(response)));
-  });
+  routes.json('GET /snapshot', ({ query: { profile, ...options }, signal }) => service.snapshot(profile, options, signal));
+  routes.json('POST /act', ({ query, body, signal }) => service.act(query.profile, body, signal, { diffMaxChars: query.diff }));
+  routes.json('POST /hooks/file-chooser', ({ query, body, signal }) => service.fileChooser(query.profile, body, signal));
+  routes.json('POST /hooks/dialog', ({ query, body, signal }) => service.armDialog(query.profile, body, signal));
 
-  // ---- a record of what happened: network log, HAR, trace (issue 22) ---------
+  // ---- a record of what happened: network log, HAR, trace --------------------
 
-  app.post('/network/record', async (request, response) => {
-    response.json(await recordings.networkRecord(profileOf(request), body(schemas.networkRecord, request)));
-  });
-  app.get('/network', async (request, response) => {
-    const { profile, ...filters } = query(schemas.networkQuery, request);
-    response.json(await recordings.network(profile, filters, secretsRefusal(request)));
-  });
-  app.get('/network/body', async (request, response) => {
-    const { profile, ...which } = query(schemas.networkBody, request);
-    response.json(await recordings.networkBody(profile, which));
-  });
-  app.post('/network/har', async (request, response) => {
-    response.json(await recordings.har(profileOf(request), body(schemas.har, request), secretsRefusal(request)));
-  });
-  app.post('/trace/start', async (request, response) => {
-    response.json(await recordings.traceStart(profileOf(request)));
-  });
-  app.post('/trace/stop', async (request, response) => {
-    response.json(await recordings.traceStop(profileOf(request), body(schemas.traceStop, request)));
-  });
+  routes.json('POST /network/record', ({ query, body }) => recordings.networkRecord(query.profile, body));
+  routes.json('GET /network', ({ query: { profile, ...filters }, request }) => recordings.network(profile, filters, secretsRefusal(request)));
+  routes.json('GET /network/body', ({ query: { profile, ...which } }) => recordings.networkBody(profile, which));
+  routes.json('POST /network/har', ({ query, body, request }) => recordings.har(query.profile, body, secretsRefusal(request)));
+  routes.json('POST /trace/start', ({ query }) => recordings.traceStart(query.profile));
+  routes.json('POST /trace/stop', ({ query, body }) => recordings.traceStop(query.profile, body));
+  routes.json('GET /actions', ({ query }) => service.actions(query));
 
   // ---- live view and dashboard -----------------------------------------------
 
   /** A tab as multipart/x-mixed-replace JPEG (an <img> shows it); the screencast stops when the last viewer leaves. */
-  app.get('/screencast', async (request, response) => {
-    const { profile, targetId } = query(schemas.screencastQuery, request);
+  routes.media('GET /screencast', async ({ query: { profile, targetId } }, response) => {
     const { cast } = await manager.driver(profile).screencast(targetId);
     const boundary = 'clawdframe';
     response.writeHead(200, { 'content-type': `multipart/x-mixed-replace; boundary=${boundary}`, 'cache-control': 'no-store', connection: 'close' });
@@ -265,104 +212,60 @@ export async function startControlServer(options: ControlServerOptions): Promise
    * since each open stream would hold one of the browser's few connections
    * per host. Not an action (not logged).
    */
-  app.get('/screencast/frame', async (request, response) => {
-    const { profile, targetId } = query(schemas.screencastQuery, request);
+  routes.media('GET /screencast/frame', async ({ query: { profile, targetId } }, response) => {
     const jpeg = await manager.driver(profile).thumbnail(targetId);
     if (!jpeg) return void response.status(204).end();
     response.set('cache-control', 'no-store').type('image/jpeg').send(jpeg);
   });
   /** A person's input through the live view: logged as the person's. */
-  app.post('/screencast/input', async (request, response) => {
-    response.json(await service.viewInput(profileOf(request), body(schemas.viewInput, request), callerSignal(response)));
-  });
+  routes.json('POST /screencast/input', ({ query, body, signal }) => service.viewInput(query.profile, body, signal));
   /** A one-time link into the dashboard, for `clawd-browser dashboard` (a token holder). */
-  app.post('/dashboard/link', (request, response) => {
+  routes.json('POST /dashboard/link', ({ request }) => {
     const host = request.headers.host ?? `127.0.0.1:${port}`;
-    response.json({ url: `http://${host}/dashboard/login?code=${dashboard.newCode()}`, expiresInSeconds: 60 });
+    return { url: `http://${host}/dashboard/login?code=${dashboard.newCode()}`, expiresInSeconds: 60 };
   });
-  app.get('/dashboard/login', (request, response) => {
-    const session = dashboard.login(String(request.query.code ?? ''));
+  routes.media('GET /dashboard/login', ({ query }, response) => {
+    const session = dashboard.login(query.code ?? '');
     if (!session) throw new UnauthorizedError('This dashboard link is used or expired: run `clawd-browser dashboard` for a new one');
     response.set('set-cookie', dashboard.cookieFor(session)).redirect(302, '/');
+  });
+  /** Server-sent events for the operator's console: each audit entry as it is written (sessions, grants, the vault). */
+  routes.media('GET /events', ({ request }, response) => {
+    events.stream(request, response);
   });
 
   // ---- task sessions, grants, the cookie vault (spec §11) -------------------
 
-  app.post('/sessions', async (request, response) => {
-    response.status(201).json(await credentials.openSession(body(schemas.openSession, request), callerSignal(response)));
-  });
-  app.get('/sessions', (_request, response) => {
-    response.json(credentials.listSessions());
-  });
-  app.delete('/sessions/:id', async (request, response) => {
-    response.json(await credentials.closeSession(String(request.params.id)));
-  });
-  app.post('/sessions/:id/extend', (request, response) => {
-    response.json(credentials.extendSession(String(request.params.id), body(schemas.extendSession, request).ttl));
-  });
-  app.get('/grants', (_request, response) => {
-    response.json(credentials.liveGrants());
-  });
-  app.get('/audit', (request, response) => {
-    response.json(credentials.audit(query(schemas.auditQuery, request)));
-  });
+  routes.json('POST /sessions', ({ body, signal }) => credentials.openSession(body, signal));
+  routes.json('GET /sessions', () => credentials.listSessions());
+  routes.json('DELETE /sessions/:id', ({ params }) => credentials.closeSession(params.id));
+  routes.json('POST /sessions/:id/extend', ({ params, body }) => credentials.extendSession(params.id, body.ttl));
+  routes.json('GET /audit', ({ query }) => credentials.audit(query));
   /** A session's recorded screenshots (record: audit), and one of them as a JPEG with `file`. */
-  app.get('/audit/recording', (request, response) => {
-    const { session, file } = query(schemas.recordingQuery, request);
+  routes.media('GET /audit/recording', ({ query: { session, file } }, response) => {
     if (file === undefined) return void response.json(credentials.recording(session));
     response.set('cache-control', 'no-store').type('image/jpeg').send(credentials.recordedShot(session, file));
   });
-  /** Server-sent events for the operator's console: each audit entry as it is written (sessions, grants, the vault). */
-  app.get('/events', (request, response) => {
-    events.stream(request, response);
-  });
-  app.post('/grants', (request, response) => {
-    response.status(201).json(credentials.issueGrant(body(schemas.issueGrant, request)));
-  });
-  app.delete('/grants/:id', (request, response) => {
-    response.json(credentials.revokeGrant(String(request.params.id)));
-  });
-  app.get('/vault', (request, response) => {
-    response.json(credentials.vault(query(schemas.vaultQuery, request).tenant));
-  });
-  app.delete('/vault', (request, response) => {
-    const { tenant, domain } = query(schemas.vaultQuery, request);
-    response.json(credentials.forget(tenant, domain));
-  });
-  app.post('/vault/refresh', async (request, response) => {
-    response.status(201).json(await credentials.refresh(body(schemas.vaultRefresh, request), callerSignal(response)));
-  });
-  app.post('/vault/refresh/:id/done', async (request, response) => {
-    response.json(await credentials.refreshDone(String(request.params.id), body(schemas.vaultRefreshDone, request).domains));
-  });
-  app.post('/vault/from-extension', async (request, response) => {
-    response.json(await credentials.fromExtension(body(schemas.vaultFromExtension, request)));
-  });
-
-  app.get('/actions', (request, response) => {
-    response.json(service.actions(query(schemas.actionsQuery, request)));
-  });
-  app.get('/downloads', async (request, response) => {
-    response.json(service.downloads(profileOf(request)));
-  });
+  routes.json('GET /grants', () => credentials.liveGrants());
+  routes.json('POST /grants', ({ body }) => credentials.issueGrant(body));
+  routes.json('DELETE /grants/:id', ({ params }) => credentials.revokeGrant(params.id));
+  routes.json('GET /vault', ({ query }) => credentials.vault(query.tenant));
+  routes.json('DELETE /vault', ({ query }) => credentials.forget(query.tenant, query.domain));
+  routes.json('POST /vault/refresh', ({ body, signal }) => credentials.refresh(body, signal));
+  routes.json('POST /vault/refresh/:id/done', ({ params, body }) => credentials.refreshDone(params.id, body.domains));
+  routes.json('POST /vault/from-extension', ({ body }) => credentials.fromExtension(body));
 
   // ---- profiles --------------------------------------------------------------
 
-  app.get('/profiles', async (_request, response) => {
-    response.json(await service.profiles());
+  routes.json('GET /profiles', () => service.profiles());
+  routes.json('POST /profiles/create', ({ body }) => {
+    if (body.cdpUrl && pointsAtItself(body.cdpUrl))
+      throw new BadRequestError(`cdpUrl ${JSON.stringify(body.cdpUrl)} points at clawd-browser itself: a remote profile must name another browser`);
+    return manager.registry.create(body);
   });
-  app.post('/profiles/create', async (request, response) => {
-    const profile = body(schemas.createProfile, request);
-    if (profile.cdpUrl && pointsAtItself(profile.cdpUrl))
-      throw new BadRequestError(`cdpUrl ${JSON.stringify(profile.cdpUrl)} points at clawd-browser itself: a remote profile must name another browser`);
-    response.status(201).json(manager.registry.create(profile));
-  });
-  app.delete('/profiles/:name', async (request, response) => {
-    response.json({ deleted: await manager.deleteProfile(String(request.params.name)) });
-  });
-  app.post('/reset-profile', async (request, response) => {
-    response.json(await service.resetProfile(profileOf(request)));
-  });
+  routes.json('DELETE /profiles/:name', async ({ params }) => ({ deleted: await manager.deleteProfile(params.name) }));
+  routes.json('POST /reset-profile', ({ query }) => service.resetProfile(query.profile));
+  routes.assertAllBound();
 
   app.use((request: Request) => {
     throw new NotFoundError(`No route ${request.method} ${request.path}`);

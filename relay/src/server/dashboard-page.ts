@@ -7,7 +7,7 @@
  * authenticated by the session cookie (dashboard-auth.ts).
  */
 
-import { AUDIT_EVENT_KINDS } from '../api/responses.js';
+import { AUDIT_EVENT_KINDS } from '../api/session-responses.js';
 import { CONSOLE_SECTIONS, CONSOLE_STYLES, consoleMain } from './operator-console.js';
 
 export function dashboardPage(): string {

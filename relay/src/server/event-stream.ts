@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import type { AuditEntry } from '../api/responses.js';
+import type { AuditEntry } from '../api/session-responses.js';
 import { TooManyError } from '../errors.js';
 import { LIMITS } from './limits.js';
 

@@ -1,6 +1,8 @@
 import type { z } from 'zod';
-import type { ActOptions, BrowserApi, DialogArmed, FileChooserAnswer, RecordRequest, SnapshotRequest } from '../api/browser-api.js';
-import type { ActionRequest, ActionResult, AiSnapshotResponse, ProfileSummary, RecordingAnswer, RequestOf, Status } from '../api/responses.js';
+import type { ActOptions, BrowserApi, RecordRequest, SnapshotRequest } from '../api/browser-api.js';
+import type { DialogArmed, FileChooserAnswer } from '../api/responses.js';
+import type { ActionRequest, RequestOf } from '../api/schemas.js';
+import type { ActionResult, AiSnapshotResponse, ProfileSummary, RecordingAnswer, Status } from '../api/responses.js';
 import { ActionSchema, schemas } from '../api/schemas.js';
 import type { ProfileManager } from '../driver/profile-manager.js';
 import type { ProfileDriver } from '../driver/profile-driver.js';

@@ -6,7 +6,7 @@ import type { ProfileManager } from '../driver/profile-manager.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../errors.js';
 import type { ActionLog } from '../runtime/action-log.js';
 import { abortable, runOperation } from '../runtime/operation.js';
-import type { LiveGrant, SessionInfo } from '../api/responses.js';
+import type { LiveGrant, SessionInfo } from '../api/session-responses.js';
 import type { TaskSessions } from '../sessions/task-sessions.js';
 import type { AuditLog, AuditQuery } from '../vault/audit-log.js';
 import type { CookieVault } from '../vault/cookie-vault.js';

@@ -1,4 +1,4 @@
-import type { SpareCounts } from '../api/responses.js';
+import type { SpareCounts } from '../api/session-responses.js';
 
 /**
  * Browsers started ahead of need for task sessions (config sessionSpares):

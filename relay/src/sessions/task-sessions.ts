@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CredentialMode, RecordMode, SessionInfo, SpareCounts } from '../api/responses.js';
+import type { CredentialMode, RecordMode, SessionInfo, SpareCounts } from '../api/session-responses.js';
 import type { ProfileDriver } from '../driver/profile-driver.js';
 import type { ProfileManager } from '../driver/profile-manager.js';
 import { BadRequestError, type ClawdError, DisabledError, ForbiddenError, GoneError, NotFoundError, TooManyError } from '../errors.js';

@@ -1,6 +1,6 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { AuditEntry, AuditEventKind } from '../api/responses.js';
+import type { AuditEntry, AuditEventKind } from '../api/session-responses.js';
 
 /**
  * The audit trail of credentials (spec §11): every vault refresh, grant,

@@ -39,7 +39,7 @@ const Entry = z.strictObject({
 type Entry = z.infer<typeof Entry>;
 const VaultFile = z.strictObject({ version: z.literal(1), entries: z.array(Entry) });
 
-import type { VaultListing } from '../api/responses.js';
+import type { VaultListing } from '../api/session-responses.js';
 export type { VaultListing };
 
 /** A cookie as a browser reports it (Playwright's context.cookies()), as the vault keeps it. */

@@ -2,7 +2,7 @@ import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
-import type { Grant } from '../api/responses.js';
+import type { Grant } from '../api/session-responses.js';
 import { ForbiddenError } from '../errors.js';
 import { cookieSite } from './cookie-vault.js';
 

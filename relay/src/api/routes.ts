@@ -1,0 +1,208 @@
+import { z } from 'zod';
+import { ActionSchema, schemas } from './schemas.js';
+import {
+  ActionResultSchema,
+  CaptureSchema,
+  ConsoleAnswerSchema,
+  DialogArmedSchema,
+  DownloadRecordSchema,
+  FileChooserAnswerSchema,
+  LifecycleSchema,
+  NetworkBodySchema,
+  ProfileSchema,
+  ProfileSummarySchema,
+  RecordingAnswerSchema,
+  ScreenshotSchema,
+  SnapshotSchema,
+  StatusSchema,
+  TabSchema,
+  ViewInputAnswerSchema,
+} from './responses.js';
+import {
+  ActionRecordSchema,
+  AuditPageSchema,
+  IssuedGrantSchema,
+  LiveGrantSchema,
+  RecordingShotsSchema,
+  RefreshSessionSchema,
+  SavedCookiesSchema,
+  SessionInfoSchema,
+  SessionListSchema,
+  VaultListingSchema,
+} from './session-responses.js';
+
+/**
+ * Every route of the control API: what it takes (query, body, path
+ * parameters) and what it answers, by the schemas the server validates with.
+ * The server binds its handlers through this table (server/route-binder.ts:
+ * a handler's answer must have its route's answer type, and a route left
+ * unbound stops the server at start), and the OpenAPI document is generated
+ * from it (api/openapi.ts): one source for the code, the document and clients.
+ */
+
+export type ErrorStatus = 400 | 403 | 404 | 409 | 410 | 413 | 429 | 503 | 504;
+
+/** An answer that is not JSON: an image, a page, a stream. */
+export interface MediaAnswer {
+  media: 'image/jpeg' | 'text/html' | 'multipart/x-mixed-replace' | 'text/event-stream' | 'redirect';
+  description: string;
+}
+
+export interface RouteSpec {
+  summary: string;
+  /** The guide's group: the document's tag. */
+  tag: 'Browser' | 'Pages' | 'Actions' | 'Recording' | 'Live view' | 'Sessions' | 'Vault' | 'Profiles' | 'Agents';
+  query?: z.ZodType;
+  body?: z.ZodType;
+  /** Path parameters, each with what it is. */
+  params?: Record<string, string>;
+  answer: z.ZodType | MediaAnswer;
+  /** The success status, when not 200. */
+  status?: 201;
+  /** Errors this route gives besides 401 (no token) and those of a bad request (400, named when it takes input). */
+  errors?: ErrorStatus[];
+  /** Reached without the token: the one-time dashboard link. */
+  public?: true;
+}
+
+const profileOnly = schemas.profileQuery;
+/** A browser's work: the profile may be disabled or not running, the tab gone, the wait over. */
+const BROWSER_ERRORS: ErrorStatus[] = [404, 409, 503, 504];
+
+export const ROUTES = {
+  // ---- status and lifecycle
+  'GET /': {
+    summary: 'The profile\'s status (a browser asking for HTML gets the operator\'s dashboard instead)',
+    tag: 'Browser',
+    query: profileOnly,
+    answer: StatusSchema,
+    errors: [404],
+  },
+  'POST /start': { summary: 'Start the profile\'s browser (or connect to it)', tag: 'Browser', query: profileOnly, answer: LifecycleSchema, errors: BROWSER_ERRORS },
+  'POST /stop': { summary: 'Stop the profile\'s browser', tag: 'Browser', query: profileOnly, answer: LifecycleSchema, errors: [404] },
+  // ---- tabs and inspection
+  'GET /tabs': { summary: 'The profile\'s tabs', tag: 'Pages', query: profileOnly, answer: z.object({ tabs: z.array(TabSchema) }), errors: BROWSER_ERRORS },
+  'POST /tabs/open': { summary: 'Open a tab', tag: 'Pages', query: profileOnly, body: schemas.open, answer: TabSchema, errors: BROWSER_ERRORS },
+  'POST /tabs/focus': { summary: 'Bring a tab to the front', tag: 'Pages', query: profileOnly, body: schemas.focus, answer: TabSchema, errors: BROWSER_ERRORS },
+  'DELETE /tabs/:targetId': {
+    summary: 'Close a tab',
+    tag: 'Pages',
+    query: profileOnly,
+    params: { targetId: 'The tab, as GET /tabs names it' },
+    answer: z.object({ closed: TabSchema }),
+    errors: BROWSER_ERRORS,
+  },
+  'POST /navigate': { summary: 'Load a URL in a tab (the last used one by default)', tag: 'Pages', query: profileOnly, body: schemas.navigate, answer: TabSchema, errors: [...BROWSER_ERRORS, 403] },
+  'POST /screenshot': { summary: 'A PNG or JPEG of a tab, its full page or one element', tag: 'Pages', query: profileOnly, body: schemas.screenshot, answer: ScreenshotSchema, errors: BROWSER_ERRORS },
+  'POST /pdf': { summary: 'A tab as PDF (headless managed browsers)', tag: 'Pages', query: profileOnly, body: schemas.pdf, answer: CaptureSchema, errors: BROWSER_ERRORS },
+  'GET /console': { summary: 'A tab\'s console messages', tag: 'Pages', query: schemas.consoleQuery, answer: ConsoleAnswerSchema, errors: BROWSER_ERRORS },
+  'GET /downloads': { summary: 'Downloads the profile\'s tabs started', tag: 'Pages', query: profileOnly, answer: z.object({ downloads: z.array(DownloadRecordSchema) }), errors: [404] },
+  // ---- snapshots, actions, hooks
+  'GET /snapshot': {
+    summary: 'The page as an outline with refs (ai) or its accessibility tree (aria); shaped for a token budget',
+    tag: 'Actions',
+    query: schemas.snapshotQuery,
+    answer: SnapshotSchema,
+    errors: BROWSER_ERRORS,
+  },
+  'POST /act': {
+    summary: 'One action on a tab, by ref or by point; the answer says what it changed',
+    tag: 'Actions',
+    query: schemas.actQuery,
+    body: ActionSchema,
+    answer: ActionResultSchema,
+    errors: [...BROWSER_ERRORS, 403, 410],
+  },
+  'POST /hooks/file-chooser': { summary: 'Give files to a file chooser (now, by ref, or armed for the next one)', tag: 'Actions', query: profileOnly, body: schemas.fileChooser, answer: FileChooserAnswerSchema, errors: [...BROWSER_ERRORS, 403] },
+  'POST /hooks/dialog': { summary: 'Arm the answer to a tab\'s next dialog', tag: 'Actions', query: profileOnly, body: schemas.dialog, answer: DialogArmedSchema, errors: BROWSER_ERRORS },
+  // ---- a record of what happened
+  'POST /network/record': { summary: 'Start or stop a tab\'s network log', tag: 'Recording', query: profileOnly, body: schemas.networkRecord, answer: RecordingAnswerSchema, errors: BROWSER_ERRORS },
+  'GET /network': { summary: 'A tab\'s network log, filtered', tag: 'Recording', query: schemas.networkQuery, answer: RecordingAnswerSchema, errors: [...BROWSER_ERRORS, 403] },
+  'GET /network/body': { summary: 'The body of one logged request or its response', tag: 'Recording', query: schemas.networkBody, answer: NetworkBodySchema, errors: BROWSER_ERRORS },
+  'POST /network/har': { summary: 'The network log as HAR 1.2, written under $CLAWD_HOME/recordings', tag: 'Recording', query: profileOnly, body: schemas.har, answer: RecordingAnswerSchema, errors: [...BROWSER_ERRORS, 403] },
+  'POST /trace/start': { summary: 'Start a Playwright trace of the profile\'s browser context', tag: 'Recording', query: profileOnly, answer: RecordingAnswerSchema, errors: BROWSER_ERRORS },
+  'POST /trace/stop': { summary: 'Stop the trace and write it (open it with npx playwright show-trace)', tag: 'Recording', query: profileOnly, body: schemas.traceStop, answer: RecordingAnswerSchema, errors: BROWSER_ERRORS },
+  'GET /actions': { summary: 'The action log: recent actions, newest last, never what was typed', tag: 'Agents', query: schemas.actionsQuery, answer: z.object({ actions: z.array(ActionRecordSchema) }) },
+  // ---- live view and dashboard
+  'GET /screencast': {
+    summary: 'A tab\'s live view as a stream of JPEG frames (an <img> shows it)',
+    tag: 'Live view',
+    query: schemas.screencastQuery,
+    answer: { media: 'multipart/x-mixed-replace', description: 'JPEG frames, each with X-Captured-At (epoch ms)' },
+    errors: BROWSER_ERRORS,
+  },
+  'GET /screencast/frame': {
+    summary: 'One JPEG of a tab (204 when it has none yet)',
+    tag: 'Live view',
+    query: schemas.screencastQuery,
+    answer: { media: 'image/jpeg', description: 'The tab now' },
+    errors: BROWSER_ERRORS,
+  },
+  'POST /screencast/input': { summary: 'A person\'s input through the live view, logged as the person\'s', tag: 'Live view', query: profileOnly, body: schemas.viewInput, answer: ViewInputAnswerSchema, errors: BROWSER_ERRORS },
+  'POST /dashboard/link': {
+    summary: 'A one-time link into the operator\'s dashboard (valid 60 s)',
+    tag: 'Live view',
+    answer: z.object({ url: z.string(), expiresInSeconds: z.number().int() }),
+  },
+  'GET /dashboard/login': {
+    summary: 'Trade a one-time link\'s code for the dashboard\'s session cookie',
+    tag: 'Live view',
+    query: z.object({ code: z.string().optional() }),
+    answer: { media: 'redirect', description: '302 to the dashboard, with its session cookie' },
+    public: true,
+  },
+  'GET /events': {
+    summary: 'Server-sent events: each audit entry as it is written',
+    tag: 'Live view',
+    answer: { media: 'text/event-stream', description: 'One `audit` event per entry, its data an audit entry' },
+  },
+  // ---- task sessions, grants, the vault
+  'POST /sessions': {
+    summary: 'Open a task session: a throwaway browser, optionally with a tenant\'s logins under a grant',
+    tag: 'Sessions',
+    body: schemas.openSession,
+    answer: SessionInfoSchema,
+    status: 201,
+    errors: [403, 409, 429, 503, 504],
+  },
+  'GET /sessions': { summary: 'Open task sessions, and the warm spare browsers', tag: 'Sessions', answer: SessionListSchema },
+  'DELETE /sessions/:id': { summary: 'End a task session: its browser and everything it wrote go', tag: 'Sessions', params: { id: 'The session\'s id' }, answer: z.object({ closed: SessionInfoSchema }), errors: [404] },
+  'POST /sessions/:id/extend': { summary: 'Set a session\'s time to live from now', tag: 'Sessions', params: { id: 'The session\'s id' }, body: schemas.extendSession, answer: z.object({ extended: SessionInfoSchema }), errors: [404] },
+  'GET /audit': { summary: 'The audit log, newest first, a page at a time', tag: 'Sessions', query: schemas.auditQuery, answer: AuditPageSchema },
+  'GET /audit/recording': {
+    summary: 'A session\'s recorded screenshots; with file, one of them as JPEG',
+    tag: 'Sessions',
+    query: schemas.recordingQuery,
+    answer: RecordingShotsSchema,
+    errors: [404],
+  },
+  'GET /grants': { summary: 'Grants that can still be used, and the sessions given cookies under each', tag: 'Vault', answer: z.object({ grants: z.array(LiveGrantSchema) }) },
+  'POST /grants': { summary: 'Sign a grant: a tenant\'s cookies of these domains, until its ttl', tag: 'Vault', body: schemas.issueGrant, answer: IssuedGrantSchema, status: 201, errors: [503] },
+  'DELETE /grants/:id': { summary: 'Revoke a grant', tag: 'Vault', params: { id: 'The grant\'s id' }, answer: z.object({ revoked: z.string() }), errors: [503] },
+  'GET /vault': { summary: 'What the vault holds, per tenant and domain (never a value)', tag: 'Vault', query: schemas.vaultQuery, answer: z.object({ entries: z.array(VaultListingSchema) }), errors: [503] },
+  'DELETE /vault': { summary: 'Forget a tenant\'s cookies (of one domain, or all)', tag: 'Vault', query: schemas.vaultQuery, answer: z.object({ forgotten: z.array(VaultListingSchema) }), errors: [503] },
+  'POST /vault/refresh': { summary: 'A session a person drives to log in; its cookies are saved when they say done', tag: 'Vault', body: schemas.vaultRefresh, answer: RefreshSessionSchema, status: 201, errors: [409, 429, 503, 504] },
+  'POST /vault/refresh/:id/done': { summary: 'Save the refresh session\'s cookies and end it', tag: 'Vault', params: { id: 'The refresh session\'s id' }, body: schemas.vaultRefreshDone, answer: z.object({ saved: SavedCookiesSchema }), errors: [404, 503] },
+  'POST /vault/from-extension': {
+    summary: 'Save cookies from the user\'s own Chrome, for the domains the person allows in the extension',
+    tag: 'Vault',
+    body: schemas.vaultFromExtension,
+    answer: z.object({ saved: SavedCookiesSchema, refused: z.array(z.string()) }),
+    errors: [403, 503, 504],
+  },
+  // ---- profiles
+  'GET /profiles': { summary: 'Every profile, and whether its browser runs', tag: 'Profiles', answer: z.object({ profiles: z.array(ProfileSummarySchema), defaultProfile: z.string() }) },
+  'POST /profiles/create': { summary: 'A new managed profile, or a remote one (cdpUrl)', tag: 'Profiles', body: schemas.createProfile, answer: ProfileSchema, status: 201, errors: [409] },
+  'DELETE /profiles/:name': { summary: 'Delete a profile (its browser stops; a managed one\'s data dir goes)', tag: 'Profiles', params: { name: 'The profile' }, answer: z.object({ deleted: ProfileSchema }), errors: [404, 409] },
+  'POST /reset-profile': { summary: 'Stop a managed profile\'s browser, and any process still holding its data dir', tag: 'Profiles', query: profileOnly, answer: z.object({ profile: z.string(), killed: z.array(z.number().int()) }), errors: [404, 409] },
+  // ---- agents
+  'POST /mcp': {
+    summary: 'MCP over Streamable HTTP: the same tools as `clawd-browser mcp` (GET and DELETE per the MCP transport too)',
+    tag: 'Agents',
+    body: z.unknown().describe('A JSON-RPC message (or a batch) of the Model Context Protocol'),
+    answer: z.unknown().describe('A JSON-RPC answer, or an event stream of them'),
+  },
+  'GET /openapi.json': { summary: 'This document', tag: 'Agents', answer: z.record(z.string(), z.unknown()).describe('OpenAPI 3.1') },
+} satisfies Record<string, RouteSpec>;
+
+export type RouteKey = keyof typeof ROUTES;

@@ -1,0 +1,140 @@
+import { z } from 'zod';
+
+/**
+ * What the control API answers about task sessions, grants, the cookie
+ * vault, the audit and the action log (spec §11, §12), as zod schemas: the
+ * types are inferred from them and the OpenAPI document is generated from
+ * them (api/openapi.ts).
+ */
+
+export const CredentialModeSchema = z.enum(['clean', 'operator']);
+export type CredentialMode = z.infer<typeof CredentialModeSchema>;
+/** What a session keeps of its actions: nothing, screenshots removed with it, or kept for the audit. */
+export const RecordModeSchema = z.enum(['off', 'transient', 'audit']);
+export type RecordMode = z.infer<typeof RecordModeSchema>;
+
+export const AUDIT_EVENT_KINDS = [
+  'grant',
+  'grant-revoked',
+  'refresh-start',
+  'refresh-saved',
+  'extension-saved',
+  'inject',
+  'session-start',
+  'session-extended',
+  'session-limit',
+  'session-stop',
+  'vault-forget',
+  'cdp-connect',
+  'cdp-disconnect',
+] as const;
+export type AuditEventKind = (typeof AUDIT_EVENT_KINDS)[number];
+
+/** One line of the audit log (`GET /audit`): never a cookie value or a token. */
+export const AuditEntrySchema = z.object({
+  time: z.string(),
+  event: z.enum(AUDIT_EVENT_KINDS),
+  tenant: z.string().optional(),
+  session: z.string().optional(),
+  domains: z.array(z.string()).optional(),
+  grantId: z.string().optional(),
+  expiresAt: z.string().optional().describe('A grant\'s expiry (ISO), on grant entries'),
+  outcome: z.enum(['ok', 'refused', 'error']),
+  detail: z.string().optional(),
+});
+export type AuditEntry = z.infer<typeof AuditEntrySchema>;
+/** `GET /audit`: newest first; `next` is the `before` of the next page. */
+export const AuditPageSchema = z.object({ entries: z.array(AuditEntrySchema.extend({ position: z.number().int() })), next: z.number().int().optional() });
+
+/** A grant that can still be used (`GET /grants`): from the audit log, since tokens are kept by no one but their holder. */
+export const LiveGrantSchema = z.object({
+  id: z.string(),
+  tenant: z.string(),
+  domains: z.array(z.string()),
+  issuedAt: z.string(),
+  expiresAt: z.string(),
+  sessions: z.array(z.string()).describe('Sessions that were given cookies under it'),
+});
+export type LiveGrant = z.infer<typeof LiveGrantSchema>;
+
+/** A signed grant's payload: whose cookies, of which domains, until when. */
+export const GrantSchema = z.object({
+  id: z.string(),
+  tenant: z.string(),
+  allowed_domains: z.array(z.string()),
+  expires_at: z.number().int().describe('Epoch milliseconds'),
+  origin_session_id: z.string().optional(),
+});
+export type Grant = z.infer<typeof GrantSchema>;
+/** `POST /grants`: the signed token (given once, kept by nobody else) and what it says. */
+export const IssuedGrantSchema = z.object({ token: z.string(), grant: GrantSchema });
+
+/** `GET /sessions` also tells how many spare browsers are warm (config sessionSpares). */
+export const SpareCountsSchema = z.object({
+  ready: z.number().int().describe('Started, connected, holding a blank page'),
+  starting: z.number().int(),
+  wanted: z.number().int().describe('config sessionSpares: the pool is topped up to this after the first session'),
+});
+export type SpareCounts = z.infer<typeof SpareCountsSchema>;
+
+/** `POST /sessions`, `GET /sessions`. */
+export const SessionInfoSchema = z.object({
+  id: z.string(),
+  profile: z.string().describe('The profile name every control route takes (?profile=session-<id>)'),
+  credential_mode: z.union([CredentialModeSchema, z.literal('refresh')]),
+  tenant: z.string().optional(),
+  domains: z.array(z.string()).describe('Domains whose cookies were injected (operator) or will be saved (refresh)'),
+  injectedCookies: z.number().int(),
+  grantId: z.string().optional(),
+  record: RecordModeSchema,
+  place: z.enum(['local', 'grid']).describe('Where its browser runs: this machine, or a node of the configured Selenium Grid'),
+  node: z.string().optional().describe('On a Grid: the node it was placed on'),
+  cdpUrl: z.string().describe('The session browser\'s CDP: the relay\'s /cdp?profile=session-<id> (with the token or the session\'s key)'),
+  createdAt: z.string(),
+  expiresAt: z.string(),
+  cdpClients: z.number().int().describe('CDP clients connected to it now (its driver not counted)'),
+  isolation: z.enum(['jail', 'process']).optional().describe('A local session\'s isolation (config sessionIsolation)'),
+  isolationNote: z.string().optional().describe('Why a session is not in the jail it would have had, or what its jail lacks'),
+  egress: z
+    .object({ bytesIn: z.number().int(), bytesOut: z.number().int(), connections: z.number().int(), refused: z.number().int() })
+    .optional()
+    .describe('Its browser\'s traffic through its egress proxy, in GET /sessions'),
+  key: z
+    .string()
+    .optional()
+    .describe('In POST /sessions\'s answer only: the session\'s own key. It opens this session\'s routes (and MCP scoped to it) and nothing else, and expires with the session'),
+});
+export type SessionInfo = z.infer<typeof SessionInfoSchema>;
+export const SessionListSchema = z.object({ sessions: z.array(SessionInfoSchema), spares: SpareCountsSchema });
+
+/** `POST /vault/refresh`: a session a person drives to log in, where to watch it, and where to say it is done. */
+export const RefreshSessionSchema = SessionInfoSchema.extend({ liveView: z.string(), done: z.string() });
+
+/** `GET /vault`: what the vault holds for a (tenant, domain), never a value. */
+export const VaultListingSchema = z.object({ tenant: z.string(), domain: z.string(), savedAt: z.string(), cookies: z.number().int() });
+export type VaultListing = z.infer<typeof VaultListingSchema>;
+/** Cookies saved per domain. */
+export const SavedCookiesSchema = z.array(z.object({ domain: z.string(), cookies: z.number().int() }));
+
+export const ActorSchema = z.enum(['agent', 'person']);
+export type Actor = z.infer<typeof ActorSchema>;
+export const OutcomeSchema = z.enum(['ok', 'error', 'timeout', 'aborted']);
+export type Outcome = z.infer<typeof OutcomeSchema>;
+
+/** One line of the action log (`GET /actions`): never what was typed. */
+export const ActionRecordSchema = z.object({
+  time: z.string(),
+  profile: z.string(),
+  targetId: z.string().optional(),
+  kind: z.string(),
+  ref: z.string().optional(),
+  url: z.string().optional(),
+  durationMs: z.number(),
+  outcome: OutcomeSchema,
+  error: z.string().optional(),
+  actor: ActorSchema,
+});
+export type ActionRecord = z.infer<typeof ActionRecordSchema>;
+
+/** `GET /audit/recording`: a session's recorded screenshots, oldest first, one per action. */
+export const RecordingShotsSchema = z.object({ session: z.string(), shots: z.array(z.object({ file: z.string(), action: z.string(), time: z.string() })) });
