@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -124,6 +124,16 @@ describe('the extension profile', () => {
     await client('extension').stop();
     expect(await client('extension').status()).toMatchObject({ connected: false, extension: 'connected' });
     expect(env.server.relay.bridge.sharedTabs()).toHaveLength(before);
+  });
+
+  it('clawd-browser doctor sees the extension paired and connected', async () => {
+    const cli = new URL('../../bin/clawd-browser.js', import.meta.url).pathname;
+    const report = await new Promise<string>((resolve, reject) =>
+      execFile(process.execPath, [cli, '--json', '--url', `http://127.0.0.1:${env.server.control.port}`, 'doctor'], { env: { ...process.env, CLAWD_HOME: home } }, (error, stdout) => (error && !stdout ? reject(error) : resolve(stdout))),
+    );
+    const checks = (JSON.parse(report) as { checks: Array<{ name: string; verdict: string; detail: string }> }).checks;
+    expect(checks.find((check) => check.name === 'extension')).toMatchObject({ verdict: 'ok', detail: 'paired and connected' });
+    expect(checks.find((check) => check.name === 'server')).toMatchObject({ verdict: 'ok' });
   });
 });
 

@@ -5,7 +5,7 @@ import { ClawdError, nextStepIn } from '../errors.js';
 import { controlAddress, ensureConfig, loadConfig, urlHost } from '../config/config.js';
 import { DEFAULT_CONTROL_PORT, EXTENSION_ID, relayPortFor } from '../../../protocol/constants.js';
 import { CLI_PATH, PACKAGE_VERSION } from '../config/package-root.js';
-import { relayAddressFor } from '../config/server-record.js';
+import { controlUrlFor, relayAddressFor } from '../config/server-record.js';
 import { currentPlatform } from '../config/platform.js';
 import { clawdHome, loadOrCreateExtensionKey, loadOrCreateToken } from '../config/state-dir.js';
 import { createLogger, type LogLevel } from '../log.js';
@@ -13,6 +13,7 @@ import { runNativeHost } from '../native-host/host.js';
 import { BROWSERS, type BrowserName, installNativeHost, type InstallOptions, uninstallNativeHost } from '../native-host/install.js';
 import { addBrowserCommands } from './browser-commands.js';
 import { addSessionCommands } from './session-commands.js';
+import { describeChecks, runDoctor } from './doctor.js';
 import { runMcpStdio } from './mcp.js';
 import { serve } from './serve.js';
 
@@ -85,6 +86,17 @@ program
   .command('mcp')
   .description('serve the browser tools over MCP on stdio (starts `serve` in the background when it is not running)')
   .action(() => runMcpStdio({ home: clawdHome(), profile: program.opts().profile, url: program.opts().url ?? process.env.CLAWD_URL }));
+
+program
+  .command('doctor')
+  .description('check what a first run needs (the browser, the home, ports, the server, the native host, the extension, jails, the Grid) and say how to fix each problem')
+  .action(async () => {
+    const home = clawdHome();
+    const checks = await runDoctor(home, program.opts().url?.replace(/\/+$/, '') ?? controlUrlFor(home));
+    const healthy = checks.every((check) => check.verdict !== 'fail');
+    print({ ok: healthy, checks }, () => describeChecks(checks));
+    process.exitCode = healthy ? 0 : 1;
+  });
 
 addBrowserCommands(program, client, print);
 addSessionCommands(program, client, print);
