@@ -3,7 +3,7 @@
  * import only the folders listed for it below, type-only imports included,
  * and the extension only the shared protocol. An import that goes up a
  * layer fails the check with the file, the line and the rule. The table is
- * the one in the README's "How it works"; change both together.
+ * the one in docs/architecture.md ("The layers"); change both together.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -29,7 +29,7 @@ export const LAYERS: Record<string, string[]> = {
   server: ['api', 'bridge', 'config', 'driver', 'mcp', 'runtime', 'service'],
   'native-host': ['config'],
   client: ['api', 'config'],
-  cli: ['api', 'client', 'config', 'driver', 'mcp', 'native-host', 'profiles', 'runtime', 'server', 'sessions', 'vault'],
+  cli: ['api', 'client', 'config', 'driver', 'jail', 'mcp', 'native-host', 'profiles', 'runtime', 'server', 'sessions', 'vault'],
 };
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), '..');
