@@ -1,11 +1,13 @@
 import { crx } from '@crxjs/vite-plugin';
 import { defineConfig } from 'vite';
 import manifest from './extension/manifest.json' with { type: 'json' };
+import pkg from './package.json' with { type: 'json' };
 
 // Builds extension/ into dist/extension/, loadable with --load-extension.
 export default defineConfig({
   root: 'extension',
-  plugins: [crx({ manifest })],
+  // The extension's version is the package's: one number for the relay and the extension a person loads.
+  plugins: [crx({ manifest: { ...manifest, version: pkg.version } })],
   build: {
     outDir: '../dist/extension',
     emptyOutDir: true,

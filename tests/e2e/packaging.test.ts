@@ -1,11 +1,13 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { waitFor } from '../harness/chromium.js';
+import { extensionReady, launchChromium, waitFor } from '../harness/chromium.js';
+import { EXTENSION_ID } from '../../protocol/constants.js';
+import extract from 'extract-zip';
 import { type FixtureServer, startFixtureServer } from '../harness/fixture-server.js';
 import { freePortPair } from '../harness/ports.js';
 
@@ -73,5 +75,31 @@ describe('the packed package', () => {
     });
     const { stdout: driven } = await run(process.execPath, ['drive.mjs'], { cwd: app, env: { ...process.env, TOKEN: tokenOut.stdout.trim() } });
     expect(JSON.parse(driven)).toEqual({ title: 'Fixture Home', url: fixtures.url('index.html?packed=1'), outline: true, typedError: true });
+  });
+});
+
+describe('the extension as a package', () => {
+  it('npm run pack:extension makes a zip that loads as the same extension (its fixed ID), at the package\'s version, the same bytes each time', { timeout: 60_000 }, async () => {
+    const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    const out = join(scratch, 'zip');
+    mkdirSync(out);
+    const pack = () => run(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'pack-extension.ts'), '--out', out], { cwd: ROOT });
+    await pack();
+    const zip = join(out, `clawd-browser-extension-${version}.zip`);
+    const first = readFileSync(zip);
+    await pack();
+    expect(readFileSync(zip).equals(first)).toBe(true);
+
+    // A person unzips it and loads the folder: a zip reader nobody here wrote, then Chromium itself.
+    const unpacked = join(scratch, 'unpacked');
+    await extract(zip, { dir: unpacked });
+    const manifest = JSON.parse(readFileSync(join(unpacked, 'manifest.json'), 'utf8')) as { version: string; key: string };
+    expect(manifest.version).toBe(version);
+    const browser = await launchChromium({ extensionDir: unpacked });
+    try {
+      await extensionReady(browser.cdp, EXTENSION_ID);
+    } finally {
+      await browser.close();
+    }
   });
 });
