@@ -89,7 +89,7 @@ const profileData = (clawd: string) => join(clawd, 'browser', 'clawd', 'user-dat
 
 /**
  * Stops the `serve` that `mcp` started in the background (it outlives the
- * MCP session by design) the way a user would: SIGTERM to the pid in
+ * MCP session until unused for idleStopMinutes) the way a user would: SIGTERM to the pid in
  * relay.pid, whose handler stops the managed browsers before exiting. Then
  * no Chromium of the profile may be left. `quiet` (cleanup): no assertions,
  * and whatever is still there is killed.
@@ -164,7 +164,7 @@ describe('clawd-browser mcp, first run from an MCP client', () => {
       if (process.getuid?.() === 0) expect(browsers[0]).toContain('--no-sandbox');
     }
 
-    // The server outlives the MCP session by design: stop it as a user would, and nothing is left.
+    // The server outlives the MCP session (until unused for idleStopMinutes): stop it as a user would, and nothing is left.
     await stopBackgroundServer(clawd);
   }, 120_000);
 
@@ -215,4 +215,80 @@ describe('clawd-browser mcp, first run from an MCP client', () => {
     expect(failed.text).toContain(`(log: ${join(clawd, 'relay.log')})`);
     expect(readFileSync(join(clawd, 'relay.log'), 'utf8')).toContain(`127.0.0.1:${relay} is already in use`);
   }, 60_000);
+});
+
+describe('nothing left running that nobody uses (config idleStopMinutes)', () => {
+  /** A home whose browsers and self-started server count 3 s unused as idle. */
+  async function idleHome(): Promise<{ home: string; clawd: string; control: number }> {
+    const { home, clawd } = freshHome();
+    mkdirSync(clawd, { mode: 0o700 });
+    const { control } = await freePortPair();
+    const cdpPort = (await freePortPair()).control;
+    writeFileSync(join(clawd, 'config.json'), JSON.stringify({ controlUrl: `http://127.0.0.1:${control}`, headless: true, idleStopMinutes: 0.05, profiles: { clawd: { cdpPort } } }));
+    return { home, clawd, control };
+  }
+  const serverPid = (clawd: string) => (existsSync(join(clawd, 'relay.pid')) ? Number(readFileSync(join(clawd, 'relay.pid'), 'utf8')) : undefined);
+
+  it('the serve that mcp started stops its unused browser and exits, saying so; a client still connected starts it again', async () => {
+    const fixtures = await startFixtureServer();
+    cleanups.push(() => fixtures.close());
+    const { home, clawd } = await idleHome();
+    const { client, stderr } = await connectMcp(home);
+    const opened = await call(client, 'browser_tabs', { action: 'open', url: fixtures.url('index.html') });
+    expect(opened.isError, stderr()).toBe(false);
+    const first = serverPid(clawd)!;
+    expect(findProfileProcesses(profileData(clawd)).length).toBeGreaterThan(0);
+
+    // The agent thinks for a while (the client stays connected, calling nothing): the browser stops, then the server exits.
+    await waitFor(() => processGone(first), { timeoutMs: 30_000, message: 'the serve mcp started never exited while unused' });
+    await waitFor(() => findProfileProcesses(profileData(clawd)).length === 0, { timeoutMs: 10_000, message: 'Chromium outlived serve' });
+    const log = readFileSync(join(clawd, 'relay.log'), 'utf8');
+    expect(log).toMatch(/stopping the clawd browser: unused for \d+ s \(config idleStopMinutes\)/);
+    expect(log).toMatch(/exiting: started by mcp or the native host, and unused for \d+ s/);
+    expect(existsSync(join(clawd, 'server.json'))).toBe(false);
+
+    // The next call finds no server and starts one.
+    const again = await call(client, 'browser_tabs', { action: 'open', url: fixtures.url('index.html?again=1') });
+    expect(again.isError, again.text).toBe(false);
+    const second = serverPid(clawd)!;
+    expect(second).not.toBe(first);
+
+    // The client leaves for good: this server goes too, and takes its browser.
+    await client.close();
+    await waitFor(() => processGone(second), { timeoutMs: 30_000, message: 'the serve mcp started never exited after its client left' });
+    await waitFor(() => findProfileProcesses(profileData(clawd)).length === 0, { timeoutMs: 10_000, message: 'Chromium outlived serve' });
+  }, 120_000);
+
+  it('a serve a person started stays up; its browser stops once unused, and a connected CDP client keeps it in use', async () => {
+    const fixtures = await startFixtureServer();
+    cleanups.push(() => fixtures.close());
+    const { clawd, control } = await idleHome();
+    const { spawn } = await import('node:child_process');
+    const serve = spawn(process.execPath, [CLI, 'serve', '--log-level', 'info'], { env: { ...process.env, CLAWD_HOME: clawd }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let log = '';
+    serve.stderr!.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    cleanups.push(() => stopBackgroundServer(clawd, { quiet: true }));
+    const base = `http://127.0.0.1:${control}`;
+    await waitFor(() => fetch(`${base}/`).then(() => true, () => false), { timeoutMs: 15_000, message: 'serve did not come up' });
+    const token = readFileSync(join(clawd, 'token'), 'utf8').trim();
+    const api = (path: string, init: RequestInit = {}) => fetch(`${base}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } });
+    const running = async () => ((await (await api('/?profile=clawd')).json()) as { running?: boolean }).running === true;
+
+    expect((await api('/tabs/open?profile=clawd', { method: 'POST', body: JSON.stringify({ url: fixtures.url('index.html') }) })).status).toBe(200);
+    // A CDP client holds the browser: three idle periods pass and it still runs.
+    const { chromium } = await import('playwright-core');
+    const status = (await (await api('/?profile=clawd')).json()) as { cdpUrl: string };
+    const browser = await chromium.connectOverCDP(`${status.cdpUrl}&token=${token}`);
+    await new Promise((resolve) => setTimeout(resolve, 9_000));
+    expect(await running()).toBe(true);
+    await browser.close();
+
+    // Let go: it stops, and the server a person started stays.
+    await waitFor(async () => !(await running()), { timeoutMs: 20_000, message: 'the unused browser was never stopped' });
+    expect(log).toMatch(/stopping the clawd browser: unused for/);
+    await new Promise((resolve) => setTimeout(resolve, 4_000));
+    expect(serve.exitCode).toBeNull();
+    expect((await api('/?profile=clawd')).status).toBe(200);
+    await stopBackgroundServer(clawd);
+  }, 90_000);
 });

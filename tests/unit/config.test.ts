@@ -22,6 +22,7 @@ describe('config.json', () => {
       noSandbox: false,
       allowedUrlSchemes: [],
       actionTimeoutMs: 130_000,
+      idleStopMinutes: 15,
       maxRunningBrowsers: 8,
       allowNonLoopback: false,
       maxSessions: 4,

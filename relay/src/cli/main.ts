@@ -51,7 +51,9 @@ program
   .option('--port <port>', 'control API port (default: config.json controlUrl); the relay listens on port + 1', port)
   .option('--host <host>', 'address to bind (default: the controlUrl host); anything but loopback exposes the browser')
   .option('--log-level <level>', 'debug | info | warn | error | silent', 'info')
-  .action((options: { port?: number; host?: string; logLevel: LogLevel }) => serve({ ...options, json: program.opts().json }));
+  // Given by `mcp` and the native host when they start the server themselves: it exits once unused (config idleStopMinutes).
+  .addOption(new Option('--exit-when-idle').hideHelp())
+  .action((options: { port?: number; host?: string; logLevel: LogLevel; exitWhenIdle?: boolean }) => serve({ ...options, json: program.opts().json }));
 
 program
   .command('token')

@@ -9,7 +9,9 @@ import { ensureRelay, type HostContext } from '../native-host/operations.js';
  * `clawd-browser mcp`: the MCP tools over stdio, for an agent that launches
  * its tools as processes. It talks to the control API of this machine's
  * server and, when nothing answers, starts `serve` detached first (as the
- * native host does), so the server outlives the agent's session. stdout
+ * native host does). That server outlives this process for a while and
+ * exits by itself once nothing uses it (config idleStopMinutes); every tool
+ * call checks that it answers and starts it again when it has gone. stdout
  * carries MCP messages only.
  *
  * A server that cannot start does not end this process: the client would
@@ -28,7 +30,7 @@ export async function runMcpStdio(options: { home: string; profile?: string; url
         // A server named by --url or CLAWD_URL is the user's to run: nothing is started for it.
         if (!options.url) await ensureRelay(context);
         // Made once the server answers: the client reads the token it wrote.
-        client = BrowserClient.local({ home: options.home, profile: options.profile, url: options.url });
+        client ??= BrowserClient.local({ home: options.home, profile: options.profile, url: options.url });
       } catch (error) {
         throw new Error(`The clawd-browser server could not start: ${(error as Error)?.message ?? String(error)}. Fix that, and the next tool call tries again.`);
       }
@@ -36,8 +38,9 @@ export async function runMcpStdio(options: { home: string; profile?: string; url
   start().catch((error: Error) => process.stderr.write(`clawd-browser: ${error.message}\n`));
   const server = createMcpServer(() => client!, {
     exportDir: join(options.home, 'exports'),
+    // The server this process started may have exited since, unused: each call makes sure it answers (a loopback round trip).
     beforeCall: async () => {
-      if (!client) await start();
+      if (!client || !options.url) await start();
     },
   });
   await server.connect(new StdioServerTransport());

@@ -16,6 +16,7 @@ import { createLogger, type Logger, type LogLevel } from '../log.js';
 import { ProfileManager } from '../driver/profile-manager.js';
 import { type ControlServer, startControlServer } from '../server/control-server.js';
 import { type RelayServer, startRelayServer } from '../server/relay-server.js';
+import { watchIdle } from './idle-watch.js';
 
 /**
  * What `clawd-browser serve` runs: the control API (spec §6) and, one port
@@ -32,7 +33,15 @@ export interface ClawdServer {
   close(): Promise<void>;
 }
 
-export async function startServer(options: { home: string; port?: number; host?: string; logger: Logger; relayLogger?: Logger }): Promise<ClawdServer> {
+export async function startServer(options: {
+  home: string;
+  port?: number;
+  host?: string;
+  logger: Logger;
+  relayLogger?: Logger;
+  /** Set for a server `mcp` or the native host started: called once nothing has used it for idleStopMinutes. */
+  exitWhenIdle?: () => Promise<void>;
+}): Promise<ClawdServer> {
   const token = loadOrCreateToken(options.home);
   const extensionKey = loadOrCreateExtensionKey(options.home);
   const config = ensureConfig(options.home);
@@ -70,7 +79,15 @@ export async function startServer(options: { home: string; port?: number; host?:
   relay.serveProfiles({
     mux: (profile, credential) => manager.cdpMux(profile, credential === 'driver'),
     sessionKeys: (secret) => credentials.sessions.keyOwner(secret),
-    joined: (profile, credential) => credentials.sessions.cdpJoined(profile, credential),
+    joined: (profile, credential) => {
+      const leftSession = credentials.sessions.cdpJoined(profile, credential);
+      // A CDP client keeps its browser in use; the driver's own connection does not.
+      const left = credential === 'driver' ? () => {} : manager.idle.clientJoined(profile);
+      return () => {
+        left();
+        leftSession();
+      };
+    },
   });
   let control: ControlServer;
   try {
@@ -90,6 +107,17 @@ export async function startServer(options: { home: string; port?: number; host?:
     throw error;
   }
   manager.ownPorts.add(control.port);
+  const idle = watchIdle(
+    {
+      manager,
+      sharedTabs: () => relay.bridge.sharedTabs().length,
+      openSessions: () => credentials.sessions.list().length,
+      otherClients: () => control.mcpSessions() + relay.extensionClients(),
+      lastRequestAt: () => control.lastRequestAt(),
+    },
+    options.logger,
+    { exitWhenIdle: options.exitWhenIdle },
+  );
   return {
     control,
     relay,
@@ -98,6 +126,7 @@ export async function startServer(options: { home: string; port?: number; host?:
     extensionKey,
     sessions: credentials.sessions,
     async close() {
+      idle.stop();
       await credentials.sessions.closeAll();
       await manager.stopAll();
       await control.close();
@@ -134,7 +163,7 @@ function credentialsFor(home: string, manager: ProfileManager, logger: Logger) {
   return { sessions, vault: vaultOf, grants: grantsOf, audit };
 }
 
-export async function serve(options: { port?: number; host?: string; logLevel: LogLevel; json?: boolean }): Promise<void> {
+export async function serve(options: { port?: number; host?: string; logLevel: LogLevel; json?: boolean; exitWhenIdle?: boolean }): Promise<void> {
   const home = clawdHome();
   const logger = createLogger(options.logLevel, 'clawd-browser');
   // A promise nobody awaited failing is a bug to report, not a reason to drop every
@@ -143,12 +172,14 @@ export async function serve(options: { port?: number; host?: string; logLevel: L
     logger.error(`internal error (a bug; please report it): ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`);
   });
   await refuseSecondServer(home);
+  let stop: () => Promise<void> = async () => {};
   const server = await startServer({
     home,
     port: options.port,
     host: options.host,
     logger,
     relayLogger: createLogger(options.logLevel, 'relay'),
+    exitWhenIdle: options.exitWhenIdle ? () => stop() : undefined,
   });
   // Lets people (and the native host's callers) find the server a host started,
   // and every command find where it listens (config/server-record.ts).
@@ -161,7 +192,7 @@ export async function serve(options: { port?: number; host?: string; logLevel: L
   writeServerRecord(home, { pid: process.pid, controlUrl, relayPort: server.relay.port, version: PACKAGE_VERSION, startedAt: new Date().toISOString() });
   if (options.json) console.log(JSON.stringify({ controlPort: server.control.port, relayPort: server.relay.port, cdpUrl: server.relay.cdpUrl }));
   let stopping = false;
-  const stop = async () => {
+  stop = async () => {
     if (stopping) return;
     stopping = true;
     rmSync(pidFile, { force: true });

@@ -49,6 +49,13 @@ export const ConfigSchema = z.strictObject({
   uploadDirs: z.array(z.string().min(1)).optional(),
   /** Longest any one request that acts on a browser may take (504 beyond it); above the longest wait (2 min) by default. */
   actionTimeoutMs: z.number().int().min(100).max(600_000).default(130_000),
+  /**
+   * A managed browser unused this long (no request, MCP call or CDP client on
+   * its profile) is stopped; the next use starts it again. A server that
+   * `mcp` or the native host started by itself also exits once it has had no
+   * browser, shared tab, session or client this long. 0: never. Minutes.
+   */
+  idleStopMinutes: z.number().min(0).max(7 * 24 * 60).default(15),
   /** Managed browsers running at once; starting one more is a 429 naming those running. */
   maxRunningBrowsers: z.number().int().min(1).max(64).default(8),
   /**

@@ -10,6 +10,7 @@ import { type BrowserEndpoint, ExtensionEndpoint, isMuxed, ManagedEndpoint, Remo
 import { GridEndpoint } from './grid-endpoint.js';
 import type { GridSettings } from '../profiles/grid-session.js';
 import { type DriverPolicy, ProfileDriver } from './profile-driver.js';
+import { IdleBrowsers } from './idle-browsers.js';
 import { defaultUploadDirs } from './uploads.js';
 import { launchSettings, ManagedBrowser } from '../profiles/managed-browser.js';
 import type { LaunchEnvelope } from '../profiles/launch-envelope.js';
@@ -53,6 +54,8 @@ export class ProfileManager {
    * server's own (control API, relay; serve adds them) and every proxy's.
    */
   readonly ownPorts = new Set<number>();
+  /** When each profile was last used: a managed browser nobody uses is stopped (sweepIdle). */
+  readonly idle: IdleBrowsers;
 
   constructor(
     private readonly home: string,
@@ -60,6 +63,7 @@ export class ProfileManager {
     private readonly log: Logger,
   ) {
     this.registry = new ProfileRegistry(home);
+    this.idle = new IdleBrowsers(log);
     this.ownPorts.add(Number(new URL(relay.cdpUrl).port));
   }
 
@@ -88,6 +92,7 @@ export class ProfileManager {
     // The name is judged first: a bad one is a 400 whatever the settings.
     const driver = (name && this.ephemeral(name)) || this.driverOf(this.registry.get(name ?? config.defaultProfile, config), config);
     if (!config.enabled) throw new DisabledError();
+    this.idle.touch(driver.profile.name);
     return driver;
   }
 
@@ -198,6 +203,20 @@ export class ProfileManager {
     // Chromium's helper processes may write for a moment after the browser exits: retry.
     if (profile.userDataDir) rmSync(dirname(profile.userDataDir), { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     return this.registry.remove(name);
+  }
+
+  /** Stops the managed browsers unused for config idleStopMinutes (0: never); task sessions end by their ttl instead. */
+  async sweepIdle(): Promise<string[]> {
+    const minutes = this.registry.config().idleStopMinutes;
+    if (minutes === 0) return [];
+    const managed = [...this.drivers.values()].filter((driver) => driver.endpoint instanceof ManagedEndpoint);
+    const candidates = managed.map((driver) => ({ name: driver.profile.name, running: (driver.endpoint as ManagedEndpoint).browser.running, stop: () => driver.stop() }));
+    return this.idle.sweep(candidates, minutes * 60_000);
+  }
+
+  /** Whether any browser this server launched for a profile (not a task session's, not a spare) runs. */
+  get managedRunning(): boolean {
+    return [...this.drivers.values()].some((driver) => driver.endpoint instanceof ManagedEndpoint && driver.endpoint.browser.running);
   }
 
   async stopAll(): Promise<void> {

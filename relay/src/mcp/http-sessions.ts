@@ -30,6 +30,11 @@ export class McpHttpSessions {
     this.sweep.unref();
   }
 
+  /** MCP sessions open now. */
+  get count(): number {
+    return this.sessions.size;
+  }
+
   async handle(request: IncomingMessage, response: ServerResponse, body: unknown, scope?: string): Promise<void> {
     const id = request.headers['mcp-session-id'];
     const found = typeof id === 'string' ? this.sessions.get(id) : undefined;

@@ -70,7 +70,8 @@ export async function ensureRelay(context: HostContext): Promise<EnsureRelayRepl
   // Only the user reads what the relay logs (an older file may have been made 0644).
   const log = openSync(logPath, 'a', 0o600);
   chmodSync(logPath, 0o600);
-  const child = spawn(process.execPath, [context.cliPath, 'serve'], {
+  // Started here, it is nobody's to stop: it exits by itself once unused (cli/idle-watch.ts).
+  const child = spawn(process.execPath, [context.cliPath, 'serve', '--exit-when-idle'], {
     detached: true,
     stdio: ['ignore', log, log],
     env: { ...process.env, CLAWD_HOME: context.home },

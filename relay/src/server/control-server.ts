@@ -51,6 +51,10 @@ export interface ControlServerOptions {
 
 export interface ControlServer {
   readonly port: number;
+  /** When the last request came (for a server that exits once nobody uses it: cli/idle-watch.ts). */
+  lastRequestAt(): number;
+  /** MCP sessions over Streamable HTTP open now. */
+  mcpSessions(): number;
   close(): Promise<void>;
 }
 
@@ -76,7 +80,9 @@ export async function startControlServer(options: ControlServerOptions): Promise
 
   // The token, or the dashboard's session cookie (which stands for it); the login link needs neither.
   const dashboard = new DashboardAuth();
+  let lastRequestAt = Date.now();
   app.use((request, response, next) => {
+    lastRequestAt = Date.now();
     if (request.path === '/dashboard/login' || dashboard.hasSession(request)) {
       const refused = checkHostAndOrigin(request, guard);
       return refused && !refused.ok ? sendError(response, refusal(refused)) : next();
@@ -290,6 +296,8 @@ export async function startControlServer(options: ControlServerOptions): Promise
   logger.info(`control API listening on http://${options.host}:${port}`);
   return {
     port,
+    lastRequestAt: () => lastRequestAt,
+    mcpSessions: () => mcp.count,
     async close() {
       await mcp.close();
       server.closeAllConnections();

@@ -91,6 +91,8 @@ export interface RelayServer {
   readonly driverKey: string;
   /** Starts serving `/cdp?profile=` and session keys. */
   serveProfiles(handler: ProfileCdpHandler): void;
+  /** CDP clients of the shared tabs (`/cdp` without a profile) connected now. */
+  extensionClients(): number;
   close(): Promise<void>;
 }
 
@@ -222,6 +224,7 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     askConsent: (tenant, domains, timeoutMs) => consents.ask(tenant, domains, timeoutMs),
     cdpUrl: `ws://${urlHost(host)}:${port}/cdp`,
     driverKey,
+    extensionClients: () => clients.socketCount,
     serveProfiles(handler) {
       profileHandler = handler;
       guard.sessionKeys = handler.sessionKeys;
