@@ -1,5 +1,5 @@
 /**
- * `npm run docs:screenshots`: the README's pictures of the operator's
+ * `npm run docs:screenshots`: the docs' pictures of the operator's
  * console, made from a real server with real state (a vault entry saved
  * from a refresh session, a grant, an operator session using it, the audit
  * that follows), so that they show the page as it is. Writes

@@ -190,10 +190,10 @@ describe('answers that say why at once', () => {
     await client.closeTab(targetId);
   });
 
-  it("wait's default timeout is one number: the API's 30 s, in the CLI's help and the README", async () => {
+  it("wait's default timeout is one number: the API's 30 s, in the CLI's help and the docs", async () => {
     const help = await cli('wait', '--help');
     expect(help).toMatch(/default 30000, at most 120000/);
-    const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+    const readme = readFileSync(fileURLToPath(new URL('../../docs/managed-profiles.md', import.meta.url)), 'utf8');
     expect(readme).toMatch(/\| `wait` \| .*`timeoutMs\?` \(default 30 s\)/);
   });
 });

@@ -130,7 +130,7 @@ describe('a deny rule on the extension profile', () => {
       }, { message: `the popup's refused navigation was never reported: ${JSON.stringify(events)}` });
       expect(events).toContainEqual(expect.stringMatching(/navigation to http:\/\/localhost:\d+\/popup-jump refused: urlPolicy deny/));
       // A popup opened straight at a denied site: its first request leaves before Chrome lets the
-      // extension attach (said in the README), but it is closed before anything reads it, and that is said.
+      // extension attach (said in docs/security.md), but it is closed before anything reads it, and that is said.
       const opened = await client.evaluate(`() => { window.open('http://localhost:${site.port}/popup-first'); }`, { targetId: opener.targetId });
       const told = [...(opened.events ?? [])];
       await waitFor(async () => {

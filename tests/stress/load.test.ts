@@ -155,7 +155,7 @@ describe(`load: ${TABS} shared tabs, ${CLIENTS} clients × ${COMMANDS} commands`
     expect(misrouted).toBe(0);
     expect(lost).toBe(0);
     expect(checked).toBe(CLIENTS * COMMANDS);
-    // The issue's goal for the relay. Playwright is not loaded by raw CDP traffic (see README, Reliability).
+    // The issue's goal for the relay. Playwright is not loaded by raw CDP traffic (see docs/architecture.md, Reliability).
     expect(peak).toBeLessThan(100);
   }, 600_000);
 });

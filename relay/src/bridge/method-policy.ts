@@ -101,7 +101,7 @@ export function classifyPageMethod(method: string): MethodClass {
 export function deniedMessage(method: string): string {
   const why = DENIED_METHODS.get(method);
   if (why) return `'${method}' is not forwarded to shared tabs: ${why}`;
-  return `'${method}' is not forwarded to shared tabs: the clawd-browser relay forwards only the domains a page needs (see the README's allowlist)`;
+  return `'${method}' is not forwarded to shared tabs: the clawd-browser relay forwards only the domains a page needs (see the allowlist in docs/security.md)`;
 }
 
 const REPEATABLE_METHODS: ReadonlySet<string> = new Set(['Page.createIsolatedWorld', 'Runtime.runIfWaitingForDebugger']);

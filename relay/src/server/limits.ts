@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 
 /**
  * Every bound on what clients can make the servers hold (spec §9: no input
- * grows a server without bound). Documented in the README's security section;
+ * grows a server without bound). Documented in docs/security.md;
  * change them here, not at the call sites.
  */
 export const LIMITS = {
