@@ -40,21 +40,23 @@ const bearer = (secret: string) => ({ authorization: `Bearer ${secret}` });
 
 /**
  * The Chromium main processes `serve` launched (their helpers are their
- * children). A process forked from one shows the same command line until
- * it execs (a Chromium helper, or a subshell of Debian's /usr/bin/chromium
- * wrapper script while it launches): only candidates whose parent is not
- * one count.
+ * children), each with its command line as read once. A process forked from
+ * one shows the same command line until it execs (a Chromium helper, or a
+ * subshell of Debian's /usr/bin/chromium wrapper script while it launches):
+ * only candidates whose parent is not one count. One that has exited and
+ * awaits its reaping reads as an empty command line, and is gone.
  */
-function browserProcesses(): number[] {
-  const candidates = processTree(server.pid!).filter((pid) => {
+function browserProcesses(): Array<{ pid: number; argv: string[] }> {
+  const candidates = processTree(server.pid!).flatMap((pid) => {
     try {
       const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-      return argv.some((arg) => arg.startsWith('--user-data-dir=')) && !argv.some((arg) => arg.startsWith('--type='));
+      return argv.some((arg) => arg.startsWith('--user-data-dir=')) && !argv.some((arg) => arg.startsWith('--type=')) ? [{ pid, argv }] : [];
     } catch {
-      return false;
+      return [];
     }
   });
-  return candidates.filter((pid) => !candidates.includes(parentOf(pid)));
+  const pids = candidates.map((candidate) => candidate.pid);
+  return candidates.filter((candidate) => !pids.includes(parentOf(candidate.pid)));
 }
 
 beforeAll(async () => {
@@ -85,8 +87,7 @@ describe('no open CDP door', () => {
   it('no browser clawd-browser started listens on any port: only the control API, the relay and egress proxies do', async () => {
     const browsers = browserProcesses();
     expect(browsers).toHaveLength(4);
-    for (const pid of browsers) {
-      const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    for (const { argv } of browsers) {
       expect(argv).toContain('--remote-debugging-pipe');
       expect(argv.filter((arg) => arg.startsWith('--remote-debugging-port'))).toEqual([]);
     }
@@ -183,7 +184,7 @@ describe('no open CDP door', () => {
   });
 
   it('killed with SIGKILL, the server takes every browser it launched with it; the profile data stays', async () => {
-    const browsers = browserProcesses();
+    const browsers = browserProcesses().map(({ pid }) => pid);
     expect(browsers.length).toBeGreaterThanOrEqual(3);
     server.kill('SIGKILL');
     await new Promise((resolve) => server.once('exit', resolve));
