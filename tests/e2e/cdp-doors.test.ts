@@ -74,8 +74,12 @@ beforeAll(async () => {
   await api('clawd').openTab(`${site.url}/managed`);
   clawdCdpUrl = (await api('clawd').status()).cdpUrl;
   sessions = [await api().openSession({ credential_mode: 'clean' }), await api().openSession({ credential_mode: 'clean' })];
-  // The managed browser, both sessions and the spare made after the first session.
-  await waitFor(() => browserProcesses().length === 4, { timeoutMs: 20_000, message: 'the warm spare did not start' });
+  // The managed browser, both sessions and the spare made after the first session, launched and settled
+  // (a launching spare's wrapper shell and exec chain show its command line for a moment).
+  await waitFor(async () => {
+    const { spares } = await api().sessions();
+    return spares.ready === 1 && spares.starting === 0 && browserProcesses().length === 4;
+  }, { timeoutMs: 20_000, message: 'the warm spare did not start' });
 }, 90_000);
 
 afterAll(async () => {

@@ -148,6 +148,18 @@ describe.skipIf(!realV1)('cgroup v1 (this machine, as root)', () => {
     }
   });
 
+  it('a spare weighs a quarter of one thread until it is in use, then four (cpu.shares)', async () => {
+    const group = Cgroup.create(host, uniqueName('spare'), { memoryMiB: 128, cpus: 1, pids: 64 }, { capCpuLater: true, spare: true });
+    try {
+      const shares = join(group.procsFiles.map(dirname).find((dir) => existsSync(join(dir, 'cpu.shares')))!, 'cpu.shares');
+      expect(read(shares)).toBe('256');
+      group.inUse();
+      expect(read(shares)).toBe('4096');
+    } finally {
+      await group.remove();
+    }
+  });
+
   it('counts the OOM killer’s kills and the CPU time spent', async () => {
     const name = uniqueName('oom');
     const group = Cgroup.create(host, name, { memoryMiB: 64, cpus: 1, pids: 16 });

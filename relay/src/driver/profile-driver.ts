@@ -167,6 +167,8 @@ export class ProfileDriver {
    */
   async prewarm(): Promise<void> {
     this.warmPage = await (await this.context()).newPage();
+    // Its target id too (a CDP attach of its own): the first openTab answers with it at no cost.
+    await this.registry.tabOf(this.warmPage).targetId();
   }
 
   async openTab(url: string, signal?: AbortSignal): Promise<Tab> {

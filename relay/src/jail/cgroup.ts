@@ -66,7 +66,7 @@ export class Cgroup {
   }
 
   /** Makes (mkdir) the group `clawd/<name>` in each controller (v1) or in the unified tree (v2, enabling the controllers on the way down), and writes the limits. */
-  static create(host: Host, name: string, limits: CgroupLimits, options: { capCpuLater?: boolean } = {}): Cgroup {
+  static create(host: Host, name: string, limits: CgroupLimits, options: { capCpuLater?: boolean; spare?: boolean } = {}): Cgroup {
     checkName(name);
     checkLimits(limits);
     const layout = layoutOf(host, name);
@@ -83,7 +83,7 @@ export class Cgroup {
         mkdirSync(dir); // EEXIST is an error: a stale group may still hold another session's processes.
         made.push(dir);
       }
-      writeLimits(host.version, layout, limits, !options.capCpuLater);
+      writeLimits(host.version, layout, limits, !options.capCpuLater, options.spare ?? false);
       // The base group is one entity beside the host's own tasks too: it weighs as the sessions in it.
       writeIfPresent(join(dirname(layout.cpu), host.version === 2 ? 'cpu.weight' : 'cpu.shares'), String((host.version === 2 ? 100 : 1024) * WEIGHT_THREADS * BASE_WEIGHT_SESSIONS));
     } catch (error) {
@@ -101,6 +101,11 @@ export class Cgroup {
    */
   capCpu(): void {
     writeCpuQuota(this.version, this.layout, cpuQuota(this.limits));
+  }
+
+  /** A spare handed over to a session: it weighs as a session from now on (its quota unchanged). */
+  inUse(): void {
+    writeWeight(this.version, this.layout, WEIGHT_THREADS);
   }
 
   /** Pids now in the group (read cgroup.procs). */
@@ -184,6 +189,13 @@ function enableControllers(dir: string): void {
  * (`cpus`) still caps it.
  */
 const WEIGHT_THREADS = 4;
+/**
+ * A spare weighs as a quarter of one thread until it is handed over: its
+ * launch, and any refill, takes the CPU only when the sessions at work
+ * leave it idle, instead of slowing the first page of the session that
+ * just took the spare before it. Idle, the machine gives it all it asks.
+ */
+const SPARE_WEIGHT_THREADS = 0.25;
 /** The base group `clawd` weighs as this many sessions' worth of threads (each session's quota still caps it). */
 const BASE_WEIGHT_SESSIONS = 4;
 
@@ -202,19 +214,24 @@ function writeCpuQuota(version: CgroupVersion, layout: Layout, quota: number): v
   }
 }
 
-function writeLimits(version: CgroupVersion, layout: Layout, limits: CgroupLimits, capCpu: boolean): void {
+/** The group's weight, as this many busy threads of the host weigh (cpu.weight 100, cpu.shares 1024 each). */
+function writeWeight(version: CgroupVersion, layout: Layout, threads: number): void {
+  if (version === 2) writeIfPresent(join(layout.cpu, 'cpu.weight'), String(Math.max(1, Math.round(100 * threads))));
+  else writeIfPresent(join(layout.cpu, 'cpu.shares'), String(Math.max(2, Math.round(1024 * threads))));
+}
+
+function writeLimits(version: CgroupVersion, layout: Layout, limits: CgroupLimits, capCpu: boolean, spare: boolean): void {
   const bytes = String(Math.ceil(limits.memoryMiB * MIB));
   const quota = cpuQuota(limits);
   if (version === 2) {
     writeFileSync(join(layout.memory, 'memory.max'), bytes);
     writeIfPresent(join(layout.memory, 'memory.swap.max'), '0');
-    writeIfPresent(join(layout.cpu, 'cpu.weight'), String(100 * WEIGHT_THREADS));
   } else {
     writeFileSync(join(layout.memory, 'memory.limit_in_bytes'), bytes);
     writeIfPresent(join(layout.memory, 'memory.memsw.limit_in_bytes'), bytes); // memory+swap = memory: no swap.
     writeFileSync(join(layout.cpu, 'cpu.cfs_period_us'), String(PERIOD_US));
-    writeIfPresent(join(layout.cpu, 'cpu.shares'), String(1024 * WEIGHT_THREADS));
   }
+  writeWeight(version, layout, spare ? SPARE_WEIGHT_THREADS : WEIGHT_THREADS);
   if (capCpu) writeCpuQuota(version, layout, quota);
   writeFileSync(join(layout.pids, 'pids.max'), String(Math.ceil(limits.pids)));
 }

@@ -36,6 +36,8 @@ export interface JailOptions {
   egress: EgressOptions;
   /** A limit was passed (the kernel killed a process for memory). Said once. */
   onLimit: (why: string) => void;
+  /** Made ahead for a spare: its CPU weight stays low until inUse(). */
+  spare?: boolean;
 }
 
 export interface JailRecord {
@@ -68,7 +70,8 @@ export class JailEnvelope implements LaunchEnvelope {
     const { uid, dir } = this.record;
     try {
       // The first launch runs uncapped (capCpu, once started); a browser started again is capped from the start.
-      this.cgroup = Cgroup.create(host.cgroups, this.record.cgroup, limits, { capCpuLater: this.launches++ === 0 });
+      const first = this.launches++ === 0;
+      this.cgroup = Cgroup.create(host.cgroups, this.record.cgroup, limits, { capCpuLater: first, spare: first && this.options.spare });
       this.namespace = await NetworkNamespace.create(this.record.netns);
       this.proxy = new EgressProxy(this.options.egress);
       rmSync(this.socketPath, { force: true });
@@ -108,6 +111,11 @@ export class JailEnvelope implements LaunchEnvelope {
   /** The browser has started (a spare: with its blank page): from now on it is held to its `cpus`. */
   capCpu(): void {
     this.cgroup?.capCpu();
+  }
+
+  /** A spare handed over to its session: it weighs as a session's browser from now on. */
+  inUse(): void {
+    this.cgroup?.inUse();
   }
 
   counters(): EgressCounters {

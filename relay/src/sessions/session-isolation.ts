@@ -22,6 +22,8 @@ export interface Isolation {
   jail?: JailRecord;
   /** Its browser has started: a jail's CPU cap applies from now on (the launch itself ran uncapped). */
   started(): void;
+  /** A spare was handed over to a session: its jail weighs as a session's from now on. */
+  inUse(): void;
 }
 
 export interface IsolationSettings {
@@ -31,16 +33,17 @@ export interface IsolationSettings {
 }
 
 export function isolate(
-  session: { id: string; dir: string },
+  /** `spare`: made ahead, its jail weighs little until handed over (inUse). */
+  session: { id: string; dir: string; spare?: boolean },
   settings: IsolationSettings,
   egress: { options: EgressOptions; plain: () => EgressEnvelope },
   onLimit: (why: string) => void,
 ): Isolation {
   const none = () => {};
-  if (settings.mode === 'process') return { isolation: 'process', envelope: egress.plain(), dataDir: session.dir, started: none };
+  if (settings.mode === 'process') return { isolation: 'process', envelope: egress.plain(), dataDir: session.dir, started: none, inUse: none };
   const host = jailHost();
-  if ('unusable' in host) return { isolation: 'process', isolationNote: `no jail: ${host.unusable}`, envelope: egress.plain(), dataDir: session.dir, started: none };
-  const envelope = new JailEnvelope({ id: session.id, host, limits: settings.limits, egress: egress.options, onLimit });
+  if ('unusable' in host) return { isolation: 'process', isolationNote: `no jail: ${host.unusable}`, envelope: egress.plain(), dataDir: session.dir, started: none, inUse: none };
+  const envelope = new JailEnvelope({ id: session.id, host, limits: settings.limits, egress: egress.options, onLimit, spare: session.spare });
   const note = host.sandboxNote ? { isolationNote: host.sandboxNote } : {};
-  return { isolation: 'jail', ...note, envelope, jail: envelope.record, dataDir: envelope.record.dir, started: () => envelope.capCpu() };
+  return { isolation: 'jail', ...note, envelope, jail: envelope.record, dataDir: envelope.record.dir, started: () => envelope.capCpu(), inUse: () => envelope.inUse() };
 }

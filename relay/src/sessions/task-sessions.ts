@@ -185,6 +185,7 @@ export class TaskSessions {
     if (place === 'grid' && !settings.grid) throw new BadRequestError('place "grid" needs a Selenium Grid in config.json ("grid": {"url": …})');
     // On the Grid, its queue and nodes decide; here, a warm spare (cloned and started ahead) when there is one, else a cold start.
     const prepared = place === 'grid' ? await this.prepareOnGrid(settings.grid!) : ((await this.spares.take()) ?? (await this.prepare()));
+    prepared.isolation?.inUse();
     const { id, dir, driver } = prepared;
     const ttl = request.ttl ?? settings.defaultTtl;
     const record: RecordMode = request.record ?? 'off';
@@ -241,7 +242,7 @@ export class TaskSessions {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const name = `${SESSION_PROFILE_PREFIX}${id}`;
     const { manager } = this.deps;
-    const isolation = isolate({ id, dir }, this.deps.settings().isolation, { options: manager.egressOptions(name), plain: () => manager.egressFor(name) }, (why) => this.limitPassed(id, why));
+    const isolation = isolate({ id, dir, spare: options.warm }, this.deps.settings().isolation, { options: manager.egressOptions(name), plain: () => manager.egressFor(name) }, (why) => this.limitPassed(id, why));
     if (isolation.isolationNote) this.deps.log.info(`task session ${id}: ${isolation.isolation} (${isolation.isolationNote})`);
     // A jailed browser's data lives in its jail's own dir (its user cannot enter $CLAWD_HOME).
     const userDataDir = join(isolation.dataDir, 'user-data');
