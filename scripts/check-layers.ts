@@ -21,7 +21,7 @@ export const LAYERS: Record<string, string[]> = {
   profiles: ['api', 'config'],
   egress: ['profiles', 'runtime'],
   jail: ['egress', 'profiles'],
-  driver: ['api', 'bridge', 'config', 'egress', 'profiles', 'runtime', 'snapshot'],
+  driver: ['api', 'bridge', 'config', 'egress', 'jail', 'profiles', 'runtime', 'snapshot'],
   vault: ['api'],
   sessions: ['api', 'config', 'driver', 'egress', 'jail', 'profiles', 'vault'],
   service: ['api', 'driver', 'runtime', 'sessions', 'vault'],

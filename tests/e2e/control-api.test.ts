@@ -165,6 +165,17 @@ describe('managed profiles', () => {
     await expect(client('work').status()).rejects.toThrow(NotFoundError);
   });
 
+  it('keeps its cookies and local storage across a stop, as a closed window does', async () => {
+    const api = client('clawd');
+    const tab = await api.openTab(fixtures.url('index.html?kept=1'));
+    await api.evaluate("() => { document.cookie = 'kept=yes; max-age=3600; path=/'; localStorage.setItem('kept', 'yes'); }", { targetId: tab.targetId });
+    await api.stop();
+    const again = await api.openTab(fixtures.url('index.html?kept=2'));
+    const { result } = await api.evaluate("() => [document.cookie, localStorage.getItem('kept')]", { targetId: again.targetId });
+    expect(result).toEqual([expect.stringContaining('kept=yes'), 'yes']);
+    await api.closeTab(again.targetId);
+  });
+
   it('start with no tab (agents open what they need); navigate on an empty browser opens one', async () => {
     const fresh = client('clawd').withProfile('fresh');
     await client('clawd').createProfile({ name: 'fresh' });

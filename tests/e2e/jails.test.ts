@@ -1,7 +1,7 @@
 import { execFile, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -153,4 +153,41 @@ describe.skipIf(!CAN_JAIL)('a jailed task session', () => {
       rmSync(other, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     }
   }, 90_000);
+});
+
+describe.skipIf(!CAN_JAIL)('a managed profile that opts into the jail', () => {
+  it('runs in a jail of its own, keeps its data across launches, and deleting it leaves nothing', async () => {
+    const created = await client().createProfile({ name: 'jailed', jail: true });
+    expect(created).toMatchObject({ name: 'jailed', driver: 'clawd', jail: true, userDataDir: expect.stringMatching(/^\/var\/lib\/clawd-browser\/p-[0-9a-f]{12}\/user-data$/) });
+    const id = /p-[0-9a-f]{12}/.exec(created.userDataDir!)![0];
+    const jailed = client('jailed');
+    try {
+      const tab = await jailed.openTab(`${site.url}/quiet`);
+      expect(tab.title).toBe('/quiet');
+      // Its browser: another network namespace, its own cgroup, an unprivileged user, its sandbox on.
+      const [pid] = findProfileProcesses(created.userDataDir!).filter((candidate) => !readFileSync(`/proc/${candidate}/cmdline`, 'utf8').includes('--type='));
+      expect(pid).toBeDefined();
+      expect(readlinkSync(`/proc/${pid}/ns/net`)).not.toBe(readlinkSync('/proc/self/ns/net'));
+      expect(readFileSync(`/proc/${pid}/cgroup`, 'utf8')).toContain(`/clawd/${id}`);
+      expect(Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1])).toBeGreaterThanOrEqual(1_000_000);
+      expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')).not.toContain('--no-sandbox');
+      expect(readdirSync(join('/sys/fs/cgroup/memory/clawd'), { withFileTypes: true }).map((entry) => entry.name)).toContain(id);
+
+      // Its data is its own and stays: a cookie set now is there after a stop and a new launch.
+      await jailed.evaluate("() => { document.cookie = 'kept=yes; max-age=3600; path=/'; }", { targetId: tab.targetId });
+      await jailed.stop();
+      const again = await jailed.openTab(`${site.url}/quiet`);
+      expect((await jailed.evaluate('() => document.cookie', { targetId: again.targetId })).result).toContain('kept=yes');
+    } finally {
+      await client().deleteProfile('jailed');
+    }
+    expect(existsSync(dirname(created.userDataDir!))).toBe(false);
+    expect(execFileSync('ip', ['netns', 'list']).toString()).not.toContain(`clawd-${id}`);
+    expect(existsSync(join('/sys/fs/cgroup/memory/clawd', id))).toBe(false);
+  }, 90_000);
+
+  it('is refused at creation with a cdpUrl, naming the field', async () => {
+    const refused = await rejection(client().createProfile({ name: 'nope', jail: true, cdpUrl: 'http://127.0.0.1:9/' }));
+    expect(refused.message).toMatch(/jail: a remote profile \(cdpUrl\) runs elsewhere and cannot be jailed here/);
+  });
 });

@@ -30,7 +30,8 @@ export const ProfileSchema = z.object({
   builtIn: z.boolean(),
   cdpPort: z.number().int().optional().describe('Managed profiles under attachOnly: the port of the user\'s own browser (a browser clawd-browser launches listens on no port: it speaks over a pipe)'),
   cdpUrl: z.string().optional().describe('Remote profiles: where their browser is. In listings and status: where a CDP client connects'),
-  userDataDir: z.string().optional().describe('Managed profiles: $CLAWD_HOME/browser/<name>/user-data'),
+  userDataDir: z.string().optional().describe('Managed profiles: $CLAWD_HOME/browser/<name>/user-data (a jailed one: /var/lib/clawd-browser/p-<id>/user-data)'),
+  jail: z.boolean().optional().describe('Managed profiles with config jail: its browser runs in a jail of its own'),
 });
 export type Profile = z.infer<typeof ProfileSchema>;
 

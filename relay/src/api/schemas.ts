@@ -118,7 +118,9 @@ export const schemas = {
     color: HexColor.optional(),
     /** A browser's DevTools endpoint: http(s) for /json/version discovery, or ws(s) directly. */
     cdpUrl: Url.refine((url) => /^(https?|wss?):$/.test(new URL(url).protocol), 'must be an http(s) or ws(s) DevTools endpoint').optional(),
-  }),
+    /** A managed profile whose browser runs in a jail of its own (Linux, serve as root). */
+    jail: z.boolean().optional(),
+  }).refine((profile) => !(profile.jail && profile.cdpUrl), { message: 'a remote profile (cdpUrl) runs elsewhere and cannot be jailed here', path: ['jail'] }),
   profileQuery: z.object({ profile: z.string().optional() }),
   actQuery: z.object({ profile: z.string().optional(), diff: z.coerce.number().int().positive().max(200_000).optional() }),
   actionsQuery: z.object({ profile: z.string().optional(), limit: z.coerce.number().int().positive().max(1000).default(100) }),

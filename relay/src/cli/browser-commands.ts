@@ -72,7 +72,8 @@ export function addBrowserCommands(program: Command, client: () => BrowserClient
     .requiredOption('--name <name>', 'lowercase letters, digits, hyphens; at most 64')
     .option('--color <hex>', 'e.g. #1E88E5')
     .option('--cdp-url <url>', 'attach to a browser elsewhere instead of launching one')
-    .action(async (options: { name: string; color?: string; cdpUrl?: string }) => {
+    .option('--jail', 'run its browser in a jail of its own: network namespace, cgroup, own user (Linux, serve as root)')
+    .action(async (options: { name: string; color?: string; cdpUrl?: string; jail?: boolean }) => {
       const profile = await client().createProfile(options);
       print(profile, () => `created ${profile.name} (${profile.driver}${profile.cdpUrl ? `, ${profile.cdpUrl}` : ''})`);
     });

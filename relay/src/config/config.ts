@@ -26,6 +26,14 @@ const ProfileConfig = z.strictObject({
   cdpUrl: z.url().optional(),
   color: HexColor.optional(),
   driver: DriverKind.optional(),
+  /**
+   * A managed profile's browser in a jail of its own, as a task session's
+   * (Linux, serve as root; sessionLimits apply): its data then lives in
+   * /var/lib/clawd-browser/, owned by the jail's user, since $CLAWD_HOME is
+   * closed to that user. Where the host cannot jail, the profile does not
+   * start, and says why.
+   */
+  jail: z.boolean().optional(),
 });
 
 export const ConfigSchema = z.strictObject({

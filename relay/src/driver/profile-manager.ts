@@ -1,9 +1,11 @@
 import { rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { JailEnvelope } from '../jail/jail-envelope.js';
+import { jailHost } from '../jail/jail-host.js';
 import type { CdpBridge } from '../bridge/cdp-bridge.js';
 import type { DownloadLog } from './download-log.js';
 import type { Config } from '../config/config.js';
-import { BadRequestError, type ClawdError, DisabledError, NotFoundError, TooManyError } from '../errors.js';
+import { BadRequestError, type ClawdError, DisabledError, NotFoundError, TooManyError, UnavailableError } from '../errors.js';
 import type { BrowserMux } from '../bridge/browser-mux.js';
 import type { Logger } from '../log.js';
 import { type BrowserEndpoint, ExtensionEndpoint, isMuxed, ManagedEndpoint, RemoteEndpoint } from './browser-endpoint.js';
@@ -16,7 +18,7 @@ import { launchSettings, ManagedBrowser } from '../profiles/managed-browser.js';
 import type { LaunchEnvelope } from '../profiles/launch-envelope.js';
 import { EgressEnvelope } from '../egress/egress-envelope.js';
 import type { EgressOptions } from '../egress/egress-proxy.js';
-import { type Profile, ProfileRegistry, SESSION_PROFILE_PREFIX } from '../profiles/profile-registry.js';
+import { jailedProfileId, type Profile, ProfileRegistry, SESSION_PROFILE_PREFIX } from '../profiles/profile-registry.js';
 import { SESSION_DEFAULT_POLICY } from '../runtime/url-policy.js';
 
 /** The relay this process runs, for the extension profile. */
@@ -108,7 +110,7 @@ export class ProfileManager {
    * to its policy. It answers on the routes only once exposed.
    */
   createEphemeral(profile: Profile, downloadsDir: string, envelope: LaunchEnvelope = this.egressFor(profile.name)): ProfileDriver {
-    const browser = new ManagedBrowser(profile, launchSettings(this.registry.config()), this.log, envelope);
+    const browser = new ManagedBrowser(profile, launchSettings(this.registry.config()), this.log, envelope, true);
     const driver = new ProfileDriver(profile, new ManagedEndpoint(browser, this.served(profile.name)), downloadsDir, () => this.sessionPolicy());
     this.ephemerals.set(profile.name, driver);
     return driver;
@@ -270,7 +272,36 @@ export class ProfileManager {
       case 'clawd':
         // attachOnly: the user runs this profile's browser, on its cdpPort; clawd-browser only connects.
         if (config.attachOnly) return new RemoteEndpoint(`http://127.0.0.1:${profile.cdpPort}`, `attachOnly is set for profile ${profile.name}`);
-        return new ManagedEndpoint(new ManagedBrowser(profile, launchSettings(config), this.log, this.egressFor(profile.name)), this.served(profile.name), () => this.checkCapacity(profile.name));
+        return new ManagedEndpoint(
+          new ManagedBrowser(profile, launchSettings(config), this.log, profile.jail ? this.jailFor(profile, config) : this.egressFor(profile.name)),
+          this.served(profile.name),
+          () => this.checkCapacity(profile.name),
+        );
     }
+  }
+
+  /**
+   * A jailed profile's envelope (config profiles.<name>.jail): a jail like a
+   * task session's, kept across launches with the profile's data in it; where
+   * the host cannot make one, the launch is refused with why, never run
+   * unjailed in its place.
+   */
+  private jailFor(profile: Profile, config: Config): LaunchEnvelope {
+    const host = jailHost();
+    if ('unusable' in host) {
+      const refusal = new UnavailableError(`Profile ${profile.name} asks for a jail (config profiles.${profile.name}.jail), and ${host.unusable}`);
+      return { prepare: () => Promise.reject(refusal), release: async () => {} };
+    }
+    return new JailEnvelope({
+      id: jailedProfileId(this.home, profile.name),
+      host,
+      limits: config.sessionLimits,
+      egress: this.egressOptions(profile.name),
+      keep: { dir: dirname(profile.userDataDir!) },
+      onLimit: (why) => {
+        this.log.warn(`the ${profile.name} browser ${why}: stopping it (the next use starts it again)`);
+        void this.drivers.get(profile.name)?.stop().catch(() => {});
+      },
+    });
   }
 }

@@ -1,13 +1,15 @@
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { type EgressCounters, EgressProxy, type EgressOptions, sumCounters } from '../egress/egress-proxy.js';
 import type { LaunchEnvelope, PreparedLaunch } from '../profiles/launch-envelope.js';
 import { Cgroup, type CgroupLimits } from './cgroup.js';
 import type { JailHost } from './jail-host.js';
 import { NetworkNamespace } from './netns.js';
+import { type JailRecord, removeJail } from './jail-reaper.js';
 
 /**
  * A task session's jail (spec §14), made before its browser starts (a
@@ -38,15 +40,14 @@ export interface JailOptions {
   onLimit: (why: string) => void;
   /** Made ahead for a spare: its CPU weight stays low until inUse(). */
   spare?: boolean;
+  /**
+   * A managed profile's jail: its dir is kept (the profile's data) and its
+   * uid is the same on every launch (derived from the id), so the data stays
+   * its own; what a killed server left of it is removed before each launch.
+   */
+  keep?: { dir: string };
 }
 
-export interface JailRecord {
-  netns: string;
-  cgroup: string;
-  uid: number;
-  /** The jail's own dir (its browser's data and downloads), owned by its user; $CLAWD_HOME stays closed to it. */
-  dir: string;
-}
 
 export class JailEnvelope implements LaunchEnvelope {
   readonly record: JailRecord;
@@ -58,15 +59,20 @@ export class JailEnvelope implements LaunchEnvelope {
   private launches = 0;
 
   constructor(private readonly options: JailOptions) {
-    const uid = UID_BASE + Math.floor(Math.random() * UID_SPAN);
-    this.record = { netns: `clawd-${options.id}`, cgroup: options.id, uid, dir: join(tmpdir(), `clawd-jail-${options.id}`) };
-    mkdirSync(this.record.dir, { mode: 0o700 });
+    const uid = UID_BASE + (options.keep ? Number.parseInt(createHash('sha256').update(options.id).digest('hex').slice(0, 8), 16) % UID_SPAN : Math.floor(Math.random() * UID_SPAN));
+    this.record = { netns: `clawd-${options.id}`, cgroup: options.id, uid, dir: options.keep?.dir ?? join(tmpdir(), `clawd-jail-${options.id}`) };
+    // A session's dir is new (an old one would be another session's); a profile's is kept, under a
+    // root its user may pass through (0711) but not list.
+    if (options.keep) mkdirSync(dirname(this.record.dir), { recursive: true, mode: 0o711 });
+    mkdirSync(this.record.dir, { mode: 0o700, recursive: options.keep !== undefined });
     this.socketPath = join(tmpdir(), `clawd-egress-${options.id}.sock`);
   }
 
   async prepare(): Promise<PreparedLaunch> {
     await this.release();
     const { host, limits } = this.options;
+    // A profile's jail has the same names on every launch: what a killed server left of it goes first.
+    if (this.options.keep) await removeJail(this.record, this.options.id, { keepDir: true });
     const { uid, dir } = this.record;
     try {
       // The first launch runs uncapped (capCpu, once started); a browser started again is capped from the start.

@@ -22,6 +22,10 @@ import { type LaunchEnvelope, proxyArgs } from './launch-envelope.js';
 
 const START_TIMEOUT_MS = 30_000;
 const STOP_GRACE_MS = 5_000;
+/** How long a browser asked to close may take to write its profile and exit before it is killed. */
+const CLOSE_WAIT_MS = 5_000;
+/** The id of the Browser.close sent at stop: far above the ids the mux gives (it counts up from 1), so no client gets its answer. */
+const CLOSE_ID = 2_147_483_647;
 
 export interface LaunchSettings {
   headless: boolean;
@@ -88,6 +92,8 @@ export class ManagedBrowser {
     private readonly log: Logger,
     /** Its way out (and jail), when it has one: every browser a server launches does (profile-manager.ts). */
     private readonly envelope?: LaunchEnvelope,
+    /** A task session's: its data goes with it, so stop() need not wait for the browser to write it. */
+    private readonly throwaway = false,
   ) {}
 
   get running(): boolean {
@@ -176,12 +182,26 @@ export class ManagedBrowser {
     }
   }
 
-  /** Stops the browser: ours, and whatever still runs on this profile's data dir. */
+  /**
+   * Stops the browser: ours, and whatever still runs on this profile's data
+   * dir. Ours is asked to close first (Browser.close on its pipe), as a
+   * person closing the window would: Chromium then writes its cookies and
+   * storage to the profile, which a signal to each of its processes at once
+   * loses. Whatever has not exited after CLOSE_WAIT_MS is killed.
+   */
   async stop(): Promise<void> {
-    const pids = new Set<number>(findProfileProcesses(this.profile.userDataDir!));
     const child = this.child;
+    const pipe = this.pipe;
     this.child = undefined;
     this.pipe = undefined;
+    if (!this.throwaway && pipe && child && child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      pipe.send(JSON.stringify({ id: CLOSE_ID, method: 'Browser.close' }));
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([exited, new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)))]);
+      clearTimeout(timer);
+    }
+    const pids = new Set<number>(findProfileProcesses(this.profile.userDataDir!));
     if (child?.pid && child.exitCode === null && child.signalCode === null) pids.add(child.pid);
     if (pids.size) {
       const exited = child && child.exitCode === null ? new Promise((resolve) => child.once('exit', resolve)) : undefined;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { type Config, type DriverKind, ensureConfig, loadConfig, saveConfig } from '../config/config.js';
 import { BadRequestError, ConflictError, NotFoundError } from '../errors.js';
@@ -19,6 +20,22 @@ export const PROFILE_NAME_RULE =
 const PROFILE_NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
 export const CDP_PORTS = { first: 18800, last: 18899 } as const;
 const BUILT_IN = new Set(['clawd', 'extension']);
+
+/** Where jailed profiles keep their data: outside $CLAWD_HOME, which their jail's user cannot enter. */
+export const JAILED_PROFILES_ROOT = '/var/lib/clawd-browser';
+
+/**
+ * A jailed profile's own dir (its browser's HOME, and its user-data inside):
+ * one per home and profile, so two homes on a machine never share one.
+ */
+export function jailedProfileDir(home: string, name: string): string {
+  return join(JAILED_PROFILES_ROOT, jailedProfileId(home, name));
+}
+
+/** A short, stable name for a jailed profile's netns, cgroup and uid: the same on every launch. */
+export function jailedProfileId(home: string, name: string): string {
+  return `p-${createHash('sha256').update(`${home}\0${name}`).digest('hex').slice(0, 12)}`;
+}
 export { SESSION_PROFILE_PREFIX };
 /** Colours for new profiles, so two browsers on screen are told apart at a glance. */
 const PALETTE = ['#1E88E5', '#43A047', '#8E24AA', '#00897B', '#F4B400', '#6D4C41', '#D81B60', '#546E7A'];
@@ -57,7 +74,7 @@ export class ProfileRegistry {
     return this.describe(config, name);
   }
 
-  create(request: { name: string; color?: string; cdpUrl?: string }): Profile {
+  create(request: { name: string; color?: string; cdpUrl?: string; jail?: boolean }): Profile {
     checkProfileName(request.name);
     // `session-<id>` is how a task session is addressed on every route: a profile of that name would shadow one.
     if (request.name.startsWith(SESSION_PROFILE_PREFIX))
@@ -68,7 +85,7 @@ export class ProfileRegistry {
     const color = request.color ?? PALETTE[Object.keys(config.profiles).length % PALETTE.length];
     config.profiles[request.name] = request.cdpUrl
       ? { driver: 'remote', cdpUrl: request.cdpUrl, color }
-      : { driver: 'clawd', cdpPort: this.freePort(config), color };
+      : { driver: 'clawd', cdpPort: this.freePort(config), color, ...(request.jail ? { jail: true } : {}) };
     saveConfig(this.home, config);
     return this.describe(config, request.name);
   }
@@ -89,7 +106,8 @@ export class ProfileRegistry {
     const profile: Profile = { name, driver, color: entry.color ?? config.accentColor, builtIn: BUILT_IN.has(name) };
     if (driver === 'clawd') {
       profile.cdpPort = entry.cdpPort;
-      profile.userDataDir = join(this.home, 'browser', name, 'user-data');
+      profile.userDataDir = join(entry.jail ? jailedProfileDir(this.home, name) : join(this.home, 'browser', name), 'user-data');
+      if (entry.jail) profile.jail = true;
     }
     if (driver === 'remote') profile.cdpUrl = entry.cdpUrl;
     return profile;

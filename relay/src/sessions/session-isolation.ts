@@ -1,7 +1,8 @@
 import type { CgroupLimits } from '../jail/cgroup.js';
 import type { EgressCounters, EgressOptions } from '../egress/egress-proxy.js';
 import type { EgressEnvelope } from '../egress/egress-envelope.js';
-import { JailEnvelope, type JailRecord } from '../jail/jail-envelope.js';
+import { JailEnvelope } from '../jail/jail-envelope.js';
+import type { JailRecord } from '../jail/jail-reaper.js';
 import { jailHost } from '../jail/jail-host.js';
 import type { LaunchEnvelope } from '../profiles/launch-envelope.js';
 

@@ -5,7 +5,7 @@ import type { Logger } from '../log.js';
 import { findProfileProcesses, killProcesses } from '../profiles/orphans.js';
 import { GridSession, gridName } from '../profiles/grid-session.js';
 import { loadConfig } from '../config/config.js';
-import type { JailRecord } from '../jail/jail-envelope.js';
+import type { JailRecord } from '../jail/jail-reaper.js';
 import { removeJail } from '../jail/jail-reaper.js';
 
 /**
