@@ -1,4 +1,5 @@
-import { finishEffectWatch, startEffectWatch } from '../snapshot/snapshot-engine.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { countEffectWatch, finishEffectWatch, startEffectWatch } from '../snapshot/snapshot-engine.js';
 import { frameOfRef } from '../snapshot/refs.js';
 import type { Action } from '../api/schemas.js';
 import type { DriverTab } from './driver-tab.js';
@@ -76,6 +77,13 @@ export async function watchEffect(tab: DriverTab, action: Action): Promise<Effec
   const started = await startEffectWatch(frame, id, ref).catch(() => false);
   return {
     async finish({ navigated, events }) {
+      // Frameworks that render on the next animation frame (Mithril, and any app batching its
+      // updates) react a moment after the click returns: before saying a click changed nothing, or
+      // only its own element, the page gets SETTLE_MS to show its reaction.
+      if (started && action.kind === 'click' && !navigated && !events.length) {
+        const deadline = Date.now() + SETTLE_MS;
+        while ((await countEffectWatch(frame, id).catch(() => null)) === 0 && Date.now() < deadline) await sleep(SETTLE_POLL_MS);
+      }
       const reading = started ? await finishEffectWatch(frame, id).catch(() => null) : null;
       const state = reading?.before && reading.after ? differences(reading.before, reading.after) : undefined;
       // A key that moves the focus (Tab) changed what the next key reaches; a click focusing what it lands on did not.
@@ -94,6 +102,10 @@ export async function watchEffect(tab: DriverTab, action: Action): Promise<Effec
     },
   };
 }
+
+/** How long a click's page may take to show its reaction (a few animation frames), and how often it is looked at. */
+const SETTLE_MS = 250;
+const SETTLE_POLL_MS = 25;
 
 const ONLY_OWN_STATE =
   "only the element's own state changed: nothing else on the page did. If the page should have reacted (a count, a style, a list), it did not show it; take a new snapshot to see what the app holds";

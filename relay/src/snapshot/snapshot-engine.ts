@@ -1,4 +1,5 @@
 import type { Browser, BrowserContext, Frame, Locator } from 'playwright-core';
+import { markdownOf } from './page-markdown.js';
 import { type PageScriptArgs, type PageScriptResult, snapshotFrameDom } from './page-script.js';
 
 /**
@@ -104,6 +105,11 @@ export function startEffectWatch(frame: Frame, id: string, ref: string | undefin
   return read(frame, 'effect-start', { id, ref: ref ?? null });
 }
 
+/** How many mutations a watch has seen so far, the watch going on; null when it is gone. */
+export function countEffectWatch(frame: Frame, id: string): Promise<number | null> {
+  return read(frame, 'effect-count', { id });
+}
+
 /** What changed since startEffectWatch; null when the document it watched is gone (a navigation). */
 export function finishEffectWatch(frame: Frame, id: string): Promise<EffectReading | null> {
   return read(frame, 'effect-finish', { id });
@@ -111,6 +117,11 @@ export function finishEffectWatch(frame: Frame, id: string): Promise<EffectReadi
 
 export function checkRef(frame: Frame, ref: string, generation: number): Promise<RefCheck> {
   return read(frame, 'check', { ref, generation });
+}
+
+/** A frame's readable content as Markdown (page-markdown.ts): its main content, or the element of a ref or a selector. */
+export function frameMarkdown(frame: Frame, scope: { ref?: string; selector?: string }): Promise<{ markdown?: string; error?: string }> {
+  return read(frame, 'markdown', scope);
 }
 
 /** A locator for a ref that `checkRef` found 'ok'; it resolves in the isolated world too. */
@@ -124,6 +135,7 @@ function engineSource(): string {
   return `(() => {
   const __name = (fn) => fn;
   const walk = (${snapshotFrameDom.toString()});
+  const markdownOf = (${markdownOf.toString()});
   let state;
   let generation = 0;
   let cached;
@@ -202,6 +214,21 @@ function engineSource(): string {
       }
       case 'probes':
         return output(probes);
+      case 'markdown': {
+        let scope = null;
+        try {
+          if (argument.ref) scope = state && state.refs.get(argument.ref);
+          else if (argument.selector) scope = document.querySelector(argument.selector);
+        } catch (error) {
+          return output({ error: String(error && error.message || error) });
+        }
+        if ((argument.ref || argument.selector) && !(scope && scope.isConnected)) return output({ error: 'absent' });
+        try {
+          return output({ markdown: markdownOf(scope) });
+        } catch (error) {
+          return output({ error: String(error && error.message || error) });
+        }
+      }
       case 'effect-start': {
         // The effect of an action (driver/act-effect.ts), watched from here: a page that replaces
         // MutationObserver or HTMLInputElement (a polyfill) changes its own world, not this one.
@@ -221,6 +248,12 @@ function engineSource(): string {
         for (const root of roots) watch.observer.observe(root, { subtree: true, childList: true, attributes: true, characterData: true });
         effects.set(argument.id, watch);
         return output(true);
+      }
+      case 'effect-count': {
+        const watch = effects.get(argument.id);
+        if (!watch) return output(null);
+        watch.records += watch.observer.takeRecords().length;
+        return output(watch.records);
       }
       case 'effect-finish': {
         const watch = effects.get(argument.id);
