@@ -128,6 +128,16 @@ describe('clawd-browser mcp (stdio)', () => {
     expect(await call('browser_record', { profile: 'clawd', targetId, action: 'har' })).toMatch(/^Written: .*\/recordings\/clawd\/.*\.har$/);
   }, 60_000);
 
+  it('reads a page as Markdown with browser_snapshot {markdown}', async () => {
+    const call = caller(client);
+    const opened = await call('browser_tabs', { profile: 'clawd', action: 'open', url: env.fixtures.url('article.html') });
+    const targetId = /^Opened (\S+)/.exec(opened)![1];
+    const page = await call('browser_snapshot', { profile: 'clawd', targetId, markdown: true });
+    expect(page).toMatch(/^Release notes — http:\/\/127\.0\.0\.1:\d+\/article\.html\n# Release notes\n/);
+    expect(page).toContain('- Faster [benchmarks](https://example.com/bench?x=1)');
+    expect(await call('browser_snapshot', { profile: 'clawd', targetId, markdown: true, selector: '#appendix' })).toMatch(/\n## Appendix\n\nLast words\.$/);
+  }, 60_000);
+
   it('says what to do when a ref is stale or a tab unknown', async () => {
     const result = (await client.callTool({ name: 'browser_act', arguments: { profile: 'clawd', kind: 'click', ref: 'e999' } })) as { content: Array<{ text: string }>; isError: boolean };
     expect(result.isError).toBe(true);

@@ -94,6 +94,7 @@ describe.each(['clawd', 'extension'])('the %s profile answers as its document sa
     await call('POST', q('/navigate'), { url: env.fixtures.url('form.html?again=1'), targetId: tab.targetId }, 200);
     const snapshot = await call('GET', q('/snapshot', `&targetId=${tab.targetId}`), undefined, 200);
     await call('GET', q('/snapshot', `&targetId=${tab.targetId}&format=aria&limit=5`), undefined, 200);
+    await call('GET', q('/text', `&targetId=${tab.targetId}&maxChars=1000`), undefined, 200);
     const ref = /\[ref=(e\d+)\]/.exec(snapshot.text)?.[1];
     expect(ref).toBeDefined();
     await call('POST', q('/act', '&diff=2000'), { kind: 'hover', targetId: tab.targetId, ref }, 200);

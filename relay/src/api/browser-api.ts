@@ -6,6 +6,7 @@ import type {
   DialogArmed,
   DownloadRecord,
   FileChooserAnswer,
+  PageTextResponse,
   ProfileSummary,
   RecordingAnswer,
   Screenshot,
@@ -64,6 +65,8 @@ export interface BrowserApi {
    * action did not navigate: one call where an agent would make two.
    */
   act(action: ActionRequest, options?: ActOptions): Promise<ActionResult>;
+  /** The page's (or a ref's, or a selector's) readable content as Markdown, cut at maxChars. */
+  text(options?: Omit<RequestOf<'textQuery'>, 'profile'>): Promise<PageTextResponse>;
   fileChooser(options: RequestOf<'fileChooser'>): Promise<FileChooserAnswer>;
   dialog(options: RequestOf<'dialog'>): Promise<DialogArmed>;
   downloads(): Promise<{ downloads: DownloadRecord[] }>;

@@ -105,6 +105,17 @@ export type AriaSnapshotResponse = z.infer<typeof AriaSnapshotSchema>;
 export const SnapshotSchema = z.discriminatedUnion('format', [AiSnapshotSchema, AriaSnapshotSchema]);
 export type Snapshot = z.infer<typeof SnapshotSchema>;
 
+/** `GET /text`: a page's (or an element's) readable content as Markdown. */
+export const PageTextSchema = z.object({
+  targetId: z.string(),
+  url: z.string(),
+  title: z.string(),
+  markdown: z.string().describe('Headings, paragraphs, links with their URLs, lists, tables, quotes and code; cut at maxChars with a note'),
+  chars: z.number().int().describe('Characters of the whole text, before any cut'),
+  truncated: z.boolean(),
+});
+export type PageTextResponse = z.infer<typeof PageTextSchema>;
+
 export const ActionResultSchema = z.looseObject({
   targetId: z.string(),
   kind: z.enum(ACTION_KINDS),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ActionSchema, schemas } from './schemas.js';
 import {
   ActionResultSchema,
+  PageTextSchema,
   CaptureSchema,
   ConsoleAnswerSchema,
   DialogArmedSchema,
@@ -103,6 +104,13 @@ export const ROUTES = {
     tag: 'Actions',
     query: schemas.snapshotQuery,
     answer: SnapshotSchema,
+    errors: BROWSER_ERRORS,
+  },
+  'GET /text': {
+    summary: 'The page\'s readable content as Markdown (main content, headings, links with URLs, tables), or one element\'s',
+    tag: 'Actions',
+    query: schemas.textQuery,
+    answer: PageTextSchema,
     errors: BROWSER_ERRORS,
   },
   'POST /act': {

@@ -132,6 +132,14 @@ export const schemas = {
     limit: z.coerce.number().int().positive().optional(),
     ...SnapshotShaping.shape,
   }),
+  /** `GET /text`: the page's readable content as Markdown, or one element's. */
+  textQuery: z.object({
+    profile: z.string().optional(),
+    targetId: TargetId.optional(),
+    ref: Ref.optional().describe('only this element (a ref from the latest snapshot)'),
+    selector: z.string().min(1).max(1000).optional().describe('only the element this CSS selector matches'),
+    maxChars: z.coerce.number().int().min(500).max(1_000_000).default(20_000).describe('cut here, with a note saying what was cut'),
+  }),
   fileChooser: z.strictObject({
     targetId: TargetId.optional(),
     /** Absolute paths inside the upload folders. */
@@ -217,6 +225,9 @@ export type RequestOf<K extends keyof typeof schemas> = z.input<(typeof schemas)
 export type ActionRequest = z.input<typeof ActionSchema>;
 /** The body of one action kind, without its `kind` (the client's shorthands). */
 export type ActionOptions<K extends ActionRequest['kind']> = Omit<Extract<ActionRequest, { kind: K }>, 'kind'>;
+
+/** `GET /text` as the driver takes it (defaults applied). */
+export type TextOptions = Omit<z.output<typeof schemas.textQuery>, 'profile'>;
 
 /** `GET /snapshot` as the driver takes it (defaults applied). */
 export type SnapshotOptions = Omit<z.output<typeof schemas.snapshotQuery>, 'profile'>;

@@ -182,6 +182,15 @@ function addActionCommands(program: Command, client: () => BrowserClient, print:
       const snapshot = await client().snapshot({ ...rest, targetId: target });
       print(snapshot, () => (snapshot.format === 'ai' ? String(snapshot.text) : JSON.stringify(snapshot.nodes, null, 2)));
     });
+  withTarget(program.command('text').description("the page's readable content as Markdown: headings, links with their URLs, lists, tables"))
+    .option('--ref <ref>', 'only this element (a ref from the previous snapshot)')
+    .option('--selector <css>', 'only the element this CSS selector matches')
+    .option('--max-chars <n>', 'at most this many characters (default 20000); a note says what was cut', wholeNumber)
+    .action(async (options: { target?: string; ref?: string; selector?: string; maxChars?: number }) => {
+      const { target, ...rest } = options;
+      const page = await client().text({ ...rest, targetId: target });
+      print(page, () => page.markdown);
+    });
   withTarget(program.command('click').description('click an element by ref').argument('<ref>'))
     .option('--double', 'double-click')
     .option('--button <button>', 'left, right or middle')

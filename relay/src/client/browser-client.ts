@@ -7,7 +7,7 @@ import type { ActOptions, BrowserApi, RecordRequest, SnapshotRequest } from '../
 import type { DialogArmed, FileChooserAnswer } from '../api/responses.js';
 import type { ActionOptions, ActionRequest, RequestOf } from '../api/schemas.js';
 import type { ActionRecord, SessionInfo, SpareCounts, LiveGrant, AuditEntry, AuditEventKind, VaultListing, Grant } from '../api/session-responses.js';
-import type { ActionResult, AiSnapshotResponse, AriaSnapshotResponse, Capture, ConsoleMessage, DownloadRecord, ProfileSummary, Screenshot, Snapshot, Status, RecordingAnswer, NetworkBody, Tab } from '../api/responses.js';
+import type { ActionResult, PageTextResponse, AiSnapshotResponse, AriaSnapshotResponse, Capture, ConsoleMessage, DownloadRecord, ProfileSummary, Screenshot, Snapshot, Status, RecordingAnswer, NetworkBody, Tab } from '../api/responses.js';
 
 // The typed errors travel with the client: `import { BrowserClient, NotFoundError } from 'clawd-browser'`.
 export * from '../errors.js';
@@ -119,6 +119,12 @@ export class BrowserClient implements BrowserApi {
     const query: Record<string, string | undefined> = {};
     for (const [key, value] of Object.entries(options)) query[key] = value === undefined ? undefined : String(value);
     return this.call('GET', '/snapshot', undefined, query);
+  }
+  /** `GET /text`: the page's readable content as Markdown (or one element's, by ref or selector). */
+  text(options: Omit<RequestOf<'textQuery'>, 'profile'> = {}): Promise<PageTextResponse> {
+    const query: Record<string, string | undefined> = {};
+    for (const [key, value] of Object.entries(options)) query[key] = value === undefined ? undefined : String(value);
+    return this.call('GET', '/text', undefined, query);
   }
   /** Any `POST /act` action; the helpers below are shorthands. */
   act(action: ActionRequest, options: ActOptions = {}): Promise<ActionResult> {

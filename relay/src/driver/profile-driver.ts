@@ -4,14 +4,15 @@ import { abortable } from '../runtime/operation.js';
 import type { UrlPolicy } from '../runtime/url-policy.js';
 import type { Profile } from '../profiles/profile-registry.js';
 import type { z } from 'zod';
-import { MAX_WAIT_MS, type Action, schemas, type SnapshotOptions } from '../api/schemas.js';
+import { MAX_WAIT_MS, type Action, schemas, type SnapshotOptions, type TextOptions } from '../api/schemas.js';
 import type { TabScreencast } from './screencast.js';
 import { withAftermath } from './aftermath.js';
 import { watchEffect } from './act-effect.js';
 import { ariaSnapshot, takeAiSnapshot } from '../snapshot/ai-snapshot.js';
 import { prepareBrowser } from '../snapshot/snapshot-engine.js';
+import { takePageText } from '../snapshot/page-text.js';
 import type { BrowserEndpoint } from './browser-endpoint.js';
-import type { ActionResult, Capture, EndpointState, ConsoleMessage, DownloadRecord, Screenshot, Snapshot, Tab } from '../api/responses.js';
+import type { ActionResult, Capture, EndpointState, ConsoleMessage, DownloadRecord, PageTextResponse, Screenshot, Snapshot, Tab } from '../api/responses.js';
 import type { RequestOf } from '../api/schemas.js';
 import { ACTION_TIMEOUT_MS } from '../api/limits.js';
 import { performAction, withoutSecrets } from './page-actions.js';
@@ -266,6 +267,14 @@ export class ProfileDriver {
     if (format === 'aria') return { targetId: info.targetId, format: 'aria', ...(await ariaSnapshot(tab.page, { limit })) };
     const scope = ref ? { ref } : selector ? { selector } : undefined;
     return { targetId: info.targetId, url: info.url, title: info.title, format: 'ai', ...(await takeAiSnapshot(tab.snapshots, { limit, scope, ...shaping })) };
+  }
+
+  /** `GET /text`: the page's readable content as Markdown (snapshot/page-text.ts). */
+  async text(options: TextOptions): Promise<PageTextResponse> {
+    const { targetId: wanted, ...scope } = options;
+    const tab = await this.tab(wanted);
+    const { targetId, url, title } = await this.use(tab);
+    return { targetId, url, title, ...(await takePageText(tab.snapshots, tab.page, scope)) };
   }
 
   /** `POST /act`. */

@@ -202,9 +202,13 @@ export const TOOLS: Tool[] = [
   defineTool({
     name: 'browser_snapshot',
     description: 'The page as text with [ref=…] on what can be acted on. Prefer interactive, ref/selector scope or diff to save tokens.',
-    input: z.object({ profile: Profile, targetId: TargetId, ...SnapshotShaping.shape }),
+    input: z.object({ profile: Profile, targetId: TargetId, ...SnapshotShaping.shape, markdown: z.boolean().optional().describe('readable content as Markdown, for reading') }),
     readOnly: true,
-    run: async (api, { profile: _profile, ...options }, session) => {
+    run: async (api, { profile: _profile, markdown, ...options }, session) => {
+      if (markdown) {
+        const page = await withProfile(api, { profile: _profile }).text({ targetId: options.targetId, ref: options.ref, selector: options.selector, maxChars: options.maxChars ?? SNAPSHOT_DEFAULT_CHARS });
+        return text(`${page.title} — ${page.url}\n${page.markdown}`);
+      }
       const snapshot = await withProfile(api, { profile: _profile }).snapshot({ maxChars: SNAPSHOT_DEFAULT_CHARS, ...options });
       session.lastUrl.set(snapshot.targetId, snapshot.url);
       return text(`${snapshot.title} — ${snapshot.url}\n${snapshot.text}`);

@@ -168,6 +168,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
   // ---- snapshots, actions, hooks ---------------------------------------------
 
   routes.json('GET /snapshot', ({ query: { profile, ...options }, signal }) => service.snapshot(profile, options, signal));
+  routes.json('GET /text', ({ query: { profile, ...options }, signal }) => service.text(profile, options, signal));
   routes.json('POST /act', ({ query, body, signal }) => service.act(query.profile, body, signal, { diffMaxChars: query.diff }));
   routes.json('POST /hooks/file-chooser', ({ query, body, signal }) => service.fileChooser(query.profile, body, signal));
   routes.json('POST /hooks/dialog', ({ query, body, signal }) => service.armDialog(query.profile, body, signal));

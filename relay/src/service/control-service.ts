@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { ActOptions, BrowserApi, RecordRequest, SnapshotRequest } from '../api/browser-api.js';
 import type { DialogArmed, FileChooserAnswer } from '../api/responses.js';
-import type { ActionRequest, RequestOf } from '../api/schemas.js';
+import type { ActionRequest, RequestOf, TextOptions } from '../api/schemas.js';
 import type { ActionResult, AiSnapshotResponse, ProfileSummary, RecordingAnswer, Status } from '../api/responses.js';
 import { ActionSchema, schemas } from '../api/schemas.js';
 import type { ProfileManager } from '../driver/profile-manager.js';
@@ -22,7 +22,7 @@ import { describeIssues } from '../validation.js';
  */
 
 /** Views, not actions: a recorded session keeps no screenshot of them. */
-const NOT_RECORDED = new Set(['snapshot', 'screenshot', 'pdf', 'start', 'focus', 'close', 'dialog']);
+const NOT_RECORDED = new Set(['snapshot', 'text', 'screenshot', 'pdf', 'start', 'focus', 'close', 'dialog']);
 
 export interface OperationRequest {
   kind: string;
@@ -154,6 +154,9 @@ export class ControlService {
   snapshot(profile: string | undefined, options: Omit<z.output<typeof schemas.snapshotQuery>, 'profile'>, signal?: AbortSignal) {
     return this.operation(profile, { kind: 'snapshot', targetId: options.targetId }, signal, (driver) => driver.snapshot(options));
   }
+  text(profile: string | undefined, options: TextOptions, signal?: AbortSignal) {
+    return this.operation(profile, { kind: 'text', targetId: options.targetId, ref: options.ref }, signal, (driver) => driver.text(options));
+  }
   /** One action; with `diffMaxChars`, and when it did not navigate, the page's diff comes with it (no second call). */
   act(profile: string | undefined, action: z.output<typeof schemas.act>, signal?: AbortSignal, options: ActOptions = {}): Promise<ActionResult> {
     const ref = 'ref' in action ? action.ref : undefined;
@@ -229,6 +232,10 @@ export class ControlService {
       screenshot: (options = {}) => service.screenshot(profile, validated(schemas.screenshot, options, 'arguments'), signal),
       pdf: (targetId) => service.pdf(profile, targetId, signal),
       console: (options = {}) => service.console(profile, options),
+      text: (options = {}) => {
+        const { profile: _ignored, ...checked } = validated(schemas.textQuery, options, 'arguments');
+        return service.text(profile, checked, signal);
+      },
       snapshot: async (options: SnapshotRequest = {}) => {
         const { profile: _ignored, ...checked } = validated(schemas.snapshotQuery, options, 'arguments');
         return (await service.snapshot(profile, checked, signal)) as AiSnapshotResponse;

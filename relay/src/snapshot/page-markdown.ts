@@ -1,0 +1,165 @@
+/**
+ * A page's readable content as Markdown, for reading tasks where a
+ * snapshot's roles are noise: headings, paragraphs, links with their URLs,
+ * lists, tables, quotes and code, images by their alt text. Runs in the
+ * page's isolated world (snapshot-engine.ts serializes it with
+ * toString()), so it must use nothing from this module's scope.
+ *
+ * Without a scope it reads the page's main content (`main`, `[role=main]`,
+ * else the one `article`, else the body), leaving out navigation, headers,
+ * footers and asides around it. What is not rendered (display: none,
+ * visibility: hidden, `hidden`, aria-hidden) is left out; form controls and
+ * scripts are not text.
+ */
+export function markdownOf(scope: Element | null): string {
+  const SKIPPED = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'svg', 'SVG', 'CANVAS', 'IFRAME', 'OBJECT', 'EMBED', 'INPUT', 'SELECT', 'TEXTAREA', 'BUTTON', 'OPTION', 'DATALIST', 'HEAD']);
+  const CHROME = new Set(['NAV', 'HEADER', 'FOOTER', 'ASIDE']);
+  const CHROME_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'complementary', 'search']);
+  const BLOCKS = new Set([
+    'ADDRESS', 'ARTICLE', 'ASIDE', 'BLOCKQUOTE', 'BODY', 'DD', 'DETAILS', 'DIALOG', 'DIV', 'DL', 'DT', 'FIELDSET', 'FIGCAPTION', 'FIGURE', 'FOOTER', 'FORM',
+    'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'HEADER', 'HR', 'LI', 'MAIN', 'NAV', 'OL', 'P', 'PRE', 'SECTION', 'SUMMARY', 'TABLE', 'UL', 'CAPTION', 'TR', 'TD', 'TH',
+    'THEAD', 'TBODY', 'TFOOT', 'HGROUP', 'MENU', 'SEARCH',
+  ]);
+
+  const main = (): Element => {
+    const marked = document.querySelector('main, [role="main"]');
+    if (marked) return marked;
+    const articles = document.querySelectorAll('article');
+    return articles.length === 1 ? articles[0] : document.body ?? document.documentElement;
+  };
+  const root = scope ?? main();
+  const aroundMain = scope === null && root !== document.body;
+
+  const shown = (element: Element): boolean => {
+    if (element.hasAttribute('hidden') || element.getAttribute('aria-hidden') === 'true') return false;
+    const check = (element as Element & { checkVisibility?: (options: object) => boolean }).checkVisibility;
+    // display: contents has no box of its own, but its children are shown.
+    if (check && !check.call(element, { visibilityProperty: true })) return getComputedStyle(element).display === 'contents';
+    return true;
+  };
+  const skipped = (element: Element): boolean => {
+    if (SKIPPED.has(element.tagName) || !shown(element)) return true;
+    // Around the main content, the page's own navigation and asides are not its content.
+    if (!aroundMain && scope === null && element !== root && (CHROME.has(element.tagName) || CHROME_ROLES.has(element.getAttribute('role') ?? ''))) return true;
+    return false;
+  };
+  const isBlock = (node: Node): boolean => node.nodeType === 1 && (BLOCKS.has((node as Element).tagName) || /^(block|flex|grid|table|list-item)/.test(getComputedStyle(node as Element).display));
+  const absolute = (url: string): string => {
+    try {
+      return new URL(url, document.baseURI).href;
+    } catch {
+      return url;
+    }
+  };
+  const escapeText = (text: string): string => text.replace(/([\\`*_[\]])/g, '\\$1');
+  const collapse = (text: string): string => text.replace(/\s+/g, ' ');
+
+  /** Inline content of a node: text with emphasis, code and links. */
+  const inline = (node: Node): string => {
+    if (node.nodeType === 3) return escapeText(collapse(node.textContent ?? ''));
+    if (node.nodeType !== 1) return '';
+    const element = node as Element;
+    if (skipped(element)) return '';
+    const tag = element.tagName;
+    if (tag === 'BR') return '\n';
+    if (tag === 'IMG') {
+      const alt = (element.getAttribute('alt') ?? '').trim();
+      return alt ? `![${escapeText(alt)}](${absolute(element.getAttribute('src') ?? '')})` : '';
+    }
+    const inner = () => [...element.childNodes].map(inline).join('');
+    if (tag === 'CODE' || tag === 'KBD' || tag === 'SAMP') {
+      const text = element.textContent ?? '';
+      const fence = text.includes('`') ? '``' : '`';
+      return text.trim() ? `${fence}${collapse(text)}${fence}` : '';
+    }
+    const text = inner();
+    if (!text.trim()) return text;
+    if (tag === 'A' && element.getAttribute('href') && !element.getAttribute('href')!.startsWith('javascript:')) return `[${text.trim()}](${absolute(element.getAttribute('href')!)})`;
+    if (tag === 'STRONG' || tag === 'B') return `**${text.trim()}**`;
+    if (tag === 'EM' || tag === 'I') return `*${text.trim()}*`;
+    if (tag === 'DEL' || tag === 'S') return `~~${text.trim()}~~`;
+    return text;
+  };
+  const tidy = (text: string): string =>
+    text
+      .split('\n')
+      .map((line) => line.replace(/[ \t]+/g, ' ').trim())
+      .join('\n')
+      .trim();
+
+  const table = (element: HTMLTableElement): string[] => {
+    const rows = [...element.rows].filter((row) => shown(row));
+    if (!rows.length) return [];
+    const cells = rows.map((row) => [...row.cells].map((cell) => tidy([...cell.childNodes].map(inline).join('')).replace(/\n/g, ' ').replace(/\|/g, '\\|')));
+    const width = Math.max(...cells.map((row) => row.length));
+    const line = (row: string[]) => `| ${Array.from({ length: width }, (_, i) => row[i] ?? '').join(' | ')} |`;
+    const lines = [line(cells[0]), `| ${Array.from({ length: width }, () => '---').join(' | ')} |`, ...cells.slice(1).map(line)].join('\n');
+    const caption = element.caption ? tidy(inline(element.caption)) : '';
+    return caption ? [caption, lines] : [lines];
+  };
+
+  /** The blocks of a node's children: each a paragraph, heading, list, table… separated by blank lines. */
+  const blocks = (parent: Node): string[] => {
+    const out: string[] = [];
+    let run = '';
+    const flush = () => {
+      const text = tidy(run);
+      if (text) out.push(text);
+      run = '';
+    };
+    for (const child of parent.childNodes) {
+      if (child.nodeType === 1 && skipped(child as Element)) continue;
+      if (!isBlock(child)) {
+        run += inline(child);
+        continue;
+      }
+      flush();
+      out.push(...block(child as Element));
+    }
+    flush();
+    return out;
+  };
+
+  /** A list, its items' own blocks indented under their marker (so nested lists nest). */
+  const list = (element: Element): string[] => {
+    const ordered = element.tagName === 'OL';
+    const items = [...element.children].filter((child) => child.tagName === 'LI' && shown(child));
+    if (!items.length) return [];
+    const start = Number(element.getAttribute('start') ?? 1) || 1;
+    const lines = items.map((item, index) => {
+      const marker = ordered ? `${start + index}.` : '-';
+      const inner = blocks(item).join('\n').split('\n').filter((line) => line.trim());
+      const pad = ' '.repeat(marker.length + 1);
+      return [`${marker} ${inner[0] ?? ''}`, ...inner.slice(1).map((line) => `${pad}${line}`)].join('\n');
+    });
+    return [lines.join('\n')];
+  };
+
+  const block = (element: Element): string[] => {
+    const tag = element.tagName;
+    const heading = /^H([1-6])$/.exec(tag);
+    if (heading) {
+      const text = tidy(inline(element)).replace(/\n/g, ' ');
+      return text ? [`${'#'.repeat(Number(heading[1]))} ${text}`] : [];
+    }
+    if (tag === 'UL' || tag === 'OL' || tag === 'MENU') return list(element);
+    if (tag === 'TABLE') return table(element as HTMLTableElement);
+    if (tag === 'HR') return ['---'];
+    if (tag === 'PRE') {
+      const text = (element as HTMLElement).innerText.replace(/\n+$/, '');
+      const language = /language-(\w+)/.exec(element.querySelector('code')?.className ?? element.className)?.[1] ?? '';
+      return text.trim() ? [`\`\`\`${language}\n${text}\n\`\`\``] : [];
+    }
+    if (tag === 'BLOCKQUOTE') return blocks(element).map((text) => text.split('\n').map((line) => `> ${line}`).join('\n'));
+    if (tag === 'DT') {
+      const text = tidy(inline(element));
+      return text ? [`**${text}**`] : [];
+    }
+    if (tag === 'DD') return blocks(element).map((text) => `: ${text}`);
+    return blocks(element);
+  };
+
+  // A scope is read as itself (a heading stays a heading, a link a link); the main content by its children.
+  const parts = scope === null ? blocks(root) : isBlock(scope) ? block(scope) : [tidy(inline(scope))];
+  return parts.join('\n\n').replace(/\n{3,}/g, '\n\n').trim();
+}

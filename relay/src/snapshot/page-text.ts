@@ -1,0 +1,65 @@
+import type { Page } from 'playwright-core';
+import { BadRequestError, NotFoundError } from '../errors.js';
+import { frameOfRef, resolveRef, type TabSnapshots } from './refs.js';
+import { frameMarkdown } from './snapshot-engine.js';
+
+/**
+ * `GET /text`: a page's readable content as Markdown (page-markdown.ts),
+ * or one element's (a ref from the tab's latest snapshot, or a CSS
+ * selector), cut at `maxChars` with a note that says what was cut and where
+ * to look next, as snapshots are. Frames are not included: scope to a ref
+ * inside one to read it.
+ */
+
+export interface PageTextOptions {
+  ref?: string;
+  selector?: string;
+  maxChars: number;
+}
+
+export interface PageText {
+  markdown: string;
+  /** Characters of the whole text, before any cut. */
+  chars: number;
+  truncated: boolean;
+}
+
+export async function takePageText(snapshots: TabSnapshots, page: Page, options: PageTextOptions): Promise<PageText> {
+  if (options.ref && options.selector) throw new BadRequestError('Give ref or selector to scope the text, not both');
+  let frame = page.mainFrame();
+  if (options.ref) {
+    // Unknown or stale refs are the typed 404 every action gives.
+    await resolveRef(snapshots, options.ref);
+    frame = frameOfRef(snapshots, options.ref) ?? frame;
+  }
+  const answer = await frameMarkdown(frame, { ref: options.ref, selector: options.selector });
+  if (answer.error === 'absent') throw new NotFoundError(options.ref ? `Ref ${options.ref} is gone from the page: take a new snapshot` : `No element matches ${JSON.stringify(options.selector)}`);
+  if (answer.error !== undefined) throw new BadRequestError(options.selector ? `Invalid selector ${JSON.stringify(options.selector)}: ${answer.error}` : `The page's text could not be read: ${answer.error}`);
+  const markdown = answer.markdown ?? '';
+  return { ...fitText(markdown, options.maxChars), chars: markdown.length };
+}
+
+/**
+ * Keeps whole lines while they fit in `maxChars`, then says how much was
+ * cut and the first headings in the cut part, so the agent can ask for
+ * more or scope to a section.
+ */
+export function fitText(markdown: string, maxChars: number): { markdown: string; truncated: boolean } {
+  if (markdown.length <= maxChars) return { markdown, truncated: false };
+  const lines = markdown.split('\n');
+  const noteFor = (cutAt: number, used: number) => {
+    const headings = lines
+      .slice(cutAt)
+      .filter((line) => /^#{1,6} /.test(line))
+      .slice(0, 4)
+      .map((line) => line.replace(/^#+ /, '').slice(0, 60));
+    const next = headings.length ? `; next: ${headings.join(' | ')}` : '';
+    return `[cut at maxChars=${maxChars}: ${markdown.length - used} more characters (${lines.length - cutAt} lines) not shown${next}. For more: a larger maxChars, or scope to a ref or selector]`;
+  };
+  let used = 0;
+  let cutAt = 0;
+  while (cutAt < lines.length && used + lines[cutAt].length + 1 <= maxChars) used += lines[cutAt++].length + 1;
+  // The note is part of the answer: lines go until the text and its note fit in maxChars.
+  while (cutAt > 0 && used + noteFor(cutAt, used).length > maxChars) used -= lines[--cutAt].length + 1;
+  return { markdown: [...lines.slice(0, cutAt), noteFor(cutAt, used)].join('\n'), truncated: true };
+}
