@@ -1,8 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { extname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refOf } from '../harness/refs.js';
-import { startTestSite } from '../harness/test-site.js';
+import { startPythonDocsSite } from '../harness/python-docs.js';
+import type { startTestSite } from '../harness/test-site.js';
 import { type ControlEnv, startControlEnv } from './control-env.js';
 
 /**
@@ -13,18 +12,10 @@ import { type ControlEnv, startControlEnv } from './control-env.js';
  * reaches the `os.path` link, which the agent then follows: no cap raised.
  */
 
-const DOCS = '/usr/share/doc/python3-doc/html';
-const TYPES: Record<string, string> = { '.html': 'text/html', '.css': 'text/css', '.js': 'text/javascript', '.png': 'image/png', '.svg': 'image/svg+xml' };
-
 let env: ControlEnv;
 let site: Awaited<ReturnType<typeof startTestSite>>;
 beforeAll(async () => {
-  if (!existsSync(join(DOCS, 'library/os.html'))) throw new Error(`Python's documentation is not at ${DOCS}: apt-get install python3-doc (.ci/run does)`);
-  site = await startTestSite((_request, response, url) => {
-    const path = join(DOCS, decodeURIComponent(url.pathname));
-    if (!path.startsWith(DOCS) || !existsSync(path)) return void response.writeHead(404).end();
-    response.writeHead(200, { 'content-type': TYPES[extname(path)] ?? 'application/octet-stream' }).end(readFileSync(path));
-  });
+  site = await startPythonDocsSite();
   env = await startControlEnv();
 }, 90_000);
 afterAll(async () => {

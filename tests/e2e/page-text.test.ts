@@ -1,8 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { extname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refOf } from '../harness/refs.js';
-import { startTestSite } from '../harness/test-site.js';
+import { startPythonDocsSite } from '../harness/python-docs.js';
+import type { startTestSite } from '../harness/test-site.js';
 import { type ControlEnv, startControlEnv } from './control-env.js';
 
 /**
@@ -12,17 +11,11 @@ import { type ControlEnv, startControlEnv } from './control-env.js';
  * nobody here wrote and longer than the default cap.
  */
 
-const DOCS = '/usr/share/doc/python3-doc/html';
-const TYPES: Record<string, string> = { '.html': 'text/html', '.css': 'text/css', '.js': 'text/javascript', '.png': 'image/png', '.svg': 'image/svg+xml' };
 let env: ControlEnv;
 let docs: Awaited<ReturnType<typeof startTestSite>>;
 
 beforeAll(async () => {
-  docs = await startTestSite((_request, response, url) => {
-    const path = join(DOCS, decodeURIComponent(url.pathname));
-    if (!path.startsWith(DOCS) || !existsSync(path)) return void response.writeHead(404).end();
-    response.writeHead(200, { 'content-type': TYPES[extname(path)] ?? 'application/octet-stream' }).end(readFileSync(path));
-  });
+  docs = await startPythonDocsSite();
   env = await startControlEnv();
 }, 90_000);
 afterAll(async () => {
@@ -71,7 +64,7 @@ describe.each(['clawd', 'extension'])('the %s profile reads a page as Markdown',
   });
 });
 
-describe.skipIf(!existsSync(join(DOCS, 'library/os.html')))("Python's os documentation as Markdown", () => {
+describe("Python's os documentation as Markdown", () => {
   it('is cut at maxChars with a note naming what follows, and a section reads whole by its selector', async () => {
     const client = env.client('clawd');
     const { targetId } = await client.openTab(`${docs.url}/library/os.html`);
