@@ -1,5 +1,5 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -85,6 +85,11 @@ beforeAll(async () => {
 afterAll(async () => {
   if (server?.exitCode === null) server.kill('SIGKILL');
   await site?.close();
+  // The server was killed with its sessions open: what their jails hold on this machine is reaped, as a user would.
+  if (home) {
+    await new Promise((resolve) => execFile(process.execPath, [CLI, 'reap'], { env: { ...process.env, CLAWD_HOME: home } }, resolve));
+    rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+  }
 });
 
 describe('no open CDP door', () => {

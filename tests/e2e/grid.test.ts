@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -84,6 +84,7 @@ afterAll(async () => {
   await server?.close();
   await grid?.close();
   await site?.close();
+  if (home) rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 });
 
 async function mcpAs(key: string): Promise<Client> {
@@ -178,6 +179,7 @@ describe('task sessions on a Selenium Grid', () => {
       expect(JSON.parse((await run(process.execPath, [CLI, '--json', 'reap'], { env: childEnv })).stdout).reaped).toEqual([]);
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
+      rmSync(childHome, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     }
   }, 60_000);
 
