@@ -67,6 +67,14 @@ describe('fitBudget', () => {
     expect(fitted.at(-1)).toMatch(/^\[cut at maxChars=1000: \d+ more lines \(0 with refs\) not shown; next: heading "Part \d+" \[level=2\] \| /);
     expect(long.slice(0, fitted.length - 1)).toEqual(fitted.slice(0, -1));
   });
+  it('counts its note in the budget when the sections it names are long', () => {
+    const long = Array.from({ length: 60 }, (_, i) => [`- heading "A section title that is rather long indeed, number ${i}" [level=2]`, `- link "item ${i} ${'y'.repeat(40)}" [ref=e${i}]`]).flat();
+    for (const maxChars of [500, 800, 1_000, 2_000, 4_000]) {
+      const fitted = fitBudget(long, maxChars);
+      expect(fitted.join('\n').length, `maxChars ${maxChars}`).toBeLessThanOrEqual(maxChars);
+      expect(fitted.at(-1)).toMatch(/^\[cut at maxChars=\d+: \d+ more lines \(\d+ with refs\) not shown; next: /);
+    }
+  });
 });
 
 describe('diffOutlines', () => {

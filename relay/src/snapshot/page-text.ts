@@ -1,6 +1,7 @@
 import type { Page } from 'playwright-core';
 import { BadRequestError, NotFoundError } from '../errors.js';
 import { frameOfRef, resolveRef, type TabSnapshots } from './refs.js';
+import { cutToFit } from './shaping.js';
 import { frameMarkdown } from './snapshot-engine.js';
 
 /**
@@ -47,7 +48,7 @@ export async function takePageText(snapshots: TabSnapshots, page: Page, options:
 export function fitText(markdown: string, maxChars: number): { markdown: string; truncated: boolean } {
   if (markdown.length <= maxChars) return { markdown, truncated: false };
   const lines = markdown.split('\n');
-  const noteFor = (cutAt: number, used: number) => {
+  const kept = cutToFit(lines, maxChars, (cutAt, used) => {
     const headings = lines
       .slice(cutAt)
       .filter((line) => /^#{1,6} /.test(line))
@@ -55,11 +56,6 @@ export function fitText(markdown: string, maxChars: number): { markdown: string;
       .map((line) => line.replace(/^#+ /, '').slice(0, 60));
     const next = headings.length ? `; next: ${headings.join(' | ')}` : '';
     return `[cut at maxChars=${maxChars}: ${markdown.length - used} more characters (${lines.length - cutAt} lines) not shown${next}. For more: a larger maxChars, or scope to a ref or selector]`;
-  };
-  let used = 0;
-  let cutAt = 0;
-  while (cutAt < lines.length && used + lines[cutAt].length + 1 <= maxChars) used += lines[cutAt++].length + 1;
-  // The note is part of the answer: lines go until the text and its note fit in maxChars.
-  while (cutAt > 0 && used + noteFor(cutAt, used).length > maxChars) used -= lines[--cutAt].length + 1;
-  return { markdown: [...lines.slice(0, cutAt), noteFor(cutAt, used)].join('\n'), truncated: true };
+  });
+  return { markdown: kept.join('\n'), truncated: true };
 }

@@ -91,6 +91,20 @@ export function limitDepth(lines: string[], depth: number): string[] {
 }
 
 /**
+ * Whole lines kept from the start while they and the note about the rest fit
+ * in `maxChars` together: the note is part of the answer. `noteFor` says what
+ * the lines from `cutAt` on hold, and how much of the text (`used`
+ * characters, newlines included) was kept.
+ */
+export function cutToFit(lines: string[], maxChars: number, noteFor: (cutAt: number, used: number) => string): string[] {
+  let used = 0;
+  let cutAt = 0;
+  while (cutAt < lines.length && used + lines[cutAt].length + 1 <= maxChars) used += lines[cutAt++].length + 1;
+  while (cutAt > 0 && used + noteFor(cutAt, used).length > maxChars) used -= lines[--cutAt].length + 1;
+  return [...lines.slice(0, cutAt), noteFor(cutAt, used)];
+}
+
+/**
  * Keeps whole lines while they fit in `maxChars`, then says what was cut:
  * how many lines and refs, and the first sections in the cut part, so the
  * agent can ask for one of them (scope) or for more.
@@ -98,28 +112,20 @@ export function limitDepth(lines: string[], depth: number): string[] {
 export function fitBudget(lines: string[], maxChars: number): string[] {
   const total = lines.reduce((sum, line) => sum + line.length + 1, 0);
   if (total <= maxChars) return lines;
-  // Room is left for the note, so the whole answer stays within maxChars.
-  const room = Math.max(0, maxChars - 300);
-  const out: string[] = [];
-  let used = 0;
-  let cutAt = 0;
-  while (cutAt < lines.length && used + lines[cutAt].length + 1 <= room) {
-    used += lines[cutAt].length + 1;
-    out.push(lines[cutAt++]);
-  }
-  const cut = parse(lines.slice(cutAt));
-  const refs = cut.filter((line) => line.hasRef).length;
-  const sections = cut
-    .filter((line) => line.role === 'heading' || LANDMARKS.has(line.role))
-    .slice(0, 4)
-    .map((line) => {
-      const named = line.text.trim().replace(/^- /, '').replace(/:$/, '').slice(0, 60);
-      // A landmark a page has once is a scope by its role word, whether it is an element or a role attribute.
-      return SCOPABLE_LANDMARKS.has(line.role) ? `${named} [selector=${line.role}]` : named;
-    });
-  const where = sections.length ? `; next: ${sections.join(' | ')}` : '';
-  out.push(`[cut at maxChars=${maxChars}: ${cut.length} more lines (${refs} with refs) not shown${where}. For more: a larger maxChars, interactive, or scope to a ref or selector]`);
-  return out;
+  return cutToFit(lines, maxChars, (cutAt) => {
+    const cut = parse(lines.slice(cutAt));
+    const refs = cut.filter((line) => line.hasRef).length;
+    const sections = cut
+      .filter((line) => line.role === 'heading' || LANDMARKS.has(line.role))
+      .slice(0, 4)
+      .map((line) => {
+        const named = line.text.trim().replace(/^- /, '').replace(/:$/, '').slice(0, 60);
+        // A landmark a page has once is a scope by its role word, whether it is an element or a role attribute.
+        return SCOPABLE_LANDMARKS.has(line.role) ? `${named} [selector=${line.role}]` : named;
+      });
+    const where = sections.length ? `; next: ${sections.join(' | ')}` : '';
+    return `[cut at maxChars=${maxChars}: ${cut.length} more lines (${refs} with refs) not shown${where}. For more: a larger maxChars, interactive, or scope to a ref or selector]`;
+  });
 }
 
 interface DiffOp {
