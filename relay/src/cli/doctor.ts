@@ -10,6 +10,7 @@ import { liveServerRecord } from '../config/server-record.js';
 import { readToken } from '../config/state-dir.js';
 import { jailHost } from '../jail/jail-host.js';
 import { BROWSERS, manifestDir } from '../native-host/install.js';
+import { gridName, gridReadiness } from '../profiles/grid-session.js';
 import { defaultExecutableEnv, findExecutable } from '../profiles/executable.js';
 
 /**
@@ -156,14 +157,14 @@ function checkJails(config: Config): Check {
 async function checkGrid(config: Config): Promise<Check | undefined> {
   const grid = config.grid;
   if (!grid) return undefined;
-  const headers: Record<string, string> = grid.username ? { authorization: `Basic ${Buffer.from(`${grid.username}:${grid.password ?? ''}`).toString('base64')}` } : {};
+  // Through the Grid layer: its credentials (grid.username, or user:password@ in the URL) are sent, never shown.
+  const name = gridName(grid);
   try {
-    const response = await fetch(new URL('status', grid.url.endsWith('/') ? grid.url : `${grid.url}/`), { headers, signal: AbortSignal.timeout(5_000) });
-    const body = (await response.json()) as { value?: { ready?: boolean; message?: string } };
-    if (response.ok && body.value?.ready) return ok('grid', `${grid.url} ready`);
-    return fail('grid', `${grid.url} answers but is not ready: ${body.value?.message ?? response.status}`, 'start a node on the Grid, or check its credentials in config.json grid');
+    const { ready, message, status } = await gridReadiness(grid);
+    if (ready) return ok('grid', `${name} ready`);
+    return fail('grid', `${name} answers but is not ready: ${message ?? `HTTP ${status}`}`, 'start a node on the Grid, or check its credentials in config.json grid');
   } catch (error) {
-    return fail('grid', `${grid.url} does not answer: ${(error as Error).message}`, 'start the Grid, or fix grid.url in config.json (or remove grid)');
+    return fail('grid', (error as Error).message, 'start the Grid, or fix grid.url in config.json (or remove grid)');
   }
 }
 

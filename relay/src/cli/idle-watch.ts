@@ -33,15 +33,17 @@ function periodFor(idleMs: number): number {
 export function watchIdle(state: IdleServerState, log: Logger, options: { exitWhenIdle?: () => Promise<void> } = {}): IdleWatch {
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
+  const idleMs = () => state.manager.registry.config().idleStopMinutes * 60_000;
+  // With idleStopMinutes 0, config.json is looked at again each minute (an edit applies).
+  const schedule = (ms: number) => (timer = setTimeout(() => void tick(), periodFor(ms || 60_000)).unref());
   const tick = async () => {
-    const minutes = state.manager.registry.config().idleStopMinutes;
-    const idleMs = minutes * 60_000;
-    if (minutes > 0) {
-      await state.manager.sweepIdle().catch((error: Error) => log.warn(`idle sweep: ${error.message}`));
+    const ms = idleMs();
+    if (ms > 0) {
+      await state.manager.sweepIdle(ms).catch((error: Error) => log.warn(`idle sweep: ${error.message}`));
       if (options.exitWhenIdle && !stopped) {
         const quietFor = Math.min(state.manager.idle.idleForMs(), Date.now() - state.lastRequestAt());
         const holding = state.manager.managedRunning || state.sharedTabs() > 0 || state.openSessions() > 0 || state.otherClients() > 0;
-        if (!holding && quietFor >= idleMs) {
+        if (!holding && quietFor >= ms) {
           log.info(`exiting: started by mcp or the native host, and unused for ${describeSpan(quietFor)} (no browser, shared tab, session or client; config idleStopMinutes)`);
           stopped = true;
           await options.exitWhenIdle();
@@ -49,9 +51,9 @@ export function watchIdle(state: IdleServerState, log: Logger, options: { exitWh
         }
       }
     }
-    if (!stopped) timer = setTimeout(() => void tick(), periodFor(idleMs || 60_000)).unref();
+    if (!stopped) schedule(ms);
   };
-  timer = setTimeout(() => void tick(), periodFor(state.manager.registry.config().idleStopMinutes * 60_000 || 60_000)).unref();
+  schedule(idleMs());
   return {
     stop() {
       stopped = true;

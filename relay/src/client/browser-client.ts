@@ -116,19 +116,15 @@ export class BrowserClient implements BrowserApi {
   snapshot(options: { targetId?: string; format: 'aria'; limit?: number }): Promise<AriaSnapshotResponse>;
   snapshot(options: SnapshotRequest): Promise<Snapshot>;
   snapshot(options: SnapshotRequest = {}): Promise<Snapshot> {
-    const query: Record<string, string | undefined> = {};
-    for (const [key, value] of Object.entries(options)) query[key] = value === undefined ? undefined : String(value);
-    return this.call('GET', '/snapshot', undefined, query);
+    return this.call('GET', '/snapshot', undefined, options);
   }
   /** `GET /text`: the page's readable content as Markdown (or one element's, by ref or selector). */
   text(options: Omit<RequestOf<'textQuery'>, 'profile'> = {}): Promise<PageTextResponse> {
-    const query: Record<string, string | undefined> = {};
-    for (const [key, value] of Object.entries(options)) query[key] = value === undefined ? undefined : String(value);
-    return this.call('GET', '/text', undefined, query);
+    return this.call('GET', '/text', undefined, options);
   }
   /** Any `POST /act` action; the helpers below are shorthands. */
   act(action: ActionRequest, options: ActOptions = {}): Promise<ActionResult> {
-    return this.call('POST', '/act', action, { diff: options.diffMaxChars === undefined ? undefined : String(options.diffMaxChars) });
+    return this.call('POST', '/act', action, { diff: options.diffMaxChars });
   }
   click(ref: string, options: Omit<ActionOptions<'click'>, 'ref' | 'x' | 'y'> = {}) {
     return this.act({ kind: 'click', ref, ...options });
@@ -195,8 +191,7 @@ export class BrowserClient implements BrowserApi {
   }
   /** The audit log, newest first; pass an answer's `next` as `before` for the page after. */
   audit(query: { tenant?: string; session?: string; event?: AuditEventKind; before?: number; limit?: number } = {}): Promise<{ entries: Array<AuditEntry & { position: number }>; next?: number }> {
-    const { before, limit, ...filters } = query;
-    return this.call('GET', '/audit', undefined, { ...filters, before: before?.toString(), limit: limit?.toString() });
+    return this.call('GET', '/audit', undefined, query);
   }
   /** A signed grant: lends the tenant's cookies of these domains to operator sessions until it expires (ttl in seconds). */
   issueGrant(request: RequestOf<'issueGrant'>): Promise<{ token: string; grant: Grant }> {
@@ -232,7 +227,7 @@ export class BrowserClient implements BrowserApi {
 
   /** The action log's recent records (all profiles unless this client has one), newest last. */
   actions(options: { limit?: number } = {}): Promise<{ actions: ActionRecord[] }> {
-    return this.call('GET', '/actions', undefined, { limit: options.limit === undefined ? undefined : String(options.limit) });
+    return this.call('GET', '/actions', undefined, options);
   }
 
   /** What the profile's tabs downloaded, and where the files are. */
@@ -248,12 +243,11 @@ export class BrowserClient implements BrowserApi {
   }
   /** A tab's network log, filtered; `secrets` shows credential headers (the token only). */
   network(query: { targetId?: string; url?: string; status?: string; type?: string; limit?: number; secrets?: boolean } = {}): Promise<RecordingAnswer> {
-    const { limit, secrets, ...rest } = query;
-    return this.call('GET', '/network', undefined, { ...rest, limit: limit?.toString(), secrets: secrets?.toString() });
+    return this.call('GET', '/network', undefined, query);
   }
   /** A response body as the browser still holds it, or (`part: 'request'`) the request's own (base64, capped at 1 MiB). */
   networkBody(id: number, targetId?: string, part: NetworkBody['part'] = 'response'): Promise<NetworkBody & { targetId: string }> {
-    return this.call('GET', '/network/body', undefined, { id: String(id), targetId, part });
+    return this.call('GET', '/network/body', undefined, { id, targetId, part });
   }
   /** Writes the tab's (or, with all, the profile's) network log as HAR 1.2 under $CLAWD_HOME/recordings. */
   har(request: RequestOf<'har'> = {}): Promise<RecordingAnswer & { entries: number }> {
@@ -289,10 +283,11 @@ export class BrowserClient implements BrowserApi {
     }
   }
 
-  private async call<T>(method: string, path: string, body?: object, query: Record<string, string | undefined> = {}): Promise<T> {
+  /** One request; query values are sent as text (a number as its digits, a flag as true/false), undefined ones left out. */
+  private async call<T>(method: string, path: string, body?: object, query: Readonly<Record<string, unknown>> = {}): Promise<T> {
     const url = new URL(path, this.options.baseUrl);
     for (const [key, value] of Object.entries({ ...query, profile: this.options.profile })) {
-      if (value !== undefined) url.searchParams.set(key, value);
+      if (value !== undefined) url.searchParams.set(key, String(value));
     }
     let response: { status: number; text: string };
     try {

@@ -9,9 +9,9 @@ import type { Logger } from '../log.js';
  * a person does by hand in a headed window is not seen here.
  */
 
+/** A running browser that may be stopped. */
 export interface IdleCandidate {
   name: string;
-  running: boolean;
   stop(): Promise<void>;
 }
 
@@ -53,11 +53,11 @@ export class IdleBrowsers {
     return this.clientCount > 0 ? 0 : now - this.lastAny;
   }
 
-  /** Stops each running browser unused for `idleMs` with no client: the ones stopped. */
+  /** Stops each of the running browsers unused for `idleMs` with no client: the ones stopped. */
   async sweep(candidates: IdleCandidate[], idleMs: number, now = Date.now()): Promise<string[]> {
     const stopped: string[] = [];
     for (const candidate of candidates) {
-      if (!candidate.running || (this.clients.get(candidate.name) ?? 0) > 0) continue;
+      if ((this.clients.get(candidate.name) ?? 0) > 0) continue;
       const since = this.lastUsed.get(candidate.name);
       // A browser started before anything touched it here (at this server's start) counts from now.
       if (since === undefined) {

@@ -207,18 +207,19 @@ export class ProfileManager {
     return this.registry.remove(name);
   }
 
-  /** Stops the managed browsers unused for config idleStopMinutes (0: never); task sessions end by their ttl instead. */
-  async sweepIdle(): Promise<string[]> {
-    const minutes = this.registry.config().idleStopMinutes;
-    if (minutes === 0) return [];
-    const managed = [...this.drivers.values()].filter((driver) => driver.endpoint instanceof ManagedEndpoint);
-    const candidates = managed.map((driver) => ({ name: driver.profile.name, running: (driver.endpoint as ManagedEndpoint).browser.running, stop: () => driver.stop() }));
-    return this.idle.sweep(candidates, minutes * 60_000);
+  /** Stops the managed browsers unused for `idleMs` (config idleStopMinutes); task sessions end by their ttl instead. */
+  sweepIdle(idleMs: number): Promise<string[]> {
+    return this.idle.sweep(this.runningManaged().map((driver) => ({ name: driver.profile.name, stop: () => driver.stop() })), idleMs);
   }
 
   /** Whether any browser this server launched for a profile (not a task session's, not a spare) runs. */
   get managedRunning(): boolean {
-    return [...this.drivers.values()].some((driver) => driver.endpoint instanceof ManagedEndpoint && driver.endpoint.browser.running);
+    return this.runningManaged().length > 0;
+  }
+
+  /** The profiles' drivers whose browser this server launched and is running (task sessions' and spares' are not here). */
+  private runningManaged(): ProfileDriver[] {
+    return [...this.drivers.values()].filter((driver) => driver.endpoint instanceof ManagedEndpoint && driver.endpoint.browser.running);
   }
 
   async stopAll(): Promise<void> {
@@ -228,10 +229,9 @@ export class ProfileManager {
   /** Before a managed browser launches: the cap on running ones (config maxRunningBrowsers), as a 429 naming them. */
   private async checkCapacity(launching: string): Promise<void> {
     const max = this.registry.config().maxRunningBrowsers;
-    const running: string[] = [];
-    for (const [name, driver] of this.drivers) {
-      if (name !== launching && driver.endpoint instanceof ManagedEndpoint && driver.endpoint.browser.running) running.push(name);
-    }
+    const running = this.runningManaged()
+      .map((driver) => driver.profile.name)
+      .filter((name) => name !== launching);
     if (running.length >= max)
       throw new TooManyError(`${running.length} managed browsers are running (${running.join(', ')}), the most allowed (config maxRunningBrowsers: ${max}): stop one first`, {
         running: running.join(','),

@@ -12,21 +12,21 @@ import { NetworkNamespace } from './netns.js';
 import { type JailRecord, removeJail } from './jail-reaper.js';
 
 /**
- * A task session's jail (spec §14), made before its browser starts (a
- * spare's too) and removed after it stops:
+ * A task session's jail (spec §14), or a jailed profile's, made before its
+ * browser starts (a spare's too) and removed after it stops:
  * - a network namespace with loopback only, whose one way out is a bridge to
  *   the session's own egress proxy (netns.ts);
  * - a cgroup with the session's limits (cgroup.ts), which the browser's
  *   first process joins before it execs, so every process it starts is in;
- * - a user id of its own, unprivileged, that owns the session's dir and
- *   nothing else: Chromium keeps its own sandbox, and one session's browser
+ * - a user id of its own, unprivileged, that owns the jail's dir and
+ *   nothing else: Chromium keeps its own sandbox, and one jail's browser
  *   cannot read another's files.
  * The memory limit is watched: when the kernel's OOM killer ends a process
  * of the jail, `onLimit` says so, and the session is ended (task-sessions.ts).
  */
 
 const run = promisify(execFile);
-/** Jailed browsers run as uids from here up, each drawn at random: no /etc/passwd entry needed, none shared. */
+/** Jailed browsers run as uids from here up, a session's drawn at random, a profile's derived from its id: no /etc/passwd entry needed. */
 const UID_BASE = 1_000_000;
 const UID_SPAN = 1_000_000_000;
 const WATCH_MS = 1_000;
@@ -47,7 +47,6 @@ export interface JailOptions {
    */
   keep?: { dir: string };
 }
-
 
 export class JailEnvelope implements LaunchEnvelope {
   readonly record: JailRecord;
@@ -98,7 +97,7 @@ export class JailEnvelope implements LaunchEnvelope {
       };
     } catch (error) {
       await this.release();
-      throw new Error(`could not make the session's jail: ${(error as Error).message}`);
+      throw new Error(`could not make the jail: ${(error as Error).message}`);
     }
   }
 

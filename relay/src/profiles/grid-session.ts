@@ -47,7 +47,7 @@ export function gridName(grid: Pick<GridSettings, 'url'>): string {
 }
 
 /** Basic auth from grid.username/password, or from the URL's own user:password@ (never sent in the URL itself). */
-function authHeaders(grid: GridSettings): Record<string, string> {
+function authHeaders(grid: Pick<GridSettings, 'url' | 'username' | 'password'>): Record<string, string> {
   let { username, password } = grid;
   if (!username) {
     const url = URL.canParse(grid.url) ? new URL(grid.url) : undefined;
@@ -56,7 +56,7 @@ function authHeaders(grid: GridSettings): Record<string, string> {
   return username ? { authorization: `Basic ${Buffer.from(`${username}:${password ?? ''}`).toString('base64')}` } : {};
 }
 
-async function gridFetch(grid: GridSettings, path: string, init: { method?: string; body?: object; timeoutMs: number }): Promise<{ status: number; body: any }> {
+async function gridFetch(grid: Pick<GridSettings, 'url' | 'username' | 'password'>, path: string, init: { method?: string; body?: object; timeoutMs: number }): Promise<{ status: number; body: any }> {
   const base = gridName(grid);
   let response: Response;
   try {
@@ -79,6 +79,12 @@ async function gridFetch(grid: GridSettings, path: string, init: { method?: stri
     body = { value: { message: text.slice(0, 200) } };
   }
   return { status: response.status, body };
+}
+
+/** The Grid's own `/status`: whether it takes sessions now, and what it says (clawd-browser doctor). Unreachable: an UnavailableError naming it. */
+export async function gridReadiness(grid: Pick<GridSettings, 'url' | 'username' | 'password'>): Promise<{ ready: boolean; message?: string; status: number }> {
+  const { status, body } = await gridFetch(grid, '/status', { timeoutMs: 5_000 });
+  return { ready: status < 300 && body?.value?.ready === true, message: body?.value?.message, status };
 }
 
 /** One CDP connection to the Grid's browser: what the mux sends into, as a launched browser's pipe. */

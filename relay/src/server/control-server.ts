@@ -80,9 +80,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
 
   // The token, or the dashboard's session cookie (which stands for it); the login link needs neither.
   const dashboard = new DashboardAuth();
-  let lastRequestAt = Date.now();
   app.use((request, response, next) => {
-    lastRequestAt = Date.now();
     if (request.path === '/dashboard/login' || dashboard.hasSession(request)) {
       const refused = checkHostAndOrigin(request, guard);
       return refused && !refused.ok ? sendError(response, refusal(refused)) : next();
@@ -100,6 +98,12 @@ export async function startControlServer(options: ControlServerOptions): Promise
       return sendError(response, asHttpFailure(error).error);
     }
     scopes.set(request, verdict.session);
+    next();
+  });
+  // Use, for a server that exits once unused: only requests the door let in count (a caller without a credential keeps nothing up).
+  let lastRequestAt = Date.now();
+  app.use((_request, _response, next) => {
+    lastRequestAt = Date.now();
     next();
   });
   // A body must arrive whole within the request timeout: Node's own timeout stops at the headers,
