@@ -114,6 +114,33 @@ describe.each(['clawd', 'extension'])('the %s profile answers as its document sa
     await call('DELETE', q(`/tabs/${tab.targetId}`), undefined, 200);
   });
 
+  it('the toolbox: emulation, routes, init scripts, storage', async () => {
+    const tab = await call('POST', q('/tabs/open'), { url: env.fixtures.url('form.html') }, 200);
+    const targetId = tab.targetId;
+    await call('POST', q('/emulation'), { targetId, device: 'Pixel 7', timezone: 'Europe/Paris', headers: { values: { 'x-a': '1' } }, httpCredentials: { username: 'u', password: 'p', origin: 'https://example.com' } }, 200);
+    await call('GET', q('/emulation', `&targetId=${targetId}`), undefined, 200);
+    await call('DELETE', q('/emulation', `&targetId=${targetId}`), undefined, 200);
+    const route = await call('POST', q('/routes'), { targetId, url: '**/nothing', action: 'fulfill', body: 'x' }, 201);
+    await call('GET', q('/routes'), undefined, 200);
+    await call('DELETE', q(`/routes/${route.id}`), undefined, 200);
+    const script = await call('POST', q('/init-scripts'), { targetId, script: 'window.a = 1' }, 201);
+    await call('GET', q('/init-scripts'), undefined, 200);
+    await call('DELETE', q(`/init-scripts/${script.id}`), undefined, 200);
+    await call('POST', q('/storage/cookies'), { cookies: [{ name: 'c', value: 'v', url: env.fixtures.url('') }] }, 200);
+    await call('GET', q('/storage/cookies', `&url=${encodeURIComponent(env.fixtures.url(''))}`), undefined, 200);
+    await call('DELETE', q('/storage/cookies', '&name=c'), undefined, 200);
+    await call('POST', q('/storage/items'), { targetId, items: { k: 'v' } }, 200);
+    await call('GET', q('/storage/items', `&targetId=${targetId}`), undefined, 200);
+    await call('DELETE', q('/storage/items', `&targetId=${targetId}`), undefined, 200);
+    if (profile === 'clawd') {
+      const state = await call('GET', q('/storage/state', '&indexedDB=true'), undefined, 200);
+      await call('POST', q('/storage/state'), { state: { cookies: state.cookies, origins: state.origins } }, 200);
+    } else {
+      await call('GET', q('/storage/state'), undefined, 403);
+    }
+    await call('DELETE', q(`/tabs/${targetId}`), undefined, 200);
+  });
+
   it('its errors: a bad body names the field, an unknown tab is a 404, both in the documented shape', async () => {
     const bad = await call('POST', q('/navigate'), { url: 'not a url' }, 400);
     expect(bad.error.message).toMatch(/url/);

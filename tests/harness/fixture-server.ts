@@ -66,6 +66,21 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     return;
   }
 
+  // What a request carried, for tests of headers a browser adds: its headers as JSON, to any origin.
+  if (url.pathname === '/headers') {
+    const cors = { 'access-control-allow-origin': '*', 'access-control-allow-headers': '*' };
+    res.writeHead(req.method === 'OPTIONS' ? 204 : 200, { ...noCache, ...cors, 'content-type': 'application/json' });
+    res.end(req.method === 'OPTIONS' ? undefined : JSON.stringify(req.headers));
+    return;
+  }
+  // HTTP Basic: user "agent", password "s3cret".
+  if (url.pathname === '/basic-auth') {
+    const ok = req.headers.authorization === `Basic ${Buffer.from('agent:s3cret').toString('base64')}`;
+    res.writeHead(ok ? 200 : 401, { ...noCache, 'content-type': 'text/plain', ...(ok ? {} : { 'www-authenticate': 'Basic realm="fixture"' }) });
+    res.end(ok ? 'welcome' : 'who are you?');
+    return;
+  }
+
   const pathname = url.pathname === '/' ? '/index.html' : decodeURIComponent(url.pathname);
   const file = resolve(FIXTURES_DIR, `.${pathname}`);
   const contentType = CONTENT_TYPES[extname(file)];

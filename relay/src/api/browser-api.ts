@@ -14,6 +14,7 @@ import type {
   Tab,
 } from './responses.js';
 import type { ActionRequest, RequestOf } from './schemas.js';
+import type { ToolboxApi } from './toolbox-api.js';
 
 /** `GET /snapshot`'s query: the tab, the format, and the shaping options (SnapshotShaping). */
 export type SnapshotRequest = Omit<RequestOf<'snapshotQuery'>, 'profile'>;
@@ -71,4 +72,6 @@ export interface BrowserApi {
   dialog(options: RequestOf<'dialog'>): Promise<DialogArmed>;
   downloads(): Promise<{ downloads: DownloadRecord[] }>;
   record(request: RecordRequest): Promise<RecordingAnswer>;
+  /** Emulation, network routes, init scripts, storage (toolbox-api.ts). */
+  readonly toolbox: ToolboxApi;
 }

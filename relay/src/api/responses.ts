@@ -170,6 +170,7 @@ export const NetworkEntrySchema = z.object({
   size: z.number().int().optional().describe('Response body bytes, once finished'),
   requestBodySize: z.number().int().optional().describe('Request body bytes, when it sent one: GET /network/body?part=request gives it'),
   failure: z.string().optional(),
+  routed: z.string().optional().describe('A network route answered it: "r3 fulfilled", "r3 aborted", "r3 continued"'),
 });
 export type NetworkEntry = z.infer<typeof NetworkEntrySchema>;
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ActionSchema, schemas } from './schemas.js';
+import { TOOLBOX_ROUTES } from './toolbox-routes.js';
 import {
   ActionResultSchema,
   PageTextSchema,
@@ -52,7 +53,7 @@ export interface MediaAnswer {
 export interface RouteSpec {
   summary: string;
   /** The guide's group: the document's tag. */
-  tag: 'Browser' | 'Pages' | 'Actions' | 'Recording' | 'Live view' | 'Sessions' | 'Vault' | 'Profiles' | 'Agents';
+  tag: 'Browser' | 'Pages' | 'Actions' | 'Toolbox' | 'Recording' | 'Live view' | 'Sessions' | 'Vault' | 'Profiles' | 'Agents';
   query?: z.ZodType;
   body?: z.ZodType;
   /** Path parameters, each with what it is. */
@@ -164,6 +165,8 @@ export const ROUTES = {
     tag: 'Live view',
     answer: { media: 'text/event-stream', description: 'One `audit` event per entry, its data an audit entry' },
   },
+  // ---- emulation, network routes, init scripts, storage (toolbox-routes.ts)
+  ...TOOLBOX_ROUTES,
   // ---- task sessions, grants, the vault
   'POST /sessions': {
     summary: 'Open a task session: a throwaway browser, optionally with a tenant\'s logins under a grant',

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { MAX_WAIT_MS } from './limits.js';
 import { ACTION_KINDS } from './responses.js';
 import { AUDIT_EVENT_KINDS } from './session-responses.js';
+import { toolboxSchemas } from './toolbox-schemas.js';
 
 /** A profile colour, in config.json and in `POST /profiles/create` alike. */
 export const HexColor = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour like #FF4500');
@@ -217,6 +218,8 @@ export const schemas = {
     text: z.string().max(10_000).optional(),
     key: z.string().min(1).max(100).optional(),
   }),
+  // Emulation, routes, init scripts, storage (toolbox-schemas.ts).
+  ...toolboxSchemas,
 };
 
 /** What a caller may send: the schemas' input types (defaults still optional). */

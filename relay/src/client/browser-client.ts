@@ -1,4 +1,6 @@
 import { request as httpRequest } from 'node:http';
+import type { ToolboxApi } from '../api/toolbox-api.js';
+import { toolboxClient } from './toolbox-client.js';
 import { controlUrlFor } from '../config/server-record.js';
 import { clawdHome, readToken } from '../config/state-dir.js';
 import { BadRequestError, type ClawdError, errorFromBody, TimeoutError, UnavailableError } from '../errors.js';
@@ -40,6 +42,9 @@ export interface BrowserClientOptions {
 const DEFAULT_TIMEOUT_MS = MAX_WAIT_MS + 10_000;
 
 export class BrowserClient implements BrowserApi {
+  /** Emulation, network routes, init scripts, storage (toolbox-client.ts). */
+  readonly toolbox: ToolboxApi = toolboxClient((method, path, body, query) => this.call(method, path, body, query));
+
   constructor(private readonly options: BrowserClientOptions) {}
 
   /** The local server, as `clawd-browser serve` runs it for $CLAWD_HOME. */

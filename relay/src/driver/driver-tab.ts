@@ -3,6 +3,7 @@ import { resolveRef, TabSnapshots } from '../snapshot/refs.js';
 import { ConsoleBuffer } from './console-buffer.js';
 import { NetworkLog } from './network-log.js';
 import { TabScreencast } from './screencast.js';
+import { TabEmulation } from './tab-emulation.js';
 
 /**
  * One tab of a profile's browser, as the driver knows it: made when the
@@ -34,6 +35,8 @@ export class DriverTab {
   readonly urlPolicy: { policed: boolean; lastRefusal?: string } = { policed: false };
   /** Its requests, once asked for (network-log.ts). */
   readonly network: NetworkLog;
+  /** Its emulation: its own settings, and how they are put in place (tab-emulation.ts). */
+  readonly emulation = new TabEmulation(this);
   /** A request has driven the tab (it was once the tab a request without targetId means). */
   used = false;
   private id: string | undefined;

@@ -32,6 +32,8 @@ export class NetworkLog {
   private nextId = 1;
   private readonly entries: Array<{ entry: NetworkEntry; request: Request }> = [];
   private readonly byRequest = new Map<Request, NetworkEntry>();
+  /** Routed before the log saw the request start: said when it does. */
+  private readonly routedEarly = new WeakMap<Request, string>();
   private readonly listeners: Array<[string, (request: Request) => void]> = [];
 
   constructor(private readonly page: Page) {}
@@ -105,6 +107,14 @@ export class NetworkLog {
     return cut(body, held.entry.mimeType);
   }
 
+  /** A network route answered the request (network-routes.ts): the entry says so. */
+  markRouted(request: Request, how: string): void {
+    if (!this.recording) return;
+    const entry = this.byRequest.get(request);
+    if (entry) entry.routed = how;
+    else this.routedEarly.set(request, how);
+  }
+
   private started(request: Request): void {
     const entry: NetworkEntry = {
       id: this.nextId++,
@@ -116,6 +126,8 @@ export class NetworkLog {
     };
     const sent = request.postDataBuffer();
     if (sent) entry.requestBodySize = sent.length;
+    const routed = this.routedEarly.get(request);
+    if (routed) entry.routed = routed;
     this.entries.push({ entry, request });
     this.byRequest.set(request, entry);
     if (this.entries.length > MAX_ENTRIES) this.byRequest.delete(this.entries.shift()!.request);

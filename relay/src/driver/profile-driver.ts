@@ -25,6 +25,7 @@ import { BrowserUrlGuard } from './browser-url-guard.js';
 import { navigateTab } from './tab-navigation.js';
 import { sendViewInput } from './view-input.js';
 import { TabRegistry } from './tab-registry.js';
+import { ProfileToolbox } from './profile-toolbox.js';
 
 export { resolveTargetId } from './tab-registry.js';
 
@@ -56,6 +57,8 @@ export class ProfileDriver {
   private warmPage: Page | undefined;
   private readonly registry: TabRegistry;
   private readonly downloadSaver: DownloadSaver;
+  /** Emulation, network routes, init scripts and storage (profile-toolbox.ts). */
+  readonly toolbox: ProfileToolbox;
   /** Read at each use, so config edits apply at once. */
   private readonly urlPolicy = () => this.policy().urlPolicy;
 
@@ -70,6 +73,15 @@ export class ProfileDriver {
     this.registry = new TabRegistry(profile.name, () => this.start(), (tab) => {
       this.downloadSaver.watch(tab);
       void this.guard(tab).catch(() => {});
+      this.toolbox.onTab(tab);
+    });
+    this.toolbox = new ProfileToolbox({
+      profile,
+      tab: (targetId) => this.tab(targetId),
+      allTabs: () => this.allTabs(),
+      context: () => this.context(),
+      policy: () => this.policy(),
+      tabOf: (page) => this.registry.tabOf(page),
     });
   }
 
@@ -106,6 +118,7 @@ export class ProfileDriver {
     await prepareBrowser(browser);
     browser.on('disconnected', () => {
       if (this.browser === browser) this.browser = undefined;
+      this.toolbox.browserGone();
     });
     this.registry.watch(browser);
     // Where the driver holds the browser, the URL policy sees every request of every target there;
@@ -176,6 +189,8 @@ export class ProfileDriver {
     await this.checkUrl(url);
     const context = await abortable(this.context(), signal);
     const tab = this.registry.tabOf(this.takeWarmPage() ?? (await context.newPage()));
+    // The profile's emulation is on the tab before its first page loads.
+    await this.toolbox.settle(tab);
     if (url && url !== 'about:blank') await this.goto(tab, url, signal);
     return this.use(tab);
   }

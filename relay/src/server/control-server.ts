@@ -187,6 +187,27 @@ export async function startControlServer(options: ControlServerOptions): Promise
   routes.json('POST /trace/stop', ({ query, body }) => recordings.traceStop(query.profile, body));
   routes.json('GET /actions', ({ query }) => service.actions(query));
 
+  // ---- the toolbox: emulation, network routes, init scripts, storage ------------
+
+  const toolbox = service.toolbox;
+  routes.json('GET /emulation', ({ query: { profile, ...rest } }) => toolbox.emulation(profile, rest));
+  routes.json('POST /emulation', ({ query, body, signal }) => toolbox.emulate(query.profile, body, signal));
+  routes.json('DELETE /emulation', ({ query: { profile, ...rest }, signal }) => toolbox.resetEmulation(profile, rest, signal));
+  routes.json('GET /routes', ({ query }) => toolbox.routes(query.profile));
+  routes.json('POST /routes', ({ query, body, signal }) => toolbox.addRoute(query.profile, body, signal));
+  routes.json('DELETE /routes/:id', ({ query, params }) => toolbox.removeRoute(query.profile, params.id));
+  routes.json('GET /init-scripts', ({ query }) => toolbox.initScripts(query.profile));
+  routes.json('POST /init-scripts', ({ query, body, signal }) => toolbox.addInitScript(query.profile, body, signal));
+  routes.json('DELETE /init-scripts/:id', ({ query, params }) => toolbox.removeInitScript(query.profile, params.id));
+  routes.json('GET /storage/cookies', ({ query: { profile, ...filter }, request }) => toolbox.cookies(profile, filter, tokenHolders.has(request)));
+  routes.json('POST /storage/cookies', ({ query, body, signal }) => toolbox.setCookies(query.profile, body, signal));
+  routes.json('DELETE /storage/cookies', ({ query: { profile, ...filter }, signal }) => toolbox.clearCookies(profile, filter, signal));
+  routes.json('GET /storage/items', ({ query: { profile, ...rest }, signal }) => toolbox.storage(profile, rest, signal));
+  routes.json('POST /storage/items', ({ query, body, signal }) => toolbox.setStorage(query.profile, body, signal));
+  routes.json('DELETE /storage/items', ({ query: { profile, ...rest }, signal }) => toolbox.clearStorage(profile, rest, signal));
+  routes.json('GET /storage/state', ({ query: { profile, ...rest }, request, signal }) => toolbox.storageState(profile, rest, tokenHolders.has(request), signal));
+  routes.json('POST /storage/state', ({ query, body, signal }) => toolbox.setStorageState(query.profile, body, signal));
+
   // ---- live view and dashboard -----------------------------------------------
 
   /** A tab as multipart/x-mixed-replace JPEG (an <img> shows it); the screencast stops when the last viewer leaves. */

@@ -16,7 +16,11 @@ import { ForbiddenError } from '../errors.js';
 const SESSION_ROUTES: Array<[string, RegExp]> = [
   ['GET', /^\/$/],
   ['POST', /^\/(start|stop|navigate|screenshot|pdf|act)$/],
-  ['GET', /^\/(tabs|console|snapshot|downloads|screencast|screencast\/frame)$/],
+  ['GET', /^\/(tabs|console|snapshot|text|downloads|screencast|screencast\/frame)$/],
+  // Its own toolbox (cookie values stay hidden: those are the token's holder's).
+  ['GET', /^\/(emulation|routes|init-scripts|storage\/(cookies|items|state))$/],
+  ['POST', /^\/(emulation|routes|init-scripts|storage\/(cookies|items|state))$/],
+  ['DELETE', /^\/(emulation|routes\/r\d+|init-scripts\/s\d+|storage\/(cookies|items))$/],
   ['POST', /^\/tabs\/(open|focus)$/],
   ['DELETE', /^\/tabs\/[^/]+$/],
   ['POST', /^\/hooks\/(file-chooser|dialog)$/],

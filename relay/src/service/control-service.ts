@@ -12,6 +12,7 @@ import { abortable, runOperation } from '../runtime/operation.js';
 import type { TaskSessions } from '../sessions/task-sessions.js';
 import type { RecordingService } from './recording-service.js';
 import { describeIssues } from '../validation.js';
+import { ToolboxService } from './toolbox-service.js';
 
 /**
  * What the control API does, once, for every surface: HTTP routes
@@ -22,7 +23,7 @@ import { describeIssues } from '../validation.js';
  */
 
 /** Views, not actions: a recorded session keeps no screenshot of them. */
-const NOT_RECORDED = new Set(['snapshot', 'text', 'screenshot', 'pdf', 'start', 'focus', 'close', 'dialog']);
+const NOT_RECORDED = new Set(['snapshot', 'text', 'screenshot', 'pdf', 'start', 'focus', 'close', 'dialog', 'storage-read']);
 
 export interface OperationRequest {
   kind: string;
@@ -39,6 +40,9 @@ export function validated<T>(schema: z.ZodType<T>, input: unknown, what: string)
 }
 
 export class ControlService {
+  /** Emulation, network routes, init scripts, storage (toolbox-service.ts). */
+  readonly toolbox = new ToolboxService(this);
+
   constructor(
     readonly manager: ProfileManager,
     private readonly sessions: TaskSessions,
@@ -245,6 +249,7 @@ export class ControlService {
       dialog: (options: RequestOf<'dialog'>) => service.armDialog(profile, validated(schemas.dialog, options, 'arguments'), signal),
       downloads: async () => service.downloads(profile),
       record: (request) => service.record(profile, request),
+      toolbox: service.toolbox.api(profile, signal),
     };
   }
 }
