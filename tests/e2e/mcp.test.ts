@@ -175,3 +175,73 @@ describe('/mcp over HTTP', () => {
     expect(((await fromWeb.json()) as { error: { message: string } }).error.message).toMatch(/[Oo]rigin/);
   });
 });
+
+describe('capability groups', () => {
+  const connect = async (caps?: string) => {
+    const client = new Client({ name: 'toolbox-agent', version: '1.0.0' });
+    const url = new URL(`http://127.0.0.1:${env.server.control.port}/mcp${caps ? `?caps=${caps}` : ''}`);
+    await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${env.server.token}` } } }));
+    return client;
+  };
+  const pageSays = async (targetId: string, fn: string) => ((await env.client('clawd').act({ kind: 'evaluate', targetId, fn })).result);
+
+  it('are off by default: not listed, and a call says which group turns the tool on', async () => {
+    const client = await connect();
+    try {
+      const names = (await client.listTools()).tools.map((tool) => tool.name);
+      expect(names).not.toContain('browser_emulate');
+      await expect(caller(client)('browser_emulate', { timezone: 'Asia/Tokyo' })).rejects.toThrow(/browser_emulate is in the emulation group, which is off: turn it on with `clawd-browser mcp --caps emulation` \(or \/mcp\?caps=emulation\)/);
+    } finally {
+      await client.close();
+    }
+    const refused = await fetch(`http://127.0.0.1:${env.server.control.port}/mcp?caps=everything`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${env.server.token}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }),
+    });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toBe('Invalid caps: no group is named "everything"; the groups are emulation, network, storage (or all)');
+  });
+
+  it('emulation, network and storage: an agent emulates, routes, runs a script first, and carries storage in a file', async () => {
+    const client = await connect('emulation,network,storage');
+    try {
+      const names = (await client.listTools()).tools.map((tool) => tool.name);
+      expect(names).toEqual(expect.arrayContaining(['browser_emulate', 'browser_route', 'browser_init_script', 'browser_storage']));
+      const call = caller(client);
+      const opened = await call('browser_tabs', { profile: 'clawd', action: 'open', url: env.fixtures.url('index.html') });
+      const targetId = /^Opened (\S+)/.exec(opened)![1];
+
+      expect(await call('browser_emulate', { profile: 'clawd', targetId, timezone: 'Asia/Tokyo', colorScheme: 'dark' })).toBe(`Emulating on ${targetId}: {"timezone":"Asia/Tokyo","colorScheme":"dark"}`);
+      expect(await pageSays(targetId, '() => [Intl.DateTimeFormat().resolvedOptions().timeZone, matchMedia("(prefers-color-scheme: dark)").matches]')).toEqual(['Asia/Tokyo', true]);
+      await expect(call('browser_emulate', { profile: 'clawd', targetId, device: 'Toaster' })).rejects.toThrow(/device: no preset is named "Toaster"/);
+      expect(await call('browser_emulate', { profile: 'clawd', targetId, clear: ['colorScheme'] })).toBe(`Emulating on ${targetId}: {"timezone":"Asia/Tokyo"}`);
+      expect(await call('browser_emulate', { profile: 'clawd', targetId, reset: true })).toBe(`Emulating on ${targetId}: nothing`);
+
+      expect(await call('browser_route', { profile: 'clawd', targetId, action: 'fulfill', url: '**/api/greeting', body: 'hello from a route' })).toMatch(/^Route r\d+: fulfill \*\*\/api\/greeting \(tab\)\.$/);
+      expect(await pageSays(targetId, "() => fetch('/api/greeting').then((r) => r.text())")).toBe('hello from a route');
+      expect(await call('browser_route', { profile: 'clawd', action: 'list' })).toMatch(/r\d+ fulfill \*\*\/api\/greeting \(tab \S+\): 1 hits/);
+      expect(await call('browser_init_script', { profile: 'clawd', targetId, action: 'add', script: 'window.__first = true' })).toMatch(/^Init script s\d+ runs from the next navigation on \(tab\)\.$/);
+      await call('browser_navigate', { profile: 'clawd', targetId, url: env.fixtures.url(`echo?body=${encodeURIComponent('<script>document.title = String(window.__first)</script>')}`) });
+      expect(await pageSays(targetId, '() => document.title')).toBe('true');
+
+      await call('browser_navigate', { profile: 'clawd', targetId, url: env.fixtures.url('index.html') });
+      expect(await call('browser_storage', { profile: 'clawd', targetId, action: 'set', items: [{ name: 'basket', value: 'two pears' }] })).toBe('Set 1 items.');
+      expect(await call('browser_storage', { profile: 'clawd', targetId, action: 'get' })).toBe(`localStorage of ${new URL(env.fixtures.url('')).origin}: {"basket":"two pears"}`);
+      await env.client('clawd').toolbox.setCookies({ cookies: [{ name: 'secretish', value: 'do-not-show', url: env.fixtures.url('') }] });
+      const listed = await call('browser_storage', { profile: 'clawd', action: 'cookies' });
+      expect(listed).toMatch(/^secretish 127\.0\.0\.1\/ session/m);
+      expect(listed).not.toContain('do-not-show');
+      const saved = await call('browser_storage', { profile: 'clawd', action: 'state', path: 'shop.json' });
+      expect(saved).toMatch(/^Saved .*shop\.json: \d+ cookies \(values left out\), \d+ origins\.$/);
+      await pageSays(targetId, '() => localStorage.clear()');
+      expect(await call('browser_storage', { profile: 'clawd', action: 'load-state', path: 'shop.json' })).toMatch(/^Loaded \d+ cookies and \d+ origins\.$/);
+      expect(await pageSays(targetId, "() => localStorage.getItem('basket')")).toBe('two pears');
+      await expect(call('browser_storage', { profile: 'clawd', action: 'load-state', path: '../config.json' })).rejects.toThrow(/path must be a file in /);
+      await env.client('clawd').toolbox.clearCookies({ name: 'secretish' });
+      await call('browser_tabs', { profile: 'clawd', action: 'close', targetId });
+    } finally {
+      await client.close();
+    }
+  }, 90_000);
+});

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { inputSchema } from '../../relay/src/mcp/mcp-server.js';
 import { TOOLS } from '../../relay/src/mcp/tools.js';
+import { TOOLBOX_TOOLS } from '../../relay/src/mcp/toolbox-tools.js';
 
 /**
  * The tool input schemas as `tools/list` gives them, checked against the
@@ -45,7 +46,8 @@ function portabilityIssues(schema: Schema, path: string): string[] {
 }
 
 describe('MCP tool input schemas are portable', () => {
-  const listed = TOOLS.map((tool) => ({ name: tool.name, schema: inputSchema(tool) as Schema }));
+  // The groups' tools too: a client that turns them on must be able to read them.
+  const listed = [...TOOLS, ...TOOLBOX_TOOLS].map((tool) => ({ name: tool.name, schema: inputSchema(tool) as Schema }));
 
   it.each(listed.map(({ name, schema }) => [name, schema] as const))('%s', (name, schema) => {
     expect(schema.type).toBe('object');

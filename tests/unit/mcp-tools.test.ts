@@ -8,6 +8,7 @@ import type { ActionResult, Tab } from '../../relay/src/api/responses.js';
 import { NotFoundError, UnavailableError } from '../../relay/src/errors.js';
 import { createMcpServer, listTools, remedy } from '../../relay/src/mcp/mcp-server.js';
 import { type McpSessionState, TOOLS } from '../../relay/src/mcp/tools.js';
+import { parseCaps } from '../../relay/src/mcp/capabilities.js';
 
 /**
  * The MCP tools' handlers, called in process on a BrowserApi that answers
@@ -67,6 +68,15 @@ describe('the tools, in process', () => {
     ]);
     const readOnly = listTools().filter((listed) => listed.annotations?.readOnlyHint).map((listed) => listed.name);
     expect(readOnly).toEqual(['browser_status', 'browser_snapshot', 'browser_screenshot', 'browser_console', 'browser_downloads']);
+  });
+
+  it('groups are off by default; a client turns them on by name, and a name that is none is refused', () => {
+    expect(listTools().map((listed) => listed.name)).toEqual(TOOLS.map((t) => t.name));
+    expect(listTools(['emulation']).map((listed) => listed.name).slice(TOOLS.length)).toEqual(['browser_emulate']);
+    expect(listTools(parseCaps('all')).map((listed) => listed.name).slice(TOOLS.length)).toEqual(['browser_emulate', 'browser_route', 'browser_init_script', 'browser_storage']);
+    expect(parseCaps(' storage, network ,storage')).toEqual(['storage', 'network']);
+    expect(parseCaps(undefined)).toEqual([]);
+    expect(() => parseCaps('storage,vision')).toThrow('Invalid caps: no group is named "vision"; the groups are emulation, network, storage (or all)');
   });
 
   it('browser_act makes one API call that asks for the diff, and answers in a few lines', async () => {

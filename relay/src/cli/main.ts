@@ -13,8 +13,10 @@ import { runNativeHost } from '../native-host/host.js';
 import { BROWSERS, type BrowserName, installNativeHost, type InstallOptions, uninstallNativeHost } from '../native-host/install.js';
 import { addBrowserCommands } from './browser-commands.js';
 import { addSessionCommands } from './session-commands.js';
+import { addToolboxCommands } from './toolbox-commands.js';
 import { describeChecks, runDoctor } from './doctor.js';
 import { runMcpStdio } from './mcp.js';
+import { CAPABILITY_GROUPS } from '../mcp/capabilities.js';
 import { serve } from './serve.js';
 
 /** `clawd-browser <command>`: one line of reason and a non-zero exit on failure (spec §10). */
@@ -87,7 +89,8 @@ program
 program
   .command('mcp')
   .description('serve the browser tools over MCP on stdio (starts `serve` in the background when it is not running)')
-  .action(() => runMcpStdio({ home: clawdHome(), profile: program.opts().profile, url: program.opts().url ?? process.env.CLAWD_URL }));
+  .option('--caps <groups>', `tool groups beyond the default list, comma-separated: ${Object.keys(CAPABILITY_GROUPS).join(', ')}, or all`)
+  .action((options: { caps?: string }) => runMcpStdio({ home: clawdHome(), profile: program.opts().profile, url: program.opts().url ?? process.env.CLAWD_URL, caps: options.caps }));
 
 program
   .command('doctor')
@@ -102,6 +105,7 @@ program
 
 addBrowserCommands(program, client, print);
 addSessionCommands(program, client, print);
+addToolboxCommands(program, client, print);
 
 // ---- the native messaging host (spec §8) ------------------------------------
 

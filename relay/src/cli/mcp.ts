@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { BrowserClient } from '../client/browser-client.js';
 import { CLI_PATH, PACKAGE_VERSION } from '../config/package-root.js';
+import { parseCaps } from '../mcp/capabilities.js';
 import { createMcpServer } from '../mcp/mcp-server.js';
 import { ensureRelay, type HostContext } from '../native-host/operations.js';
 
@@ -19,7 +20,9 @@ import { ensureRelay, type HostContext } from '../native-host/operations.js';
  * answers why the server could not start, and tries again (the user may
  * have fixed the cause meanwhile).
  */
-export async function runMcpStdio(options: { home: string; profile?: string; url?: string }): Promise<void> {
+export async function runMcpStdio(options: { home: string; profile?: string; url?: string; caps?: string }): Promise<void> {
+  // A group that is none stops here, before an MCP client is told of any tool.
+  const caps = parseCaps(options.caps);
   const context: HostContext = { home: options.home, version: PACKAGE_VERSION, cliPath: CLI_PATH, startTimeoutMs: 20_000 };
   let client: BrowserClient | undefined;
   let starting: Promise<void> | undefined;
@@ -38,6 +41,7 @@ export async function runMcpStdio(options: { home: string; profile?: string; url
   start().catch((error: Error) => process.stderr.write(`clawd-browser: ${error.message}\n`));
   const server = createMcpServer(() => client!, {
     exportDir: join(options.home, 'exports'),
+    caps,
     // The server this process started may have exited since, unused: each call makes sure it answers (a loopback round trip).
     beforeCall: async () => {
       if (!client || !options.url) await start();

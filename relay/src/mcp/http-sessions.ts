@@ -4,6 +4,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { BrowserApi } from '../api/browser-api.js';
 import { BadRequestError, NotFoundError, UnavailableError } from '../errors.js';
+import { parseCaps } from './capabilities.js';
 import { createMcpServer } from './mcp-server.js';
 
 /** MCP sessions held at once over HTTP; an initialize beyond it is refused (503). */
@@ -46,6 +47,8 @@ export class McpHttpSessions {
     }
     if (typeof id === 'string') throw new NotFoundError(`MCP session ${id} is unknown or expired: initialize a new one`);
     if (request.method !== 'POST' || !isInitializeRequest(body)) throw new BadRequestError('Start an MCP session with an initialize request (POST /mcp)');
+    // Capability groups are chosen when the session starts: /mcp?caps=emulation,storage.
+    const caps = parseCaps(new URL(request.url ?? '/', 'http://control').searchParams.get('caps') ?? undefined);
     if (this.sessions.size >= MAX_SESSIONS) throw new UnavailableError(`Too many MCP sessions (${MAX_SESSIONS}); close one (DELETE /mcp) or wait for idle ones to expire`);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
@@ -56,7 +59,7 @@ export class McpHttpSessions {
     transport.onclose = () => {
       if (transport.sessionId) this.sessions.delete(transport.sessionId);
     };
-    await createMcpServer(this.api(scope), { exportDir: this.exportDir }).connect(transport);
+    await createMcpServer(this.api(scope), { exportDir: this.exportDir, caps }).connect(transport);
     await transport.handleRequest(request, response, body);
   }
 

@@ -5,7 +5,12 @@ import type { BrowserApi } from '../api/browser-api.js';
 import { PACKAGE_VERSION } from '../config/package-root.js';
 import { ClawdError, nextStepIn } from '../errors.js';
 import { describeIssues } from '../validation.js';
+import { type CapabilityGroup } from './capabilities.js';
 import { type McpSessionState, type Tool, TOOLS } from './tools.js';
+import { TOOLBOX_TOOLS } from './toolbox-tools.js';
+
+/** Every tool: the default list, then the groups'. */
+const ALL_TOOLS: Tool[] = [...TOOLS, ...TOOLBOX_TOOLS];
 
 /**
  * One MCP server (stdio, or one HTTP session) over the control API. Tools
@@ -22,6 +27,8 @@ export interface McpServerOptions {
    * starts the server here when it could not at first).
    */
   beforeCall?: () => Promise<void>;
+  /** Capability groups turned on (capabilities.ts); the default list alone without. */
+  caps?: CapabilityGroup[];
 }
 
 /**
@@ -32,13 +39,17 @@ export interface McpServerOptions {
 export function createMcpServer(api: BrowserApi | (() => BrowserApi), options: McpServerOptions): Server {
   const server = new Server({ name: 'clawd-browser', version: PACKAGE_VERSION }, { capabilities: { tools: {} } });
   const session: McpSessionState = { lastUrl: new Map(), exportDir: options.exportDir };
-  const byName = new Map(TOOLS.map((tool) => [tool.name, tool]));
-  const listed = listTools();
+  const caps = options.caps ?? [];
+  const byName = new Map(ALL_TOOLS.map((tool) => [tool.name, tool]));
+  const listed = listTools(caps);
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const tool = byName.get(request.params.name);
     if (!tool) return failure(`Unknown tool ${request.params.name}: see the tool list`);
+    if (tool.group && !caps.includes(tool.group)) {
+      return failure(`${tool.name} is in the ${tool.group} group, which is off: turn it on with \`clawd-browser mcp --caps ${tool.group}\` (or /mcp?caps=${tool.group})`);
+    }
     const args = request.params.arguments ?? {};
     const checked = tool.input.safeParse(args);
     if (!checked.success) return failure(`Invalid arguments for ${tool.name}: ${describeIssues(checked.error, 'arguments')}`);
@@ -56,9 +67,9 @@ export function createMcpServer(api: BrowserApi | (() => BrowserApi), options: M
   return server;
 }
 
-/** The tools as `tools/list` answers: read-only ones say so (MCP's readOnlyHint); the rest go without, the default. */
-export function listTools() {
-  return TOOLS.map((tool) => ({
+/** The tools as `tools/list` answers, the default list and the groups turned on: read-only ones say so (MCP's readOnlyHint); the rest go without, the default. */
+export function listTools(caps: CapabilityGroup[] = []) {
+  return ALL_TOOLS.filter((tool) => !tool.group || caps.includes(tool.group)).map((tool) => ({
     name: tool.name,
     description: tool.description,
     inputSchema: inputSchema(tool),

@@ -6,6 +6,7 @@ import type { BrowserApi } from '../api/browser-api.js';
 import type { ActionRequest } from '../api/schemas.js';
 import type { ActionResult, NetworkBody } from '../api/responses.js';
 import { BadRequestError } from '../errors.js';
+import type { CapabilityGroup } from './capabilities.js';
 
 /**
  * The MCP tools: one per control-API capability, each a thin call on a
@@ -38,6 +39,8 @@ export interface Tool {
   input: z.ZodObject;
   /** Looks, never changes the page or the browser (MCP's readOnlyHint). */
   readOnly: boolean;
+  /** Listed only when the client turns its group on (capabilities.ts); the default list otherwise. */
+  group?: CapabilityGroup;
   /** `params` have passed `input`. */
   run(api: BrowserApi, params: unknown, session: McpSessionState): Promise<ToolResult>;
 }
@@ -48,6 +51,7 @@ export function defineTool<Input extends z.ZodObject>(tool: {
   description: string;
   input: Input;
   readOnly: boolean;
+  group?: CapabilityGroup;
   run(api: BrowserApi, params: z.output<Input>, session: McpSessionState): Promise<ToolResult>;
 }): Tool {
   return tool as Tool;
@@ -66,14 +70,14 @@ const ACTION_DIFF_CHARS = 2_000;
 const SNAPSHOT_DEFAULT_CHARS = 16_000;
 
 // Self-explanatory names carry no description: every word here is sent on every turn.
-const Profile = z.string().min(1).optional();
-const TargetId = z.string().min(1).optional();
+export const Profile = z.string().min(1).optional();
+export const TargetId = z.string().min(1).optional();
 
-function text(value: string): ToolResult {
+export function text(value: string): ToolResult {
   return { content: [{ type: 'text', text: value }] };
 }
 
-function withProfile(api: BrowserApi, params: { profile?: string }): BrowserApi {
+export function withProfile(api: BrowserApi, params: { profile?: string }): BrowserApi {
   return params.profile === undefined ? api : api.withProfile(params.profile);
 }
 
@@ -141,6 +145,7 @@ async function act(api: BrowserApi, action: ActionRequest, session: McpSessionSt
   return text(lines.join('\n'));
 }
 
+/** The default list: what most agents need. The groups' tools are in toolbox-tools.ts. */
 export const TOOLS: Tool[] = [
   defineTool({
     name: 'browser_status',

@@ -1,0 +1,27 @@
+import { BadRequestError } from '../errors.js';
+
+/**
+ * MCP capability groups: the default tool list is what most agents need,
+ * and every tool definition is sent to the model on every turn, so the rest
+ * come in groups a client turns on (`clawd-browser mcp --caps emulation,storage`,
+ * `/mcp?caps=…`), as Playwright MCP's `--caps` does. A tool of a group that is
+ * off is not listed; calling it says which group turns it on.
+ */
+
+export const CAPABILITY_GROUPS = {
+  emulation: 'devices, place, time, language, colour scheme, network and CPU conditions, headers, HTTP credentials',
+  network: 'network routes (fulfil, abort, change requests) and init scripts',
+  storage: 'cookies, localStorage and sessionStorage, storage state',
+} as const;
+
+export type CapabilityGroup = keyof typeof CAPABILITY_GROUPS;
+
+/** `emulation,storage` (or `all`) → the groups; a name that is none is a 400 naming the ones there are. */
+export function parseCaps(value: string | undefined): CapabilityGroup[] {
+  if (!value?.trim()) return [];
+  const names = value.split(',').map((name) => name.trim()).filter(Boolean);
+  if (names.includes('all')) return Object.keys(CAPABILITY_GROUPS) as CapabilityGroup[];
+  const unknown = names.filter((name) => !(name in CAPABILITY_GROUPS));
+  if (unknown.length) throw new BadRequestError(`Invalid caps: no group is named ${unknown.map((name) => JSON.stringify(name)).join(', ')}; the groups are ${Object.keys(CAPABILITY_GROUPS).join(', ')} (or all)`);
+  return [...new Set(names)] as CapabilityGroup[];
+}
