@@ -47,7 +47,19 @@ beforeAll(async () => {
       return;
     }
     if (url.pathname === '/account') accountVisits.push(signedIn);
-    response.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>Account</title><p id="who">${signedIn ? 'Signed in as alice' : 'Signed out'}</p>`);
+    // The site keeps a workspace in localStorage and drafts in IndexedDB, written once at setup (?setup):
+    // what its first script finds on a later visit is what the browser held before the page.
+    const setup = signedIn && url.searchParams.has('setup');
+    const storage = `<p id="workspace"></p><script>
+      document.getElementById('workspace').textContent = localStorage.getItem('workspace') ?? 'none';
+      window.written = ${setup} ? new Promise((resolve) => {
+        localStorage.setItem('workspace', 'alice-ws');
+        const open = indexedDB.open('app', 1);
+        open.onupgradeneeded = () => open.result.createObjectStore('drafts', { keyPath: 'id' });
+        open.onsuccess = () => { const tx = open.result.transaction('drafts', 'readwrite'); tx.objectStore('drafts').put({ id: 1, text: 'dear bob' }); tx.oncomplete = () => resolve(true); };
+      }) : Promise.resolve(false);
+    </script>`;
+    response.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>Account</title><p id="who">${signedIn ? 'Signed in as alice' : 'Signed out'}</p>${storage}`);
   });
   siteUrl = site.url;
 }, 90_000);
@@ -75,22 +87,32 @@ describe('the cookie vault and operator sessions', () => {
     await person.type(/textbox "User" \[ref=(\w+)\]/.exec(text)![1], 'alice');
     await person.click(/button "Log in" \[ref=(\w+)\]/.exec(text)![1]);
     expect(await who(person)).toBe('Signed in as alice');
+    await person.navigate(`${siteUrl}/account?setup`);
+    expect((await person.evaluate('() => window.written')).result).toBe(true);
 
     const { saved } = await api.vaultRefreshDone(refresh.id);
-    expect(saved).toEqual([{ domain: '127.0.0.1', cookies: 1 }]);
+    expect(saved).toEqual([{ domain: '127.0.0.1', cookies: 1, origins: 1 }]);
     expect((await api.sessions()).sessions).toEqual([]);
     expect(existsSync(join(env.home, 'sessions', refresh.id))).toBe(false);
-    expect((await api.vault('acme')).entries).toEqual([{ tenant: 'acme', domain: '127.0.0.1', savedAt: expect.any(String), cookies: 1 }]);
+    expect((await api.vault('acme')).entries).toEqual([{ tenant: 'acme', domain: '127.0.0.1', savedAt: expect.any(String), cookies: 1, origins: 1 }]);
   });
 
   it('an operator session with a grant is logged in on its first page; a clean one is not', async () => {
     const api = env.client('clawd');
     ({ token: grantToken } = await api.issueGrant({ tenant: 'acme', domains: ['127.0.0.1'], ttl: 600 }));
     const operator = await api.openSession({ credential_mode: 'operator', tenant: 'acme', grant: grantToken });
-    expect(operator).toMatchObject({ credential_mode: 'operator', domains: ['127.0.0.1'], injectedCookies: 1 });
+    expect(operator).toMatchObject({ credential_mode: 'operator', domains: ['127.0.0.1'], injectedCookies: 1, injectedOrigins: 1 });
     const visitsBefore = accountVisits.length;
-    expect(await who(env.client(operator.profile))).toBe('Signed in as alice');
+    const agent = env.client(operator.profile);
+    expect(await who(agent)).toBe('Signed in as alice');
     expect(accountVisits[visitsBefore]).toBe(true); // the very first request carried it
+    // The site's storage was there before its first script: localStorage and IndexedDB, lent with the cookie.
+    expect((await agent.evaluate("() => document.getElementById('workspace').textContent")).result).toBe('alice-ws');
+    const draft = await agent.evaluate(`() => new Promise((resolve) => {
+      const open = indexedDB.open('app');
+      open.onsuccess = () => { const get = open.result.transaction('drafts').objectStore('drafts').get(1); get.onsuccess = () => resolve(get.result?.text); };
+    })`);
+    expect(draft.result).toBe('dear bob');
     await api.closeSession(operator.id);
 
     const clean = await api.openSession({ credential_mode: 'clean' });
@@ -131,11 +153,13 @@ describe('the cookie vault and operator sessions', () => {
     expect((await api.sessions()).sessions).toEqual([]);
   });
 
-  it('the vault file holds no cookie value in plaintext, and a flipped byte is refused', async () => {
+  it('the vault file holds no cookie value or stored item in plaintext, and a flipped byte is refused', async () => {
     const path = join(env.home, 'vault', 'cookies.json');
     const bytes = readFileSync(path);
     expect(bytes.includes(secretSession)).toBe(false);
     expect(bytes.includes(secretSession.slice(4))).toBe(false);
+    // The lent storage is sealed alike.
+    for (const stored of ['alice-ws', 'dear bob', 'workspace', 'drafts']) expect(bytes.includes(stored), stored).toBe(false);
     for (const file of [join(env.home, 'logs', 'audit.jsonl'), join(env.home, 'logs', 'actions.jsonl')]) expect(readFileSync(file, 'utf8')).not.toContain(secretSession);
 
     const vault = JSON.parse(bytes.toString()) as { entries: Array<{ data: string }> };
@@ -180,6 +204,8 @@ describe("saving from the user's own browser", () => {
     await user.type(/textbox "User" \[ref=(\w+)\]/.exec(text)![1], 'alice', { targetId: tab.targetId });
     await user.click(/button "Log in" \[ref=(\w+)\]/.exec(text)![1], { targetId: tab.targetId });
     await waitFor(async () => (await user.evaluate("() => document.getElementById('who')?.textContent", { targetId: tab.targetId })).result === 'Signed in as alice');
+    await user.navigate(`${siteUrl}/account?setup`, tab.targetId);
+    expect((await user.evaluate('() => window.written', { targetId: tab.targetId })).result).toBe(true);
 
     const api = env.client('clawd');
     const saving = api.vaultFromExtension({ tenant: 'home', domains: ['127.0.0.1', 'localhost'] });
@@ -188,12 +214,15 @@ describe("saving from the user's own browser", () => {
       for (const box of document.querySelectorAll('#consent-domains input')) box.checked = box.value === '127.0.0.1';
       document.getElementById('consent-allow').click();
     })()`);
-    expect(await saving).toEqual({ saved: [{ domain: '127.0.0.1', cookies: 1 }], refused: ['localhost'] });
+    // The shared tab's localStorage goes with the cookie.
+    expect(await saving).toEqual({ saved: [{ domain: '127.0.0.1', cookies: 1, origins: 1 }], refused: ['localhost'] });
     expect((await api.vault('home')).entries.map((entry) => entry.domain)).toEqual(['127.0.0.1']);
 
     const { token } = await api.issueGrant({ tenant: 'home', domains: ['127.0.0.1'], ttl: 600 });
     const session = await api.openSession({ credential_mode: 'operator', tenant: 'home', grant: token });
+    expect(session.injectedOrigins).toBe(1);
     expect(await who(env.client(session.profile))).toBe('Signed in as alice');
+    expect((await env.client(session.profile).evaluate("() => document.getElementById('workspace').textContent")).result).toBe('alice-ws');
     await api.closeSession(session.id);
   });
 

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createCipheriv, randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -17,8 +17,8 @@ describe('CookieVault', () => {
     const vault = new CookieVault(path, randomBytes(32));
     vault.save('acme', '.Example.com', [cookie('sid', 'value-one-secret', '.example.com'), cookie('pref', 'dark', 'www.example.com')]);
     vault.save('other', 'example.com', [cookie('sid', 'value-two-secret', 'example.com')]);
-    expect(vault.load('acme', ['example.com']).map((c) => c.value)).toEqual(['value-one-secret', 'dark']);
-    expect(vault.load('acme', ['elsewhere.test'])).toEqual([]);
+    expect(vault.load('acme', ['example.com']).cookies.map((c) => c.value)).toEqual(['value-one-secret', 'dark']);
+    expect(vault.load('acme', ['elsewhere.test'])).toEqual({ cookies: [], origins: [] });
     expect(vault.list()).toEqual([
       { tenant: 'acme', domain: 'example.com', savedAt: expect.any(String), cookies: 2 },
       { tenant: 'other', domain: 'example.com', savedAt: expect.any(String), cookies: 1 },
@@ -49,6 +49,31 @@ describe('CookieVault', () => {
     expect(() => new CookieVault(path, randomBytes(32)).load('acme', ['example.com'])).toThrow(VaultTamperedError);
     writeFileSync(path, original.slice(0, 40));
     expect(() => new CookieVault(path, key).list()).toThrow(/not the JSON it should be/);
+  });
+
+  it("keeps a domain's origin storage with its cookies, encrypted alike, and opens entries written before it did", () => {
+    const path = join(dirs(), 'cookies.json');
+    const key = randomBytes(32);
+    const vault = new CookieVault(path, key);
+    const origins = [
+      { origin: 'https://app.example.com', localStorage: [{ name: 'token', value: 'ls-secret-value' }], indexedDB: [{ name: 'db', version: 1, stores: [] }] },
+      { origin: 'https://elsewhere.test', localStorage: [{ name: 'x', value: 'not-ours' }] },
+    ];
+    const saved = vault.saveFromBrowser('acme', ['example.com'], [{ ...cookie('sid', 'c', '.example.com'), expires: -1, httpOnly: true, secure: true, sameSite: 'Lax' }], origins);
+    expect(saved).toEqual([{ domain: 'example.com', cookies: 1, origins: 1 }]);
+    expect(vault.load('acme', ['example.com']).origins).toEqual([origins[0]]);
+    expect(vault.list()).toEqual([{ tenant: 'acme', domain: 'example.com', savedAt: expect.any(String), cookies: 1, origins: 1 }]);
+    expect(readFileSync(path, 'utf8')).not.toContain('ls-secret-value');
+
+    // An entry of the earlier format: the plaintext was the cookie list alone.
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', key, iv);
+    cipher.setAAD(Buffer.from('clawd-vault-v1\0old\0example.org'));
+    const data = Buffer.concat([cipher.update(JSON.stringify([cookie('sid', 'old-value', 'example.org')]), 'utf8'), cipher.final()]);
+    const file = JSON.parse(readFileSync(path, 'utf8'));
+    file.entries.push({ tenant: 'old', domain: 'example.org', savedAt: new Date().toISOString(), count: 1, iv: iv.toString('base64'), tag: cipher.getAuthTag().toString('base64'), data: data.toString('base64') });
+    writeFileSync(path, JSON.stringify(file));
+    expect(vault.load('old', ['example.org'])).toEqual({ cookies: [cookie('sid', 'old-value', 'example.org')], origins: [] });
   });
 
   it('matches cookies to sites, subdomains included', () => {

@@ -85,6 +85,7 @@ export const SessionInfoSchema = z.object({
   tenant: z.string().optional(),
   domains: z.array(z.string()).describe('Domains whose cookies were injected (operator) or will be saved (refresh)'),
   injectedCookies: z.number().int(),
+  injectedOrigins: z.number().int().optional().describe("Origins whose lent storage (localStorage, IndexedDB) was put in before the first page"),
   grantId: z.string().optional(),
   record: RecordModeSchema,
   place: z.enum(['local', 'grid']).describe('Where its browser runs: this machine, or a node of the configured Selenium Grid'),
@@ -111,10 +112,16 @@ export const SessionListSchema = z.object({ sessions: z.array(SessionInfoSchema)
 export const RefreshSessionSchema = SessionInfoSchema.extend({ liveView: z.string(), done: z.string() });
 
 /** `GET /vault`: what the vault holds for a (tenant, domain), never a value. */
-export const VaultListingSchema = z.object({ tenant: z.string(), domain: z.string(), savedAt: z.string(), cookies: z.number().int() });
+export const VaultListingSchema = z.object({
+  tenant: z.string(),
+  domain: z.string(),
+  savedAt: z.string(),
+  cookies: z.number().int(),
+  origins: z.number().int().optional().describe("Origins of the domain whose storage (localStorage, IndexedDB) was saved with the cookies"),
+});
 export type VaultListing = z.infer<typeof VaultListingSchema>;
 /** Cookies saved per domain. */
-export const SavedCookiesSchema = z.array(z.object({ domain: z.string(), cookies: z.number().int() }));
+export const SavedCookiesSchema = z.array(z.object({ domain: z.string(), cookies: z.number().int(), origins: z.number().int().optional() }));
 
 export const ActorSchema = z.enum(['agent', 'person']);
 export type Actor = z.infer<typeof ActorSchema>;

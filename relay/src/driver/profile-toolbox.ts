@@ -204,6 +204,28 @@ export class ProfileToolbox {
     return importStorageState(await this.host.context(), state);
   }
 
+  /**
+   * Adds origins' storage (localStorage, IndexedDB) to what the browser
+   * holds, its cookies untouched: a task session's lent storage, put in
+   * before its first page.
+   */
+  async addOriginStorage(origins: StorageState['origins']): Promise<void> {
+    const context = await this.host.context();
+    const cookies = await context.cookies();
+    await importStorageState(context, { cookies: cookies as StorageState['cookies'], origins });
+  }
+
+  /** The localStorage of every origin an open tab shows (the extension profile's shared tabs, for the vault). */
+  async openTabsStorage(): Promise<StorageState['origins']> {
+    const byOrigin = new Map<string, StorageState['origins'][number]>();
+    for (const tab of await this.host.allTabs()) {
+      const shown = await storageItems(tab, 'local').catch(() => undefined);
+      if (!shown || byOrigin.has(shown.origin) || !Object.keys(shown.items).length) continue;
+      byOrigin.set(shown.origin, { origin: shown.origin, localStorage: Object.entries(shown.items).map(([name, value]) => ({ name, value })) });
+    }
+    return [...byOrigin.values()];
+  }
+
   /** The browser went: what was installed in it went too (the profile's emulation stays, for its next tabs). */
   browserGone(): void {
     this.routes.clear();

@@ -160,7 +160,8 @@ export class CredentialService {
   /**
    * Saves cookies from the user's own browser: the person confirms in the
    * extension which of the domains may go; only those are read (through the
-   * extension profile, scoped to the shared tabs' sites) and saved.
+   * extension profile, scoped to the shared tabs' sites) and saved, with the
+   * localStorage of the shared tabs showing them.
    */
   async fromExtension(request: z.output<typeof schemas.vaultFromExtension>) {
     const { tenant, domains, timeoutMs } = request;
@@ -170,8 +171,11 @@ export class CredentialService {
       audit.record({ event: 'extension-saved', tenant, domains, outcome: 'refused', detail: 'not confirmed in the extension' });
       throw new ForbiddenError(`Not saved: the person did not allow ${domains.join(', ')} in the clawd-browser extension`);
     }
-    const saved = this.credentials.vault().saveFromBrowser(tenant, allowed, await this.manager.driver('extension').cookies());
-    audit.record({ event: 'extension-saved', tenant, domains: allowed, outcome: 'ok', detail: saved.map((s) => `${s.domain}: ${s.cookies}`).join(', ') });
+    const extension = this.manager.driver('extension');
+    // The shared tabs' localStorage goes with the cookies (IndexedDB comes through a refresh session).
+    const saved = this.credentials.vault().saveFromBrowser(tenant, allowed, await extension.cookies(), await extension.toolbox.openTabsStorage());
+    const detail = saved.map((s) => `${s.domain}: ${s.cookies} cookies${s.origins ? `, ${s.origins} origins` : ''}`).join(', ');
+    audit.record({ event: 'extension-saved', tenant, domains: allowed, outcome: 'ok', detail });
     return { saved, refused: domains.filter((domain) => !allowed.includes(domain)) };
   }
 }

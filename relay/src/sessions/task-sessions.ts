@@ -12,7 +12,7 @@ import { findProfileProcesses, killProcesses } from '../profiles/orphans.js';
 import { seedProfilePreferences } from '../profiles/preferences.js';
 import { type Profile, SESSION_PROFILE_PREFIX } from '../profiles/profile-registry.js';
 import type { AuditLog } from '../vault/audit-log.js';
-import { type CookieVault, underSite } from '../vault/cookie-vault.js';
+import { type CookieVault, originUnderSite, underSite } from '../vault/cookie-vault.js';
 import type { Grants } from '../vault/grants.js';
 import { type SessionRecord, STOP_GRACE_MS } from './session-reaper.js';
 import { SparePool } from './spare-pool.js';
@@ -221,10 +221,16 @@ export class TaskSessions {
       };
     try {
       if (request.credential_mode === 'operator' && !options.refresh) {
-        const cookies = this.deps.vault().load(request.tenant!, domains).filter((cookie) => domains.some((domain) => underSite(cookie.domain ?? '', domain)));
+        const login = this.deps.vault().load(request.tenant!, domains);
+        const cookies = login.cookies.filter((cookie) => domains.some((domain) => underSite(cookie.domain ?? '', domain)));
+        const origins = login.origins.filter((origin) => domains.some((domain) => originUnderSite(origin.origin, domain)));
         await driver.addCookies(cookies);
+        // The sites' storage goes in before the first page, as the cookies do (Playwright's restore, in a page of its own).
+        if (origins.length) await driver.toolbox.addOriginStorage(origins);
         info.injectedCookies = cookies.length;
-        this.deps.audit.record({ event: 'inject', tenant: request.tenant, session: id, domains, grantId, outcome: 'ok', detail: `${cookies.length} cookies` });
+        if (origins.length) info.injectedOrigins = origins.length;
+        const detail = `${cookies.length} cookies${origins.length ? `, storage of ${origins.map((origin) => origin.origin).join(', ')}` : ''}`;
+        this.deps.audit.record({ event: 'inject', tenant: request.tenant, session: id, domains, grantId, outcome: 'ok', detail });
       }
     } catch (error) {
       await this.close(id, 'failed to start').catch(() => {});
@@ -375,14 +381,16 @@ export class TaskSessions {
     writeFileSync(join(dir, `${String(++session.actions).padStart(4, '0')}-${kind.replace(/[^a-z-]/gi, '')}.jpeg`), jpeg, { mode: 0o600 });
   }
 
-  /** The refresh session's cookies for `domains`, saved to the vault under `tenant`; then the session goes. */
-  async saveRefresh(id: string, domains?: string[]): Promise<Array<{ domain: string; cookies: number }>> {
+  /** The refresh session's cookies and sites' storage for `domains`, saved to the vault under `tenant`; then the session goes. */
+  async saveRefresh(id: string, domains?: string[]): Promise<Array<{ domain: string; cookies: number; origins: number }>> {
     const session = this.sessions.get(id);
     if (!session || session.info.credential_mode !== 'refresh') throw new NotFoundError(`No vault refresh session ${id}`);
     const tenant = session.info.tenant!;
     const chosen = domains?.length ? domains : session.info.domains;
-    const saved = this.deps.vault().saveFromBrowser(tenant, chosen, await session.driver.cookies());
-    this.deps.audit.record({ event: 'refresh-saved', tenant, session: id, domains: chosen, outcome: 'ok', detail: saved.map((s) => `${s.domain}: ${s.cookies}`).join(', ') });
+    const { origins } = await session.driver.toolbox.storageState(true);
+    const saved = this.deps.vault().saveFromBrowser(tenant, chosen, await session.driver.cookies(), origins);
+    const detail = saved.map((s) => `${s.domain}: ${s.cookies} cookies${s.origins ? `, ${s.origins} origins` : ''}`).join(', ');
+    this.deps.audit.record({ event: 'refresh-saved', tenant, session: id, domains: chosen, outcome: 'ok', detail });
     await this.close(id, 'refresh saved');
     return saved;
   }

@@ -4,9 +4,12 @@ import { dirname } from 'node:path';
 import type { Protocol } from 'devtools-protocol';
 import { z } from 'zod';
 import { ClawdError } from '../errors.js';
+import type { StorageState } from '../api/toolbox-schemas.js';
 
 /**
- * The cookie vault (spec §11): cookies per (tenant, domain), each entry
+ * The cookie vault (spec §11): cookies per (tenant, domain), and the origin
+ * storage of that domain's sites (localStorage, IndexedDB, in Playwright's
+ * storage-state shape) when it was saved with them; each entry
  * encrypted with AES-256-GCM under the vault key, with the tenant and domain
  * as authenticated data (an entry moved to another tenant or domain fails
  * to open, as does any changed byte). Plaintext never touches the disk.
@@ -19,6 +22,13 @@ import { ClawdError } from '../errors.js';
  */
 
 export type VaultCookie = Protocol.Network.CookieParam;
+/** One origin's storage as Playwright's storage state holds it (localStorage, and IndexedDB when saved). */
+export type VaultOrigin = StorageState['origins'][number];
+/** What the vault lends for some domains: their cookies and their sites' storage. */
+export interface VaultLogin {
+  cookies: VaultCookie[];
+  origins: VaultOrigin[];
+}
 
 /** An entry failed authentication: the file was altered (or the key is not the one that wrote it). */
 export class VaultTamperedError extends ClawdError {
@@ -32,6 +42,8 @@ const Entry = z.strictObject({
   domain: z.string(),
   savedAt: z.string(),
   count: z.number().int().nonnegative(),
+  /** Origins whose storage the entry holds (none in entries saved before origin storage was). */
+  origins: z.number().int().nonnegative().optional(),
   iv: z.string(),
   tag: z.string(),
   data: z.string(),
@@ -56,6 +68,15 @@ export function fromBrowserCookie(cookie: { name: string; value: string; domain:
   };
 }
 
+/** True when an origin's host falls under `site`. */
+export function originUnderSite(origin: string, site: string): boolean {
+  try {
+    return underSite(new URL(origin).hostname, site);
+  } catch {
+    return false;
+  }
+}
+
 /** The domain a cookie belongs to, for grouping: its host without a leading dot. */
 export function cookieSite(domain: string): string {
   return domain.replace(/^\./, '').toLowerCase();
@@ -76,18 +97,19 @@ export class CookieVault {
     if (key.length !== 32) throw new Error('the vault key must be 32 bytes');
   }
 
-  /** Replaces what the vault holds for (tenant, domain). */
-  save(tenant: string, domain: string, cookies: VaultCookie[]): VaultListing {
+  /** Replaces what the vault holds for (tenant, domain): its cookies, and its sites' storage. */
+  save(tenant: string, domain: string, cookies: VaultCookie[], origins: VaultOrigin[] = []): VaultListing {
     const site = cookieSite(domain);
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
     cipher.setAAD(aad(tenant, site));
-    const data = Buffer.concat([cipher.update(JSON.stringify(cookies), 'utf8'), cipher.final()]);
+    const data = Buffer.concat([cipher.update(JSON.stringify({ cookies, origins } satisfies VaultLogin), 'utf8'), cipher.final()]);
     const entry: Entry = {
       tenant,
       domain: site,
       savedAt: new Date().toISOString(),
       count: cookies.length,
+      ...(origins.length ? { origins: origins.length } : {}),
       iv: iv.toString('base64'),
       tag: cipher.getAuthTag().toString('base64'),
       data: data.toString('base64'),
@@ -95,37 +117,46 @@ export class CookieVault {
     const entries = this.read().filter((other) => !(other.tenant === tenant && other.domain === site));
     entries.push(entry);
     this.write(entries);
-    return { tenant, domain: site, savedAt: entry.savedAt, cookies: entry.count };
+    return listing(entry);
   }
 
   /**
    * Saves, for each domain, the cookies a browser holds under it (the site or
-   * a subdomain): a refresh session's, or the user's own through the extension.
+   * a subdomain), and the storage of its origins under it: a refresh
+   * session's, or the user's own through the extension.
    */
-  saveFromBrowser(tenant: string, domains: string[], browserCookies: Array<Parameters<typeof fromBrowserCookie>[0]>): Array<{ domain: string; cookies: number }> {
+  saveFromBrowser(
+    tenant: string,
+    domains: string[],
+    browserCookies: Array<Parameters<typeof fromBrowserCookie>[0]>,
+    browserOrigins: VaultOrigin[] = [],
+  ): Array<{ domain: string; cookies: number; origins: number }> {
     return domains.map((domain) => {
       const own = browserCookies.filter((cookie) => underSite(cookie.domain, domain));
-      this.save(tenant, domain, own.map(fromBrowserCookie));
-      return { domain, cookies: own.length };
+      const origins = browserOrigins.filter((origin) => originUnderSite(origin.origin, domain));
+      this.save(tenant, domain, own.map(fromBrowserCookie), origins);
+      return { domain, cookies: own.length, origins: origins.length };
     });
   }
 
-  /** The cookies of `domains` for `tenant` (domains the vault has nothing for are skipped). */
-  load(tenant: string, domains: string[]): VaultCookie[] {
+  /** The cookies and origin storage of `domains` for `tenant` (domains the vault has nothing for are skipped). */
+  load(tenant: string, domains: string[]): VaultLogin {
     const wanted = new Set(domains.map(cookieSite));
-    const cookies: VaultCookie[] = [];
+    const login: VaultLogin = { cookies: [], origins: [] };
     for (const entry of this.read()) {
       if (entry.tenant !== tenant || !wanted.has(entry.domain)) continue;
-      cookies.push(...this.open(entry));
+      const opened = this.open(entry);
+      login.cookies.push(...opened.cookies);
+      login.origins.push(...opened.origins);
     }
-    return cookies;
+    return login;
   }
 
   /** What the vault holds: tenants, domains, dates and counts; never a value. */
   list(tenant?: string): VaultListing[] {
     return this.read()
       .filter((entry) => tenant === undefined || entry.tenant === tenant)
-      .map((entry) => ({ tenant: entry.tenant, domain: entry.domain, savedAt: entry.savedAt, cookies: entry.count }));
+      .map(listing);
   }
 
   /** Forgets a tenant's domain, or all its domains; returns what was removed. */
@@ -133,16 +164,18 @@ export class CookieVault {
     const entries = this.read();
     const gone = entries.filter((entry) => entry.tenant === tenant && (domain === undefined || entry.domain === cookieSite(domain)));
     if (gone.length) this.write(entries.filter((entry) => !gone.includes(entry)));
-    return gone.map((entry) => ({ tenant: entry.tenant, domain: entry.domain, savedAt: entry.savedAt, cookies: entry.count }));
+    return gone.map(listing);
   }
 
-  private open(entry: Entry): VaultCookie[] {
+  private open(entry: Entry): VaultLogin {
     try {
       const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(entry.iv, 'base64'));
       decipher.setAAD(aad(entry.tenant, entry.domain));
       decipher.setAuthTag(Buffer.from(entry.tag, 'base64'));
       const plain = Buffer.concat([decipher.update(Buffer.from(entry.data, 'base64')), decipher.final()]);
-      return JSON.parse(plain.toString('utf8')) as VaultCookie[];
+      const held = JSON.parse(plain.toString('utf8')) as VaultCookie[] | VaultLogin;
+      // An entry written before origin storage was saved holds cookies alone.
+      return Array.isArray(held) ? { cookies: held, origins: [] } : held;
     } catch {
       throw new VaultTamperedError(`The vault entry for ${entry.tenant} / ${entry.domain} failed authentication: the vault file was altered, or another key wrote it. Forget the entry and save it again`);
     }
@@ -173,6 +206,10 @@ export class CookieVault {
     }
     renameSync(temp, this.path);
   }
+}
+
+function listing(entry: Entry): VaultListing {
+  return { tenant: entry.tenant, domain: entry.domain, savedAt: entry.savedAt, cookies: entry.count, ...(entry.origins ? { origins: entry.origins } : {}) };
 }
 
 function aad(tenant: string, domain: string): Buffer {
