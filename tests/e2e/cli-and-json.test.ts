@@ -175,6 +175,45 @@ describe('browser commands against the running server', () => {
     expect(JSON.parse(await cli('--json', 'evaluate', '--fn', '() => innerWidth')).result).toBe(800);
   });
 
+  it('the toolbox: emulate, route, init-script, storage, cookies, storage-state', async () => {
+    const [targetId] = (await cli('open', fixtures.url('index.html'))).split(/\s+/);
+    const page = async (fn: string) => JSON.parse(await cli('--json', 'evaluate', '--target', targetId, '--fn', fn)).result;
+    expect(await cli('emulate', '--target', targetId, '--timezone', 'Asia/Tokyo', '--locale', 'ja-JP', '--header', 'x-from: cli')).toBe(`${targetId}:\n  timezone: Asia/Tokyo\n  locale: ja-JP\n  headers: {"values":{"x-from":"cli"}}`);
+    expect(await page('() => [Intl.DateTimeFormat().resolvedOptions().timeZone, navigator.language]')).toEqual(['Asia/Tokyo', 'ja-JP']);
+    expect(await page(`() => fetch('/headers').then((r) => r.json()).then((h) => h['x-from'])`)).toBe('cli');
+    const refused = await fail('emulate', '--timezone', 'Nowhere/Land');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trim()).toBe('clawd-browser: Invalid body: timezone: must be an IANA timezone like Europe/Paris');
+    expect(await cli('emulate', '--target', targetId, '--reset')).toBe(`${targetId}: nothing emulated`);
+
+    const added = await cli('route', 'fulfill', '**/from-route', '--body', 'routed by the cli', '--content-type', 'text/plain', '--target', targetId);
+    expect(added).toMatch(/^r\d+: fulfil \*\*\/from-route$/);
+    expect(await page(`() => fetch('/from-route').then((r) => r.text())`)).toBe('routed by the cli');
+    expect(await cli('route', 'list')).toMatch(/^r\d+ {2}fulfill {2}\*\*\/from-route {2}tab {2}1 hits$/);
+    expect(await cli('route', 'remove', added.split(':')[0])).toBe(`removed ${added.split(':')[0]}`);
+
+    const script = join(home, 'early.js');
+    writeFileSync(script, 'window.__cli = "early"');
+    const scriptId = (await cli('init-script', 'add', script, '--target', targetId)).split(':')[0];
+    await cli('navigate', '--target', targetId, fixtures.url(`echo?body=${encodeURIComponent('<script>document.title = window.__cli</script>')}`));
+    expect(await page('() => document.title')).toBe('early');
+    expect(await cli('init-script', 'remove', scriptId)).toBe(`removed ${scriptId}`);
+
+    await cli('navigate', '--target', targetId, fixtures.url('index.html'));
+    expect(await cli('storage', 'set', 'theme=dark', '--target', targetId)).toBe(`set 1 in ${new URL(fixtures.url('')).origin}`);
+    expect(await cli('storage', '--target', targetId)).toBe('theme=dark');
+    expect(await cli('cookies', 'set', 'flavour=oat', '--for', fixtures.url(''))).toBe('set 1');
+    expect(await cli('cookies', '--name', 'flavour')).toMatch(/^flavour=oat {2}127\.0\.0\.1\//);
+    const state = join(home, 'state.json');
+    expect(await cli('storage-state', 'save', state)).toMatch(/^saved .*state\.json: \d+ cookies, \d+ origins$/);
+    expect(JSON.parse(readFileSync(state, 'utf8')).cookies).toContainEqual(expect.objectContaining({ name: 'flavour', value: 'oat' }));
+    await cli('storage', 'clear', '--target', targetId);
+    expect(await cli('cookies', 'clear', '--name', 'flavour')).toBe('cleared 1');
+    expect(await cli('storage-state', 'load', state)).toMatch(/^loaded \d+ cookies, \d+ origins$/);
+    expect(await page('() => [localStorage.getItem("theme"), document.cookie]')).toEqual(['dark', 'flavour=oat']);
+    await cli('close', targetId);
+  });
+
   it('fails with one line and exit 1: unknown profile, bad name, bad URL; --help works per command', async () => {
     for (const [args, reason] of [
       [['--profile', 'nope', 'tabs'], /No profile named "nope"/],

@@ -213,6 +213,30 @@ describe.each(['clawd', 'extension'])('network routes and init scripts on the %s
   });
 });
 
+describe('a task session', () => {
+  it("takes its defaults before its first page, through its own key: emulation, an init script, a route", async () => {
+    const session = await env.client('clawd').openSession({ credential_mode: 'clean' });
+    try {
+      const agent = new BrowserClient({ baseUrl: `http://127.0.0.1:${env.server.control.port}`, token: session.key! });
+      expect(await agent.toolbox.emulate({ scope: 'profile', timezone: 'Pacific/Auckland', colorScheme: 'dark' })).toEqual({
+        profile: { timezone: 'Pacific/Auckland', colorScheme: 'dark' },
+        tab: {},
+        effective: { timezone: 'Pacific/Auckland', colorScheme: 'dark' },
+      });
+      await agent.toolbox.addInitScript({ scope: 'profile', script: 'window.__task = "mine"' });
+      await agent.toolbox.addRoute({ scope: 'profile', url: '**/api/plan', action: 'fulfill', body: 'the plan' });
+      const tab = await agent.openTab(firstScriptSees('[Intl.DateTimeFormat().resolvedOptions().timeZone, matchMedia("(prefers-color-scheme: dark)").matches, window.__task].join(" ")'));
+      expect(tab.title).toBe('Pacific/Auckland true mine');
+      expect(await evaluate(agent, tab.targetId, "() => fetch('/api/plan').then((r) => r.text())")).toBe('the plan');
+      // The managed profile is untouched by the session's defaults.
+      expect((await env.client('clawd').toolbox.emulation()).profile).toEqual({});
+      expect((await env.client('clawd').toolbox.routes()).routes).toEqual([]);
+    } finally {
+      await env.client('clawd').closeSession(session.id);
+    }
+  });
+});
+
 describe('the URL policy is judged before any route', () => {
   it('a route for a denied host never answers: the request is refused, and the route counts it', async () => {
     const client = env.client('clawd');

@@ -205,21 +205,21 @@ export function addToolboxCommands(program: Command, client: () => BrowserClient
   cookies
     .command('list', { isDefault: true })
     .description('list cookies')
-    .option('--url <url>', 'those this URL would be sent')
+    .option('--for <url>', 'those this URL would be sent')
     .option('--domain <domain>', 'of this domain and its subdomains')
     .option('--name <name>')
-    .action(async (options: { url?: string; domain?: string; name?: string }) => {
-      const listed = await client().toolbox.cookies(options);
+    .action(async (options: { for?: string; domain?: string; name?: string }) => {
+      const listed = await client().toolbox.cookies({ url: options.for, domain: options.domain, name: options.name });
       print(listed, () => listed.cookies.map((c) => `${c.name}=${c.value}  ${c.domain}${c.path}${c.httpOnly ? '  httpOnly' : ''}${c.secure ? '  secure' : ''}`).join('\n') || 'No cookies.');
     });
   cookies
     .command('set <name=value...>')
     .description('set cookies for a URL')
-    .requiredOption('--url <url>', 'the URL they belong to')
+    .requiredOption('--for <url>', 'the URL they belong to')
     .option('--http-only')
     .option('--secure')
-    .action(async (pairs: string[], options: { url: string; httpOnly?: boolean; secure?: boolean }) => {
-      const set = await client().toolbox.setCookies({ cookies: Object.entries(items(pairs)).map(([name, value]) => ({ name, value, url: options.url, httpOnly: options.httpOnly, secure: options.secure })) });
+    .action(async (pairs: string[], options: { for: string; httpOnly?: boolean; secure?: boolean }) => {
+      const set = await client().toolbox.setCookies({ cookies: Object.entries(items(pairs)).map(([name, value]) => ({ name, value, url: options.for, httpOnly: options.httpOnly, secure: options.secure })) });
       print(set, () => `set ${set.set}`);
     });
   cookies
