@@ -28,12 +28,13 @@ describe('the agent skill', () => {
     const blocks = [...skill.matchAll(/```\w*\n([\s\S]*?)```/g)].flatMap((block) => block[1].split('\n'));
     const inline = [...skill.matchAll(/`(clawd-browser [^`]+)`/g)].map((span) => span[1]);
     const uses = [...blocks, ...inline]
-      .map((line) => /^clawd-browser ((?:--profile \S+ )?)([a-z][a-z-]*)([^#]*)/.exec(line.trim()))
+      // A command, and its subcommand when it has one (`route fulfill`, `storage set`): a bare word next.
+      .map((line) => /^clawd-browser ((?:--profile \S+ )?)([a-z][a-z-]*(?: [a-z][a-z-]*(?=\s|$))?)([^#]*)/.exec(line.trim()))
       .filter((match) => match !== null)
       .map((match) => ({ command: match[2], options: [...match[3].matchAll(/(?<![\w-])(--[a-z][a-z-]*)/g)].map((option) => option[1]) }));
     expect(uses.length).toBeGreaterThan(15);
     const commands = [...new Set(uses.map((use) => use.command))];
-    const helps = new Map(await Promise.all(commands.map(async (command) => [command, (await run(process.execPath, [CLI, command, '--help'])).stdout] as const)));
+    const helps = new Map(await Promise.all(commands.map(async (command) => [command, (await run(process.execPath, [CLI, ...command.split(' '), '--help'])).stdout] as const)));
     for (const { command, options } of uses) {
       const help = helps.get(command)!;
       expect(help, `clawd-browser ${command}`).toMatch(new RegExp(`^Usage: clawd-browser ${command}\\b`));
