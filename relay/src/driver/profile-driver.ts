@@ -1,5 +1,5 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { BadRequestError, NotFoundError, UnavailableError } from '../errors.js';
+import { BadRequestError, UnavailableError } from '../errors.js';
 import { abortable } from '../runtime/operation.js';
 import type { UrlPolicy } from '../runtime/url-policy.js';
 import type { Profile } from '../profiles/profile-registry.js';
@@ -26,6 +26,7 @@ import { navigateTab } from './tab-navigation.js';
 import { sendViewInput } from './view-input.js';
 import { TabRegistry } from './tab-registry.js';
 import { ProfileToolbox } from './profile-toolbox.js';
+import { screenshotOf, thumbnailOf } from './page-captures.js';
 
 export { resolveTargetId } from './tab-registry.js';
 
@@ -44,9 +45,6 @@ export interface DriverPolicy {
   /** Which URLs tabs may be sent to (runtime/url-policy.ts); undefined: any the gate allows. */
   urlPolicy?: UrlPolicy;
 }
-
-/** A thumbnail is worth little after this long. */
-const THUMBNAIL_TIMEOUT_MS = 2_000;
 
 export class ProfileDriver {
   private browser: Browser | undefined;
@@ -244,21 +242,8 @@ export class ProfileDriver {
 
   async screenshot(options: RequestOf<'screenshot'>): Promise<Screenshot> {
     const tab = await this.tab(options.targetId);
-    const { page } = tab;
-    const type = options.type ?? 'png';
-    const shot = { type, quality: type === 'jpeg' ? options.quality : undefined, scale: options.scale, timeout: ACTION_TIMEOUT_MS };
-    let data: Buffer;
-    if (options.ref) {
-      data = await (await tab.element(options.ref)).screenshot(shot);
-    } else if (options.element) {
-      const element = page.locator(options.element).first();
-      if (!(await element.count())) throw new NotFoundError(`No element matches ${JSON.stringify(options.element)}`);
-      data = await element.screenshot(shot);
-    } else {
-      data = await page.screenshot({ ...shot, fullPage: options.fullPage ?? false });
-    }
-    const { targetId } = await this.use(tab);
-    return { targetId, type, mimeType: `image/${type}`, data: data.toString('base64') };
+    const shot = await screenshotOf(tab, options);
+    return { targetId: (await this.use(tab)).targetId, ...shot };
   }
 
   async pdf(targetId?: string): Promise<Capture> {
@@ -344,13 +329,9 @@ export class ProfileDriver {
     return { targetId: await tab.targetId(), cast: tab.screencast() };
   }
 
-  /**
-   * A small JPEG of the tab (CSS pixels), for thumbnails; undefined when the
-   * tab paints nothing in time (a background tab may not paint at all).
-   */
+  /** A small JPEG of the tab for thumbnails; undefined when it paints nothing in time (page-captures.ts). */
   async thumbnail(targetId?: string): Promise<Buffer | undefined> {
-    const page = await this.page(targetId);
-    return page.screenshot({ type: 'jpeg', quality: 50, scale: 'css', timeout: THUMBNAIL_TIMEOUT_MS }).catch(() => undefined);
+    return thumbnailOf(await this.page(targetId));
   }
 
   /** `POST /screencast/input`: a person's click, scroll or keys from the live view, sent to the tab as input events. */
