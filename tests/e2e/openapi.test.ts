@@ -154,6 +154,12 @@ describe('sessions, grants, the vault and profiles answer as their document says
     const session = await call('POST', '/sessions', { credential_mode: 'clean', ttl: 300 }, 201);
     await call('GET', '/sessions', undefined, 200);
     await call('POST', `/sessions/${session.id}/extend`, { ttl: 600 }, 200);
+    await call('POST', `/tabs/open?profile=${session.profile}`, { url: env.fixtures.url('index.html') }, 200);
+    const handoff = await call('POST', `/handoff?profile=${session.profile}`, { reason: 'documented', timeoutSec: 60 }, 201);
+    await call('GET', '/handoffs', undefined, 200);
+    await call('GET', `/handoff/${handoff.id}?wait=0`, undefined, 200);
+    await call('DELETE', `/handoff/${handoff.id}`, undefined, 200);
+    await call('GET', `/handoff/${handoff.id}?wait=1`, undefined, 200);
     await call('GET', `/audit?session=${session.id}`, undefined, 200);
     await call('GET', `/audit/recording?session=${session.id}`, undefined, 200);
     await call('DELETE', `/sessions/${session.id}`, undefined, 200);
@@ -174,7 +180,7 @@ describe('sessions, grants, the vault and profiles answer as their document says
     const documented = Object.entries(document.paths).flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`));
     const reached = new Set(checked.map((key) => operationKey(key)));
     // The streams, images, MCP and the one-time login are checked by their own suites.
-    const elsewhere = ['GET /screencast', 'GET /screencast/frame', 'GET /dashboard/login', 'GET /events', 'POST /mcp', 'GET /openapi.json', 'POST /pdf', 'POST /hooks/file-chooser', 'POST /reset-profile', 'POST /stop', 'POST /grants', 'DELETE /grants/{id}', 'DELETE /vault', 'POST /vault/refresh', 'POST /vault/refresh/{id}/done', 'POST /vault/from-extension'];
+    const elsewhere = ['GET /screencast', 'GET /screencast/frame', 'GET /dashboard/login', 'GET /events', 'POST /mcp', 'GET /openapi.json', 'POST /pdf', 'POST /hooks/file-chooser', 'POST /reset-profile', 'POST /stop', 'POST /grants', 'DELETE /grants/{id}', 'DELETE /vault', 'POST /vault/refresh', 'POST /vault/refresh/{id}/done', 'POST /vault/from-extension', 'GET /handoff/{id}/open', 'GET /handoff/{id}/page', 'POST /handoff/{id}/answer'];
     expect(documented.filter((key) => !reached.has(key) && !elsewhere.includes(key))).toEqual([]);
   });
 });

@@ -55,7 +55,7 @@ const state = (): McpSessionState => ({ lastUrl: new Map(), exportDir });
 /** Calls a tool as the MCP server does: arguments parsed by its input schema first. */
 async function call(name: string, args: Record<string, unknown>, api: BrowserApi, session = state()) {
   const params = tool(name).input.parse(args);
-  const result = await tool(name).run(api, params, session);
+  const result = await tool(name).run(api, params, session, { progress: async () => {} });
   return result.content.map((part) => (part.type === 'text' ? part.text : `[${part.mimeType}]`)).join('\n');
 }
 const TAB: Tab = { targetId: 'AAAA1111', url: 'http://site.test/', title: 'Site', type: 'page' };
@@ -73,10 +73,10 @@ describe('the tools, in process', () => {
   it('groups are off by default; a client turns them on by name, and a name that is none is refused', () => {
     expect(listTools().map((listed) => listed.name)).toEqual(TOOLS.map((t) => t.name));
     expect(listTools(['emulation']).map((listed) => listed.name).slice(TOOLS.length)).toEqual(['browser_emulate']);
-    expect(listTools(parseCaps('all')).map((listed) => listed.name).slice(TOOLS.length)).toEqual(['browser_emulate', 'browser_route', 'browser_init_script', 'browser_storage']);
+    expect(listTools(parseCaps('all')).map((listed) => listed.name).slice(TOOLS.length)).toEqual(['browser_emulate', 'browser_route', 'browser_init_script', 'browser_storage', 'browser_handoff']);
     expect(parseCaps(' storage, network ,storage')).toEqual(['storage', 'network']);
     expect(parseCaps(undefined)).toEqual([]);
-    expect(() => parseCaps('storage,vision')).toThrow('Invalid caps: no group is named "vision"; the groups are emulation, network, storage (or all)');
+    expect(() => parseCaps('storage,vision')).toThrow('Invalid caps: no group is named "vision"; the groups are emulation, network, storage, handoff (or all)');
   });
 
   it('browser_act makes one API call that asks for the diff, and answers in a few lines', async () => {

@@ -15,6 +15,7 @@ import type {
 } from './responses.js';
 import type { ActionRequest, RequestOf } from './schemas.js';
 import type { ToolboxApi } from './toolbox-api.js';
+import type { HandoffAnswer } from './session-responses.js';
 
 /** `GET /snapshot`'s query: the tab, the format, and the shaping options (SnapshotShaping). */
 export type SnapshotRequest = Omit<RequestOf<'snapshotQuery'>, 'profile'>;
@@ -34,6 +35,11 @@ export interface RecordRequest {
   all?: boolean;
   /** `har`, `trace-stop`: keep the file after a task session ends. */
   keep?: boolean;
+}
+
+export interface HandoffWaitOptions {
+  onWaiting?: (handoff: HandoffAnswer) => void;
+  signal?: AbortSignal;
 }
 
 export interface ActOptions {
@@ -74,4 +80,10 @@ export interface BrowserApi {
   record(request: RecordRequest): Promise<RecordingAnswer>;
   /** Emulation, network routes, init scripts, storage (toolbox-api.ts). */
   readonly toolbox: ToolboxApi;
+  /**
+   * Asks a person to act in a tab and waits for the answer (or the time
+   * out); `onWaiting` hears the hand-off once it waits, with the person's
+   * link. Aborting `signal` (or the caller) cancels it.
+   */
+  handoff(request: Omit<RequestOf<'handoff'>, 'profile'>, options?: HandoffWaitOptions): Promise<HandoffAnswer>;
 }

@@ -218,6 +218,16 @@ export const schemas = {
     text: z.string().max(10_000).optional(),
     key: z.string().min(1).max(100).optional(),
   }),
+  /** `POST /handoff`: ask a person to act in a tab; the answer comes from `GET /handoff/{id}?wait=`. */
+  handoff: z.strictObject({
+    targetId: TargetId.optional(),
+    reason: z.string().trim().min(1).max(500).describe('what the person is asked to do, shown to them'),
+    timeoutSec: z.number().int().min(10).max(24 * 3600).default(600).describe('how long to wait for a person (600)'),
+  }),
+  /** `GET /handoff/{id}`: `wait` holds the answer back until the person answers, or that many seconds pass. */
+  handoffQuery: z.object({ profile: z.string().optional(), wait: z.coerce.number().int().min(0).max(60).default(0) }),
+  /** The person's answer, from the hand-off page. */
+  handoffAnswer: z.strictObject({ verdict: z.enum(['done', 'refused']), note: z.string().trim().max(1000).optional() }),
   // Emulation, routes, init scripts, storage (toolbox-schemas.ts).
   ...toolboxSchemas,
 };

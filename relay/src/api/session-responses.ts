@@ -27,6 +27,8 @@ export const AUDIT_EVENT_KINDS = [
   'vault-forget',
   'cdp-connect',
   'cdp-disconnect',
+  'handoff-open',
+  'handoff-end',
 ] as const;
 export type AuditEventKind = (typeof AUDIT_EVENT_KINDS)[number];
 
@@ -145,3 +147,23 @@ export type ActionRecord = z.infer<typeof ActionRecordSchema>;
 
 /** `GET /audit/recording`: a session's recorded screenshots, oldest first, one per action. */
 export const RecordingShotsSchema = z.object({ session: z.string(), shots: z.array(z.object({ file: z.string(), action: z.string(), time: z.string() })) });
+
+/** A hand-off to a person (`POST /handoff`, `GET /handoff/{id}`). */
+export const HandoffSchema = z.object({
+  id: z.string(),
+  profile: z.string(),
+  targetId: z.string(),
+  reason: z.string(),
+  state: z.enum(['waiting', 'done', 'refused', 'timeout', 'cancelled']).describe('done and refused are the person\'s answers; timeout: nobody answered in time; cancelled: the agent (or its session) ended it'),
+  createdAt: z.string(),
+  expiresAt: z.string(),
+  endedAt: z.string().optional(),
+  note: z.string().optional().describe("The person's note"),
+  link: z.string().optional().describe('POST /handoff only: the one-time link for the person (valid 10 minutes, once)'),
+  now: z.object({ url: z.string(), title: z.string() }).optional().describe('Once ended: where the tab is'),
+  changed: z
+    .object({ navigated: z.boolean(), titleChanged: z.boolean(), personActions: z.number().int().describe("The person's clicks, keys and scrolls in the live view") })
+    .optional()
+    .describe('Once ended: what changed while the person had the tab'),
+});
+export type HandoffAnswer = z.infer<typeof HandoffSchema>;

@@ -1,11 +1,12 @@
 import { request as httpRequest } from 'node:http';
 import type { ToolboxApi } from '../api/toolbox-api.js';
+import type { HandoffAnswer } from '../api/session-responses.js';
 import { toolboxClient } from './toolbox-client.js';
 import { controlUrlFor } from '../config/server-record.js';
 import { clawdHome, readToken } from '../config/state-dir.js';
 import { BadRequestError, type ClawdError, errorFromBody, TimeoutError, UnavailableError } from '../errors.js';
 import { MAX_WAIT_MS } from '../api/limits.js';
-import type { ActOptions, BrowserApi, RecordRequest, SnapshotRequest } from '../api/browser-api.js';
+import type { ActOptions, BrowserApi, HandoffWaitOptions, RecordRequest, SnapshotRequest } from '../api/browser-api.js';
 import type { DialogArmed, FileChooserAnswer } from '../api/responses.js';
 import type { ActionOptions, ActionRequest, RequestOf } from '../api/schemas.js';
 import type { ActionRecord, SessionInfo, SpareCounts, LiveGrant, AuditEntry, AuditEventKind, VaultListing, Grant } from '../api/session-responses.js';
@@ -285,6 +286,37 @@ export class BrowserClient implements BrowserApi {
         return this.traceStart();
       case 'trace-stop':
         return this.traceStop({ keep: request.keep });
+    }
+  }
+
+  // ---- hand-offs to a person
+
+  /** `POST /handoff`: answers at once, with the person's one-time link. */
+  openHandoff(request: RequestOf<'handoff'>): Promise<HandoffAnswer> {
+    return this.call('POST', '/handoff', request);
+  }
+  /** `GET /handoff/{id}`, held up to `waitSec` (at most 60) for the person's answer. */
+  handoffState(id: string, waitSec = 0): Promise<HandoffAnswer> {
+    return this.call('GET', `/handoff/${encodeURIComponent(id)}`, undefined, { wait: waitSec });
+  }
+  /** `GET /handoffs`: those waiting for a person, oldest first. */
+  handoffs(): Promise<{ handoffs: HandoffAnswer[] }> {
+    return this.call('GET', '/handoffs');
+  }
+  cancelHandoff(id: string): Promise<HandoffAnswer> {
+    return this.call('DELETE', `/handoff/${encodeURIComponent(id)}`);
+  }
+  /** Opens a hand-off and waits for its end, a minute per request; aborting `signal` (or this client's) cancels it. */
+  async handoff(request: RequestOf<'handoff'>, options: HandoffWaitOptions = {}): Promise<HandoffAnswer> {
+    let handoff = await this.openHandoff(request);
+    options.onWaiting?.(handoff);
+    const waiting = options.signal ? this.withSignal(options.signal) : this;
+    try {
+      while (handoff.state === 'waiting') handoff = await waiting.handoffState(handoff.id, 60);
+      return handoff;
+    } catch (error) {
+      if (options.signal?.aborted || this.options.signal?.aborted) await new BrowserClient({ ...this.options, signal: undefined }).cancelHandoff(handoff.id).catch(() => {});
+      throw error;
     }
   }
 

@@ -12,6 +12,7 @@ export const CAPABILITY_GROUPS = {
   emulation: 'devices, place, time, language, colour scheme, network and CPU conditions, headers, HTTP credentials',
   network: 'network routes (fulfil, abort, change requests) and init scripts',
   storage: 'cookies, localStorage and sessionStorage, storage state',
+  handoff: 'hand a tab to a person (a login, 2FA, a CAPTCHA) and wait for their answer',
 } as const;
 
 export type CapabilityGroup = keyof typeof CAPABILITY_GROUPS;

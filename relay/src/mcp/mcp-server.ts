@@ -8,9 +8,10 @@ import { describeIssues } from '../validation.js';
 import { type CapabilityGroup } from './capabilities.js';
 import { type McpSessionState, type Tool, TOOLS } from './tools.js';
 import { TOOLBOX_TOOLS } from './toolbox-tools.js';
+import { HANDOFF_TOOL } from './handoff-tool.js';
 
 /** Every tool: the default list, then the groups'. */
-const ALL_TOOLS: Tool[] = [...TOOLS, ...TOOLBOX_TOOLS];
+const ALL_TOOLS: Tool[] = [...TOOLS, ...TOOLBOX_TOOLS, HANDOFF_TOOL];
 
 /**
  * One MCP server (stdio, or one HTTP session) over the control API. Tools
@@ -44,7 +45,7 @@ export function createMcpServer(api: BrowserApi | (() => BrowserApi), options: M
   const listed = listTools(caps);
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = byName.get(request.params.name);
     if (!tool) return failure(`Unknown tool ${request.params.name}: see the tool list`);
     if (tool.group && !caps.includes(tool.group)) {
@@ -58,8 +59,17 @@ export function createMcpServer(api: BrowserApi | (() => BrowserApi), options: M
     } catch (error) {
       return failure((error as Error)?.message ?? String(error));
     }
+    const progressToken = request.params._meta?.progressToken;
+    let step = 0;
+    const call = {
+      signal: extra.signal,
+      progress: async (message: string) => {
+        if (progressToken === undefined) return;
+        await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: ++step, message } }).catch(() => {});
+      },
+    };
     try {
-      return { ...(await tool.run(typeof api === 'function' ? api() : api, checked.data, session)) };
+      return { ...(await tool.run(typeof api === 'function' ? api() : api, checked.data, session, call)) };
     } catch (error) {
       return failure(remedy(error));
     }

@@ -42,7 +42,13 @@ export interface Tool {
   /** Listed only when the client turns its group on (capabilities.ts); the default list otherwise. */
   group?: CapabilityGroup;
   /** `params` have passed `input`. */
-  run(api: BrowserApi, params: unknown, session: McpSessionState): Promise<ToolResult>;
+  run(api: BrowserApi, params: unknown, session: McpSessionState, call: ToolCall): Promise<ToolResult>;
+}
+
+/** One call of a tool: the client's cancellation, and progress notifications (sent when the client asked for them). */
+export interface ToolCall {
+  signal?: AbortSignal;
+  progress(message: string): Promise<void>;
 }
 
 /** One tool: the handler's params are what its input schema parses to. */
@@ -52,7 +58,7 @@ export function defineTool<Input extends z.ZodObject>(tool: {
   input: Input;
   readOnly: boolean;
   group?: CapabilityGroup;
-  run(api: BrowserApi, params: z.output<Input>, session: McpSessionState): Promise<ToolResult>;
+  run(api: BrowserApi, params: z.output<Input>, session: McpSessionState, call: ToolCall): Promise<ToolResult>;
 }): Tool {
   return tool as Tool;
 }

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import { relayPortFor } from '../../../protocol/constants.js';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { BadRequestError, NotFoundError, UnauthorizedError } from '../errors.js';
+import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ProfileManager } from '../driver/profile-manager.js';
 import { applyServerLimits, LIMITS, SERVER_OPTIONS } from './limits.js';
@@ -13,6 +13,8 @@ import { RecordingService } from '../service/recording-service.js';
 import { PACKAGE_VERSION } from '../config/package-root.js';
 import { join } from 'node:path';
 import { DashboardAuth } from './dashboard-auth.js';
+import { HandoffAccess, type HandoffScope } from './handoff-access.js';
+import { bindHandoffRoutes } from './handoff-routes.js';
 import { dashboardPage } from './dashboard-page.js';
 import { openApiDocument } from '../api/openapi.js';
 import { McpHttpSessions } from '../mcp/http-sessions.js';
@@ -80,10 +82,21 @@ export async function startControlServer(options: ControlServerOptions): Promise
 
   // The token, or the dashboard's session cookie (which stands for it); the login link needs neither.
   const dashboard = new DashboardAuth();
+  const handoffAccess = new HandoffAccess();
+  /** Requests a person makes with a hand-off's cookie → that hand-off. */
+  const handoffScopes = new WeakMap<Request, HandoffScope>();
   app.use((request, response, next) => {
-    if (request.path === '/dashboard/login' || dashboard.hasSession(request)) {
+    if (request.path === '/dashboard/login' || /^\/handoff\/[0-9a-f]+\/open$/.test(request.path) || dashboard.hasSession(request)) {
       const refused = checkHostAndOrigin(request, guard);
       return refused && !refused.ok ? sendError(response, refusal(refused)) : next();
+    }
+    // A person's hand-off cookie: that hand-off's page, answer and tab only (handoff-access.ts).
+    const handoff = handoffAccess.scopeOf(request);
+    if (handoff && handoffAccess.admits(handoff, request.method, new URL(request.url, 'http://control'))) {
+      const refused = checkHostAndOrigin(request, guard);
+      if (refused && !refused.ok) return sendError(response, refusal(refused));
+      handoffScopes.set(request, handoff);
+      return next();
     }
     const verdict = checkRequest(request, guard);
     if (!verdict.ok) return sendError(response, refusal(verdict));
@@ -129,7 +142,8 @@ export async function startControlServer(options: ControlServerOptions): Promise
     },
     PACKAGE_VERSION,
   );
-  const service = new ControlService(manager, sessions, options.actionLog, recordings);
+  const handoffLink = (host = `127.0.0.1:${port}`) => (handoff: HandoffScope) => `http://${host}/handoff/${handoff.id}/open?code=${handoffAccess.newCode(handoff)}`;
+  const service = new ControlService(manager, sessions, options.actionLog, recordings, options.credentials.audit, handoffLink);
   const credentials = new CredentialService(options.credentials, manager, options.actionLog);
   const events = new EventStreams(options.credentials.audit);
 
@@ -250,7 +264,12 @@ export async function startControlServer(options: ControlServerOptions): Promise
     response.set('cache-control', 'no-store').type('image/jpeg').send(jpeg);
   });
   /** A person's input through the live view: logged as the person's. */
-  routes.json('POST /screencast/input', ({ query, body, signal }) => service.viewInput(query.profile, body, signal));
+  routes.json('POST /screencast/input', ({ query, body, signal, request }) => {
+    const handoff = handoffScopes.get(request);
+    if (handoff && body.targetId !== handoff.targetId) throw new ForbiddenError("A hand-off's link reaches its own tab only");
+    return service.viewInput(query.profile, body, signal);
+  });
+  bindHandoffRoutes(routes, service, handoffAccess);
   /** A one-time link into the dashboard, for `clawd-browser dashboard` (a token holder). */
   routes.json('POST /dashboard/link', ({ request }) => {
     const host = request.headers.host ?? `127.0.0.1:${port}`;

@@ -26,6 +26,11 @@ export const CONSOLE_STYLES = `
 `;
 
 export const CONSOLE_SECTIONS = `
+<section id="handoffs" hidden><h2>Waiting for you</h2>
+<p class="muted">An agent handed these tabs to a person: take one over, do what it asks, and answer there.</p>
+<div class="scroll"><table><thead><tr><th>asks</th><th>profile</th><th class="wide">since</th><th>time left</th><th></th></tr></thead><tbody id="handoff-rows"></tbody></table></div>
+<p class="message error" id="handoffs-message" role="alert"></p>
+</section>
 <nav aria-label="sections"><a href="#sessions">Sessions</a><a href="#grants">Grants</a><a href="#vault">Vault</a><a href="#refresh">Refresh</a><a href="#audit">Audit</a></nav>
 <section id="sessions"><h2>Task sessions</h2>
 <p class="muted" id="spares"></p>
@@ -288,24 +293,45 @@ export function consoleMain(kinds: readonly string[]): void {
   });
   $('audit-older').addEventListener('click', () => void loadAudit(true).catch((error: Error) => ($('audit-message').textContent = error.message)));
 
+  // ---- hand-offs: first, since a person is waited for ----
+  type Handoff = { id: string; profile: string; reason: string; createdAt: string; expiresAt: string };
+  const loadHandoffs = async () => {
+    const { handoffs } = await api<{ handoffs: Handoff[] }>('GET', '/handoffs');
+    $('handoffs').hidden = handoffs.length === 0;
+    $('handoff-rows').replaceChildren(
+      ...handoffs.map((handoff) => {
+        const row = document.createElement('tr');
+        const open = document.createElement('a');
+        open.href = `/handoff/${handoff.id}/page`;
+        open.textContent = 'Take over';
+        const action = document.createElement('td');
+        action.append(open);
+        row.append(cell(handoff.reason), cell(handoff.profile), cell(time(handoff.createdAt), 'wide'), countdown(handoff.expiresAt), action);
+        return row;
+      }),
+    );
+  };
+
   // ---- what changes, when it changes ----
   const reload = (what: () => Promise<void>, message: string) => void what().catch((error: Error) => ($(message).textContent = error.message));
   const matches = (entry: Entry) => Object.entries(filters).every(([key, value]) => (entry as Record<string, unknown>)[key] === value);
   const events = new EventSource('/events');
   events.addEventListener('audit', (message) => {
     const entry = JSON.parse((message as MessageEvent<string>).data) as Entry;
+    if (/^handoff/.test(entry.event)) reload(loadHandoffs, 'handoffs-message');
     if (/^(session|refresh|inject|cdp)/.test(entry.event)) reload(loadSessions, 'sessions-message');
     if (/^(grant|inject)/.test(entry.event)) reload(loadGrants, 'grants-message');
     if (/saved|forget/.test(entry.event)) reload(loadVault, 'vault-message');
     if (matches(entry)) $('audit-rows').prepend(auditRow(entry));
   });
+  reload(loadHandoffs, 'handoffs-message');
   reload(loadSessions, 'sessions-message');
   reload(loadGrants, 'grants-message');
   reload(loadVault, 'vault-message');
   reload(() => loadAudit(), 'audit-message');
   // Time left counts down here, and thumbnails (single frames) follow the sessions' pages.
   setInterval(() => {
-    for (const td of document.querySelectorAll<HTMLElement>('#session-rows td.left')) td.textContent = left(td.dataset.expiresAt!);
+    for (const td of document.querySelectorAll<HTMLElement>('#session-rows td.left, #handoff-rows td.left')) td.textContent = left(td.dataset.expiresAt!);
   }, 1000);
   setInterval(() => {
     for (const image of document.querySelectorAll<HTMLImageElement>('#session-rows img.thumb')) image.src = image.src.replace(/at=\d+/, `at=${Date.now()}`);

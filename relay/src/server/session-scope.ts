@@ -17,6 +17,10 @@ const SESSION_ROUTES: Array<[string, RegExp]> = [
   ['GET', /^\/$/],
   ['POST', /^\/(start|stop|navigate|screenshot|pdf|act)$/],
   ['GET', /^\/(tabs|console|snapshot|text|downloads|screencast|screencast\/frame)$/],
+  // Its own hand-offs to a person (the service finds only its session's).
+  ['POST', /^\/handoff$/],
+  ['GET', /^\/handoff\/[0-9a-f]+$/],
+  ['DELETE', /^\/handoff\/[0-9a-f]+$/],
   // Its own toolbox (cookie values stay hidden: those are the token's holder's).
   ['GET', /^\/(emulation|routes|init-scripts|storage\/(cookies|items|state))$/],
   ['POST', /^\/(emulation|routes|init-scripts|storage\/(cookies|items|state))$/],

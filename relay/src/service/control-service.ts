@@ -13,6 +13,8 @@ import type { TaskSessions } from '../sessions/task-sessions.js';
 import type { RecordingService } from './recording-service.js';
 import { describeIssues } from '../validation.js';
 import { ToolboxService } from './toolbox-service.js';
+import { HandoffService, type LinkMaker } from './handoff-service.js';
+import type { AuditLog } from '../vault/audit-log.js';
 
 /**
  * What the control API does, once, for every surface: HTTP routes
@@ -42,6 +44,8 @@ export function validated<T>(schema: z.ZodType<T>, input: unknown, what: string)
 export class ControlService {
   /** Emulation, network routes, init scripts, storage (toolbox-service.ts). */
   readonly toolbox = new ToolboxService(this);
+  /** Hand-offs to a person (handoff-service.ts). */
+  readonly handoffs: HandoffService;
 
   constructor(
     readonly manager: ProfileManager,
@@ -49,7 +53,16 @@ export class ControlService {
     readonly actionLog: ActionLog,
     /** The network log, HAR and traces (recording-service.ts). */
     readonly recordings: RecordingService,
-  ) {}
+    audit: AuditLog,
+    /**
+     * A person's one-time link to a hand-off: the server makes it, since it
+     * holds the codes and knows its address (on a request's own host when
+     * there is one, else where it listens).
+     */
+    readonly handoffLink: (host?: string) => LinkMaker,
+  ) {
+    this.handoffs = new HandoffService(this, audit);
+  }
 
   /** browser_record's one call, in process (credential headers stay redacted: MCP is not the token's holder's door). */
   async record(profile: string | undefined, request: RecordRequest): Promise<RecordingAnswer> {
@@ -250,6 +263,8 @@ export class ControlService {
       downloads: async () => service.downloads(profile),
       record: (request) => service.record(profile, request),
       toolbox: service.toolbox.api(profile, signal),
+      handoff: (request, wait = {}) =>
+        service.handoffs.openAndWait(profile, validated(schemas.handoff, request, 'arguments'), service.handoffLink(), wait.signal ?? signal, wait.onWaiting),
     };
   }
 }

@@ -1,0 +1,78 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+
+/**
+ * How the person asked by a hand-off gets in, without the token and without
+ * the dashboard: the hand-off's one-time link carries a code (valid 10
+ * minutes, once), which opening it trades for a cookie (HttpOnly,
+ * SameSite=Strict) that opens that hand-off only: its page, its tab's live
+ * view and input, its answer. Nothing else of the server, not another tab.
+ */
+
+const CODE_TTL_MS = 10 * 60_000;
+const MAX_HELD = 256;
+export const HANDOFF_COOKIE = 'clawd_handoff';
+
+export interface HandoffScope {
+  id: string;
+  profile: string;
+  targetId: string;
+}
+
+export class HandoffAccess {
+  private readonly codes = new Map<string, { scope: HandoffScope; expires: number }>();
+  private readonly sessions = new Map<string, { scope: HandoffScope; expires: number }>();
+
+  /** A one-time code for the hand-off's link. */
+  newCode(scope: HandoffScope): string {
+    this.sweep();
+    const code = randomBytes(24).toString('base64url');
+    this.codes.set(code, { scope, expires: Date.now() + CODE_TTL_MS });
+    return code;
+  }
+
+  /** Trades a code (once, for its own hand-off) for a cookie value; undefined when it is unknown, used, expired or another's. */
+  login(id: string, code: string): string | undefined {
+    this.sweep();
+    const held = this.codes.get(code);
+    if (!held || held.expires < Date.now() || held.scope.id !== id) return undefined;
+    this.codes.delete(code);
+    if (this.sessions.size >= MAX_HELD) this.sessions.delete(this.sessions.keys().next().value!);
+    const session = randomBytes(32).toString('base64url');
+    // The cookie lives as long as a person could need it: a day at most, and it opens only an open hand-off.
+    this.sessions.set(session, { scope: held.scope, expires: Date.now() + 24 * 60 * 60_000 });
+    return session;
+  }
+
+  cookieFor(session: string): string {
+    return `${HANDOFF_COOKIE}=${session}; HttpOnly; SameSite=Strict; Path=/; Max-Age=86400`;
+  }
+
+  /** The hand-off the request's cookie opens, if it carries a live one. */
+  scopeOf(request: Pick<IncomingMessage, 'headers'>): HandoffScope | undefined {
+    const given = /(?:^|;\s*)clawd_handoff=([A-Za-z0-9_-]+)/.exec(request.headers.cookie ?? '')?.[1];
+    if (!given) return undefined;
+    for (const [session, { scope, expires }] of this.sessions) {
+      if (expires >= Date.now() && session.length === given.length && timingSafeEqual(Buffer.from(session), Buffer.from(given))) return scope;
+    }
+    return undefined;
+  }
+
+  /** The routes a hand-off's cookie opens: its page and answer, and its tab's live view and input. */
+  admits(scope: HandoffScope, method: string, url: URL): boolean {
+    const path = url.pathname;
+    if (method === 'GET' && path === `/handoff/${scope.id}/page`) return true;
+    if (method === 'POST' && path === `/handoff/${scope.id}/answer`) return true;
+    const sameTab = url.searchParams.get('profile') === scope.profile;
+    if (method === 'GET' && (path === '/screencast' || path === '/screencast/frame')) return sameTab && url.searchParams.get('targetId') === scope.targetId;
+    // The input's tab is in its body: the route checks it against the scope.
+    if (method === 'POST' && path === '/screencast/input') return sameTab;
+    return false;
+  }
+
+  private sweep(): void {
+    const now = Date.now();
+    for (const [code, { expires }] of this.codes) if (expires < now) this.codes.delete(code);
+    for (const [session, { expires }] of this.sessions) if (expires < now) this.sessions.delete(session);
+  }
+}

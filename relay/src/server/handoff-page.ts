@@ -1,0 +1,99 @@
+import type { HandoffAnswer } from '../api/session-responses.js';
+
+/**
+ * The page a person opens from a hand-off's link: what the agent asks, the
+ * tab's live view (click, scroll and type into it to take over), and the
+ * two answers, **Done — continue** and **Can't do it** (with a note). Plain
+ * HTML and one small script, sent as its source; the person needs nothing
+ * but a browser.
+ */
+
+const escape = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+
+export function handoffPage(handoff: HandoffAnswer): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>clawd-browser: a hand-off</title>
+<style>
+  body { font: 15px system-ui, sans-serif; margin: 0; padding: 12px; color: #1d1d1f; }
+  h1 { font-size: 18px; margin: 0 0 6px; }
+  .reason { font-size: 17px; margin: 0 0 8px; padding: 8px 10px; background: #fff4d6; border-radius: 6px; }
+  .muted { color: #6e6e73; font-size: 13px; }
+  img { display: block; max-width: 100%; border: 1px solid #d2d2d7; border-radius: 6px; cursor: crosshair; margin: 8px 0; }
+  form { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; }
+  button { font: inherit; padding: 6px 12px; }
+  textarea { font: inherit; width: min(100%, 40em); }
+  #outcome { font-weight: 600; min-height: 1.2em; }
+</style>
+</head>
+<body>
+<h1>The agent asks for your help</h1>
+<p class="reason" id="reason">${escape(handoff.reason)}</p>
+<p class="muted">Tab ${escape(handoff.targetId)} of ${escape(handoff.profile)}. Click, scroll and type in the picture to use the page; the agent waits until ${escape(new Date(handoff.expiresAt).toUTCString())}.</p>
+<img id="view" alt="the tab, live" src="/screencast?profile=${encodeURIComponent(handoff.profile)}&amp;targetId=${encodeURIComponent(handoff.targetId)}">
+<form id="answer">
+  <button type="submit" name="verdict" value="done" id="done">Done — continue</button>
+  <label>Note <textarea id="note" rows="2" placeholder="why not, or anything the agent should know"></textarea></label>
+  <button type="submit" name="verdict" value="refused" id="refuse">Can't do it</button>
+</form>
+<p id="outcome" role="status"></p>
+<script>
+(${handoffMain.toString()})(${JSON.stringify({ id: handoff.id, profile: handoff.profile, targetId: handoff.targetId })});
+</script>
+</body>
+</html>`;
+}
+
+/** Runs in the person's page. Self-contained: it is sent as source text. */
+function handoffMain(handoff: { id: string; profile: string; targetId: string }): void {
+  const view = document.getElementById('view') as HTMLImageElement;
+  const outcome = document.getElementById('outcome')!;
+  let open = true;
+  const input = (body: Record<string, unknown>) => {
+    if (!open) return;
+    void fetch(`/screencast/input?profile=${encodeURIComponent(handoff.profile)}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ targetId: handoff.targetId, ...body }),
+    });
+  };
+  const fraction = (event: MouseEvent) => ({ x: Math.min(1, Math.max(0, event.offsetX / view.clientWidth)), y: Math.min(1, Math.max(0, event.offsetY / view.clientHeight)) });
+  view.addEventListener('click', (event) => input({ type: 'click', ...fraction(event) }));
+  view.addEventListener('wheel', (event) => {
+    event.preventDefault();
+    input({ type: 'scroll', ...fraction(event), deltaX: event.deltaX, deltaY: event.deltaY });
+  }, { passive: false });
+  // Keys go to the tab while the pointer is over the picture, and never while the note is being written.
+  let over = false;
+  view.addEventListener('mouseenter', () => (over = true));
+  view.addEventListener('mouseleave', () => (over = false));
+  document.addEventListener('keydown', (event) => {
+    if (!over || document.activeElement?.id === 'note') return;
+    event.preventDefault();
+    if (event.key.length === 1 && !event.ctrlKey && !event.metaKey) input({ type: 'type', text: event.key });
+    else input({ type: 'press', key: event.key });
+  });
+  document.getElementById('answer')!.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const verdict = ((event as SubmitEvent).submitter as HTMLButtonElement).value;
+    const note = (document.getElementById('note') as HTMLTextAreaElement).value.trim();
+    void fetch(`/handoff/${handoff.id}/answer`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ verdict, ...(note ? { note } : {}) }),
+    }).then(async (response) => {
+      const body = (await response.json()) as { state?: string; error?: { message: string } };
+      if (!response.ok) {
+        outcome.textContent = body.error?.message ?? `HTTP ${response.status}`;
+        return;
+      }
+      open = false;
+      view.removeAttribute('src');
+      for (const button of document.querySelectorAll('button')) button.disabled = true;
+      outcome.textContent = verdict === 'done' ? 'Thank you: the agent goes on from here.' : 'Thank you: the agent is told you could not.';
+    });
+  });
+}

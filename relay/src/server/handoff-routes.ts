@@ -1,0 +1,35 @@
+import { ForbiddenError } from '../errors.js';
+import type { ControlService } from '../service/control-service.js';
+import type { HandoffAccess } from './handoff-access.js';
+import { handoffPage } from './handoff-page.js';
+import type { RouteBinder } from './route-binder.js';
+
+/**
+ * The hand-off routes (spec §15): the agent's (open, wait, cancel), the
+ * operator's list, and the person's (the one-time link, the page, the
+ * answer). The person's cookie opens only its own hand-off (handoff-access.ts,
+ * checked at the door).
+ */
+export function bindHandoffRoutes(routes: RouteBinder, service: ControlService, access: HandoffAccess): void {
+  const { handoffs } = service;
+  // The link is on the host the agent reached (it passed the Host check), so the person reaches the same server.
+  routes.json('POST /handoff', ({ query, body, request, signal }) => handoffs.open(query.profile, body, service.handoffLink(request.headers.host), signal));
+  routes.json('GET /handoff/:id', ({ query, params, signal }) => handoffs.state(query.profile, params.id, query.wait, signal));
+  routes.json('DELETE /handoff/:id', ({ query, params }) => handoffs.cancel(query.profile, params.id));
+  routes.json('GET /handoffs', () => handoffs.list());
+  routes.media('GET /handoff/:id/open', ({ params, query }, response) => {
+    const session = access.login(params.id, query.code ?? '');
+    if (!session) throw new ForbiddenError('This hand-off link is used or expired: ask for a new one');
+    response.set('set-cookie', access.cookieFor(session)).redirect(302, `/handoff/${params.id}/page`);
+  });
+  routes.media('GET /handoff/:id/page', ({ params }, response) => {
+    const handoff = handoffs.find(undefined, params.id);
+    response.set('cache-control', 'no-store');
+    if (handoff.state !== 'waiting') {
+      response.type('html').send(`<!doctype html><title>clawd-browser: a hand-off</title><p>This hand-off is over (${handoff.state}). Nothing waits for you here.</p>`);
+      return;
+    }
+    response.type('html').send(handoffPage(handoff));
+  });
+  routes.json('POST /handoff/:id/answer', ({ params, body }) => handoffs.answer(params.id, body));
+}

@@ -1,0 +1,118 @@
+import type { z } from 'zod';
+import { SESSION_PROFILE_PREFIX } from '../api/limits.js';
+import type { schemas } from '../api/schemas.js';
+import type { HandoffAnswer } from '../api/session-responses.js';
+import { ConflictError, NotFoundError, TooManyError } from '../errors.js';
+import { type Handoff, HandoffDesk, MAX_OPEN_HANDOFFS } from '../runtime/handoff-desk.js';
+import type { AuditLog } from '../vault/audit-log.js';
+import type { ControlService } from './control-service.js';
+
+/**
+ * Hand-offs for HTTP and MCP alike (spec §15): an agent asks a person to act
+ * in a tab and waits for the answer. Opening one answers at once with a
+ * one-time link for the person; the answer comes to whoever waits on it
+ * (`GET /handoff/{id}?wait=`, or MCP's tool, which waits with progress
+ * notifications), with where the tab is now and what changed. The person's
+ * input in the live view is in the action log as the person's, and so is
+ * their answer; each hand-off's start and end are audited.
+ */
+
+/** How the person's link is made: by the server, which knows its own address and holds the codes. */
+export type LinkMaker = (handoff: Handoff) => string;
+
+export class HandoffService {
+  readonly desk: HandoffDesk;
+
+  constructor(
+    private readonly control: ControlService,
+    audit: AuditLog,
+  ) {
+    this.desk = new HandoffDesk((handoff) => {
+      const session = handoff.profile.startsWith(SESSION_PROFILE_PREFIX) ? handoff.profile.slice(SESSION_PROFILE_PREFIX.length) : undefined;
+      audit.record({
+        event: handoff.state === 'waiting' ? 'handoff-open' : 'handoff-end',
+        ...(session ? { session } : {}),
+        outcome: handoff.state === 'waiting' || handoff.state === 'done' ? 'ok' : 'refused',
+        detail: handoff.state === 'waiting' ? `${handoff.id} on ${handoff.profile}: ${handoff.reason}` : `${handoff.id}: ${handoff.state}`,
+      });
+    });
+  }
+
+  async open(profile: string | undefined, request: z.output<typeof schemas.handoff>, link: LinkMaker, signal?: AbortSignal): Promise<HandoffAnswer> {
+    if (this.desk.openCount >= MAX_OPEN_HANDOFFS) throw new TooManyError(`${MAX_OPEN_HANDOFFS} hand-offs already wait for a person: answer or cancel some first`);
+    return this.control.operation(profile, { kind: 'handoff', targetId: request.targetId }, signal, async (driver) => {
+      const tab = await driver.tabFor(request.targetId);
+      const before = { url: tab.page.url(), title: await tab.page.title().catch(() => '') };
+      const handoff = this.desk.open({ profile: driver.profile.name, targetId: await tab.targetId(), reason: request.reason, timeoutMs: request.timeoutSec * 1000, before });
+      return { ...(await this.describe(handoff)), link: link(handoff) };
+    });
+  }
+
+  /** The hand-off as it is, or (with `waitSec`) once it ends or that long passes. */
+  async state(profile: string | undefined, id: string, waitSec: number, signal?: AbortSignal): Promise<HandoffAnswer> {
+    this.find(profile, id);
+    return this.describe((await this.desk.wait(id, waitSec * 1000, signal))!);
+  }
+
+  /** Opens a hand-off and waits for its end (MCP's tool, the typed client's handoff()); the caller's abort cancels it. */
+  async openAndWait(profile: string | undefined, request: z.output<typeof schemas.handoff>, link: LinkMaker, signal?: AbortSignal, onWaiting?: (handoff: HandoffAnswer) => void): Promise<HandoffAnswer> {
+    const opened = await this.open(profile, request, link, signal);
+    onWaiting?.(opened);
+    const abandoned = () => this.desk.end(opened.id, 'cancelled', 'the agent stopped waiting');
+    signal?.addEventListener('abort', abandoned, { once: true });
+    try {
+      return await this.state(profile, opened.id, request.timeoutSec + 1, signal);
+    } finally {
+      signal?.removeEventListener('abort', abandoned);
+    }
+  }
+
+  async cancel(profile: string | undefined, id: string): Promise<HandoffAnswer> {
+    this.find(profile, id);
+    return this.describe(this.desk.end(id, 'cancelled', 'the agent cancelled it')!);
+  }
+
+  /** The person's answer (from the hand-off's page): logged as theirs. */
+  async answer(id: string, answer: z.output<typeof schemas.handoffAnswer>): Promise<HandoffAnswer> {
+    const handoff = this.find(undefined, id);
+    if (handoff.state !== 'waiting') throw new ConflictError(`This hand-off is over (${handoff.state}): nothing waits for an answer`);
+    const ended = this.desk.end(id, answer.verdict, answer.note)!;
+    this.control.actionLog.record({
+      time: new Date().toISOString(),
+      profile: ended.profile,
+      targetId: ended.targetId,
+      kind: `handoff-${answer.verdict}`,
+      durationMs: Date.parse(ended.endedAt!) - Date.parse(ended.createdAt),
+      outcome: 'ok',
+      actor: 'person',
+    });
+    return this.describe(ended);
+  }
+
+  list(): { handoffs: HandoffAnswer[] } {
+    return { handoffs: this.desk.list().map(({ before: _before, ...shown }) => shown) };
+  }
+
+  /** A hand-off by id; a caller scoped to a profile (a session's key) finds only its own. */
+  find(profile: string | undefined, id: string): Handoff {
+    const handoff = this.desk.get(id);
+    if (!handoff || (profile !== undefined && handoff.profile !== profile)) throw new NotFoundError(`No hand-off ${id}${profile ? ` on ${profile}` : ''}`);
+    return handoff;
+  }
+
+  /** Once ended: where the tab is now, and what changed while the person had it. */
+  private async describe(handoff: Handoff): Promise<HandoffAnswer> {
+    const { before: _before, ...shown } = handoff;
+    if (handoff.state === 'waiting') return shown;
+    const tab = await this.control.manager
+      .driver(handoff.profile)
+      .tabFor(handoff.targetId)
+      .catch(() => undefined);
+    const now = tab ? { url: tab.page.url(), title: await tab.page.title().catch(() => '') } : { url: '', title: '(the tab is closed)' };
+    const ended = handoff.endedAt ?? new Date().toISOString();
+    const personActions = this.control.actionLog
+      .recent({ profile: handoff.profile, limit: 1000 })
+      .filter((action) => action.actor === 'person' && action.targetId === handoff.targetId && action.time >= handoff.createdAt && action.time <= ended && action.kind.startsWith('view-')).length;
+    return { ...shown, now, changed: { navigated: now.url !== handoff.before.url, titleChanged: now.title !== handoff.before.title, personActions } };
+  }
+}

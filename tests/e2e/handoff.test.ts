@@ -1,0 +1,172 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { HandoffAnswer } from '../../relay/src/api/session-responses.js';
+import { BrowserClient } from '../../relay/src/client/browser-client.js';
+import { chromiumPath, waitFor } from '../harness/chromium.js';
+import { type ControlEnv, startControlEnv } from './control-env.js';
+
+/**
+ * Hand-offs to a person, on a task session driven with its own key: the
+ * person answers through the operator's console and through the one-time
+ * link, by clicking in the live view and on the page's buttons (Playwright
+ * driving a browser as a person would); one is refused with a note, one
+ * times out, one is cancelled by the agent, one is asked through MCP with
+ * progress notifications. The person's link opens that hand-off and nothing
+ * else.
+ */
+
+let env: ControlEnv;
+let person: Browser;
+let session: { id: string; profile: string; key?: string };
+let agent: BrowserClient;
+const base = () => `http://127.0.0.1:${env.server.control.port}`;
+/** A page whose only button, when clicked, says so in its title. */
+const verifyPage = () => env.fixtures.url(`echo?body=${encodeURIComponent('<title>unverified</title><button style="position:fixed;inset:0;font-size:40px" onclick="document.title=\'verified\'">Verify</button>')}`);
+
+beforeAll(async () => {
+  env = await startControlEnv();
+  session = await env.client('clawd').openSession({ credential_mode: 'clean' });
+  agent = new BrowserClient({ baseUrl: base(), token: session.key! });
+  person = await chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox'] });
+}, 90_000);
+afterAll(async () => {
+  await person?.close();
+  if (session) await env.client('clawd').closeSession(session.id).catch(() => {});
+  await env?.close();
+});
+
+/** The agent's hand-off, and its person's link as soon as it waits. */
+function handOff(reason: string, timeoutSec = 60, signal?: AbortSignal): { link: Promise<HandoffAnswer>; answer: Promise<HandoffAnswer> } {
+  let opened!: (handoff: HandoffAnswer) => void;
+  const link = new Promise<HandoffAnswer>((resolve) => (opened = resolve));
+  return { link, answer: agent.handoff({ reason, timeoutSec }, { onWaiting: opened, signal }) };
+}
+
+/** Clicks the middle of the live view, where the page's one button is, as a person clicks on what they see. */
+async function clickInView(page: Page): Promise<void> {
+  await page.waitForFunction(() => (document.getElementById('view') as HTMLImageElement).naturalWidth > 0);
+  await page.locator('#view').click();
+}
+
+describe('a hand-off to a person', () => {
+  it("is answered in the operator's console: the person clicks in the live view, then Done — continue", async () => {
+    const tab = await agent.openTab(verifyPage());
+    const { link, answer } = handOff('Press Verify, then say done');
+    const opened = await link;
+    expect(opened).toMatchObject({ profile: session.profile, targetId: tab.targetId, reason: 'Press Verify, then say done', state: 'waiting', link: expect.stringMatching(/\/handoff\/[0-9a-f]+\/open\?code=/) });
+
+    const operator = await person.newPage({ viewport: { width: 1280, height: 900 } });
+    await operator.goto((await env.client('clawd').dashboardLink()).url);
+    // Open hand-offs come first, before the sessions.
+    const row = operator.locator('#handoff-rows tr', { hasText: 'Press Verify' });
+    await row.waitFor();
+    expect(await operator.evaluate(() => document.getElementById('handoffs')!.compareDocumentPosition(document.getElementById('sessions')!) & Node.DOCUMENT_POSITION_FOLLOWING)).toBeTruthy();
+    await row.getByRole('link', { name: 'Take over' }).click();
+    await expect.poll(() => operator.locator('#reason').textContent()).toBe('Press Verify, then say done');
+    await clickInView(operator);
+    await waitFor(async () => (await agent.tabs()).find((t) => t.targetId === tab.targetId)?.title === 'verified', { message: "the person's click never reached the tab" });
+    await operator.getByRole('button', { name: 'Done — continue' }).click();
+    await expect.poll(() => operator.locator('#outcome').textContent()).toMatch(/the agent goes on/);
+
+    const answered = await answer;
+    expect(answered).toMatchObject({ id: opened.id, state: 'done', now: { title: 'verified' }, changed: { navigated: false, titleChanged: true } });
+    expect(answered.changed!.personActions).toBeGreaterThanOrEqual(1);
+    expect(answered).not.toHaveProperty('link');
+    // The person's input and answer are in the action log as theirs; the audit has the start and the end.
+    const { actions } = await env.client(session.profile).actions({ limit: 50 });
+    expect(actions.filter((action) => action.profile === session.profile && action.actor === 'person').map((action) => action.kind)).toEqual(expect.arrayContaining(['view-click', 'handoff-done']));
+    const { entries } = await env.client('clawd').audit({ session: session.id });
+    expect(entries.map((entry) => entry.event)).toEqual(expect.arrayContaining(['handoff-open', 'handoff-end']));
+    await operator.close();
+  });
+
+  it("is refused through the one-time link, with a note; the link works once and opens nothing else", async () => {
+    const tab = await agent.openTab(verifyPage());
+    const { link, answer } = handOff('Enter the 2FA code from your phone');
+    const { link: url, id } = await link;
+    const context = await person.newContext();
+    const page = await context.newPage();
+    await page.goto(url!);
+    expect(await page.locator('#reason').textContent()).toBe('Enter the 2FA code from your phone');
+    await page.fill('#note', 'my phone is not with me');
+    await page.getByRole('button', { name: "Can't do it" }).click();
+    expect(await answer).toMatchObject({ id, state: 'refused', note: 'my phone is not with me', changed: { navigated: false, personActions: 0 } });
+
+    // Used once: the same link again is refused, in any browser.
+    const again = await fetch(url!, { redirect: 'manual' });
+    expect(again.status).toBe(403);
+    // The cookie opens this hand-off's page and tab only: not the API, not another tab, not the dashboard.
+    const cookie = (await context.cookies()).find((c) => c.name === 'clawd_handoff')!;
+    const withCookie = (path: string, init: RequestInit = {}) => fetch(`${base()}${path}`, { ...init, headers: { cookie: `clawd_handoff=${cookie.value}`, ...init.headers } });
+    expect((await withCookie(`/screencast/frame?profile=${session.profile}&targetId=${tab.targetId}`)).status).toBe(200);
+    for (const path of [`/tabs?profile=${session.profile}`, '/handoffs', '/', `/screencast/frame?profile=clawd&targetId=${tab.targetId}`]) expect((await withCookie(path)).status, path).toBe(401);
+    const other = await agent.openTab(verifyPage());
+    const elsewhere = await withCookie(`/screencast/input?profile=${session.profile}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ targetId: other.targetId, type: 'click', x: 0.5, y: 0.5 }) });
+    expect(elsewhere.status).toBe(403);
+    expect((await withCookie(`/handoff/${id}/answer`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ verdict: 'done' }) })).status).toBe(409);
+    await context.close();
+  });
+
+  it('times out with a clear answer when nobody comes, and the agent may cancel', async () => {
+    await agent.openTab(verifyPage());
+    const { answer } = handOff('Nobody will come', 10);
+    expect(await answer).toMatchObject({ state: 'timeout', changed: { personActions: 0 } });
+
+    const stop = new AbortController();
+    const { link, answer: cancelled } = handOff('Never mind', 60, stop.signal);
+    const { id } = await link;
+    stop.abort();
+    await expect(cancelled).rejects.toThrow();
+    await waitFor(async () => (await agent.handoffState(id)).state === 'cancelled', { message: 'the abandoned hand-off was not cancelled' });
+    expect((await env.client('clawd').handoffs()).handoffs).toEqual([]);
+
+    const opened = await agent.openHandoff({ reason: 'Cancelled by DELETE' });
+    expect((await agent.cancelHandoff(opened.id)).state).toBe('cancelled');
+    // Another session's key finds none of them.
+    const other = await env.client('clawd').openSession({ credential_mode: 'clean' });
+    try {
+      const stranger = new BrowserClient({ baseUrl: base(), token: other.key! });
+      await expect(stranger.handoffState(opened.id)).rejects.toThrow(`No hand-off ${opened.id} on ${other.profile}`);
+    } finally {
+      await env.client('clawd').closeSession(other.id);
+    }
+  }, 30_000);
+
+  it('bad input is a 400 naming the field', async () => {
+    for (const [body, field] of [
+      [{ reason: '' }, /reason/],
+      [{ reason: 'x', timeoutSec: 5 }, /timeoutSec/],
+      [{ reason: 'x', extra: 1 }, /extra/],
+    ] as const) {
+      const response = await env.raw(`/handoff?profile=${session.profile}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      expect(response.status, JSON.stringify(body)).toBe(400);
+      expect((await response.json()).error.message).toMatch(field);
+    }
+  });
+
+  it('through MCP: browser_handoff waits with progress notifications and ends with the answer', async () => {
+    const mcp = new Client({ name: 'handoff-agent', version: '1' });
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${base()}/mcp?caps=handoff`), { requestInit: { headers: { authorization: `Bearer ${session.key}` } } }));
+    try {
+      await agent.openTab(verifyPage());
+      const progress: string[] = [];
+      const calling = mcp.callTool({ name: 'browser_handoff', arguments: { reason: 'Solve the CAPTCHA' } }, undefined, {
+        onprogress: (update) => void progress.push(String(update.message)),
+        timeout: 60_000,
+      });
+      await waitFor(async () => progress.length > 0, { message: 'no progress notification came' });
+      const url = /(http\S+\/open\?code=\S+)/.exec(progress[0])![1];
+      const page = await person.newPage();
+      await page.goto(url);
+      await page.getByRole('button', { name: 'Done — continue' }).click();
+      const result = (await calling) as { content: Array<{ text: string }> };
+      expect(result.content[0].text).toMatch(/^Hand-off [0-9a-f]+: done by the person\.\nThe tab is at http.*\nSame page; the person acted 0 times\. Take a snapshot before going on\.$/);
+      expect(progress[0]).toMatch(/^Waiting for a person: http/);
+      await page.close();
+    } finally {
+      await mcp.close();
+    }
+  });
+});
