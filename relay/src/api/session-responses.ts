@@ -29,6 +29,7 @@ export const AUDIT_EVENT_KINDS = [
   'cdp-disconnect',
   'handoff-open',
   'handoff-end',
+  'login-page',
 ] as const;
 export type AuditEventKind = (typeof AUDIT_EVENT_KINDS)[number];
 
@@ -69,7 +70,12 @@ export const GrantSchema = z.object({
 });
 export type Grant = z.infer<typeof GrantSchema>;
 /** `POST /grants`: the signed token (given once, kept by nobody else) and what it says. */
-export const IssuedGrantSchema = z.object({ token: z.string(), grant: GrantSchema });
+export const IssuedGrantSchema = z.object({
+  token: z.string(),
+  grant: GrantSchema,
+  warnings: z.array(z.string()).optional().describe('Lent cookies that have expired or will before the grant does, and domains the vault holds nothing for'),
+});
+export type IssuedGrant = z.infer<typeof IssuedGrantSchema>;
 
 /** `GET /sessions` also tells how many spare browsers are warm (config sessionSpares). */
 export const SpareCountsSchema = z.object({
@@ -89,6 +95,7 @@ export const SessionInfoSchema = z.object({
   injectedCookies: z.number().int(),
   injectedOrigins: z.number().int().optional().describe("Origins whose lent storage (localStorage, IndexedDB) was put in before the first page"),
   grantId: z.string().optional(),
+  warnings: z.array(z.string()).optional().describe('An operator session: lent cookies that have expired or will before the session ends'),
   record: RecordModeSchema,
   place: z.enum(['local', 'grid']).describe('Where its browser runs: this machine, or a node of the configured Selenium Grid'),
   node: z.string().optional().describe('On a Grid: the node it was placed on'),

@@ -35,6 +35,7 @@ export function addSessionCommands(program: Command, client: () => BrowserClient
     .option('--place <where>', 'local, or grid (the Selenium Grid in config.json)')
     .action(async (options: { mode: 'clean' | 'operator'; tenant?: string; domain?: string[]; grant?: string; record: 'off' | 'transient' | 'audit'; ttl?: number; place?: 'local' | 'grid' }) => {
       const session = await client().openSession({ credential_mode: options.mode, tenant: options.tenant, domains: options.domain, grant: options.grant, record: options.record, ttl: options.ttl, place: options.place });
+      if (!program.opts().json) for (const warning of session.warnings ?? []) process.stderr.write(`warning: ${warning}\n`);
       print(session, () =>
         [
           `${session.id}  use --profile ${session.profile}  (CDP ${session.cdpUrl}; ${session.injectedCookies} cookies injected; until ${session.expiresAt})`,
@@ -58,6 +59,8 @@ export function addSessionCommands(program: Command, client: () => BrowserClient
     .option('--ttl <duration>', 'how long it is valid, e.g. 15m', parseDuration, 900)
     .action(async (options: { tenant: string; domain: string[]; ttl: number }) => {
       const issued = await client().issueGrant({ tenant: options.tenant, domains: options.domain, ttl: options.ttl });
+      // Warnings go to stderr: stdout stays the token alone, for $(clawd-browser grant …).
+      if (!program.opts().json) for (const warning of issued.warnings ?? []) process.stderr.write(`warning: ${warning}\n`);
       print(issued, () => issued.token);
     });
   program

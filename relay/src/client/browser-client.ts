@@ -1,6 +1,5 @@
 import { request as httpRequest } from 'node:http';
 import type { ToolboxApi } from '../api/toolbox-api.js';
-import type { HandoffAnswer } from '../api/session-responses.js';
 import { toolboxClient } from './toolbox-client.js';
 import { controlUrlFor } from '../config/server-record.js';
 import { clawdHome, readToken } from '../config/state-dir.js';
@@ -9,7 +8,7 @@ import { MAX_WAIT_MS } from '../api/limits.js';
 import type { ActOptions, BrowserApi, HandoffWaitOptions, RecordRequest, SnapshotRequest } from '../api/browser-api.js';
 import type { DialogArmed, FileChooserAnswer } from '../api/responses.js';
 import type { ActionOptions, ActionRequest, RequestOf } from '../api/schemas.js';
-import type { ActionRecord, SessionInfo, SpareCounts, LiveGrant, AuditEntry, AuditEventKind, VaultListing, Grant } from '../api/session-responses.js';
+import type { ActionRecord, AuditEntry, AuditEventKind, HandoffAnswer, IssuedGrant, LiveGrant, SessionInfo, SpareCounts, VaultListing } from '../api/session-responses.js';
 import type { ActionResult, PageTextResponse, AiSnapshotResponse, AriaSnapshotResponse, Capture, ConsoleMessage, DownloadRecord, ProfileSummary, Screenshot, Snapshot, Status, RecordingAnswer, NetworkBody, Tab } from '../api/responses.js';
 
 // The typed errors travel with the client: `import { BrowserClient, NotFoundError } from 'clawd-browser'`.
@@ -200,7 +199,7 @@ export class BrowserClient implements BrowserApi {
     return this.call('GET', '/audit', undefined, query);
   }
   /** A signed grant: lends the tenant's cookies of these domains to operator sessions until it expires (ttl in seconds). */
-  issueGrant(request: RequestOf<'issueGrant'>): Promise<{ token: string; grant: Grant }> {
+  issueGrant(request: RequestOf<'issueGrant'>): Promise<IssuedGrant> {
     return this.call('POST', '/grants', request);
   }
   revokeGrant(id: string): Promise<{ revoked: string }> {

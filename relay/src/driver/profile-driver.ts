@@ -206,6 +206,11 @@ export class ProfileDriver {
     return this.tab(targetId);
   }
 
+  /** The tab a page is (made when the driver first sees it). */
+  tabOf(page: Page): DriverTab {
+    return this.registry.tabOf(page);
+  }
+
   /** Every open tab. */
   async allTabs(): Promise<DriverTab[]> {
     return (await this.registry.pages()).map((page) => this.registry.tabOf(page));

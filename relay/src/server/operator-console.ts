@@ -31,6 +31,10 @@ export const CONSOLE_SECTIONS = `
 <div class="scroll"><table><thead><tr><th>asks</th><th>profile</th><th class="wide">since</th><th>time left</th><th></th></tr></thead><tbody id="handoff-rows"></tbody></table></div>
 <p class="message error" id="handoffs-message" role="alert"></p>
 </section>
+<section id="logins" hidden><h2>Logins to refresh</h2>
+<p class="muted">Sessions lent these logins landed on a login form: the login expired or was signed out.</p>
+<div class="scroll"><table><thead><tr><th>tenant</th><th>domain</th><th class="wide">seen</th><th class="wide">page</th><th></th></tr></thead><tbody id="login-rows"></tbody></table></div>
+</section>
 <nav aria-label="sections"><a href="#sessions">Sessions</a><a href="#grants">Grants</a><a href="#vault">Vault</a><a href="#refresh">Refresh</a><a href="#audit">Audit</a></nav>
 <section id="sessions"><h2>Task sessions</h2>
 <p class="muted" id="spares"></p>
@@ -312,6 +316,39 @@ export function consoleMain(kinds: readonly string[]): void {
     );
   };
 
+  // ---- lent logins that did not hold: newest first, until a save for that tenant and domain ----
+  const loadLogins = async () => {
+    const [seen, saved] = await Promise.all(
+      ['login-page', 'refresh-saved'].map(async (event) => (await api<{ entries: Entry[] }>('GET', `/audit?event=${event}&limit=100`)).entries),
+    );
+    const savedAt = (tenant: string, domain: string) => saved.filter((entry) => entry.tenant === tenant && entry.domains?.includes(domain)).map((entry) => entry.time).sort().pop() ?? '';
+    const shown = new Map<string, Entry>();
+    for (const entry of seen) {
+      const domain = entry.domains?.[0];
+      const key = `${entry.tenant} ${domain}`;
+      if (!entry.tenant || !domain || shown.has(key) || savedAt(entry.tenant, domain) > entry.time) continue;
+      shown.set(key, entry);
+    }
+    $('logins').hidden = shown.size === 0;
+    $('login-rows').replaceChildren(
+      ...[...shown.values()].map((entry) => {
+        const row = document.createElement('tr');
+        const action = document.createElement('td');
+        action.append(
+          button('Refresh login', async () => {
+            const form = $('refresh-form') as HTMLFormElement;
+            (form.elements.namedItem('tenant') as HTMLInputElement).value = entry.tenant!;
+            (form.elements.namedItem('domains') as HTMLInputElement).value = entry.domains![0];
+            (form.elements.namedItem('url') as HTMLInputElement).value = entry.detail ?? '';
+            form.requestSubmit();
+          }, 'refresh-message'),
+        );
+        row.append(cell(entry.tenant!), cell(entry.domains![0]), cell(time(entry.time), 'wide'), cell(entry.detail ?? '', 'wide'), action);
+        return row;
+      }),
+    );
+  };
+
   // ---- what changes, when it changes ----
   const reload = (what: () => Promise<void>, message: string) => void what().catch((error: Error) => ($(message).textContent = error.message));
   const matches = (entry: Entry) => Object.entries(filters).every(([key, value]) => (entry as Record<string, unknown>)[key] === value);
@@ -319,12 +356,14 @@ export function consoleMain(kinds: readonly string[]): void {
   events.addEventListener('audit', (message) => {
     const entry = JSON.parse((message as MessageEvent<string>).data) as Entry;
     if (/^handoff/.test(entry.event)) reload(loadHandoffs, 'handoffs-message');
+    if (/^(login-page|refresh-saved)/.test(entry.event)) reload(loadLogins, 'refresh-message');
     if (/^(session|refresh|inject|cdp)/.test(entry.event)) reload(loadSessions, 'sessions-message');
     if (/^(grant|inject)/.test(entry.event)) reload(loadGrants, 'grants-message');
     if (/saved|forget/.test(entry.event)) reload(loadVault, 'vault-message');
     if (matches(entry)) $('audit-rows').prepend(auditRow(entry));
   });
   reload(loadHandoffs, 'handoffs-message');
+  reload(loadLogins, 'refresh-message');
   reload(loadSessions, 'sessions-message');
   reload(loadGrants, 'grants-message');
   reload(loadVault, 'vault-message');

@@ -10,6 +10,7 @@ import type { LiveGrant, SessionInfo } from '../api/session-responses.js';
 import type { TaskSessions } from '../sessions/task-sessions.js';
 import type { AuditLog, AuditQuery } from '../vault/audit-log.js';
 import type { CookieVault } from '../vault/cookie-vault.js';
+import { loginWarnings } from '../vault/login-expiry.js';
 import type { Grants } from '../vault/grants.js';
 
 /**
@@ -74,6 +75,7 @@ export class CredentialService {
   issueGrant(request: z.output<typeof schemas.issueGrant>) {
     const { tenant, domains, ttl, origin_session_id } = request;
     const issued = this.credentials.grants().issue({ tenant, domains, ttlMs: ttl * 1000, originSessionId: origin_session_id });
+    const warnings = loginWarnings(tenant, issued.grant.allowed_domains, this.credentials.vault().load(tenant, issued.grant.allowed_domains).cookies, issued.grant.expires_at);
     this.credentials.audit.record({
       event: 'grant',
       tenant,
@@ -81,9 +83,9 @@ export class CredentialService {
       grantId: issued.grant.id,
       expiresAt: new Date(issued.grant.expires_at).toISOString(),
       outcome: 'ok',
-      detail: `expires ${new Date(issued.grant.expires_at).toISOString()}`,
+      detail: `expires ${new Date(issued.grant.expires_at).toISOString()}${warnings.length ? `; ${warnings.join('; ')}` : ''}`,
     });
-    return issued;
+    return warnings.length ? { ...issued, warnings } : issued;
   }
 
   /**

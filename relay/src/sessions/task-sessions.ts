@@ -13,6 +13,8 @@ import { seedProfilePreferences } from '../profiles/preferences.js';
 import { type Profile, SESSION_PROFILE_PREFIX } from '../profiles/profile-registry.js';
 import type { AuditLog } from '../vault/audit-log.js';
 import { type CookieVault, originUnderSite, underSite } from '../vault/cookie-vault.js';
+import { loginWarnings } from '../vault/login-expiry.js';
+import { watchLoginPages } from './login-watch.js';
 import type { Grants } from '../vault/grants.js';
 import { type SessionRecord, STOP_GRACE_MS } from './session-reaper.js';
 import { SparePool } from './spare-pool.js';
@@ -229,7 +231,13 @@ export class TaskSessions {
         if (origins.length) await driver.toolbox.addOriginStorage(origins);
         info.injectedCookies = cookies.length;
         if (origins.length) info.injectedOrigins = origins.length;
-        const detail = `${cookies.length} cookies${origins.length ? `, storage of ${origins.map((origin) => origin.origin).join(', ')}` : ''}`;
+        const warnings = loginWarnings(request.tenant!, domains, login.cookies, Date.parse(info.expiresAt));
+        if (warnings.length) info.warnings = warnings;
+        // A login page of a granted domain, later, says the lent login did not hold (login-watch.ts).
+        watchLoginPages(driver, { tenant: request.tenant!, domains }, (page) =>
+          this.deps.audit.record({ event: 'login-page', tenant: request.tenant, session: id, domains: [page.domain], grantId, outcome: 'ok', detail: page.url }),
+        );
+        const detail = `${cookies.length} cookies${origins.length ? `, storage of ${origins.map((origin) => origin.origin).join(', ')}` : ''}${warnings.length ? `; ${warnings.join('; ')}` : ''}`;
         this.deps.audit.record({ event: 'inject', tenant: request.tenant, session: id, domains, grantId, outcome: 'ok', detail });
       }
     } catch (error) {
