@@ -156,6 +156,50 @@ describe('task sessions on a Selenium Grid', () => {
     for (const session of opened) expect((await api(session.profile).tabs()).length).toBeGreaterThan(0);
   }, 60_000);
 
+  it('hand a Grid session\'s tab to a person: answered through its link and live view, refused, timed out, cancelled', async () => {
+    const session = await api().openSession({ credential_mode: 'clean', place: 'grid' });
+    try {
+      const agent = new BrowserClient({ baseUrl: `http://127.0.0.1:${server.control.port}`, token: session.key! });
+      const tab = await agent.openTab(`${site.url}/account`);
+      /** The person, over HTTP: opens the link (its cookie), clicks in the live view, answers. */
+      const person = async (link: string, verdict: 'done' | 'refused', note?: string) => {
+        const opened = await fetch(link, { redirect: 'manual' });
+        expect(opened.status).toBe(302);
+        const cookie = opened.headers.get('set-cookie')!.split(';')[0];
+        const send = (path: string, body: object) =>
+          fetch(`http://127.0.0.1:${server.control.port}${path}`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        expect((await send(`/screencast/input?profile=${session.profile}`, { targetId: tab.targetId, type: 'click', x: 0.5, y: 0.5 })).status).toBe(200);
+        const id = /\/handoff\/([0-9a-f]+)\//.exec(link)![1];
+        expect((await send(`/handoff/${id}/answer`, { verdict, ...(note ? { note } : {}) })).status).toBe(200);
+      };
+      const ask = (reason: string, timeoutSec = 60, signal?: AbortSignal) => {
+        let onWaiting!: (handoff: { link?: string; id: string }) => void;
+        const waiting = new Promise<{ link?: string; id: string }>((resolve) => (onWaiting = resolve));
+        return { waiting, answer: agent.handoff({ reason, timeoutSec }, { onWaiting, signal }) };
+      };
+
+      const first = ask('Confirm the account');
+      await person((await first.waiting).link!, 'done');
+      expect(await first.answer).toMatchObject({ state: 'done', now: { title: 'Account' }, changed: { navigated: false } });
+      expect((await first.answer).changed!.personActions).toBe(1);
+
+      const second = ask('Solve the CAPTCHA');
+      await person((await second.waiting).link!, 'refused', 'it keeps changing');
+      expect(await second.answer).toMatchObject({ state: 'refused', note: 'it keeps changing' });
+
+      expect(await ask('Nobody comes', 10).answer).toMatchObject({ state: 'timeout' });
+
+      const stop = new AbortController();
+      const fourth = ask('Never mind', 60, stop.signal);
+      const { id } = await fourth.waiting;
+      stop.abort();
+      await expect(fourth.answer).rejects.toThrow();
+      await waitFor(async () => (await agent.handoffState(id)).state === 'cancelled', { message: 'the hand-off was not cancelled' });
+    } finally {
+      await api().closeSession(session.id);
+    }
+  }, 60_000);
+
   it('a server killed with SIGKILL leaves its Grid session behind; the reaper ends it there, and is safe to run twice', async () => {
     const { control } = await freePortPair();
     const childHome = freshHome({ controlUrl: `http://127.0.0.1:${control}`, headless: true, noSandbox: true, grid: { url: grid.url, capabilities: GRID_CHROMIUM_CAPABILITIES, default: true } });
