@@ -79,7 +79,15 @@ export type RelayMessage =
    * cookies of these domains may be saved to clawd-browser's vault for the
    * tenant. Answered with `consentAnswer`.
    */
-  | { type: 'consentRequest'; id: number; tenant: string; domains: string[] };
+  | { type: 'consentRequest'; id: number; tenant: string; domains: string[] }
+  /**
+   * An agent handed this shared tab to the person at this Chrome: the badge
+   * and a notification say so; the link opens the hand-off's page, where
+   * they answer.
+   */
+  | { type: 'handoff'; tabId: number; id: string; reason: string; link: string }
+  /** The hand-off ended (answered, timed out, cancelled): the badge and notification go. */
+  | { type: 'handoffEnded'; tabId: number; id: string };
 
 // ---- extension -> relay -------------------------------------------------
 

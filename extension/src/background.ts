@@ -5,6 +5,7 @@ import { cdpError, workerStopping } from './logic/cdp-error';
 import { commandProblem, landedOn } from './logic/ownership';
 import { StartupHold } from './logic/startup-hold';
 import { showBadge } from './badge';
+import { HandoffNotices } from './handoff-notice';
 import { watchDownloads } from './downloads';
 import { loadPairing, normaliseExtensionKey, normaliseRelayUrl, onPairingChanged, savePairing } from './pairing';
 import { RelayFinder } from './relay-finder';
@@ -202,6 +203,8 @@ chrome.tabs.onUpdated.addListener((tabId, change) => {
   if (change.url !== undefined || change.status !== undefined) void shared.refreshBadge(tabId, change.url);
 });
 
+const handoffs = new HandoffNotices((tabId) => shared.refreshBadge(tabId));
+
 watchDownloads(shared, (tabId, download) => link.send(encodeExtensionFrame({ type: 'download', tabId, download })));
 
 // ---- relay -> Chrome ---------------------------------------------------------
@@ -210,6 +213,8 @@ async function handleRelayMessage(message: RelayMessage): Promise<void> {
   if (message.type === 'pong' || message.type === 'auth') return;
   if (message.type === 'protocolError') return console.warn(`clawd-browser relay: ${message.message}`);
   if (message.type === 'consentRequest') return vaultConsent.ask(message);
+  if (message.type === 'handoff') return handoffs.show(message);
+  if (message.type === 'handoffEnded') return handoffs.end(message);
   if (typeof (message as { id?: unknown }).id !== 'number') return console.warn(`clawd-browser relay: command without an id (${String(message.type)})`);
   commandsInFlight++;
   let frame: string | undefined;

@@ -4,7 +4,8 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HandoffAnswer } from '../../relay/src/api/session-responses.js';
 import { BrowserClient } from '../../relay/src/client/browser-client.js';
-import { chromiumPath, waitFor } from '../harness/chromium.js';
+import { chromiumPath, evaluateInWorker, waitFor } from '../harness/chromium.js';
+import { EXTENSION_ID } from '../../protocol/constants.js';
 import { type ControlEnv, startControlEnv } from './control-env.js';
 
 /**
@@ -144,6 +145,40 @@ describe('a hand-off to a person', () => {
       expect(response.status, JSON.stringify(body)).toBe(400);
       expect((await response.json()).error.message).toMatch(field);
     }
+  });
+
+  it("on a shared tab: the person's Chrome shows YOU on the tab's badge and a notification; both go when it ends", async () => {
+    const user = env.client('extension');
+    const [tab] = await user.tabs();
+    const cdp = env.userBrowser.cdp;
+    const inChrome = () =>
+      evaluateInWorker<{ badge: string; title: string; notices: string[] }>(
+        cdp,
+        EXTENSION_ID,
+        `(async () => {
+          const target = (await chrome.debugger.getTargets()).find((t) => t.id === ${JSON.stringify(tab.targetId)});
+          return { badge: await chrome.action.getBadgeText({ tabId: target.tabId }), title: await chrome.action.getTitle({ tabId: target.tabId }), notices: Object.keys(await chrome.notifications.getAll()) };
+        })()`,
+      );
+    expect((await inChrome()).badge).toBe('ON');
+    let opened!: (handoff: HandoffAnswer) => void;
+    const waiting = new Promise<HandoffAnswer>((resolve) => (opened = resolve));
+    const answer = user.handoff({ targetId: tab.targetId, reason: 'Approve the payment in your bank app' }, { onWaiting: opened });
+    const { id } = await waiting;
+    await waitFor(async () => (await inChrome()).badge === 'YOU', { message: 'the badge never said YOU' });
+    const shown = await inChrome();
+    expect(shown.title).toBe('clawd-browser: your agent asks you: Approve the payment in your bank app (answer from the notification)');
+    expect(shown.notices).toEqual([`clawd-handoff-${id}`]);
+    // The person answers on the hand-off's page (the notification opens one with a link of its own).
+    const page = await person.newPage();
+    await page.goto((await waiting).link!);
+    await page.getByRole('button', { name: 'Done — continue' }).click();
+    expect((await answer).state).toBe('done');
+    await waitFor(async () => {
+      const after = await inChrome();
+      return after.badge === 'ON' && after.notices.length === 0;
+    }, { message: 'the badge and notification stayed after the hand-off ended' });
+    await page.close();
   });
 
   it('through MCP: browser_handoff waits with progress notifications and ends with the answer', async () => {

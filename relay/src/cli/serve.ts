@@ -74,7 +74,7 @@ export async function startServer(options: {
   manager.registry.prepare();
   // Sessions an earlier server left (it stopped, or was killed mid-session) go first.
   await reapSessions(options.home, options.logger);
-  const credentials = { ...credentialsFor(options.home, manager, options.logger), askConsent: relay.askConsent };
+  const credentials = { ...credentialsFor(options.home, manager, options.logger), askConsent: relay.askConsent, noticeHandoff: relay.noticeHandoff };
   // The browsers this server launches answer CDP only here, behind the token or a session's own key.
   relay.serveProfiles({
     mux: (profile, credential) => manager.cdpMux(profile, credential === 'driver'),

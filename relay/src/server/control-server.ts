@@ -145,6 +145,8 @@ export async function startControlServer(options: ControlServerOptions): Promise
   const handoffLink = (host = `127.0.0.1:${port}`) => (handoff: HandoffScope) => `http://${host}/handoff/${handoff.id}/open?code=${handoffAccess.newCode(handoff)}`;
   const service = new ControlService(manager, sessions, options.actionLog, recordings, options.credentials.audit, handoffLink);
   const credentials = new CredentialService(options.credentials, manager, options.actionLog);
+  const tellChrome = options.credentials.noticeHandoff;
+  if (tellChrome) service.handoffs.onExtensionHandoff(tellChrome);
   const events = new EventStreams(options.credentials.audit);
 
   // MCP over Streamable HTTP: the same tools as `clawd-browser mcp`, calling the service in process.

@@ -44,6 +44,14 @@ import { SESSION_PROFILE_PREFIX } from '../api/limits.js';
  * - relay-dispatch.ts: the end-of-turn flush and the guard on bridge calls.
  */
 
+/** A hand-off on a shared tab: `link` while it waits (its own one-time link), none once it ended. */
+export interface HandoffNotice {
+  id: string;
+  targetId: string;
+  reason: string;
+  link?: string;
+}
+
 export interface RelayServerOptions {
   /** What CDP clients and /json/* present. */
   token: string;
@@ -85,6 +93,8 @@ export interface RelayServer {
    * refused, closed or unanswered in time).
    */
   askConsent(tenant: string, domains: string[], timeoutMs: number): Promise<string[]>;
+  /** Tells the person at this Chrome that an agent handed them a shared tab, or that the hand-off ended (badge, notification). */
+  noticeHandoff(notice: HandoffNotice): void;
   /** ws://host:port/cdp (without token). */
   readonly cdpUrl: string;
   /** What this process's drivers present at `/cdp?profile=`; never leaves the process. */
@@ -222,6 +232,12 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     bridge,
     downloads,
     askConsent: (tenant, domains, timeoutMs) => consents.ask(tenant, domains, timeoutMs),
+    noticeHandoff: (notice) => {
+      const tab = bridge.findTab(notice.targetId);
+      if (!tab) return;
+      const message = notice.link ? { type: 'handoff', tabId: tab.tabId, id: notice.id, reason: notice.reason, link: notice.link } : { type: 'handoffEnded', tabId: tab.tabId, id: notice.id };
+      dispatch([{ to: 'extension', data: JSON.stringify(message) }]);
+    },
     cdpUrl: `ws://${urlHost(host)}:${port}/cdp`,
     driverKey,
     extensionClients: () => clients.socketCount,

@@ -11,6 +11,7 @@ import type { TaskSessions } from '../sessions/task-sessions.js';
 import type { AuditLog, AuditQuery } from '../vault/audit-log.js';
 import type { CookieVault } from '../vault/cookie-vault.js';
 import { loginWarnings } from '../vault/login-expiry.js';
+import type { HandoffNoticeEvent } from './handoff-service.js';
 import type { Grants } from '../vault/grants.js';
 
 /**
@@ -26,6 +27,8 @@ export interface Credentials {
   audit: AuditLog;
   /** The relay's way to ask the person, in the extension, which domains' cookies may be saved. */
   askConsent: (tenant: string, domains: string[], timeoutMs: number) => Promise<string[]>;
+  /** Tells the person at the user's Chrome of a hand-off on a shared tab (the extension's badge and a notification). */
+  noticeHandoff?: (notice: HandoffNoticeEvent) => void;
 }
 
 /** How TaskSessions.recordAction names a screenshot: its number, then the action's kind. */

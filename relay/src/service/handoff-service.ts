@@ -20,8 +20,17 @@ import type { ControlService } from './control-service.js';
 /** How the person's link is made: by the server, which knows its own address and holds the codes. */
 export type LinkMaker = (handoff: Handoff) => string;
 
+/** A hand-off on the extension profile, for the person at that Chrome: `link` (a code of its own) while it waits, none once it ended. */
+export interface HandoffNoticeEvent {
+  id: string;
+  targetId: string;
+  reason: string;
+  link?: string;
+}
+
 export class HandoffService {
   readonly desk: HandoffDesk;
+  private readonly extensionListeners: Array<(notice: HandoffNoticeEvent) => void> = [];
 
   constructor(
     private readonly control: ControlService,
@@ -35,7 +44,17 @@ export class HandoffService {
         outcome: handoff.state === 'waiting' || handoff.state === 'done' ? 'ok' : 'refused',
         detail: handoff.state === 'waiting' ? `${handoff.id} on ${handoff.profile}: ${handoff.reason}` : `${handoff.id}: ${handoff.state}`,
       });
+      if (handoff.state !== 'waiting' && handoff.profile === 'extension') this.tellExtension({ id: handoff.id, targetId: handoff.targetId, reason: handoff.reason });
     });
+  }
+
+  /** Hears hand-offs of shared tabs: the person is at that Chrome (its badge and a notification tell them). */
+  onExtensionHandoff(listener: (notice: HandoffNoticeEvent) => void): void {
+    this.extensionListeners.push(listener);
+  }
+
+  private tellExtension(notice: HandoffNoticeEvent): void {
+    for (const listener of this.extensionListeners) listener(notice);
   }
 
   async open(profile: string | undefined, request: z.output<typeof schemas.handoff>, link: LinkMaker, signal?: AbortSignal): Promise<HandoffAnswer> {
@@ -44,6 +63,8 @@ export class HandoffService {
       const tab = await driver.tabFor(request.targetId);
       const before = { url: tab.page.url(), title: await tab.page.title().catch(() => '') };
       const handoff = this.desk.open({ profile: driver.profile.name, targetId: await tab.targetId(), reason: request.reason, timeoutMs: request.timeoutSec * 1000, before });
+      // The person at a shared tab's Chrome gets a link of their own (each link works once).
+      if (handoff.profile === 'extension') this.tellExtension({ id: handoff.id, targetId: handoff.targetId, reason: handoff.reason, link: link(handoff) });
       return { ...(await this.describe(handoff)), link: link(handoff) };
     });
   }
