@@ -169,6 +169,10 @@ describe('sessions, grants, the vault and profiles answer as their document says
   it('grants, the vault, profiles, the dashboard link', async () => {
     await call('GET', '/grants', undefined, 200);
     await call('GET', '/vault', undefined, 200);
+    await call('POST', '/secrets', { tenant: 'documented', name: 'pw', domains: ['example.com'], value: 'not shown' }, 201);
+    await call('GET', '/secrets?tenant=documented', undefined, 200);
+    await call('DELETE', '/secrets?tenant=documented&name=pw', undefined, 200);
+    await call('DELETE', '/secrets', undefined, 400);
     await call('GET', '/profiles', undefined, 200);
     await call('POST', '/profiles/create', { name: 'documented', color: '#123456' }, 201);
     await call('POST', '/profiles/create', { name: 'documented' }, 409);

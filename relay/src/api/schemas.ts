@@ -35,6 +35,8 @@ const Domain = z
   .max(253)
   .transform((domain) => domain.replace(/^\./, '').toLowerCase());
 
+const SecretName = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be a secret name: letters, digits, _ . - (at most 64)');
+
 /** `?flag`, `?flag=true` and `?flag=1` are true; `false` and `0` are false. */
 const QueryFlag = z.enum(['', 'true', '1', 'false', '0']).transform((value) => value !== 'false' && value !== '0');
 
@@ -165,7 +167,16 @@ export const schemas = {
     /** This machine, or the configured Selenium Grid (config grid; its `default` decides when left out). */
     place: z.enum(['local', 'grid']).optional(),
   }),
-  issueGrant: z.strictObject({ tenant: Tenant, domains: z.array(Domain).min(1).max(50), ttl: z.number().int().min(10).max(30 * 24 * 3600), origin_session_id: z.string().max(100).optional() }),
+  issueGrant: z.strictObject({
+    tenant: Tenant,
+    domains: z.array(Domain).min(1).max(50),
+    ttl: z.number().int().min(10).max(30 * 24 * 3600),
+    origin_session_id: z.string().max(100).optional(),
+    secrets: z.array(SecretName).max(50).optional().describe('named secrets the session may type, each bound to its own domains'),
+  }),
+  /** `POST /secrets`: a secret's value comes in the body, to the token's holder only; it is never answered. */
+  setSecret: z.strictObject({ tenant: Tenant, name: SecretName, domains: z.array(Domain).min(1).max(50).describe('where it may be typed: these domains and their subdomains'), value: z.string().min(1).max(10_000) }),
+  secretQuery: z.object({ tenant: Tenant.optional(), name: SecretName.optional() }),
   vaultRefresh: z.strictObject({ tenant: Tenant, domains: z.array(Domain).min(1).max(50), ttl: z.number().int().min(30).max(24 * 3600).optional() }),
   vaultRefreshDone: z.strictObject({ domains: z.array(Domain).min(1).max(50).optional() }),
   vaultQuery: z.object({ tenant: Tenant.optional(), domain: Domain.optional() }),

@@ -30,6 +30,9 @@ export const AUDIT_EVENT_KINDS = [
   'handoff-open',
   'handoff-end',
   'login-page',
+  'secret-set',
+  'secret-forget',
+  'secret-use',
 ] as const;
 export type AuditEventKind = (typeof AUDIT_EVENT_KINDS)[number];
 
@@ -67,6 +70,7 @@ export const GrantSchema = z.object({
   allowed_domains: z.array(z.string()),
   expires_at: z.number().int().describe('Epoch milliseconds'),
   origin_session_id: z.string().optional(),
+  allowed_secrets: z.array(z.string()).optional().describe('Named secrets an operator session with this grant may type (by name, never by value)'),
 });
 export type Grant = z.infer<typeof GrantSchema>;
 /** `POST /grants`: the signed token (given once, kept by nobody else) and what it says. */
@@ -96,6 +100,7 @@ export const SessionInfoSchema = z.object({
   injectedOrigins: z.number().int().optional().describe("Origins whose lent storage (localStorage, IndexedDB) was put in before the first page"),
   grantId: z.string().optional(),
   warnings: z.array(z.string()).optional().describe('An operator session: lent cookies that have expired or will before the session ends'),
+  secrets: z.array(z.string()).optional().describe('An operator session: the secrets its grant lends, by name (typed as {{secret:NAME}})'),
   record: RecordModeSchema,
   place: z.enum(['local', 'grid']).describe('Where its browser runs: this machine, or a node of the configured Selenium Grid'),
   node: z.string().optional().describe('On a Grid: the node it was placed on'),
@@ -129,6 +134,9 @@ export const VaultListingSchema = z.object({
   origins: z.number().int().optional().describe("Origins of the domain whose storage (localStorage, IndexedDB) was saved with the cookies"),
 });
 export type VaultListing = z.infer<typeof VaultListingSchema>;
+/** A named secret, as listed: never its value. */
+export const SecretListingSchema = z.object({ tenant: z.string(), name: z.string(), domains: z.array(z.string()).describe('Where it may be typed: these domains and their subdomains'), savedAt: z.string() });
+export type SecretListing = z.infer<typeof SecretListingSchema>;
 /** Cookies saved per domain. */
 export const SavedCookiesSchema = z.array(z.object({ domain: z.string(), cookies: z.number().int(), origins: z.number().int().optional() }));
 

@@ -11,6 +11,7 @@ import { reapSessions } from '../sessions/session-reaper.js';
 import { TaskSessions } from '../sessions/task-sessions.js';
 import { AuditLog } from '../vault/audit-log.js';
 import { CookieVault } from '../vault/cookie-vault.js';
+import { SecretStore } from '../vault/secret-store.js';
 import { Grants } from '../vault/grants.js';
 import { createLogger, type Logger, type LogLevel } from '../log.js';
 import { ProfileManager } from '../driver/profile-manager.js';
@@ -139,14 +140,17 @@ export async function startServer(options: {
 function credentialsFor(home: string, manager: ProfileManager, logger: Logger) {
   let vault: CookieVault | undefined;
   let grants: Grants | undefined;
+  let secrets: SecretStore | undefined;
   const audit = new AuditLog(join(home, 'logs', 'audit.jsonl'));
   const vaultOf = () => (vault ??= new CookieVault(join(home, 'vault', 'cookies.json'), loadOrCreateVaultKey(home)));
+  const secretsOf = () => (secrets ??= new SecretStore(join(home, 'vault', 'secrets.json'), loadOrCreateVaultKey(home)));
   const grantsOf = () => (grants ??= new Grants(loadOrCreateGrantKey(home), join(home, 'vault', 'revoked-grants.json')));
   const sessions = new TaskSessions(home, {
     log: logger,
     manager,
     audit,
     vault: vaultOf,
+    secrets: secretsOf,
     grants: grantsOf,
     settings: () => {
       const config = manager.registry.config();
@@ -160,7 +164,7 @@ function credentialsFor(home: string, manager: ProfileManager, logger: Logger) {
       };
     },
   });
-  return { sessions, vault: vaultOf, grants: grantsOf, audit };
+  return { sessions, vault: vaultOf, secrets: secretsOf, grants: grantsOf, audit };
 }
 
 export async function serve(options: { port?: number; host?: string; logLevel: LogLevel; json?: boolean; exitWhenIdle?: boolean }): Promise<void> {

@@ -57,8 +57,9 @@ export function addSessionCommands(program: Command, client: () => BrowserClient
     .requiredOption('--tenant <tenant>', 'whose cookies')
     .requiredOption('--domain <domain>', 'a domain (repeatable)', collect)
     .option('--ttl <duration>', 'how long it is valid, e.g. 15m', parseDuration, 900)
-    .action(async (options: { tenant: string; domain: string[]; ttl: number }) => {
-      const issued = await client().issueGrant({ tenant: options.tenant, domains: options.domain, ttl: options.ttl });
+    .option('--secret <name>', 'a named secret the session may type as {{secret:NAME}} (repeatable)', collect)
+    .action(async (options: { tenant: string; domain: string[]; ttl: number; secret?: string[] }) => {
+      const issued = await client().issueGrant({ tenant: options.tenant, domains: options.domain, ttl: options.ttl, secrets: options.secret });
       // Warnings go to stderr: stdout stays the token alone, for $(clawd-browser grant …).
       if (!program.opts().json) for (const warning of issued.warnings ?? []) process.stderr.write(`warning: ${warning}\n`);
       print(issued, () => issued.token);
@@ -79,6 +80,38 @@ export function addSessionCommands(program: Command, client: () => BrowserClient
     .action(async (options: { tenant: string; domain?: string }) => {
       const { forgotten } = await client().vaultForget(options.tenant, options.domain);
       print({ forgotten }, () => (forgotten.length ? forgotten.map((e) => `forgot ${e.tenant} ${e.domain}`).join('\n') : 'nothing to forget'));
+    });
+  program
+    .command('secret-set')
+    .description('store a named secret of a tenant, typed only on its domains; the value is read from stdin, never from the command line')
+    .requiredOption('--tenant <tenant>', 'whose secret')
+    .requiredOption('--name <name>', 'its name: agents type it as {{secret:NAME}}')
+    .requiredOption('--domain <domain>', 'a domain it may be typed on, with its subdomains (repeatable)', collect)
+    .action(async (options: { tenant: string; name: string; domain: string[] }) => {
+      // One line from stdin (a terminal echoes nothing of it if the shell says so; a pipe is the usual way).
+      const chunks: Buffer[] = [];
+      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+      const value = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+      if (!value) throw new Error('No value on stdin: pipe it in, e.g. `printf %s "$PASSWORD" | clawd-browser secret-set …`');
+      const listing = await client().setSecret({ tenant: options.tenant, name: options.name, domains: options.domain, value });
+      print(listing, () => `stored ${listing.tenant} ${listing.name} (typed only on ${listing.domains.join(', ')})`);
+    });
+  program
+    .command('secret-list')
+    .description('named secrets: tenants, names and domains (never a value)')
+    .option('--tenant <tenant>', 'one tenant only')
+    .action(async (options: { tenant?: string }) => {
+      const { secrets } = await client().secrets(options.tenant);
+      print({ secrets }, () => secrets.map((secret) => `${secret.tenant}  ${secret.name}  ${secret.domains.join(',')}  ${secret.savedAt}`).join('\n') || 'no secrets');
+    });
+  program
+    .command('secret-forget')
+    .description("remove a tenant's secret (or all its secrets)")
+    .requiredOption('--tenant <tenant>', 'whose secret')
+    .option('--name <name>', 'only this one')
+    .action(async (options: { tenant: string; name?: string }) => {
+      const { forgotten } = await client().forgetSecret(options.tenant, options.name);
+      print({ forgotten }, () => (forgotten.length ? forgotten.map((secret) => `forgot ${secret.tenant} ${secret.name}`).join('\n') : 'nothing to forget'));
     });
   program
     .command('reap')

@@ -8,7 +8,7 @@ import { MAX_WAIT_MS } from '../api/limits.js';
 import type { ActOptions, BrowserApi, HandoffWaitOptions, RecordRequest, SnapshotRequest } from '../api/browser-api.js';
 import type { DialogArmed, FileChooserAnswer } from '../api/responses.js';
 import type { ActionOptions, ActionRequest, RequestOf } from '../api/schemas.js';
-import type { ActionRecord, AuditEntry, AuditEventKind, HandoffAnswer, IssuedGrant, LiveGrant, SessionInfo, SpareCounts, VaultListing } from '../api/session-responses.js';
+import type { ActionRecord, AuditEntry, AuditEventKind, HandoffAnswer, IssuedGrant, LiveGrant, SecretListing, SessionInfo, SpareCounts, VaultListing } from '../api/session-responses.js';
 import type { ActionResult, PageTextResponse, AiSnapshotResponse, AriaSnapshotResponse, Capture, ConsoleMessage, DownloadRecord, ProfileSummary, Screenshot, Snapshot, Status, RecordingAnswer, NetworkBody, Tab } from '../api/responses.js';
 
 // The typed errors travel with the client: `import { BrowserClient, NotFoundError } from 'clawd-browser'`.
@@ -208,6 +208,16 @@ export class BrowserClient implements BrowserApi {
   /** What the vault holds: tenants, domains, dates, counts; never a value. */
   vault(tenant?: string): Promise<{ entries: VaultListing[] }> {
     return this.call('GET', '/vault', undefined, { tenant });
+  }
+  /** `POST /secrets`: the value goes in; what comes back names the secret, never its value. */
+  setSecret(request: RequestOf<'setSecret'>): Promise<SecretListing> {
+    return this.call('POST', '/secrets', request);
+  }
+  secrets(tenant?: string): Promise<{ secrets: SecretListing[] }> {
+    return this.call('GET', '/secrets', undefined, { tenant });
+  }
+  forgetSecret(tenant: string, name?: string): Promise<{ forgotten: SecretListing[] }> {
+    return this.call('DELETE', '/secrets', undefined, { tenant, name });
   }
   vaultForget(tenant: string, domain?: string): Promise<{ forgotten: VaultListing[] }> {
     return this.call('DELETE', '/vault', undefined, { tenant, domain });

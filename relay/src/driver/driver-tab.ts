@@ -4,6 +4,7 @@ import { ConsoleBuffer } from './console-buffer.js';
 import { NetworkLog } from './network-log.js';
 import { TabScreencast } from './screencast.js';
 import { TabEmulation } from './tab-emulation.js';
+import { TabSecrets } from './tab-secrets.js';
 
 /**
  * One tab of a profile's browser, as the driver knows it: made when the
@@ -35,6 +36,8 @@ export class DriverTab {
   readonly urlPolicy: { policed: boolean; lastRefusal?: string } = { policed: false };
   /** Its requests, once asked for (network-log.ts). */
   readonly network: NetworkLog;
+  /** Secrets typed into it, redacted from all it answers (tab-secrets.ts). */
+  readonly secrets: TabSecrets;
   /** Its emulation: its own settings, and how they are put in place (tab-emulation.ts). */
   readonly emulation = new TabEmulation(this);
   /** A request has driven the tab (it was once the tab a request without targetId means). */
@@ -51,6 +54,7 @@ export class DriverTab {
     this.console = new ConsoleBuffer(page);
     this.snapshots = new TabSnapshots(page);
     this.network = new NetworkLog(page);
+    this.secrets = new TabSecrets(page);
     // One listener answers every dialog: the armed answer, or dismissed, so a page never hangs on one.
     page.on('dialog', (dialog) => this.answer(dialog));
   }

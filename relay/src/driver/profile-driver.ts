@@ -1,5 +1,5 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { BadRequestError, UnavailableError } from '../errors.js';
+import { BadRequestError, ForbiddenError, UnavailableError } from '../errors.js';
 import { abortable } from '../runtime/operation.js';
 import type { UrlPolicy } from '../runtime/url-policy.js';
 import type { Profile } from '../profiles/profile-registry.js';
@@ -27,6 +27,7 @@ import { sendViewInput } from './view-input.js';
 import { TabRegistry } from './tab-registry.js';
 import { ProfileToolbox } from './profile-toolbox.js';
 import { screenshotOf, thumbnailOf } from './page-captures.js';
+import { type SecretOpener, secretNames, withSecrets } from './secret-typing.js';
 
 export { resolveTargetId } from './tab-registry.js';
 
@@ -36,6 +37,12 @@ export { resolveTargetId } from './tab-registry.js';
  * its tabs (tab-registry.ts: a DriverTab per page, and the profile's last
  * used tab, what a request without targetId means).
  */
+
+/** How an action may type secrets: who opens them, and who hears each use (by name and host, never by value). */
+export interface ActSecrets {
+  open?: SecretOpener;
+  onTyped?: (typed: Array<{ name: string; host: string }>) => void;
+}
 
 /** What the driver may do, from config.json (read when asked, so edits apply on the next request). */
 export interface DriverPolicy {
@@ -259,7 +266,7 @@ export class ProfileDriver {
 
   async console(options: { targetId?: string; level?: string }): Promise<{ targetId: string; messages: ConsoleMessage[] }> {
     const tab = await this.tab(options.targetId);
-    const messages = tab.console.atLeast(options.level);
+    const messages = tab.secrets.redactDeep(tab.console.atLeast(options.level));
     return { targetId: (await this.use(tab)).targetId, messages };
   }
 
@@ -269,9 +276,9 @@ export class ProfileDriver {
     if (ref && selector) throw new BadRequestError('Give ref or selector to scope a snapshot, not both');
     const tab = await this.tab(targetId);
     const info = await this.use(tab);
-    if (format === 'aria') return { targetId: info.targetId, format: 'aria', ...(await ariaSnapshot(tab.page, { limit })) };
+    if (format === 'aria') return tab.secrets.redactDeep({ targetId: info.targetId, format: 'aria', ...(await ariaSnapshot(tab.page, { limit })) });
     const scope = ref ? { ref } : selector ? { selector } : undefined;
-    return { targetId: info.targetId, url: info.url, title: info.title, format: 'ai', ...(await takeAiSnapshot(tab.snapshots, { limit, scope, ...shaping })) };
+    return tab.secrets.redactDeep({ targetId: info.targetId, url: info.url, title: info.title, format: 'ai', ...(await takeAiSnapshot(tab.snapshots, { limit, scope, ...shaping })) });
   }
 
   /** `GET /text`: the page's readable content as Markdown (snapshot/page-text.ts). */
@@ -279,30 +286,45 @@ export class ProfileDriver {
     const { targetId: wanted, ...scope } = options;
     const tab = await this.tab(wanted);
     const { targetId, url, title } = await this.use(tab);
-    return { targetId, url, title, ...(await takePageText(tab.snapshots, tab.page, scope)) };
+    return tab.secrets.redactDeep({ targetId, url, title, ...(await takePageText(tab.snapshots, tab.page, scope)) });
   }
 
-  /** `POST /act`. */
-  async act(action: Action, signal?: AbortSignal): Promise<ActionResult> {
+  /**
+   * `POST /act`. `{{secret:NAME}}` in what it types is opened by `secrets`
+   * (the caller's: a task session's grant) and checked against the field's
+   * domain first (secret-typing.ts); what it answers never carries a typed
+   * secret (tab-secrets.ts).
+   */
+  async act(action: Action, signal?: AbortSignal, secrets: ActSecrets = {}): Promise<ActionResult> {
     const tab = await this.tab(action.targetId);
     await this.guard(tab);
+    if (action.kind === 'evaluate' && tab.secrets.inDocument)
+      throw new ForbiddenError('A secret was typed into this page: scripts are refused on it until it navigates away (a script could carry the secret out in any form)');
+    let performed = action;
+    if (secretNames(action).length) {
+      if (!secrets.open) throw new ForbiddenError('Secrets are lent to task sessions under a grant that names them: {{secret:…}} types nothing here');
+      const substituted = await withSecrets(tab, action, secrets.open);
+      performed = substituted.action;
+      for (const typed of substituted.typed) tab.secrets.remember(typed.name, typed.value);
+      secrets.onTyped?.(substituted.typed.map(({ name, host }) => ({ name, host })));
+    }
     const targetId = await tab.targetId();
     const urlBefore = tab.page.url();
     const effect = await watchEffect(tab, action);
     const { result, events: opened } = await withAftermath(
       tab,
-      () => performAction(tab, action, signal),
+      () => performAction(tab, performed, signal),
       async (popup) => `${await this.registry.tabOf(popup).targetId()} ${popup.url()}`,
       signal,
     ).catch((error: unknown) => {
-      throw withoutSecrets(error, action);
+      throw withoutSecrets(error, performed);
     });
     const events = [...tab.takeEvents(), ...opened];
     const happened = events.length ? { events } : {};
-    if (tab.page.isClosed()) return { targetId, kind: action.kind, changed: true, ...result, ...happened };
+    if (tab.page.isClosed()) return tab.secrets.redactDeep({ targetId, kind: action.kind, changed: true, ...result, ...happened });
     const info = await this.use(tab);
     const changes = await effect.finish({ navigated: info.url !== urlBefore, events });
-    return { targetId, kind: action.kind, url: info.url, title: info.title, ...changes, ...result, ...happened };
+    return tab.secrets.redactDeep({ targetId, kind: action.kind, url: info.url, title: info.title, ...changes, ...result, ...happened });
   }
 
   /**

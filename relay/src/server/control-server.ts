@@ -302,6 +302,12 @@ export async function startControlServer(options: ControlServerOptions): Promise
   routes.json('GET /grants', () => credentials.liveGrants());
   routes.json('POST /grants', ({ body }) => credentials.issueGrant(body));
   routes.json('DELETE /grants/:id', ({ params }) => credentials.revokeGrant(params.id));
+  routes.json('POST /secrets', ({ body }) => credentials.setSecret(body));
+  routes.json('GET /secrets', ({ query }) => credentials.secrets(query.tenant));
+  routes.json('DELETE /secrets', ({ query }) => {
+    if (!query.tenant) throw new BadRequestError('Invalid query: tenant: which tenant\'s secret to forget');
+    return credentials.forgetSecret(query.tenant, query.name);
+  });
   routes.json('GET /vault', ({ query }) => credentials.vault(query.tenant));
   routes.json('DELETE /vault', ({ query }) => credentials.forget(query.tenant, query.domain));
   routes.json('POST /vault/refresh', ({ body, signal }) => credentials.refresh(body, signal));

@@ -6,12 +6,13 @@ import type { ActionResult, AiSnapshotResponse, ProfileSummary, RecordingAnswer,
 import { ActionSchema, schemas } from '../api/schemas.js';
 import type { ProfileManager } from '../driver/profile-manager.js';
 import type { ProfileDriver } from '../driver/profile-driver.js';
-import { BadRequestError, ForbiddenError } from '../errors.js';
+import { BadRequestError, ConflictError, ForbiddenError } from '../errors.js';
 import type { ActionLog, Actor } from '../runtime/action-log.js';
 import { abortable, runOperation } from '../runtime/operation.js';
 import type { TaskSessions } from '../sessions/task-sessions.js';
 import type { RecordingService } from './recording-service.js';
 import { describeIssues } from '../validation.js';
+import { secretNames } from '../driver/secret-typing.js';
 import { ToolboxService } from './toolbox-service.js';
 import { HandoffService, type LinkMaker } from './handoff-service.js';
 import type { AuditLog } from '../vault/audit-log.js';
@@ -179,7 +180,10 @@ export class ControlService {
     const ref = 'ref' in action ? action.ref : undefined;
     return this.operation(profile, { kind: action.kind, targetId: action.targetId, ref }, signal, async (driver, bounded) => {
       const before = options.diffMaxChars ? await driver.page(action.targetId).then((page) => page.url(), () => undefined) : undefined;
-      const result: ActionResult = await driver.act(action, bounded);
+      const open = this.sessions.secretOpener(driver.profile.name);
+      if (open && secretNames(action).length && this.recordings.isTracing(driver.profile.name))
+        throw new ConflictError('A trace is recording this browser, and a trace cannot be redacted: stop it (POST /trace/stop) before typing a secret');
+      const result: ActionResult = await driver.act(action, bounded, { open, onTyped: (typed) => this.sessions.secretsTyped(driver.profile.name, typed) });
       if (options.diffMaxChars && result.url !== undefined && result.url === before) {
         const snapshot = await driver.snapshot({ targetId: result.targetId, format: 'ai', diff: true, maxChars: options.diffMaxChars }).catch(() => undefined);
         if (snapshot?.format === 'ai') result.diff = snapshot.text;

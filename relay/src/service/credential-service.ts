@@ -10,6 +10,8 @@ import type { LiveGrant, SessionInfo } from '../api/session-responses.js';
 import type { TaskSessions } from '../sessions/task-sessions.js';
 import type { AuditLog, AuditQuery } from '../vault/audit-log.js';
 import type { CookieVault } from '../vault/cookie-vault.js';
+import type { SecretStore } from '../vault/secret-store.js';
+import type { SecretListing } from '../api/session-responses.js';
 import { loginWarnings } from '../vault/login-expiry.js';
 import type { HandoffNoticeEvent } from './handoff-service.js';
 import type { Grants } from '../vault/grants.js';
@@ -23,6 +25,8 @@ import type { Grants } from '../vault/grants.js';
 export interface Credentials {
   sessions: TaskSessions;
   vault: () => CookieVault;
+  /** Named secrets (secret-store.ts). */
+  secrets: () => SecretStore;
   grants: () => Grants;
   audit: AuditLog;
   /** The relay's way to ask the person, in the extension, which domains' cookies may be saved. */
@@ -76,8 +80,10 @@ export class CredentialService {
   }
 
   issueGrant(request: z.output<typeof schemas.issueGrant>) {
-    const { tenant, domains, ttl, origin_session_id } = request;
-    const issued = this.credentials.grants().issue({ tenant, domains, ttlMs: ttl * 1000, originSessionId: origin_session_id });
+    const { tenant, domains, ttl, origin_session_id, secrets } = request;
+    const missing = (secrets ?? []).filter((name) => !this.credentials.secrets().list(tenant).some((secret) => secret.name === name));
+    if (missing.length) throw new NotFoundError(`Tenant ${tenant} has no secret ${missing.join(', ')}: set it first (clawd-browser secret-set)`);
+    const issued = this.credentials.grants().issue({ tenant, domains, ttlMs: ttl * 1000, originSessionId: origin_session_id, secrets });
     const warnings = loginWarnings(tenant, issued.grant.allowed_domains, this.credentials.vault().load(tenant, issued.grant.allowed_domains).cookies, issued.grant.expires_at);
     this.credentials.audit.record({
       event: 'grant',
@@ -86,7 +92,7 @@ export class CredentialService {
       grantId: issued.grant.id,
       expiresAt: new Date(issued.grant.expires_at).toISOString(),
       outcome: 'ok',
-      detail: `expires ${new Date(issued.grant.expires_at).toISOString()}${warnings.length ? `; ${warnings.join('; ')}` : ''}`,
+      detail: `expires ${new Date(issued.grant.expires_at).toISOString()}${secrets?.length ? `; secrets ${secrets.join(', ')}` : ''}${warnings.length ? `; ${warnings.join('; ')}` : ''}`,
     });
     return warnings.length ? { ...issued, warnings } : issued;
   }
@@ -160,6 +166,22 @@ export class CredentialService {
   }
   async refreshDone(id: string, domains?: string[]) {
     return { saved: await this.credentials.sessions.saveRefresh(id, domains) };
+  }
+
+  // ---- named secrets: their values come in, never go out ----
+
+  setSecret(request: z.output<typeof schemas.setSecret>): SecretListing {
+    const listing = this.credentials.secrets().set(request.tenant, request.name, request.domains, request.value);
+    this.credentials.audit.record({ event: 'secret-set', tenant: request.tenant, domains: listing.domains, outcome: 'ok', detail: listing.name });
+    return listing;
+  }
+  secrets(tenant?: string): { secrets: SecretListing[] } {
+    return { secrets: this.credentials.secrets().list(tenant) };
+  }
+  forgetSecret(tenant: string, name?: string): { forgotten: SecretListing[] } {
+    const forgotten = this.credentials.secrets().forget(tenant, name);
+    this.credentials.audit.record({ event: 'secret-forget', tenant, outcome: 'ok', detail: forgotten.map((secret) => secret.name).join(', ') });
+    return { forgotten };
   }
 
   /**

@@ -5,7 +5,7 @@ import type { NetworkEntry, RecordingAnswer } from '../api/responses.js';
 import type { schemas } from '../api/schemas.js';
 import type { ProfileManager } from '../driver/profile-manager.js';
 import { redact, toHar } from '../driver/network-log.js';
-import { BadRequestError, ForbiddenError, TooManyError } from '../errors.js';
+import { BadRequestError, ConflictError, ForbiddenError, TooManyError } from '../errors.js';
 
 /**
  * A record of what happened (issue 22), for HTTP and MCP alike: a tab's
@@ -53,13 +53,16 @@ export class RecordingService {
     const secrets = query.secrets === 'true';
     if (secrets && secretsRefusal) throw new ForbiddenError(secretsRefusal);
     const tab = await this.manager.driver(profile).tabFor(query.targetId);
-    const entries = tab.network.list(query);
+    const entries = tab.secrets.redactDeep(tab.network.list(query));
     return { targetId: await tab.targetId(), network: { recording: tab.network.recording, since: tab.network.since, entries: secrets ? entries : entries.map(redact) } };
   }
 
   async networkBody(profile: string | undefined, query: Omit<z.output<typeof schemas.networkBody>, 'profile'>) {
     const tab = await this.manager.driver(profile).tabFor(query.targetId);
-    return { targetId: await tab.targetId(), ...(await tab.network.body(query.id, query.part)) };
+    const body = await tab.network.body(query.id, query.part);
+    // A typed secret may be in a form's body, as typed or encoded: it is shown by name.
+    const shown = tab.secrets.any ? { ...body, base64: tab.secrets.redactBody(body.base64) } : body;
+    return { targetId: await tab.targetId(), ...shown };
   }
 
   /** Writes the HAR of one tab (or, with `all`, of every tab of the profile that recorded) and says where. */
@@ -67,7 +70,7 @@ export class RecordingService {
     if (request.secrets && secretsRefusal) throw new ForbiddenError(secretsRefusal);
     const driver = this.manager.driver(profile);
     const tabs = request.all ? await driver.allTabs() : [await driver.tabFor(request.targetId)];
-    const entries: NetworkEntry[] = tabs.flatMap((tab) => tab.network.list()).sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+    const entries: NetworkEntry[] = tabs.flatMap((tab) => tab.secrets.redactDeep(tab.network.list())).sort((a, b) => a.startedAt.localeCompare(b.startedAt));
     if (!tabs.some((tab) => tab.network.since))
       throw new BadRequestError('Nothing was recorded: start the network log first (POST /network/record {on: true})');
     this.checkRoom(driver.profile.name);
@@ -76,8 +79,16 @@ export class RecordingService {
     return { ...(request.all ? {} : { targetId: await tabs[0].targetId() }), path, entries: entries.length };
   }
 
+  /** Whether a trace records the profile's browser now. */
+  isTracing(profile: string): boolean {
+    return this.tracing.has(profile);
+  }
+
   async traceStart(profile: string | undefined): Promise<RecordingAnswer> {
     const driver = this.manager.driver(profile);
+    // A trace keeps DOM snapshots and screenshots whole: it cannot be redacted, so none starts while a page holds a secret.
+    if ((await driver.allTabs()).some((tab) => tab.secrets.inDocument))
+      throw new ConflictError('A secret was typed into a page of this browser, and a trace cannot be redacted: tracing is refused until that page navigates away');
     const name = driver.profile.name;
     const trace = this.tracing.get(name);
     if (trace) throw new BadRequestError(`Profile ${name} is being traced since ${trace.since}: stop that trace first`);

@@ -15,6 +15,8 @@ import type { AuditLog } from '../vault/audit-log.js';
 import { type CookieVault, originUnderSite, underSite } from '../vault/cookie-vault.js';
 import { loginWarnings } from '../vault/login-expiry.js';
 import { watchLoginPages } from './login-watch.js';
+import type { SecretStore } from '../vault/secret-store.js';
+import type { SecretOpener } from '../driver/secret-typing.js';
 import type { Grants } from '../vault/grants.js';
 import { type SessionRecord, STOP_GRACE_MS } from './session-reaper.js';
 import { SparePool } from './spare-pool.js';
@@ -107,6 +109,8 @@ export class TaskSessions {
       manager: ProfileManager;
       settings: () => TaskSessionSettings;
       vault: () => CookieVault;
+      /** Named secrets, sealed with the vault's key (secret-store.ts). */
+      secrets: () => SecretStore;
       grants: () => Grants;
       audit: AuditLog;
     },
@@ -167,6 +171,7 @@ export class TaskSessions {
       });
     let domains = (request.domains ?? []).map((domain) => domain.toLowerCase());
     let grantId: string | undefined;
+    let secrets: string[] = [];
     if (request.credential_mode === 'operator' && !options.refresh) {
       if (!request.tenant) throw new BadRequestError('An operator session needs a tenant');
       if (!request.grant) {
@@ -177,6 +182,7 @@ export class TaskSessions {
         const grant = this.deps.grants().verify(request.grant, { tenant: request.tenant, domains });
         if (!domains.length) domains = grant.allowed_domains;
         grantId = grant.id;
+        secrets = grant.allowed_secrets ?? [];
       } catch (error) {
         this.deps.audit.record({ event: 'inject', tenant: request.tenant, domains, outcome: 'refused', detail: (error as Error).message });
         throw error;
@@ -199,6 +205,7 @@ export class TaskSessions {
       domains,
       injectedCookies: 0,
       ...(grantId ? { grantId } : {}),
+      ...(secrets.length ? { secrets } : {}),
       record,
       place,
       ...(prepared.grid?.node ? { node: prepared.grid.node } : {}),
@@ -387,6 +394,30 @@ export class TaskSessions {
     const dir = this.recordingDir(id);
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     writeFileSync(join(dir, `${String(++session.actions).padStart(4, '0')}-${kind.replace(/[^a-z-]/gi, '')}.jpeg`), jpeg, { mode: 0o600 });
+  }
+
+  /**
+   * How `{{secret:NAME}}` is opened on a profile: on an operator session,
+   * the secrets its grant names, of its tenant (each use audited by name);
+   * elsewhere none, and undefined says so.
+   */
+  secretOpener(profile: string): SecretOpener | undefined {
+    const session = [...this.sessions.values()].find((candidate) => candidate.info.profile === profile);
+    const { tenant, secrets } = session?.info ?? {};
+    if (!session || !tenant) return undefined;
+    return (name) => {
+      if (!secrets?.includes(name)) throw new ForbiddenError(`Secret ${name} is not lent to this session: its grant names ${secrets?.length ? secrets.join(', ') : 'no secrets'}`);
+      const secret = this.deps.secrets().open(tenant, name);
+      if (!secret) throw new NotFoundError(`Tenant ${tenant} has no secret ${name} (clawd-browser secret-set)`);
+      return secret;
+    };
+  }
+
+  /** Audits secrets typed in a session: by name and host, never a value. */
+  secretsTyped(profile: string, typed: Array<{ name: string; host: string }>): void {
+    const session = [...this.sessions.values()].find((candidate) => candidate.info.profile === profile);
+    if (!session) return;
+    for (const { name, host } of typed) this.deps.audit.record({ event: 'secret-use', tenant: session.info.tenant, session: session.info.id, domains: [host], grantId: session.info.grantId, outcome: 'ok', detail: name });
   }
 
   /** The refresh session's cookies and sites' storage for `domains`, saved to the vault under `tenant`; then the session goes. */

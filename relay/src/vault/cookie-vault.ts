@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { writeFileAtomically } from './atomic-file.js';
 import type { Protocol } from 'devtools-protocol';
 import { z } from 'zod';
 import { ClawdError } from '../errors.js';
@@ -14,9 +14,7 @@ import type { StorageState } from '../api/toolbox-schemas.js';
  * as authenticated data (an entry moved to another tenant or domain fails
  * to open, as does any changed byte). Plaintext never touches the disk.
  *
- * The store is one JSON file written crash-safely: a temp file, fsync, then
- * rename over the old one (POSIX rename is atomic), so a crash leaves the
- * old vault or the new one, never half of either. No native database: it
+ * The store is one JSON file written crash-safely (atomic-file.ts). No native database: it
  * would need a compiler or a prebuilt download at install time, and the
  * vault holds one small entry per site.
  */
@@ -195,16 +193,7 @@ export class CookieVault {
   }
 
   private write(entries: Entry[]): void {
-    mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
-    const temp = `${this.path}.${process.pid}.tmp`;
-    const fd = openSync(temp, 'w', 0o600);
-    try {
-      writeSync(fd, JSON.stringify({ version: 1, entries }));
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(temp, this.path);
+    writeFileAtomically(this.path, JSON.stringify({ version: 1, entries }));
   }
 }
 

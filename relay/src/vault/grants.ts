@@ -11,7 +11,8 @@ import { cookieSite } from './cookie-vault.js';
  * `base64url(payload).base64url(HMAC-SHA256(payload))` under the grant key,
  * which is not the vault key. A grant names a tenant, the domains whose
  * cookies it lends, when it expires, and its id (for revocation and the
- * audit). Verification says exactly why a grant is refused.
+ * audit), and the named secrets it lets a session type. Verification says
+ * exactly why a grant is refused.
  */
 
 const Payload = z.strictObject({
@@ -20,6 +21,7 @@ const Payload = z.strictObject({
   allowed_domains: z.array(z.string().min(1)).min(1),
   expires_at: z.number().int(),
   origin_session_id: z.string().optional(),
+  allowed_secrets: z.array(z.string().min(1)).optional(),
 }) satisfies z.ZodType<Grant>;
 export type { Grant };
 
@@ -31,13 +33,14 @@ export class Grants {
     private readonly now: () => number = Date.now,
   ) {}
 
-  issue(options: { tenant: string; domains: string[]; ttlMs: number; originSessionId?: string }): { token: string; grant: Grant } {
+  issue(options: { tenant: string; domains: string[]; ttlMs: number; originSessionId?: string; secrets?: string[] }): { token: string; grant: Grant } {
     const grant: Grant = {
       id: randomUUID(),
       tenant: options.tenant,
       allowed_domains: [...new Set(options.domains.map(cookieSite))],
       expires_at: this.now() + options.ttlMs,
       ...(options.originSessionId ? { origin_session_id: options.originSessionId } : {}),
+      ...(options.secrets?.length ? { allowed_secrets: [...new Set(options.secrets)] } : {}),
     };
     const body = Buffer.from(JSON.stringify(grant)).toString('base64url');
     return { token: `${body}.${this.sign(body)}`, grant };

@@ -1,0 +1,104 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { writeFileAtomically } from './atomic-file.js';
+import { z } from 'zod';
+import type { SecretListing } from '../api/session-responses.js';
+import { cookieSite } from './cookie-vault.js';
+import { VaultTamperedError } from './cookie-vault.js';
+
+/**
+ * Named secrets (spec §15): a password or a code per (tenant, name), bound
+ * to the domains it may be typed on. Sealed like the vault's cookies
+ * (AES-256-GCM under the vault key), with the tenant, the name and the
+ * domains as authenticated data: widening an entry's domains in the file
+ * makes it fail to open. The value leaves this module only to be typed.
+ */
+
+const Entry = z.strictObject({
+  tenant: z.string(),
+  name: z.string(),
+  domains: z.array(z.string()).min(1),
+  savedAt: z.string(),
+  iv: z.string(),
+  tag: z.string(),
+  data: z.string(),
+});
+type Entry = z.infer<typeof Entry>;
+const SecretsFile = z.strictObject({ version: z.literal(1), entries: z.array(Entry) });
+
+export interface OpenedSecret {
+  name: string;
+  value: string;
+  domains: string[];
+}
+
+export class SecretStore {
+  constructor(
+    private readonly path: string,
+    private readonly key: Buffer,
+  ) {}
+
+  /** Replaces the secret (tenant, name). */
+  set(tenant: string, name: string, domains: string[], value: string): SecretListing {
+    const bound = [...new Set(domains.map(cookieSite))].sort();
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    cipher.setAAD(aad(tenant, name, bound));
+    const data = Buffer.concat([cipher.update(value, 'utf8'), cipher.final()]);
+    const entry: Entry = { tenant, name, domains: bound, savedAt: new Date().toISOString(), iv: iv.toString('base64'), tag: cipher.getAuthTag().toString('base64'), data: data.toString('base64') };
+    this.write([...this.read().filter((other) => !(other.tenant === tenant && other.name === name)), entry]);
+    return listing(entry);
+  }
+
+  /** Names, domains and dates; never a value. */
+  list(tenant?: string): SecretListing[] {
+    return this.read().filter((entry) => tenant === undefined || entry.tenant === tenant).map(listing);
+  }
+
+  forget(tenant: string, name?: string): SecretListing[] {
+    const entries = this.read();
+    const gone = entries.filter((entry) => entry.tenant === tenant && (name === undefined || entry.name === name));
+    if (gone.length) this.write(entries.filter((entry) => !gone.includes(entry)));
+    return gone.map(listing);
+  }
+
+  /** The secret, to be typed; undefined when the tenant has none by that name. */
+  open(tenant: string, name: string): OpenedSecret | undefined {
+    const entry = this.read().find((candidate) => candidate.tenant === tenant && candidate.name === name);
+    if (!entry) return undefined;
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(entry.iv, 'base64'));
+      decipher.setAAD(aad(entry.tenant, entry.name, entry.domains));
+      decipher.setAuthTag(Buffer.from(entry.tag, 'base64'));
+      const value = Buffer.concat([decipher.update(Buffer.from(entry.data, 'base64')), decipher.final()]).toString('utf8');
+      return { name, value, domains: entry.domains };
+    } catch {
+      throw new VaultTamperedError(`The secret ${entry.tenant} / ${entry.name} failed authentication: the secrets file was altered, or another key wrote it. Set it again`);
+    }
+  }
+
+  private read(): Entry[] {
+    if (!existsSync(this.path)) return [];
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(readFileSync(this.path, 'utf8'));
+    } catch {
+      throw new VaultTamperedError(`The secrets file ${this.path} is not the JSON it should be: it was altered or damaged`);
+    }
+    const checked = SecretsFile.safeParse(parsed);
+    if (!checked.success) throw new VaultTamperedError(`The secrets file ${this.path} does not have its shape: it was altered`);
+    return checked.data.entries;
+  }
+
+  private write(entries: Entry[]): void {
+    writeFileAtomically(this.path, JSON.stringify({ version: 1, entries }));
+  }
+}
+
+function listing(entry: Entry): SecretListing {
+  return { tenant: entry.tenant, name: entry.name, domains: entry.domains, savedAt: entry.savedAt };
+}
+
+function aad(tenant: string, name: string, domains: string[]): Buffer {
+  return Buffer.from(`clawd-secret-v1\0${tenant}\0${name}\0${domains.join(',')}`);
+}

@@ -1,0 +1,154 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BrowserClient } from '../../relay/src/client/browser-client.js';
+import { refOf } from '../harness/refs.js';
+import { rejection, startTestSite } from '../harness/test-site.js';
+import { type ControlEnv, startControlEnv } from './control-env.js';
+
+/**
+ * Named secrets typed by the server: stored from stdin, lent to an operator
+ * session by its grant, typed into a login form on its domain, and received
+ * by the site's server. Then every output an agent or a log can read is
+ * searched for the value (snapshots, act answers and diffs, MCP text,
+ * console, the network log and its bodies, the HAR, the action log, the
+ * audit, the vault's files) and it is in none. The same secret on another
+ * domain, a secret the grant does not name, and a profile that is not a
+ * session are refused with nothing typed; scripts and traces are refused
+ * while the page holds it.
+ */
+
+const CLI = fileURLToPath(new URL('../../bin/clawd-browser.js', import.meta.url));
+const VALUE = `pw-${randomBytes(9).toString('hex')} !&=`;
+const TENANT = 'acme-secrets';
+let env: ControlEnv;
+let site: Awaited<ReturnType<typeof startTestSite>>;
+const received: string[] = [];
+
+beforeAll(async () => {
+  env = await startControlEnv();
+  site = await startTestSite((request, response, url) => {
+    if (url.pathname === '/login' && request.method === 'POST') {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        received.push(new URLSearchParams(Buffer.concat(chunks).toString()).get('password') ?? '');
+        response.writeHead(200, { 'content-type': 'text/html' }).end('<title>Welcome</title><p>signed in</p>');
+      });
+      return;
+    }
+    response.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>Log in</title>
+      <form method="post" action="/login">
+        <label>User <input name="user"></label>
+        <label>Password <input type="password" name="password" id="password"></label>
+        <label>Recovery code <input name="code" id="code"></label>
+        <button>Log in</button>
+      </form>
+      <script>document.getElementById('code').addEventListener('change', (event) => console.log('code is', event.target.value));</script>`);
+  });
+}, 90_000);
+afterAll(async () => {
+  await env?.close();
+  await site?.close();
+});
+
+const base = () => `http://127.0.0.1:${env.server.control.port}`;
+
+function cli(args: string[], stdin: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(process.execPath, [CLI, '--url', base(), ...args], { env: { ...process.env, CLAWD_HOME: env.home } }, (error, stdout, stderr) => (error ? reject(new Error(stderr || error.message)) : resolve(stdout.trim())));
+    child.stdin!.end(stdin);
+  });
+}
+
+describe('named secrets', () => {
+  let session: { id: string; profile: string; key?: string; secrets?: string[] };
+  let agent: BrowserClient;
+
+  it('are stored from stdin and listed without their value', async () => {
+    expect(await cli(['secret-set', '--tenant', TENANT, '--name', 'pw', '--domain', '127.0.0.1'], `${VALUE}\n`)).toBe(`stored ${TENANT} pw (typed only on 127.0.0.1)`);
+    expect((await env.client('clawd').secrets(TENANT)).secrets).toEqual([{ tenant: TENANT, name: 'pw', domains: ['127.0.0.1'], savedAt: expect.any(String) }]);
+    expect(readFileSync(join(env.home, 'vault', 'secrets.json'), 'utf8')).not.toContain(VALUE.slice(0, 12));
+    const { token } = await env.client('clawd').issueGrant({ tenant: TENANT, domains: ['127.0.0.1'], ttl: 600, secrets: ['pw'] });
+    session = await env.client('clawd').openSession({ credential_mode: 'operator', tenant: TENANT, grant: token });
+    expect(session.secrets).toEqual(['pw']);
+    agent = new BrowserClient({ baseUrl: base(), token: session.key! });
+    await expect(env.client('clawd').issueGrant({ tenant: TENANT, domains: ['127.0.0.1'], ttl: 600, secrets: ['nope'] })).rejects.toThrow(`Tenant ${TENANT} has no secret nope`);
+  });
+
+  it('are typed on their domain, reach the site, and appear in nothing an agent or a log reads', async () => {
+    const tab = await agent.openTab(`${site.url}/login`);
+    await agent.record({ action: 'network-start', targetId: tab.targetId });
+    const outline = (await agent.snapshot({ targetId: tab.targetId })).text;
+    const answers: unknown[] = [];
+    answers.push(await agent.act({ kind: 'type', targetId: tab.targetId, ref: refOf(outline, /textbox "Recovery code"/), text: '{{secret:pw}}' }, { diffMaxChars: 5000 }));
+    answers.push(await agent.act({ kind: 'fill', targetId: tab.targetId, fields: [{ ref: refOf(outline, /textbox "User"/), value: 'alice' }, { ref: refOf(outline, /textbox "Password"/), value: '{{secret:pw}}' }] }, { diffMaxChars: 5000 }));
+    const snapshot = await agent.snapshot({ targetId: tab.targetId });
+    expect(snapshot.text).toContain('[secret pw]');
+    answers.push(snapshot, await agent.text({ targetId: tab.targetId }), await agent.console({ targetId: tab.targetId }));
+
+    // Through MCP too: the tool's text.
+    const mcp = new Client({ name: 'secret-agent', version: '1' });
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${base()}/mcp`), { requestInit: { headers: { authorization: `Bearer ${session.key}` } } }));
+    const typed = await mcp.callTool({ name: 'browser_act', arguments: { targetId: tab.targetId, kind: 'type', ref: refOf(outline, /textbox "Recovery code"/), text: 'again {{secret:pw}}' } });
+    answers.push(typed, await mcp.callTool({ name: 'browser_snapshot', arguments: { targetId: tab.targetId } }));
+    await mcp.close();
+
+    // Script and trace refusals while the page holds it.
+    expect((await rejection(agent.evaluate("() => document.getElementById('password').value", { targetId: tab.targetId }))).message).toMatch(/A secret was typed into this page: scripts are refused/);
+    expect((await rejection(agent.traceStart())).message).toMatch(/tracing is refused until that page navigates away/);
+
+    answers.push(await agent.click(refOf(outline, /button "Log in"/), { targetId: tab.targetId }));
+    expect(received).toEqual([VALUE]);
+
+    const log = await agent.record({ action: 'network', targetId: tab.targetId });
+    answers.push(log);
+    const post = log.network!.entries!.find((entry) => entry.method === 'POST')!;
+    const body = await agent.record({ action: 'request-body', targetId: tab.targetId, id: post.id });
+    const sent = Buffer.from(body.body!.base64, 'base64').toString();
+    expect(sent).toContain('password=[secret pw]');
+    answers.push(sent);
+    const har = await env.client(session.profile).record({ action: 'har', targetId: tab.targetId, keep: true });
+    answers.push(readFileSync(har.path!, 'utf8'));
+
+    const files = ['logs/actions.jsonl', 'logs/audit.jsonl', 'vault/secrets.json', 'relay.log'].map((file) => join(env.home, file)).filter(existsSync).map((file) => readFileSync(file, 'utf8'));
+    expect(files.length).toBeGreaterThanOrEqual(3);
+    const everything = JSON.stringify(answers) + files.join('\n');
+    for (const form of [VALUE, encodeURIComponent(VALUE), new URLSearchParams([['', VALUE]]).toString().slice(1), VALUE.slice(0, 21)]) expect(everything).not.toContain(form);
+    const uses = (await env.client('clawd').audit({ session: session.id, event: 'secret-use' })).entries;
+    expect(uses.map((entry) => [entry.detail, entry.domains])).toEqual(expect.arrayContaining([['pw', ['127.0.0.1']]]));
+
+    // Once the page has navigated away, scripts run again.
+    await agent.navigate(`${site.url}/login?again`, tab.targetId);
+    expect((await agent.evaluate('() => 1 + 1', { targetId: tab.targetId })).result).toBe(2);
+  });
+
+  it('are refused on another domain, when the grant does not name them, and outside a session, with nothing typed', async () => {
+    const elsewhere = await agent.openTab(`${site.url.replace('127.0.0.1', 'localhost')}/login`);
+    const outline = (await agent.snapshot({ targetId: elsewhere.targetId })).text;
+    const password = refOf(outline, /textbox "Password"/);
+    const refused = await rejection(agent.act({ kind: 'fill', targetId: elsewhere.targetId, fields: [{ ref: refOf(outline, /textbox "User"/), value: 'alice' }, { ref: password, value: '{{secret:pw}}' }] }));
+    expect(refused.message).toBe('Secret pw may be typed on 127.0.0.1 only, not on localhost: nothing was typed');
+    expect((await agent.evaluate("() => [document.querySelector('[name=user]').value, document.getElementById('password').value]", { targetId: elsewhere.targetId })).result).toEqual(['', '']);
+    expect((await rejection(agent.act({ kind: 'type', targetId: elsewhere.targetId, ref: password, text: '{{secret:other}}' }))).message).toBe('Secret other is not lent to this session: its grant names pw');
+
+    const managed = env.client('clawd');
+    const own = await managed.openTab(`${site.url}/login`);
+    const ownOutline = (await managed.snapshot({ targetId: own.targetId })).text;
+    expect((await rejection(managed.act({ kind: 'type', targetId: own.targetId, ref: refOf(ownOutline, /textbox "Password"/), text: '{{secret:pw}}' }))).message).toMatch(/^Secrets are lent to task sessions under a grant/);
+    await managed.closeTab(own.targetId);
+
+    // A trace that runs refuses a secret: it could not be redacted.
+    const traced = await agent.openTab(`${site.url}/login`);
+    const tracedOutline = (await agent.snapshot({ targetId: traced.targetId })).text;
+    await agent.traceStart();
+    expect((await rejection(agent.act({ kind: 'type', targetId: traced.targetId, ref: refOf(tracedOutline, /textbox "Password"/), text: '{{secret:pw}}' }))).message).toMatch(/a trace cannot be redacted: stop it/);
+    await agent.traceStop({});
+    await env.client('clawd').closeSession(session.id);
+  });
+});

@@ -1,0 +1,50 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { secretNames } from '../../relay/src/driver/secret-typing.js';
+import { TabSecrets } from '../../relay/src/driver/tab-secrets.js';
+import { VaultTamperedError } from '../../relay/src/vault/cookie-vault.js';
+import { SecretStore } from '../../relay/src/vault/secret-store.js';
+import { tempDirs } from '../harness/temp-dirs.js';
+
+/** The secret store's seal, the placeholders an action names, and the redaction of every form a value travels in. */
+
+const dirs = tempDirs('clawd-secrets-');
+const page = { on: () => {} } as unknown as ConstructorParameters<typeof TabSecrets>[0];
+
+describe('SecretStore', () => {
+  it('seals each secret with its tenant, name and domains: widening its domains in the file makes it fail to open', () => {
+    const path = join(dirs(), 'secrets.json');
+    const store = new SecretStore(path, randomBytes(32));
+    store.set('acme', 'pw', ['Example.com', 'example.com'], 'hunter2-long-value');
+    expect(store.open('acme', 'pw')).toEqual({ name: 'pw', value: 'hunter2-long-value', domains: ['example.com'] });
+    expect(store.open('acme', 'other')).toBeUndefined();
+    expect(readFileSync(path, 'utf8')).not.toContain('hunter2');
+    const file = JSON.parse(readFileSync(path, 'utf8'));
+    file.entries[0].domains = ['example.com', 'evil.test'];
+    writeFileSync(path, JSON.stringify(file));
+    expect(() => store.open('acme', 'pw')).toThrow(VaultTamperedError);
+    expect(store.forget('acme').map((secret) => secret.name)).toEqual(['pw']);
+  });
+});
+
+describe('secrets in actions and answers', () => {
+  it('names each placeholder of type and fill once', () => {
+    expect(secretNames({ kind: 'type', ref: 'e1', text: '{{secret:pw}} and {{secret:pw}} {{secret:otp.2}}' })).toEqual(['pw', 'otp.2']);
+    expect(secretNames({ kind: 'fill', fields: [{ ref: 'e1', value: '{{secret:a}}' }, { ref: 'e2', value: true }] })).toEqual(['a']);
+    expect(secretNames({ kind: 'click', ref: 'e1' })).toEqual([]);
+  });
+
+  it('shows a typed value by name, as typed, in a URL, a form body, JSON and base64', () => {
+    const secrets = new TabSecrets(page);
+    const value = 'p@ss word!&é';
+    secrets.remember('pw', value);
+    for (const form of [value, encodeURIComponent(value), new URLSearchParams([['', value]]).toString().slice(1), JSON.stringify(value).slice(1, -1), Buffer.from(value).toString('base64')])
+      expect(secrets.redact(`before ${form} after`)).toBe('before [secret pw] after');
+    expect(secrets.redactDeep({ a: [`x${value}`], b: 3 })).toEqual({ a: ['x[secret pw]'], b: 3 });
+    const body = Buffer.concat([Buffer.from([0xff, 0x00]), Buffer.from(`password=${new URLSearchParams([['', value]]).toString().slice(1)}`)]).toString('base64');
+    expect(Buffer.from(secrets.redactBody(body), 'base64')).toEqual(Buffer.concat([Buffer.from([0xff, 0x00]), Buffer.from('password=[secret pw]')]));
+    expect(secrets.inDocument).toBe(true);
+  });
+});
