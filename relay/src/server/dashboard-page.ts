@@ -9,6 +9,7 @@
 
 import { AUDIT_EVENT_KINDS } from '../api/session-responses.js';
 import { CONSOLE_SECTIONS, CONSOLE_STYLES, consoleMain } from './operator-console.js';
+import { bindLiveViewInput } from './live-view-input.js';
 
 export function dashboardPage(): string {
   return `<!doctype html>
@@ -56,15 +57,15 @@ ${CONSOLE_SECTIONS}
 <script>
 // Transpilers may wrap functions in __name(...) (esbuild keepNames): give it a meaning here.
 const __name = (fn) => fn;
-(${dashboardMain.toString()})();
+(${dashboardMain.toString()})(${bindLiveViewInput.toString()});
 (${consoleMain.toString()})(${JSON.stringify(AUDIT_EVENT_KINDS)});
 </script>
 </body>
 </html>`;
 }
 
-/** Runs in the dashboard page. Self-contained: it is sent as source text. */
-function dashboardMain(): void {
+/** Runs in the dashboard page. Self-contained: it is sent as source text, and given the live view's input binding (live-view-input.ts). */
+function dashboardMain(bindInput: typeof bindLiveViewInput): void {
   type Profile = { name: string; driver: string; color: string; running?: boolean };
   type Tab = { targetId: string; title: string; url: string };
   type Action = { time: string; profile: string; actor: string; kind: string; ref?: string; url?: string; durationMs: number; outcome: string; error?: string };
@@ -99,18 +100,7 @@ function dashboardMain(): void {
     });
   };
   const view = $('live-view') as HTMLImageElement;
-  const fraction = (event: MouseEvent) => ({ x: Math.min(1, Math.max(0, event.offsetX / view.clientWidth)), y: Math.min(1, Math.max(0, event.offsetY / view.clientHeight)) });
-  view.addEventListener('click', (event) => input({ type: 'click', ...fraction(event) }));
-  view.addEventListener('wheel', (event) => {
-    event.preventDefault();
-    input({ type: 'scroll', ...fraction(event), deltaX: event.deltaX, deltaY: event.deltaY });
-  }, { passive: false });
-  document.addEventListener('keydown', (event) => {
-    if (!live) return;
-    event.preventDefault();
-    if (event.key.length === 1 && !event.ctrlKey && !event.metaKey) input({ type: 'type', text: event.key });
-    else input({ type: 'press', key: event.key });
-  });
+  bindInput(view, input, () => live !== undefined);
   const dialog = $('live') as HTMLDialogElement;
   const close = () => {
     live = undefined;

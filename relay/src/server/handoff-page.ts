@@ -1,4 +1,5 @@
 import type { HandoffAnswer } from '../api/session-responses.js';
+import { bindLiveViewInput } from './live-view-input.js';
 
 /**
  * The page a person opens from a hand-off's link: what the agent asks, the
@@ -41,14 +42,16 @@ export function handoffPage(handoff: HandoffAnswer): string {
 </form>
 <p id="outcome" role="status"></p>
 <script>
-(${handoffMain.toString()})(${JSON.stringify({ id: handoff.id, profile: handoff.profile, targetId: handoff.targetId })});
+// Transpilers may wrap functions in __name(...) (esbuild keepNames): give it a meaning here.
+const __name = (fn) => fn;
+(${handoffMain.toString()})(${JSON.stringify({ id: handoff.id, profile: handoff.profile, targetId: handoff.targetId })}, ${bindLiveViewInput.toString()});
 </script>
 </body>
 </html>`;
 }
 
-/** Runs in the person's page. Self-contained: it is sent as source text. */
-function handoffMain(handoff: { id: string; profile: string; targetId: string }): void {
+/** Runs in the person's page. Self-contained: it is sent as source text, and given the live view's input binding (live-view-input.ts). */
+function handoffMain(handoff: { id: string; profile: string; targetId: string }, bindInput: typeof bindLiveViewInput): void {
   const view = document.getElementById('view') as HTMLImageElement;
   const outcome = document.getElementById('outcome')!;
   let open = true;
@@ -60,22 +63,11 @@ function handoffMain(handoff: { id: string; profile: string; targetId: string })
       body: JSON.stringify({ targetId: handoff.targetId, ...body }),
     });
   };
-  const fraction = (event: MouseEvent) => ({ x: Math.min(1, Math.max(0, event.offsetX / view.clientWidth)), y: Math.min(1, Math.max(0, event.offsetY / view.clientHeight)) });
-  view.addEventListener('click', (event) => input({ type: 'click', ...fraction(event) }));
-  view.addEventListener('wheel', (event) => {
-    event.preventDefault();
-    input({ type: 'scroll', ...fraction(event), deltaX: event.deltaX, deltaY: event.deltaY });
-  }, { passive: false });
   // Keys go to the tab while the pointer is over the picture, and never while the note is being written.
   let over = false;
   view.addEventListener('mouseenter', () => (over = true));
   view.addEventListener('mouseleave', () => (over = false));
-  document.addEventListener('keydown', (event) => {
-    if (!over || document.activeElement?.id === 'note') return;
-    event.preventDefault();
-    if (event.key.length === 1 && !event.ctrlKey && !event.metaKey) input({ type: 'type', text: event.key });
-    else input({ type: 'press', key: event.key });
-  });
+  bindInput(view, input, () => over && document.activeElement?.id !== 'note');
   document.getElementById('answer')!.addEventListener('submit', (event) => {
     event.preventDefault();
     const verdict = ((event as SubmitEvent).submitter as HTMLButtonElement).value;

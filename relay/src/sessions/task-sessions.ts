@@ -12,9 +12,8 @@ import { findProfileProcesses, killProcesses } from '../profiles/orphans.js';
 import { seedProfilePreferences } from '../profiles/preferences.js';
 import { type Profile, SESSION_PROFILE_PREFIX } from '../profiles/profile-registry.js';
 import type { AuditLog } from '../vault/audit-log.js';
-import { type CookieVault, originUnderSite, underSite } from '../vault/cookie-vault.js';
-import { loginWarnings } from '../vault/login-expiry.js';
-import { watchLoginPages } from './login-watch.js';
+import type { CookieVault } from '../vault/cookie-vault.js';
+import { auditSecretUse, lendLogin, secretOpener } from './lent-login.js';
 import type { SecretStore } from '../vault/secret-store.js';
 import type { SecretOpener } from '../driver/secret-typing.js';
 import type { Grants } from '../vault/grants.js';
@@ -229,24 +228,7 @@ export class TaskSessions {
         void this.close(id, why, new GoneError(`Task session ${id} was ${why}; it has been reaped`, { next: 'open-session', session: id })).catch(() => {});
       };
     try {
-      if (request.credential_mode === 'operator' && !options.refresh) {
-        const login = this.deps.vault().load(request.tenant!, domains);
-        const cookies = login.cookies.filter((cookie) => domains.some((domain) => underSite(cookie.domain ?? '', domain)));
-        const origins = login.origins.filter((origin) => domains.some((domain) => originUnderSite(origin.origin, domain)));
-        await driver.addCookies(cookies);
-        // The sites' storage goes in before the first page, as the cookies do (Playwright's restore, in a page of its own).
-        if (origins.length) await driver.toolbox.addOriginStorage(origins);
-        info.injectedCookies = cookies.length;
-        if (origins.length) info.injectedOrigins = origins.length;
-        const warnings = loginWarnings(request.tenant!, domains, login.cookies, Date.parse(info.expiresAt));
-        if (warnings.length) info.warnings = warnings;
-        // A login page of a granted domain, later, says the lent login did not hold (login-watch.ts).
-        watchLoginPages(driver, { tenant: request.tenant!, domains }, (page) =>
-          this.deps.audit.record({ event: 'login-page', tenant: request.tenant, session: id, domains: [page.domain], grantId, outcome: 'ok', detail: page.url }),
-        );
-        const detail = `${cookies.length} cookies${origins.length ? `, storage of ${origins.map((origin) => origin.origin).join(', ')}` : ''}${warnings.length ? `; ${warnings.join('; ')}` : ''}`;
-        this.deps.audit.record({ event: 'inject', tenant: request.tenant, session: id, domains, grantId, outcome: 'ok', detail });
-      }
+      if (request.credential_mode === 'operator' && !options.refresh) await lendLogin(driver, info, this.deps);
     } catch (error) {
       await this.close(id, 'failed to start').catch(() => {});
       throw error;
@@ -396,28 +378,20 @@ export class TaskSessions {
     writeFileSync(join(dir, `${String(++session.actions).padStart(4, '0')}-${kind.replace(/[^a-z-]/gi, '')}.jpeg`), jpeg, { mode: 0o600 });
   }
 
-  /**
-   * How `{{secret:NAME}}` is opened on a profile: on an operator session,
-   * the secrets its grant names, of its tenant (each use audited by name);
-   * elsewhere none, and undefined says so.
-   */
+  /** How `{{secret:NAME}}` opens on a profile: an operator session's grant's secrets (lent-login.ts); undefined elsewhere. */
   secretOpener(profile: string): SecretOpener | undefined {
-    const session = [...this.sessions.values()].find((candidate) => candidate.info.profile === profile);
-    const { tenant, secrets } = session?.info ?? {};
-    if (!session || !tenant) return undefined;
-    return (name) => {
-      if (!secrets?.includes(name)) throw new ForbiddenError(`Secret ${name} is not lent to this session: its grant names ${secrets?.length ? secrets.join(', ') : 'no secrets'}`);
-      const secret = this.deps.secrets().open(tenant, name);
-      if (!secret) throw new NotFoundError(`Tenant ${tenant} has no secret ${name} (clawd-browser secret-set)`);
-      return secret;
-    };
+    const session = this.byProfile(profile);
+    return session && secretOpener(session.info, this.deps.secrets);
   }
 
-  /** Audits secrets typed in a session: by name and host, never a value. */
+  /** Audits secrets typed in a session, by name and host. */
   secretsTyped(profile: string, typed: Array<{ name: string; host: string }>): void {
-    const session = [...this.sessions.values()].find((candidate) => candidate.info.profile === profile);
-    if (!session) return;
-    for (const { name, host } of typed) this.deps.audit.record({ event: 'secret-use', tenant: session.info.tenant, session: session.info.id, domains: [host], grantId: session.info.grantId, outcome: 'ok', detail: name });
+    const session = this.byProfile(profile);
+    if (session) auditSecretUse(session.info, typed, this.deps.audit);
+  }
+
+  private byProfile(profile: string): Session | undefined {
+    return [...this.sessions.values()].find((candidate) => candidate.info.profile === profile);
   }
 
   /** The refresh session's cookies and sites' storage for `domains`, saved to the vault under `tenant`; then the session goes. */

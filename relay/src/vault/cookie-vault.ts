@@ -1,9 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { writeFileAtomically } from './atomic-file.js';
+import { readVaultFile, VaultTamperedError, writeFileAtomically } from './vault-file.js';
 import type { Protocol } from 'devtools-protocol';
 import { z } from 'zod';
-import { ClawdError } from '../errors.js';
 import type { StorageState } from '../api/toolbox-schemas.js';
 
 /**
@@ -14,7 +12,7 @@ import type { StorageState } from '../api/toolbox-schemas.js';
  * as authenticated data (an entry moved to another tenant or domain fails
  * to open, as does any changed byte). Plaintext never touches the disk.
  *
- * The store is one JSON file written crash-safely (atomic-file.ts). No native database: it
+ * The store is one JSON file written crash-safely (vault-file.ts). No native database: it
  * would need a compiler or a prebuilt download at install time, and the
  * vault holds one small entry per site.
  */
@@ -28,12 +26,7 @@ export interface VaultLogin {
   origins: VaultOrigin[];
 }
 
-/** An entry failed authentication: the file was altered (or the key is not the one that wrote it). */
-export class VaultTamperedError extends ClawdError {
-  constructor(message: string) {
-    super('conflict', message);
-  }
-}
+export { VaultTamperedError };
 
 const Entry = z.strictObject({
   tenant: z.string(),
@@ -180,17 +173,9 @@ export class CookieVault {
   }
 
   private read(): Entry[] {
-    if (!existsSync(this.path)) return [];
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(readFileSync(this.path, 'utf8'));
-    } catch {
-      throw new VaultTamperedError(`The vault file ${this.path} is not the JSON it should be: it was altered or damaged`);
-    }
-    const checked = VaultFile.safeParse(parsed);
-    if (!checked.success) throw new VaultTamperedError(`The vault file ${this.path} does not have the vault's shape: it was altered`);
-    return checked.data.entries;
+    return readVaultFile(this.path, VaultFile, 'vault file');
   }
+
 
   private write(entries: Entry[]): void {
     writeFileAtomically(this.path, JSON.stringify({ version: 1, entries }));

@@ -1,10 +1,8 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { writeFileAtomically } from './atomic-file.js';
+import { readVaultFile, VaultTamperedError, writeFileAtomically } from './vault-file.js';
 import { z } from 'zod';
 import type { SecretListing } from '../api/session-responses.js';
 import { cookieSite } from './cookie-vault.js';
-import { VaultTamperedError } from './cookie-vault.js';
 
 /**
  * Named secrets (spec §15): a password or a code per (tenant, name), bound
@@ -78,17 +76,9 @@ export class SecretStore {
   }
 
   private read(): Entry[] {
-    if (!existsSync(this.path)) return [];
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(readFileSync(this.path, 'utf8'));
-    } catch {
-      throw new VaultTamperedError(`The secrets file ${this.path} is not the JSON it should be: it was altered or damaged`);
-    }
-    const checked = SecretsFile.safeParse(parsed);
-    if (!checked.success) throw new VaultTamperedError(`The secrets file ${this.path} does not have its shape: it was altered`);
-    return checked.data.entries;
+    return readVaultFile(this.path, SecretsFile, 'secrets file');
   }
+
 
   private write(entries: Entry[]): void {
     writeFileAtomically(this.path, JSON.stringify({ version: 1, entries }));

@@ -1,0 +1,55 @@
+import type { SessionInfo } from '../api/session-responses.js';
+import type { SecretOpener } from '../driver/secret-typing.js';
+import type { ProfileDriver } from '../driver/profile-driver.js';
+import { ForbiddenError, NotFoundError } from '../errors.js';
+import type { AuditLog } from '../vault/audit-log.js';
+import { type CookieVault, originUnderSite, underSite } from '../vault/cookie-vault.js';
+import { loginWarnings } from '../vault/login-expiry.js';
+import type { SecretStore } from '../vault/secret-store.js';
+import { watchLoginPages } from './login-watch.js';
+
+/**
+ * What an operator session is lent under its grant (spec §11, §15): the
+ * tenant's cookies and sites' storage of the granted domains, put in before
+ * the first page, with warnings for cookies that will not last and a watch
+ * for the login form that says one did not; and the named secrets it may
+ * type. Audited, never with a value.
+ */
+
+/** Lends the login to a session's browser; `info` is filled in (injected counts, warnings). */
+export async function lendLogin(driver: ProfileDriver, info: SessionInfo, deps: { vault: () => CookieVault; audit: AuditLog }): Promise<void> {
+  const { tenant, domains, id: session, grantId } = info;
+  const login = deps.vault().load(tenant!, domains);
+  const cookies = login.cookies.filter((cookie) => domains.some((domain) => underSite(cookie.domain ?? '', domain)));
+  const origins = login.origins.filter((origin) => domains.some((domain) => originUnderSite(origin.origin, domain)));
+  await driver.addCookies(cookies);
+  // The sites' storage goes in before the first page, as the cookies do (Playwright's restore, in a page of its own).
+  if (origins.length) await driver.toolbox.addOriginStorage(origins);
+  info.injectedCookies = cookies.length;
+  if (origins.length) info.injectedOrigins = origins.length;
+  const warnings = loginWarnings(tenant!, domains, login.cookies, Date.parse(info.expiresAt));
+  if (warnings.length) info.warnings = warnings;
+  // A login page of a granted domain, later, says the lent login did not hold (login-watch.ts).
+  watchLoginPages(driver, { tenant: tenant!, domains }, (page) =>
+    deps.audit.record({ event: 'login-page', tenant, session, domains: [page.domain], grantId, outcome: 'ok', detail: page.url }),
+  );
+  const detail = `${cookies.length} cookies${origins.length ? `, storage of ${origins.map((origin) => origin.origin).join(', ')}` : ''}${warnings.length ? `; ${warnings.join('; ')}` : ''}`;
+  deps.audit.record({ event: 'inject', tenant, session, domains, grantId, outcome: 'ok', detail });
+}
+
+/** How `{{secret:NAME}}` opens in a session: the secrets its grant names, of its tenant; undefined for a session lent none. */
+export function secretOpener(info: SessionInfo, store: () => SecretStore): SecretOpener | undefined {
+  const { tenant, secrets } = info;
+  if (!tenant) return undefined;
+  return (name) => {
+    if (!secrets?.includes(name)) throw new ForbiddenError(`Secret ${name} is not lent to this session: its grant names ${secrets?.length ? secrets.join(', ') : 'no secrets'}`);
+    const secret = store().open(tenant, name);
+    if (!secret) throw new NotFoundError(`Tenant ${tenant} has no secret ${name} (clawd-browser secret-set)`);
+    return secret;
+  };
+}
+
+/** Audits secrets typed in a session: by name and host, never a value. */
+export function auditSecretUse(info: SessionInfo, typed: Array<{ name: string; host: string }>, audit: AuditLog): void {
+  for (const { name, host } of typed) audit.record({ event: 'secret-use', tenant: info.tenant, session: info.id, domains: [host], grantId: info.grantId, outcome: 'ok', detail: name });
+}
