@@ -99,8 +99,8 @@ describe('a hand-off to a person', () => {
     const again = await fetch(url!, { redirect: 'manual' });
     expect(again.status).toBe(403);
     // The cookie opens this hand-off's page and tab only: not the API, not another tab, not the dashboard.
-    const cookie = (await context.cookies()).find((c) => c.name === 'clawd_handoff')!;
-    const withCookie = (path: string, init: RequestInit = {}) => fetch(`${base()}${path}`, { ...init, headers: { cookie: `clawd_handoff=${cookie.value}`, ...init.headers } });
+    const cookie = (await context.cookies()).find((c) => c.name === `clawd_handoff_${id}`)!;
+    const withCookie = (path: string, init: RequestInit = {}) => fetch(`${base()}${path}`, { ...init, headers: { cookie: `${cookie.name}=${cookie.value}`, ...init.headers } });
     expect((await withCookie(`/screencast/frame?profile=${session.profile}&targetId=${tab.targetId}`)).status).toBe(200);
     for (const path of [`/tabs?profile=${session.profile}`, '/handoffs', '/', `/screencast/frame?profile=clawd&targetId=${tab.targetId}`]) expect((await withCookie(path)).status, path).toBe(401);
     const other = await agent.openTab(verifyPage());
@@ -125,14 +125,14 @@ describe('a hand-off to a person', () => {
 
     const opened = await agent.openHandoff({ reason: 'Cancelled by DELETE' });
     expect((await agent.cancelHandoff(opened.id)).state).toBe('cancelled');
-    // Another session's key finds none of them.
+    // Another session's key finds none of them; its own hand-off ends with it.
     const other = await env.client('clawd').openSession({ credential_mode: 'clean' });
-    try {
-      const stranger = new BrowserClient({ baseUrl: base(), token: other.key! });
-      await expect(stranger.handoffState(opened.id)).rejects.toThrow(`No hand-off ${opened.id} on ${other.profile}`);
-    } finally {
-      await env.client('clawd').closeSession(other.id);
-    }
+    const stranger = new BrowserClient({ baseUrl: base(), token: other.key! });
+    await expect(stranger.handoffState(opened.id)).rejects.toThrow(`No hand-off ${opened.id} on ${other.profile}`);
+    await stranger.openTab(verifyPage());
+    const orphan = await stranger.openHandoff({ reason: 'The session will end first' });
+    await env.client('clawd').closeSession(other.id);
+    expect(await new BrowserClient({ baseUrl: base(), token: env.server.token }).handoffState(orphan.id)).toMatchObject({ state: 'cancelled', note: 'the session ended', now: { title: '(the tab is closed)' } });
   }, 30_000);
 
   it('bad input is a 400 naming the field', async () => {

@@ -91,8 +91,9 @@ export async function startControlServer(options: ControlServerOptions): Promise
       return refused && !refused.ok ? sendError(response, refusal(refused)) : next();
     }
     // A person's hand-off cookie: that hand-off's page, answer and tab only (handoff-access.ts).
-    const handoff = handoffAccess.scopeOf(request);
-    if (handoff && handoffAccess.admits(handoff, request.method, new URL(request.url, 'http://control'))) {
+    const asked = new URL(request.url, 'http://control');
+    const handoff = handoffAccess.scopesOf(request).find((scope) => handoffAccess.admits(scope, request.method, asked));
+    if (handoff) {
       const refused = checkHostAndOrigin(request, guard);
       if (refused && !refused.ok) return sendError(response, refusal(refused));
       handoffScopes.set(request, handoff);

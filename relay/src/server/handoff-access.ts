@@ -11,7 +11,8 @@ import type { IncomingMessage } from 'node:http';
 
 const CODE_TTL_MS = 10 * 60_000;
 const MAX_HELD = 256;
-export const HANDOFF_COOKIE = 'clawd_handoff';
+/** One cookie per hand-off (`clawd_handoff_<id>`): a person helping with two at once keeps both. */
+export const HANDOFF_COOKIE = 'clawd_handoff_';
 
 export interface HandoffScope {
   id: string;
@@ -44,18 +45,20 @@ export class HandoffAccess {
     return session;
   }
 
-  cookieFor(session: string): string {
-    return `${HANDOFF_COOKIE}=${session}; HttpOnly; SameSite=Strict; Path=/; Max-Age=86400`;
+  cookieFor(id: string, session: string): string {
+    return `${HANDOFF_COOKIE}${id}=${session}; HttpOnly; SameSite=Strict; Path=/; Max-Age=86400`;
   }
 
-  /** The hand-off the request's cookie opens, if it carries a live one. */
-  scopeOf(request: Pick<IncomingMessage, 'headers'>): HandoffScope | undefined {
-    const given = /(?:^|;\s*)clawd_handoff=([A-Za-z0-9_-]+)/.exec(request.headers.cookie ?? '')?.[1];
-    if (!given) return undefined;
-    for (const [session, { scope, expires }] of this.sessions) {
-      if (expires >= Date.now() && session.length === given.length && timingSafeEqual(Buffer.from(session), Buffer.from(given))) return scope;
+  /** The hand-offs the request's cookies open (live ones only). */
+  scopesOf(request: Pick<IncomingMessage, 'headers'>): HandoffScope[] {
+    const given = [...(request.headers.cookie ?? '').matchAll(/(?:^|;\s*)clawd_handoff_[0-9a-f]+=([A-Za-z0-9_-]+)/g)].map((match) => match[1]);
+    const scopes: HandoffScope[] = [];
+    for (const value of given) {
+      for (const [session, { scope, expires }] of this.sessions) {
+        if (expires >= Date.now() && session.length === value.length && timingSafeEqual(Buffer.from(session), Buffer.from(value))) scopes.push(scope);
+      }
     }
-    return undefined;
+    return scopes;
   }
 
   /** The routes a hand-off's cookie opens: its page and answer, and its tab's live view and input. */

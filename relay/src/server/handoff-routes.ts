@@ -20,7 +20,7 @@ export function bindHandoffRoutes(routes: RouteBinder, service: ControlService, 
   routes.media('GET /handoff/:id/open', ({ params, query }, response) => {
     const session = access.login(params.id, query.code ?? '');
     if (!session) throw new ForbiddenError('This hand-off link is used or expired: ask for a new one');
-    response.set('set-cookie', access.cookieFor(session)).redirect(302, `/handoff/${params.id}/page`);
+    response.set('set-cookie', access.cookieFor(params.id, session)).redirect(302, `/handoff/${params.id}/page`);
   });
   routes.media('GET /handoff/:id/page', ({ params }, response) => {
     const handoff = handoffs.find(undefined, params.id);

@@ -46,6 +46,10 @@ export class HandoffService {
       });
       if (handoff.state !== 'waiting' && handoff.profile === 'extension') this.tellExtension({ id: handoff.id, targetId: handoff.targetId, reason: handoff.reason });
     });
+    // A task session that ends takes its waiting hand-offs with it: nobody can answer for a browser that is gone.
+    audit.subscribe((entry) => {
+      if (entry.event === 'session-stop' && entry.session) this.desk.endAllOf(`${SESSION_PROFILE_PREFIX}${entry.session}`);
+    });
   }
 
   /** Hears hand-offs of shared tabs: the person is at that Chrome (its badge and a notification tell them). */
@@ -125,9 +129,9 @@ export class HandoffService {
   private async describe(handoff: Handoff): Promise<HandoffAnswer> {
     const { before: _before, ...shown } = handoff;
     if (handoff.state === 'waiting') return shown;
-    const tab = await this.control.manager
-      .driver(handoff.profile)
-      .tabFor(handoff.targetId)
+    // The tab, if it is still there: its session may have ended (the driver is gone) or the tab closed.
+    const tab = await Promise.resolve()
+      .then(() => this.control.manager.driver(handoff.profile).tabFor(handoff.targetId))
       .catch(() => undefined);
     const now = tab ? { url: tab.page.url(), title: await tab.page.title().catch(() => '') } : { url: '', title: '(the tab is closed)' };
     const ended = handoff.endedAt ?? new Date().toISOString();
