@@ -9,8 +9,16 @@ import type { Page } from 'playwright-core';
  * navigates away, scripts (`evaluate`) and traces are refused, since either
  * could carry the value out in a form no redaction recognises.
  */
+/** A typed value in each form it travels in, each with what it is shown as instead. */
+interface Replacement {
+  /** As typed; in a URL; in a form body as browsers encode it; in JSON; in base64. */
+  forms: string[];
+  shownAs: string;
+}
+
 export class TabSecrets {
-  private readonly typed = new Map<string, string>();
+  /** By value: each typed value's forms, made once when it is typed (redaction runs on every answer of the tab). */
+  private readonly typed = new Map<string, Replacement>();
   private holding = false;
 
   constructor(page: Page) {
@@ -23,13 +31,10 @@ export class TabSecrets {
     return this.holding;
   }
 
-  get any(): boolean {
-    return this.typed.size > 0;
-  }
-
   remember(name: string, value: string): void {
     if (!value) return;
-    this.typed.set(value, name);
+    const forms = [value, encodeURIComponent(value), new URLSearchParams([['', value]]).toString().slice(1), JSON.stringify(value).slice(1, -1), Buffer.from(value).toString('base64')];
+    this.typed.set(value, { forms: [...new Set(forms)].filter(Boolean), shownAs: `[secret ${name}]` });
     this.holding = true;
   }
 
@@ -40,19 +45,15 @@ export class TabSecrets {
 
   /** A body (base64 of any bytes) with each typed value's UTF-8 bytes, in any of those forms, replaced by its name. */
   redactBody(base64: string): string {
+    if (!this.typed.size) return base64;
     // latin1 maps bytes to characters one to one: binary survives, and a value is matched by its UTF-8 bytes.
     const bytes = Buffer.from(base64, 'base64').toString('latin1');
     return Buffer.from(this.replaceForms(bytes, (form) => Buffer.from(form, 'utf8').toString('latin1')), 'latin1').toString('base64');
   }
 
   private replaceForms(text: string, asText: (form: string) => string): string {
-    if (!this.typed.size) return text;
     let shown = text;
-    for (const [value, name] of this.typed) {
-      // As typed; in a URL; in a form body as browsers encode it; in JSON; in base64.
-      const forms = [value, encodeURIComponent(value), new URLSearchParams([['', value]]).toString().slice(1), JSON.stringify(value).slice(1, -1), Buffer.from(value).toString('base64')];
-      for (const form of new Set(forms)) if (form) shown = shown.split(asText(form)).join(asText(`[secret ${name}]`));
-    }
+    for (const { forms, shownAs } of this.typed.values()) for (const form of forms) shown = shown.split(asText(form)).join(asText(shownAs));
     return shown;
   }
 

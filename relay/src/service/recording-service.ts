@@ -61,8 +61,7 @@ export class RecordingService {
     const tab = await this.manager.driver(profile).tabFor(query.targetId);
     const body = await tab.network.body(query.id, query.part);
     // A typed secret may be in a form's body, as typed or encoded: it is shown by name.
-    const shown = tab.secrets.any ? { ...body, base64: tab.secrets.redactBody(body.base64) } : body;
-    return { targetId: await tab.targetId(), ...shown };
+    return { targetId: await tab.targetId(), ...body, base64: tab.secrets.redactBody(body.base64) };
   }
 
   /** Writes the HAR of one tab (or, with `all`, of every tab of the profile that recorded) and says where. */
