@@ -1,5 +1,5 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { OneTimeLogins } from './one-time-logins.js';
 
 /**
  * How a person's browser gets into the dashboard without ever holding the
@@ -7,36 +7,23 @@ import type { IncomingMessage } from 'node:http';
  * opening it trades the code for a session cookie (HttpOnly, SameSite=Strict,
  * so no other site's page can send it), and the cookie then stands for the
  * token on this server. Codes live a minute and work once; sessions end
- * after a day or when the server stops.
+ * after a day or when the server stops (one-time-logins.ts).
  */
 
-const CODE_TTL_MS = 60_000;
 const SESSION_TTL_MS = 24 * 60 * 60_000;
-const MAX_SESSIONS = 64;
 export const SESSION_COOKIE = 'clawd_dashboard';
 
 export class DashboardAuth {
-  private readonly codes = new Map<string, number>();
-  private readonly sessions = new Map<string, number>();
+  private readonly logins = new OneTimeLogins<'dashboard'>({ codeTtlMs: 60_000, sessionTtlMs: SESSION_TTL_MS, maxSessions: 64 });
 
   /** A one-time code for a login link. */
   newCode(): string {
-    this.sweep();
-    const code = randomBytes(24).toString('base64url');
-    this.codes.set(code, Date.now() + CODE_TTL_MS);
-    return code;
+    return this.logins.newCode('dashboard');
   }
 
   /** Trades a code (once) for a session id; undefined when the code is unknown, used or expired. */
   login(code: string): string | undefined {
-    this.sweep();
-    const expires = this.codes.get(code);
-    if (expires === undefined || expires < Date.now()) return undefined;
-    this.codes.delete(code);
-    if (this.sessions.size >= MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value!);
-    const session = randomBytes(32).toString('base64url');
-    this.sessions.set(session, Date.now() + SESSION_TTL_MS);
-    return session;
+    return this.logins.login(code);
   }
 
   cookieFor(session: string): string {
@@ -46,17 +33,7 @@ export class DashboardAuth {
   /** True when the request carries a live session cookie. */
   hasSession(request: Pick<IncomingMessage, 'headers'>): boolean {
     const given = sessionOf(request.headers.cookie);
-    if (!given) return false;
-    for (const [session, expires] of this.sessions) {
-      if (expires >= Date.now() && session.length === given.length && timingSafeEqual(Buffer.from(session), Buffer.from(given))) return true;
-    }
-    return false;
-  }
-
-  private sweep(): void {
-    const now = Date.now();
-    for (const [code, expires] of this.codes) if (expires < now) this.codes.delete(code);
-    for (const [session, expires] of this.sessions) if (expires < now) this.sessions.delete(session);
+    return given !== undefined && this.logins.opened(given) !== undefined;
   }
 }
 

@@ -1,5 +1,5 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { OneTimeLogins } from './one-time-logins.js';
 
 /**
  * How the person asked by a hand-off gets in, without the token and without
@@ -21,28 +21,17 @@ export interface HandoffScope {
 }
 
 export class HandoffAccess {
-  private readonly codes = new Map<string, { scope: HandoffScope; expires: number }>();
-  private readonly sessions = new Map<string, { scope: HandoffScope; expires: number }>();
+  // A cookie lives as long as a person could need it: a day at most; what it opens is one hand-off's routes.
+  private readonly logins = new OneTimeLogins<HandoffScope>({ codeTtlMs: CODE_TTL_MS, sessionTtlMs: 24 * 60 * 60_000, maxSessions: MAX_HELD });
 
   /** A one-time code for the hand-off's link. */
   newCode(scope: HandoffScope): string {
-    this.sweep();
-    const code = randomBytes(24).toString('base64url');
-    this.codes.set(code, { scope, expires: Date.now() + CODE_TTL_MS });
-    return code;
+    return this.logins.newCode(scope);
   }
 
   /** Trades a code (once, for its own hand-off) for a cookie value; undefined when it is unknown, used, expired or another's. */
   login(id: string, code: string): string | undefined {
-    this.sweep();
-    const held = this.codes.get(code);
-    if (!held || held.expires < Date.now() || held.scope.id !== id) return undefined;
-    this.codes.delete(code);
-    if (this.sessions.size >= MAX_HELD) this.sessions.delete(this.sessions.keys().next().value!);
-    const session = randomBytes(32).toString('base64url');
-    // The cookie lives as long as a person could need it: a day at most, and it opens only an open hand-off.
-    this.sessions.set(session, { scope: held.scope, expires: Date.now() + 24 * 60 * 60_000 });
-    return session;
+    return this.logins.login(code, (scope) => scope.id === id);
   }
 
   cookieFor(id: string, session: string): string {
@@ -52,13 +41,7 @@ export class HandoffAccess {
   /** The hand-offs the request's cookies open (live ones only). */
   scopesOf(request: Pick<IncomingMessage, 'headers'>): HandoffScope[] {
     const given = [...(request.headers.cookie ?? '').matchAll(/(?:^|;\s*)clawd_handoff_[0-9a-f]+=([A-Za-z0-9_-]+)/g)].map((match) => match[1]);
-    const scopes: HandoffScope[] = [];
-    for (const value of given) {
-      for (const [session, { scope, expires }] of this.sessions) {
-        if (expires >= Date.now() && session.length === value.length && timingSafeEqual(Buffer.from(session), Buffer.from(value))) scopes.push(scope);
-      }
-    }
-    return scopes;
+    return given.map((value) => this.logins.opened(value)).filter((scope) => scope !== undefined);
   }
 
   /** The routes a hand-off's cookie opens: its page and answer, and its tab's live view and input. */
@@ -71,11 +54,5 @@ export class HandoffAccess {
     // The input's tab is in its body: the route checks it against the scope.
     if (method === 'POST' && path === '/screencast/input') return sameTab;
     return false;
-  }
-
-  private sweep(): void {
-    const now = Date.now();
-    for (const [code, { expires }] of this.codes) if (expires < now) this.codes.delete(code);
-    for (const [session, { expires }] of this.sessions) if (expires < now) this.sessions.delete(session);
   }
 }

@@ -1,0 +1,50 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+
+/**
+ * How a person's browser gets in without the token: a token holder asks for
+ * a one-time code (put in a link), and opening the link trades the code,
+ * once and before it expires, for a session value the server sets as an
+ * HttpOnly cookie. Each code and session carries what it opens (`T`): the
+ * dashboard (dashboard-auth.ts), or one hand-off (handoff-access.ts).
+ * Sessions are compared in constant time, and bounded in number.
+ */
+export class OneTimeLogins<T> {
+  private readonly codes = new Map<string, { opens: T; expires: number }>();
+  private readonly sessions = new Map<string, { opens: T; expires: number }>();
+
+  constructor(private readonly limits: { codeTtlMs: number; sessionTtlMs: number; maxSessions: number }) {}
+
+  /** A one-time code that opens `opens`. */
+  newCode(opens: T): string {
+    this.sweep();
+    const code = randomBytes(24).toString('base64url');
+    this.codes.set(code, { opens, expires: Date.now() + this.limits.codeTtlMs });
+    return code;
+  }
+
+  /** Trades a code (once) for a session value; undefined when it is unknown, used, expired, or not one `fits` takes. */
+  login(code: string, fits: (opens: T) => boolean = () => true): string | undefined {
+    this.sweep();
+    const held = this.codes.get(code);
+    if (!held || held.expires < Date.now() || !fits(held.opens)) return undefined;
+    this.codes.delete(code);
+    if (this.sessions.size >= this.limits.maxSessions) this.sessions.delete(this.sessions.keys().next().value!);
+    const session = randomBytes(32).toString('base64url');
+    this.sessions.set(session, { opens: held.opens, expires: Date.now() + this.limits.sessionTtlMs });
+    return session;
+  }
+
+  /** What a live session value opens; undefined for one that is unknown or expired. */
+  opened(given: string): T | undefined {
+    for (const [session, { opens, expires }] of this.sessions) {
+      if (expires >= Date.now() && session.length === given.length && timingSafeEqual(Buffer.from(session), Buffer.from(given))) return opens;
+    }
+    return undefined;
+  }
+
+  private sweep(): void {
+    const now = Date.now();
+    for (const [code, { expires }] of this.codes) if (expires < now) this.codes.delete(code);
+    for (const [session, { expires }] of this.sessions) if (expires < now) this.sessions.delete(session);
+  }
+}
