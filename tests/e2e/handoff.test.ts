@@ -165,7 +165,11 @@ describe('a hand-off to a person', () => {
     const waiting = new Promise<HandoffAnswer>((resolve) => (opened = resolve));
     const answer = user.handoff({ targetId: tab.targetId, reason: 'Approve the payment in your bank app' }, { onWaiting: opened });
     const { id } = await waiting;
-    await waitFor(async () => (await inChrome()).badge === 'YOU', { message: 'the badge never said YOU' });
+    // The badge is set first, then the notification: wait for both.
+    await waitFor(async () => {
+      const now = await inChrome();
+      return now.badge === 'YOU' && now.notices.length > 0;
+    }, { message: 'the badge never said YOU with a notification beside it' });
     const shown = await inChrome();
     expect(shown.title).toBe('clawd-browser: your agent asks you: Approve the payment in your bank app (answer from the notification)');
     expect(shown.notices).toEqual([`clawd-handoff-${id}`]);
