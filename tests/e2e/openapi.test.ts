@@ -100,6 +100,10 @@ describe.each(['clawd', 'extension'])('the %s profile answers as its document sa
     await call('POST', q('/act', '&diff=2000'), { kind: 'hover', targetId: tab.targetId, ref }, 200);
     await call('POST', q('/act'), { kind: 'evaluate', targetId: tab.targetId, fn: '() => document.title' }, 200);
     await call('POST', q('/screenshot'), { targetId: tab.targetId, type: 'jpeg', quality: 20 }, 200);
+    await call('POST', q('/screenshot/labelled'), { targetId: tab.targetId, type: 'jpeg', snapshot: true }, 200);
+    await call('POST', q('/computer/openai'), { targetId: tab.targetId, actions: [{ type: 'move', x: 5, y: 5 }], changes: true }, 200);
+    await call('POST', q('/computer/anthropic'), { targetId: tab.targetId, actions: [{ action: 'cursor_position' }], screenshot: false }, 200);
+    await call('POST', q('/computer/anthropic'), { targetId: tab.targetId, actions: [{ action: 'fly' }] }, 400);
     await call('GET', q('/console', `&targetId=${tab.targetId}`), undefined, 200);
     await call('GET', q('/downloads'), undefined, 200);
     await call('POST', q('/hooks/dialog'), { targetId: tab.targetId, accept: true }, 200);

@@ -15,6 +15,7 @@ import type {
 } from './responses.js';
 import type { ActionRequest, RequestOf } from './schemas.js';
 import type { ToolboxApi } from './toolbox-api.js';
+import type { VisionApi } from './vision-api.js';
 import type { HandoffAnswer } from './session-responses.js';
 
 /** `GET /snapshot`'s query: the tab, the format, and the shaping options (SnapshotShaping). */
@@ -80,6 +81,8 @@ export interface BrowserApi {
   record(request: RecordRequest): Promise<RecordingAnswer>;
   /** Emulation, network routes, init scripts, storage (toolbox-api.ts). */
   readonly toolbox: ToolboxApi;
+  /** Labelled screenshots and computer use (vision-api.ts). */
+  readonly vision: VisionApi;
   /**
    * Asks a person to act in a tab and waits for the answer (or the time
    * out); `onWaiting` hears the hand-off once it waits, with the person's

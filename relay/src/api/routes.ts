@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ActionSchema, schemas } from './schemas.js';
 import { TOOLBOX_ROUTES } from './toolbox-routes.js';
+import { VISION_ROUTES } from './vision-routes.js';
 import {
   ActionResultSchema,
   PageTextSchema,
@@ -55,7 +56,7 @@ export interface MediaAnswer {
 export interface RouteSpec {
   summary: string;
   /** The guide's group: the document's tag. */
-  tag: 'Browser' | 'Pages' | 'Actions' | 'Toolbox' | 'Recording' | 'Live view' | 'Sessions' | 'Vault' | 'Profiles' | 'Agents';
+  tag: 'Browser' | 'Pages' | 'Actions' | 'Vision' | 'Toolbox' | 'Recording' | 'Live view' | 'Sessions' | 'Vault' | 'Profiles' | 'Agents';
   query?: z.ZodType;
   body?: z.ZodType;
   /** Path parameters, each with what it is. */
@@ -197,6 +198,8 @@ export const ROUTES = {
     tag: 'Live view',
     answer: { media: 'text/event-stream', description: 'One `audit` event per entry, its data an audit entry' },
   },
+  // ---- labelled screenshots and computer use (vision-routes.ts)
+  ...VISION_ROUTES,
   // ---- emulation, network routes, init scripts, storage (toolbox-routes.ts)
   ...TOOLBOX_ROUTES,
   // ---- task sessions, grants, the vault

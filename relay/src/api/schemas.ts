@@ -3,6 +3,7 @@ import { MAX_WAIT_MS } from './limits.js';
 import { ACTION_KINDS } from './responses.js';
 import { AUDIT_EVENT_KINDS } from './session-responses.js';
 import { toolboxSchemas } from './toolbox-schemas.js';
+import { visionSchemas } from './vision-schemas.js';
 
 /** A profile colour, in config.json and in `POST /profiles/create` alike. */
 export const HexColor = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour like #FF4500');
@@ -241,6 +242,8 @@ export const schemas = {
   handoffAnswer: z.strictObject({ verdict: z.enum(['done', 'refused']), note: z.string().trim().max(1000).optional() }),
   // Emulation, routes, init scripts, storage (toolbox-schemas.ts).
   ...toolboxSchemas,
+  // Labelled screenshots and computer use (vision-schemas.ts).
+  ...visionSchemas,
 };
 
 /** What a caller may send: the schemas' input types (defaults still optional). */

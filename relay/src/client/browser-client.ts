@@ -1,6 +1,8 @@
 import { request as httpRequest } from 'node:http';
 import type { ToolboxApi } from '../api/toolbox-api.js';
 import { toolboxClient } from './toolbox-client.js';
+import type { VisionApi } from '../api/vision-api.js';
+import { visionClient } from './vision-client.js';
 import { controlUrlFor } from '../config/server-record.js';
 import { clawdHome, readToken } from '../config/state-dir.js';
 import { BadRequestError, type ClawdError, errorFromBody, TimeoutError, UnavailableError } from '../errors.js';
@@ -44,6 +46,8 @@ const DEFAULT_TIMEOUT_MS = MAX_WAIT_MS + 10_000;
 export class BrowserClient implements BrowserApi {
   /** Emulation, network routes, init scripts, storage (toolbox-client.ts). */
   readonly toolbox: ToolboxApi = toolboxClient((method, path, body, query) => this.call(method, path, body, query));
+  /** Labelled screenshots and computer use (vision-client.ts). */
+  readonly vision: VisionApi = visionClient((method, path, body, query) => this.call(method, path, body, query));
 
   constructor(private readonly options: BrowserClientOptions) {}
 

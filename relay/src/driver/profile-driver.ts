@@ -26,6 +26,7 @@ import { navigateTab } from './tab-navigation.js';
 import { sendViewInput } from './view-input.js';
 import { TabRegistry } from './tab-registry.js';
 import { ProfileToolbox } from './profile-toolbox.js';
+import { ProfileVision } from './profile-vision.js';
 import { screenshotOf, thumbnailOf } from './page-captures.js';
 import { type SecretOpener, secretNames, withSecrets } from './secret-typing.js';
 
@@ -64,6 +65,8 @@ export class ProfileDriver {
   private readonly downloadSaver: DownloadSaver;
   /** Emulation, network routes, init scripts and storage (profile-toolbox.ts). */
   readonly toolbox: ProfileToolbox;
+  /** Labelled screenshots and computer use (profile-vision.ts). */
+  readonly vision: ProfileVision;
   /** Read at each use, so config edits apply at once. */
   private readonly urlPolicy = () => this.policy().urlPolicy;
 
@@ -87,6 +90,12 @@ export class ProfileDriver {
       context: () => this.context(),
       policy: () => this.policy(),
       tabOf: (page) => this.registry.tabOf(page),
+    });
+    this.vision = new ProfileVision({
+      tab: (targetId) => this.tab(targetId),
+      guard: (tab) => this.guard(tab),
+      use: (tab) => this.use(tab),
+      describePopup: (popup) => this.describePopup(popup),
     });
   }
 
@@ -314,7 +323,7 @@ export class ProfileDriver {
     const { result, events: opened } = await withAftermath(
       tab,
       () => performAction(tab, performed, signal),
-      async (popup) => `${await this.registry.tabOf(popup).targetId()} ${popup.url()}`,
+      (popup) => this.describePopup(popup),
       signal,
     ).catch((error: unknown) => {
       throw withoutSecrets(error, performed);
@@ -379,6 +388,11 @@ export class ProfileDriver {
     const timeout = options.timeoutMs ?? MAX_WAIT_MS;
     tab.armDialog(options.accept, options.promptText, timeout);
     return { targetId, armed: true, accept: options.accept, timeoutMs: timeout };
+  }
+
+  /** A tab an action opened, as its events say it: its targetId and URL. */
+  private async describePopup(popup: Page): Promise<string> {
+    return `${await this.registry.tabOf(popup).targetId()} ${popup.url()}`;
   }
 
   /** The URL policy held before a tab acts or navigates: at the browser level where there is one, else on the tab. */

@@ -204,6 +204,12 @@ export async function startControlServer(options: ControlServerOptions): Promise
   routes.json('POST /trace/stop', ({ query, body }) => recordings.traceStop(query.profile, body));
   routes.json('GET /actions', ({ query }) => service.actions(query));
 
+  // ---- for agents that look: labelled screenshots, computer use -------------------
+
+  routes.json('POST /screenshot/labelled', ({ query, body, signal }) => service.vision.labelledScreenshot(query.profile, body, signal));
+  routes.json('POST /computer/openai', ({ query, body, signal }) => service.vision.computer(query.profile, 'openai', body, signal));
+  routes.json('POST /computer/anthropic', ({ query, body, signal }) => service.vision.computer(query.profile, 'anthropic', body, signal));
+
   // ---- the toolbox: emulation, network routes, init scripts, storage ------------
 
   const toolbox = service.toolbox;

@@ -16,6 +16,8 @@ import { ForbiddenError } from '../errors.js';
 const SESSION_ROUTES: Array<[string, RegExp]> = [
   ['GET', /^\/$/],
   ['POST', /^\/(start|stop|navigate|screenshot|pdf|act)$/],
+  // Its own labelled screenshots and computer use.
+  ['POST', /^\/(screenshot\/labelled|computer\/(openai|anthropic))$/],
   ['GET', /^\/(tabs|console|snapshot|text|downloads|screencast|screencast\/frame)$/],
   // Its own hand-offs to a person (the service finds only its session's).
   ['POST', /^\/handoff$/],

@@ -14,6 +14,7 @@ import type { RecordingService } from './recording-service.js';
 import { describeIssues } from '../validation.js';
 import { secretNames } from '../driver/secret-typing.js';
 import { ToolboxService } from './toolbox-service.js';
+import { VisionService } from './vision-service.js';
 import { HandoffService, type LinkMaker } from './handoff-service.js';
 import type { AuditLog } from '../vault/audit-log.js';
 
@@ -26,7 +27,7 @@ import type { AuditLog } from '../vault/audit-log.js';
  */
 
 /** Views, not actions: a recorded session keeps no screenshot of them. */
-const NOT_RECORDED = new Set(['snapshot', 'text', 'screenshot', 'pdf', 'start', 'focus', 'close', 'dialog', 'storage-read']);
+const NOT_RECORDED = new Set(['snapshot', 'text', 'screenshot', 'labelled-screenshot', 'pdf', 'start', 'focus', 'close', 'dialog', 'storage-read']);
 
 export interface OperationRequest {
   kind: string;
@@ -45,6 +46,8 @@ export function validated<T>(schema: z.ZodType<T>, input: unknown, what: string)
 export class ControlService {
   /** Emulation, network routes, init scripts, storage (toolbox-service.ts). */
   readonly toolbox = new ToolboxService(this);
+  /** Labelled screenshots and computer use (vision-service.ts). */
+  readonly vision = new VisionService(this);
   /** Hand-offs to a person (handoff-service.ts). */
   readonly handoffs: HandoffService;
 
@@ -267,6 +270,7 @@ export class ControlService {
       downloads: async () => service.downloads(profile),
       record: (request) => service.record(profile, request),
       toolbox: service.toolbox.api(profile, signal),
+      vision: service.vision.api(profile, signal),
       handoff: (request, wait = {}) =>
         service.handoffs.openAndWait(profile, validated(schemas.handoff, request, 'arguments'), service.handoffLink(), wait.signal ?? signal, wait.onWaiting),
     };

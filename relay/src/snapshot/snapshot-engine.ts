@@ -124,6 +124,11 @@ export function frameMarkdown(frame: Frame, scope: { ref?: string; selector?: st
   return read(frame, 'markdown', scope);
 }
 
+/** Where refs of the frame's latest walk are, in its viewport's CSS pixels (refs gone or without a box are left out). */
+export function refBoxes(frame: Frame, refs: string[]): Promise<Record<string, [number, number, number, number]>> {
+  return read(frame, 'boxes', refs);
+}
+
 /** A locator for a ref that `checkRef` found 'ok'; it resolves in the isolated world too. */
 export function refLocator(frame: Frame, ref: string): Promise<Locator> {
   return locate(frame, 'ref', ref);
@@ -194,6 +199,16 @@ function engineSource(): string {
       case 'ref': {
         const element = state && state.refs.get(argument);
         return element && element.isConnected ? [element] : [];
+      }
+      case 'boxes': {
+        const boxes = {};
+        for (const ref of argument) {
+          const element = state && state.refs.get(ref);
+          if (!element || !element.isConnected) continue;
+          const rect = element.getBoundingClientRect();
+          if (rect.width > 0 && rect.height > 0) boxes[ref] = [rect.x, rect.y, rect.width, rect.height];
+        }
+        return output(boxes);
       }
       case 'present': {
         probes++;
