@@ -258,7 +258,7 @@ async function stopServe(home: string): Promise<void> {
 }
 
 export const MCP_TASKS: Record<string, { title: string; target: number }> = {
-  todo: { title: 'the todo task (add two items, tick one, filter, clear)', target: 0.33 },
+  todo: { title: 'the todo task (add two items, tick one, filter, clear)', target: 0.25 },
   docs: { title: "the docs task (os's documentation: find the os.path link, follow it)", target: 0.25 },
 };
 

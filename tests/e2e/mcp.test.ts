@@ -84,7 +84,7 @@ describe('clawd-browser mcp (stdio)', () => {
   let client: Client;
   beforeAll(async () => {
     client = new Client({ name: 'test-agent', version: '1.0.0' });
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp'], env: { ...process.env, CLAWD_HOME: env.home } as Record<string, string>, stderr: 'inherit' }));
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--caps', 'recording,vision'], env: { ...process.env, CLAWD_HOME: env.home } as Record<string, string>, stderr: 'inherit' }));
   }, 60_000);
   afterAll(async () => {
     await client?.close();
@@ -94,7 +94,7 @@ describe('clawd-browser mcp (stdio)', () => {
     const { tools } = await client.listTools();
     const names = tools.map((tool) => tool.name);
     expect(names.sort()).toEqual(
-      ['browser_act', 'browser_console', 'browser_dialog', 'browser_downloads', 'browser_navigate', 'browser_pdf', 'browser_record', 'browser_screenshot', 'browser_snapshot', 'browser_status', 'browser_tabs', 'browser_upload'],
+      ['browser_act', 'browser_computer', 'browser_console', 'browser_labelled_screenshot', 'browser_navigate', 'browser_record', 'browser_screenshot', 'browser_snapshot', 'browser_status', 'browser_tabs'],
     );
     const snapshot = tools.find((tool) => tool.name === 'browser_snapshot')!;
     expect(Object.keys(snapshot.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['profile', 'targetId', 'interactive', 'ref', 'selector', 'depth', 'maxChars', 'diff']));
@@ -126,6 +126,26 @@ describe('clawd-browser mcp (stdio)', () => {
     await call('browser_navigate', { profile: 'clawd', targetId, url: env.fixtures.url('todo.html') });
     expect(await call('browser_record', { profile: 'clawd', targetId, action: 'network', type: 'document' })).toMatch(/^#\d+ GET 200 document http:\/\/127\.0\.0\.1:\d+\/todo\.html \d+ms$/);
     expect(await call('browser_record', { profile: 'clawd', targetId, action: 'har' })).toMatch(/^Written: .*\/recordings\/clawd\/.*\.har$/);
+  }, 60_000);
+
+  it('looks and clicks with the vision group: numbers from a labelled screenshot, a click at a box, a fresh picture back', async () => {
+    const call = caller(client);
+    const opened = await call('browser_tabs', { profile: 'clawd', action: 'open', url: env.fixtures.url('todo.html') });
+    const targetId = /^Opened (\S+)/.exec(opened)![1];
+    const labelled = (await client.callTool({ name: 'browser_labelled_screenshot', arguments: { profile: 'clawd', targetId } })) as { content: Array<{ type: string; text?: string; mimeType?: string }> };
+    expect(labelled.content[0]).toMatchObject({ type: 'image', mimeType: 'image/jpeg' });
+    const input = /^(\d+) textbox "New todo"$/m.exec(labelled.content[1].text!)![1];
+    await call('browser_act', { profile: 'clawd', targetId, kind: 'type', ref: `e${input}`, text: 'Milk', submit: true });
+    // Where the new checkbox is, as a model would see it in the next picture.
+    const { labels } = await env.client('clawd').vision.labelledScreenshot({ targetId });
+    const box = labels.find((label) => label.role === 'checkbox' && label.name === 'Milk')!.box;
+    const clicked = (await client.callTool({
+      name: 'browser_computer',
+      arguments: { profile: 'clawd', targetId, actions: [{ action: 'left_click', coordinate: [box.x + box.width / 2, box.y + box.height / 2] }] },
+    })) as { content: Array<{ type: string; text?: string }> };
+    expect(clicked.content[0].type).toBe('image');
+    expect(clicked.content[1].text).toMatch(/^1 done; cursor at \d+,\d+; screen \d+×\d+$/);
+    expect(await call('browser_act', { profile: 'clawd', targetId, kind: 'evaluate', fn: '() => window.todos.map((todo) => todo.title + (todo.done ? " (done)" : ""))' })).toMatch(/\["Milk \(done\)"\]/);
   }, 60_000);
 
   it('reads a page as Markdown with browser_snapshot {markdown}', async () => {
@@ -200,7 +220,7 @@ describe('capability groups', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }),
     });
     expect(refused.status).toBe(400);
-    expect(((await refused.json()) as { error: { message: string } }).error.message).toBe('Invalid caps: no group is named "everything"; the groups are emulation, network, storage, handoff (or all)');
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toBe('Invalid caps: no group is named "everything"; the groups are vision, files, recording, dialogs, emulation, network, storage, handoff (or all)');
   });
 
   it('emulation, network and storage: an agent emulates, routes, runs a script first, and carries storage in a file', async () => {

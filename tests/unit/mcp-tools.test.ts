@@ -9,6 +9,9 @@ import { NotFoundError, UnavailableError } from '../../relay/src/errors.js';
 import { createMcpServer, listTools, remedy } from '../../relay/src/mcp/mcp-server.js';
 import { type McpSessionState, TOOLS } from '../../relay/src/mcp/tools.js';
 import { parseCaps } from '../../relay/src/mcp/capabilities.js';
+import { PAGE_TOOLS } from '../../relay/src/mcp/page-tools.js';
+import { VISION_TOOLS } from '../../relay/src/mcp/vision-tools.js';
+import { encode } from 'gpt-tokenizer';
 
 /**
  * The MCP tools' handlers, called in process on a BrowserApi that answers
@@ -50,7 +53,7 @@ function scriptedApi(answers: Partial<Record<keyof BrowserApi, (...args: any[]) 
 const exportDir = mkdtempSync(join(tmpdir(), 'clawd-mcp-tools-'));
 afterAll(() => rmSync(exportDir, { recursive: true, force: true }));
 
-const tool = (name: string) => TOOLS.find((candidate) => candidate.name === name)!;
+const tool = (name: string) => [...TOOLS, ...PAGE_TOOLS, ...VISION_TOOLS].find((candidate) => candidate.name === name)!;
 const state = (): McpSessionState => ({ lastUrl: new Map(), exportDir });
 /** Calls a tool as the MCP server does: arguments parsed by its input schema first. */
 async function call(name: string, args: Record<string, unknown>, api: BrowserApi, session = state()) {
@@ -61,22 +64,26 @@ async function call(name: string, args: Record<string, unknown>, api: BrowserApi
 const TAB: Tab = { targetId: 'AAAA1111', url: 'http://site.test/', title: 'Site', type: 'page' };
 
 describe('the tools, in process', () => {
-  it('are twelve, each defined once with a read-only hint where it only looks', () => {
-    expect(TOOLS.map((t) => t.name)).toEqual([
-      'browser_status', 'browser_tabs', 'browser_navigate', 'browser_snapshot', 'browser_act', 'browser_screenshot',
-      'browser_pdf', 'browser_console', 'browser_downloads', 'browser_record', 'browser_upload', 'browser_dialog',
-    ]);
-    const readOnly = listTools().filter((listed) => listed.annotations?.readOnlyHint).map((listed) => listed.name);
-    expect(readOnly).toEqual(['browser_status', 'browser_snapshot', 'browser_screenshot', 'browser_console', 'browser_downloads']);
+  it('the default list is what most agents need, at most 800 definition tokens (o200k, annotations included)', () => {
+    expect(TOOLS.map((t) => t.name)).toEqual(['browser_status', 'browser_tabs', 'browser_navigate', 'browser_snapshot', 'browser_act', 'browser_screenshot']);
+    expect(TOOLS.every((t) => t.group === undefined)).toBe(true);
+    expect(encode(JSON.stringify(listTools())).length).toBeLessThanOrEqual(800);
+    const readOnly = listTools(parseCaps('all')).filter((listed) => listed.annotations?.readOnlyHint).map((listed) => listed.name);
+    expect(readOnly).toEqual(['browser_status', 'browser_snapshot', 'browser_screenshot', 'browser_console', 'browser_downloads', 'browser_labelled_screenshot']);
   });
 
   it('groups are off by default; a client turns them on by name, and a name that is none is refused', () => {
     expect(listTools().map((listed) => listed.name)).toEqual(TOOLS.map((t) => t.name));
     expect(listTools(['emulation']).map((listed) => listed.name).slice(TOOLS.length)).toEqual(['browser_emulate']);
-    expect(listTools(parseCaps('all')).map((listed) => listed.name).slice(TOOLS.length)).toEqual(['browser_emulate', 'browser_route', 'browser_init_script', 'browser_storage', 'browser_handoff']);
+    expect(listTools(['files', 'dialogs']).map((listed) => listed.name).slice(TOOLS.length)).toEqual(['browser_pdf', 'browser_downloads', 'browser_upload', 'browser_dialog']);
+    expect(listTools(parseCaps('all')).map((listed) => listed.name).slice(TOOLS.length)).toEqual([
+      'browser_pdf', 'browser_console', 'browser_downloads', 'browser_record', 'browser_upload', 'browser_dialog',
+      'browser_labelled_screenshot', 'browser_computer',
+      'browser_emulate', 'browser_route', 'browser_init_script', 'browser_storage', 'browser_handoff',
+    ]);
     expect(parseCaps(' storage, network ,storage')).toEqual(['storage', 'network']);
     expect(parseCaps(undefined)).toEqual([]);
-    expect(() => parseCaps('storage,vision')).toThrow('Invalid caps: no group is named "vision"; the groups are emulation, network, storage, handoff (or all)');
+    expect(() => parseCaps('storage,sight')).toThrow('Invalid caps: no group is named "sight"; the groups are vision, files, recording, dialogs, emulation, network, storage, handoff (or all)');
   });
 
   it('browser_act makes one API call that asks for the diff, and answers in a few lines', async () => {

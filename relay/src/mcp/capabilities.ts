@@ -9,6 +9,10 @@ import { BadRequestError } from '../errors.js';
  */
 
 export const CAPABILITY_GROUPS = {
+  vision: 'labelled screenshots, and computer use by coordinates (Anthropic\'s computer tool actions)',
+  files: 'uploads, downloads, saving a page as PDF',
+  recording: 'the network log, bodies, HAR, Playwright traces, console messages',
+  dialogs: 'arm the answer to the next alert, confirm or prompt (unarmed ones are dismissed)',
   emulation: 'devices, place, time, language, colour scheme, network and CPU conditions, headers, HTTP credentials',
   network: 'network routes (fulfil, abort, change requests) and init scripts',
   storage: 'cookies, localStorage and sessionStorage, storage state',

@@ -7,11 +7,13 @@ import { ClawdError, nextStepIn } from '../errors.js';
 import { describeIssues } from '../validation.js';
 import { type CapabilityGroup } from './capabilities.js';
 import { type McpSessionState, type Tool, TOOLS } from './tools.js';
+import { PAGE_TOOLS } from './page-tools.js';
 import { TOOLBOX_TOOLS } from './toolbox-tools.js';
+import { VISION_TOOLS } from './vision-tools.js';
 import { HANDOFF_TOOL } from './handoff-tool.js';
 
 /** Every tool: the default list, then the groups'. */
-const ALL_TOOLS: Tool[] = [...TOOLS, ...TOOLBOX_TOOLS, HANDOFF_TOOL];
+const ALL_TOOLS: Tool[] = [...TOOLS, ...PAGE_TOOLS, ...VISION_TOOLS, ...TOOLBOX_TOOLS, HANDOFF_TOOL];
 
 /**
  * One MCP server (stdio, or one HTTP session) over the control API. Tools

@@ -1,10 +1,8 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { z } from 'zod';
 import { ActionSchema, schemas, SnapshotShaping } from '../api/schemas.js';
 import type { BrowserApi } from '../api/browser-api.js';
 import type { ActionRequest } from '../api/schemas.js';
-import type { ActionResult, NetworkBody } from '../api/responses.js';
+import type { ActionResult } from '../api/responses.js';
 import { BadRequestError } from '../errors.js';
 import type { CapabilityGroup } from './capabilities.js';
 
@@ -87,16 +85,6 @@ export function withProfile(api: BrowserApi, params: { profile?: string }): Brow
   return params.profile === undefined ? api : api.withProfile(params.profile);
 }
 
-/** A body for an agent's context: text as text (its first 20,000 characters), anything else by size and type only. */
-const BODY_TEXT_CHARS = 20_000;
-function bodyText(body: NetworkBody): string {
-  const head = `#${body.id} ${body.part} body: ${body.size} bytes${body.mimeType ? ` of ${body.mimeType}` : ''}${body.truncated ? ' (cut at 1 MiB)' : ''}`;
-  const textual = !body.mimeType || /^text\/|json|xml|javascript|x-www-form-urlencoded|graphql/.test(body.mimeType);
-  const decoded = Buffer.from(body.base64, 'base64').toString('utf8');
-  if (!textual || decoded.includes('\uFFFD')) return `${head}; binary, not shown (GET /network/body gives it)`;
-  return `${head}\n${decoded.slice(0, BODY_TEXT_CHARS)}${decoded.length > BODY_TEXT_CHARS ? `\n… ${decoded.length - BODY_TEXT_CHARS} more characters` : ''}`;
-}
-
 function tabLine(tab: { targetId: string; url: string; title: string }): string {
   return `${tab.targetId} ${JSON.stringify(tab.title)} ${tab.url}`;
 }
@@ -151,7 +139,7 @@ async function act(api: BrowserApi, action: ActionRequest, session: McpSessionSt
   return text(lines.join('\n'));
 }
 
-/** The default list: what most agents need. The groups' tools are in toolbox-tools.ts. */
+/** The default list: what most agents need. The groups' tools are in page-tools.ts, vision-tools.ts, toolbox-tools.ts and handoff-tool.ts. */
 export const TOOLS: Tool[] = [
   defineTool({
     name: 'browser_status',
@@ -212,8 +200,8 @@ export const TOOLS: Tool[] = [
   }),
   defineTool({
     name: 'browser_snapshot',
-    description: 'The page as text with [ref=…] on what can be acted on. Prefer interactive, ref/selector scope or diff to save tokens.',
-    input: z.object({ profile: Profile, targetId: TargetId, ...SnapshotShaping.shape, markdown: z.boolean().optional().describe('readable content as Markdown, for reading') }),
+    description: 'The page as text, [ref=…] on what can be acted on; interactive, a ref/selector scope or diff cost less.',
+    input: z.object({ profile: Profile, targetId: TargetId, ...SnapshotShaping.shape, markdown: z.boolean().optional().describe('readable content as Markdown') }),
     readOnly: true,
     run: async (api, { profile: _profile, markdown, ...options }, session) => {
       if (markdown) {
@@ -252,87 +240,6 @@ export const TOOLS: Tool[] = [
         ...(params.fullQuality ? { type: 'png' } : { type: 'jpeg', quality: 60, scale: 'css' }),
       });
       return { content: [{ type: 'image', data: shot.data, mimeType: shot.mimeType }] };
-    },
-  }),
-  defineTool({
-    name: 'browser_pdf',
-    description: 'Save the page as PDF; returns the file path.',
-    input: z.object({ profile: Profile, targetId: TargetId }),
-    readOnly: false,
-    run: async (api, params, session) => {
-      const pdf = await withProfile(api, params).pdf(params.targetId);
-      mkdirSync(session.exportDir, { recursive: true, mode: 0o700 });
-      const path = join(session.exportDir, `${pdf.targetId.slice(0, 8)}-${Date.now()}.pdf`);
-      writeFileSync(path, Buffer.from(pdf.data, 'base64'), { mode: 0o600 });
-      return text(`Saved ${path}`);
-    },
-  }),
-  defineTool({
-    name: 'browser_console',
-    description: "A tab's recent console messages (level: that and worse).",
-    input: z.object({ profile: Profile, targetId: TargetId, level: z.enum(['debug', 'log', 'info', 'warning', 'error']).optional() }),
-    readOnly: true,
-    run: async (api, params) => {
-      const { messages } = await withProfile(api, params).console({ targetId: params.targetId, level: params.level });
-      const last = messages.slice(-50).map((m) => `[${m.level}] ${m.text}`);
-      return text(last.length ? (messages.length > 50 ? [`(last 50 of ${messages.length})`, ...last] : last).join('\n') : 'No console messages.');
-    },
-  }),
-  defineTool({
-    name: 'browser_downloads',
-    description: 'Downloads and where the files are.',
-    input: z.object({ profile: Profile }),
-    readOnly: true,
-    run: async (api, params) => {
-      const { downloads } = await withProfile(api, params).downloads();
-      return text(downloads.length ? downloads.map((d) => `${d.state} ${d.url}${d.path ? ` → ${d.path}` : ''}${d.error ? ` (${d.error})` : ''}`).join('\n') : 'No downloads.');
-    },
-  }),
-  defineTool({
-    name: 'browser_record',
-    description: 'Network log (start, list filtered by url substring, status 404/4xx, type fetch…; body/request-body of #id), har file, Playwright trace.',
-    input: z.object({
-      profile: Profile,
-      targetId: TargetId,
-      action: z.enum(['network-start', 'network-stop', 'network', 'body', 'request-body', 'har', 'trace-start', 'trace-stop']),
-      id: z.number().int().positive().optional(),
-      url: z.string().optional(),
-      status: z.string().optional(),
-      type: z.string().optional(),
-      limit: z.number().int().positive().optional(),
-    }),
-    readOnly: false,
-    run: async (api, { profile, ...request }) => {
-      const answer = await withProfile(api, { profile }).record(request);
-      if (answer.path) return text(`Written: ${answer.path}`);
-      if (answer.body) return text(bodyText(answer.body));
-      if (answer.tracing !== undefined) return text(answer.tracing ? 'Tracing the browser context.' : 'Trace stopped.');
-      const network = answer.network!;
-      if (!network.entries) return text(network.recording ? `Recording ${answer.targetId}'s requests.` : `Not recording ${answer.targetId}.`);
-      const lines = network.entries.map((e) => `#${e.id} ${e.method} ${e.status ?? e.failure ?? '…'} ${e.resourceType} ${e.url}${e.durationMs !== undefined ? ` ${e.durationMs}ms` : ''}`);
-      return text(lines.length ? lines.join('\n') : network.recording ? 'No requests recorded yet.' : 'Not recording: network-start first.');
-    },
-  }),
-  defineTool({
-    name: 'browser_upload',
-    description: 'Upload files: set inputRef directly, or click ref to open the chooser. paths must be in the upload folders; files are inline base64.',
-    input: z.object({ profile: Profile, ...schemas.fileChooser.shape }),
-    readOnly: false,
-    run: async (api, { profile, ...options }) => {
-      const result = await withProfile(api, { profile }).fileChooser(options);
-      if (result.armed)
-        return text(`Armed: the next file chooser on this tab gets ${(result.files ?? []).join(', ')} (for ${Math.round((result.timeoutMs ?? 0) / 1000)} s). Click what opens it.`);
-      return text(`Uploaded ${(result.uploaded ?? []).join(', ') || 'no files'}.`);
-    },
-  }),
-  defineTool({
-    name: 'browser_dialog',
-    description: "Arm the answer to the tab's next alert/confirm/prompt (otherwise dialogs are dismissed).",
-    input: z.object({ profile: Profile, ...schemas.dialog.shape }),
-    readOnly: false,
-    run: async (api, { profile, ...options }) => {
-      await withProfile(api, { profile }).dialog(options);
-      return text(`Armed: the next dialog will be ${options.accept ? 'accepted' : 'dismissed'}.`);
     },
   }),
 ];
