@@ -183,6 +183,9 @@ describe.each(['clawd', 'extension'])('snapshots and actions on the %s profile',
     await api().act({ kind: 'scroll', x: 100, y: 100, deltaY: 900, targetId: tab });
     await waitFor(async () => (await evaluate<number>(api(), '() => window.scrollY', { targetId: tab })) > 0, { message: 'did not scroll' });
     await api().wait({ selector: 'canvas', targetId: tab });
+    // Text is matched with its whitespace collapsed, as it reads: across a line break, and in words with s in them.
+    await api().navigate(env.fixtures.url(`echo?body=${encodeURIComponent('<pre>Tests\n   pass    sometimes</pre>')}`), tab);
+    await api().wait({ text: 'tests pass sometimes', timeoutMs: 2_000, targetId: tab });
     const gone = await env.raw(`/act?profile=${profile}`, { method: 'POST', body: JSON.stringify({ kind: 'wait', text: 'never on this page', timeoutMs: 500, targetId: tab }) });
     expect(gone.status).toBe(504);
     const unbounded = await env.raw(`/act?profile=${profile}`, { method: 'POST', body: JSON.stringify({ kind: 'wait', timeMs: 600_000 }) });

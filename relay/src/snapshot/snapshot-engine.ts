@@ -213,7 +213,7 @@ function engineSource(): string {
       case 'present': {
         probes++;
         // As Playwright's getByText: a case-insensitive substring, whitespace collapsed.
-        const collapse = (text) => String(text).replace(/\s+/g, ' ').trim().toLowerCase();
+        const collapse = (text) => String(text).replace(/\\s+/g, ' ').trim().toLowerCase();
         const shown = collapse(document.body ? document.body.innerText : '');
         try {
           if (argument.text !== undefined && !shown.includes(collapse(argument.text))) return output(false);
