@@ -104,6 +104,7 @@ describe.each(['clawd', 'extension'])('the %s profile answers as its document sa
     await call('POST', q('/computer/openai'), { targetId: tab.targetId, actions: [{ type: 'move', x: 5, y: 5 }], changes: true }, 200);
     await call('POST', q('/computer/anthropic'), { targetId: tab.targetId, actions: [{ action: 'cursor_position' }], screenshot: false }, 200);
     await call('POST', q('/computer/anthropic'), { targetId: tab.targetId, actions: [{ action: 'fly' }] }, 400);
+    await call('GET', q('/script'), undefined, 200);
     await call('GET', q('/console', `&targetId=${tab.targetId}`), undefined, 200);
     await call('GET', q('/downloads'), undefined, 200);
     await call('POST', q('/hooks/dialog'), { targetId: tab.targetId, accept: true }, 200);

@@ -12,6 +12,7 @@ import type {
   Screenshot,
   Status,
   Tab,
+  PlaywrightScript,
 } from './responses.js';
 import type { ActionRequest, RequestOf } from './schemas.js';
 import type { ToolboxApi } from './toolbox-api.js';
@@ -79,6 +80,8 @@ export interface BrowserApi {
   dialog(options: RequestOf<'dialog'>): Promise<DialogArmed>;
   downloads(): Promise<{ downloads: DownloadRecord[] }>;
   record(request: RecordRequest): Promise<RecordingAnswer>;
+  /** A tab's (or every tab's) recorded steps as a Playwright test. */
+  script(query?: Omit<RequestOf<'scriptQuery'>, 'profile'>): Promise<PlaywrightScript>;
   /** Emulation, network routes, init scripts, storage (toolbox-api.ts). */
   readonly toolbox: ToolboxApi;
   /** Labelled screenshots and computer use (vision-api.ts). */

@@ -186,6 +186,16 @@ export const NetworkBodySchema = z.object({
 });
 export type NetworkBody = z.infer<typeof NetworkBodySchema>;
 
+/** `GET /script`: recorded steps as a Playwright test. */
+export const PlaywrightScriptSchema = z.object({
+  language: z.literal('typescript'),
+  runner: z.literal('@playwright/test'),
+  steps: z.number().int().describe('Steps written out (tabs opened and closed, navigations, acts)'),
+  script: z.string().describe('The test file: save it as a .spec.ts and run npx playwright test'),
+  notes: z.array(z.string()).describe('What was not written out, and why'),
+});
+export type PlaywrightScript = z.infer<typeof PlaywrightScriptSchema>;
+
 /** What `browser_record` (MCP) and the recording routes answer. */
 export const RecordingAnswerSchema = z.object({
   targetId: z.string().optional(),

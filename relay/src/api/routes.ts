@@ -20,6 +20,7 @@ import {
   StatusSchema,
   TabSchema,
   ViewInputAnswerSchema,
+  PlaywrightScriptSchema,
 } from './responses.js';
 import {
   ActionRecordSchema,
@@ -129,6 +130,13 @@ export const ROUTES = {
   'POST /hooks/dialog': { summary: 'Arm the answer to a tab\'s next dialog', tag: 'Actions', query: profileOnly, body: schemas.dialog, answer: DialogArmedSchema, errors: BROWSER_ERRORS },
   // ---- a record of what happened
   'POST /network/record': { summary: 'Start or stop a tab\'s network log', tag: 'Recording', query: profileOnly, body: schemas.networkRecord, answer: RecordingAnswerSchema, errors: BROWSER_ERRORS },
+  'GET /script': {
+    summary: 'A tab\'s or the profile\'s recorded steps as a Playwright test, each element found as it was when the agent acted',
+    tag: 'Recording',
+    query: schemas.scriptQuery,
+    answer: PlaywrightScriptSchema,
+    errors: [404],
+  },
   'GET /network': { summary: 'A tab\'s network log, filtered', tag: 'Recording', query: schemas.networkQuery, answer: RecordingAnswerSchema, errors: [...BROWSER_ERRORS, 403] },
   'GET /network/body': { summary: 'The body of one logged request or its response', tag: 'Recording', query: schemas.networkBody, answer: NetworkBodySchema, errors: BROWSER_ERRORS },
   'POST /network/har': { summary: 'The network log as HAR 1.2, written under $CLAWD_HOME/recordings', tag: 'Recording', query: profileOnly, body: schemas.har, answer: RecordingAnswerSchema, errors: [...BROWSER_ERRORS, 403] },

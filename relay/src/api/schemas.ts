@@ -193,6 +193,12 @@ export const schemas = {
   recordingQuery: z.object({ session: z.string().regex(/^[0-9a-f]{12}$/, 'a session id'), file: z.string().max(100).optional() }),
   /** `POST /network/record`: start or stop a tab's network log. */
   networkRecord: z.strictObject({ targetId: TargetId.optional(), on: z.boolean() }),
+  /** `GET /script`: a tab's (or every tab's) recorded steps as a Playwright test. */
+  scriptQuery: z.object({
+    profile: z.string().optional(),
+    targetId: TargetId.optional().describe("one tab's steps (its id or a prefix); every tab's without"),
+    title: z.string().min(1).max(200).optional().describe('the test\'s title'),
+  }),
   /** `GET /network`: a tab's log, filtered; `secrets` shows credential headers (the token's holder only). */
   networkQuery: z.object({
     profile: z.string().optional(),

@@ -139,6 +139,18 @@ export function addBrowserCommands(program: Command, client: () => BrowserClient
       print({ path, targetId: shot.targetId, mimeType: shot.mimeType }, () => path);
     });
   program
+    .command('script')
+    .description("write what the profile's tabs did (or one tab's) as a Playwright test")
+    .option('--target <targetId>', 'one tab')
+    .option('--title <title>', "the test's title")
+    .option('--out <file>', 'where to write it (default: ./recorded-<time>.spec.ts)')
+    .action(async (options: { target?: string; title?: string; out?: string }) => {
+      const written = await client().script({ targetId: options.target, title: options.title });
+      const path = resolve(options.out ?? `recorded-${Date.now()}.spec.ts`);
+      writeFileSync(path, written.script);
+      print({ path, steps: written.steps, notes: written.notes }, () => [path, ...written.notes.map((note) => `note: ${note}`)].join('\n'));
+    });
+  program
     .command('pdf')
     .description('save a tab as PDF')
     .option('--target <targetId>', 'the tab')

@@ -8,7 +8,7 @@ import { clawdHome, readToken } from '../config/state-dir.js';
 import { BadRequestError, type ClawdError, errorFromBody, TimeoutError, UnavailableError } from '../errors.js';
 import { MAX_WAIT_MS } from '../api/limits.js';
 import type { ActOptions, BrowserApi, HandoffWaitOptions, RecordRequest, SnapshotRequest } from '../api/browser-api.js';
-import type { DialogArmed, FileChooserAnswer } from '../api/responses.js';
+import type { DialogArmed, FileChooserAnswer, PlaywrightScript } from '../api/responses.js';
 import type { ActionOptions, ActionRequest, RequestOf } from '../api/schemas.js';
 import type { ActionRecord, AuditEntry, AuditEventKind, HandoffAnswer, IssuedGrant, LiveGrant, SecretListing, SessionInfo, SpareCounts, VaultListing } from '../api/session-responses.js';
 import type { ActionResult, PageTextResponse, AiSnapshotResponse, AriaSnapshotResponse, Capture, ConsoleMessage, DownloadRecord, ProfileSummary, Screenshot, Snapshot, Status, RecordingAnswer, NetworkBody, Tab } from '../api/responses.js';
@@ -278,6 +278,10 @@ export class BrowserClient implements BrowserApi {
   /** Writes the trace (a zip for `npx playwright show-trace`) and the action log entries beside it. */
   traceStop(request: RequestOf<'traceStop'> = {}): Promise<RecordingAnswer & { actionsPath: string }> {
     return this.call('POST', '/trace/stop', request);
+  }
+  /** `GET /script`: recorded steps as a Playwright test. */
+  script(query: Omit<RequestOf<'scriptQuery'>, 'profile'> = {}): Promise<PlaywrightScript> {
+    return this.call('GET', '/script', undefined, query);
   }
   /** browser_record's one call (BrowserApi). */
   async record(request: RecordRequest): Promise<RecordingAnswer> {

@@ -27,6 +27,7 @@ import { sendViewInput } from './view-input.js';
 import { TabRegistry } from './tab-registry.js';
 import { ProfileToolbox } from './profile-toolbox.js';
 import { ProfileVision } from './profile-vision.js';
+import { ScriptRecorder } from './script-recorder.js';
 import { screenshotOf, thumbnailOf } from './page-captures.js';
 import { type SecretOpener, secretNames, withSecrets } from './secret-typing.js';
 
@@ -67,6 +68,8 @@ export class ProfileDriver {
   readonly toolbox: ProfileToolbox;
   /** Labelled screenshots and computer use (profile-vision.ts). */
   readonly vision: ProfileVision;
+  /** What its tabs did, for `GET /script` (script-recorder.ts). */
+  readonly script = new ScriptRecorder();
   /** Read at each use, so config edits apply at once. */
   private readonly urlPolicy = () => this.policy().urlPolicy;
 
@@ -206,7 +209,9 @@ export class ProfileDriver {
     // The profile's emulation is on the tab before its first page loads.
     await this.toolbox.settle(tab);
     if (url && url !== 'about:blank') await this.goto(tab, url, signal);
-    return this.use(tab);
+    const opened = await this.use(tab);
+    this.script.add({ kind: 'open', tab: opened.targetId, url });
+    return opened;
   }
 
   /** The warm page, once, if nobody has used or navigated it since (a CDP client may have). */
@@ -249,6 +254,7 @@ export class ProfileDriver {
     const info = await this.registry.describe(tab);
     await tab.page.close();
     this.registry.forgetLastUsed(info.targetId);
+    this.script.add({ kind: 'close', tab: info.targetId });
     return info;
   }
 
@@ -258,7 +264,9 @@ export class ProfileDriver {
     if (targetId === undefined && !(await this.registry.pages()).length) return this.openTab(url, signal);
     const tab = await this.tab(targetId);
     await this.goto(tab, url, signal);
-    return this.use(tab);
+    const went = await this.use(tab);
+    this.script.add({ kind: 'goto', tab: went.targetId, url });
+    return went;
   }
 
   async screenshot(options: RequestOf<'screenshot'>): Promise<Screenshot> {
@@ -319,6 +327,8 @@ export class ProfileDriver {
     }
     const targetId = await tab.targetId();
     const urlBefore = tab.page.url();
+    // Chosen before it runs, while its refs mean what the agent saw (script-recorder.ts).
+    const elements = await this.script.elementsOf(tab, action);
     const effect = await watchEffect(tab, action);
     const { result, events: opened } = await withAftermath(
       tab,
@@ -328,6 +338,8 @@ export class ProfileDriver {
     ).catch((error: unknown) => {
       throw withoutSecrets(error, performed);
     });
+    // The action as the agent sent it: a secret stays its placeholder.
+    this.script.add({ kind: 'act', tab: targetId, url: urlBefore, action, elements, ...(result.typedAs === 'keys' ? { typedAs: 'keys' as const } : {}) });
     const events = [...tab.takeEvents(), ...opened];
     const happened = events.length ? { events } : {};
     if (tab.page.isClosed()) return tab.secrets.redactDeep({ targetId, kind: action.kind, changed: true, ...result, ...happened });

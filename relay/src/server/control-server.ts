@@ -197,6 +197,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
   // ---- a record of what happened: network log, HAR, trace --------------------
 
   routes.json('POST /network/record', ({ query, body }) => recordings.networkRecord(query.profile, body));
+  routes.json('GET /script', ({ query: { profile, ...rest } }) => service.script(profile, rest));
   routes.json('GET /network', ({ query: { profile, ...filters }, request }) => recordings.network(profile, filters, secretsRefusal(request)));
   routes.json('GET /network/body', ({ query: { profile, ...which } }) => recordings.networkBody(profile, which));
   routes.json('POST /network/har', ({ query, body, request }) => recordings.har(query.profile, body, secretsRefusal(request)));

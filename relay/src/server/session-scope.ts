@@ -33,7 +33,7 @@ const SESSION_ROUTES: Array<[string, RegExp]> = [
   ['POST', /^\/screencast\/input$/],
   // Its own record (credential headers stay redacted: those are the token's holder's).
   ['POST', /^\/(network\/record|network\/har|trace\/start|trace\/stop)$/],
-  ['GET', /^\/(network|network\/body)$/],
+  ['GET', /^\/(network|network\/body|script)$/],
 ];
 
 const REACH = "A task session's key reaches its own session's browser routes and /mcp only";

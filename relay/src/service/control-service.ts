@@ -1,12 +1,12 @@
 import type { z } from 'zod';
 import type { ActOptions, BrowserApi, RecordRequest, SnapshotRequest } from '../api/browser-api.js';
-import type { DialogArmed, FileChooserAnswer } from '../api/responses.js';
+import type { DialogArmed, FileChooserAnswer, PlaywrightScript } from '../api/responses.js';
 import type { ActionRequest, RequestOf, TextOptions } from '../api/schemas.js';
 import type { ActionResult, AiSnapshotResponse, ProfileSummary, RecordingAnswer, Status } from '../api/responses.js';
 import { ActionSchema, schemas } from '../api/schemas.js';
 import type { ProfileManager } from '../driver/profile-manager.js';
 import type { ProfileDriver } from '../driver/profile-driver.js';
-import { BadRequestError, ConflictError, ForbiddenError } from '../errors.js';
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../errors.js';
 import type { ActionLog, Actor } from '../runtime/action-log.js';
 import { abortable, runOperation } from '../runtime/operation.js';
 import type { TaskSessions } from '../sessions/task-sessions.js';
@@ -109,6 +109,15 @@ export class ControlService {
       },
       signal,
     );
+  }
+
+  /** `GET /script`: the profile's recorded steps (one tab's with targetId) as a Playwright test. */
+  script(profile: string | undefined, query: { targetId?: string; title?: string }): PlaywrightScript {
+    const driver = this.manager.driver(profile);
+    const name = driver.profile.name;
+    const written = driver.script.script(query.targetId, query.title ?? `recorded on ${name}`, `Recorded by clawd-browser on profile ${name}, ${new Date().toISOString()}.`);
+    if (query.targetId && !written.steps) throw new NotFoundError(`No recorded steps for tab ${JSON.stringify(query.targetId)} in profile ${name}`, { next: 'list-tabs' });
+    return { language: 'typescript', runner: '@playwright/test', ...written };
   }
 
   // ---- status and lifecycle ------------------------------------------------
@@ -269,6 +278,10 @@ export class ControlService {
       dialog: (options: RequestOf<'dialog'>) => service.armDialog(profile, validated(schemas.dialog, options, 'arguments'), signal),
       downloads: async () => service.downloads(profile),
       record: (request) => service.record(profile, request),
+      script: async (query = {}) => {
+        const { profile: _ignored, ...checked } = validated(schemas.scriptQuery, query, 'arguments');
+        return service.script(profile, checked);
+      },
       toolbox: service.toolbox.api(profile, signal),
       vision: service.vision.api(profile, signal),
       handoff: (request, wait = {}) =>

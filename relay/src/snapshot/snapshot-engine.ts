@@ -129,6 +129,11 @@ export function refBoxes(frame: Frame, refs: string[]): Promise<Record<string, [
   return read(frame, 'boxes', refs);
 }
 
+/** What else names a ref's element, for a script's locator: its test id, its text, a CSS path (null when it is gone). */
+export function describeRef(frame: Frame, ref: string): Promise<{ testId: string | null; text: string; css: string } | null> {
+  return read(frame, 'describe', ref);
+}
+
 /** A locator for a ref that `checkRef` found 'ok'; it resolves in the isolated world too. */
 export function refLocator(frame: Frame, ref: string): Promise<Locator> {
   return locate(frame, 'ref', ref);
@@ -209,6 +214,23 @@ function engineSource(): string {
           if (rect.width > 0 && rect.height > 0) boxes[ref] = [rect.x, rect.y, rect.width, rect.height];
         }
         return output(boxes);
+      }
+      case 'describe': {
+        const element = state && state.refs.get(argument);
+        if (!element || !element.isConnected) return output(null);
+        // A CSS path: a unique id ends it, else each step is the tag and its place among its like.
+        const steps = [];
+        for (let node = element; node && node.nodeType === 1 && node !== document.documentElement; node = node.parentElement) {
+          if (node.id && document.querySelectorAll('#' + CSS.escape(node.id)).length === 1) {
+            steps.unshift('#' + CSS.escape(node.id));
+            break;
+          }
+          const tag = node.tagName.toLowerCase();
+          const like = node.parentElement ? [...node.parentElement.children].filter((child) => child.tagName === node.tagName) : [node];
+          steps.unshift(like.length > 1 ? tag + ':nth-of-type(' + (like.indexOf(node) + 1) + ')' : tag);
+        }
+        const text = String(element.innerText || element.textContent || '').replace(/\\s+/g, ' ').trim();
+        return output({ testId: element.getAttribute('data-testid'), text: text.length <= 80 ? text : '', css: steps.join(' > ') });
       }
       case 'present': {
         probes++;

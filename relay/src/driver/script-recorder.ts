@@ -1,0 +1,85 @@
+import type { Action } from '../api/schemas.js';
+import { playwrightScript, type WrittenScript } from '../replay/playwright-script.js';
+import type { ElementLocator, ScriptStep } from '../replay/script-steps.js';
+import { frameOfRef } from '../snapshot/refs.js';
+import { describeRef } from '../snapshot/snapshot-engine.js';
+import type { DriverTab } from './driver-tab.js';
+
+/**
+ * A profile's steps, kept in memory to be exported as a Playwright test
+ * (`GET /script`): tabs opened and closed, navigations, acts. For each ref an
+ * act names, a locator is chosen *before* it runs, while the ref still means
+ * what the agent saw: its role and accessible name from the snapshot when
+ * Playwright finds exactly one such element, else its test id, else its own
+ * text, else a CSS path (marked in the script). The steps live with the
+ * profile (a task session's go with it), never on disk, since they hold what
+ * was typed; a secret stays a placeholder.
+ */
+
+/** The most steps kept per profile; past this the oldest go (the script says so). */
+const MAX_STEPS = 2_000;
+
+/** A snapshot line's role and quoted name. */
+const LINE = /^\s*- ([a-z]+)(?: ("(?:[^"\\]|\\.)*"))?/;
+
+export class ScriptRecorder {
+  private steps: ScriptStep[] = [];
+  private dropped = 0;
+
+  add(step: ScriptStep): void {
+    this.steps.push(step);
+    if (this.steps.length > MAX_STEPS) {
+      this.steps.shift();
+      this.dropped++;
+    }
+  }
+
+  /** Before an act runs: a locator for each ref it names (those it could not find are left out). */
+  async elementsOf(tab: DriverTab, action: Action): Promise<Record<string, ElementLocator>> {
+    const refs = new Set<string>();
+    if ('ref' in action && action.ref) refs.add(action.ref);
+    if ('startRef' in action && action.startRef) refs.add(action.startRef);
+    if ('endRef' in action && action.endRef) refs.add(action.endRef);
+    if (action.kind === 'fill') for (const field of action.fields) refs.add(field.ref);
+    const elements: Record<string, ElementLocator> = {};
+    for (const ref of refs) {
+      const found = await locatorFor(tab, ref).catch(() => undefined);
+      if (found) elements[ref] = found;
+    }
+    return elements;
+  }
+
+  /** The steps of one tab (or all of them) as a Playwright test. */
+  script(targetId: string | undefined, title: string, header: string): WrittenScript & { steps: number } {
+    const steps = targetId ? this.steps.filter((step) => step.tab === targetId) : this.steps;
+    const written = playwrightScript(steps, title, header);
+    if (this.dropped) written.notes.unshift(`the oldest ${this.dropped} steps were dropped (a profile keeps its last ${MAX_STEPS})`);
+    return { ...written, steps: steps.length };
+  }
+}
+
+async function locatorFor(tab: DriverTab, ref: string): Promise<ElementLocator | undefined> {
+  const frame = frameOfRef(tab.snapshots, ref);
+  if (!frame) return undefined;
+  const prefix = /^(f\d+)/.exec(ref)?.[1];
+  if (prefix) return { by: 'css', frame: prefix };
+  const line = tab.snapshots.previousOutline?.find((candidate) => candidate.includes(`[ref=${ref}]`));
+  const match = line ? LINE.exec(line) : null;
+  if (match?.[2]) {
+    const name = JSON.parse(match[2]) as string;
+    // A name the snapshot cut ends in …: matched as a prefix would be, not whole.
+    const exact = !name.endsWith('…');
+    const role = match[1];
+    const wanted = exact ? name : name.slice(0, -1);
+    const count = await tab.page
+      .getByRole(role as Parameters<typeof tab.page.getByRole>[0], { name: wanted, exact })
+      .count()
+      .catch(() => 0);
+    if (count === 1) return { by: 'role', role, name: wanted, exact };
+  }
+  const described = await describeRef(frame, ref);
+  if (!described) return undefined;
+  if (described.testId && (await tab.page.getByTestId(described.testId).count()) === 1) return { by: 'testid', value: described.testId };
+  if (described.text && (await tab.page.getByText(described.text, { exact: true }).count()) === 1) return { by: 'text', value: described.text };
+  return { by: 'css', value: described.css };
+}

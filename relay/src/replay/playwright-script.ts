@@ -1,0 +1,154 @@
+import type { Action } from '../api/schemas.js';
+import type { ElementLocator, ScriptStep } from './script-steps.js';
+
+/**
+ * A tab's or a profile's recorded steps as a Playwright test (TypeScript),
+ * runnable with `npx playwright test`: each tab a page, each navigation a
+ * goto, each act the Playwright call that does it on the locator chosen when
+ * it ran, the agent's waits as web-first assertions. Secrets are read from
+ * the environment (`SECRET_<NAME>`), never written. What cannot be replayed
+ * as recorded (an act inside a frame, a script the agent evaluated) is a
+ * comment that says so, and is listed in `notes`.
+ */
+
+const q = (value: string) => JSON.stringify(value);
+
+export interface WrittenScript {
+  script: string;
+  notes: string[];
+}
+
+export function playwrightScript(steps: ScriptStep[], title: string, header: string): WrittenScript {
+  const notes: string[] = [];
+  const body: string[] = [];
+  const pages = new Map<string, string>();
+  let usesSecrets = false;
+
+  /** A value as a TypeScript expression: text, with each `{{secret:NAME}}` read from the environment. */
+  const textOf = (text: string): string => {
+    const parts = text.split(/\{\{secret:([A-Za-z0-9_.-]{1,64})\}\}/);
+    if (parts.length === 1) return q(text);
+    usesSecrets = true;
+    return parts.map((part, index) => (index % 2 ? `secret(${q(part)})` : part ? q(part) : '')).filter(Boolean).join(' + ');
+  };
+  const pageOf = (step: ScriptStep, url?: string): string => {
+    const known = pages.get(step.tab);
+    if (known) return known;
+    const name = pages.size ? `page${pages.size + 1}` : 'page';
+    pages.set(step.tab, name);
+    if (name !== 'page') body.push(`const ${name} = await page.context().newPage();`);
+    // A tab met first by an act was open before the recording: it starts where it was.
+    if (step.kind === 'act' && url && url !== 'about:blank') body.push(`await ${name}.goto(${q(url)});`);
+    return name;
+  };
+
+  for (const step of steps) {
+    switch (step.kind) {
+      case 'open':
+      case 'goto': {
+        const page = pageOf(step);
+        if (step.url !== 'about:blank') body.push(`await ${page}.goto(${q(step.url)});`);
+        break;
+      }
+      case 'close':
+        body.push(`await ${pageOf(step)}.close();`);
+        break;
+      case 'act': {
+        const page = pageOf(step, step.url);
+        const lines = actLines(page, step.action, step.elements, step.typedAs, textOf);
+        if (typeof lines === 'string') {
+          notes.push(lines);
+          body.push(`// ${lines}`);
+        } else body.push(...lines);
+        break;
+      }
+    }
+  }
+
+  const out = [`import { test, expect } from '@playwright/test';`, '', `// ${header}`];
+  if (usesSecrets) {
+    out.push(
+      '',
+      '/** Secrets are not in this script: each comes from SECRET_<NAME> in the environment. */',
+      'function secret(name: string): string {',
+      '  const value = process.env[`SECRET_${name}`];',
+      '  if (value === undefined) throw new Error(`set SECRET_${name} to run this test`);',
+      '  return value;',
+      '}',
+    );
+  }
+  out.push('', `test(${q(title)}, async ({ page }) => {`, ...body.map((line) => `  ${line}`), '});', '');
+  return { script: out.join('\n'), notes };
+}
+
+/** One act as lines of the test, or the reason it is not written out. */
+function actLines(page: string, action: Action, elements: Record<string, ElementLocator>, typedAs: 'keys' | undefined, textOf: (text: string) => string): string[] | string {
+  const refs = [
+    'ref' in action ? action.ref : undefined,
+    'startRef' in action ? action.startRef : undefined,
+    'endRef' in action ? action.endRef : undefined,
+    ...(action.kind === 'fill' ? action.fields.map((field) => field.ref) : []),
+  ].filter((ref): ref is string => ref !== undefined);
+  for (const ref of refs) {
+    const found = elements[ref];
+    if (!found) return `${action.kind} on ${ref}: the element was gone when it ran, not written out`;
+    if (found.frame) return `${action.kind} on ${ref}, inside frame ${found.frame}: not written out (refs in frames are not exported yet)`;
+  }
+  const at = (ref: string) => locator(page, elements[ref]);
+  const cssNote = refs.some((ref) => elements[ref].by === 'css') ? [`// a CSS path: the element had no unique role and name, test id or text; it may break when the page changes`] : [];
+  switch (action.kind) {
+    case 'click': {
+      const options = [action.button && action.button !== 'left' ? `button: ${q(action.button)}` : '', action.modifiers?.length ? `modifiers: ${JSON.stringify(action.modifiers)}` : ''].filter(Boolean);
+      if (action.ref === undefined) {
+        const all = [...options, ...(action.double ? ['clickCount: 2'] : [])];
+        return [`await ${page}.mouse.click(${action.x}, ${action.y}${all.length ? `, { ${all.join(', ')} }` : ''});`];
+      }
+      return [...cssNote, `await ${at(action.ref)}.${action.double ? 'dblclick' : 'click'}(${options.length ? `{ ${options.join(', ')} }` : ''});`];
+    }
+    case 'type': {
+      const typed = typedAs === 'keys' || action.slowly ? [`await ${at(action.ref)}.pressSequentially(${textOf(action.text)});`] : [`await ${at(action.ref)}.fill(${textOf(action.text)});`];
+      return [...cssNote, ...typed, ...(action.submit ? [`await ${at(action.ref)}.press('Enter');`] : [])];
+    }
+    case 'press':
+      return [`await ${page}.keyboard.press(${q(action.key)});`];
+    case 'hover':
+      return [...cssNote, `await ${at(action.ref)}.hover();`];
+    case 'move':
+      return [`await ${page}.mouse.move(${action.x}, ${action.y});`];
+    case 'drag':
+      if (action.startRef !== undefined && action.endRef !== undefined) return [...cssNote, `await ${at(action.startRef)}.dragTo(${at(action.endRef)});`];
+      return [`await ${page}.mouse.move(${action.x}, ${action.y});`, `await ${page}.mouse.down();`, `await ${page}.mouse.move(${action.endX}, ${action.endY}, { steps: 8 });`, `await ${page}.mouse.up();`];
+    case 'scroll':
+      return [...(action.x !== undefined && action.y !== undefined ? [`await ${page}.mouse.move(${action.x}, ${action.y});`] : []), `await ${page}.mouse.wheel(${action.deltaX}, ${action.deltaY});`];
+    case 'select':
+      return [...cssNote, `await ${at(action.ref)}.selectOption(${JSON.stringify(action.values)});`];
+    case 'fill':
+      return [...cssNote, ...action.fields.map((field) => (typeof field.value === 'boolean' ? `await ${at(field.ref)}.setChecked(${field.value});` : `await ${at(field.ref)}.fill(${textOf(field.value)});`))];
+    case 'wait': {
+      const timeout = action.timeoutMs !== undefined ? `{ timeout: ${action.timeoutMs} }` : '';
+      if (action.text !== undefined) return [`await expect(${page}.getByText(${q(action.text)}).first()).toBeVisible(${timeout});`];
+      if (action.textGone !== undefined) return [`await expect(${page}.getByText(${q(action.textGone)})).toHaveCount(0${timeout ? `, ${timeout}` : ''});`];
+      if (action.selector !== undefined) return [`await ${page}.locator(${q(action.selector)}).first().waitFor(${timeout});`];
+      return [`await ${page}.waitForTimeout(${action.timeMs});`];
+    }
+    case 'resize':
+      return [`await ${page}.setViewportSize({ width: ${action.width}, height: ${action.height} });`];
+    case 'evaluate':
+      return `the agent evaluated a script here (${action.fn.replace(/\s+/g, ' ').slice(0, 60)}…): not written out, as it read the page rather than acted`;
+    case 'close':
+      return [`await ${page}.close();`];
+  }
+}
+
+function locator(page: string, found: ElementLocator): string {
+  switch (found.by) {
+    case 'role':
+      return `${page}.getByRole(${q(found.role!)}, { name: ${q(found.name!)}${found.exact ? ', exact: true' : ''} })`;
+    case 'testid':
+      return `${page}.getByTestId(${q(found.value!)})`;
+    case 'text':
+      return `${page}.getByText(${q(found.value!)}, { exact: true })`;
+    case 'css':
+      return `${page}.locator(${q(found.value!)})`;
+  }
+}

@@ -1,0 +1,29 @@
+import type { Action } from '../api/schemas.js';
+
+/**
+ * What a tab did, kept to be written out as a script (playwright-script.ts):
+ * the tabs opened and closed, the navigations, and each act with how to find
+ * its element again, chosen when the act ran (driver/script-recorder.ts), as
+ * the ref was then. Typed text is kept as the agent sent it, so a secret
+ * stays its `{{secret:NAME}}` placeholder.
+ */
+
+export interface ElementLocator {
+  /** role and accessible name, a test id, the element's own text, or a CSS path (the last resort). */
+  by: 'role' | 'testid' | 'text' | 'css';
+  role?: string;
+  name?: string;
+  /** The name is the whole name (false when the snapshot had cut it). */
+  exact?: boolean;
+  /** The test id, the text or the CSS path. */
+  value?: string;
+  /** The ref was inside a frame: its frame's prefix (not written out as a locator). */
+  frame?: string;
+}
+
+export type ScriptStep =
+  | { kind: 'open'; tab: string; url: string }
+  | { kind: 'goto'; tab: string; url: string }
+  /** `url`: where the tab was when it acted; `elements`: a locator for each ref the act named. */
+  | { kind: 'act'; tab: string; url: string; action: Action; elements: Record<string, ElementLocator>; typedAs?: 'keys' }
+  | { kind: 'close'; tab: string };
