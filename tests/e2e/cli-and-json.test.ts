@@ -133,6 +133,12 @@ describe('browser commands against the running server', () => {
     const shot = join(home, 'shot.png');
     expect(await cli('screenshot', '--full-page', '--out', shot)).toBe(shot);
     expect(readFileSync(shot).subarray(1, 4).toString()).toBe('PNG');
+    // Labelled: the picture, and a line per label (the number is the ref).
+    await cli('navigate', fixtures.url('form.html'));
+    const labelled = (await cli('screenshot', '--labels', '--out', shot)).split('\n');
+    expect(labelled[0]).toBe(shot);
+    expect(labelled).toContainEqual(expect.stringMatching(/^\d+ button "Submit"$/));
+    await expect(cli('screenshot', '--labels', '--element', 'form')).rejects.toThrow(/--labels draws on the page or the full page, not one element/);
     expect(await cli('navigate', fixtures.url('frame-child.html'))).toContain('Frame Child');
     expect(await cli('close', targetId.slice(0, 8))).toContain(`closed ${targetId}`);
 

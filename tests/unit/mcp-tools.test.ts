@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -47,6 +47,7 @@ function scriptedApi(answers: Partial<Record<keyof BrowserApi, (...args: any[]) 
     dialog: record('dialog'),
     downloads: record('downloads'),
     record: record('record'),
+    script: record('script'),
   } as BrowserApi;
 }
 
@@ -143,6 +144,15 @@ describe('the tools, in process', () => {
     expect(await call('browser_record', { action: 'har' }, written)).toBe('Written: /home/x/recordings/p/a.har');
     const started = scriptedApi({ record: () => ({ targetId: TAB.targetId, network: { recording: true } }) });
     expect(await call('browser_record', { action: 'network-start' }, started)).toBe(`Recording ${TAB.targetId}'s requests.`);
+  });
+
+  it('browser_record script writes the Playwright test under the export folder (0600) and says what it left out', async () => {
+    const api = scriptedApi({ script: async () => ({ language: 'typescript', runner: '@playwright/test', steps: 3, script: 'test("x", async () => {});\n', notes: ['an evaluate'] }) });
+    const answer = await call('browser_record', { action: 'script' }, api);
+    const path = /^Written: (\S+\.spec\.ts) \(3 steps; run it with npx playwright test\)\n- an evaluate$/.exec(answer)![1];
+    expect(path.startsWith(exportDir)).toBe(true);
+    expect(readFileSync(path, 'utf8')).toBe('test("x", async () => {});\n');
+    expect(statSync(path).mode & 0o777).toBe(0o600);
   });
 
   it('browser_record gives a text body as text, and a binary one by size and type only', async () => {

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
+import { BadRequestError } from '../errors.js';
 import { BrowserClient } from '../client/browser-client.js';
 import { withProgress } from './progress.js';
 
@@ -132,7 +133,17 @@ export function addBrowserCommands(program: Command, client: () => BrowserClient
     .option('--element <selector>', 'just this element')
     .option('--type <type>', 'png or jpeg', 'png')
     .option('--out <file>', 'where to write it (default: ./screenshot-<time>.<type>)')
-    .action(async (options: { target?: string; fullPage?: boolean; element?: string; type: 'png' | 'jpeg'; out?: string }) => {
+    .option('--labels', 'draw each ref of a fresh snapshot as a numbered box, and list the labels')
+    .action(async (options: { target?: string; fullPage?: boolean; element?: string; type: 'png' | 'jpeg'; out?: string; labels?: boolean }) => {
+      if (options.labels) {
+        if (options.element) throw new BadRequestError('--labels draws on the page or the full page, not one element');
+        const shot = await client().vision.labelledScreenshot({ targetId: options.target, fullPage: options.fullPage, type: options.type });
+        const path = resolve(options.out ?? `screenshot-${Date.now()}.${shot.type}`);
+        writeFileSync(path, Buffer.from(shot.data, 'base64'));
+        const { data: _image, ...described } = shot;
+        print({ path, ...described }, () => [path, ...shot.labels.map((label) => `${label.label} ${label.role}${label.name ? ` ${JSON.stringify(label.name)}` : ''}`)].join('\n'));
+        return;
+      }
       const shot = await client().screenshot({ targetId: options.target, fullPage: options.fullPage, element: options.element, type: options.type });
       const path = resolve(options.out ?? `screenshot-${Date.now()}.${shot.type}`);
       writeFileSync(path, Buffer.from(shot.data, 'base64'));

@@ -62,11 +62,11 @@ export const PAGE_TOOLS: Tool[] = [
   defineTool({
     name: 'browser_record',
     group: 'recording',
-    description: 'Network log (start, list filtered by url substring, status 404/4xx, type fetch…; body/request-body of #id), har file, Playwright trace.',
+    description: 'Network log (start; list by url, status 4xx, type fetch; body/request-body of #id), har, trace, script (a Playwright test of what was done).',
     input: z.object({
       profile: Profile,
       targetId: TargetId,
-      action: z.enum(['network-start', 'network-stop', 'network', 'body', 'request-body', 'har', 'trace-start', 'trace-stop']),
+      action: z.enum(['network-start', 'network-stop', 'network', 'body', 'request-body', 'har', 'trace-start', 'trace-stop', 'script']),
       id: z.number().int().positive().optional(),
       url: z.string().optional(),
       status: z.string().optional(),
@@ -74,8 +74,16 @@ export const PAGE_TOOLS: Tool[] = [
       limit: z.number().int().positive().optional(),
     }),
     readOnly: false,
-    run: async (api, { profile, ...request }) => {
-      const answer = await withProfile(api, { profile }).record(request);
+    run: async (api, { profile, ...request }, session) => {
+      if (request.action === 'script') {
+        // What was done, as a test file beside the other exports.
+        const written = await withProfile(api, { profile }).script({ targetId: request.targetId });
+        mkdirSync(session.exportDir, { recursive: true, mode: 0o700 });
+        const path = join(session.exportDir, `recorded-${Date.now()}.spec.ts`);
+        writeFileSync(path, written.script, { mode: 0o600 });
+        return text([`Written: ${path} (${written.steps} steps; run it with npx playwright test)`, ...written.notes.map((note) => `- ${note}`)].join('\n'));
+      }
+      const answer = await withProfile(api, { profile }).record({ ...request, action: request.action });
       if (answer.path) return text(`Written: ${answer.path}`);
       if (answer.body) return text(bodyText(answer.body));
       if (answer.tracing !== undefined) return text(answer.tracing ? 'Tracing the browser context.' : 'Trace stopped.');
