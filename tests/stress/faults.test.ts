@@ -96,11 +96,18 @@ describe(`faults, ${ROUNDS} in a row`, () => {
       page.on('close', () => (closed = true));
       let baseline: Record<string, number> | undefined;
       for (let round = 1; round <= ROUNDS; round++) {
-        const { sessionId } = await cdp.send<{ sessionId: string }>('Target.attachToTarget', { targetId: pageTargetId, flatten: true });
-        await cdp.send('ServiceWorker.enable', {}, sessionId);
-        await cdp.send('ServiceWorker.stopAllWorkers', {}, sessionId);
-        await cdp.send('Target.detachFromTarget', { sessionId });
-        await waitFor(() => env!.relay.bridge.extensionState === 'reconnecting', { timeoutMs: 10_000, message: `round ${round}: the relay never saw the worker go` });
+        // The fault: Chrome stops the extension's worker. It may pass over a stop that comes while the worker
+        // is busy starting or handling an event (seen once in a clean-clone run: the worker never went), so
+        // the stop is asked again until it takes; what is tested is what follows a stop, not Chrome's stop.
+        let stopped = false;
+        for (let attempt = 1; attempt <= 3 && !stopped; attempt++) {
+          const { sessionId } = await cdp.send<{ sessionId: string }>('Target.attachToTarget', { targetId: pageTargetId, flatten: true });
+          await cdp.send('ServiceWorker.enable', {}, sessionId);
+          await cdp.send('ServiceWorker.stopAllWorkers', {}, sessionId);
+          await cdp.send('Target.detachFromTarget', { sessionId });
+          stopped = await waitFor(() => env!.relay.bridge.extensionState === 'reconnecting', { timeoutMs: 4_000, intervalMs: 10 }).then(() => true, () => false);
+        }
+        expect(stopped, `round ${round}: the relay never saw the worker go`).toBe(true);
         // A command sent while the worker is down waits for it.
         const pending = page.evaluate(() => document.title);
         const options = await cdp.send<{ targetId: string }>('Target.createTarget', { url: `chrome-extension://${EXTENSION_ID}/options.html` });
