@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { diffOutlines, fitBudget, interactiveOnly, limitDepth } from '../../relay/src/snapshot/shaping.js';
+import { diffOutlines, fitBudget, interactiveOnly, limitDepth, outlineEntry } from '../../relay/src/snapshot/shaping.js';
 
 /** Shaping on outline text alone; the browser-side behaviour is in e2e/snapshot-shaping.test.ts. */
 
@@ -107,5 +107,14 @@ describe('the cut note', () => {
     const note = fitBudget(outline, 600).at(-1)!;
     expect(note).toMatch(/next: .*\| main \[selector=main\]|next: main \[selector=main\]/);
     expect(note).not.toMatch(/heading "Title" \[level=1\] \[selector/);
+  });
+});
+
+describe('outlineEntry', () => {
+  it('reads a line as its role, name and ref; the ref is the last one, whatever the name holds', () => {
+    expect(outlineEntry('    - button "Save [ref=e1]" [checked] [ref=e12]')).toEqual({ role: 'button', name: 'Save [ref=e1]', ref: 'e12' });
+    expect(outlineEntry('- textbox "Say \\"hi\\"" [ref=f1e3]: hello')).toEqual({ role: 'textbox', name: 'Say "hi"', ref: 'f1e3' });
+    expect(outlineEntry('  - navigation:')).toEqual({ role: 'navigation' });
+    expect(outlineEntry('[truncated at limit=5 lines]')).toBeUndefined();
   });
 });

@@ -6,6 +6,7 @@ import { BadRequestError } from '../errors.js';
 import { takeAiSnapshot } from '../snapshot/ai-snapshot.js';
 import { frameOfRef } from '../snapshot/refs.js';
 import { refBoxes } from '../snapshot/snapshot-engine.js';
+import { type OutlineEntry, outlineEntry } from '../snapshot/shaping.js';
 import { drawLabels, imageSize, type LabelBox } from '../vision/labelled-image.js';
 import { type ScreenScale, toScreen } from '../vision/screen-scale.js';
 import type { DriverTab } from './driver-tab.js';
@@ -22,17 +23,13 @@ import { captureScreen, measureScreen } from './screen-capture.js';
 
 type Request = z.output<typeof visionSchemas.labelledScreenshot>;
 
-/** A snapshot line's role, its quoted name, its ref. */
-const LINE = /^\s*- ([a-z]+)(?: ("(?:[^"\\]|\\.)*"))?.*\[ref=((?:f\d+)?e\d+)\]/;
-
 export async function labelledScreenshot(tab: DriverTab, request: Request): Promise<Omit<LabelledScreenshot, 'targetId' | 'url' | 'title'>> {
   if (request.fullPage && request.display) throw new BadRequestError('Invalid display: it sizes the screen a model sees, not a full page (give one or the other)');
   const snapshot = await takeAiSnapshot(tab.snapshots, { interactive: request.interactive });
   const listed = snapshot.text
     .split('\n')
-    .map((line) => LINE.exec(line))
-    .filter((match): match is RegExpExecArray => match !== null)
-    .map((match) => ({ role: match[1], name: match[2] ? (JSON.parse(match[2]) as string) : undefined, ref: match[3] }));
+    .map(outlineEntry)
+    .filter((entry): entry is OutlineEntry & { ref: string } => entry?.ref !== undefined);
   const boxes = await boxesOf(tab, listed.map(({ ref }) => ref));
 
   let screen: ScreenScale | undefined;

@@ -3,6 +3,7 @@ import { playwrightScript, type WrittenScript } from '../replay/playwright-scrip
 import type { ElementLocator, ScriptStep } from '../replay/script-steps.js';
 import { frameOfRef } from '../snapshot/refs.js';
 import { describeRef } from '../snapshot/snapshot-engine.js';
+import { outlineEntry } from '../snapshot/shaping.js';
 import type { DriverTab } from './driver-tab.js';
 
 /**
@@ -18,9 +19,6 @@ import type { DriverTab } from './driver-tab.js';
 
 /** The most steps kept per profile; past this the oldest go (the script says so). */
 const MAX_STEPS = 2_000;
-
-/** A snapshot line's role and quoted name. */
-const LINE = /^\s*- ([a-z]+)(?: ("(?:[^"\\]|\\.)*"))?/;
 
 export class ScriptRecorder {
   private steps: ScriptStep[] = [];
@@ -64,12 +62,11 @@ async function locatorFor(tab: DriverTab, ref: string): Promise<ElementLocator |
   const prefix = /^(f\d+)/.exec(ref)?.[1];
   if (prefix) return { by: 'css', frame: prefix };
   const line = tab.snapshots.previousOutline?.find((candidate) => candidate.includes(`[ref=${ref}]`));
-  const match = line ? LINE.exec(line) : null;
-  if (match?.[2]) {
-    const name = JSON.parse(match[2]) as string;
+  const entry = line ? outlineEntry(line) : undefined;
+  if (entry?.name) {
+    const { role, name } = entry;
     // A name the snapshot cut ends in …: matched as a prefix would be, not whole.
     const exact = !name.endsWith('…');
-    const role = match[1];
     const wanted = exact ? name : name.slice(0, -1);
     const count = await tab.page
       .getByRole(role as Parameters<typeof tab.page.getByRole>[0], { name: wanted, exact })

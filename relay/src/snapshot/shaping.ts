@@ -34,6 +34,25 @@ function parse(lines: string[]): Line[] {
   return parsed;
 }
 
+/** What one outline line says of its element: its role, and its name and ref when it has them. */
+export interface OutlineEntry {
+  role: string;
+  name?: string;
+  ref?: string;
+}
+
+const ENTRY = /^\s*- ([a-z]+)(?: ("(?:[^"\\]|\\.)*"))?/;
+/** The ref comes last on its line: the last `[ref=…]` is it, whatever the name holds. */
+const LAST_REF = /.*\[ref=((?:f\d+)?e\d+)\]/;
+
+/** A line of an outline as its parts (undefined for a note or a text line). */
+export function outlineEntry(line: string): OutlineEntry | undefined {
+  const match = ENTRY.exec(line);
+  if (!match) return undefined;
+  const ref = LAST_REF.exec(line)?.[1];
+  return { role: match[1], ...(match[2] ? { name: JSON.parse(match[2]) as string } : {}), ...(ref ? { ref } : {}) };
+}
+
 function reindent(text: string, level: number): string {
   return '  '.repeat(level) + text.trimStart();
 }
