@@ -1,6 +1,6 @@
 import type { Action } from '../api/schemas.js';
 import { playwrightScript, type WrittenScript } from '../replay/playwright-script.js';
-import type { ElementLocator, ScriptStep } from '../replay/script-steps.js';
+import { type ElementLocator, refsOf, type ScriptStep } from '../replay/script-steps.js';
 import { frameOfRef } from '../snapshot/refs.js';
 import { describeRef } from '../snapshot/snapshot-engine.js';
 import { outlineEntry } from '../snapshot/shaping.js';
@@ -34,13 +34,8 @@ export class ScriptRecorder {
 
   /** Before an act runs: a locator for each ref it names (those it could not find are left out). */
   async elementsOf(tab: DriverTab, action: Action): Promise<Record<string, ElementLocator>> {
-    const refs = new Set<string>();
-    if ('ref' in action && action.ref) refs.add(action.ref);
-    if ('startRef' in action && action.startRef) refs.add(action.startRef);
-    if ('endRef' in action && action.endRef) refs.add(action.endRef);
-    if (action.kind === 'fill') for (const field of action.fields) refs.add(field.ref);
     const elements: Record<string, ElementLocator> = {};
-    for (const ref of refs) {
+    for (const ref of refsOf(action)) {
       const found = await locatorFor(tab, ref).catch(() => undefined);
       if (found) elements[ref] = found;
     }

@@ -1,5 +1,5 @@
 import type { Action } from '../api/schemas.js';
-import type { ElementLocator, ScriptStep } from './script-steps.js';
+import { type ElementLocator, refsOf, type ScriptStep } from './script-steps.js';
 
 /**
  * A tab's or a profile's recorded steps as a Playwright test (TypeScript),
@@ -83,12 +83,7 @@ export function playwrightScript(steps: ScriptStep[], title: string, header: str
 
 /** One act as lines of the test, or the reason it is not written out. */
 function actLines(page: string, action: Action, elements: Record<string, ElementLocator>, typedAs: 'keys' | undefined, textOf: (text: string) => string): string[] | string {
-  const refs = [
-    'ref' in action ? action.ref : undefined,
-    'startRef' in action ? action.startRef : undefined,
-    'endRef' in action ? action.endRef : undefined,
-    ...(action.kind === 'fill' ? action.fields.map((field) => field.ref) : []),
-  ].filter((ref): ref is string => ref !== undefined);
+  const refs = refsOf(action);
   for (const ref of refs) {
     const found = elements[ref];
     if (!found) return `${action.kind} on ${ref}: the element was gone when it ran, not written out`;

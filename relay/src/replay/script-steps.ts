@@ -21,6 +21,17 @@ export interface ElementLocator {
   frame?: string;
 }
 
+/** Every ref an act names (its target, a drag's two ends, a fill's fields), each once, in order. */
+export function refsOf(action: Action): string[] {
+  const refs = [
+    'ref' in action ? action.ref : undefined,
+    'startRef' in action ? action.startRef : undefined,
+    'endRef' in action ? action.endRef : undefined,
+    ...(action.kind === 'fill' ? action.fields.map((field) => field.ref) : []),
+  ];
+  return [...new Set(refs.filter((ref): ref is string => ref !== undefined))];
+}
+
 export type ScriptStep =
   | { kind: 'open'; tab: string; url: string }
   | { kind: 'goto'; tab: string; url: string }
