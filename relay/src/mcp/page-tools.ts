@@ -1,9 +1,7 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { z } from 'zod';
 import { schemas } from '../api/schemas.js';
 import type { NetworkBody } from '../api/responses.js';
-import { defineTool, Profile, TargetId, text, type Tool, withProfile } from './tools.js';
+import { defineTool, Profile, saveExport, TargetId, text, type Tool, withProfile } from './tools.js';
 
 /**
  * Tools most agents do without, each in a capability group that is off by
@@ -30,9 +28,7 @@ export const PAGE_TOOLS: Tool[] = [
     readOnly: false,
     run: async (api, params, session) => {
       const pdf = await withProfile(api, params).pdf(params.targetId);
-      mkdirSync(session.exportDir, { recursive: true, mode: 0o700 });
-      const path = join(session.exportDir, `${pdf.targetId.slice(0, 8)}-${Date.now()}.pdf`);
-      writeFileSync(path, Buffer.from(pdf.data, 'base64'), { mode: 0o600 });
+      const path = saveExport(session.exportDir, `${pdf.targetId.slice(0, 8)}-${Date.now()}.pdf`, Buffer.from(pdf.data, 'base64'));
       return text(`Saved ${path}`);
     },
   }),
@@ -78,9 +74,7 @@ export const PAGE_TOOLS: Tool[] = [
       if (request.action === 'script') {
         // What was done, as a test file beside the other exports.
         const written = await withProfile(api, { profile }).script({ targetId: request.targetId });
-        mkdirSync(session.exportDir, { recursive: true, mode: 0o700 });
-        const path = join(session.exportDir, `recorded-${Date.now()}.spec.ts`);
-        writeFileSync(path, written.script, { mode: 0o600 });
+        const path = saveExport(session.exportDir, `recorded-${Date.now()}.spec.ts`, written.script);
         return text([`Written: ${path} (${written.steps} steps; run it with npx playwright test)`, ...written.notes.map((note) => `- ${note}`)].join('\n'));
       }
       const answer = await withProfile(api, { profile }).record({ ...request, action: request.action });

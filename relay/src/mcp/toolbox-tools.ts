@@ -1,10 +1,10 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve, sep } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { resolve, sep } from 'node:path';
 import { z } from 'zod';
 import { EmulationSettingsSchema, toolboxSchemas } from '../api/toolbox-schemas.js';
 import type { StorageState } from '../api/toolbox-responses.js';
 import { BadRequestError } from '../errors.js';
-import { defineTool, Profile, TargetId, text, type Tool, withProfile } from './tools.js';
+import { defineTool, Profile, saveExport, TargetId, text, type Tool, withProfile } from './tools.js';
 
 /**
  * The toolbox's MCP tools (spec §16), each in a capability group that is off
@@ -167,9 +167,7 @@ export const TOOLBOX_TOOLS: Tool[] = [
           return text(`Removed ${(await toolbox.clearStorage({ targetId, kind, origin, key: params.key })).cleared} items.`);
         case 'state': {
           const { valuesHidden: _hidden, ...state } = await toolbox.storageState({ indexedDB: true });
-          mkdirSync(session.exportDir, { recursive: true, mode: 0o700 });
-          const path = params.path ? stateFile(session.exportDir, params.path) : join(session.exportDir, `storage-state-${Date.now()}.json`);
-          writeFileSync(path, JSON.stringify(state, null, 2), { mode: 0o600 });
+          const path = saveExport(session.exportDir, params.path ? stateFile(session.exportDir, params.path) : `storage-state-${Date.now()}.json`, JSON.stringify(state, null, 2));
           return text(`Saved ${path}: ${state.cookies.length} cookies (values left out), ${state.origins.length} origins.`);
         }
         case 'load-state': {

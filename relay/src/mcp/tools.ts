@@ -1,3 +1,5 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { z } from 'zod';
 import { ActionSchema, schemas, SnapshotShaping } from '../api/schemas.js';
 import type { BrowserApi } from '../api/browser-api.js';
@@ -79,6 +81,14 @@ export const TargetId = z.string().min(1).optional();
 
 export function text(value: string): ToolResult {
   return { content: [{ type: 'text', text: value }] };
+}
+
+/** Writes a file a tool answers with by path: `name` in the export folder (made 0700), readable by its owner only (0600). */
+export function saveExport(exportDir: string, name: string, data: string | Buffer): string {
+  mkdirSync(exportDir, { recursive: true, mode: 0o700 });
+  const path = resolve(exportDir, name);
+  writeFileSync(path, data, { mode: 0o600 });
+  return path;
 }
 
 export function withProfile(api: BrowserApi, params: { profile?: string }): BrowserApi {
