@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
 import { BadRequestError } from '../errors.js';
+import { labelLine } from '../mcp/vision-tools.js';
 import { BrowserClient } from '../client/browser-client.js';
 import { withProgress } from './progress.js';
 
@@ -141,7 +142,7 @@ export function addBrowserCommands(program: Command, client: () => BrowserClient
         const path = resolve(options.out ?? `screenshot-${Date.now()}.${shot.type}`);
         writeFileSync(path, Buffer.from(shot.data, 'base64'));
         const { data: _image, ...described } = shot;
-        print({ path, ...described }, () => [path, ...shot.labels.map((label) => `${label.label} ${label.role}${label.name ? ` ${JSON.stringify(label.name)}` : ''}`)].join('\n'));
+        print({ path, ...described }, () => [path, ...shot.labels.map(labelLine)].join('\n'));
         return;
       }
       const shot = await client().screenshot({ targetId: options.target, fullPage: options.fullPage, element: options.element, type: options.type });

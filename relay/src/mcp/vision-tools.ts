@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ComputerResult } from '../api/vision-responses.js';
+import type { ComputerResult, ScreenLabel } from '../api/vision-responses.js';
 import { ANTHROPIC_ACTIONS } from '../api/vision-schemas.js';
 import { defineTool, Profile, TargetId, type Tool, type ToolResult, withProfile } from './tools.js';
 
@@ -20,6 +20,11 @@ function picture(answer: { data: string; mimeType: string }, lines: string[]): T
   return { content: [{ type: 'image', data: answer.data, mimeType: answer.mimeType }, { type: 'text', text: lines.join('\n') }] };
 }
 
+/** A label as one line for a reader: `12 button "Submit"` (the number is the ref). */
+export function labelLine(label: ScreenLabel): string {
+  return `${label.label} ${label.role}${label.name ? ` ${JSON.stringify(label.name)}` : ''}`;
+}
+
 function outcome(result: ComputerResult): string[] {
   const lines = [`${result.performed} done; cursor at ${result.cursor.x},${result.cursor.y}; screen ${result.screenshot?.width ?? result.display.width}×${result.screenshot?.height ?? result.display.height}`];
   if (result.url === undefined) lines.push('The tab closed.');
@@ -37,7 +42,7 @@ export const VISION_TOOLS: Tool[] = [
     readOnly: true,
     run: async (api, { profile, ...request }) => {
       const shot = await withProfile(api, { profile }).vision.labelledScreenshot({ ...request, type: 'jpeg', quality: 80 });
-      const labels = shot.labels.map((label) => `${label.label} ${label.role}${label.name ? ` ${JSON.stringify(label.name)}` : ''}`);
+      const labels = shot.labels.map(labelLine);
       return picture(shot, [...labels, ...(shot.notShown ? [`(${shot.notShown} more off screen)`] : [])]);
     },
   }),
