@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumPath } from '../harness/chromium.js';
-import { startPackageSite, startSwaggerUi } from '../harness/package-site.js';
+import { petsApi, startPackageSite, startSwaggerUi } from '../harness/package-site.js';
 import { refOf } from '../harness/refs.js';
 import { type ControlEnv, startControlEnv } from './control-env.js';
 
@@ -29,13 +29,7 @@ let dir: string;
 
 beforeAll(async () => {
   env = await startControlEnv();
-  swagger = await startSwaggerUi((request, response, url) => {
-    if (!url.pathname.startsWith('/api/')) return false;
-    apiCalls.push(`${request.method} ${url.pathname}`);
-    const id = /^\/api\/pets\/(\w+)$/.exec(url.pathname)?.[1];
-    response.writeHead(id ? 200 : 404, { 'content-type': 'application/json' }).end(JSON.stringify(id ? { id: Number(id), name: `Rex the ${id}th` } : { error: 'no such route' }));
-    return true;
-  });
+  swagger = await startSwaggerUi(petsApi(apiCalls));
   reveal = await startPackageSite('reveal.js');
   dir = mkdtempSync(join(tmpdir(), 'clawd-script-'));
 }, 90_000);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BrowserClient, ConflictError } from '../../relay/src/client/browser-client.js';
-import { hostPage, startPackageSite, startSwaggerUi } from '../harness/package-site.js';
+import { hostPage, petsApi, startPackageSite, startSwaggerUi } from '../harness/package-site.js';
 import { refOf } from '../harness/refs.js';
 import { rejection } from '../harness/test-site.js';
 import { type ControlEnv, startControlEnv } from './control-env.js';
@@ -27,13 +27,7 @@ const apiCalls: string[] = [];
 
 beforeAll(async () => {
   env = await startControlEnv();
-  swagger = await startSwaggerUi((request, response, url) => {
-    if (!url.pathname.startsWith('/api/')) return false;
-    apiCalls.push(`${request.method} ${url.pathname}`);
-    const id = /^\/api\/pets\/(\w+)$/.exec(url.pathname)?.[1];
-    response.writeHead(id ? 200 : 404, { 'content-type': 'application/json' }).end(JSON.stringify(id ? { id: Number(id), name: `Rex the ${id}th` } : { error: 'no such route' }));
-    return true;
-  });
+  swagger = await startSwaggerUi(petsApi(apiCalls));
   reveal = await startPackageSite('reveal.js');
   widgets = await startPackageSite({ '/jquery/': 'jquery', '/select2/': 'select2', '/quill/': 'quill', '/tinymce/': 'tinymce' }, { files: { '/widgets.html': hostPage('widgets.html') } });
 }, 90_000);

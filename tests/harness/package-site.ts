@@ -73,6 +73,21 @@ export function hostPage(name: string): { type: string; body: string } {
 }
 
 /**
+ * The pets API the Swagger UI page calls (`GET /api/pets/{id}` answers a pet
+ * named after its id; anything else under /api is a 404): each call is noted
+ * in `calls` ("GET /api/pets/42"), for `startSwaggerUi`.
+ */
+export function petsApi(calls: string[]): NonNullable<PackageSiteOptions['handle']> {
+  return (request, response, url) => {
+    if (!url.pathname.startsWith('/api/')) return false;
+    calls.push(`${request.method} ${url.pathname}`);
+    const id = /^\/api\/pets\/(\w+)$/.exec(url.pathname)?.[1];
+    response.writeHead(id ? 200 : 404, { 'content-type': 'application/json' }).end(JSON.stringify(id ? { id: Number(id), name: `Rex the ${id}th` } : { error: 'no such route' }));
+    return true;
+  };
+}
+
+/**
  * Swagger UI as its users deploy it: swagger-ui-dist's own page, with its
  * configuration file pointed at our API description
  * (tests/fixtures/third-party/petstore.json, served under /api).
