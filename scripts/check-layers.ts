@@ -26,7 +26,7 @@ export const LAYERS: Record<string, string[]> = {
   driver: ['api', 'bridge', 'config', 'egress', 'jail', 'profiles', 'runtime', 'snapshot', 'vision', 'replay'],
   vault: ['api'],
   sessions: ['api', 'config', 'driver', 'egress', 'jail', 'profiles', 'vault'],
-  service: ['api', 'driver', 'runtime', 'sessions', 'vault'],
+  service: ['api', 'driver', 'replay', 'runtime', 'sessions', 'vault'],
   mcp: ['api', 'config'],
   server: ['api', 'bridge', 'config', 'driver', 'mcp', 'runtime', 'service'],
   'native-host': ['config'],

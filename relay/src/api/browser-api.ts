@@ -22,9 +22,9 @@ import type { HandoffAnswer } from './session-responses.js';
 /** `GET /snapshot`'s query: the tab, the format, and the shaping options (SnapshotShaping). */
 export type SnapshotRequest = Omit<RequestOf<'snapshotQuery'>, 'profile'>;
 
-/** `browser_record` (MCP): the network log, a HAR of it, a trace (service/recording-service.ts). */
+/** `browser_record` (MCP): the network log, a HAR of it, a trace (service/recording-service.ts), a film (film-service.ts). */
 export interface RecordRequest {
-  action: 'network-start' | 'network-stop' | 'network' | 'body' | 'request-body' | 'har' | 'trace-start' | 'trace-stop';
+  action: 'network-start' | 'network-stop' | 'network' | 'body' | 'request-body' | 'har' | 'trace-start' | 'trace-stop' | 'video-start' | 'video-stop';
   targetId?: string;
   /** `body`, `request-body`: the request's id in the log. */
   id?: number;
@@ -35,8 +35,10 @@ export interface RecordRequest {
   limit?: number;
   /** `har`: every recorded tab of the profile. */
   all?: boolean;
-  /** `har`, `trace-stop`: keep the file after a task session ends. */
+  /** `har`, `trace-stop`, `video-stop`: keep the file after a task session ends. */
   keep?: boolean;
+  /** `video-start`: WebM (the default) or MP4. */
+  format?: 'webm' | 'mp4';
 }
 
 export interface HandoffWaitOptions {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FilmSchema, FilmStartedSchema } from './replay-schemas.js';
 
 /**
  * What the control API answers about browsers, tabs and pages, as zod
@@ -206,6 +207,8 @@ export const RecordingAnswerSchema = z.object({
   bound: z.string().optional().describe('Set when the trace had stopped itself at its time bound before /trace/stop asked'),
   entries: z.number().int().optional().describe('POST /network/har: how many requests the HAR holds'),
   actionsPath: z.string().optional().describe('POST /trace/stop: the actions taken during the trace (JSON Lines)'),
+  filming: FilmStartedSchema.optional().describe('video-start (MCP): the film begun'),
+  film: FilmSchema.optional().describe('video-stop (MCP): the film made'),
 });
 export type RecordingAnswer = z.infer<typeof RecordingAnswerSchema>;
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ActionSchema, schemas } from './schemas.js';
 import { TOOLBOX_ROUTES } from './toolbox-routes.js';
 import { VISION_ROUTES } from './vision-routes.js';
+import { REPLAY_ROUTES } from './replay-routes.js';
 import {
   ActionResultSchema,
   PageTextSchema,
@@ -50,7 +51,7 @@ export type ErrorStatus = 400 | 403 | 404 | 409 | 410 | 413 | 429 | 503 | 504;
 
 /** An answer that is not JSON: an image, a page, a stream. */
 export interface MediaAnswer {
-  media: 'image/jpeg' | 'text/html' | 'multipart/x-mixed-replace' | 'text/event-stream' | 'redirect';
+  media: 'image/jpeg' | 'text/html' | 'multipart/x-mixed-replace' | 'text/event-stream' | 'video/*' | 'redirect';
   description: string;
 }
 
@@ -208,6 +209,7 @@ export const ROUTES = {
   },
   // ---- labelled screenshots and computer use (vision-routes.ts)
   ...VISION_ROUTES,
+  ...REPLAY_ROUTES,
   // ---- emulation, network routes, init scripts, storage (toolbox-routes.ts)
   ...TOOLBOX_ROUTES,
   // ---- task sessions, grants, the vault

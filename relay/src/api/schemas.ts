@@ -4,6 +4,7 @@ import { ACTION_KINDS } from './responses.js';
 import { AUDIT_EVENT_KINDS } from './session-responses.js';
 import { toolboxSchemas } from './toolbox-schemas.js';
 import { visionSchemas } from './vision-schemas.js';
+import { replaySchemas } from './replay-schemas.js';
 
 /** A profile colour, in config.json and in `POST /profiles/create` alike. */
 export const HexColor = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour like #FF4500');
@@ -162,7 +163,7 @@ export const schemas = {
     tenant: Tenant.optional(),
     domains: z.array(Domain).max(50).optional(),
     grant: z.string().min(1).max(4096).optional(),
-    record: z.enum(['off', 'transient', 'audit']).optional(),
+    record: z.enum(['off', 'transient', 'audit', 'video']).optional(),
     /** Seconds. */
     ttl: z.number().int().min(10).max(7 * 24 * 3600).optional(),
     /** This machine, or the configured Selenium Grid (config grid; its `default` decides when left out). */
@@ -250,6 +251,8 @@ export const schemas = {
   ...toolboxSchemas,
   // Labelled screenshots and computer use (vision-schemas.ts).
   ...visionSchemas,
+  // Films (replay-schemas.ts).
+  ...replaySchemas,
 };
 
 /** What a caller may send: the schemas' input types (defaults still optional). */

@@ -10,7 +10,7 @@ import { z } from 'zod';
 export const CredentialModeSchema = z.enum(['clean', 'operator']);
 export type CredentialMode = z.infer<typeof CredentialModeSchema>;
 /** What a session keeps of its actions: nothing, screenshots removed with it, or kept for the audit. */
-export const RecordModeSchema = z.enum(['off', 'transient', 'audit']);
+export const RecordModeSchema = z.enum(['off', 'transient', 'audit', 'video']);
 export type RecordMode = z.infer<typeof RecordModeSchema>;
 
 export const AUDIT_EVENT_KINDS = [

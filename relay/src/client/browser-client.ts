@@ -3,6 +3,7 @@ import type { ToolboxApi } from '../api/toolbox-api.js';
 import { toolboxClient } from './toolbox-client.js';
 import type { VisionApi } from '../api/vision-api.js';
 import { visionClient } from './vision-client.js';
+import { type VideoClient, videoClient } from './video-client.js';
 import { controlUrlFor } from '../config/server-record.js';
 import { clawdHome, readToken } from '../config/state-dir.js';
 import { BadRequestError, type ClawdError, errorFromBody, TimeoutError, UnavailableError } from '../errors.js';
@@ -48,6 +49,8 @@ export class BrowserClient implements BrowserApi {
   readonly toolbox: ToolboxApi = toolboxClient((method, path, body, query) => this.call(method, path, body, query));
   /** Labelled screenshots and computer use (vision-client.ts). */
   readonly vision: VisionApi = visionClient((method, path, body, query) => this.call(method, path, body, query));
+  /** Films of a tab or of the whole profile (video-client.ts). */
+  readonly video: VideoClient = videoClient((method, path, body, query) => this.call(method, path, body, query));
 
   constructor(private readonly options: BrowserClientOptions) {}
 
@@ -303,6 +306,10 @@ export class BrowserClient implements BrowserApi {
         return this.traceStart();
       case 'trace-stop':
         return this.traceStop({ keep: request.keep });
+      case 'video-start':
+        return { filming: await this.video.start({ targetId: request.targetId, format: request.format }) };
+      case 'video-stop':
+        return { film: await this.video.stop({ keep: request.keep }) };
     }
   }
 

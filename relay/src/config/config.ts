@@ -118,14 +118,17 @@ export const ConfigSchema = z.strictObject({
     })
     .optional(),
   /**
-   * Recordings (service/recording-service.ts) are bounded: a trace stops
-   * itself after traceMaxMinutes, and a new HAR or trace is refused while a
-   * profile's recordings take maxMiB or more.
+   * Recordings (service/recording-service.ts, film-service.ts) are bounded:
+   * a trace stops itself after traceMaxMinutes, a new HAR, trace or film is
+   * refused while a profile's recordings take maxMiB or more, and a film
+   * stops growing when it would pass it. Films are made with ffmpeg: this
+   * path, else the first on PATH.
    */
   recordings: z
     .strictObject({
       traceMaxMinutes: z.number().min(0.01).max(240).default(10),
       maxMiB: z.number().int().min(1).max(1_000_000).default(512),
+      ffmpeg: z.string().min(1).optional(),
     })
     .prefault({}),
   /** Which URLs tabs may be sent to, on every profile (runtime/url-policy.ts); none by default. */

@@ -54,6 +54,7 @@ async function runStep(tab: DriverTab, step: ComputerStep, screen: ScreenScale, 
     const to = toPage(screen, point);
     await page.mouse.move(to.x, to.y, { steps });
     cursors.set(tab, to);
+    tab.markPointer('move', to);
   };
   switch (step.kind) {
     case 'move':
@@ -65,10 +66,12 @@ async function runStep(tab: DriverTab, step: ComputerStep, screen: ScreenScale, 
       });
     case 'button':
       await moveTo(step.at);
+      if (step.down) tab.markPointer('press', cursorOf(tab));
       return step.down ? page.mouse.down() : page.mouse.up();
     case 'drag':
       return holding(page, step.hold, async () => {
         await moveTo(step.path[0]);
+        tab.markPointer('press', cursorOf(tab));
         await page.mouse.down();
         for (const point of step.path.slice(1)) await moveTo(point, DRAG_STEPS);
         await page.mouse.up();
@@ -100,6 +103,7 @@ async function runStep(tab: DriverTab, step: ComputerStep, screen: ScreenScale, 
 
 /** A click where the mouse is; back and forward (which Playwright's mouse lacks) go as CDP input. */
 async function clickHere(tab: DriverTab, button: MouseButton, count: number): Promise<void> {
+  tab.markPointer('press', cursorOf(tab));
   if (button !== 'back' && button !== 'forward') return tab.page.mouse.click(cursorOf(tab).x, cursorOf(tab).y, { button, clickCount: count });
   const session = await tab.cdp();
   const { x, y } = cursorOf(tab);

@@ -17,6 +17,12 @@ import { TabSecrets } from './tab-secrets.js';
 /** Events waiting for the tab's next action; past this, the oldest go. */
 const MAX_PENDING_EVENTS = 20;
 
+/** The mouse moved or pressed at a CSS point of the page: what a film of the tab draws (film-recorder.ts). */
+export interface PointerMark {
+  kind: 'move' | 'press';
+  point: { x: number; y: number };
+}
+
 interface DialogAnswer {
   accept: boolean;
   promptText?: string;
@@ -40,6 +46,8 @@ export class DriverTab {
   readonly secrets: TabSecrets;
   /** Its emulation: its own settings, and how they are put in place (tab-emulation.ts). */
   readonly emulation = new TabEmulation(this);
+  /** Told where the mouse goes while a film is made of the tab (film-recorder.ts); unset otherwise. */
+  pointerMarks: ((mark: PointerMark) => void) | undefined;
   /** A request has driven the tab (it was once the tab a request without targetId means). */
   used = false;
   private id: string | undefined;
@@ -112,6 +120,22 @@ export class DriverTab {
   /** The tab's live view, shared by its viewers (screencast.ts). */
   screencast(): TabScreencast {
     return (this.cast ??= new TabScreencast(this.page));
+  }
+
+  /** The mouse went to (or pressed at) a CSS point: drawn in a film of the tab, if one is made. */
+  markPointer(kind: PointerMark['kind'], point: { x: number; y: number }): void {
+    this.pointerMarks?.({ kind, point });
+  }
+
+  /**
+   * The mouse is about to go to an element's middle (an act by ref): found
+   * only while a film is made, scrolled into view first as the act will.
+   */
+  async markElement(kind: PointerMark['kind'], element: ElementHandle): Promise<void> {
+    if (!this.pointerMarks) return;
+    await element.scrollIntoViewIfNeeded({ timeout: 2000 }).catch(() => {});
+    const box = await element.boundingBox().catch(() => null);
+    if (box) this.markPointer(kind, { x: box.x + box.width / 2, y: box.y + box.height / 2 });
   }
 
   noteEvent(event: string): void {

@@ -31,9 +31,13 @@ export async function performAction(tab: DriverTab, action: Action, signal?: Abo
       const options = { button: action.button, clickCount: action.double ? 2 : 1, modifiers: action.modifiers };
       if (action.ref !== undefined) {
         const element = await pointerTarget(await tab.element(action.ref));
+        await tab.markElement('press', element);
         await actionable(action.ref, element, (within) => element.click({ ...options, timeout: within }));
       }
-      else await withModifiers(page, action.modifiers, () => page.mouse.click(action.x!, action.y!, options));
+      else {
+        tab.markPointer('press', { x: action.x!, y: action.y! });
+        await withModifiers(page, action.modifiers, () => page.mouse.click(action.x!, action.y!, options));
+      }
       return {};
     }
     case 'type': {
@@ -48,10 +52,12 @@ export async function performAction(tab: DriverTab, action: Action, signal?: Abo
       return {};
     case 'hover': {
       const element = await tab.element(action.ref);
+      await tab.markElement('move', element);
       await actionable(action.ref, element, (within) => element.hover({ timeout: within }));
       return {};
     }
     case 'move':
+      tab.markPointer('move', action);
       await page.mouse.move(action.x, action.y);
       return {};
     case 'drag': {
@@ -59,14 +65,19 @@ export async function performAction(tab: DriverTab, action: Action, signal?: Abo
         action.startRef !== undefined
           ? [await centreOf(await tab.element(action.startRef)), await centreOf(await tab.element(action.endRef!))]
           : [{ x: action.x!, y: action.y! }, { x: action.endX!, y: action.endY! }];
+      tab.markPointer('press', from);
       await page.mouse.move(from.x, from.y);
       await page.mouse.down();
       await page.mouse.move(to.x, to.y, { steps: DRAG_STEPS });
       await page.mouse.up();
+      tab.markPointer('move', to);
       return {};
     }
     case 'scroll':
-      if (action.x !== undefined && action.y !== undefined) await page.mouse.move(action.x, action.y);
+      if (action.x !== undefined && action.y !== undefined) {
+        tab.markPointer('move', { x: action.x, y: action.y });
+        await page.mouse.move(action.x, action.y);
+      }
       await page.mouse.wheel(action.deltaX, action.deltaY);
       return {};
     case 'select': {

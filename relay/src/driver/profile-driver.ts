@@ -28,6 +28,7 @@ import { TabRegistry } from './tab-registry.js';
 import { ProfileToolbox } from './profile-toolbox.js';
 import { ProfileVision } from './profile-vision.js';
 import { ScriptRecorder } from './script-recorder.js';
+import { ProfileFilm } from './profile-film.js';
 import { screenshotOf, thumbnailOf } from './page-captures.js';
 import { type SecretOpener, secretNames, withSecrets } from './secret-typing.js';
 
@@ -70,6 +71,8 @@ export class ProfileDriver {
   readonly vision: ProfileVision;
   /** What its tabs did, for `GET /script` (script-recorder.ts). */
   readonly script = new ScriptRecorder();
+  /** Its film, when one is made (profile-film.ts). */
+  readonly film: ProfileFilm;
   /** Read at each use, so config edits apply at once. */
   private readonly urlPolicy = () => this.policy().urlPolicy;
 
@@ -94,6 +97,7 @@ export class ProfileDriver {
       policy: () => this.policy(),
       tabOf: (page) => this.registry.tabOf(page),
     });
+    this.film = new ProfileFilm(profile.name, () => this.registry.find(undefined));
     this.vision = new ProfileVision({
       tab: (targetId) => this.tab(targetId),
       guard: (tab) => this.guard(tab),
@@ -206,6 +210,7 @@ export class ProfileDriver {
     await this.checkUrl(url);
     const context = await abortable(this.context(), signal);
     const tab = this.registry.tabOf(this.takeWarmPage() ?? (await context.newPage()));
+    await this.film.follow(tab);
     // The profile's emulation is on the tab before its first page loads.
     await this.toolbox.settle(tab);
     if (url && url !== 'about:blank') await this.goto(tab, url, signal);
@@ -385,7 +390,7 @@ export class ProfileDriver {
   /** `POST /screencast/input`: a person's click, scroll or keys from the live view, sent to the tab as input events. */
   async viewInput(input: z.output<typeof schemas.viewInput>): Promise<{ targetId: string; kind: string; url: string }> {
     const tab = await this.tab(input.targetId);
-    await sendViewInput(tab.page, input);
+    await sendViewInput(tab, input);
     return { targetId: await tab.targetId(), kind: input.type, url: tab.page.url() };
   }
 
@@ -425,9 +430,11 @@ export class ProfileDriver {
     return (await this.tab(targetId)).page;
   }
 
-  /** The tab a request means, as page() says. */
-  private tab(targetId?: string): Promise<DriverTab> {
-    return this.registry.find(targetId);
+  /** The tab a request means, as page() says (a film of the whole profile follows it). */
+  private async tab(targetId?: string): Promise<DriverTab> {
+    const tab = await this.registry.find(targetId);
+    await this.film.follow(tab);
+    return tab;
   }
 
   private use(tab: DriverTab): Promise<Tab> {

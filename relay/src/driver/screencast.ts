@@ -22,6 +22,8 @@ export interface Frame {
   jpeg: Buffer;
   /** When Chrome captured it (ms since the epoch), for latency figures. */
   capturedAt: number;
+  /** The page's width in CSS pixels the frame shows (a film places the pointer with it). */
+  cssWidth?: number;
 }
 
 export type Viewer = (frame: Frame) => void;
@@ -31,6 +33,7 @@ export class TabScreencast {
   private session: CDPSession | undefined;
   private starting: Promise<void> | undefined;
   private lastData = '';
+  private lastCssWidth: number | undefined;
   private lastSentAt = 0;
   private lastAckAt = 0;
   private pending: Frame | undefined;
@@ -56,7 +59,7 @@ export class TabScreencast {
       throw error;
     }
     // A late joiner sees the page at once, not at its next repaint.
-    if (this.lastData) viewer({ jpeg: Buffer.from(this.lastData, 'base64'), capturedAt: Date.now() });
+    if (this.lastData) viewer({ jpeg: Buffer.from(this.lastData, 'base64'), capturedAt: Date.now(), cssWidth: this.lastCssWidth });
     let stopped = false;
     return async () => {
       if (stopped) return;
@@ -80,8 +83,9 @@ export class TabScreencast {
       this.counts.received++;
       if (event.data === this.lastData) return;
       this.lastData = event.data;
+      this.lastCssWidth = event.metadata.deviceWidth;
       const capturedAt = event.metadata.timestamp ? event.metadata.timestamp * 1000 : Date.now();
-      this.offer({ jpeg: Buffer.from(event.data, 'base64'), capturedAt });
+      this.offer({ jpeg: Buffer.from(event.data, 'base64'), capturedAt, cssWidth: event.metadata.deviceWidth });
     });
     await session.send('Page.startScreencast', { format: 'jpeg', quality: QUALITY, maxWidth: MAX_WIDTH, maxHeight: MAX_HEIGHT, everyNthFrame: 1 });
   }

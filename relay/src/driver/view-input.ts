@@ -1,14 +1,15 @@
-import type { Page } from 'playwright-core';
 import type { z } from 'zod';
 import type { schemas } from '../api/schemas.js';
 import { BadRequestError } from '../errors.js';
+import type { DriverTab } from './driver-tab.js';
 
 /**
  * `POST /screencast/input`: a person's click, scroll or keys from the live
  * view, sent to the tab as input events. Positions come as fractions of the
  * view, so they mean the same spot whatever size the viewer shows it at.
  */
-export async function sendViewInput(page: Page, input: z.output<typeof schemas.viewInput>): Promise<void> {
+export async function sendViewInput(tab: DriverTab, input: z.output<typeof schemas.viewInput>): Promise<void> {
+  const { page } = tab;
   const size = page.viewportSize() ?? (await page.evaluate(() => ({ width: innerWidth, height: innerHeight })));
   const at = () => {
     if (input.x === undefined || input.y === undefined) throw new BadRequestError(`${input.type} needs x and y (fractions of the view)`);
@@ -17,11 +18,13 @@ export async function sendViewInput(page: Page, input: z.output<typeof schemas.v
   switch (input.type) {
     case 'click': {
       const { x, y } = at();
+      tab.markPointer('press', { x, y });
       await page.mouse.click(x, y, { button: input.button });
       break;
     }
     case 'move': {
       const { x, y } = at();
+      tab.markPointer('move', { x, y });
       await page.mouse.move(x, y);
       break;
     }

@@ -58,11 +58,11 @@ export const PAGE_TOOLS: Tool[] = [
   defineTool({
     name: 'browser_record',
     group: 'recording',
-    description: 'Network log (start; list by url, status 4xx, type fetch; body/request-body of #id), har, trace, script (a Playwright test of what was done).',
+    description: 'Network log (start; list by url, status 4xx, type fetch; body/request-body of #id), har, trace, video (a film with pointer and chapters; targetId: one tab), script (a Playwright test of what was done).',
     input: z.object({
       profile: Profile,
       targetId: TargetId,
-      action: z.enum(['network-start', 'network-stop', 'network', 'body', 'request-body', 'har', 'trace-start', 'trace-stop', 'script']),
+      action: z.enum(['network-start', 'network-stop', 'network', 'body', 'request-body', 'har', 'trace-start', 'trace-stop', 'video-start', 'video-stop', 'script']),
       id: z.number().int().positive().optional(),
       url: z.string().optional(),
       status: z.string().optional(),
@@ -78,6 +78,8 @@ export const PAGE_TOOLS: Tool[] = [
         return text([`Written: ${path} (${written.steps} steps; run it with npx playwright test)`, ...written.notes.map((note) => `- ${note}`)].join('\n'));
       }
       const answer = await withProfile(api, { profile }).record({ ...request, action: request.action });
+      if (answer.filming) return text(`Filming ${answer.filming.targetId ? `tab ${answer.filming.targetId}` : 'every tab this profile uses'} since ${answer.filming.since}.`);
+      if (answer.film) return text(`Written: ${answer.film.path} (${(answer.film.durationMs / 1000).toFixed(1)} s, ${answer.film.chapters.length} chapters)`);
       if (answer.path) return text(`Written: ${answer.path}`);
       if (answer.body) return text(bodyText(answer.body));
       if (answer.tracing !== undefined) return text(answer.tracing ? 'Tracing the browser context.' : 'Trace stopped.');

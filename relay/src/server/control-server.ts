@@ -9,7 +9,8 @@ import { listen } from './listen.js';
 import { asHttpFailure, sendError, stackFrames } from './http-errors.js';
 import { checkHostAndOrigin, checkRequest, guardFor, isLoopbackHost, refusal } from './request-guard.js';
 import { EventStreams } from './event-stream.js';
-import { RecordingService } from '../service/recording-service.js';
+import { type RecordingHome, RecordingService } from '../service/recording-service.js';
+import { FilmService } from '../service/film-service.js';
 import { PACKAGE_VERSION } from '../config/package-root.js';
 import { join } from 'node:path';
 import { DashboardAuth } from './dashboard-auth.js';
@@ -135,16 +136,15 @@ export async function startControlServer(options: ControlServerOptions): Promise
   app.use(express.json({ limit: LIMITS.controlBodyBytes }));
 
   // The work is the service's (service/control-service.ts); a route parses, calls, answers.
-  const recordings = new RecordingService(
-    manager,
-    {
-      dirFor: (profile, kept) => join(options.recordingsDir, ...(kept ? ['kept'] : []), profile),
-      actionsSince: (profile, since) => options.actionLog.recent({ profile, limit: 1000 }).filter((action) => action.time >= since),
-    },
-    PACKAGE_VERSION,
-  );
+  const recordingHome: RecordingHome = {
+    dirFor: (profile, kept) => join(options.recordingsDir, ...(kept ? ['kept'] : []), profile),
+    actionsSince: (profile, since) => options.actionLog.recent({ profile, limit: 1000 }).filter((action) => action.time >= since),
+  };
+  const recordings = new RecordingService(manager, recordingHome, PACKAGE_VERSION);
+  const films = new FilmService(manager, recordingHome);
+  sessions.filmWith(films.sessionFilms());
   const handoffLink = (host = `127.0.0.1:${port}`) => (handoff: HandoffScope) => `http://${host}/handoff/${handoff.id}/open?code=${handoffAccess.newCode(handoff)}`;
-  const service = new ControlService(manager, sessions, options.actionLog, recordings, options.credentials.audit, handoffLink);
+  const service = new ControlService(manager, sessions, options.actionLog, recordings, films, options.credentials.audit, handoffLink);
   const credentials = new CredentialService(options.credentials, manager, options.actionLog);
   const tellChrome = options.credentials.noticeHandoff;
   if (tellChrome) service.handoffs.onExtensionHandoff(tellChrome);
@@ -203,6 +203,13 @@ export async function startControlServer(options: ControlServerOptions): Promise
   routes.json('POST /network/har', ({ query, body, request }) => recordings.har(query.profile, body, secretsRefusal(request)));
   routes.json('POST /trace/start', ({ query }) => recordings.traceStart(query.profile));
   routes.json('POST /trace/stop', ({ query, body }) => recordings.traceStop(query.profile, body));
+  routes.json('POST /video/start', ({ query, body }) => films.start(query.profile, body));
+  routes.json('POST /video/stop', ({ query, body }) => films.stop(query.profile, body));
+  routes.json('GET /videos', ({ query }) => films.list(query.profile));
+  /** A film's bytes, with ranges (send's own), so a player seeks without fetching the whole film. */
+  routes.media('GET /videos/file', ({ query: { profile, name } }, response) => {
+    response.set('cache-control', 'no-store').sendFile(films.file(profile, name), { dotfiles: 'deny' });
+  });
   routes.json('GET /actions', ({ query }) => service.actions(query));
 
   // ---- for agents that look: labelled screenshots, computer use -------------------

@@ -32,8 +32,8 @@ const SESSION_ROUTES: Array<[string, RegExp]> = [
   ['POST', /^\/hooks\/(file-chooser|dialog)$/],
   ['POST', /^\/screencast\/input$/],
   // Its own record (credential headers stay redacted: those are the token's holder's).
-  ['POST', /^\/(network\/record|network\/har|trace\/start|trace\/stop)$/],
-  ['GET', /^\/(network|network\/body|script)$/],
+  ['POST', /^\/(network\/record|network\/har|trace\/start|trace\/stop|video\/start|video\/stop)$/],
+  ['GET', /^\/(network|network\/body|script|videos|videos\/file)$/],
 ];
 
 const REACH = "A task session's key reaches its own session's browser routes and /mcp only";

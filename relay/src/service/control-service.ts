@@ -10,6 +10,7 @@ import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '.
 import type { ActionLog, Actor } from '../runtime/action-log.js';
 import { abortable, runOperation } from '../runtime/operation.js';
 import type { TaskSessions } from '../sessions/task-sessions.js';
+import type { FilmService } from './film-service.js';
 import type { RecordingService } from './recording-service.js';
 import { describeIssues } from '../validation.js';
 import { secretNames } from '../driver/secret-typing.js';
@@ -57,6 +58,8 @@ export class ControlService {
     readonly actionLog: ActionLog,
     /** The network log, HAR and traces (recording-service.ts). */
     readonly recordings: RecordingService,
+    /** Films (film-service.ts). */
+    readonly films: FilmService,
     audit: AuditLog,
     /**
      * A person's one-time link to a hand-off: the server makes it, since it
@@ -91,6 +94,10 @@ export class ControlService {
         return this.recordings.traceStart(profile);
       case 'trace-stop':
         return this.recordings.traceStop(profile, { keep: request.keep });
+      case 'video-start':
+        return { filming: await this.films.start(profile, validated(schemas.videoStart, { targetId: request.targetId, format: request.format }, 'arguments')) };
+      case 'video-stop':
+        return { film: await this.films.stop(profile, { keep: request.keep }) };
     }
   }
 

@@ -1,11 +1,13 @@
-import { chmodSync, mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { z } from 'zod';
 import type { NetworkEntry, RecordingAnswer } from '../api/responses.js';
 import type { schemas } from '../api/schemas.js';
+import type { ActionRecord } from '../api/session-responses.js';
 import type { ProfileManager } from '../driver/profile-manager.js';
 import { redact, toHar } from '../driver/network-log.js';
-import { BadRequestError, ConflictError, ForbiddenError, TooManyError } from '../errors.js';
+import { BadRequestError, ConflictError, ForbiddenError } from '../errors.js';
+import { roomLeft } from './recording-room.js';
 
 /**
  * A record of what happened (issue 22), for HTTP and MCP alike: a tab's
@@ -23,7 +25,7 @@ export interface RecordingHome {
   /** Where a profile's recordings go; `kept` ones outlive a task session. */
   dirFor(profile: string, kept: boolean): string;
   /** The action log's entries of a profile since a time: written beside its trace. */
-  actionsSince(profile: string, since: string): unknown[];
+  actionsSince(profile: string, since: string): ActionRecord[];
 }
 
 type TraceWritten = RecordingAnswer & { path: string; actionsPath: string };
@@ -146,12 +148,7 @@ export class RecordingService {
 
   /** Refuses a new recording while the profile's recordings (kept or not) take their bound. */
   private checkRoom(name: string): void {
-    const { maxMiB } = this.limits();
-    const used = [false, true].reduce((sum, kept) => sum + bytesIn(this.home.dirFor(name, kept)), 0);
-    if (used >= maxMiB * 1024 * 1024)
-      throw new TooManyError(
-        `The recordings of ${name} take ${(used / 1024 / 1024).toFixed(1)} MiB, at their bound of ${maxMiB} MiB (config recordings.maxMiB): remove some from ${this.home.dirFor(name, false)} or ${this.home.dirFor(name, true)}`,
-      );
+    roomLeft(name, [this.home.dirFor(name, false), this.home.dirFor(name, true)], this.limits().maxMiB);
   }
 
   private path(profile: string, kept: boolean, extension: string): string {
@@ -165,15 +162,4 @@ export class RecordingService {
     writeFileSync(path, content, { mode: 0o600 });
     return path;
   }
-}
-
-/** The bytes of the files in a folder (recordings are flat: no subfolders). */
-function bytesIn(dir: string): number {
-  let entries: string[];
-  try {
-    entries = readdirSync(dir);
-  } catch {
-    return 0;
-  }
-  return entries.reduce((sum, entry) => sum + (statSync(join(dir, entry), { throwIfNoEntry: false })?.size ?? 0), 0);
 }

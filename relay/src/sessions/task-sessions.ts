@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { CredentialMode, RecordMode, SessionInfo, SpareCounts } from '../api/session-responses.js';
 import type { ProfileDriver } from '../driver/profile-driver.js';
 import type { ProfileManager } from '../driver/profile-manager.js';
-import { BadRequestError, type ClawdError, DisabledError, ForbiddenError, GoneError, NotFoundError, TooManyError } from '../errors.js';
+import { BadRequestError, type ClawdError, DisabledError, ForbiddenError, GoneError, NotFoundError, TooManyError, UnavailableError } from '../errors.js';
 import type { GridEndpoint } from '../driver/grid-endpoint.js';
 import { type GridSettings, gridName } from '../profiles/grid-session.js';
 import type { Logger } from '../log.js';
@@ -49,6 +49,12 @@ export interface SessionRequest {
   /** Seconds. */
   ttl?: number;
   place?: 'local' | 'grid';
+}
+
+/** Films of sessions opened with `record: "video"` (service/film-service.ts): begun at the start, made and kept at the end. */
+export interface SessionFilms {
+  start(profile: string): Promise<void>;
+  finish(profile: string): Promise<void>;
 }
 
 interface Session {
@@ -99,6 +105,7 @@ export class TaskSessions {
    * cookies come only at hand-over.
    */
   private readonly spares: SparePool<Prepared>;
+  private films: SessionFilms | undefined;
 
   constructor(
     private readonly home: string,
@@ -121,6 +128,11 @@ export class TaskSessions {
       discard: (prepared) => this.discard(prepared),
       onFailure: (error) => this.deps.log.warn(`a spare session browser failed to start: ${error.message}`),
     });
+  }
+
+  /** Who makes the films of `record: "video"` sessions (the server, once its services exist). */
+  filmWith(films: SessionFilms): void {
+    this.films = films;
   }
 
   get root(): string {
@@ -228,6 +240,10 @@ export class TaskSessions {
         void this.close(id, why, new GoneError(`Task session ${id} was ${why}; it has been reaped`, { next: 'open-session', session: id })).catch(() => {});
       };
     try {
+      if (record === 'video') {
+        if (!this.films) throw new UnavailableError('This server makes no films: record "video" is not available here');
+        await this.films.start(driver.profile.name);
+      }
       if (request.credential_mode === 'operator' && !options.refresh) await lendLogin(driver, info, this.deps);
     } catch (error) {
       await this.close(id, 'failed to start').catch(() => {});
@@ -321,6 +337,9 @@ export class TaskSessions {
     this.liveKeys.delete(keyDigest(session.key));
     this.endedKeys.set(keyDigest(session.key), { id, at: new Date().toISOString(), ...(endedBy ? { why: endedBy.message } : {}) });
     if (this.endedKeys.size > ENDED_KEYS_REMEMBERED) this.endedKeys.delete(this.endedKeys.keys().next().value!);
+    // Its film is made and kept before the browser goes (a film that cannot be made is logged, and the session still ends).
+    if (session.info.record === 'video' && this.films)
+      await this.films.finish(session.driver.profile.name).catch((error: Error) => this.deps.log.warn(`the film of task session ${id} was not made: ${error.message}`));
     // Remembered by the manager, so a late caller hears that it ended, not that it never was.
     await this.deps.manager.release(session.driver, ended);
     const dataDir = session.isolation?.dataDir ?? session.dir;
