@@ -60,6 +60,8 @@ describe('clawd-browser doctor', () => {
     expect(byName.server).toMatchObject({ verdict: 'warn', fix: expect.stringContaining('clawd-browser serve') });
     expect(byName['native host']).toMatchObject({ verdict: 'warn', fix: expect.stringContaining('install-native-host') });
     expect(byName.jails.verdict).toMatch(/ok|warn/);
+    // Films: ffmpeg named with its version (the machine has it: .ci/run installs it).
+    expect(byName.films).toMatchObject({ verdict: 'ok', detail: expect.stringMatching(/ffmpeg.*\(ffmpeg version /) });
     // The human form: one line per check, each problem followed by its fix.
     const human = await doctor(env);
     expect(human.stdout).toMatch(/^ok +browser +\/.+$/m);
@@ -68,7 +70,7 @@ describe('clawd-browser doctor', () => {
 
   it('a wrong executablePath, a port held by another program, a Grid that does not answer: each fails with its fix, exit 1', async () => {
     const dead = await freePortPair();
-    const { env, ports } = await setup(() => ({ executablePath: '/nonexistent/chrome', grid: { url: `http://127.0.0.1:${dead.control}` } }));
+    const { env, ports } = await setup(() => ({ executablePath: '/nonexistent/chrome', grid: { url: `http://127.0.0.1:${dead.control}` }, recordings: { ffmpeg: '/nonexistent/ffmpeg' } }));
     const squatter: Server = createHttpServer((_request, response) => response.writeHead(404).end('not clawd'));
     await new Promise<void>((resolve) => squatter.listen(ports.control, '127.0.0.1', resolve));
     cleanups.push(() => new Promise<void>((resolve) => squatter.close(() => resolve())));
@@ -79,6 +81,8 @@ describe('clawd-browser doctor', () => {
     expect(byName.ports).toMatchObject({ verdict: 'fail', detail: expect.stringContaining(`${ports.control} on 127.0.0.1 taken`), fix: expect.stringContaining('--port') });
     expect(byName.server).toMatchObject({ verdict: 'fail', detail: expect.stringContaining('another program answers') });
     expect(byName.grid).toMatchObject({ verdict: 'fail', fix: expect.stringContaining('grid.url') });
+    // Only films need ffmpeg: a warning, with where it was looked for.
+    expect(byName.films).toMatchObject({ verdict: 'warn', detail: 'ffmpeg is not at /nonexistent/ffmpeg (config recordings.ffmpeg)', fix: expect.stringContaining('apt-get install ffmpeg') });
   });
 
   it('a running server and the native host: the ports are its own, the extension is not connected yet; a deleted launcher fails', async () => {

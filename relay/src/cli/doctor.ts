@@ -9,6 +9,7 @@ import { currentPlatform } from '../config/platform.js';
 import { liveServerRecord } from '../config/server-record.js';
 import { readToken } from '../config/state-dir.js';
 import { jailHost } from '../jail/jail-host.js';
+import { findFfmpeg } from '../driver/film-encoder.js';
 import { BROWSERS, manifestDir } from '../native-host/install.js';
 import { gridName, gridReadiness } from '../profiles/grid-session.js';
 import { defaultExecutableEnv, findExecutable } from '../profiles/executable.js';
@@ -52,6 +53,17 @@ function checkBrowser(config: Config): Check {
     return ok('browser', `${path} (${version})`);
   } catch (error) {
     return fail('browser', `${path} does not start: ${String((error as Error).message).split('\n')[0]}`, 'reinstall it, or set "executablePath" in config.json to a Chrome or Chromium that runs');
+  }
+}
+
+/** Films are made by ffmpeg: without it everything else works, so it is a warning. */
+function checkFilms(config: Config): Check {
+  try {
+    const path = findFfmpeg(config.recordings.ffmpeg);
+    const version = execFileSync(path, ['-version'], { encoding: 'utf8', timeout: 15_000, stdio: ['ignore', 'pipe', 'ignore'] }).split('\n')[0];
+    return ok('films', `${path} (${version.replace(/ Copyright.*$/, '')})`);
+  } catch (error) {
+    return warn('films', (error as Error).message.split(': ')[0], 'install ffmpeg (Debian and Ubuntu: apt-get install ffmpeg; macOS: brew install ffmpeg), or set recordings.ffmpeg in config.json: only films need it');
   }
 }
 
@@ -179,7 +191,7 @@ export async function runDoctor(home: string, controlUrl: string): Promise<Check
   checks.push(ok('config', existsSync(join(home, 'config.json')) ? `${join(home, 'config.json')} is valid` : 'defaults (no config.json yet)'));
   const server = await checkServer(home, controlUrl);
   checks.push(checkBrowser(config), checkHome(home), await checkPorts(home, config, server.check.verdict === 'ok'));
-  checks.push(server.check, checkNativeHost(), checkExtension(server), checkJails(config));
+  checks.push(server.check, checkNativeHost(), checkExtension(server), checkJails(config), checkFilms(config));
   const grid = await checkGrid(config);
   if (grid) checks.push(grid);
   return checks;

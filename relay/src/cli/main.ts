@@ -13,6 +13,7 @@ import { runNativeHost } from '../native-host/host.js';
 import { BROWSERS, type BrowserName, installNativeHost, type InstallOptions, uninstallNativeHost } from '../native-host/install.js';
 import { addBrowserCommands } from './browser-commands.js';
 import { addSessionCommands } from './session-commands.js';
+import { addVideoCommands } from './video-commands.js';
 import { addToolboxCommands } from './toolbox-commands.js';
 import { describeChecks, runDoctor } from './doctor.js';
 import { runMcpStdio } from './mcp.js';
@@ -106,6 +107,7 @@ program
 addBrowserCommands(program, client, print);
 addSessionCommands(program, client, print);
 addToolboxCommands(program, client, print);
+addVideoCommands(program, client, print);
 
 // ---- the native messaging host (spec §8) ------------------------------------
 

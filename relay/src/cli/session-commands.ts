@@ -30,10 +30,10 @@ export function addSessionCommands(program: Command, client: () => BrowserClient
     .option('--tenant <tenant>', 'whose vault (operator)')
     .option('--domain <domain>', 'a domain to inject (repeatable; default: all the grant allows)', collect)
     .option('--grant <token>', 'the grant token (operator)')
-    .option('--record <mode>', 'off, transient or audit: a screenshot per action, kept outside the session', 'off')
+    .option('--record <mode>', 'off, transient or audit: a screenshot per action, kept outside the session; video: audit and a film of the whole session, kept', 'off')
     .option('--ttl <duration>', 'lifetime, e.g. 15m', parseDuration)
     .option('--place <where>', 'local, or grid (the Selenium Grid in config.json)')
-    .action(async (options: { mode: 'clean' | 'operator'; tenant?: string; domain?: string[]; grant?: string; record: 'off' | 'transient' | 'audit'; ttl?: number; place?: 'local' | 'grid' }) => {
+    .action(async (options: { mode: 'clean' | 'operator'; tenant?: string; domain?: string[]; grant?: string; record: 'off' | 'transient' | 'audit' | 'video'; ttl?: number; place?: 'local' | 'grid' }) => {
       const session = await client().openSession({ credential_mode: options.mode, tenant: options.tenant, domains: options.domain, grant: options.grant, record: options.record, ttl: options.ttl, place: options.place });
       if (!program.opts().json) for (const warning of session.warnings ?? []) process.stderr.write(`warning: ${warning}\n`);
       print(session, () =>
