@@ -157,6 +157,41 @@ describe("the operator's console", () => {
     expect(new Set(sessions)).toEqual(new Set([recorded]));
   });
 
+  it("plays an ended session's film beside its audit and actions; a click on an action or an audit row seeks the film there", async () => {
+    const session = await api.openSession({ credential_mode: 'clean', record: 'video' });
+    const agent = env.client(session.profile);
+    const { targetId } = await agent.openTab(`${site.url}/login`);
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    await agent.act({ kind: 'click', x: 60, y: 60, targetId });
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    await agent.press('Tab');
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    await api.closeSession(session.id);
+    const [film] = (await env.client(session.profile).video.list()).films;
+    expect(film.kept).toBe(true);
+
+    await page.fill('#audit-form [name=tenant]', '');
+    await page.fill('#audit-form [name=session]', session.id);
+    await page.click('#audit-form button');
+    await page.waitForSelector('#replay:not([hidden])');
+    // The film loads and is as long as it says.
+    await page.waitForFunction(() => (document.getElementById('replay-video') as HTMLVideoElement).readyState >= 1);
+    const duration = await page.evaluate(() => (document.getElementById('replay-video') as HTMLVideoElement).duration);
+    expect(Math.abs(duration * 1000 - film.durationMs)).toBeLessThan(1200);
+    // One timeline: a mark per action above, per audit entry of the session below; a line for each.
+    expect(await page.locator('#replay-bar button.action').count()).toBe(film.chapters.length);
+    expect(await page.locator('#replay-bar button.audit').count()).toBeGreaterThanOrEqual(1);
+    const press = film.chapters.find((chapter) => chapter.kind === 'press')!;
+    await page.click(`#replay-list button.action:text("press")`);
+    await page.waitForFunction((at) => Math.abs((document.getElementById('replay-video') as HTMLVideoElement).currentTime * 1000 - at) < 50, press.at);
+    expect(await page.locator('#replay-list button[aria-current="true"]').innerText()).toContain('press');
+    // A row of the audit table: the film at that entry.
+    const started = await page.locator('#audit-rows tr[data-event="session-start"]').getAttribute('data-time');
+    await page.click('#audit-rows tr[data-event="session-start"] td:first-child');
+    const expected = Math.max(0, Date.parse(started!) - Date.parse(film.startedAt));
+    await page.waitForFunction((at) => Math.abs((document.getElementById('replay-video') as HTMLVideoElement).currentTime * 1000 - at) < 50, expected);
+  }, 60_000);
+
   it('answers bad input with the server message, and leaves nothing half-done', async () => {
     const grantsBefore = (await api.grants()).grants.length;
     await page.fill('#grant-form [name=tenant]', TENANT);

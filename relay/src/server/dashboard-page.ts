@@ -10,6 +10,7 @@
 import { AUDIT_EVENT_KINDS } from '../api/session-responses.js';
 import { CONSOLE_SECTIONS, CONSOLE_STYLES, consoleMain } from './operator-console.js';
 import { bindLiveViewInput } from './live-view-input.js';
+import { REPLAY_STYLES, replayMain } from './console-replay.js';
 
 export function dashboardPage(): string {
   return `<!doctype html>
@@ -39,6 +40,7 @@ export function dashboardPage(): string {
   dialog img { width: 100%; display: block; cursor: crosshair; background: #ddd; }
   dialog .bar { display: flex; justify-content: space-between; gap: 8px; margin-bottom: 8px; }
 ${CONSOLE_STYLES}
+${REPLAY_STYLES}
 </style>
 </head>
 <body>
@@ -59,6 +61,7 @@ ${CONSOLE_SECTIONS}
 const __name = (fn) => fn;
 (${dashboardMain.toString()})(${bindLiveViewInput.toString()});
 (${consoleMain.toString()})(${JSON.stringify(AUDIT_EVENT_KINDS)});
+(${replayMain.toString()})();
 </script>
 </body>
 </html>`;

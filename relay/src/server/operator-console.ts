@@ -1,3 +1,5 @@
+import { REPLAY_SECTION } from './console-replay.js';
+
 /**
  * The operator's console, in the dashboard (spec §11's operator): task
  * sessions, grants, the vault, the refresh workflow and the audit log. It
@@ -79,6 +81,7 @@ export const CONSOLE_SECTIONS = `
   <label>kind <select name="event"><option value="">any</option></select></label>
   <button type="submit">Filter</button>
 </form>
+${REPLAY_SECTION}
 <div id="audit-timeline" class="timeline" hidden aria-label="the session's recorded screenshots"></div>
 <div class="scroll"><table><thead><tr><th>time</th><th>kind</th><th>tenant</th><th>session</th><th class="wide">domains</th><th class="wide">grant</th><th>outcome</th><th class="wide">detail</th></tr></thead><tbody id="audit-rows"></tbody></table></div>
 <button type="button" id="audit-older" hidden>Older</button>
@@ -259,6 +262,8 @@ export function consoleMain(kinds: readonly string[]): void {
   const auditRow = (entry: Entry) => {
     const row = document.createElement('tr');
     row.dataset.event = entry.event;
+    // Where the session's film is at this entry (console-replay.ts seeks there on a click).
+    row.dataset.time = entry.time;
     row.append(cell(time(entry.time)), cell(entry.event), cell(entry.tenant ?? ''), cell(entry.session ?? ''), cell((entry.domains ?? []).join(', '), 'wide'), cell(entry.grantId ?? '', 'muted wide'), cell(entry.outcome, entry.outcome === 'ok' ? '' : 'error'), cell(entry.detail ?? '', 'wide'));
     return row;
   };
@@ -270,6 +275,7 @@ export function consoleMain(kinds: readonly string[]): void {
     timeline.hidden = shots.length === 0;
     timeline.replaceChildren(...shots.map((shot) => {
       const figure = document.createElement('figure');
+      figure.dataset.time = shot.time;
       const image = document.createElement('img');
       image.src = `/audit/recording?session=${encodeURIComponent(session!)}&file=${encodeURIComponent(shot.file)}`;
       image.alt = `after ${shot.action}`;
