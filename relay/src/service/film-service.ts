@@ -6,6 +6,7 @@ import type { schemas } from '../api/schemas.js';
 import { encodeFilm, findFfmpeg, sideFiles } from '../driver/film-encoder.js';
 import type { FilmStopped } from '../driver/profile-film.js';
 import type { ProfileManager } from '../driver/profile-manager.js';
+import type { SessionFilms } from '../sessions/task-sessions.js';
 import { BadRequestError, ConflictError, NotFoundError } from '../errors.js';
 import { chaptersOf } from '../replay/film-plan.js';
 import { roomLeft } from './recording-room.js';
@@ -50,11 +51,19 @@ export class FilmService {
     return this.make(driver.profile.name, await driver.film.stop(), request.keep === true);
   }
 
-  /** What a task session opened with `record: "video"` needs: its film from the start, made and kept at its end. */
-  sessionFilms() {
+  /**
+   * What a task session opened with `record: "video"` needs: its film from
+   * the start; at its end, the filming stopped while its browser lives, and
+   * the film made (and kept) once the browser is gone.
+   */
+  sessionFilms(): SessionFilms {
     return {
-      start: async (profile: string) => void (await this.start(profile, { format: 'webm' })),
-      finish: async (profile: string) => void (await this.stop(profile, { keep: true })),
+      start: async (profile) => void (await this.start(profile, { format: 'webm' })),
+      stop: async (profile) => {
+        const driver = this.manager.driver(profile);
+        const taken = await driver.film.stop();
+        return async () => void (await this.make(driver.profile.name, taken, true));
+      },
     };
   }
 

@@ -54,7 +54,8 @@ export interface SessionRequest {
 /** Films of sessions opened with `record: "video"` (service/film-service.ts): begun at the start, made and kept at the end. */
 export interface SessionFilms {
   start(profile: string): Promise<void>;
-  finish(profile: string): Promise<void>;
+  /** Stops filming (the browser still lives); what it returns makes the film, once the browser is gone. */
+  stop(profile: string): Promise<() => Promise<void>>;
 }
 
 interface Session {
@@ -337,9 +338,9 @@ export class TaskSessions {
     this.liveKeys.delete(keyDigest(session.key));
     this.endedKeys.set(keyDigest(session.key), { id, at: new Date().toISOString(), ...(endedBy ? { why: endedBy.message } : {}) });
     if (this.endedKeys.size > ENDED_KEYS_REMEMBERED) this.endedKeys.delete(this.endedKeys.keys().next().value!);
-    // Its film is made and kept before the browser goes (a film that cannot be made is logged, and the session still ends).
-    if (session.info.record === 'video' && this.films)
-      await this.films.finish(session.driver.profile.name).catch((error: Error) => this.deps.log.warn(`the film of task session ${id} was not made: ${error.message}`));
+    // Its filming stops while the browser lives; the film is made once the browser is gone (a film that cannot be made is logged, and the session still ends).
+    const filmNotMade = (error: Error) => this.deps.log.warn(`the film of task session ${id} was not made: ${error.message}`);
+    const makeFilm = session.info.record === 'video' && this.films ? await this.films.stop(session.driver.profile.name).catch(filmNotMade) : undefined;
     // Remembered by the manager, so a late caller hears that it ended, not that it never was.
     await this.deps.manager.release(session.driver, ended);
     const dataDir = session.isolation?.dataDir ?? session.dir;
@@ -347,6 +348,7 @@ export class TaskSessions {
     if (left.length) await killProcesses(left, STOP_GRACE_MS);
     removeDirs(session.dir, dataDir);
     if (session.info.record === 'transient') rmSync(this.recordingDir(id), { recursive: true, force: true });
+    await makeFilm?.().catch(filmNotMade);
     // Its HAR exports and traces go with it; those exported with `keep` are under recordings/kept/.
     rmSync(join(this.home, 'recordings', `${SESSION_PROFILE_PREFIX}${id}`), { recursive: true, force: true });
     this.deps.audit.record({ event: 'session-stop', tenant: session.info.tenant, session: id, domains: session.info.domains, grantId: session.info.grantId, outcome: 'ok', detail: reason });
