@@ -58,7 +58,7 @@ export const PAGE_TOOLS: Tool[] = [
   defineTool({
     name: 'browser_record',
     group: 'recording',
-    description: 'Network log (start; list by url, status 4xx, type fetch; body/request-body of #id), har, trace, video (a film with pointer and chapters; targetId: one tab), script (a Playwright test of what was done).',
+    description: 'Network log (start; list by url, status 4xx, type fetch; body/request-body of #id), har, trace, video (a film), script (a Playwright test).',
     input: z.object({
       profile: Profile,
       targetId: TargetId,
