@@ -114,6 +114,10 @@ describe.each(['clawd', 'extension'])('the %s profile answers as its document sa
     await call('POST', q('/network/har'), { targetId: tab.targetId }, 200);
     await call('POST', q('/trace/start'), undefined, 200);
     await call('POST', q('/trace/stop'), {}, 200);
+    await call('POST', q('/video/start'), { targetId: tab.targetId }, 200);
+    await call('POST', q('/video/start'), { targetId: tab.targetId }, 400);
+    await call('POST', q('/video/stop'), {}, 200);
+    await call('GET', q('/videos'), undefined, 200);
     await call('POST', q('/screencast/input'), { targetId: tab.targetId, type: 'move', x: 0.5, y: 0.5 }, 200);
     await call('GET', q('/actions', '&limit=5'), undefined, 200);
     await call('DELETE', q(`/tabs/${tab.targetId}`), undefined, 200);
@@ -183,13 +187,15 @@ describe('sessions, grants, the vault and profiles answer as their document says
     await call('POST', '/profiles/create', { name: 'documented' }, 409);
     await call('DELETE', '/profiles/documented', undefined, 200);
     await call('POST', '/dashboard/link', undefined, 200);
+    // A health check's answer, 200 or 503, has the same documented shape.
+    await call('GET', '/pressure');
   });
 
   it('covered most of the document', () => {
     const documented = Object.entries(document.paths).flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`));
     const reached = new Set(checked.map((key) => operationKey(key)));
     // The streams, images, MCP and the one-time login are checked by their own suites.
-    const elsewhere = ['GET /screencast', 'GET /screencast/frame', 'GET /dashboard/login', 'GET /events', 'POST /mcp', 'GET /openapi.json', 'POST /pdf', 'POST /hooks/file-chooser', 'POST /reset-profile', 'POST /stop', 'POST /grants', 'DELETE /grants/{id}', 'DELETE /vault', 'POST /vault/refresh', 'POST /vault/refresh/{id}/done', 'POST /vault/from-extension', 'GET /handoff/{id}/open', 'GET /handoff/{id}/page', 'POST /handoff/{id}/answer'];
+    const elsewhere = ['GET /screencast', 'GET /screencast/frame', 'GET /dashboard/login', 'GET /events', 'POST /mcp', 'GET /openapi.json', 'POST /pdf', 'POST /hooks/file-chooser', 'POST /reset-profile', 'POST /stop', 'POST /grants', 'DELETE /grants/{id}', 'DELETE /vault', 'POST /vault/refresh', 'POST /vault/refresh/{id}/done', 'POST /vault/from-extension', 'GET /handoff/{id}/open', 'GET /handoff/{id}/page', 'POST /handoff/{id}/answer', 'GET /videos/file', 'GET /metrics'];
     expect(documented.filter((key) => !reached.has(key) && !elsewhere.includes(key))).toEqual([]);
   });
 });

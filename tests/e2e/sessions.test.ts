@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BrowserClient, ForbiddenError, TooManyError } from '../../relay/src/client/browser-client.js';
+import { BrowserClient, ForbiddenError } from '../../relay/src/client/browser-client.js';
 import { loadOrCreateGrantKey, readToken } from '../../relay/src/config/state-dir.js';
 import { findProfileProcesses } from '../../relay/src/profiles/orphans.js';
 import { Grants } from '../../relay/src/vault/grants.js';
@@ -238,7 +238,7 @@ describe("saving from the user's own browser", () => {
 });
 
 describe('session lifecycle', () => {
-  it('teardown leaves no process, dir or port; sessions expire; the cap is a 429', async () => {
+  it('teardown leaves no process, dir or port; sessions expire; beyond the cap one waits for a slot', async () => {
     const api = env.client('clawd');
     const session = await api.openSession({ credential_mode: 'clean', record: 'transient' });
     const userDataDir = userDataDirOf(env.home, session.id);
@@ -258,8 +258,13 @@ describe('session lifecycle', () => {
     await waitFor(() => !existsSync(join(env.home, 'sessions', brief.id)), { message: 'the expired session left its dir' });
 
     const open = await Promise.all([1, 2, 3, 4].map(() => api.openSession({ credential_mode: 'clean' })));
-    expect(await rejection(api.openSession({ credential_mode: 'clean' }))).toBeInstanceOf(TooManyError);
-    await Promise.all(open.map((s) => api.closeSession(s.id)));
+    // At the cap a fifth waits in the admission queue, and gets the first slot freed.
+    const fifth = api.openSession({ credential_mode: 'clean' });
+    await waitFor(async () => (await (await env.raw('/pressure')).json() as { sessions: { waiting: number } }).sessions.waiting === 1, { message: 'the fifth did not wait' });
+    await api.closeSession(open[0].id);
+    const admitted = await fifth;
+    expect((await api.sessions()).sessions.map((s) => s.id).sort()).toEqual([...open.slice(1).map((s) => s.id), admitted.id].sort());
+    await Promise.all([...open.slice(1), admitted].map((s) => api.closeSession(s.id)));
   }, 60_000);
 
   it('a session taken from a spare starts with nothing of the session before it: no cookie, storage or history', async () => {

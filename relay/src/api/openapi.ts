@@ -75,6 +75,7 @@ function operationOf(key: string, spec: RouteSpec): Json {
   const [status, success] = successOf(spec);
   const responses: Json = { [status]: success };
   for (const code of [...errors].sort()) responses[String(code)] = { description: ERROR_MEANING[code], content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+  if (spec.sameBodyOn) responses[String(spec.sameBodyOn.status)] = { ...success, description: spec.sameBodyOn.description };
   const parameters = [
     ...Object.entries(spec.params ?? {}).map(([name, description]) => ({ name, in: 'path', required: true, description, schema: { type: 'string' } })),
     ...(spec.query ? queryParameters(spec.query) : []),

@@ -3,6 +3,7 @@ import { ActionSchema, schemas } from './schemas.js';
 import { TOOLBOX_ROUTES } from './toolbox-routes.js';
 import { VISION_ROUTES } from './vision-routes.js';
 import { REPLAY_ROUTES } from './replay-routes.js';
+import { PressureSchema } from './fleet-schemas.js';
 import {
   ActionResultSchema,
   PageTextSchema,
@@ -51,14 +52,14 @@ export type ErrorStatus = 400 | 403 | 404 | 409 | 410 | 413 | 429 | 503 | 504;
 
 /** An answer that is not JSON: an image, a page, a stream. */
 export interface MediaAnswer {
-  media: 'image/jpeg' | 'text/html' | 'multipart/x-mixed-replace' | 'text/event-stream' | 'video/*' | 'redirect';
+  media: 'image/jpeg' | 'text/html' | 'text/plain' | 'multipart/x-mixed-replace' | 'text/event-stream' | 'video/*' | 'redirect';
   description: string;
 }
 
 export interface RouteSpec {
   summary: string;
   /** The guide's group: the document's tag. */
-  tag: 'Browser' | 'Pages' | 'Actions' | 'Vision' | 'Toolbox' | 'Recording' | 'Live view' | 'Sessions' | 'Vault' | 'Profiles' | 'Agents';
+  tag: 'Browser' | 'Pages' | 'Actions' | 'Vision' | 'Toolbox' | 'Recording' | 'Live view' | 'Sessions' | 'Vault' | 'Profiles' | 'Agents' | 'Fleet';
   query?: z.ZodType;
   body?: z.ZodType;
   /** Path parameters, each with what it is. */
@@ -70,6 +71,8 @@ export interface RouteSpec {
   errors?: ErrorStatus[];
   /** Reached without the token: the one-time dashboard link. */
   public?: true;
+  /** A failure status answered with the success's own body, not the error shape (a health check's 503). */
+  sameBodyOn?: { status: 503; description: string };
 }
 
 const profileOnly = schemas.profileQuery;
@@ -200,6 +203,18 @@ export const ROUTES = {
     tag: 'Live view',
     query: z.object({ code: z.string().optional() }),
     answer: { media: 'redirect', description: '302 to the dashboard, with its session cookie' },
+    public: true,
+  },
+  'GET /metrics': {
+    summary: 'Prometheus metrics: sessions by place, isolation and state, spares, the admission queue, CDP clients, request latency by route, policy refusals, egress bytes, hand-offs waiting',
+    tag: 'Fleet',
+    answer: { media: 'text/plain', description: "Prometheus's text format (version 0.0.4)" },
+  },
+  'GET /pressure': {
+    summary: "This server's load for a load balancer's health check: 200 while it can take a session, 503 with full, cpu or memory",
+    tag: 'Fleet',
+    answer: PressureSchema,
+    sameBodyOn: { status: 503, description: 'It should not be given more work now: full, cpu or memory, with the same figures' },
     public: true,
   },
   'GET /events': {

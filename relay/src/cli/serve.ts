@@ -102,6 +102,7 @@ export async function startServer(options: {
       recordingsDir: join(options.home, 'recordings'),
       actionLog: new ActionLog(join(options.home, 'logs')),
       credentials,
+      cdpClients: () => relay.cdpClients(),
     });
   } catch (error) {
     await relay.close();
@@ -156,6 +157,7 @@ function credentialsFor(home: string, manager: ProfileManager, logger: Logger) {
       const config = manager.registry.config();
       return {
         maxSessions: config.maxSessions,
+        queue: config.sessionQueue,
         defaultTtl: config.sessionTtlSeconds,
         spares: config.sessionSpare === false ? 0 : config.sessionSpares,
         enabled: config.enabled,

@@ -124,6 +124,24 @@ export const ConfigSchema = z.strictObject({
    * stops growing when it would pass it. Films are made with ffmpeg: this
    * path, else the first on PATH.
    */
+  /**
+   * Admission of task sessions beyond maxSessions (sessions/admission-queue.ts):
+   * up to `max` requests wait for a slot, each up to `waitSeconds`; beyond
+   * either, a 429 with Retry-After.
+   */
+  sessionQueue: z
+    .strictObject({
+      max: z.number().int().min(0).max(1000).default(16),
+      waitSeconds: z.number().min(0).max(600).default(30),
+    })
+    .prefault({}),
+  /** When `GET /pressure` says 503 (runtime/machine-load.ts): the share of all cores busy, or of memory in use, at or above these (1: never). */
+  pressure: z
+    .strictObject({
+      cpu: z.number().min(0.01).max(1).default(0.9),
+      memory: z.number().min(0.01).max(1).default(0.95),
+    })
+    .prefault({}),
   recordings: z
     .strictObject({
       traceMaxMinutes: z.number().min(0.01).max(240).default(10),

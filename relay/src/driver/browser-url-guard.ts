@@ -1,6 +1,6 @@
 import type { Browser, CDPSession } from 'playwright-core';
 import type { Protocol } from 'devtools-protocol';
-import { policyActive, resolveHost, type UrlPolicy, urlPolicyProblem } from '../runtime/url-policy.js';
+import { countBrowserRefusal, policyActive, resolveHost, type UrlPolicy, urlPolicyProblem } from '../runtime/url-policy.js';
 import type { DriverTab } from './driver-tab.js';
 
 /**
@@ -63,6 +63,7 @@ export class BrowserUrlGuard {
     const session = this.session!;
     const problem = await urlPolicyProblem(event.request.url, this.policy(), resolveHost);
     if (!problem) return void (await session.send('Fetch.continueRequest', { requestId: event.requestId }));
+    countBrowserRefusal();
     const where = event.request.url.split(/[?#]/)[0];
     const document = event.resourceType === 'Document';
     // Chromium names a page's main frame by its target id: a request of a tab's main frame is that tab's.

@@ -1,6 +1,6 @@
 import { navigationProblem } from '../../../protocol/url-gate.js';
 import { BadRequestError, ForbiddenError } from '../errors.js';
-import { policyActive, resolveHost, type UrlPolicy, urlPolicyProblem } from '../runtime/url-policy.js';
+import { countBrowserRefusal, policyActive, resolveHost, type UrlPolicy, urlPolicyProblem } from '../runtime/url-policy.js';
 import type { Frame, Page } from 'playwright-core';
 import type { DriverTab } from './driver-tab.js';
 
@@ -39,6 +39,7 @@ export async function guardTab(tab: DriverTab, urlPolicy: () => UrlPolicy | unde
     void (async () => {
       const problem = await urlPolicyProblem(event.request.url, urlPolicy(), resolveHost);
       if (!problem) return session.send('Fetch.continueRequest', { requestId: event.requestId });
+      countBrowserRefusal();
       tab.urlPolicy.lastRefusal = problem;
       tab.noteEvent(`navigation to ${event.request.url.split(/[?#]/)[0]} refused: ${problem}`);
       // 204 No Content: the navigation does not happen and the page stays as it was (a failed

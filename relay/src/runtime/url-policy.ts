@@ -42,6 +42,18 @@ export function privateAllowed(policy: UrlPolicy, host: string): boolean {
 }
 
 /** True when the policy can refuse anything (so nothing need be intercepted otherwise). */
+/** Requests the URL policy refused in a browser (CDP Fetch) since this process started: GET /metrics. */
+let browserRefusals = 0;
+
+/** A guard refused a request in a browser (driver/browser-url-guard.ts, url-policy-guard.ts). */
+export function countBrowserRefusal(): void {
+  browserRefusals++;
+}
+
+export function browserRefusalCount(): number {
+  return browserRefusals;
+}
+
 export function policyActive(policy: UrlPolicy | undefined): policy is UrlPolicy {
   return !!policy && (policy.mode === 'public-only' || policy.allow.length > 0 || policy.deny.length > 0);
 }

@@ -11,6 +11,7 @@ import { checkHostAndOrigin, checkRequest, guardFor, isLoopbackHost, refusal } f
 import { EventStreams } from './event-stream.js';
 import { type RecordingHome, RecordingService } from '../service/recording-service.js';
 import { FilmService } from '../service/film-service.js';
+import { FleetSignals } from './fleet-routes.js';
 import { PACKAGE_VERSION } from '../config/package-root.js';
 import { join } from 'node:path';
 import { DashboardAuth } from './dashboard-auth.js';
@@ -50,6 +51,8 @@ export interface ControlServerOptions {
   credentials: Credentials;
   /** $CLAWD_HOME/recordings: HAR exports and traces (service/recording-service.ts). */
   recordingsDir: string;
+  /** CDP clients connected to the relay now (GET /metrics). */
+  cdpClients?: () => number;
 }
 
 export interface ControlServer {
@@ -87,7 +90,8 @@ export async function startControlServer(options: ControlServerOptions): Promise
   /** Requests a person makes with a hand-off's cookie → that hand-off. */
   const handoffScopes = new WeakMap<Request, HandoffScope>();
   app.use((request, response, next) => {
-    if (request.path === '/dashboard/login' || /^\/handoff\/[0-9a-f]+\/open$/.test(request.path) || dashboard.hasSession(request)) {
+    // The one-time links, and the load balancer's health check (it says only how loaded this server is).
+    if (request.path === '/dashboard/login' || request.path === '/pressure' || /^\/handoff\/[0-9a-f]+\/open$/.test(request.path) || dashboard.hasSession(request)) {
       const refused = checkHostAndOrigin(request, guard);
       return refused && !refused.ok ? sendError(response, refusal(refused)) : next();
     }
@@ -154,7 +158,15 @@ export async function startControlServer(options: ControlServerOptions): Promise
   const mcp = new McpHttpSessions((session) => (session === undefined ? service.api() : service.api(`${SESSION_PROFILE_PREFIX}${session}`, undefined, { locked: true })), options.exportDir);
 
   // Every route is in the table of api/routes.ts, which parses its input and documents it (GET /openapi.json).
-  const routes = new RouteBinder(app);
+  // Signals for a load balancer and Prometheus (spec §18): request latency is observed as each route answers.
+  const fleet = new FleetSignals({
+    manager,
+    sessions,
+    handoffsWaiting: () => service.handoffs.list().handoffs.filter((handoff) => handoff.state === 'waiting').length,
+    cdpClients: () => options.cdpClients?.() ?? 0,
+  });
+  const routes = new RouteBinder(app, fleet.observe);
+  fleet.bind(routes);
 
   routes.media('POST /mcp', async ({ request }, response) => {
     await mcp.handle(request, response, request.body, scopes.get(request));

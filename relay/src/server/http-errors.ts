@@ -29,7 +29,13 @@ export function asHttpFailure(error: unknown): HttpFailure {
 
 export function sendError(response: ServerResponse, error: ClawdError): void {
   const text = JSON.stringify(error.toBody());
-  response.writeHead(error.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  // A 429 that knows when to ask again says so as HTTP does (admission-queue.ts).
+  const retryAfter = error.details?.retryAfterSeconds;
+  response.writeHead(error.status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    ...(typeof retryAfter === 'number' ? { 'retry-after': String(retryAfter) } : {}),
+  });
   response.end(text);
 }
 

@@ -103,6 +103,8 @@ export interface RelayServer {
   serveProfiles(handler: ProfileCdpHandler): void;
   /** CDP clients of the shared tabs (`/cdp` without a profile) connected now. */
   extensionClients(): number;
+  /** Every CDP client connected now: the shared tabs' and `/cdp?profile=`'s. */
+  cdpClients(): number;
   close(): Promise<void>;
 }
 
@@ -241,6 +243,7 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     cdpUrl: `ws://${urlHost(host)}:${port}/cdp`,
     driverKey,
     extensionClients: () => clients.socketCount,
+    cdpClients: () => clients.socketCount + profileSockets.socketCount,
     serveProfiles(handler) {
       profileHandler = handler;
       guard.sessionKeys = handler.sessionKeys;

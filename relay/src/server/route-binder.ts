@@ -34,10 +34,16 @@ function callerSignal(response: Response): AbortSignal {
   return controller.signal;
 }
 
+/** Told of each answered request: its route's pattern, its status, how long it took (GET /metrics). */
+export type RequestObserver = (method: string, route: string, status: number, seconds: number) => void;
+
 export class RouteBinder {
   private readonly bound = new Set<RouteKey>();
 
-  constructor(private readonly app: Express) {}
+  constructor(
+    private readonly app: Express,
+    private readonly observe: RequestObserver = () => {},
+  ) {}
 
   /** A JSON route: the handler's value is the answer, with the route's status. */
   json<K extends RouteKey>(key: K, handle: (input: RouteInput<K>) => Promise<AnswerOf<K>> | AnswerOf<K>): void {
@@ -64,8 +70,13 @@ export class RouteBinder {
     if (this.bound.has(key)) throw new Error(`Route ${key} is bound twice`);
     this.bound.add(key);
     const [method, path] = key.split(' ') as ['GET' | 'POST' | 'DELETE', string];
-    if (everyMethod) this.app.all(path, handler);
-    else this.app[method.toLowerCase() as 'get' | 'post' | 'delete'](path, handler);
+    const timed = (request: Request, response: Response) => {
+      const started = performance.now();
+      response.once('finish', () => this.observe(request.method, path, response.statusCode, (performance.now() - started) / 1000));
+      return handler(request, response);
+    };
+    if (everyMethod) this.app.all(path, timed);
+    else this.app[method.toLowerCase() as 'get' | 'post' | 'delete'](path, timed);
   }
 
   private input<K extends RouteKey>(spec: RouteSpec, request: Request, response: Response): RouteInput<K> {

@@ -53,15 +53,23 @@ export class CredentialService {
    * cancelled with its caller, bounded, logged. A session the caller left
    * while it started is closed as soon as it exists, not left to its ttl.
    */
-  openSession(request: z.output<typeof schemas.openSession>, signal?: AbortSignal, options: { refresh?: boolean } = {}): Promise<SessionInfo> {
+  /**
+   * Opens a task session once it is admitted: a request beyond capacity
+   * waits in the admission queue first (outside the action timeout, which
+   * bounds the start itself); a caller that leaves, leaves the queue.
+   */
+  async openSession(request: z.output<typeof schemas.openSession>, signal?: AbortSignal, options: { refresh?: boolean } = {}): Promise<SessionInfo> {
     const { sessions } = this.credentials;
+    const slot = await sessions.admission.enter(signal);
+    let handed = false;
     const settings = { actionTimeoutMs: this.manager.registry.config().actionTimeoutMs, log: this.actionLog };
     const kind = options.refresh ? 'vault-refresh' : 'session-open';
     return runOperation(
       { profile: SESSIONS_LOG_PROFILE, kind },
       settings,
       async (bounded) => {
-        const opening = sessions.open(request, options);
+        handed = true;
+        const opening = sessions.open(request, { ...options, slot });
         try {
           return await abortable(opening, bounded);
         } catch (error) {
@@ -70,7 +78,10 @@ export class CredentialService {
         }
       },
       signal,
-    );
+    ).finally(() => {
+      // Refused before its start ran (its caller had gone): the slot was never the session's.
+      if (!handed) slot.release();
+    });
   }
   listSessions() {
     return { sessions: this.credentials.sessions.list(), spares: this.credentials.sessions.spareCounts() };

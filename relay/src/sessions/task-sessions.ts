@@ -5,6 +5,8 @@ import type { CredentialMode, RecordMode, SessionInfo, SpareCounts } from '../ap
 import type { ProfileDriver } from '../driver/profile-driver.js';
 import type { ProfileManager } from '../driver/profile-manager.js';
 import { BadRequestError, type ClawdError, DisabledError, ForbiddenError, GoneError, NotFoundError, TooManyError, UnavailableError } from '../errors.js';
+import { AdmissionQueue, type Slot } from './admission-queue.js';
+import { type EgressCounters, sumCounters } from '../egress/egress-proxy.js';
 import type { GridEndpoint } from '../driver/grid-endpoint.js';
 import { type GridSettings, gridName } from '../profiles/grid-session.js';
 import type { Logger } from '../log.js';
@@ -67,10 +69,14 @@ interface Session {
   dir: string;
   timer: NodeJS.Timeout;
   actions: number;
+  /** Its admission slot, freed when it ends. */
+  slot: Slot;
 }
 
 export interface TaskSessionSettings {
   maxSessions: number;
+  /** config sessionQueue: requests that may wait for a slot, and how long (admission-queue.ts). */
+  queue: { max: number; waitSeconds: number };
   /** Seconds, when a request gives none. */
   defaultTtl: number;
   /** Browsers kept cloned, started and holding a blank page (after the first session): config sessionSpares. */
@@ -107,6 +113,10 @@ export class TaskSessions {
    */
   private readonly spares: SparePool<Prepared>;
   private films: SessionFilms | undefined;
+  /** Who may open a session now, and who waits (admission-queue.ts). */
+  readonly admission: AdmissionQueue;
+  /** What the ways out of ended sessions carried and refused (their proxies are gone), for the totals. */
+  private endedEgress: EgressCounters = sumCounters();
 
   constructor(
     private readonly home: string,
@@ -122,6 +132,14 @@ export class TaskSessions {
       audit: AuditLog;
     },
   ) {
+    this.admission = new AdmissionQueue(
+      () => {
+        const { maxSessions, queue } = this.deps.settings();
+        return { capacity: maxSessions, queue: queue.max, waitMs: queue.waitSeconds * 1000 };
+      },
+      // A slot frees at the latest when the soonest session's ttl runs out.
+      () => Math.min(60, ...[...this.sessions.values()].map((session) => (Date.parse(session.info.expiresAt) - Date.now()) / 1000)),
+    );
     this.spares = new SparePool({
       wanted: () => this.deps.settings().spares,
       make: () => this.prepare({ warm: true }),
@@ -174,13 +192,28 @@ export class TaskSessions {
     return new NotFoundError(`Task session ${id} ${how}`, { next: 'open-session', session: id, endedAt: at });
   }
 
-  async open(request: SessionRequest, options: { refresh?: boolean } = {}): Promise<SessionInfo> {
+  /**
+   * Opens a session in an admission slot: `slot` when the caller waited for
+   * one (admission.enter), else one free now (a 429 when none is). The slot
+   * is the session's until it ends; freed at once if it fails to start.
+   */
+  async open(request: SessionRequest, options: { refresh?: boolean; slot?: Slot } = {}): Promise<SessionInfo> {
+    if (!this.deps.settings().enabled) {
+      options.slot?.release();
+      throw new DisabledError();
+    }
+    const held: { slot?: Slot } = { slot: options.slot ?? (await this.admission.enter()) };
+    try {
+      return await this.begin(request, options, held);
+    } catch (error) {
+      held.slot?.release();
+      throw error;
+    }
+  }
+
+  /** What open does with its slot: `held.slot` becomes the session's once it is registered. */
+  private async begin(request: SessionRequest, options: { refresh?: boolean }, held: { slot?: Slot }): Promise<SessionInfo> {
     const settings = this.deps.settings();
-    if (!settings.enabled) throw new DisabledError();
-    if (this.sessions.size >= settings.maxSessions)
-      throw new TooManyError(`${this.sessions.size} task sessions are open, the most allowed (config maxSessions: ${settings.maxSessions}): close one first`, {
-        open: [...this.sessions.keys()].join(','),
-      });
     let domains = (request.domains ?? []).map((domain) => domain.toLowerCase());
     let grantId: string | undefined;
     let secrets: string[] = [];
@@ -230,7 +263,8 @@ export class TaskSessions {
     const timer = setTimeout(() => void this.close(id, 'ttl').catch(() => {}), ttl * 1000);
     timer.unref();
     const key = randomBytes(32).toString('hex');
-    const session: Session = { info, isolation: prepared.isolation, key, driver, dir, timer, actions: 0 };
+    const session: Session = { info, isolation: prepared.isolation, key, driver, dir, timer, actions: 0, slot: held.slot! };
+    held.slot = undefined;
     this.liveKeys.set(keyDigest(key), id);
     this.sessions.set(id, session);
     this.deps.manager.expose(driver);
@@ -349,10 +383,17 @@ export class TaskSessions {
     removeDirs(session.dir, dataDir);
     if (session.info.record === 'transient') rmSync(this.recordingDir(id), { recursive: true, force: true });
     await makeFilm?.().catch(filmNotMade);
+    if (session.isolation) this.endedEgress = sumCounters(this.endedEgress, session.isolation.envelope.counters());
+    session.slot.release();
     // Its HAR exports and traces go with it; those exported with `keep` are under recordings/kept/.
     rmSync(join(this.home, 'recordings', `${SESSION_PROFILE_PREFIX}${id}`), { recursive: true, force: true });
     this.deps.audit.record({ event: 'session-stop', tenant: session.info.tenant, session: id, domains: session.info.domains, grantId: session.info.grantId, outcome: 'ok', detail: reason });
     return session.info;
+  }
+
+  /** What task sessions' ways out carried and refused, ended sessions included (GET /metrics). */
+  egressTotals(): EgressCounters {
+    return sumCounters(this.endedEgress, ...[...this.sessions.values()].map((session) => session.isolation?.envelope.counters()));
   }
 
   async closeAll(): Promise<void> {
