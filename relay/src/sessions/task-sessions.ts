@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CredentialMode, RecordMode, SessionInfo, SpareCounts } from '../api/session-responses.js';
@@ -6,6 +6,7 @@ import type { ProfileDriver } from '../driver/profile-driver.js';
 import type { ProfileManager } from '../driver/profile-manager.js';
 import { BadRequestError, type ClawdError, DisabledError, ForbiddenError, GoneError, NotFoundError, TooManyError, UnavailableError } from '../errors.js';
 import { AdmissionQueue, type Slot } from './admission-queue.js';
+import { type KeyOwner, SessionKeys } from './session-keys.js';
 import { type EgressCounters, sumCounters } from '../egress/egress-proxy.js';
 import type { GridEndpoint } from '../driver/grid-endpoint.js';
 import { type GridSettings, gridName } from '../profiles/grid-session.js';
@@ -34,13 +35,6 @@ import { type Isolation, type IsolationSettings, isolate } from './session-isola
  */
 
 const SESSION_COLOR = '#5B6B7A';
-
-/** Ended sessions whose keys are still told apart from keys that never were. */
-const ENDED_KEYS_REMEMBERED = 256;
-
-function keyDigest(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
-}
 
 export interface SessionRequest {
   credential_mode: CredentialMode;
@@ -101,10 +95,8 @@ interface Prepared {
 
 export class TaskSessions {
   private readonly sessions = new Map<string, Session>();
-  /** Digests of live sessions' keys → their ids. */
-  private readonly liveKeys = new Map<string, string>();
-  /** Digests of ended sessions' keys: which session, and when it ended. */
-  private readonly endedKeys = new Map<string, { id: string; at: string; why?: string }>();
+  /** Sessions' own keys, kept as digests (session-keys.ts). */
+  private readonly keys = new SessionKeys();
   /**
    * Browsers cloned, started and holding a blank page ahead of need, once a
    * first session shows sessions are used: the next sessions skip the
@@ -168,12 +160,8 @@ export class TaskSessions {
    * nobody's. Keys are looked up by their SHA-256 digest, so the lookup's
    * timing says nothing about any key.
    */
-  keyOwner(secret: string): { session: string } | { ended: string; at: string; why?: string } | undefined {
-    const digest = keyDigest(secret);
-    const live = this.liveKeys.get(digest);
-    if (live) return { session: live };
-    const ended = this.endedKeys.get(digest);
-    return ended ? { ended: ended.id, at: ended.at, ...(ended.why ? { why: ended.why } : {}) } : undefined;
+  keyOwner(secret: string): KeyOwner {
+    return this.keys.owner(secret);
   }
 
   list(): SessionInfo[] {
@@ -262,10 +250,9 @@ export class TaskSessions {
     };
     const timer = setTimeout(() => void this.close(id, 'ttl').catch(() => {}), ttl * 1000);
     timer.unref();
-    const key = randomBytes(32).toString('hex');
+    const key = this.keys.issue(id);
     const session: Session = { info, isolation: prepared.isolation, key, driver, dir, timer, actions: 0, slot: held.slot! };
     held.slot = undefined;
-    this.liveKeys.set(keyDigest(key), id);
     this.sessions.set(id, session);
     this.deps.manager.expose(driver);
     // A Grid that loses the browser (its node died, its session timeout) ends the session: later calls hear why (410).
@@ -369,9 +356,7 @@ export class TaskSessions {
     this.sessions.delete(id);
     clearTimeout(session.timer);
     // Its key is remembered (as a digest) so that a late caller hears the session ended, not that the key is wrong.
-    this.liveKeys.delete(keyDigest(session.key));
-    this.endedKeys.set(keyDigest(session.key), { id, at: new Date().toISOString(), ...(endedBy ? { why: endedBy.message } : {}) });
-    if (this.endedKeys.size > ENDED_KEYS_REMEMBERED) this.endedKeys.delete(this.endedKeys.keys().next().value!);
+    this.keys.end(session.key, id, endedBy?.message);
     // Its filming stops while the browser lives; the film is made once the browser is gone (a film that cannot be made is logged, and the session still ends).
     const filmNotMade = (error: Error) => this.deps.log.warn(`the film of task session ${id} was not made: ${error.message}`);
     const makeFilm = session.info.record === 'video' && this.films ? await this.films.stop(session.driver.profile.name).catch(filmNotMade) : undefined;

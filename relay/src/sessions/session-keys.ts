@@ -1,0 +1,49 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+/**
+ * Task sessions' own keys (spec §9): made when a session opens, shown to
+ * its opener once, and kept only as SHA-256 digests, so a lookup's timing
+ * says nothing about any key. An ended session's key is remembered a while,
+ * so that its late caller hears that the session ended (and why), not that
+ * the key is wrong.
+ */
+
+/** Ended sessions whose keys are still told apart from keys that never were. */
+const ENDED_KEYS_REMEMBERED = 256;
+
+export type KeyOwner = { session: string } | { ended: string; at: string; why?: string } | undefined;
+
+function digestOf(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+export class SessionKeys {
+  /** Digests of live sessions' keys → their ids. */
+  private readonly live = new Map<string, string>();
+  /** Digests of ended sessions' keys: which session, and when it ended. */
+  private readonly ended = new Map<string, { id: string; at: string; why?: string }>();
+
+  /** A new key for session `id`: the key itself, to be shown once. */
+  issue(id: string): string {
+    const key = randomBytes(32).toString('hex');
+    this.live.set(digestOf(key), id);
+    return key;
+  }
+
+  /** The session ended: its key opens nothing now, and says so (with `why`, when it was ended by what happened to it). */
+  end(key: string, id: string, why?: string): void {
+    const digest = digestOf(key);
+    this.live.delete(digest);
+    this.ended.set(digest, { id, at: new Date().toISOString(), ...(why ? { why } : {}) });
+    if (this.ended.size > ENDED_KEYS_REMEMBERED) this.ended.delete(this.ended.keys().next().value!);
+  }
+
+  /** Whose key this is: a live session's, one that ended (and when), or nobody's. */
+  owner(secret: string): KeyOwner {
+    const digest = digestOf(secret);
+    const live = this.live.get(digest);
+    if (live) return { session: live };
+    const ended = this.ended.get(digest);
+    return ended ? { ended: ended.id, at: ended.at, ...(ended.why ? { why: ended.why } : {}) } : undefined;
+  }
+}
