@@ -31,7 +31,8 @@ export const LAYERS: Record<string, string[]> = {
   server: ['api', 'bridge', 'config', 'driver', 'mcp', 'runtime', 'service'],
   'native-host': ['config'],
   client: ['api', 'config'],
-  cli: ['api', 'client', 'config', 'driver', 'jail', 'mcp', 'native-host', 'profiles', 'runtime', 'server', 'sessions', 'vault'],
+  store: ['api', 'vault'],
+  cli: ['api', 'client', 'config', 'driver', 'jail', 'mcp', 'native-host', 'profiles', 'runtime', 'server', 'sessions', 'store', 'vault'],
 };
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), '..');

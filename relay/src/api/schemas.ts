@@ -187,6 +187,8 @@ export const schemas = {
     tenant: Tenant.optional(),
     session: z.string().regex(/^[0-9a-f]{1,32}$/, 'a session id').optional(),
     event: z.enum(AUDIT_EVENT_KINDS).optional(),
+    since: z.iso.datetime({ offset: true }).optional().describe('entries at or after this time'),
+    until: z.iso.datetime({ offset: true }).optional().describe('entries before this time'),
     before: z.coerce.number().int().min(0).optional(),
     limit: z.coerce.number().int().positive().max(500).default(50),
   }),

@@ -9,7 +9,8 @@ import { ActionLog } from '../runtime/action-log.js';
 import { clawdHome, loadOrCreateExtensionKey, loadOrCreateGrantKey, loadOrCreateToken, loadOrCreateVaultKey } from '../config/state-dir.js';
 import { reapSessions } from '../sessions/session-reaper.js';
 import { TaskSessions } from '../sessions/task-sessions.js';
-import { AuditLog } from '../vault/audit-log.js';
+import { AuditLog, type AuditTrail } from '../vault/audit-log.js';
+import { openFleetStore } from '../store/fleet-store.js';
 import { CookieVault } from '../vault/cookie-vault.js';
 import { SecretStore } from '../vault/secret-store.js';
 import { Grants } from '../vault/grants.js';
@@ -53,6 +54,8 @@ export async function startServer(options: {
     throw new Error(
       `Refusing to listen on ${host}: anyone who reaches it could drive your browser. Bind 127.0.0.1, or set "allowNonLoopback": true in config.json as well`,
     );
+  // The fleet's store first: a server that cannot reach it does not start (nothing it writes would be shared).
+  const fleetStore = config.store ? await openFleetStore(config.store.postgres, options.logger) : undefined;
   const relay = await startRelayServer({
     token,
     extensionKey,
@@ -70,12 +73,15 @@ export async function startServer(options: {
     logger: options.relayLogger ?? options.logger,
     // Set once the manager exists (the policy comes from the same config.json).
     uploadPolicy: () => manager.policy().uploads,
+  }).catch(async (error: unknown) => {
+    await fleetStore?.close();
+    throw error;
   });
   const manager = new ProfileManager(options.home, { bridge: relay.bridge, downloads: relay.downloads, cdpUrl: relay.cdpUrl, token, driverKey: relay.driverKey }, options.logger);
   manager.registry.prepare();
   // Sessions an earlier server left (it stopped, or was killed mid-session) go first.
   await reapSessions(options.home, options.logger);
-  const credentials = { ...credentialsFor(options.home, manager, options.logger), askConsent: relay.askConsent, noticeHandoff: relay.noticeHandoff };
+  const credentials = { ...credentialsFor(options.home, manager, options.logger, fleetStore?.audit), askConsent: relay.askConsent, noticeHandoff: relay.noticeHandoff };
   // The browsers this server launches answer CDP only here, behind the token or a session's own key.
   relay.serveProfiles({
     mux: (profile, credential) => manager.cdpMux(profile, credential === 'driver'),
@@ -106,6 +112,7 @@ export async function startServer(options: {
     });
   } catch (error) {
     await relay.close();
+    await fleetStore?.close();
     throw error;
   }
   manager.ownPorts.add(control.port);
@@ -133,16 +140,18 @@ export async function startServer(options: {
       await manager.stopAll();
       await control.close();
       await relay.close();
+      await fleetStore?.close();
     },
   };
 }
 
 /** Task sessions, the vault and grants: keys are read (or made) when first needed, never at import. */
-function credentialsFor(home: string, manager: ProfileManager, logger: Logger) {
+function credentialsFor(home: string, manager: ProfileManager, logger: Logger, sharedAudit?: AuditTrail) {
   let vault: CookieVault | undefined;
   let grants: Grants | undefined;
   let secrets: SecretStore | undefined;
-  const audit = new AuditLog(join(home, 'logs', 'audit.jsonl'));
+  // The fleet's store keeps the audit when there is one; else a file of this home.
+  const audit = sharedAudit ?? new AuditLog(join(home, 'logs', 'audit.jsonl'));
   const vaultOf = () => (vault ??= new CookieVault(join(home, 'vault', 'cookies.json'), loadOrCreateVaultKey(home)));
   const secretsOf = () => (secrets ??= new SecretStore(join(home, 'vault', 'secrets.json'), loadOrCreateVaultKey(home)));
   const grantsOf = () => (grants ??= new Grants(loadOrCreateGrantKey(home), join(home, 'vault', 'revoked-grants.json')));

@@ -142,6 +142,19 @@ export const ConfigSchema = z.strictObject({
       memory: z.number().min(0.01).max(1).default(0.95),
     })
     .prefault({}),
+  /**
+   * The store a fleet of servers shares (spec §18; store/): PostgreSQL at
+   * `url` (credentials in it or in PG* environment variables). Without it,
+   * everything stays in files under $CLAWD_HOME.
+   */
+  store: z
+    .strictObject({
+      postgres: z.strictObject({
+        url: z.string().regex(/^postgres(ql)?:\/\//, 'a postgres:// or postgresql:// URL'),
+        poolSize: z.number().int().min(1).max(100).default(10),
+      }),
+    })
+    .optional(),
   recordings: z
     .strictObject({
       traceMaxMinutes: z.number().min(0.01).max(240).default(10),

@@ -17,7 +17,7 @@ import { secretNames } from '../driver/secret-typing.js';
 import { ToolboxService } from './toolbox-service.js';
 import { VisionService } from './vision-service.js';
 import { HandoffService, type LinkMaker } from './handoff-service.js';
-import type { AuditLog } from '../vault/audit-log.js';
+import type { AuditTrail } from '../vault/audit-log.js';
 
 /**
  * What the control API does, once, for every surface: HTTP routes
@@ -60,7 +60,7 @@ export class ControlService {
     readonly recordings: RecordingService,
     /** Films (film-service.ts). */
     readonly films: FilmService,
-    audit: AuditLog,
+    audit: AuditTrail,
     /**
      * A person's one-time link to a hand-off: the server makes it, since it
      * holds the codes and knows its address (on a request's own host when

@@ -8,7 +8,7 @@ import type { ActionLog } from '../runtime/action-log.js';
 import { abortable, runOperation } from '../runtime/operation.js';
 import type { LiveGrant, SessionInfo } from '../api/session-responses.js';
 import type { TaskSessions } from '../sessions/task-sessions.js';
-import type { AuditLog, AuditQuery } from '../vault/audit-log.js';
+import type { AuditTrail, AuditQuery } from '../vault/audit-log.js';
 import type { CookieVault } from '../vault/cookie-vault.js';
 import type { SecretStore } from '../vault/secret-store.js';
 import type { SecretListing } from '../api/session-responses.js';
@@ -28,7 +28,7 @@ export interface Credentials {
   /** Named secrets (secret-store.ts). */
   secrets: () => SecretStore;
   grants: () => Grants;
-  audit: AuditLog;
+  audit: AuditTrail;
   /** The relay's way to ask the person, in the extension, which domains' cookies may be saved. */
   askConsent: (tenant: string, domains: string[], timeoutMs: number) => Promise<string[]>;
   /** Tells the person at the user's Chrome of a hand-off on a shared tab (the extension's badge and a notification). */
@@ -113,10 +113,10 @@ export class CredentialService {
    * given to, so the audit log is where issued grants are known; revoked and
    * expired ones drop out. Each says which sessions were given cookies under it.
    */
-  liveGrants(): { grants: LiveGrant[] } {
+  async liveGrants(): Promise<{ grants: LiveGrant[] }> {
     const grants = new Map<string, LiveGrant>();
     const now = Date.now();
-    for (const entry of this.credentials.audit.all()) {
+    for (const entry of await this.credentials.audit.grantEntries()) {
       if (!entry.grantId) continue;
       if (entry.event === 'grant' && entry.outcome === 'ok' && entry.tenant) {
         const expiresAt = entry.expiresAt ?? /expires (\S+)/.exec(entry.detail ?? '')?.[1];

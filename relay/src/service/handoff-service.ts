@@ -4,7 +4,7 @@ import type { schemas } from '../api/schemas.js';
 import type { HandoffAnswer } from '../api/session-responses.js';
 import { ConflictError, NotFoundError, TooManyError } from '../errors.js';
 import { type Handoff, HandoffDesk, MAX_OPEN_HANDOFFS } from '../runtime/handoff-desk.js';
-import type { AuditLog } from '../vault/audit-log.js';
+import type { AuditTrail } from '../vault/audit-log.js';
 import type { ControlService } from './control-service.js';
 
 /**
@@ -34,7 +34,7 @@ export class HandoffService {
 
   constructor(
     private readonly control: ControlService,
-    audit: AuditLog,
+    audit: AuditTrail,
   ) {
     this.desk = new HandoffDesk((handoff) => {
       const session = handoff.profile.startsWith(SESSION_PROFILE_PREFIX) ? handoff.profile.slice(SESSION_PROFILE_PREFIX.length) : undefined;

@@ -2,7 +2,7 @@ import type { SessionInfo } from '../api/session-responses.js';
 import type { SecretOpener } from '../driver/secret-typing.js';
 import type { ProfileDriver } from '../driver/profile-driver.js';
 import { ForbiddenError, NotFoundError } from '../errors.js';
-import type { AuditLog } from '../vault/audit-log.js';
+import type { AuditTrail } from '../vault/audit-log.js';
 import { type CookieVault, originUnderSite, underSite } from '../vault/cookie-vault.js';
 import { loginWarnings } from '../vault/login-expiry.js';
 import type { SecretStore } from '../vault/secret-store.js';
@@ -17,7 +17,7 @@ import { watchLoginPages } from './login-watch.js';
  */
 
 /** Lends the login to a session's browser; `info` is filled in (injected counts, warnings). */
-export async function lendLogin(driver: ProfileDriver, info: SessionInfo, deps: { vault: () => CookieVault; audit: AuditLog }): Promise<void> {
+export async function lendLogin(driver: ProfileDriver, info: SessionInfo, deps: { vault: () => CookieVault; audit: AuditTrail }): Promise<void> {
   const { tenant, domains, id: session, grantId } = info;
   const login = deps.vault().load(tenant!, domains);
   const cookies = login.cookies.filter((cookie) => domains.some((domain) => underSite(cookie.domain ?? '', domain)));
@@ -50,6 +50,6 @@ export function secretOpener(info: SessionInfo, store: () => SecretStore): Secre
 }
 
 /** Audits secrets typed in a session: by name and host, never a value. */
-export function auditSecretUse(info: SessionInfo, typed: Array<{ name: string; host: string }>, audit: AuditLog): void {
+export function auditSecretUse(info: SessionInfo, typed: Array<{ name: string; host: string }>, audit: AuditTrail): void {
   for (const { name, host } of typed) audit.record({ event: 'secret-use', tenant: info.tenant, session: info.id, domains: [host], grantId: info.grantId, outcome: 'ok', detail: name });
 }

@@ -14,7 +14,7 @@ import type { Logger } from '../log.js';
 import { findProfileProcesses, killProcesses } from '../profiles/orphans.js';
 import { seedProfilePreferences } from '../profiles/preferences.js';
 import { type Profile, SESSION_PROFILE_PREFIX } from '../profiles/profile-registry.js';
-import type { AuditLog } from '../vault/audit-log.js';
+import type { AuditTrail } from '../vault/audit-log.js';
 import type { CookieVault } from '../vault/cookie-vault.js';
 import { auditSecretUse, lendLogin, secretOpener } from './lent-login.js';
 import type { SecretStore } from '../vault/secret-store.js';
@@ -121,7 +121,7 @@ export class TaskSessions {
       /** Named secrets, sealed with the vault's key (secret-store.ts). */
       secrets: () => SecretStore;
       grants: () => Grants;
-      audit: AuditLog;
+      audit: AuditTrail;
     },
   ) {
     this.admission = new AdmissionQueue(

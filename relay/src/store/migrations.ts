@@ -1,0 +1,38 @@
+/**
+ * The store's schema, as numbered steps (spec §18). Each server runs the
+ * steps its database lacks when it starts, under one advisory lock, so
+ * servers starting together apply each step once; a step is never edited
+ * once released, only followed by another.
+ */
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'audit',
+    sql: `
+      CREATE TABLE clawd_audit (
+        id bigserial PRIMARY KEY,
+        time timestamptz NOT NULL,
+        event text NOT NULL,
+        tenant text,
+        session text,
+        grant_id text,
+        -- The whole entry as the API answers it; the columns above are what queries filter on.
+        entry jsonb NOT NULL,
+        -- Which server wrote it.
+        server text NOT NULL
+      );
+      CREATE INDEX clawd_audit_by_tenant ON clawd_audit (tenant, id DESC);
+      CREATE INDEX clawd_audit_by_session ON clawd_audit (session, id DESC);
+      CREATE INDEX clawd_audit_by_event ON clawd_audit (event, id DESC);
+      CREATE INDEX clawd_audit_by_time ON clawd_audit (time);
+      CREATE INDEX clawd_audit_grants ON clawd_audit (id) WHERE event IN ('grant', 'grant-revoked', 'inject');
+    `,
+  },
+];

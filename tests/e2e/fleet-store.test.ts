@@ -1,0 +1,127 @@
+import { rmSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ClawdServer, startServer } from '../../relay/src/cli/serve.js';
+import type { Logger } from '../../relay/src/log.js';
+import { MIGRATIONS } from '../../relay/src/store/migrations.js';
+import { waitFor } from '../harness/chromium.js';
+import { freePortPair } from '../harness/ports.js';
+import { startPostgres, type TestPostgres } from '../harness/postgres.js';
+import { rejection } from '../harness/test-site.js';
+import { freshHome } from './control-env.js';
+
+/**
+ * Two servers with one store, Debian's PostgreSQL in a cluster of the
+ * test's own: they start together and the schema is brought up once; the
+ * audit written through either is one query through the other, and its
+ * console hears the other's entries as they are written; with the store
+ * stopped, reading is a 503 that names it, writing is acknowledged and
+ * kept, and nothing acknowledged is lost when it comes back; the store's
+ * password is never logged; a server whose store does not answer does not
+ * start.
+ */
+
+let postgres: TestPostgres;
+const servers: Array<{ server: ClawdServer; home: string; base: string }> = [];
+const logLines: string[] = [];
+const logger: Logger = {
+  debug: (message) => void logLines.push(message),
+  info: (message) => void logLines.push(message),
+  warn: (message) => void logLines.push(message),
+  error: (message) => void logLines.push(message),
+};
+
+async function serverWith(storeUrl: string) {
+  const base = `http://127.0.0.1:${(await freePortPair()).control}`;
+  const home = freshHome({ controlUrl: base, headless: true, noSandbox: true, sessionSpares: 0, store: { postgres: { url: storeUrl } } });
+  return { home, base, start: () => startServer({ home, logger }) };
+}
+
+beforeAll(async () => {
+  postgres = await startPostgres();
+  const made = await Promise.all([serverWith(postgres.url), serverWith(postgres.url)]);
+  // Started together: both migrate at once.
+  const started = await Promise.all(made.map((each) => each.start()));
+  started.forEach((server, index) => servers.push({ server, home: made[index].home, base: made[index].base }));
+}, 90_000);
+afterAll(async () => {
+  for (const { server, home } of servers) {
+    await server.close().catch(() => {});
+    rmSync(home, { recursive: true, force: true });
+  }
+  postgres?.close();
+});
+
+function call(which: number, path: string, init: RequestInit = {}) {
+  const { base, server } = servers[which];
+  return fetch(`${base}${path}`, { ...init, headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json', ...init.headers } });
+}
+const grant = (which: number, tenant: string) => call(which, '/grants', { method: 'POST', body: JSON.stringify({ tenant, domains: ['example.com'], ttl: 600 }) });
+type AuditPage = { entries: Array<{ event: string; tenant?: string; grantId?: string; position: number }>; next?: number };
+
+describe('a fleet of two servers with one store', () => {
+  it('brings the schema up once when both start together', async () => {
+    const rows = await postgres.query<{ version: number; applied_by: string }>('SELECT version, applied_by FROM clawd_migrations ORDER BY version');
+    expect(rows.map((row) => row.version)).toEqual(MIGRATIONS.map((migration) => migration.version));
+    expect(new Set(rows.map((row) => row.applied_by)).size).toBe(1);
+  });
+
+  it('answers one audit through either server, and each console hears the other\'s entries as they are written', async () => {
+    expect((await grant(0, 'fleet-a')).status).toBe(201);
+    const throughB = (await (await call(1, '/audit?tenant=fleet-a&event=grant')).json()) as AuditPage;
+    expect(throughB.entries).toHaveLength(1);
+    // Live grants come from the audit, so B lists the grant A issued.
+    const grants = (await (await call(1, '/grants')).json()) as { grants: Array<{ tenant: string }> };
+    expect(grants.grants.map((each) => each.tenant)).toContain('fleet-a');
+
+    // B's event stream (its console) hears an entry written through A.
+    const controller = new AbortController();
+    const stream = await call(1, '/events', { signal: controller.signal });
+    const reader = stream.body!.getReader();
+    let heard = '';
+    await grant(0, 'fleet-heard');
+    const deadline = Date.now() + 10_000;
+    while (!heard.includes('fleet-heard') && Date.now() < deadline) heard += Buffer.from((await reader.read()).value ?? []).toString();
+    controller.abort();
+    expect(heard).toMatch(/event: audit\ndata: \{[^\n]*"tenant":"fleet-heard"/);
+
+    // Pages by position, newest first, across both servers' entries; and by time.
+    await grant(1, 'fleet-a');
+    const first = (await (await call(0, '/audit?tenant=fleet-a&limit=1')).json()) as AuditPage;
+    expect(first.entries).toHaveLength(1);
+    const second = (await (await call(0, `/audit?tenant=fleet-a&limit=1&before=${first.next}`)).json()) as AuditPage;
+    expect(second.entries[0].position).toBeLessThan(first.entries[0].position);
+    const future = (await (await call(0, `/audit?tenant=fleet-a&since=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)).json()) as AuditPage;
+    expect(future.entries).toEqual([]);
+  });
+
+  it('with the store stopped: reading is a 503 that names it, what was acknowledged is written when it is back', async () => {
+    postgres.stop();
+    try {
+      const refused = await call(0, '/audit');
+      expect(refused.status).toBe(503);
+      expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(new RegExp(`The store \\(PostgreSQL at ${postgres.name.replace(/[./]/g, '\\$&')}\\) does not answer`));
+      // Acknowledged while the store is away.
+      expect((await grant(0, 'fleet-while-down')).status).toBe(201);
+    } finally {
+      postgres.start();
+    }
+    await waitFor(async () => {
+      const response = await call(1, '/audit?tenant=fleet-while-down');
+      return response.ok && ((await response.json()) as AuditPage).entries.length === 1;
+    }, { timeoutMs: 20_000, message: 'the entry acknowledged while the store was away never reached it' });
+  }, 60_000);
+
+  it('never logs the store\'s password, and a server whose store does not answer does not start', async () => {
+    expect(logLines.join('\n')).not.toContain('clawd-test');
+    expect(logLines.join('\n')).toContain(`PostgreSQL at ${postgres.name}`);
+    const dead = (await freePortPair()).control;
+    const orphan = await serverWith(`postgresql://clawd:secret-pw@127.0.0.1:${dead}/clawd`);
+    try {
+      const failed = await rejection(orphan.start());
+      expect(failed.message).toMatch(new RegExp(`The store \\(PostgreSQL at 127.0.0.1:${dead}/clawd\\) does not answer`));
+      expect(failed.message).not.toContain('secret-pw');
+    } finally {
+      rmSync(orphan.home, { recursive: true, force: true });
+    }
+  });
+});
