@@ -1,4 +1,6 @@
-import { rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ClawdServer, startServer } from '../../relay/src/cli/serve.js';
 import type { Logger } from '../../relay/src/log.js';
@@ -13,7 +15,8 @@ import { freshHome } from './control-env.js';
  * Two servers with one store, Debian's PostgreSQL in a cluster of the
  * test's own: they start together and the schema is brought up once; the
  * audit written through either is one query through the other, and its
- * console hears the other's entries as they are written; with the store
+ * console hears the other's entries as they are written; a grant revoked
+ * through one is refused by the other at once; with the store
  * stopped, reading is a 503 that names it, writing is acknowledged and
  * kept, and nothing acknowledged is lost when it comes back; the store's
  * password is never logged; a server whose store does not answer does not
@@ -30,9 +33,13 @@ const logger: Logger = {
   error: (message) => void logLines.push(message),
 };
 
+/** The grant key every server of the fleet is given (a secret each mounts; never in the store). */
+const sharedGrantKey = randomBytes(32).toString('hex');
+
 async function serverWith(storeUrl: string) {
   const base = `http://127.0.0.1:${(await freePortPair()).control}`;
   const home = freshHome({ controlUrl: base, headless: true, noSandbox: true, sessionSpares: 0, store: { postgres: { url: storeUrl } } });
+  writeFileSync(join(home, 'grant.key'), `${sharedGrantKey}\n`, { mode: 0o600 });
   return { home, base, start: () => startServer({ home, logger }) };
 }
 
@@ -93,6 +100,19 @@ describe('a fleet of two servers with one store', () => {
     const future = (await (await call(0, `/audit?tenant=fleet-a&since=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)).json()) as AuditPage;
     expect(future.entries).toEqual([]);
   });
+
+  it('honours a grant issued through one server on the other, and refuses it there at once once revoked through the first', async () => {
+    const issued = (await (await grant(0, 'fleet-revoke')).json()) as { token: string; grant: { id: string } };
+    const open = () => call(1, '/sessions', { method: 'POST', body: JSON.stringify({ credential_mode: 'operator', tenant: 'fleet-revoke', grant: issued.token, domains: ['example.com'] }) });
+    const opened = await open();
+    expect(opened.status).toBe(201);
+    expect((await call(1, `/sessions/${((await opened.json()) as { id: string }).id}`, { method: 'DELETE' })).status).toBe(200);
+    expect((await call(0, `/grants/${issued.grant.id}`, { method: 'DELETE' })).status).toBe(200);
+    const refused = await open();
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toBe(`Grant refused: grant ${issued.grant.id} was revoked`);
+    expect((await postgres.query<{ grant_id: string }>('SELECT grant_id FROM clawd_revoked_grants')).map((row) => row.grant_id)).toEqual([issued.grant.id]);
+  }, 60_000);
 
   it('with the store stopped: reading is a 503 that names it, what was acknowledged is written when it is back', async () => {
     postgres.stop();

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserClient, ForbiddenError } from '../../relay/src/client/browser-client.js';
 import { loadOrCreateGrantKey, readToken } from '../../relay/src/config/state-dir.js';
 import { findProfileProcesses } from '../../relay/src/profiles/orphans.js';
-import { Grants } from '../../relay/src/vault/grants.js';
+import { FileRevocations, Grants } from '../../relay/src/vault/grants.js';
 import { pageTargets, waitFor } from '../harness/chromium.js';
 import { rejection, startTestSite } from '../harness/test-site.js';
 import { freePortPair } from '../harness/ports.js';
@@ -131,7 +131,7 @@ describe('the cookie vault and operator sessions', () => {
 
   it('refuses grants that are expired, tampered, revoked, for another tenant or another domain, and none at all', async () => {
     const api = env.client('clawd');
-    const expired = new Grants(loadOrCreateGrantKey(env.home), join(env.home, 'vault', 'revoked-grants.json'), () => Date.now() - 3_600_000).issue({ tenant: 'acme', domains: ['127.0.0.1'], ttlMs: 60_000 }).token;
+    const expired = new Grants(loadOrCreateGrantKey(env.home), new FileRevocations(join(env.home, 'vault', 'revoked-grants.json')), () => Date.now() - 3_600_000).issue({ tenant: 'acme', domains: ['127.0.0.1'], ttlMs: 60_000 }).token;
     const [body, signature] = grantToken.split('.');
     const forged = `${Buffer.from(Buffer.from(body, 'base64url').toString().replace('"acme"', '"evil"')).toString('base64url')}.${signature}`;
     const { token: revocable, grant } = await api.issueGrant({ tenant: 'acme', domains: ['127.0.0.1'], ttl: 600 });

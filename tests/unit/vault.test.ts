@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CookieVault, underSite, VaultTamperedError } from '../../relay/src/vault/cookie-vault.js';
-import { Grants } from '../../relay/src/vault/grants.js';
+import { FileRevocations, Grants } from '../../relay/src/vault/grants.js';
 import { tempDirs } from '../harness/temp-dirs.js';
 
 /** The vault's cipher and the grants' signatures on their own; e2e/sessions.test.ts shows them in use. */
@@ -84,20 +84,20 @@ describe('CookieVault', () => {
 });
 
 describe('Grants', () => {
-  it('verifies what it issued and says why it refuses the rest', () => {
+  it('verifies what it issued and says why it refuses the rest', async () => {
     let now = 1_000_000;
-    const grants = new Grants(randomBytes(32), join(dirs(), 'revoked.json'), () => now);
+    const grants = new Grants(randomBytes(32), new FileRevocations(join(dirs(), 'revoked.json')), () => now);
     const { token, grant } = grants.issue({ tenant: 'acme', domains: ['Example.com', 'example.com'], ttlMs: 60_000 });
     expect(grant.allowed_domains).toEqual(['example.com']);
-    expect(grants.verify(token, { tenant: 'acme', domains: ['example.com'] }).id).toBe(grant.id);
-    expect(() => grants.verify(token, { tenant: 'acme', domains: ['other.test'] })).toThrow(/other\.test is outside the grant/);
-    expect(() => grants.verify(token, { tenant: 'beta', domains: [] })).toThrow(/for tenant "acme", not "beta"/);
-    expect(() => new Grants(randomBytes(32), join(dirs(), 'r.json')).verify(token, { tenant: 'acme', domains: [] })).toThrow(/signature does not match/);
-    expect(() => grants.verify('garbage', { tenant: 'acme', domains: [] })).toThrow(/not a grant token/);
+    expect((await grants.verify(token, { tenant: 'acme', domains: ['example.com'] })).id).toBe(grant.id);
+    await expect(grants.verify(token, { tenant: 'acme', domains: ['other.test'] })).rejects.toThrow(/other\.test is outside the grant/);
+    await expect(grants.verify(token, { tenant: 'beta', domains: [] })).rejects.toThrow(/for tenant "acme", not "beta"/);
+    await expect(new Grants(randomBytes(32), new FileRevocations(join(dirs(), 'r.json'))).verify(token, { tenant: 'acme', domains: [] })).rejects.toThrow(/signature does not match/);
+    await expect(grants.verify('garbage', { tenant: 'acme', domains: [] })).rejects.toThrow(/not a grant token/);
     now += 60_001;
-    expect(() => grants.verify(token, { tenant: 'acme', domains: [] })).toThrow(/expired at/);
+    await expect(grants.verify(token, { tenant: 'acme', domains: [] })).rejects.toThrow(/expired at/);
     now -= 60_001;
-    grants.revoke(grant.id);
-    expect(() => grants.verify(token, { tenant: 'acme', domains: [] })).toThrow(/was revoked/);
+    await grants.revoke(grant.id);
+    await expect(grants.verify(token, { tenant: 'acme', domains: [] })).rejects.toThrow(/was revoked/);
   });
 });

@@ -10,10 +10,10 @@ import { clawdHome, loadOrCreateExtensionKey, loadOrCreateGrantKey, loadOrCreate
 import { reapSessions } from '../sessions/session-reaper.js';
 import { TaskSessions } from '../sessions/task-sessions.js';
 import { AuditLog, type AuditTrail } from '../vault/audit-log.js';
-import { openFleetStore } from '../store/fleet-store.js';
+import { type FleetStore, openFleetStore } from '../store/fleet-store.js';
 import { CookieVault } from '../vault/cookie-vault.js';
 import { SecretStore } from '../vault/secret-store.js';
-import { Grants } from '../vault/grants.js';
+import { FileRevocations, Grants } from '../vault/grants.js';
 import { createLogger, type Logger, type LogLevel } from '../log.js';
 import { ProfileManager } from '../driver/profile-manager.js';
 import { type ControlServer, startControlServer } from '../server/control-server.js';
@@ -81,7 +81,7 @@ export async function startServer(options: {
   manager.registry.prepare();
   // Sessions an earlier server left (it stopped, or was killed mid-session) go first.
   await reapSessions(options.home, options.logger);
-  const credentials = { ...credentialsFor(options.home, manager, options.logger, fleetStore?.audit), askConsent: relay.askConsent, noticeHandoff: relay.noticeHandoff };
+  const credentials = { ...credentialsFor(options.home, manager, options.logger, fleetStore), askConsent: relay.askConsent, noticeHandoff: relay.noticeHandoff };
   // The browsers this server launches answer CDP only here, behind the token or a session's own key.
   relay.serveProfiles({
     mux: (profile, credential) => manager.cdpMux(profile, credential === 'driver'),
@@ -146,15 +146,16 @@ export async function startServer(options: {
 }
 
 /** Task sessions, the vault and grants: keys are read (or made) when first needed, never at import. */
-function credentialsFor(home: string, manager: ProfileManager, logger: Logger, sharedAudit?: AuditTrail) {
+function credentialsFor(home: string, manager: ProfileManager, logger: Logger, fleetStore?: FleetStore) {
   let vault: CookieVault | undefined;
   let grants: Grants | undefined;
   let secrets: SecretStore | undefined;
   // The fleet's store keeps the audit when there is one; else a file of this home.
-  const audit = sharedAudit ?? new AuditLog(join(home, 'logs', 'audit.jsonl'));
+  const audit: AuditTrail = fleetStore?.audit ?? new AuditLog(join(home, 'logs', 'audit.jsonl'));
+  const revocations = fleetStore?.revocations ?? new FileRevocations(join(home, 'vault', 'revoked-grants.json'));
   const vaultOf = () => (vault ??= new CookieVault(join(home, 'vault', 'cookies.json'), loadOrCreateVaultKey(home)));
   const secretsOf = () => (secrets ??= new SecretStore(join(home, 'vault', 'secrets.json'), loadOrCreateVaultKey(home)));
-  const grantsOf = () => (grants ??= new Grants(loadOrCreateGrantKey(home), join(home, 'vault', 'revoked-grants.json')));
+  const grantsOf = () => (grants ??= new Grants(loadOrCreateGrantKey(home), revocations));
   const sessions = new TaskSessions(home, {
     log: logger,
     manager,

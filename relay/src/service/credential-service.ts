@@ -153,8 +153,8 @@ export class CredentialService {
   extendSession(id: string, ttlSeconds: number) {
     return { extended: this.credentials.sessions.extend(id, ttlSeconds) };
   }
-  revokeGrant(id: string) {
-    this.credentials.grants().revoke(id);
+  async revokeGrant(id: string) {
+    await this.credentials.grants().revoke(id);
     this.credentials.audit.record({ event: 'grant-revoked', grantId: id, outcome: 'ok' });
     return { revoked: id };
   }

@@ -212,7 +212,7 @@ export class TaskSessions {
         throw new ForbiddenError('Grant refused: an operator session needs a grant token (clawd-browser grant)');
       }
       try {
-        const grant = this.deps.grants().verify(request.grant, { tenant: request.tenant, domains });
+        const grant = await this.deps.grants().verify(request.grant, { tenant: request.tenant, domains });
         if (!domains.length) domains = grant.allowed_domains;
         grantId = grant.id;
         secrets = grant.allowed_secrets ?? [];

@@ -1,15 +1,18 @@
 import type { Logger } from '../log.js';
 import { PostgresAudit } from './postgres-audit.js';
+import { PostgresRevocations } from './postgres-revocations.js';
 import { PostgresStore, type StoreSettings } from './postgres-store.js';
 
 /**
  * A server's share of the fleet's store (spec §18), opened when it starts:
  * the schema brought up to date, then what lives there. Today that is the
- * audit; the rest of a server's state stays under $CLAWD_HOME.
+ * audit and grants' revocations; the rest of a server's state stays under
+ * $CLAWD_HOME.
  */
 export interface FleetStore {
   store: PostgresStore;
   audit: PostgresAudit;
+  revocations: PostgresRevocations;
   close(): Promise<void>;
 }
 
@@ -24,6 +27,7 @@ export async function openFleetStore(settings: StoreSettings, log: Logger): Prom
     return {
       store,
       audit,
+      revocations: new PostgresRevocations(store),
       async close() {
         await audit.close();
         await store.close();

@@ -35,4 +35,15 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX clawd_audit_grants ON clawd_audit (id) WHERE event IN ('grant', 'grant-revoked', 'inject');
     `,
   },
+  {
+    version: 2,
+    name: 'revoked grants',
+    sql: `
+      CREATE TABLE clawd_revoked_grants (
+        grant_id text PRIMARY KEY,
+        revoked_at timestamptz NOT NULL DEFAULT now(),
+        server text NOT NULL
+      );
+    `,
+  },
 ];

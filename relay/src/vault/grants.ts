@@ -25,11 +25,43 @@ const Payload = z.strictObject({
 }) satisfies z.ZodType<Grant>;
 export type { Grant };
 
+/** Where revoked grant ids are kept: a file of this home, or the fleet's store (store/postgres-revocations.ts), where every server sees a revocation at once. */
+export interface Revocations {
+  has(id: string): Promise<boolean>;
+  /** Answers once the revocation is kept. */
+  add(id: string): Promise<void>;
+}
+
+/** Revoked grant ids in a file of this home. */
+export class FileRevocations implements Revocations {
+  constructor(private readonly path: string) {}
+
+  async has(id: string): Promise<boolean> {
+    return this.all().includes(id);
+  }
+
+  async add(id: string): Promise<void> {
+    const revoked = this.all();
+    if (revoked.includes(id)) return;
+    mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+    writeFileSync(this.path, JSON.stringify([...revoked, id]), { mode: 0o600 });
+  }
+
+  private all(): string[] {
+    if (!existsSync(this.path)) return [];
+    try {
+      return z.array(z.string()).parse(JSON.parse(readFileSync(this.path, 'utf8')));
+    } catch {
+      return [];
+    }
+  }
+}
+
 export class Grants {
   constructor(
     private readonly key: Buffer,
-    /** Revoked grant ids, kept until they would have expired. */
-    private readonly revokedPath: string,
+    /** Revoked grant ids. */
+    private readonly revocations: Revocations,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -47,7 +79,7 @@ export class Grants {
   }
 
   /** The grant, or a 403 saying why not (malformed, tampered, expired, revoked, another tenant, a domain outside it). */
-  verify(token: string, expect: { tenant: string; domains: string[] }): Grant {
+  async verify(token: string, expect: { tenant: string; domains: string[] }): Promise<Grant> {
     const [body, signature, extra] = token.split('.');
     if (!body || !signature || extra !== undefined) throw new ForbiddenError('Grant refused: it is not a grant token');
     const expected = Buffer.from(this.sign(body));
@@ -60,27 +92,15 @@ export class Grants {
       throw new ForbiddenError('Grant refused: its payload is not a grant');
     }
     if (grant.expires_at <= this.now()) throw new ForbiddenError(`Grant refused: it expired at ${new Date(grant.expires_at).toISOString()}`);
-    if (this.revoked().includes(grant.id)) throw new ForbiddenError(`Grant refused: grant ${grant.id} was revoked`);
+    if (await this.revocations.has(grant.id)) throw new ForbiddenError(`Grant refused: grant ${grant.id} was revoked`);
     if (grant.tenant !== expect.tenant) throw new ForbiddenError(`Grant refused: it is for tenant ${JSON.stringify(grant.tenant)}, not ${JSON.stringify(expect.tenant)}`);
     const outside = expect.domains.map(cookieSite).filter((domain) => !grant.allowed_domains.includes(domain));
     if (outside.length) throw new ForbiddenError(`Grant refused: ${outside.join(', ')} ${outside.length === 1 ? 'is' : 'are'} outside the grant (${grant.allowed_domains.join(', ')})`);
     return grant;
   }
 
-  revoke(id: string): void {
-    const revoked = this.revoked();
-    if (revoked.includes(id)) return;
-    mkdirSync(dirname(this.revokedPath), { recursive: true, mode: 0o700 });
-    writeFileSync(this.revokedPath, JSON.stringify([...revoked, id]), { mode: 0o600 });
-  }
-
-  private revoked(): string[] {
-    if (!existsSync(this.revokedPath)) return [];
-    try {
-      return z.array(z.string()).parse(JSON.parse(readFileSync(this.revokedPath, 'utf8')));
-    } catch {
-      return [];
-    }
+  revoke(id: string): Promise<void> {
+    return this.revocations.add(id);
   }
 
   private sign(body: string): string {
