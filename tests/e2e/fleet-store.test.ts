@@ -8,7 +8,8 @@ import { MIGRATIONS } from '../../relay/src/store/migrations.js';
 import { waitFor } from '../harness/chromium.js';
 import { freePortPair } from '../harness/ports.js';
 import { startPostgres, type TestPostgres } from '../harness/postgres.js';
-import { rejection } from '../harness/test-site.js';
+import { rejection, startTestSite } from '../harness/test-site.js';
+import { BrowserClient } from '../../relay/src/client/browser-client.js';
 import { freshHome } from './control-env.js';
 
 /**
@@ -16,7 +17,9 @@ import { freshHome } from './control-env.js';
  * test's own: they start together and the schema is brought up once; the
  * audit written through either is one query through the other, and its
  * console hears the other's entries as they are written; a grant revoked
- * through one is refused by the other at once; with the store
+ * through one is refused by the other at once; a login saved to the vault
+ * through one is lent by the other (the store holds sealed rows, never a
+ * cookie); with the store
  * stopped, reading is a 503 that names it, writing is acknowledged and
  * kept, and nothing acknowledged is lost when it comes back; the store's
  * password is never logged; a server whose store does not answer does not
@@ -33,17 +36,28 @@ const logger: Logger = {
   error: (message) => void logLines.push(message),
 };
 
-/** The grant key every server of the fleet is given (a secret each mounts; never in the store). */
+/** The grant and vault keys every server of the fleet is given (secrets each mounts; never in the store). */
 const sharedGrantKey = randomBytes(32).toString('hex');
+const sharedVaultKey = randomBytes(32).toString('hex');
+/** The session value a test site hands out at login: nowhere in the store may it appear in plaintext. */
+const sessionValue = `sid-${randomBytes(12).toString('hex')}`;
+let site: Awaited<ReturnType<typeof startTestSite>>;
 
 async function serverWith(storeUrl: string) {
   const base = `http://127.0.0.1:${(await freePortPair()).control}`;
   const home = freshHome({ controlUrl: base, headless: true, noSandbox: true, sessionSpares: 0, store: { postgres: { url: storeUrl } } });
   writeFileSync(join(home, 'grant.key'), `${sharedGrantKey}\n`, { mode: 0o600 });
+  writeFileSync(join(home, 'vault.key'), `${sharedVaultKey}\n`, { mode: 0o600 });
   return { home, base, start: () => startServer({ home, logger }) };
 }
 
 beforeAll(async () => {
+  site = await startTestSite((request, response, url) => {
+    if (url.pathname === '/login' && request.method === 'POST') return void response.writeHead(303, { location: '/account', 'set-cookie': `session=${sessionValue}; Path=/; HttpOnly; Max-Age=3600` }).end();
+    if (url.pathname === '/login') return void response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Log in</title><form method="post" action="/login"><button>Log in</button></form>');
+    const signedIn = (request.headers.cookie ?? '').includes(`session=${sessionValue}`);
+    response.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>Account</title><p id="who">${signedIn ? 'Signed in' : 'Signed out'}</p>`);
+  });
   postgres = await startPostgres();
   const made = await Promise.all([serverWith(postgres.url), serverWith(postgres.url)]);
   // Started together: both migrate at once.
@@ -56,13 +70,14 @@ afterAll(async () => {
     rmSync(home, { recursive: true, force: true });
   }
   postgres?.close();
+  await site?.close();
 });
 
 function call(which: number, path: string, init: RequestInit = {}) {
   const { base, server } = servers[which];
   return fetch(`${base}${path}`, { ...init, headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json', ...init.headers } });
 }
-const grant = (which: number, tenant: string) => call(which, '/grants', { method: 'POST', body: JSON.stringify({ tenant, domains: ['example.com'], ttl: 600 }) });
+const grant = (which: number, tenant: string, domains = ['example.com']) => call(which, '/grants', { method: 'POST', body: JSON.stringify({ tenant, domains, ttl: 600 }) });
 type AuditPage = { entries: Array<{ event: string; tenant?: string; grantId?: string; position: number }>; next?: number };
 
 describe('a fleet of two servers with one store', () => {
@@ -114,21 +129,52 @@ describe('a fleet of two servers with one store', () => {
     expect((await postgres.query<{ grant_id: string }>('SELECT grant_id FROM clawd_revoked_grants')).map((row) => row.grant_id)).toEqual([issued.grant.id]);
   }, 60_000);
 
-  it('with the store stopped: reading is a 503 that names it, what was acknowledged is written when it is back', async () => {
+  it('opens through one server the vault a login was saved to through the other; the store holds no cookie', async () => {
+    const client = (which: number, profile?: string) => new BrowserClient({ baseUrl: servers[which].base, token: servers[which].server.token, profile });
+    // A person logs in through a refresh session of server A, and A saves the login.
+    const refresh = await client(0).vaultRefresh({ tenant: 'fleet-vault', domains: ['127.0.0.1'] });
+    const person = client(0, refresh.profile);
+    await person.openTab(`${site.url}/login`);
+    await person.click(/button "Log in" \[ref=(\w+)\]/.exec((await person.snapshot()).text)![1]);
+    expect((await client(0).vaultRefreshDone(refresh.id)).saved).toEqual([{ domain: '127.0.0.1', cookies: 1, origins: 0 }]);
+    // Server B lists it and lends it: an operator session there is signed in on its first page.
+    expect((await client(1).vault('fleet-vault')).entries).toEqual([{ tenant: 'fleet-vault', domain: '127.0.0.1', savedAt: expect.any(String), cookies: 1 }]);
+    const issued = (await (await grant(1, 'fleet-vault', ['127.0.0.1'])).json()) as { token: string };
+    const session = await client(1).openSession({ credential_mode: 'operator', tenant: 'fleet-vault', grant: issued.token });
+    expect(session.injectedCookies).toBe(1);
+    const agent = client(1, session.profile);
+    await agent.openTab(`${site.url}/account`);
+    expect((await agent.evaluate("() => document.getElementById('who').textContent")).result).toBe('Signed in');
+    await client(1).closeSession(session.id);
+    // What the store holds: sealed rows, counts, never the cookie.
+    const rows = await postgres.query<Record<string, unknown>>('SELECT * FROM clawd_vault');
+    expect(rows.map((row) => [row.tenant, row.domain, row.cookies])).toEqual([['fleet-vault', '127.0.0.1', 1]]);
+    expect(JSON.stringify(rows)).not.toContain(sessionValue);
+    expect(JSON.stringify(await postgres.query('SELECT entry FROM clawd_audit'))).not.toContain(sessionValue);
+  }, 60_000);
+
+  it('with the store stopped: what needs it is a 503 that names it, what was acknowledged is written when it is back', async () => {
+    let whileDown = '';
     postgres.stop();
     try {
       const refused = await call(0, '/audit');
       expect(refused.status).toBe(503);
       expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(new RegExp(`The store \\(PostgreSQL at ${postgres.name.replace(/[./]/g, '\\$&')}\\) does not answer`));
-      // Acknowledged while the store is away.
-      expect((await grant(0, 'fleet-while-down')).status).toBe(201);
+      // What needs the store is refused, naming it: the vault lends nothing it cannot read.
+      expect((await grant(0, 'fleet-while-down')).status).toBe(503);
+      // What does not goes on, and is acknowledged: a clean session opens and closes.
+      const opened = await call(0, '/sessions', { method: 'POST', body: JSON.stringify({ credential_mode: 'clean', ttl: 60 }) });
+      expect(opened.status).toBe(201);
+      whileDown = ((await opened.json()) as { id: string }).id;
+      expect((await call(0, `/sessions/${whileDown}`, { method: 'DELETE' })).status).toBe(200);
     } finally {
       postgres.start();
     }
+    // Its start and stop, written when the store came back.
     await waitFor(async () => {
-      const response = await call(1, '/audit?tenant=fleet-while-down');
-      return response.ok && ((await response.json()) as AuditPage).entries.length === 1;
-    }, { timeoutMs: 20_000, message: 'the entry acknowledged while the store was away never reached it' });
+      const response = await call(1, `/audit?session=${whileDown}`);
+      return response.ok && ((await response.json()) as AuditPage).entries.map((entry) => entry.event).join() === 'session-stop,session-start';
+    }, { timeoutMs: 20_000, message: 'the entries acknowledged while the store was away never reached it' });
   }, 60_000);
 
   it('never logs the store\'s password, and a server whose store does not answer does not start', async () => {

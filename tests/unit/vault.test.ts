@@ -2,7 +2,7 @@ import { createCipheriv, randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CookieVault, underSite, VaultTamperedError } from '../../relay/src/vault/cookie-vault.js';
+import { CookieVault, FileVaultRows, underSite, VaultTamperedError } from '../../relay/src/vault/cookie-vault.js';
 import { FileRevocations, Grants } from '../../relay/src/vault/grants.js';
 import { tempDirs } from '../harness/temp-dirs.js';
 
@@ -10,59 +10,61 @@ import { tempDirs } from '../harness/temp-dirs.js';
 
 const dirs = tempDirs('clawd-vault-');
 const cookie = (name: string, value: string, domain: string) => ({ name, value, domain, path: '/' });
+/** A vault whose sealed entries are in a file. */
+const vaultAt = (path: string, key: Buffer) => new CookieVault(new FileVaultRows(path), key);
 
 describe('CookieVault', () => {
-  it('keeps cookies per tenant and domain, encrypted, and lists them without values', () => {
+  it('keeps cookies per tenant and domain, encrypted, and lists them without values', async () => {
     const path = join(dirs(), 'cookies.json');
-    const vault = new CookieVault(path, randomBytes(32));
-    vault.save('acme', '.Example.com', [cookie('sid', 'value-one-secret', '.example.com'), cookie('pref', 'dark', 'www.example.com')]);
-    vault.save('other', 'example.com', [cookie('sid', 'value-two-secret', 'example.com')]);
-    expect(vault.load('acme', ['example.com']).cookies.map((c) => c.value)).toEqual(['value-one-secret', 'dark']);
-    expect(vault.load('acme', ['elsewhere.test'])).toEqual({ cookies: [], origins: [] });
-    expect(vault.list()).toEqual([
+    const vault = vaultAt(path, randomBytes(32));
+    await vault.save('acme', '.Example.com', [cookie('sid', 'value-one-secret', '.example.com'), cookie('pref', 'dark', 'www.example.com')]);
+    await vault.save('other', 'example.com', [cookie('sid', 'value-two-secret', 'example.com')]);
+    expect((await vault.load('acme', ['example.com'])).cookies.map((c) => c.value)).toEqual(['value-one-secret', 'dark']);
+    expect(await vault.load('acme', ['elsewhere.test'])).toEqual({ cookies: [], origins: [] });
+    expect(await vault.list()).toEqual([
       { tenant: 'acme', domain: 'example.com', savedAt: expect.any(String), cookies: 2 },
       { tenant: 'other', domain: 'example.com', savedAt: expect.any(String), cookies: 1 },
     ]);
     const bytes = readFileSync(path, 'utf8');
     for (const secret of ['value-one-secret', 'value-two-secret', 'dark', 'sid']) expect(bytes).not.toContain(secret);
-    expect(vault.forget('acme').map((e) => e.domain)).toEqual(['example.com']);
-    expect(vault.list().map((e) => e.tenant)).toEqual(['other']);
+    expect((await vault.forget('acme')).map((e) => e.domain)).toEqual(['example.com']);
+    expect((await vault.list()).map((e) => e.tenant)).toEqual(['other']);
   });
 
-  it('refuses a changed byte, an entry moved to another tenant, another key, and a damaged file', () => {
+  it('refuses a changed byte, an entry moved to another tenant, another key, and a damaged file', async () => {
     const path = join(dirs(), 'cookies.json');
     const key = randomBytes(32);
-    new CookieVault(path, key).save('acme', 'example.com', [cookie('sid', 'x', 'example.com')]);
+    await vaultAt(path, key).save('acme', 'example.com', [cookie('sid', 'x', 'example.com')]);
     const original = readFileSync(path, 'utf8');
     const file = JSON.parse(original) as { entries: Array<{ tenant: string; tag: string }> };
 
     file.entries[0].tenant = 'mallory';
     writeFileSync(path, JSON.stringify(file));
-    expect(() => new CookieVault(path, key).load('mallory', ['example.com'])).toThrow(VaultTamperedError);
+    await expect(vaultAt(path, key).load('mallory', ['example.com'])).rejects.toThrow(VaultTamperedError);
 
     const tag = Buffer.from(JSON.parse(original).entries[0].tag, 'base64');
     tag[0] ^= 1;
     writeFileSync(path, original.replace(JSON.parse(original).entries[0].tag, tag.toString('base64')));
-    expect(() => new CookieVault(path, key).load('acme', ['example.com'])).toThrow(/failed authentication/);
+    await expect(vaultAt(path, key).load('acme', ['example.com'])).rejects.toThrow(/failed authentication/);
 
     writeFileSync(path, original);
-    expect(() => new CookieVault(path, randomBytes(32)).load('acme', ['example.com'])).toThrow(VaultTamperedError);
+    await expect(vaultAt(path, randomBytes(32)).load('acme', ['example.com'])).rejects.toThrow(VaultTamperedError);
     writeFileSync(path, original.slice(0, 40));
-    expect(() => new CookieVault(path, key).list()).toThrow(/not the JSON it should be/);
+    await expect(vaultAt(path, key).list()).rejects.toThrow(/not the JSON it should be/);
   });
 
-  it("keeps a domain's origin storage with its cookies, encrypted alike, and opens entries written before it did", () => {
+  it("keeps a domain's origin storage with its cookies, encrypted alike, and opens entries written before it did", async () => {
     const path = join(dirs(), 'cookies.json');
     const key = randomBytes(32);
-    const vault = new CookieVault(path, key);
+    const vault = vaultAt(path, key);
     const origins = [
       { origin: 'https://app.example.com', localStorage: [{ name: 'token', value: 'ls-secret-value' }], indexedDB: [{ name: 'db', version: 1, stores: [] }] },
       { origin: 'https://elsewhere.test', localStorage: [{ name: 'x', value: 'not-ours' }] },
     ];
-    const saved = vault.saveFromBrowser('acme', ['example.com'], [{ ...cookie('sid', 'c', '.example.com'), expires: -1, httpOnly: true, secure: true, sameSite: 'Lax' }], origins);
+    const saved = await vault.saveFromBrowser('acme', ['example.com'], [{ ...cookie('sid', 'c', '.example.com'), expires: -1, httpOnly: true, secure: true, sameSite: 'Lax' }], origins);
     expect(saved).toEqual([{ domain: 'example.com', cookies: 1, origins: 1 }]);
-    expect(vault.load('acme', ['example.com']).origins).toEqual([origins[0]]);
-    expect(vault.list()).toEqual([{ tenant: 'acme', domain: 'example.com', savedAt: expect.any(String), cookies: 1, origins: 1 }]);
+    expect((await vault.load('acme', ['example.com'])).origins).toEqual([origins[0]]);
+    expect(await vault.list()).toEqual([{ tenant: 'acme', domain: 'example.com', savedAt: expect.any(String), cookies: 1, origins: 1 }]);
     expect(readFileSync(path, 'utf8')).not.toContain('ls-secret-value');
 
     // An entry of the earlier format: the plaintext was the cookie list alone.
@@ -73,7 +75,7 @@ describe('CookieVault', () => {
     const file = JSON.parse(readFileSync(path, 'utf8'));
     file.entries.push({ tenant: 'old', domain: 'example.org', savedAt: new Date().toISOString(), count: 1, iv: iv.toString('base64'), tag: cipher.getAuthTag().toString('base64'), data: data.toString('base64') });
     writeFileSync(path, JSON.stringify(file));
-    expect(vault.load('old', ['example.org'])).toEqual({ cookies: [cookie('sid', 'old-value', 'example.org')], origins: [] });
+    expect(await vault.load('old', ['example.org'])).toEqual({ cookies: [cookie('sid', 'old-value', 'example.org')], origins: [] });
   });
 
   it('matches cookies to sites, subdomains included', () => {

@@ -90,12 +90,12 @@ export class CredentialService {
     return { closed: await this.credentials.sessions.close(id) };
   }
 
-  issueGrant(request: z.output<typeof schemas.issueGrant>) {
+  async issueGrant(request: z.output<typeof schemas.issueGrant>) {
     const { tenant, domains, ttl, origin_session_id, secrets } = request;
     const missing = (secrets ?? []).filter((name) => !this.credentials.secrets().list(tenant).some((secret) => secret.name === name));
     if (missing.length) throw new NotFoundError(`Tenant ${tenant} has no secret ${missing.join(', ')}: set it first (clawd-browser secret-set)`);
     const issued = this.credentials.grants().issue({ tenant, domains, ttlMs: ttl * 1000, originSessionId: origin_session_id, secrets });
-    const warnings = loginWarnings(tenant, issued.grant.allowed_domains, this.credentials.vault().load(tenant, issued.grant.allowed_domains).cookies, issued.grant.expires_at);
+    const warnings = loginWarnings(tenant, issued.grant.allowed_domains, (await this.credentials.vault().load(tenant, issued.grant.allowed_domains)).cookies, issued.grant.expires_at);
     this.credentials.audit.record({
       event: 'grant',
       tenant,
@@ -159,12 +159,12 @@ export class CredentialService {
     return { revoked: id };
   }
 
-  vault(tenant?: string) {
-    return { entries: this.credentials.vault().list(tenant) };
+  async vault(tenant?: string) {
+    return { entries: await this.credentials.vault().list(tenant) };
   }
-  forget(tenant: string | undefined, domain?: string) {
+  async forget(tenant: string | undefined, domain?: string) {
     if (!tenant) throw new BadRequestError('Give the tenant whose cookies to forget (and a domain, or all of its domains go)');
-    const forgotten = this.credentials.vault().forget(tenant, domain);
+    const forgotten = await this.credentials.vault().forget(tenant, domain);
     this.credentials.audit.record({ event: 'vault-forget', tenant, domains: forgotten.map((entry) => entry.domain), outcome: 'ok' });
     return { forgotten };
   }
@@ -211,7 +211,7 @@ export class CredentialService {
     }
     const extension = this.manager.driver('extension');
     // The shared tabs' localStorage goes with the cookies (IndexedDB comes through a refresh session).
-    const saved = this.credentials.vault().saveFromBrowser(tenant, allowed, await extension.cookies(), await extension.toolbox.openTabsStorage());
+    const saved = await this.credentials.vault().saveFromBrowser(tenant, allowed, await extension.cookies(), await extension.toolbox.openTabsStorage());
     const detail = saved.map((s) => `${s.domain}: ${s.cookies} cookies${s.origins ? `, ${s.origins} origins` : ''}`).join(', ');
     audit.record({ event: 'extension-saved', tenant, domains: allowed, outcome: 'ok', detail });
     return { saved, refused: domains.filter((domain) => !allowed.includes(domain)) };

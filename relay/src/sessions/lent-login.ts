@@ -19,7 +19,7 @@ import { watchLoginPages } from './login-watch.js';
 /** Lends the login to a session's browser; `info` is filled in (injected counts, warnings). */
 export async function lendLogin(driver: ProfileDriver, info: SessionInfo, deps: { vault: () => CookieVault; audit: AuditTrail }): Promise<void> {
   const { tenant, domains, id: session, grantId } = info;
-  const login = deps.vault().load(tenant!, domains);
+  const login = await deps.vault().load(tenant!, domains);
   const cookies = login.cookies.filter((cookie) => domains.some((domain) => underSite(cookie.domain ?? '', domain)));
   const origins = login.origins.filter((origin) => domains.some((domain) => originUnderSite(origin.origin, domain)));
   await driver.addCookies(cookies);

@@ -448,7 +448,7 @@ export class TaskSessions {
     const tenant = session.info.tenant!;
     const chosen = domains?.length ? domains : session.info.domains;
     const { origins } = await session.driver.toolbox.storageState(true);
-    const saved = this.deps.vault().saveFromBrowser(tenant, chosen, await session.driver.cookies(), origins);
+    const saved = await this.deps.vault().saveFromBrowser(tenant, chosen, await session.driver.cookies(), origins);
     const detail = saved.map((s) => `${s.domain}: ${s.cookies} cookies${s.origins ? `, ${s.origins} origins` : ''}`).join(', ');
     this.deps.audit.record({ event: 'refresh-saved', tenant, session: id, domains: chosen, outcome: 'ok', detail });
     await this.close(id, 'refresh saved');

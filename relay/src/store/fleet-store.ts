@@ -1,18 +1,20 @@
 import type { Logger } from '../log.js';
 import { PostgresAudit } from './postgres-audit.js';
 import { PostgresRevocations } from './postgres-revocations.js';
+import { PostgresVaultRows } from './postgres-vault.js';
 import { PostgresStore, type StoreSettings } from './postgres-store.js';
 
 /**
  * A server's share of the fleet's store (spec §18), opened when it starts:
  * the schema brought up to date, then what lives there. Today that is the
- * audit and grants' revocations; the rest of a server's state stays under
- * $CLAWD_HOME.
+ * audit, grants' revocations and the vault's sealed entries; the rest of a
+ * server's state stays under $CLAWD_HOME.
  */
 export interface FleetStore {
   store: PostgresStore;
   audit: PostgresAudit;
   revocations: PostgresRevocations;
+  vault: PostgresVaultRows;
   close(): Promise<void>;
 }
 
@@ -28,6 +30,7 @@ export async function openFleetStore(settings: StoreSettings, log: Logger): Prom
       store,
       audit,
       revocations: new PostgresRevocations(store),
+      vault: new PostgresVaultRows(store),
       async close() {
         await audit.close();
         await store.close();

@@ -46,4 +46,23 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    name: 'vault',
+    sql: `
+      -- Sealed by clawd-browser before they leave the process: ciphertext and counts, never a cookie.
+      CREATE TABLE clawd_vault (
+        tenant text NOT NULL,
+        domain text NOT NULL,
+        saved_at timestamptz NOT NULL,
+        cookies int NOT NULL,
+        origins int,
+        iv text NOT NULL,
+        tag text NOT NULL,
+        data text NOT NULL,
+        server text NOT NULL,
+        PRIMARY KEY (tenant, domain)
+      );
+    `,
+  },
 ];

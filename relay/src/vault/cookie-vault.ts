@@ -12,9 +12,11 @@ import type { StorageState } from '../api/toolbox-schemas.js';
  * as authenticated data (an entry moved to another tenant or domain fails
  * to open, as does any changed byte). Plaintext never touches the disk.
  *
- * The store is one JSON file written crash-safely (vault-file.ts). No native database: it
- * would need a compiler or a prebuilt download at install time, and the
- * vault holds one small entry per site.
+ * Where the sealed entries are kept is the `VaultRows`: one JSON file written
+ * crash-safely (vault-file.ts; no native database: it would need a compiler
+ * or a prebuilt download at install time, and the vault holds one small
+ * entry per site), or, for a fleet, a table of its PostgreSQL store
+ * (store/postgres-vault.ts), which holds the entries as sealed here.
  */
 
 export type VaultCookie = Protocol.Network.CookieParam;
@@ -40,7 +42,47 @@ const Entry = z.strictObject({
   data: z.string(),
 });
 type Entry = z.infer<typeof Entry>;
+/** One sealed entry, as a row store keeps it: who and what it is, and the ciphertext. */
+export type VaultEntry = Entry;
 const VaultFile = z.strictObject({ version: z.literal(1), entries: z.array(Entry) });
+
+/** Where sealed entries are kept: one per (tenant, domain). */
+export interface VaultRows {
+  /** A tenant's entries (every tenant's without one). */
+  list(tenant?: string): Promise<VaultEntry[]>;
+  /** Keeps an entry in place of the one for its (tenant, domain). */
+  put(entry: VaultEntry): Promise<void>;
+  /** Removes a tenant's domain, or all its domains; says what went. */
+  remove(tenant: string, domain?: string): Promise<VaultEntry[]>;
+}
+
+/** The entries in one file of this home. */
+export class FileVaultRows implements VaultRows {
+  constructor(private readonly path: string) {}
+
+  async list(tenant?: string): Promise<VaultEntry[]> {
+    return this.read().filter((entry) => tenant === undefined || entry.tenant === tenant);
+  }
+
+  async put(entry: VaultEntry): Promise<void> {
+    this.write([...this.read().filter((other) => !(other.tenant === entry.tenant && other.domain === entry.domain)), entry]);
+  }
+
+  async remove(tenant: string, domain?: string): Promise<VaultEntry[]> {
+    const entries = this.read();
+    const gone = entries.filter((entry) => entry.tenant === tenant && (domain === undefined || entry.domain === domain));
+    if (gone.length) this.write(entries.filter((entry) => !gone.includes(entry)));
+    return gone;
+  }
+
+  private read(): Entry[] {
+    return readVaultFile(this.path, VaultFile, 'vault file');
+  }
+
+  private write(entries: Entry[]): void {
+    writeFileAtomically(this.path, JSON.stringify({ version: 1, entries }));
+  }
+}
 
 import type { VaultListing } from '../api/session-responses.js';
 export type { VaultListing };
@@ -82,14 +124,14 @@ export function underSite(cookieDomain: string, site: string): boolean {
 
 export class CookieVault {
   constructor(
-    private readonly path: string,
+    private readonly rows: VaultRows,
     private readonly key: Buffer,
   ) {
     if (key.length !== 32) throw new Error('the vault key must be 32 bytes');
   }
 
   /** Replaces what the vault holds for (tenant, domain): its cookies, and its sites' storage. */
-  save(tenant: string, domain: string, cookies: VaultCookie[], origins: VaultOrigin[] = []): VaultListing {
+  async save(tenant: string, domain: string, cookies: VaultCookie[], origins: VaultOrigin[] = []): Promise<VaultListing> {
     const site = cookieSite(domain);
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
@@ -105,9 +147,7 @@ export class CookieVault {
       tag: cipher.getAuthTag().toString('base64'),
       data: data.toString('base64'),
     };
-    const entries = this.read().filter((other) => !(other.tenant === tenant && other.domain === site));
-    entries.push(entry);
-    this.write(entries);
+    await this.rows.put(entry);
     return listing(entry);
   }
 
@@ -116,25 +156,27 @@ export class CookieVault {
    * a subdomain), and the storage of its origins under it: a refresh
    * session's, or the user's own through the extension.
    */
-  saveFromBrowser(
+  async saveFromBrowser(
     tenant: string,
     domains: string[],
     browserCookies: Array<Parameters<typeof fromBrowserCookie>[0]>,
     browserOrigins: VaultOrigin[] = [],
-  ): Array<{ domain: string; cookies: number; origins: number }> {
-    return domains.map((domain) => {
+  ): Promise<Array<{ domain: string; cookies: number; origins: number }>> {
+    const saved: Array<{ domain: string; cookies: number; origins: number }> = [];
+    for (const domain of domains) {
       const own = browserCookies.filter((cookie) => underSite(cookie.domain, domain));
       const origins = browserOrigins.filter((origin) => originUnderSite(origin.origin, domain));
-      this.save(tenant, domain, own.map(fromBrowserCookie), origins);
-      return { domain, cookies: own.length, origins: origins.length };
-    });
+      await this.save(tenant, domain, own.map(fromBrowserCookie), origins);
+      saved.push({ domain, cookies: own.length, origins: origins.length });
+    }
+    return saved;
   }
 
   /** The cookies and origin storage of `domains` for `tenant` (domains the vault has nothing for are skipped). */
-  load(tenant: string, domains: string[]): VaultLogin {
+  async load(tenant: string, domains: string[]): Promise<VaultLogin> {
     const wanted = new Set(domains.map(cookieSite));
     const login: VaultLogin = { cookies: [], origins: [] };
-    for (const entry of this.read()) {
+    for (const entry of await this.rows.list(tenant)) {
       if (entry.tenant !== tenant || !wanted.has(entry.domain)) continue;
       const opened = this.open(entry);
       login.cookies.push(...opened.cookies);
@@ -144,18 +186,13 @@ export class CookieVault {
   }
 
   /** What the vault holds: tenants, domains, dates and counts; never a value. */
-  list(tenant?: string): VaultListing[] {
-    return this.read()
-      .filter((entry) => tenant === undefined || entry.tenant === tenant)
-      .map(listing);
+  async list(tenant?: string): Promise<VaultListing[]> {
+    return (await this.rows.list(tenant)).map(listing);
   }
 
   /** Forgets a tenant's domain, or all its domains; returns what was removed. */
-  forget(tenant: string, domain?: string): VaultListing[] {
-    const entries = this.read();
-    const gone = entries.filter((entry) => entry.tenant === tenant && (domain === undefined || entry.domain === cookieSite(domain)));
-    if (gone.length) this.write(entries.filter((entry) => !gone.includes(entry)));
-    return gone.map(listing);
+  async forget(tenant: string, domain?: string): Promise<VaultListing[]> {
+    return (await this.rows.remove(tenant, domain === undefined ? undefined : cookieSite(domain))).map(listing);
   }
 
   private open(entry: Entry): VaultLogin {
@@ -172,14 +209,6 @@ export class CookieVault {
     }
   }
 
-  private read(): Entry[] {
-    return readVaultFile(this.path, VaultFile, 'vault file');
-  }
-
-
-  private write(entries: Entry[]): void {
-    writeFileAtomically(this.path, JSON.stringify({ version: 1, entries }));
-  }
 }
 
 function listing(entry: Entry): VaultListing {
