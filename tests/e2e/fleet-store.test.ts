@@ -19,7 +19,7 @@ import { freshHome } from './control-env.js';
  * console hears the other's entries as they are written; a grant revoked
  * through one is refused by the other at once; a login saved to the vault
  * through one is lent by the other (the store holds sealed rows, never a
- * cookie); with the store
+ * cookie), and a secret set through one is typed by the other; with the store
  * stopped, reading is a 503 that names it, writing is acknowledged and
  * kept, and nothing acknowledged is lost when it comes back; the store's
  * password is never logged; a server whose store does not answer does not
@@ -55,6 +55,9 @@ beforeAll(async () => {
   site = await startTestSite((request, response, url) => {
     if (url.pathname === '/login' && request.method === 'POST') return void response.writeHead(303, { location: '/account', 'set-cookie': `session=${sessionValue}; Path=/; HttpOnly; Max-Age=3600` }).end();
     if (url.pathname === '/login') return void response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Log in</title><form method="post" action="/login"><button>Log in</button></form>');
+    // The page says what was typed by its length and its last character only.
+    if (url.pathname === '/code')
+      return void response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Code</title><label>Code <input id="code"></label><button onclick="document.title = `typed ${code.value.length} ${code.value.slice(-1)}`">Check</button>');
     const signedIn = (request.headers.cookie ?? '').includes(`session=${sessionValue}`);
     response.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>Account</title><p id="who">${signedIn ? 'Signed in' : 'Signed out'}</p>`);
   });
@@ -151,6 +154,26 @@ describe('a fleet of two servers with one store', () => {
     expect(rows.map((row) => [row.tenant, row.domain, row.cookies])).toEqual([['fleet-vault', '127.0.0.1', 1]]);
     expect(JSON.stringify(rows)).not.toContain(sessionValue);
     expect(JSON.stringify(await postgres.query('SELECT entry FROM clawd_audit'))).not.toContain(sessionValue);
+  }, 60_000);
+
+  it('types through one server a secret set through the other; the store holds no value', async () => {
+    const client = (which: number, profile?: string) => new BrowserClient({ baseUrl: servers[which].base, token: servers[which].server.token, profile });
+    const value = `code-${randomBytes(8).toString('hex')}Z`;
+    expect((await call(0, '/secrets', { method: 'POST', body: JSON.stringify({ tenant: 'fleet-secret', name: 'code', domains: ['127.0.0.1'], value }) })).status).toBe(201);
+    expect(((await (await call(1, '/secrets?tenant=fleet-secret')).json()) as { secrets: Array<{ name: string }> }).secrets.map((secret) => secret.name)).toEqual(['code']);
+    const issued = (await (await call(1, '/grants', { method: 'POST', body: JSON.stringify({ tenant: 'fleet-secret', domains: ['127.0.0.1'], ttl: 600, secrets: ['code'] }) })).json()) as { token: string };
+    const session = await client(1).openSession({ credential_mode: 'operator', tenant: 'fleet-secret', grant: issued.token });
+    const agent = client(1, session.profile);
+    await agent.openTab(`${site.url}/code`);
+    const { text } = await agent.snapshot();
+    await agent.type(/textbox "Code" \[ref=(\w+)\]/.exec(text)![1], '{{secret:code}}');
+    const checked = await agent.click(/button "Check" \[ref=(\w+)\]/.exec(text)![1]);
+    expect(checked.title).toBe(`typed ${value.length} Z`);
+    await client(1).closeSession(session.id);
+    const rows = await postgres.query<Record<string, unknown>>('SELECT * FROM clawd_secrets');
+    expect(rows.map((row) => [row.tenant, row.name, row.domains])).toEqual([['fleet-secret', 'code', ['127.0.0.1']]]);
+    expect(JSON.stringify(rows)).not.toContain(value);
+    expect(JSON.stringify(await postgres.query('SELECT entry FROM clawd_audit'))).not.toContain(value);
   }, 60_000);
 
   it('with the store stopped: what needs it is a 503 that names it, what was acknowledged is written when it is back', async () => {

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { secretNames } from '../../relay/src/driver/secret-typing.js';
 import { TabSecrets } from '../../relay/src/driver/tab-secrets.js';
 import { VaultTamperedError } from '../../relay/src/vault/cookie-vault.js';
-import { SecretStore } from '../../relay/src/vault/secret-store.js';
+import { FileSecretRows, SecretStore } from '../../relay/src/vault/secret-store.js';
 import { tempDirs } from '../harness/temp-dirs.js';
 
 /** The secret store's seal, the placeholders an action names, and the redaction of every form a value travels in. */
@@ -14,18 +14,18 @@ const dirs = tempDirs('clawd-secrets-');
 const page = { on: () => {} } as unknown as ConstructorParameters<typeof TabSecrets>[0];
 
 describe('SecretStore', () => {
-  it('seals each secret with its tenant, name and domains: widening its domains in the file makes it fail to open', () => {
+  it('seals each secret with its tenant, name and domains: widening its domains in the file makes it fail to open', async () => {
     const path = join(dirs(), 'secrets.json');
-    const store = new SecretStore(path, randomBytes(32));
-    store.set('acme', 'pw', ['Example.com', 'example.com'], 'hunter2-long-value');
-    expect(store.open('acme', 'pw')).toEqual({ name: 'pw', value: 'hunter2-long-value', domains: ['example.com'] });
-    expect(store.open('acme', 'other')).toBeUndefined();
+    const store = new SecretStore(new FileSecretRows(path), randomBytes(32));
+    await store.set('acme', 'pw', ['Example.com', 'example.com'], 'hunter2-long-value');
+    expect(await store.open('acme', 'pw')).toEqual({ name: 'pw', value: 'hunter2-long-value', domains: ['example.com'] });
+    expect(await store.open('acme', 'other')).toBeUndefined();
     expect(readFileSync(path, 'utf8')).not.toContain('hunter2');
     const file = JSON.parse(readFileSync(path, 'utf8'));
     file.entries[0].domains = ['example.com', 'evil.test'];
     writeFileSync(path, JSON.stringify(file));
-    expect(() => store.open('acme', 'pw')).toThrow(VaultTamperedError);
-    expect(store.forget('acme').map((secret) => secret.name)).toEqual(['pw']);
+    await expect(store.open('acme', 'pw')).rejects.toThrow(VaultTamperedError);
+    expect((await store.forget('acme')).map((secret) => secret.name)).toEqual(['pw']);
   });
 });
 

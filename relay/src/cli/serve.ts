@@ -12,7 +12,7 @@ import { TaskSessions } from '../sessions/task-sessions.js';
 import { AuditLog, type AuditTrail } from '../vault/audit-log.js';
 import { type FleetStore, openFleetStore } from '../store/fleet-store.js';
 import { CookieVault, FileVaultRows } from '../vault/cookie-vault.js';
-import { SecretStore } from '../vault/secret-store.js';
+import { FileSecretRows, SecretStore } from '../vault/secret-store.js';
 import { FileRevocations, Grants } from '../vault/grants.js';
 import { createLogger, type Logger, type LogLevel } from '../log.js';
 import { ProfileManager } from '../driver/profile-manager.js';
@@ -154,7 +154,7 @@ function credentialsFor(home: string, manager: ProfileManager, logger: Logger, f
   const audit: AuditTrail = fleetStore?.audit ?? new AuditLog(join(home, 'logs', 'audit.jsonl'));
   const revocations = fleetStore?.revocations ?? new FileRevocations(join(home, 'vault', 'revoked-grants.json'));
   const vaultOf = () => (vault ??= new CookieVault(fleetStore?.vault ?? new FileVaultRows(join(home, 'vault', 'cookies.json')), loadOrCreateVaultKey(home)));
-  const secretsOf = () => (secrets ??= new SecretStore(join(home, 'vault', 'secrets.json'), loadOrCreateVaultKey(home)));
+  const secretsOf = () => (secrets ??= new SecretStore(fleetStore?.secrets ?? new FileSecretRows(join(home, 'vault', 'secrets.json')), loadOrCreateVaultKey(home)));
   const grantsOf = () => (grants ??= new Grants(loadOrCreateGrantKey(home), revocations));
   const sessions = new TaskSessions(home, {
     log: logger,

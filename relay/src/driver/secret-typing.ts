@@ -18,7 +18,7 @@ export interface OpenedSecret {
   domains: string[];
 }
 /** Opens a secret the caller may use, or throws saying why not (not lent to this session, none by that name). */
-export type SecretOpener = (name: string) => OpenedSecret;
+export type SecretOpener = (name: string) => Promise<OpenedSecret>;
 
 /** The secrets an action names, in order, each once. */
 export function secretNames(action: Action): string[] {
@@ -38,7 +38,7 @@ export async function withSecrets(tab: DriverTab, action: Action, open: SecretOp
     const host = frame ? new URL(frame.url()).hostname : '';
     let filled = text;
     for (const name of names) {
-      const secret = open(name);
+      const secret = await open(name);
       if (!secret.domains.some((domain) => onDomain(host, domain)))
         throw new ForbiddenError(`Secret ${name} may be typed on ${secret.domains.join(', ')} only, not on ${host || 'a page without a host'}: nothing was typed`);
       typed.push({ ...secret, host });

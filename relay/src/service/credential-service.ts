@@ -92,7 +92,8 @@ export class CredentialService {
 
   async issueGrant(request: z.output<typeof schemas.issueGrant>) {
     const { tenant, domains, ttl, origin_session_id, secrets } = request;
-    const missing = (secrets ?? []).filter((name) => !this.credentials.secrets().list(tenant).some((secret) => secret.name === name));
+    const held = secrets?.length ? await this.credentials.secrets().list(tenant) : [];
+    const missing = (secrets ?? []).filter((name) => !held.some((secret) => secret.name === name));
     if (missing.length) throw new NotFoundError(`Tenant ${tenant} has no secret ${missing.join(', ')}: set it first (clawd-browser secret-set)`);
     const issued = this.credentials.grants().issue({ tenant, domains, ttlMs: ttl * 1000, originSessionId: origin_session_id, secrets });
     const warnings = loginWarnings(tenant, issued.grant.allowed_domains, (await this.credentials.vault().load(tenant, issued.grant.allowed_domains)).cookies, issued.grant.expires_at);
@@ -181,16 +182,16 @@ export class CredentialService {
 
   // ---- named secrets: their values come in, never go out ----
 
-  setSecret(request: z.output<typeof schemas.setSecret>): SecretListing {
-    const listing = this.credentials.secrets().set(request.tenant, request.name, request.domains, request.value);
+  async setSecret(request: z.output<typeof schemas.setSecret>): Promise<SecretListing> {
+    const listing = await this.credentials.secrets().set(request.tenant, request.name, request.domains, request.value);
     this.credentials.audit.record({ event: 'secret-set', tenant: request.tenant, domains: listing.domains, outcome: 'ok', detail: listing.name });
     return listing;
   }
-  secrets(tenant?: string): { secrets: SecretListing[] } {
-    return { secrets: this.credentials.secrets().list(tenant) };
+  async secrets(tenant?: string): Promise<{ secrets: SecretListing[] }> {
+    return { secrets: await this.credentials.secrets().list(tenant) };
   }
-  forgetSecret(tenant: string, name?: string): { forgotten: SecretListing[] } {
-    const forgotten = this.credentials.secrets().forget(tenant, name);
+  async forgetSecret(tenant: string, name?: string): Promise<{ forgotten: SecretListing[] }> {
+    const forgotten = await this.credentials.secrets().forget(tenant, name);
     this.credentials.audit.record({ event: 'secret-forget', tenant, outcome: 'ok', detail: forgotten.map((secret) => secret.name).join(', ') });
     return { forgotten };
   }

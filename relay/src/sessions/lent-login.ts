@@ -41,9 +41,9 @@ export async function lendLogin(driver: ProfileDriver, info: SessionInfo, deps: 
 export function secretOpener(info: SessionInfo, store: () => SecretStore): SecretOpener | undefined {
   const { tenant, secrets } = info;
   if (!tenant) return undefined;
-  return (name) => {
+  return async (name) => {
     if (!secrets?.includes(name)) throw new ForbiddenError(`Secret ${name} is not lent to this session: its grant names ${secrets?.length ? secrets.join(', ') : 'no secrets'}`);
-    const secret = store().open(tenant, name);
+    const secret = await store().open(tenant, name);
     if (!secret) throw new NotFoundError(`Tenant ${tenant} has no secret ${name} (clawd-browser secret-set)`);
     return secret;
   };

@@ -65,4 +65,22 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 4,
+    name: 'secrets',
+    sql: `
+      -- Sealed by clawd-browser before they leave the process: ciphertext and the domains, never a value.
+      CREATE TABLE clawd_secrets (
+        tenant text NOT NULL,
+        name text NOT NULL,
+        domains text[] NOT NULL,
+        saved_at timestamptz NOT NULL,
+        iv text NOT NULL,
+        tag text NOT NULL,
+        data text NOT NULL,
+        server text NOT NULL,
+        PRIMARY KEY (tenant, name)
+      );
+    `,
+  },
 ];

@@ -10,6 +10,8 @@ import { cookieSite } from './cookie-vault.js';
  * (AES-256-GCM under the vault key), with the tenant, the name and the
  * domains as authenticated data: widening an entry's domains in the file
  * makes it fail to open. The value leaves this module only to be typed.
+ * The sealed entries are kept by a `SecretRows`: a file of this home, or a
+ * table of the fleet's store (store/postgres-secrets.ts).
  */
 
 const Entry = z.strictObject({
@@ -22,7 +24,51 @@ const Entry = z.strictObject({
   data: z.string(),
 });
 type Entry = z.infer<typeof Entry>;
+/** One sealed secret, as a row store keeps it. */
+export type SecretEntry = Entry;
 const SecretsFile = z.strictObject({ version: z.literal(1), entries: z.array(Entry) });
+
+/** Where sealed secrets are kept: one per (tenant, name). */
+export interface SecretRows {
+  list(tenant?: string): Promise<SecretEntry[]>;
+  find(tenant: string, name: string): Promise<SecretEntry | undefined>;
+  /** Keeps an entry in place of the one for its (tenant, name). */
+  put(entry: SecretEntry): Promise<void>;
+  /** Removes a tenant's secret, or all of them; says what went. */
+  remove(tenant: string, name?: string): Promise<SecretEntry[]>;
+}
+
+/** The secrets in one file of this home. */
+export class FileSecretRows implements SecretRows {
+  constructor(private readonly path: string) {}
+
+  async list(tenant?: string): Promise<SecretEntry[]> {
+    return this.read().filter((entry) => tenant === undefined || entry.tenant === tenant);
+  }
+
+  async find(tenant: string, name: string): Promise<SecretEntry | undefined> {
+    return this.read().find((entry) => entry.tenant === tenant && entry.name === name);
+  }
+
+  async put(entry: SecretEntry): Promise<void> {
+    this.write([...this.read().filter((other) => !(other.tenant === entry.tenant && other.name === entry.name)), entry]);
+  }
+
+  async remove(tenant: string, name?: string): Promise<SecretEntry[]> {
+    const entries = this.read();
+    const gone = entries.filter((entry) => entry.tenant === tenant && (name === undefined || entry.name === name));
+    if (gone.length) this.write(entries.filter((entry) => !gone.includes(entry)));
+    return gone;
+  }
+
+  private read(): Entry[] {
+    return readVaultFile(this.path, SecretsFile, 'secrets file');
+  }
+
+  private write(entries: Entry[]): void {
+    writeFileAtomically(this.path, JSON.stringify({ version: 1, entries }));
+  }
+}
 
 export interface OpenedSecret {
   name: string;
@@ -32,37 +78,34 @@ export interface OpenedSecret {
 
 export class SecretStore {
   constructor(
-    private readonly path: string,
+    private readonly rows: SecretRows,
     private readonly key: Buffer,
   ) {}
 
   /** Replaces the secret (tenant, name). */
-  set(tenant: string, name: string, domains: string[], value: string): SecretListing {
+  async set(tenant: string, name: string, domains: string[], value: string): Promise<SecretListing> {
     const bound = [...new Set(domains.map(cookieSite))].sort();
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
     cipher.setAAD(aad(tenant, name, bound));
     const data = Buffer.concat([cipher.update(value, 'utf8'), cipher.final()]);
     const entry: Entry = { tenant, name, domains: bound, savedAt: new Date().toISOString(), iv: iv.toString('base64'), tag: cipher.getAuthTag().toString('base64'), data: data.toString('base64') };
-    this.write([...this.read().filter((other) => !(other.tenant === tenant && other.name === name)), entry]);
+    await this.rows.put(entry);
     return listing(entry);
   }
 
   /** Names, domains and dates; never a value. */
-  list(tenant?: string): SecretListing[] {
-    return this.read().filter((entry) => tenant === undefined || entry.tenant === tenant).map(listing);
+  async list(tenant?: string): Promise<SecretListing[]> {
+    return (await this.rows.list(tenant)).map(listing);
   }
 
-  forget(tenant: string, name?: string): SecretListing[] {
-    const entries = this.read();
-    const gone = entries.filter((entry) => entry.tenant === tenant && (name === undefined || entry.name === name));
-    if (gone.length) this.write(entries.filter((entry) => !gone.includes(entry)));
-    return gone.map(listing);
+  async forget(tenant: string, name?: string): Promise<SecretListing[]> {
+    return (await this.rows.remove(tenant, name)).map(listing);
   }
 
   /** The secret, to be typed; undefined when the tenant has none by that name. */
-  open(tenant: string, name: string): OpenedSecret | undefined {
-    const entry = this.read().find((candidate) => candidate.tenant === tenant && candidate.name === name);
+  async open(tenant: string, name: string): Promise<OpenedSecret | undefined> {
+    const entry = await this.rows.find(tenant, name);
     if (!entry) return undefined;
     try {
       const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(entry.iv, 'base64'));
@@ -75,14 +118,6 @@ export class SecretStore {
     }
   }
 
-  private read(): Entry[] {
-    return readVaultFile(this.path, SecretsFile, 'secrets file');
-  }
-
-
-  private write(entries: Entry[]): void {
-    writeFileAtomically(this.path, JSON.stringify({ version: 1, entries }));
-  }
 }
 
 function listing(entry: Entry): SecretListing {
