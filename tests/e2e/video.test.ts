@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Film } from '../../relay/src/api/replay-schemas.js';
+import { TooManyError } from '../../relay/src/client/browser-client.js';
 import { startPackageSite } from '../harness/package-site.js';
 import { rejection, startTestSite } from '../harness/test-site.js';
 import { type ControlEnv, startControlEnv } from './control-env.js';
@@ -14,7 +15,8 @@ import { type ControlEnv, startControlEnv } from './control-env.js';
  * itself (ffprobe's packets and chapters, frames decoded back to pixels):
  * the pointer and the click ring are where the agent clicked, a chapter per
  * action, a still page adds no frames and is still a film of the right
- * length, an animation keeps its pace; on the managed profile, on a shared
+ * length, an animation keeps its pace, a film at the recordings' bound
+ * stops growing and is still made; on the managed profile, on a shared
  * tab, and for a task session opened with `record: "video"` whose kept film
  * is served with ranges after it ended.
  */
@@ -182,6 +184,37 @@ describe('films of the managed profile', () => {
     const bogus = await env.raw('/videos/file?name=..%2Fconfig.json');
     expect(bogus.status).toBe(400);
     await client.closeTab(targetId);
+  });
+
+  it('stops growing at the recordings\' bound, is still made from what it has, and the next one is refused', async () => {
+    const client = env.client('clawd');
+    const { targetId } = await client.openTab(`${site.url}/?animate`);
+    const configPath = join(env.home, 'config.json');
+    const config = readFileSync(configPath, 'utf8');
+    // The profile's recordings already take all but 80 KB of a 1 MiB bound.
+    const dir = join(env.home, 'recordings', 'clawd');
+    mkdirSync(dir, { recursive: true });
+    const used = readdirSync(dir).reduce((sum, file) => sum + statSync(join(dir, file)).size, 0);
+    const filler = join(dir, 'filler.har');
+    writeFileSync(filler, Buffer.alloc(Math.max(0, 1024 * 1024 - 80 * 1024 - used)));
+    writeFileSync(configPath, JSON.stringify({ ...JSON.parse(config), recordings: { maxMiB: 1 } }));
+    try {
+      await client.video.start({ targetId });
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      const film = await client.video.stop();
+      expect(film.stoppedGrowing).toMatch(/recordings' bound \(config recordings.maxMiB\)/);
+      expect(film.frames).toBeGreaterThan(0);
+      expect(probe(film.path).packets).toHaveLength(film.frames);
+      // At the bound, none starts.
+      writeFileSync(filler, Buffer.alloc(1024 * 1024));
+      const refused = await rejection(client.video.start({ targetId }));
+      expect(refused).toBeInstanceOf(TooManyError);
+      expect(refused.message).toMatch(/at their bound of 1 MiB \(config recordings.maxMiB\)/);
+    } finally {
+      writeFileSync(configPath, config);
+      rmSync(filler, { force: true });
+      await client.closeTab(targetId);
+    }
   });
 });
 

@@ -29,6 +29,8 @@ describe('config.json', () => {
       sessionTtlSeconds: 900,
       sessionSpares: 1,
       sessionLimits: { memoryMiB: 2048, cpus: 1, pids: 2048 },
+      sessionQueue: { max: 16, waitSeconds: 30 },
+      pressure: { cpu: 0.9, memory: 0.95 },
       recordings: { traceMaxMinutes: 10, maxMiB: 512 },
       defaultProfile: 'clawd',
       profiles: {},
