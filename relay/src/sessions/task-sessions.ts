@@ -1,28 +1,24 @@
-import { randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CredentialMode, RecordMode, SessionInfo, SpareCounts } from '../api/session-responses.js';
 import type { ProfileDriver } from '../driver/profile-driver.js';
 import type { ProfileManager } from '../driver/profile-manager.js';
-import { BadRequestError, type ClawdError, DisabledError, ForbiddenError, GoneError, NotFoundError, TooManyError, UnavailableError } from '../errors.js';
+import { BadRequestError, type ClawdError, DisabledError, ForbiddenError, GoneError, NotFoundError, UnavailableError } from '../errors.js';
 import { AdmissionQueue, type Slot } from './admission-queue.js';
 import { type KeyOwner, SessionKeys } from './session-keys.js';
 import { type EgressCounters, sumCounters } from '../egress/egress-proxy.js';
-import type { GridEndpoint } from '../driver/grid-endpoint.js';
-import { type GridSettings, gridName } from '../profiles/grid-session.js';
+import type { GridSettings } from '../profiles/grid-session.js';
 import type { Logger } from '../log.js';
-import { findProfileProcesses, killProcesses } from '../profiles/orphans.js';
-import { seedProfilePreferences } from '../profiles/preferences.js';
-import { type Profile, SESSION_PROFILE_PREFIX } from '../profiles/profile-registry.js';
+import { SESSION_PROFILE_PREFIX } from '../profiles/profile-registry.js';
 import type { AuditTrail } from '../vault/audit-log.js';
 import type { CookieVault } from '../vault/cookie-vault.js';
 import { auditSecretUse, lendLogin, secretOpener } from './lent-login.js';
 import type { SecretStore } from '../vault/secret-store.js';
 import type { SecretOpener } from '../driver/secret-typing.js';
 import type { Grants } from '../vault/grants.js';
-import { type SessionRecord, STOP_GRACE_MS } from './session-reaper.js';
 import { SparePool } from './spare-pool.js';
-import { type Isolation, type IsolationSettings, isolate } from './session-isolation.js';
+import { type Isolation, type IsolationSettings } from './session-isolation.js';
+import { type Prepared, SessionBrowsers } from './session-browsers.js';
 
 /**
  * Task sessions (spec §11): an ephemeral managed browser per task, its
@@ -33,8 +29,6 @@ import { type Isolation, type IsolationSettings, isolate } from './session-isola
  * the cookies of the domains its grant allows, injected over CDP before its
  * first page. Sessions expire after their ttl; a cap bounds how many run.
  */
-
-const SESSION_COLOR = '#5B6B7A';
 
 export interface SessionRequest {
   credential_mode: CredentialMode;
@@ -83,15 +77,6 @@ export interface TaskSessionSettings {
   isolation: IsolationSettings;
 }
 
-interface Prepared {
-  id: string;
-  dir: string;
-  driver: ProfileDriver;
-  /** A local session's jail or process, and its way out. */
-  isolation?: Isolation;
-  /** Set for a session on a Selenium Grid. */
-  grid?: GridEndpoint;
-}
 
 export class TaskSessions {
   private readonly sessions = new Map<string, Session>();
@@ -104,6 +89,8 @@ export class TaskSessions {
    * cookies come only at hand-over.
    */
   private readonly spares: SparePool<Prepared>;
+  /** Where sessions' browsers come from: cloned and started here, or asked of the Grid (session-browsers.ts). */
+  private readonly browsers: SessionBrowsers;
   private films: SessionFilms | undefined;
   /** Who may open a session now, and who waits (admission-queue.ts). */
   readonly admission: AdmissionQueue;
@@ -132,11 +119,17 @@ export class TaskSessions {
       // A slot frees at the latest when the soonest session's ttl runs out.
       () => Math.min(60, ...[...this.sessions.values()].map((session) => (Date.parse(session.info.expiresAt) - Date.now()) / 1000)),
     );
+    this.browsers = new SessionBrowsers(this.root, {
+      manager: deps.manager,
+      log: deps.log,
+      isolation: () => this.deps.settings().isolation,
+      limitPassed: (id, why) => this.limitPassed(id, why),
+    });
     this.spares = new SparePool({
       wanted: () => this.deps.settings().spares,
-      make: () => this.prepare({ warm: true }),
+      make: () => this.browsers.prepare({ warm: true }),
       usable: (prepared) => prepared.driver.connected,
-      discard: (prepared) => this.discard(prepared),
+      discard: (prepared) => this.browsers.discard(prepared),
       onFailure: (error) => this.deps.log.warn(`a spare session browser failed to start: ${error.message}`),
     });
   }
@@ -225,7 +218,7 @@ export class TaskSessions {
     const place = options.refresh ? 'local' : (request.place ?? (settings.grid?.default ? 'grid' : 'local'));
     if (place === 'grid' && !settings.grid) throw new BadRequestError('place "grid" needs a Selenium Grid in config.json ("grid": {"url": …})');
     // On the Grid, its queue and nodes decide; here, a warm spare (cloned and started ahead) when there is one, else a cold start.
-    const prepared = place === 'grid' ? await this.prepareOnGrid(settings.grid!) : ((await this.spares.take()) ?? (await this.prepare()));
+    const prepared = place === 'grid' ? await this.browsers.prepareOnGrid(settings.grid!) : ((await this.spares.take()) ?? (await this.browsers.prepare()));
     prepared.isolation?.inUse();
     const { id, dir, driver } = prepared;
     const ttl = request.ttl ?? settings.defaultTtl;
@@ -276,35 +269,6 @@ export class TaskSessions {
     return { ...info, key };
   }
 
-  /** Clones the template and starts a browser on it (a spare also opens its blank page): a session without an identity yet. */
-  private async prepare(options: { warm?: boolean } = {}): Promise<Prepared> {
-    const id = randomBytes(6).toString('hex');
-    const dir = join(this.root, id);
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const name = `${SESSION_PROFILE_PREFIX}${id}`;
-    const { manager } = this.deps;
-    const isolation = isolate({ id, dir, spare: options.warm }, this.deps.settings().isolation, { options: manager.egressOptions(name), plain: () => manager.egressFor(name) }, (why) => this.limitPassed(id, why));
-    if (isolation.isolationNote) this.deps.log.info(`task session ${id}: ${isolation.isolation} (${isolation.isolationNote})`);
-    // A jailed browser's data lives in its jail's own dir (its user cannot enter $CLAWD_HOME).
-    const userDataDir = join(isolation.dataDir, 'user-data');
-    cpSync(this.template(), userDataDir, { recursive: true });
-    // Made before the launch, so that a jail's user owns it too (its browser writes downloads there).
-    mkdirSync(join(isolation.dataDir, 'downloads'), { recursive: true });
-    const profile: Profile = { name, driver: 'clawd', color: SESSION_COLOR, builtIn: false, userDataDir };
-    const driver = manager.createEphemeral(profile, join(isolation.dataDir, 'downloads'), isolation.envelope);
-    // Written before the launch, so that a server killed mid-launch leaves the reaper what it needs.
-    writeFileSync(join(dir, 'session.json'), JSON.stringify({ id, serverPid: process.pid, userDataDir, ...(isolation.jail ? { jail: isolation.jail } : {}), createdAt: new Date().toISOString() } satisfies SessionRecord));
-    try {
-      await (options.warm ? driver.prewarm() : driver.start());
-      isolation.started();
-    } catch (error) {
-      await driver.stop().catch(() => {});
-      removeDirs(dir, isolation.dataDir);
-      throw error;
-    }
-    return { id, dir, driver, isolation };
-  }
-
   /** A jail's limit was passed: that session alone ends, its calls answer 410 saying why, and the audit says it too. */
   private limitPassed(id: string, why: string): void {
     const session = this.sessions.get(id);
@@ -312,35 +276,6 @@ export class TaskSessions {
     this.deps.log.warn(`task session ${id} ${why}: ending it`);
     this.deps.audit.record({ event: 'session-limit', tenant: session.info.tenant, session: id, outcome: 'refused', detail: why });
     void this.close(id, why, new GoneError(`Task session ${id} ${why}; it has been ended`, { next: 'open-session', session: id })).catch(() => {});
-  }
-
-  /** Asks the Grid for a browser and connects the driver to it; its dir here holds only downloads and the record for the reaper. */
-  private async prepareOnGrid(grid: GridSettings): Promise<Prepared> {
-    const id = randomBytes(6).toString('hex');
-    const dir = join(this.root, id);
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const profile: Profile = { name: `${SESSION_PROFILE_PREFIX}${id}`, driver: 'clawd', color: SESSION_COLOR, builtIn: false };
-    const { driver, endpoint } = this.deps.manager.createGridEphemeral(profile, grid, join(dir, 'downloads'));
-    const record = (gridSession?: string): SessionRecord => ({ id, serverPid: process.pid, createdAt: new Date().toISOString(), grid: { url: gridName(grid), ...(gridSession ? { session: gridSession } : {}) } });
-    writeFileSync(join(dir, 'session.json'), JSON.stringify(record()));
-    try {
-      await driver.start();
-    } catch (error) {
-      await this.deps.manager.release(driver);
-      rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
-      throw error;
-    }
-    // Now that the Grid named it, the reaper can end it there if this server dies first.
-    writeFileSync(join(dir, 'session.json'), JSON.stringify(record(endpoint.sessionId)));
-    return { id, dir, driver, grid: endpoint };
-  }
-
-  private async discard(prepared: Prepared): Promise<void> {
-    await this.deps.manager.release(prepared.driver);
-    const dataDir = prepared.isolation?.dataDir ?? prepared.dir;
-    const left = findProfileProcesses(join(dataDir, 'user-data'));
-    if (left.length) await killProcesses(left, STOP_GRACE_MS);
-    removeDirs(prepared.dir, dataDir);
   }
 
   /**
@@ -362,10 +297,7 @@ export class TaskSessions {
     const makeFilm = session.info.record === 'video' && this.films ? await this.films.stop(session.driver.profile.name).catch(filmNotMade) : undefined;
     // Remembered by the manager, so a late caller hears that it ended, not that it never was.
     await this.deps.manager.release(session.driver, ended);
-    const dataDir = session.isolation?.dataDir ?? session.dir;
-    const left = findProfileProcesses(join(dataDir, 'user-data'));
-    if (left.length) await killProcesses(left, STOP_GRACE_MS);
-    removeDirs(session.dir, dataDir);
+    await this.browsers.clearAway(session.dir, session.isolation?.dataDir);
     if (session.info.record === 'transient') rmSync(this.recordingDir(id), { recursive: true, force: true });
     await makeFilm?.().catch(filmNotMade);
     if (session.isolation) this.endedEgress = sumCounters(this.endedEgress, session.isolation.envelope.counters());
@@ -455,18 +387,4 @@ export class TaskSessions {
     return saved;
   }
 
-  /** The credential-free template every session starts from: prepared once (first run done, preferences seeded). */
-  private template(): string {
-    const dir = join(this.root, 'template');
-    if (existsSync(join(dir, 'First Run'))) return dir;
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    seedProfilePreferences(dir, { name: 'clawd session', color: SESSION_COLOR });
-    writeFileSync(join(dir, 'First Run'), '');
-    return dir;
-  }
-}
-
-/** A session's dir, and its jail's data dir when it has one. */
-function removeDirs(...dirs: string[]): void {
-  for (const dir of new Set(dirs)) rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 }
