@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { readVaultFile, VaultTamperedError, writeFileAtomically } from './vault-file.js';
+import { VaultFileRows, VaultTamperedError } from './vault-file.js';
 import type { Protocol } from 'devtools-protocol';
 import { z } from 'zod';
 import type { StorageState } from '../api/toolbox-schemas.js';
@@ -57,30 +57,9 @@ export interface VaultRows {
 }
 
 /** The entries in one file of this home. */
-export class FileVaultRows implements VaultRows {
-  constructor(private readonly path: string) {}
-
-  async list(tenant?: string): Promise<VaultEntry[]> {
-    return this.read().filter((entry) => tenant === undefined || entry.tenant === tenant);
-  }
-
-  async put(entry: VaultEntry): Promise<void> {
-    this.write([...this.read().filter((other) => !(other.tenant === entry.tenant && other.domain === entry.domain)), entry]);
-  }
-
-  async remove(tenant: string, domain?: string): Promise<VaultEntry[]> {
-    const entries = this.read();
-    const gone = entries.filter((entry) => entry.tenant === tenant && (domain === undefined || entry.domain === domain));
-    if (gone.length) this.write(entries.filter((entry) => !gone.includes(entry)));
-    return gone;
-  }
-
-  private read(): Entry[] {
-    return readVaultFile(this.path, VaultFile, 'vault file');
-  }
-
-  private write(entries: Entry[]): void {
-    writeFileAtomically(this.path, JSON.stringify({ version: 1, entries }));
+export class FileVaultRows extends VaultFileRows<VaultEntry> implements VaultRows {
+  constructor(path: string) {
+    super(path, VaultFile, 'vault file', (entry) => entry.domain);
   }
 }
 

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { readVaultFile, VaultTamperedError, writeFileAtomically } from './vault-file.js';
+import { VaultFileRows, VaultTamperedError } from './vault-file.js';
 import { z } from 'zod';
 import type { SecretListing } from '../api/session-responses.js';
 import { cookieSite } from './cookie-vault.js';
@@ -39,34 +39,9 @@ export interface SecretRows {
 }
 
 /** The secrets in one file of this home. */
-export class FileSecretRows implements SecretRows {
-  constructor(private readonly path: string) {}
-
-  async list(tenant?: string): Promise<SecretEntry[]> {
-    return this.read().filter((entry) => tenant === undefined || entry.tenant === tenant);
-  }
-
-  async find(tenant: string, name: string): Promise<SecretEntry | undefined> {
-    return this.read().find((entry) => entry.tenant === tenant && entry.name === name);
-  }
-
-  async put(entry: SecretEntry): Promise<void> {
-    this.write([...this.read().filter((other) => !(other.tenant === entry.tenant && other.name === entry.name)), entry]);
-  }
-
-  async remove(tenant: string, name?: string): Promise<SecretEntry[]> {
-    const entries = this.read();
-    const gone = entries.filter((entry) => entry.tenant === tenant && (name === undefined || entry.name === name));
-    if (gone.length) this.write(entries.filter((entry) => !gone.includes(entry)));
-    return gone;
-  }
-
-  private read(): Entry[] {
-    return readVaultFile(this.path, SecretsFile, 'secrets file');
-  }
-
-  private write(entries: Entry[]): void {
-    writeFileAtomically(this.path, JSON.stringify({ version: 1, entries }));
+export class FileSecretRows extends VaultFileRows<SecretEntry> implements SecretRows {
+  constructor(path: string) {
+    super(path, SecretsFile, 'secrets file', (entry) => entry.name);
   }
 }
 

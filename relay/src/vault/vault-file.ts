@@ -46,3 +46,49 @@ export function writeFileAtomically(path: string, text: string): void {
   }
   renameSync(temp, path);
 }
+
+/**
+ * Sealed entries in one file of this home, one per (tenant, key): the
+ * vault's per domain, the secrets' per name. The row stores' file answer
+ * (cookie-vault.ts, secret-store.ts); the fleet's store has its own.
+ */
+export class VaultFileRows<T extends { tenant: string }> {
+  constructor(
+    private readonly path: string,
+    private readonly shape: z.ZodType<{ entries: T[] }>,
+    /** What the file is, for a refusal's message. */
+    private readonly what: string,
+    /** The entry's key within its tenant. */
+    private readonly keyOf: (entry: T) => string,
+  ) {}
+
+  async list(tenant?: string): Promise<T[]> {
+    return this.read().filter((entry) => tenant === undefined || entry.tenant === tenant);
+  }
+
+  async find(tenant: string, key: string): Promise<T | undefined> {
+    return this.read().find((entry) => entry.tenant === tenant && this.keyOf(entry) === key);
+  }
+
+  /** Keeps an entry in place of the one for its (tenant, key). */
+  async put(entry: T): Promise<void> {
+    this.write([...this.read().filter((other) => !(other.tenant === entry.tenant && this.keyOf(other) === this.keyOf(entry))), entry]);
+  }
+
+  /** Removes a tenant's entry for `key`, or all its entries; says what went. */
+  async remove(tenant: string, key?: string): Promise<T[]> {
+    const entries = this.read();
+    const gone = entries.filter((entry) => entry.tenant === tenant && (key === undefined || this.keyOf(entry) === key));
+    if (gone.length) this.write(entries.filter((entry) => !gone.includes(entry)));
+    return gone;
+  }
+
+  private read(): T[] {
+    return readVaultFile(this.path, this.shape, this.what);
+  }
+
+  private write(entries: T[]): void {
+    writeFileAtomically(this.path, JSON.stringify({ version: 1, entries }));
+  }
+}
+
