@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { AuditEntry } from '../api/session-responses.js';
 import type { Logger } from '../log.js';
-import type { AuditEvent, AuditPage, AuditQuery, AuditTrail } from '../vault/audit-log.js';
+import { type AuditEvent, type AuditPage, type AuditQuery, type AuditTrail, GRANT_EVENTS } from '../vault/audit-log.js';
 import type { PostgresStore } from './postgres-store.js';
 
 /**
@@ -20,7 +20,6 @@ const BATCH = 200;
 /** Entries kept while the store is away; past this the oldest go, and the log says how many. */
 const MAX_WAITING = 100_000;
 const RETRY_MS = 1000;
-const GRANT_EVENTS = ['grant', 'grant-revoked', 'inject'];
 
 export class PostgresAudit implements AuditTrail {
   private readonly listeners = new Set<(entry: AuditEntry) => void>();

@@ -44,7 +44,8 @@ export interface AuditTrail {
   grantEntries(): Promise<AuditEntry[]>;
 }
 
-const GRANT_EVENTS = new Set<AuditEventKind>(['grant', 'grant-revoked', 'inject']);
+/** The entries live grants are known from, wherever the audit is kept. */
+export const GRANT_EVENTS: readonly AuditEventKind[] = ['grant', 'grant-revoked', 'inject'];
 
 export class AuditLog implements AuditTrail {
   private readonly listeners = new Set<(entry: AuditEntry) => void>();
@@ -86,7 +87,7 @@ export class AuditLog implements AuditTrail {
   }
 
   async grantEntries(): Promise<AuditEntry[]> {
-    return this.all().filter((entry) => GRANT_EVENTS.has(entry.event));
+    return this.all().filter((entry) => GRANT_EVENTS.includes(entry.event));
   }
 
   /** Every entry, oldest first (a line that does not parse, say one cut short by a crash, is skipped). */
