@@ -16,6 +16,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startControlEnv } from '../tests/e2e/control-env.js';
+import { cpuSeconds } from './runtime.js';
 
 const FILM_SECONDS = Number(process.env.BENCH_FILM_SECONDS ?? 60);
 const IDLE_SECONDS = Math.min(10, FILM_SECONDS);
@@ -36,28 +37,11 @@ export interface FilmFigures {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** CPU seconds so far of this process and every Chromium (/proc); with `children`, of the processes it reaped (ffmpeg). */
-function cpuSeconds(children = false): number {
-  const ticks = 100; // USER_HZ on Linux
-  const fieldsOf = (stat: string) => stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  if (children) {
-    const own = fieldsOf(readFileSync('/proc/self/stat', 'utf8'));
-    return (Number(own[13]) + Number(own[14])) / ticks;
-  }
-  let total = 0;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (!/chrom/i.test(stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')))) continue;
-      const fields = fieldsOf(stat);
-      total += (Number(fields[11]) + Number(fields[12])) / ticks;
-    } catch {
-      // ended while being read
-    }
-  }
-  const own = process.cpuUsage();
-  return total + (own.user + own.system) / 1e6;
+/** CPU seconds of the processes this one started and reaped (ffmpeg), from /proc/self/stat's cutime and cstime. */
+function reapedChildrenCpuSeconds(): number {
+  const own = readFileSync('/proc/self/stat', 'utf8');
+  const fields = own.slice(own.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[13]) + Number(fields[14])) / 100; // USER_HZ on Linux
 }
 
 /** The share of one core used while `work` runs for `seconds`. */
@@ -98,7 +82,7 @@ export async function measureFilms(): Promise<FilmFigures[]> {
       const recorder = await cpuShare(FILM_SECONDS);
       const dir = join(env.home, 'recordings', profile);
       const framesBytes = readdirSync(dir).filter((file) => file.endsWith('.frames.ivf')).reduce((sum, file) => sum + statSync(join(dir, file)).size, 0);
-      const encodeBefore = cpuSeconds(true);
+      const encodeBefore = reapedChildrenCpuSeconds();
       const stopStarted = performance.now();
       const film = await client.video.stop();
       const stopSeconds = (performance.now() - stopStarted) / 1000;
@@ -108,7 +92,7 @@ export async function measureFilms(): Promise<FilmFigures[]> {
         viewerCpu: viewer - idle,
         viewerFps: viewerFrames / FILM_SECONDS,
         recorderCpu: recorder - idle,
-        encodeCpuPerMinute: (cpuSeconds(true) - encodeBefore) / minutes,
+        encodeCpuPerMinute: (reapedChildrenCpuSeconds() - encodeBefore) / minutes,
         stopSecondsPerMinute: stopSeconds / minutes,
         fileFps: film.frames / (film.durationMs / 1000),
         fileMbPerMinute: film.bytes / 1e6 / minutes,

@@ -39,7 +39,7 @@ export interface FilmMaterial {
   size: { width: number; height: number };
 }
 
-/** Writes the film's side files beside its frames, runs ffmpeg there, and says the film's file name. */
+/** Writes the film's side files beside its frames and runs ffmpeg there, which writes `output` in that folder. */
 export async function encodeFilm(ffmpeg: string, material: FilmMaterial, chapters: FilmChapter[], title: string, format: FilmFormat, output: string): Promise<void> {
   const base = material.frames.replace(/\.frames\.ivf$/, '');
   const files: FilmFiles = {
