@@ -41,6 +41,8 @@ export interface SharedDownload {
   url: string;
   /** Absolute path once Chrome has chosen it (the user's download folder). */
   filename: string;
+  /** The name the site suggested, before Chrome made it unique in the folder ("report.txt", saved as "report (1).txt"). */
+  suggestedFilename?: string;
   state: 'in_progress' | 'complete' | 'interrupted';
   bytesReceived: number;
   totalBytes: number;

@@ -5,7 +5,13 @@ export type BadgeState = { kind: 'off' } | { kind: 'on' } | { kind: 'connecting'
 
 const DEFAULT_TITLE = 'clawd-browser: click to share this tab';
 
-export async function showBadge(tabId: number, state: BadgeState): Promise<void> {
+interface BadgeLook {
+  text: string;
+  color: string;
+  title: string;
+}
+
+function lookOf(state: BadgeState): BadgeLook {
   const text = { off: '', on: 'ON', connecting: '…', error: '!', handoff: 'YOU' }[state.kind];
   const color = state.kind === 'error' ? '#B00020' : state.kind === 'connecting' ? '#777777' : state.kind === 'handoff' ? '#E8710A' : ACCENT_COLOR;
   const title =
@@ -14,11 +20,40 @@ export async function showBadge(tabId: number, state: BadgeState): Promise<void>
       : state.kind === 'off'
         ? DEFAULT_TITLE
         : `clawd-browser: ${state.why}`;
-  // The tooltip first: whoever sees the new badge (a person, a test) then finds the why beside it.
+  return { text, color, title };
+}
+
+// One badge write per tab at a time, in the order they were asked for: two
+// writes interleaved would leave one's text beside the other's tooltip.
+const writes = new Map<number, Promise<void>>();
+
+export function showBadge(tabId: number, state: BadgeState): Promise<void> {
+  const look = lookOf(state);
+  const previous = writes.get(tabId) ?? Promise.resolve();
+  const write = previous.then(() => apply(tabId, look));
+  writes.set(tabId, write);
+  void write.then(() => {
+    if (writes.get(tabId) === write) writes.delete(tabId);
+  });
+  return write;
+}
+
+/**
+ * Chrome clears a tab's badge and tooltip when the tab commits a navigation.
+ * A clear that lands between our calls leaves half a badge (the error's "!"
+ * beside the default tooltip), so what was written is read back and written
+ * again when it did not hold.
+ */
+async function apply(tabId: number, look: BadgeLook): Promise<void> {
   // The tab may close between the decision and the call; nothing to show then.
   try {
-    await chrome.action.setTitle({ tabId, title });
-    await Promise.all([chrome.action.setBadgeText({ tabId, text }), chrome.action.setBadgeBackgroundColor({ tabId, color })]);
+    for (let attempt = 0; attempt < 3; attempt++) {
+      // The tooltip first: whoever sees the new badge (a person, a test) then finds the why beside it.
+      await chrome.action.setTitle({ tabId, title: look.title });
+      await Promise.all([chrome.action.setBadgeText({ tabId, text: look.text }), chrome.action.setBadgeBackgroundColor({ tabId, color: look.color })]);
+      const [title, text] = await Promise.all([chrome.action.getTitle({ tabId }), chrome.action.getBadgeText({ tabId })]);
+      if (title === look.title && text === look.text) return;
+    }
   } catch {
     // tab gone
   }

@@ -94,6 +94,10 @@ describe('1. the extension\'s own pages', () => {
 
   it('are never shared by a click, and a shared tab that reaches one by itself is suspended at once', async () => {
     const optionsTab = await openTab(cdp(), OPTIONS_PAGE);
+    // A person clicks on a page that is there: the options page has committed.
+    await waitFor(async () => (await pageTargets(cdp())).find((target) => target.targetId === optionsTab.pageTargetId)?.url === OPTIONS_PAGE, {
+      message: 'the options page never committed',
+    });
     await triggerExtensionAction(cdp(), EXTENSION_ID, optionsTab.tabTargetId);
     let badge = { text: '', title: '' };
     await waitFor(async () => (badge = await badgeOf(cdp(), optionsTab.pageTargetId)).text === '!', { message: 'no error badge on the options page' }).catch((error: Error) => {

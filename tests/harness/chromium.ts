@@ -6,7 +6,7 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
@@ -64,10 +64,25 @@ export const HEADLESS_TEST_FLAGS = [
   '--disable-sync',
 ];
 
+/**
+ * A test's downloads stay in its own profile, never in the machine's
+ * ~/Downloads, where every run would leave its files and the next run's
+ * names would be made unique against them. A profile that already has
+ * preferences keeps them.
+ */
+async function keepDownloadsInProfile(userDataDir: string): Promise<void> {
+  const preferences = join(userDataDir, 'Default', 'Preferences');
+  if (existsSync(preferences)) return;
+  await mkdir(join(userDataDir, 'Default'), { recursive: true });
+  const download = { default_directory: join(userDataDir, 'Downloads'), prompt_for_download: false };
+  await writeFile(preferences, JSON.stringify({ download, savefile: { default_directory: download.default_directory } }));
+}
+
 export async function launchChromium(opts: LaunchOptions = {}): Promise<LaunchedChromium> {
   const executable = chromiumPath();
   const ownsUserDataDir = !opts.userDataDir;
   const userDataDir = opts.userDataDir ?? (await mkdtemp(join(tmpdir(), 'harness-chromium-')));
+  await keepDownloadsInProfile(userDataDir);
 
   const args = [
     ...HEADLESS_TEST_FLAGS,

@@ -647,8 +647,10 @@ describe('tabs going away and the extension reconnecting', () => {
     const base = { id: 4, url: 'https://a.example/r.txt', bytesReceived: 0, totalBytes: 12 };
     h.fromExtension({ type: 'download', tabId: 1, download: { ...base, filename: '', state: 'in_progress' } });
     expect(h.events(playwright)).toEqual([]); // no name chosen yet
-    h.fromExtension({ type: 'download', tabId: 1, download: { ...base, filename: '/home/u/Downloads/r (2).txt', state: 'in_progress', bytesReceived: 6 } });
-    h.fromExtension({ type: 'download', tabId: 1, download: { ...base, filename: '/home/u/Downloads/r (2).txt', state: 'complete', bytesReceived: 12 } });
+    // The folder already held r.txt and r (1).txt: the site's name is what the extension heard before Chrome made it unique.
+    const named = { ...base, filename: '/home/u/Downloads/r (2).txt', suggestedFilename: 'r.txt' };
+    h.fromExtension({ type: 'download', tabId: 1, download: { ...named, state: 'in_progress', bytesReceived: 6 } });
+    h.fromExtension({ type: 'download', tabId: 1, download: { ...named, state: 'complete', bytesReceived: 12 } });
     expect(h.events(playwright).map((e) => [e.method, e.params.state ?? e.params.suggestedFilename])).toEqual([
       ['Browser.downloadWillBegin', 'r.txt'],
       ['Browser.downloadProgress', 'inProgress'],

@@ -49,9 +49,8 @@ export class DownloadEvents {
     if (tracked.finished) return;
     // Until Chrome has chosen the file's name, there is nothing to announce yet.
     if (!download.filename && download.state === 'in_progress') return;
-    // The name the site suggested: Chrome's final name without the " (1)" it adds when the name is taken.
-    const saved = download.filename.split(/[\\/]/).pop() || 'download';
-    const suggestedFilename = saved.replace(/ \(\d+\)(\.[^.]*)?$/, '$1');
+    // The name the site suggested, as the extension heard it before Chrome made it unique in the folder.
+    const suggestedFilename = download.suggestedFilename || download.filename.split(/[\\/]/).pop() || 'download';
     for (const session of this.core.sessions.browserSessions()) {
       const behavior = session.downloads;
       if (!behavior?.eventsEnabled) continue;

@@ -33,6 +33,7 @@ const ControlFrame = z.discriminatedUnion('type', [
       id: z.number().int(),
       url: z.string(),
       filename: z.string(),
+      suggestedFilename: z.string().max(1024).optional(),
       state: z.enum(['in_progress', 'complete', 'interrupted']),
       bytesReceived: z.number(),
       totalBytes: z.number(),
