@@ -31,7 +31,7 @@ export const LAYERS: Record<string, string[]> = {
   server: ['api', 'bridge', 'config', 'driver', 'mcp', 'runtime', 'service'],
   'native-host': ['config'],
   client: ['api', 'config'],
-  store: ['api', 'vault'],
+  store: ['api', 'sessions', 'vault'],
   cli: ['api', 'client', 'config', 'driver', 'jail', 'mcp', 'native-host', 'profiles', 'runtime', 'server', 'sessions', 'store', 'vault'],
 };
 

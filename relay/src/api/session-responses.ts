@@ -24,6 +24,8 @@ export const AUDIT_EVENT_KINDS = [
   'session-extended',
   'session-limit',
   'session-stop',
+  'session-takeover',
+  'session-lost',
   'vault-forget',
   'cdp-connect',
   'cdp-disconnect',

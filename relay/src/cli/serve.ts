@@ -11,6 +11,8 @@ import { reapSessions } from '../sessions/session-reaper.js';
 import { TaskSessions } from '../sessions/task-sessions.js';
 import { AuditLog, type AuditTrail } from '../vault/audit-log.js';
 import { type FleetStore, openFleetStore } from '../store/fleet-store.js';
+import { FleetSessions } from '../sessions/fleet-sessions.js';
+import { FleetCarrier } from '../server/fleet-carrier.js';
 import { CookieVault, FileVaultRows } from '../vault/cookie-vault.js';
 import { FileSecretRows, SecretStore } from '../vault/secret-store.js';
 import { FileRevocations, Grants } from '../vault/grants.js';
@@ -55,7 +57,7 @@ export async function startServer(options: {
       `Refusing to listen on ${host}: anyone who reaches it could drive your browser. Bind 127.0.0.1, or set "allowNonLoopback": true in config.json as well`,
     );
   // The fleet's store first: a server that cannot reach it does not start (nothing it writes would be shared).
-  const fleetStore = config.store ? await openFleetStore(config.store.postgres, options.logger) : undefined;
+  const fleetStore = config.store ? await openFleetStore(config.store.postgres, options.logger, config.store.leaseSeconds) : undefined;
   const relay = await startRelayServer({
     token,
     extensionKey,
@@ -80,8 +82,12 @@ export async function startServer(options: {
   const manager = new ProfileManager(options.home, { bridge: relay.bridge, downloads: relay.downloads, cdpUrl: relay.cdpUrl, token, driverKey: relay.driverKey }, options.logger);
   manager.registry.prepare();
   // Sessions an earlier server left (it stopped, or was killed mid-session) go first.
-  await reapSessions(options.home, options.logger);
+  // In a fleet, a Grid session another server holds (or will take over) is left running on the Grid.
+  await reapSessions(options.home, options.logger, fleetStore && (async (id) => (await fleetStore.sessions.byId(id))?.state === 'live'));
   const credentials = { ...credentialsFor(options.home, manager, options.logger, fleetStore), askConsent: relay.askConsent, noticeHandoff: relay.noticeHandoff };
+  // In a fleet, any server answers for any session (spec §18): carried to its holder, or taken over.
+  const fleetSessions = fleetStore && new FleetSessions(fleetStore.sessions, credentials.sessions, { log: options.logger, audit: credentials.audit });
+  const carrier = fleetSessions && new FleetCarrier(fleetSessions, options.logger);
   // The browsers this server launches answer CDP only here, behind the token or a session's own key.
   relay.serveProfiles({
     mux: (profile, credential) => manager.cdpMux(profile, credential === 'driver'),
@@ -95,6 +101,7 @@ export async function startServer(options: {
         leftSession();
       };
     },
+    ...(carrier ? { fleet: { carrier, holds: (id: string) => credentials.sessions.has(id) } } : {}),
   });
   let control: ControlServer;
   try {
@@ -109,7 +116,12 @@ export async function startServer(options: {
       actionLog: new ActionLog(join(options.home, 'logs')),
       credentials,
       cdpClients: () => relay.cdpClients(),
+      fleet: carrier,
     });
+    if (fleetStore && fleetSessions) {
+      await fleetStore.sessions.join(fleetAddress(config.store!.advertise, host, control.port, relay.port));
+      fleetSessions.start();
+    }
   } catch (error) {
     await relay.close();
     await fleetStore?.close();
@@ -136,13 +148,30 @@ export async function startServer(options: {
     sessions: credentials.sessions,
     async close() {
       idle.stop();
+      fleetSessions?.stop();
       await credentials.sessions.closeAll();
+      await fleetStore?.sessions.leave();
       await manager.stopAll();
       await control.close();
       await relay.close();
       await fleetStore?.close();
     },
   };
+}
+
+/**
+ * Where the fleet's other servers reach this one: config store.advertise
+ * (its relay one port above), else the address it listens on.
+ */
+function fleetAddress(advertise: string | undefined, host: string, controlPort: number, relayPort: number): { controlUrl: string; relayUrl: string } {
+  if (advertise) {
+    const control = new URL(advertise);
+    const relay = new URL(advertise);
+    relay.port = String(relayPortFor(Number(control.port || (control.protocol === 'https:' ? 443 : 80))));
+    return { controlUrl: control.origin, relayUrl: relay.origin };
+  }
+  const reachable = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  return { controlUrl: `http://${urlHost(reachable)}:${controlPort}`, relayUrl: `http://${urlHost(reachable)}:${relayPort}` };
 }
 
 /** Task sessions, the vault and grants: keys are read (or made) when first needed, never at import. */
@@ -160,6 +189,7 @@ function credentialsFor(home: string, manager: ProfileManager, logger: Logger, f
     log: logger,
     manager,
     audit,
+    registry: fleetStore?.sessions,
     vault: vaultOf,
     secrets: secretsOf,
     grants: grantsOf,

@@ -153,6 +153,14 @@ export const ConfigSchema = z.strictObject({
         url: z.string().regex(/^postgres(ql)?:\/\//, 'a postgres:// or postgresql:// URL'),
         poolSize: z.number().int().min(1).max(100).default(10),
       }),
+      /**
+       * Where the fleet's other servers reach this one's control API (its
+       * relay is the port above): carried requests go there. Default: the
+       * address it listens on.
+       */
+      advertise: z.url({ protocol: /^https?$/ }).optional(),
+      /** A server that has not renewed its lease for this long is lost: its Grid sessions are taken over, its local ones are lost. */
+      leaseSeconds: z.number().int().min(3).max(600).default(15),
     })
     .optional(),
   recordings: z

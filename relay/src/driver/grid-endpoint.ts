@@ -1,6 +1,6 @@
 import { GoneError } from '../errors.js';
 import type { BrowserMux } from '../bridge/browser-mux.js';
-import { type CdpChannel, GridSession, type GridSettings, gridName } from '../profiles/grid-session.js';
+import { type CdpChannel, type GridPlacement, GridSession, type GridSettings, gridName } from '../profiles/grid-session.js';
 import { type MuxedEndpoint, muxOver } from './browser-endpoint.js';
 
 /**
@@ -24,6 +24,8 @@ export class GridEndpoint implements MuxedEndpoint {
   constructor(
     private readonly grid: GridSettings,
     private readonly served: { url: string; driverKey: string },
+    /** A session another server placed, taken over here: attached to, never asked for anew. */
+    private readonly existing?: GridPlacement,
   ) {}
 
   get node(): string | undefined {
@@ -33,6 +35,11 @@ export class GridEndpoint implements MuxedEndpoint {
   /** The Grid's id for the session, once placed. */
   get sessionId(): string | undefined {
     return this.current?.session.id;
+  }
+
+  /** What another server of the fleet needs to take the session over, once placed. */
+  get placement(): GridPlacement | undefined {
+    return this.current?.session.placement();
   }
 
   async connect() {
@@ -48,7 +55,7 @@ export class GridEndpoint implements MuxedEndpoint {
   }
 
   private async place(): Promise<BrowserMux> {
-    const session = await GridSession.create(this.grid);
+    const session = this.existing ? await GridSession.attach(this.grid, this.existing) : await GridSession.create(this.grid);
     let channel: CdpChannel;
     try {
       channel = await session.connect();

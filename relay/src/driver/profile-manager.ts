@@ -10,7 +10,7 @@ import type { BrowserMux } from '../bridge/browser-mux.js';
 import type { Logger } from '../log.js';
 import { type BrowserEndpoint, ExtensionEndpoint, isMuxed, ManagedEndpoint, RemoteEndpoint } from './browser-endpoint.js';
 import { GridEndpoint } from './grid-endpoint.js';
-import type { GridSettings } from '../profiles/grid-session.js';
+import type { GridPlacement, GridSettings } from '../profiles/grid-session.js';
 import { type DriverPolicy, ProfileDriver } from './profile-driver.js';
 import { IdleBrowsers } from './idle-browsers.js';
 import { defaultUploadDirs } from './uploads.js';
@@ -117,8 +117,8 @@ export class ProfileManager {
   }
 
   /** A task session's browser placed on a Selenium Grid; like createEphemeral otherwise (it answers once exposed). */
-  createGridEphemeral(profile: Profile, grid: GridSettings, downloadsDir: string): { driver: ProfileDriver; endpoint: GridEndpoint } {
-    const endpoint = new GridEndpoint(grid, this.served(profile.name));
+  createGridEphemeral(profile: Profile, grid: GridSettings, downloadsDir: string, existing?: GridPlacement): { driver: ProfileDriver; endpoint: GridEndpoint } {
+    const endpoint = new GridEndpoint(grid, this.served(profile.name), existing);
     const driver = new ProfileDriver(profile, endpoint, downloadsDir, () => this.sessionPolicy());
     this.ephemerals.set(profile.name, driver);
     return { driver, endpoint };

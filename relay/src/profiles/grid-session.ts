@@ -2,6 +2,17 @@ import WebSocket from 'ws';
 import { TooManyError, UnavailableError } from '../errors.js';
 import type { BrowserVersion } from './managed-browser.js';
 
+/** What it takes to reach a Grid session's browser again, from any server with the same Grid (sessions/session-registry.ts keeps it). */
+export interface GridPlacement {
+  /** The Grid's id for the session. */
+  session: string;
+  /** The Grid's se:cdp address for it (no credentials: those are each server's config). */
+  cdpUrl: string;
+  /** e.g. "Chrome/131.0.6778.85". */
+  product: string;
+  node?: string;
+}
+
 /**
  * A browser placed on a Selenium Grid 4 (spec §11, "beyond one machine"): the
  * Grid's router, queue and nodes decide where it runs; clawd-browser asks for
@@ -131,10 +142,30 @@ export class GridSession {
       throw new UnavailableError(`Selenium Grid at ${base} placed the session on a node without CDP (no se:cdp): a Chromium-based browser is needed`, { grid: base });
     }
     const version = { product: `Chrome/${value.capabilities?.browserVersion ?? ''}`, protocolVersion: '1.3', userAgent: '' };
-    const session = new GridSession(grid, value.sessionId, cdpUrl, version, await nodeOf(grid, value.sessionId));
-    session.keepAlive = setInterval(() => void session.touch(), grid.keepAliveSeconds * 1000);
-    session.keepAlive.unref();
-    return session;
+    return new GridSession(grid, value.sessionId, cdpUrl, version, await nodeOf(grid, value.sessionId)).keptAlive();
+  }
+
+  /**
+   * A session another server of the fleet placed, taken over when that
+   * server was lost: nothing is asked of the Grid but that it still knows
+   * the session (its browser, tabs and pages are as they were).
+   */
+  static async attach(grid: GridSettings, placement: GridPlacement): Promise<GridSession> {
+    const { status } = await gridFetch(grid, `/session/${encodeURIComponent(placement.session)}/timeouts`, { timeoutMs: 10_000 });
+    if (status === 404) throw new UnavailableError(`Selenium Grid at ${gridName(grid)} no longer knows session ${placement.session}`, { grid: gridName(grid) });
+    const version = { product: placement.product, protocolVersion: '1.3', userAgent: '' };
+    return new GridSession(grid, placement.session, placement.cdpUrl, version, placement.node).keptAlive();
+  }
+
+  private keptAlive(): this {
+    this.keepAlive = setInterval(() => void this.touch(), this.grid.keepAliveSeconds * 1000);
+    this.keepAlive.unref();
+    return this;
+  }
+
+  /** What another server needs to take this session over. */
+  placement(): GridPlacement {
+    return { session: this.id, cdpUrl: this.cdpUrl, product: this.version.product, ...(this.nodeUri ? { node: this.nodeUri } : {}) };
   }
 
   /** A CDP connection to the browser through the Grid. */

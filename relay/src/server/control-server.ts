@@ -7,7 +7,8 @@ import type { ProfileManager } from '../driver/profile-manager.js';
 import { applyServerLimits, LIMITS, SERVER_OPTIONS } from './limits.js';
 import { listen } from './listen.js';
 import { asHttpFailure, sendError, stackFrames } from './http-errors.js';
-import { checkHostAndOrigin, checkRequest, guardFor, isLoopbackHost, refusal } from './request-guard.js';
+import { checkHostAndOrigin, checkRequest, type GuardResult, guardFor, isLoopbackHost, presentedSecret, refusal, requestUrl } from './request-guard.js';
+import { FleetCarrier, sessionOfRequest } from './fleet-carrier.js';
 import { EventStreams } from './event-stream.js';
 import { type RecordingHome, RecordingService } from '../service/recording-service.js';
 import { FilmService } from '../service/film-service.js';
@@ -53,6 +54,8 @@ export interface ControlServerOptions {
   recordingsDir: string;
   /** CDP clients connected to the relay now (GET /metrics). */
   cdpClients?: () => number;
+  /** With a store: sessions other servers of the fleet hold are carried there (fleet-carrier.ts). */
+  fleet?: FleetCarrier;
 }
 
 export interface ControlServer {
@@ -105,6 +108,15 @@ export async function startControlServer(options: ControlServerOptions): Promise
       return next();
     }
     const verdict = checkRequest(request, guard);
+    if (options.fleet && !FleetCarrier.wasCarried(request))
+      return void throughFleet(options.fleet, request, response, verdict).then(
+        (here) => here && admit(request, response, next, here),
+        (error: unknown) => sendError(response, asHttpFailure(error).error),
+      );
+    admit(request, response, next, verdict);
+  });
+  /** Lets a request in with what its credential reaches, or answers the refusal. */
+  function admit(request: Request, response: Response, next: NextFunction, verdict: GuardResult) {
     if (!verdict.ok) return sendError(response, refusal(verdict));
     if (verdict.session === undefined) {
       tokenHolders.add(request);
@@ -118,7 +130,25 @@ export async function startControlServer(options: ControlServerOptions): Promise
     }
     scopes.set(request, verdict.session);
     next();
-  });
+  }
+  /**
+   * In a fleet, a call for a session another server holds (by its key, its
+   * profile or its /sessions/<id>) is carried there; undefined once it was.
+   * A session taken over here on the way is answered here, its key now
+   * known here.
+   */
+  async function throughFleet(fleet: FleetCarrier, request: Request, response: Response, verdict: GuardResult): Promise<GuardResult | undefined> {
+    let id: string | undefined;
+    if (!verdict.ok) {
+      const secret = verdict.status === 401 ? presentedSecret(request) : undefined;
+      id = secret === undefined ? undefined : (await fleet.fleet.keyOf(secret))?.id;
+    } else if (verdict.session === undefined) id = sessionOfRequest(requestUrl(request));
+    if (id === undefined || sessions.has(id)) return verdict;
+    const place = await fleet.locate(id);
+    if ('here' in place) return checkRequest(request, guard);
+    await fleet.carryHttp(request, response, place.carry);
+    return undefined;
+  }
   // Use, for a server that exits once unused: only requests the door let in count (a caller without a credential keeps nothing up).
   let lastRequestAt = Date.now();
   app.use((_request, _response, next) => {

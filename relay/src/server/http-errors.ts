@@ -1,4 +1,5 @@
-import type { ServerResponse } from 'node:http';
+import { type ServerResponse, STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { BadRequestError, ClawdError, InternalError, TimeoutError, TooLargeError } from '../errors.js';
 import { LIMITS } from './limits.js';
 
@@ -37,6 +38,14 @@ export function sendError(response: ServerResponse, error: ClawdError): void {
     ...(typeof retryAfter === 'number' ? { 'retry-after': String(retryAfter) } : {}),
   });
   response.end(text);
+}
+
+/** A WebSocket upgrade refused: the error as an HTTP answer on the raw socket, which then closes. */
+export function refuseUpgrade(socket: Duplex, error: ClawdError): void {
+  const body = JSON.stringify(error.toBody());
+  socket.end(
+    `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? 'Error'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 /** Stack frames only, without the message (which may hold what was typed). */

@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { BrowserMux } from '../bridge/browser-mux.js';
 import type { Logger } from '../log.js';
+import type { FleetCarrier } from './fleet-carrier.js';
 import type { GuardOptions } from './request-guard.js';
 import { LIMITS } from './limits.js';
 
@@ -26,6 +27,8 @@ export interface ProfileCdpHandler {
   sessionKeys: NonNullable<GuardOptions['sessionKeys']>;
   /** A client joined a profile's browser; returns what to run when it leaves. */
   joined?(profile: string, credential: CdpCredential): () => void;
+  /** With a store: clients of sessions other servers of the fleet hold are carried there (fleet-carrier.ts). */
+  fleet?: { carrier: FleetCarrier; holds(session: string): boolean };
 }
 
 

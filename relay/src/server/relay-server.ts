@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, STATUS_CODES } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { BrowserMux } from '../bridge/browser-mux.js';
 import { CdpBridge } from '../bridge/cdp-bridge.js';
@@ -11,7 +11,7 @@ import { DEFAULT_HOST, DEFAULT_RELAY_PORT, EXTENSION_ORIGIN } from '../../../pro
 import { GROUP_NAME } from '../../../protocol/wire.js';
 import { BadRequestError, type ClawdError, ForbiddenError, NotFoundError, UnavailableError } from '../errors.js';
 import { createLogger, type Logger } from '../log.js';
-import { asHttpFailure, sendError, stackFrames } from './http-errors.js';
+import { asHttpFailure, refuseUpgrade, sendError, stackFrames } from './http-errors.js';
 import { CdpClients } from './cdp-clients.js';
 import { type CdpCredential, type ProfileCdpHandler, ProfileCdpSockets } from './profile-cdp-sockets.js';
 export type { ProfileCdpHandler } from './profile-cdp-sockets.js';
@@ -22,7 +22,8 @@ import { listen } from './listen.js';
 import { type Dispatch, EndOfTurnFlush } from './relay-dispatch.js';
 import { RelayFiles } from './relay-files.js';
 import { RelayHttpRoutes } from './relay-http.js';
-import { checkHostAndOrigin, checkRequest, type GuardOptions, type GuardResult, guardFor, redactUrl, refusal, requestUrl } from './request-guard.js';
+import { checkHostAndOrigin, checkRequest, type GuardOptions, type GuardResult, guardFor, presentedSecret, redactUrl, refusal, requestUrl } from './request-guard.js';
+import { FleetCarrier } from './fleet-carrier.js';
 import { SESSION_PROFILE_PREFIX } from '../api/limits.js';
 
 /**
@@ -191,9 +192,15 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
       return extension.accept(request, socket, head);
     }
     const verdict = checkRequest(request, guard);
-    if (!verdict.ok) return refuseUpgrade(socket, refusal(verdict));
-    if (path !== '/cdp' && !path.startsWith('/devtools/browser')) return refuseUpgrade(socket, new NotFoundError(`No WebSocket endpoint at ${path}`));
+    if (!verdict.ok && verdict.status !== 401) return refuseUpgrade(socket, refusal(verdict));
+    if (path !== '/cdp' && !path.startsWith('/devtools/browser')) return refuseUpgrade(socket, verdict.ok ? new NotFoundError(`No WebSocket endpoint at ${path}`) : refusal(verdict));
     const profile = requestUrl(request)?.searchParams.get('profile');
+    // A session another server of the fleet holds: its key may be one only the store knows.
+    const fleet = profileHandler?.fleet;
+    // (This server's own drivers reach only what it holds, a session it is taking over among them.)
+    if (fleet && profile?.startsWith(SESSION_PROFILE_PREFIX) && !(verdict.ok && verdict.driver) && !fleet.holds(profile.slice(SESSION_PROFILE_PREFIX.length)) && !FleetCarrier.wasCarried(request))
+      return void throughFleet(fleet.carrier, request, socket, head, profile, verdict).catch((error: unknown) => refuseUpgrade(socket, asHttpFailure(error).error));
+    if (!verdict.ok) return refuseUpgrade(socket, refusal(verdict));
     const group = requestUrl(request)?.searchParams.get('group');
     if (group !== null && group !== undefined && (!GROUP_NAME.test(group) || (profile && profile !== 'extension')))
       return refuseUpgrade(socket, new BadRequestError(`group=${JSON.stringify(group)}: a tab group of the extension profile is named by 1 to 40 letters, digits, '.', '_' or '-' (its Chrome group is titled "clawd:<name>")`));
@@ -204,6 +211,24 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
       return refuseUpgrade(socket, new UnavailableError(`Too many CDP clients (${LIMITS.cdpClients}) are connected to the relay`));
     clients.accept(request, socket, head);
   });
+
+  /**
+   * A session another server of the fleet holds: the credential checked here
+   * first (the token, or that session's own key as the store knows it), then
+   * the socket carried to the holder; or answered here once taken over.
+   */
+  async function throughFleet(carrier: FleetCarrier, request: IncomingMessage, socket: Duplex, head: Buffer, profile: string, verdict: GuardResult) {
+    const id = profile.slice(SESSION_PROFILE_PREFIX.length);
+    if (!verdict.ok) {
+      const secret = presentedSecret(request);
+      if (secret === undefined || (await carrier.fleet.keyOf(secret))?.id !== id) return refuseUpgrade(socket, refusal(verdict));
+    }
+    const place = await carrier.locate(id);
+    if ('carry' in place) return carrier.carryUpgrade(request, socket, head, place.carry);
+    const here = checkRequest(request, guard);
+    if (!here.ok) return refuseUpgrade(socket, refusal(here));
+    return acceptProfileClient(request, socket, head, profile, here);
+  }
 
   async function acceptProfileClient(request: IncomingMessage, socket: Duplex, head: Buffer, profile: string, verdict: Extract<GuardResult, { ok: true }>) {
     if (verdict.session && profile !== `${SESSION_PROFILE_PREFIX}${verdict.session}`)
@@ -261,9 +286,3 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
 }
 
 /** Answers a refused upgrade with the same status and body as any other error. */
-function refuseUpgrade(socket: Duplex, error: ClawdError): void {
-  const body = JSON.stringify(error.toBody());
-  socket.end(
-    `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? 'Error'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
-}

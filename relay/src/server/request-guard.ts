@@ -112,6 +112,12 @@ export function checkRequest(request: Pick<IncomingMessage, 'headers' | 'url'>, 
   return { ok: true, tokenVia: 'query' };
 }
 
+/** The credential a request presents (its bearer token, else `?token=`), whoever's it is. */
+export function presentedSecret(request: Pick<IncomingMessage, 'headers' | 'url'>): string | undefined {
+  const bearer = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
+  return bearer ?? requestUrl(request)?.searchParams.get('token') ?? undefined;
+}
+
 /** A task session's key: admitted for that session, or told it ended; undefined when it is nobody's (the caller says "wrong token"). */
 function sessionVerdict(secret: string, via: 'header' | 'query', options: GuardOptions): GuardResult | undefined {
   const owner = options.sessionKeys?.(secret);

@@ -83,8 +83,9 @@ export class CredentialService {
       if (!handed) slot.release();
     });
   }
-  listSessions() {
-    return { sessions: this.credentials.sessions.list(), spares: this.credentials.sessions.spareCounts() };
+  /** This server's sessions, and in a fleet every other server's too (its spares are its own). */
+  async listSessions() {
+    return { sessions: await this.credentials.sessions.listFleet(), spares: this.credentials.sessions.spareCounts() };
   }
   async closeSession(id: string) {
     return { closed: await this.credentials.sessions.close(id) };
@@ -151,8 +152,8 @@ export class CredentialService {
   }
 
   /** A session's ttl from now (the operator gives it more time, or less). */
-  extendSession(id: string, ttlSeconds: number) {
-    return { extended: this.credentials.sessions.extend(id, ttlSeconds) };
+  async extendSession(id: string, ttlSeconds: number) {
+    return { extended: await this.credentials.sessions.extend(id, ttlSeconds) };
   }
   async revokeGrant(id: string) {
     await this.credentials.grants().revoke(id);

@@ -78,6 +78,11 @@ export class AdmissionQueue {
     });
   }
 
+  /** A slot now, even beyond capacity: for a session that exists already (taken over from a lost server). */
+  takeNow(): Slot {
+    return this.take();
+  }
+
   private take(): Slot {
     this.held++;
     let released = false;

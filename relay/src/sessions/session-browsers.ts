@@ -5,7 +5,7 @@ import type { GridEndpoint } from '../driver/grid-endpoint.js';
 import type { ProfileDriver } from '../driver/profile-driver.js';
 import type { ProfileManager } from '../driver/profile-manager.js';
 import type { Logger } from '../log.js';
-import { type GridSettings, gridName } from '../profiles/grid-session.js';
+import { type GridPlacement, type GridSettings, gridName } from '../profiles/grid-session.js';
 import { findProfileProcesses, killProcesses } from '../profiles/orphans.js';
 import { seedProfilePreferences } from '../profiles/preferences.js';
 import { type Profile, SESSION_PROFILE_PREFIX } from '../profiles/profile-registry.js';
@@ -75,13 +75,18 @@ export class SessionBrowsers {
     return { id, dir, driver, isolation };
   }
 
-  /** Asks the Grid for a browser and connects the driver to it; its dir here holds only downloads and the record for the reaper. */
-  async prepareOnGrid(grid: GridSettings): Promise<Prepared> {
-    const id = randomBytes(6).toString('hex');
+  /**
+   * Asks the Grid for a browser and connects the driver to it; its dir here
+   * holds only downloads and the record for the reaper. With `existing`, the
+   * browser is one another server of the fleet placed (taken over): session
+   * `id`'s, attached to as it is.
+   */
+  async prepareOnGrid(grid: GridSettings, existing?: { id: string; placement: GridPlacement }): Promise<Prepared> {
+    const id = existing?.id ?? randomBytes(6).toString('hex');
     const dir = join(this.root, id);
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const profile: Profile = { name: `${SESSION_PROFILE_PREFIX}${id}`, driver: 'clawd', color: SESSION_COLOR, builtIn: false };
-    const { driver, endpoint } = this.deps.manager.createGridEphemeral(profile, grid, join(dir, 'downloads'));
+    const { driver, endpoint } = this.deps.manager.createGridEphemeral(profile, grid, join(dir, 'downloads'), existing?.placement);
     const record = (gridSession?: string): SessionRecord => ({ id, serverPid: process.pid, createdAt: new Date().toISOString(), grid: { url: gridName(grid), ...(gridSession ? { session: gridSession } : {}) } });
     writeFileSync(join(dir, 'session.json'), JSON.stringify(record()));
     try {

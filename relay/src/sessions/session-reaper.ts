@@ -36,7 +36,7 @@ export interface SessionRecord {
  * `serve` at start and by `clawd-browser reap`; safe to run twice, and after
  * a server killed with SIGKILL mid-session.
  */
-export async function reapSessions(home: string, log?: Logger): Promise<Array<{ id: string; killed: number[] }>> {
+export async function reapSessions(home: string, log?: Logger, heldInFleet?: (id: string) => Promise<boolean>): Promise<Array<{ id: string; killed: number[] }>> {
   const root = join(home, 'sessions');
   if (!existsSync(root)) return [];
   const reaped: Array<{ id: string; killed: number[] }> = [];
@@ -52,7 +52,8 @@ export async function reapSessions(home: string, log?: Logger): Promise<Array<{ 
     if (record && record.serverPid !== process.pid && processRunning(record.serverPid)) continue; // a live server's session
     const userDataDir = record?.userDataDir ?? join(dir, 'user-data');
     // On a Grid: ended there, with the Grid's credentials from config.json (if it still names that Grid).
-    if (record?.grid?.session) {
+    // Unless the fleet goes on with it: another server took it over, or will (spec §18).
+    if (record?.grid?.session && !(await heldInFleet?.(id).catch(() => false))) {
       const configured = safeGrid(home);
       await GridSession.endById(configured && gridName(configured) === record.grid.url ? configured : { url: record.grid.url, keepAliveSeconds: 60, requestTimeoutSeconds: 60 }, record.grid.session);
     }

@@ -19,6 +19,7 @@ import type { Grants } from '../vault/grants.js';
 import { SparePool } from './spare-pool.js';
 import { type Isolation, type IsolationSettings } from './session-isolation.js';
 import { type Prepared, SessionBrowsers } from './session-browsers.js';
+import type { RegisteredSession, SessionRegistry } from './session-registry.js';
 
 /**
  * Task sessions (spec §11): an ephemeral managed browser per task, its
@@ -51,8 +52,8 @@ export interface SessionFilms {
 interface Session {
   info: SessionInfo;
   isolation?: Isolation;
-  /** The session's own key (SessionInfo.key), kept out of `info` so listings never show it. */
-  key: string;
+  /** The digest of the session's own key (SessionInfo.key, shown once to its opener and kept nowhere). */
+  keyDigest: string;
   driver: ProfileDriver;
   dir: string;
   timer: NodeJS.Timeout;
@@ -109,6 +110,8 @@ export class TaskSessions {
       secrets: () => SecretStore;
       grants: () => Grants;
       audit: AuditTrail;
+      /** The fleet's registry, when the server has a store (spec §18): every session is listed there too. */
+      registry?: SessionRegistry;
     },
   ) {
     this.admission = new AdmissionQueue(
@@ -159,6 +162,12 @@ export class TaskSessions {
 
   list(): SessionInfo[] {
     return [...this.sessions.values()].map((session) => ({ ...session.info, ...(session.isolation ? { egress: session.isolation.envelope.counters() } : {}) }));
+  }
+
+  /** This server's sessions, then (with a store) those the fleet's other servers hold. */
+  async listFleet(): Promise<SessionInfo[]> {
+    const others = (await this.deps.registry?.othersLive()) ?? [];
+    return [...this.list(), ...others.filter((other) => !this.sessions.has(other.id)).map((other) => other.info)];
   }
 
   /** The spares (config sessionSpares): started and holding their blank page, or on their way. */
@@ -241,20 +250,11 @@ export class TaskSessions {
       expiresAt: new Date(Date.now() + ttl * 1000).toISOString(),
       cdpClients: 0,
     };
-    const timer = setTimeout(() => void this.close(id, 'ttl').catch(() => {}), ttl * 1000);
-    timer.unref();
-    const key = this.keys.issue(id);
-    const session: Session = { info, isolation: prepared.isolation, key, driver, dir, timer, actions: 0, slot: held.slot! };
+    const { key, digest } = this.keys.issue(id);
+    this.hold(info, { isolation: prepared.isolation, keyDigest: digest, driver, dir, slot: held.slot! }, prepared);
     held.slot = undefined;
-    this.sessions.set(id, session);
-    this.deps.manager.expose(driver);
-    // A Grid that loses the browser (its node died, its session timeout) ends the session: later calls hear why (410).
-    if (prepared.grid)
-      prepared.grid.onLost = (why) => {
-        this.deps.log.warn(`task session ${id} was ${why}: reaping it`);
-        void this.close(id, why, new GoneError(`Task session ${id} was ${why}; it has been reaped`, { next: 'open-session', session: id })).catch(() => {});
-      };
     try {
+      await this.deps.registry?.opened(info, digest, prepared.grid?.placement);
       if (record === 'video') {
         if (!this.films) throw new UnavailableError('This server makes no films: record "video" is not available here');
         await this.films.start(driver.profile.name);
@@ -267,6 +267,40 @@ export class TaskSessions {
     if (place === 'local') this.spares.refill();
     this.deps.audit.record({ event: options.refresh ? 'refresh-start' : 'session-start', tenant: request.tenant, session: id, domains, grantId, outcome: 'ok' });
     return { ...info, key };
+  }
+
+  /** Session `info` is this server's to answer for from now on: its timer runs, its browser is served. */
+  private hold(info: SessionInfo, held: Omit<Session, 'info' | 'timer' | 'actions'>, prepared: Prepared): void {
+    const { id } = info;
+    const timer = setTimeout(() => void this.close(id, 'ttl').catch(() => {}), Math.max(0, Date.parse(info.expiresAt) - Date.now()));
+    timer.unref();
+    this.sessions.set(id, { ...held, info, timer, actions: 0 });
+    this.deps.manager.expose(held.driver);
+    // A Grid that loses the browser (its node died, its session timeout) ends the session: later calls hear why (410).
+    if (prepared.grid)
+      prepared.grid.onLost = (why) => {
+        this.deps.log.warn(`task session ${id} was ${why}: reaping it`);
+        void this.close(id, why, new GoneError(`Task session ${id} was ${why}; it has been reaped`, { next: 'open-session', session: id })).catch(() => {});
+      };
+  }
+
+  /** Whether this server holds session `id`'s browser. */
+  has(id: string): boolean {
+    return this.sessions.has(id);
+  }
+
+  /**
+   * A Grid session taken over from a lost server of the fleet (fleet-sessions.ts):
+   * its browser attached to as it is (same tabs, same pages), its key opening
+   * it here. It takes a slot even beyond capacity: it exists already.
+   */
+  async adopt(registered: RegisteredSession, keyDigest: string): Promise<void> {
+    const grid = this.deps.settings().grid;
+    if (!grid || !registered.grid) throw new UnavailableError('This server has no Selenium Grid in config.json to take the session over on');
+    const prepared = await this.browsers.prepareOnGrid(grid, { id: registered.id, placement: registered.grid });
+    const info: SessionInfo = { ...registered.info, cdpUrl: this.deps.manager.cdpUrlOf(prepared.driver), cdpClients: 0 };
+    this.keys.adopt(keyDigest, registered.id);
+    this.hold(info, { keyDigest, driver: prepared.driver, dir: prepared.dir, slot: this.admission.takeNow() }, prepared);
   }
 
   /** A jail's limit was passed: that session alone ends, its calls answer 410 saying why, and the audit says it too. */
@@ -291,7 +325,9 @@ export class TaskSessions {
     this.sessions.delete(id);
     clearTimeout(session.timer);
     // Its key is remembered (as a digest) so that a late caller hears the session ended, not that the key is wrong.
-    this.keys.end(session.key, id, endedBy?.message);
+    this.keys.end(session.keyDigest, id, endedBy?.message);
+    // The fleet hears it too: a call through any server is told it ended.
+    await this.deps.registry?.ended(id, endedBy?.message).catch((error: Error) => this.deps.log.warn(`the store did not hear that task session ${id} ended: ${error.message}`));
     // Its filming stops while the browser lives; the film is made once the browser is gone (a film that cannot be made is logged, and the session still ends).
     const filmNotMade = (error: Error) => this.deps.log.warn(`the film of task session ${id} was not made: ${error.message}`);
     const makeFilm = session.info.record === 'video' && this.films ? await this.films.stop(session.driver.profile.name).catch(filmNotMade) : undefined;
@@ -334,13 +370,16 @@ export class TaskSessions {
   }
 
   /** Gives a session `ttlSeconds` from now (more or less time than it had); audited. */
-  extend(id: string, ttlSeconds: number): SessionInfo {
+  async extend(id: string, ttlSeconds: number): Promise<SessionInfo> {
     const session = this.sessions.get(id);
     if (!session) throw this.deps.manager.endedError(`${SESSION_PROFILE_PREFIX}${id}`) ?? new NotFoundError(`No task session ${id}`, { next: 'list-sessions' });
+    const expiresAt = new Date(Date.now() + ttlSeconds * 1000).toISOString();
+    // The fleet's record first: a server that takes the session over keeps the time it was given.
+    await this.deps.registry?.extended(id, expiresAt);
     clearTimeout(session.timer);
     session.timer = setTimeout(() => void this.close(id, 'ttl').catch(() => {}), ttlSeconds * 1000);
     session.timer.unref();
-    session.info.expiresAt = new Date(Date.now() + ttlSeconds * 1000).toISOString();
+    session.info.expiresAt = expiresAt;
     this.deps.audit.record({ event: 'session-extended', tenant: session.info.tenant, session: id, outcome: 'ok', detail: `expires ${session.info.expiresAt}` });
     return { ...session.info };
   }

@@ -3,13 +3,15 @@ import { PostgresAudit } from './postgres-audit.js';
 import { PostgresRevocations } from './postgres-revocations.js';
 import { PostgresVaultRows } from './postgres-vault.js';
 import { PostgresSecretRows } from './postgres-secrets.js';
+import { PostgresSessions } from './postgres-sessions.js';
 import { PostgresStore, type StoreSettings } from './postgres-store.js';
 
 /**
  * A server's share of the fleet's store (spec §18), opened when it starts:
- * the schema brought up to date, then what lives there. Today that is the
- * audit, grants' revocations, and the vault's and secrets' sealed entries;
- * the rest of a server's state stays under $CLAWD_HOME.
+ * the schema brought up to date, then what lives there: the audit, grants'
+ * revocations, the vault's and secrets' sealed entries, and the session
+ * registry with the servers' leases. Profiles, recordings and logs stay
+ * under each server's $CLAWD_HOME.
  */
 export interface FleetStore {
   store: PostgresStore;
@@ -17,11 +19,12 @@ export interface FleetStore {
   revocations: PostgresRevocations;
   vault: PostgresVaultRows;
   secrets: PostgresSecretRows;
+  sessions: PostgresSessions;
   close(): Promise<void>;
 }
 
 /** Opens the store; a store that cannot be reached stops the server from starting, with a message that names it. */
-export async function openFleetStore(settings: StoreSettings, log: Logger): Promise<FleetStore> {
+export async function openFleetStore(settings: StoreSettings, log: Logger, leaseSeconds: number): Promise<FleetStore> {
   const store = new PostgresStore(settings, log);
   try {
     await store.migrate();
@@ -34,6 +37,7 @@ export async function openFleetStore(settings: StoreSettings, log: Logger): Prom
       revocations: new PostgresRevocations(store),
       vault: new PostgresVaultRows(store),
       secrets: new PostgresSecretRows(store),
+      sessions: new PostgresSessions(store, leaseSeconds),
       async close() {
         await audit.close();
         await store.close();

@@ -83,4 +83,34 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 5,
+    name: 'fleet registry',
+    sql: `
+      -- The fleet's servers: where each is reached, and until when it counts as alive (renewed while it runs).
+      CREATE TABLE clawd_servers (
+        id text PRIMARY KEY,
+        control_url text NOT NULL,
+        relay_url text NOT NULL,
+        started_at timestamptz NOT NULL DEFAULT now(),
+        lease_until timestamptz NOT NULL
+      );
+      -- Task sessions: which server holds each one's browser, and what any server needs to answer for it.
+      -- A session's key is kept as its SHA-256 digest only.
+      CREATE TABLE clawd_sessions (
+        id text PRIMARY KEY,
+        key_digest text NOT NULL UNIQUE,
+        owner text NOT NULL,
+        place text NOT NULL,
+        tenant text,
+        info jsonb NOT NULL,
+        grid jsonb,
+        expires_at timestamptz NOT NULL,
+        state text NOT NULL DEFAULT 'live',
+        ended_at timestamptz,
+        why text
+      );
+      CREATE INDEX clawd_sessions_live ON clawd_sessions (owner) WHERE state = 'live';
+    `,
+  },
 ];

@@ -1,0 +1,141 @@
+import { Agent, type IncomingHttpHeaders, type IncomingMessage, request as httpRequest, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { UnavailableError } from '../errors.js';
+import type { Logger } from '../log.js';
+import { SESSION_PROFILE_PREFIX } from '../api/limits.js';
+import { refuseUpgrade, sendError } from './http-errors.js';
+
+/**
+ * Carries a task session's calls to the server of the fleet that holds its
+ * browser (spec §18): the control API's requests and `/cdp?profile=session-…`
+ * WebSockets, byte for byte, with the caller's own credential, which that
+ * server checks as it checks any. One server holds each session's browser,
+ * so its tabs, refs, action log and guardrails stay one object each; the
+ * carrying server adds a hop on loopback or the fleet's network, nothing
+ * else. A carried request is never carried again: the holder answers it.
+ */
+
+/** A server of the fleet, as a carried call reaches it. */
+export interface FleetServer {
+  id: string;
+  controlUrl: string;
+  relayUrl: string;
+  /** When its lease runs out (or ran out). */
+  leaseUntil: string;
+}
+
+/** Where the fleet says sessions are answered (sessions/fleet-sessions.ts). */
+export interface FleetRouting {
+  /** This server's id in the store. */
+  readonly server: string;
+  /** Where session `id` is answered; throws what a caller is told when it is nowhere. */
+  locate(id: string): Promise<{ here: true } | { carry: FleetServer }>;
+  /** Whose key a secret is in the fleet, if anyone's. */
+  keyOf(secret: string): Promise<{ id: string } | undefined>;
+}
+
+/** Set on a carried request: the server that carried it. */
+export const CARRIED_HEADER = 'x-clawd-carried-by';
+
+/** Hop-by-hop headers: each hop's own, never passed on. */
+const HOP_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer']);
+
+/** Which task session a request is for, from its `?profile=` or its `/sessions/<id>` path. */
+export function sessionOfRequest(url: URL | undefined): string | undefined {
+  const profile = url?.searchParams.get('profile');
+  if (profile?.startsWith(SESSION_PROFILE_PREFIX)) return profile.slice(SESSION_PROFILE_PREFIX.length);
+  return /^\/sessions\/([0-9a-f]{12})(\/[a-z-]+)?$/.exec(url?.pathname ?? '')?.[1];
+}
+
+export class FleetCarrier {
+  /** Connections to the fleet's other servers, kept open between calls. */
+  private readonly agent = new Agent({ keepAlive: true, maxSockets: 64 });
+
+  constructor(
+    readonly fleet: FleetRouting,
+    private readonly log: Logger,
+  ) {}
+
+  /** A request another server carried here: answered here, whatever this server holds. */
+  static wasCarried(request: IncomingMessage): boolean {
+    return request.headers[CARRIED_HEADER] !== undefined;
+  }
+
+  locate(id: string): ReturnType<FleetRouting['locate']> {
+    return this.fleet.locate(id);
+  }
+
+  /** Carries an HTTP request to `to`'s control API; its answer goes back as it came. */
+  carryHttp(request: IncomingMessage, response: ServerResponse, to: FleetServer): Promise<void> {
+    const target = new URL(request.url ?? '/', to.controlUrl);
+    return new Promise<void>((resolve) => {
+      const upstream = httpRequest(target, { method: request.method, headers: this.headersFor(request.headers, target), agent: this.agent }, (answer) => {
+        response.writeHead(answer.statusCode ?? 502, passOn(answer.headers));
+        answer.pipe(response);
+        answer.once('end', resolve);
+        answer.once('error', () => resolve());
+      });
+      upstream.once('error', (error) => {
+        if (!response.headersSent) sendError(response, this.unreachable(to, error));
+        else response.destroy();
+        resolve();
+      });
+      // A caller that goes away (an event stream closed) lets go of the carried request too.
+      response.once('close', () => upstream.destroy());
+      request.pipe(upstream);
+    });
+  }
+
+  /** Carries a WebSocket upgrade to `to`'s relay, then every frame both ways, as they are. */
+  carryUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer, to: FleetServer): void {
+    const target = new URL(request.url ?? '/', to.relayUrl);
+    const upstream = httpRequest(target, { method: 'GET', headers: { ...this.headersFor(request.headers, target), connection: 'Upgrade', upgrade: request.headers.upgrade ?? 'websocket' } });
+    upstream.once('upgrade', (answer, far, farHead) => {
+      const lines = [`HTTP/1.1 ${answer.statusCode ?? 101} ${answer.statusMessage ?? 'Switching Protocols'}`];
+      for (let index = 0; index < answer.rawHeaders.length; index += 2) lines.push(`${answer.rawHeaders[index]}: ${answer.rawHeaders[index + 1]}`);
+      socket.write(`${lines.join('\r\n')}\r\n\r\n`);
+      if (farHead.length) socket.write(farHead);
+      if (head.length) far.write(head);
+      far.pipe(socket);
+      socket.pipe(far);
+      const end = () => {
+        far.destroy();
+        socket.destroy();
+      };
+      far.once('close', end);
+      socket.once('close', end);
+      far.on('error', () => {});
+      socket.on('error', () => {});
+    });
+    // The holder refused the upgrade (a wrong key, an ended session): its answer is the caller's.
+    upstream.once('response', (answer) => {
+      const lines = [`HTTP/1.1 ${answer.statusCode} ${answer.statusMessage ?? ''}`];
+      for (const [name, value] of Object.entries(passOn(answer.headers))) lines.push(`${name}: ${String(value)}`);
+      socket.write(`${lines.join('\r\n')}\r\nConnection: close\r\n\r\n`);
+      answer.pipe(socket);
+    });
+    upstream.once('error', (error) => {
+      if (!socket.destroyed) refuseUpgrade(socket, this.unreachable(to, error));
+    });
+    socket.once('error', () => upstream.destroy());
+    upstream.end();
+  }
+
+  private headersFor(headers: IncomingHttpHeaders, target: URL): IncomingHttpHeaders {
+    return { ...passOn(headers), host: target.host, [CARRIED_HEADER]: this.fleet.server };
+  }
+
+  /** The holder did not answer: a 503 that says who, and when its sessions will be taken over if it was lost. */
+  private unreachable(to: FleetServer, error: Error): UnavailableError {
+    const retryAfterSeconds = Math.max(1, Math.ceil((Date.parse(to.leaseUntil) - Date.now()) / 1000) + 1);
+    this.log.warn(`fleet: server ${to.id} at ${to.controlUrl} does not answer (${error.message})`);
+    return new UnavailableError(
+      `Server ${to.id} at ${to.controlUrl}, which holds this session's browser, does not answer (${error.message}). If it was lost, its Grid sessions are taken over, and its own sessions reported lost, once its lease runs out (${to.leaseUntil}): ask again in ${retryAfterSeconds} s`,
+      { server: to.id, retryAfterSeconds },
+    );
+  }
+}
+
+function passOn(headers: IncomingHttpHeaders): IncomingHttpHeaders {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_HEADERS.has(name.toLowerCase())));
+}

@@ -1,0 +1,118 @@
+import { GoneError, NotFoundError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { AuditTrail } from '../vault/audit-log.js';
+import { type FleetServer, keyDigestOf, type RegisteredSession, type SessionRegistry } from './session-registry.js';
+
+/**
+ * Any server, any session (spec §18): where a task session is answered for.
+ * A session whose browser this server holds is answered here; one another
+ * live server holds is carried there (server/fleet-carrier.ts); one whose
+ * server was lost is taken over here when it ran on the Grid (the browser
+ * lives on, and so do its tabs), and is gone (410) when it ran on that
+ * server's own machine. Lost servers are looked for every third of a lease,
+ * and at once by a call for one of their sessions.
+ */
+
+export type SessionPlace = { here: true } | { carry: FleetServer };
+
+/** What TaskSessions lends the fleet. */
+export interface LocalSessions {
+  has(id: string): boolean;
+  /** Takes a Grid session over from a lost server: its browser attached to here, its key (by digest) opening it here. */
+  adopt(session: RegisteredSession, keyDigest: string): Promise<void>;
+}
+
+export class FleetSessions {
+  private sweeper: NodeJS.Timeout | undefined;
+  /** Takeovers under way, so that a call and the sweep wait for the same one. */
+  private readonly takingOver = new Map<string, Promise<void>>();
+
+  constructor(
+    readonly registry: SessionRegistry,
+    private readonly local: LocalSessions,
+    private readonly deps: { log: Logger; audit: AuditTrail },
+  ) {}
+
+  /** This server's id in the store. */
+  get server(): string {
+    return this.registry.server;
+  }
+
+  /** Starts looking for lost servers' sessions. */
+  start(): void {
+    this.sweeper = setInterval(() => void this.sweep().catch((error: Error) => this.deps.log.warn(`fleet: looking for lost servers' sessions failed: ${error.message}`)), (this.registry.leaseSeconds * 1000) / 3);
+    this.sweeper.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.sweeper);
+  }
+
+  /** Where session `id` is answered; throws what a caller is told when it is nowhere (410, or 404 with when it ended). */
+  async locate(id: string): Promise<SessionPlace> {
+    if (this.local.has(id)) return { here: true };
+    const pending = this.takingOver.get(id);
+    if (pending) return pending.then(() => this.locate(id));
+    const registered = await this.registry.byId(id);
+    // Never in the fleet, or ended: what this server says of it is the truth.
+    if (!registered) return { here: true };
+    if (registered.state !== 'live') throw endedError(registered);
+    if (registered.owner === this.registry.server) return { here: true };
+    const owner = await this.registry.serverById(registered.owner);
+    if (owner?.alive) return { carry: owner };
+    await this.takeOver(registered);
+    return this.locate(id);
+  }
+
+  /** A secret that is no live session's key here: whether it is one of the fleet's, and which. */
+  async keyOf(secret: string): Promise<RegisteredSession | undefined> {
+    return (await this.registry.byKeyDigest(keyDigestOf(secret)))?.session;
+  }
+
+  /** Every lost server's sessions: taken over (Grid) or marked lost (local). */
+  async sweep(): Promise<void> {
+    for (const orphan of await this.registry.orphans()) await this.takeOver(orphan).catch(() => {});
+  }
+
+  private takeOver(orphan: RegisteredSession): Promise<void> {
+    let pending = this.takingOver.get(orphan.id);
+    if (!pending) {
+      pending = this.claim(orphan).finally(() => this.takingOver.delete(orphan.id));
+      this.takingOver.set(orphan.id, pending);
+    }
+    return pending;
+  }
+
+  private async claim(orphan: RegisteredSession): Promise<void> {
+    const { log, audit } = this.deps;
+    const detail = `its server ${orphan.owner} was lost (no lease renewal for ${this.registry.leaseSeconds} s)`;
+    if (orphan.place !== 'grid' || !orphan.grid) {
+      if (await this.registry.markLost(orphan.id, orphan.owner, `Task session ${orphan.id} was lost with server ${orphan.owner}, where its browser ran; it has been reaped`)) {
+        log.warn(`task session ${orphan.id} is lost: ${detail}`);
+        audit.record({ event: 'session-lost', tenant: orphan.info.tenant, session: orphan.id, outcome: 'error', detail });
+      }
+      return;
+    }
+    const keyDigest = await this.registry.keyDigestOf(orphan.id);
+    const claimed = keyDigest ? await this.registry.claim(orphan.id, orphan.owner) : undefined;
+    // Another server claimed it first: calls are carried there.
+    if (!claimed || !keyDigest) return;
+    try {
+      await this.local.adopt(claimed, keyDigest);
+      log.info(`task session ${orphan.id} taken over: ${detail}`);
+      audit.record({ event: 'session-takeover', tenant: orphan.info.tenant, session: orphan.id, outcome: 'ok', detail: `${detail}; now held by ${this.registry.server}` });
+    } catch (error) {
+      const why = `Task session ${orphan.id} was lost on the Grid while being taken over from server ${orphan.owner}: ${(error as Error).message}`;
+      await this.registry.ended(orphan.id, why).catch(() => {});
+      log.warn(`task session ${orphan.id} could not be taken over: ${(error as Error).message}`);
+      audit.record({ event: 'session-lost', tenant: orphan.info.tenant, session: orphan.id, outcome: 'error', detail: why });
+    }
+  }
+}
+
+/** What a call on a session that ended elsewhere in the fleet is told: gone with why (lost, a limit), or when it ended. */
+export function endedError(registered: RegisteredSession): Error {
+  // Ended by what happened to it (lost with its server or node, a limit): the sentence that says so.
+  if (registered.why) return new GoneError(registered.why, { next: 'open-session', session: registered.id });
+  return new NotFoundError(`Task session ${registered.id} ended at ${registered.endedAt ?? 'an unknown time'}`, { next: 'open-session', session: registered.id, ...(registered.endedAt ? { endedAt: registered.endedAt } : {}) });
+}

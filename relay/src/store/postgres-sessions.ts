@@ -1,0 +1,139 @@
+import type { SessionInfo } from '../api/session-responses.js';
+import type { FleetServer, GridPlacement, RegisteredSession, SessionRegistry } from '../sessions/session-registry.js';
+import type { PostgresStore } from './postgres-store.js';
+
+/**
+ * The fleet's session registry and its servers' leases in the store (spec
+ * §18). Each server renews its lease every third of `leaseSeconds`; one
+ * whose lease ran out is lost, and its live sessions are orphans: another
+ * server claims a Grid session (one UPDATE decides who wins) and marks a
+ * local one lost. Times are the database's own (now()), so servers' clocks
+ * need not agree.
+ */
+
+interface SessionRow {
+  id: string;
+  owner: string;
+  place: 'local' | 'grid';
+  info: SessionInfo;
+  grid: GridPlacement | null;
+  state: 'live' | 'ended' | 'lost';
+  ended_at: Date | null;
+  why: string | null;
+  key_digest: string;
+}
+
+interface ServerRow {
+  id: string;
+  control_url: string;
+  relay_url: string;
+  lease_until: Date;
+  alive: boolean;
+}
+
+function sessionOf(row: SessionRow): RegisteredSession {
+  return {
+    id: row.id,
+    owner: row.owner,
+    place: row.place,
+    info: row.info,
+    ...(row.grid ? { grid: row.grid } : {}),
+    state: row.state,
+    ...(row.ended_at ? { endedAt: row.ended_at.toISOString() } : {}),
+    ...(row.why ? { why: row.why } : {}),
+  };
+}
+
+export class PostgresSessions implements SessionRegistry {
+  private renewal: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly store: PostgresStore,
+    readonly leaseSeconds: number,
+  ) {}
+
+  get server(): string {
+    return this.store.server;
+  }
+
+  /** Joins the fleet at these addresses and keeps the lease renewed until leave(). */
+  async join(address: { controlUrl: string; relayUrl: string }): Promise<void> {
+    await this.store.query(
+      `INSERT INTO clawd_servers (id, control_url, relay_url, lease_until) VALUES ($1, $2, $3, now() + make_interval(secs => $4))
+       ON CONFLICT (id) DO UPDATE SET control_url = excluded.control_url, relay_url = excluded.relay_url, lease_until = excluded.lease_until`,
+      [this.server, address.controlUrl, address.relayUrl, this.leaseSeconds],
+    );
+    this.renewal = setInterval(() => void this.renew().catch(() => {}), (this.leaseSeconds * 1000) / 3);
+    this.renewal.unref();
+  }
+
+  private async renew(): Promise<void> {
+    await this.store.query('UPDATE clawd_servers SET lease_until = now() + make_interval(secs => $2) WHERE id = $1', [this.server, this.leaseSeconds]);
+  }
+
+  /** A server stopping leaves the fleet at once (its sessions were closed first). */
+  async leave(): Promise<void> {
+    clearInterval(this.renewal);
+    await this.store.query('DELETE FROM clawd_servers WHERE id = $1', [this.server]).catch(() => {});
+  }
+
+  async opened(info: SessionInfo, keyDigest: string, grid?: GridPlacement): Promise<void> {
+    await this.store.query(
+      'INSERT INTO clawd_sessions (id, key_digest, owner, place, tenant, info, grid, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
+      [info.id, keyDigest, this.server, info.place, info.tenant ?? null, info, grid ?? null, info.expiresAt],
+    );
+  }
+
+  async ended(id: string, why?: string): Promise<void> {
+    await this.store.query("UPDATE clawd_sessions SET state = 'ended', ended_at = now(), why = $2 WHERE id = $1 AND state = 'live'", [id, why ?? null]);
+  }
+
+  async extended(id: string, expiresAt: string): Promise<void> {
+    await this.store.query("UPDATE clawd_sessions SET expires_at = $2, info = jsonb_set(info, '{expiresAt}', to_jsonb($2::text)) WHERE id = $1", [id, expiresAt]);
+  }
+
+  async byId(id: string): Promise<RegisteredSession | undefined> {
+    const { rows } = await this.store.query<SessionRow>('SELECT * FROM clawd_sessions WHERE id = $1', [id]);
+    return rows[0] && sessionOf(rows[0]);
+  }
+
+  async byKeyDigest(digest: string): Promise<{ session: RegisteredSession; keyDigest: string } | undefined> {
+    const { rows } = await this.store.query<SessionRow>('SELECT * FROM clawd_sessions WHERE key_digest = $1', [digest]);
+    return rows[0] && { session: sessionOf(rows[0]), keyDigest: rows[0].key_digest };
+  }
+
+  async keyDigestOf(id: string): Promise<string | undefined> {
+    const { rows } = await this.store.query<{ key_digest: string }>("SELECT key_digest FROM clawd_sessions WHERE id = $1 AND state = 'live'", [id]);
+    return rows[0]?.key_digest;
+  }
+
+  async othersLive(): Promise<RegisteredSession[]> {
+    const { rows } = await this.store.query<SessionRow>("SELECT * FROM clawd_sessions WHERE state = 'live' AND owner <> $1 ORDER BY (info->>'createdAt')", [this.server]);
+    return rows.map(sessionOf);
+  }
+
+  async serverById(id: string): Promise<FleetServer | undefined> {
+    const { rows } = await this.store.query<ServerRow>('SELECT *, lease_until > now() AS alive FROM clawd_servers WHERE id = $1', [id]);
+    const row = rows[0];
+    return row && { id: row.id, controlUrl: row.control_url, relayUrl: row.relay_url, alive: row.alive, leaseUntil: row.lease_until.toISOString() };
+  }
+
+  async orphans(): Promise<RegisteredSession[]> {
+    const { rows } = await this.store.query<SessionRow>(
+      `SELECT s.* FROM clawd_sessions s LEFT JOIN clawd_servers v ON v.id = s.owner
+       WHERE s.state = 'live' AND s.owner <> $1 AND (v.id IS NULL OR v.lease_until < now())`,
+      [this.server],
+    );
+    return rows.map(sessionOf);
+  }
+
+  async claim(id: string, from: string): Promise<RegisteredSession | undefined> {
+    const { rows } = await this.store.query<SessionRow>("UPDATE clawd_sessions SET owner = $3 WHERE id = $1 AND owner = $2 AND state = 'live' RETURNING *", [id, from, this.server]);
+    return rows[0] && sessionOf(rows[0]);
+  }
+
+  async markLost(id: string, from: string, why: string): Promise<boolean> {
+    const { rowCount } = await this.store.query("UPDATE clawd_sessions SET state = 'lost', ended_at = now(), why = $3 WHERE id = $1 AND owner = $2 AND state = 'live'", [id, from, why]);
+    return (rowCount ?? 0) > 0;
+  }
+}

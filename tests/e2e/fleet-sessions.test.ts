@@ -1,0 +1,203 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import type { SessionInfo } from '../../relay/src/api/session-responses.js';
+import { BrowserClient } from '../../relay/src/client/browser-client.js';
+import { waitFor } from '../harness/chromium.js';
+import { freePortPair } from '../harness/ports.js';
+import { startPostgres, type TestPostgres } from '../harness/postgres.js';
+import { GRID_CHROMIUM_CAPABILITIES, startGrid, type TestGrid } from '../harness/selenium-grid.js';
+import { startTestSite } from '../harness/test-site.js';
+import { freshHome } from './control-env.js';
+
+/**
+ * Any server, any session (spec §18): two `serve` processes with one store
+ * (Debian's PostgreSQL, a cluster of the test's own) and one Grid (a hub and
+ * two nodes). A session opened through A is driven through B, with its own
+ * key, over HTTP, CDP (Playwright) and MCP, each carried to A; when A is
+ * killed (its whole process group, as a machine that dies), B takes its Grid
+ * session over once A's lease runs out and the agent goes on in the same
+ * tab, while A's local session is a 410 that says why.
+ */
+
+const CLI = fileURLToPath(new URL('../../bin/clawd-browser.js', import.meta.url));
+const LEASE_SECONDS = 6;
+const token = randomBytes(32).toString('hex');
+const grantKey = randomBytes(32).toString('hex');
+const vaultKey = randomBytes(32).toString('hex');
+
+interface Server {
+  name: string;
+  home: string;
+  control: number;
+  relay: number;
+  process: ChildProcess;
+}
+
+let postgres: TestPostgres;
+let grid: TestGrid;
+let site: Awaited<ReturnType<typeof startTestSite>>;
+const servers: Server[] = [];
+let gridSession: SessionInfo;
+let localSession: SessionInfo;
+
+async function startServe(name: string): Promise<Server> {
+  const ports = await freePortPair();
+  const home = freshHome({
+    controlUrl: `http://127.0.0.1:${ports.control}`,
+    headless: true,
+    noSandbox: true,
+    sessionSpares: 0,
+    grid: { url: grid.url, capabilities: GRID_CHROMIUM_CAPABILITIES, keepAliveSeconds: 3, requestTimeoutSeconds: 20 },
+    store: { postgres: { url: postgres.url }, leaseSeconds: LEASE_SECONDS },
+  });
+  // What every server of a fleet is given alike (mounted secrets): never in the store.
+  writeFileSync(join(home, 'token'), `${token}\n`, { mode: 0o600 });
+  writeFileSync(join(home, 'grant.key'), `${grantKey}\n`, { mode: 0o600 });
+  writeFileSync(join(home, 'vault.key'), `${vaultKey}\n`, { mode: 0o600 });
+  // Its own process group: killing it is a machine that dies, with the browsers it started.
+  const child = spawn(process.execPath, [CLI, 'serve', '--log-level', 'warn'], { env: { ...process.env, CLAWD_HOME: home }, stdio: ['ignore', 'ignore', 'inherit'], detached: true });
+  await waitFor(() => fetch(`http://127.0.0.1:${ports.control}/`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.ok, () => false), { timeoutMs: 30_000, message: `${name} did not start` });
+  return { name, home, control: ports.control, relay: ports.relay, process: child };
+}
+
+const api = (server: Server, credential = token, profile?: string) => new BrowserClient({ baseUrl: `http://127.0.0.1:${server.control}`, token: credential, profile });
+
+function killGroup(server: Server): void {
+  try {
+    process.kill(-server.process.pid!, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
+beforeAll(async () => {
+  [postgres, grid] = await Promise.all([startPostgres(), startGrid({ nodes: 2, maxSessions: 2, sessionTimeout: 120, requestTimeout: 20 })]);
+  site = await startTestSite((_request, response, url) => {
+    response.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>${url.pathname.slice(1)}</title><p id="at">${url.pathname}</p><button onclick="this.textContent = 'pressed'">Press</button>`);
+  });
+  servers.push(await startServe('A'), await startServe('B'));
+}, 120_000);
+
+afterAll(async () => {
+  for (const server of servers) {
+    if (server.process.exitCode === null && server.process.signalCode === null) {
+      server.process.kill('SIGTERM');
+      await new Promise((resolve) => server.process.once('exit', resolve));
+    }
+    killGroup(server);
+    rmSync(server.home, { recursive: true, force: true });
+  }
+  await grid?.close();
+  postgres?.close();
+  await site?.close();
+}, 60_000);
+
+describe('several servers, one fleet', () => {
+  it('a Grid session opened through A is driven through B: HTTP, Playwright over CDP and MCP, with its own key', async () => {
+    const [a, b] = servers;
+    gridSession = await api(a).openSession({ credential_mode: 'clean', place: 'grid' });
+    const own = api(b, gridSession.key!);
+    const tab = await own.openTab(`${site.url}/first`);
+    expect(tab.url).toBe(`${site.url}/first`);
+    expect((await own.text({ targetId: tab.targetId })).markdown).toContain('/first');
+
+    const browser = await chromium.connectOverCDP(`ws://127.0.0.1:${b.relay}/cdp?profile=${gridSession.profile}&token=${gridSession.key}`);
+    try {
+      const page = browser.contexts()[0].pages().find((candidate) => candidate.url().endsWith('/first'))!;
+      await page.click('button');
+      expect(await page.evaluate(() => document.querySelector('button')!.textContent)).toBe('pressed');
+    } finally {
+      await browser.close();
+    }
+
+    const mcp = new Client({ name: 'fleet-test', version: '1' });
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${b.control}/mcp`), { requestInit: { headers: { authorization: `Bearer ${gridSession.key}` } } }));
+    try {
+      const snapshot = await mcp.callTool({ name: 'browser_snapshot', arguments: {} });
+      expect((snapshot.content as Array<{ text: string }>)[0].text).toContain('pressed');
+    } finally {
+      await mcp.close();
+    }
+
+    // Every server lists the fleet's sessions, and the key reaches nothing else through either.
+    expect((await api(b).sessions()).sessions.map((session) => session.id)).toContain(gridSession.id);
+    const other = await fetch(`http://127.0.0.1:${b.control}/tabs?profile=clawd`, { headers: { authorization: `Bearer ${gridSession.key}` } });
+    expect(other.status).toBe(403);
+    const wrong = await fetch(`http://127.0.0.1:${b.control}/tabs?profile=${gridSession.profile}`, { headers: { authorization: `Bearer ${randomBytes(32).toString('hex')}` } });
+    expect(wrong.status).toBe(401);
+    const wrongCdp = await new Promise<number>((resolve, reject) => {
+      const socket = new WebSocket(`ws://127.0.0.1:${b.relay}/cdp?profile=${gridSession.profile}&token=${randomBytes(32).toString('hex')}`);
+      socket.once('unexpected-response', (_request, response) => resolve(response.statusCode ?? 0));
+      socket.once('open', () => reject(new Error('a wrong key opened the session\'s CDP')));
+      socket.once('error', () => {});
+    });
+    expect(wrongCdp).toBe(401);
+  }, 120_000);
+
+  it('a local session opened through A is carried there from B, with the token or its key', async () => {
+    const [a, b] = servers;
+    localSession = await api(a).openSession({ credential_mode: 'clean', place: 'local' });
+    const tab = await api(b, token, localSession.profile).openTab(`${site.url}/local`);
+    expect((await api(b, localSession.key!).tabs()).map((each) => each.targetId)).toContain(tab.targetId);
+    expect((await api(a, localSession.key!).text({ targetId: tab.targetId })).markdown).toContain('/local');
+  }, 60_000);
+
+  it('A killed mid-task: B takes its Grid session over and the agent goes on in the same tab; its local session is a 410', async () => {
+    const [a, b] = servers;
+    const own = api(b, gridSession.key!);
+    const before = (await own.tabs()).find((tab) => tab.url.endsWith('/first'))!;
+    const killedAt = Date.now();
+    killGroup(a);
+    // The agent's next calls through B: a 503 saying when A's lease runs out, then the same session, taken over.
+    let lastStatus = 0;
+    await waitFor(
+      async () => {
+        const answer = await fetch(`http://127.0.0.1:${b.control}/tabs`, { headers: { authorization: `Bearer ${gridSession.key}` } });
+        lastStatus = answer.status;
+        if (answer.status === 503) expect(answer.headers.get('retry-after')).toMatch(/^\d+$/);
+        return answer.ok;
+      },
+      { timeoutMs: (LEASE_SECONDS + 20) * 1000, intervalMs: 250, message: `the session was not taken over (last answer ${lastStatus})` },
+    );
+    const tookSeconds = (Date.now() - killedAt) / 1000;
+    console.log(`fleet: Grid session taken over ${tookSeconds.toFixed(1)} s after its server was killed (lease ${LEASE_SECONDS} s)`);
+    expect(tookSeconds).toBeLessThan(LEASE_SECONDS + 20);
+    const after = await own.tabs();
+    expect(after.map((tab) => tab.targetId)).toContain(before.targetId);
+    expect((await own.text({ targetId: before.targetId })).markdown).toContain('/first');
+    // And goes on: a new page, through B's CDP too.
+    await own.navigate(`${site.url}/second`, before.targetId);
+    const browser = await chromium.connectOverCDP(`ws://127.0.0.1:${b.relay}/cdp?profile=${gridSession.profile}&token=${gridSession.key}`);
+    try {
+      expect(browser.contexts()[0].pages().map((page) => page.url())).toContain(`${site.url}/second`);
+    } finally {
+      await browser.close();
+    }
+
+    // A's local session went with it: a 410 that says so, by its key and by its name.
+    const lost = await fetch(`http://127.0.0.1:${b.control}/tabs`, { headers: { authorization: `Bearer ${localSession.key}` } });
+    expect(lost.status).toBe(410);
+    expect((await lost.json()).error.message).toMatch(/lost with server/);
+    const byName = await fetch(`http://127.0.0.1:${b.control}/tabs?profile=${localSession.profile}`, { headers: { authorization: `Bearer ${token}` } });
+    expect(byName.status).toBe(410);
+
+    // The audit, one query through B, says what happened.
+    const events = (await api(b).audit({ session: gridSession.id })).entries.map((entry) => entry.event);
+    expect(events).toEqual(expect.arrayContaining(['session-start', 'session-takeover']));
+    expect((await api(b).audit({ session: localSession.id })).entries.map((entry) => entry.event)).toContain('session-lost');
+
+    // Closed through B, it ends on the Grid too.
+    await api(b).closeSession(gridSession.id);
+    const gone = await fetch(`http://127.0.0.1:${b.control}/tabs`, { headers: { authorization: `Bearer ${gridSession.key}` } });
+    expect([401, 404, 410]).toContain(gone.status);
+    await waitFor(async () => (await grid.status()).every((node) => node.sessions === 0), { timeoutMs: 20_000, message: 'the Grid still runs the session' });
+  }, 120_000);
+});
