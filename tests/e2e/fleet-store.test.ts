@@ -177,27 +177,37 @@ describe('a fleet of two servers with one store', () => {
   }, 60_000);
 
   it('with the store stopped: what needs it is a 503 that names it, what was acknowledged is written when it is back', async () => {
-    let whileDown = '';
+    // Opened before the store stops; ended while it is away.
+    const opened = await call(0, '/sessions', { method: 'POST', body: JSON.stringify({ credential_mode: 'clean', ttl: 60 }) });
+    expect(opened.status).toBe(201);
+    const whileDown = ((await opened.json()) as { id: string }).id;
     postgres.stop();
     try {
       const refused = await call(0, '/audit');
       expect(refused.status).toBe(503);
       expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(new RegExp(`The store \\(PostgreSQL at ${postgres.name.replace(/[./]/g, '\\$&')}\\) does not answer`));
-      // What needs the store is refused, naming it: the vault lends nothing it cannot read.
+      // What needs the store is refused, naming it: the vault lends nothing it cannot read, and no session
+      // opens that the fleet's other servers could not find.
       expect((await grant(0, 'fleet-while-down')).status).toBe(503);
-      // What does not goes on, and is acknowledged: a clean session opens and closes.
-      const opened = await call(0, '/sessions', { method: 'POST', body: JSON.stringify({ credential_mode: 'clean', ttl: 60 }) });
-      expect(opened.status).toBe(201);
-      whileDown = ((await opened.json()) as { id: string }).id;
+      const notOpened = await call(0, '/sessions', { method: 'POST', body: JSON.stringify({ credential_mode: 'clean', ttl: 60 }) });
+      expect(notOpened.status).toBe(503);
+      expect(((await notOpened.json()) as { error: { message: string } }).error.message).toContain(postgres.name);
+      // What does not need it goes on, and is acknowledged: the session is closed.
       expect((await call(0, `/sessions/${whileDown}`, { method: 'DELETE' })).status).toBe(200);
     } finally {
       postgres.start();
     }
-    // Its start and stop, written when the store came back.
+    // Its end, written when the store came back: in the audit, and in the fleet's registry.
     await waitFor(async () => {
       const response = await call(1, `/audit?session=${whileDown}`);
       return response.ok && ((await response.json()) as AuditPage).entries.map((entry) => entry.event).join() === 'session-stop,session-start';
     }, { timeoutMs: 20_000, message: 'the entries acknowledged while the store was away never reached it' });
+    await waitFor(async () => (await postgres.query<{ state: string }>('SELECT state FROM clawd_sessions WHERE id = $1', [whileDown]))[0]?.state === 'ended', {
+      timeoutMs: 20_000,
+      message: 'the session\'s end never reached the registry',
+    });
+    // And no browser was left by the session that could not open.
+    expect(servers[0].server.sessions.list()).toEqual([]);
   }, 60_000);
 
   it('never logs the store\'s password, and a server whose store does not answer does not start', async () => {

@@ -46,6 +46,9 @@ function sessionOf(row: SessionRow): RegisteredSession {
 
 export class PostgresSessions implements SessionRegistry {
   private renewal: NodeJS.Timeout | undefined;
+  /** Sessions' ends the store did not hear when they happened: written when it answers again. */
+  private readonly unwritten = new Map<string, () => Promise<unknown>>();
+  private retry: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly store: PostgresStore,
@@ -74,6 +77,8 @@ export class PostgresSessions implements SessionRegistry {
   /** A server stopping leaves the fleet at once (its sessions were closed first). */
   async leave(): Promise<void> {
     clearInterval(this.renewal);
+    await this.writeUnwritten();
+    clearInterval(this.retry);
     await this.store.query('DELETE FROM clawd_servers WHERE id = $1', [this.server]).catch(() => {});
   }
 
@@ -84,8 +89,29 @@ export class PostgresSessions implements SessionRegistry {
     );
   }
 
+  /**
+   * A session's end is acknowledged to its caller whether or not the store
+   * answers: one it does not hear now is written when it answers again
+   * (tried every few seconds), with the time the session really ended.
+   */
   async ended(id: string, why?: string): Promise<void> {
-    await this.store.query("UPDATE clawd_sessions SET state = 'ended', ended_at = now(), why = $2 WHERE id = $1 AND state = 'live'", [id, why ?? null]);
+    const endedAt = new Date().toISOString();
+    const write = () => this.store.query("UPDATE clawd_sessions SET state = 'ended', ended_at = $3, why = $2 WHERE id = $1 AND state = 'live'", [id, why ?? null, endedAt]);
+    await write().catch((error: unknown) => {
+      this.unwritten.set(id, write);
+      this.retry ??= setInterval(() => void this.writeUnwritten(), 2_000);
+      this.retry.unref();
+      throw error;
+    });
+  }
+
+  private async writeUnwritten(): Promise<void> {
+    for (const [id, write] of this.unwritten) {
+      if (!(await write().then(() => true, () => false))) return;
+      this.unwritten.delete(id);
+    }
+    clearInterval(this.retry);
+    this.retry = undefined;
   }
 
   async extended(id: string, expiresAt: string): Promise<void> {
