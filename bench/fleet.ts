@@ -6,6 +6,7 @@
  * page of one tenant (most entries are other tenants'), one session's
  * entries, and one kind in a time window. Each figure is the median of
  * FLEET_QUERY_RUNS requests from this process to the server over loopback.
+ * Then what a fleet costs a session's calls (fleet-carry.ts).
  * Run with `npm run bench:fleet`.
  */
 import { appendFileSync, mkdirSync, rmSync } from 'node:fs';
@@ -17,6 +18,7 @@ import { createLogger } from '../relay/src/log.js';
 import { freePortPair } from '../tests/harness/ports.js';
 import { startPostgres } from '../tests/harness/postgres.js';
 import { freshHome } from '../tests/e2e/control-env.js';
+import { measureCarry, reportCarry } from './fleet-carry.js';
 
 const ENTRIES = Number(process.env.FLEET_AUDIT_ENTRIES ?? 100_000);
 const RUNS = Number(process.env.FLEET_QUERY_RUNS ?? 30);
@@ -116,4 +118,5 @@ export function reportFleet(figures: FleetFigures): void {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   reportFleet(await measureFleet());
+  reportCarry(await measureCarry());
 }

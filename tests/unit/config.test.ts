@@ -25,6 +25,7 @@ describe('config.json', () => {
       idleStopMinutes: 15,
       maxRunningBrowsers: 8,
       allowNonLoopback: false,
+      hostNames: [],
       maxSessions: 4,
       sessionTtlSeconds: 900,
       sessionSpares: 1,

@@ -40,5 +40,10 @@ describe('request guard (spec §9)', () => {
     for (const host of ['127.0.0.1', 'localhost', '::1']) expect(guardFor(token, host).extraHosts).toEqual([]);
     expect(guardFor(token, '10.1.2.3')).toEqual({ token, allowedOrigins: [EXTENSION_ORIGIN], extraHosts: ['10.1.2.3'] });
     expect(guardFor(token, '127.0.0.1', ['https://ok.example']).allowedOrigins).toEqual([EXTENSION_ORIGIN, 'https://ok.example']);
+    // A load balancer's name (config hostNames) is answered to on a non-loopback bind only; other names stay refused.
+    const fleet = guardFor(token, '0.0.0.0', [], ['Clawd.Internal']);
+    expect(checkRequest(request({ host: 'clawd.internal:18791', authorization: `Bearer ${token}` }), fleet)).toMatchObject({ ok: true });
+    expect(checkRequest(request({ host: 'evil.example:18791', authorization: `Bearer ${token}` }), fleet)).toMatchObject({ ok: false, status: 403 });
+    expect(guardFor(token, '127.0.0.1', [], ['clawd.internal']).extraHosts).toEqual([]);
   });
 });

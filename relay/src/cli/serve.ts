@@ -56,6 +56,9 @@ export async function startServer(options: {
     throw new Error(
       `Refusing to listen on ${host}: anyone who reaches it could drive your browser. Bind 127.0.0.1, or set "allowNonLoopback": true in config.json as well`,
     );
+  // Beyond loopback: the Host names it answers to, among them the one the fleet's other servers reach it by.
+  const advertise = config.store && advertisedAt(config.store.advertise);
+  const hostNames = [...config.hostNames, ...(advertise ? [new URL(advertise).hostname] : [])];
   // The fleet's store first: a server that cannot reach it does not start (nothing it writes would be shared).
   const fleetStore = config.store ? await openFleetStore(config.store.postgres, options.logger, config.store.leaseSeconds) : undefined;
   const relay = await startRelayServer({
@@ -63,6 +66,7 @@ export async function startServer(options: {
     extensionKey,
     host,
     port: relayPortFor(port),
+    hostNames,
     allowedUrlSchemes: config.allowedUrlSchemes,
     // Read from config.json at each check, as the control API does, so an edit applies at once.
     urlPolicy: () => {
@@ -117,9 +121,10 @@ export async function startServer(options: {
       credentials,
       cdpClients: () => relay.cdpClients(),
       fleet: carrier,
+      hostNames,
     });
     if (fleetStore && fleetSessions) {
-      await fleetStore.sessions.join(fleetAddress(config.store!.advertise, host, control.port, relay.port));
+      await fleetStore.sessions.join(fleetAddress(advertise, host, control.port, relay.port));
       fleetSessions.start();
     }
   } catch (error) {
@@ -159,8 +164,16 @@ export async function startServer(options: {
   };
 }
 
+/** CLAWD_ADVERTISE (each replica its own, from one config.json), else config store.advertise. */
+function advertisedAt(configured: string | undefined): string | undefined {
+  const given = process.env.CLAWD_ADVERTISE?.trim() || configured;
+  if (given !== undefined && !(URL.canParse(given) && /^https?:$/.test(new URL(given).protocol)))
+    throw new Error(`CLAWD_ADVERTISE must be this server's http(s) address as the fleet's other servers reach it (e.g. http://10.0.0.5:18791), not ${JSON.stringify(given)}`);
+  return given;
+}
+
 /**
- * Where the fleet's other servers reach this one: config store.advertise
+ * Where the fleet's other servers reach this one: CLAWD_ADVERTISE or config store.advertise
  * (its relay one port above), else the address it listens on.
  */
 function fleetAddress(advertise: string | undefined, host: string, controlPort: number, relayPort: number): { controlUrl: string; relayUrl: string } {

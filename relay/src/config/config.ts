@@ -71,6 +71,12 @@ export const ConfigSchema = z.strictObject({
    * takes this as well as the host (config controlUrl or --host).
    */
   allowNonLoopback: z.boolean().default(false),
+  /**
+   * With allowNonLoopback: Host names the server answers to besides loopback
+   * and its bind address (a load balancer's name; a fleet's servers add
+   * their store.advertise host themselves). Any other Host is refused (403).
+   */
+  hostNames: z.array(z.string().regex(/^[a-z0-9.-]+$|^\[[0-9a-f:.]+\]$/i, 'a host name or address, without a port')).max(32).default([]),
   /** Task sessions open at once (POST /sessions beyond it: 429). */
   maxSessions: z.number().int().min(1).max(64).default(4),
   /** A task session's lifetime when its request gives no ttl (seconds). */

@@ -56,6 +56,8 @@ export interface ControlServerOptions {
   cdpClients?: () => number;
   /** With a store: sessions other servers of the fleet hold are carried there (fleet-carrier.ts). */
   fleet?: FleetCarrier;
+  /** Host names answered to beyond loopback and the bind address (config hostNames). */
+  hostNames?: string[];
 }
 
 export interface ControlServer {
@@ -78,7 +80,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
     const targetPort = Number(target.port || (target.protocol === 'https:' || target.protocol === 'wss:' ? 443 : 80));
     return isLoopbackHost(target.host) && ownPorts.includes(targetPort);
   };
-  const guard = { ...guardFor(options.token, options.host), sessionKeys: (secret: string) => sessions.keyOwner(secret) };
+  const guard = { ...guardFor(options.token, options.host, [], options.hostNames), sessionKeys: (secret: string) => sessions.keyOwner(secret) };
   const app = express();
   app.disable('x-powered-by');
   /** Requests made with a task session's key → that session's id. */
@@ -96,7 +98,14 @@ export async function startControlServer(options: ControlServerOptions): Promise
     // The one-time links, and the load balancer's health check (it says only how loaded this server is).
     if (request.path === '/dashboard/login' || request.path === '/pressure' || /^\/handoff\/[0-9a-f]+\/open$/.test(request.path) || dashboard.hasSession(request)) {
       const refused = checkHostAndOrigin(request, guard);
-      return refused && !refused.ok ? sendError(response, refusal(refused)) : next();
+      if (refused && !refused.ok) return sendError(response, refusal(refused));
+      // The console's person holds the token's rights here; a session another server holds is carried there with the token.
+      if (options.fleet && dashboard.hasSession(request) && !FleetCarrier.wasCarried(request))
+        return void throughFleet(options.fleet, request, response, { ok: true, tokenVia: 'header' }, options.token).then(
+          (here) => here && next(),
+          (error: unknown) => sendError(response, asHttpFailure(error).error),
+        );
+      return next();
     }
     // A person's hand-off cookie: that hand-off's page, answer and tab only (handoff-access.ts).
     const asked = new URL(request.url, 'http://control');
@@ -137,7 +146,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
    * A session taken over here on the way is answered here, its key now
    * known here.
    */
-  async function throughFleet(fleet: FleetCarrier, request: Request, response: Response, verdict: GuardResult): Promise<GuardResult | undefined> {
+  async function throughFleet(fleet: FleetCarrier, request: Request, response: Response, verdict: GuardResult, asToken?: string): Promise<GuardResult | undefined> {
     let id: string | undefined;
     if (!verdict.ok) {
       const secret = verdict.status === 401 ? presentedSecret(request) : undefined;
@@ -146,7 +155,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
     if (id === undefined || sessions.has(id)) return verdict;
     const place = await fleet.locate(id);
     if ('here' in place) return checkRequest(request, guard);
-    await fleet.carryHttp(request, response, place.carry);
+    await fleet.carryHttp(request, response, place.carry, asToken);
     return undefined;
   }
   // Use, for a server that exits once unused: only requests the door let in count (a caller without a credential keeps nothing up).

@@ -65,11 +65,20 @@ export class FleetCarrier {
     return this.fleet.locate(id);
   }
 
-  /** Carries an HTTP request to `to`'s control API; its answer goes back as it came. */
-  carryHttp(request: IncomingMessage, response: ServerResponse, to: FleetServer): Promise<void> {
+  /**
+   * Carries an HTTP request to `to`'s control API; its answer goes back as it
+   * came. With `token`, the fleet's token stands for a credential only this
+   * server can check (the console's cookie, whose holder has the token's rights).
+   */
+  carryHttp(request: IncomingMessage, response: ServerResponse, to: FleetServer, token?: string): Promise<void> {
     const target = new URL(request.url ?? '/', to.controlUrl);
+    const headers = this.headersFor(request.headers, target);
+    if (token !== undefined) {
+      delete headers.cookie;
+      headers.authorization = `Bearer ${token}`;
+    }
     return new Promise<void>((resolve) => {
-      const upstream = httpRequest(target, { method: request.method, headers: this.headersFor(request.headers, target), agent: this.agent }, (answer) => {
+      const upstream = httpRequest(target, { method: request.method, headers, agent: this.agent }, (answer) => {
         response.writeHead(answer.statusCode ?? 502, passOn(answer.headers));
         answer.pipe(response);
         answer.once('end', resolve);

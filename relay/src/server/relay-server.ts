@@ -69,6 +69,8 @@ export interface RelayServerOptions {
   reconnectGraceMs?: number;
   /** Origins allowed besides the extension's own. */
   extraAllowedOrigins?: string[];
+  /** Host names answered to beyond loopback and the bind address (config hostNames). */
+  hostNames?: string[];
   /** Schemes the URL gate allows beyond http, https and about:blank (config allowedUrlSchemes). */
   allowedUrlSchemes?: string[];
   /** The URL policy (config urlPolicy), read at each check. */
@@ -118,7 +120,7 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
   const host = options.host ?? DEFAULT_HOST;
   const log = options.logger ?? createLogger('info', 'relay');
   const driverKey = randomBytes(32).toString('hex');
-  const guard: GuardOptions = { ...guardFor(options.token, host, options.extraAllowedOrigins), driverKey };
+  const guard: GuardOptions = { ...guardFor(options.token, host, options.extraAllowedOrigins, options.hostNames), driverKey };
   let profileHandler: ProfileCdpHandler | undefined;
   const bridge = new CdpBridge({ allowedUrlSchemes: options.allowedUrlSchemes, urlPolicy: options.urlPolicy, pendingTimeoutMs: options.pendingTimeoutMs });
   const downloads = new DownloadLog();

@@ -66,12 +66,13 @@ export function isLoopbackHost(hostHeader: string): boolean {
 
 /**
  * The guard for a server bound to `bindHost`: the extension's origin is
- * welcome, and a non-loopback bind (an explicit choice) adds that host name.
+ * welcome, and a non-loopback bind (an explicit choice) adds that host name
+ * and `hostNames` (config hostNames: a load balancer's, a fleet's).
  */
-export function guardFor(token: string, bindHost: string, extraOrigins: string[] = []): GuardOptions {
+export function guardFor(token: string, bindHost: string, extraOrigins: string[] = [], hostNames: string[] = []): GuardOptions {
   const loopback = LOOPBACK_HOSTS.has(bindHost.toLowerCase()) || bindHost === '::1';
   const name = bindHost.includes(':') ? `[${bindHost}]` : bindHost;
-  return { token, allowedOrigins: [EXTENSION_ORIGIN, ...extraOrigins], extraHosts: loopback ? [] : [name.toLowerCase()] };
+  return { token, allowedOrigins: [EXTENSION_ORIGIN, ...extraOrigins], extraHosts: loopback ? [] : [name, ...hostNames].map((host) => host.toLowerCase()) };
 }
 
 function sameSecret(given: string, expected: string): boolean {
