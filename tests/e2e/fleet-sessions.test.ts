@@ -62,10 +62,14 @@ async function startServe(name: string): Promise<Server> {
   writeFileSync(join(home, 'token'), `${token}\n`, { mode: 0o600 });
   writeFileSync(join(home, 'grant.key'), `${grantKey}\n`, { mode: 0o600 });
   writeFileSync(join(home, 'vault.key'), `${vaultKey}\n`, { mode: 0o600 });
-  // Its own process group: killing it is a machine that dies, with the browsers it started.
+  return { name, home, control: ports.control, relay: ports.relay, process: await spawnServe(name, home, ports.control) };
+}
+
+/** `serve` on `home`, in its own process group: killing that is a machine that dies, with the browsers it started. */
+async function spawnServe(name: string, home: string, control: number): Promise<ChildProcess> {
   const child = spawn(process.execPath, [CLI, 'serve', '--log-level', 'warn'], { env: { ...process.env, CLAWD_HOME: home }, stdio: ['ignore', 'ignore', 'inherit'], detached: true });
-  await waitFor(() => fetch(`http://127.0.0.1:${ports.control}/`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.ok, () => false), { timeoutMs: 30_000, message: `${name} did not start` });
-  return { name, home, control: ports.control, relay: ports.relay, process: child };
+  await waitFor(() => fetch(`http://127.0.0.1:${control}/`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.ok, () => false), { timeoutMs: 30_000, message: `${name} did not start` });
+  return child;
 }
 
 const api = (server: Server, credential = token, profile?: string) => new BrowserClient({ baseUrl: `http://127.0.0.1:${server.control}`, token: credential, profile });
@@ -148,6 +152,15 @@ describe('several servers, one fleet', () => {
     const tab = await api(b, token, localSession.profile).openTab(`${site.url}/local`);
     expect((await api(b, localSession.key!).tabs()).map((each) => each.targetId)).toContain(tab.targetId);
     expect((await api(a, localSession.key!).text({ targetId: tab.targetId })).markdown).toContain('/local');
+    // The console on B (a person logged in with its one-time link): A's session's live view is carried there.
+    const { url } = await api(b).dashboardLink();
+    const login = await fetch(url, { redirect: 'manual' });
+    const cookie = login.headers.get('set-cookie')!.split(';')[0];
+    const frame = await fetch(`http://127.0.0.1:${b.control}/screencast/frame?profile=${localSession.profile}&targetId=${tab.targetId}`, { headers: { cookie } });
+    expect(frame.status).toBe(200);
+    expect(frame.headers.get('content-type')).toBe('image/jpeg');
+    // Without the cookie, nothing is carried.
+    expect((await fetch(`http://127.0.0.1:${b.control}/tabs?profile=${localSession.profile}`)).status).toBe(401);
   }, 60_000);
 
   it('A killed mid-task: B takes its Grid session over and the agent goes on in the same tab; its local session is a 410', async () => {
@@ -193,6 +206,11 @@ describe('several servers, one fleet', () => {
     const events = (await api(b).audit({ session: gridSession.id })).entries.map((entry) => entry.event);
     expect(events).toEqual(expect.arrayContaining(['session-start', 'session-takeover']));
     expect((await api(b).audit({ session: localSession.id })).entries.map((entry) => entry.event)).toContain('session-lost');
+
+    // A comes back on the same home: its reaper clears what A left, but not the Grid session B holds now.
+    a.process = await spawnServe('A again', a.home, a.control);
+    expect((await own.text({ targetId: before.targetId })).markdown).toContain('/second');
+    expect((await api(a, gridSession.key!).tabs()).map((tab) => tab.targetId)).toContain(before.targetId);
 
     // Closed through B, it ends on the Grid too.
     await api(b).closeSession(gridSession.id);
