@@ -39,6 +39,7 @@ const logger: Logger = {
 /** The grant and vault keys every server of the fleet is given (secrets each mounts; never in the store). */
 const sharedGrantKey = randomBytes(32).toString('hex');
 const sharedVaultKey = randomBytes(32).toString('hex');
+const sharedToken = randomBytes(32).toString('hex');
 /** The session value a test site hands out at login: nowhere in the store may it appear in plaintext. */
 const sessionValue = `sid-${randomBytes(12).toString('hex')}`;
 let site: Awaited<ReturnType<typeof startTestSite>>;
@@ -48,6 +49,7 @@ async function serverWith(storeUrl: string) {
   const home = freshHome({ controlUrl: base, headless: true, noSandbox: true, sessionSpares: 0, store: { postgres: { url: storeUrl } } });
   writeFileSync(join(home, 'grant.key'), `${sharedGrantKey}\n`, { mode: 0o600 });
   writeFileSync(join(home, 'vault.key'), `${sharedVaultKey}\n`, { mode: 0o600 });
+  writeFileSync(join(home, 'token'), `${sharedToken}\n`, { mode: 0o600 });
   return { home, base, start: () => startServer({ home, logger }) };
 }
 
@@ -210,7 +212,7 @@ describe('a fleet of two servers with one store', () => {
     expect(servers[0].server.sessions.list()).toEqual([]);
   }, 60_000);
 
-  it('never logs the store\'s password, and a server whose store does not answer does not start', async () => {
+  it('never logs the store\'s password; a server whose store does not answer, or whose token is not the fleet\'s, does not start', async () => {
     expect(logLines.join('\n')).not.toContain('clawd-test');
     expect(logLines.join('\n')).toContain(`PostgreSQL at ${postgres.name}`);
     const dead = (await freePortPair()).control;
@@ -221,6 +223,14 @@ describe('a fleet of two servers with one store', () => {
       expect(failed.message).not.toContain('secret-pw');
     } finally {
       rmSync(orphan.home, { recursive: true, force: true });
+    }
+    // A server given another token than the fleet's does not join it (calls carried between them would be refused).
+    const stranger = await serverWith(postgres.url);
+    writeFileSync(join(stranger.home, 'token'), `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
+    try {
+      expect((await rejection(stranger.start())).message).toMatch(/token is not the fleet's/);
+    } finally {
+      rmSync(stranger.home, { recursive: true, force: true });
     }
   });
 });

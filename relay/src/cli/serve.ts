@@ -123,14 +123,20 @@ export async function startServer(options: {
       fleet: carrier,
       hostNames,
     });
-    if (fleetStore && fleetSessions) {
-      await fleetStore.sessions.join(fleetAddress(advertise, host, control.port, relay.port));
-      fleetSessions.start();
-    }
   } catch (error) {
     await relay.close();
     await fleetStore?.close();
     throw error;
+  }
+  if (fleetStore && fleetSessions) {
+    // Listening now: the fleet's other servers can be told where.
+    await fleetStore.sessions.join(fleetAddress(advertise, host, control.port, relay.port), token).catch(async (error: unknown) => {
+      await control.close();
+      await relay.close();
+      await fleetStore.close();
+      throw error;
+    });
+    fleetSessions.start();
   }
   manager.ownPorts.add(control.port);
   const idle = watchIdle(

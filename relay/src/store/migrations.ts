@@ -88,10 +88,12 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'fleet registry',
     sql: `
       -- The fleet's servers: where each is reached, and until when it counts as alive (renewed while it runs).
+      -- A server's token is kept as its SHA-256 digest, only to tell a server whose token differs from the fleet's.
       CREATE TABLE clawd_servers (
         id text PRIMARY KEY,
         control_url text NOT NULL,
         relay_url text NOT NULL,
+        token_digest text NOT NULL,
         started_at timestamptz NOT NULL DEFAULT now(),
         lease_until timestamptz NOT NULL
       );

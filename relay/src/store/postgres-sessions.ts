@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { SessionInfo } from '../api/session-responses.js';
 import type { FleetServer, GridPlacement, RegisteredSession, SessionRegistry } from '../sessions/session-registry.js';
 import type { PostgresStore } from './postgres-store.js';
@@ -59,12 +60,20 @@ export class PostgresSessions implements SessionRegistry {
     return this.store.server;
   }
 
-  /** Joins the fleet at these addresses and keeps the lease renewed until leave(). */
-  async join(address: { controlUrl: string; relayUrl: string }): Promise<void> {
+  /**
+   * Joins the fleet at these addresses and keeps the lease renewed until
+   * leave(). A server whose token is not the live servers' does not join:
+   * calls carried between them would be refused.
+   */
+  async join(address: { controlUrl: string; relayUrl: string }, token: string): Promise<void> {
+    const tokenDigest = createHash('sha256').update(token).digest('hex');
+    const { rows } = await this.store.query<{ id: string }>('SELECT id FROM clawd_servers WHERE lease_until > now() AND token_digest <> $1 LIMIT 1', [tokenDigest]);
+    if (rows.length)
+      throw new Error(`This server's token is not the fleet's (server ${rows[0].id} has another): give every server of the fleet the same $CLAWD_HOME/token`);
     await this.store.query(
-      `INSERT INTO clawd_servers (id, control_url, relay_url, lease_until) VALUES ($1, $2, $3, now() + make_interval(secs => $4))
-       ON CONFLICT (id) DO UPDATE SET control_url = excluded.control_url, relay_url = excluded.relay_url, lease_until = excluded.lease_until`,
-      [this.server, address.controlUrl, address.relayUrl, this.leaseSeconds],
+      `INSERT INTO clawd_servers (id, control_url, relay_url, token_digest, lease_until) VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5))
+       ON CONFLICT (id) DO UPDATE SET control_url = excluded.control_url, relay_url = excluded.relay_url, token_digest = excluded.token_digest, lease_until = excluded.lease_until`,
+      [this.server, address.controlUrl, address.relayUrl, tokenDigest, this.leaseSeconds],
     );
     this.renewal = setInterval(() => void this.renew().catch(() => {}), (this.leaseSeconds * 1000) / 3);
     this.renewal.unref();
