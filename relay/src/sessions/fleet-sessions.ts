@@ -13,6 +13,10 @@ import { type FleetServer, keyDigestOf, type RegisteredSession, type SessionRegi
  * and at once by a call for one of their sessions.
  */
 
+/** Sessions' keys: 32 random bytes in hex (session-keys.ts). */
+const SESSION_KEY_SHAPE = /^[0-9a-f]{64}$/;
+const PRUNE_EVERY_MS = 3_600_000;
+
 export type SessionPlace = { here: true } | { carry: FleetServer };
 
 /** What TaskSessions lends the fleet. */
@@ -26,6 +30,7 @@ export class FleetSessions {
   private sweeper: NodeJS.Timeout | undefined;
   /** Takeovers under way, so that a call and the sweep wait for the same one. */
   private readonly takingOver = new Map<string, Promise<void>>();
+  private prunedAt = 0;
 
   constructor(
     readonly registry: SessionRegistry,
@@ -64,14 +69,23 @@ export class FleetSessions {
     return this.locate(id);
   }
 
-  /** A secret that is no live session's key here: whether it is one of the fleet's, and which. */
+  /**
+   * A secret that is no live session's key here: whether it is one of the
+   * fleet's, and which. Only what has a key's shape is looked up, so a
+   * caller without a credential cannot make every guess a query.
+   */
   async keyOf(secret: string): Promise<RegisteredSession | undefined> {
+    if (!SESSION_KEY_SHAPE.test(secret)) return undefined;
     return (await this.registry.byKeyDigest(keyDigestOf(secret)))?.session;
   }
 
-  /** Every lost server's sessions: taken over (Grid) or marked lost (local). */
+  /** Every lost server's sessions: taken over (Grid) or marked lost (local); then what is long over is forgotten. */
   async sweep(): Promise<void> {
     for (const orphan of await this.registry.orphans()) await this.takeOver(orphan).catch(() => {});
+    if (Date.now() - this.prunedAt > PRUNE_EVERY_MS) {
+      this.prunedAt = Date.now();
+      await this.registry.prune();
+    }
   }
 
   private takeOver(orphan: RegisteredSession): Promise<void> {

@@ -52,6 +52,8 @@ export interface SessionRegistry {
   /** Live sessions held by other servers (GET /sessions lists the fleet's). */
   othersLive(): Promise<RegisteredSession[]>;
   serverById(id: string): Promise<FleetServer | undefined>;
+  /** Forgets ended sessions after a week, and servers lost a day ago that hold nothing. */
+  prune(): Promise<void>;
   /** Live sessions whose holder's lease ran out. */
   orphans(): Promise<RegisteredSession[]>;
   /** Makes this server the holder of `id` if `from` still is (one server wins); the session when it did. */

@@ -153,6 +153,12 @@ export class PostgresSessions implements SessionRegistry {
     return row && { id: row.id, controlUrl: row.control_url, relayUrl: row.relay_url, alive: row.alive, leaseUntil: row.lease_until.toISOString() };
   }
 
+  async prune(): Promise<void> {
+    // An ended session's row tells its key's late holder that it ended, for a week; a lost server's row goes a day after its lease.
+    await this.store.query("DELETE FROM clawd_sessions WHERE state <> 'live' AND ended_at < now() - interval '7 days'");
+    await this.store.query("DELETE FROM clawd_servers WHERE lease_until < now() - interval '1 day' AND NOT EXISTS (SELECT 1 FROM clawd_sessions WHERE owner = clawd_servers.id AND state = 'live')");
+  }
+
   async orphans(): Promise<RegisteredSession[]> {
     const { rows } = await this.store.query<SessionRow>(
       `SELECT s.* FROM clawd_sessions s LEFT JOIN clawd_servers v ON v.id = s.owner
