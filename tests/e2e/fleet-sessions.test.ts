@@ -113,7 +113,12 @@ describe('several servers, one fleet', () => {
     expect(tab.url).toBe(`${site.url}/first`);
     expect((await own.text({ targetId: tab.targetId })).markdown).toContain('/first');
 
-    const browser = await chromium.connectOverCDP(`ws://127.0.0.1:${b.relay}/cdp?profile=${gridSession.profile}&token=${gridSession.key}`);
+    // Discovered through B (/json/version), and reached through B.
+    const discovery = await fetch(`http://127.0.0.1:${b.relay}/json/version?profile=${gridSession.profile}&token=${gridSession.key}`);
+    expect(discovery.status).toBe(200);
+    const { webSocketDebuggerUrl } = (await discovery.json()) as { webSocketDebuggerUrl: string };
+    expect(webSocketDebuggerUrl).toBe(`ws://127.0.0.1:${b.relay}/cdp?profile=${gridSession.profile}&token=${gridSession.key}`);
+    const browser = await chromium.connectOverCDP(webSocketDebuggerUrl);
     try {
       const page = browser.contexts()[0].pages().find((candidate) => candidate.url().endsWith('/first'))!;
       await page.click('button');

@@ -7,8 +7,9 @@ import type { ProfileManager } from '../driver/profile-manager.js';
 import { applyServerLimits, LIMITS, SERVER_OPTIONS } from './limits.js';
 import { listen } from './listen.js';
 import { asHttpFailure, sendError, stackFrames } from './http-errors.js';
-import { checkHostAndOrigin, checkRequest, type GuardResult, guardFor, isLoopbackHost, presentedSecret, refusal, requestUrl } from './request-guard.js';
-import { FleetCarrier, sessionOfRequest } from './fleet-carrier.js';
+import { guardFor, isLoopbackHost } from './request-guard.js';
+import type { FleetCarrier } from './fleet-carrier.js';
+import { ControlDoor } from './control-door.js';
 import { EventStreams } from './event-stream.js';
 import { type RecordingHome, RecordingService } from '../service/recording-service.js';
 import { FilmService } from '../service/film-service.js';
@@ -26,7 +27,6 @@ import { CallerGoneError } from '../runtime/operation.js';
 import { SESSION_PROFILE_PREFIX } from '../api/limits.js';
 import { ControlService } from '../service/control-service.js';
 import { RouteBinder } from './route-binder.js';
-import { admitSessionRequest } from './session-scope.js';
 import { type Credentials, CredentialService } from '../service/credential-service.js';
 
 /**
@@ -83,81 +83,12 @@ export async function startControlServer(options: ControlServerOptions): Promise
   const guard = { ...guardFor(options.token, options.host, [], options.hostNames), sessionKeys: (secret: string) => sessions.keyOwner(secret) };
   const app = express();
   app.disable('x-powered-by');
-  /** Requests made with a task session's key → that session's id. */
-  const scopes = new WeakMap<Request, string>();
-  /** Requests made with the token itself (not a session's key, not the dashboard's cookie): only these see credential headers. */
-  const tokenHolders = new WeakSet<Request>();
-  const secretsRefusal = (request: Request) => (tokenHolders.has(request) ? undefined : 'Credential headers (Authorization, Cookie, Set-Cookie) are shown only to the token\'s holder');
-
   // The token, or the dashboard's session cookie (which stands for it); the login link needs neither.
   const dashboard = new DashboardAuth();
   const handoffAccess = new HandoffAccess();
-  /** Requests a person makes with a hand-off's cookie → that hand-off. */
-  const handoffScopes = new WeakMap<Request, HandoffScope>();
-  app.use((request, response, next) => {
-    // The one-time links, and the load balancer's health check (it says only how loaded this server is).
-    if (request.path === '/dashboard/login' || request.path === '/pressure' || /^\/handoff\/[0-9a-f]+\/open$/.test(request.path) || dashboard.hasSession(request)) {
-      const refused = checkHostAndOrigin(request, guard);
-      if (refused && !refused.ok) return sendError(response, refusal(refused));
-      // The console's person holds the token's rights here; a session another server holds is carried there with the token.
-      if (options.fleet && dashboard.hasSession(request) && !FleetCarrier.wasCarried(request))
-        return void throughFleet(options.fleet, request, response, { ok: true, tokenVia: 'header' }, options.token).then(
-          (here) => here && next(),
-          (error: unknown) => sendError(response, asHttpFailure(error).error),
-        );
-      return next();
-    }
-    // A person's hand-off cookie: that hand-off's page, answer and tab only (handoff-access.ts).
-    const asked = new URL(request.url, 'http://control');
-    const handoff = handoffAccess.scopesOf(request).find((scope) => handoffAccess.admits(scope, request.method, asked));
-    if (handoff) {
-      const refused = checkHostAndOrigin(request, guard);
-      if (refused && !refused.ok) return sendError(response, refusal(refused));
-      handoffScopes.set(request, handoff);
-      return next();
-    }
-    const verdict = checkRequest(request, guard);
-    if (options.fleet && !FleetCarrier.wasCarried(request))
-      return void throughFleet(options.fleet, request, response, verdict).then(
-        (here) => here && admit(request, response, next, here),
-        (error: unknown) => sendError(response, asHttpFailure(error).error),
-      );
-    admit(request, response, next, verdict);
-  });
-  /** Lets a request in with what its credential reaches, or answers the refusal. */
-  function admit(request: Request, response: Response, next: NextFunction, verdict: GuardResult) {
-    if (!verdict.ok) return sendError(response, refusal(verdict));
-    if (verdict.session === undefined) {
-      tokenHolders.add(request);
-      return next();
-    }
-    // A task session's key: its own session's routes only (session-scope.ts).
-    try {
-      admitSessionRequest(request, verdict.session);
-    } catch (error) {
-      return sendError(response, asHttpFailure(error).error);
-    }
-    scopes.set(request, verdict.session);
-    next();
-  }
-  /**
-   * In a fleet, a call for a session another server holds (by its key, its
-   * profile or its /sessions/<id>) is carried there; undefined once it was.
-   * A session taken over here on the way is answered here, its key now
-   * known here.
-   */
-  async function throughFleet(fleet: FleetCarrier, request: Request, response: Response, verdict: GuardResult, asToken?: string): Promise<GuardResult | undefined> {
-    let id: string | undefined;
-    if (!verdict.ok) {
-      const secret = verdict.status === 401 ? presentedSecret(request) : undefined;
-      id = secret === undefined ? undefined : (await fleet.fleet.keyOf(secret))?.id;
-    } else if (verdict.session === undefined) id = sessionOfRequest(requestUrl(request));
-    if (id === undefined || sessions.has(id)) return verdict;
-    const place = await fleet.locate(id);
-    if ('here' in place) return checkRequest(request, guard);
-    await fleet.carryHttp(request, response, place.carry, asToken);
-    return undefined;
-  }
+  const door = new ControlDoor({ guard, dashboard, handoffAccess, token: options.token, fleet: options.fleet, holds: (id) => sessions.has(id) });
+  app.use(door.middleware());
+  const secretsRefusal = (request: Request) => (door.isTokenHolder(request) ? undefined : 'Credential headers (Authorization, Cookie, Set-Cookie) are shown only to the token\'s holder');
   // Use, for a server that exits once unused: only requests the door let in count (a caller without a credential keeps nothing up).
   let lastRequestAt = Date.now();
   app.use((_request, _response, next) => {
@@ -208,7 +139,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
   fleet.bind(routes);
 
   routes.media('POST /mcp', async ({ request }, response) => {
-    await mcp.handle(request, response, request.body, scopes.get(request));
+    await mcp.handle(request, response, request.body, door.sessionOf(request));
   }, { everyMethod: true });
   routes.json('GET /openapi.json', () => openApiDocument(PACKAGE_VERSION));
 
@@ -281,13 +212,13 @@ export async function startControlServer(options: ControlServerOptions): Promise
   routes.json('GET /init-scripts', ({ query }) => toolbox.initScripts(query.profile));
   routes.json('POST /init-scripts', ({ query, body, signal }) => toolbox.addInitScript(query.profile, body, signal));
   routes.json('DELETE /init-scripts/:id', ({ query, params }) => toolbox.removeInitScript(query.profile, params.id));
-  routes.json('GET /storage/cookies', ({ query: { profile, ...filter }, request }) => toolbox.cookies(profile, filter, tokenHolders.has(request)));
+  routes.json('GET /storage/cookies', ({ query: { profile, ...filter }, request }) => toolbox.cookies(profile, filter, door.isTokenHolder(request)));
   routes.json('POST /storage/cookies', ({ query, body, signal }) => toolbox.setCookies(query.profile, body, signal));
   routes.json('DELETE /storage/cookies', ({ query: { profile, ...filter }, signal }) => toolbox.clearCookies(profile, filter, signal));
   routes.json('GET /storage/items', ({ query: { profile, ...rest }, signal }) => toolbox.storage(profile, rest, signal));
   routes.json('POST /storage/items', ({ query, body, signal }) => toolbox.setStorage(query.profile, body, signal));
   routes.json('DELETE /storage/items', ({ query: { profile, ...rest }, signal }) => toolbox.clearStorage(profile, rest, signal));
-  routes.json('GET /storage/state', ({ query: { profile, ...rest }, request, signal }) => toolbox.storageState(profile, rest, tokenHolders.has(request), signal));
+  routes.json('GET /storage/state', ({ query: { profile, ...rest }, request, signal }) => toolbox.storageState(profile, rest, door.isTokenHolder(request), signal));
   routes.json('POST /storage/state', ({ query, body, signal }) => toolbox.setStorageState(query.profile, body, signal));
 
   // ---- live view and dashboard -----------------------------------------------
@@ -333,7 +264,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
   });
   /** A person's input through the live view: logged as the person's. */
   routes.json('POST /screencast/input', ({ query, body, signal, request }) => {
-    const handoff = handoffScopes.get(request);
+    const handoff = door.handoffOf(request);
     if (handoff && body.targetId !== handoff.targetId) throw new ForbiddenError("A hand-off's link reaches its own tab only");
     return service.viewInput(query.profile, body, signal);
   });

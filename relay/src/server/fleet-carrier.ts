@@ -4,6 +4,7 @@ import { UnavailableError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { SESSION_PROFILE_PREFIX } from '../api/limits.js';
 import { refuseUpgrade, sendError } from './http-errors.js';
+import { type GuardResult, presentedSecret, refusal } from './request-guard.js';
 
 /**
  * Carries a task session's calls to the server of the fleet that holds its
@@ -93,6 +94,27 @@ export class FleetCarrier {
       response.once('close', () => upstream.destroy());
       request.pipe(upstream);
     });
+  }
+
+  /**
+   * `/json/version?profile=session-…` for a session another server holds:
+   * the credential checked here (the token, or that session's key as the
+   * store knows it), then the holder's answer, for this server to give as
+   * its own (a webSocketDebuggerUrl is pointed here). Undefined when the
+   * session is answered here after all (taken over on the way).
+   */
+  async carryDiscovery(request: IncomingMessage, id: string, verdict: GuardResult): Promise<{ status: number; body: { webSocketDebuggerUrl?: string } } | undefined> {
+    if (!verdict.ok) {
+      const secret = verdict.status === 401 ? presentedSecret(request) : undefined;
+      if (secret === undefined || (await this.fleet.keyOf(secret))?.id !== id) throw refusal(verdict);
+    }
+    const place = await this.locate(id);
+    if ('here' in place) return undefined;
+    const target = new URL(request.url ?? '/', place.carry.relayUrl);
+    const answer = await fetch(target, { headers: { ...(request.headers.authorization ? { authorization: request.headers.authorization } : {}), [CARRIED_HEADER]: this.fleet.server } }).catch((error: Error) => {
+      throw this.unreachable(place.carry, error);
+    });
+    return { status: answer.status, body: (await answer.json().catch(() => ({}))) as { webSocketDebuggerUrl?: string } };
   }
 
   /** Carries a WebSocket upgrade to `to`'s relay, then every frame both ways, as they are. */

@@ -5,6 +5,7 @@ import { BadRequestError, ForbiddenError, NotFoundError } from '../errors.js';
 import type { ProfileCdpHandler } from './profile-cdp-sockets.js';
 import type { CdpClients } from './cdp-clients.js';
 import { checkRequest, type GuardOptions, redactUrl, refusal, requestUrl } from './request-guard.js';
+import { FleetCarrier } from './fleet-carrier.js';
 
 /**
  * The relay's HTTP endpoints, as Chrome's DevTools HTTP API has them
@@ -39,12 +40,21 @@ export class RelayHttpRoutes {
   async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const { bridge, clients, token } = this.options;
     const verdict = checkRequest(request, this.options.guard);
-    if (!verdict.ok) throw refusal(verdict);
     const url = requestUrl(request);
-    if (!url) throw new BadRequestError('The request target is not a URL');
-    const path = url.pathname.replace(/\/+$/, '') || '/';
     // Built from where we listen, never from the request's Host header.
     const wsBase = `ws://${urlHost(this.options.host)}:${this.options.port()}`;
+    // A session another server of the fleet holds: its key may be one only the store knows.
+    const fleet = this.profiles?.fleet;
+    const asked = url?.searchParams.get('profile');
+    if (fleet && asked?.startsWith('session-') && !fleet.holds(asked.slice('session-'.length)) && !FleetCarrier.wasCarried(request)) {
+      const answer = await fleet.carrier.carryDiscovery(request, asked.slice('session-'.length), verdict);
+      const socketUrl = answer?.body.webSocketDebuggerUrl;
+      // The socket is this server's too: it carries the upgrade as it carried this.
+      if (answer) return sendJson(response, answer.status, socketUrl ? { ...answer.body, webSocketDebuggerUrl: `${wsBase}${socketUrl.slice(socketUrl.indexOf('/', 'ws://'.length))}` } : answer.body);
+    }
+    if (!verdict.ok) throw refusal(verdict);
+    if (!url) throw new BadRequestError('The request target is not a URL');
+    const path = url.pathname.replace(/\/+$/, '') || '/';
     const tokenSuffix = verdict.tokenVia === 'query' ? `?token=${encodeURIComponent(token)}` : '';
     const profile = url.searchParams.get('profile');
     // A launched browser's discovery: the one /json route a session's key (for its own session) also reaches.

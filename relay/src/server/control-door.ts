@@ -1,0 +1,123 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { DashboardAuth } from './dashboard-auth.js';
+import { FleetCarrier, sessionOfRequest } from './fleet-carrier.js';
+import type { HandoffAccess, HandoffScope } from './handoff-access.js';
+import { asHttpFailure, sendError } from './http-errors.js';
+import { checkHostAndOrigin, checkRequest, type GuardOptions, type GuardResult, presentedSecret, refusal, requestUrl } from './request-guard.js';
+import { admitSessionRequest } from './session-scope.js';
+
+/**
+ * The control API's door (spec §9): every request passes it before
+ * anything else, and leaves with what its credential reaches. The token
+ * reaches everything; the console's cookie stands for it; a session's key
+ * reaches its own session's routes (session-scope.ts); a hand-off's cookie
+ * its one hand-off; the one-time links and `/pressure` need none. In a
+ * fleet, a call for a session another server holds is carried there from
+ * here (fleet-carrier.ts), before its body is read.
+ */
+export class ControlDoor {
+  /** Requests made with a task session's key → that session's id. */
+  private readonly scopes = new WeakMap<Request, string>();
+  /** Requests made with the token itself (not a session's key, not the dashboard's cookie). */
+  private readonly tokenHolders = new WeakSet<Request>();
+  /** Requests a person makes with a hand-off's cookie → that hand-off. */
+  private readonly handoffScopes = new WeakMap<Request, HandoffScope>();
+
+  constructor(
+    private readonly deps: {
+      guard: GuardOptions;
+      dashboard: DashboardAuth;
+      handoffAccess: HandoffAccess;
+      /** The fleet's token: what a console's call is carried with. */
+      token: string;
+      fleet?: FleetCarrier;
+      /** Whether this server holds session `id`'s browser. */
+      holds: (id: string) => boolean;
+    },
+  ) {}
+
+  /** The session a request's key reaches, when it came with one. */
+  sessionOf(request: Request): string | undefined {
+    return this.scopes.get(request);
+  }
+
+  /** Only the token's holder sees credential headers and cookie values. */
+  isTokenHolder(request: Request): boolean {
+    return this.tokenHolders.has(request);
+  }
+
+  handoffOf(request: Request): HandoffScope | undefined {
+    return this.handoffScopes.get(request);
+  }
+
+  middleware(): RequestHandler {
+    const { guard, dashboard, handoffAccess, fleet, token } = this.deps;
+    return (request, response, next) => {
+      const carry = fleet && !FleetCarrier.wasCarried(request) ? fleet : undefined;
+      // The one-time links, and the load balancer's health check (it says only how loaded this server is).
+      if (request.path === '/dashboard/login' || request.path === '/pressure' || /^\/handoff\/[0-9a-f]+\/open$/.test(request.path) || dashboard.hasSession(request)) {
+        const refused = checkHostAndOrigin(request, guard);
+        if (refused && !refused.ok) return sendError(response, refusal(refused));
+        // The console's person holds the token's rights here; a session another server holds is carried there with the token.
+        if (carry && dashboard.hasSession(request))
+          return void this.throughFleet(carry, request, response, { ok: true, tokenVia: 'header' }, token).then(
+            (here) => here && next(),
+            (error: unknown) => sendError(response, asHttpFailure(error).error),
+          );
+        return next();
+      }
+      // A person's hand-off cookie: that hand-off's page, answer and tab only (handoff-access.ts).
+      const asked = new URL(request.url, 'http://control');
+      const handoff = handoffAccess.scopesOf(request).find((scope) => handoffAccess.admits(scope, request.method, asked));
+      if (handoff) {
+        const refused = checkHostAndOrigin(request, guard);
+        if (refused && !refused.ok) return sendError(response, refusal(refused));
+        this.handoffScopes.set(request, handoff);
+        return next();
+      }
+      const verdict = checkRequest(request, guard);
+      if (carry)
+        return void this.throughFleet(carry, request, response, verdict).then(
+          (here) => here && this.admit(request, response, next, here),
+          (error: unknown) => sendError(response, asHttpFailure(error).error),
+        );
+      this.admit(request, response, next, verdict);
+    };
+  }
+
+  /** Lets a request in with what its credential reaches, or answers the refusal. */
+  private admit(request: Request, response: Response, next: NextFunction, verdict: GuardResult): void {
+    if (!verdict.ok) return sendError(response, refusal(verdict));
+    if (verdict.session === undefined) {
+      this.tokenHolders.add(request);
+      return next();
+    }
+    // A task session's key: its own session's routes only (session-scope.ts).
+    try {
+      admitSessionRequest(request, verdict.session);
+    } catch (error) {
+      return sendError(response, asHttpFailure(error).error);
+    }
+    this.scopes.set(request, verdict.session);
+    next();
+  }
+
+  /**
+   * In a fleet, a call for a session another server holds (by its key, its
+   * profile or its /sessions/<id>) is carried there; undefined once it was.
+   * A session taken over here on the way is answered here, its key now
+   * known here.
+   */
+  private async throughFleet(fleet: FleetCarrier, request: Request, response: Response, verdict: GuardResult, asToken?: string): Promise<GuardResult | undefined> {
+    let id: string | undefined;
+    if (!verdict.ok) {
+      const secret = verdict.status === 401 ? presentedSecret(request) : undefined;
+      id = secret === undefined ? undefined : (await fleet.fleet.keyOf(secret))?.id;
+    } else if (verdict.session === undefined) id = sessionOfRequest(requestUrl(request));
+    if (id === undefined || this.deps.holds(id)) return verdict;
+    const place = await fleet.locate(id);
+    if ('here' in place) return checkRequest(request, this.deps.guard);
+    await fleet.carryHttp(request, response, place.carry, asToken);
+    return undefined;
+  }
+}
