@@ -111,9 +111,10 @@ export async function measureCarry(): Promise<CarryFigures> {
     return { base: `http://127.0.0.1:${ports.control}`, relay: ports.relay };
   };
   try {
-    const store = { store: { postgres: { url: postgres.url } }, sessionSpares: 1 };
+    // No spares while calls are timed: nothing else starts a browser meanwhile.
+    const store = { store: { postgres: { url: postgres.url } }, sessionSpares: 0 };
     const holder = await serve(store);
-    const carrier = await serve({ ...store, sessionSpares: 0 });
+    const carrier = await serve(store);
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     const session = (await (await fetch(`${holder.base}/sessions`, { method: 'POST', headers, body: JSON.stringify({ credential_mode: 'clean' }) })).json()) as { id: string; key: string; profile: string };
     await fetch(`${holder.base}/tabs/open?profile=${session.profile}`, { method: 'POST', headers, body: JSON.stringify({ url: site.url }) });
@@ -124,8 +125,12 @@ export async function measureCarry(): Promise<CarryFigures> {
     const cdp = (relay: number) => `ws://127.0.0.1:${relay}/cdp?profile=${session.profile}&token=${session.key}`;
     calls.push({ call: 'CDP Runtime.evaluate', holderMs: await timeCdp(cdp(holder.relay)), carriedMs: await timeCdp(cdp(carrier.relay)) });
     await fetch(`${holder.base}/sessions/${session.id}`, { method: 'DELETE', headers });
+    for (const stop of stops.splice(0)) await stop();
+    const withStore = await serve({ ...store, sessionSpares: 1 });
+    const storeMs = await timeOpens(withStore.base, token);
+    for (const stop of stops.splice(0)) await stop();
     const files = await serve({ sessionSpares: 1 });
-    return { calls, open: { storeMs: await timeOpens(holder.base, token), filesMs: await timeOpens(files.base, token) } };
+    return { calls, open: { storeMs, filesMs: await timeOpens(files.base, token) } };
   } finally {
     for (const stop of stops) await stop().catch(() => {});
     postgres.close();

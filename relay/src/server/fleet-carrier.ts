@@ -33,6 +33,8 @@ export interface FleetRouting {
   locate(id: string): Promise<{ here: true } | { carry: FleetServer }>;
   /** Whose key a secret is in the fleet, if anyone's. */
   keyOf(secret: string): Promise<{ id: string } | undefined>;
+  /** A server that did not answer: where its sessions are is asked of the store again. */
+  forgetServer(server: string): void;
 }
 
 /** Set on a carried request: the server that carried it. */
@@ -79,10 +81,14 @@ export class FleetCarrier {
       headers.authorization = `Bearer ${token}`;
     }
     return new Promise<void>((resolve) => {
+      let answered = false;
       const upstream = httpRequest(target, { method: request.method, headers, agent: this.agent }, (answer) => {
         response.writeHead(answer.statusCode ?? 502, passOn(answer.headers));
         answer.pipe(response);
-        answer.once('end', resolve);
+        answer.once('end', () => {
+          answered = true;
+          resolve();
+        });
         answer.once('error', () => resolve());
       });
       upstream.once('error', (error) => {
@@ -90,8 +96,9 @@ export class FleetCarrier {
         else response.destroy();
         resolve();
       });
-      // A caller that goes away (an event stream closed) lets go of the carried request too.
-      response.once('close', () => upstream.destroy());
+      // A caller that goes away mid-answer (an event stream closed) lets go of the carried request too;
+      // one answered whole leaves the connection to the holder open for the next call.
+      response.once('close', () => answered || upstream.destroy());
       request.pipe(upstream);
     });
   }
@@ -158,6 +165,7 @@ export class FleetCarrier {
 
   /** The holder did not answer: a 503 that says who, and when its sessions will be taken over if it was lost. */
   private unreachable(to: FleetServer, error: Error): UnavailableError {
+    this.fleet.forgetServer(to.id);
     const retryAfterSeconds = Math.max(1, Math.ceil((Date.parse(to.leaseUntil) - Date.now()) / 1000) + 1);
     this.log.warn(`fleet: server ${to.id} at ${to.controlUrl} does not answer (${error.message})`);
     return new UnavailableError(

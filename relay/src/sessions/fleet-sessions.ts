@@ -16,6 +16,15 @@ import { type FleetServer, keyDigestOf, type RegisteredSession, type SessionRegi
 /** Sessions' keys: 32 random bytes in hex (session-keys.ts). */
 const SESSION_KEY_SHAPE = /^[0-9a-f]{64}$/;
 const PRUNE_EVERY_MS = 3_600_000;
+const CARRY_CACHE_MS = 2_000;
+/** Entries each cache keeps at most (the oldest go first). */
+const CACHE_ENTRIES = 10_000;
+
+function remember<V>(cache: Map<string, V>, key: string, value: V): void {
+  cache.delete(key);
+  cache.set(key, value);
+  if (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
+}
 
 export type SessionPlace = { here: true } | { carry: FleetServer };
 
@@ -31,6 +40,14 @@ export class FleetSessions {
   /** Takeovers under way, so that a call and the sweep wait for the same one. */
   private readonly takingOver = new Map<string, Promise<void>>();
   private prunedAt = 0;
+  /**
+   * What the store said a moment ago, so that a carried call costs one hop,
+   * not three queries. A key's session never changes; a holder is trusted
+   * for CARRY_CACHE_MS (if the session ended meanwhile, its holder says so
+   * itself), and forgotten at once when it does not answer.
+   */
+  private readonly keySessions = new Map<string, string>();
+  private readonly holders = new Map<string, { server: FleetServer; until: number }>();
 
   constructor(
     readonly registry: SessionRegistry,
@@ -56,6 +73,9 @@ export class FleetSessions {
   /** Where session `id` is answered; throws what a caller is told when it is nowhere (410, or 404 with when it ended). */
   async locate(id: string): Promise<SessionPlace> {
     if (this.local.has(id)) return { here: true };
+    const known = this.holders.get(id);
+    if (known && known.until > Date.now()) return { carry: known.server };
+    this.holders.delete(id);
     const pending = this.takingOver.get(id);
     if (pending) return pending.then(() => this.locate(id));
     const registered = await this.registry.byId(id);
@@ -64,7 +84,10 @@ export class FleetSessions {
     if (registered.state !== 'live') throw endedError(registered);
     if (registered.owner === this.registry.server) return { here: true };
     const owner = await this.registry.serverById(registered.owner);
-    if (owner?.alive) return { carry: owner };
+    if (owner?.alive) {
+      remember(this.holders, id, { server: owner, until: Date.now() + CARRY_CACHE_MS });
+      return { carry: owner };
+    }
     await this.takeOver(registered);
     return this.locate(id);
   }
@@ -74,9 +97,19 @@ export class FleetSessions {
    * fleet's, and which. Only what has a key's shape is looked up, so a
    * caller without a credential cannot make every guess a query.
    */
-  async keyOf(secret: string): Promise<RegisteredSession | undefined> {
+  async keyOf(secret: string): Promise<{ id: string } | undefined> {
     if (!SESSION_KEY_SHAPE.test(secret)) return undefined;
-    return (await this.registry.byKeyDigest(keyDigestOf(secret)))?.session;
+    const digest = keyDigestOf(secret);
+    const known = this.keySessions.get(digest);
+    if (known) return { id: known };
+    const found = (await this.registry.byKeyDigest(digest))?.session;
+    if (found) remember(this.keySessions, digest, found.id);
+    return found && { id: found.id };
+  }
+
+  /** A holder that did not answer: asked of the store again next time. */
+  forgetServer(server: string): void {
+    for (const [id, known] of this.holders) if (known.server.id === server) this.holders.delete(id);
   }
 
   /** Every lost server's sessions: taken over (Grid) or marked lost (local); then what is long over is forgotten. */
