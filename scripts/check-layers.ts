@@ -28,7 +28,7 @@ export const LAYERS: Record<string, string[]> = {
   sessions: ['api', 'config', 'driver', 'egress', 'jail', 'profiles', 'vault'],
   service: ['api', 'driver', 'replay', 'runtime', 'sessions', 'vault'],
   mcp: ['api', 'config'],
-  server: ['api', 'bridge', 'config', 'driver', 'mcp', 'runtime', 'service'],
+  server: ['api', 'bridge', 'client', 'config', 'driver', 'mcp', 'runtime', 'service'],
   'native-host': ['config'],
   client: ['api', 'config'],
   store: ['api', 'sessions', 'vault'],

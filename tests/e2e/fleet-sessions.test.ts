@@ -151,12 +151,22 @@ describe('several servers, one fleet', () => {
     expect(wrongCdp).toBe(401);
   }, 120_000);
 
-  it('a local session opened through A is carried there from B, with the token or its key', async () => {
+  it('a local session opened through A is carried there from B, with the token or its key, over HTTP, MCP and the console', async () => {
     const [a, b] = servers;
     localSession = await api(a).openSession({ credential_mode: 'clean', place: 'local' });
     const tab = await api(b, token, localSession.profile).openTab(`${site.url}/local`);
     expect((await api(b, localSession.key!).tabs()).map((each) => each.targetId)).toContain(tab.targetId);
     expect((await api(a, localSession.key!).text({ targetId: tab.targetId })).markdown).toContain('/local');
+    // MCP on B with the token: a tool naming A's session acts there.
+    const mcp = new Client({ name: 'fleet-test', version: '1' });
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${b.control}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    try {
+      const snapshot = await mcp.callTool({ name: 'browser_snapshot', arguments: { profile: localSession.profile } });
+      expect(snapshot.isError, JSON.stringify(snapshot.content)).toBeFalsy();
+      expect((snapshot.content as Array<{ text: string }>)[0].text).toContain('/local');
+    } finally {
+      await mcp.close();
+    }
     // The console on B (a person logged in with its one-time link): A's session's live view is carried there.
     const { url } = await api(b).dashboardLink();
     const login = await fetch(url, { redirect: 'manual' });

@@ -10,6 +10,7 @@ import { asHttpFailure, sendError, stackFrames } from './http-errors.js';
 import { guardFor, isLoopbackHost } from './request-guard.js';
 import type { FleetCarrier } from './fleet-carrier.js';
 import { ControlDoor } from './control-door.js';
+import { fleetAwareApi } from './fleet-api.js';
 import { EventStreams } from './event-stream.js';
 import { type RecordingHome, RecordingService } from '../service/recording-service.js';
 import { FilmService } from '../service/film-service.js';
@@ -125,7 +126,9 @@ export async function startControlServer(options: ControlServerOptions): Promise
   const events = new EventStreams(options.credentials.audit);
 
   // MCP over Streamable HTTP: the same tools as `clawd-browser mcp`, calling the service in process.
-  const mcp = new McpHttpSessions((session) => (session === undefined ? service.api() : service.api(`${SESSION_PROFILE_PREFIX}${session}`, undefined, { locked: true })), options.exportDir);
+  // In a fleet, the token's MCP reaches every server's sessions (fleet-api.ts); a session's key is carried whole by the door.
+  const tokenApi = () => (options.fleet ? fleetAwareApi(service.api(), options.fleet, options.token, (id) => sessions.has(id)) : service.api());
+  const mcp = new McpHttpSessions((session) => (session === undefined ? tokenApi() : service.api(`${SESSION_PROFILE_PREFIX}${session}`, undefined, { locked: true })), options.exportDir);
 
   // Every route is in the table of api/routes.ts, which parses its input and documents it (GET /openapi.json).
   // Signals for a load balancer and Prometheus (spec §18): request latency is observed as each route answers.

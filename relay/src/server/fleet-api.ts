@@ -1,0 +1,30 @@
+import type { BrowserApi } from '../api/browser-api.js';
+import { SESSION_PROFILE_PREFIX } from '../api/limits.js';
+import { BrowserClient } from '../client/browser-client.js';
+import type { FleetCarrier } from './fleet-carrier.js';
+
+/**
+ * MCP over `/mcp` with the token, in a fleet (spec §18): a tool that names a
+ * session another server holds acts there, through that server's control
+ * API (the typed client, with the fleet's token), as the HTTP routes are
+ * carried. Every other profile is this server's, as without a fleet. (MCP
+ * with a session's own key is carried whole, before it gets here.)
+ */
+export function fleetAwareApi(api: BrowserApi, carrier: FleetCarrier, token: string, holds: (id: string) => boolean): BrowserApi {
+  const forProfile = (profile: string): BrowserApi => {
+    const id = profile.startsWith(SESSION_PROFILE_PREFIX) ? profile.slice(SESSION_PROFILE_PREFIX.length) : undefined;
+    if (id === undefined || holds(id)) return api.withProfile(profile);
+    let target: Promise<BrowserApi> | undefined;
+    const where = () =>
+      (target ??= carrier.locate(id).then((place) => ('here' in place ? api.withProfile(profile) : new BrowserClient({ baseUrl: place.carry.controlUrl, token, profile }))));
+    // Every method but withProfile answers a promise: each waits for where the session is, then asks there.
+    return new Proxy({} as BrowserApi, {
+      get: (_target, name) => {
+        if (name === 'withProfile') return forProfile;
+        if (name === 'then') return undefined; // not a promise itself
+        return (...args: unknown[]) => where().then((there) => (there[name as keyof BrowserApi] as (...rest: unknown[]) => unknown)(...args));
+      },
+    });
+  };
+  return new Proxy(api, { get: (target, name, receiver) => (name === 'withProfile' ? forProfile : Reflect.get(target, name, receiver)) });
+}
