@@ -1,10 +1,11 @@
 import type { SessionInfo } from '../api/session-responses.js';
 import type { SecretOpener } from '../driver/secret-typing.js';
 import type { ProfileDriver } from '../driver/profile-driver.js';
-import { ForbiddenError, NotFoundError } from '../errors.js';
+import { BadRequestError, ForbiddenError, NotFoundError } from '../errors.js';
 import type { AuditTrail } from '../vault/audit-log.js';
 import { type CookieVault, originUnderSite, underSite } from '../vault/cookie-vault.js';
 import { loginWarnings } from '../vault/login-expiry.js';
+import type { Grants } from '../vault/grants.js';
 import type { SecretStore } from '../vault/secret-store.js';
 import { watchLoginPages } from './login-watch.js';
 
@@ -15,6 +16,31 @@ import { watchLoginPages } from './login-watch.js';
  * for the login form that says one did not; and the named secrets it may
  * type. Audited, never with a value.
  */
+
+/**
+ * What an operator session's grant lends it: the domains (those asked, else
+ * all the grant names), the grant's id and the secrets it names. A missing
+ * tenant or grant, or a grant that does not verify, is refused and audited.
+ */
+export async function grantedLending(
+  request: { tenant?: string; grant?: string },
+  domains: string[],
+  deps: { grants: () => Grants; audit: AuditTrail },
+): Promise<{ domains: string[]; grantId: string; secrets: string[] }> {
+  const { tenant, grant: token } = request;
+  if (!tenant) throw new BadRequestError('An operator session needs a tenant');
+  if (!token) {
+    deps.audit.record({ event: 'inject', tenant, domains, outcome: 'refused', detail: 'no grant' });
+    throw new ForbiddenError('Grant refused: an operator session needs a grant token (clawd-browser grant)');
+  }
+  try {
+    const grant = await deps.grants().verify(token, { tenant, domains });
+    return { domains: domains.length ? domains : grant.allowed_domains, grantId: grant.id, secrets: grant.allowed_secrets ?? [] };
+  } catch (error) {
+    deps.audit.record({ event: 'inject', tenant, domains, outcome: 'refused', detail: (error as Error).message });
+    throw error;
+  }
+}
 
 /** Lends the login to a session's browser; `info` is filled in (injected counts, warnings). */
 export async function lendLogin(driver: ProfileDriver, info: SessionInfo, deps: { vault: () => CookieVault; audit: AuditTrail }): Promise<void> {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { CredentialMode, RecordMode, SessionInfo, SpareCounts } from '../api/session-responses.js';
 import type { ProfileDriver } from '../driver/profile-driver.js';
 import type { ProfileManager } from '../driver/profile-manager.js';
-import { BadRequestError, type ClawdError, DisabledError, ForbiddenError, GoneError, NotFoundError, UnavailableError } from '../errors.js';
+import { BadRequestError, type ClawdError, DisabledError, GoneError, NotFoundError, UnavailableError } from '../errors.js';
 import { AdmissionQueue, type Slot } from './admission-queue.js';
 import { type KeyOwner, SessionKeys } from './session-keys.js';
 import { type EgressCounters, sumCounters } from '../egress/egress-proxy.js';
@@ -12,7 +12,7 @@ import type { Logger } from '../log.js';
 import { SESSION_PROFILE_PREFIX } from '../profiles/profile-registry.js';
 import type { AuditTrail } from '../vault/audit-log.js';
 import type { CookieVault } from '../vault/cookie-vault.js';
-import { auditSecretUse, lendLogin, secretOpener } from './lent-login.js';
+import { auditSecretUse, grantedLending, lendLogin, secretOpener } from './lent-login.js';
 import type { SecretStore } from '../vault/secret-store.js';
 import type { SecretOpener } from '../driver/secret-typing.js';
 import type { Grants } from '../vault/grants.js';
@@ -204,25 +204,10 @@ export class TaskSessions {
   /** What open does with its slot: `held.slot` becomes the session's once it is registered. */
   private async begin(request: SessionRequest, options: { refresh?: boolean }, held: { slot?: Slot }): Promise<SessionInfo> {
     const settings = this.deps.settings();
-    let domains = (request.domains ?? []).map((domain) => domain.toLowerCase());
-    let grantId: string | undefined;
-    let secrets: string[] = [];
-    if (request.credential_mode === 'operator' && !options.refresh) {
-      if (!request.tenant) throw new BadRequestError('An operator session needs a tenant');
-      if (!request.grant) {
-        this.deps.audit.record({ event: 'inject', tenant: request.tenant, domains, outcome: 'refused', detail: 'no grant' });
-        throw new ForbiddenError('Grant refused: an operator session needs a grant token (clawd-browser grant)');
-      }
-      try {
-        const grant = await this.deps.grants().verify(request.grant, { tenant: request.tenant, domains });
-        if (!domains.length) domains = grant.allowed_domains;
-        grantId = grant.id;
-        secrets = grant.allowed_secrets ?? [];
-      } catch (error) {
-        this.deps.audit.record({ event: 'inject', tenant: request.tenant, domains, outcome: 'refused', detail: (error as Error).message });
-        throw error;
-      }
-    }
+    const asked = (request.domains ?? []).map((domain) => domain.toLowerCase());
+    // An operator session is lent only what its grant allows (lent-login.ts).
+    const { domains, grantId, secrets } =
+      request.credential_mode === 'operator' && !options.refresh ? await grantedLending(request, asked, this.deps) : { domains: asked, grantId: undefined, secrets: [] };
     // A refresh session is driven by a person here: it stays on this machine.
     const place = options.refresh ? 'local' : (request.place ?? (settings.grid?.default ? 'grid' : 'local'));
     if (place === 'grid' && !settings.grid) throw new BadRequestError('place "grid" needs a Selenium Grid in config.json ("grid": {"url": …})');
