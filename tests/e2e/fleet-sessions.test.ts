@@ -2,6 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { connect } from 'node:net';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,6 +48,8 @@ let site: Awaited<ReturnType<typeof startTestSite>>;
 const servers: Server[] = [];
 let gridSession: SessionInfo;
 let localSession: SessionInfo;
+/** Every path the test site was asked for. */
+const sitePaths: string[] = [];
 
 async function startServe(name: string): Promise<Server> {
   const ports = await freePortPair();
@@ -74,6 +77,17 @@ async function spawnServe(name: string, home: string, control: number): Promise<
 
 const api = (server: Server, credential = token, profile?: string) => new BrowserClient({ baseUrl: `http://127.0.0.1:${server.control}`, token: credential, profile });
 
+/** One request written as it is on the wire; the first line of the answer and the rest. */
+function rawRequest(port: number, text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(text));
+    let answer = '';
+    socket.on('data', (chunk) => (answer += chunk.toString()));
+    socket.on('end', () => resolve(answer));
+    socket.on('error', reject);
+  });
+}
+
 function killGroup(server: Server): void {
   try {
     process.kill(-server.process.pid!, 'SIGKILL');
@@ -85,6 +99,7 @@ function killGroup(server: Server): void {
 beforeAll(async () => {
   [postgres, grid] = await Promise.all([startPostgres(), startGrid({ nodes: 2, maxSessions: 2, sessionTimeout: 120, requestTimeout: 20 })]);
   site = await startTestSite((_request, response, url) => {
+    sitePaths.push(url.pathname);
     response.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>${url.pathname.slice(1)}</title><p id="at">${url.pathname}</p><button onclick="this.textContent = 'pressed'">Press</button>`);
   });
   servers.push(await startServe('A'), await startServe('B'));
@@ -157,16 +172,24 @@ describe('several servers, one fleet', () => {
     const tab = await api(b, token, localSession.profile).openTab(`${site.url}/local`);
     expect((await api(b, localSession.key!).tabs()).map((each) => each.targetId)).toContain(tab.targetId);
     expect((await api(a, localSession.key!).text({ targetId: tab.targetId })).markdown).toContain('/local');
-    // MCP on B with the token: a tool naming A's session acts there.
+    // MCP on B with the token: a tool naming A's session acts there, the toolbox's too.
+    await api(a, token, localSession.profile).toolbox.setCookies({ cookies: [{ name: 'fleet', value: 'cookie-value-1', url: site.url }] });
     const mcp = new Client({ name: 'fleet-test', version: '1' });
-    await mcp.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${b.control}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${b.control}/mcp?caps=storage`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
     try {
       const snapshot = await mcp.callTool({ name: 'browser_snapshot', arguments: { profile: localSession.profile } });
       expect(snapshot.isError, JSON.stringify(snapshot.content)).toBeFalsy();
       expect((snapshot.content as Array<{ text: string }>)[0].text).toContain('/local');
+      const cookies = await mcp.callTool({ name: 'browser_storage', arguments: { profile: localSession.profile, action: 'cookies', url: site.url } });
+      expect(cookies.isError, JSON.stringify(cookies.content)).toBeFalsy();
+      expect((cookies.content as Array<{ text: string }>)[0].text).toContain('fleet');
     } finally {
       await mcp.close();
     }
+    // A request target naming another host is never carried there.
+    const absolute = await rawRequest(b.control, `GET ${site.url}/elsewhere?profile=${localSession.profile} HTTP/1.1\r\nHost: 127.0.0.1:${b.control}\r\nAuthorization: Bearer ${localSession.key}\r\nConnection: close\r\n\r\n`);
+    expect(absolute).toMatch(/^HTTP\/1\.1 4\d\d/);
+    expect(sitePaths).not.toContain('/elsewhere');
     // The console on B (a person logged in with its one-time link): A's session's live view is carried there.
     const { url } = await api(b).dashboardLink();
     const login = await fetch(url, { redirect: 'manual' });
@@ -174,6 +197,12 @@ describe('several servers, one fleet', () => {
     const frame = await fetch(`http://127.0.0.1:${b.control}/screencast/frame?profile=${localSession.profile}&targetId=${tab.targetId}`, { headers: { cookie } });
     expect(frame.status).toBe(200);
     expect(frame.headers.get('content-type')).toBe('image/jpeg');
+    // The console sees what it sees on its own server: cookie values stay hidden, carried or not.
+    const shown = (await (await fetch(`http://127.0.0.1:${b.control}/storage/cookies?profile=${localSession.profile}&url=${encodeURIComponent(site.url)}`, { headers: { cookie } })).json()) as { cookies: Array<{ value?: string }>; valuesHidden?: boolean };
+    expect(shown.valuesHidden).toBe(true);
+    expect(JSON.stringify(shown)).not.toContain('cookie-value-1');
+    const byToken = (await (await fetch(`http://127.0.0.1:${b.control}/storage/cookies?profile=${localSession.profile}&url=${encodeURIComponent(site.url)}`, { headers: { authorization: `Bearer ${token}` } })).json()) as { cookies: Array<{ value?: string }> };
+    expect(JSON.stringify(byToken)).toContain('cookie-value-1');
     // Without the cookie, nothing is carried.
     expect((await fetch(`http://127.0.0.1:${b.control}/tabs?profile=${localSession.profile}`)).status).toBe(401);
   }, 60_000);

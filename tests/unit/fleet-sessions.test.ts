@@ -19,7 +19,17 @@ class TableRegistry implements SessionRegistry {
   readonly rows = new Map<string, RegisteredSession & { keyDigest: string }>();
   readonly servers = new Map<string, FleetServer>();
   claims = 0;
+  lease = true;
   constructor(readonly server: string) {}
+  leaseHeld() {
+    return this.lease;
+  }
+  async ownedLive() {
+    return [...this.rows.values()].filter((row) => row.state === 'live' && row.owner === this.server);
+  }
+  async stillHeld(ids: string[]) {
+    return new Set(ids.filter((id) => this.rows.get(id)?.owner === this.server && this.rows.get(id)?.state === 'live'));
+  }
   async opened() {}
   async ended(id: string, why?: string) {
     const row = this.rows.get(id)!;
@@ -66,11 +76,17 @@ function setUp() {
   const registry = new TableRegistry('b');
   const held = new Set<string>();
   const adopted: string[] = [];
+  const letGo: string[] = [];
   const audit: AuditEntry[] = [];
   const fleet = new FleetSessions(
     registry,
     {
       has: (id) => held.has(id),
+      registeredSessions: () => [...held].map((id) => ({ id, grid: registry.rows.get(id)?.place === 'grid' })),
+      letGo: async (id) => {
+        letGo.push(id);
+        held.delete(id);
+      },
       adopt: async (session) => {
         await new Promise((resolve) => setTimeout(resolve, 20));
         adopted.push(session.id);
@@ -89,7 +105,7 @@ function setUp() {
       info: { id, place } as SessionInfo,
       ...(place === 'grid' ? { grid: { session: 'grid-1', cdpUrl: 'ws://grid/session/grid-1/se/cdp', product: 'Chrome/156' } } : {}),
     });
-  return { registry, held, adopted, audit, fleet, add };
+  return { registry, held, adopted, letGo, audit, fleet, add };
 }
 
 describe('where a fleet answers for a session', () => {
@@ -138,5 +154,28 @@ describe('where a fleet answers for a session', () => {
     const gone = await fleet.locate('e2').catch((caught: Error) => caught);
     expect(gone).toBeInstanceOf(GoneError);
     expect((gone as Error).message).toBe('Task session e2 was lost with node http://n1');
+  });
+
+  it('one session, one server: lets go of what the store gives another, drives no Grid session while its lease lapses, and takes its own back after', async () => {
+    const { registry, held, adopted, letGo, fleet, add } = setUp();
+    add('g1', 'b', 'grid');
+    add('g2', 'b', 'grid');
+    add('l1', 'b', 'local');
+    for (const id of ['g1', 'g2', 'l1']) held.add(id);
+    // Another server (alive) took g2 over while this one stalled.
+    registry.servers.set('c', { id: 'c', controlUrl: 'http://c', relayUrl: 'http://c1', alive: true, leaseUntil: '2026-11-27T00:00:15.000Z' });
+    registry.rows.get('g2')!.owner = 'c';
+    await fleet.sweep();
+    expect(letGo).toEqual(['g2']);
+    // The store unreachable past the lease: the Grid session is let go of, the local one stays.
+    registry.lease = false;
+    await fleet.sweep();
+    expect(letGo).toEqual(['g2', 'g1']);
+    expect([...held]).toEqual(['l1']);
+    // The lease renewed: its own Grid session is driven again, without a claim.
+    registry.lease = true;
+    await fleet.sweep();
+    expect(adopted).toEqual(['g1']);
+    expect(registry.claims).toBe(0);
   });
 });

@@ -16,6 +16,8 @@ export class GridEndpoint implements MuxedEndpoint {
   private current: { session: GridSession; channel: CdpChannel; mux: BrowserMux } | undefined;
   private placing: Promise<BrowserMux> | undefined;
   private stopped = false;
+  /** Set when another server of the fleet holds the session now: stopping leaves the browser running on the Grid. */
+  private lettingGo = false;
   /** Why the browser is gone, once it is. */
   private lost: string | undefined;
   /** Told once when the Grid loses the browser (task-sessions.ts reaps the session). */
@@ -88,13 +90,19 @@ export class GridEndpoint implements MuxedEndpoint {
     return mux;
   }
 
+  /** The next stop leaves the browser running on the Grid, for the server of the fleet that holds it now. */
+  letGo(): void {
+    this.lettingGo = true;
+  }
+
   async stop() {
     this.stopped = true;
     const current = this.current;
     this.current = undefined;
-    current?.mux.close('the task session ended');
+    current?.mux.close(this.lettingGo ? 'another server of the fleet holds this task session now' : 'the task session ended');
     current?.channel.close();
-    await current?.session.end();
+    if (this.lettingGo) current?.session.letGo();
+    else await current?.session.end();
   }
 
   async describe() {

@@ -221,6 +221,12 @@ export class GridSession {
     }
   }
 
+  /** This server lets go of the session without ending it: another server of the fleet holds it now. */
+  letGo(): void {
+    this.ended = true;
+    clearInterval(this.keepAlive);
+  }
+
   /** Ends the session on the Grid (the node closes the browser); safe to call twice. */
   async end(): Promise<void> {
     if (this.ended) return;

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { DashboardAuth } from './dashboard-auth.js';
-import { FleetCarrier, sessionOfRequest } from './fleet-carrier.js';
+import { CONSOLE_HEADER, FleetCarrier, sessionOfRequest } from './fleet-carrier.js';
 import type { HandoffAccess, HandoffScope } from './handoff-access.js';
 import { asHttpFailure, sendError } from './http-errors.js';
 import { checkHostAndOrigin, checkRequest, type GuardOptions, type GuardResult, presentedSecret, refusal, requestUrl } from './request-guard.js';
@@ -60,7 +60,7 @@ export class ControlDoor {
         if (refused && !refused.ok) return sendError(response, refusal(refused));
         // The console's person holds the token's rights here; a session another server holds is carried there with the token.
         if (carry && dashboard.hasSession(request))
-          return void this.throughFleet(carry, request, response, { ok: true, tokenVia: 'header' }, token).then(
+          return void this.throughFleet(carry, request, response, { ok: true, tokenVia: 'header' }, { token }).then(
             (here) => here && next(),
             (error: unknown) => sendError(response, asHttpFailure(error).error),
           );
@@ -75,6 +75,9 @@ export class ControlDoor {
         this.handoffScopes.set(request, handoff);
         return next();
       }
+      // Carried here for a session this server is taking over: answered once it holds it (its key known here by then).
+      const takingOver = fleet && !carry ? fleet.fleet.takeoversUnderWay() : undefined;
+      if (takingOver) return void takingOver.then(() => this.admit(request, response, next, checkRequest(request, guard)));
       const verdict = checkRequest(request, guard);
       if (carry)
         return void this.throughFleet(carry, request, response, verdict).then(
@@ -89,7 +92,8 @@ export class ControlDoor {
   private admit(request: Request, response: Response, next: NextFunction, verdict: GuardResult): void {
     if (!verdict.ok) return sendError(response, refusal(verdict));
     if (verdict.session === undefined) {
-      this.tokenHolders.add(request);
+      // Carried for another server's console: the console's rights, not the token holder's.
+      if (request.headers[CONSOLE_HEADER] !== 'console') this.tokenHolders.add(request);
       return next();
     }
     // A task session's key: its own session's routes only (session-scope.ts).
@@ -108,7 +112,7 @@ export class ControlDoor {
    * A session taken over here on the way is answered here, its key now
    * known here.
    */
-  private async throughFleet(fleet: FleetCarrier, request: Request, response: Response, verdict: GuardResult, asToken?: string): Promise<GuardResult | undefined> {
+  private async throughFleet(fleet: FleetCarrier, request: Request, response: Response, verdict: GuardResult, console?: { token: string }): Promise<GuardResult | undefined> {
     let id: string | undefined;
     if (!verdict.ok) {
       const secret = verdict.status === 401 ? presentedSecret(request) : undefined;
@@ -117,7 +121,7 @@ export class ControlDoor {
     if (id === undefined || this.deps.holds(id)) return verdict;
     const place = await fleet.locate(id);
     if ('here' in place) return checkRequest(request, this.deps.guard);
-    await fleet.carryHttp(request, response, place.carry, asToken);
+    await fleet.carryHttp(request, response, place.carry, console);
     return undefined;
   }
 }

@@ -17,14 +17,19 @@ export function fleetAwareApi(api: BrowserApi, carrier: FleetCarrier, token: str
     let target: Promise<BrowserApi> | undefined;
     const where = () =>
       (target ??= carrier.locate(id).then((place) => ('here' in place ? api.withProfile(profile) : new BrowserClient({ baseUrl: place.carry.controlUrl, token, profile }))));
-    // Every method but withProfile answers a promise: each waits for where the session is, then asks there.
-    return new Proxy({} as BrowserApi, {
-      get: (_target, name) => {
-        if (name === 'withProfile') return forProfile;
-        if (name === 'then') return undefined; // not a promise itself
-        return (...args: unknown[]) => where().then((there) => (there[name as keyof BrowserApi] as (...rest: unknown[]) => unknown)(...args));
-      },
-    });
+    // Every method but withProfile answers a promise: each waits for where the session is, then asks there
+    // (the toolbox's and vision's methods too, one level down).
+    const methods = (pick: (there: BrowserApi) => object) =>
+      new Proxy({}, {
+        get: (_target, name) => {
+          if (name === 'then') return undefined; // not a promise itself
+          if (pick === top && (name === 'toolbox' || name === 'vision')) return methods((there) => there[name]);
+          if (pick === top && name === 'withProfile') return forProfile;
+          return (...args: unknown[]) => where().then((there) => (pick(there) as Record<string | symbol, (...rest: unknown[]) => unknown>)[name](...args));
+        },
+      });
+    const top = (there: BrowserApi) => there;
+    return methods(top) as BrowserApi;
   };
   return new Proxy(api, { get: (target, name, receiver) => (name === 'withProfile' ? forProfile : Reflect.get(target, name, receiver)) });
 }

@@ -1,6 +1,6 @@
-import { Agent, type IncomingHttpHeaders, type IncomingMessage, request as httpRequest, type ServerResponse } from 'node:http';
+import { Agent, type ClientRequest, type IncomingHttpHeaders, type IncomingMessage, request as httpRequest, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { UnavailableError } from '../errors.js';
+import { BadRequestError, UnavailableError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { SESSION_PROFILE_PREFIX } from '../api/limits.js';
 import { refuseUpgrade, sendError } from './http-errors.js';
@@ -35,10 +35,16 @@ export interface FleetRouting {
   keyOf(secret: string): Promise<{ id: string } | undefined>;
   /** A server that did not answer: where its sessions are is asked of the store again. */
   forgetServer(server: string): void;
+  /** Takeovers under way here, for a call carried here to wait for; undefined when none. */
+  takeoversUnderWay(): Promise<unknown> | undefined;
 }
 
 /** Set on a carried request: the server that carried it. */
 export const CARRIED_HEADER = 'x-clawd-carried-by';
+/** Set on a request carried for the console's cookie: the holder treats it as the console, not as the token's holder. */
+export const CONSOLE_HEADER = 'x-clawd-as';
+/** How long a holder may take to accept a carried connection. */
+const CONNECT_TIMEOUT_MS = 10_000;
 
 /** Hop-by-hop headers: each hop's own, never passed on. */
 const HOP_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer']);
@@ -70,18 +76,22 @@ export class FleetCarrier {
 
   /**
    * Carries an HTTP request to `to`'s control API; its answer goes back as it
-   * came. With `token`, the fleet's token stands for a credential only this
-   * server can check (the console's cookie, whose holder has the token's rights).
+   * came. With `console`, the request came with the console's cookie, which
+   * only this server can check: the fleet's token stands for it, marked as
+   * the console's, so that the holder shows it no more than this server
+   * would (no credential headers, no cookie values).
    */
-  carryHttp(request: IncomingMessage, response: ServerResponse, to: FleetServer, token?: string): Promise<void> {
-    const target = new URL(request.url ?? '/', to.controlUrl);
+  carryHttp(request: IncomingMessage, response: ServerResponse, to: FleetServer, console?: { token: string }): Promise<void> {
+    const target = targetOf(request, to.controlUrl);
     const headers = this.headersFor(request.headers, target);
-    if (token !== undefined) {
+    if (console) {
       delete headers.cookie;
-      headers.authorization = `Bearer ${token}`;
+      headers.authorization = `Bearer ${console.token}`;
+      headers[CONSOLE_HEADER] = 'console';
     }
     return new Promise<void>((resolve) => {
       let answered = false;
+      let callerGone = false;
       const upstream = httpRequest(target, { method: request.method, headers, agent: this.agent }, (answer) => {
         response.writeHead(answer.statusCode ?? 502, passOn(answer.headers));
         answer.pipe(response);
@@ -91,14 +101,20 @@ export class FleetCarrier {
         });
         answer.once('error', () => resolve());
       });
+      this.boundConnect(upstream);
       upstream.once('error', (error) => {
+        if (callerGone) return resolve();
         if (!response.headersSent) sendError(response, this.unreachable(to, error));
         else response.destroy();
         resolve();
       });
       // A caller that goes away mid-answer (an event stream closed) lets go of the carried request too;
       // one answered whole leaves the connection to the holder open for the next call.
-      response.once('close', () => answered || upstream.destroy());
+      response.once('close', () => {
+        if (answered) return;
+        callerGone = true;
+        upstream.destroy();
+      });
       request.pipe(upstream);
     });
   }
@@ -117,8 +133,9 @@ export class FleetCarrier {
     }
     const place = await this.locate(id);
     if ('here' in place) return undefined;
-    const target = new URL(request.url ?? '/', place.carry.relayUrl);
-    const answer = await fetch(target, { headers: { ...(request.headers.authorization ? { authorization: request.headers.authorization } : {}), [CARRIED_HEADER]: this.fleet.server } }).catch((error: Error) => {
+    const target = targetOf(request, place.carry.relayUrl);
+    const headers = { ...(request.headers.authorization ? { authorization: request.headers.authorization } : {}), [CARRIED_HEADER]: this.fleet.server };
+    const answer = await fetch(target, { headers, signal: AbortSignal.timeout(CONNECT_TIMEOUT_MS) }).catch((error: Error) => {
       throw this.unreachable(place.carry, error);
     });
     return { status: answer.status, body: (await answer.json().catch(() => ({}))) as { webSocketDebuggerUrl?: string } };
@@ -126,9 +143,15 @@ export class FleetCarrier {
 
   /** Carries a WebSocket upgrade to `to`'s relay, then every frame both ways, as they are. */
   carryUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer, to: FleetServer): void {
-    const target = new URL(request.url ?? '/', to.relayUrl);
+    const target = targetOf(request, to.relayUrl);
     const upstream = httpRequest(target, { method: 'GET', headers: { ...this.headersFor(request.headers, target), connection: 'Upgrade', upgrade: request.headers.upgrade ?? 'websocket' } });
+    this.boundConnect(upstream);
+    // A caller gone before the holder answered: the carried upgrade goes too (and its socket, if it came).
+    const callerGone = () => upstream.destroy();
+    socket.once('close', callerGone);
     upstream.once('upgrade', (answer, far, farHead) => {
+      socket.off('close', callerGone);
+      if (socket.destroyed) return void far.destroy();
       const lines = [`HTTP/1.1 ${answer.statusCode ?? 101} ${answer.statusMessage ?? 'Switching Protocols'}`];
       for (let index = 0; index < answer.rawHeaders.length; index += 2) lines.push(`${answer.rawHeaders[index]}: ${answer.rawHeaders[index + 1]}`);
       socket.write(`${lines.join('\r\n')}\r\n\r\n`);
@@ -143,7 +166,6 @@ export class FleetCarrier {
       far.once('close', end);
       socket.once('close', end);
       far.on('error', () => {});
-      socket.on('error', () => {});
     });
     // The holder refused the upgrade (a wrong key, an ended session): its answer is the caller's.
     upstream.once('response', (answer) => {
@@ -155,12 +177,23 @@ export class FleetCarrier {
     upstream.once('error', (error) => {
       if (!socket.destroyed) refuseUpgrade(socket, this.unreachable(to, error));
     });
-    socket.once('error', () => upstream.destroy());
     upstream.end();
   }
 
+  /** A holder that does not take the connection within CONNECT_TIMEOUT_MS is one that does not answer. */
+  private boundConnect(upstream: ClientRequest): void {
+    upstream.once('socket', (socket) => {
+      if (!socket.connecting) return;
+      const timer = setTimeout(() => upstream.destroy(new Error(`no connection within ${CONNECT_TIMEOUT_MS / 1000} s`)), CONNECT_TIMEOUT_MS);
+      socket.once('connect', () => clearTimeout(timer));
+      socket.once('close', () => clearTimeout(timer));
+    });
+  }
+
   private headersFor(headers: IncomingHttpHeaders, target: URL): IncomingHttpHeaders {
-    return { ...passOn(headers), host: target.host, [CARRIED_HEADER]: this.fleet.server };
+    // The console's mark is set by this server only: never passed on from a caller.
+    const { [CONSOLE_HEADER]: _console, ...rest } = passOn(headers);
+    return { ...rest, host: target.host, [CARRIED_HEADER]: this.fleet.server };
   }
 
   /** The holder did not answer: a 503 that says who, and when its sessions will be taken over if it was lost. */
@@ -175,6 +208,20 @@ export class FleetCarrier {
   }
 }
 
+/**
+ * Where a carried request goes: the holder's origin and the request's own
+ * path and query, never anything else of its target (an absolute target,
+ * or one starting `//`, would name another host).
+ */
+function targetOf(request: IncomingMessage, holder: string): URL {
+  const raw = request.url ?? '/';
+  if (!raw.startsWith('/') || raw.startsWith('//')) throw new BadRequestError('The request target must be a path (/…)');
+  const asked = new URL(raw, 'http://holder');
+  return new URL(`${asked.pathname}${asked.search}`, new URL(holder).origin);
+}
+
+/** The headers a hop passes on: not its own (hop-by-hop ones, and those its Connection header names). */
 function passOn(headers: IncomingHttpHeaders): IncomingHttpHeaders {
-  return Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_HEADERS.has(name.toLowerCase())));
+  const named = new Set(String(headers.connection ?? '').toLowerCase().split(',').map((name) => name.trim()));
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_HEADERS.has(name.toLowerCase()) && !named.has(name.toLowerCase())));
 }

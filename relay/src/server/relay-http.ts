@@ -46,7 +46,7 @@ export class RelayHttpRoutes {
     // A session another server of the fleet holds: its key may be one only the store knows.
     const fleet = this.profiles?.fleet;
     const asked = url?.searchParams.get('profile');
-    if (fleet && asked?.startsWith('session-') && !fleet.holds(asked.slice('session-'.length)) && !FleetCarrier.wasCarried(request)) {
+    if (fleet && asked?.startsWith('session-') && !(verdict.ok && verdict.driver) && !fleet.holds(asked.slice('session-'.length)) && !FleetCarrier.wasCarried(request)) {
       const answer = await fleet.carrier.carryDiscovery(request, asked.slice('session-'.length), verdict);
       const socketUrl = answer?.body.webSocketDebuggerUrl;
       // The socket is this server's too: it carries the upgrade as it carried this.

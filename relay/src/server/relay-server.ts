@@ -182,6 +182,15 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
   applyServerLimits(server);
 
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    // A socket reset while its upgrade is decided (a store lookup, a takeover) must not take the process with it.
+    socket.on('error', () => {});
+    // Carried here for a session this server is taking over: routed once it holds it.
+    const takingOver = profileHandler?.fleet && FleetCarrier.wasCarried(request) ? profileHandler.fleet.carrier.fleet.takeoversUnderWay() : undefined;
+    if (takingOver) return void takingOver.then(() => routeUpgrade(request, socket, head));
+    routeUpgrade(request, socket, head);
+  });
+
+  function routeUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
     const path = requestUrl(request)?.pathname;
     if (path === undefined) return refuseUpgrade(socket, new BadRequestError('The request target is not a URL'));
     if (path === '/extension') {
@@ -212,7 +221,7 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     if (clients.socketCount + profileSockets.socketCount >= LIMITS.cdpClients)
       return refuseUpgrade(socket, new UnavailableError(`Too many CDP clients (${LIMITS.cdpClients}) are connected to the relay`));
     clients.accept(request, socket, head);
-  });
+  }
 
   /**
    * A session another server of the fleet holds: the credential checked here

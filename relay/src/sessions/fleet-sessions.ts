@@ -17,6 +17,7 @@ import { type FleetServer, keyDigestOf, type RegisteredSession, type SessionRegi
 const SESSION_KEY_SHAPE = /^[0-9a-f]{64}$/;
 const PRUNE_EVERY_MS = 3_600_000;
 const CARRY_CACHE_MS = 2_000;
+const UNKNOWN_KEY_MS = 10_000;
 /** Entries each cache keeps at most (the oldest go first). */
 const CACHE_ENTRIES = 10_000;
 
@@ -31,6 +32,10 @@ export type SessionPlace = { here: true } | { carry: FleetServer };
 /** What TaskSessions lends the fleet. */
 export interface LocalSessions {
   has(id: string): boolean;
+  /** The sessions the registry lists as this server's, and whether each runs on a Grid. */
+  registeredSessions(): Array<{ id: string; grid: boolean }>;
+  /** Stops answering for a session the fleet no longer counts as this server's. */
+  letGo(id: string, why: string): Promise<void>;
   /** Takes a Grid session over from a lost server: its browser attached to here, its key (by digest) opening it here. */
   adopt(session: RegisteredSession, keyDigest: string): Promise<void>;
 }
@@ -48,6 +53,8 @@ export class FleetSessions {
    */
   private readonly keySessions = new Map<string, string>();
   private readonly holders = new Map<string, { server: FleetServer; until: number }>();
+  /** Secrets shaped like keys that the store did not know, and until when that answer stands. */
+  private readonly unknownKeys = new Map<string, number>();
 
   constructor(
     readonly registry: SessionRegistry,
@@ -82,7 +89,11 @@ export class FleetSessions {
     // Never in the fleet, or ended: what this server says of it is the truth.
     if (!registered) return { here: true };
     if (registered.state !== 'live') throw endedError(registered);
-    if (registered.owner === this.registry.server) return { here: true };
+    // Its own, let go while its lease lapsed: driven again here (a local one ran nowhere else).
+    if (registered.owner === this.registry.server) {
+      if (registered.place === 'grid' && this.registry.leaseHeld()) await this.takeOver(registered);
+      return { here: true };
+    }
     const owner = await this.registry.serverById(registered.owner);
     if (owner?.alive) {
       remember(this.holders, id, { server: owner, until: Date.now() + CARRY_CACHE_MS });
@@ -102,8 +113,11 @@ export class FleetSessions {
     const digest = keyDigestOf(secret);
     const known = this.keySessions.get(digest);
     if (known) return { id: known };
+    // A key is in the store before its session's opener is given it: one the store did not know a moment ago is nobody's.
+    if ((this.unknownKeys.get(digest) ?? 0) > Date.now()) return undefined;
     const found = (await this.registry.byKeyDigest(digest))?.session;
     if (found) remember(this.keySessions, digest, found.id);
+    else remember(this.unknownKeys, digest, Date.now() + UNKNOWN_KEY_MS);
     return found && { id: found.id };
   }
 
@@ -112,8 +126,39 @@ export class FleetSessions {
     for (const [id, known] of this.holders) if (known.server.id === server) this.holders.delete(id);
   }
 
+  /** Takeovers under way, for a call carried here to wait for (its session may be one of them); undefined when none. */
+  takeoversUnderWay(): Promise<unknown> | undefined {
+    return this.takingOver.size ? Promise.allSettled([...this.takingOver.values()]) : undefined;
+  }
+
+  /**
+   * One session, one server: what this server answers for is what the store
+   * says is its own. A session another server took over (this one stalled,
+   * or lost the store, past its lease), or marked lost, is let go of; and
+   * while this server cannot renew its lease it drives no Grid session,
+   * which another server may be taking over.
+   */
+  private async reconcile(): Promise<void> {
+    const mine = this.local.registeredSessions();
+    if (!mine.length) return;
+    if (!this.registry.leaseHeld()) {
+      const why = `this server could not renew its lease in the store for ${this.registry.leaseSeconds} s, so another server may hold it now`;
+      for (const session of mine) if (session.grid) await this.local.letGo(session.id, why);
+      return;
+    }
+    const held = await this.registry.stillHeld(mine.map((session) => session.id));
+    for (const session of mine) if (!held.has(session.id)) await this.local.letGo(session.id, 'the fleet no longer counts it as this server\'s');
+  }
+
+  /** Grid sessions the store says are this server's, let go while its lease lapsed: driven again. */
+  private async takeBack(): Promise<void> {
+    for (const session of await this.registry.ownedLive()) if (session.place === 'grid' && !this.local.has(session.id)) await this.takeOver(session).catch(() => {});
+  }
+
   /** Every lost server's sessions: taken over (Grid) or marked lost (local); then what is long over is forgotten. */
   async sweep(): Promise<void> {
+    await this.reconcile();
+    if (this.registry.leaseHeld()) await this.takeBack();
     for (const orphan of await this.registry.orphans()) await this.takeOver(orphan).catch(() => {});
     if (Date.now() - this.prunedAt > PRUNE_EVERY_MS) {
       this.prunedAt = Date.now();
@@ -132,7 +177,10 @@ export class FleetSessions {
 
   private async claim(orphan: RegisteredSession): Promise<void> {
     const { log, audit } = this.deps;
-    const detail = `its server ${orphan.owner} was lost (no lease renewal for ${this.registry.leaseSeconds} s)`;
+    const detail =
+      orphan.owner === this.registry.server
+        ? `this server's lease lapsed for over ${this.registry.leaseSeconds} s and is renewed`
+        : `its server ${orphan.owner} was lost (no lease renewal for ${this.registry.leaseSeconds} s)`;
     if (orphan.place !== 'grid' || !orphan.grid) {
       if (await this.registry.markLost(orphan.id, orphan.owner, `Task session ${orphan.id} was lost with server ${orphan.owner}, where its browser ran; it has been reaped`)) {
         log.warn(`task session ${orphan.id} is lost: ${detail}`);
@@ -141,7 +189,8 @@ export class FleetSessions {
       return;
     }
     const keyDigest = await this.registry.keyDigestOf(orphan.id);
-    const claimed = keyDigest ? await this.registry.claim(orphan.id, orphan.owner) : undefined;
+    // Its own (let go while its lease lapsed) is this server's already: nothing to claim.
+    const claimed = !keyDigest ? undefined : orphan.owner === this.registry.server ? orphan : await this.registry.claim(orphan.id, orphan.owner);
     // Another server claimed it first: calls are carried there.
     if (!claimed || !keyDigest) return;
     try {

@@ -33,6 +33,11 @@ export class SessionKeys {
     this.live.set(digest, id);
   }
 
+  /** Another server of the fleet holds the session now: its key is the fleet's to answer for, not this server's. */
+  forget(digest: string): void {
+    this.live.delete(digest);
+  }
+
   /** The session ended: its key opens nothing now, and says so (with `why`, when it was ended by what happened to it). */
   end(digest: string, id: string, why?: string): void {
     this.live.delete(digest);

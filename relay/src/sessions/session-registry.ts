@@ -52,6 +52,12 @@ export interface SessionRegistry {
   /** Live sessions held by other servers (GET /sessions lists the fleet's). */
   othersLive(): Promise<RegisteredSession[]>;
   serverById(id: string): Promise<FleetServer | undefined>;
+  /** Whether this server's lease is current: renewed within leaseSeconds. */
+  leaseHeld(): boolean;
+  /** Live sessions the store lists as this server's. */
+  ownedLive(): Promise<RegisteredSession[]>;
+  /** Which of `ids` the store still lists as live and this server's. */
+  stillHeld(ids: string[]): Promise<Set<string>>;
   /** Forgets ended sessions after a week, and servers lost a day ago that hold nothing. */
   prune(): Promise<void>;
   /** Live sessions whose holder's lease ran out. */

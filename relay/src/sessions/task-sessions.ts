@@ -20,6 +20,7 @@ import { SparePool } from './spare-pool.js';
 import { type Isolation, type IsolationSettings } from './session-isolation.js';
 import { type Prepared, SessionBrowsers } from './session-browsers.js';
 import type { RegisteredSession, SessionRegistry } from './session-registry.js';
+import type { GridEndpoint } from '../driver/grid-endpoint.js';
 
 /**
  * Task sessions (spec §11): an ephemeral managed browser per task, its
@@ -60,6 +61,10 @@ interface Session {
   actions: number;
   /** Its admission slot, freed when it ends. */
   slot: Slot;
+  /** Its browser on a Selenium Grid, when it runs there. */
+  grid?: GridEndpoint;
+  /** The fleet's registry lists it as this server's (from then on, the fleet may take it back). */
+  registered: boolean;
 }
 
 export interface TaskSessionSettings {
@@ -240,6 +245,7 @@ export class TaskSessions {
     held.slot = undefined;
     try {
       await this.deps.registry?.opened(info, digest, prepared.grid?.placement);
+      this.sessions.get(id)!.registered = true;
       if (record === 'video') {
         if (!this.films) throw new UnavailableError('This server makes no films: record "video" is not available here');
         await this.films.start(driver.profile.name);
@@ -255,11 +261,11 @@ export class TaskSessions {
   }
 
   /** Session `info` is this server's to answer for from now on: its timer runs, its browser is served. */
-  private hold(info: SessionInfo, held: Omit<Session, 'info' | 'timer' | 'actions'>, prepared: Prepared): void {
+  private hold(info: SessionInfo, held: Omit<Session, 'info' | 'timer' | 'actions' | 'grid' | 'registered'>, prepared: Prepared): void {
     const { id } = info;
     const timer = setTimeout(() => void this.close(id, 'ttl').catch(() => {}), Math.max(0, Date.parse(info.expiresAt) - Date.now()));
     timer.unref();
-    this.sessions.set(id, { ...held, info, timer, actions: 0 });
+    this.sessions.set(id, { ...held, info, timer, actions: 0, grid: prepared.grid, registered: false });
     this.deps.manager.expose(held.driver);
     // A Grid that loses the browser (its node died, its session timeout) ends the session: later calls hear why (410).
     if (prepared.grid)
@@ -286,6 +292,33 @@ export class TaskSessions {
     const info: SessionInfo = { ...registered.info, cdpUrl: this.deps.manager.cdpUrlOf(prepared.driver), cdpClients: 0 };
     this.keys.adopt(keyDigest, registered.id);
     this.hold(info, { keyDigest, driver: prepared.driver, dir: prepared.dir, slot: this.admission.takeNow() }, prepared);
+    this.sessions.get(registered.id)!.registered = true;
+  }
+
+  /** The sessions the fleet's registry lists as this server's, and whether each runs on a Grid. */
+  registeredSessions(): Array<{ id: string; grid: boolean }> {
+    return [...this.sessions.values()].filter((session) => session.registered).map((session) => ({ id: session.info.id, grid: session.grid !== undefined }));
+  }
+
+  /**
+   * The fleet no longer counts session `id` as this server's (another server
+   * took it over, or marked it lost or ended), or this server could not
+   * renew its lease: it stops answering for it. A Grid session's browser is
+   * left running for the server that holds it now; a browser of this
+   * machine goes, as the fleet has already said.
+   */
+  async letGo(id: string, why: string): Promise<void> {
+    const session = this.sessions.get(id);
+    if (!session) return;
+    this.deps.log.warn(`task session ${id}: ${why}; this server lets go of it`);
+    if (!session.grid) return void (await this.close(id, why).catch(() => {}));
+    this.sessions.delete(id);
+    clearTimeout(session.timer);
+    this.keys.forget(session.keyDigest);
+    session.grid.letGo();
+    await this.deps.manager.release(session.driver);
+    await this.browsers.clearAway(session.dir);
+    session.slot.release();
   }
 
   /** A jail's limit was passed: that session alone ends, its calls answer 410 saying why, and the audit says it too. */

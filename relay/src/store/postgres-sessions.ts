@@ -47,6 +47,9 @@ function sessionOf(row: SessionRow): RegisteredSession {
 
 export class PostgresSessions implements SessionRegistry {
   private renewal: NodeJS.Timeout | undefined;
+  /** When the store last said this server's lease was renewed. */
+  private renewedAt = 0;
+  private address: { controlUrl: string; relayUrl: string; tokenDigest: string } | undefined;
   /** Sessions' ends the store did not hear when they happened: written when it answers again. */
   private readonly unwritten = new Map<string, () => Promise<unknown>>();
   private retry: NodeJS.Timeout | undefined;
@@ -70,17 +73,36 @@ export class PostgresSessions implements SessionRegistry {
     const { rows } = await this.store.query<{ id: string }>('SELECT id FROM clawd_servers WHERE lease_until > now() AND token_digest <> $1 LIMIT 1', [tokenDigest]);
     if (rows.length)
       throw new Error(`This server's token is not the fleet's (server ${rows[0].id} has another): give every server of the fleet the same $CLAWD_HOME/token`);
-    await this.store.query(
-      `INSERT INTO clawd_servers (id, control_url, relay_url, token_digest, lease_until) VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5))
-       ON CONFLICT (id) DO UPDATE SET control_url = excluded.control_url, relay_url = excluded.relay_url, token_digest = excluded.token_digest, lease_until = excluded.lease_until`,
-      [this.server, address.controlUrl, address.relayUrl, tokenDigest, this.leaseSeconds],
-    );
+    this.address = { ...address, tokenDigest };
+    await this.renew();
     this.renewal = setInterval(() => void this.renew().catch(() => {}), (this.leaseSeconds * 1000) / 3);
     this.renewal.unref();
   }
 
+  /** Renews the lease (writing the row again if it was pruned meanwhile). */
   private async renew(): Promise<void> {
-    await this.store.query('UPDATE clawd_servers SET lease_until = now() + make_interval(secs => $2) WHERE id = $1', [this.server, this.leaseSeconds]);
+    const { controlUrl, relayUrl, tokenDigest } = this.address!;
+    const started = Date.now();
+    await this.store.query(
+      `INSERT INTO clawd_servers (id, control_url, relay_url, token_digest, lease_until) VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5))
+       ON CONFLICT (id) DO UPDATE SET control_url = excluded.control_url, relay_url = excluded.relay_url, token_digest = excluded.token_digest, lease_until = excluded.lease_until`,
+      [this.server, controlUrl, relayUrl, tokenDigest, this.leaseSeconds],
+    );
+    this.renewedAt = started;
+  }
+
+  leaseHeld(): boolean {
+    return Date.now() - this.renewedAt < this.leaseSeconds * 1000;
+  }
+
+  async ownedLive(): Promise<RegisteredSession[]> {
+    const { rows } = await this.store.query<SessionRow>("SELECT * FROM clawd_sessions WHERE owner = $1 AND state = 'live'", [this.server]);
+    return rows.map(sessionOf);
+  }
+
+  async stillHeld(ids: string[]): Promise<Set<string>> {
+    const { rows } = await this.store.query<{ id: string }>("SELECT id FROM clawd_sessions WHERE id = ANY($1) AND owner = $2 AND state = 'live'", [ids, this.server]);
+    return new Set(rows.map((row) => row.id));
   }
 
   /** A server stopping leaves the fleet at once (its sessions were closed first). */
@@ -105,7 +127,8 @@ export class PostgresSessions implements SessionRegistry {
    */
   async ended(id: string, why?: string): Promise<void> {
     const endedAt = new Date().toISOString();
-    const write = () => this.store.query("UPDATE clawd_sessions SET state = 'ended', ended_at = $3, why = $2 WHERE id = $1 AND state = 'live'", [id, why ?? null, endedAt]);
+    // Only while this server holds it: one another server took over is that server's to end.
+    const write = () => this.store.query("UPDATE clawd_sessions SET state = 'ended', ended_at = $3, why = $2 WHERE id = $1 AND owner = $4 AND state = 'live'", [id, why ?? null, endedAt, this.server]);
     await write().catch((error: unknown) => {
       this.unwritten.set(id, write);
       this.retry ??= setInterval(() => void this.writeUnwritten(), 2_000);
@@ -124,7 +147,7 @@ export class PostgresSessions implements SessionRegistry {
   }
 
   async extended(id: string, expiresAt: string): Promise<void> {
-    await this.store.query("UPDATE clawd_sessions SET expires_at = $2, info = jsonb_set(info, '{expiresAt}', to_jsonb($2::text)) WHERE id = $1", [id, expiresAt]);
+    await this.store.query("UPDATE clawd_sessions SET expires_at = $2, info = jsonb_set(info, '{expiresAt}', to_jsonb($2::text)) WHERE id = $1 AND owner = $3", [id, expiresAt, this.server]);
   }
 
   async byId(id: string): Promise<RegisteredSession | undefined> {
