@@ -189,8 +189,13 @@ function fleetAddress(advertise: string | undefined, host: string, controlPort: 
     relay.port = String(relayPortFor(Number(control.port || (control.protocol === 'https:' ? 443 : 80))));
     return { controlUrl: control.origin, relayUrl: relay.origin };
   }
-  const reachable = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
-  return { controlUrl: `http://${urlHost(reachable)}:${controlPort}`, relayUrl: `http://${urlHost(reachable)}:${relayPort}` };
+  const reachable = urlHost(reachableAt(host));
+  return { controlUrl: `http://${reachable}:${controlPort}`, relayUrl: `http://${reachable}:${relayPort}` };
+}
+
+/** A server bound to every interface is reached through loopback; one bound to an address, at it. */
+function reachableAt(bound: string): string {
+  return bound === '0.0.0.0' || bound === '::' ? '127.0.0.1' : bound;
 }
 
 /** Task sessions, the vault and grants: keys are read (or made) when first needed, never at import. */
@@ -251,9 +256,7 @@ export async function serve(options: { port?: number; host?: string; logLevel: L
   const pidFile = join(home, 'relay.pid');
   writeFileSync(pidFile, `${process.pid}\n`);
   const bound = options.host ?? controlAddress(loadConfig(home)).host;
-  // A server bound to every interface is reached here through loopback.
-  const reachAt = bound === '0.0.0.0' || bound === '::' ? '127.0.0.1' : bound;
-  const controlUrl = `http://${urlHost(reachAt)}:${server.control.port}`;
+  const controlUrl = `http://${urlHost(reachableAt(bound))}:${server.control.port}`;
   writeServerRecord(home, { pid: process.pid, controlUrl, relayPort: server.relay.port, version: PACKAGE_VERSION, startedAt: new Date().toISOString() });
   if (options.json) console.log(JSON.stringify({ controlPort: server.control.port, relayPort: server.relay.port, cdpUrl: server.relay.cdpUrl }));
   let stopping = false;

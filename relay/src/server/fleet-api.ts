@@ -1,7 +1,6 @@
 import type { BrowserApi } from '../api/browser-api.js';
-import { SESSION_PROFILE_PREFIX } from '../api/limits.js';
 import { BrowserClient } from '../client/browser-client.js';
-import type { FleetCarrier } from './fleet-carrier.js';
+import { type FleetCarrier, sessionOfProfile } from './fleet-carrier.js';
 
 /**
  * MCP over `/mcp` with the token, in a fleet (spec §18): a tool that names a
@@ -12,24 +11,24 @@ import type { FleetCarrier } from './fleet-carrier.js';
  */
 export function fleetAwareApi(api: BrowserApi, carrier: FleetCarrier, token: string, holds: (id: string) => boolean): BrowserApi {
   const forProfile = (profile: string): BrowserApi => {
-    const id = profile.startsWith(SESSION_PROFILE_PREFIX) ? profile.slice(SESSION_PROFILE_PREFIX.length) : undefined;
+    const id = sessionOfProfile(profile);
     if (id === undefined || holds(id)) return api.withProfile(profile);
     let target: Promise<BrowserApi> | undefined;
     const where = () =>
       (target ??= carrier.locate(id).then((place) => ('here' in place ? api.withProfile(profile) : new BrowserClient({ baseUrl: place.carry.controlUrl, token, profile }))));
     // Every method but withProfile answers a promise: each waits for where the session is, then asks there
     // (the toolbox's and vision's methods too, one level down).
-    const methods = (pick: (there: BrowserApi) => object) =>
+    const methods = (part?: 'toolbox' | 'vision'): object =>
       new Proxy({}, {
         get: (_target, name) => {
           if (name === 'then') return undefined; // not a promise itself
-          if (pick === top && (name === 'toolbox' || name === 'vision')) return methods((there) => there[name]);
-          if (pick === top && name === 'withProfile') return forProfile;
-          return (...args: unknown[]) => where().then((there) => (pick(there) as Record<string | symbol, (...rest: unknown[]) => unknown>)[name](...args));
+          if (part === undefined && (name === 'toolbox' || name === 'vision')) return methods(name);
+          if (part === undefined && name === 'withProfile') return forProfile;
+          return (...args: unknown[]) =>
+            where().then((there) => ((part ? there[part] : there) as unknown as Record<string | symbol, (...rest: unknown[]) => unknown>)[name](...args));
         },
       });
-    const top = (there: BrowserApi) => there;
-    return methods(top) as BrowserApi;
+    return methods() as BrowserApi;
   };
   return new Proxy(api, { get: (target, name, receiver) => (name === 'withProfile' ? forProfile : Reflect.get(target, name, receiver)) });
 }

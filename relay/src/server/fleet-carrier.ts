@@ -49,11 +49,14 @@ const CONNECT_TIMEOUT_MS = 10_000;
 /** Hop-by-hop headers: each hop's own, never passed on. */
 const HOP_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer']);
 
+/** The task session a profile name is (`session-<id>`), if it is one. */
+export function sessionOfProfile(profile: string | null | undefined): string | undefined {
+  return profile?.startsWith(SESSION_PROFILE_PREFIX) ? profile.slice(SESSION_PROFILE_PREFIX.length) : undefined;
+}
+
 /** Which task session a request is for, from its `?profile=` or its `/sessions/<id>` path. */
 export function sessionOfRequest(url: URL | undefined): string | undefined {
-  const profile = url?.searchParams.get('profile');
-  if (profile?.startsWith(SESSION_PROFILE_PREFIX)) return profile.slice(SESSION_PROFILE_PREFIX.length);
-  return /^\/sessions\/([0-9a-f]{12})(\/[a-z-]+)?$/.exec(url?.pathname ?? '')?.[1];
+  return sessionOfProfile(url?.searchParams.get('profile')) ?? /^\/sessions\/([0-9a-f]{12})(\/[a-z-]+)?$/.exec(url?.pathname ?? '')?.[1];
 }
 
 export class FleetCarrier {
@@ -127,10 +130,7 @@ export class FleetCarrier {
    * session is answered here after all (taken over on the way).
    */
   async carryDiscovery(request: IncomingMessage, id: string, verdict: GuardResult): Promise<{ status: number; body: { webSocketDebuggerUrl?: string } } | undefined> {
-    if (!verdict.ok) {
-      const secret = verdict.status === 401 ? presentedSecret(request) : undefined;
-      if (secret === undefined || (await this.fleet.keyOf(secret))?.id !== id) throw refusal(verdict);
-    }
+    await this.admit(request, id, verdict);
     const place = await this.locate(id);
     if ('here' in place) return undefined;
     const target = targetOf(request, place.carry.relayUrl);
@@ -139,6 +139,17 @@ export class FleetCarrier {
       throw this.unreachable(place.carry, error);
     });
     return { status: answer.status, body: (await answer.json().catch(() => ({}))) as { webSocketDebuggerUrl?: string } };
+  }
+
+  /**
+   * The relay's doors for session `id` check the credential here before
+   * anything is carried: the token, or that session's own key as the store
+   * knows it. Throws the guard's refusal otherwise.
+   */
+  async admit(request: IncomingMessage, id: string, verdict: GuardResult): Promise<void> {
+    if (verdict.ok) return;
+    const secret = verdict.status === 401 ? presentedSecret(request) : undefined;
+    if (secret === undefined || (await this.fleet.keyOf(secret))?.id !== id) throw refusal(verdict);
   }
 
   /** Carries a WebSocket upgrade to `to`'s relay, then every frame both ways, as they are. */

@@ -5,7 +5,7 @@ import { BadRequestError, ForbiddenError, NotFoundError } from '../errors.js';
 import type { ProfileCdpHandler } from './profile-cdp-sockets.js';
 import type { CdpClients } from './cdp-clients.js';
 import { checkRequest, type GuardOptions, redactUrl, refusal, requestUrl } from './request-guard.js';
-import { FleetCarrier } from './fleet-carrier.js';
+import { FleetCarrier, sessionOfProfile } from './fleet-carrier.js';
 
 /**
  * The relay's HTTP endpoints, as Chrome's DevTools HTTP API has them
@@ -45,9 +45,9 @@ export class RelayHttpRoutes {
     const wsBase = `ws://${urlHost(this.options.host)}:${this.options.port()}`;
     // A session another server of the fleet holds: its key may be one only the store knows.
     const fleet = this.profiles?.fleet;
-    const asked = url?.searchParams.get('profile');
-    if (fleet && asked?.startsWith('session-') && !(verdict.ok && verdict.driver) && !fleet.holds(asked.slice('session-'.length)) && !FleetCarrier.wasCarried(request)) {
-      const answer = await fleet.carrier.carryDiscovery(request, asked.slice('session-'.length), verdict);
+    const session = sessionOfProfile(url?.searchParams.get('profile'));
+    if (fleet && session !== undefined && !(verdict.ok && verdict.driver) && !fleet.holds(session) && !FleetCarrier.wasCarried(request)) {
+      const answer = await fleet.carrier.carryDiscovery(request, session, verdict);
       const socketUrl = answer?.body.webSocketDebuggerUrl;
       // The socket is this server's too: it carries the upgrade as it carried this.
       if (answer) return sendJson(response, answer.status, socketUrl ? { ...answer.body, webSocketDebuggerUrl: `${wsBase}${socketUrl.slice(socketUrl.indexOf('/', 'ws://'.length))}` } : answer.body);

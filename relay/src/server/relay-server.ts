@@ -9,7 +9,7 @@ import type { UrlPolicy } from '../runtime/url-policy.js';
 import { urlHost } from '../config/config.js';
 import { DEFAULT_HOST, DEFAULT_RELAY_PORT, EXTENSION_ORIGIN } from '../../../protocol/constants.js';
 import { GROUP_NAME } from '../../../protocol/wire.js';
-import { BadRequestError, type ClawdError, ForbiddenError, NotFoundError, UnavailableError } from '../errors.js';
+import { BadRequestError, ForbiddenError, NotFoundError, UnavailableError } from '../errors.js';
 import { createLogger, type Logger } from '../log.js';
 import { asHttpFailure, refuseUpgrade, sendError, stackFrames } from './http-errors.js';
 import { CdpClients } from './cdp-clients.js';
@@ -22,8 +22,8 @@ import { listen } from './listen.js';
 import { type Dispatch, EndOfTurnFlush } from './relay-dispatch.js';
 import { RelayFiles } from './relay-files.js';
 import { RelayHttpRoutes } from './relay-http.js';
-import { checkHostAndOrigin, checkRequest, type GuardOptions, type GuardResult, guardFor, presentedSecret, redactUrl, refusal, requestUrl } from './request-guard.js';
-import { FleetCarrier } from './fleet-carrier.js';
+import { checkHostAndOrigin, checkRequest, type GuardOptions, type GuardResult, guardFor, redactUrl, refusal, requestUrl } from './request-guard.js';
+import { FleetCarrier, sessionOfProfile } from './fleet-carrier.js';
 import { SESSION_PROFILE_PREFIX } from '../api/limits.js';
 
 /**
@@ -208,9 +208,10 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     const profile = requestUrl(request)?.searchParams.get('profile');
     // A session another server of the fleet holds: its key may be one only the store knows.
     const fleet = profileHandler?.fleet;
+    const session = sessionOfProfile(profile);
     // (This server's own drivers reach only what it holds, a session it is taking over among them.)
-    if (fleet && profile?.startsWith(SESSION_PROFILE_PREFIX) && !(verdict.ok && verdict.driver) && !fleet.holds(profile.slice(SESSION_PROFILE_PREFIX.length)) && !FleetCarrier.wasCarried(request))
-      return void throughFleet(fleet.carrier, request, socket, head, profile, verdict).catch((error: unknown) => refuseUpgrade(socket, asHttpFailure(error).error));
+    if (fleet && session !== undefined && !(verdict.ok && verdict.driver) && !fleet.holds(session) && !FleetCarrier.wasCarried(request))
+      return void throughFleet(fleet.carrier, request, socket, head, session, verdict).catch((error: unknown) => refuseUpgrade(socket, asHttpFailure(error).error));
     if (!verdict.ok) return refuseUpgrade(socket, refusal(verdict));
     const group = requestUrl(request)?.searchParams.get('group');
     if (group !== null && group !== undefined && (!GROUP_NAME.test(group) || (profile && profile !== 'extension')))
@@ -228,17 +229,13 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
    * first (the token, or that session's own key as the store knows it), then
    * the socket carried to the holder; or answered here once taken over.
    */
-  async function throughFleet(carrier: FleetCarrier, request: IncomingMessage, socket: Duplex, head: Buffer, profile: string, verdict: GuardResult) {
-    const id = profile.slice(SESSION_PROFILE_PREFIX.length);
-    if (!verdict.ok) {
-      const secret = presentedSecret(request);
-      if (secret === undefined || (await carrier.fleet.keyOf(secret))?.id !== id) return refuseUpgrade(socket, refusal(verdict));
-    }
+  async function throughFleet(carrier: FleetCarrier, request: IncomingMessage, socket: Duplex, head: Buffer, id: string, verdict: GuardResult) {
+    await carrier.admit(request, id, verdict);
     const place = await carrier.locate(id);
     if ('carry' in place) return carrier.carryUpgrade(request, socket, head, place.carry);
     const here = checkRequest(request, guard);
     if (!here.ok) return refuseUpgrade(socket, refusal(here));
-    return acceptProfileClient(request, socket, head, profile, here);
+    return acceptProfileClient(request, socket, head, `${SESSION_PROFILE_PREFIX}${id}`, here);
   }
 
   async function acceptProfileClient(request: IncomingMessage, socket: Duplex, head: Buffer, profile: string, verdict: Extract<GuardResult, { ok: true }>) {

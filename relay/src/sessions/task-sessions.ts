@@ -241,7 +241,7 @@ export class TaskSessions {
       cdpClients: 0,
     };
     const { key, digest } = this.keys.issue(id);
-    this.hold(info, { isolation: prepared.isolation, keyDigest: digest, driver, dir, slot: held.slot! }, prepared);
+    this.hold(info, { isolation: prepared.isolation, keyDigest: digest, driver, dir, slot: held.slot!, grid: prepared.grid, registered: false });
     held.slot = undefined;
     try {
       await this.deps.registry?.opened(info, digest, prepared.grid?.placement);
@@ -261,15 +261,15 @@ export class TaskSessions {
   }
 
   /** Session `info` is this server's to answer for from now on: its timer runs, its browser is served. */
-  private hold(info: SessionInfo, held: Omit<Session, 'info' | 'timer' | 'actions' | 'grid' | 'registered'>, prepared: Prepared): void {
+  private hold(info: SessionInfo, held: Omit<Session, 'info' | 'timer' | 'actions'>): void {
     const { id } = info;
     const timer = setTimeout(() => void this.close(id, 'ttl').catch(() => {}), Math.max(0, Date.parse(info.expiresAt) - Date.now()));
     timer.unref();
-    this.sessions.set(id, { ...held, info, timer, actions: 0, grid: prepared.grid, registered: false });
+    this.sessions.set(id, { ...held, info, timer, actions: 0 });
     this.deps.manager.expose(held.driver);
     // A Grid that loses the browser (its node died, its session timeout) ends the session: later calls hear why (410).
-    if (prepared.grid)
-      prepared.grid.onLost = (why) => {
+    if (held.grid)
+      held.grid.onLost = (why) => {
         this.deps.log.warn(`task session ${id} was ${why}: reaping it`);
         void this.close(id, why, new GoneError(`Task session ${id} was ${why}; it has been reaped`, { next: 'open-session', session: id })).catch(() => {});
       };
@@ -291,8 +291,7 @@ export class TaskSessions {
     const prepared = await this.browsers.prepareOnGrid(grid, { id: registered.id, placement: registered.grid });
     const info: SessionInfo = { ...registered.info, cdpUrl: this.deps.manager.cdpUrlOf(prepared.driver), cdpClients: 0 };
     this.keys.adopt(keyDigest, registered.id);
-    this.hold(info, { keyDigest, driver: prepared.driver, dir: prepared.dir, slot: this.admission.takeNow() }, prepared);
-    this.sessions.get(registered.id)!.registered = true;
+    this.hold(info, { keyDigest, driver: prepared.driver, dir: prepared.dir, slot: this.admission.takeNow(), grid: prepared.grid, registered: true });
   }
 
   /** The sessions the fleet's registry lists as this server's, and whether each runs on a Grid. */
