@@ -94,7 +94,12 @@ export async function startServer(options: {
   const carrier = fleetSessions && new FleetCarrier(fleetSessions, options.logger);
   // The browsers this server launches answer CDP only here, behind the token or a session's own key.
   relay.serveProfiles({
-    mux: (profile, credential) => manager.cdpMux(profile, credential === 'driver'),
+    mux: (profile, credential) => {
+      // A raw CDP client could read a typed secret in any form: none joins a browser that holds one (browser-secrets.ts).
+      const secrets = credential === 'driver' ? undefined : manager.secretsOf(profile);
+      if (secrets?.holding) throw secrets.heldError('no raw CDP client joins it');
+      return manager.cdpMux(profile, credential === 'driver');
+    },
     sessionKeys: (secret) => credentials.sessions.keyOwner(secret),
     joined: (profile, credential) => {
       const leftSession = credentials.sessions.cdpJoined(profile, credential);

@@ -1,5 +1,5 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { BadRequestError, ForbiddenError, UnavailableError } from '../errors.js';
+import { BadRequestError, ConflictError, ForbiddenError, UnavailableError } from '../errors.js';
 import { abortable } from '../runtime/operation.js';
 import type { UrlPolicy } from '../runtime/url-policy.js';
 import type { Profile } from '../profiles/profile-registry.js';
@@ -31,6 +31,7 @@ import { ScriptRecorder } from './script-recorder.js';
 import { ProfileFilm } from './profile-film.js';
 import { screenshotOf, thumbnailOf } from './page-captures.js';
 import { type SecretOpener, secretNames, withSecrets } from './secret-typing.js';
+import { BrowserSecrets } from './browser-secrets.js';
 
 export { resolveTargetId } from './tab-registry.js';
 
@@ -45,6 +46,8 @@ export { resolveTargetId } from './tab-registry.js';
 export interface ActSecrets {
   open?: SecretOpener;
   onTyped?: (typed: Array<{ name: string; host: string }>) => void;
+  /** What else could read a secret typed now (a raw CDP client of the browser), if anything. */
+  readersBesides?: () => string | undefined;
 }
 
 /** What the driver may do, from config.json (read when asked, so edits apply on the next request). */
@@ -73,6 +76,8 @@ export class ProfileDriver {
   readonly script = new ScriptRecorder();
   /** Its film, when one is made (profile-film.ts). */
   readonly film: ProfileFilm;
+  /** The secrets typed into this browser, and what they refuse while it lives (browser-secrets.ts). */
+  readonly secrets = new BrowserSecrets();
   /** Read at each use, so config edits apply at once. */
   private readonly urlPolicy = () => this.policy().urlPolicy;
 
@@ -88,7 +93,7 @@ export class ProfileDriver {
       this.downloadSaver.watch(tab);
       void this.guard(tab).catch(() => {});
       this.toolbox.onTab(tab);
-    });
+    }, this.secrets);
     this.toolbox = new ProfileToolbox({
       profile,
       tab: (targetId) => this.tab(targetId),
@@ -96,6 +101,7 @@ export class ProfileDriver {
       context: () => this.context(),
       policy: () => this.policy(),
       tabOf: (page) => this.registry.tabOf(page),
+      secrets: this.secrets,
     });
     this.film = new ProfileFilm(profile.name, () => this.registry.find(undefined));
     this.vision = new ProfileVision({
@@ -314,20 +320,23 @@ export class ProfileDriver {
   /**
    * `POST /act`. `{{secret:NAME}}` in what it types is opened by `secrets`
    * (the caller's: a task session's grant) and checked against the field's
-   * domain first (secret-typing.ts); what it answers never carries a typed
-   * secret (tab-secrets.ts).
+   * domain first (secret-typing.ts), and typed only where nothing of the
+   * caller's could read it; from then on the browser holds it
+   * (browser-secrets.ts).
    */
   async act(action: Action, signal?: AbortSignal, secrets: ActSecrets = {}): Promise<ActionResult> {
     const tab = await this.tab(action.targetId);
     await this.guard(tab);
-    if (action.kind === 'evaluate' && tab.secrets.inDocument)
-      throw new ForbiddenError('A secret was typed into this page: scripts are refused on it until it navigates away (a script could carry the secret out in any form)');
+    if (action.kind === 'evaluate' && this.secrets.holding) throw this.secrets.heldError('scripts of the caller are refused in it');
     let performed = action;
     if (secretNames(action).length) {
       if (!secrets.open) throw new ForbiddenError('Secrets are lent to task sessions under a grant that names them: {{secret:…}} types nothing here');
       const substituted = await withSecrets(tab, action, secrets.open);
+      // Checked last, with nothing awaited before the browser holds the secret: a reader cannot slip in between.
+      const reader = this.toolbox.callerCode() ?? secrets.readersBesides?.();
+      if (reader) throw new ConflictError(`A secret is typed only where nothing of the caller's could read it, and ${reader}: nothing was typed`);
       performed = substituted.action;
-      for (const typed of substituted.typed) tab.secrets.remember(typed.name, typed.value);
+      for (const typed of substituted.typed) this.secrets.remember(typed.name, typed.value);
       secrets.onTyped?.(substituted.typed.map(({ name, host }) => ({ name, host })));
     }
     const targetId = await tab.targetId();

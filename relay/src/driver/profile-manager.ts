@@ -1,3 +1,4 @@
+import type { BrowserSecrets } from './browser-secrets.js';
 import { rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { JailEnvelope } from '../jail/jail-envelope.js';
@@ -102,6 +103,17 @@ export class ProfileManager {
   peek(name?: string): ProfileDriver {
     const config = this.registry.config();
     return (name && this.ephemeral(name)) || this.driverOf(this.registry.get(name ?? config.defaultProfile, config), config);
+  }
+
+  /**
+   * The secrets typed into a profile's browser (browser-secrets.ts), when
+   * that browser has a driver here; never makes one or throws, since every
+   * answer of every route asks (an ephemeral that is not yet handed over
+   * counts: a spare's driver lives before its name answers).
+   */
+  secretsOf(name?: string): BrowserSecrets | undefined {
+    const wanted = name ?? this.registry.config().defaultProfile;
+    return (this.exposed.get(wanted) ?? this.ephemerals.get(wanted) ?? this.drivers.get(wanted))?.secrets;
   }
 
   /**

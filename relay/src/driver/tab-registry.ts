@@ -1,6 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import type { Tab } from '../api/responses.js';
 import { AmbiguousError, NotFoundError } from '../errors.js';
+import type { BrowserSecrets } from './browser-secrets.js';
 import { DriverTab } from './driver-tab.js';
 
 /**
@@ -38,6 +39,8 @@ export class TabRegistry {
     private readonly browser: () => Promise<Browser>,
     /** Called once for each tab made: what else the driver hears of it (downloads, the URL policy). */
     private readonly onNewTab: (tab: DriverTab) => void,
+    /** The secrets typed into the browser: every tab redacts them all. */
+    private readonly secrets: BrowserSecrets,
   ) {}
 
   /** A browser just connected: its tabs, now and to come, are known from their first moment. */
@@ -57,7 +60,7 @@ export class TabRegistry {
   tabOf(page: Page): DriverTab {
     const known = this.byPage.get(page);
     if (known) return known;
-    const tab = new DriverTab(page);
+    const tab = new DriverTab(page, this.secrets);
     this.onNewTab(tab);
     if (page.isClosed()) return tab;
     this.byPage.set(page, tab);

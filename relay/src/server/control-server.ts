@@ -7,7 +7,7 @@ import type { ProfileManager } from '../driver/profile-manager.js';
 import { applyServerLimits, LIMITS, SERVER_OPTIONS } from './limits.js';
 import { listen } from './listen.js';
 import { asHttpFailure, sendError, stackFrames } from './http-errors.js';
-import { guardFor, isLoopbackHost } from './request-guard.js';
+import { guardFor, isLoopbackHost, requestUrl } from './request-guard.js';
 import type { FleetCarrier } from './fleet-carrier.js';
 import { ControlDoor } from './control-door.js';
 import { fleetAwareApi } from './fleet-api.js';
@@ -138,7 +138,12 @@ export async function startControlServer(options: ControlServerOptions): Promise
     handoffsWaiting: () => service.handoffs.list().handoffs.filter((handoff) => handoff.state === 'waiting').length,
     cdpClients: () => options.cdpClients?.() ?? 0,
   });
-  const routes = new RouteBinder(app, fleet.observe);
+  // Every answer and error leaves without the secrets typed into its profile's browser (driver/browser-secrets.ts).
+  const shown = (request: Request) => {
+    const profile = requestUrl(request)?.searchParams.get('profile') ?? undefined;
+    return <T>(answer: T): T => manager.secretsOf(profile)?.redactDeep(answer) ?? answer;
+  };
+  const routes = new RouteBinder(app, fleet.observe, shown);
   fleet.bind(routes);
 
   routes.media('POST /mcp', async ({ request }, response) => {
@@ -334,6 +339,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
   app.use((error: unknown, request: Request, response: Response, _next: NextFunction) => {
     if (error instanceof CallerGoneError) return; // nobody to answer; the action log has it
     const failure = asHttpFailure(error);
+    failure.error.message = shown(request)(failure.error.message);
     const { status, message } = failure.error;
     if (failure.unexpected) logger.error(`${request.method} ${request.path}: ${message}\n${stackFrames(error)}`);
     if (status >= 500) logger.warn(`${request.method} ${request.path} -> ${status} ${message}`);

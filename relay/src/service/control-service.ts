@@ -16,6 +16,7 @@ import { describeIssues } from '../validation.js';
 import { secretNames } from '../driver/secret-typing.js';
 import { ToolboxService } from './toolbox-service.js';
 import { VisionService } from './vision-service.js';
+import { redactedAnswers } from './redacted-answers.js';
 import { HandoffService, type LinkMaker } from './handoff-service.js';
 import type { AuditTrail } from '../vault/audit-log.js';
 
@@ -202,7 +203,11 @@ export class ControlService {
       const open = this.sessions.secretOpener(driver.profile.name);
       if (open && secretNames(action).length && this.recordings.isTracing(driver.profile.name))
         throw new ConflictError('A trace is recording this browser, and a trace cannot be redacted: stop it (POST /trace/stop) before typing a secret');
-      const result: ActionResult = await driver.act(action, bounded, { open, onTyped: (typed) => this.sessions.secretsTyped(driver.profile.name, typed) });
+      const result: ActionResult = await driver.act(action, bounded, {
+        open,
+        onTyped: (typed) => this.sessions.secretsTyped(driver.profile.name, typed),
+        readersBesides: () => this.sessions.cdpReaders(driver.profile.name),
+      });
       if (options.diffMaxChars && result.url !== undefined && result.url === before) {
         const snapshot = await driver.snapshot({ targetId: result.targetId, format: 'ai', diff: true, maxChars: options.diffMaxChars }).catch(() => undefined);
         if (snapshot?.format === 'ai') result.diff = snapshot.text;
@@ -250,7 +255,8 @@ export class ControlService {
    */
   api(profile?: string, signal?: AbortSignal, options: { locked?: boolean } = {}): BrowserApi {
     const service = this;
-    return {
+    // Every answer without the secrets typed into the profile's browser, as the HTTP routes answer (browser-secrets.ts).
+    return redactedAnswers<BrowserApi>({
       // A task session's key holds its own profile only: another is refused, and the list names no other.
       withProfile: (other) => {
         if (options.locked && other !== profile) throw new ForbiddenError(`A task session's key reaches its own session only (${profile}), not ${JSON.stringify(other)}`);
@@ -293,6 +299,6 @@ export class ControlService {
       vision: service.vision.api(profile, signal),
       handoff: (request, wait = {}) =>
         service.handoffs.openAndWait(profile, validated(schemas.handoff, request, 'arguments'), service.handoffLink(), wait.signal ?? signal, wait.onWaiting),
-    };
+    }, (answer) => service.manager.secretsOf(profile)?.redactDeep(answer) ?? answer);
   }
 }
