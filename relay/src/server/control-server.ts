@@ -129,6 +129,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
   // In a fleet, the token's MCP reaches every server's sessions (fleet-api.ts); a session's key is carried whole by the door.
   const tokenApi = () => (options.fleet ? fleetAwareApi(service.api(), options.fleet, options.token, (id) => sessions.has(id)) : service.api());
   const mcp = new McpHttpSessions((session) => (session === undefined ? tokenApi() : service.api(`${SESSION_PROFILE_PREFIX}${session}`, undefined, { locked: true })), options.exportDir);
+  sessions.whenEnded((id) => mcp.closeScope(id));
 
   // Every route is in the table of api/routes.ts, which parses its input and documents it (GET /openapi.json).
   // Signals for a load balancer and Prometheus (spec §18): request latency is observed as each route answers.

@@ -100,6 +100,7 @@ export class TaskSessions {
   /** Where sessions' browsers come from: cloned and started here, or asked of the Grid (session-browsers.ts). */
   private readonly browsers: SessionBrowsers;
   private films: SessionFilms | undefined;
+  private readonly endListeners: Array<(id: string) => void> = [];
   /** Who may open a session now, and who waits (admission-queue.ts). */
   readonly admission: AdmissionQueue;
   /** What the ways out of ended sessions carried and refused (their proxies are gone), for the totals. */
@@ -147,6 +148,11 @@ export class TaskSessions {
   /** Who makes the films of `record: "video"` sessions (the server, once its services exist). */
   filmWith(films: SessionFilms): void {
     this.films = films;
+  }
+
+  /** Told of each session that ends, once it has (what was held for it elsewhere goes too: its key's MCP sessions). */
+  whenEnded(listener: (id: string) => void): void {
+    this.endListeners.push(listener);
   }
 
   get root(): string {
@@ -360,6 +366,7 @@ export class TaskSessions {
     // Its HAR exports and traces go with it; those exported with `keep` are under recordings/kept/.
     rmSync(join(this.home, 'recordings', `${SESSION_PROFILE_PREFIX}${id}`), { recursive: true, force: true });
     this.deps.audit.record({ event: 'session-stop', tenant: session.info.tenant, session: id, domains: session.info.domains, grantId: session.info.grantId, outcome: 'ok', detail: reason });
+    for (const listener of this.endListeners) listener(id);
     return session.info;
   }
 
