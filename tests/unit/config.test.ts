@@ -29,7 +29,7 @@ describe('config.json', () => {
       maxSessions: 4,
       sessionTtlSeconds: 900,
       sessionSpares: 1,
-      sessionLimits: { memoryMiB: 2048, cpus: 1, pids: 2048 },
+      sessionLimits: { memoryMiB: 2048, cpus: 1, pids: 2048, connections: 512 },
       sessionQueue: { max: 16, waitSeconds: 30 },
       pressure: { cpu: 0.9, memory: 0.95 },
       recordings: { traceMaxMinutes: 10, maxMiB: 512 },

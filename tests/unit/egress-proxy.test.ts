@@ -3,6 +3,7 @@ import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EgressProxy } from '../../relay/src/egress/egress-proxy.js';
+import { DescriptorBudget, openFileLimit } from '../../relay/src/egress/descriptor-budget.js';
 import { UrlPolicySchema } from '../../relay/src/runtime/url-policy.js';
 
 /**
@@ -99,5 +100,63 @@ describe('the egress proxy', () => {
   it('answers anything but a proxied request with a 400 (it speaks no CDP)', async () => {
     const response = await fetch(`http://127.0.0.1:${proxyPort}/json/version`);
     expect(response.status).toBe(400);
+  });
+});
+
+describe('what one browser may hold through its way out', () => {
+  /** Opens a tunnel and keeps it: resolves to its first line, and the socket (still open when it was taken). */
+  function held(port: number, authority: string): Promise<{ line: string; socket: ReturnType<typeof connect> }> {
+    return new Promise((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => socket.write(`CONNECT ${authority} HTTP/1.1\r\nhost: ${authority}\r\n\r\n`));
+      let said = '';
+      socket.on('data', (chunk) => {
+        said += chunk.toString();
+        if (said.includes('\r\n\r\n')) resolve({ line: said.split('\r\n')[0], socket });
+      });
+      socket.on('close', () => resolve({ line: said.split('\r\n')[0] || 'closed', socket }));
+      socket.on('error', () => {});
+    });
+  }
+
+  it('holds its cap of connections and closes the next at once, and takes more once some end', async () => {
+    const warned: string[] = [];
+    const capped = new EgressProxy({ owner: 'capped', policy: () => undefined, forbiddenPorts: () => new Set(), log: { ...silent, warn: (line: string) => void warned.push(line) }, maxConnections: 5, resolve: async () => ['127.0.0.1'] });
+    const port = await capped.listen({ port: 0 });
+    try {
+      const tunnels = await Promise.all(Array.from({ length: 8 }, () => held(port, `site.test:${sitePort}`)));
+      expect(tunnels.map((tunnel) => tunnel.line).sort()).toEqual([...Array(5).fill('HTTP/1.1 200 Connection Established'), 'closed', 'closed', 'closed']);
+      expect(capped.open).toBe(5);
+      expect(capped.counters.refused).toBe(3);
+      expect(warned).toEqual(['egress capped: holds 5 connections, its most; new connections are closed until some end']);
+      for (const tunnel of tunnels.slice(0, 8)) tunnel.socket.destroy();
+      await expect.poll(() => capped.open).toBe(0);
+      expect((await held(port, `site.test:${sitePort}`)).line).toBe('HTTP/1.1 200 Connection Established');
+    } finally {
+      await capped.close();
+    }
+  });
+
+  it('leaves the server its reserve of descriptors, whatever each proxy may hold', async () => {
+    // A process limit of 300 with 290 kept: the proxies together may hold 10 descriptors, 5 connections.
+    const descriptors = new DescriptorBudget(300, 290);
+    const proxies = [0, 1].map((index) => new EgressProxy({ owner: `p${index}`, policy: () => undefined, forbiddenPorts: () => new Set(), log: silent, maxConnections: 100, descriptors, resolve: async () => ['127.0.0.1'] }));
+    const ports = await Promise.all(proxies.map((each) => each.listen({ port: 0 })));
+    try {
+      const first = await Promise.all(Array.from({ length: 3 }, () => held(ports[0], `site.test:${sitePort}`)));
+      const second = await Promise.all(Array.from({ length: 3 }, () => held(ports[1], `site.test:${sitePort}`)));
+      const lines = [...first, ...second].map((tunnel) => tunnel.line);
+      expect(lines.filter((line) => line.includes('200'))).toHaveLength(5);
+      expect(lines.filter((line) => line === 'closed')).toHaveLength(1);
+      for (const tunnel of [...first, ...second]) tunnel.socket.destroy();
+      await expect.poll(() => proxies[0].open + proxies[1].open).toBe(0);
+      expect(descriptors.take(10)).toBe(true);
+    } finally {
+      await Promise.all(proxies.map((each) => each.close()));
+    }
+  });
+
+  it('reads the process limit on open files', () => {
+    expect(openFileLimit()).toBeGreaterThanOrEqual(256);
+    expect(new DescriptorBudget(20_000).room).toBe(16_000);
   });
 });

@@ -96,14 +96,19 @@ export const ConfigSchema = z.strictObject({
    * answer and in the log.
    */
   sessionIsolation: z.enum(['jail', 'process']).optional(),
-  /** A jailed session's limits: its browser's memory, CPU (in cores) and processes and threads. */
+  /**
+   * A session's limits: its jailed browser's memory, CPU (in cores) and
+   * processes and threads; and the connections its way out holds at once
+   * (jailed or not), beyond which a new one is closed.
+   */
   sessionLimits: z
     .strictObject({
       memoryMiB: z.number().int().min(256).max(1_048_576).default(2048),
       cpus: z.number().min(0.1).max(256).default(1),
       pids: z.number().int().min(128).max(1_000_000).default(2048),
+      connections: z.number().int().min(16).max(65_536).default(512),
     })
-    .default({ memoryMiB: 2048, cpus: 1, pids: 2048 }),
+    .default({ memoryMiB: 2048, cpus: 1, pids: 2048, connections: 512 }),
   /** The earlier switch for one spare: false means sessionSpares 0 (kept so that old config files still load). */
   sessionSpare: z.boolean().optional(),
   /**

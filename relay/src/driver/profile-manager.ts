@@ -70,10 +70,16 @@ export class ProfileManager {
     this.ownPorts.add(Number(new URL(relay.cdpUrl).port));
   }
 
-  /** How a browser's egress proxy decides: by its URL policy as config.json says now, never to this server's own ports. */
+  /**
+   * How a browser's egress proxy decides: by its URL policy as config.json
+   * says now, never to this server's own ports; a session's holds at most
+   * its sessionLimits.connections at once.
+   */
   egressOptions(owner: string): EgressOptions {
-    const policy = owner.startsWith(SESSION_PROFILE_PREFIX) ? () => this.sessionPolicy().urlPolicy : () => this.policy().urlPolicy;
-    return { owner, policy, forbiddenPorts: () => this.ownPorts, log: this.log };
+    const session = owner.startsWith(SESSION_PROFILE_PREFIX);
+    const policy = session ? () => this.sessionPolicy().urlPolicy : () => this.policy().urlPolicy;
+    const maxConnections = session ? this.registry.config().sessionLimits.connections : undefined;
+    return { owner, policy, forbiddenPorts: () => this.ownPorts, log: this.log, ...(maxConnections ? { maxConnections } : {}) };
   }
 
   /** A way out for a browser of this machine's network (egress/). */

@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream';
 import type { Logger } from '../log.js';
 import { resolveHost, type UrlPolicy } from '../runtime/url-policy.js';
 import { decideEgress, type EgressDecision } from './egress-decision.js';
+import { type DescriptorBudget, serverDescriptors } from './descriptor-budget.js';
 
 /**
  * One browser's only way out (spec §14): an HTTP proxy (forward requests,
@@ -41,7 +42,16 @@ export interface EgressOptions {
   log: Logger;
   /** A resolver other than the system's (tests). */
   resolve?: (host: string) => Promise<string[]>;
+  /** Connections held through it at once (a session's sessionLimits.connections); beyond, a new one is closed at once. */
+  maxConnections?: number;
+  /** The server's descriptors all proxies share (descriptor-budget.ts); the process's own by default. */
+  descriptors?: DescriptorBudget;
 }
+
+/** Connections a browser that is not a task session's may hold through its way out at once. */
+export const DEFAULT_MAX_CONNECTIONS = 1024;
+/** Each connection through a proxy: the browser's socket and the site's. */
+const DESCRIPTORS_PER_CONNECTION = 2;
 
 /** Headers that belong to the hop to the proxy, not to the site. */
 const HOP_HEADERS = new Set(['proxy-connection', 'proxy-authorization', 'connection', 'keep-alive']);
@@ -50,6 +60,9 @@ export class EgressProxy {
   readonly counters = sumCounters();
   private readonly server: Server;
   private readonly sockets = new Set<Duplex>();
+  /** Connections from the browser held now (admit()). */
+  private held = 0;
+  private fullSaidAt = 0;
   /** Connections to sites kept for the next request to the same address (as the browser itself would keep them). */
   private readonly agent = new Agent({ keepAlive: true, maxSockets: 32 });
 
@@ -57,7 +70,38 @@ export class EgressProxy {
     this.server = createServer((request, response) => void this.forward(request, response));
     this.server.on('connect', (request: IncomingMessage, socket: Duplex, head: Buffer) => void this.tunnel(request, socket, head));
     this.server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => void this.upgrade(request, socket, head));
-    this.server.on('connection', (socket: Socket) => this.track(socket));
+    this.server.on('connection', (socket: Socket) => this.admit(socket));
+  }
+
+  /** Connections held through the proxy now. */
+  get open(): number {
+    return this.held;
+  }
+
+  /**
+   * A connection from the browser, pending or not, is held only within the
+   * proxy's cap and the server's descriptors (descriptor-budget.ts); beyond
+   * either it is closed at once, counted as refused, and said in the log (once
+   * a minute at most): what one browser opens cannot take what others need.
+   */
+  private admit(socket: Socket): void {
+    this.track(socket);
+    const max = this.options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+    const descriptors = this.options.descriptors ?? serverDescriptors;
+    const full = this.held >= max ? `holds ${max} connections, its most` : !descriptors.take(DESCRIPTORS_PER_CONNECTION) ? "the server's descriptors for ways out are spent" : undefined;
+    if (full) {
+      this.counters.refused++;
+      if (Date.now() - this.fullSaidAt > 60_000) {
+        this.fullSaidAt = Date.now();
+        this.options.log.warn(`egress ${this.options.owner}: ${full}; new connections are closed until some end`);
+      }
+      return void socket.destroy();
+    }
+    this.held++;
+    socket.once('close', () => {
+      this.held--;
+      descriptors.give(DESCRIPTORS_PER_CONNECTION);
+    });
   }
 
   /** Listens on a loopback port (0: any free one) or a unix socket path; resolves to the port (0 for a path). */
