@@ -215,6 +215,9 @@ describe('several servers, one fleet', () => {
     expect(JSON.stringify(shown)).not.toContain('cookie-value-1');
     const byToken = (await (await fetch(`http://127.0.0.1:${b.control}/storage/cookies?profile=${localSession.profile}&url=${encodeURIComponent(site.url)}`, { headers: { authorization: `Bearer ${token}` } })).json()) as { cookies: Array<{ value?: string }> };
     expect(JSON.stringify(byToken)).toContain('cookie-value-1');
+    // The console's mark is a fleet server's to set when it carries a call: a caller's own is dropped at the door.
+    const forged = await fetch(`http://127.0.0.1:${a.control}/storage/cookies?profile=${localSession.profile}&url=${encodeURIComponent(site.url)}`, { headers: { authorization: `Bearer ${token}`, 'x-clawd-as': 'console' } });
+    expect(JSON.stringify(await forged.json())).toContain('cookie-value-1');
     // Without the cookie, nothing is carried.
     expect((await fetch(`http://127.0.0.1:${b.control}/tabs?profile=${localSession.profile}`)).status).toBe(401);
   }, 60_000);

@@ -21,6 +21,7 @@ import { DashboardAuth } from './dashboard-auth.js';
 import { HandoffAccess, type HandoffScope } from './handoff-access.js';
 import { bindHandoffRoutes } from './handoff-routes.js';
 import { dashboardPage } from './dashboard-page.js';
+import { NOT_FRAMED } from './one-time-logins.js';
 import { openApiDocument } from '../api/openapi.js';
 import { McpHttpSessions } from '../mcp/http-sessions.js';
 import type { ActionLog } from '../runtime/action-log.js';
@@ -157,7 +158,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
   routes.media('GET /', async ({ request, query }, response) => {
     // A browser asking for a page gets the dashboard; clients asking for JSON, the status.
     if (request.accepts(['json', 'html']) === 'html') {
-      response.type('html').set('cache-control', 'no-store').send(dashboardPage());
+      response.type('html').set({ 'cache-control': 'no-store', ...NOT_FRAMED }).send(dashboardPage());
       return;
     }
     response.json(await service.status(query.profile));

@@ -2,6 +2,7 @@ import { ForbiddenError } from '../errors.js';
 import type { ControlService } from '../service/control-service.js';
 import type { HandoffAccess } from './handoff-access.js';
 import { handoffPage } from './handoff-page.js';
+import { NOT_FRAMED } from './one-time-logins.js';
 import type { RouteBinder } from './route-binder.js';
 
 /**
@@ -24,7 +25,7 @@ export function bindHandoffRoutes(routes: RouteBinder, service: ControlService, 
   });
   routes.media('GET /handoff/:id/page', ({ params }, response) => {
     const handoff = handoffs.find(undefined, params.id);
-    response.set('cache-control', 'no-store');
+    response.set({ 'cache-control': 'no-store', ...NOT_FRAMED });
     if (handoff.state !== 'waiting') {
       response.type('html').send(`<!doctype html><title>clawd-browser: a hand-off</title><p>This hand-off is over (${handoff.state}). Nothing waits for you here.</p>`);
       return;

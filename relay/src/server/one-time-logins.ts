@@ -48,3 +48,6 @@ export class OneTimeLogins<T> {
     for (const [session, { expires }] of this.sessions) if (expires < now) this.sessions.delete(session);
   }
 }
+
+/** The pages a one-time login opens are never shown inside another page: a frame would lend their cookie's rights to it. */
+export const NOT_FRAMED = { 'content-security-policy': "frame-ancestors 'none'", 'x-frame-options': 'DENY' };
