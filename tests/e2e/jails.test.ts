@@ -99,6 +99,10 @@ describe.skipIf(!CAN_JAIL)('a jailed task session', () => {
     expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8')).not.toContain('--no-sandbox');
 
     await hogClient.navigate(`${site.url}/hog`).catch(() => {});
+    // An act in flight when the session is ended for its memory is told why, as later calls are (a 410, not a crash).
+    const inFlight = await rejection(hogClient.act({ kind: 'wait', text: 'never shown', timeoutMs: 60_000 }));
+    expect(inFlight).toBeInstanceOf(GoneError);
+    expect(inFlight.message).toMatch(/used more than its memoryMiB/);
     await waitFor(async () => (await rejection(hogClient.tabs()).catch(() => undefined)) instanceof GoneError, { timeoutMs: 60_000, message: 'the hog session was never ended' });
     const gone = await rejection(hogClient.tabs());
     expect(gone.message).toMatch(new RegExp(`Task session ${hog.id} used more than its memoryMiB \\(${LIMITS.memoryMiB} MiB\\)`));

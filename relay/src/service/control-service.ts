@@ -14,6 +14,7 @@ import type { FilmService } from './film-service.js';
 import type { RecordingService } from './recording-service.js';
 import { describeIssues } from '../validation.js';
 import { secretNames } from '../driver/secret-typing.js';
+import { SESSION_PROFILE_PREFIX } from '../api/limits.js';
 import { ToolboxService } from './toolbox-service.js';
 import { VisionService } from './vision-service.js';
 import { redactedAnswers } from './redacted-answers.js';
@@ -27,6 +28,9 @@ import type { AuditTrail } from '../vault/audit-log.js';
  * caller's AbortSignal; every call that acts on a browser goes through
  * `operation()` (cancelled with its caller, bounded, logged).
  */
+
+/** How long a call whose browser went away waits to hear that its session ended (a jail's memory watch looks every second). */
+const ENDING_WAIT_MS = 3_000;
 
 /** Views, not actions: a recorded session keeps no screenshot of them. */
 const NOT_RECORDED = new Set(['snapshot', 'text', 'screenshot', 'labelled-screenshot', 'pdf', 'start', 'focus', 'close', 'dialog', 'storage-read']);
@@ -52,6 +56,8 @@ export class ControlService {
   readonly vision = new VisionService(this);
   /** Hand-offs to a person (handoff-service.ts). */
   readonly handoffs: HandoffService;
+  /** Task sessions' profiles with calls that have asked: aborted, with why, when the session ends. */
+  private readonly ending = new Map<string, AbortController>();
 
   constructor(
     readonly manager: ProfileManager,
@@ -70,6 +76,12 @@ export class ControlService {
     readonly handoffLink: (host?: string) => LinkMaker,
   ) {
     this.handoffs = new HandoffService(this, audit);
+    // A session that ended takes its calls in flight with it, each told why (a 410, as later calls are).
+    sessions.whenEnded((id) => {
+      const profile = `${SESSION_PROFILE_PREFIX}${id}`;
+      this.ending.get(profile)?.abort(this.manager.endedError(profile));
+      this.ending.delete(profile);
+    });
   }
 
   /** browser_record's one call, in process (credential headers stay redacted: MCP is not the token's holder's door). */
@@ -110,13 +122,39 @@ export class ControlService {
       { profile: driver.profile.name, ...request },
       settings,
       async (bounded) => {
-        const result = await work(driver, bounded);
+        const result = await work(driver, bounded).catch((error: unknown) => this.endedWith(driver.profile.name, error));
         // A recorded task session keeps a screenshot per action (outside its dir).
         if (!NOT_RECORDED.has(request.kind)) await this.sessions.recordAction(driver.profile.name, request.kind, request.targetId ?? (result as { targetId?: string })?.targetId);
         return result;
       },
       signal,
+      this.gone(driver.profile.name),
     );
+  }
+
+  /** Fires, with why, when task session `profile`'s browser is gone for good: what its calls in flight answer. */
+  private gone(profile: string): AbortSignal | undefined {
+    if (!profile.startsWith(SESSION_PROFILE_PREFIX)) return undefined;
+    let ending = this.ending.get(profile);
+    if (!ending) this.ending.set(profile, (ending = new AbortController()));
+    return ending.signal;
+  }
+
+  /**
+   * A call that failed because its browser went away under it (a session
+   * ended for a limit while the call was in flight: the target crashed, the
+   * page closed): it is told what later calls are told, why the session
+   * ended (a 410), once the session's end is known, which may take a moment
+   * after the browser died. Any other failure is thrown as it came.
+   */
+  private async endedWith(profile: string, error: unknown): Promise<never> {
+    const gone = profile.startsWith(SESSION_PROFILE_PREFIX) && /Target crashed|Target closed|has been closed|Browser closed|browser has disconnected/i.test((error as Error)?.message ?? '');
+    for (let waited = 0; gone && waited <= ENDING_WAIT_MS; waited += 100) {
+      const ended = this.manager.endedError(profile);
+      if (ended) throw ended;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw error;
   }
 
   /** `GET /script`: the profile's recorded steps (one tab's with targetId) as a Playwright test. */
