@@ -56,6 +56,7 @@ export function browseOver(target: BrowseTarget, request: BrowseRequest, options
       const status = response.statusCode ?? 0;
       if (status >= 400) {
         let text = '';
+        response.on('error', reject);
         response.on('data', (chunk: string) => (text += chunk));
         response.on('end', () => {
           let parsed: unknown;

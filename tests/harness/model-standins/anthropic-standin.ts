@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { decideWithScreen, decideWithTools, type Decision, tokensOf } from './policy.js';
 import { type RecordedRequest, sendEvent, sendJson, type StandIn, startStandIn } from './standin-server.js';
-import { type Exchange, transcriptOf } from './transcript.js';
+import { type Exchange, lastIndexWhere, transcriptOf } from './transcript.js';
 
 /**
  * A stand-in for the Anthropic Messages API (`POST /v1/messages`), as
@@ -26,13 +26,15 @@ function blocks(content: Message['content']): Block[] {
   return typeof content === 'string' ? [{ type: 'text', text: content }] : content;
 }
 
+/** The latest goal (a user's message that is not tool results), and the calls made since it. */
 function exchangesOf(messages: Message[]): { goal: string; exchanges: Exchange[]; firstPicture?: Buffer } {
-  const first = blocks(messages[0]?.content ?? '');
+  const from = lastIndexWhere(messages, (message) => message.role === 'user' && !blocks(message.content).some((block) => block.type === 'tool_result'));
+  const first = blocks(messages[from]?.content ?? '');
   const goal = first.filter((block) => block.type === 'text').map((block) => block.text).join('\n');
   const image = first.find((block) => block.type === 'image');
   const exchanges: Exchange[] = [];
   const byId = new Map<string, Exchange>();
-  for (const message of messages) {
+  for (const message of messages.slice(from + 1)) {
     for (const block of blocks(message.content)) {
       if (block.type === 'tool_use') {
         const exchange: Exchange = { call: { name: block.name ?? '', args: block.input ?? {} } };

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { decideWithTools } from './policy.js';
 import { pictureOf, type RecordedRequest, sendEvent, sendJson, type StandIn, startStandIn } from './standin-server.js';
 import { tokensOf } from './policy.js';
-import { type Exchange, parseArgs, transcriptOf } from './transcript.js';
+import { type Exchange, lastIndexWhere, parseArgs, transcriptOf } from './transcript.js';
 
 /**
  * A stand-in for an OpenAI-compatible Chat Completions server
@@ -26,11 +26,18 @@ function textOf(content: ChatMessage['content']): string {
   return (content ?? []).map((part) => part.text ?? '').join('\n');
 }
 
+/** A user's message that is a goal (not a picture a tool answered with): a continued session has one per run. */
+function isGoal(message: ChatMessage): boolean {
+  return message.role === 'user' && !textOf(message.content).startsWith('The picture the tool answered with');
+}
+
+/** The latest goal, and the calls made since it (a model works on what it was last asked). */
 function exchangesOf(messages: ChatMessage[]): { goal: string; exchanges: Exchange[] } {
-  const goal = textOf(messages.find((message) => message.role === 'user')?.content);
+  const from = lastIndexWhere(messages, isGoal);
+  const goal = textOf(messages[from]?.content);
   const exchanges: Exchange[] = [];
   const byId = new Map<string, Exchange>();
-  for (const message of messages) {
+  for (const message of messages.slice(from + 1)) {
     if (message.role === 'assistant') {
       for (const call of message.tool_calls ?? []) {
         const exchange: Exchange = { call: { name: call.function.name, args: parseArgs(call.function.arguments) } };

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { decideWithScreen, decideWithTools, type Decision, tokensOf } from './policy.js';
 import { pictureOf, type RecordedRequest, sendEvent, sendJson, type StandIn, startStandIn } from './standin-server.js';
-import { type Exchange, parseArgs, transcriptOf } from './transcript.js';
+import { type Exchange, lastIndexWhere, parseArgs, transcriptOf } from './transcript.js';
 
 /**
  * A stand-in for the OpenAI Responses API (`POST /v1/responses`), as
@@ -26,8 +26,15 @@ function textOf(content: unknown): string {
   return ((content as Array<{ type: string; text?: string }>) ?? []).map((part) => part.text ?? '').join('\n');
 }
 
-function exchangesOf(items: Item[]): { goal: string; exchanges: Exchange[]; firstPicture?: Buffer } {
-  const first = items.find((item) => item.role === 'user');
+/** A user's message that is a goal (not a picture a tool answered with, nor a failure note): a continued session has one per run. */
+function isGoal(item: Item): boolean {
+  return item.role === 'user' && !/^The (picture the tool answered with|computer action failed)/.test(textOf(item.content));
+}
+
+/** The latest goal, and the calls made since it. */
+function exchangesOf(all: Item[]): { goal: string; exchanges: Exchange[]; firstPicture?: Buffer } {
+  const items = all.slice(lastIndexWhere(all, isGoal));
+  const first = items[0];
   const firstImage = Array.isArray(first?.content) ? (first.content as Item[]).find((part) => part.type === 'input_image') : undefined;
   const exchanges: Exchange[] = [];
   const byId = new Map<string, Exchange>();

@@ -8,7 +8,7 @@ import { PNG } from 'pngjs';
  * what the API itself keeps).
  *
  * The goal's sentences it understands, in order:
- *   open URL · type "TEXT" into "NAME" · click "NAME" · select "VALUE" in "NAME"
+ *   open URL · type "TEXT" into "NAME" · click "NAME" · select "VALUE" in "NAME" · wait for "TEXT"
  *   · answer with the text after "LABEL" · answer "TEXT" · never stop
  * and, for the computer runtime, "click the green square".
  */
@@ -37,6 +37,7 @@ type Directive =
   | { kind: 'type'; text: string; name: string }
   | { kind: 'click'; name: string }
   | { kind: 'select'; value: string; name: string }
+  | { kind: 'wait'; text: string }
   | { kind: 'answer-after'; label: string }
   | { kind: 'answer'; text: string }
   | { kind: 'forever' };
@@ -50,6 +51,7 @@ export function directives(goal: string): Directive[] {
   scan(/\btype "([^"]*)" into (?:the )?"([^"]+)"/, (m) => ({ kind: 'type', text: m[1], name: m[2] }));
   scan(/\bclick (?:the )?"([^"]+)"/, (m) => ({ kind: 'click', name: m[1] }));
   scan(/\bselect "([^"]+)" in (?:the )?"([^"]+)"/, (m) => ({ kind: 'select', value: m[1], name: m[2] }));
+  scan(/\bwait for "([^"]+)"/, (m) => ({ kind: 'wait', text: m[1] }));
   scan(/\banswer with the text after "([^"]+)"/, (m) => ({ kind: 'answer-after', label: m[1] }));
   scan(/\banswer "([^"]+)"/, (m) => ({ kind: 'answer', text: m[1] }));
   scan(/\bnever stop\b/, () => ({ kind: 'forever' }));
@@ -81,6 +83,7 @@ export function decideWithTools(seen: Transcript): Decision {
   if (!next) return { answer: 'Done.' };
   if (next.kind === 'open') return { call: { name: 'browser_navigate', args: { url: next.url } }, say: `Opening ${next.url}.` };
   if (next.kind === 'answer') return { answer: next.text };
+  if (next.kind === 'wait') return { call: { name: 'browser_act', args: { kind: 'wait', text: next.text } } };
   if (!seen.lastSnapshot || seen.snapshotIsStale) return { call: { name: 'browser_snapshot', args: {} } };
   const snapshot = seen.lastSnapshot;
   switch (next.kind) {

@@ -30,3 +30,9 @@ export function parseArgs(raw: unknown): Record<string, unknown> {
     return {};
   }
 }
+
+/** The index of the last element that matches (0 when none does: the conversation's start). */
+export function lastIndexWhere<T>(list: T[], matches: (item: T) => boolean): number {
+  for (let index = list.length - 1; index >= 0; index--) if (matches(list[index])) return index;
+  return 0;
+}
