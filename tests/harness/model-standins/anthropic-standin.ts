@@ -72,7 +72,7 @@ function answer(request: RecordedRequest, response: ServerResponse): void {
   }
   const { goal, exchanges, firstPicture } = exchangesOf(body.messages);
   const seen = transcriptOf(goal, exchanges, firstPicture);
-  const content = contentOf(computer ? decideWithScreen(seen) : decideWithTools(seen));
+  const content = contentOf(computer ? decideWithScreen(seen) : decideWithTools(seen, (body.tools ?? []).map((tool) => tool.name)));
   const stopReason = content.some((block) => block.type === 'tool_use') ? 'tool_use' : 'end_turn';
   const id = `msg_${String(++serial).padStart(8, '0')}`;
   const usage = { input_tokens: tokensOf([body.messages, body.tools]), output_tokens: tokensOf(content), cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };

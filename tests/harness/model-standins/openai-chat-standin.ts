@@ -62,9 +62,9 @@ let serial = 0;
 
 function answer(request: RecordedRequest, response: ServerResponse): void {
   if (request.path !== '/v1/chat/completions') return sendJson(response, 404, { error: { message: `Unknown path ${request.path}`, type: 'invalid_request_error' } });
-  const body = request.body as { model: string; messages: ChatMessage[]; stream?: boolean; stream_options?: { include_usage?: boolean } };
+  const body = request.body as { model: string; messages: ChatMessage[]; tools?: Array<{ function: { name: string } }>; stream?: boolean; stream_options?: { include_usage?: boolean } };
   const { goal, exchanges } = exchangesOf(body.messages);
-  const decision = decideWithTools(transcriptOf(goal, exchanges));
+  const decision = decideWithTools(transcriptOf(goal, exchanges), (body.tools ?? []).map((tool) => tool.function.name));
   const id = `chatcmpl-${++serial}`;
   const created = Math.floor(Date.now() / 1000);
   const toolCalls = 'call' in decision ? [{ id: `call_${serial}`, type: 'function' as const, function: { name: decision.call.name, arguments: JSON.stringify(decision.call.args) } }] : undefined;

@@ -90,7 +90,7 @@ export function startOpenAiResponsesStandIn(options: { key?: string } = {}): Pro
     const computer = body.tools?.find((tool) => tool.type === 'computer_use_preview' || tool.type === 'computer');
     const { goal, exchanges, firstPicture } = exchangesOf(conversation);
     const seen = transcriptOf(goal, exchanges, firstPicture);
-    const output = outputOf(computer ? decideWithScreen(seen) : decideWithTools(seen), computer?.type === 'computer');
+    const output = outputOf(computer ? decideWithScreen(seen) : decideWithTools(seen, (body.tools ?? []).map((tool) => String(tool.name))), computer?.type === 'computer');
     const id = next('resp');
     kept.set(id, [...conversation, ...output]);
     const usage = { input_tokens: tokensOf([body.instructions, conversation]), input_tokens_details: { cached_tokens: 0 }, output_tokens: tokensOf(output), output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 0 };

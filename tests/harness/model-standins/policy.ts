@@ -72,12 +72,32 @@ function refOf(snapshot: string, name: string, roles: string[]): string | undefi
 const TEXT_ROLES = ['textbox', 'searchbox', 'combobox', 'spinbutton'];
 const CLICK_ROLES = ['button', 'link', 'checkbox', 'radio', 'tab', 'menuitem', 'option', 'switch'];
 
+/**
+ * The same decision in the words of the tools the model was given: clawd's
+ * (`browser_act`), or Playwright MCP's (`browser_click`, `browser_type`,
+ * `browser_select_option`, each with the element's description and its
+ * ref as `target`, as its 0.0.8x schemas name them).
+ */
+export function inToolsOf(decision: Decision, tools: string[]): Decision {
+  if (!('call' in decision) || decision.call.name !== 'browser_act' || tools.includes('browser_act')) return decision;
+  const { kind, ref, text, values } = decision.call.args as { kind: string; ref: string; text?: string; values?: string[] };
+  const element = `the element ${ref}`;
+  if (kind === 'click') return { call: { name: 'browser_click', args: { element, target: ref } } };
+  if (kind === 'type') return { call: { name: 'browser_type', args: { element, target: ref, text } } };
+  if (kind === 'select') return { call: { name: 'browser_select_option', args: { element, target: ref, values } } };
+  return { call: { name: 'browser_wait_for', args: { text } } };
+}
+
 /** The tools runtime: the next page-tool call, or the answer. */
-export function decideWithTools(seen: Transcript): Decision {
+export function decideWithTools(seen: Transcript, tools: string[] = ['browser_act']): Decision {
+  return inToolsOf(decideInClawdTools(seen), tools);
+}
+
+function decideInClawdTools(seen: Transcript): Decision {
   const steps = directives(seen.goal);
   const acted = seen.calls.filter((call) => call.name !== 'browser_snapshot');
-  // An act that failed: a model says so rather than pretending.
-  if (seen.lastResult?.startsWith('Error:')) return { answer: `I could not do it: ${seen.lastResult.replace(/^Error:\s*/, '').split('\n')[0]}` };
+  // An act that failed (clawd's `Error:`, Playwright MCP's `### Error`): a model says so rather than pretending.
+  if (/^(Error:|### Error)/.test(seen.lastResult ?? '')) return { answer: `I could not do it: ${seen.lastResult.replace(/^Error:\s*/, '').split('\n')[0]}` };
   if (steps.some((step) => step.kind === 'forever')) return { call: { name: 'browser_snapshot', args: { interactive: true } } };
   const next = steps[acted.length];
   if (!next) return { answer: 'Done.' };
