@@ -178,6 +178,13 @@ describe('guardrails, and an honest outcome', () => {
     expect(result).toMatchObject({ outcome: 'stopped', stoppedBy: 'steps', steps: 3 });
   });
 
+  it('a run stops at its token budget, counted from the provider\'s own usage', async () => {
+    const result = await client.browse({ goal: `open ${site.url}/form, then never stop`, budget: { tokens: 600 }, close: true });
+    expect(result).toMatchObject({ outcome: 'stopped', stoppedBy: 'budget' });
+    expect(result.usage.totalTokens).toBeGreaterThanOrEqual(600);
+    expect(result.steps).toBeLessThan(30);
+  });
+
   it('a stalled step stops at the step timeout, and the provider sees its request dropped', async () => {
     chat.stall = true;
     try {

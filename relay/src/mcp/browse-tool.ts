@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import type { BrowseResult } from '../api/browse-schemas.js';
-import { BrowseRequestSchema } from '../api/browse-schemas.js';
 import { defineTool, Profile, type ToolResult } from './tools.js';
 
 /**
@@ -10,8 +9,6 @@ import { defineTool, Profile, type ToolResult } from './tools.js';
  * asked), not the steps: they come as progress notifications while it runs.
  * Cancelling the call cancels the run.
  */
-
-const shape = BrowseRequestSchema.shape;
 
 /** The answer, then how the run ended. */
 export function describeBrowse(result: BrowseResult): string {
@@ -50,16 +47,17 @@ export const BROWSE_TOOL = defineTool({
   name: 'browser_browse',
   description: 'Give a goal; a browsing model does it in the browser and answers. Returns only its answer. session continues an earlier run.',
   group: 'browse',
+  // Short on purpose (every word is sent on every turn); the server checks each field against BrowseRequestSchema.
   input: z.object({
-    goal: shape.goal,
-    session: shape.session,
+    goal: z.string().min(1),
+    session: z.string().optional().describe("an earlier run's session, to go on there"),
     profile: Profile,
-    startUrl: shape.startUrl,
-    runtime: shape.runtime,
-    provider: shape.provider,
-    maxSteps: shape.maxSteps,
-    screenshot: shape.screenshot,
-    close: shape.close,
+    startUrl: z.string().optional(),
+    runtime: z.enum(['tools', 'computer']).optional(),
+    provider: z.string().optional(),
+    maxSteps: z.number().int().optional(),
+    screenshot: z.boolean().optional(),
+    close: z.boolean().optional().describe('end the session after'),
   }),
   readOnly: false,
   run: async (api, { profile, ...request }, _session, call): Promise<ToolResult> => {

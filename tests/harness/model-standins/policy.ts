@@ -97,7 +97,8 @@ function decideInClawdTools(seen: Transcript): Decision {
   const steps = directives(seen.goal);
   const acted = seen.calls.filter((call) => call.name !== 'browser_snapshot');
   // An act that failed (clawd's `Error:`, Playwright MCP's `### Error`): a model says so rather than pretending.
-  if (/^(Error:|### Error)/.test(seen.lastResult ?? '')) return { answer: `I could not do it: ${seen.lastResult.replace(/^Error:\s*/, '').split('\n')[0]}` };
+  const failure = /^(?:Error:|### Error\n)\s*(.*)/.exec(seen.lastResult ?? '');
+  if (failure) return { answer: `I could not do it: ${failure[1]}` };
   if (steps.some((step) => step.kind === 'forever')) return { call: { name: 'browser_snapshot', args: { interactive: true } } };
   const next = steps[acted.length];
   if (!next) return { answer: 'Done.' };
