@@ -1,7 +1,7 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { ProviderConfig } from '../../config/browse-config.js';
-import { type AskResult, type Conversation, type ConversationSetup, type ModelProvider, parseInput, type Picture, type Turn } from './provider.js';
+import { type AskResult, type Conversation, type ConversationSetup, parseInput, type Picture, type Turn } from './provider.js';
 
 /**
  * Any OpenAI-compatible Chat Completions endpoint with tool calling (OpenAI,
@@ -13,55 +13,36 @@ import { type AskResult, type Conversation, type ConversationSetup, type ModelPr
  * screenshot) follows as a user message with an image part, the way
  * vision models on this API read them.
  */
-export class OpenAiChatProvider implements ModelProvider {
-  readonly api = 'openai-chat' as const;
-  readonly hasComputerTool = false;
-  private readonly client: OpenAI;
-
-  constructor(
-    readonly name: string,
-    private readonly config: ProviderConfig,
-    apiKey: string,
-  ) {
-    this.client = new OpenAI({ apiKey, baseURL: config.baseUrl, maxRetries: 1 });
-  }
-
-  get model(): string {
-    return this.config.model;
-  }
-
-  conversation(setup: ConversationSetup): Conversation {
-    const messages: ChatCompletionMessageParam[] = [{ role: 'system', content: setup.system }];
-    const tools: ChatCompletionTool[] = setup.tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } }));
-    const { client, config } = this;
-    const picture = (image: Picture) => ({ type: 'image_url' as const, image_url: { url: `data:${image.mimeType};base64,${image.data}` } });
-    return {
-      say(text, image) {
-        messages.push({ role: 'user', content: image ? [{ type: 'text', text }, picture(image)] : text });
-      },
-      async next(signal): Promise<Turn> {
-        const body = { model: config.model, messages, max_tokens: config.maxTokens, ...(tools.length ? { tools } : {}) };
-        let completion: ChatCompletion;
-        if (config.stream) {
-          const stream = client.chat.completions.stream({ ...body, stream: true, stream_options: { include_usage: true } }, { signal });
-          completion = await stream.finalChatCompletion();
-        } else {
-          completion = await client.chat.completions.create(body, { signal });
-        }
-        const message = completion.choices[0]?.message;
-        const calls = (message?.tool_calls ?? []).filter((call) => call.type === 'function');
-        messages.push({ role: 'assistant', content: message?.content ?? '', ...(calls.length ? { tool_calls: calls } : {}) });
-        return {
-          text: message?.content ?? '',
-          asks: calls.map((call) => ({ kind: 'function', id: call.id, name: call.function.name, input: parseInput(call.function.arguments) })),
-          usage: { inputTokens: completion.usage?.prompt_tokens ?? 0, outputTokens: completion.usage?.completion_tokens ?? 0 },
-        };
-      },
-      answer(results: AskResult[]) {
-        for (const result of results) messages.push({ role: 'tool', tool_call_id: result.id, content: result.picture ? `${result.text}\n(the picture follows)` : result.text });
-        const pictures = results.filter((result) => result.picture);
-        if (pictures.length) messages.push({ role: 'user', content: [{ type: 'text', text: 'The picture the tool answered with:' }, ...pictures.map((result) => picture(result.picture!))] });
-      },
-    };
-  }
+export function chatConversation(client: OpenAI, config: ProviderConfig, setup: ConversationSetup): Conversation {
+  const messages: ChatCompletionMessageParam[] = [{ role: 'system', content: setup.system }];
+  const tools: ChatCompletionTool[] = setup.tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } }));
+  const picture = (image: Picture) => ({ type: 'image_url' as const, image_url: { url: `data:${image.mimeType};base64,${image.data}` } });
+  return {
+    say(text, image) {
+      messages.push({ role: 'user', content: image ? [{ type: 'text', text }, picture(image)] : text });
+    },
+    async next(signal): Promise<Turn> {
+      const body = { model: config.model, messages, max_tokens: config.maxTokens, ...(tools.length ? { tools } : {}) };
+      let completion: ChatCompletion;
+      if (config.stream) {
+        const stream = client.chat.completions.stream({ ...body, stream: true, stream_options: { include_usage: true } }, { signal });
+        completion = await stream.finalChatCompletion();
+      } else {
+        completion = await client.chat.completions.create(body, { signal });
+      }
+      const message = completion.choices[0]?.message;
+      const calls = (message?.tool_calls ?? []).filter((call) => call.type === 'function');
+      messages.push({ role: 'assistant', content: message?.content ?? '', ...(calls.length ? { tool_calls: calls } : {}) });
+      return {
+        text: message?.content ?? '',
+        asks: calls.map((call) => ({ kind: 'function', id: call.id, name: call.function.name, input: parseInput(call.function.arguments) })),
+        usage: { inputTokens: completion.usage?.prompt_tokens ?? 0, outputTokens: completion.usage?.completion_tokens ?? 0 },
+      };
+    },
+    answer(results: AskResult[]) {
+      for (const result of results) messages.push({ role: 'tool', tool_call_id: result.id, content: result.picture ? `${result.text}\n(the picture follows)` : result.text });
+      const pictures = results.filter((result) => result.picture);
+      if (pictures.length) messages.push({ role: 'user', content: [{ type: 'text', text: 'The picture the tool answered with:' }, ...pictures.map((result) => picture(result.picture!))] });
+    },
+  };
 }
