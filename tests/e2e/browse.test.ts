@@ -293,6 +293,23 @@ describe('continuation and close', () => {
 });
 
 describe('every way in, and the record', () => {
+  it("runs spend the operator's model budget: a task session's key cannot start one, over HTTP or MCP", async () => {
+    const session = await client.openSession({ credential_mode: 'clean' });
+    try {
+      const asSession = new BrowserClient({ baseUrl: `http://127.0.0.1:${server.control.port}`, token: session.key! });
+      const refused = await rejection(asSession.browse({ goal: 'answer "x"' }));
+      expect(refused.message).toMatch(/A task session's key reaches its own session's browser routes and \/mcp only/);
+      const mcp = new Client({ name: 'test', version: '1' });
+      await mcp.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${server.control.port}/mcp?caps=browse`), { requestInit: { headers: { authorization: `Bearer ${session.key}` } } }));
+      const answer = (await mcp.callTool({ name: 'browser_browse', arguments: { goal: 'answer "x"' } })) as { content: Array<{ text?: string }>; isError?: boolean };
+      expect(answer.isError).toBe(true);
+      expect(answer.content[0].text).toMatch(/they are the main token's, not a task session key's/);
+      await mcp.close();
+    } finally {
+      await client.closeSession(session.id);
+    }
+  });
+
   it('the action log has each run and each step, with provider, model, steps and tokens, and nothing of the goal or the keys', async () => {
     const { actions } = await client.actions({ limit: 1000 });
     const calls = actions.filter((action) => action.kind === 'browse_call');
