@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BrowseEvent, BrowseResult } from '../../relay/src/api/browse-schemas.js';
+import { type BrowseEvent, type BrowseResult, BrowseResultSchema, BrowseRunSchema, BrowseStartSchema, BrowseStepSchema } from '../../relay/src/api/browse-schemas.js';
 import { type ClawdServer, startServer } from '../../relay/src/cli/serve.js';
 import { BrowserClient, NotFoundError, TooManyError } from '../../relay/src/client/browser-client.js';
 import { EventStreamReader } from '../../relay/src/client/browse-client.js';
@@ -119,6 +119,10 @@ describe('the tools runtime: the page tools MCP serves, through each provider', 
     expect(events[0].name).toBe('start');
     expect(events.at(-1)!.name).toBe('end');
     const result = events.at(-1)!.data as BrowseResult;
+    // Each event has its documented shape (the OpenAPI document's BrowseResult among them).
+    expect(() => BrowseStartSchema.parse(events[0].data)).not.toThrow();
+    for (const event of events.filter((candidate) => candidate.name === 'step')) expect(() => BrowseStepSchema.parse(event.data)).not.toThrow();
+    expect(() => BrowseResultSchema.parse(result)).not.toThrow();
     // The page's own state: the site got the name from the form.
     expect(state.form).toEqual({ name: 'Ada' });
     expect(result).toMatchObject({ outcome: 'done', answer: 'Thanks, Ada', provider: 'chat', model: 'stand-in-chat', runtime: 'tools', lastStepFailed: false, sessionClosed: true });
@@ -206,7 +210,7 @@ describe('guardrails, and an honest outcome', () => {
       await expect.poll(() => runId).not.toBe('');
       await chat.arrived(chat.requests.length);
       expect((await client.browseRuns()).runs.map((entry) => entry.run)).toContain(runId);
-      await client.cancelBrowse(runId);
+      expect(BrowseRunSchema.parse(await client.cancelBrowse(runId))).toMatchObject({ run: runId, cancelling: true });
       expect(await running).toMatchObject({ outcome: 'stopped', stoppedBy: 'cancel' });
       await expect.poll(() => chat.dropped.length).toBe(dropped + 1);
       expect((await client.browseRuns()).runs).toEqual([]);
