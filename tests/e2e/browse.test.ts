@@ -205,10 +205,12 @@ describe('guardrails, and an honest outcome', () => {
     chat.stall = true;
     try {
       const dropped = chat.dropped.length;
+      const asked = chat.requests.length;
       let runId = '';
       const running = client.browse({ goal: 'answer "never"', close: true }, { onEvent: (event) => void (event.kind === 'start' && (runId = event.data.run)) });
       await expect.poll(() => runId).not.toBe('');
-      await chat.arrived(chat.requests.length);
+      // The model request is in flight, held by the stand-in.
+      await chat.arrived(asked + 1);
       expect((await client.browseRuns()).runs.map((entry) => entry.run)).toContain(runId);
       expect(BrowseRunSchema.parse(await client.cancelBrowse(runId))).toMatchObject({ run: runId, cancelling: true });
       expect(await running).toMatchObject({ outcome: 'stopped', stoppedBy: 'cancel' });

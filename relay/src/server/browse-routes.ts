@@ -1,6 +1,9 @@
 import type { BrowseEvent } from '../api/browse-schemas.js';
-import type { BrowseRuns } from '../browse/browse-runs.js';
+import { BrowseRuns } from '../browse/browse-runs.js';
+import type { ActionLog } from '../runtime/action-log.js';
 import { CallerGoneError } from '../runtime/operation.js';
+import type { ControlService } from '../service/control-service.js';
+import type { CredentialService } from '../service/credential-service.js';
 import { asHttpFailure } from './http-errors.js';
 import type { RouteBinder } from './route-binder.js';
 
@@ -15,7 +18,33 @@ import type { RouteBinder } from './route-binder.js';
 
 const KEEPALIVE_MS = 15_000;
 
-export function bindBrowseRoutes(routes: RouteBinder, runs: BrowseRuns): void {
+/** What the runs need of this server: its service (the in-process browser API), its sessions, its log. */
+export interface BrowseParts {
+  service: ControlService;
+  credentials: CredentialService;
+  /** Whether this server holds task session `id`. */
+  has: (id: string) => boolean;
+  actionLog: ActionLog;
+  exportDir: string;
+}
+
+export function bindBrowseRoutes(routes: RouteBinder, parts: BrowseParts): void {
+  const { service, credentials } = parts;
+  const runs = new BrowseRuns({
+    config: () => service.manager.registry.config().browse,
+    api: (profile, signal) => service.api(profile, signal),
+    openSession: async (request, signal) => {
+      const opened = await credentials.openSession(request, signal);
+      return { id: opened.id, profile: opened.profile };
+    },
+    hasSession: parts.has,
+    closeSession: async (id) => void (await credentials.closeSession(id)),
+    log: parts.actionLog,
+    exportDir: parts.exportDir,
+  });
+  // The service answers BrowserApi.browse (MCP's browser_browse in process) through the same runs.
+  service.browseWith((request, scope, how) => runs.run(request, scope, how));
+
   routes.media('POST /browse', async ({ query, body, request, signal }, response) => {
     const scope = { profile: query.profile };
     if (request.accepts(['application/json', 'text/event-stream']) !== 'text/event-stream') {

@@ -29,7 +29,6 @@ import { SESSION_PROFILE_PREFIX } from '../api/limits.js';
 import { ControlService } from '../service/control-service.js';
 import { RouteBinder } from './route-binder.js';
 import { type Credentials, CredentialService } from '../service/credential-service.js';
-import { BrowseRuns } from '../browse/browse-runs.js';
 import { bindBrowseRoutes } from './browse-routes.js';
 
 /**
@@ -275,20 +274,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
   });
   bindHandoffRoutes(routes, service, handoffAccess);
   // ---- the browse runtime: a goal in, an answer out, against a configured model (browse/)
-  const browseRuns = new BrowseRuns({
-    config: () => manager.registry.config().browse,
-    api: (profile, signal) => service.api(profile, signal),
-    openSession: async (request, signal) => {
-      const opened = await credentials.openSession(request, signal);
-      return { id: opened.id, profile: opened.profile };
-    },
-    hasSession: (id) => sessions.has(id),
-    closeSession: async (id) => void (await credentials.closeSession(id)),
-    log: options.actionLog,
-    exportDir: options.exportDir,
-  });
-  service.browseWith((request, scope, how) => browseRuns.run(request, scope, how));
-  bindBrowseRoutes(routes, browseRuns);
+  bindBrowseRoutes(routes, { service, credentials, has: (id) => sessions.has(id), actionLog: options.actionLog, exportDir: options.exportDir });
   /** A one-time link into the dashboard, for `clawd-browser dashboard` (a token holder). */
   routes.json('POST /dashboard/link', ({ request }) => {
     const host = request.headers.host ?? `127.0.0.1:${port}`;
