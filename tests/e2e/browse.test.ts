@@ -8,7 +8,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BrowseEvent, type BrowseResult, BrowseResultSchema, BrowseRunSchema, BrowseStartSchema, BrowseStepSchema } from '../../relay/src/api/browse-schemas.js';
 import { type ClawdServer, startServer } from '../../relay/src/cli/serve.js';
-import { BrowserClient, NotFoundError, TooManyError } from '../../relay/src/client/browser-client.js';
+import { BrowserClient, ConflictError, NotFoundError, TooManyError } from '../../relay/src/client/browser-client.js';
 import { EventStreamReader } from '../../relay/src/client/browse-client.js';
 import { createLogger } from '../../relay/src/log.js';
 import { startAnthropicStandIn } from '../harness/model-standins/anthropic-standin.js';
@@ -295,6 +295,23 @@ describe('continuation and close', () => {
     expect(JSON.stringify(chat.requests.at(-1)!.body)).toContain('type \\"Grace\\" into');
 
     await expect(client.browse({ goal: 'answer "x"', session: first.session })).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it('one run at a time in a session: a second is a 409 while the first goes on', async () => {
+    const opened = await client.openSession({ credential_mode: 'clean' });
+    chat.stall = true;
+    const caller = new AbortController();
+    try {
+      const asked = chat.requests.length;
+      const first = client.browse({ goal: 'answer "slow"', session: opened.id }, { signal: caller.signal }).catch((error: unknown) => error);
+      await chat.arrived(asked + 1);
+      await expect(client.browse({ goal: 'answer "x"', session: opened.id })).rejects.toBeInstanceOf(ConflictError);
+      caller.abort(new Error('done'));
+      await first;
+    } finally {
+      chat.stall = false;
+      await client.closeSession(opened.id);
+    }
   });
 });
 

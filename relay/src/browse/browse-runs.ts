@@ -5,7 +5,8 @@ import { type BrowseEvent, type BrowseOptions, type BrowseRequest, BrowseRequest
 import { SESSION_PROFILE_PREFIX } from '../api/limits.js';
 import type { schemas } from '../api/schemas.js';
 import { type BrowseConfig, providerNamed } from '../config/browse-config.js';
-import { BadRequestError, ForbiddenError, NotFoundError, TooManyError } from '../errors.js';
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, TooManyError } from '../errors.js';
+import { describeIssues } from '../validation.js';
 import type { ActionLog } from '../runtime/action-log.js';
 import { runLoop } from './browse-loop.js';
 import { logRun, logStep } from './browse-log.js';
@@ -45,6 +46,7 @@ export interface RunScope {
 interface Running {
   goal: string;
   profile: string;
+  session?: string;
   provider: string;
   step: number;
   startedAt: string;
@@ -80,7 +82,7 @@ export class BrowseRuns {
   /** One run, to its end: a failure before its start (a bad provider, a cap, an unknown session) throws; after it, the result says. */
   async run(input: BrowseRequest, scope: RunScope, options: BrowseOptions = {}): Promise<BrowseResult> {
     const parsed = BrowseRequestSchema.safeParse(input);
-    if (!parsed.success) throw new BadRequestError(`Invalid body: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || '(top level)'}: ${issue.message}`).join('; ')}`);
+    if (!parsed.success) throw new BadRequestError(`Invalid body: ${describeIssues(parsed.error, 'body')}`);
     const request = parsed.data;
     if (scope.locked) throw new ForbiddenError("Browse runs spend the operator's model budget: they are the main token's, not a task session key's");
     const config = this.host.config();
@@ -104,6 +106,7 @@ export class BrowseRuns {
     try {
       const { profile, session, opened } = await this.target(request, scope, controller.signal);
       entry.profile = profile;
+      entry.session = session;
       const api = (signal: AbortSignal) => this.host.api(profile, signal);
       // A session opened for a run that could not start goes at once: nobody was told its id.
       const targetId = await prepareTab(api(controller.signal), request.startUrl).catch(async (error: unknown) => {
@@ -132,8 +135,8 @@ export class BrowseRuns {
         },
       });
 
-      // A provider's failure may leave its transcript half-written: a later run starts a fresh one.
-      if (session) this.keep(session, ended.stoppedBy === 'error' ? undefined : { provider: chosen.name, runtime, conversation });
+      // A failure (the provider's, a safety check, a step cut short) may leave the transcript half-written: a later run starts a fresh one.
+      if (session) this.keep(session, ended.error ? undefined : { provider: chosen.name, runtime, conversation });
       const after = new AbortController();
       const tab = await api(after.signal).tabs().then((tabs) => tabs.find((candidate) => candidate.targetId === targetId), () => undefined);
       const screenshot = request.screenshot ? await finalScreenshot(api(after.signal), targetId) : undefined;
@@ -169,12 +172,15 @@ export class BrowseRuns {
   /** The run's browser: the session it names, the profile asked for, or a new clean task session. */
   private async target(request: z.output<typeof BrowseRequestSchema>, scope: RunScope, signal: AbortSignal): Promise<{ profile: string; session?: string; opened?: string }> {
     this.forgetEnded();
+    const profile = request.profile ?? scope.profile;
+    const named = request.session ?? (profile?.startsWith(SESSION_PROFILE_PREFIX) ? profile.slice(SESSION_PROFILE_PREFIX.length) : undefined);
+    // Two runs in one session would write one conversation at once.
+    if (named && [...this.running.values()].some((other) => other.session === named)) throw new ConflictError(`Task session ${named} has a browse run going: one run at a time goes on in a session (wait for it, or cancel it)`);
     if (request.session) {
       if (!this.host.hasSession(request.session)) throw new NotFoundError(`No task session ${request.session}: it has ended (a run without session opens a new one)`);
       return { profile: `${SESSION_PROFILE_PREFIX}${request.session}`, session: request.session };
     }
-    const profile = request.profile ?? scope.profile;
-    if (profile) return { profile, ...(profile.startsWith(SESSION_PROFILE_PREFIX) ? { session: profile.slice(SESSION_PROFILE_PREFIX.length) } : {}) };
+    if (profile) return { profile, ...(named ? { session: named } : {}) };
     const opened = await this.host.openSession(request.open ?? { credential_mode: 'clean' }, signal);
     return { profile: opened.profile, session: opened.id, opened: opened.id };
   }
