@@ -33,6 +33,7 @@ describe('config.json', () => {
       sessionQueue: { max: 16, waitSeconds: 30 },
       pressure: { cpu: 0.9, memory: 0.95 },
       recordings: { traceMaxMinutes: 10, maxMiB: 512 },
+      browse: { providers: {}, maxSteps: 30, maxStepsLimit: 100, stepTimeoutMs: 120_000, budgetTokens: 0, maxRuns: 2 },
       defaultProfile: 'clawd',
       profiles: {},
     });

@@ -18,6 +18,7 @@ import type { ActionRequest, RequestOf } from './schemas.js';
 import type { ToolboxApi } from './toolbox-api.js';
 import type { VisionApi } from './vision-api.js';
 import type { HandoffAnswer } from './session-responses.js';
+import type { BrowseOptions, BrowseRequest, BrowseResult } from './browse-schemas.js';
 
 /** `GET /snapshot`'s query: the tab, the format, and the shaping options (SnapshotShaping). */
 export type SnapshotRequest = Omit<RequestOf<'snapshotQuery'>, 'profile'>;
@@ -94,4 +95,10 @@ export interface BrowserApi {
    * link. Aborting `signal` (or the caller) cancels it.
    */
   handoff(request: Omit<RequestOf<'handoff'>, 'profile'>, options?: HandoffWaitOptions): Promise<HandoffAnswer>;
+  /**
+   * Runs the agent loop for a goal against a configured model (spec §24)
+   * on this profile (or the request's session, or a fresh task session) and
+   * answers with the model's final answer; `onEvent` hears each step.
+   */
+  browse(request: BrowseRequest, options?: BrowseOptions): Promise<BrowseResult>;
 }

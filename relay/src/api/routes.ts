@@ -3,6 +3,7 @@ import { ActionSchema, schemas } from './schemas.js';
 import { TOOLBOX_ROUTES } from './toolbox-routes.js';
 import { VISION_ROUTES } from './vision-routes.js';
 import { REPLAY_ROUTES } from './replay-routes.js';
+import { BROWSE_ROUTES } from './browse-schemas.js';
 import { PressureSchema } from './fleet-schemas.js';
 import {
   ActionResultSchema,
@@ -225,6 +226,8 @@ export const ROUTES = {
   // ---- labelled screenshots and computer use (vision-routes.ts)
   ...VISION_ROUTES,
   ...REPLAY_ROUTES,
+  // ---- the browse runtime: a goal in, an answer out (browse-schemas.ts)
+  ...BROWSE_ROUTES,
   // ---- emulation, network routes, init scripts, storage (toolbox-routes.ts)
   ...TOOLBOX_ROUTES,
   // ---- task sessions, grants, the vault

@@ -159,6 +159,22 @@ export const ActionRecordSchema = z.object({
   outcome: OutcomeSchema,
   error: z.string().optional(),
   actor: ActorSchema,
+  /** A browse run's record (`browse_call`, `browse_failed`) or one of its steps (`tool_step`): never the goal, the answer or what was typed. */
+  browse: z
+    .object({
+      run: z.string(),
+      provider: z.string().optional(),
+      model: z.string().optional(),
+      runtime: z.enum(['tools', 'computer']).optional(),
+      step: z.number().int().optional().describe('tool_step: which step'),
+      tools: z.array(z.string()).optional().describe('tool_step: the tools the model called'),
+      steps: z.number().int().optional(),
+      inputTokens: z.number().int().optional(),
+      outputTokens: z.number().int().optional(),
+      screenshots: z.number().int().optional(),
+      stoppedBy: z.string().optional(),
+    })
+    .optional(),
 });
 export type ActionRecord = z.infer<typeof ActionRecordSchema>;
 

@@ -14,6 +14,7 @@ import { BROWSERS, type BrowserName, installNativeHost, type InstallOptions, uni
 import { addBrowserCommands } from './browser-commands.js';
 import { addSessionCommands } from './session-commands.js';
 import { addVideoCommands } from './video-commands.js';
+import { addBrowseCommands } from './browse-commands.js';
 import { addToolboxCommands } from './toolbox-commands.js';
 import { describeChecks, runDoctor } from './doctor.js';
 import { runMcpStdio } from './mcp.js';
@@ -108,6 +109,7 @@ addBrowserCommands(program, client, print);
 addSessionCommands(program, client, print);
 addToolboxCommands(program, client, print);
 addVideoCommands(program, client, print);
+addBrowseCommands(program, client, print);
 
 // ---- the native messaging host (spec §8) ------------------------------------
 

@@ -4,6 +4,8 @@ import { toolboxClient } from './toolbox-client.js';
 import type { VisionApi } from '../api/vision-api.js';
 import { visionClient } from './vision-client.js';
 import { type VideoClient, videoClient } from './video-client.js';
+import { browseOver } from './browse-client.js';
+import type { BrowseOptions, BrowseRequest, BrowseResult } from '../api/browse-schemas.js';
 import { controlUrlFor } from '../config/server-record.js';
 import { clawdHome, readToken } from '../config/state-dir.js';
 import { BadRequestError, type ClawdError, errorFromBody, TimeoutError, UnavailableError } from '../errors.js';
@@ -29,6 +31,7 @@ export type * from '../api/responses.js';
 export type * from '../api/session-responses.js';
 export type { ActionOptions, ActionRequest, RequestOf } from '../api/schemas.js';
 export type * from '../api/browser-api.js';
+export type { BrowseEvent, BrowseOptions, BrowseRequest, BrowseResult, BrowseStart, BrowseStep } from '../api/browse-schemas.js';
 
 export interface BrowserClientOptions {
   /** e.g. http://127.0.0.1:18791 */
@@ -342,6 +345,21 @@ export class BrowserClient implements BrowserApi {
       if (options.signal?.aborted || this.options.signal?.aborted) await new BrowserClient({ ...this.options, signal: undefined }).cancelHandoff(handoff.id).catch(() => {});
       throw error;
     }
+  }
+
+  // ---- the browse runtime (spec §24)
+
+  /** Runs the agent loop for a goal against a configured model (`POST /browse`); `onEvent` hears each step. */
+  browse(request: BrowseRequest, options: BrowseOptions = {}): Promise<BrowseResult> {
+    return browseOver(this.options, request, options);
+  }
+  /** Runs in progress. */
+  browseRuns(): Promise<{ runs: Array<{ run: string; goal: string; profile: string; provider: string; step: number; startedAt: string; cancelling: boolean }> }> {
+    return this.call('GET', '/browse');
+  }
+  /** Cancels a run by its id (the start event's `run`). */
+  cancelBrowse(run: string) {
+    return this.call<{ run: string; cancelling: boolean }>('DELETE', `/browse/${encodeURIComponent(run)}`);
   }
 
   /** One request; query values are sent as text (a number as its digits, a flag as true/false), undefined ones left out. */

@@ -5,6 +5,7 @@ import { ACCENT_COLOR, DEFAULT_CONTROL_PORT, DEFAULT_HOST, relayPortFor } from '
 import { describeIssues } from '../validation.js';
 import { UrlPolicySchema } from '../runtime/url-policy.js';
 import { ensureHome } from './state-dir.js';
+import { BrowseConfigSchema } from './browse-config.js';
 
 /**
  * `$CLAWD_HOME/config.json` (spec §4). Reading never writes: a missing file
@@ -183,6 +184,8 @@ export const ConfigSchema = z.strictObject({
     .prefault({}),
   /** Which URLs tabs may be sent to, on every profile (runtime/url-policy.ts); none by default. */
   urlPolicy: UrlPolicySchema.optional(),
+  /** The browse runtime (browse/): model providers by name, and each run's guardrails (browse-config.ts). */
+  browse: BrowseConfigSchema.prefault({}),
   defaultProfile: z.string().default('clawd'),
   profiles: z.record(z.string(), ProfileConfig).default({}),
 });

@@ -6,14 +6,16 @@ import { PACKAGE_VERSION } from '../config/package-root.js';
 import { ClawdError, nextStepIn } from '../errors.js';
 import { describeIssues } from '../validation.js';
 import { type CapabilityGroup } from './capabilities.js';
-import { type McpSessionState, type Tool, TOOLS } from './tools.js';
+import { type McpSessionState, type Tool, type ToolCall, type ToolResult, TOOLS } from './tools.js';
 import { PAGE_TOOLS } from './page-tools.js';
 import { TOOLBOX_TOOLS } from './toolbox-tools.js';
 import { VISION_TOOLS } from './vision-tools.js';
 import { HANDOFF_TOOL } from './handoff-tool.js';
+import { BROWSE_TOOL } from './browse-tool.js';
 
 /** Every tool: the default list, then the groups'. */
-const ALL_TOOLS: Tool[] = [...TOOLS, ...PAGE_TOOLS, ...VISION_TOOLS, ...TOOLBOX_TOOLS, HANDOFF_TOOL];
+const ALL_TOOLS: Tool[] = [...TOOLS, ...PAGE_TOOLS, ...VISION_TOOLS, ...TOOLBOX_TOOLS, HANDOFF_TOOL, BROWSE_TOOL];
+const BY_NAME = new Map(ALL_TOOLS.map((tool) => [tool.name, tool]));
 
 /**
  * One MCP server (stdio, or one HTTP session) over the control API. Tools
@@ -43,23 +45,16 @@ export function createMcpServer(api: BrowserApi | (() => BrowserApi), options: M
   const server = new Server({ name: 'clawd-browser', version: PACKAGE_VERSION }, { capabilities: { tools: {} } });
   const session: McpSessionState = { lastUrl: new Map(), exportDir: options.exportDir };
   const caps = options.caps ?? [];
-  const byName = new Map(ALL_TOOLS.map((tool) => [tool.name, tool]));
   const listed = listTools(caps);
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const tool = byName.get(request.params.name);
-    if (!tool) return failure(`Unknown tool ${request.params.name}: see the tool list`);
-    if (tool.group && !caps.includes(tool.group)) {
-      return failure(`${tool.name} is in the ${tool.group} group, which is off: turn it on with \`clawd-browser mcp --caps ${tool.group}\` (or /mcp?caps=${tool.group})`);
-    }
-    const args = request.params.arguments ?? {};
-    const checked = tool.input.safeParse(args);
-    if (!checked.success) return failure(`Invalid arguments for ${tool.name}: ${describeIssues(checked.error, 'arguments')}`);
+    const prepared = prepareCall(request.params.name, request.params.arguments ?? {}, caps);
+    if ('failure' in prepared) return { ...prepared.failure };
     try {
       await options.beforeCall?.();
     } catch (error) {
-      return failure((error as Error)?.message ?? String(error));
+      return { ...failure((error as Error)?.message ?? String(error)) };
     }
     const progressToken = request.params._meta?.progressToken;
     let step = 0;
@@ -70,13 +65,41 @@ export function createMcpServer(api: BrowserApi | (() => BrowserApi), options: M
         await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: ++step, message } }).catch(() => {});
       },
     };
-    try {
-      return { ...(await tool.run(typeof api === 'function' ? api() : api, checked.data, session, call)) };
-    } catch (error) {
-      return failure(remedy(error));
-    }
+    return { ...(await runPrepared(prepared, typeof api === 'function' ? api() : api, session, call)) };
   });
   return server;
+}
+
+type Prepared = { tool: Tool; params: unknown } | { failure: ToolResult };
+
+/** A call checked before it runs: the tool exists, its group is on, its arguments fit its input (else the tool error that says so). */
+function prepareCall(name: string, args: unknown, caps: CapabilityGroup[]): Prepared {
+  const tool = BY_NAME.get(name);
+  if (!tool) return { failure: failure(`Unknown tool ${name}: see the tool list`) };
+  if (tool.group && !caps.includes(tool.group)) {
+    return { failure: failure(`${tool.name} is in the ${tool.group} group, which is off: turn it on with \`clawd-browser mcp --caps ${tool.group}\` (or /mcp?caps=${tool.group})`) };
+  }
+  const checked = tool.input.safeParse(args ?? {});
+  if (!checked.success) return { failure: failure(`Invalid arguments for ${tool.name}: ${describeIssues(checked.error, 'arguments')}`) };
+  return { tool, params: checked.data };
+}
+
+async function runPrepared(prepared: { tool: Tool; params: unknown }, api: BrowserApi, session: McpSessionState, call: ToolCall): Promise<ToolResult> {
+  try {
+    return await prepared.tool.run(api, prepared.params, session, call);
+  } catch (error) {
+    return failure(remedy(error));
+  }
+}
+
+/**
+ * One tool call as an MCP client's would run (checked, run, its failure a
+ * tool error naming the remedy), for a caller in process: the browse
+ * runtime's model calls the same tools through here.
+ */
+export function callTool(name: string, args: unknown, api: BrowserApi, session: McpSessionState, call: ToolCall, caps: CapabilityGroup[] = []): Promise<ToolResult> {
+  const prepared = prepareCall(name, args, caps);
+  return 'failure' in prepared ? Promise.resolve(prepared.failure) : runPrepared(prepared, api, session, call);
 }
 
 /** The tools as `tools/list` answers, the default list and the groups turned on: read-only ones say so (MCP's readOnlyHint); the rest go without, the default. */
@@ -89,7 +112,7 @@ export function listTools(caps: CapabilityGroup[] = []) {
   }));
 }
 
-function failure(message: string) {
+function failure(message: string): ToolResult {
   return { content: [{ type: 'text' as const, text: `Error: ${message}` }], isError: true };
 }
 

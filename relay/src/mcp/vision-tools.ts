@@ -25,7 +25,8 @@ export function labelLine(label: ScreenLabel): string {
   return `${label.label} ${label.role}${label.name ? ` ${JSON.stringify(label.name)}` : ''}`;
 }
 
-function outcome(result: ComputerResult): string[] {
+/** What a computer batch did, in a few lines for a reader (the picture goes beside them). */
+export function batchOutcome(result: ComputerResult): string[] {
   const lines = [`${result.performed} done; cursor at ${result.cursor.x},${result.cursor.y}; screen ${result.screenshot?.width ?? result.display.width}×${result.screenshot?.height ?? result.display.height}`];
   if (result.url === undefined) lines.push('The tab closed.');
   else if (result.changes?.navigated) lines.push(`Navigated to ${result.url} (${JSON.stringify(result.title)}).`);
@@ -70,7 +71,7 @@ export const VISION_TOOLS: Tool[] = [
     readOnly: false,
     run: async (api, { profile, targetId, display, actions }) => {
       const result = await withProfile(api, { profile }).vision.computerAnthropic({ targetId, display, actions: actions as never, type: 'jpeg', quality: 80, changes: true });
-      return result.screenshot ? picture(result.screenshot, outcome(result)) : { content: [{ type: 'text', text: outcome(result).join('\n') }] };
+      return result.screenshot ? picture(result.screenshot, batchOutcome(result)) : { content: [{ type: 'text', text: batchOutcome(result).join('\n') }] };
     },
   }),
 ];

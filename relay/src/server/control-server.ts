@@ -30,6 +30,7 @@ import { SESSION_PROFILE_PREFIX } from '../api/limits.js';
 import { ControlService } from '../service/control-service.js';
 import { RouteBinder } from './route-binder.js';
 import { type Credentials, CredentialService } from '../service/credential-service.js';
+import { bindBrowseRoutes } from './browse-routes.js';
 
 /**
  * The control API (spec §6, port 18791): JSON in, JSON out, every route with
@@ -279,6 +280,8 @@ export async function startControlServer(options: ControlServerOptions): Promise
     return service.viewInput(query.profile, body, signal);
   });
   bindHandoffRoutes(routes, service, handoffAccess);
+  // ---- the browse runtime: a goal in, an answer out, against a configured model (browse/)
+  bindBrowseRoutes(routes, { service, credentials, has: (id) => sessions.has(id), actionLog: options.actionLog, exportDir: options.exportDir });
   /** A one-time link into the dashboard, for `clawd-browser dashboard` (a token holder). */
   routes.json('POST /dashboard/link', ({ request }) => {
     const host = request.headers.host ?? `127.0.0.1:${port}`;

@@ -6,7 +6,7 @@ import type { ActionResult, AiSnapshotResponse, ProfileSummary, RecordingAnswer,
 import { ActionSchema, schemas } from '../api/schemas.js';
 import type { ProfileManager } from '../driver/profile-manager.js';
 import type { ProfileDriver } from '../driver/profile-driver.js';
-import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../errors.js';
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, UnavailableError } from '../errors.js';
 import type { ActionLog, Actor } from '../runtime/action-log.js';
 import { abortable, runOperation } from '../runtime/operation.js';
 import type { TaskSessions } from '../sessions/task-sessions.js';
@@ -20,6 +20,10 @@ import { VisionService } from './vision-service.js';
 import { redactedAnswers } from './redacted-answers.js';
 import { HandoffService, type LinkMaker } from './handoff-service.js';
 import type { AuditTrail } from '../vault/audit-log.js';
+import type { BrowseOptions, BrowseRequest, BrowseResult } from '../api/browse-schemas.js';
+
+/** The browse runtime (browse/browse-runs.ts), as the server hands it to the service: a run for a caller's scope. */
+export type BrowseRunner = (request: BrowseRequest, scope: { profile?: string; locked?: boolean }, options: BrowseOptions) => Promise<BrowseResult>;
 
 /**
  * What the control API does, once, for every surface: HTTP routes
@@ -58,6 +62,9 @@ export class ControlService {
   readonly handoffs: HandoffService;
   /** Task sessions' profiles with calls that have asked: aborted, with why, when the session ends. */
   private readonly ending = new Map<string, AbortController>();
+  private browseRunner: BrowseRunner = async () => {
+    throw new UnavailableError('The browse runtime is not running on this server');
+  };
 
   constructor(
     readonly manager: ProfileManager,
@@ -155,6 +162,11 @@ export class ControlService {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     throw error;
+  }
+
+  /** The browse runtime sits above the service (it drives the service's own BrowserApi): the server hands it over here, for `api().browse`. */
+  browseWith(runner: BrowseRunner): void {
+    this.browseRunner = runner;
   }
 
   /** `GET /script`: the profile's recorded steps (one tab's with targetId) as a Playwright test. */
@@ -337,6 +349,7 @@ export class ControlService {
       vision: service.vision.api(profile, signal),
       handoff: (request, wait = {}) =>
         service.handoffs.openAndWait(profile, validated(schemas.handoff, request, 'arguments'), service.handoffLink(), wait.signal ?? signal, wait.onWaiting),
+      browse: (request, how = {}) => service.browseRunner(request, { profile, locked: options.locked ?? false }, { ...how, signal: how.signal ?? signal }),
     }, (answer) => service.manager.secretsOf(profile)?.redactDeep(answer) ?? answer);
   }
 }
