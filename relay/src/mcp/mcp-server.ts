@@ -11,9 +11,10 @@ import { PAGE_TOOLS } from './page-tools.js';
 import { TOOLBOX_TOOLS } from './toolbox-tools.js';
 import { VISION_TOOLS } from './vision-tools.js';
 import { HANDOFF_TOOL } from './handoff-tool.js';
+import { PAGE_TOOL } from './page-tool-call.js';
 
 /** Every tool: the default list, then the groups'. */
-const ALL_TOOLS: Tool[] = [...TOOLS, ...PAGE_TOOLS, ...VISION_TOOLS, ...TOOLBOX_TOOLS, HANDOFF_TOOL];
+const ALL_TOOLS: Tool[] = [...TOOLS, PAGE_TOOL, ...PAGE_TOOLS, ...VISION_TOOLS, ...TOOLBOX_TOOLS, HANDOFF_TOOL];
 
 /**
  * One MCP server (stdio, or one HTTP session) over the control API. Tools
