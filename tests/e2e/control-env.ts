@@ -44,6 +44,8 @@ export function freshHome(config: object): string {
 export interface ControlEnvOptions {
   /** Collects every line the server logs (debug and up), for tests of what logs may hold. */
   logLines?: string[];
+  /** Switches for the user's own Chromium beyond the harness's (a feature the person turned on). */
+  userBrowserArgs?: string[];
 }
 
 export async function startControlEnv(options: ControlEnvOptions = {}): Promise<ControlEnv> {
@@ -58,7 +60,7 @@ export async function startControlEnv(options: ControlEnvOptions = {}): Promise<
   };
   let server = await startServer({ home, logger: logger() });
   const fixtures = await startFixtureServer();
-  const userBrowser = await launchChromium({ extensionDir: EXTENSION_DIR });
+  const userBrowser = await launchChromium({ extensionDir: EXTENSION_DIR, extraArgs: options.userBrowserArgs });
   await extensionReady(userBrowser.cdp);
   await setExtensionStorage(userBrowser.cdp, EXTENSION_ID, 'local', {
     pairing: { relayUrl: `ws://127.0.0.1:${server.relay.port}`, key: server.extensionKey, via: 'manual' },

@@ -94,7 +94,7 @@ describe('clawd-browser mcp (stdio)', () => {
     const { tools } = await client.listTools();
     const names = tools.map((tool) => tool.name);
     expect(names.sort()).toEqual(
-      ['browser_act', 'browser_computer', 'browser_console', 'browser_labelled_screenshot', 'browser_navigate', 'browser_record', 'browser_screenshot', 'browser_snapshot', 'browser_status', 'browser_tabs'],
+      ['browser_act', 'browser_computer', 'browser_console', 'browser_labelled_screenshot', 'browser_navigate', 'browser_page_tool', 'browser_record', 'browser_screenshot', 'browser_snapshot', 'browser_status', 'browser_tabs'],
     );
     const snapshot = tools.find((tool) => tool.name === 'browser_snapshot')!;
     expect(Object.keys(snapshot.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['profile', 'targetId', 'interactive', 'ref', 'selector', 'depth', 'maxChars', 'diff']));

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { secretNames } from '../../relay/src/driver/secret-typing.js';
 import { BrowserSecrets } from '../../relay/src/driver/browser-secrets.js';
-import { redactedAnswers } from '../../relay/src/service/redacted-answers.js';
+import { atTheEdge } from '../../relay/src/service/api-edge.js';
 import { VaultTamperedError } from '../../relay/src/vault/cookie-vault.js';
 import { FileSecretRows, SecretStore } from '../../relay/src/vault/secret-store.js';
 import { tempDirs } from '../harness/temp-dirs.js';
@@ -76,7 +76,7 @@ describe('secrets in actions and answers', () => {
       toolbox: { items: async () => ({ 'hunter2-x': 1 }) },
       other: () => api,
     };
-    const wrapped = redactedAnswers(api, (answer) => secrets.redactDeep(answer));
+    const wrapped = atTheEdge(api, { redact: (answer) => secrets.redactDeep(answer) });
     expect(await wrapped.tabs()).toEqual([{ title: '[secret pw]' }]);
     expect(wrapped.now()).toBe('sync [secret pw]');
     await expect(wrapped.fails()).rejects.toThrow('no [secret pw] here');

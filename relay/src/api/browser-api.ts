@@ -17,6 +17,7 @@ import type {
 import type { ActionRequest, RequestOf } from './schemas.js';
 import type { ToolboxApi } from './toolbox-api.js';
 import type { VisionApi } from './vision-api.js';
+import type { PageToolsApi } from './page-tools-api.js';
 import type { HandoffAnswer } from './session-responses.js';
 import type { BrowseOptions, BrowseRequest, BrowseResult } from './browse-schemas.js';
 
@@ -89,6 +90,8 @@ export interface BrowserApi {
   readonly toolbox: ToolboxApi;
   /** Labelled screenshots and computer use (vision-api.ts). */
   readonly vision: VisionApi;
+  /** The tools the page offers agents, WebMCP (page-tools-api.ts). */
+  readonly pageTools: PageToolsApi;
   /**
    * Asks a person to act in a tab and waits for the answer (or the time
    * out); `onWaiting` hears the hand-off once it waits, with the person's

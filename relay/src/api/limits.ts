@@ -13,3 +13,6 @@ export const MAX_WAIT_MS = 120_000;
 export const ACTION_TIMEOUT_MS = 30_000;
 /** A wait's default timeout (`timeoutMs` may raise it to MAX_WAIT_MS). */
 export const WAIT_DEFAULT_MS = 30_000;
+
+/** The header naming the agent a request is for (runtime/agent-context.ts): its requests without targetId mean its own tabs. */
+export const AGENT_HEADER = 'x-clawd-agent';

@@ -17,6 +17,7 @@ export const TabSchema = z.object({
   url: z.string(),
   title: z.string(),
   type: z.literal('page'),
+  agent: z.string().optional().describe('The agent whose tab it is (it opened it, or used it first); its requests without targetId mean it'),
 });
 export type Tab = z.infer<typeof TabSchema>;
 
@@ -89,6 +90,7 @@ export const AiSnapshotSchema = z.object({
   refCount: z.number().int(),
   truncated: z.boolean(),
   frames: z.number().int().describe('Frames whose content is in the outline, the main frame included'),
+  pageTools: z.number().int().optional().describe('Tools the page offers agents (WebMCP): GET /page-tools lists them'),
   changes: z
     .object({ added: z.number().int(), removed: z.number().int(), changed: z.number().int(), unchanged: z.number().int() })
     .optional()

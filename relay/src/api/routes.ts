@@ -4,6 +4,7 @@ import { TOOLBOX_ROUTES } from './toolbox-routes.js';
 import { VISION_ROUTES } from './vision-routes.js';
 import { REPLAY_ROUTES } from './replay-routes.js';
 import { BROWSE_ROUTES } from './browse-schemas.js';
+import { PAGE_TOOLS_ROUTES } from './page-tools-routes.js';
 import { PressureSchema } from './fleet-schemas.js';
 import {
   ActionResultSchema,
@@ -60,7 +61,7 @@ export interface MediaAnswer {
 export interface RouteSpec {
   summary: string;
   /** The guide's group: the document's tag. */
-  tag: 'Browser' | 'Pages' | 'Actions' | 'Vision' | 'Toolbox' | 'Recording' | 'Live view' | 'Sessions' | 'Vault' | 'Profiles' | 'Agents' | 'Fleet';
+  tag: 'Browser' | 'Pages' | 'Actions' | 'Page tools' | 'Vision' | 'Toolbox' | 'Recording' | 'Live view' | 'Sessions' | 'Vault' | 'Profiles' | 'Agents' | 'Fleet';
   query?: z.ZodType;
   body?: z.ZodType;
   /** Path parameters, each with what it is. */
@@ -225,6 +226,7 @@ export const ROUTES = {
   },
   // ---- labelled screenshots and computer use (vision-routes.ts)
   ...VISION_ROUTES,
+  ...PAGE_TOOLS_ROUTES,
   ...REPLAY_ROUTES,
   // ---- the browse runtime: a goal in, an answer out (browse-schemas.ts)
   ...BROWSE_ROUTES,

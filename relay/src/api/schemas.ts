@@ -5,6 +5,7 @@ import { AUDIT_EVENT_KINDS } from './session-responses.js';
 import { toolboxSchemas } from './toolbox-schemas.js';
 import { visionSchemas } from './vision-schemas.js';
 import { replaySchemas } from './replay-schemas.js';
+import { pageToolsSchemas } from './page-tools-schemas.js';
 
 /** A profile colour, in config.json and in `POST /profiles/create` alike. */
 export const HexColor = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour like #FF4500');
@@ -253,6 +254,7 @@ export const schemas = {
   ...toolboxSchemas,
   // Labelled screenshots and computer use (vision-schemas.ts).
   ...visionSchemas,
+  ...pageToolsSchemas,
   // Films (replay-schemas.ts).
   ...replaySchemas,
 };

@@ -16,6 +16,7 @@ import { addSessionCommands } from './session-commands.js';
 import { addVideoCommands } from './video-commands.js';
 import { addBrowseCommands } from './browse-commands.js';
 import { addToolboxCommands } from './toolbox-commands.js';
+import { addPageToolsCommands } from './page-tools-commands.js';
 import { describeChecks, runDoctor } from './doctor.js';
 import { runMcpStdio } from './mcp.js';
 import { CAPABILITY_GROUPS } from '../mcp/capabilities.js';
@@ -38,6 +39,7 @@ const program = new Command()
   .option('--profile <name>', 'the profile to act on (default: config.json defaultProfile)')
   .option('--json', 'machine-readable output')
   .option('--url <url>', "the control API to talk to (default: CLAWD_URL, else the address this home's server wrote to server.json, else config.json controlUrl)")
+  .option('--agent <name>', "act as this agent (default: CLAWD_AGENT): without --target, commands mean this agent's own tabs, never another agent's")
   // A usage error is one line and a pointer to the help, not the whole help.
   .showHelpAfterError('(run with --help for usage)');
 
@@ -46,7 +48,7 @@ const print = (value: unknown, human: () => string) => console.log(program.opts(
 const interrupt = new AbortController();
 const client = () => {
   if (!process.listenerCount('SIGINT')) process.once('SIGINT', () => interrupt.abort(new Error('cancelled (Ctrl-C)')));
-  return BrowserClient.local({ profile: program.opts().profile, url: program.opts().url }).withSignal(interrupt.signal);
+  return BrowserClient.local({ profile: program.opts().profile, url: program.opts().url, agent: program.opts().agent ?? process.env.CLAWD_AGENT }).withSignal(interrupt.signal);
 };
 
 program
@@ -92,7 +94,9 @@ program
   .command('mcp')
   .description('serve the browser tools over MCP on stdio (starts `serve` in the background when it is not running)')
   .option('--caps <groups>', `tool groups beyond the default list, comma-separated: ${Object.keys(CAPABILITY_GROUPS).join(', ')}, or all`)
-  .action((options: { caps?: string }) => runMcpStdio({ home: clawdHome(), profile: program.opts().profile, url: program.opts().url ?? process.env.CLAWD_URL, caps: options.caps }));
+  .action((options: { caps?: string }) =>
+    runMcpStdio({ home: clawdHome(), profile: program.opts().profile, url: program.opts().url ?? process.env.CLAWD_URL, caps: options.caps, agent: program.opts().agent ?? process.env.CLAWD_AGENT }),
+  );
 
 program
   .command('doctor')
@@ -108,6 +112,7 @@ program
 addBrowserCommands(program, client, print);
 addSessionCommands(program, client, print);
 addToolboxCommands(program, client, print);
+addPageToolsCommands(program, client, print);
 addVideoCommands(program, client, print);
 addBrowseCommands(program, client, print);
 

@@ -3,13 +3,15 @@ import type { ToolboxApi } from '../api/toolbox-api.js';
 import { toolboxClient } from './toolbox-client.js';
 import type { VisionApi } from '../api/vision-api.js';
 import { visionClient } from './vision-client.js';
+import type { PageToolsApi } from '../api/page-tools-api.js';
+import { pageToolsClient } from './page-tools-client.js';
 import { type VideoClient, videoClient } from './video-client.js';
 import { browseOver } from './browse-client.js';
 import type { BrowseOptions, BrowseRequest, BrowseResult } from '../api/browse-schemas.js';
 import { controlUrlFor } from '../config/server-record.js';
 import { clawdHome, readToken } from '../config/state-dir.js';
 import { BadRequestError, type ClawdError, errorFromBody, TimeoutError, UnavailableError } from '../errors.js';
-import { MAX_WAIT_MS } from '../api/limits.js';
+import { AGENT_HEADER, MAX_WAIT_MS } from '../api/limits.js';
 import type { ActOptions, BrowserApi, HandoffWaitOptions, RecordRequest, SnapshotRequest } from '../api/browser-api.js';
 import type { DialogArmed, FileChooserAnswer, PlaywrightScript } from '../api/responses.js';
 import type { ActionOptions, ActionRequest, RequestOf } from '../api/schemas.js';
@@ -42,6 +44,11 @@ export interface BrowserClientOptions {
   timeoutMs?: number;
   /** Aborts every call of this client: the request is dropped, and the server stops the work (see withSignal). */
   signal?: AbortSignal;
+  /**
+   * The agent this client acts for (`x-clawd-agent`): its requests without
+   * targetId mean its own tabs, never another agent's last used one.
+   */
+  agent?: string;
 }
 
 /** The longest a server-side wait may take (MAX_WAIT_MS), and time to answer after it. */
@@ -52,18 +59,20 @@ export class BrowserClient implements BrowserApi {
   readonly toolbox: ToolboxApi = toolboxClient((method, path, body, query) => this.call(method, path, body, query));
   /** Labelled screenshots and computer use (vision-client.ts). */
   readonly vision: VisionApi = visionClient((method, path, body, query) => this.call(method, path, body, query));
+  /** The tools pages offer agents, WebMCP (page-tools-client.ts). */
+  readonly pageTools: PageToolsApi = pageToolsClient((method, path, body, query) => this.call(method, path, body, query));
   /** Films of a tab or of the whole profile (video-client.ts). */
   readonly video: VideoClient = videoClient((method, path, body, query) => this.call(method, path, body, query));
 
   constructor(private readonly options: BrowserClientOptions) {}
 
   /** The local server, as `clawd-browser serve` runs it for $CLAWD_HOME. */
-  static local(options: { profile?: string; home?: string; url?: string; timeoutMs?: number } = {}): BrowserClient {
+  static local(options: { profile?: string; home?: string; url?: string; timeoutMs?: number; agent?: string } = {}): BrowserClient {
     const home = options.home ?? clawdHome();
     // `url` (the CLI's --url), else CLAWD_URL, else where this home's server listens (server.json), else config.json.
     const baseUrl = options.url?.replace(/\/+$/, '') ?? controlUrlFor(home);
     // Constructing a client writes nothing: with no token yet, no server has run, and the first request says so.
-    return new BrowserClient({ baseUrl, token: readToken(home) ?? '', profile: options.profile, timeoutMs: options.timeoutMs });
+    return new BrowserClient({ baseUrl, token: readToken(home) ?? '', profile: options.profile, timeoutMs: options.timeoutMs, agent: options.agent });
   }
 
   withProfile(profile: string): BrowserClient {
@@ -370,7 +379,8 @@ export class BrowserClient implements BrowserApi {
     }
     let response: { status: number; text: string };
     try {
-      response = await send(url, method, { authorization: `Bearer ${this.options.token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body ? JSON.stringify(body) : undefined, this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS, this.options.signal);
+      const headers = { authorization: `Bearer ${this.options.token}`, ...(this.options.agent ? { [AGENT_HEADER]: this.options.agent } : {}), ...(body ? { 'content-type': 'application/json' } : {}) };
+      response = await send(url, method, headers, body ? JSON.stringify(body) : undefined, this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS, this.options.signal);
     } catch (error) {
       if (this.options.signal?.aborted) throw this.options.signal.reason;
       if (error instanceof TimeoutError) throw new TimeoutError(`${method} ${path} timed out`);

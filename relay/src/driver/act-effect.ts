@@ -103,6 +103,23 @@ export async function watchEffect(tab: DriverTab, action: Action): Promise<Effec
   };
 }
 
+/**
+ * The page's document as a whole, watched around something that is not an
+ * act on an element (a page tool's call): whether its DOM changed, read in
+ * the same isolated world.
+ */
+export async function watchDocument(tab: DriverTab): Promise<EffectWatch> {
+  const frame = tab.page.mainFrame();
+  const id = `w${++watches}`;
+  const started = await startEffectWatch(frame, id, undefined).catch(() => false);
+  return {
+    async finish({ navigated, events }) {
+      const reading = started && !navigated ? await finishEffectWatch(frame, id).catch(() => null) : null;
+      return { changed: navigated || events.length > 0 || (reading?.mutations ?? 0) > 0 };
+    },
+  };
+}
+
 /** How long a click's page may take to show its reaction (a few animation frames), and how often it is looked at. */
 const SETTLE_MS = 250;
 const SETTLE_POLL_MS = 25;

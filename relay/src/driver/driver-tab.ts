@@ -5,6 +5,7 @@ import { NetworkLog } from './network-log.js';
 import { TabScreencast } from './screencast.js';
 import { TabEmulation } from './tab-emulation.js';
 import type { BrowserSecrets } from './browser-secrets.js';
+import { TabPageTools } from './page-tools/tab-page-tools.js';
 
 /**
  * One tab of a profile's browser, as the driver knows it: made when the
@@ -46,6 +47,8 @@ export class DriverTab {
   readonly secrets: BrowserSecrets;
   /** Its emulation: its own settings, and how they are put in place (tab-emulation.ts). */
   readonly emulation = new TabEmulation(this);
+  /** The tools its page offers agents, heard once asked for (page-tools/tab-page-tools.ts). */
+  readonly pageTools = new TabPageTools(this);
   /** Told where the mouse goes while a film is made of the tab (film-recorder.ts); unset otherwise. */
   pointerMarks: ((mark: PointerMark) => void) | undefined;
   /** A request has driven the tab (it was once the tab a request without targetId means). */

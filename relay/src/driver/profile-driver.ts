@@ -27,6 +27,7 @@ import { sendViewInput } from './view-input.js';
 import { TabRegistry } from './tab-registry.js';
 import { ProfileToolbox } from './profile-toolbox.js';
 import { ProfileVision } from './profile-vision.js';
+import { ProfilePageTools } from './page-tools/profile-page-tools.js';
 import { ScriptRecorder } from './script-recorder.js';
 import { ProfileFilm } from './profile-film.js';
 import { screenshotOf, thumbnailOf } from './page-captures.js';
@@ -72,6 +73,8 @@ export class ProfileDriver {
   readonly toolbox: ProfileToolbox;
   /** Labelled screenshots and computer use (profile-vision.ts). */
   readonly vision: ProfileVision;
+  /** The tools pages offer agents, WebMCP (page-tools/profile-page-tools.ts). */
+  readonly pageTools: ProfilePageTools;
   /** What its tabs did, for `GET /script` (script-recorder.ts). */
   readonly script = new ScriptRecorder();
   /** Its film, when one is made (profile-film.ts). */
@@ -104,12 +107,14 @@ export class ProfileDriver {
       secrets: this.secrets,
     });
     this.film = new ProfileFilm(profile.name, () => this.registry.find(undefined));
-    this.vision = new ProfileVision({
-      tab: (targetId) => this.tab(targetId),
-      guard: (tab) => this.guard(tab),
-      use: (tab) => this.use(tab),
-      describePopup: (popup) => this.describePopup(popup),
-    });
+    const tabHost = {
+      tab: (targetId?: string) => this.tab(targetId),
+      guard: (tab: DriverTab) => this.guard(tab),
+      use: (tab: DriverTab) => this.use(tab),
+      describePopup: (popup: Page) => this.describePopup(popup),
+    };
+    this.vision = new ProfileVision(tabHost);
+    this.pageTools = new ProfilePageTools(tabHost);
   }
 
   /** `GET /downloads`: what this profile's tabs downloaded, newest last. */
@@ -257,7 +262,8 @@ export class ProfileDriver {
   async focusTab(targetId: string): Promise<Tab> {
     const tab = await this.tab(targetId);
     await tab.page.bringToFront();
-    return this.use(tab);
+    // Pointed at on purpose: an agent's requests without targetId mean it from now on, whoever's it is.
+    return this.registry.use(tab, { focused: true });
   }
 
   async closeTab(targetId: string): Promise<Tab> {
@@ -271,8 +277,8 @@ export class ProfileDriver {
 
   async navigate(url: string, targetId?: string, signal?: AbortSignal): Promise<Tab> {
     await this.checkUrl(url);
-    // Navigating a browser with no tab at all opens one: there is nothing else it could mean.
-    if (targetId === undefined && !(await this.registry.pages()).length) return this.openTab(url, signal);
+    // Navigating with no tab to mean (none at all, or none of the agent's own) opens one: there is nothing else it could mean.
+    if (targetId === undefined && !(await this.registry.hasDefault())) return this.openTab(url, signal);
     const tab = await this.tab(targetId);
     await this.goto(tab, url, signal);
     const went = await this.use(tab);
@@ -306,7 +312,11 @@ export class ProfileDriver {
     const info = await this.use(tab);
     if (format === 'aria') return tab.secrets.redactDeep({ targetId: info.targetId, format: 'aria', ...(await ariaSnapshot(tab.page, { limit })) });
     const scope = ref ? { ref } : selector ? { selector } : undefined;
-    return tab.secrets.redactDeep({ targetId: info.targetId, url: info.url, title: info.title, format: 'ai', ...(await takeAiSnapshot(tab.snapshots, { limit, scope, ...shaping })) });
+    const snapshot = await takeAiSnapshot(tab.snapshots, { limit, scope, ...shaping });
+    // A page that offers agents tools says so first: one call may replace a dozen acts.
+    const offered = await tab.pageTools.count();
+    if (offered && !shaping.diff) snapshot.text = `The page offers ${offered} tool${offered === 1 ? '' : 's'} for agents (page tools).\n${snapshot.text}`;
+    return tab.secrets.redactDeep({ targetId: info.targetId, url: info.url, title: info.title, format: 'ai', pageTools: offered, ...snapshot });
   }
 
   /** `GET /text`: the page's readable content as Markdown (snapshot/page-text.ts). */
@@ -450,7 +460,9 @@ export class ProfileDriver {
     return this.registry.use(tab);
   }
 
-  private goto(tab: DriverTab, url: string, signal?: AbortSignal): Promise<void> {
+  private async goto(tab: DriverTab, url: string, signal?: AbortSignal): Promise<void> {
+    // Heard before the page loads: Chromium tells a new listener of the main frame's tools only, not its frames'.
+    await tab.pageTools.enabled().catch(() => {});
     return navigateTab(tab, url, (navigated) => this.guard(navigated), signal);
   }
 }

@@ -29,8 +29,12 @@ export class McpHttpSessions {
   private readonly sweep: NodeJS.Timeout;
 
   constructor(
-    /** The API a new MCP session calls: the whole of it, or one task session's (its key's scope). */
-    private readonly api: (scope: string | undefined) => BrowserApi,
+    /**
+     * The API a new MCP session calls: the whole of it, or one task session's
+     * (its key's scope), for the agent it is (each MCP session one of its
+     * own: its calls without targetId mean its own tabs).
+     */
+    private readonly api: (scope: string | undefined, agent: string) => BrowserApi,
     private readonly exportDir: string,
   ) {
     this.sweep = setInterval(() => this.closeIdle(), 60_000);
@@ -65,7 +69,7 @@ export class McpHttpSessions {
     transport.onclose = () => {
       if (transport.sessionId) this.sessions.delete(transport.sessionId);
     };
-    await createMcpServer(this.api(scope), { exportDir: this.exportDir, caps }).connect(transport);
+    await createMcpServer(this.api(scope, `mcp-${randomUUID().slice(0, 8)}`), { exportDir: this.exportDir, caps }).connect(transport);
     await transport.handleRequest(request, response, body);
   }
 

@@ -12,9 +12,10 @@ import { TOOLBOX_TOOLS } from './toolbox-tools.js';
 import { VISION_TOOLS } from './vision-tools.js';
 import { HANDOFF_TOOL } from './handoff-tool.js';
 import { BROWSE_TOOL } from './browse-tool.js';
+import { PAGE_TOOL } from './page-tool-call.js';
 
 /** Every tool: the default list, then the groups'. */
-const ALL_TOOLS: Tool[] = [...TOOLS, ...PAGE_TOOLS, ...VISION_TOOLS, ...TOOLBOX_TOOLS, HANDOFF_TOOL, BROWSE_TOOL];
+const ALL_TOOLS: Tool[] = [...TOOLS, PAGE_TOOL, ...PAGE_TOOLS, ...VISION_TOOLS, ...TOOLBOX_TOOLS, HANDOFF_TOOL, BROWSE_TOOL];
 const BY_NAME = new Map(ALL_TOOLS.map((tool) => [tool.name, tool]));
 
 /**

@@ -95,8 +95,8 @@ export function withProfile(api: BrowserApi, params: { profile?: string }): Brow
   return params.profile === undefined ? api : api.withProfile(params.profile);
 }
 
-function tabLine(tab: { targetId: string; url: string; title: string }): string {
-  return `${tab.targetId} ${JSON.stringify(tab.title)} ${tab.url}`;
+function tabLine(tab: { targetId: string; url: string; title: string; agent?: string }): string {
+  return `${tab.targetId} ${JSON.stringify(tab.title)} ${tab.url}${tab.agent ? ` (agent ${tab.agent})` : ''}`;
 }
 
 /**

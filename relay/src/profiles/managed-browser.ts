@@ -62,6 +62,8 @@ export function chromiumArgs(profile: Profile, settings: LaunchSettings): string
     '--disable-sync',
     '--disable-default-apps',
     '--password-store=basic',
+    // The tools pages offer agents (document.modelContext, <form toolname>), and CDP's WebMCP domain.
+    '--enable-features=WebMCP',
   ];
   if (settings.headless) args.push('--headless', '--disable-gpu');
   if (settings.noSandbox) args.push('--no-sandbox', '--disable-setuid-sandbox');

@@ -26,7 +26,8 @@ import { openApiDocument } from '../api/openapi.js';
 import { McpHttpSessions } from '../mcp/http-sessions.js';
 import type { ActionLog } from '../runtime/action-log.js';
 import { CallerGoneError } from '../runtime/operation.js';
-import { SESSION_PROFILE_PREFIX } from '../api/limits.js';
+import { AGENT_HEADER, SESSION_PROFILE_PREFIX } from '../api/limits.js';
+import { AGENT_NAME, asAgent } from '../runtime/agent-context.js';
 import { ControlService } from '../service/control-service.js';
 import { RouteBinder } from './route-binder.js';
 import { type Credentials, CredentialService } from '../service/credential-service.js';
@@ -111,6 +112,14 @@ export async function startControlServer(options: ControlServerOptions): Promise
     next();
   });
   app.use(express.json({ limit: LIMITS.controlBodyBytes }));
+  // A request for a named agent (x-clawd-agent) means that agent's own tabs when it names none (runtime/agent-context.ts).
+  app.use((request, _response, next) => {
+    const agent = request.headers[AGENT_HEADER];
+    if (agent === undefined) return next();
+    if (typeof agent !== 'string' || !AGENT_NAME.test(agent))
+      throw new BadRequestError(`Invalid ${AGENT_HEADER} header: an agent's name is 1 to 64 letters, digits, '.', '_', ':' or '-', starting with a letter or digit`);
+    asAgent(agent, next);
+  });
 
   // The work is the service's (service/control-service.ts); a route parses, calls, answers.
   const recordingHome: RecordingHome = {
@@ -129,8 +138,8 @@ export async function startControlServer(options: ControlServerOptions): Promise
 
   // MCP over Streamable HTTP: the same tools as `clawd-browser mcp`, calling the service in process.
   // In a fleet, the token's MCP reaches every server's sessions (fleet-api.ts); a session's key is carried whole by the door.
-  const tokenApi = () => (options.fleet ? fleetAwareApi(service.api(), options.fleet, options.token, (id) => sessions.has(id)) : service.api());
-  const mcp = new McpHttpSessions((session) => (session === undefined ? tokenApi() : service.api(`${SESSION_PROFILE_PREFIX}${session}`, undefined, { locked: true })), options.exportDir);
+  const tokenApi = (agent: string) => (options.fleet ? fleetAwareApi(service.api(undefined, undefined, { agent }), options.fleet, options.token, (id) => sessions.has(id), agent) : service.api(undefined, undefined, { agent }));
+  const mcp = new McpHttpSessions((session, agent) => (session === undefined ? tokenApi(agent) : service.api(`${SESSION_PROFILE_PREFIX}${session}`, undefined, { locked: true, agent })), options.exportDir);
   sessions.whenEnded((id) => mcp.closeScope(id));
 
   // Every route is in the table of api/routes.ts, which parses its input and documents it (GET /openapi.json).
@@ -209,6 +218,11 @@ export async function startControlServer(options: ControlServerOptions): Promise
 
   routes.json('POST /screenshot/labelled', ({ query, body, signal }) => service.vision.labelledScreenshot(query.profile, body, signal));
   routes.json('POST /computer/openai', ({ query, body, signal }) => service.vision.computer(query.profile, 'openai', body, signal));
+  // ---- the tools pages offer agents (WebMCP) ------------------------------------
+
+  routes.json('GET /page-tools', ({ query: { profile, ...rest }, signal }) => service.pageTools.list(profile, rest, signal));
+  routes.json('POST /page-tools/call', ({ query, body, signal }) => service.pageTools.call(query.profile, body, signal));
+
   routes.json('POST /computer/anthropic', ({ query, body, signal }) => service.vision.computer(query.profile, 'anthropic', body, signal));
 
   // ---- the toolbox: emulation, network routes, init scripts, storage ------------

@@ -17,7 +17,8 @@ import { secretNames } from '../driver/secret-typing.js';
 import { SESSION_PROFILE_PREFIX } from '../api/limits.js';
 import { ToolboxService } from './toolbox-service.js';
 import { VisionService } from './vision-service.js';
-import { redactedAnswers } from './redacted-answers.js';
+import { PageToolsService } from './page-tools-service.js';
+import { atTheEdge } from './api-edge.js';
 import { HandoffService, type LinkMaker } from './handoff-service.js';
 import type { AuditTrail } from '../vault/audit-log.js';
 import type { BrowseOptions, BrowseRequest, BrowseResult } from '../api/browse-schemas.js';
@@ -37,7 +38,7 @@ export type BrowseRunner = (request: BrowseRequest, scope: { profile?: string; l
 const ENDING_WAIT_MS = 3_000;
 
 /** Views, not actions: a recorded session keeps no screenshot of them. */
-const NOT_RECORDED = new Set(['snapshot', 'text', 'screenshot', 'labelled-screenshot', 'pdf', 'start', 'focus', 'close', 'dialog', 'storage-read']);
+const NOT_RECORDED = new Set(['snapshot', 'text', 'screenshot', 'labelled-screenshot', 'pdf', 'start', 'focus', 'close', 'dialog', 'storage-read', 'page-tools']);
 
 export interface OperationRequest {
   kind: string;
@@ -58,6 +59,8 @@ export class ControlService {
   readonly toolbox = new ToolboxService(this);
   /** Labelled screenshots and computer use (vision-service.ts). */
   readonly vision = new VisionService(this);
+  /** The tools pages offer agents, WebMCP (page-tools-service.ts). */
+  readonly pageTools = new PageToolsService(this);
   /** Hand-offs to a person (handoff-service.ts). */
   readonly handoffs: HandoffService;
   /** Task sessions' profiles with calls that have asked: aborted, with why, when the session ends. */
@@ -303,10 +306,10 @@ export class ControlService {
    * profile: in process, no HTTP. Arguments are checked against the API's
    * schemas here, as the HTTP routes check them.
    */
-  api(profile?: string, signal?: AbortSignal, options: { locked?: boolean } = {}): BrowserApi {
+  api(profile?: string, signal?: AbortSignal, options: { locked?: boolean; agent?: string } = {}): BrowserApi {
     const service = this;
-    // Every answer without the secrets typed into the profile's browser, as the HTTP routes answer (browser-secrets.ts).
-    return redactedAnswers<BrowserApi>({
+    // Each call as the caller's agent, each answer without the secrets typed into the profile's browser (api-edge.ts).
+    return atTheEdge<BrowserApi>({
       // A task session's key holds its own profile only: another is refused, and the list names no other.
       withProfile: (other) => {
         if (options.locked && other !== profile) throw new ForbiddenError(`A task session's key reaches its own session only (${profile}), not ${JSON.stringify(other)}`);
@@ -347,9 +350,10 @@ export class ControlService {
       },
       toolbox: service.toolbox.api(profile, signal),
       vision: service.vision.api(profile, signal),
+      pageTools: service.pageTools.api(profile, signal),
       handoff: (request, wait = {}) =>
         service.handoffs.openAndWait(profile, validated(schemas.handoff, request, 'arguments'), service.handoffLink(), wait.signal ?? signal, wait.onWaiting),
       browse: (request, how = {}) => service.browseRunner(request, { profile, locked: options.locked ?? false }, { ...how, signal: how.signal ?? signal }),
-    }, (answer) => service.manager.secretsOf(profile)?.redactDeep(answer) ?? answer);
+    }, { redact: (answer) => service.manager.secretsOf(profile)?.redactDeep(answer) ?? answer, agent: options.agent });
   }
 }
