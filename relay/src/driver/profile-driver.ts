@@ -207,6 +207,11 @@ export class ProfileDriver {
     return Promise.all(pages.map(async (page) => this.registry.describe(this.registry.tabOf(page))));
   }
 
+  /** A page to work in: one blank tab when the browser has none (a CDP client joining it finds one). */
+  async ensurePage(): Promise<void> {
+    if (!(await this.registry.pages()).length) await (await this.context()).newPage();
+  }
+
   /**
    * Connects and opens one blank page, its renderer started: what a spare
    * session holds so that its first page costs a navigation, not a launch.

@@ -154,7 +154,9 @@ export class ProfileManager {
    * `/cdp?profile=`. The driver's own connection (`forDriver`) only needs the
    * browser running; any other client first has the driver connected, so that
    * the URL policy (held at the browser level by the driver) is in place
-   * before the client's first command.
+   * before the client's first command, and the browser has a page (one
+   * blank tab where it had none: clawd-browser starts its browsers with no
+   * window, which costs a tab nobody uses).
    */
   async cdpMux(name: string, forDriver: boolean): Promise<BrowserMux> {
     const driver = forDriver ? (this.ephemerals.get(name) ?? this.drivers.get(name)) : this.driver(name);
@@ -164,7 +166,11 @@ export class ProfileManager {
       const where = endpoint instanceof RemoteEndpoint ? `its own CDP is at ${endpoint.cdpUrl}` : 'its CDP is the relay\'s /cdp without ?profile=';
       throw new BadRequestError(`Profile ${name} is not a browser clawd-browser launches: ${where}`);
     }
-    if (!forDriver) await driver.start();
+    if (!forDriver) {
+      await driver.start();
+      // A browser a person opens has a window: a CDP tool that lists pages (Chrome DevTools MCP) finds one to work in.
+      await driver.ensurePage();
+    }
     return endpoint.mux();
   }
 
