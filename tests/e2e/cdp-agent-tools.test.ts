@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserClient } from '../../relay/src/client/browser-client.js';
 import { openTab } from '../harness/chromium.js';
 import { startTestSite } from '../harness/test-site.js';
+import { tempDirs } from '../harness/temp-dirs.js';
 import { type ControlEnv, startControlEnv } from './control-env.js';
 
 /**
@@ -23,6 +24,8 @@ const require = createRequire(import.meta.url);
 const DEVTOOLS_MCP = join(dirname(require.resolve('chrome-devtools-mcp/package.json')), 'build/src/bin/chrome-devtools-mcp.js');
 const PLAYWRIGHT_MCP = join(dirname(require.resolve('@playwright/mcp/package.json')), 'cli.js');
 
+/** Where each server writes what it saves by itself (Playwright MCP's snapshots): never the work tree. */
+const outputDir = tempDirs('clawd-cdp-tools-');
 let env: ControlEnv;
 let site: Awaited<ReturnType<typeof startTestSite>>;
 
@@ -42,13 +45,14 @@ const textOf = (answer: unknown) => (answer as Said).content.map((part) => part.
 
 /** One of the two servers, started on `endpoint` as an MCP client would start it. */
 async function start(server: 'devtools' | 'playwright', endpoint: string): Promise<Client> {
+  const dir = outputDir();
   const args =
     server === 'devtools'
       ? [DEVTOOLS_MCP, '--wsEndpoint', endpoint, '--performanceCrux=false', '--usageStatistics=false']
-      : [PLAYWRIGHT_MCP, '--cdp-endpoint', endpoint];
+      : [PLAYWRIGHT_MCP, '--cdp-endpoint', endpoint, '--output-dir', dir];
   const client = new Client({ name: `${server}-on-clawd`, version: '1' });
   // (CI and the flag keep Chrome DevTools MCP from reporting usage; the machine has no network anyway.)
-  await client.connect(new StdioClientTransport({ command: process.execPath, args, env: { ...process.env, CI: '1', CHROME_DEVTOOLS_MCP_NO_USAGE_STATISTICS: '1' } as Record<string, string>, stderr: 'ignore' }));
+  await client.connect(new StdioClientTransport({ command: process.execPath, args, cwd: dir, env: { ...process.env, CI: '1', CHROME_DEVTOOLS_MCP_NO_USAGE_STATISTICS: '1' } as Record<string, string>, stderr: 'ignore' }));
   return client;
 }
 
