@@ -27,6 +27,7 @@ import { sendViewInput } from './view-input.js';
 import { TabRegistry } from './tab-registry.js';
 import { ProfileToolbox } from './profile-toolbox.js';
 import { ProfileVision } from './profile-vision.js';
+import type { TabHost } from './tab-host.js';
 import { ProfilePageTools } from './page-tools/profile-page-tools.js';
 import { ScriptRecorder } from './script-recorder.js';
 import { ProfileFilm } from './profile-film.js';
@@ -107,11 +108,11 @@ export class ProfileDriver {
       secrets: this.secrets,
     });
     this.film = new ProfileFilm(profile.name, () => this.registry.find(undefined));
-    const tabHost = {
-      tab: (targetId?: string) => this.tab(targetId),
-      guard: (tab: DriverTab) => this.guard(tab),
-      use: (tab: DriverTab) => this.use(tab),
-      describePopup: (popup: Page) => this.describePopup(popup),
+    const tabHost: TabHost = {
+      tab: (targetId) => this.tab(targetId),
+      guard: (tab) => this.guard(tab),
+      use: (tab) => this.use(tab),
+      describePopup: (popup) => this.describePopup(popup),
     };
     this.vision = new ProfileVision(tabHost);
     this.pageTools = new ProfilePageTools(tabHost);

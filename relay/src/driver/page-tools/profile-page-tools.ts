@@ -1,11 +1,9 @@
-import type { Page } from 'playwright-core';
 import type { z } from 'zod';
-import type { Tab } from '../../api/responses.js';
 import type { PageToolCall, PageToolList } from '../../api/page-tools-responses.js';
 import type { pageToolsSchemas } from '../../api/page-tools-schemas.js';
 import { watchDocument } from '../act-effect.js';
 import { withAftermath } from '../aftermath.js';
-import type { DriverTab } from '../driver-tab.js';
+import type { TabHost } from '../tab-host.js';
 
 /**
  * The tools pages offer agents (WebMCP), on one profile: listed per tab, and
@@ -16,15 +14,8 @@ import type { DriverTab } from '../driver-tab.js';
  * its own (tab-page-tools.ts).
  */
 
-export interface PageToolsDeps {
-  tab(targetId?: string): Promise<DriverTab>;
-  guard(tab: DriverTab): Promise<void>;
-  use(tab: DriverTab): Promise<Tab>;
-  describePopup(popup: Page): Promise<string>;
-}
-
 export class ProfilePageTools {
-  constructor(private readonly deps: PageToolsDeps) {}
+  constructor(private readonly deps: TabHost) {}
 
   async list(targetId?: string): Promise<PageToolList> {
     const tab = await this.deps.tab(targetId);
