@@ -5,13 +5,13 @@ import { AUDIT_EVENT_KINDS } from './session-responses.js';
 import { toolboxSchemas } from './toolbox-schemas.js';
 import { visionSchemas } from './vision-schemas.js';
 import { replaySchemas } from './replay-schemas.js';
+import { WebUrl } from './web-address.js';
 
 /** A profile colour, in config.json and in `POST /profiles/create` alike. */
 export const HexColor = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour like #FF4500');
 
 /** Request bodies and queries of the control API, validated at the boundary. */
 
-const Url = z.string().min(1).refine((value) => URL.canParse(value), 'must be an absolute URL');
 const TargetId = z.string().min(1);
 const Ref = z.string().regex(/^(f\d+)?e\d+$/, 'must be a ref from a snapshot, like e12 or f1e3');
 const Coordinate = z.number().finite();
@@ -104,9 +104,9 @@ const sameKinds: SameKinds<Action['kind'], (typeof ACTION_KINDS)[number]> = true
 void sameKinds;
 
 export const schemas = {
-  open: z.strictObject({ url: Url.default('about:blank') }),
+  open: z.strictObject({ url: WebUrl.default('about:blank') }),
   focus: z.strictObject({ targetId: TargetId }),
-  navigate: z.strictObject({ url: Url, targetId: TargetId.optional() }),
+  navigate: z.strictObject({ url: WebUrl, targetId: TargetId.optional() }),
   screenshot: z.strictObject({
     targetId: TargetId.optional(),
     fullPage: z.boolean().optional(),
@@ -122,7 +122,7 @@ export const schemas = {
     name: z.string(),
     color: HexColor.optional(),
     /** A browser's DevTools endpoint: http(s) for /json/version discovery, or ws(s) directly. */
-    cdpUrl: Url.refine((url) => /^(https?|wss?):$/.test(new URL(url).protocol), 'must be an http(s) or ws(s) DevTools endpoint').optional(),
+    cdpUrl: WebUrl.refine((url) => /^(https?|wss?):$/.test(new URL(url).protocol), 'must be an http(s) or ws(s) DevTools endpoint').optional(),
     /** A managed profile whose browser runs in a jail of its own (Linux, serve as root). */
     jail: z.boolean().optional(),
   }).refine((profile) => !(profile.jail && profile.cdpUrl), { message: 'a remote profile (cdpUrl) runs elsewhere and cannot be jailed here', path: ['jail'] }),
