@@ -158,6 +158,19 @@ describe('clawd-browser mcp (stdio)', () => {
     expect(await call('browser_snapshot', { profile: 'clawd', targetId, markdown: true, selector: '#appendix' })).toMatch(/\n## Appendix\n\nLast words\.$/);
   }, 60_000);
 
+  it('a plain checkbox says it turned, calmly; a click that navigated says where to, though this session never saw the tab', async () => {
+    const call = caller(client);
+    // Opened and read by another client (the CLI, another agent): this MCP session knows nothing of the tab's URL.
+    const { targetId } = await env.client('clawd').openTab(env.fixtures.url('effects.html'));
+    const { text } = await env.client('clawd').snapshot({ targetId });
+    const agree = await call('browser_act', { profile: 'clawd', targetId, kind: 'click', ref: ref(String(text), /checkbox "Agree"/) });
+    expect(agree.split('\n')[0]).toBe('click: done (checked: true); nothing else on the page changed');
+    expect((await env.client('clawd').evaluate('() => document.querySelector("#agree").checked', { targetId })).result).toBe(true);
+    const home = await call('browser_act', { profile: 'clawd', targetId, kind: 'click', ref: ref(String(text), /link "Home"/) });
+    expect(home).toBe(`click: done\nNavigated to ${env.fixtures.url('index.html')} ("Fixture Home"). Take a snapshot to see the page.`);
+    expect((await env.client('clawd').evaluate('() => location.href', { targetId })).result).toBe(env.fixtures.url('index.html'));
+  }, 60_000);
+
   it('says what to do when a ref is stale or a tab unknown', async () => {
     const result = (await client.callTool({ name: 'browser_act', arguments: { profile: 'clawd', kind: 'click', ref: 'e999' } })) as { content: Array<{ text: string }>; isError: boolean };
     expect(result.isError).toBe(true);

@@ -7,7 +7,8 @@ import type { ActionRequest } from '../../relay/src/api/schemas.js';
 import type { ActionResult, Tab } from '../../relay/src/api/responses.js';
 import { NotFoundError, UnavailableError } from '../../relay/src/errors.js';
 import { createMcpServer, listTools, remedy } from '../../relay/src/mcp/mcp-server.js';
-import { type McpSessionState, TOOLS } from '../../relay/src/mcp/tools.js';
+import { ACT_KIND_FIELDS, type McpSessionState, TOOLS } from '../../relay/src/mcp/tools.js';
+import { ActionSchema } from '../../relay/src/api/schemas.js';
 import { parseCaps } from '../../relay/src/mcp/capabilities.js';
 import { PAGE_TOOLS } from '../../relay/src/mcp/page-tools.js';
 import { VISION_TOOLS } from '../../relay/src/mcp/vision-tools.js';
@@ -65,12 +66,32 @@ async function call(name: string, args: Record<string, unknown>, api: BrowserApi
 const TAB: Tab = { targetId: 'AAAA1111', url: 'http://site.test/', title: 'Site', type: 'page' };
 
 describe('the tools, in process', () => {
-  it('the default list is what most agents need, at most 800 definition tokens (o200k, annotations included)', () => {
+  it('the default list is what most agents need, at most 950 definition tokens (o200k, annotations included)', () => {
     expect(TOOLS.map((t) => t.name)).toEqual(['browser_status', 'browser_tabs', 'browser_navigate', 'browser_snapshot', 'browser_act', 'browser_screenshot']);
     expect(TOOLS.every((t) => t.group === undefined)).toBe(true);
-    expect(encode(JSON.stringify(listTools())).length).toBeLessThanOrEqual(800);
+    // 793 before browser_act said which fields go with which kind (+138).
+    expect(encode(JSON.stringify(listTools())).length).toBeLessThanOrEqual(950);
     const readOnly = listTools(parseCaps('all')).filter((listed) => listed.annotations?.readOnlyHint).map((listed) => listed.name);
     expect(readOnly).toEqual(['browser_status', 'browser_snapshot', 'browser_screenshot', 'browser_console', 'browser_downloads', 'browser_labelled_screenshot']);
+  });
+
+  it("browser_act says which fields each kind takes, as ActionSchema has them, and what the unclear ones mean", () => {
+    const schema = listTools().find((listed) => listed.name === 'browser_act')!.inputSchema as { properties: Record<string, { description?: string; enum?: string[] }> };
+    const line = schema.properties.kind.description!;
+    const kinds = ActionSchema.options.map((member) => member.shape.kind.value).filter((kind) => kind !== 'close');
+    expect(Object.keys(ACT_KIND_FIELDS)).toEqual(kinds);
+    expect(schema.properties.kind.enum).toEqual(kinds);
+    for (const member of ActionSchema.options.filter((member) => member.shape.kind.value !== 'close')) {
+      const kind = member.shape.kind.value;
+      const named = new Set(ACT_KIND_FIELDS[kind].match(/[A-Za-z]+/g));
+      const fields = Object.keys(member.shape).filter((name) => name !== 'kind' && name !== 'targetId');
+      expect([...named].sort(), kind).toEqual(fields.sort());
+      expect(line).toContain(`${kind}: ${ACT_KIND_FIELDS[kind]}`);
+      for (const field of fields) expect(schema.properties[field], `${kind}.${field}`).toBeDefined();
+    }
+    expect(line).toContain('click: ref | x y, [double button modifiers]; type: ref text, [submit slowly]');
+    expect(schema.properties.timeMs.description).toBe('just wait (ms)');
+    expect(schema.properties.timeoutMs.description).toBe('give up after (ms)');
   });
 
   it('groups are off by default; a client turns them on by name, and a name that is none is refused', () => {

@@ -100,16 +100,46 @@ function tabLine(tab: { targetId: string; url: string; title: string }): string 
 }
 
 /**
+ * Which fields each act kind takes, said once on `kind` (one line costs a
+ * model less than a description on every field): `a | b` is one or the
+ * other, `[…]` optional. tests/unit/mcp-tools.test.ts holds it to ActionSchema.
+ */
+export const ACT_KIND_FIELDS: Record<string, string> = {
+  click: 'ref | x y, [double button modifiers]',
+  type: 'ref text, [submit slowly]',
+  press: 'key',
+  hover: 'ref',
+  move: 'x y',
+  drag: 'startRef endRef | x y endX endY',
+  scroll: '[x y] deltaX deltaY',
+  select: 'ref values',
+  fill: 'fields',
+  wait: 'text | textGone | selector | timeMs, [timeoutMs]',
+  resize: 'width height',
+  evaluate: 'fn, [ref]',
+};
+
+/** What a field means where its name does not say it. */
+const ACT_FIELD_MEANING: Record<string, string> = {
+  x: 'CSS px in the viewport, as y',
+  timeMs: 'just wait (ms)',
+  timeoutMs: 'give up after (ms)',
+  fn: "JS function; gets ref's element",
+};
+
+/**
  * Every act kind's fields in one flat object (each optional); which apply to
- * which kind is the API's check. Without their defaults: a tool passes on
- * what the agent gave, and the API applies its defaults once (scroll's
- * `deltaX: 0` on a click would be an unknown field there).
+ * which kind is said on `kind`, and is the API's check. Without their
+ * defaults: a tool passes on what the agent gave, and the API applies its
+ * defaults once (scroll's `deltaX: 0` on a click would be an unknown field there).
  */
 function allActionFields(): Record<string, z.ZodType> {
   const fields: Record<string, z.ZodType> = {};
   for (const member of ActionSchema.options) {
     for (const [name, field] of Object.entries(member.shape)) {
-      if (name !== 'kind' && name !== 'targetId' && !(name in fields)) fields[name] = withoutDefault(field as z.ZodType).optional();
+      if (name === 'kind' || name === 'targetId' || name in fields) continue;
+      const plain = withoutDefault(field as z.ZodType).optional();
+      fields[name] = ACT_FIELD_MEANING[name] ? plain.describe(ACT_FIELD_MEANING[name]) : plain;
     }
   }
   return fields;
@@ -141,7 +171,8 @@ async function act(api: BrowserApi, action: ActionRequest, session: McpSessionSt
     return text(lines.join('\n'));
   }
   session.lastUrl.set(key, result.url);
-  if (before !== undefined && before !== result.url) {
+  // The act's own answer says it navigated; the URL this session saw last says it too (a tab another client moved).
+  if (result.navigated || (before !== undefined && before !== result.url)) {
     lines.push(`Navigated to ${result.url} (${JSON.stringify(result.title)}). Take a snapshot to see the page.`);
     return text(lines.join('\n'));
   }
@@ -226,7 +257,12 @@ export const TOOLS: Tool[] = [
   defineTool({
     name: 'browser_act',
     description: 'Act on the page: by ref from a snapshot, or at x/y. Answers with what changed.',
-    input: z.object({ profile: Profile, targetId: TargetId, kind: z.enum(ACTION_KINDS as [string, ...string[]]), ...allActionFields() }),
+    input: z.object({
+      profile: Profile,
+      targetId: TargetId,
+      kind: z.enum(ACTION_KINDS as [string, ...string[]]).describe(Object.entries(ACT_KIND_FIELDS).map(([kind, fields]) => `${kind}: ${fields}`).join('; ')),
+      ...allActionFields(),
+    }),
     readOnly: false,
     // The flat input holds every kind's fields; which belong to which kind is the API's check (ActionSchema).
     run: (api, { profile, ...action }, session) => act(withProfile(api, { profile }), action as ActionRequest, session),
