@@ -195,7 +195,7 @@ function addActionCommands(program: Command, client: () => BrowserClient, print:
   withTarget(program.command('snapshot').description('the page as text, with [ref=…] on what can be acted on'))
     .option('--format <format>', 'ai (default) or aria (the raw accessibility tree)', 'ai')
     .option('--limit <n>', 'at most this many lines (ai) or nodes (aria)', wholeNumber)
-    .option('--interactive', 'only what can be acted on, with its landmarks and nearest heading')
+    .option('-i, --interactive', 'only what can be acted on, with its landmarks and nearest heading')
     .option('--ref <ref>', 'only the lines of this element (a ref from the previous snapshot)')
     .option('--selector <css>', 'only the lines of the element this CSS selector matches')
     .option('--depth <n>', 'only this many levels of the outline', wholeNumber)

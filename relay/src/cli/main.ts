@@ -37,15 +37,18 @@ const program = new Command()
   .option('--profile <name>', 'the profile to act on (default: config.json defaultProfile)')
   .option('--json', 'machine-readable output')
   .option('--url <url>', "the control API to talk to (default: CLAWD_URL, else the address this home's server wrote to server.json, else config.json controlUrl)")
+  .option('--key <key>', "act with a task session's key instead of this home's token: that session only, its profile meant when --profile is left out (default: CLAWD_KEY)")
   // A usage error is one line and a pointer to the help, not the whole help.
   .showHelpAfterError('(run with --help for usage)');
 
+/** A task session's key, when the caller holds one instead of the token. */
+const sessionKey = (): string | undefined => program.opts().key ?? (process.env.CLAWD_KEY?.trim() || undefined);
 const print = (value: unknown, human: () => string) => console.log(program.opts().json ? JSON.stringify(value) : human());
 // Ctrl-C cancels the request in flight: the server stops the work (a wait, a navigation) for us.
 const interrupt = new AbortController();
 const client = () => {
   if (!process.listenerCount('SIGINT')) process.once('SIGINT', () => interrupt.abort(new Error('cancelled (Ctrl-C)')));
-  return BrowserClient.local({ profile: program.opts().profile, url: program.opts().url }).withSignal(interrupt.signal);
+  return BrowserClient.local({ profile: program.opts().profile, url: program.opts().url, key: sessionKey() }).withSignal(interrupt.signal);
 };
 
 program
@@ -78,11 +81,13 @@ program
   .command('cdp-url')
   .description('print a CDP endpoint for connectOverCDP / puppeteer.connect, token included: the extension relay, or with --profile that profile\'s browser')
   .option('--port <port>', 'control API port (the relay is one above)', port)
-  .action((options: { port?: number }) => {
+  .action(async (options: { port?: number }) => {
     const home = clawdHome();
     const relay = options.port === undefined ? relayAddressFor(home).relayUrl : `ws://${urlHost(controlAddress(loadConfig(home)).host)}:${relayPortFor(options.port)}`;
-    const profile: string | undefined = program.opts().profile;
-    const query = new URLSearchParams({ ...(profile && profile !== 'extension' ? { profile } : {}), token: loadOrCreateToken(home) });
+    const key = sessionKey();
+    // A key reaches its own session's browser: the server says which that is.
+    const profile: string | undefined = program.opts().profile ?? (key ? (await client().status()).profile : undefined);
+    const query = new URLSearchParams({ ...(profile && profile !== 'extension' ? { profile } : {}), token: key ?? loadOrCreateToken(home) });
     const url = `${relay}/cdp?${query}`;
     print({ cdpUrl: url }, () => url);
   });
