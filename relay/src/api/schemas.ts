@@ -7,6 +7,9 @@ import { visionSchemas } from './vision-schemas.js';
 import { replaySchemas } from './replay-schemas.js';
 import { WebUrl } from './web-address.js';
 
+/** A host as the URL policy matches it: `example.com`, `*.example.com`, `*`, `127.0.0.1`, `[::1]` (config.json's urlPolicy, a session's allowPrivate). */
+export const HostPattern = z.string().regex(/^(\*|(\*\.)?[a-z0-9.-]+|\[[0-9a-f:.]+\])$/i, 'must be a host pattern like example.com, *.example.com or *');
+
 /** A profile colour, in config.json and in `POST /profiles/create` alike. */
 export const HexColor = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour like #FF4500');
 
@@ -168,6 +171,11 @@ export const schemas = {
     ttl: z.number().int().min(10).max(7 * 24 * 3600).optional(),
     /** This machine, or the configured Selenium Grid (config grid; its `default` decides when left out). */
     place: z.enum(['local', 'grid']).optional(),
+    allowPrivate: z
+      .array(HostPattern)
+      .max(50)
+      .optional()
+      .describe('Hosts this session may reach though they are loopback or private (a local app), beyond urlPolicy.private; only the token opens sessions, so a session\'s key can never widen this'),
   }),
   issueGrant: z.strictObject({
     tenant: Tenant,

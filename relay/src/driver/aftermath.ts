@@ -31,6 +31,8 @@ export interface Aftermath<T> {
   result: T;
   /** Lines for the action's `events`: tabs the action opened. */
   events: string[];
+  /** Navigations of the tab the action set off that failed (a download's or a stopped one's abort aside), with the browser's error. */
+  failedNavigations: Array<{ url: string; error: string }>;
 }
 
 export async function withAftermath<T>(
@@ -45,13 +47,19 @@ export async function withAftermath<T>(
   let windowsOpened = 0;
   const onRequest = (request: Request) => started.add(request);
   const onEnd = (request: Request) => started.delete(request);
+  const failedNavigations: Array<{ url: string; error: string }> = [];
+  const onFailed = (request: Request) => {
+    started.delete(request);
+    const error = request.failure()?.errorText ?? 'failed';
+    if (request.isNavigationRequest() && error !== 'net::ERR_ABORTED' && mainFrameOf(request, page)) failedNavigations.push({ url: request.url(), error });
+  };
   const onPopup = (popup: Page) => popups.push(describeTab(popup).then((described) => `opened a new tab: ${described}`, () => 'opened a new tab'));
   const onWindowOpen = () => windowsOpened++;
   const session: CDPSession | undefined = await tab.cdp().catch(() => undefined);
   session?.on('Page.windowOpen', onWindowOpen);
   page.on('request', onRequest);
   page.on('requestfinished', onEnd);
-  page.on('requestfailed', onEnd);
+  page.on('requestfailed', onFailed);
   page.on('popup', onPopup);
   try {
     let result: T;
@@ -66,11 +74,20 @@ export async function withAftermath<T>(
     const deadline = Date.now() + AFTERMATH_MS;
     while ((started.size || popups.length < windowsOpened) && Date.now() < deadline && !page.isClosed()) await sleep(POLL_MS, signal);
     if (waited && !page.isClosed()) await sleep(STRAGGLER_MS, signal);
-    return { result, events: await Promise.all(popups) };
+    return { result, events: await Promise.all(popups), failedNavigations };
   } finally {
     page.off('requestfinished', onEnd);
-    page.off('requestfailed', onEnd);
+    page.off('requestfailed', onFailed);
     page.off('popup', onPopup);
     session?.off('Page.windowOpen', onWindowOpen);
+  }
+}
+
+/** Whether a request is the tab's own document (a service worker's has no frame). */
+function mainFrameOf(request: Request, page: Page): boolean {
+  try {
+    return request.frame() === page.mainFrame();
+  } catch {
+    return false;
   }
 }

@@ -34,9 +34,9 @@ export async function decideEgress(host: string, port: number, rules: EgressRule
   try {
     addresses = isIP(name) ? [name] : await rules.resolve(name);
   } catch (error) {
-    return { refused: `egress: ${name} does not resolve (${(error as Error).message.split('\n')[0]})` };
+    return { refused: `${name} does not resolve: the name is unknown, or this machine has no network or DNS (${(error as Error).message.split('\n')[0]})` };
   }
-  if (!addresses.length) return { refused: `egress: ${name} does not resolve` };
+  if (!addresses.length) return { refused: `${name} does not resolve: the name is unknown, or this machine has no network or DNS` };
   // public-only judges every address the name has: any one of them could be the one connected to.
   if (rules.policy?.mode === 'public-only' && !privateAllowed(rules.policy, literal)) {
     for (const address of addresses) {

@@ -10,7 +10,7 @@ import { BrowserPipe } from './browser-pipe.js';
 import { findProfileProcesses, killProcesses } from './orphans.js';
 import { seedProfilePreferences } from './preferences.js';
 import type { Profile } from './profile-registry.js';
-import { type LaunchEnvelope, proxyArgs } from './launch-envelope.js';
+import { type EgressFailureReason, type LaunchEnvelope, proxyArgs } from './launch-envelope.js';
 
 /**
  * A managed profile's Chromium (spec §4): its own user-data dir, launched on
@@ -102,6 +102,11 @@ export class ManagedBrowser {
 
   get pid(): number | undefined {
     return this.running ? this.child!.pid : undefined;
+  }
+
+  /** Why its way out failed a connection to `host` since `since`, if it did. */
+  egressFailure(host: string, since: number): EgressFailureReason | undefined {
+    return this.envelope?.egressFailure?.(host, since);
   }
 
   /** The browser's pipe, launching it first when it is not running; shared by concurrent callers. */
