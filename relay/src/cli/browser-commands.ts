@@ -189,7 +189,8 @@ export function addBrowserCommands(program: Command, client: () => BrowserClient
 /** Snapshot, actions and hooks (spec §6, §10): refs come from the last `snapshot` of the tab. */
 function addActionCommands(program: Command, client: () => BrowserClient, print: Print): void {
   const waiting = <T>(label: string, work: Promise<T>) => withProgress(label, work, { json: program.opts().json === true });
-  const done = (result: { kind?: string; url?: string }) => `${result.kind ?? 'done'}: ${result.url ?? ''}`.trim();
+  // The act and where the tab is, then what it set off (a dialog, a download, a navigation that failed, and why).
+  const done = (result: { kind?: string; url?: string; events?: string[] }) => [`${result.kind ?? 'done'}: ${result.url ?? ''}`.trim(), ...(result.events ?? []).map((event) => `- ${event}`)].join('\n');
   const withTarget = (command: Command) => command.option('--target <targetId>', 'the tab (default: the last used)');
 
   withTarget(program.command('snapshot').description('the page as text, with [ref=…] on what can be acted on'))

@@ -1,10 +1,12 @@
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { BrowserClient } from '../client/browser-client.js';
 import { ClawdError, nextStepIn } from '../errors.js';
 import { controlAddress, ensureConfig, loadConfig, urlHost } from '../config/config.js';
 import { DEFAULT_CONTROL_PORT, EXTENSION_ID, relayPortFor } from '../../../protocol/constants.js';
-import { CLI_PATH, PACKAGE_VERSION } from '../config/package-root.js';
+import { CLI_PATH, EXTENSION_DIR, PACKAGE_VERSION } from '../config/package-root.js';
 import { controlUrlFor, relayAddressFor } from '../config/server-record.js';
 import { currentPlatform } from '../config/platform.js';
 import { clawdHome, loadOrCreateExtensionKey, loadOrCreateToken } from '../config/state-dir.js';
@@ -90,6 +92,14 @@ program
     const query = new URLSearchParams({ ...(profile && profile !== 'extension' ? { profile } : {}), token: key ?? loadOrCreateToken(home) });
     const url = `${relay}/cdp?${query}`;
     print({ cdpUrl: url }, () => url);
+  });
+
+program
+  .command('extension-path')
+  .description("print the extension's folder, to load in Chrome (chrome://extensions, Developer mode, Load unpacked)")
+  .action(() => {
+    if (!existsSync(join(EXTENSION_DIR, 'manifest.json'))) throw new Error(`The extension is not built at ${EXTENSION_DIR}: run \`npm run build\` in the checkout`);
+    print({ path: EXTENSION_DIR }, () => EXTENSION_DIR);
   });
 
 program

@@ -346,7 +346,8 @@ export class ProfileDriver {
     });
     // The action as the agent sent it: a secret stays its placeholder.
     this.script.add({ kind: 'act', tab: targetId, url: urlBefore, action, elements, ...(result.typedAs === 'keys' ? { typedAs: 'keys' as const } : {}) });
-    const events = [...tab.takeEvents(), ...opened, ...failedNavigations.map(({ url, error }) => failedNavigationEvent(this.egress, url, error, since))];
+    const failed = failedNavigations.flatMap(({ url, error }) => failedNavigationEvent(this.egress, url, error, since) ?? []);
+    const events = [...tab.takeEvents(), ...opened, ...failed];
     const happened = events.length ? { events } : {};
     if (tab.page.isClosed()) return tab.secrets.redactDeep({ targetId, kind: action.kind, changed: true, ...result, ...happened });
     const info = await this.use(tab);

@@ -72,12 +72,16 @@ function egressError(egress: EgressWitness | undefined, failed: string, since: n
     : new UnavailableError(`Navigating to ${asked} failed${via}: ${failure.reason}`);
 }
 
-/** A navigation an action set off that failed, as its answer's event says it: the way out's reason when it has one, else the browser's. */
-export function failedNavigationEvent(egress: EgressWitness | undefined, url: string, browserError: string, since: number): string {
+/**
+ * A navigation an action set off that failed, as its answer's event says it:
+ * the way out's reason when it has one, else the browser's error; nothing
+ * for an answer only marked as the proxy's (a page could send the mark).
+ */
+export function failedNavigationEvent(egress: EgressWitness | undefined, url: string, browserError: string | undefined, since: number): string | undefined {
   const host = URL.canParse(url) ? new URL(url).hostname : undefined;
   const failure = host ? egress?.(host, since) : undefined;
   const why = failure ? `${failure.reason}${failure.byPolicy ? privateHostRemedy(failure.reason, url) : ''}` : browserError;
-  return `navigation to ${withoutQuery(url)} failed: ${why}`;
+  return why === undefined ? undefined : `navigation to ${withoutQuery(url)} failed: ${why}`;
 }
 
 /** A URL as said in an answer: parsed (https://example.com is https://example.com/), without its query and fragment. */
