@@ -77,7 +77,9 @@ beforeAll(async () => {
   serve = spawn(bin, ['serve'], { env: userEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
   serve.stderr!.on('data', (chunk: Buffer) => (log += chunk.toString()));
-  await waitFor(() => log.includes('control API listening'), { timeoutMs: 30_000, message: () => `the installed serve did not start: ${log}` });
+  await waitFor(() => log.includes('control API listening'), { timeoutMs: 30_000, message: 'the installed serve did not start' }).catch((error: Error) => {
+    throw new Error(`${error.message}: ${log}`);
+  });
 }, 240_000);
 
 afterAll(async () => {

@@ -75,7 +75,7 @@ function serve(clawd: string, nodeArgs: string[] = []): ChildProcess {
   return child;
 }
 
-const listening = (clawd: string) => waitFor(() => /control API listening/.test(log(clawd)), { timeoutMs: 20_000, message: `serve did not start: ${log(clawd)}` });
+const listening = (clawd: string) => waitFor(() => /control API listening/.test(log(clawd)), { timeoutMs: 20_000, message: 'serve did not start' });
 const exited = (child: ChildProcess) => (child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', resolve)));
 
 describe('a server never dies silently', () => {
@@ -135,7 +135,7 @@ describe('a server never dies silently', () => {
     await exited(first);
     const second = serve(clawd);
     cleanups.push(() => second.kill('SIGTERM'));
-    await waitFor(() => (log(clawd).match(/control API listening/g) ?? []).length === 2, { timeoutMs: 20_000, message: `the second serve did not start: ${log(clawd)}` });
+    await waitFor(() => (log(clawd).match(/control API listening/g) ?? []).length === 2, { timeoutMs: 20_000, message: 'the second serve did not start' });
     expect(log(clawd)).toContain(`warn [clawd-browser] the previous server of this home (pid ${first.pid}, started `);
     expect(log(clawd)).toMatch(/ended without stopping: it was killed \(SIGKILL, or the kernel's OOM killer\), or the machine stopped/);
     second.kill('SIGTERM');

@@ -76,7 +76,7 @@ describe('the tools, in process', () => {
   });
 
   it("browser_act says which fields each kind takes, as ActionSchema has them, and what the unclear ones mean", () => {
-    const schema = listTools().find((listed) => listed.name === 'browser_act')!.inputSchema as { properties: Record<string, { description?: string; enum?: string[] }> };
+    const schema = listTools().find((listed) => listed.name === 'browser_act')!.inputSchema as unknown as { properties: Record<string, { description?: string; enum?: string[] }> };
     const line = schema.properties.kind.description!;
     const kinds = ActionSchema.options.map((member) => member.shape.kind.value).filter((kind) => kind !== 'close');
     expect(Object.keys(ACT_KIND_FIELDS)).toEqual(kinds);
