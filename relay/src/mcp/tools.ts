@@ -100,31 +100,25 @@ function tabLine(tab: { targetId: string; url: string; title: string }): string 
 }
 
 /**
- * Which fields each act kind takes, said once on `kind` (one line costs a
- * model less than a description on every field): `a | b` is one or the
- * other, `[…]` optional. tests/unit/mcp-tools.test.ts holds it to ActionSchema.
+ * Which fields each act kind takes, said once on `kind`: `a|b` is one or the
+ * other, `[…]` optional. A field only one kind has (double, submit,
+ * timeoutMs…) is that kind's by its name alone and goes unsaid: every token
+ * here is sent to the model on every turn. tests/unit/mcp-tools.test.ts holds
+ * it to ActionSchema.
  */
 export const ACT_KIND_FIELDS: Record<string, string> = {
-  click: 'ref | x y, [double button modifiers]',
-  type: 'ref text, [submit slowly]',
+  click: 'ref|x,y',
+  type: 'ref,text',
   press: 'key',
   hover: 'ref',
-  move: 'x y',
-  drag: 'startRef endRef | x y endX endY',
-  scroll: '[x y] deltaX deltaY',
-  select: 'ref values',
+  move: 'x,y',
+  drag: 'startRef,endRef|x,y,endX,endY',
+  scroll: 'deltaX,deltaY [x,y]',
+  select: 'ref,values',
   fill: 'fields',
-  wait: 'text | textGone | selector | timeMs, [timeoutMs]',
-  resize: 'width height',
-  evaluate: 'fn, [ref]',
-};
-
-/** What a field means where its name does not say it. */
-const ACT_FIELD_MEANING: Record<string, string> = {
-  x: 'CSS px in the viewport, as y',
-  timeMs: 'just wait (ms)',
-  timeoutMs: 'give up after (ms)',
-  fn: "JS function; gets ref's element",
+  wait: 'text|textGone|selector|timeMs',
+  resize: 'width,height',
+  evaluate: 'fn [ref]',
 };
 
 /**
@@ -138,8 +132,7 @@ function allActionFields(): Record<string, z.ZodType> {
   for (const member of ActionSchema.options) {
     for (const [name, field] of Object.entries(member.shape)) {
       if (name === 'kind' || name === 'targetId' || name in fields) continue;
-      const plain = withoutDefault(field as z.ZodType).optional();
-      fields[name] = ACT_FIELD_MEANING[name] ? plain.describe(ACT_FIELD_MEANING[name]) : plain;
+      fields[name] = withoutDefault(field as z.ZodType).optional();
     }
   }
   return fields;
@@ -256,11 +249,15 @@ export const TOOLS: Tool[] = [
   }),
   defineTool({
     name: 'browser_act',
-    description: 'Act on the page: by ref from a snapshot, or at x/y. Answers with what changed.',
+    description: 'Act on the page (refs come from a snapshot); answers with what changed.',
     input: z.object({
       profile: Profile,
       targetId: TargetId,
-      kind: z.enum(ACTION_KINDS as [string, ...string[]]).describe(Object.entries(ACT_KIND_FIELDS).map(([kind, fields]) => `${kind}: ${fields}`).join('; ')),
+      // The line names every kind with its fields, so the kinds are not listed again as an enum (30 tokens a turn); checked here all the same.
+      kind: z
+        .string()
+        .refine((kind) => (ACTION_KINDS as readonly string[]).includes(kind), { message: `must be one of ${ACTION_KINDS.join(', ')}` })
+        .describe(Object.entries(ACT_KIND_FIELDS).map(([kind, fields]) => `${kind} ${fields}`).join('; ')),
       ...allActionFields(),
     }),
     readOnly: false,
