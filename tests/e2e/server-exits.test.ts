@@ -117,8 +117,14 @@ describe('a server never dies silently', () => {
 
   it('a fatal error is logged with its stack before the process ends', async () => {
     const { clawd } = await home();
-    // A fault put into the real server: an exception nothing catches, once it listens.
-    const fault = `data:text/javascript,${encodeURIComponent("setTimeout(() => { throw new Error('injected fault'); }, 1500);")}`;
+    // A fault put into the real server: an exception nothing catches, once it listens (its server.json is written).
+    const once = `import { existsSync } from 'node:fs';
+      const waiting = setInterval(() => {
+        if (!existsSync(process.env.CLAWD_HOME + '/server.json')) return;
+        clearInterval(waiting);
+        setTimeout(() => { throw new Error('injected fault'); }, 100);
+      }, 50);`;
+    const fault = `data:text/javascript,${encodeURIComponent(once)}`;
     const child = serve(clawd, ['--import', fault]);
     await exited(child);
     expect(child.exitCode).toBe(1);

@@ -19,7 +19,7 @@ import { type ControlServer, startControlServer } from '../server/control-server
 import { type RelayServer, startRelayServer } from '../server/relay-server.js';
 import { watchIdle } from './idle-watch.js';
 import { ensurePortFree, PortInUseError } from '../server/listen.js';
-import { announceServer, logEveryExit, refuseSecondServer, stopOnSignals, withdrawServer } from './server-lifetime.js';
+import { announceServer, logFatalErrors, refuseSecondServer, stopOnSignals, withdrawServer } from './server-lifetime.js';
 
 /**
  * What `clawd-browser serve` runs: the control API (spec §6) and, one port
@@ -248,7 +248,7 @@ function credentialsFor(home: string, manager: ProfileManager, logger: Logger, f
 export async function serve(options: { port?: number; host?: string; logLevel: LogLevel; json?: boolean; exitWhenIdle?: boolean }): Promise<void> {
   const home = clawdHome();
   const logger = createLogger(options.logLevel, 'clawd-browser');
-  logEveryExit(logger);
+  logFatalErrors(logger);
   await refuseSecondServer(home, logger);
   let stop: (reason: string) => Promise<void> = async () => {};
   const server = await startServer({
@@ -262,7 +262,7 @@ export async function serve(options: { port?: number; host?: string; logLevel: L
     portsFrom: options.exitWhenIdle ? 'config' : 'flag or config',
   });
   const bound = options.host ?? controlAddress(loadConfig(home)).host;
-  announceServer(home, { controlUrl: `http://${urlHost(reachableAt(bound))}:${server.control.port}`, relayPort: server.relay.port });
+  announceServer(home, { controlUrl: `http://${urlHost(reachableAt(bound))}:${server.control.port}`, relayPort: server.relay.port }, logger);
   if (options.json) console.log(JSON.stringify({ controlPort: server.control.port, relayPort: server.relay.port, cdpUrl: server.relay.cdpUrl }));
   let stopping = false;
   stop = async () => {

@@ -45,11 +45,12 @@ export async function refuseSecondServer(home: string, log: Logger): Promise<voi
 
 /**
  * From the first moment: a fatal error is logged with its stack before the
- * process ends, and so is every exit, with its code. A promise nobody awaited
- * failing is a bug to report, not a reason to drop every client and orphan
- * the browsers: it is logged, and the server goes on.
+ * process ends. A promise nobody awaited failing is a bug to report, not a
+ * reason to drop every client and orphan the browsers: it is logged, and
+ * the server goes on. (A server that cannot start says why in one line, and
+ * exits: that line is its log.)
  */
-export function logEveryExit(log: Logger): void {
+export function logFatalErrors(log: Logger): void {
   process.on('unhandledRejection', (reason) => {
     log.error(`internal error (a bug; please report it): ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`);
   });
@@ -57,14 +58,17 @@ export function logEveryExit(log: Logger): void {
     log.error(`exiting: a fatal error (a bug; please report it): ${error.stack ?? error.message}`);
     process.exit(1);
   });
-  // Written synchronously: the last thing the process does.
-  process.on('exit', (code) => log.info(`exited (code ${code})`));
 }
 
-/** Says where this server listens (config/server-record.ts): every command, `mcp` and the native host find it there. */
-export function announceServer(home: string, where: { controlUrl: string; relayPort: number }): void {
+/**
+ * Says where this server listens (config/server-record.ts): every command,
+ * `mcp` and the native host find it there. From then on its exit is the last
+ * line of its log, with its code (written synchronously, as the process ends).
+ */
+export function announceServer(home: string, where: { controlUrl: string; relayPort: number }, log: Logger): void {
   writeFileSync(join(home, 'relay.pid'), `${process.pid}\n`);
   writeServerRecord(home, { pid: process.pid, ...where, version: PACKAGE_VERSION, startedAt: new Date().toISOString() });
+  process.on('exit', (code) => log.info(`exited (code ${code})`));
 }
 
 /** Takes back what announceServer wrote. */
