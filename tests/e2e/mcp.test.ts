@@ -100,7 +100,8 @@ describe('clawd-browser mcp (stdio)', () => {
     expect(Object.keys(snapshot.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['profile', 'targetId', 'interactive', 'ref', 'selector', 'depth', 'maxChars', 'diff']));
     // Every act kind of the HTTP API is one browser_act away.
     const act = tools.find((tool) => tool.name === 'browser_act')!;
-    expect((act.inputSchema.properties as { kind: { enum: string[] } }).kind.enum).toEqual(['click', 'type', 'press', 'hover', 'move', 'drag', 'scroll', 'select', 'fill', 'wait', 'resize', 'evaluate']);
+    const kinds = (act.inputSchema.properties as { kind: { description: string } }).kind.description.split('; ').map((part) => part.split(' ')[0]);
+    expect(kinds).toEqual(['click', 'type', 'press', 'hover', 'move', 'drag', 'scroll', 'select', 'fill', 'wait', 'resize', 'evaluate']);
     for (const tool of tools) expect(tool.description!.length, tool.name).toBeLessThanOrEqual(140);
   });
 
@@ -156,6 +157,19 @@ describe('clawd-browser mcp (stdio)', () => {
     expect(page).toMatch(/^Release notes — http:\/\/127\.0\.0\.1:\d+\/article\.html\n# Release notes\n/);
     expect(page).toContain('- Faster [benchmarks](https://example.com/bench?x=1)');
     expect(await call('browser_snapshot', { profile: 'clawd', targetId, markdown: true, selector: '#appendix' })).toMatch(/\n## Appendix\n\nLast words\.$/);
+  }, 60_000);
+
+  it('a plain checkbox says it turned, calmly; a click that navigated says where to, though this session never saw the tab', async () => {
+    const call = caller(client);
+    // Opened and read by another client (the CLI, another agent): this MCP session knows nothing of the tab's URL.
+    const { targetId } = await env.client('clawd').openTab(env.fixtures.url('effects.html'));
+    const { text } = await env.client('clawd').snapshot({ targetId });
+    const agree = await call('browser_act', { profile: 'clawd', targetId, kind: 'click', ref: ref(String(text), /checkbox "Agree"/) });
+    expect(agree.split('\n')[0]).toBe('click: done (checked: true); nothing else on the page changed');
+    expect((await env.client('clawd').evaluate('() => document.querySelector("#agree").checked', { targetId })).result).toBe(true);
+    const home = await call('browser_act', { profile: 'clawd', targetId, kind: 'click', ref: ref(String(text), /link "Home"/) });
+    expect(home).toBe(`click: done\nNavigated to ${env.fixtures.url('index.html')} ("Fixture Home"). Take a snapshot to see the page.`);
+    expect((await env.client('clawd').evaluate('() => location.href', { targetId })).result).toBe(env.fixtures.url('index.html'));
   }, 60_000);
 
   it('says what to do when a ref is stale or a tab unknown', async () => {

@@ -78,7 +78,7 @@ describe('decideEgress', () => {
 
   it('bad ports and names that do not resolve are refused with why', async () => {
     const r = rules(undefined, { 'gone.example': new Error('getaddrinfo ENOTFOUND gone.example') });
-    expect(await decideEgress('gone.example', 80, r)).toEqual({ refused: 'egress: gone.example does not resolve (getaddrinfo ENOTFOUND gone.example)' });
+    expect(await decideEgress('gone.example', 80, r)).toEqual({ refused: 'gone.example does not resolve: the name is unknown, or this machine has no network or DNS (getaddrinfo ENOTFOUND gone.example)' });
     expect(await decideEgress('example.com', 0, r)).toMatchObject({ refused: expect.stringMatching(/not a host and port/) });
     expect(await decideEgress('example.com', 70_000, r)).toMatchObject({ refused: expect.stringMatching(/not a host and port/) });
   });

@@ -1,9 +1,11 @@
 import { request as httpRequest, createServer, type Server } from 'node:http';
+import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EgressProxy } from '../../relay/src/egress/egress-proxy.js';
 import { DescriptorBudget, openFileLimit } from '../../relay/src/egress/descriptor-budget.js';
+import { CONNECT_TIMEOUT_MS, connectFailure } from '../../relay/src/egress/egress-failures.js';
 import { UrlPolicySchema } from '../../relay/src/runtime/url-policy.js';
 
 /**
@@ -100,6 +102,61 @@ describe('the egress proxy', () => {
   it('answers anything but a proxied request with a 400 (it speaks no CDP)', async () => {
     const response = await fetch(`http://127.0.0.1:${proxyPort}/json/version`);
     expect(response.status).toBe(400);
+  });
+
+  it('keeps why each connection failed, by host, for the answer of a navigation: no such name, refused, the rule; a plain request\'s failure is marked', async () => {
+    const since = Date.now();
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const closed = (probe.address() as AddressInfo).port;
+    await new Promise((resolve) => probe.close(resolve));
+
+    expect(await tunnel(`closed.test:${closed}`)).toBe('HTTP/1.1 502 Bad Gateway');
+    expect(proxy.failures.latest('closed.test', since)).toMatchObject({ reason: `closed.test:${closed} refused the connection: nothing listens there (ECONNREFUSED)`, byPolicy: false });
+    const plain = await new Promise<{ status: number; marked: string | undefined; body: string }>((resolve, reject) => {
+      const request = httpRequest({ host: '127.0.0.1', port: proxyPort, path: `http://other.test:${closed}/`, headers: { host: `other.test:${closed}` } }, (response) => {
+        let body = '';
+        response.on('data', (chunk) => (body += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, marked: response.headers['x-clawd-egress'] as string | undefined, body }));
+      });
+      request.on('error', reject);
+      request.end();
+    });
+    expect(plain).toEqual({ status: 502, marked: 'failed', body: `clawd-browser egress: other.test:${closed} refused the connection: nothing listens there (ECONNREFUSED)` });
+
+    expect((await viaProxy('http://nowhere.example/')).status).toBe(403);
+    expect(proxy.failures.latest('NOWHERE.example.', since)).toMatchObject({ reason: 'nowhere.example does not resolve: the name is unknown, or this machine has no network or DNS', byPolicy: false });
+    await viaProxy(`http://denied.test:${sitePort}/`);
+    expect(proxy.failures.latest('denied.test', since)).toMatchObject({ reason: 'urlPolicy deny: denied.test matches "denied.test"', byPolicy: true });
+    // Only what failed since the navigation began answers for it.
+    expect(proxy.failures.latest('closed.test', Date.now() + 1)).toBeUndefined();
+    expect(proxy.failures.latest('allowed.test', since)).toBeUndefined();
+  });
+
+  it('gives a site that does not accept a connection CONNECT_TIMEOUT_MS, then answers 502 and keeps why', async () => {
+    // A listener whose process never accepts (its event loop held), its queue full: the next SYN is dropped, as by a site that is down.
+    const holder = spawn(process.execPath, ['-e', `const s = require('node:net').createServer(); s.listen({ port: 0, host: '127.0.0.1', backlog: 1 }, () => { console.log(s.address().port); setTimeout(() => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 40000), 50); });`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      const port = Number(await new Promise<string>((resolve) => holder.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString().trim()))));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const queued = [1, 2, 3, 4].map(() => connect(port, '127.0.0.1').on('error', () => {}));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const since = Date.now();
+      expect(await tunnel(`hung.test:${port}`)).toBe('HTTP/1.1 502 Bad Gateway');
+      expect(Date.now() - since).toBeGreaterThanOrEqual(CONNECT_TIMEOUT_MS - 100);
+      expect(proxy.failures.latest('hung.test', since)?.reason).toBe(`hung.test:${port} did not answer within 15 s: it is down, or something between drops the packets (ETIMEDOUT)`);
+      for (const socket of queued) socket.destroy();
+    } finally {
+      holder.kill('SIGKILL');
+    }
+  }, 30_000);
+
+  it('says a site that did not accept a connection in time, or cannot be routed to, in words', () => {
+    const error = (code: string) => Object.assign(new Error(code), { code });
+    expect(CONNECT_TIMEOUT_MS).toBe(15_000);
+    expect(connectFailure('slow.example', 443, error('ETIMEDOUT'))).toBe('slow.example:443 did not answer within 15 s: it is down, or something between drops the packets (ETIMEDOUT)');
+    expect(connectFailure('far.example', 443, error('ENETUNREACH'))).toBe('far.example:443 cannot be reached from this machine: no route to it, or no network (ENETUNREACH)');
+    expect(connectFailure('[::1]', 8080, error('ECONNREFUSED'))).toBe('[::1]:8080 refused the connection: nothing listens there (ECONNREFUSED)');
   });
 });
 

@@ -1,6 +1,11 @@
 /** A task session answers on every route as the profile `session-<id>` (its own name space: no profile may be created there). */
 export const SESSION_PROFILE_PREFIX = 'session-';
 
+/** A session's id from its id or its profile name (`session-<id>`, as `session-open` prints it). */
+export function sessionIdOf(idOrProfile: string): string {
+  return idOrProfile.startsWith(SESSION_PROFILE_PREFIX) ? idOrProfile.slice(SESSION_PROFILE_PREFIX.length) : idOrProfile;
+}
+
 /**
  * Limits every surface shares (the server checks them; the client and the
  * CLI size their own timeouts from them). Plain numbers: the client reads

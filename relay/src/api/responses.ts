@@ -124,6 +124,7 @@ export const ActionResultSchema = z.looseObject({
   kind: z.enum(ACTION_KINDS),
   url: z.string().optional().describe('After the action (absent when it closed the tab)'),
   title: z.string().optional(),
+  navigated: z.boolean().optional().describe('True when the action took the tab to another URL (url says where)'),
   events: z.array(z.string()).optional().describe('Dialogs answered, downloads started and tabs opened since the tab\'s previous action'),
   changed: z.boolean().optional().describe('Whether anything observable happened: a navigation, an event, the target\'s state, the page\'s DOM. False says the page did not react'),
   state: z.record(z.string(), z.union([z.string(), z.boolean(), z.null()])).optional().describe('The target\'s state that the action changed, as it is now (checked, value, expanded, selected, pressed, open)'),

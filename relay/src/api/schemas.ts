@@ -6,13 +6,16 @@ import { toolboxSchemas } from './toolbox-schemas.js';
 import { visionSchemas } from './vision-schemas.js';
 import { replaySchemas } from './replay-schemas.js';
 import { pageToolsSchemas } from './page-tools-schemas.js';
+import { WebUrl } from './web-address.js';
+
+/** A host as the URL policy matches it: `example.com`, `*.example.com`, `*`, `127.0.0.1`, `[::1]` (config.json's urlPolicy, a session's allowPrivate). */
+export const HostPattern = z.string().regex(/^(\*|(\*\.)?[a-z0-9.-]+|\[[0-9a-f:.]+\])$/i, 'must be a host pattern like example.com, *.example.com or *');
 
 /** A profile colour, in config.json and in `POST /profiles/create` alike. */
 export const HexColor = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour like #FF4500');
 
 /** Request bodies and queries of the control API, validated at the boundary. */
 
-const Url = z.string().min(1).refine((value) => URL.canParse(value), 'must be an absolute URL');
 const TargetId = z.string().min(1);
 const Ref = z.string().regex(/^(f\d+)?e\d+$/, 'must be a ref from a snapshot, like e12 or f1e3');
 const Coordinate = z.number().finite();
@@ -105,9 +108,9 @@ const sameKinds: SameKinds<Action['kind'], (typeof ACTION_KINDS)[number]> = true
 void sameKinds;
 
 export const schemas = {
-  open: z.strictObject({ url: Url.default('about:blank') }),
+  open: z.strictObject({ url: WebUrl.default('about:blank') }),
   focus: z.strictObject({ targetId: TargetId }),
-  navigate: z.strictObject({ url: Url, targetId: TargetId.optional() }),
+  navigate: z.strictObject({ url: WebUrl, targetId: TargetId.optional() }),
   screenshot: z.strictObject({
     targetId: TargetId.optional(),
     fullPage: z.boolean().optional(),
@@ -123,7 +126,7 @@ export const schemas = {
     name: z.string(),
     color: HexColor.optional(),
     /** A browser's DevTools endpoint: http(s) for /json/version discovery, or ws(s) directly. */
-    cdpUrl: Url.refine((url) => /^(https?|wss?):$/.test(new URL(url).protocol), 'must be an http(s) or ws(s) DevTools endpoint').optional(),
+    cdpUrl: WebUrl.refine((url) => /^(https?|wss?):$/.test(new URL(url).protocol), 'must be an http(s) or ws(s) DevTools endpoint').optional(),
     /** A managed profile whose browser runs in a jail of its own (Linux, serve as root). */
     jail: z.boolean().optional(),
   }).refine((profile) => !(profile.jail && profile.cdpUrl), { message: 'a remote profile (cdpUrl) runs elsewhere and cannot be jailed here', path: ['jail'] }),
@@ -169,6 +172,11 @@ export const schemas = {
     ttl: z.number().int().min(10).max(7 * 24 * 3600).optional(),
     /** This machine, or the configured Selenium Grid (config grid; its `default` decides when left out). */
     place: z.enum(['local', 'grid']).optional(),
+    allowPrivate: z
+      .array(HostPattern)
+      .max(50)
+      .optional()
+      .describe('Hosts this session may reach though they are loopback or private (a local app), beyond urlPolicy.private; only the token opens sessions, so a session\'s key can never widen this'),
   }),
   issueGrant: z.strictObject({
     tenant: Tenant,

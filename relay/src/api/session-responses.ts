@@ -107,6 +107,7 @@ export const SessionInfoSchema = z.object({
   place: z.enum(['local', 'grid']).describe('Where its browser runs: this machine, or a node of the configured Selenium Grid'),
   node: z.string().optional().describe('On a Grid: the node it was placed on'),
   cdpUrl: z.string().describe('The session browser\'s CDP: the relay\'s /cdp?profile=session-<id> (with the token or the session\'s key)'),
+  allowPrivate: z.array(z.string()).optional().describe('Loopback or private hosts it may reach beyond urlPolicy.private, as its opener asked'),
   createdAt: z.string(),
   expiresAt: z.string(),
   cdpClients: z.number().int().describe('CDP clients connected to it now (its driver not counted)'),

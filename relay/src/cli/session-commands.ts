@@ -33,8 +33,9 @@ export function addSessionCommands(program: Command, client: () => BrowserClient
     .option('--record <mode>', 'off, transient or audit: a screenshot per action, kept outside the session; video: audit and a film of the whole session, kept', 'off')
     .option('--ttl <duration>', 'lifetime, e.g. 15m', parseDuration)
     .option('--place <where>', 'local, or grid (the Selenium Grid in config.json)')
-    .action(async (options: { mode: 'clean' | 'operator'; tenant?: string; domain?: string[]; grant?: string; record: 'off' | 'transient' | 'audit' | 'video'; ttl?: number; place?: 'local' | 'grid' }) => {
-      const session = await client().openSession({ credential_mode: options.mode, tenant: options.tenant, domains: options.domain, grant: options.grant, record: options.record, ttl: options.ttl, place: options.place });
+    .option('--allow-private <host>', 'a loopback or private host it may reach (e.g. 127.0.0.1, localhost), though sessions reach public addresses only (repeatable)', collect)
+    .action(async (options: { mode: 'clean' | 'operator'; tenant?: string; domain?: string[]; grant?: string; record: 'off' | 'transient' | 'audit' | 'video'; ttl?: number; place?: 'local' | 'grid'; allowPrivate?: string[] }) => {
+      const session = await client().openSession({ credential_mode: options.mode, tenant: options.tenant, domains: options.domain, grant: options.grant, record: options.record, ttl: options.ttl, place: options.place, allowPrivate: options.allowPrivate });
       if (!program.opts().json) for (const warning of session.warnings ?? []) process.stderr.write(`warning: ${warning}\n`);
       print(session, () =>
         [
@@ -46,7 +47,7 @@ export function addSessionCommands(program: Command, client: () => BrowserClient
   program
     .command('session-close')
     .description('close a task session: browser stopped, port freed, dir removed')
-    .argument('<id>')
+    .argument('<id>', "the session's id, or its profile name (session-<id>)")
     .action(async (id: string) => {
       const { closed } = await client().closeSession(id);
       print({ closed }, () => `closed ${closed.id}`);

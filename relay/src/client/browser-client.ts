@@ -1,4 +1,3 @@
-import { request as httpRequest } from 'node:http';
 import type { ToolboxApi } from '../api/toolbox-api.js';
 import { toolboxClient } from './toolbox-client.js';
 import type { VisionApi } from '../api/vision-api.js';
@@ -10,8 +9,9 @@ import { browseOver } from './browse-client.js';
 import type { BrowseOptions, BrowseRequest, BrowseResult } from '../api/browse-schemas.js';
 import { controlUrlFor } from '../config/server-record.js';
 import { clawdHome, readToken } from '../config/state-dir.js';
-import { BadRequestError, type ClawdError, errorFromBody, TimeoutError, UnavailableError } from '../errors.js';
-import { AGENT_HEADER, MAX_WAIT_MS } from '../api/limits.js';
+import { BadRequestError, TimeoutError, UnavailableError } from '../errors.js';
+import { type ControlResponse, type Credential, readAnswer, send } from './control-http.js';
+import { AGENT_HEADER, MAX_WAIT_MS, sessionIdOf } from '../api/limits.js';
 import type { ActOptions, BrowserApi, HandoffWaitOptions, RecordRequest, SnapshotRequest } from '../api/browser-api.js';
 import type { DialogArmed, FileChooserAnswer, PlaywrightScript } from '../api/responses.js';
 import type { ActionOptions, ActionRequest, RequestOf } from '../api/schemas.js';
@@ -49,6 +49,8 @@ export interface BrowserClientOptions {
    * targetId mean its own tabs, never another agent's last used one.
    */
   agent?: string;
+  /** What `token` is, for the answer when a server refuses it (local() says: this home's token, or a session's key). */
+  credential?: Credential;
 }
 
 /** The longest a server-side wait may take (MAX_WAIT_MS), and time to answer after it. */
@@ -66,13 +68,19 @@ export class BrowserClient implements BrowserApi {
 
   constructor(private readonly options: BrowserClientOptions) {}
 
-  /** The local server, as `clawd-browser serve` runs it for $CLAWD_HOME. */
-  static local(options: { profile?: string; home?: string; url?: string; timeoutMs?: number; agent?: string } = {}): BrowserClient {
+  /**
+   * The local server, as `clawd-browser serve` runs it for $CLAWD_HOME, with
+   * the home's token; or, given `key`, with a task session's own key, which
+   * reaches that session only (its routes then mean it when no profile is named).
+   */
+  static local(options: { profile?: string; home?: string; url?: string; key?: string; timeoutMs?: number; agent?: string } = {}): BrowserClient {
     const home = options.home ?? clawdHome();
     // `url` (the CLI's --url), else CLAWD_URL, else where this home's server listens (server.json), else config.json.
     const baseUrl = options.url?.replace(/\/+$/, '') ?? controlUrlFor(home);
+    if (options.key) return new BrowserClient({ baseUrl, token: options.key, profile: options.profile, timeoutMs: options.timeoutMs, agent: options.agent, credential: { kind: 'session key' } });
     // Constructing a client writes nothing: with no token yet, no server has run, and the first request says so.
-    return new BrowserClient({ baseUrl, token: readToken(home) ?? '', profile: options.profile, timeoutMs: options.timeoutMs, agent: options.agent });
+    const token = readToken(home);
+    return new BrowserClient({ baseUrl, token: token ?? '', profile: options.profile, timeoutMs: options.timeoutMs, agent: options.agent, credential: { kind: 'home token', home, made: token !== undefined } });
   }
 
   withProfile(profile: string): BrowserClient {
@@ -202,12 +210,13 @@ export class BrowserClient implements BrowserApi {
   sessions(): Promise<{ sessions: SessionInfo[]; spares: SpareCounts }> {
     return this.call('GET', '/sessions');
   }
+  /** `id` is the session's id, or its profile name (`session-<id>`). */
   closeSession(id: string): Promise<{ closed: SessionInfo }> {
-    return this.call('DELETE', `/sessions/${encodeURIComponent(id)}`);
+    return this.call('DELETE', `/sessions/${encodeURIComponent(sessionIdOf(id))}`);
   }
-  /** Gives a session `ttl` seconds from now. */
+  /** Gives a session `ttl` seconds from now; `id` as for closeSession. */
   extendSession(id: string, ttl: number): Promise<{ extended: SessionInfo }> {
-    return this.call('POST', `/sessions/${encodeURIComponent(id)}/extend`, { ttl });
+    return this.call('POST', `/sessions/${encodeURIComponent(sessionIdOf(id))}/extend`, { ttl });
   }
   /** Grants that can still be used, and the sessions that used each. */
   grants(): Promise<{ grants: LiveGrant[] }> {
@@ -377,7 +386,7 @@ export class BrowserClient implements BrowserApi {
     for (const [key, value] of Object.entries({ ...query, profile: this.options.profile })) {
       if (value !== undefined) url.searchParams.set(key, String(value));
     }
-    let response: { status: number; text: string };
+    let response: ControlResponse;
     try {
       const headers = { authorization: `Bearer ${this.options.token}`, ...(this.options.agent ? { [AGENT_HEADER]: this.options.agent } : {}), ...(body ? { 'content-type': 'application/json' } : {}) };
       response = await send(url, method, headers, body ? JSON.stringify(body) : undefined, this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS, this.options.signal);
@@ -386,34 +395,6 @@ export class BrowserClient implements BrowserApi {
       if (error instanceof TimeoutError) throw new TimeoutError(`${method} ${path} timed out`);
       throw new UnavailableError(`Cannot reach the control API at ${this.options.baseUrl}: is \`clawd-browser serve\` running? (${(error as Error).message})`);
     }
-    const { text } = response;
-    let parsed: unknown;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-    if (response.status >= 400) throw errorFromBody(response.status, parsed) satisfies ClawdError;
-    return parsed as T;
+    return readAnswer<T>(response, { baseUrl: this.options.baseUrl, credential: this.options.credential });
   }
-}
-
-/**
- * One request on a fresh connection. Without keep-alive a client that
- * outlives a server restart never writes into a socket the old server closed;
- * on loopback the extra handshake costs a fraction of a millisecond.
- */
-function send(url: URL, method: string, headers: Record<string, string>, body: string | undefined, timeoutMs: number, signal?: AbortSignal): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    // Aborting destroys the socket: the server sees its caller go and stops the work.
-    const request = httpRequest(url, { method, headers, agent: false, timeout: timeoutMs, signal }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      response.on('error', reject);
-    });
-    request.on('timeout', () => request.destroy(new TimeoutError('timed out')));
-    request.on('error', reject);
-    request.end(body);
-  });
 }

@@ -22,7 +22,7 @@ import { DownloadSaver } from './download-saver.js';
 import { armFileChooser, setInputFiles, uploadThroughChooser } from './file-chooser.js';
 import { checkNavigation, guardTab } from './url-policy-guard.js';
 import { BrowserUrlGuard } from './browser-url-guard.js';
-import { navigateTab } from './tab-navigation.js';
+import { type EgressWitness, failedNavigationEvent, navigateTab } from './tab-navigation.js';
 import { sendViewInput } from './view-input.js';
 import { TabRegistry } from './tab-registry.js';
 import { ProfileToolbox } from './profile-toolbox.js';
@@ -360,7 +360,8 @@ export class ProfileDriver {
     // Chosen before it runs, while its refs mean what the agent saw (script-recorder.ts).
     const elements = await this.script.elementsOf(tab, action);
     const effect = await watchEffect(tab, action);
-    const { result, events: opened } = await withAftermath(
+    const since = Date.now();
+    const { result, events: opened, failedNavigations } = await withAftermath(
       tab,
       () => performAction(tab, performed, signal),
       (popup) => this.describePopup(popup),
@@ -370,12 +371,14 @@ export class ProfileDriver {
     });
     // The action as the agent sent it: a secret stays its placeholder.
     this.script.add({ kind: 'act', tab: targetId, url: urlBefore, action, elements, ...(result.typedAs === 'keys' ? { typedAs: 'keys' as const } : {}) });
-    const events = [...tab.takeEvents(), ...opened];
+    const failed = failedNavigations.flatMap(({ url, error }) => failedNavigationEvent(this.egress, url, error, since) ?? []);
+    const events = [...tab.takeEvents(), ...opened, ...failed];
     const happened = events.length ? { events } : {};
     if (tab.page.isClosed()) return tab.secrets.redactDeep({ targetId, kind: action.kind, changed: true, ...result, ...happened });
     const info = await this.use(tab);
-    const changes = await effect.finish({ navigated: info.url !== urlBefore, events });
-    return tab.secrets.redactDeep({ targetId, kind: action.kind, url: info.url, title: info.title, ...changes, ...result, ...happened });
+    const navigated = info.url !== urlBefore;
+    const changes = await effect.finish({ navigated, events });
+    return tab.secrets.redactDeep({ targetId, kind: action.kind, url: info.url, title: info.title, ...(navigated ? { navigated } : {}), ...changes, ...result, ...happened });
   }
 
   /**
@@ -469,6 +472,9 @@ export class ProfileDriver {
   private async goto(tab: DriverTab, url: string, signal?: AbortSignal): Promise<void> {
     // Heard before the page loads: Chromium tells a new listener of the main frame's tools only, not its frames'.
     await tab.pageTools.enabled().catch(() => {});
-    return navigateTab(tab, url, (navigated) => this.guard(navigated), signal);
+    return navigateTab(tab, url, (navigated) => this.guard(navigated), signal, this.egress);
   }
+
+  /** Why this browser's egress proxy failed a connection (a managed browser's; none for others). */
+  private readonly egress: EgressWitness = (host, since) => this.endpoint.egressFailure?.(host, since);
 }

@@ -59,6 +59,8 @@ export class ProfileManager {
   readonly ownPorts = new Set<number>();
   /** When each profile was last used: a managed browser nobody uses is stopped (sweepIdle). */
   readonly idle: IdleBrowsers;
+  /** Hosts a task session may reach though loopback or private, as the token's holder opened it (allowPrivate). */
+  private readonly privateHosts = new Map<string, string[]>();
 
   constructor(
     private readonly home: string,
@@ -77,7 +79,7 @@ export class ProfileManager {
    */
   egressOptions(owner: string): EgressOptions {
     const session = owner.startsWith(SESSION_PROFILE_PREFIX);
-    const policy = session ? () => this.sessionPolicy().urlPolicy : () => this.policy().urlPolicy;
+    const policy = session ? () => this.sessionPolicy(owner).urlPolicy : () => this.policy().urlPolicy;
     const maxConnections = session ? this.registry.config().sessionLimits.connections : undefined;
     return { owner, policy, forbiddenPorts: () => this.ownPorts, log: this.log, ...(maxConnections ? { maxConnections } : {}) };
   }
@@ -129,7 +131,7 @@ export class ProfileManager {
    */
   createEphemeral(profile: Profile, downloadsDir: string, envelope: LaunchEnvelope = this.egressFor(profile.name)): ProfileDriver {
     const browser = new ManagedBrowser(profile, launchSettings(this.registry.config()), this.log, envelope, true);
-    const driver = new ProfileDriver(profile, new ManagedEndpoint(browser, this.served(profile.name)), downloadsDir, () => this.sessionPolicy());
+    const driver = new ProfileDriver(profile, new ManagedEndpoint(browser, this.served(profile.name)), downloadsDir, () => this.sessionPolicy(profile.name));
     this.ephemerals.set(profile.name, driver);
     return driver;
   }
@@ -137,7 +139,7 @@ export class ProfileManager {
   /** A task session's browser placed on a Selenium Grid; like createEphemeral otherwise (it answers once exposed). */
   createGridEphemeral(profile: Profile, grid: GridSettings, downloadsDir: string, existing?: GridPlacement): { driver: ProfileDriver; endpoint: GridEndpoint } {
     const endpoint = new GridEndpoint(grid, this.served(profile.name), existing);
-    const driver = new ProfileDriver(profile, endpoint, downloadsDir, () => this.sessionPolicy());
+    const driver = new ProfileDriver(profile, endpoint, downloadsDir, () => this.sessionPolicy(profile.name));
     this.ephemerals.set(profile.name, driver);
     return { driver, endpoint };
   }
@@ -184,9 +186,15 @@ export class ProfileManager {
     this.ended.delete(driver.profile.name);
   }
 
+  /** Session `name`'s browser may reach these hosts though they are loopback or private (its opener's allowPrivate). */
+  allowPrivate(name: string, hosts: string[]): void {
+    if (hosts.length) this.privateHosts.set(name, hosts);
+  }
+
   /** Stops an ephemeral browser and forgets it; later calls on its name get `ended` (when it was exposed). */
   async release(driver: ProfileDriver, ended?: ClawdError): Promise<void> {
     const name = driver.profile.name;
+    this.privateHosts.delete(name);
     if (this.exposed.get(name) === driver) this.exposed.delete(name);
     if (this.ephemerals.get(name) === driver) this.ephemerals.delete(name);
     if (ended) {
@@ -273,10 +281,16 @@ export class ProfileManager {
     };
   }
 
-  /** A task session's: config.json's urlPolicy, or public addresses only when it sets none (SESSION_DEFAULT_POLICY). */
-  sessionPolicy(): DriverPolicy {
+  /**
+   * A task session's: config.json's urlPolicy, or public addresses only when
+   * it sets none (SESSION_DEFAULT_POLICY), with the private hosts its opener
+   * let session `name` reach.
+   */
+  sessionPolicy(name?: string): DriverPolicy {
     const policy = this.policy();
-    return { ...policy, urlPolicy: policy.urlPolicy ?? SESSION_DEFAULT_POLICY };
+    const base = policy.urlPolicy ?? SESSION_DEFAULT_POLICY;
+    const hosts = name === undefined ? undefined : this.privateHosts.get(name);
+    return { ...policy, urlPolicy: hosts ? { ...base, private: [...base.private, ...hosts] } : base };
   }
 
   private driverOf(profile: Profile, config: Config): ProfileDriver {

@@ -34,9 +34,9 @@ export async function decideEgress(host: string, port: number, rules: EgressRule
   try {
     addresses = isIP(name) ? [name] : await rules.resolve(name);
   } catch (error) {
-    return { refused: `egress: ${name} does not resolve (${(error as Error).message.split('\n')[0]})` };
+    return { refused: `${name} does not resolve: the name is unknown, or this machine has no network or DNS (${(error as Error).message.split('\n')[0]})` };
   }
-  if (!addresses.length) return { refused: `egress: ${name} does not resolve` };
+  if (!addresses.length) return { refused: `${name} does not resolve: the name is unknown, or this machine has no network or DNS` };
   // An address the deny list names, in whatever form it was asked for or resolved to.
   for (const address of addresses) {
     const denied = deniedAddress(rules.policy, address);

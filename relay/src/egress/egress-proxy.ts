@@ -5,6 +5,7 @@ import type { Logger } from '../log.js';
 import { resolveHost, type UrlPolicy } from '../runtime/url-policy.js';
 import { decideEgress, type EgressDecision } from './egress-decision.js';
 import { type DescriptorBudget, serverDescriptors } from './descriptor-budget.js';
+import { CONNECT_TIMEOUT_MS, connectFailure, connectTimeout, EgressFailures } from './egress-failures.js';
 
 /**
  * One browser's only way out (spec §14): an HTTP proxy (forward requests,
@@ -58,6 +59,8 @@ const HOP_HEADERS = new Set(['proxy-connection', 'proxy-authorization', 'connect
 
 export class EgressProxy {
   readonly counters = sumCounters();
+  /** Why connections failed here lately, for the answer of a navigation that failed (egress-failures.ts). */
+  readonly failures = new EgressFailures();
   private readonly server: Server;
   private readonly sockets = new Set<Duplex>();
   /** Connections from the browser held now (admit()). */
@@ -131,7 +134,16 @@ export class EgressProxy {
 
   private refused(host: string, why: string): void {
     this.counters.refused++;
+    this.failures.note(host, why);
     this.options.log.info(`egress ${this.options.owner}: ${host} refused: ${why}`);
+  }
+
+  /** A connection to a site that could not be made (refused, timed out, unreachable). */
+  private failed(host: string, port: number, error: NodeJS.ErrnoException): string {
+    const why = connectFailure(host, port, error);
+    this.failures.note(host, why);
+    this.options.log.info(`egress ${this.options.owner}: ${why}`);
+    return why;
   }
 
   /** A plain-HTTP request in absolute form (`GET http://host/path`). */
@@ -163,8 +175,9 @@ export class EgressProxy {
       answer.on('data', (chunk: Buffer) => (this.counters.bytesIn += chunk.length));
       answer.pipe(response);
     });
+    upstream.once('socket', (socket) => boundConnect(socket, () => upstream.destroy(connectTimeout(target.hostname, port))));
     upstream.on('error', (error) => {
-      if (!response.headersSent) response.writeHead(502, { 'content-type': 'text/plain' }).end(`clawd-browser egress: ${error.message}`);
+      if (!response.headersSent) response.writeHead(502, { 'content-type': 'text/plain', 'x-clawd-egress': 'failed' }).end(`clawd-browser egress: ${this.failed(target.hostname, port, error)}`);
       else response.destroy();
     });
     request.on('data', (chunk: Buffer) => (this.counters.bytesOut += chunk.length));
@@ -181,7 +194,7 @@ export class EgressProxy {
       this.refused(authority, decision.refused);
       return void client.end(`HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\nx-clawd-refused: urlPolicy\r\n\r\nRefused by clawd-browser: ${decision.refused}\n`);
     }
-    this.pipeTo(decision, client, 'HTTP/1.1 200 Connection Established\r\n\r\n', head);
+    this.pipeTo(decision, client, 'HTTP/1.1 200 Connection Established\r\n\r\n', head, split![1]);
   }
 
   /** A WebSocket (or other upgrade) sent in absolute form: its request head is passed on as it came. */
@@ -201,14 +214,17 @@ export class EgressProxy {
     }
     const lines = [`${request.method} ${target.pathname}${target.search} HTTP/1.1`];
     for (let i = 0; i < request.rawHeaders.length; i += 2) if (!HOP_HEADERS.has(request.rawHeaders[i].toLowerCase()) || request.rawHeaders[i].toLowerCase() === 'connection') lines.push(`${request.rawHeaders[i]}: ${request.rawHeaders[i + 1]}`);
-    this.pipeTo(decision, client, undefined, Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`), head]));
+    this.pipeTo(decision, client, undefined, Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`), head]), target.hostname);
   }
 
   /** Connects to the judged address and joins the two sockets, counting bytes. */
-  private pipeTo(decision: { address: string; port: number }, client: Duplex, greeting: string | undefined, first: Buffer): void {
+  private pipeTo(decision: { address: string; port: number }, client: Duplex, greeting: string | undefined, first: Buffer, asked: string): void {
     this.counters.connections++;
     const upstream = connect({ host: decision.address, port: decision.port });
     this.track(upstream);
+    boundConnect(upstream, () => upstream.destroy(connectTimeout(asked, decision.port)));
+    let connected = false;
+    upstream.once('connect', () => (connected = true));
     upstream.once('connect', () => {
       if (greeting) client.write(greeting);
       if (first.length) {
@@ -224,7 +240,10 @@ export class EgressProxy {
       upstream.destroy();
       client.destroy();
     };
-    upstream.once('error', () => (greeting && !client.destroyed ? client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n') : end()));
+    upstream.once('error', (error: NodeJS.ErrnoException) => {
+      if (!connected) this.failed(asked, decision.port, error);
+      return greeting && !client.destroyed ? client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n') : end();
+    });
     client.once('close', end);
     upstream.once('close', end);
   }
@@ -239,4 +258,12 @@ export class EgressProxy {
     socket.on('error', () => socket.destroy());
     socket.once('close', () => this.sockets.delete(socket));
   }
+}
+
+/** A socket still connecting gets CONNECT_TIMEOUT_MS to connect (`onTimeout` then); a connected one (a kept one) none. */
+function boundConnect(socket: Socket, onTimeout: () => void): void {
+  if (!socket.connecting) return;
+  const timer = setTimeout(onTimeout, CONNECT_TIMEOUT_MS);
+  socket.once('connect', () => clearTimeout(timer));
+  socket.once('close', () => clearTimeout(timer));
 }

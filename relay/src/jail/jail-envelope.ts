@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { DEFAULT_MAX_CONNECTIONS, type EgressCounters, EgressProxy, type EgressOptions, sumCounters } from '../egress/egress-proxy.js';
-import type { LaunchEnvelope, PreparedLaunch } from '../profiles/launch-envelope.js';
+import type { EgressFailureReason, LaunchEnvelope, PreparedLaunch } from '../profiles/launch-envelope.js';
 import { Cgroup, type CgroupLimits } from './cgroup.js';
 import type { JailHost } from './jail-host.js';
 import { NetworkNamespace } from './netns.js';
@@ -119,6 +119,10 @@ export class JailEnvelope implements LaunchEnvelope {
     await namespace?.remove();
     await proxy?.close();
     rmSync(this.socketPath, { force: true });
+  }
+
+  egressFailure(host: string, since: number): EgressFailureReason | undefined {
+    return this.proxy?.failures.latest(host, since);
   }
 
   /** The browser has started (a spare: with its blank page): from now on it is held to its `cpus`. */

@@ -156,7 +156,8 @@ export function remedy(error: unknown): string {
   if (next) return `${sentence} (${next}).`;
   switch (error.code) {
     case 'unavailable':
-      return /clawd-browser (toolbar )?button|serve/.test(message) ? message : `${sentence}. Check browser_status.`;
+      // A navigation that failed says why already (a name that does not resolve, a refused connection): the browser is fine.
+      return /clawd-browser (toolbar )?button|serve|^Navigating to /.test(message) ? message : `${sentence}. Check browser_status.`;
     case 'timeout':
       return `${sentence}. The page may still be busy: take a snapshot to see where it is.`;
     default:

@@ -100,16 +100,39 @@ function tabLine(tab: { targetId: string; url: string; title: string; agent?: st
 }
 
 /**
+ * Which fields each act kind takes, said once on `kind`: `a|b` is one or the
+ * other, `[…]` optional. A field only one kind has (double, submit,
+ * timeoutMs…) is that kind's by its name alone and goes unsaid: every token
+ * here is sent to the model on every turn. tests/unit/mcp-tools.test.ts holds
+ * it to ActionSchema.
+ */
+export const ACT_KIND_FIELDS: Record<string, string> = {
+  click: 'ref|x,y',
+  type: 'ref,text',
+  press: 'key',
+  hover: 'ref',
+  move: 'x,y',
+  drag: 'startRef,endRef|x,y,endX,endY',
+  scroll: 'deltaX,deltaY [x,y]',
+  select: 'ref,values',
+  fill: 'fields',
+  wait: 'text|textGone|selector|timeMs',
+  resize: 'width,height',
+  evaluate: 'fn [ref]',
+};
+
+/**
  * Every act kind's fields in one flat object (each optional); which apply to
- * which kind is the API's check. Without their defaults: a tool passes on
- * what the agent gave, and the API applies its defaults once (scroll's
- * `deltaX: 0` on a click would be an unknown field there).
+ * which kind is said on `kind`, and is the API's check. Without their
+ * defaults: a tool passes on what the agent gave, and the API applies its
+ * defaults once (scroll's `deltaX: 0` on a click would be an unknown field there).
  */
 function allActionFields(): Record<string, z.ZodType> {
   const fields: Record<string, z.ZodType> = {};
   for (const member of ActionSchema.options) {
     for (const [name, field] of Object.entries(member.shape)) {
-      if (name !== 'kind' && name !== 'targetId' && !(name in fields)) fields[name] = withoutDefault(field as z.ZodType).optional();
+      if (name === 'kind' || name === 'targetId' || name in fields) continue;
+      fields[name] = withoutDefault(field as z.ZodType).optional();
     }
   }
   return fields;
@@ -141,7 +164,8 @@ async function act(api: BrowserApi, action: ActionRequest, session: McpSessionSt
     return text(lines.join('\n'));
   }
   session.lastUrl.set(key, result.url);
-  if (before !== undefined && before !== result.url) {
+  // The act's own answer says it navigated; the URL this session saw last says it too (a tab another client moved).
+  if (result.navigated || (before !== undefined && before !== result.url)) {
     lines.push(`Navigated to ${result.url} (${JSON.stringify(result.title)}). Take a snapshot to see the page.`);
     return text(lines.join('\n'));
   }
@@ -225,8 +249,17 @@ export const TOOLS: Tool[] = [
   }),
   defineTool({
     name: 'browser_act',
-    description: 'Act on the page: by ref from a snapshot, or at x/y. Answers with what changed.',
-    input: z.object({ profile: Profile, targetId: TargetId, kind: z.enum(ACTION_KINDS as [string, ...string[]]), ...allActionFields() }),
+    description: 'Act on the page (refs come from a snapshot); answers with what changed.',
+    input: z.object({
+      profile: Profile,
+      targetId: TargetId,
+      // The line names every kind with its fields, so the kinds are not listed again as an enum (30 tokens a turn); checked here all the same.
+      kind: z
+        .string()
+        .refine((kind) => (ACTION_KINDS as readonly string[]).includes(kind), { message: `must be one of ${ACTION_KINDS.join(', ')}` })
+        .describe(Object.entries(ACT_KIND_FIELDS).map(([kind, fields]) => `${kind} ${fields}`).join('; ')),
+      ...allActionFields(),
+    }),
     readOnly: false,
     // The flat input holds every kind's fields; which belong to which kind is the API's check (ActionSchema).
     run: (api, { profile, ...action }, session) => act(withProfile(api, { profile }), action as ActionRequest, session),

@@ -1,6 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { HostPattern } from '../api/schemas.js';
 
 /**
  * The optional URL policy (config `urlPolicy`, spec §12): which top-level
@@ -11,8 +12,6 @@ import { z } from 'zod';
  * refusal names the rule. Pure but for the resolver, which callers pass
  * (`resolveHost`, the system's, or a test's).
  */
-
-const HostPattern = z.string().regex(/^(\*|(\*\.)?[a-z0-9.-]+|\[[0-9a-f:.]+\])$/i, 'must be a host pattern like example.com, *.example.com or *');
 
 export const UrlPolicySchema = z.strictObject({
   mode: z.enum(['any', 'public-only']).default('any'),
@@ -35,6 +34,19 @@ export const resolveHost: Resolve = async (host) => (await lookup(host, { all: t
  * a local app is let through by a `urlPolicy` with `private` hosts.
  */
 export const SESSION_DEFAULT_POLICY: UrlPolicy = { mode: 'public-only', allow: [], deny: [], private: [] };
+
+/**
+ * How a public-only refusal of `url` (its host loopback or private) is
+ * lifted, said after the refusal: config.json's `private` list for every
+ * browser the policy holds, or, for one task session, the hosts its opener
+ * lets it reach. Only whoever holds the token opens sessions: a session's
+ * own key cannot widen what it reaches. Empty for any other refusal.
+ */
+export function privateHostRemedy(refusal: string, url: string): string {
+  const host = URL.canParse(url) ? new URL(url).hostname.toLowerCase().replace(/\.$/, '') : '';
+  if (!host || !refusal.startsWith(`urlPolicy public-only: ${host} `)) return '';
+  return `. To allow ${host}: add ${JSON.stringify(host)} to urlPolicy.private in config.json; or, for one task session, whoever holds the token opens it with allowPrivate ["${host}"] (clawd-browser session-open --allow-private ${host})`;
+}
 
 /** True when public-only lets `host` (as a URL writes it: `[::1]` for IPv6) through though it is loopback or private (the policy's `private` list). */
 export function privateAllowed(policy: UrlPolicy, host: string): boolean {

@@ -47,11 +47,16 @@ export interface OperationRequest {
   actor?: Actor;
 }
 
-/** Input checked against an API schema: a 400 naming the field when it does not fit. */
+/**
+ * Input checked against an API schema: a 400 whose message is the field and
+ * what is wrong with it ("url: "foo" is not a web address: …"), words a
+ * person reads as they are; `what` names the input when the issue is with
+ * all of it.
+ */
 export function validated<T>(schema: z.ZodType<T>, input: unknown, what: string): T {
   const result = schema.safeParse(input ?? {});
   if (result.success) return result.data;
-  throw new BadRequestError(`Invalid ${what}: ${describeIssues(result.error, what)}`);
+  throw new BadRequestError(describeIssues(result.error, what));
 }
 
 export class ControlService {

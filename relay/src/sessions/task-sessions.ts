@@ -41,6 +41,8 @@ export interface SessionRequest {
   /** Seconds. */
   ttl?: number;
   place?: 'local' | 'grid';
+  /** Loopback or private hosts it may reach beyond config.json's urlPolicy.private (only the token opens sessions). */
+  allowPrivate?: string[];
 }
 
 /** Films of sessions opened with `record: "video"` (service/film-service.ts): begun at the start, made and kept at the end. */
@@ -244,6 +246,7 @@ export class TaskSessions {
       ...(prepared.grid?.node ? { node: prepared.grid.node } : {}),
       ...(prepared.isolation ? { isolation: prepared.isolation.isolation, ...(prepared.isolation.isolationNote ? { isolationNote: prepared.isolation.isolationNote } : {}) } : {}),
       cdpUrl: this.deps.manager.cdpUrlOf(driver),
+      ...(request.allowPrivate?.length ? { allowPrivate: request.allowPrivate } : {}),
       createdAt: new Date().toISOString(),
       expiresAt: new Date(Date.now() + ttl * 1000).toISOString(),
       cdpClients: 0,
@@ -274,6 +277,7 @@ export class TaskSessions {
     const timer = setTimeout(() => void this.close(id, 'ttl').catch(() => {}), Math.max(0, Date.parse(info.expiresAt) - Date.now()));
     timer.unref();
     this.sessions.set(id, { ...held, info, timer, actions: 0, rawCdpClients: 0 });
+    this.deps.manager.allowPrivate(held.driver.profile.name, info.allowPrivate ?? []);
     this.deps.manager.expose(held.driver);
     // A Grid that loses the browser (its node died, its session timeout) ends the session: later calls hear why (410).
     if (held.grid)
