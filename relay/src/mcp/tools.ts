@@ -95,8 +95,13 @@ export function withProfile(api: BrowserApi, params: { profile?: string }): Brow
   return params.profile === undefined ? api : api.withProfile(params.profile);
 }
 
-function tabLine(tab: { targetId: string; url: string; title: string; agent?: string }): string {
-  return `${tab.targetId} ${JSON.stringify(tab.title)} ${tab.url}${tab.agent ? ` (agent ${tab.agent})` : ''}`;
+function tabLine(tab: { targetId: string; url: string; title: string }): string {
+  return `${tab.targetId} ${JSON.stringify(tab.title)} ${tab.url}`;
+}
+
+/** A tab of the list, with whose it is when it is an agent's (several agents on one profile each mean their own). */
+function listedTab(tab: { targetId: string; url: string; title: string; agent?: string }): string {
+  return `${tabLine(tab)}${tab.agent ? ` (agent ${tab.agent})` : ''}`;
 }
 
 /**
@@ -218,7 +223,7 @@ export const TOOLS: Tool[] = [
       }
       if (done) return text(done);
       const tabs = await browser.tabs();
-      return text(tabs.length ? tabs.map(tabLine).join('\n') : 'No tabs open.');
+      return text(tabs.length ? tabs.map(listedTab).join('\n') : 'No tabs open.');
     },
   }),
   defineTool({
