@@ -7,6 +7,7 @@ import { BrowserClient } from '../../relay/src/client/browser-client.js';
 import { chromiumPath, evaluateInWorker, waitFor } from '../harness/chromium.js';
 import { EXTENSION_ID } from '../../protocol/constants.js';
 import { type ControlEnv, startControlEnv } from './control-env.js';
+import { startTestSite } from '../harness/test-site.js';
 
 /**
  * Hand-offs to a person, on a task session driven with its own key: the
@@ -98,16 +99,53 @@ describe('a hand-off to a person', () => {
     // Used once: the same link again is refused, in any browser.
     const again = await fetch(url!, { redirect: 'manual' });
     expect(again.status).toBe(403);
-    // The cookie opens this hand-off's page and tab only: not the API, not another tab, not the dashboard.
-    const cookie = (await context.cookies()).find((c) => c.name === `clawd_handoff_${id}`)!;
+    // The cookie is this server's (named after its port), and sent under the hand-off's own path only.
+    const cookie = (await context.cookies()).find((c) => c.name.startsWith('clawd_handoff_'))!;
+    expect(cookie).toMatchObject({ name: `clawd_handoff_${env.server.control.port}_${id}`, path: `/handoff/${id}/`, httpOnly: true, sameSite: 'Strict' });
+    // It opens this hand-off's page and tab only: not the API, not another tab, not the dashboard; and nothing of a hand-off that ended.
     const withCookie = (path: string, init: RequestInit = {}) => fetch(`${base()}${path}`, { ...init, headers: { cookie: `${cookie.name}=${cookie.value}`, ...init.headers } });
-    expect((await withCookie(`/screencast/frame?profile=${session.profile}&targetId=${tab.targetId}`)).status).toBe(200);
-    for (const path of [`/tabs?profile=${session.profile}`, '/handoffs', '/', `/screencast/frame?profile=clawd&targetId=${tab.targetId}`]) expect((await withCookie(path)).status, path).toBe(401);
-    const other = await agent.openTab(verifyPage());
-    const elsewhere = await withCookie(`/screencast/input?profile=${session.profile}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ targetId: other.targetId, type: 'click', x: 0.5, y: 0.5 }) });
-    expect(elsewhere.status).toBe(403);
+    for (const path of [`/tabs?profile=${session.profile}`, '/handoffs', '/', `/screencast/frame?profile=${session.profile}&targetId=${tab.targetId}`, `/screencast?profile=${session.profile}&targetId=${tab.targetId}`]) expect((await withCookie(path)).status, path).toBe(401);
+    const input = { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'click', x: 0.5, y: 0.5 }) };
+    expect((await withCookie(`/screencast/input?profile=${session.profile}`, { ...input, body: JSON.stringify({ targetId: tab.targetId, type: 'click', x: 0.5, y: 0.5 }) })).status).toBe(401);
+    expect((await withCookie(`/handoff/${id}/input`, input)).status).toBe(409);
+    expect((await withCookie(`/handoff/${id}/screencast`)).status).toBe(409);
     expect((await withCookie(`/handoff/${id}/answer`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ verdict: 'done' }) })).status).toBe(409);
+    // Another hand-off's page is not this cookie's.
+    const other = await agent.openHandoff({ reason: 'Another one', targetId: tab.targetId });
+    expect((await withCookie(`/handoff/${other.id}/page`)).status).toBe(401);
+    await agent.cancelHandoff(other.id);
     await context.close();
+  });
+
+  it("opens from a link clicked in another site's page (a chat app), and its cookie never reaches another server of this host", async () => {
+    const tab = await agent.openTab(verifyPage());
+    const { link, answer } = handOff('Press Verify, then say done');
+    const { link: url } = await link;
+    // A chat app on another site shows the link; a local app on another port of 127.0.0.1 echoes the cookies it is sent.
+    const sent: string[] = [];
+    const chat = await startTestSite((request, response, asked) => {
+      if (asked.pathname === '/app') sent.push(request.headers.cookie ?? '');
+      response.writeHead(200, { 'content-type': 'text/html' }).end(`<title>chat</title><a id="go" href="${url}">Help the agent</a>`);
+    });
+    const context = await person.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(`http://localhost:${chat.port}/`);
+      await page.click('#go');
+      await page.waitForURL(/\/handoff\/[0-9a-f]+\/page$/);
+      expect(await page.locator('#reason').textContent()).toBe('Press Verify, then say done');
+      await clickInView(page);
+      await waitFor(async () => (await agent.tabs()).find((t) => t.targetId === tab.targetId)?.title === 'verified', { message: "the person's click never reached the tab" });
+      await page.goto(`${chat.url}/app`);
+      expect(sent).toHaveLength(1);
+      expect(sent[0]).not.toContain('clawd_');
+      await page.goBack();
+      await page.getByRole('button', { name: 'Done — continue' }).click();
+      expect(await answer).toMatchObject({ state: 'done', now: { title: 'verified' } });
+    } finally {
+      await context.close();
+      await chat.close();
+    }
   });
 
   it('times out with a clear answer when nobody comes, and the agent may cancel', async () => {

@@ -103,6 +103,18 @@ type SameKinds<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : neve
 const sameKinds: SameKinds<Action['kind'], (typeof ACTION_KINDS)[number]> = true;
 void sameKinds;
 
+/** A person's input through a live view (a click, a scroll, keys), the tab aside. */
+const ViewInputFields = {
+  type: z.enum(['click', 'move', 'scroll', 'type', 'press']),
+  x: z.number().min(0).max(1).optional(),
+  y: z.number().min(0).max(1).optional(),
+  button: Button.optional(),
+  deltaX: Coordinate.optional(),
+  deltaY: Coordinate.optional(),
+  text: z.string().max(10_000).optional(),
+  key: z.string().min(1).max(100).optional(),
+};
+
 export const schemas = {
   open: z.strictObject({ url: Url.default('about:blank') }),
   focus: z.strictObject({ targetId: TargetId }),
@@ -228,17 +240,9 @@ export const schemas = {
   vaultFromExtension: z.strictObject({ tenant: Tenant, domains: z.array(Domain).min(1).max(50), timeoutMs: Timeout.optional() }),
   screencastQuery: z.object({ profile: z.string().optional(), targetId: TargetId.optional() }),
   /** Input a person gives through the live view: points are fractions (0..1) of the view, so any image size works. */
-  viewInput: z.strictObject({
-    targetId: TargetId.optional(),
-    type: z.enum(['click', 'move', 'scroll', 'type', 'press']),
-    x: z.number().min(0).max(1).optional(),
-    y: z.number().min(0).max(1).optional(),
-    button: Button.optional(),
-    deltaX: Coordinate.optional(),
-    deltaY: Coordinate.optional(),
-    text: z.string().max(10_000).optional(),
-    key: z.string().min(1).max(100).optional(),
-  }),
+  viewInput: z.strictObject({ targetId: TargetId.optional(), ...ViewInputFields }),
+  /** `POST /handoff/{id}/input`: the person's input on the hand-off's own tab. */
+  handoffInput: z.strictObject(ViewInputFields),
   /** `POST /handoff`: ask a person to act in a tab; the answer comes from `GET /handoff/{id}?wait=`. */
   handoff: z.strictObject({
     targetId: TargetId.optional(),

@@ -5,6 +5,7 @@ import type { HandoffAnswer } from '../api/session-responses.js';
 import { ConflictError, NotFoundError, TooManyError } from '../errors.js';
 import { type Handoff, HandoffDesk, MAX_OPEN_HANDOFFS } from '../runtime/handoff-desk.js';
 import type { AuditTrail } from '../vault/audit-log.js';
+import type { TabScreencast } from '../driver/screencast.js';
 import type { ControlService } from './control-service.js';
 
 /**
@@ -112,6 +113,25 @@ export class HandoffService {
       actor: 'person',
     });
     return this.describe(ended);
+  }
+
+  /** The live view of a waiting hand-off's tab (its page's picture). */
+  async liveView(id: string): Promise<TabScreencast> {
+    const handoff = this.waiting(id);
+    return (await this.control.manager.driver(handoff.profile).screencast(handoff.targetId)).cast;
+  }
+
+  /** The person's input on a waiting hand-off's tab: logged as the person's. */
+  input(id: string, input: z.output<typeof schemas.handoffInput>, signal?: AbortSignal) {
+    const handoff = this.waiting(id);
+    return this.control.viewInput(handoff.profile, { ...input, targetId: handoff.targetId }, signal);
+  }
+
+  /** A hand-off that still waits for the person; a 409 once it ended (nothing of its tab is the person's any more). */
+  private waiting(id: string): Handoff {
+    const handoff = this.find(undefined, id);
+    if (handoff.state !== 'waiting') throw new ConflictError(`This hand-off is over (${handoff.state}): its tab is no longer yours to use`);
+    return handoff;
   }
 
   list(): { handoffs: HandoffAnswer[] } {
