@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MAX_WAIT_MS } from './limits.js';
 import { ACTION_KINDS } from './responses.js';
-import { AUDIT_EVENT_KINDS } from './session-responses.js';
+import { AUDIT_EVENT_KINDS, SecretKindSchema } from './session-responses.js';
 import { toolboxSchemas } from './toolbox-schemas.js';
 import { visionSchemas } from './vision-schemas.js';
 import { replaySchemas } from './replay-schemas.js';
@@ -189,7 +189,13 @@ export const schemas = {
     secrets: z.array(SecretName).max(50).optional().describe('named secrets the session may type, each bound to its own domains'),
   }),
   /** `POST /secrets`: a secret's value comes in the body, to the token's holder only; it is never answered. */
-  setSecret: z.strictObject({ tenant: Tenant, name: SecretName, domains: z.array(Domain).min(1).max(50).describe('where it may be typed: these domains and their subdomains'), value: z.string().min(1).max(10_000) }),
+  setSecret: z.strictObject({
+    tenant: Tenant,
+    name: SecretName,
+    domains: z.array(Domain).min(1).max(50).describe('where it may be typed: these domains and their subdomains'),
+    value: z.string().min(1).max(10_000).describe('the value; for a one-time code seed, the base32 key the site shows or its otpauth://totp/ URI'),
+    kind: SecretKindSchema.default('secret').describe('secret: typed as it is ({{secret:NAME}}); totp: a one-time code seed, whose current code is typed ({{totp:NAME}})'),
+  }),
   secretQuery: z.object({ tenant: Tenant.optional(), name: SecretName.optional() }),
   vaultRefresh: z.strictObject({ tenant: Tenant, domains: z.array(Domain).min(1).max(50), ttl: z.number().int().min(30).max(24 * 3600).optional() }),
   vaultRefreshDone: z.strictObject({ domains: z.array(Domain).min(1).max(50).optional() }),

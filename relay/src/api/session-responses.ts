@@ -137,7 +137,16 @@ export const VaultListingSchema = z.object({
 });
 export type VaultListing = z.infer<typeof VaultListingSchema>;
 /** A named secret, as listed: never its value. */
-export const SecretListingSchema = z.object({ tenant: z.string(), name: z.string(), domains: z.array(z.string()).describe('Where it may be typed: these domains and their subdomains'), savedAt: z.string() });
+/** What a named secret is: a value typed as it is (`{{secret:NAME}}`), or a one-time code seed whose current code is typed (`{{totp:NAME}}`). */
+export const SecretKindSchema = z.enum(['secret', 'totp']);
+export type SecretKind = z.infer<typeof SecretKindSchema>;
+export const SecretListingSchema = z.object({
+  tenant: z.string(),
+  name: z.string(),
+  domains: z.array(z.string()).describe('Where it may be typed: these domains and their subdomains'),
+  savedAt: z.string(),
+  kind: z.literal('totp').optional().describe('A one-time code seed: typed as {{totp:NAME}}, its current code (never the seed)'),
+});
 export type SecretListing = z.infer<typeof SecretListingSchema>;
 /** Cookies saved per domain. */
 export const SavedCookiesSchema = z.array(z.object({ domain: z.string(), cookies: z.number().int(), origins: z.number().int().optional() }));

@@ -32,6 +32,7 @@ import { ProfileFilm } from './profile-film.js';
 import { screenshotOf, thumbnailOf } from './page-captures.js';
 import { type SecretOpener, secretNames, withSecrets } from './secret-typing.js';
 import { BrowserSecrets } from './browser-secrets.js';
+import type { SecretKind } from '../api/session-responses.js';
 
 export { resolveTargetId } from './tab-registry.js';
 
@@ -45,7 +46,7 @@ export { resolveTargetId } from './tab-registry.js';
 /** How an action may type secrets: who opens them, and who hears each use (by name and host, never by value). */
 export interface ActSecrets {
   open?: SecretOpener;
-  onTyped?: (typed: Array<{ name: string; host: string }>) => void;
+  onTyped?: (typed: Array<{ name: string; host: string; kind: SecretKind }>) => void;
   /** What else could read a secret typed now (a raw CDP client of the browser), if anything. */
   readersBesides?: () => string | undefined;
 }
@@ -330,14 +331,14 @@ export class ProfileDriver {
     if (action.kind === 'evaluate' && this.secrets.holding) throw this.secrets.heldError('scripts of the caller are refused in it');
     let performed = action;
     if (secretNames(action).length) {
-      if (!secrets.open) throw new ForbiddenError('Secrets are lent to task sessions under a grant that names them: {{secret:…}} types nothing here');
+      if (!secrets.open) throw new ForbiddenError('Secrets are lent to task sessions under a grant that names them: {{secret:…}} and {{totp:…}} type nothing here');
       const substituted = await withSecrets(tab, action, secrets.open);
       // Checked last, with nothing awaited before the browser holds the secret: a reader cannot slip in between.
       const reader = this.toolbox.callerCode() ?? secrets.readersBesides?.();
       if (reader) throw new ConflictError(`A secret is typed only where nothing of the caller's could read it, and ${reader}: nothing was typed`);
       performed = substituted.action;
       for (const typed of substituted.typed) this.secrets.remember(typed.name, typed.value);
-      secrets.onTyped?.(substituted.typed.map(({ name, host }) => ({ name, host })));
+      secrets.onTyped?.(substituted.typed.map(({ name, host, kind }) => ({ name, host, kind })));
     }
     const targetId = await tab.targetId();
     const urlBefore = tab.page.url();

@@ -184,8 +184,8 @@ export class CredentialService {
   // ---- named secrets: their values come in, never go out ----
 
   async setSecret(request: z.output<typeof schemas.setSecret>): Promise<SecretListing> {
-    const listing = await this.credentials.secrets().set(request.tenant, request.name, request.domains, request.value);
-    this.credentials.audit.record({ event: 'secret-set', tenant: request.tenant, domains: listing.domains, outcome: 'ok', detail: listing.name });
+    const listing = await this.credentials.secrets().set(request.tenant, request.name, request.domains, request.value, request.kind);
+    this.credentials.audit.record({ event: 'secret-set', tenant: request.tenant, domains: listing.domains, outcome: 'ok', detail: request.kind === 'totp' ? `${listing.name} (one-time code seed)` : listing.name });
     return listing;
   }
   async secrets(tenant?: string): Promise<{ secrets: SecretListing[] }> {

@@ -1,4 +1,5 @@
-import type { SessionInfo } from '../api/session-responses.js';
+import type { SecretKind, SessionInfo } from '../api/session-responses.js';
+import { type TotpSeed, totpCode } from '../vault/one-time-codes.js';
 import type { SecretOpener } from '../driver/secret-typing.js';
 import type { ProfileDriver } from '../driver/profile-driver.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../errors.js';
@@ -63,19 +64,32 @@ export async function lendLogin(driver: ProfileDriver, info: SessionInfo, deps: 
   deps.audit.record({ event: 'inject', tenant, session, domains, grantId, outcome: 'ok', detail });
 }
 
-/** How `{{secret:NAME}}` opens in a session: the secrets its grant names, of its tenant; undefined for a session lent none. */
-export function secretOpener(info: SessionInfo, store: () => SecretStore): SecretOpener | undefined {
+/**
+ * How `{{secret:NAME}}` and `{{totp:NAME}}` open in a session: the secrets
+ * its grant names, of its tenant, each as its kind is typed (a value as it
+ * is; a one-time code seed as its code now, never itself); undefined for a
+ * session lent none.
+ */
+export function secretOpener(info: SessionInfo, store: () => SecretStore, now: () => number = Date.now): SecretOpener | undefined {
   const { tenant, secrets } = info;
   if (!tenant) return undefined;
-  return async (name) => {
+  return async (name, kind) => {
     if (!secrets?.includes(name)) throw new ForbiddenError(`Secret ${name} is not lent to this session: its grant names ${secrets?.length ? secrets.join(', ') : 'no secrets'}`);
     const secret = await store().open(tenant, name);
     if (!secret) throw new NotFoundError(`Tenant ${tenant} has no secret ${name} (clawd-browser secret-set)`);
-    return secret;
+    if (secret.kind !== kind)
+      throw new ForbiddenError(
+        secret.kind === 'totp'
+          ? `Secret ${name} is a one-time code seed: {{totp:${name}}} types its current code, and the seed itself is never typed: nothing was typed`
+          : `Secret ${name} is not a one-time code seed ({{secret:${name}}} types it): nothing was typed`,
+      );
+    const value = kind === 'totp' ? totpCode(JSON.parse(secret.value) as TotpSeed, now()) : secret.value;
+    return { name, value, domains: secret.domains };
   };
 }
 
-/** Audits secrets typed in a session: by name and host, never a value. */
-export function auditSecretUse(info: SessionInfo, typed: Array<{ name: string; host: string }>, audit: AuditTrail): void {
-  for (const { name, host } of typed) audit.record({ event: 'secret-use', tenant: info.tenant, session: info.id, domains: [host], grantId: info.grantId, outcome: 'ok', detail: name });
+/** Audits secrets typed in a session: by name and host, never a value (nor a code). */
+export function auditSecretUse(info: SessionInfo, typed: Array<{ name: string; host: string; kind: SecretKind }>, audit: AuditTrail): void {
+  for (const { name, host, kind } of typed)
+    audit.record({ event: 'secret-use', tenant: info.tenant, session: info.id, domains: [host], grantId: info.grantId, outcome: 'ok', detail: kind === 'totp' ? `${name} (one-time code)` : name });
 }

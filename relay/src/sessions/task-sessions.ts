@@ -438,7 +438,7 @@ export class TaskSessions {
   }
 
   /** Audits secrets typed in a session, by name and host. */
-  secretsTyped(profile: string, typed: Array<{ name: string; host: string }>): void {
+  secretsTyped(profile: string, typed: Parameters<typeof auditSecretUse>[1]): void {
     const session = this.byProfile(profile);
     if (session) auditSecretUse(session.info, typed, this.deps.audit);
   }
