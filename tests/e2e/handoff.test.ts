@@ -7,6 +7,11 @@ import { BrowserClient } from '../../relay/src/client/browser-client.js';
 import { chromiumPath, evaluateInWorker, waitFor } from '../harness/chromium.js';
 import { EXTENSION_ID } from '../../protocol/constants.js';
 import { type ControlEnv, startControlEnv } from './control-env.js';
+import { execFile } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Webhook } from 'standardwebhooks';
 import { startTestSite } from '../harness/test-site.js';
 
 /**
@@ -19,6 +24,7 @@ import { startTestSite } from '../harness/test-site.js';
  * else.
  */
 
+const CLI = fileURLToPath(new URL('../../bin/clawd-browser.js', import.meta.url));
 let env: ControlEnv;
 let person: Browser;
 let session: { id: string; profile: string; key?: string };
@@ -244,6 +250,53 @@ describe('a hand-off to a person', () => {
       await page.close();
     } finally {
       await mcp.close();
+    }
+  });
+
+  it("with a webhook configured: announced to the person's channel, signed and retried; the agent gets the handle, never the link", async () => {
+    const secret = await new Promise<string>((resolve, reject) =>
+      execFile(process.execPath, [CLI, 'webhook-secret'], { env: { ...process.env, CLAWD_HOME: env.home } }, (error, stdout) => (error ? reject(error) : resolve(stdout.trim()))),
+    );
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
+    const deliveries: Array<{ headers: Record<string, string>; body: string }> = [];
+    const channel = await startTestSite((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        deliveries.push({ headers: request.headers as Record<string, string>, body: Buffer.concat(chunks).toString() });
+        // The channel fails once: the server tries again.
+        response.writeHead(deliveries.length === 1 ? 503 : 204).end();
+      });
+    });
+    const configFile = join(env.home, 'config.json');
+    const before = readFileSync(configFile, 'utf8');
+    writeFileSync(configFile, JSON.stringify({ ...JSON.parse(before), handoffWebhook: { url: `${channel.url}/hook` } }));
+    try {
+      const tab = await agent.openTab(verifyPage());
+      const { link, answer } = handOff('Approve the sign-in on your phone');
+      const opened = await link;
+      expect(opened).toMatchObject({ state: 'waiting', announced: 'webhook' });
+      expect(opened).not.toHaveProperty('link');
+      await waitFor(async () => deliveries.length === 2, { timeoutMs: 10_000, message: 'the webhook was not tried again' });
+      const [first, second] = deliveries;
+      expect(second.headers['webhook-id']).toBe(first.headers['webhook-id']);
+      // Checked as a receiver would, with a Standard Webhooks library and the secret alone.
+      const payload = new Webhook(secret).verify(second.body, second.headers) as { type: string; data: { id: string; reason: string; session: string; targetId: string; link: string } };
+      expect(payload).toMatchObject({ type: 'handoff.waiting', data: { id: opened.id, reason: 'Approve the sign-in on your phone', session: session.id, targetId: tab.targetId } });
+      expect(() => new Webhook(secret).verify(second.body.replace('phone', 'PHONE'), second.headers)).toThrow();
+      // The person opens the link from their channel.
+      const page = await person.newPage();
+      await page.goto(payload.data.link);
+      await page.getByRole('button', { name: 'Done — continue' }).click();
+      expect(await answer).toMatchObject({ id: opened.id, state: 'done' });
+      await page.close();
+      const { entries } = await env.client('clawd').audit({ event: 'handoff-announce' });
+      expect(entries[0]).toMatchObject({ session: session.id, outcome: 'ok', detail: `${opened.id} to ${channel.url}: delivered (try 2)` });
+      const code = new URL(payload.data.link).searchParams.get('code')!;
+      expect(readFileSync(join(env.home, 'logs', 'audit.jsonl'), 'utf8')).not.toContain(code);
+    } finally {
+      writeFileSync(configFile, before);
+      await channel.close();
     }
   });
 });

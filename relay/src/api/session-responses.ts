@@ -31,6 +31,7 @@ export const AUDIT_EVENT_KINDS = [
   'cdp-disconnect',
   'handoff-open',
   'handoff-end',
+  'handoff-announce',
   'login-page',
   'secret-set',
   'secret-forget',
@@ -185,7 +186,8 @@ export const HandoffSchema = z.object({
   expiresAt: z.string(),
   endedAt: z.string().optional(),
   note: z.string().optional().describe("The person's note"),
-  link: z.string().optional().describe('POST /handoff only: the one-time link for the person (valid 10 minutes, once)'),
+  link: z.string().optional().describe('POST /handoff only: the one-time link for the person (valid 10 minutes, once); never given when a webhook announces hand-offs'),
+  announced: z.literal('webhook').optional().describe("POST /handoff only: the link went to the configured webhook (the person's channel), and to no agent"),
   now: z.object({ url: z.string(), title: z.string() }).optional().describe('Once ended: where the tab is'),
   changed: z
     .object({ navigated: z.boolean(), titleChanged: z.boolean(), personActions: z.number().int().describe("The person's clicks, keys and scrolls in the live view") })

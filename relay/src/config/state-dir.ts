@@ -75,6 +75,16 @@ export function loadOrCreateGrantKey(home: string): Buffer {
   return Buffer.from(loadOrCreateSecret(join(home, 'grant.key')), 'utf8');
 }
 
+/**
+ * The key a hand-off's webhook is signed with (Standard Webhooks: HMAC-SHA256),
+ * `$CLAWD_HOME/webhook.key` (0600), made on first use. Its receiver holds it
+ * too, as `whsec_<base64>` (`clawd-browser webhook-secret`): it is not the
+ * token, and opens nothing here.
+ */
+export function loadOrCreateWebhookKey(home: string): Buffer {
+  return Buffer.from(loadOrCreateSecret(join(home, 'webhook.key')).slice(0, 64), 'hex');
+}
+
 function loadOrCreateSecret(path: string): string {
   ensureHome(dirname(path));
   const existing = readSecret(path);

@@ -47,7 +47,8 @@ export const HANDOFF_TOOL = defineTool({
           signal: call.signal,
           onWaiting: (opened) => {
             deadline = Date.parse(opened.expiresAt);
-            void call.progress(`Waiting for a person: ${opened.link} (also in the operator's console).`);
+            // With a webhook, the link went to the person's channel only: the agent is never given one.
+            void call.progress(opened.link ? `Waiting for a person: ${opened.link} (also in the operator's console).` : "Waiting for a person: the hand-off was sent to the person's channel (and is in the operator's console).");
           },
         },
       );

@@ -121,7 +121,12 @@ export async function startControlServer(options: ControlServerOptions): Promise
   const films = new FilmService(manager, recordingHome);
   sessions.filmWith(films.sessionFilms());
   const handoffLink = (host = `127.0.0.1:${port}`) => (handoff: HandoffScope) => `http://${host}/handoff/${handoff.id}/open?code=${handoffAccess.newCode(handoff)}`;
-  const service = new ControlService(manager, sessions, options.actionLog, recordings, films, options.credentials.audit, handoffLink);
+  const { webhookKey } = options.credentials;
+  const handoffWebhook = () => {
+    const hook = manager.registry.config().handoffWebhook;
+    return hook && webhookKey ? { url: hook.url, key: webhookKey() } : undefined;
+  };
+  const service = new ControlService(manager, sessions, options.actionLog, recordings, films, options.credentials.audit, handoffLink, handoffWebhook);
   const credentials = new CredentialService(options.credentials, manager, options.actionLog);
   const tellChrome = options.credentials.noticeHandoff;
   if (tellChrome) service.handoffs.onExtensionHandoff(tellChrome);

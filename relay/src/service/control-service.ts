@@ -19,6 +19,7 @@ import { ToolboxService } from './toolbox-service.js';
 import { VisionService } from './vision-service.js';
 import { redactedAnswers } from './redacted-answers.js';
 import { HandoffService, type LinkMaker } from './handoff-service.js';
+import { HandoffWebhook, type WebhookTarget } from './handoff-webhook.js';
 import type { AuditTrail } from '../vault/audit-log.js';
 
 /**
@@ -74,8 +75,10 @@ export class ControlService {
      * there is one, else where it listens).
      */
     readonly handoffLink: (host?: string) => LinkMaker,
+    /** Where waiting hand-offs are announced, when config names a webhook. */
+    handoffWebhook?: () => WebhookTarget | undefined,
   ) {
-    this.handoffs = new HandoffService(this, audit);
+    this.handoffs = new HandoffService(this, audit, handoffWebhook && new HandoffWebhook(handoffWebhook, audit));
     // A session that ended takes its calls in flight with it, each told why (a 410, as later calls are).
     sessions.whenEnded((id) => {
       const profile = `${SESSION_PROFILE_PREFIX}${id}`;

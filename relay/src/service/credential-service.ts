@@ -31,6 +31,8 @@ export interface Credentials {
   audit: AuditTrail;
   /** The relay's way to ask the person, in the extension, which domains' cookies may be saved. */
   askConsent: (tenant: string, domains: string[], timeoutMs: number) => Promise<string[]>;
+  /** The key hand-off webhooks are signed with (state-dir.ts), when this server may announce hand-offs. */
+  webhookKey?: () => Buffer;
   /** Tells the person at the user's Chrome of a hand-off on a shared tab (the extension's badge and a notification). */
   noticeHandoff?: (notice: HandoffNoticeEvent) => void;
 }

@@ -6,6 +6,7 @@ import { ConflictError, NotFoundError, TooManyError } from '../errors.js';
 import { type Handoff, HandoffDesk, MAX_OPEN_HANDOFFS } from '../runtime/handoff-desk.js';
 import type { AuditTrail } from '../vault/audit-log.js';
 import type { TabScreencast } from '../driver/screencast.js';
+import type { HandoffWebhook } from './handoff-webhook.js';
 import type { ControlService } from './control-service.js';
 
 /**
@@ -36,6 +37,8 @@ export class HandoffService {
   constructor(
     private readonly control: ControlService,
     audit: AuditTrail,
+    /** Where waiting hand-offs are announced, when config names a webhook (handoff-webhook.ts). */
+    private readonly webhook?: HandoffWebhook,
   ) {
     this.desk = new HandoffDesk((handoff) => {
       const session = handoff.profile.startsWith(SESSION_PROFILE_PREFIX) ? handoff.profile.slice(SESSION_PROFILE_PREFIX.length) : undefined;
@@ -70,6 +73,11 @@ export class HandoffService {
       const handoff = this.desk.open({ profile: driver.profile.name, targetId: await tab.targetId(), reason: request.reason, timeoutMs: request.timeoutSec * 1000, before });
       // The person at a shared tab's Chrome gets a link of their own (each link works once).
       if (handoff.profile === 'extension') this.tellExtension({ id: handoff.id, targetId: handoff.targetId, reason: handoff.reason, link: link(handoff) });
+      // With a webhook, the link goes to the person's channel only: the agent gets the handle, never a link it could open itself.
+      if (this.webhook?.configured) {
+        this.webhook.announce(handoff, link(handoff), () => this.desk.get(handoff.id)?.state === 'waiting');
+        return { ...(await this.describe(handoff)), announced: 'webhook' as const };
+      }
       return { ...(await this.describe(handoff)), link: link(handoff) };
     });
   }
