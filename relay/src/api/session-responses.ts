@@ -101,6 +101,7 @@ export const SessionInfoSchema = z.object({
   domains: z.array(z.string()).describe('Domains whose cookies were injected (operator) or will be saved (refresh)'),
   injectedCookies: z.number().int(),
   injectedOrigins: z.number().int().optional().describe("Origins whose lent storage (localStorage, IndexedDB) was put in before the first page"),
+  injectedPasskeys: z.number().int().optional().describe("Lent passkeys its virtual authenticators hold (never their keys)"),
   grantId: z.string().optional(),
   warnings: z.array(z.string()).optional().describe('An operator session: lent cookies that have expired or will before the session ends'),
   secrets: z.array(z.string()).optional().describe('An operator session: the secrets its grant lends, by name (typed as {{secret:NAME}})'),
@@ -135,6 +136,7 @@ export const VaultListingSchema = z.object({
   savedAt: z.string(),
   cookies: z.number().int(),
   origins: z.number().int().optional().describe("Origins of the domain whose storage (localStorage, IndexedDB) was saved with the cookies"),
+  passkeys: z.number().int().optional().describe('Passkeys of the domain (a refresh session registered them) saved with the cookies'),
 });
 export type VaultListing = z.infer<typeof VaultListingSchema>;
 /** A named secret, as listed: never its value. */
@@ -150,7 +152,7 @@ export const SecretListingSchema = z.object({
 });
 export type SecretListing = z.infer<typeof SecretListingSchema>;
 /** Cookies saved per domain. */
-export const SavedCookiesSchema = z.array(z.object({ domain: z.string(), cookies: z.number().int(), origins: z.number().int().optional() }));
+export const SavedCookiesSchema = z.array(z.object({ domain: z.string(), cookies: z.number().int(), origins: z.number().int().optional(), passkeys: z.number().int().optional() }));
 
 export const ActorSchema = z.enum(['agent', 'person']);
 export type Actor = z.infer<typeof ActorSchema>;

@@ -233,7 +233,7 @@ export class BrowserClient implements BrowserApi {
   vaultRefresh(request: RequestOf<'vaultRefresh'>): Promise<SessionInfo & { liveView: string; done: string }> {
     return this.call('POST', '/vault/refresh', request);
   }
-  vaultRefreshDone(id: string, domains?: string[]): Promise<{ saved: Array<{ domain: string; cookies: number }> }> {
+  vaultRefreshDone(id: string, domains?: string[]): Promise<{ saved: Array<{ domain: string; cookies: number; origins?: number; passkeys?: number }> }> {
     return this.call('POST', `/vault/refresh/${encodeURIComponent(id)}/done`, domains ? { domains } : {});
   }
 

@@ -32,6 +32,7 @@ import { ProfileFilm } from './profile-film.js';
 import { screenshotOf, thumbnailOf } from './page-captures.js';
 import { type SecretOpener, secretNames, withSecrets } from './secret-typing.js';
 import { BrowserSecrets } from './browser-secrets.js';
+import { VirtualAuthenticators } from './virtual-authenticators.js';
 import type { SecretKind } from '../api/session-responses.js';
 
 export { resolveTargetId } from './tab-registry.js';
@@ -79,6 +80,8 @@ export class ProfileDriver {
   readonly film: ProfileFilm;
   /** The secrets typed into this browser, and what they refuse while it lives (browser-secrets.ts). */
   readonly secrets = new BrowserSecrets();
+  /** Passkeys its tabs' virtual authenticators hold, once it holds any (virtual-authenticators.ts). */
+  readonly passkeys = new VirtualAuthenticators();
   /** Read at each use, so config edits apply at once. */
   private readonly urlPolicy = () => this.policy().urlPolicy;
 
@@ -94,6 +97,7 @@ export class ProfileDriver {
       this.downloadSaver.watch(tab);
       void this.guard(tab).catch(() => {});
       this.toolbox.onTab(tab);
+      this.passkeys.onTab(tab);
     }, this.secrets);
     this.toolbox = new ProfileToolbox({
       profile,
@@ -103,6 +107,7 @@ export class ProfileDriver {
       policy: () => this.policy(),
       tabOf: (page) => this.registry.tabOf(page),
       secrets: this.secrets,
+      passkeys: this.passkeys,
     });
     this.film = new ProfileFilm(profile.name, () => this.registry.find(undefined));
     this.vision = new ProfileVision({
@@ -218,8 +223,9 @@ export class ProfileDriver {
     const context = await abortable(this.context(), signal);
     const tab = this.registry.tabOf(this.takeWarmPage() ?? (await context.newPage()));
     await this.film.follow(tab);
-    // The profile's emulation is on the tab before its first page loads.
+    // The profile's emulation, and its passkeys' authenticator, are on the tab before its first page loads.
     await this.toolbox.settle(tab);
+    await this.passkeys.settle(tab);
     if (url && url !== 'about:blank') await this.goto(tab, url, signal);
     const opened = await this.use(tab);
     this.script.add({ kind: 'open', tab: opened.targetId, url });

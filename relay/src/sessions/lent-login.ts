@@ -11,8 +11,8 @@ import type { SecretStore } from '../vault/secret-store.js';
 import { watchLoginPages } from './login-watch.js';
 
 /**
- * What an operator session is lent under its grant (spec §11, §15): the
- * tenant's cookies and sites' storage of the granted domains, put in before
+ * What an operator session is lent under its grant (spec §11, §15, §22): the
+ * tenant's cookies, sites' storage and passkeys of the granted domains, put in before
  * the first page, with warnings for cookies that will not last and a watch
  * for the login form that says one did not; and the named secrets it may
  * type. Audited, never with a value.
@@ -49,18 +49,23 @@ export async function lendLogin(driver: ProfileDriver, info: SessionInfo, deps: 
   const login = await deps.vault().load(tenant!, domains);
   const cookies = login.cookies.filter((cookie) => domains.some((domain) => underSite(cookie.domain ?? '', domain)));
   const origins = login.origins.filter((origin) => domains.some((domain) => originUnderSite(origin.origin, domain)));
+  const passkeys = login.passkeys.filter((passkey) => domains.some((domain) => passkey.rpId !== undefined && underSite(passkey.rpId, domain)));
   await driver.addCookies(cookies);
+  // Passkeys go into the virtual authenticator of every tab before its first page (their keys into Chrome, nowhere else).
+  if (passkeys.length) await driver.passkeys.hold(passkeys, await driver.allTabs());
   // The sites' storage goes in before the first page, as the cookies do (Playwright's restore, in a page of its own).
   if (origins.length) await driver.toolbox.addOriginStorage(origins);
   info.injectedCookies = cookies.length;
   if (origins.length) info.injectedOrigins = origins.length;
+  if (passkeys.length) info.injectedPasskeys = passkeys.length;
   const warnings = loginWarnings(tenant!, domains, login.cookies, Date.parse(info.expiresAt));
   if (warnings.length) info.warnings = warnings;
   // A login page of a granted domain, later, says the lent login did not hold (login-watch.ts).
   watchLoginPages(driver, { tenant: tenant!, domains }, (page) =>
     deps.audit.record({ event: 'login-page', tenant, session, domains: [page.domain], grantId, outcome: 'ok', detail: page.url }),
   );
-  const detail = `${cookies.length} cookies${origins.length ? `, storage of ${origins.map((origin) => origin.origin).join(', ')}` : ''}${warnings.length ? `; ${warnings.join('; ')}` : ''}`;
+  const lentPasskeys = passkeys.length ? `, ${passkeys.length} passkeys of ${[...new Set(passkeys.map((passkey) => passkey.rpId))].join(', ')}` : '';
+  const detail = `${cookies.length} cookies${origins.length ? `, storage of ${origins.map((origin) => origin.origin).join(', ')}` : ''}${lentPasskeys}${warnings.length ? `; ${warnings.join('; ')}` : ''}`;
   deps.audit.record({ event: 'inject', tenant, session, domains, grantId, outcome: 'ok', detail });
 }
 

@@ -259,6 +259,8 @@ export class TaskSessions {
         await this.films.start(driver.profile.name);
       }
       if (request.credential_mode === 'operator' && !options.refresh) await lendLogin(driver, info, this.deps);
+      // The person's refresh session keeps the passkeys they register (a virtual authenticator in each tab), for the vault.
+      if (options.refresh) await driver.passkeys.hold([], await driver.allTabs());
     } catch (error) {
       await this.close(id, 'failed to start').catch(() => {});
       throw error;
@@ -454,8 +456,8 @@ export class TaskSessions {
     const tenant = session.info.tenant!;
     const chosen = domains?.length ? domains : session.info.domains;
     const { origins } = await session.driver.toolbox.storageState(true);
-    const saved = await this.deps.vault().saveFromBrowser(tenant, chosen, await session.driver.cookies(), origins);
-    const detail = saved.map((s) => `${s.domain}: ${s.cookies} cookies${s.origins ? `, ${s.origins} origins` : ''}`).join(', ');
+    const saved = await this.deps.vault().saveFromBrowser(tenant, chosen, await session.driver.cookies(), origins, await session.driver.passkeys.held());
+    const detail = saved.map((s) => `${s.domain}: ${s.cookies} cookies${s.origins ? `, ${s.origins} origins` : ''}${s.passkeys ? `, ${s.passkeys} passkeys` : ''}`).join(', ');
     this.deps.audit.record({ event: 'refresh-saved', tenant, session: id, domains: chosen, outcome: 'ok', detail });
     await this.close(id, 'refresh saved');
     return saved;
