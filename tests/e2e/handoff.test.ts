@@ -253,6 +253,58 @@ describe('a hand-off to a person', () => {
     }
   });
 
+  it('as an MCP App: the SDK client reads the view, and the person answers inside it, through the same MCP connection', async () => {
+    const apps = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } };
+    const host = new Client({ name: 'app-host', version: '1' }, { capabilities: apps });
+    const plain = new Client({ name: 'no-apps', version: '1' });
+    const connect = (client: Client) => client.connect(new StreamableHTTPClientTransport(new URL(`${base()}/mcp?caps=handoff`), { requestInit: { headers: { authorization: `Bearer ${session.key}` } } }));
+    await Promise.all([connect(host), connect(plain)]);
+    try {
+      // The tool points at its app; the app's own tools are listed to a client that renders apps only.
+      const { tools } = await host.listTools();
+      const handoffTool = tools.find((tool) => tool.name === 'browser_handoff')!;
+      expect(handoffTool._meta).toMatchObject({ ui: { resourceUri: 'ui://clawd-browser/handoff.html' } });
+      expect(tools.find((tool) => tool.name === 'browser_handoff_view')?._meta).toMatchObject({ ui: { visibility: ['app'] } });
+      expect((await plain.listTools()).tools.map((tool) => tool.name)).not.toContain('browser_handoff_view');
+      expect((await plain.callTool({ name: 'browser_handoff_respond', arguments: { id: 'x', verdict: 'done' } })).isError).toBe(true);
+      const { contents } = await host.readResource({ uri: 'ui://clawd-browser/handoff.html' });
+      expect(contents[0]).toMatchObject({ uri: 'ui://clawd-browser/handoff.html', mimeType: 'text/html;profile=mcp-app' });
+      const html = (contents[0] as { text: string }).text;
+      // Another session's hand-off, or none, is not this connection's to view.
+      expect((await host.callTool({ name: 'browser_handoff_view', arguments: {} })).isError).toBe(true);
+
+      const tab = await agent.openTab(verifyPage());
+      const calling = host.callTool({ name: 'browser_handoff', arguments: { reason: 'Press Verify in the app', targetId: tab.targetId } }, undefined, { timeout: 60_000 });
+      // A host, as chat clients render apps: the view in a sandboxed frame, its tool calls carried over this MCP connection.
+      const page = await person.newPage();
+      await page.exposeFunction('callServerTool', (name: string, args: Record<string, unknown>) => host.callTool({ name, arguments: args }));
+      await page.setContent(`<iframe id="app" sandbox="allow-scripts" style="width:900px;height:800px"></iframe>
+        <script>
+          const frame = document.getElementById('app');
+          const reply = (message) => frame.contentWindow.postMessage({ jsonrpc: '2.0', ...message }, '*');
+          window.addEventListener('message', async (event) => {
+            const message = event.data;
+            if (message.method === 'ui/initialize') reply({ id: message.id, result: { protocolVersion: message.params.protocolVersion, hostInfo: { name: 'test host', version: '1' }, hostCapabilities: {}, hostContext: {} } });
+            if (message.method === 'ui/notifications/initialized') reply({ method: 'ui/notifications/tool-input', params: { arguments: { reason: 'Press Verify in the app' } } });
+            if (message.method === 'tools/call') reply({ id: message.id, result: await window.callServerTool(message.params.name, message.params.arguments) });
+          });
+        </script>`);
+      await page.evaluate((source) => ((document.getElementById('app') as HTMLIFrameElement).srcdoc = source), html);
+      const app = page.frameLocator('#app');
+      await expect.poll(() => app.locator('#reason').textContent()).toBe('Press Verify in the app');
+      await expect.poll(() => app.locator('#view').evaluate((img: HTMLImageElement) => img.naturalWidth), { timeout: 10_000 }).toBeGreaterThan(0);
+      await app.locator('#view').click();
+      await waitFor(async () => (await agent.tabs()).find((t) => t.targetId === tab.targetId)?.title === 'verified', { message: "the person's click in the app never reached the tab" });
+      await app.getByRole('button', { name: 'Done — continue' }).click();
+      const result = (await calling) as { content: Array<{ text: string }> };
+      expect(result.content[0].text).toMatch(/^Hand-off [0-9a-f]+: done by the person\.\nThe tab is at .*\("verified"\)\.\nSame page, title changed; the person acted [1-9]\d* times/);
+      await expect.poll(() => app.locator('#outcome').textContent()).toMatch(/the agent goes on/);
+      await page.close();
+    } finally {
+      await Promise.all([host.close(), plain.close()]);
+    }
+  });
+
   it("with a webhook configured: announced to the person's channel, signed and retried; the agent gets the handle, never the link", async () => {
     const secret = await new Promise<string>((resolve, reject) =>
       execFile(process.execPath, [CLI, 'webhook-secret'], { env: { ...process.env, CLAWD_HOME: env.home } }, (error, stdout) => (error ? reject(error) : resolve(stdout.trim()))),

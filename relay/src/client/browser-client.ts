@@ -8,8 +8,8 @@ import { controlUrlFor } from '../config/server-record.js';
 import { clawdHome, readToken } from '../config/state-dir.js';
 import { BadRequestError, type ClawdError, errorFromBody, TimeoutError, UnavailableError } from '../errors.js';
 import { MAX_WAIT_MS } from '../api/limits.js';
-import type { ActOptions, BrowserApi, HandoffWaitOptions, RecordRequest, SnapshotRequest } from '../api/browser-api.js';
-import type { DialogArmed, FileChooserAnswer, PlaywrightScript } from '../api/responses.js';
+import type { ActOptions, BrowserApi, HandoffView, HandoffWaitOptions, RecordRequest, SnapshotRequest } from '../api/browser-api.js';
+import type { DialogArmed, FileChooserAnswer, PlaywrightScript, ViewInputAnswer } from '../api/responses.js';
 import type { ActionOptions, ActionRequest, RequestOf } from '../api/schemas.js';
 import type { ActionRecord, AuditEntry, AuditEventKind, HandoffAnswer, IssuedGrant, LiveGrant, SecretListing, SessionInfo, SpareCounts, VaultListing } from '../api/session-responses.js';
 import type { ActionResult, PageTextResponse, AiSnapshotResponse, AriaSnapshotResponse, Capture, ConsoleMessage, DownloadRecord, ProfileSummary, Screenshot, Snapshot, Status, RecordingAnswer, NetworkBody, Tab } from '../api/responses.js';
@@ -327,6 +327,21 @@ export class BrowserClient implements BrowserApi {
   handoffs(): Promise<{ handoffs: HandoffAnswer[] }> {
     return this.call('GET', '/handoffs');
   }
+  /** A hand-off and, while it waits, its tab's picture now (the hand-off's MCP App shows it). */
+  async handoffView(id: string): Promise<HandoffView> {
+    const handoff = await this.handoffState(id);
+    if (handoff.state !== 'waiting') return { handoff };
+    const frame = await this.bytes('GET', '/screencast/frame', { profile: handoff.profile, targetId: handoff.targetId });
+    return { handoff, ...(frame.length ? { frame: { mimeType: 'image/jpeg', data: frame.toString('base64') } } : {}) };
+  }
+  /** `POST /handoff/{id}/input`: the person's input on the hand-off's tab. */
+  handoffInput(id: string, input: RequestOf<'handoffInput'>): Promise<ViewInputAnswer> {
+    return this.call('POST', `/handoff/${encodeURIComponent(id)}/input`, input);
+  }
+  /** `POST /handoff/{id}/answer`: the person's answer. */
+  answerHandoff(id: string, answer: RequestOf<'handoffAnswer'>): Promise<HandoffAnswer> {
+    return this.call('POST', `/handoff/${encodeURIComponent(id)}/answer`, answer);
+  }
   cancelHandoff(id: string): Promise<HandoffAnswer> {
     return this.call('DELETE', `/handoff/${encodeURIComponent(id)}`);
   }
@@ -346,19 +361,8 @@ export class BrowserClient implements BrowserApi {
 
   /** One request; query values are sent as text (a number as its digits, a flag as true/false), undefined ones left out. */
   private async call<T>(method: string, path: string, body?: object, query: Readonly<Record<string, unknown>> = {}): Promise<T> {
-    const url = new URL(path, this.options.baseUrl);
-    for (const [key, value] of Object.entries({ ...query, profile: this.options.profile })) {
-      if (value !== undefined) url.searchParams.set(key, String(value));
-    }
-    let response: { status: number; text: string };
-    try {
-      response = await send(url, method, { authorization: `Bearer ${this.options.token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body ? JSON.stringify(body) : undefined, this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS, this.options.signal);
-    } catch (error) {
-      if (this.options.signal?.aborted) throw this.options.signal.reason;
-      if (error instanceof TimeoutError) throw new TimeoutError(`${method} ${path} timed out`);
-      throw new UnavailableError(`Cannot reach the control API at ${this.options.baseUrl}: is \`clawd-browser serve\` running? (${(error as Error).message})`);
-    }
-    const { text } = response;
+    const response = await this.request(method, path, body, query);
+    const text = response.body.toString('utf8');
     let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : undefined;
@@ -368,6 +372,27 @@ export class BrowserClient implements BrowserApi {
     if (response.status >= 400) throw errorFromBody(response.status, parsed) satisfies ClawdError;
     return parsed as T;
   }
+
+  /** One request answered with bytes (a picture): empty when the server has none to give (204). */
+  private async bytes(method: string, path: string, query: Readonly<Record<string, unknown>> = {}): Promise<Buffer> {
+    const response = await this.request(method, path, undefined, query);
+    if (response.status >= 400) throw errorFromBody(response.status, JSON.parse(response.body.toString('utf8') || 'null')) satisfies ClawdError;
+    return response.body;
+  }
+
+  private async request(method: string, path: string, body: object | undefined, query: Readonly<Record<string, unknown>>): Promise<{ status: number; body: Buffer }> {
+    const url = new URL(path, this.options.baseUrl);
+    for (const [key, value] of Object.entries({ ...query, profile: this.options.profile })) {
+      if (value !== undefined) url.searchParams.set(key, String(value));
+    }
+    try {
+      return await send(url, method, { authorization: `Bearer ${this.options.token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body ? JSON.stringify(body) : undefined, this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS, this.options.signal);
+    } catch (error) {
+      if (this.options.signal?.aborted) throw this.options.signal.reason;
+      if (error instanceof TimeoutError) throw new TimeoutError(`${method} ${path} timed out`);
+      throw new UnavailableError(`Cannot reach the control API at ${this.options.baseUrl}: is \`clawd-browser serve\` running? (${(error as Error).message})`);
+    }
+  }
 }
 
 /**
@@ -375,13 +400,13 @@ export class BrowserClient implements BrowserApi {
  * outlives a server restart never writes into a socket the old server closed;
  * on loopback the extra handshake costs a fraction of a millisecond.
  */
-function send(url: URL, method: string, headers: Record<string, string>, body: string | undefined, timeoutMs: number, signal?: AbortSignal): Promise<{ status: number; text: string }> {
+function send(url: URL, method: string, headers: Record<string, string>, body: string | undefined, timeoutMs: number, signal?: AbortSignal): Promise<{ status: number; body: Buffer }> {
   return new Promise((resolve, reject) => {
     // Aborting destroys the socket: the server sees its caller go and stops the work.
     const request = httpRequest(url, { method, headers, agent: false, timeout: timeoutMs, signal }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks) }));
       response.on('error', reject);
     });
     request.on('timeout', () => request.destroy(new TimeoutError('timed out')));

@@ -340,6 +340,20 @@ export class ControlService {
       vision: service.vision.api(profile, signal),
       handoff: (request, wait = {}) =>
         service.handoffs.openAndWait(profile, validated(schemas.handoff, request, 'arguments'), service.handoffLink(), wait.signal ?? signal, wait.onWaiting),
+      // A scoped caller (a session's key) reaches its own profile's hand-offs only: find() says so first.
+      handoffView: async (id) => {
+        const handoff = await service.handoffs.state(profile, id, 0);
+        const jpeg = handoff.state === 'waiting' ? await service.manager.driver(handoff.profile).thumbnail(handoff.targetId) : undefined;
+        return { handoff, ...(jpeg ? { frame: { mimeType: 'image/jpeg' as const, data: jpeg.toString('base64') } } : {}) };
+      },
+      handoffInput: async (id, input) => {
+        service.handoffs.find(profile, id);
+        return service.handoffs.input(id, validated(schemas.handoffInput, input, 'arguments'), signal);
+      },
+      answerHandoff: async (id, answer) => {
+        service.handoffs.find(profile, id);
+        return service.handoffs.answer(id, validated(schemas.handoffAnswer, answer, 'arguments'));
+      },
     }, (answer) => service.manager.secretsOf(profile)?.redactDeep(answer) ?? answer);
   }
 }
