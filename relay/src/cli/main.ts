@@ -7,8 +7,7 @@ import { DEFAULT_CONTROL_PORT, EXTENSION_ID, relayPortFor } from '../../../proto
 import { CLI_PATH, PACKAGE_VERSION } from '../config/package-root.js';
 import { controlUrlFor, relayAddressFor } from '../config/server-record.js';
 import { currentPlatform } from '../config/platform.js';
-import { clawdHome, loadOrCreateExtensionKey, loadOrCreateToken, loadOrCreateWebhookKey } from '../config/state-dir.js';
-import { webhookSecretText } from '../service/handoff-webhook.js';
+import { clawdHome, loadOrCreateExtensionKey, loadOrCreateToken, loadOrCreateWebhookKey, webhookSecretText } from '../config/state-dir.js';
 import { createLogger, type LogLevel } from '../log.js';
 import { runNativeHost } from '../native-host/host.js';
 import { BROWSERS, type BrowserName, installNativeHost, type InstallOptions, uninstallNativeHost } from '../native-host/install.js';

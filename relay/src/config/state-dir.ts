@@ -85,6 +85,9 @@ export function loadOrCreateWebhookKey(home: string): Buffer {
   return Buffer.from(loadOrCreateSecret(join(home, 'webhook.key')).slice(0, 64), 'hex');
 }
 
+/** The webhook key as its receiver is given it (Standard Webhooks' `whsec_` and base64). */
+export const webhookSecretText = (key: Buffer) => `whsec_${key.toString('base64')}`;
+
 function loadOrCreateSecret(path: string): string {
   ensureHome(dirname(path));
   const existing = readSecret(path);

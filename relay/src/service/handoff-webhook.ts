@@ -31,9 +31,6 @@ export function webhookSignature(key: Buffer, id: string, timestamp: number, bod
   return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
 }
 
-/** The key as its receiver is given it. */
-export const webhookSecretText = (key: Buffer) => `whsec_${key.toString('base64')}`;
-
 export class HandoffWebhook {
   constructor(
     /** The configured webhook now (config is read at each use), or none. */
