@@ -6,11 +6,9 @@ import type { HandoffAnswer } from '../../relay/src/api/session-responses.js';
 import { BrowserClient } from '../../relay/src/client/browser-client.js';
 import { chromiumPath, evaluateInWorker, waitFor } from '../harness/chromium.js';
 import { EXTENSION_ID } from '../../protocol/constants.js';
-import { type ControlEnv, startControlEnv } from './control-env.js';
-import { execFile } from 'node:child_process';
+import { type ControlEnv, runCli, startControlEnv } from './control-env.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Webhook } from 'standardwebhooks';
 import { startTestSite } from '../harness/test-site.js';
 
@@ -24,7 +22,6 @@ import { startTestSite } from '../harness/test-site.js';
  * else.
  */
 
-const CLI = fileURLToPath(new URL('../../bin/clawd-browser.js', import.meta.url));
 let env: ControlEnv;
 let person: Browser;
 let session: { id: string; profile: string; key?: string };
@@ -306,9 +303,7 @@ describe('a hand-off to a person', () => {
   });
 
   it("with a webhook configured: announced to the person's channel, signed and retried; the agent gets the handle, never the link", async () => {
-    const secret = await new Promise<string>((resolve, reject) =>
-      execFile(process.execPath, [CLI, 'webhook-secret'], { env: { ...process.env, CLAWD_HOME: env.home } }, (error, stdout) => (error ? reject(error) : resolve(stdout.trim()))),
-    );
+    const secret = await runCli(env, ['webhook-secret']);
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
     const deliveries: Array<{ headers: Record<string, string>; body: string }> = [];
     const channel = await startTestSite((request, response) => {

@@ -1,7 +1,5 @@
-import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Secret, TOTP } from 'otpauth';
@@ -9,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserClient } from '../../relay/src/client/browser-client.js';
 import { refOf } from '../harness/refs.js';
 import { rejection, startTestSite } from '../harness/test-site.js';
-import { type ControlEnv, startControlEnv } from './control-env.js';
+import { type ControlEnv, runCli, startControlEnv } from './control-env.js';
 
 /**
  * One-time codes typed by the server: a site's TOTP seed, given as the
@@ -22,7 +20,6 @@ import { type ControlEnv, startControlEnv } from './control-env.js';
  * typed as {{secret:NAME}} (which would type the seed), nothing is typed.
  */
 
-const CLI = fileURLToPath(new URL('../../bin/clawd-browser.js', import.meta.url));
 const TENANT = 'acme-codes';
 const SEED = new Secret({ size: 20 });
 const totp = new TOTP({ issuer: 'Acme', label: 'alice', secret: SEED, digits: 6, period: 30 });
@@ -59,12 +56,7 @@ afterAll(async () => {
 
 const base = () => `http://127.0.0.1:${env.server.control.port}`;
 
-function cli(args: string[], stdin: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = execFile(process.execPath, [CLI, '--url', base(), ...args], { env: { ...process.env, CLAWD_HOME: env.home } }, (error, stdout, stderr) => (error ? reject(new Error(stderr || error.message)) : resolve(stdout.trim())));
-    child.stdin!.end(stdin);
-  });
-}
+const cli = (args: string[], stdin: string) => runCli(env, args, stdin);
 
 /** An operator session lent the seed, as its key's holder (the agent) sees it. */
 async function lentSession(): Promise<{ id: string; profile: string; key: string; agent: BrowserClient }> {
