@@ -1,8 +1,6 @@
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +8,7 @@ import WebSocket from 'ws';
 import { BrowserClient } from '../../relay/src/client/browser-client.js';
 import { refOf } from '../harness/refs.js';
 import { rejection, startTestSite } from '../harness/test-site.js';
-import { type ControlEnv, startControlEnv } from './control-env.js';
+import { type ControlEnv, runCli, startControlEnv } from './control-env.js';
 import { waitFor } from '../harness/chromium.js';
 
 /**
@@ -25,7 +23,6 @@ import { waitFor } from '../harness/chromium.js';
  * while the page holds it.
  */
 
-const CLI = fileURLToPath(new URL('../../bin/clawd-browser.js', import.meta.url));
 const VALUE = `pw-${randomBytes(9).toString('hex')} !&=`;
 const TENANT = 'acme-secrets';
 let env: ControlEnv;
@@ -89,12 +86,7 @@ afterAll(async () => {
 
 const base = () => `http://127.0.0.1:${env.server.control.port}`;
 
-function cli(args: string[], stdin: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = execFile(process.execPath, [CLI, '--url', base(), ...args], { env: { ...process.env, CLAWD_HOME: env.home } }, (error, stdout, stderr) => (error ? reject(new Error(stderr || error.message)) : resolve(stdout.trim())));
-    child.stdin!.end(stdin);
-  });
-}
+const cli = (args: string[], stdin: string) => runCli(env, args, stdin);
 
 describe('named secrets', () => {
   let session: { id: string; profile: string; key?: string; secrets?: string[] };

@@ -56,7 +56,7 @@ const exportDir = mkdtempSync(join(tmpdir(), 'clawd-mcp-tools-'));
 afterAll(() => rmSync(exportDir, { recursive: true, force: true }));
 
 const tool = (name: string) => [...TOOLS, ...PAGE_TOOLS, ...VISION_TOOLS].find((candidate) => candidate.name === name)!;
-const state = (): McpSessionState => ({ lastUrl: new Map(), exportDir });
+const state = (): McpSessionState => ({ lastUrl: new Map(), exportDir, handoffs: new Map() });
 /** Calls a tool as the MCP server does: arguments parsed by its input schema first. */
 async function call(name: string, args: Record<string, unknown>, api: BrowserApi, session = state()) {
   const params = tool(name).input.parse(args);

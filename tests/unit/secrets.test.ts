@@ -18,7 +18,7 @@ describe('SecretStore', () => {
     const path = join(dirs(), 'secrets.json');
     const store = new SecretStore(new FileSecretRows(path), randomBytes(32));
     await store.set('acme', 'pw', ['Example.com', 'example.com'], 'hunter2-long-value');
-    expect(await store.open('acme', 'pw')).toEqual({ name: 'pw', value: 'hunter2-long-value', domains: ['example.com'] });
+    expect(await store.open('acme', 'pw')).toEqual({ name: 'pw', value: 'hunter2-long-value', domains: ['example.com'], kind: 'secret' });
     expect(await store.open('acme', 'other')).toBeUndefined();
     expect(readFileSync(path, 'utf8')).not.toContain('hunter2');
     const file = JSON.parse(readFileSync(path, 'utf8'));
@@ -29,10 +29,32 @@ describe('SecretStore', () => {
   });
 });
 
+describe('one-time code seeds in the SecretStore', () => {
+  it('keeps a seed checked and normalised, says it is one, and binds its kind: a seed turned into a plain secret in the file fails to open', async () => {
+    const path = join(dirs(), 'secrets.json');
+    const store = new SecretStore(new FileSecretRows(path), randomBytes(32));
+    const listing = await store.set('acme', 'otp', ['example.com'], 'otpauth://totp/Acme:alice?secret=JBSWY3DPEHPK3PXPJBSWY3DP&issuer=Acme&digits=8', 'totp');
+    expect(listing).toMatchObject({ name: 'otp', kind: 'totp' });
+    const opened = await store.open('acme', 'otp');
+    expect(opened?.kind).toBe('totp');
+    expect(JSON.parse(opened!.value)).toEqual({ secret: 'JBSWY3DPEHPK3PXPJBSWY3DP', digits: 8, period: 30, algorithm: 'SHA1' });
+    expect(readFileSync(path, 'utf8')).not.toContain('JBSWY3DP');
+    await expect(store.set('acme', 'bad', ['example.com'], 'not base32!', 'totp')).rejects.toThrow(/not base32/);
+    const file = JSON.parse(readFileSync(path, 'utf8'));
+    delete file.entries[0].kind;
+    writeFileSync(path, JSON.stringify(file));
+    await expect(store.open('acme', 'otp')).rejects.toThrow(VaultTamperedError);
+  });
+});
+
 describe('secrets in actions and answers', () => {
   it('names each placeholder of type and fill once', () => {
-    expect(secretNames({ kind: 'type', ref: 'e1', text: '{{secret:pw}} and {{secret:pw}} {{secret:otp.2}}' })).toEqual(['pw', 'otp.2']);
-    expect(secretNames({ kind: 'fill', fields: [{ ref: 'e1', value: '{{secret:a}}' }, { ref: 'e2', value: true }] })).toEqual(['a']);
+    expect(secretNames({ kind: 'type', ref: 'e1', text: '{{secret:pw}} and {{secret:pw}} {{secret:otp.2}} {{totp:otp.2}}' })).toEqual([
+      { name: 'pw', kind: 'secret' },
+      { name: 'otp.2', kind: 'secret' },
+      { name: 'otp.2', kind: 'totp' },
+    ]);
+    expect(secretNames({ kind: 'fill', fields: [{ ref: 'e1', value: '{{secret:a}}' }, { ref: 'e2', value: true }] })).toEqual([{ name: 'a', kind: 'secret' }]);
     expect(secretNames({ kind: 'click', ref: 'e1' })).toEqual([]);
   });
 

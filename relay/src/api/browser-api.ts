@@ -13,6 +13,7 @@ import type {
   Status,
   Tab,
   PlaywrightScript,
+  ViewInputAnswer,
 } from './responses.js';
 import type { ActionRequest, RequestOf } from './schemas.js';
 import type { ToolboxApi } from './toolbox-api.js';
@@ -104,4 +105,15 @@ export interface BrowserApi {
    * answers with the model's final answer; `onEvent` hears each step.
    */
   browse(request: BrowseRequest, options?: BrowseOptions): Promise<BrowseResult>;
+  /** A hand-off as its MCP App shows it: its state and, while it waits, its tab's picture now (a look, not an action). */
+  handoffView(id: string): Promise<HandoffView>;
+  /** The person's input on a waiting hand-off's tab, from its MCP App (logged as the person's). */
+  handoffInput(id: string, input: RequestOf<'handoffInput'>): Promise<ViewInputAnswer>;
+  /** The person's answer, from the hand-off's MCP App. */
+  answerHandoff(id: string, answer: RequestOf<'handoffAnswer'>): Promise<HandoffAnswer>;
+}
+
+export interface HandoffView {
+  handoff: HandoffAnswer;
+  frame?: { mimeType: 'image/jpeg'; data: string };
 }

@@ -217,3 +217,4 @@ export type RecordingAnswer = z.infer<typeof RecordingAnswerSchema>;
 
 /** A person's input through the live view, as logged. */
 export const ViewInputAnswerSchema = z.object({ targetId: z.string(), kind: z.string(), url: z.string() });
+export type ViewInputAnswer = z.infer<typeof ViewInputAnswerSchema>;

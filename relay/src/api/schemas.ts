@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MAX_WAIT_MS } from './limits.js';
 import { ACTION_KINDS } from './responses.js';
-import { AUDIT_EVENT_KINDS } from './session-responses.js';
+import { AUDIT_EVENT_KINDS, SecretKindSchema } from './session-responses.js';
 import { toolboxSchemas } from './toolbox-schemas.js';
 import { visionSchemas } from './vision-schemas.js';
 import { replaySchemas } from './replay-schemas.js';
@@ -107,6 +107,18 @@ type SameKinds<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : neve
 const sameKinds: SameKinds<Action['kind'], (typeof ACTION_KINDS)[number]> = true;
 void sameKinds;
 
+/** A person's input through a live view (a click, a scroll, keys), the tab aside. */
+const ViewInputFields = {
+  type: z.enum(['click', 'move', 'scroll', 'type', 'press']),
+  x: z.number().min(0).max(1).optional(),
+  y: z.number().min(0).max(1).optional(),
+  button: Button.optional(),
+  deltaX: Coordinate.optional(),
+  deltaY: Coordinate.optional(),
+  text: z.string().max(10_000).optional(),
+  key: z.string().min(1).max(100).optional(),
+};
+
 export const schemas = {
   open: z.strictObject({ url: WebUrl.default('about:blank') }),
   focus: z.strictObject({ targetId: TargetId }),
@@ -186,7 +198,13 @@ export const schemas = {
     secrets: z.array(SecretName).max(50).optional().describe('named secrets the session may type, each bound to its own domains'),
   }),
   /** `POST /secrets`: a secret's value comes in the body, to the token's holder only; it is never answered. */
-  setSecret: z.strictObject({ tenant: Tenant, name: SecretName, domains: z.array(Domain).min(1).max(50).describe('where it may be typed: these domains and their subdomains'), value: z.string().min(1).max(10_000) }),
+  setSecret: z.strictObject({
+    tenant: Tenant,
+    name: SecretName,
+    domains: z.array(Domain).min(1).max(50).describe('where it may be typed: these domains and their subdomains'),
+    value: z.string().min(1).max(10_000).describe('the value; for a one-time code seed, the base32 key the site shows or its otpauth://totp/ URI'),
+    kind: SecretKindSchema.default('secret').describe('secret: typed as it is ({{secret:NAME}}); totp: a one-time code seed, whose current code is typed ({{totp:NAME}})'),
+  }),
   secretQuery: z.object({ tenant: Tenant.optional(), name: SecretName.optional() }),
   vaultRefresh: z.strictObject({ tenant: Tenant, domains: z.array(Domain).min(1).max(50), ttl: z.number().int().min(30).max(24 * 3600).optional() }),
   vaultRefreshDone: z.strictObject({ domains: z.array(Domain).min(1).max(50).optional() }),
@@ -237,17 +255,9 @@ export const schemas = {
   vaultFromExtension: z.strictObject({ tenant: Tenant, domains: z.array(Domain).min(1).max(50), timeoutMs: Timeout.optional() }),
   screencastQuery: z.object({ profile: z.string().optional(), targetId: TargetId.optional() }),
   /** Input a person gives through the live view: points are fractions (0..1) of the view, so any image size works. */
-  viewInput: z.strictObject({
-    targetId: TargetId.optional(),
-    type: z.enum(['click', 'move', 'scroll', 'type', 'press']),
-    x: z.number().min(0).max(1).optional(),
-    y: z.number().min(0).max(1).optional(),
-    button: Button.optional(),
-    deltaX: Coordinate.optional(),
-    deltaY: Coordinate.optional(),
-    text: z.string().max(10_000).optional(),
-    key: z.string().min(1).max(100).optional(),
-  }),
+  viewInput: z.strictObject({ targetId: TargetId.optional(), ...ViewInputFields }),
+  /** `POST /handoff/{id}/input`: the person's input on the hand-off's own tab. */
+  handoffInput: z.strictObject(ViewInputFields),
   /** `POST /handoff`: ask a person to act in a tab; the answer comes from `GET /handoff/{id}?wait=`. */
   handoff: z.strictObject({
     targetId: TargetId.optional(),

@@ -31,6 +31,7 @@ export const AUDIT_EVENT_KINDS = [
   'cdp-disconnect',
   'handoff-open',
   'handoff-end',
+  'handoff-announce',
   'login-page',
   'secret-set',
   'secret-forget',
@@ -100,6 +101,7 @@ export const SessionInfoSchema = z.object({
   domains: z.array(z.string()).describe('Domains whose cookies were injected (operator) or will be saved (refresh)'),
   injectedCookies: z.number().int(),
   injectedOrigins: z.number().int().optional().describe("Origins whose lent storage (localStorage, IndexedDB) was put in before the first page"),
+  injectedPasskeys: z.number().int().optional().describe("Lent passkeys its virtual authenticators hold (never their keys)"),
   grantId: z.string().optional(),
   warnings: z.array(z.string()).optional().describe('An operator session: lent cookies that have expired or will before the session ends'),
   secrets: z.array(z.string()).optional().describe('An operator session: the secrets its grant lends, by name (typed as {{secret:NAME}})'),
@@ -135,13 +137,23 @@ export const VaultListingSchema = z.object({
   savedAt: z.string(),
   cookies: z.number().int(),
   origins: z.number().int().optional().describe("Origins of the domain whose storage (localStorage, IndexedDB) was saved with the cookies"),
+  passkeys: z.number().int().optional().describe('Passkeys of the domain (a refresh session registered them) saved with the cookies'),
 });
 export type VaultListing = z.infer<typeof VaultListingSchema>;
 /** A named secret, as listed: never its value. */
-export const SecretListingSchema = z.object({ tenant: z.string(), name: z.string(), domains: z.array(z.string()).describe('Where it may be typed: these domains and their subdomains'), savedAt: z.string() });
+/** What a named secret is: a value typed as it is (`{{secret:NAME}}`), or a one-time code seed whose current code is typed (`{{totp:NAME}}`). */
+export const SecretKindSchema = z.enum(['secret', 'totp']);
+export type SecretKind = z.infer<typeof SecretKindSchema>;
+export const SecretListingSchema = z.object({
+  tenant: z.string(),
+  name: z.string(),
+  domains: z.array(z.string()).describe('Where it may be typed: these domains and their subdomains'),
+  savedAt: z.string(),
+  kind: z.literal('totp').optional().describe('A one-time code seed: typed as {{totp:NAME}}, its current code (never the seed)'),
+});
 export type SecretListing = z.infer<typeof SecretListingSchema>;
 /** Cookies saved per domain. */
-export const SavedCookiesSchema = z.array(z.object({ domain: z.string(), cookies: z.number().int(), origins: z.number().int().optional() }));
+export const SavedCookiesSchema = z.array(z.object({ domain: z.string(), cookies: z.number().int(), origins: z.number().int().optional(), passkeys: z.number().int().optional() }));
 
 export const ActorSchema = z.enum(['agent', 'person']);
 export type Actor = z.infer<typeof ActorSchema>;
@@ -193,7 +205,8 @@ export const HandoffSchema = z.object({
   expiresAt: z.string(),
   endedAt: z.string().optional(),
   note: z.string().optional().describe("The person's note"),
-  link: z.string().optional().describe('POST /handoff only: the one-time link for the person (valid 10 minutes, once)'),
+  link: z.string().optional().describe('POST /handoff only: the one-time link for the person (valid 10 minutes, once); never given when a webhook announces hand-offs'),
+  announced: z.literal('webhook').optional().describe("POST /handoff only: the link went to the configured webhook (the person's channel), and to no agent"),
   now: z.object({ url: z.string(), title: z.string() }).optional().describe('Once ended: where the tab is'),
   changed: z
     .object({ navigated: z.boolean(), titleChanged: z.boolean(), personActions: z.number().int().describe("The person's clicks, keys and scrolls in the live view") })

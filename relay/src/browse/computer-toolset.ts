@@ -52,7 +52,7 @@ export class ComputerToolset implements Toolset {
     if (ask.kind === 'function') {
       const summary = `${ask.name} ${shownUrl((ask.input as { url?: unknown })?.url)}`.trim();
       if (ask.name !== NAVIGATE.name) return { id: ask.id, computer: false, tool: ask.name, summary, text: `No tool is named ${ask.name}: use the computer tool, or navigate.`, failed: true, screenshots: 0 };
-      const navigated = await callTool('browser_navigate', ask.input, api, { lastUrl: new Map(), exportDir: '' }, { signal, progress: async () => {} });
+      const navigated = await callTool('browser_navigate', ask.input, api, { lastUrl: new Map(), exportDir: '', handoffs: new Map() }, { signal, progress: async () => {} });
       signal.throwIfAborted();
       const text = navigated.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
       if (navigated.isError) return { id: ask.id, computer: false, tool: ask.name, summary, text, failed: true, screenshots: 0 };

@@ -49,7 +49,7 @@ export class PageToolset implements Toolset {
     private readonly apiFor: ApiForSignal,
     exportDir: string,
   ) {
-    this.memory = { lastUrl: new Map(), exportDir };
+    this.memory = { lastUrl: new Map(), exportDir, handoffs: new Map() };
   }
 
   async run(ask: FunctionAsk | { kind: 'computer'; id: string }, signal: AbortSignal): Promise<ToolOutcome> {

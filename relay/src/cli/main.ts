@@ -9,7 +9,7 @@ import { DEFAULT_CONTROL_PORT, EXTENSION_ID, relayPortFor } from '../../../proto
 import { CLI_PATH, EXTENSION_DIR, PACKAGE_VERSION } from '../config/package-root.js';
 import { controlUrlFor, relayAddressFor } from '../config/server-record.js';
 import { currentPlatform } from '../config/platform.js';
-import { clawdHome, loadOrCreateExtensionKey, loadOrCreateToken } from '../config/state-dir.js';
+import { clawdHome, loadOrCreateExtensionKey, loadOrCreateToken, loadOrCreateWebhookKey, webhookSecretText } from '../config/state-dir.js';
 import { createLogger, type LogLevel } from '../log.js';
 import { runNativeHost } from '../native-host/host.js';
 import { BROWSERS, type BrowserName, installNativeHost, type InstallOptions, uninstallNativeHost } from '../native-host/install.js';
@@ -72,6 +72,14 @@ program
   .action(() => {
     const token = loadOrCreateToken(clawdHome());
     print({ token }, () => token);
+  });
+
+program
+  .command('webhook-secret')
+  .description("print the secret a hand-off webhook's receiver checks signatures with (whsec_…, Standard Webhooks; created on first use)")
+  .action(() => {
+    const secret = webhookSecretText(loadOrCreateWebhookKey(clawdHome()));
+    print({ secret }, () => secret);
   });
 
 program

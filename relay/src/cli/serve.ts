@@ -3,7 +3,7 @@ import { controlAddress, ensureConfig, loadConfig, urlHost } from '../config/con
 import { relayPortFor } from '../../../protocol/constants.js';
 import { isLoopbackHost } from '../server/request-guard.js';
 import { ActionLog } from '../runtime/action-log.js';
-import { clawdHome, loadOrCreateExtensionKey, loadOrCreateGrantKey, loadOrCreateToken, loadOrCreateVaultKey } from '../config/state-dir.js';
+import { clawdHome, loadOrCreateExtensionKey, loadOrCreateGrantKey, loadOrCreateToken, loadOrCreateVaultKey, loadOrCreateWebhookKey } from '../config/state-dir.js';
 import { reapSessions } from '../sessions/session-reaper.js';
 import { TaskSessions } from '../sessions/task-sessions.js';
 import { AuditLog, type AuditTrail } from '../vault/audit-log.js';
@@ -247,7 +247,7 @@ function credentialsFor(home: string, manager: ProfileManager, logger: Logger, f
       };
     },
   });
-  return { sessions, vault: vaultOf, secrets: secretsOf, grants: grantsOf, audit };
+  return { sessions, vault: vaultOf, secrets: secretsOf, grants: grantsOf, audit, webhookKey: () => loadOrCreateWebhookKey(home) };
 }
 
 export async function serve(options: { port?: number; host?: string; logLevel: LogLevel; json?: boolean; exitWhenIdle?: boolean }): Promise<void> {

@@ -58,7 +58,7 @@ export function addSessionCommands(program: Command, client: () => BrowserClient
     .requiredOption('--tenant <tenant>', 'whose cookies')
     .requiredOption('--domain <domain>', 'a domain (repeatable)', collect)
     .option('--ttl <duration>', 'how long it is valid, e.g. 15m', parseDuration, 900)
-    .option('--secret <name>', 'a named secret the session may type as {{secret:NAME}} (repeatable)', collect)
+    .option('--secret <name>', 'a named secret the session may type as {{secret:NAME}}, or a one-time code seed as {{totp:NAME}} (repeatable)', collect)
     .action(async (options: { tenant: string; domain: string[]; ttl: number; secret?: string[] }) => {
       const issued = await client().issueGrant({ tenant: options.tenant, domains: options.domain, ttl: options.ttl, secrets: options.secret });
       // Warnings go to stderr: stdout stays the token alone, for $(clawd-browser grant …).
@@ -84,18 +84,19 @@ export function addSessionCommands(program: Command, client: () => BrowserClient
     });
   program
     .command('secret-set')
-    .description('store a named secret of a tenant, typed only on its domains; the value is read from stdin, never from the command line')
+    .description('store a named secret of a tenant, typed only on its domains; the value (or with --totp, the seed) is read from stdin, never from the command line')
     .requiredOption('--tenant <tenant>', 'whose secret')
-    .requiredOption('--name <name>', 'its name: agents type it as {{secret:NAME}}')
+    .requiredOption('--name <name>', 'its name: agents type it as {{secret:NAME}} (with --totp, its current code as {{totp:NAME}})')
     .requiredOption('--domain <domain>', 'a domain it may be typed on, with its subdomains (repeatable)', collect)
-    .action(async (options: { tenant: string; name: string; domain: string[] }) => {
+    .option('--totp', "a one-time code seed: the base32 key the site shows, or its otpauth://totp/ URI (the QR code's)")
+    .action(async (options: { tenant: string; name: string; domain: string[]; totp?: boolean }) => {
       // One line from stdin (a terminal echoes nothing of it if the shell says so; a pipe is the usual way).
       const chunks: Buffer[] = [];
       for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
       const value = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
       if (!value) throw new Error('No value on stdin: pipe it in, e.g. `printf %s "$PASSWORD" | clawd-browser secret-set …`');
-      const listing = await client().setSecret({ tenant: options.tenant, name: options.name, domains: options.domain, value });
-      print(listing, () => `stored ${listing.tenant} ${listing.name} (typed only on ${listing.domains.join(', ')})`);
+      const listing = await client().setSecret({ tenant: options.tenant, name: options.name, domains: options.domain, value, kind: options.totp ? 'totp' : 'secret' });
+      print(listing, () => `stored ${listing.tenant} ${listing.name}${listing.kind === 'totp' ? ', a one-time code seed' : ''} (typed only on ${listing.domains.join(', ')})`);
     });
   program
     .command('secret-list')
@@ -103,7 +104,7 @@ export function addSessionCommands(program: Command, client: () => BrowserClient
     .option('--tenant <tenant>', 'one tenant only')
     .action(async (options: { tenant?: string }) => {
       const { secrets } = await client().secrets(options.tenant);
-      print({ secrets }, () => secrets.map((secret) => `${secret.tenant}  ${secret.name}  ${secret.domains.join(',')}  ${secret.savedAt}`).join('\n') || 'no secrets');
+      print({ secrets }, () => secrets.map((secret) => `${secret.tenant}  ${secret.name}${secret.kind === 'totp' ? ' (totp)' : ''}  ${secret.domains.join(',')}  ${secret.savedAt}`).join('\n') || 'no secrets');
     });
   program
     .command('secret-forget')

@@ -12,8 +12,8 @@ import { clawdHome, readToken } from '../config/state-dir.js';
 import { BadRequestError, TimeoutError, UnavailableError } from '../errors.js';
 import { type ControlResponse, type Credential, readAnswer, send } from './control-http.js';
 import { AGENT_HEADER, MAX_WAIT_MS, sessionIdOf } from '../api/limits.js';
-import type { ActOptions, BrowserApi, HandoffWaitOptions, RecordRequest, SnapshotRequest } from '../api/browser-api.js';
-import type { DialogArmed, FileChooserAnswer, PlaywrightScript } from '../api/responses.js';
+import type { ActOptions, BrowserApi, HandoffView, HandoffWaitOptions, RecordRequest, SnapshotRequest } from '../api/browser-api.js';
+import type { DialogArmed, FileChooserAnswer, PlaywrightScript, ViewInputAnswer } from '../api/responses.js';
 import type { ActionOptions, ActionRequest, RequestOf } from '../api/schemas.js';
 import type { ActionRecord, AuditEntry, AuditEventKind, HandoffAnswer, IssuedGrant, LiveGrant, SecretListing, SessionInfo, SpareCounts, VaultListing } from '../api/session-responses.js';
 import type { ActionResult, PageTextResponse, AiSnapshotResponse, AriaSnapshotResponse, Capture, ConsoleMessage, DownloadRecord, ProfileSummary, Screenshot, Snapshot, Status, RecordingAnswer, NetworkBody, Tab } from '../api/responses.js';
@@ -254,7 +254,7 @@ export class BrowserClient implements BrowserApi {
   vaultRefresh(request: RequestOf<'vaultRefresh'>): Promise<SessionInfo & { liveView: string; done: string }> {
     return this.call('POST', '/vault/refresh', request);
   }
-  vaultRefreshDone(id: string, domains?: string[]): Promise<{ saved: Array<{ domain: string; cookies: number }> }> {
+  vaultRefreshDone(id: string, domains?: string[]): Promise<{ saved: Array<{ domain: string; cookies: number; origins?: number; passkeys?: number }> }> {
     return this.call('POST', `/vault/refresh/${encodeURIComponent(id)}/done`, domains ? { domains } : {});
   }
 
@@ -348,6 +348,21 @@ export class BrowserClient implements BrowserApi {
   handoffs(): Promise<{ handoffs: HandoffAnswer[] }> {
     return this.call('GET', '/handoffs');
   }
+  /** A hand-off and, while it waits, its tab's picture now (the hand-off's MCP App shows it). */
+  async handoffView(id: string): Promise<HandoffView> {
+    const handoff = await this.handoffState(id);
+    if (handoff.state !== 'waiting') return { handoff };
+    const frame = await this.bytes('GET', '/screencast/frame', { profile: handoff.profile, targetId: handoff.targetId });
+    return { handoff, ...(frame.length ? { frame: { mimeType: 'image/jpeg', data: frame.toString('base64') } } : {}) };
+  }
+  /** `POST /handoff/{id}/input`: the person's input on the hand-off's tab. */
+  handoffInput(id: string, input: RequestOf<'handoffInput'>): Promise<ViewInputAnswer> {
+    return this.call('POST', `/handoff/${encodeURIComponent(id)}/input`, input);
+  }
+  /** `POST /handoff/{id}/answer`: the person's answer. */
+  answerHandoff(id: string, answer: RequestOf<'handoffAnswer'>): Promise<HandoffAnswer> {
+    return this.call('POST', `/handoff/${encodeURIComponent(id)}/answer`, answer);
+  }
   cancelHandoff(id: string): Promise<HandoffAnswer> {
     return this.call('DELETE', `/handoff/${encodeURIComponent(id)}`);
   }
@@ -382,19 +397,28 @@ export class BrowserClient implements BrowserApi {
 
   /** One request; query values are sent as text (a number as its digits, a flag as true/false), undefined ones left out. */
   private async call<T>(method: string, path: string, body?: object, query: Readonly<Record<string, unknown>> = {}): Promise<T> {
+    return readAnswer<T>(await this.request(method, path, body, query), { baseUrl: this.options.baseUrl, credential: this.options.credential });
+  }
+
+  /** One request answered with bytes (a picture): empty when the server has none to give (204). */
+  private async bytes(method: string, path: string, query: Readonly<Record<string, unknown>> = {}): Promise<Buffer> {
+    const response = await this.request(method, path, undefined, query);
+    if (response.status >= 400) readAnswer(response, { baseUrl: this.options.baseUrl, credential: this.options.credential });
+    return response.bytes;
+  }
+
+  private async request(method: string, path: string, body: object | undefined, query: Readonly<Record<string, unknown>>): Promise<ControlResponse> {
     const url = new URL(path, this.options.baseUrl);
     for (const [key, value] of Object.entries({ ...query, profile: this.options.profile })) {
       if (value !== undefined) url.searchParams.set(key, String(value));
     }
-    let response: ControlResponse;
     try {
       const headers = { authorization: `Bearer ${this.options.token}`, ...(this.options.agent ? { [AGENT_HEADER]: this.options.agent } : {}), ...(body ? { 'content-type': 'application/json' } : {}) };
-      response = await send(url, method, headers, body ? JSON.stringify(body) : undefined, this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS, this.options.signal);
+      return await send(url, method, headers, body ? JSON.stringify(body) : undefined, this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS, this.options.signal);
     } catch (error) {
       if (this.options.signal?.aborted) throw this.options.signal.reason;
       if (error instanceof TimeoutError) throw new TimeoutError(`${method} ${path} timed out`);
       throw new UnavailableError(`Cannot reach the control API at ${this.options.baseUrl}: is \`clawd-browser serve\` running? (${(error as Error).message})`);
     }
-    return readAnswer<T>(response, { baseUrl: this.options.baseUrl, credential: this.options.credential });
   }
 }

@@ -15,6 +15,8 @@ export interface ControlResponse {
   status: number;
   contentType: string;
   text: string;
+  /** The answer as it came: a picture's bytes. */
+  bytes: Buffer;
 }
 
 /** What a client's token is. */
@@ -31,7 +33,10 @@ export function send(url: URL, method: string, headers: Record<string, string>, 
     const request = httpRequest(url, { method, headers, agent: false, timeout: timeoutMs, signal }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, contentType: String(response.headers['content-type'] ?? ''), text: Buffer.concat(chunks).toString('utf8') }));
+      response.on('end', () => {
+        const bytes = Buffer.concat(chunks);
+        resolve({ status: response.statusCode ?? 0, contentType: String(response.headers['content-type'] ?? ''), text: bytes.toString('utf8'), bytes });
+      });
       response.on('error', reject);
     });
     request.on('timeout', () => request.destroy(new TimeoutError('timed out')));

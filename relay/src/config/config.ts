@@ -182,6 +182,17 @@ export const ConfigSchema = z.strictObject({
       ffmpeg: z.string().min(1).optional(),
     })
     .prefault({}),
+  /**
+   * Where a waiting hand-off is announced (spec §22): a webhook of the
+   * person's channel (a chat bot, a phone notification service), posted the
+   * reason, the session and the one-time link, signed. With one, the link
+   * goes there only: agents get the hand-off's id, never its link.
+   */
+  handoffWebhook: z
+    .strictObject({
+      url: z.url({ protocol: /^https?$/ }).refine((url) => url.startsWith('https:') || /^http:\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?(\/|$)/.test(url), 'an https:// URL, or http:// on a loopback address (the link is a credential: it travels encrypted or stays on this machine)'),
+    })
+    .optional(),
   /** Which URLs tabs may be sent to, on every profile (runtime/url-policy.ts); none by default. */
   urlPolicy: UrlPolicySchema.optional(),
   /** The browse runtime (browse/): model providers by name, and each run's guardrails (browse-config.ts). */

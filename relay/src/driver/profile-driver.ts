@@ -34,6 +34,8 @@ import { ProfileFilm } from './profile-film.js';
 import { screenshotOf, thumbnailOf } from './page-captures.js';
 import { type SecretOpener, secretNames, withSecrets } from './secret-typing.js';
 import { BrowserSecrets } from './browser-secrets.js';
+import { VirtualAuthenticators } from './virtual-authenticators.js';
+import type { SecretKind } from '../api/session-responses.js';
 
 export { resolveTargetId } from './tab-registry.js';
 
@@ -47,7 +49,7 @@ export { resolveTargetId } from './tab-registry.js';
 /** How an action may type secrets: who opens them, and who hears each use (by name and host, never by value). */
 export interface ActSecrets {
   open?: SecretOpener;
-  onTyped?: (typed: Array<{ name: string; host: string }>) => void;
+  onTyped?: (typed: Array<{ name: string; host: string; kind: SecretKind }>) => void;
   /** What else could read a secret typed now (a raw CDP client of the browser), if anything. */
   readersBesides?: () => string | undefined;
 }
@@ -82,6 +84,8 @@ export class ProfileDriver {
   readonly film: ProfileFilm;
   /** The secrets typed into this browser, and what they refuse while it lives (browser-secrets.ts). */
   readonly secrets = new BrowserSecrets();
+  /** Passkeys its tabs' virtual authenticators hold, once it holds any (virtual-authenticators.ts). */
+  readonly passkeys = new VirtualAuthenticators();
   /** Read at each use, so config edits apply at once. */
   private readonly urlPolicy = () => this.policy().urlPolicy;
 
@@ -97,6 +101,7 @@ export class ProfileDriver {
       this.downloadSaver.watch(tab);
       void this.guard(tab).catch(() => {});
       this.toolbox.onTab(tab);
+      this.passkeys.onTab(tab);
     }, this.secrets);
     this.toolbox = new ProfileToolbox({
       profile,
@@ -106,6 +111,7 @@ export class ProfileDriver {
       policy: () => this.policy(),
       tabOf: (page) => this.registry.tabOf(page),
       secrets: this.secrets,
+      passkeys: this.passkeys,
     });
     this.film = new ProfileFilm(profile.name, () => this.registry.find(undefined));
     const tabHost: TabHost = {
@@ -228,8 +234,9 @@ export class ProfileDriver {
     const context = await abortable(this.context(), signal);
     const tab = this.registry.tabOf(this.takeWarmPage() ?? (await context.newPage()));
     await this.film.follow(tab);
-    // The profile's emulation is on the tab before its first page loads.
+    // The profile's emulation, and its passkeys' authenticator, are on the tab before its first page loads.
     await this.toolbox.settle(tab);
+    await this.passkeys.settle(tab);
     if (url && url !== 'about:blank') await this.goto(tab, url, signal);
     const opened = await this.use(tab);
     this.script.add({ kind: 'open', tab: opened.targetId, url });
@@ -346,14 +353,14 @@ export class ProfileDriver {
     if (action.kind === 'evaluate' && this.secrets.holding) throw this.secrets.heldError('scripts of the caller are refused in it');
     let performed = action;
     if (secretNames(action).length) {
-      if (!secrets.open) throw new ForbiddenError('Secrets are lent to task sessions under a grant that names them: {{secret:…}} types nothing here');
+      if (!secrets.open) throw new ForbiddenError('Secrets are lent to task sessions under a grant that names them: {{secret:…}} and {{totp:…}} type nothing here');
       const substituted = await withSecrets(tab, action, secrets.open);
       // Checked last, with nothing awaited before the browser holds the secret: a reader cannot slip in between.
       const reader = this.toolbox.callerCode() ?? secrets.readersBesides?.();
       if (reader) throw new ConflictError(`A secret is typed only where nothing of the caller's could read it, and ${reader}: nothing was typed`);
       performed = substituted.action;
       for (const typed of substituted.typed) this.secrets.remember(typed.name, typed.value);
-      secrets.onTyped?.(substituted.typed.map(({ name, host }) => ({ name, host })));
+      secrets.onTyped?.(substituted.typed.map(({ name, host, kind }) => ({ name, host, kind })));
     }
     const targetId = await tab.targetId();
     const urlBefore = tab.page.url();

@@ -11,6 +11,7 @@ import { type CookieFilter, clearCookies, clearStorageItems, exportStorageState,
 import type { DriverTab } from './driver-tab.js';
 import { devicePresets, type HeldEmulation, mergeEmulation, presetOf, shownEmulation } from './emulation-plan.js';
 import { InitScripts } from './init-scripts.js';
+import { asStorageCredential, fromStorageCredential, type VirtualAuthenticators } from './virtual-authenticators.js';
 import { NetworkRoutes } from './network-routes.js';
 import { readUploads, type UploadPolicy } from './uploads.js';
 
@@ -35,6 +36,8 @@ export interface ToolboxHost {
   tabOf: ConstructorParameters<typeof NetworkRoutes>[1];
   /** The secrets typed into the browser: while it holds one, nothing that could read it is added or read here. */
   secrets: BrowserSecrets;
+  /** Its tabs' virtual authenticators (virtual-authenticators.ts): their passkeys are part of its storage state. */
+  passkeys: VirtualAuthenticators;
 }
 
 export class ProfileToolbox {
@@ -206,11 +209,18 @@ export class ProfileToolbox {
   async storageState(indexedDB: boolean): Promise<StorageState> {
     this.refuseWhileHolding('its storage state is not read');
     this.refuseOnExtension('read');
-    return exportStorageState(await this.host.context(), indexedDB);
+    const state = await exportStorageState(await this.host.context(), indexedDB);
+    if (!this.host.passkeys.holding) return state;
+    return { ...state, credentials: (await this.host.passkeys.held()).map(asStorageCredential) };
   }
-  async setStorageState(state: StorageState): Promise<{ cookies: number; origins: number }> {
+  async setStorageState(state: StorageState): Promise<{ cookies: number; origins: number; credentials?: number }> {
     this.refuseOnExtension('replace');
-    return importStorageState(await this.host.context(), state);
+    // Passkeys go to Chrome's authenticators, not to Playwright's (which would replace navigator.credentials in the page).
+    const { credentials, ...rest } = state;
+    const set = await importStorageState(await this.host.context(), rest);
+    if (!credentials?.length) return set;
+    await this.host.passkeys.hold(credentials.map(fromStorageCredential), await this.host.allTabs());
+    return { ...set, credentials: credentials.length };
   }
 
   /**

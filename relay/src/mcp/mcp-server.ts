@@ -1,5 +1,5 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListResourcesRequestSchema, ListToolsRequestSchema, ReadResourceRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { BrowserApi } from '../api/browser-api.js';
 import { PACKAGE_VERSION } from '../config/package-root.js';
@@ -13,9 +13,10 @@ import { VISION_TOOLS } from './vision-tools.js';
 import { HANDOFF_TOOL } from './handoff-tool.js';
 import { BROWSE_TOOL } from './browse-tool.js';
 import { PAGE_TOOL } from './page-tool-call.js';
+import { APPS_EXTENSION, HANDOFF_RESPOND_TOOL, HANDOFF_VIEW_TOOL, handoffAppResource } from './handoff-app.js';
 
 /** Every tool: the default list, then the groups'. */
-const ALL_TOOLS: Tool[] = [...TOOLS, PAGE_TOOL, ...PAGE_TOOLS, ...VISION_TOOLS, ...TOOLBOX_TOOLS, HANDOFF_TOOL, BROWSE_TOOL];
+const ALL_TOOLS: Tool[] = [...TOOLS, PAGE_TOOL, ...PAGE_TOOLS, ...VISION_TOOLS, ...TOOLBOX_TOOLS, HANDOFF_TOOL, HANDOFF_VIEW_TOOL, HANDOFF_RESPOND_TOOL, BROWSE_TOOL];
 const BY_NAME = new Map(ALL_TOOLS.map((tool) => [tool.name, tool]));
 
 /**
@@ -43,14 +44,23 @@ export interface McpServerOptions {
  * after `beforeCall`.
  */
 export function createMcpServer(api: BrowserApi | (() => BrowserApi), options: McpServerOptions): Server {
-  const server = new Server({ name: 'clawd-browser', version: PACKAGE_VERSION }, { capabilities: { tools: {} } });
-  const session: McpSessionState = { lastUrl: new Map(), exportDir: options.exportDir };
+  const server = new Server({ name: 'clawd-browser', version: PACKAGE_VERSION }, { capabilities: { tools: {}, resources: {} } });
+  const session: McpSessionState = { lastUrl: new Map(), exportDir: options.exportDir, handoffs: new Map() };
   const caps = options.caps ?? [];
-  const listed = listTools(caps);
+  // Known once the client said hello: whether it renders MCP Apps (then the hand-off's app tools are its).
+  const rendersApps = () => server.getClientCapabilities()?.extensions?.[APPS_EXTENSION] !== undefined;
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listTools(caps, rendersApps()) }));
+  // The hand-off's MCP App (handoff-app.ts), with the handoff group.
+  const apps = caps.includes('handoff') ? [handoffAppResource()] : [];
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: apps.map(({ uri, mimeType }) => ({ uri, name: 'hand-off', mimeType, description: "A hand-off's view: the reason, the tab live, Done and Can't do it" })) }));
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+    const found = apps.find((app) => app.uri === request.params.uri);
+    if (!found) throw new Error(`No resource ${request.params.uri}${caps.includes('handoff') ? '' : ' (the hand-off app comes with --caps handoff)'}`);
+    return { contents: [found] };
+  });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const prepared = prepareCall(request.params.name, request.params.arguments ?? {}, caps);
+    const prepared = prepareCall(request.params.name, request.params.arguments ?? {}, caps, rendersApps());
     if ('failure' in prepared) return { ...prepared.failure };
     try {
       await options.beforeCall?.();
@@ -73,10 +83,10 @@ export function createMcpServer(api: BrowserApi | (() => BrowserApi), options: M
 
 type Prepared = { tool: Tool; params: unknown } | { failure: ToolResult };
 
-/** A call checked before it runs: the tool exists, its group is on, its arguments fit its input (else the tool error that says so). */
-function prepareCall(name: string, args: unknown, caps: CapabilityGroup[]): Prepared {
+/** A call checked before it runs: the tool exists (an MCP App's own only for a client that renders apps), its group is on, its arguments fit its input (else the tool error that says so). */
+function prepareCall(name: string, args: unknown, caps: CapabilityGroup[], rendersApps = false): Prepared {
   const tool = BY_NAME.get(name);
-  if (!tool) return { failure: failure(`Unknown tool ${name}: see the tool list`) };
+  if (!tool || (tool.appOnly && !rendersApps)) return { failure: failure(`Unknown tool ${name}: see the tool list`) };
   if (tool.group && !caps.includes(tool.group)) {
     return { failure: failure(`${tool.name} is in the ${tool.group} group, which is off: turn it on with \`clawd-browser mcp --caps ${tool.group}\` (or /mcp?caps=${tool.group})`) };
   }
@@ -103,13 +113,19 @@ export function callTool(name: string, args: unknown, api: BrowserApi, session: 
   return 'failure' in prepared ? Promise.resolve(prepared.failure) : runPrepared(prepared, api, session, call);
 }
 
-/** The tools as `tools/list` answers, the default list and the groups turned on: read-only ones say so (MCP's readOnlyHint); the rest go without, the default. */
-export function listTools(caps: CapabilityGroup[] = []) {
-  return ALL_TOOLS.filter((tool) => !tool.group || caps.includes(tool.group)).map((tool) => ({
+/**
+ * The tools as `tools/list` answers, the default list and the groups turned
+ * on: read-only ones say so (MCP's readOnlyHint); the rest go without, the
+ * default. An MCP App's own tools are listed only to a client that renders
+ * apps (`rendersApps`): another would show them to its model.
+ */
+export function listTools(caps: CapabilityGroup[] = [], rendersApps = false) {
+  return ALL_TOOLS.filter((tool) => (!tool.group || caps.includes(tool.group)) && (!tool.appOnly || rendersApps)).map((tool) => ({
     name: tool.name,
     description: tool.description,
     inputSchema: inputSchema(tool),
     ...(tool.readOnly ? { annotations: { readOnlyHint: true } } : {}),
+    ...(tool.meta ? { _meta: tool.meta } : {}),
   }));
 }
 

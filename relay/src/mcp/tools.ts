@@ -29,6 +29,8 @@ export type ToolContent =
 
 export interface ToolResult {
   content: ToolContent[];
+  /** Data for an MCP App's view (handoff-app.ts); the model reads `content`. */
+  structuredContent?: Record<string, unknown>;
   isError?: boolean;
 }
 
@@ -41,6 +43,10 @@ export interface Tool {
   readOnly: boolean;
   /** Listed only when the client turns its group on (capabilities.ts); the default list otherwise. */
   group?: CapabilityGroup;
+  /** The tool's `_meta` in the list (an MCP App's resource: handoff-app.ts). */
+  meta?: Record<string, unknown>;
+  /** Called by an MCP App's view, never by the model: listed (and callable) only for clients that render apps. */
+  appOnly?: boolean;
   /** `params` have passed `input`. */
   run(api: BrowserApi, params: unknown, session: McpSessionState, call: ToolCall): Promise<ToolResult>;
 }
@@ -58,6 +64,8 @@ export function defineTool<Input extends z.ZodObject>(tool: {
   input: Input;
   readOnly: boolean;
   group?: CapabilityGroup;
+  meta?: Record<string, unknown>;
+  appOnly?: boolean;
   run(api: BrowserApi, params: z.output<Input>, session: McpSessionState, call: ToolCall): Promise<ToolResult>;
 }): Tool {
   return tool as Tool;
@@ -68,6 +76,8 @@ export interface McpSessionState {
   lastUrl: Map<string, string>;
   /** Where pdf files go. */
   exportDir: string;
+  /** Hand-offs this MCP session opened (its MCP App reaches these only), and whether a webhook took the person's link. */
+  handoffs: Map<string, { profile?: string; announced: boolean }>;
 }
 
 /** Above this, an action's page diff is cut (the note says how to see more). */

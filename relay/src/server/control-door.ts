@@ -1,7 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { DashboardAuth } from './dashboard-auth.js';
 import { CONSOLE_HEADER, FleetCarrier, sessionOfRequest } from './fleet-carrier.js';
-import type { HandoffAccess, HandoffScope } from './handoff-access.js';
+import type { HandoffAccess } from './handoff-access.js';
 import { asHttpFailure, sendError } from './http-errors.js';
 import { checkCookieFetch, checkHostAndOrigin, checkRequest, type GuardOptions, type GuardResult, presentedSecret, refusal, requestUrl } from './request-guard.js';
 import { admitSessionRequest } from './session-scope.js';
@@ -20,8 +20,6 @@ export class ControlDoor {
   private readonly scopes = new WeakMap<Request, string>();
   /** Requests made with the token itself (not a session's key, not the dashboard's cookie). */
   private readonly tokenHolders = new WeakSet<Request>();
-  /** Requests a person makes with a hand-off's cookie → that hand-off. */
-  private readonly handoffScopes = new WeakMap<Request, HandoffScope>();
 
   constructor(
     private readonly deps: {
@@ -44,10 +42,6 @@ export class ControlDoor {
   /** Only the token's holder sees credential headers and cookie values. */
   isTokenHolder(request: Request): boolean {
     return this.tokenHolders.has(request);
-  }
-
-  handoffOf(request: Request): HandoffScope | undefined {
-    return this.handoffScopes.get(request);
   }
 
   middleware(): RequestHandler {
@@ -77,7 +71,6 @@ export class ControlDoor {
       if (handoff) {
         const refused = checkHostAndOrigin(request, guard) ?? checkCookieFetch(request);
         if (refused && !refused.ok) return sendError(response, refusal(refused));
-        this.handoffScopes.set(request, handoff);
         return next();
       }
       // Carried here for a session this server is taking over: answered once it holds it (its key known here by then).

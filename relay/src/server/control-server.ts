@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import { relayPortFor } from '../../../protocol/constants.js';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.js';
+import { BadRequestError, NotFoundError, UnauthorizedError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ProfileManager } from '../driver/profile-manager.js';
 import { applyServerLimits, LIMITS, SERVER_OPTIONS } from './limits.js';
@@ -19,6 +19,7 @@ import { PACKAGE_VERSION } from '../config/package-root.js';
 import { join } from 'node:path';
 import { DashboardAuth } from './dashboard-auth.js';
 import { HandoffAccess, type HandoffScope } from './handoff-access.js';
+import { streamScreencast } from './screencast-stream.js';
 import { bindHandoffRoutes } from './handoff-routes.js';
 import { dashboardPage } from './dashboard-page.js';
 import { NOT_FRAMED } from './one-time-logins.js';
@@ -89,7 +90,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
   app.disable('x-powered-by');
   // The token, or the dashboard's session cookie (which stands for it); the login link needs neither.
   const dashboard = new DashboardAuth();
-  const handoffAccess = new HandoffAccess();
+  const handoffAccess = new HandoffAccess(() => port);
   const door = new ControlDoor({ guard, dashboard, handoffAccess, token: options.token, fleet: options.fleet, holds: (id) => sessions.has(id) });
   app.use(door.middleware());
   const secretsRefusal = (request: Request) => (door.isTokenHolder(request) ? undefined : 'Credential headers (Authorization, Cookie, Set-Cookie) are shown only to the token\'s holder');
@@ -130,7 +131,12 @@ export async function startControlServer(options: ControlServerOptions): Promise
   const films = new FilmService(manager, recordingHome);
   sessions.filmWith(films.sessionFilms());
   const handoffLink = (host = `127.0.0.1:${port}`) => (handoff: HandoffScope) => `http://${host}/handoff/${handoff.id}/open?code=${handoffAccess.newCode(handoff)}`;
-  const service = new ControlService(manager, sessions, options.actionLog, recordings, films, options.credentials.audit, handoffLink);
+  const { webhookKey } = options.credentials;
+  const handoffWebhook = () => {
+    const hook = manager.registry.config().handoffWebhook;
+    return hook && webhookKey ? { url: hook.url, key: webhookKey() } : undefined;
+  };
+  const service = new ControlService(manager, sessions, options.actionLog, recordings, films, options.credentials.audit, handoffLink, handoffWebhook);
   const credentials = new CredentialService(options.credentials, manager, options.actionLog);
   const tellChrome = options.credentials.noticeHandoff;
   if (tellChrome) service.handoffs.onExtensionHandoff(tellChrome);
@@ -250,32 +256,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
 
   /** A tab as multipart/x-mixed-replace JPEG (an <img> shows it); the screencast stops when the last viewer leaves. */
   routes.media('GET /screencast', async ({ query: { profile, targetId } }, response) => {
-    const { cast } = await manager.driver(profile).screencast(targetId);
-    const boundary = 'clawdframe';
-    response.writeHead(200, { 'content-type': `multipart/x-mixed-replace; boundary=${boundary}`, 'cache-control': 'no-store', connection: 'close' });
-    // Each frame is followed by the next boundary at once: a browser shows a part only when it sees the part end.
-    response.write(`--${boundary}\r\n`);
-    const write = (jpeg: Buffer, capturedAt: number) => {
-      // A viewer that does not keep up misses frames rather than growing the buffer.
-      if (response.writableLength > LIMITS.screencastBufferedBytes) return;
-      response.write(`Content-Type: image/jpeg\r\nContent-Length: ${jpeg.length}\r\nX-Captured-At: ${Math.round(capturedAt)}\r\n\r\n`);
-      response.write(jpeg);
-      response.write(`\r\n--${boundary}\r\n`);
-    };
-    // Browsers show a part once the next one starts: a still page (one frame) is sent once more.
-    let repeat: NodeJS.Timeout | undefined;
-    const stop = await cast.watch(({ jpeg, capturedAt }) => {
-      clearTimeout(repeat);
-      write(jpeg, capturedAt);
-      repeat = setTimeout(() => write(jpeg, capturedAt), 250);
-    });
-    const end = () => {
-      clearTimeout(repeat);
-      stop().catch(() => {});
-    };
-    // The viewer may have gone while the screencast started: then it stops at once.
-    if (response.destroyed) end();
-    else response.once('close', end);
+    await streamScreencast((await manager.driver(profile).screencast(targetId)).cast, response);
   });
   /**
    * One JPEG of a tab, for the dashboard's thumbnails: refreshed by reloading,
@@ -288,11 +269,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
     response.set('cache-control', 'no-store').type('image/jpeg').send(jpeg);
   });
   /** A person's input through the live view: logged as the person's. */
-  routes.json('POST /screencast/input', ({ query, body, signal, request }) => {
-    const handoff = door.handoffOf(request);
-    if (handoff && body.targetId !== handoff.targetId) throw new ForbiddenError("A hand-off's link reaches its own tab only");
-    return service.viewInput(query.profile, body, signal);
-  });
+  routes.json('POST /screencast/input', ({ query, body, signal }) => service.viewInput(query.profile, body, signal));
   bindHandoffRoutes(routes, service, handoffAccess);
   // ---- the browse runtime: a goal in, an answer out, against a configured model (browse/)
   bindBrowseRoutes(routes, { service, credentials, has: (id) => sessions.has(id), actionLog: options.actionLog, exportDir: options.exportDir });

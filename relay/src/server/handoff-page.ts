@@ -34,7 +34,7 @@ export function handoffPage(handoff: HandoffAnswer): string {
 <h1>The agent asks for your help</h1>
 <p class="reason" id="reason">${escape(handoff.reason)}</p>
 <p class="muted">Tab ${escape(handoff.targetId)} of ${escape(handoff.profile)}. Click, scroll and type in the picture to use the page; the agent waits until ${escape(new Date(handoff.expiresAt).toUTCString())}.</p>
-<img id="view" alt="the tab, live" src="/screencast?profile=${encodeURIComponent(handoff.profile)}&amp;targetId=${encodeURIComponent(handoff.targetId)}">
+<img id="view" alt="the tab, live" src="/handoff/${encodeURIComponent(handoff.id)}/screencast">
 <form id="answer">
   <button type="submit" name="verdict" value="done" id="done">Done — continue</button>
   <label>Note <textarea id="note" rows="2" placeholder="why not, or anything the agent should know"></textarea></label>
@@ -44,23 +44,24 @@ export function handoffPage(handoff: HandoffAnswer): string {
 <script>
 // Transpilers may wrap functions in __name(...) (esbuild keepNames): give it a meaning here.
 const __name = (fn) => fn;
-(${handoffMain.toString()})(${JSON.stringify({ id: handoff.id, profile: handoff.profile, targetId: handoff.targetId })}, ${bindLiveViewInput.toString()});
+(${handoffMain.toString()})(${JSON.stringify({ id: handoff.id })}, ${bindLiveViewInput.toString()});
 </script>
 </body>
 </html>`;
 }
 
 /** Runs in the person's page. Self-contained: it is sent as source text, and given the live view's input binding (live-view-input.ts). */
-function handoffMain(handoff: { id: string; profile: string; targetId: string }, bindInput: typeof bindLiveViewInput): void {
+function handoffMain(handoff: { id: string }, bindInput: typeof bindLiveViewInput): void {
   const view = document.getElementById('view') as HTMLImageElement;
   const outcome = document.getElementById('outcome')!;
   let open = true;
   const input = (body: Record<string, unknown>) => {
     if (!open) return;
-    void fetch(`/screencast/input?profile=${encodeURIComponent(handoff.profile)}`, {
+    // Everything the page calls is under the hand-off's own path: the only one its cookie is sent to.
+    void fetch(`/handoff/${handoff.id}/input`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ targetId: handoff.targetId, ...body }),
+      body: JSON.stringify(body),
     });
   };
   // Keys go to the tab while the pointer is over the picture, and never while the note is being written.

@@ -20,6 +20,7 @@ import { VisionService } from './vision-service.js';
 import { PageToolsService } from './page-tools-service.js';
 import { atTheEdge } from './api-edge.js';
 import { HandoffService, type LinkMaker } from './handoff-service.js';
+import { HandoffWebhook, type WebhookTarget } from './handoff-webhook.js';
 import type { AuditTrail } from '../vault/audit-log.js';
 import type { BrowseOptions, BrowseRequest, BrowseResult } from '../api/browse-schemas.js';
 
@@ -89,8 +90,10 @@ export class ControlService {
      * there is one, else where it listens).
      */
     readonly handoffLink: (host?: string) => LinkMaker,
+    /** Where waiting hand-offs are announced, when config names a webhook. */
+    handoffWebhook?: () => WebhookTarget | undefined,
   ) {
-    this.handoffs = new HandoffService(this, audit);
+    this.handoffs = new HandoffService(this, audit, handoffWebhook && new HandoffWebhook(handoffWebhook, audit));
     // A session that ended takes its calls in flight with it, each told why (a 410, as later calls are).
     sessions.whenEnded((id) => {
       const profile = `${SESSION_PROFILE_PREFIX}${id}`;
@@ -359,6 +362,20 @@ export class ControlService {
       handoff: (request, wait = {}) =>
         service.handoffs.openAndWait(profile, validated(schemas.handoff, request, 'arguments'), service.handoffLink(), wait.signal ?? signal, wait.onWaiting),
       browse: (request, how = {}) => service.browseRunner(request, { profile, locked: options.locked ?? false }, { ...how, signal: how.signal ?? signal }),
+      // A scoped caller (a session's key) reaches its own profile's hand-offs only: find() says so first.
+      handoffView: async (id) => {
+        const handoff = await service.handoffs.state(profile, id, 0);
+        const jpeg = handoff.state === 'waiting' ? await service.manager.driver(handoff.profile).thumbnail(handoff.targetId) : undefined;
+        return { handoff, ...(jpeg ? { frame: { mimeType: 'image/jpeg' as const, data: jpeg.toString('base64') } } : {}) };
+      },
+      handoffInput: async (id, input) => {
+        service.handoffs.find(profile, id);
+        return service.handoffs.input(id, validated(schemas.handoffInput, input, 'arguments'), signal);
+      },
+      answerHandoff: async (id, answer) => {
+        service.handoffs.find(profile, id);
+        return service.handoffs.answer(id, validated(schemas.handoffAnswer, answer, 'arguments'));
+      },
     }, { redact: (answer) => service.manager.secretsOf(profile)?.redactDeep(answer) ?? answer, agent: options.agent });
   }
 }

@@ -262,6 +262,8 @@ export class TaskSessions {
         await this.films.start(driver.profile.name);
       }
       if (request.credential_mode === 'operator' && !options.refresh) await lendLogin(driver, info, this.deps);
+      // The person's refresh session keeps the passkeys they register (a virtual authenticator in each tab), for the vault.
+      if (options.refresh) await driver.passkeys.hold([], await driver.allTabs());
     } catch (error) {
       await this.close(id, 'failed to start').catch(() => {});
       throw error;
@@ -442,7 +444,7 @@ export class TaskSessions {
   }
 
   /** Audits secrets typed in a session, by name and host. */
-  secretsTyped(profile: string, typed: Array<{ name: string; host: string }>): void {
+  secretsTyped(profile: string, typed: Parameters<typeof auditSecretUse>[1]): void {
     const session = this.byProfile(profile);
     if (session) auditSecretUse(session.info, typed, this.deps.audit);
   }
@@ -458,8 +460,8 @@ export class TaskSessions {
     const tenant = session.info.tenant!;
     const chosen = domains?.length ? domains : session.info.domains;
     const { origins } = await session.driver.toolbox.storageState(true);
-    const saved = await this.deps.vault().saveFromBrowser(tenant, chosen, await session.driver.cookies(), origins);
-    const detail = saved.map((s) => `${s.domain}: ${s.cookies} cookies${s.origins ? `, ${s.origins} origins` : ''}`).join(', ');
+    const saved = await this.deps.vault().saveFromBrowser(tenant, chosen, await session.driver.cookies(), origins, await session.driver.passkeys.held());
+    const detail = saved.map((s) => `${s.domain}: ${s.cookies} cookies${s.origins ? `, ${s.origins} origins` : ''}${s.passkeys ? `, ${s.passkeys} passkeys` : ''}`).join(', ');
     this.deps.audit.record({ event: 'refresh-saved', tenant, session: id, domains: chosen, outcome: 'ok', detail });
     await this.close(id, 'refresh saved');
     return saved;
