@@ -6,7 +6,9 @@ import { bindLiveViewInput } from './live-view-input.js';
  * tab's live view (click, scroll and type into it to take over), and the
  * two answers, **Done — continue** and **Can't do it** (with a note). Plain
  * HTML and one small script, sent as its source; the person needs nothing
- * but a browser.
+ * but a browser. Its calls are relative to where it is served: the
+ * hand-off's own path (`/handoff/<id>/`, where its cookie is sent), or under
+ * the operator's console (`/console/<path>/handoff/<id>/`).
  */
 
 const escape = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
@@ -34,7 +36,7 @@ export function handoffPage(handoff: HandoffAnswer): string {
 <h1>The agent asks for your help</h1>
 <p class="reason" id="reason">${escape(handoff.reason)}</p>
 <p class="muted">Tab ${escape(handoff.targetId)} of ${escape(handoff.profile)}. Click, scroll and type in the picture to use the page; the agent waits until ${escape(new Date(handoff.expiresAt).toUTCString())}.</p>
-<img id="view" alt="the tab, live" src="/handoff/${encodeURIComponent(handoff.id)}/screencast">
+<img id="view" alt="the tab, live" src="screencast">
 <form id="answer">
   <button type="submit" name="verdict" value="done" id="done">Done — continue</button>
   <label>Note <textarea id="note" rows="2" placeholder="why not, or anything the agent should know"></textarea></label>
@@ -58,7 +60,7 @@ function handoffMain(handoff: { id: string }, bindInput: typeof bindLiveViewInpu
   const input = (body: Record<string, unknown>) => {
     if (!open) return;
     // Everything the page calls is under the hand-off's own path: the only one its cookie is sent to.
-    void fetch(`/handoff/${handoff.id}/input`, {
+    void fetch('input', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(body),
@@ -73,7 +75,7 @@ function handoffMain(handoff: { id: string }, bindInput: typeof bindLiveViewInpu
     event.preventDefault();
     const verdict = ((event as SubmitEvent).submitter as HTMLButtonElement).value;
     const note = (document.getElementById('note') as HTMLTextAreaElement).value.trim();
-    void fetch(`/handoff/${handoff.id}/answer`, {
+    void fetch('answer', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ verdict, ...(note ? { note } : {}) }),
