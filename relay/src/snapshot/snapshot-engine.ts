@@ -1,5 +1,6 @@
 import type { Browser, BrowserContext, Frame, Locator } from 'playwright-core';
 import { markdownOf } from './page-markdown.js';
+import { describeElement, type ElementDescription } from './element-description.js';
 import { type PageScriptArgs, type PageScriptResult, snapshotFrameDom } from './page-script.js';
 
 /**
@@ -129,8 +130,8 @@ export function refBoxes(frame: Frame, refs: string[]): Promise<Record<string, [
   return read(frame, 'boxes', refs);
 }
 
-/** What else names a ref's element, for a script's locator: its test id, its text, a CSS path (null when it is gone). */
-export function describeRef(frame: Frame, ref: string): Promise<{ testId: string | null; text: string; css: string } | null> {
+/** What else names a ref's element, for a script's locator: its test id, label, text, a CSS path (null when it is gone). */
+export function describeRef(frame: Frame, ref: string): Promise<ElementDescription | null> {
   return read(frame, 'describe', ref);
 }
 
@@ -146,6 +147,7 @@ function engineSource(): string {
   const __name = (fn) => fn;
   const walk = (${snapshotFrameDom.toString()});
   const markdownOf = (${markdownOf.toString()});
+  const describeElement = (${describeElement.toString()});
   let state;
   let generation = 0;
   let cached;
@@ -218,19 +220,7 @@ function engineSource(): string {
       case 'describe': {
         const element = state && state.refs.get(argument);
         if (!element || !element.isConnected) return output(null);
-        // A CSS path: a unique id ends it, else each step is the tag and its place among its like.
-        const steps = [];
-        for (let node = element; node && node.nodeType === 1 && node !== document.documentElement; node = node.parentElement) {
-          if (node.id && document.querySelectorAll('#' + CSS.escape(node.id)).length === 1) {
-            steps.unshift('#' + CSS.escape(node.id));
-            break;
-          }
-          const tag = node.tagName.toLowerCase();
-          const like = node.parentElement ? [...node.parentElement.children].filter((child) => child.tagName === node.tagName) : [node];
-          steps.unshift(like.length > 1 ? tag + ':nth-of-type(' + (like.indexOf(node) + 1) + ')' : tag);
-        }
-        const text = String(element.innerText || element.textContent || '').replace(/\\s+/g, ' ').trim();
-        return output({ testId: element.getAttribute('data-testid'), text: text.length <= 80 ? text : '', css: steps.join(' > ') });
+        return output(describeElement(element));
       }
       case 'present': {
         probes++;
