@@ -134,6 +134,7 @@ async function startServerOn(options: Parameters<typeof startServer>[0]): Promis
       logger: options.logger,
       exportDir: join(options.home, 'exports'),
       recordingsDir: join(options.home, 'recordings'),
+      routinesDir: join(options.home, 'routines'),
       actionLog: new ActionLog(join(options.home, 'logs')),
       credentials,
       cdpClients: () => relay.cdpClients(),

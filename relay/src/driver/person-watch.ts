@@ -33,10 +33,10 @@ export class PersonWatch {
   /** The main frame asked to navigate itself (a link, a form, a script): its next document is not a step. */
   private pageNavigating = false;
 
-  constructor(
-    private readonly tab: DriverTab,
-    private readonly heard: (step: PersonStep) => void,
-  ) {}
+  /** Who hears the steps now (the demonstration, or the note being written). */
+  private heard: (step: PersonStep) => void = () => {};
+
+  constructor(private readonly tab: DriverTab) {}
 
   get mode(): PersonWatchMode {
     return this.current;
@@ -44,7 +44,8 @@ export class PersonWatch {
   private current: PersonWatchMode = 'off';
 
   /** Starts hearing the person (or changes what a click means), in the document there is and every one after. */
-  async watch(mode: Exclude<PersonWatchMode, 'off'>): Promise<void> {
+  async watch(mode: Exclude<PersonWatchMode, 'off'>, heard: (step: PersonStep) => void): Promise<void> {
+    this.heard = heard;
     const session = this.session ?? (await this.open());
     await this.install(session, mode);
   }
@@ -53,6 +54,8 @@ export class PersonWatch {
   async stop(): Promise<void> {
     const session = this.session;
     this.session = undefined;
+    this.heard = () => {};
+    this.current = 'off';
     if (!session) return;
     await this.install(session, 'off').catch(() => {});
     if (this.script) await session.send('Page.removeScriptToEvaluateOnNewDocument', { identifier: this.script }).catch(() => {});

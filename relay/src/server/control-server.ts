@@ -33,6 +33,8 @@ import { ControlService } from '../service/control-service.js';
 import { RouteBinder } from './route-binder.js';
 import { type Credentials, CredentialService } from '../service/credential-service.js';
 import { bindBrowseRoutes } from './browse-routes.js';
+import { RoutineStore } from '../routines/routine-store.js';
+import { bindTeachRoutes } from './teach-routes.js';
 
 /**
  * The control API (spec §6, port 18791): JSON in, JSON out, every route with
@@ -57,6 +59,8 @@ export interface ControlServerOptions {
   credentials: Credentials;
   /** $CLAWD_HOME/recordings: HAR exports and traces (service/recording-service.ts). */
   recordingsDir: string;
+  /** $CLAWD_HOME/routines: what people's demonstrations made (routines/routine-store.ts). */
+  routinesDir: string;
   /** CDP clients connected to the relay now (GET /metrics). */
   cdpClients?: () => number;
   /** With a store: sessions other servers of the fleet hold are carried there (fleet-carrier.ts). */
@@ -136,7 +140,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
     const hook = manager.registry.config().handoffWebhook;
     return hook && webhookKey ? { url: hook.url, key: webhookKey() } : undefined;
   };
-  const service = new ControlService(manager, sessions, options.actionLog, recordings, films, options.credentials.audit, handoffLink, handoffWebhook);
+  const service = new ControlService(manager, sessions, options.actionLog, recordings, films, options.credentials.audit, new RoutineStore(options.routinesDir), handoffLink, handoffWebhook);
   const credentials = new CredentialService(options.credentials, manager, options.actionLog);
   const tellChrome = options.credentials.noticeHandoff;
   if (tellChrome) service.handoffs.onExtensionHandoff(tellChrome);
@@ -273,6 +277,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
   bindHandoffRoutes(routes, service, handoffAccess);
   // ---- the browse runtime: a goal in, an answer out, against a configured model (browse/)
   bindBrowseRoutes(routes, { service, credentials, has: (id) => sessions.has(id), actionLog: options.actionLog, exportDir: options.exportDir });
+  bindTeachRoutes(routes, service);
   /** A one-time link into the dashboard, for `clawd-browser dashboard` (a token holder). */
   routes.json('POST /dashboard/link', ({ request }) => {
     const host = request.headers.host ?? `127.0.0.1:${port}`;

@@ -135,6 +135,17 @@ export function describeRef(frame: Frame, ref: string): Promise<ElementDescripti
   return read(frame, 'describe', ref);
 }
 
+/**
+ * The ref of the element `located` finds in the main frame `frame` (after a
+ * walk of its document): the one the walk gave it, or a new one the next
+ * walks keep while it lives. How a routine's step, or a person's note, names
+ * its element to an act or an agent.
+ */
+export async function refOfLocated(frame: Frame, located: Locator): Promise<string | null> {
+  const text = await located.locator(`${await engineFor(frame)}=refof:${encodeURIComponent('null')}`).textContent({ timeout: 5_000 });
+  return JSON.parse(text ?? 'null') as string | null;
+}
+
 /** A locator for a ref that `checkRef` found 'ok'; it resolves in the isolated world too. */
 export function refLocator(frame: Frame, ref: string): Promise<Locator> {
   return locate(frame, 'ref', ref);
@@ -173,7 +184,7 @@ function engineSource(): string {
     element.textContent = JSON.stringify(value);
     return [element];
   };
-  const run = (body) => {
+  const run = (body, root) => {
     const colon = body.indexOf(':');
     const op = body.slice(0, colon);
     const argument = JSON.parse(decodeURIComponent(body.slice(colon + 1)));
@@ -206,6 +217,14 @@ function engineSource(): string {
       case 'ref': {
         const element = state && state.refs.get(argument);
         return element && element.isConnected ? [element] : [];
+      }
+      case 'refof': {
+        // The element a locator found (the query's root): its ref of the latest walk, or a new one.
+        if (!state || !root || root.nodeType !== 1 || !root.isConnected) return output(null);
+        for (const [ref, element] of state.refs) if (element === root) return output(ref);
+        const ref = 'e' + (++state.highest);
+        state.refs.set(ref, root);
+        return output(ref);
       }
       case 'boxes': {
         const boxes = {};
@@ -298,8 +317,8 @@ function engineSource(): string {
     }
   };
   return {
-    queryAll(root, body) { return run(body); },
-    query(root, body) { return run(body)[0] || null; },
+    queryAll(root, body) { return run(body, root); },
+    query(root, body) { return run(body, root)[0] || null; },
   };
 })()`;
 }
