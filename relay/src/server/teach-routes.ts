@@ -1,3 +1,4 @@
+import { routineSummary } from '../api/teach-api.js';
 import type { ControlService } from '../service/control-service.js';
 import type { RouteBinder } from './route-binder.js';
 
@@ -7,16 +8,7 @@ export function bindTeachRoutes(routes: RouteBinder, service: ControlService): v
   routes.json('POST /demonstrations/start', ({ query, body }) => demonstrations.start(query.profile, body));
   routes.json('GET /demonstrations', ({ query }) => ({ demonstrations: demonstrations.list(query.profile, query.targetId) }));
   routes.json('POST /demonstrations/stop', ({ query, body }) => demonstrations.stop(query.profile, body));
-  routes.json('GET /routines', () => ({
-    routines: demonstrations.routines().map((routine) => ({
-      name: routine.name,
-      description: routine.description,
-      createdAt: routine.createdAt,
-      url: routine.recordedOn.url,
-      parameters: routine.parameters.map((param) => (param.kind === 'secret' ? `${param.name} (secret)` : param.name)),
-      steps: routine.steps.length,
-    })),
-  }));
+  routes.json('GET /routines', () => ({ routines: demonstrations.routines().map(routineSummary) }));
   routes.json('GET /routines/:name', ({ params }) => demonstrations.routine(params.name));
   routes.json('DELETE /routines/:name', ({ params }) => ({ deleted: demonstrations.deleteRoutine(params.name) }));
   routes.json('GET /routines/:name/script', ({ params }) => demonstrations.script(params.name));

@@ -26,6 +26,7 @@ import type { RoutineStore } from '../routines/routine-store.js';
 import { DemonstrationService } from './demonstration-service.js';
 import { RoutineService } from './routine-service.js';
 import { NotesService } from './notes-service.js';
+import { routineSummary, type TeachApi } from '../api/teach-api.js';
 import type { BrowseOptions, BrowseRequest, BrowseResult } from '../api/browse-schemas.js';
 
 /** The browse runtime (browse/browse-runs.ts), as the server hands it to the service: a run for a caller's scope. */
@@ -302,6 +303,23 @@ export class ControlService {
   armDialog(profile: string | undefined, hook: z.output<typeof schemas.dialog>, signal?: AbortSignal): Promise<DialogArmed> {
     return this.operation(profile, { kind: 'dialog', targetId: hook.targetId }, signal, (driver) => driver.armDialog(hook));
   }
+  /** Demonstrations, routines and notes for one profile, in process (`BrowserApi.teach`), checked as the routes check them. */
+  teachApi(profile: string | undefined, signal?: AbortSignal): TeachApi {
+    const { demonstrations, routines, notes } = this;
+    return {
+      startDemonstration: async (request = {}) => demonstrations.start(profile, validated(schemas.demonstrationStart, request, 'arguments')),
+      demonstrations: async (query = {}) => ({ demonstrations: demonstrations.list(profile, query.targetId) }),
+      stopDemonstration: async (request = {}) => demonstrations.stop(profile, validated(schemas.demonstrationStop, request, 'arguments')),
+      routines: async () => ({ routines: demonstrations.routines().map(routineSummary) }),
+      routine: async (name) => demonstrations.routine(name),
+      deleteRoutine: async (name) => ({ deleted: demonstrations.deleteRoutine(name) }),
+      routineScript: async (name) => demonstrations.script(name),
+      runRoutine: (name, request = {}) => routines.run(profile, name, validated(schemas.routineRun, request, 'arguments'), signal),
+      notes: (query = {}) => notes.list(profile, query),
+      noteDone: async (id) => notes.done(profile, validated(schemas.noteDone, { id }, 'arguments').id),
+    };
+  }
+
   /** What opens the secrets a profile's acts may type (a task session's grant), if any. */
   secretOpenerOf(profile: string): SecretOpener | undefined {
     return this.sessions.secretOpener(profile);
@@ -382,6 +400,7 @@ export class ControlService {
       toolbox: service.toolbox.api(profile, signal),
       vision: service.vision.api(profile, signal),
       pageTools: service.pageTools.api(profile, signal),
+      teach: service.teachApi(profile, signal),
       handoff: (request, wait = {}) =>
         service.handoffs.openAndWait(profile, validated(schemas.handoff, request, 'arguments'), service.handoffLink(), wait.signal ?? signal, wait.onWaiting),
       browse: (request, how = {}) => service.browseRunner(request, { profile, locked: options.locked ?? false }, { ...how, signal: how.signal ?? signal }),

@@ -1,0 +1,181 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { DemonstrationResult, RoutineRun } from '../../relay/src/api/teach-schemas.js';
+import { chromiumPath, waitFor } from '../harness/chromium.js';
+import { type SignupSite, startSignupSite } from '../harness/signup-site.js';
+import { type ControlEnv, startControlEnv } from './control-env.js';
+
+/**
+ * A person teaches by showing (spec §23): on a tab shared from their own
+ * Chrome, they fill a sign-up form with their own hands (a test's
+ * Playwright, connected to that Chrome, is those hands); the demonstration
+ * becomes a Playwright test that passes against the site as it is, and a
+ * routine that an agent runs with other values on a managed profile and
+ * through MCP. The site says what it received; the password is in nothing
+ * clawd-browser wrote.
+ */
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const PASSWORD = 'correct horse battery staple 7';
+
+let env: ControlEnv;
+let site: SignupSite;
+let hands: Browser;
+
+beforeAll(async () => {
+  site = await startSignupSite();
+  env = await startControlEnv({ userBrowserPort: true });
+  hands = await chromium.connectOverCDP(env.userBrowser.wsEndpoint!);
+}, 60_000);
+
+afterAll(async () => {
+  await hands?.close().catch(() => {});
+  await env?.close();
+  await site?.close();
+});
+
+/** The person's own tab: the one they shared, as their Chrome has it. */
+async function personsTab(): Promise<Page> {
+  let found: Page | undefined;
+  await waitFor(() => !!(found = hands.contexts()[0]?.pages().find((page) => page.url().includes('user=1') || page.url().startsWith(site.url))), { message: 'the shared tab is not in the person\'s Chrome' });
+  return found!;
+}
+
+async function post<T>(path: string, body: object, profile = 'extension'): Promise<T> {
+  const response = await env.raw(`${path}?profile=${profile}`, { method: 'POST', body: JSON.stringify(body) });
+  const answer = await response.json();
+  if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(answer)}`);
+  return answer as T;
+}
+
+/** Every file under a folder, read as text. */
+function filesUnder(dir: string): Array<{ path: string; text: string }> {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isFile() ? [{ path, text: readFileSync(path, 'latin1') }] : [];
+  });
+}
+
+function runPlaywrightTest(script: string, env: NodeJS.ProcessEnv): Promise<{ code: number; output: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'clawd-demo-test-'));
+  // The test imports @playwright/test as it is: the checkout's, found through node_modules beside it.
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  writeFileSync(join(dir, 'signup.spec.ts'), script);
+  writeFileSync(
+    join(dir, 'playwright.config.ts'),
+    `import { defineConfig } from '@playwright/test';\nexport default defineConfig({ testDir: '.', reporter: 'line', use: { headless: true, launchOptions: { executablePath: ${JSON.stringify(chromiumPath())}, args: ['--no-sandbox'] } } });\n`,
+  );
+  return new Promise((resolve) => {
+    execFile(process.execPath, [join(ROOT, 'node_modules/@playwright/test/cli.js'), 'test', '--config', join(dir, 'playwright.config.ts')], { cwd: dir, env: { ...process.env, ...env }, timeout: 120_000 }, (error, stdout, stderr) => {
+      rmSync(dir, { recursive: true, force: true });
+      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, output: `${stdout}${stderr}` });
+    });
+  });
+}
+
+describe('a demonstration on a shared tab', () => {
+  let made: DemonstrationResult;
+
+  it('hears the person fill the form with their own hands, and makes a routine and a test of it without the password', async () => {
+    const page = await personsTab();
+    await page.goto(site.url);
+    const [shared] = env.server.relay.bridge.sharedTabs();
+    await waitFor(() => env.server.relay.bridge.sharedTabs()[0]?.url.startsWith(site.url), { message: 'the relay never saw the form' });
+
+    const started = await post<{ targetId: string }>('/demonstrations/start', { targetId: shared.targetId });
+    expect(started.targetId).toBe(shared.targetId);
+
+    // The person's hands: typing, a choice made with the keyboard, a box ticked, the button clicked.
+    await page.getByLabel('Full name').fill('Ada Lovelace');
+    await page.getByLabel('Email').fill('ada@example.com');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByLabel('Plan').focus();
+    await page.keyboard.press('ArrowDown');
+    await page.getByLabel('Send me the newsletter').check();
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.waitForURL(/\/signup$/);
+    await page.getByRole('heading', { name: 'Welcome, Ada Lovelace' }).waitFor();
+    expect(site.submissions.at(-1)).toEqual({ name: 'Ada Lovelace', email: 'ada@example.com', password: PASSWORD, plan: 'pro', newsletter: true });
+
+    await waitFor(async () => {
+      const { demonstrations } = (await (await env.raw('/demonstrations?profile=extension')).json()) as { demonstrations: Array<{ steps: string[] }> };
+      return demonstrations[0]?.steps.some((step) => step.startsWith('click button "Create account"'));
+    }, { message: 'the click on the button was not heard' });
+
+    made = await post<DemonstrationResult>('/demonstrations/stop', { targetId: shared.targetId, name: 'sign-up', description: 'Create an account on the sign-up page' });
+    expect(made.saved).toBe(true);
+    const routine = made.routine!;
+    expect(routine.parameters).toEqual([
+      { name: 'full_name', kind: 'text', description: 'textbox "Full name"', default: 'Ada Lovelace' },
+      { name: 'email', kind: 'text', description: 'textbox "Email"', default: 'ada@example.com' },
+      { name: 'password', kind: 'secret', description: 'textbox "Password"', secret: 'PASSWORD' },
+      { name: 'plan', kind: 'choice', description: 'combobox "Plan"', default: 'Pro' },
+      { name: 'send_me_the_newsletter', kind: 'toggle', description: 'checkbox "Send me the newsletter"', default: true },
+    ]);
+    expect(routine.steps.map((step) => step.kind)).toEqual(['goto', 'type', 'type', 'type', 'select', 'check', 'click']);
+    expect(routine.steps[6]).toMatchObject({ kind: 'click', element: { by: 'role', role: 'button', name: 'Create account' } });
+    expect(made.script).toContain(`page.getByRole("textbox", { name: "Full name", exact: true }).fill("Ada Lovelace")`);
+    expect(made.script).toContain('secret("PASSWORD")');
+    expect(made.script).not.toContain(PASSWORD);
+    expect(JSON.stringify(routine)).not.toContain(PASSWORD);
+  });
+
+  it('its test passes against the site with @playwright/test as it is', async () => {
+    const before = site.submissions.length;
+    const run = await runPlaywrightTest(made.script!, { SECRET_PASSWORD: 'from the environment 1' });
+    expect(run.output).toContain('1 passed');
+    expect(run.code).toBe(0);
+    expect(site.submissions.slice(before)).toEqual([{ name: 'Ada Lovelace', email: 'ada@example.com', password: 'from the environment 1', plan: 'pro', newsletter: true }]);
+  }, 150_000);
+
+  it('its routine runs with other values on a managed profile, each step checked, and says where a run fails', async () => {
+    const before = site.submissions.length;
+    const run = await post<RoutineRun>('/routines/sign-up/run', { params: { full_name: 'Grace Hopper', email: 'grace@example.com', password: 'hunter2 but longer', plan: 'Team', send_me_the_newsletter: false } }, 'clawd');
+    expect(run.ok).toBe(true);
+    expect(run.steps.map((step) => step.outcome)).toEqual(Array(7).fill('ok'));
+    expect(site.submissions.slice(before)).toEqual([{ name: 'Grace Hopper', email: 'grace@example.com', password: 'hunter2 but longer', plan: 'team', newsletter: false }]);
+
+    // A secret the routine needs, not given: refused before any step runs.
+    const refused = await env.raw('/routines/sign-up/run?profile=clawd', { method: 'POST', body: JSON.stringify({ params: {} }) });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(/params\.password: routine sign-up needs it, a secret/);
+  }, 60_000);
+
+  it('runs through MCP as a tool call', async () => {
+    const before = site.submissions.length;
+    const client = new Client({ name: 'demonstrations-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${env.server.control.port}/mcp?caps=routines`), { requestInit: { headers: { authorization: `Bearer ${env.server.token}` } } }));
+    try {
+      const listed = await client.callTool({ name: 'browser_routine', arguments: { action: 'list' } });
+      expect(JSON.stringify(listed.content)).toContain('sign-up');
+      const ran = await client.callTool({
+        name: 'browser_routine',
+        arguments: { action: 'run', name: 'sign-up', profile: 'clawd', params: { full_name: 'Katherine Johnson', email: 'kj@example.com', password: 'orbital mechanics 62', plan: 'Free' } },
+      });
+      expect(ran.isError).toBeFalsy();
+      expect((ran.content as Array<{ text: string }>)[0].text).toMatch(/^Routine sign-up ran: 7 steps/);
+    } finally {
+      await client.close();
+    }
+    expect(site.submissions.slice(before)).toEqual([{ name: 'Katherine Johnson', email: 'kj@example.com', password: 'orbital mechanics 62', plan: 'free', newsletter: true }]);
+  }, 60_000);
+
+  it('keeps no password in anything it wrote', async () => {
+    const home = filesUnder(env.home);
+    expect(home.some((file) => file.path.endsWith('routines/sign-up.json'))).toBe(true);
+    for (const secret of [PASSWORD, 'hunter2 but longer', 'orbital mechanics 62']) {
+      expect(home.filter((file) => file.text.includes(secret)).map((file) => file.path)).toEqual([]);
+    }
+    // Nor the agent's own exported script of the managed profile, where the routine's acts ran.
+    const script = (await (await env.raw('/script?profile=clawd')).json()) as { script: string };
+    expect(script.script).toContain('secret("routine.password")');
+    expect(script.script).not.toContain('hunter2');
+  });
+});
