@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -59,7 +59,7 @@ async function post<T>(path: string, body: object, profile = 'extension'): Promi
 function filesUnder(dir: string): Array<{ path: string; text: string }> {
   return readdirSync(dir, { recursive: true, encoding: 'utf8' }).flatMap((name) => {
     const path = join(dir, name);
-    return statSync(path).isFile() ? [{ path, text: readFileSync(path, 'latin1') }] : [];
+    return lstatSync(path).isFile() ? [{ path, text: readFileSync(path, 'latin1') }] : [];
   });
 }
 

@@ -184,7 +184,7 @@ function sameLocator(a: ElementLocator, b: ElementLocator): boolean {
 
 /** `Full name` → `full_name`; a field with no words is named for its kind. */
 function parameterName(facts: ElementFacts, kind: RoutineParameter['kind']): string {
-  const words = (facts.label || facts.name || '').toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 32);
+  const words = (facts.name || facts.label || '').toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 32);
   const base = /^[a-z]/.test(words) ? words : kind === 'secret' ? 'password' : kind === 'files' ? 'files' : kind === 'toggle' ? 'checked' : kind === 'choice' ? 'choice' : 'text';
   return base.replace(/_+$/, '');
 }

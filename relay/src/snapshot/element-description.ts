@@ -39,7 +39,9 @@ export function describeElement(element: Element): ElementDescription {
     }
     const labels = (el as HTMLInputElement).labels;
     if (labels && labels.length) {
-      const text = collapse([...labels].map((label) => label.textContent).join(' '));
+      // A label around its control names it by its own words, not the control's (a select's options).
+      const without = (node: Node): string => [...node.childNodes].map((child) => (child === el ? '' : child.nodeType === 3 ? (child as Text).data : child.nodeType === 1 ? without(child) : '')).join('');
+      const text = collapse([...labels].map(without).join(' '));
       if (text) return text;
     }
     return collapse(el.getAttribute('aria-label'));
