@@ -7,7 +7,9 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { DemonstrationResult, RoutineRun } from '../../relay/src/api/teach-schemas.js';
+import type { DemonstrationResult, Routine, RoutineRun } from '../../relay/src/api/teach-schemas.js';
+import { EXTENSION_ID } from '../../protocol/constants.js';
+import { badgeOf } from './relay-env.js';
 import { chromiumPath, waitFor } from '../harness/chromium.js';
 import { type SignupSite, startSignupSite } from '../harness/signup-site.js';
 import { type ControlEnv, startControlEnv } from './control-env.js';
@@ -83,16 +85,22 @@ function runPlaywrightTest(script: string, env: NodeJS.ProcessEnv): Promise<{ co
 describe('a demonstration on a shared tab', () => {
   let made: DemonstrationResult;
 
-  it('hears the person fill the form with their own hands, and makes a routine and a test of it without the password', async () => {
+  it('hears the person fill the form with their own hands, started and saved from the Teach page, and makes a routine and a test of it without the password', async () => {
     const page = await personsTab();
     await page.goto(site.url);
-    const [shared] = env.server.relay.bridge.sharedTabs();
     await waitFor(() => env.server.relay.bridge.sharedTabs()[0]?.url.startsWith(site.url), { message: 'the relay never saw the form' });
+    const [shared] = env.server.relay.bridge.sharedTabs();
 
-    const started = await post<{ targetId: string }>('/demonstrations/start', { targetId: shared.targetId });
-    expect(started.targetId).toBe(shared.targetId);
+    // The person opens the extension's Teach page for the tab (the button's menu, or the options page, leads there) and starts.
+    const teachPage = await hands.contexts()[0].newPage();
+    await teachPage.goto(`chrome-extension://${EXTENSION_ID}/teach.html?tab=${shared.tabId}`);
+    await expect.poll(() => teachPage.locator('#tab-url').textContent()).toBe(site.url);
+    await teachPage.getByRole('button', { name: 'Start demonstrating' }).click();
+    await teachPage.getByText('Recording. Steps so far:').waitFor();
+    expect(await badgeOf(env.userBrowser.cdp, shared.targetId)).toMatchObject({ text: 'REC' });
 
     // The person's hands: typing, a choice made with the keyboard, a box ticked, the button clicked.
+    await page.bringToFront();
     await page.getByLabel('Full name').fill('Ada Lovelace');
     await page.getByLabel('Email').fill('ada@example.com');
     await page.getByLabel('Password').fill(PASSWORD);
@@ -100,18 +108,31 @@ describe('a demonstration on a shared tab', () => {
     await page.keyboard.press('ArrowDown');
     await page.getByLabel('Send me the newsletter').check();
     await page.getByRole('button', { name: 'Create account' }).click();
-    await page.waitForURL(/\/signup$/);
     await page.getByRole('heading', { name: 'Welcome, Ada Lovelace' }).waitFor();
     expect(site.submissions.at(-1)).toEqual({ name: 'Ada Lovelace', email: 'ada@example.com', password: PASSWORD, plan: 'pro', newsletter: true });
 
-    await waitFor(async () => {
-      const { demonstrations } = (await (await env.raw('/demonstrations?profile=extension')).json()) as { demonstrations: Array<{ steps: string[] }> };
-      return demonstrations[0]?.steps.some((step) => step.startsWith('click button "Create account"'));
-    }, { message: 'the click on the button was not heard' });
+    // The Teach page shows what was heard; the person names the routine and saves it.
+    await teachPage.bringToFront();
+    await teachPage.locator('#demo-steps li', { hasText: 'click button "Create account"' }).waitFor();
+    expect(await teachPage.locator('#demo-steps li').allTextContents()).toEqual([
+      'type into textbox "Full name"',
+      'type into textbox "Email"',
+      'type into textbox "Password" (a secret: not recorded)',
+      'choose "Pro" in combobox "Plan"',
+      'check checkbox "Send me the newsletter"',
+      'click button "Create account"',
+    ]);
+    await teachPage.getByLabel('Name').fill('sign-up');
+    await teachPage.getByLabel('What it does').fill('Create an account on the sign-up page');
+    await teachPage.getByRole('button', { name: 'Stop and save' }).click();
+    await expect.poll(() => teachPage.locator('#demo-result').textContent()).toBe('Saved as routine sign-up: 7 steps; parameters full_name, email, password, plan, send_me_the_newsletter.');
+    expect(await badgeOf(env.userBrowser.cdp, shared.targetId)).toMatchObject({ text: 'ON' });
+    await teachPage.close();
 
-    made = await post<DemonstrationResult>('/demonstrations/stop', { targetId: shared.targetId, name: 'sign-up', description: 'Create an account on the sign-up page' });
-    expect(made.saved).toBe(true);
-    const routine = made.routine!;
+    const routine = (await (await env.raw('/routines/sign-up')).json()) as Routine;
+    const script = (await (await env.raw('/routines/sign-up/script')).json()) as { script: string };
+    made = { routine, saved: true, script: script.script, notes: [] };
+    expect(routine.description).toBe('Create an account on the sign-up page');
     expect(routine.parameters).toEqual([
       { name: 'full_name', kind: 'text', description: 'textbox "Full name"', default: 'Ada Lovelace' },
       { name: 'email', kind: 'text', description: 'textbox "Email"', default: 'ada@example.com' },

@@ -146,6 +146,7 @@ async function startServerOn(options: Parameters<typeof startServer>[0]): Promis
     await fleetStore?.close();
     throw error;
   }
+  relay.serveTeaching(control.teaching);
   if (fleetStore && fleetSessions) {
     // Listening now: the fleet's other servers can be told where.
     await fleetStore.sessions.join(fleetAddress(advertise, host, control.port, relay.port), token).catch(async (error: unknown) => {

@@ -35,6 +35,8 @@ import { type Credentials, CredentialService } from '../service/credential-servi
 import { bindBrowseRoutes } from './browse-routes.js';
 import { RoutineStore } from '../routines/routine-store.js';
 import { bindTeachRoutes } from './teach-routes.js';
+import { extensionTeaching } from './extension-teaching.js';
+import type { TeachingHandler } from './relay-server.js';
 
 /**
  * The control API (spec §6, port 18791): JSON in, JSON out, every route with
@@ -75,6 +77,8 @@ export interface ControlServer {
   lastRequestAt(): number;
   /** MCP sessions over Streamable HTTP open now. */
   mcpSessions(): number;
+  /** Answers the person's teaching requests from the extension (extension-teaching.ts). */
+  readonly teaching: TeachingHandler;
   close(): Promise<void>;
 }
 
@@ -360,6 +364,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
     port,
     lastRequestAt: () => lastRequestAt,
     mcpSessions: () => mcp.count,
+    teaching: extensionTeaching(service),
     async close() {
       await mcp.close();
       server.closeAllConnections();
