@@ -18,10 +18,12 @@ export interface Submission {
 export interface SignupSite {
   url: string;
   submissions: Submission[];
+  /** What the submit button says (a site that changed since a routine was recorded). */
+  button: string;
   close(): Promise<void>;
 }
 
-const FORM = `<!doctype html>
+const form = (button: string) => `<!doctype html>
 <html><head><meta charset="utf-8"><title>Sign up</title></head>
 <body>
 <h1>Sign up</h1>
@@ -31,12 +33,13 @@ const FORM = `<!doctype html>
   <p><label>Password <input name="password" type="password" autocomplete="new-password"></label></p>
   <p><label>Plan <select name="plan"><option value="free">Free</option><option value="pro">Pro</option><option value="team">Team</option></select></label></p>
   <p><label><input type="checkbox" name="newsletter"> Send me the newsletter</label></p>
-  <p><button type="submit">Create account</button></p>
+  <p><button type="submit">${button}</button></p>
 </form>
 </body></html>`;
 
 export async function startSignupSite(): Promise<SignupSite> {
   const submissions: Submission[] = [];
+  const site = { button: 'Create account' };
   const server: Server = createServer((request, response) => {
     if (request.method === 'POST' && request.url === '/signup') {
       let body = '';
@@ -50,14 +53,14 @@ export async function startSignupSite(): Promise<SignupSite> {
       return;
     }
     if (request.method === 'GET' && request.url?.startsWith('/signup')) {
-      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(FORM);
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(form(site.button));
       return;
     }
     response.writeHead(404).end();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const { port } = server.address() as AddressInfo;
-  return {
+  return Object.assign(site, {
     url: `http://127.0.0.1:${port}/signup`,
     submissions,
     close: () =>
@@ -65,5 +68,5 @@ export async function startSignupSite(): Promise<SignupSite> {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
-  };
+  });
 }
