@@ -12,7 +12,7 @@ import { EXTENSION_ID } from '../../protocol/constants.js';
 import { badgeOf } from './relay-env.js';
 import { chromiumPath, waitFor } from '../harness/chromium.js';
 import { type SignupSite, startSignupSite } from '../harness/signup-site.js';
-import { type ControlEnv, startControlEnv } from './control-env.js';
+import { type ControlEnv, runCli, startControlEnv } from './control-env.js';
 
 /**
  * A person teaches by showing (spec §23): on a tab shared from their own
@@ -201,10 +201,23 @@ describe('a demonstration on a shared tab', () => {
     expect(site.submissions.slice(before)).toEqual([{ name: 'Katherine Johnson', email: 'kj@example.com', password: 'orbital mechanics 62', plan: 'free', newsletter: true }]);
   }, 60_000);
 
+  it('runs from the CLI, a secret given through the environment', async () => {
+    const before = site.submissions.length;
+    process.env.DEMO_TEST_PASSWORD = 'from the shell 99';
+    try {
+      expect(await runCli(env, ['routines'])).toMatch(/^sign-up {2}Create an account on the sign-up page {2}\(params: full_name, email, password \(secret\), plan, send_me_the_newsletter\)$/m);
+      const out = await runCli(env, ['--profile', 'clawd', 'routine', 'run', 'sign-up', '--param', 'full_name=Mary Jackson', '--param', 'send_me_the_newsletter=false', '--param-env', 'password=DEMO_TEST_PASSWORD']);
+      expect(out).toMatch(/7\. ok {5}click button "Create account"\nroutine sign-up ran/);
+    } finally {
+      delete process.env.DEMO_TEST_PASSWORD;
+    }
+    expect(site.submissions.slice(before)).toEqual([{ name: 'Mary Jackson', email: 'ada@example.com', password: 'from the shell 99', plan: 'pro', newsletter: false }]);
+  }, 60_000);
+
   it('keeps no password in anything it wrote', async () => {
     const home = filesUnder(env.home);
     expect(home.some((file) => file.path.endsWith('routines/sign-up.json'))).toBe(true);
-    for (const secret of [PASSWORD, 'hunter2 but longer', 'orbital mechanics 62']) {
+    for (const secret of [PASSWORD, 'hunter2 but longer', 'orbital mechanics 62', 'from the shell 99']) {
       expect(home.filter((file) => file.text.includes(secret)).map((file) => file.path)).toEqual([]);
     }
     // Nor the agent's own exported script of the managed profile, where the routine's acts ran.
