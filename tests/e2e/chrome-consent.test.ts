@@ -1,5 +1,7 @@
 import type { Protocol } from 'devtools-protocol';
 import { type Browser, type CDPSession, chromium, type Page } from 'playwright-core';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import puppeteer from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTab, pageTargets, waitFor } from '../harness/chromium.js';
@@ -15,6 +17,7 @@ import { type BoundaryScene, hidesUnlentTabs, keepsClawdLoginsOut, refusesExtens
  * consent tests try.
  */
 
+const CLI = fileURLToPath(new URL('../../bin/clawd-browser.js', import.meta.url));
 let env: ChromeEnv;
 let shop: { pageTargetId: string };
 let bank: { pageTargetId: string };
@@ -89,6 +92,26 @@ describe('the picker', () => {
     await lendInPicker(shop.pageTargetId, true);
     expect(lentTabs().map((tab) => tab.targetId)).toEqual([shop.pageTargetId]);
     await waitFor(async () => (await picker.locator(`li[data-target-id="${shop.pageTargetId}"]`).getAttribute('class')) === 'lent', { message: 'the picker does not show the tab lent' });
+  });
+});
+
+describe('the CLI and doctor', () => {
+  const cli = (...args: string[]) =>
+    new Promise<{ code: number; stdout: string }>((resolve) =>
+      execFile(process.execPath, [CLI, '--url', `http://127.0.0.1:${env.server.control.port}`, ...args], { env: { ...process.env, CLAWD_HOME: env.home } }, (error, stdout) =>
+        resolve({ code: error ? Number(error.code ?? 1) : 0, stdout }),
+      ),
+    );
+
+  it('`clawd-browser chrome` says what is attached and lent; doctor names the browser, and the other tool attached to its tabs', async () => {
+    const { code, stdout } = await cli('chrome');
+    expect(code).toBe(0);
+    expect(stdout).toMatch(new RegExp(`^attached to \\S*Chrome/\\d[\\d.]* \\(${env.userDataDir}\\): 1 tab\\(s\\) lent`));
+    const report = JSON.parse((await cli('--json', 'doctor')).stdout) as { checks: Array<{ name: string; verdict: string; detail: string; fix?: string }> };
+    const chrome = report.checks.filter((check) => check.name === 'chrome');
+    expect(chrome[0]).toMatchObject({ verdict: 'ok', detail: expect.stringMatching(/^attached to .*Chrome\/.*; 1 tab\(s\) lent$/) });
+    // The person's own Playwright (this test's) is attached to every tab of theirs: another tool driving the same browser.
+    expect(chrome[1]).toMatchObject({ verdict: 'warn', detail: expect.stringMatching(/another DevTools client .* attached to \d+ of your tabs/) });
   });
 });
 

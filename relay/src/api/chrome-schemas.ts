@@ -29,6 +29,7 @@ export const ChromeStatusSchema = z.object({
     .optional(),
   problem: AttachProblemSchema.optional(),
   lentTabs: z.number().int().describe('Tabs lent to clients now'),
+  otherDebuggers: z.number().int().optional().describe('Tabs not lent that another DevTools client (another tool) is attached to'),
 });
 export type ChromeStatus = z.infer<typeof ChromeStatusSchema>;
 

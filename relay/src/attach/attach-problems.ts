@@ -1,4 +1,5 @@
 import { UnavailableError } from '../errors.js';
+import { type HomeReport, majorVersion } from './user-data.js';
 
 /**
  * Why clawd-browser is not attached to the person's Chrome, each with the one
@@ -95,3 +96,22 @@ export class AttachFailure extends UnavailableError {
 /** What every request for the `chrome` profile hears while Chrome asks the person. */
 export const ASKING_MESSAGE =
   'Waiting for you to allow remote debugging in Chrome: answer its "Allow remote debugging?" prompt (nothing of your browser is reachable until you do)';
+
+/**
+ * Why no browser offers a DevTools port, from what their folders say
+ * (nothing connected, nobody asked): no folder, nothing running, remote
+ * debugging not allowed (or the browser too old to allow it), or a port
+ * file that is not what Chrome writes. `home` is the folder it is about.
+ */
+export function whyNotDebuggable(reports: HomeReport[]): { failure: AttachFailure; home?: HomeReport } {
+  const found = reports.filter((report) => report.exists);
+  const where = (list: HomeReport[]) => list.map((report) => `${report.title}: ${report.userDataDir}`).join('; ');
+  if (!found.length) return { failure: AttachFailure.of('not-found', { where: where(reports) }) };
+  const running = found.filter((report) => report.running !== false);
+  if (!running.length) return { failure: AttachFailure.of('not-running', { where: where(found) }), home: found[0] };
+  const malformed = running.find((report) => report.activePortProblem);
+  if (malformed) return { failure: AttachFailure.of('not-devtools', { detail: malformed.activePortProblem }), home: malformed };
+  const old = running.find((report) => (majorVersion(report.version) ?? CHROME_MINIMUM_MAJOR) < CHROME_MINIMUM_MAJOR);
+  if (old) return { failure: AttachFailure.of('too-old', { version: old.version }), home: old };
+  return { failure: AttachFailure.of('not-allowed', { where: where(running) }), home: running[0] };
+}

@@ -3,10 +3,10 @@ import { lendableUrlProblem } from '../../../protocol/url-gate.js';
 import type { Platform } from '../config/platform.js';
 import { ConflictError, UnavailableError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { ASKING_MESSAGE, type AttachProblemKind, AttachFailure, CHROME_MINIMUM_MAJOR } from './attach-problems.js';
+import { ASKING_MESSAGE, type AttachProblemKind, AttachFailure, whyNotDebuggable } from './attach-problems.js';
 import { DevToolsSocket } from './devtools-socket.js';
 import { LentTabs } from './lent-tabs.js';
-import { browserHomes, describeHome, type HomeReport, majorVersion } from './user-data.js';
+import { browserHomes, describeHome, type HomeReport } from './user-data.js';
 
 /**
  * clawd-browser attached to the person's own running Chrome (or Chromium,
@@ -31,6 +31,8 @@ export interface AttachStatus {
   browser?: { title: string; userDataDir: string; product?: string; profiles: string[] };
   problem?: { kind: AttachProblemKind; message: string; fix: string };
   lentTabs: number;
+  /** Tabs not lent that another DevTools client (another tool) is attached to. */
+  otherDebuggers?: number;
 }
 
 /** One of the person's tabs, as the picker lists it. */
@@ -88,6 +90,7 @@ export class ChromeAttachment {
 
   status(): AttachStatus {
     const status: AttachStatus = { state: this.state, lentTabs: this.lent?.list().length ?? 0 };
+    if (this.lent?.otherDebuggers) status.otherDebuggers = this.lent.otherDebuggers;
     if (this.home)
       status.browser = {
         title: this.home.title,
@@ -217,7 +220,12 @@ export class ChromeAttachment {
           if (PERSON_DECLINED.has(error.kind)) break;
         }
       }
-      if (!socket) throw failure ?? this.notDebuggable(reports);
+      if (!socket) {
+        if (failure) throw failure;
+        const why = whyNotDebuggable(reports);
+        this.home = why.home;
+        throw why.failure;
+      }
       await this.adopt(socket);
       log.info(`attached to ${this.home!.title} (${this.home!.userDataDir})`);
     } catch (error) {
@@ -258,20 +266,5 @@ export class ChromeAttachment {
     lent?.endAll(reason);
     if (lent) this.relay?.disconnected();
     socket?.close();
-  }
-
-  /** No browser offers a port: why, from what the folders say. */
-  private notDebuggable(reports: HomeReport[]): AttachFailure {
-    const found = reports.filter((report) => report.exists);
-    const where = (list: HomeReport[]) => list.map((report) => `${report.title}: ${report.userDataDir}`).join('; ');
-    if (!found.length) return AttachFailure.of('not-found', { where: where(reports) });
-    const running = found.filter((report) => report.running !== false);
-    this.home = running[0] ?? found[0];
-    if (!running.length) return AttachFailure.of('not-running', { where: where(found) });
-    const malformed = running.find((report) => report.activePortProblem);
-    if (malformed) return AttachFailure.of('not-devtools', { detail: malformed.activePortProblem });
-    const old = running.find((report) => (majorVersion(report.version) ?? CHROME_MINIMUM_MAJOR) < CHROME_MINIMUM_MAJOR);
-    if (old) return AttachFailure.of('too-old', { version: old.version });
-    return AttachFailure.of('not-allowed', { where: where(running) });
   }
 }

@@ -151,20 +151,22 @@ export class DevToolsSocket {
   }
 }
 
-/** Whether something accepts connections on the port (a plain TCP connect: it asks nobody anything). */
-function listening(port: number): Promise<void> {
-  return new Promise((resolve, reject) => {
+/** Whether something accepts connections on the port: a plain TCP connect, which asks nobody anything (doctor uses it too). */
+export function portAnswers(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const probe = connect(port, '127.0.0.1');
     probe.setTimeout(2_000);
-    probe.once('connect', () => {
+    const done = (answers: boolean) => {
       probe.destroy();
-      resolve();
-    });
-    const stale = () => {
-      probe.destroy();
-      reject(AttachFailure.of('stale', { port }));
+      resolve(answers);
     };
-    probe.once('error', stale);
-    probe.once('timeout', stale);
+    probe.once('connect', () => done(true));
+    probe.once('error', () => done(false));
+    probe.once('timeout', () => done(false));
   });
+}
+
+/** Nothing listening on the port DevToolsActivePort names: the file is stale. */
+async function listening(port: number): Promise<void> {
+  if (!(await portAnswers(port))) throw AttachFailure.of('stale', { port });
 }

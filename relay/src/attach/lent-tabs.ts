@@ -62,6 +62,8 @@ export class LentTabs {
   /** Popups of lent tabs waiting for their first page. */
   private readonly popups = new Map<string, { opener: string; timer: NodeJS.Timeout }>();
   private readonly attaching = new Map<string, Promise<SharedTab>>();
+  /** Tabs not lent that another DevTools client is attached to (another tool driving this browser). */
+  private readonly elsewhere = new Set<string>();
 
   constructor(private readonly options: LentTabsOptions) {}
 
@@ -81,6 +83,10 @@ export class LentTabs {
   }
   suspendedWhy(targetId: string): string | undefined {
     return this.suspended.get(targetId)?.why;
+  }
+  /** How many tabs not lent another DevTools client is attached to. */
+  get otherDebuggers(): number {
+    return this.elsewhere.size;
   }
 
   /** Lends a tab (the person picked it, a client opened it, or a lent tab opened it). */
@@ -188,6 +194,12 @@ export class LentTabs {
   private onBrowserEvent(message: ChromeMessage): void {
     const params = JSON.parse(message.payload) as { targetInfo?: Protocol.Target.TargetInfo; targetId?: string; sessionId?: string };
     const info = params.targetInfo;
+    if (info?.type === 'page') {
+      const theirs = info.attached && !this.byTarget.has(info.targetId) && !this.attaching.has(info.targetId);
+      if (theirs) this.elsewhere.add(info.targetId);
+      else this.elsewhere.delete(info.targetId);
+    }
+    if (message.method === 'Target.targetDestroyed' && params.targetId) this.elsewhere.delete(params.targetId);
     switch (message.method) {
       case 'Target.targetCreated':
         if (info?.type === 'page' && info.openerId && this.byTarget.has(info.openerId)) this.follow(info, info.openerId);
