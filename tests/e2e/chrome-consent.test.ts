@@ -88,6 +88,21 @@ describe('the picker', () => {
     expect(lentTabs()).toEqual([]);
   });
 
+  it("opens from the console too, in the person's Chrome, and never offers the console's own tab", async () => {
+    const person = await env.personPlaywright();
+    const consolePage = await person.contexts()[0].newPage();
+    await consolePage.goto((await (await env.raw('/dashboard/link', { method: 'POST' })).json()).url);
+    await consolePage.locator('#chrome-pick').click();
+    const pickers = () => person.contexts()[0].pages().filter((page) => page.url().endsWith('/chrome/picker'));
+    await waitFor(() => pickers().length === 2, { message: 'the console did not open the picker' });
+    const second = pickers().find((page) => page !== picker)!;
+    const consoleItem = second.locator('li', { has: second.locator('.url', { hasText: /^http:\/\/127\.0\.0\.1:\d+\/$/ }) });
+    await consoleItem.waitFor();
+    expect(await consoleItem.locator('input').isDisabled()).toBe(true);
+    await second.close();
+    await consolePage.close();
+  });
+
   it('lends the tab the person ticks, and that tab only', async () => {
     await lendInPicker(shop.pageTargetId, true);
     expect(lentTabs().map((tab) => tab.targetId)).toEqual([shop.pageTargetId]);

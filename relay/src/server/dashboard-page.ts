@@ -48,6 +48,7 @@ ${REPLAY_STYLES}
 ${CONSOLE_SECTIONS}
 <section><h2>Profiles</h2><div class="profiles" id="profiles"></div></section>
 <section><h2>Your Chrome (extension)</h2><p id="extension" class="muted"></p></section>
+<section><h2>Your Chrome (remote debugging)</h2><p><span id="chrome" class="muted"></span> <button id="chrome-pick">Lend tabs…</button></p></section>
 <section><h2>Tabs</h2><div class="tabs" id="tabs"></div></section>
 <section><h2>Recent actions</h2>
 <table><thead><tr><th>time</th><th>profile</th><th>who</th><th>action</th><th>ref</th><th>url</th><th>ms</th><th>outcome</th></tr></thead><tbody id="actions"></tbody></table>
@@ -133,6 +134,14 @@ function dashboardMain(bindInput: typeof bindLiveViewInput): void {
     openLive(profile, { targetId, title, url: '' }, title, actions);
   });
 
+  // The tab picker opens in the person's Chrome (attaching first: Chrome asks them), never here.
+  $('chrome-pick').addEventListener('click', () => {
+    $('chrome').textContent = 'opening the tab picker in your Chrome…';
+    void fetch('/chrome/picker/open', { method: 'POST' }).then(async (answer) => {
+      $('chrome').textContent = answer.ok ? 'the tab picker is open in your Chrome: lend tabs there' : ((await answer.json()) as { error: { message: string } }).error.message;
+    });
+  });
+
   const refresh = async () => {
     const { profiles } = await json<{ profiles: Profile[] }>('/profiles');
     const list = $('profiles');
@@ -147,10 +156,13 @@ function dashboardMain(bindInput: typeof bindLiveViewInput): void {
     );
     const extension = await json<{ extension?: string; attachedTabs?: number }>('/?profile=extension').catch(() => undefined);
     $('extension').textContent = extension ? `${extension.extension ?? 'absent'} · ${extension.attachedTabs ?? 0} shared tab(s)` : 'no extension profile';
+    // The person's Chrome attached through its consent: its state; the tabs are lent in the picker, in that Chrome.
+    const chrome = await json<{ state: string; lentTabs: number; problem?: { message: string } }>('/chrome').catch(() => undefined);
+    if (chrome) $('chrome').textContent = chrome.problem ? `${chrome.state}: ${chrome.problem.message}` : `${chrome.state} · ${chrome.lentTabs} lent tab(s)`;
 
     const seen = new Set<string>();
     const tabs = $('tabs');
-    for (const profile of profiles.filter((p) => p.running || (p.driver === 'extension' && (extension?.attachedTabs ?? 0) > 0))) {
+    for (const profile of profiles.filter((p) => p.running || (p.driver === 'extension' && (extension?.attachedTabs ?? 0) > 0) || (p.driver === 'chrome' && (chrome?.lentTabs ?? 0) > 0))) {
       const open = await json<{ tabs: Tab[] }>(`/tabs?profile=${encodeURIComponent(profile.name)}`).catch(() => ({ tabs: [] as Tab[] }));
       for (const tab of open.tabs) {
         const key = `${profile.name}/${tab.targetId}`;
