@@ -20,6 +20,12 @@ const ASKING_AFTER_MS = 1_000;
 const COMMAND_TIMEOUT_MS = 15_000;
 /** The largest message from Chrome (full-page screenshots). */
 const MAX_MESSAGE_BYTES = 512 * 1024 * 1024;
+/**
+ * A command Chrome has not answered in this long is forgotten (a frozen tab
+ * may never answer): the relay's bridge has failed it to its client already,
+ * after 5 minutes, so nothing waits for it, and the map cannot grow without bound.
+ */
+const FORGOTTEN_AFTER_MS = 6 * 60_000;
 
 export interface OpenOptions {
   /** Called once the handshake has waited long enough to mean Chrome is asking the person. */
@@ -32,7 +38,8 @@ type Waiter = (message: ChromeMessage) => void;
 
 export class DevToolsSocket {
   private nextId = 1;
-  private readonly waiting = new Map<number, Waiter>();
+  private readonly waiting = new Map<number, { then: Waiter; sentAt: number }>();
+  private readonly sweep: NodeJS.Timeout;
   /** Every event of every session, the browser's own included. */
   onEvent: (message: ChromeMessage) => void = () => {};
   /** The connection ended (Chrome quit or restarted, or we closed it). */
@@ -40,6 +47,11 @@ export class DevToolsSocket {
   private closedWith: string | undefined;
 
   private constructor(private readonly socket: WebSocket) {
+    this.sweep = setInterval(() => {
+      const cutoff = Date.now() - FORGOTTEN_AFTER_MS;
+      for (const [id, { sentAt }] of this.waiting) if (sentAt < cutoff) this.waiting.delete(id);
+    }, 60_000);
+    this.sweep.unref();
     socket.on('message', (data: Buffer) => this.received(data.toString()));
     socket.on('close', (code, reason) => this.closed(`Chrome closed the DevTools connection (${code}${reason.length ? ` ${reason.toString()}` : ''})`));
     socket.on('error', (error) => this.closed(`the DevTools connection failed: ${error.message}`));
@@ -113,7 +125,7 @@ export class DevToolsSocket {
   forward(method: string, params: object | undefined, sessionId: string | undefined, then: Waiter): number | undefined {
     if (this.closedWith || this.socket.readyState !== WebSocket.OPEN) return undefined;
     const id = this.nextId++;
-    this.waiting.set(id, then);
+    this.waiting.set(id, { then, sentAt: Date.now() });
     this.socket.send(JSON.stringify({ id, method, params: params ?? {}, ...(sessionId ? { sessionId } : {}) }));
     return id;
   }
@@ -137,13 +149,14 @@ export class DevToolsSocket {
     if (message.id === undefined) return this.onEvent(message);
     const waiter = this.waiting.get(message.id);
     this.waiting.delete(message.id);
-    waiter?.(message);
+    waiter?.then(message);
   }
 
   private closed(reason: string): void {
     if (this.closedWith) return;
     this.closedWith = reason;
-    const lost = [...this.waiting.values()];
+    clearInterval(this.sweep);
+    const lost = [...this.waiting.values()].map((entry) => entry.then);
     this.waiting.clear();
     const error = JSON.stringify({ code: -32000, message: reason });
     for (const waiter of lost) waiter({ id: 0, error: true, payload: error });
