@@ -50,6 +50,8 @@ export const PersonTabSchema = z.object({
   otherDebugger: z.boolean().describe('Another DevTools client (another tool) is attached to it'),
 });
 
+export type PersonTab = z.infer<typeof PersonTabSchema>;
+
 export const LendRequestSchema = z.strictObject({
   targetId: z.string().min(1).max(100).describe('The tab, as the picker lists it'),
   lent: z.boolean().describe('true to lend it, false to take it back'),

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { ChromeStatus, PersonTab } from '../api/chrome-schemas.js';
 
 /**
  * The tab picker: the page clawd-browser opens in the person's own Chrome,
@@ -61,20 +62,9 @@ const __name = (fn) => fn;
   return { html, csp };
 }
 
-interface PickerTab {
-  targetId: string;
-  title: string;
-  url: string;
-  favicon?: string;
-  lent: boolean;
-  byAgent: boolean;
-  notLendable?: string;
-  suspended?: string;
-  otherDebugger: boolean;
-}
 interface PickerAnswer {
-  tabs: PickerTab[];
-  chrome: { state: string; browser?: { title: string; product?: string }; problem?: { message: string; fix: string } };
+  tabs: PersonTab[];
+  chrome: ChromeStatus;
 }
 
 /** Runs in the person's page. Self-contained: it is sent as source text. */
