@@ -1,6 +1,7 @@
 import type { Protocol } from 'devtools-protocol';
 import { type Browser, type CDPSession, chromium, type Page } from 'playwright-core';
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import puppeteer from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -240,6 +241,17 @@ describe('a client with the token', () => {
     expect(browser.contexts()[0].pages().map((each) => each.url())).not.toContain(env.fixtures.url('index.html?person-opened=1'));
     await popup.close();
     await env.person.cdp.send('Target.closeTarget', { targetId: beside.pageTargetId });
+  });
+
+  it("hears of the lent tab's downloads (Playwright's download event), saved where the person's Chrome saves them", async () => {
+    await page.goto(env.fixtures.url('download.html'));
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#report')]);
+    expect(download.suggestedFilename()).toBe('report.txt');
+    expect(readFileSync((await download.path())!, 'utf8')).toBe('clawd report');
+    // GET /downloads lists it where the person's Chrome saved it (as Chrome reported), beside the driver's own copy.
+    const { downloads } = await env.client().downloads();
+    const saved = downloads.filter((each) => each.targetId === shop.pageTargetId && each.state === 'complete' && !each.path?.startsWith(env.home));
+    expect(saved.map((each) => readFileSync(each.path!, 'utf8'))).toEqual(['clawd report']);
   });
 
   it('may open a tab of its own, which is lent to it and marked so in the picker', async () => {

@@ -251,6 +251,8 @@ export class ChromeAttachment {
     };
     const version = await socket.command<Protocol.Browser.GetVersionResponse>('Browser.getVersion');
     await socket.command('Target.setDiscoverTargets', { discover: true });
+    // Download events for the lent tabs' downloads (lent-tabs.ts); where and how files are saved stays the person's.
+    await socket.command('Browser.setDownloadBehavior', { behavior: 'default', eventsEnabled: true }).catch((error: Error) => this.options.log.warn(`attached Chrome: downloads will not be reported: ${error.message}`));
     this.socket = socket;
     this.lent = lent;
     this.product = version.product;

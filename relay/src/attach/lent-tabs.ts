@@ -36,6 +36,18 @@ interface LentTab {
   byAgent: boolean;
 }
 
+/** A download a lent tab's page started, by Chrome's guid. */
+interface LentDownload {
+  tabId: number;
+  /** The wire's number for it. */
+  id: number;
+  url: string;
+  suggestedFilename: string;
+}
+
+/** Downloads followed at once; beyond, the oldest is forgotten (a download that never ends). */
+const DOWNLOADS_FOLLOWED = 200;
+
 /** A lent tab that reached a page never lent: taken back until it leaves. */
 interface Suspension {
   why: string;
@@ -62,6 +74,8 @@ export class LentTabs {
   /** Popups of lent tabs waiting for their first page. */
   private readonly popups = new Map<string, { opener: string; timer: NodeJS.Timeout }>();
   private readonly attaching = new Map<string, Promise<SharedTab>>();
+  private readonly downloads = new Map<string, LentDownload>();
+  private nextDownloadId = 1;
   /** Tabs not lent that another DevTools client is attached to (another tool driving this browser). */
   private readonly elsewhere = new Set<string>();
 
@@ -192,6 +206,7 @@ export class LentTabs {
   }
 
   private onBrowserEvent(message: ChromeMessage): void {
+    if (message.method === 'Browser.downloadWillBegin' || message.method === 'Browser.downloadProgress') return this.onDownload(message);
     const params = JSON.parse(message.payload) as { targetInfo?: Protocol.Target.TargetInfo; targetId?: string; sessionId?: string };
     const info = params.targetInfo;
     if (info?.type === 'page') {
@@ -218,6 +233,34 @@ export class LentTabs {
         this.lend(tab.info.targetId, { opener: tab.info.openerTargetId, byAgent: tab.byAgent }).catch(() => {});
       }
     }
+  }
+
+  /**
+   * Chrome's download events (the behaviour left as the person set it, with
+   * events on: chrome-attachment.ts), reported as the extension reports
+   * chrome.downloads: for downloads a lent tab's page started (its main
+   * frame's id is its target's), nothing of the person's others.
+   */
+  private onDownload(message: ChromeMessage): void {
+    if (message.method === 'Browser.downloadWillBegin') {
+      const begin = JSON.parse(message.payload) as Protocol.Browser.DownloadWillBeginEvent;
+      const tab = this.byTarget.get(begin.frameId);
+      if (!tab) return;
+      this.downloads.set(begin.guid, { tabId: tab.info.tabId, id: this.nextDownloadId++, url: begin.url, suggestedFilename: begin.suggestedFilename });
+      while (this.downloads.size > DOWNLOADS_FOLLOWED) this.downloads.delete(this.downloads.keys().next().value!);
+      return;
+    }
+    const progress = JSON.parse(message.payload) as Protocol.Browser.DownloadProgressEvent;
+    const download = this.downloads.get(progress.guid);
+    if (!download) return;
+    if (progress.state !== 'inProgress') this.downloads.delete(progress.guid);
+    if (!this.tabs.has(download.tabId)) return;
+    const state = progress.state === 'inProgress' ? 'in_progress' : progress.state === 'completed' ? 'complete' : 'interrupted';
+    this.send({
+      type: 'download',
+      tabId: download.tabId,
+      download: { id: download.id, url: download.url, filename: progress.filePath ?? '', suggestedFilename: download.suggestedFilename, state, bytesReceived: progress.receivedBytes, totalBytes: progress.totalBytes },
+    });
   }
 
   private changed(info: Protocol.Target.TargetInfo): void {

@@ -56,7 +56,7 @@ export interface ChromeRelayOptions {
 export class ChromeRelay {
   readonly bridge: CdpBridge;
   readonly attachment: ChromeAttachment;
-  /** Downloads of lent tabs (none are reported yet: the attached Chrome saves them itself). */
+  /** Downloads of lent tabs, where the person's Chrome saved them. */
   readonly downloads = new DownloadLog();
   private readonly clients: CdpClients;
   private readonly routes: RelayHttpRoutes;
