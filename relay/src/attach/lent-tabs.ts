@@ -6,6 +6,8 @@ import { BadRequestError, ForbiddenError, NotFoundError, TimeoutError } from '..
 import type { Logger } from '../log.js';
 import type { ChromeMessage } from './chrome-messages.js';
 import type { DevToolsSocket } from './devtools-socket.js';
+import { LentDownloads } from './lent-downloads.js';
+import { PopupFollower } from './popup-follower.js';
 
 /**
  * The tabs a person lent from their own Chrome, on the wire's extension side
@@ -19,8 +21,6 @@ import type { DevToolsSocket } from './devtools-socket.js';
  * lent again when it leaves), and a lent tab's popups follow it.
  */
 
-/** A popup is lent once its first page commits (as the extension does), or after this long as it is. */
-const POPUP_FIRST_PAGE_MS = 5_000;
 /** Attaching to a tab Chrome froze or discarded may never answer: past this, lending it fails with why. */
 const ATTACH_TIMEOUT_MS = 10_000;
 /** The Target methods a lent tab's session answers: its own children and info (as the bridge's method policy says). */
@@ -35,18 +35,6 @@ interface LentTab {
   /** Opened by a client (Target.createTarget, /json/new), not picked by the person. */
   byAgent: boolean;
 }
-
-/** A download a lent tab's page started, by Chrome's guid. */
-interface LentDownload {
-  tabId: number;
-  /** The wire's number for it. */
-  id: number;
-  url: string;
-  suggestedFilename: string;
-}
-
-/** Downloads followed at once; beyond, the oldest is forgotten (a download that never ends). */
-const DOWNLOADS_FOLLOWED = 200;
 
 /** A lent tab that reached a page never lent: taken back until it leaves. */
 interface Suspension {
@@ -71,11 +59,16 @@ export class LentTabs {
   /** Chrome's sessions under lent tabs (theirs and their children's) → the tab. */
   private readonly sessions = new Map<string, number>();
   private readonly suspended = new Map<string, Suspension>();
-  /** Popups of lent tabs waiting for their first page. */
-  private readonly popups = new Map<string, { opener: string; timer: NodeJS.Timeout }>();
+  private readonly popups = new PopupFollower((targetId, opener) => {
+    // Its opener may have been taken back while it loaded.
+    if (this.byTarget.has(opener)) this.lend(targetId, { opener }).catch((error: Error) => this.options.log.warn(`attached Chrome: a popup of a lent tab was not lent: ${error.message}`));
+  });
   private readonly attaching = new Map<string, Promise<SharedTab>>();
-  private readonly downloads = new Map<string, LentDownload>();
-  private nextDownloadId = 1;
+  private readonly downloads = new LentDownloads(
+    (frameId) => this.byTarget.get(frameId)?.info.tabId,
+    (tabId) => this.tabs.has(tabId),
+    (tabId, download) => this.send({ type: 'download', tabId, download }),
+  );
   /** Tabs not lent that another DevTools client is attached to (another tool driving this browser). */
   private readonly elsewhere = new Set<string>();
 
@@ -126,7 +119,6 @@ export class LentTabs {
   /** The connection ended: every tab goes, each client told why. */
   endAll(reason: string): void {
     for (const tab of [...this.tabs.values()]) this.drop(tab, reason);
-    for (const { timer } of this.popups.values()) clearTimeout(timer);
     this.popups.clear();
     this.suspended.clear();
   }
@@ -197,7 +189,7 @@ export class LentTabs {
       if (child && message.method === 'Target.detachedFromTarget') this.sessions.delete(child);
     }
     // Its own page moved somewhere never lent: taken back before this event or any command gets there.
-    const landed = own ? landedOn(message) : undefined;
+    const landed = own ? landedOn(message, tab.info.targetId) : undefined;
     if (landed !== undefined) {
       const problem = message.method === 'Page.frameNavigated' ? lendableUrlProblem(landed, this.options.ownPorts()) : shareableUrlProblem(landed);
       if (problem) return this.suspend(tab, problem);
@@ -206,7 +198,8 @@ export class LentTabs {
   }
 
   private onBrowserEvent(message: ChromeMessage): void {
-    if (message.method === 'Browser.downloadWillBegin' || message.method === 'Browser.downloadProgress') return this.onDownload(message);
+    if (message.method === 'Browser.downloadWillBegin') return this.downloads.willBegin(JSON.parse(message.payload) as Protocol.Browser.DownloadWillBeginEvent);
+    if (message.method === 'Browser.downloadProgress') return this.downloads.progress(JSON.parse(message.payload) as Protocol.Browser.DownloadProgressEvent);
     const params = JSON.parse(message.payload) as { targetInfo?: Protocol.Target.TargetInfo; targetId?: string; sessionId?: string };
     const info = params.targetInfo;
     if (info?.type === 'page') {
@@ -217,7 +210,7 @@ export class LentTabs {
     if (message.method === 'Target.targetDestroyed' && params.targetId) this.elsewhere.delete(params.targetId);
     switch (message.method) {
       case 'Target.targetCreated':
-        if (info?.type === 'page' && info.openerId && this.byTarget.has(info.openerId)) this.follow(info, info.openerId);
+        if (info?.type === 'page' && info.openerId && this.byTarget.has(info.openerId)) this.popups.created(info, info.openerId);
         return;
       case 'Target.targetInfoChanged':
         if (info) this.changed(info);
@@ -235,37 +228,8 @@ export class LentTabs {
     }
   }
 
-  /**
-   * Chrome's download events (the behaviour left as the person set it, with
-   * events on: chrome-attachment.ts), reported as the extension reports
-   * chrome.downloads: for downloads a lent tab's page started (its main
-   * frame's id is its target's), nothing of the person's others.
-   */
-  private onDownload(message: ChromeMessage): void {
-    if (message.method === 'Browser.downloadWillBegin') {
-      const begin = JSON.parse(message.payload) as Protocol.Browser.DownloadWillBeginEvent;
-      const tab = this.byTarget.get(begin.frameId);
-      if (!tab) return;
-      this.downloads.set(begin.guid, { tabId: tab.info.tabId, id: this.nextDownloadId++, url: begin.url, suggestedFilename: begin.suggestedFilename });
-      while (this.downloads.size > DOWNLOADS_FOLLOWED) this.downloads.delete(this.downloads.keys().next().value!);
-      return;
-    }
-    const progress = JSON.parse(message.payload) as Protocol.Browser.DownloadProgressEvent;
-    const download = this.downloads.get(progress.guid);
-    if (!download) return;
-    if (progress.state !== 'inProgress') this.downloads.delete(progress.guid);
-    if (!this.tabs.has(download.tabId)) return;
-    const state = progress.state === 'inProgress' ? 'in_progress' : progress.state === 'completed' ? 'complete' : 'interrupted';
-    this.send({
-      type: 'download',
-      tabId: download.tabId,
-      download: { id: download.id, url: download.url, filename: progress.filePath ?? '', suggestedFilename: download.suggestedFilename, state, bytesReceived: progress.receivedBytes, totalBytes: progress.totalBytes },
-    });
-  }
-
   private changed(info: Protocol.Target.TargetInfo): void {
-    const popup = this.popups.get(info.targetId);
-    if (popup && info.url) return this.popupLanded(info.targetId);
+    if (this.popups.changed(info)) return;
     const suspension = this.suspended.get(info.targetId);
     if (suspension && !lendableUrlProblem(info.url, this.options.ownPorts())) {
       this.suspended.delete(info.targetId);
@@ -283,28 +247,9 @@ export class LentTabs {
 
   private gone(targetId: string, reason: string): void {
     this.suspended.delete(targetId);
-    const popup = this.popups.get(targetId);
-    if (popup) clearTimeout(popup.timer);
-    this.popups.delete(targetId);
+    this.popups.gone(targetId);
     const tab = this.byTarget.get(targetId);
     if (tab) this.drop(tab, reason);
-  }
-
-  /** A lent tab opened this one: it follows, once its first page is there. */
-  private follow(info: Protocol.Target.TargetInfo, opener: string): void {
-    // A blank popup is there already (its opener writes into it); one on its way somewhere is lent once it lands.
-    if (info.url) return void this.lend(info.targetId, { opener }).catch((error: Error) => this.options.log.warn(`attached Chrome: a popup of a lent tab was not lent: ${error.message}`));
-    const timer = setTimeout(() => this.popupLanded(info.targetId), POPUP_FIRST_PAGE_MS);
-    this.popups.set(info.targetId, { opener, timer });
-  }
-
-  private popupLanded(targetId: string): void {
-    const popup = this.popups.get(targetId);
-    if (!popup) return;
-    clearTimeout(popup.timer);
-    this.popups.delete(targetId);
-    if (!this.byTarget.has(popup.opener)) return; // its opener was taken back meanwhile
-    this.lend(targetId, { opener: popup.opener }).catch((error: Error) => this.options.log.warn(`attached Chrome: a popup of a lent tab was not lent: ${error.message}`));
   }
 
   // ---- lending ---------------------------------------------------------------
@@ -361,10 +306,19 @@ export class LentTabs {
   }
 }
 
-/** The URL a lent tab's own page now shows, from its session's events (navigations, new contexts). */
-function landedOn(message: ChromeMessage): string | undefined {
+/**
+ * The URL a lent tab's own page now shows, from its session's events: its
+ * main frame navigating, or its main frame's page world starting (the main
+ * frame's id is its target's). Other worlds are not the page's: the
+ * person's extensions put content scripts in worlds of their own origin.
+ */
+function landedOn(message: ChromeMessage, mainFrameId: string): string | undefined {
   if (message.method !== 'Page.frameNavigated' && message.method !== 'Runtime.executionContextCreated') return undefined;
-  const params = JSON.parse(message.payload) as { frame?: { url?: string; parentId?: string }; context?: { origin?: string } };
+  const params = JSON.parse(message.payload) as {
+    frame?: { url?: string; parentId?: string };
+    context?: { origin?: string; auxData?: { isDefault?: boolean; frameId?: string } };
+  };
   if (message.method === 'Page.frameNavigated') return params.frame?.parentId ? undefined : params.frame?.url;
-  return params.context?.origin || undefined;
+  const { context } = params;
+  return context?.auxData?.isDefault && context.auxData.frameId === mainFrameId ? context.origin || undefined : undefined;
 }
