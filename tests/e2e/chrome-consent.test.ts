@@ -89,18 +89,23 @@ describe('the picker', () => {
     expect(lentTabs()).toEqual([]);
   });
 
-  it("opens from the console too, in the person's Chrome, and never offers the console's own tab", async () => {
+  it("opens from the console too, in the person's Chrome, once however often asked, and never offers the console's own tab", async () => {
     const person = await env.personPlaywright();
+    const pickers = () => person.contexts()[0].pages().filter((page) => page.url().endsWith('/chrome/picker'));
+    await picker.close();
     const consolePage = await person.contexts()[0].newPage();
     await consolePage.goto((await (await env.raw('/dashboard/link', { method: 'POST' })).json()).url);
     await consolePage.locator('#chrome-pick').click();
-    const pickers = () => person.contexts()[0].pages().filter((page) => page.url().endsWith('/chrome/picker'));
-    await waitFor(() => pickers().length === 2, { message: 'the console did not open the picker' });
-    const second = pickers().find((page) => page !== picker)!;
-    const consoleItem = second.locator('li', { has: second.locator('.url', { hasText: /^http:\/\/127\.0\.0\.1:\d+\/$/ }) });
+    await waitFor(() => pickers().length === 1, { message: 'the console did not open the picker' });
+    [picker] = pickers();
+    const consoleItem = picker.locator('li', { has: picker.locator('.url', { hasText: /^http:\/\/127\.0\.0\.1:\d+\/$/ }) });
     await consoleItem.waitFor();
     expect(await consoleItem.locator('input').isDisabled()).toBe(true);
-    await second.close();
+    // Asked again (the console, the CLI, an agent): the picker open comes to the front, no other tab opens.
+    for (let i = 0; i < 3; i++) expect((await env.raw('/chrome/picker/open', { method: 'POST' })).status).toBe(200);
+    await consolePage.locator('#chrome-pick').click();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(pickers()).toHaveLength(1);
     await consolePage.close();
   });
 

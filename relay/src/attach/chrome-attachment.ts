@@ -188,9 +188,17 @@ export class ChromeAttachment {
     lent.unlend(targetId, 'the person took the tab back');
   }
 
-  /** Opens a page of clawd's in the person's browser (the picker): never lent. */
-  async openPage(url: string): Promise<void> {
-    await this.attached().socket.command('Target.createTarget', { url });
+  /**
+   * Shows a page of clawd's in the person's browser (the picker), never
+   * lent: the tab already showing one (`showing`) comes to the front, or a
+   * new tab opens at `url()`. Asked again and again, it opens one tab.
+   */
+  async showPage(showing: (url: string) => boolean, url: () => string): Promise<void> {
+    const { socket } = this.attached();
+    const { targetInfos } = await socket.command<Protocol.Target.GetTargetsResponse>('Target.getTargets');
+    const open = targetInfos.find((target) => target.type === 'page' && showing(target.url));
+    if (open) await socket.command('Target.activateTarget', { targetId: open.targetId });
+    else await socket.command('Target.createTarget', { url: url() });
   }
 
   private attached(): { socket: DevToolsSocket; lent: LentTabs } {

@@ -27,7 +27,7 @@ export function bindChromeRoutes(routes: RouteBinder, deps: { chrome: ChromeServ
   routes.json('POST /chrome/attach', ({ body, signal }) => chrome.attach(body.waitSeconds, signal));
   routes.json('POST /chrome/detach', () => chrome.detach());
   // The link goes to the person's Chrome alone, on this server's own address (the picker is a page of it).
-  routes.json('POST /chrome/picker/open', () => chrome.openPicker(`${deps.controlOrigin()}/chrome/picker/login?code=${access.newCode()}`));
+  routes.json('POST /chrome/picker/open', () => chrome.openPicker(`${deps.controlOrigin()}/chrome/picker`, () => `${deps.controlOrigin()}/chrome/picker/login?code=${access.newCode()}`));
   routes.media('GET /chrome/picker/login', ({ query }, response) => {
     const session = access.login(query.code ?? '');
     if (!session) throw new UnauthorizedError('This picker link is used or expired: open the picker again (`clawd-browser chrome pick`)');

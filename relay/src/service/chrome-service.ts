@@ -30,10 +30,13 @@ export class ChromeService {
     return this.status();
   }
 
-  /** Opens the picker's one-time `link` in the person's Chrome (it never goes back to the caller). */
-  async openPicker(link: string): Promise<{ opened: true }> {
+  /**
+   * Brings the picker to the front in the person's Chrome, or opens it there
+   * at a one-time `link()` (which never goes back to the caller).
+   */
+  async openPicker(picker: string, link: () => string): Promise<{ opened: true }> {
     await this.attachment.whenAttached(ATTACH_SETTLE_MS);
-    await this.attachment.openPage(link);
+    await this.attachment.showPage((url) => url === picker, link);
     return { opened: true };
   }
 
