@@ -133,6 +133,10 @@ describe('the CLI and doctor', () => {
     expect(chrome[0]).toMatchObject({ verdict: 'ok', detail: expect.stringMatching(/^attached to .*Chrome\/.*; 1 tab\(s\) lent$/) });
     // The person's own Playwright (this test's) is attached to every tab of theirs: another tool driving the same browser.
     expect(chrome[1]).toMatchObject({ verdict: 'warn', detail: expect.stringMatching(/another DevTools client .* attached to \d+ of your tabs/) });
+    // `chrome pick`: attached already, so the picker open comes to the front.
+    const pick = await cli('chrome', 'pick');
+    expect(pick).toEqual({ code: 0, stdout: expect.stringMatching(/^the tab picker is open in your Chrome/) });
+    expect((await env.personPlaywright()).contexts()[0].pages().filter((page) => page.url().endsWith('/chrome/picker'))).toHaveLength(1);
   });
 });
 

@@ -108,6 +108,25 @@ describe('Chrome asking the person', () => {
     expect(attached.status().state).toBe('attached');
   });
 
+  it('once let go of (detach), is not attached again by anyone\'s use, only when asked to', async () => {
+    const chrome = await askingChrome();
+    const { attached, frames } = attachment(userDataDir({ DevToolsActivePort: chrome.portFile }, { running: true }));
+    const attaching = attached.attach();
+    await until(() => chrome.asked.length === 1);
+    chrome.answer(true);
+    await attaching;
+    attached.detach();
+    expect(frames.at(-1)).toBe('disconnected');
+    expect(() => attached.requireAttached()).toThrow(/let go of your browser: attach it again/);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(chrome.asked).toHaveLength(1);
+    const again = attached.attach();
+    await until(() => chrome.asked.length === 2);
+    chrome.answer(true);
+    await again;
+    expect(attached.status().state).toBe('attached');
+  });
+
   it('gives up when nobody answers in time, and says so', async () => {
     const chrome = await askingChrome();
     const { attached } = attachment(userDataDir({ DevToolsActivePort: chrome.portFile }, { running: true }), 2);

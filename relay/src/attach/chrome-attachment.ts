@@ -80,6 +80,8 @@ export class ChromeAttachment {
   private lent: LentTabs | undefined;
   private attaching: Promise<void> | undefined;
   private relay: RelaySide | undefined;
+  /** Let go of on purpose (`detach`): nobody's use attaches again, only an explicit attach. */
+  private letGo = false;
 
   constructor(private readonly options: ChromeAttachmentOptions) {}
 
@@ -104,6 +106,7 @@ export class ChromeAttachment {
 
   /** Attaches (or waits for the attach under way); resolves once attached or failed. */
   attach(): Promise<void> {
+    this.letGo = false;
     if (this.state === 'attached') return Promise.resolve();
     this.attaching ??= this.connect().finally(() => (this.attaching = undefined));
     return this.attaching;
@@ -111,10 +114,12 @@ export class ChromeAttachment {
 
   /**
    * For each use of the `chrome` profile: attached, or a 503 that says why
-   * and what to do. Starts an attach unless the person just declined one.
+   * and what to do. Starts an attach unless the person declined one or let
+   * go of the browser.
    */
   requireAttached({ start = true }: { start?: boolean } = {}): void {
     if (this.state === 'attached') return;
+    if (this.letGo) throw new UnavailableError('clawd-browser let go of your browser: attach it again (`clawd-browser chrome attach`) to lend tabs', { attach: 'detached' });
     if (start && (this.state === 'detached' || (this.state === 'failed' && !PERSON_DECLINED.has(this.problem!.kind)))) void this.attach().catch(() => {});
     // The attach may have settled already (nothing to connect to is known without waiting).
     const now = this.status();
@@ -152,6 +157,7 @@ export class ChromeAttachment {
     this.end('clawd-browser let go of your browser');
     this.state = 'detached';
     this.problem = undefined;
+    this.letGo = true;
   }
 
   /** Routes a message of the relay's bridge to the lent tabs. */

@@ -55,8 +55,15 @@ export function addChromeCommands(program: Command, client: () => BrowserClient,
     });
   chrome
     .command('pick')
-    .description('open the tab picker in your Chrome: you lend tabs there, and take them back')
-    .action(async () => {
+    .description('attach if need be (Chrome asks you), and open the tab picker in your Chrome: you lend tabs there, and take them back')
+    .option('--wait <seconds>', 'how long to wait for your answer to Chrome\'s prompt', seconds, 120)
+    .action(async (options: { wait: number }) => {
+      const status = await withProgress('waiting for you to allow remote debugging in Chrome', client().chrome.attach(options.wait), { json: json() });
+      if (status.state !== 'attached') {
+        print(status, () => chromeLine(status));
+        process.exitCode = 1;
+        return;
+      }
       const opened = await client().chrome.openPicker();
       print(opened, () => 'the tab picker is open in your Chrome: lend tabs there (agents reach those only)');
     });

@@ -136,10 +136,13 @@ function dashboardMain(bindInput: typeof bindLiveViewInput): void {
 
   // The tab picker opens in the person's Chrome (attaching first: Chrome asks them), never here.
   $('chrome-pick').addEventListener('click', () => {
-    $('chrome').textContent = 'opening the tab picker in your Chrome…';
-    void fetch('/chrome/picker/open', { method: 'POST' }).then(async (answer) => {
-      $('chrome').textContent = answer.ok ? 'the tab picker is open in your Chrome: lend tabs there' : ((await answer.json()) as { error: { message: string } }).error.message;
-    });
+    $('chrome').textContent = 'attaching to your Chrome: answer its "Allow remote debugging?" if it asks…';
+    const post = (path: string, body = {}) => fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    void post('/chrome/attach', { waitSeconds: 120 })
+      .then(() => post('/chrome/picker/open'))
+      .then(async (answer) => {
+        $('chrome').textContent = answer.ok ? 'the tab picker is open in your Chrome: lend tabs there' : ((await answer.json()) as { error: { message: string } }).error.message;
+      });
   });
 
   const refresh = async () => {

@@ -188,6 +188,8 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     maxBufferedBytes: options.maxClientBufferedBytes ?? LIMITS.clientBufferedBytes,
   });
   const consents = new ConsentRequests(bridge, dispatch);
+  /** Every CDP client of the relay: the shared tabs', the lent tabs' and the launched browsers'. */
+  const cdpClientCount = () => clients.socketCount + profileSockets.socketCount + chrome.socketCount;
   const routes = new RelayHttpRoutes({ bridge, clients, guard, token: options.token, host, port: () => listeningPort });
 
   const expiryTimer = setInterval(() => dispatch(bridge.expirePending()), EXPIRY_SWEEP_MS);
@@ -243,7 +245,7 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     if (profile && profile !== 'extension') return void acceptProfileClient(request, socket, head, profile, verdict);
     if (verdict.session) return refuseUpgrade(socket, new ForbiddenError(`${SESSION_REACH}: this one reaches /cdp?profile=${SESSION_PROFILE_PREFIX}${verdict.session}`));
     if (verdict.driver) return refuseUpgrade(socket, new ForbiddenError('The drivers\' key reaches the browsers this server launched only'));
-    if (clients.socketCount + profileSockets.socketCount + chrome.socketCount >= LIMITS.cdpClients)
+    if (cdpClientCount() >= LIMITS.cdpClients)
       return refuseUpgrade(socket, new UnavailableError(`Too many CDP clients (${LIMITS.cdpClients}) are connected to the relay`));
     clients.accept(request, socket, head);
   }
@@ -252,7 +254,7 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
   function acceptChromeClient(request: IncomingMessage, socket: Duplex, head: Buffer, verdict: Extract<GuardResult, { ok: true }>): void {
     if (verdict.session) return refuseUpgrade(socket, new ForbiddenError(`${SESSION_REACH}: this one reaches /cdp?profile=${SESSION_PROFILE_PREFIX}${verdict.session}`));
     if (verdict.driver) return refuseUpgrade(socket, new ForbiddenError('The drivers\' key reaches the browsers this server launched only'));
-    if (clients.socketCount + profileSockets.socketCount + chrome.socketCount >= LIMITS.cdpClients)
+    if (cdpClientCount() >= LIMITS.cdpClients)
       return refuseUpgrade(socket, new UnavailableError(`Too many CDP clients (${LIMITS.cdpClients}) are connected to the relay`));
     chrome.accept(request, socket, head).catch((error: unknown) => refuseUpgrade(socket, asHttpFailure(error).error));
   }
@@ -275,7 +277,7 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     if (verdict.session && profile !== `${SESSION_PROFILE_PREFIX}${verdict.session}`)
       return refuseUpgrade(socket, new ForbiddenError(`${SESSION_REACH}: this one reaches /cdp?profile=${SESSION_PROFILE_PREFIX}${verdict.session}`));
     if (!profileHandler) return refuseUpgrade(socket, new UnavailableError('The server is still starting: try again in a moment'));
-    if (clients.socketCount + profileSockets.socketCount + chrome.socketCount >= LIMITS.cdpClients)
+    if (cdpClientCount() >= LIMITS.cdpClients)
       return refuseUpgrade(socket, new UnavailableError(`Too many CDP clients (${LIMITS.cdpClients}) are connected to the relay`));
     const credential: CdpCredential = verdict.driver ? 'driver' : verdict.session ? 'session key' : 'token';
     let mux: BrowserMux;
@@ -310,7 +312,7 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     cdpUrl: `ws://${urlHost(host)}:${port}/cdp`,
     driverKey,
     extensionClients: () => clients.socketCount,
-    cdpClients: () => clients.socketCount + profileSockets.socketCount + chrome.socketCount,
+    cdpClients: cdpClientCount,
     serveProfiles(handler) {
       profileHandler = handler;
       guard.sessionKeys = handler.sessionKeys;
