@@ -98,7 +98,7 @@ describe('the picker', () => {
     await consolePage.locator('#chrome-pick').click();
     await waitFor(() => pickers().length === 1, { message: 'the console did not open the picker' });
     [picker] = pickers();
-    const consoleItem = picker.locator('li', { has: picker.locator('.url', { hasText: /^http:\/\/127\.0\.0\.1:\d+\/$/ }) });
+    const consoleItem = picker.locator('li', { has: picker.locator('.url', { hasText: /^http:\/\/127\.0\.0\.1:\d+\/console\/[\w-]+\/$/ }) });
     await consoleItem.waitFor();
     expect(await consoleItem.locator('input').isDisabled()).toBe(true);
     // Asked again (the console, the CLI, an agent): the picker open comes to the front, no other tab opens.
@@ -231,7 +231,8 @@ describe('a client with the token', () => {
     // Not with the console's cookie either: the token can mint one.
     const login = await fetch((await (await env.raw('/dashboard/link', { method: 'POST' })).json()).url, { redirect: 'manual' });
     const cookie = login.headers.get('set-cookie')!.split(';')[0];
-    const viaConsole = await fetch(`http://127.0.0.1:${env.server.control.port}/chrome/picker/lend`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ targetId: bank.pageTargetId, lent: true }) });
+    const consolePath = /Path=([^;]+)/.exec(login.headers.get('set-cookie')!)![1];
+    const viaConsole = await fetch(`http://127.0.0.1:${env.server.control.port}${consolePath}chrome/picker/lend`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ targetId: bank.pageTargetId, lent: true }) });
     expect(viaConsole.status).toBe(403);
     expect((await fetch(`http://127.0.0.1:${env.server.control.port}/chrome/picker/login?code=guessed`, { redirect: 'manual' })).status).toBe(401);
     expect(lentTabs().map((tab) => tab.targetId)).toEqual([shop.pageTargetId]);
