@@ -34,6 +34,7 @@ describe('config.json', () => {
       pressure: { cpu: 0.9, memory: 0.95 },
       recordings: { traceMaxMinutes: 10, maxMiB: 512 },
       browse: { providers: {}, maxSteps: 30, maxStepsLimit: 100, stepTimeoutMs: 120_000, budgetTokens: 0, maxRuns: 2 },
+      chrome: { answerTimeoutSeconds: 120 },
       defaultProfile: 'clawd',
       profiles: {},
     });
@@ -70,7 +71,7 @@ describe('reads do not write', () => {
   it('loading the config, listing profiles and constructing a client leave an empty home empty', () => {
     const dir = home();
     loadConfig(dir);
-    expect(new ProfileRegistry(dir).list().map((profile) => profile.name)).toEqual(['clawd', 'extension']);
+    expect(new ProfileRegistry(dir).list().map((profile) => profile.name)).toEqual(['clawd', 'extension', 'chrome']);
     BrowserClient.local({ home: dir });
     expect(readdirSync(dir)).toEqual([]);
   });

@@ -20,6 +20,7 @@ import { addTeachCommands } from './teach-commands.js';
 import { addBrowseCommands } from './browse-commands.js';
 import { addToolboxCommands } from './toolbox-commands.js';
 import { addPageToolsCommands } from './page-tools-commands.js';
+import { addChromeCommands } from './chrome-commands.js';
 import { describeChecks, runDoctor } from './doctor.js';
 import { runMcpStdio } from './mcp.js';
 import { CAPABILITY_GROUPS } from '../mcp/capabilities.js';
@@ -139,6 +140,7 @@ addToolboxCommands(program, client, print);
 addPageToolsCommands(program, client, print);
 addVideoCommands(program, client, print);
 addTeachCommands(program, client, print);
+addChromeCommands(program, client, print);
 addBrowseCommands(program, client, print);
 
 // ---- the native messaging host (spec §8) ------------------------------------
