@@ -91,7 +91,13 @@ describe('a demonstration on a shared tab', () => {
     await waitFor(() => env.server.relay.bridge.sharedTabs()[0]?.url.startsWith(site.url), { message: 'the relay never saw the form' });
     const [shared] = env.server.relay.bridge.sharedTabs();
 
-    // The person opens the extension's Teach page for the tab (the button's menu, or the options page, leads there) and starts.
+    // The options page offers the Teach page beside the shared tab (the toolbar button's menu leads there too).
+    const options = await hands.contexts()[0].newPage();
+    await options.goto(`chrome-extension://${EXTENSION_ID}/options.html`);
+    expect(await options.getByRole('link', { name: 'Teach…' }).getAttribute('href')).toBe(`teach.html?tab=${shared.tabId}`);
+    await options.close();
+
+    // The person opens the extension's Teach page for the tab and starts.
     const teachPage = await hands.contexts()[0].newPage();
     await teachPage.goto(`chrome-extension://${EXTENSION_ID}/teach.html?tab=${shared.tabId}`);
     await expect.poll(() => teachPage.locator('#tab-url').textContent()).toBe(site.url);
@@ -99,8 +105,17 @@ describe('a demonstration on a shared tab', () => {
     await teachPage.getByText('Recording. Steps so far:').waitFor();
     expect(await badgeOf(env.userBrowser.cdp, shared.targetId)).toMatchObject({ text: 'REC' });
 
-    // The person's hands: typing, a choice made with the keyboard, a box ticked, the button clicked.
+    // The page's own script can make events, but they are not the person's: nothing of them is a step.
     await page.bringToFront();
+    await page.evaluate(() => {
+      const email = document.querySelector<HTMLInputElement>('[name=email]')!;
+      email.value = 'page@evil.example';
+      email.dispatchEvent(new Event('change', { bubbles: true }));
+      document.querySelector('h1')!.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+      document.body.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }));
+    });
+
+    // The person's hands: typing, a choice made with the keyboard, a box ticked, the button clicked.
     await page.getByLabel('Full name').fill('Ada Lovelace');
     await page.getByLabel('Email').fill('ada@example.com');
     await page.getByLabel('Password').fill(PASSWORD);
