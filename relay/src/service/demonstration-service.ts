@@ -19,6 +19,8 @@ import type { ControlService } from './control-service.js';
 
 /** The most steps one demonstration keeps; past this it stops taking more, and says so at the stop. */
 const MAX_STEPS = 500;
+/** How long a tab whose page went is looked for again (the extension attaching to it anew). */
+const FOLLOW_MS = 5_000;
 
 interface Active {
   profile: string;
@@ -49,14 +51,34 @@ export class DemonstrationService {
     if (running) return describe(running);
     if (tab.person.mode === 'mark') throw new ConflictError(`A note is being written in tab ${targetId}: send it or cancel it first`);
     const active: Active = { profile: driver.profile.name, targetId, tab, since: new Date(), url: tab.page.url(), title: await tab.page.title().catch(() => ''), steps: [], dropped: 0 };
+    await this.watch(active, tab);
+    this.active.set(key, active);
+    return describe(active);
+  }
+
+  /**
+   * Hears the person in `tab` for `active`. A page object can go while its
+   * tab stays (a shared tab whose debugger Chrome detached and the extension
+   * attached again): the tab is then found again by its target and followed.
+   * A tab that closed keeps what was heard, for the stop.
+   */
+  private async watch(active: Active, tab: DriverTab): Promise<void> {
+    active.tab = tab;
     await tab.person.watch('demonstrate', (step) => {
       if (step.kind === 'mark') return;
       if (active.steps.length >= MAX_STEPS) active.dropped++;
       else active.steps.push(step);
     });
-    this.active.set(key, active);
-    tab.page.once('close', () => this.active.get(key) === active && void this.stopWatching(active));
-    return describe(active);
+    tab.page.once('close', () => void this.follow(active, tab));
+  }
+
+  private async follow(active: Active, gone: DriverTab): Promise<void> {
+    const driver = this.control.manager.driver(active.profile);
+    for (let waited = 0; waited < FOLLOW_MS && this.active.get(keyOf(active.profile, active.targetId)) === active; waited += 250) {
+      const again = await driver.tabFor(active.targetId).catch(() => undefined);
+      if (again && again !== gone && !again.page.isClosed()) return this.watch(active, again).catch(() => {});
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
   }
 
   /** `GET /demonstrations`: those going on, a profile's (or one tab's). */
