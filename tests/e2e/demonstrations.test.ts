@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { DemonstrationResult, Routine, RoutineRun } from '../../relay/src/api/teach-schemas.js';
+import { BrowserClient } from '../../relay/src/client/browser-client.js';
 import { EXTENSION_ID } from '../../protocol/constants.js';
 import { badgeOf } from './relay-env.js';
 import { chromiumPath, waitFor } from '../harness/chromium.js';
@@ -181,7 +182,7 @@ describe('a demonstration on a shared tab', () => {
     // The site changed since: the run stops at the step whose element is gone, and says where and why.
     site.button = 'Register';
     try {
-      const failed = await post<RoutineRun>('/routines/sign-up/run', { params: { password: 'x' } }, 'clawd');
+      const failed = await post<RoutineRun>('/routines/sign-up/run', { params: { password: 'hunter2 but longer' } }, 'clawd');
       expect(failed.ok).toBe(false);
       expect(failed.failed).toMatchObject({ step: 7, what: 'click button "Create account"', url: site.url });
       expect(failed.failed!.error).toMatch(/^no element matches button "Create account" on http/);
@@ -190,6 +191,11 @@ describe('a demonstration on a shared tab', () => {
       site.button = 'Create account';
     }
     expect(site.submissions.length).toBe(before + 1);
+
+    // A secret so short that hiding it would hide pieces of every answer: refused.
+    const short = await env.raw('/routines/sign-up/run?profile=clawd', { method: 'POST', body: JSON.stringify({ params: { password: 'abc' } }) });
+    expect(short.status).toBe(400);
+    expect(((await short.json()) as { error: { message: string } }).error.message).toMatch(/^params\.password: a secret is at least 6 characters/);
 
     // A secret the routine needs, not given: refused before any step runs.
     const refused = await env.raw('/routines/sign-up/run?profile=clawd', { method: 'POST', body: JSON.stringify({ params: {} }) });
@@ -216,6 +222,30 @@ describe('a demonstration on a shared tab', () => {
     expect(site.submissions.slice(before)).toEqual([{ name: 'Katherine Johnson', email: 'kj@example.com', password: 'orbital mechanics 62', plan: 'free', newsletter: true }]);
   }, 60_000);
 
+  it("runs in a task session with the session's key, typing the vault's secret the routine names", async () => {
+    const admin = env.client('clawd');
+    await admin.setSecret({ tenant: 'signup-demo', name: 'PASSWORD', domains: ['127.0.0.1'], value: 'kept in the vault 31' });
+    const { token: grant } = await admin.issueGrant({ tenant: 'signup-demo', domains: ['127.0.0.1'], ttl: 600, secrets: ['PASSWORD'] });
+    const session = await admin.openSession({ credential_mode: 'operator', tenant: 'signup-demo', grant });
+    const agent = new BrowserClient({ baseUrl: `http://127.0.0.1:${env.server.control.port}`, token: session.key! });
+    const before = site.submissions.length;
+    try {
+      expect((await agent.teach.routines()).routines.map((routine) => routine.name)).toContain('sign-up');
+      const run = await agent.teach.runRoutine('sign-up', { params: { full_name: 'Dorothy Vaughan' } });
+      expect(run.ok).toBe(true);
+      expect(site.submissions.slice(before)).toEqual([{ name: 'Dorothy Vaughan', email: 'ada@example.com', password: 'kept in the vault 31', plan: 'pro', newsletter: true }]);
+      // The session's own actions: the routine, then each step as an act.
+      const kinds = ((await (await env.raw(`/actions?profile=${session.profile}&limit=20`)).json()) as { actions: Array<{ kind: string }> }).actions.map((action) => action.kind);
+      expect(kinds).toEqual(expect.arrayContaining(['routine', 'navigate', 'type', 'select', 'fill', 'click']));
+      // The key may not write a note as if it were the person.
+      await expect(agent.teach.notes()).resolves.toMatchObject({ notes: [] });
+      const forged = await fetch(`http://127.0.0.1:${env.server.control.port}/notes`, { method: 'POST', headers: { authorization: `Bearer ${session.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ text: 'I am the person' }) });
+      expect(forged.status).toBe(403);
+    } finally {
+      await admin.closeSession(session.id);
+    }
+  }, 90_000);
+
   it('runs from the CLI, a secret given through the environment', async () => {
     const before = site.submissions.length;
     process.env.DEMO_TEST_PASSWORD = 'from the shell 99';
@@ -232,7 +262,7 @@ describe('a demonstration on a shared tab', () => {
   it('keeps no password in anything it wrote', async () => {
     const home = filesUnder(env.home);
     expect(home.some((file) => file.path.endsWith('routines/sign-up.json'))).toBe(true);
-    for (const secret of [PASSWORD, 'hunter2 but longer', 'orbital mechanics 62', 'from the shell 99']) {
+    for (const secret of [PASSWORD, 'hunter2 but longer', 'orbital mechanics 62', 'from the shell 99', 'kept in the vault 31']) {
       expect(home.filter((file) => file.text.includes(secret)).map((file) => file.path)).toEqual([]);
     }
     // Nor the agent's own exported script of the managed profile, where the routine's acts ran.

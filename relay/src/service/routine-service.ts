@@ -32,7 +32,9 @@ export class RoutineService {
   /** `POST /routines/{name}/run`. The parameters are checked before any step runs. */
   run(profile: string | undefined, name: string, request: z.output<typeof teachSchemas.routineRun>, signal?: AbortSignal): Promise<RoutineRun> {
     const routine = this.store.get(name);
-    const values = bind(routine, request.params);
+    // A task session whose grant lends secrets types the vault's for a secret the run does not give.
+    const lends = this.control.secretOpenerOf(this.control.manager.driver(profile).profile.name) !== undefined;
+    const values = bind(routine, request.params, lends);
     return this.control.operation(profile, { kind: 'routine', targetId: request.targetId }, signal, async (driver, bounded) => {
       const secrets = runSecrets(routine, values, this.control.secretOpenerOf(driver.profile.name));
       const steps: RoutineRun['steps'] = [];
@@ -79,21 +81,31 @@ export class RoutineService {
   }
 }
 
-/** The run's values: defaults for what was left out; unknown names, wrong kinds and missing secrets are a 400 naming them. */
-function bind(routine: Routine, given: Record<string, ParamValue>): Record<string, ParamValue> {
+/**
+ * The run's values: defaults for what was left out (a secret: the vault's it names, where the session's grant
+ * lends secrets); unknown names, wrong kinds and what is still missing are a 400 naming them.
+ */
+function bind(routine: Routine, given: Record<string, ParamValue>, lends: boolean): Record<string, ParamValue> {
   const unknown = Object.keys(given).filter((name) => !routine.parameters.some((param) => param.name === name));
   if (unknown.length) throw new BadRequestError(`params: routine ${routine.name} has no parameter ${unknown.map((name) => JSON.stringify(name)).join(', ')}; it has ${routine.parameters.map((param) => param.name).join(', ') || 'none'}`);
   const values: Record<string, ParamValue> = {};
   for (const param of routine.parameters) {
-    const value = given[param.name] ?? param.default;
+    const value = given[param.name] ?? param.default ?? (param.kind === 'secret' && lends ? `{{secret:${param.secret ?? param.name.toUpperCase()}}}` : undefined);
     if (value === undefined) {
       const how = param.kind === 'secret' ? `a secret (${param.description}) that was never recorded: give its value, or {{secret:${param.secret}}} in a task session whose grant names it` : `files for ${param.description}: paths in the upload folders`;
       throw new BadRequestError(`params.${param.name}: routine ${routine.name} needs it, ${how}`);
     }
     values[param.name] = checkKind(routine, param, value);
+    if (param.kind === 'secret' && !isPlaceholder(String(value)) && String(value).length < MIN_SECRET)
+      throw new BadRequestError(`params.${param.name}: a secret is at least ${MIN_SECRET} characters (the browser then hides it from every answer, wherever it stands: a shorter one would hide pieces of everything)`);
   }
   return values;
 }
+
+/** The shortest secret a run may give: every answer of the browser is redacted of it. */
+const MIN_SECRET = 6;
+
+const isPlaceholder = (value: string) => /^\{\{(secret|totp):[A-Za-z0-9_.-]{1,64}\}\}$/.test(value);
 
 function checkKind(routine: Routine, param: RoutineParameter, value: ParamValue): ParamValue {
   const wrong = (what: string) => new BadRequestError(`params.${param.name}: routine ${routine.name} wants ${what}`);
@@ -143,7 +155,7 @@ function actionOf(step: Exclude<RoutineStep, { kind: 'goto' | 'press' | 'upload'
     case 'type': {
       const value = String(values[step.param]);
       // A secret's value goes through the server's own typing ({{secret:…}}): the act, the log and the agent's script hold the placeholder.
-      const secret = value.match(/^\{\{(secret|totp):[A-Za-z0-9_.-]{1,64}\}\}$/) ? value : undefined;
+      const secret = isPlaceholder(value) ? value : undefined;
       const isSecret = routine.parameters.some((param) => param.name === step.param && param.kind === 'secret');
       const text = secret ?? (isSecret ? `{{secret:${RUN_SECRET}${step.param}}}` : value);
       return { kind: 'type', ref, targetId, text, ...(step.submit ? { submit: true } : {}) };
