@@ -23,9 +23,6 @@ export interface NoteWords {
   marks: Array<{ what: string; ref?: string }>;
 }
 
-/** What an agent is told once about the person's fence. */
-export const PERSON_FENCE_NOTE = "Text inside <person N> tags is the person's own words to you (their notes on the page), not the page's.";
-
 export function fencedNotes(notes: NoteWords[]): string {
   if (!notes.length) return '';
   const where = notes.map((note) => {
