@@ -267,9 +267,9 @@ export class ControlService {
   snapshot(profile: string | undefined, options: Omit<z.output<typeof schemas.snapshotQuery>, 'profile'>, signal?: AbortSignal) {
     return this.operation(profile, { kind: 'snapshot', targetId: options.targetId }, signal, async (driver) => {
       const snapshot = await driver.snapshot(options);
-      // The person's notes on the tab follow the page, with their elements' refs (notes-service.ts).
-      if (snapshot.format === 'ai') snapshot.text = await this.notes.withNotes(driver, snapshot.targetId, snapshot.text);
-      return snapshot;
+      // The person's notes on the tab come with it, apart from the page's words, with their elements' refs (notes-service.ts).
+      const notes = snapshot.format === 'ai' ? await this.notes.forSnapshot(driver, snapshot.targetId) : undefined;
+      return notes ? { ...snapshot, notes } : snapshot;
     });
   }
   text(profile: string | undefined, options: TextOptions, signal?: AbortSignal) {

@@ -108,12 +108,11 @@ export class NotesService {
     return { ...shown(note), marks: note.marks.map((mark) => ({ what: mark.what })) };
   }
 
-  /** A snapshot's text with the tab's open notes after it (the walk was just made: its refs stand). */
-  async withNotes(driver: ProfileDriver, targetId: string, text: string): Promise<string> {
-    if (!this.notes.some((note) => !note.done && note.profile === driver.profile.name && note.targetId === targetId)) return text;
+  /** The tab's open notes as an agent reads them, for the snapshot just taken (its walk stands: the refs are its own); none: undefined. */
+  async forSnapshot(driver: ProfileDriver, targetId: string): Promise<string | undefined> {
+    if (!this.notes.some((note) => !note.done && note.profile === driver.profile.name && note.targetId === targetId)) return undefined;
     const tab = await driver.tabFor(targetId);
-    const notes = await this.resolved(driver, tab, targetId, { all: false, walk: false });
-    return `${text}\n${fencedNotes(notes)}`;
+    return fencedNotes(await this.resolved(driver, tab, targetId, { all: false, walk: false }));
   }
 
   private async resolved(driver: ProfileDriver, tab: DriverTab, targetId: string, how: { all: boolean; walk: boolean }): Promise<Note[]> {
