@@ -60,7 +60,8 @@ export function personWatchSource(binding: string, mode: PersonWatchMode): strin
         }
       }
     } catch {}
-    return { ...out, ...describeElement(el) };
+    // A role and name that match one element already win (replay/locator-choice.ts): the rest is not counted.
+    return { ...out, ...describeElement(el, out.nameCount !== 1) };
   };
 
   const CREDENTIAL = /(^|\\s)(current-password|new-password|one-time-code|cc-number|cc-csc)(\\s|$)/i;

@@ -25,7 +25,11 @@ export interface ElementDescription {
   css: string;
 }
 
-export function describeElement(element: Element): ElementDescription {
+/**
+ * `counts: false` when the caller counts with Playwright itself (an agent's act, before it runs), or
+ * needs none (a role and name that already match one element): counting walks the document.
+ */
+export function describeElement(element: Element, counts = true): ElementDescription {
   const collapse = (text: string | null | undefined): string => String(text ?? '').replace(/\s+/g, ' ').trim();
   const labelOf = (el: Element): string => {
     const labelledBy = el.getAttribute('aria-labelledby');
@@ -49,16 +53,16 @@ export function describeElement(element: Element): ElementDescription {
   const labelled = 'input, select, textarea, button, meter, output, progress, [aria-label], [aria-labelledby]';
 
   const testId = element.getAttribute('data-testid');
-  const testIdCount = testId === null ? 0 : document.querySelectorAll(`[data-testid="${CSS.escape(testId)}"]`).length;
+  const testIdCount = testId === null || !counts ? 0 : document.querySelectorAll(`[data-testid="${CSS.escape(testId)}"]`).length;
 
   const label = labelOf(element);
   let labelCount = 0;
-  if (label) for (const other of document.querySelectorAll(labelled)) if (labelOf(other) === label) labelCount++;
+  if (label && counts) for (const other of document.querySelectorAll(labelled)) if (labelOf(other) === label) labelCount++;
 
   const own = collapse((element as HTMLElement).innerText || element.textContent);
   const text = own.length <= 80 ? own : '';
   let textCount = 0;
-  if (text && document.body) {
+  if (text && counts && document.body) {
     // Innermost: an element whose text is it, with no child whose text is it too.
     for (const other of document.body.querySelectorAll('*')) {
       if (collapse((other as HTMLElement).innerText || other.textContent) !== text) continue;

@@ -239,7 +239,8 @@ function engineSource(): string {
       case 'describe': {
         const element = state && state.refs.get(argument);
         if (!element || !element.isConnected) return output(null);
-        return output(describeElement(element));
+        // Counted by Playwright on the Node side (driver/script-recorder.ts).
+        return output(describeElement(element, false));
       }
       case 'present': {
         probes++;
