@@ -63,9 +63,12 @@ export function describeElement(element: Element, counts = true): ElementDescrip
   const text = own.length <= 80 ? own : '';
   let textCount = 0;
   if (text && counts && document.body) {
-    // Innermost: an element whose text is it, with no child whose text is it too.
-    for (const other of document.body.querySelectorAll('*')) {
-      if (collapse((other as HTMLElement).innerText || other.textContent) !== text) continue;
+    // Innermost: an element whose text is it, with no child whose text is it too. Its raw text is a cheap
+    // first look (no layout), so only the few elements that hold the words have their rendered text read.
+    for (const other of document.body.getElementsByTagName('*')) {
+      const raw = other.textContent ?? '';
+      if (raw.length < text.length || !collapse(raw).includes(text)) continue;
+      if (collapse((other as HTMLElement).innerText || raw) !== text) continue;
       if (![...other.children].some((child) => collapse((child as HTMLElement).innerText || child.textContent) === text)) textCount++;
     }
   }
