@@ -122,6 +122,7 @@ export class SharedTabs {
   /** Stops sharing. `detach` is false when Chrome already detached the debugger. */
   async unshare(tabId: number, reason: string, { detach }: { detach: boolean }): Promise<void> {
     if (this.suspended.delete(tabId)) return showBadge(tabId, { kind: 'off' });
+    this.teaching.delete(tabId);
     if (!this.tabs.delete(tabId)) return;
     await this.persist();
     this.events.unshared(tabId, reason);
@@ -229,6 +230,7 @@ export class SharedTabs {
 
   /** What the person is teaching in a shared tab (teaching.ts), shown on its badge while it lasts. */
   async setTeaching(tabId: number, what: 'recording' | 'marking' | undefined): Promise<void> {
+    if (this.teaching.get(tabId) === what) return;
     if (what) this.teaching.set(tabId, what);
     else this.teaching.delete(tabId);
     if (this.tabs.has(tabId)) await this.badgeFor(tabId);

@@ -37,6 +37,11 @@ export class Teaching {
       if (op === 'demonstrate') await this.badge(tabId, 'recording');
       else if (op === 'mark') await this.badge(tabId, 'marking');
       else if (op !== 'state') await this.badge(tabId, undefined);
+      else {
+        // What the server says goes on: a worker that restarted since shows it again.
+        const state = result.answer as { demonstration: unknown; marking: unknown } | undefined;
+        await this.badge(tabId, state?.demonstration ? 'recording' : state?.marking ? 'marking' : undefined);
+      }
     }
     return result;
   }
