@@ -12,7 +12,7 @@ import { type ControlService, validated } from '../service/control-service.js';
 const PROFILE = 'extension';
 
 export function extensionTeaching(service: ControlService): (request: TeachRequest) => Promise<unknown> {
-  const { demonstrations, notes } = service;
+  const { demonstrations, notes } = service.teaching;
   return async ({ op, targetId, name, description, text }) => {
     switch (op) {
       case 'demonstrate':

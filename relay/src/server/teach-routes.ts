@@ -4,7 +4,7 @@ import type { RouteBinder } from './route-binder.js';
 
 /** A person teaches (spec §23) over HTTP: thin routes over the demonstration, routine and notes services. */
 export function bindTeachRoutes(routes: RouteBinder, service: ControlService): void {
-  const { demonstrations, routines, notes } = service;
+  const { demonstrations, routines, notes } = service.teaching;
   routes.json('POST /demonstrations/start', ({ query, body }) => demonstrations.start(query.profile, body));
   routes.json('GET /demonstrations', ({ query }) => ({ demonstrations: demonstrations.list(query.profile, query.targetId) }));
   routes.json('POST /demonstrations/stop', ({ query, body }) => demonstrations.stop(query.profile, body));

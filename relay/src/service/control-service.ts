@@ -23,10 +23,7 @@ import { HandoffService, type LinkMaker } from './handoff-service.js';
 import { HandoffWebhook, type WebhookTarget } from './handoff-webhook.js';
 import type { AuditTrail } from '../vault/audit-log.js';
 import type { RoutineStore } from '../routines/routine-store.js';
-import { DemonstrationService } from './demonstration-service.js';
-import { RoutineService } from './routine-service.js';
-import { NotesService } from './notes-service.js';
-import { routineSummary, type TeachApi } from '../api/teach-api.js';
+import { Teaching } from './teaching.js';
 import type { BrowseOptions, BrowseRequest, BrowseResult } from '../api/browse-schemas.js';
 
 /** The browse runtime (browse/browse-runs.ts), as the server hands it to the service: a run for a caller's scope. */
@@ -74,11 +71,8 @@ export class ControlService {
   readonly pageTools = new PageToolsService(this);
   /** Hand-offs to a person (handoff-service.ts). */
   readonly handoffs: HandoffService;
-  /** A person's demonstrations, and the routines they make (demonstration-service.ts, routine-service.ts). */
-  readonly demonstrations: DemonstrationService;
-  readonly routines: RoutineService;
-  /** A person's notes on a page's elements (notes-service.ts). */
-  readonly notes = new NotesService(this);
+  /** A person teaching: demonstrations, the routines they make, notes (teaching.ts). */
+  readonly teaching: Teaching;
   /** Task sessions' profiles with calls that have asked: aborted, with why, when the session ends. */
   private readonly ending = new Map<string, AbortController>();
   private browseRunner: BrowseRunner = async () => {
@@ -106,8 +100,7 @@ export class ControlService {
     handoffWebhook?: () => WebhookTarget | undefined,
   ) {
     this.handoffs = new HandoffService(this, audit, handoffWebhook && new HandoffWebhook(handoffWebhook, audit));
-    this.demonstrations = new DemonstrationService(this, routineStore);
-    this.routines = new RoutineService(this, routineStore);
+    this.teaching = new Teaching(this, routineStore);
     // A session that ended takes its calls in flight with it, each told why (a 410, as later calls are).
     sessions.whenEnded((id) => {
       const profile = `${SESSION_PROFILE_PREFIX}${id}`;
@@ -268,7 +261,7 @@ export class ControlService {
     return this.operation(profile, { kind: 'snapshot', targetId: options.targetId }, signal, async (driver) => {
       const snapshot = await driver.snapshot(options);
       // The person's notes on the tab come with it, apart from the page's words, with their elements' refs (notes-service.ts).
-      const notes = snapshot.format === 'ai' ? await this.notes.forSnapshot(driver, snapshot.targetId) : undefined;
+      const notes = snapshot.format === 'ai' ? await this.teaching.notes.forSnapshot(driver, snapshot.targetId) : undefined;
       return notes ? { ...snapshot, notes } : snapshot;
     });
   }
@@ -303,23 +296,6 @@ export class ControlService {
   armDialog(profile: string | undefined, hook: z.output<typeof schemas.dialog>, signal?: AbortSignal): Promise<DialogArmed> {
     return this.operation(profile, { kind: 'dialog', targetId: hook.targetId }, signal, (driver) => driver.armDialog(hook));
   }
-  /** Demonstrations, routines and notes for one profile, in process (`BrowserApi.teach`), checked as the routes check them. */
-  teachApi(profile: string | undefined, signal?: AbortSignal): TeachApi {
-    const { demonstrations, routines, notes } = this;
-    return {
-      startDemonstration: async (request = {}) => demonstrations.start(profile, validated(schemas.demonstrationStart, request, 'arguments')),
-      demonstrations: async (query = {}) => ({ demonstrations: demonstrations.list(profile, query.targetId) }),
-      stopDemonstration: async (request = {}) => demonstrations.stop(profile, validated(schemas.demonstrationStop, request, 'arguments')),
-      routines: async () => ({ routines: demonstrations.routines().map(routineSummary) }),
-      routine: async (name) => demonstrations.routine(name),
-      deleteRoutine: async (name) => ({ deleted: demonstrations.deleteRoutine(name) }),
-      routineScript: async (name) => demonstrations.script(name),
-      runRoutine: (name, request = {}) => routines.run(profile, name, validated(schemas.routineRun, request, 'arguments'), signal),
-      notes: (query = {}) => notes.list(profile, query),
-      noteDone: async (id) => notes.done(profile, validated(schemas.noteDone, { id }, 'arguments').id),
-    };
-  }
-
   /** What opens the secrets a profile's acts may type (a task session's grant), if any. */
   secretOpenerOf(profile: string): SecretOpener | undefined {
     return this.sessions.secretOpener(profile);
@@ -400,7 +376,7 @@ export class ControlService {
       toolbox: service.toolbox.api(profile, signal),
       vision: service.vision.api(profile, signal),
       pageTools: service.pageTools.api(profile, signal),
-      teach: service.teachApi(profile, signal),
+      teach: service.teaching.api(profile, signal),
       handoff: (request, wait = {}) =>
         service.handoffs.openAndWait(profile, validated(schemas.handoff, request, 'arguments'), service.handoffLink(), wait.signal ?? signal, wait.onWaiting),
       browse: (request, how = {}) => service.browseRunner(request, { profile, locked: options.locked ?? false }, { ...how, signal: how.signal ?? signal }),
