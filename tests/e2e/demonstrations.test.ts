@@ -174,9 +174,16 @@ describe('a demonstration on a shared tab', () => {
 
   it('its routine runs with other values on a managed profile, each step checked, and says where a run fails', async () => {
     const before = site.submissions.length;
+    await post('/video/start', {}, 'clawd');
     const run = await post<RoutineRun>('/routines/sign-up/run', { params: { full_name: 'Grace Hopper', email: 'grace@example.com', password: 'hunter2 but longer', plan: 'Team', send_me_the_newsletter: false } }, 'clawd');
     expect(run.ok).toBe(true);
     expect(run.steps.map((step) => step.outcome)).toEqual(Array(7).fill('ok'));
+    // Each step says, as an act does, whether the page reacted.
+    expect(run.steps[1]).toMatchObject({ what: 'type full_name into textbox "Full name"', changed: true });
+    expect(run.steps.at(-1)).toMatchObject({ what: 'click button "Create account"', outcome: 'ok', url: site.url });
+    // Filmed as acts are: a chapter for each step.
+    const film = await post<{ chapters: Array<{ kind: string }> }>('/video/stop', {}, 'clawd');
+    expect(film.chapters.map((chapter) => chapter.kind)).toEqual(expect.arrayContaining(['navigate', 'type', 'select', 'fill', 'click']));
     expect(site.submissions.slice(before)).toEqual([{ name: 'Grace Hopper', email: 'grace@example.com', password: 'hunter2 but longer', plan: 'team', newsletter: false }]);
 
     // The site changed since: the run stops at the step whose element is gone, and says where and why.

@@ -67,7 +67,9 @@ export class RoutineService {
           }
           const result = await this.control.act(driver.profile.name, action, bounded, { secrets });
           url = result.url;
-          steps.push({ step: index + 1, what, outcome: 'ok', ...(result.changed !== undefined ? { changed: result.changed } : {}), ...(url ? { url } : {}) });
+          // A step that took the tab elsewhere changed the page, as much as one that changed it in place.
+          const changed = result.navigated || result.url === undefined ? true : result.changed;
+          steps.push({ step: index + 1, what, outcome: 'ok', ...(changed !== undefined ? { changed } : {}), ...(url ? { url } : {}) });
         } catch (error) {
           if (bounded.aborted) throw error;
           const message = (error as Error).message.split('\n')[0];
