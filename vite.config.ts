@@ -13,6 +13,8 @@ export default defineConfig({
     emptyOutDir: true,
     // Keep the worker readable in chrome://inspect; it is small anyway.
     minify: false,
+    // Pages the manifest does not name: the Teach page (demonstrations and notes), opened from the button's menu and the options page.
+    rollupOptions: { input: { teach: 'teach.html' } },
   },
   // crxjs starts a dev server for HMR; this project only ever builds.
   server: { port: 0 },

@@ -89,7 +89,17 @@ export type RelayMessage =
    */
   | { type: 'handoff'; tabId: number; id: string; reason: string; link: string }
   /** The hand-off ended (answered, timed out, cancelled): the badge and notification go. */
-  | { type: 'handoffEnded'; tabId: number; id: string };
+  | { type: 'handoffEnded'; tabId: number; id: string }
+  /** The answer to a `teach` request: what the server said, or why it could not. */
+  | { type: 'taught'; id: number; ok: boolean; answer?: unknown; error?: string };
+
+/**
+ * What the person asks of clawd-browser about teaching in a shared tab
+ * (spec §23): start or stop a demonstration, mark elements for a note and
+ * send it, or ask how things stand.
+ */
+export type TeachOp = 'demonstrate' | 'stop' | 'discard' | 'mark' | 'note' | 'cancel' | 'state';
+export const TEACH_OPS: readonly TeachOp[] = ['demonstrate', 'stop', 'discard', 'mark', 'note', 'cancel', 'state'];
 
 // ---- extension -> relay -------------------------------------------------
 
@@ -114,6 +124,8 @@ export type ExtensionHeader =
   | { type: 'download'; tabId: number; download: SharedDownload }
   /** The user's answer to a consentRequest: the domains they allowed (none when they refused or closed the page). */
   | { type: 'consentAnswer'; id: number; allowed: boolean; domains: string[] }
+  /** The person's teaching request on a shared tab; answered with `taught` (name, description: a routine's; text: a note's). */
+  | { type: 'teach'; id: number; tabId: number; op: TeachOp; name?: string; description?: string; text?: string }
   /** Keeps the service worker alive and lets the relay notice a dead link. */
   | { type: 'ping' };
 

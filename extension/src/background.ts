@@ -1,5 +1,5 @@
 import { WIRE_PROTOCOL_VERSION } from '../../protocol/constants';
-import { encodeExtensionFrame, type RelayCommand, type RelayMessage } from '../../protocol/wire';
+import { encodeExtensionFrame, type RelayCommand, type RelayMessage, type SharedTab } from '../../protocol/wire';
 import { shareableUrlProblem, tabUrlProblem } from '../../protocol/url-gate';
 import { cdpError, workerStopping } from './logic/cdp-error';
 import { commandProblem, landedOn } from './logic/ownership';
@@ -17,6 +17,7 @@ import { isBlankNavigation, navigateToBlank } from './blank-navigation';
 import { watchPopupFirstPages } from './popup-first-page';
 import { VaultConsent } from './vault-consent';
 import { watchToolbarClicks } from './toolbar-click';
+import { type TeachAnswer, Teaching } from './teaching';
 import type { ConsentRequest, ExtensionStatus, OptionsRequest } from './status';
 
 /**
@@ -206,6 +207,21 @@ chrome.tabs.onUpdated.addListener((tabId, change) => {
 
 const handoffs = new HandoffNotices((tabId) => shared.refreshBadge(tabId));
 
+// ---- teaching: demonstrations and notes on a shared tab (teaching.ts, the Teach page) -------
+
+const teaching = new Teaching((frame) => link.send(frame), () => link.state === 'open', (tabId, what) => shared.setTeaching(tabId, what));
+const TEACH_MENU = 'clawd-teach';
+chrome.runtime.onInstalled.addListener(() => {
+  chrome.contextMenus.create({ id: TEACH_MENU, title: 'Teach your agent in this tab…', contexts: ['action'] }, () => void chrome.runtime.lastError);
+});
+chrome.contextMenus.onClicked.addListener((info, tab) => {
+  if (info.menuItemId === TEACH_MENU && tab?.id !== undefined) void openTeachPage(tab.id);
+});
+
+function openTeachPage(tabId: number): Promise<chrome.tabs.Tab> {
+  return chrome.tabs.create({ url: `${chrome.runtime.getURL('teach.html')}?tab=${tabId}`, active: true });
+}
+
 watchDownloads(shared, (tabId, download) => link.send(encodeExtensionFrame({ type: 'download', tabId, download })));
 
 // ---- relay -> Chrome ---------------------------------------------------------
@@ -216,6 +232,7 @@ async function handleRelayMessage(message: RelayMessage): Promise<void> {
   if (message.type === 'consentRequest') return vaultConsent.ask(message);
   if (message.type === 'handoff') return handoffs.show(message);
   if (message.type === 'handoffEnded') return handoffs.end(message);
+  if (message.type === 'taught') return teaching.answered(message);
   if (typeof (message as { id?: unknown }).id !== 'number') return console.warn(`clawd-browser relay: command without an id (${String(message.type)})`);
   commandsInFlight++;
   let frame: string | undefined;
@@ -272,10 +289,15 @@ const vaultConsent = new VaultConsent((id, allowed, domains) => link.send(encode
 
 // ---- the options page ----------------------------------------------------------
 
-chrome.runtime.onMessage.addListener((request: OptionsRequest, _sender, reply: (status: ExtensionStatus | ConsentRequest | { error: string } | { ok: true }) => void) => {
+chrome.runtime.onMessage.addListener((request: OptionsRequest, _sender, reply: (status: ExtensionStatus | ConsentRequest | TeachAnswer | { tab: SharedTab } | { error: string } | { ok: true }) => void) => {
   void (async () => {
     await ready;
     if (request.type === 'consent') return reply((await vaultConsent.request(request.id)) ?? { error: 'This request was answered already, or has expired.' });
+    if (request.type === 'teach') return reply(await teaching.ask(request.tabId, request.op, { name: request.name, description: request.description, text: request.text }));
+    if (request.type === 'teachTab') {
+      const tab = shared.get(request.tabId);
+      return reply(tab ? { tab } : { error: 'This tab is not shared with clawd-browser: click the toolbar button on it first.' });
+    }
     if (request.type === 'consentAnswer') {
       await vaultConsent.answered(request.id, request.allowed, request.domains);
       return reply({ ok: true });

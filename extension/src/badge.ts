@@ -1,7 +1,17 @@
 import { ACCENT_COLOR } from '../../protocol/constants';
 
-/** Per-tab toolbar badge (spec §7): ON / … / ! (tooltip says why) / YOU (an agent handed you the tab) / empty. */
-export type BadgeState = { kind: 'off' } | { kind: 'on' } | { kind: 'connecting'; why: string } | { kind: 'error'; why: string } | { kind: 'handoff'; why: string };
+/**
+ * Per-tab toolbar badge (spec §7): ON / … / ! (tooltip says why) / YOU (an agent handed you the tab) /
+ * REC (what you do is recorded as a demonstration) / NOTE (your clicks mark elements for a note) / empty.
+ */
+export type BadgeState =
+  | { kind: 'off' }
+  | { kind: 'on' }
+  | { kind: 'connecting'; why: string }
+  | { kind: 'error'; why: string }
+  | { kind: 'handoff'; why: string }
+  | { kind: 'recording' }
+  | { kind: 'marking' };
 
 const DEFAULT_TITLE = 'clawd-browser: click to share this tab';
 
@@ -12,14 +22,18 @@ interface BadgeLook {
 }
 
 function lookOf(state: BadgeState): BadgeLook {
-  const text = { off: '', on: 'ON', connecting: '…', error: '!', handoff: 'YOU' }[state.kind];
-  const color = state.kind === 'error' ? '#B00020' : state.kind === 'connecting' ? '#777777' : state.kind === 'handoff' ? '#E8710A' : ACCENT_COLOR;
+  const text = { off: '', on: 'ON', connecting: '…', error: '!', handoff: 'YOU', recording: 'REC', marking: 'NOTE' }[state.kind];
+  const color = state.kind === 'error' || state.kind === 'recording' ? '#B00020' : state.kind === 'connecting' ? '#777777' : state.kind === 'handoff' || state.kind === 'marking' ? '#E8710A' : ACCENT_COLOR;
   const title =
     state.kind === 'on'
       ? 'clawd-browser: this tab is shared with your agent (click to stop)'
       : state.kind === 'off'
         ? DEFAULT_TITLE
-        : `clawd-browser: ${state.why}`;
+        : state.kind === 'recording'
+          ? 'clawd-browser: recording what you do in this tab, to teach your agent (stop it on the Teach page: right-click this button)'
+          : state.kind === 'marking'
+            ? 'clawd-browser: your clicks in this tab mark elements for a note to your agent (write it on the Teach page)'
+            : `clawd-browser: ${state.why}`;
   return { text, color, title };
 }
 

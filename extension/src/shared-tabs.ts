@@ -21,6 +21,8 @@ export interface SharingEvents {
 
 export class SharedTabs {
   private readonly tabs = new Map<number, SharedTab>();
+  /** Shared tabs where the person demonstrates (REC) or marks elements for a note (NOTE). */
+  private readonly teaching = new Map<number, 'recording' | 'marking'>();
   /** Tabs being attached right now: a second click or onCreated must not race. */
   private readonly attaching = new Set<number>();
   /**
@@ -120,6 +122,7 @@ export class SharedTabs {
   /** Stops sharing. `detach` is false when Chrome already detached the debugger. */
   async unshare(tabId: number, reason: string, { detach }: { detach: boolean }): Promise<void> {
     if (this.suspended.delete(tabId)) return showBadge(tabId, { kind: 'off' });
+    this.teaching.delete(tabId);
     if (!this.tabs.delete(tabId)) return;
     await this.persist();
     this.events.unshared(tabId, reason);
@@ -220,7 +223,17 @@ export class SharedTabs {
   }
 
   private badgeFor(tabId: number): Promise<void> {
+    const teaching = this.teaching.get(tabId);
+    if (this.linkOpen && teaching) return showBadge(tabId, { kind: teaching });
     return showBadge(tabId, this.linkOpen ? { kind: 'on' } : { kind: 'connecting', why: 'shared; connecting to the clawd-browser relay…' });
+  }
+
+  /** What the person is teaching in a shared tab (teaching.ts), shown on its badge while it lasts. */
+  async setTeaching(tabId: number, what: 'recording' | 'marking' | undefined): Promise<void> {
+    if (this.teaching.get(tabId) === what) return;
+    if (what) this.teaching.set(tabId, what);
+    else this.teaching.delete(tabId);
+    if (this.tabs.has(tabId)) await this.badgeFor(tabId);
   }
 
   private async describe(tabId: number): Promise<SharedTab> {

@@ -1,4 +1,4 @@
-import type { SharedTab } from '../../protocol/wire';
+import type { SharedTab, TeachOp } from '../../protocol/wire';
 import type { NativeHostState } from './native-host';
 import type { LinkState } from './relay-link';
 
@@ -9,7 +9,11 @@ export type OptionsRequest =
   /** The consent page asks what it is asked for. */
   | { type: 'consent'; id: number }
   /** The person's answer, from the consent page. */
-  | { type: 'consentAnswer'; id: number; allowed: boolean; domains: string[] };
+  | { type: 'consentAnswer'; id: number; allowed: boolean; domains: string[] }
+  /** The Teach page: a demonstration or a note in a shared tab (teaching.ts). */
+  | { type: 'teach'; tabId: number; op: TeachOp; name?: string; description?: string; text?: string }
+  /** The Teach page asks which shared tab it is for. */
+  | { type: 'teachTab'; tabId: number };
 
 /** What the relay asks the person to allow (options page, `#consent=<id>`). */
 export interface ConsentRequest {

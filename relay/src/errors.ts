@@ -39,6 +39,7 @@ export const NEXT_STEPS = {
   'list-page-tools': { http: 'GET /page-tools', cli: 'clawd-browser page-tools', mcp: 'browser_page_tool without a name' },
   'open-session': { http: 'POST /sessions', cli: 'clawd-browser session-open', mcp: 'a new task session (POST /sessions on the control API)' },
   'list-sessions': { http: 'GET /sessions', cli: 'clawd-browser sessions', mcp: 'the task sessions (GET /sessions on the control API)' },
+  'list-routines': { http: 'GET /routines', cli: 'clawd-browser routines', mcp: 'browser_routine with action "list"' },
 } as const;
 export type NextStep = keyof typeof NEXT_STEPS;
 export type Surface = 'http' | 'cli' | 'mcp';

@@ -48,6 +48,8 @@ export interface ControlEnvOptions {
   logLines?: string[];
   /** Switches for the user's own Chromium beyond the harness's (a feature the person turned on). */
   userBrowserArgs?: string[];
+  /** The user's Chromium also listens on a DevTools port (userBrowser.wsEndpoint): a test's Playwright is the person's hands there. */
+  userBrowserPort?: boolean;
 }
 
 export async function startControlEnv(options: ControlEnvOptions = {}): Promise<ControlEnv> {
@@ -62,7 +64,7 @@ export async function startControlEnv(options: ControlEnvOptions = {}): Promise<
   };
   let server = await startServer({ home, logger: logger() });
   const fixtures = await startFixtureServer();
-  const userBrowser = await launchChromium({ extensionDir: EXTENSION_DIR, extraArgs: options.userBrowserArgs });
+  const userBrowser = await launchChromium({ extensionDir: EXTENSION_DIR, extraArgs: options.userBrowserArgs, ...(options.userBrowserPort ? { remoteDebuggingPort: 0 } : {}) });
   await extensionReady(userBrowser.cdp);
   await setExtensionStorage(userBrowser.cdp, EXTENSION_ID, 'local', {
     pairing: { relayUrl: `ws://127.0.0.1:${server.relay.port}`, key: server.extensionKey, via: 'manual' },

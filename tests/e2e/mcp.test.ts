@@ -234,7 +234,7 @@ describe('capability groups', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }),
     });
     expect(refused.status).toBe(400);
-    expect(((await refused.json()) as { error: { message: string } }).error.message).toBe('Invalid caps: no group is named "everything"; the groups are vision, files, recording, dialogs, emulation, network, storage, handoff, browse (or all)');
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toBe('Invalid caps: no group is named "everything"; the groups are vision, files, recording, dialogs, emulation, network, storage, handoff, browse, routines (or all)');
   });
 
   it('emulation, network and storage: an agent emulates, routes, runs a script first, and carries storage in a file', async () => {

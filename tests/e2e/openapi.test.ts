@@ -118,6 +118,22 @@ describe.each(['clawd', 'extension'])('the %s profile answers as its document sa
     await call('POST', q('/video/start'), { targetId: tab.targetId }, 400);
     await call('POST', q('/video/stop'), {}, 200);
     await call('GET', q('/videos'), undefined, 200);
+    // A person teaching: a demonstration (of nothing, here) saved as a routine, run, deleted; a note.
+    await call('POST', q('/demonstrations/start'), { targetId: tab.targetId }, 200);
+    await call('GET', q('/demonstrations'), undefined, 200);
+    await call('POST', q('/demonstrations/stop'), { targetId: tab.targetId, name: `shown-${profile}` }, 200);
+    await call('GET', '/routines', undefined, 200);
+    await call('GET', `/routines/shown-${profile}`, undefined, 200);
+    await call('GET', `/routines/shown-${profile}/script`, undefined, 200);
+    await call('POST', q(`/routines/shown-${profile}/run`), { targetId: tab.targetId }, 200);
+    await call('POST', q(`/routines/shown-${profile}/run`), { targetId: tab.targetId, params: { nope: 'x' } }, 400);
+    await call('DELETE', `/routines/shown-${profile}`, undefined, 200);
+    await call('GET', `/routines/shown-${profile}`, undefined, 404);
+    await call('POST', q('/notes/start'), { targetId: tab.targetId }, 200);
+    await call('POST', q('/notes/cancel'), { targetId: tab.targetId }, 200);
+    const note = await call('POST', q('/notes'), { targetId: tab.targetId, text: 'mind the form' }, 201);
+    await call('GET', q('/notes', `&targetId=${tab.targetId}`), undefined, 200);
+    await call('POST', q('/notes/done'), { id: note.id }, 200);
     await call('POST', q('/screencast/input'), { targetId: tab.targetId, type: 'move', x: 0.5, y: 0.5 }, 200);
     await call('GET', q('/actions', '&limit=5'), undefined, 200);
     await call('DELETE', q(`/tabs/${tab.targetId}`), undefined, 200);

@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { CdpBridge, type Outbound } from '../../relay/src/bridge/cdp-bridge.js';
+import type { TeachRequest } from '../../relay/src/bridge/outbound.js';
 import { WIRE_PROTOCOL_VERSION } from '../../protocol/constants.js';
 import { encodeExtensionFrame, type ExtensionHeader, type RelayCommand, type SharedTab } from '../../protocol/wire.js';
 
@@ -21,6 +22,7 @@ class Harness {
   closed: number[] = [];
   downloads: Array<{ targetId: string; id: number; state: string }> = [];
   consents: Array<{ id: number; allowed: boolean; domains: string[] }> = [];
+  teaching: TeachRequest[] = [];
   fileReads: Array<{ requestId: number; paths: string[] }> = [];
   copies: Array<{ requestId: number; from: string; dir: string; name: string }> = [];
   private nextId = 100;
@@ -41,6 +43,8 @@ class Harness {
         this.copies.push({ requestId: message.requestId, from: message.from, dir: message.dir, name: message.name });
       } else if (message.to === 'readFiles') {
         this.fileReads.push({ requestId: message.requestId, paths: message.paths });
+      } else if (message.to === 'teach') {
+        this.teaching.push(message.request);
       } else {
         this.consents.push({ id: message.id, allowed: message.allowed, domains: message.domains });
       }
@@ -605,6 +609,17 @@ describe('tabs going away and the extension reconnecting', () => {
     h.fromExtension({ type: 'consentAnswer', id: 'x', allowed: true } as never);
     expect(h.consents).toEqual([{ id: 3, allowed: true, domains: ['a.example'] }]);
     expect(h.toExtension.filter((m) => m.type === 'protocolError').map((m) => m.message)).toEqual([expect.stringMatching(/bad extension frame \(type "consentAnswer"\)/)]);
+  });
+
+  it("hands the person's teaching requests on a shared tab to its owner, with the tab's target; another tab's are answered at once", () => {
+    h.connectExtension([TAB_A]);
+    h.fromExtension({ type: 'teach', id: 4, tabId: 1, op: 'stop', name: 'sign-up' });
+    expect(h.teaching).toEqual([{ id: 4, targetId: 'PAGE-A', op: 'stop', name: 'sign-up' }]);
+    h.fromExtension({ type: 'teach', id: 5, tabId: 99, op: 'demonstrate' });
+    expect(h.teaching.length).toBe(1);
+    expect(h.toExtension.filter((m) => m.type === 'taught')).toEqual([{ type: 'taught', id: 5, ok: false, error: expect.stringMatching(/^this tab is not shared/) }]);
+    h.fromExtension({ type: 'teach', id: 6, tabId: 1, op: 'erase everything' } as never);
+    expect(h.toExtension.filter((m) => m.type === 'protocolError').map((m) => m.message)).toEqual([expect.stringMatching(/bad extension frame \(type "teach"\)/)]);
   });
 
   it('emulates DOM.setFileInputFiles: the server reads the files, the page gets their contents', () => {

@@ -107,10 +107,11 @@ describe('the tools, in process', () => {
       'browser_pdf', 'browser_console', 'browser_downloads', 'browser_record', 'browser_upload', 'browser_dialog',
       'browser_labelled_screenshot', 'browser_computer',
       'browser_emulate', 'browser_route', 'browser_init_script', 'browser_storage', 'browser_handoff', 'browser_browse',
+      'browser_routine', 'browser_notes',
     ]);
     expect(parseCaps(' storage, network ,storage')).toEqual(['storage', 'network']);
     expect(parseCaps(undefined)).toEqual([]);
-    expect(() => parseCaps('storage,sight')).toThrow('Invalid caps: no group is named "sight"; the groups are vision, files, recording, dialogs, emulation, network, storage, handoff, browse (or all)');
+    expect(() => parseCaps('storage,sight')).toThrow('Invalid caps: no group is named "sight"; the groups are vision, files, recording, dialogs, emulation, network, storage, handoff, browse, routines (or all)');
   });
 
   it('browser_act makes one API call that asks for the diff, and answers in a few lines', async () => {

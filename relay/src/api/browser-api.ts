@@ -19,6 +19,7 @@ import type { ActionRequest, RequestOf } from './schemas.js';
 import type { ToolboxApi } from './toolbox-api.js';
 import type { VisionApi } from './vision-api.js';
 import type { PageToolsApi } from './page-tools-api.js';
+import type { TeachApi } from './teach-api.js';
 import type { HandoffAnswer } from './session-responses.js';
 import type { BrowseOptions, BrowseRequest, BrowseResult } from './browse-schemas.js';
 
@@ -93,6 +94,8 @@ export interface BrowserApi {
   readonly vision: VisionApi;
   /** The tools the page offers agents, WebMCP (page-tools-api.ts). */
   readonly pageTools: PageToolsApi;
+  /** A person's demonstrations, the routines they make, their notes (teach-api.ts). */
+  readonly teach: TeachApi;
   /**
    * Asks a person to act in a tab and waits for the answer (or the time
    * out); `onWaiting` hears the hand-off once it waits, with the person's

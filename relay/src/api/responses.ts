@@ -95,6 +95,7 @@ export const AiSnapshotSchema = z.object({
   truncated: z.boolean(),
   frames: z.number().int().describe('Frames whose content is in the outline, the main frame included'),
   pageTools: z.number().int().optional().describe('Tools the page offers agents (WebMCP): GET /page-tools lists them'),
+  notes: z.string().optional().describe("The person's open notes on this tab, with the refs of the elements they marked, their words between <person N> lines (GET /notes has them as data); shown after the outline"),
   changes: z
     .object({ added: z.number().int(), removed: z.number().int(), changed: z.number().int(), unchanged: z.number().int() })
     .optional()

@@ -5,6 +5,7 @@ import { VISION_ROUTES } from './vision-routes.js';
 import { REPLAY_ROUTES } from './replay-routes.js';
 import { BROWSE_ROUTES } from './browse-schemas.js';
 import { PAGE_TOOLS_ROUTES } from './page-tools-routes.js';
+import { TEACH_ROUTES } from './teach-routes.js';
 import { CHROME_ROUTES } from './chrome-routes.js';
 import { PressureSchema } from './fleet-schemas.js';
 import {
@@ -62,7 +63,7 @@ export interface MediaAnswer {
 export interface RouteSpec {
   summary: string;
   /** The guide's group: the document's tag. */
-  tag: 'Browser' | 'Pages' | 'Actions' | 'Page tools' | 'Vision' | 'Toolbox' | 'Recording' | 'Live view' | 'Sessions' | 'Vault' | 'Profiles' | 'Agents' | 'Fleet';
+  tag: 'Browser' | 'Pages' | 'Actions' | 'Page tools' | 'Vision' | 'Toolbox' | 'Recording' | 'Live view' | 'Teaching' | 'Sessions' | 'Vault' | 'Profiles' | 'Agents' | 'Fleet';
   query?: z.ZodType;
   body?: z.ZodType;
   /** Path parameters, each with what it is. */
@@ -239,6 +240,8 @@ export const ROUTES = {
   ...VISION_ROUTES,
   ...PAGE_TOOLS_ROUTES,
   ...REPLAY_ROUTES,
+  // ---- a person teaches: demonstrations, routines, notes (teach-routes.ts)
+  ...TEACH_ROUTES,
   // ---- the browse runtime: a goal in, an answer out (browse-schemas.ts)
   ...BROWSE_ROUTES,
   // ---- emulation, network routes, init scripts, storage (toolbox-routes.ts)

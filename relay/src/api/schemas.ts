@@ -6,6 +6,7 @@ import { toolboxSchemas } from './toolbox-schemas.js';
 import { visionSchemas } from './vision-schemas.js';
 import { replaySchemas } from './replay-schemas.js';
 import { pageToolsSchemas } from './page-tools-schemas.js';
+import { teachSchemas } from './teach-schemas.js';
 import { WebUrl } from './web-address.js';
 
 /** A host as the URL policy matches it: `example.com`, `*.example.com`, `*`, `127.0.0.1`, `[::1]` (config.json's urlPolicy, a session's allowPrivate). */
@@ -275,6 +276,8 @@ export const schemas = {
   ...pageToolsSchemas,
   // Films (replay-schemas.ts).
   ...replaySchemas,
+  // Demonstrations, routines, notes (teach-schemas.ts).
+  ...teachSchemas,
 };
 
 /** What a caller may send: the schemas' input types (defaults still optional). */

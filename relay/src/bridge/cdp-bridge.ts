@@ -286,6 +286,14 @@ export class CdpBridge {
       case 'consentAnswer':
         out.consent(control.id, control.allowed, control.domains);
         return;
+      case 'teach': {
+        // Teaching is on a tab the person shared, and only there.
+        const { type: _type, tabId, ...request } = control;
+        const tab = tabs.get(tabId);
+        if (!tab) return out.toExtension(JSON.stringify({ type: 'taught', id: control.id, ok: false, error: 'this tab is not shared with clawd-browser: share it first (click the toolbar button)' }));
+        out.teach({ ...request, targetId: tab.targetId });
+        return;
+      }
       case 'ping':
         out.toExtension(JSON.stringify({ type: 'pong' }));
         return;

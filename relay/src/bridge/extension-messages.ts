@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type ExtensionHeader, GROUP_NAME } from '../../../protocol/wire.js';
+import { type ExtensionHeader, GROUP_NAME, TEACH_OPS, type TeachOp } from '../../../protocol/wire.js';
 import { describeIssues } from '../validation.js';
 
 /**
@@ -41,6 +41,15 @@ const ControlFrame = z.discriminatedUnion('type', [
     }),
   }),
   z.object({ type: z.literal('consentAnswer'), id: z.number().int(), allowed: z.boolean(), domains: z.array(z.string()).max(50) }),
+  z.object({
+    type: z.literal('teach'),
+    id: z.number().int(),
+    tabId: z.number().int(),
+    op: z.enum(TEACH_OPS as [TeachOp, ...TeachOp[]]),
+    name: z.string().max(200).optional(),
+    description: z.string().max(4000).optional(),
+    text: z.string().max(4000).optional(),
+  }),
   z.object({ type: z.literal('ping') }),
 ]);
 

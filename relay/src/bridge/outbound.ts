@@ -1,5 +1,5 @@
 import type { ProtocolMapping } from 'devtools-protocol/types/protocol-mapping.js';
-import type { SharedDownload } from '../../../protocol/wire.js';
+import type { SharedDownload, TeachOp } from '../../../protocol/wire.js';
 import { type CdpError, errorResponse, event, response } from './cdp-frames.js';
 import type { Client, Session } from './client-sessions.js';
 
@@ -15,7 +15,19 @@ export type Outbound =
   /** DOM.setFileInputFiles: the server reads these files (upload-folder rule) and calls filesRead. */
   | { to: 'readFiles'; requestId: number; paths: string[] }
   /** The user answered a consent request in the extension. Not CDP: the server waits for it. */
-  | { to: 'consent'; id: number; allowed: boolean; domains: string[] };
+  | { to: 'consent'; id: number; allowed: boolean; domains: string[] }
+  /** The person's teaching request on a shared tab (its page's target). Not CDP: the server answers the extension. */
+  | { to: 'teach'; request: TeachRequest };
+
+/** A `teach` frame of the extension, its tab as the shared tab's target. */
+export interface TeachRequest {
+  id: number;
+  targetId: string;
+  op: TeachOp;
+  name?: string;
+  description?: string;
+  text?: string;
+}
 
 export type CommandName = keyof ProtocolMapping.Commands;
 /** What Chrome answers `M` with ({} for commands that return nothing). */
@@ -78,6 +90,10 @@ export class OutboundQueue {
 
   consent(id: number, allowed: boolean, domains: string[]): void {
     this.items.push({ to: 'consent', id, allowed, domains });
+  }
+
+  teach(request: TeachRequest): void {
+    this.items.push({ to: 'teach', request });
   }
 
   download(targetId: string, download: SharedDownload): void {

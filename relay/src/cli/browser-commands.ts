@@ -205,7 +205,7 @@ function addActionCommands(program: Command, client: () => BrowserClient, print:
     .action(async (options: { format: 'ai' | 'aria'; limit?: number; target?: string; interactive?: boolean; ref?: string; selector?: string; depth?: number; maxChars?: number; diff?: boolean }) => {
       const { target, ...rest } = options;
       const snapshot = await client().snapshot({ ...rest, targetId: target });
-      print(snapshot, () => (snapshot.format === 'ai' ? String(snapshot.text) : JSON.stringify(snapshot.nodes, null, 2)));
+      print(snapshot, () => (snapshot.format === 'ai' ? [snapshot.text, snapshot.notes].filter(Boolean).join('\n') : JSON.stringify(snapshot.nodes, null, 2)));
     });
   withTarget(program.command('text').description("the page's readable content as Markdown: headings, links with their URLs, lists, tables"))
     .option('--ref <ref>', 'only this element (a ref from the previous snapshot)')

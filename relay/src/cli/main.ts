@@ -16,6 +16,7 @@ import { BROWSERS, type BrowserName, installNativeHost, type InstallOptions, uni
 import { addBrowserCommands } from './browser-commands.js';
 import { addSessionCommands } from './session-commands.js';
 import { addVideoCommands } from './video-commands.js';
+import { addTeachCommands } from './teach-commands.js';
 import { addBrowseCommands } from './browse-commands.js';
 import { addToolboxCommands } from './toolbox-commands.js';
 import { addPageToolsCommands } from './page-tools-commands.js';
@@ -138,6 +139,7 @@ addSessionCommands(program, client, print);
 addToolboxCommands(program, client, print);
 addPageToolsCommands(program, client, print);
 addVideoCommands(program, client, print);
+addTeachCommands(program, client, print);
 addChromeCommands(program, client, print);
 addBrowseCommands(program, client, print);
 

@@ -141,6 +141,7 @@ async function startServerOn(options: Parameters<typeof startServer>[0]): Promis
       logger: options.logger,
       exportDir: join(options.home, 'exports'),
       recordingsDir: join(options.home, 'recordings'),
+      routinesDir: join(options.home, 'routines'),
       actionLog: new ActionLog(join(options.home, 'logs')),
       credentials,
       cdpClients: () => relay.cdpClients(),
@@ -153,6 +154,7 @@ async function startServerOn(options: Parameters<typeof startServer>[0]): Promis
     await fleetStore?.close();
     throw error;
   }
+  relay.serveTeaching(control.teaching);
   if (fleetStore && fleetSessions) {
     // Listening now: the fleet's other servers can be told where.
     await fleetStore.sessions.join(fleetAddress(advertise, host, control.port, relay.port), token).catch(async (error: unknown) => {

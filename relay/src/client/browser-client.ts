@@ -4,6 +4,8 @@ import type { VisionApi } from '../api/vision-api.js';
 import { visionClient } from './vision-client.js';
 import type { PageToolsApi } from '../api/page-tools-api.js';
 import { pageToolsClient } from './page-tools-client.js';
+import type { TeachApi } from '../api/teach-api.js';
+import { teachClient } from './teach-client.js';
 import { type VideoClient, videoClient } from './video-client.js';
 import { type ChromeClient, chromeClient } from './chrome-client.js';
 import { browseOver } from './browse-client.js';
@@ -64,6 +66,8 @@ export class BrowserClient implements BrowserApi {
   readonly vision: VisionApi = visionClient((method, path, body, query) => this.call(method, path, body, query));
   /** The tools pages offer agents, WebMCP (page-tools-client.ts). */
   readonly pageTools: PageToolsApi = pageToolsClient((method, path, body, query) => this.call(method, path, body, query));
+  /** A person's demonstrations, routines, notes (teach-client.ts). */
+  readonly teach: TeachApi = teachClient((method, path, body, query) => this.call(method, path, body, query));
   /** Films of a tab or of the whole profile (video-client.ts). */
   readonly video: VideoClient = videoClient((method, path, body, query) => this.call(method, path, body, query));
   /** The person's own Chrome, attached through its remote-debugging consent (chrome-client.ts). */

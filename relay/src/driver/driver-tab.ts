@@ -6,6 +6,7 @@ import { TabScreencast } from './screencast.js';
 import { TabEmulation } from './tab-emulation.js';
 import type { BrowserSecrets } from './browser-secrets.js';
 import { TabPageTools } from './page-tools/tab-page-tools.js';
+import { PersonWatch } from './person-watch.js';
 
 /**
  * One tab of a profile's browser, as the driver knows it: made when the
@@ -49,6 +50,8 @@ export class DriverTab {
   readonly emulation = new TabEmulation(this);
   /** The tools its page offers agents, heard once asked for (page-tools/tab-page-tools.ts). */
   readonly pageTools = new TabPageTools(this);
+  /** What a person does in it, heard while they demonstrate or write a note (person-watch.ts). */
+  readonly person = new PersonWatch(this);
   /** Told where the mouse goes while a film is made of the tab (film-recorder.ts); unset otherwise. */
   pointerMarks: ((mark: PointerMark) => void) | undefined;
   /** A request has driven the tab (it was once the tab a request without targetId means). */

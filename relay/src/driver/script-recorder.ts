@@ -1,6 +1,8 @@
 import type { Action } from '../api/schemas.js';
 import { playwrightScript, type WrittenScript } from '../replay/playwright-script.js';
 import { type ElementLocator, refsOf, type ScriptStep } from '../replay/script-steps.js';
+import { chooseLocator } from '../replay/locator-choice.js';
+import { playwrightLocator } from './element-locators.js';
 import { frameOfRef } from '../snapshot/refs.js';
 import { describeRef } from '../snapshot/snapshot-engine.js';
 import { outlineEntry } from '../snapshot/shaping.js';
@@ -10,9 +12,8 @@ import type { DriverTab } from './driver-tab.js';
  * A profile's steps, kept in memory to be exported as a Playwright test
  * (`GET /script`): tabs opened and closed, navigations, acts. For each ref an
  * act names, a locator is chosen *before* it runs, while the ref still means
- * what the agent saw: its role and accessible name from the snapshot when
- * Playwright finds exactly one such element, else its test id, else its own
- * text, else a CSS path (marked in the script). The steps live with the
+ * what the agent saw, as replay/locator-choice.ts chooses (role and name,
+ * label, test id, text, a CSS path last), each counted by Playwright. The steps live with the
  * profile (a task session's go with it), never on disk, since they hold what
  * was typed; a secret stays a placeholder.
  */
@@ -58,20 +59,8 @@ async function locatorFor(tab: DriverTab, ref: string): Promise<ElementLocator |
   if (prefix) return { by: 'css', frame: prefix };
   const line = tab.snapshots.previousOutline?.find((candidate) => candidate.includes(`[ref=${ref}]`));
   const entry = line ? outlineEntry(line) : undefined;
-  if (entry?.name) {
-    const { role, name } = entry;
-    // A name the snapshot cut ends in …: matched as a prefix would be, not whole.
-    const exact = !name.endsWith('…');
-    const wanted = exact ? name : name.slice(0, -1);
-    const count = await tab.page
-      .getByRole(role as Parameters<typeof tab.page.getByRole>[0], { name: wanted, exact })
-      .count()
-      .catch(() => 0);
-    if (count === 1) return { by: 'role', role, name: wanted, exact };
-  }
   const described = await describeRef(frame, ref);
   if (!described) return undefined;
-  if (described.testId && (await tab.page.getByTestId(described.testId).count()) === 1) return { by: 'testid', value: described.testId };
-  if (described.text && (await tab.page.getByText(described.text, { exact: true }).count()) === 1) return { by: 'text', value: described.text };
-  return { by: 'css', value: described.css };
+  // Counted by Playwright now, before the act, while the ref means what the agent saw.
+  return chooseLocator({ role: entry?.role, name: entry?.name, label: described.label, testId: described.testId, text: described.text, css: described.css }, (locator) => playwrightLocator(tab.page, locator).count());
 }

@@ -18,6 +18,7 @@ export const CAPABILITY_GROUPS = {
   storage: 'cookies, localStorage and sessionStorage, storage state',
   handoff: 'hand a tab to a person (a login, 2FA, a CAPTCHA) and wait for their answer',
   browse: 'give a goal: a browsing model of the configured provider does it and answers (spec §24)',
+  routines: 'run routines a person recorded by showing, by name with parameters; read their notes on a page and mark them done',
 } as const;
 
 export type CapabilityGroup = keyof typeof CAPABILITY_GROUPS;

@@ -11,12 +11,13 @@ import { PAGE_TOOLS } from './page-tools.js';
 import { TOOLBOX_TOOLS } from './toolbox-tools.js';
 import { VISION_TOOLS } from './vision-tools.js';
 import { HANDOFF_TOOL } from './handoff-tool.js';
+import { TEACH_TOOLS } from './teach-tools.js';
 import { BROWSE_TOOL } from './browse-tool.js';
 import { PAGE_TOOL } from './page-tool-call.js';
 import { APPS_EXTENSION, HANDOFF_RESPOND_TOOL, HANDOFF_VIEW_TOOL, handoffAppResource } from './handoff-app.js';
 
 /** Every tool: the default list, then the groups'. */
-const ALL_TOOLS: Tool[] = [...TOOLS, PAGE_TOOL, ...PAGE_TOOLS, ...VISION_TOOLS, ...TOOLBOX_TOOLS, HANDOFF_TOOL, HANDOFF_VIEW_TOOL, HANDOFF_RESPOND_TOOL, BROWSE_TOOL];
+const ALL_TOOLS: Tool[] = [...TOOLS, PAGE_TOOL, ...PAGE_TOOLS, ...VISION_TOOLS, ...TOOLBOX_TOOLS, HANDOFF_TOOL, HANDOFF_VIEW_TOOL, HANDOFF_RESPOND_TOOL, BROWSE_TOOL, ...TEACH_TOOLS];
 const BY_NAME = new Map(ALL_TOOLS.map((tool) => [tool.name, tool]));
 
 /**

@@ -259,7 +259,8 @@ export const TOOLS: Tool[] = [
       }
       const snapshot = await withProfile(api, { profile: _profile }).snapshot({ maxChars: SNAPSHOT_DEFAULT_CHARS, ...options });
       session.lastUrl.set(snapshot.targetId, snapshot.url);
-      return text(`${snapshot.title} — ${snapshot.url}\n${snapshot.text}`);
+      // The person's notes after the page's words, apart from them (api/person-words.ts).
+      return text(`${snapshot.title} — ${snapshot.url}\n${snapshot.text}${snapshot.notes ? `\n${snapshot.notes}` : ''}`);
     },
   }),
   defineTool({

@@ -18,6 +18,11 @@ export interface WrittenScript {
   notes: string[];
 }
 
+/** How a test finds an element, as code on `page` (a routine's steps are written with it too). */
+export function locatorCode(page: string, found: ElementLocator): string {
+  return locator(page, found);
+}
+
 export function playwrightScript(steps: ScriptStep[], title: string, header: string): WrittenScript {
   const notes: string[] = [];
   const body: string[] = [];
@@ -52,6 +57,9 @@ export function playwrightScript(steps: ScriptStep[], title: string, header: str
       }
       case 'close':
         body.push(`await ${pageOf(step)}.close();`);
+        break;
+      case 'upload':
+        body.push(`// the files a person chose, named as they were: put them beside the test`, `await ${locator(pageOf(step), step.element)}.setInputFiles(${JSON.stringify(step.files)});`);
         break;
       case 'act': {
         const page = pageOf(step, step.url);
@@ -139,6 +147,8 @@ function locator(page: string, found: ElementLocator): string {
   switch (found.by) {
     case 'role':
       return `${page}.getByRole(${q(found.role!)}, { name: ${q(found.name!)}${found.exact ? ', exact: true' : ''} })`;
+    case 'label':
+      return `${page}.getByLabel(${q(found.value!)}, { exact: true })`;
     case 'testid':
       return `${page}.getByTestId(${q(found.value!)})`;
     case 'text':

@@ -9,13 +9,13 @@ import type { Action } from '../api/schemas.js';
  */
 
 export interface ElementLocator {
-  /** role and accessible name, a test id, the element's own text, or a CSS path (the last resort). */
-  by: 'role' | 'testid' | 'text' | 'css';
+  /** role and accessible name, a label, a test id, the element's own text, or a CSS path (the last resort). */
+  by: 'role' | 'label' | 'testid' | 'text' | 'css';
   role?: string;
   name?: string;
   /** The name is the whole name (false when the snapshot had cut it). */
   exact?: boolean;
-  /** The test id, the text or the CSS path. */
+  /** The label, the test id, the text or the CSS path. */
   value?: string;
   /** The ref was inside a frame: its frame's prefix (not written out as a locator). */
   frame?: string;
@@ -37,4 +37,6 @@ export type ScriptStep =
   | { kind: 'goto'; tab: string; url: string }
   /** `url`: where the tab was when it acted; `elements`: a locator for each ref the act named. */
   | { kind: 'act'; tab: string; url: string; action: Action; elements: Record<string, ElementLocator>; typedAs?: 'keys' }
-  | { kind: 'close'; tab: string };
+  | { kind: 'close'; tab: string }
+  /** Files set on a file input (a person's demonstration): named as they chose them, relative to the test. */
+  | { kind: 'upload'; tab: string; element: ElementLocator; files: string[] };

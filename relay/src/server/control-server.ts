@@ -33,6 +33,10 @@ import { ControlService } from '../service/control-service.js';
 import { RouteBinder } from './route-binder.js';
 import { type Credentials, CredentialService } from '../service/credential-service.js';
 import { bindBrowseRoutes } from './browse-routes.js';
+import { RoutineStore } from '../routines/routine-store.js';
+import { bindTeachRoutes } from './teach-routes.js';
+import { extensionTeaching } from './extension-teaching.js';
+import type { TeachingHandler } from './relay-server.js';
 import type { ChromeAttachment } from '../attach/chrome-attachment.js';
 import { ChromeService } from '../service/chrome-service.js';
 import { PickerAccess } from './picker-access.js';
@@ -62,6 +66,8 @@ export interface ControlServerOptions {
   credentials: Credentials;
   /** $CLAWD_HOME/recordings: HAR exports and traces (service/recording-service.ts). */
   recordingsDir: string;
+  /** $CLAWD_HOME/routines: what people's demonstrations made (routines/routine-store.ts). */
+  routinesDir: string;
   /** CDP clients connected to the relay now (GET /metrics). */
   cdpClients?: () => number;
   /** With a store: sessions other servers of the fleet hold are carried there (fleet-carrier.ts). */
@@ -78,6 +84,8 @@ export interface ControlServer {
   lastRequestAt(): number;
   /** MCP sessions over Streamable HTTP open now. */
   mcpSessions(): number;
+  /** Answers the person's teaching requests from the extension (extension-teaching.ts). */
+  readonly teaching: TeachingHandler;
   close(): Promise<void>;
 }
 
@@ -144,7 +152,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
     const hook = manager.registry.config().handoffWebhook;
     return hook && webhookKey ? { url: hook.url, key: webhookKey() } : undefined;
   };
-  const service = new ControlService(manager, sessions, options.actionLog, recordings, films, options.credentials.audit, handoffLink, handoffWebhook);
+  const service = new ControlService(manager, sessions, options.actionLog, recordings, films, options.credentials.audit, new RoutineStore(options.routinesDir), handoffLink, handoffWebhook);
   const credentials = new CredentialService(options.credentials, manager, options.actionLog);
   const tellChrome = options.credentials.noticeHandoff;
   if (tellChrome) service.handoffs.onExtensionHandoff(tellChrome);
@@ -285,6 +293,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
   bindChromeRoutes(routes, { chrome: new ChromeService(options.chrome), door, access: pickerAccess, controlOrigin });
   // ---- the browse runtime: a goal in, an answer out, against a configured model (browse/)
   bindBrowseRoutes(routes, { service, credentials, has: (id) => sessions.has(id), actionLog: options.actionLog, exportDir: options.exportDir });
+  bindTeachRoutes(routes, service);
   /** A one-time link into the dashboard, for `clawd-browser dashboard` (a token holder). */
   routes.json('POST /dashboard/link', ({ request }) => {
     const host = request.headers.host ?? `127.0.0.1:${port}`;
@@ -367,6 +376,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
     port,
     lastRequestAt: () => lastRequestAt,
     mcpSessions: () => mcp.count,
+    teaching: extensionTeaching(service),
     async close() {
       await mcp.close();
       server.closeAllConnections();

@@ -12,6 +12,7 @@ import { AUDIT_EVENT_KINDS } from '../api/session-responses.js';
 import { CONSOLE_ALERTS, CONSOLE_NAV, CONSOLE_SECTIONS, CONSOLE_STYLES, consoleMain } from './operator-console.js';
 import { bindLiveViewInput } from './live-view-input.js';
 import { REPLAY_STYLES, replayMain } from './console-replay.js';
+import { LIVE_TEACH_PANEL, LIVE_TEACH_STYLES, liveTeachingMain } from './live-view-teaching.js';
 
 export function dashboardPage(): string {
   return `<!doctype html>
@@ -50,6 +51,7 @@ export function dashboardPage(): string {
   dialog .bar { display: flex; justify-content: space-between; gap: 8px; margin-bottom: 8px; }
 ${CONSOLE_STYLES}
 ${REPLAY_STYLES}
+${LIVE_TEACH_STYLES}
 </style>
 </head>
 <body>
@@ -72,6 +74,7 @@ ${CONSOLE_SECTIONS}
 <dialog id="live">
   <div class="bar"><strong id="live-title"></strong><span class="muted">Click, scroll and type here to take over.</span><span id="live-actions"></span><button id="live-close">Close</button></div>
   <img id="live-view" alt="live view">
+${LIVE_TEACH_PANEL}
 </dialog>
 <script>
 // Transpilers may wrap functions in __name(...) (esbuild keepNames): give it a meaning here.
@@ -79,6 +82,7 @@ const __name = (fn) => fn;
 (${dashboardMain.toString()})(${bindLiveViewInput.toString()});
 (${consoleMain.toString()})(${JSON.stringify(AUDIT_EVENT_KINDS)});
 (${replayMain.toString()})();
+(${liveTeachingMain.toString()})();
 </script>
 </body>
 </html>`;
@@ -111,21 +115,28 @@ function dashboardMain(bindInput: typeof bindLiveViewInput): void {
   const cards = new Map<string, HTMLElement>();
   let live: { profile: string; targetId: string } | undefined;
 
+  // One input at a time, in the order given: keys typed fast must reach the tab in that order.
+  let sending: Promise<unknown> = Promise.resolve();
   const input = (body: Record<string, unknown>) => {
     if (!live) return;
-    void fetch(`screencast/input?profile=${encodeURIComponent(live.profile)}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ targetId: live.targetId, ...body }),
-    });
+    const { profile, targetId } = live;
+    sending = sending.then(() =>
+      fetch(`screencast/input?profile=${encodeURIComponent(profile)}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ targetId, ...body }),
+      }).catch(() => {}),
+    );
   };
   const view = $('live-view') as HTMLImageElement;
-  bindInput(view, input, () => live !== undefined);
+  // Keys typed into the console's own fields (a routine's name, a note) are not the tab's.
+  bindInput(view, input, (event) => live !== undefined && !(event.target instanceof HTMLInputElement || event.target instanceof HTMLTextAreaElement));
   const dialog = $('live') as HTMLDialogElement;
   const close = () => {
     live = undefined;
     view.src = '';
     dialog.close();
+    document.dispatchEvent(new CustomEvent('clawd:live-closed'));
   };
   $('live-close').addEventListener('click', close);
   dialog.addEventListener('cancel', close);
@@ -143,6 +154,7 @@ function dashboardMain(bindInput: typeof bindLiveViewInput): void {
     );
     view.src = streamUrl(profile, tab.targetId);
     dialog.showModal();
+    document.dispatchEvent(new CustomEvent('clawd:live-opened', { detail: { profile, targetId: tab.targetId } }));
   };
   // The operator's console (operator-console.ts) opens sessions here.
   document.addEventListener('clawd:live', (event) => {

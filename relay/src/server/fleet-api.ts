@@ -18,11 +18,11 @@ export function fleetAwareApi(api: BrowserApi, carrier: FleetCarrier, token: str
       (target ??= carrier.locate(id).then((place) => ('here' in place ? api.withProfile(profile) : new BrowserClient({ baseUrl: place.carry.controlUrl, token, profile, agent }))));
     // Every method but withProfile answers a promise: each waits for where the session is, then asks there
     // (the toolbox's and vision's methods too, one level down).
-    const methods = (part?: 'toolbox' | 'vision' | 'pageTools'): object =>
+    const methods = (part?: 'toolbox' | 'vision' | 'pageTools' | 'teach'): object =>
       new Proxy({}, {
         get: (_target, name) => {
           if (name === 'then') return undefined; // not a promise itself
-          if (part === undefined && (name === 'toolbox' || name === 'vision' || name === 'pageTools')) return methods(name);
+          if (part === undefined && (name === 'toolbox' || name === 'vision' || name === 'pageTools' || name === 'teach')) return methods(name);
           if (part === undefined && name === 'withProfile') return forProfile;
           return (...args: unknown[]) =>
             where().then((there) => ((part ? there[part] : there) as unknown as Record<string | symbol, (...rest: unknown[]) => unknown>)[name](...args));

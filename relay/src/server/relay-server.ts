@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { BrowserMux } from '../bridge/browser-mux.js';
+import type { TeachRequest } from '../bridge/outbound.js';
 import { CdpBridge } from '../bridge/cdp-bridge.js';
 import { DownloadLog } from '../driver/download-log.js';
 import type { UploadPolicy } from '../driver/uploads.js';
@@ -45,6 +46,9 @@ import { SESSION_PROFILE_PREFIX } from '../api/limits.js';
  * - consent-requests.ts: cookie-saving consent asked in the extension;
  * - relay-dispatch.ts: the end-of-turn flush and the guard on bridge calls.
  */
+
+/** Answers a teaching request from the extension (server/extension-teaching.ts); a rejection's message is what the person reads. */
+export type TeachingHandler = (request: TeachRequest) => Promise<unknown>;
 
 /** A hand-off on a shared tab: `link` while it waits (its own one-time link), none once it ended. */
 export interface HandoffNotice {
@@ -107,6 +111,8 @@ export interface RelayServer {
   readonly cdpUrl: string;
   /** What this process's drivers present at `/cdp?profile=`; never leaves the process. */
   readonly driverKey: string;
+  /** Starts answering the person's teaching requests from the extension (demonstrations and notes on shared tabs). */
+  serveTeaching(handler: TeachingHandler): void;
   /** Starts serving `/cdp?profile=` and session keys. */
   serveProfiles(handler: ProfileCdpHandler): void;
   /** CDP clients of the shared tabs (`/cdp` without a profile) connected now. */
@@ -146,8 +152,17 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
       else if (message.to === 'download') downloads.record(message.targetId, message.download);
       else if (message.to === 'copyDownload') void files.copyDownload(message.requestId, message.from, message.dir, message.name);
       else if (message.to === 'readFiles') void files.readForUpload(message.requestId, message.paths);
+      else if (message.to === 'teach') void answerTeaching(message.request);
       else consents.answered(message.id, message.allowed, message.domains);
     }
+  };
+  // The person's teaching requests from the extension, answered by the control server's services (serveTeaching).
+  let teaching: TeachingHandler | undefined;
+  const answerTeaching = async (request: TeachRequest) => {
+    const answered = teaching
+      ? await teaching(request).then((answer) => ({ ok: true, answer }), (error: Error) => ({ ok: false, error: error.message }))
+      : { ok: false, error: 'the server is still starting: try again in a moment' };
+    dispatch([{ to: 'extension', data: JSON.stringify({ type: 'taught', id: request.id, ...answered }) }]);
   };
   const extension = new ExtensionSocket({
     bridge,
@@ -313,6 +328,9 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     driverKey,
     extensionClients: () => clients.socketCount,
     cdpClients: cdpClientCount,
+    serveTeaching(handler) {
+      teaching = handler;
+    },
     serveProfiles(handler) {
       profileHandler = handler;
       guard.sessionKeys = handler.sessionKeys;

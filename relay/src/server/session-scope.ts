@@ -37,6 +37,12 @@ const SESSION_ROUTES: Array<[string, RegExp]> = [
   // Its own record (credential headers stay redacted: those are the token's holder's).
   ['POST', /^\/(network\/record|network\/har|trace\/start|trace\/stop|video\/start|video\/stop)$/],
   ['GET', /^\/(network|network\/body|script|videos|videos\/file)$/],
+  // Demonstrations in its own tabs, and routines run on it (what a routine reaches is its session's). A note is a
+  // person's words: the key reads them and marks them done, and writing one is the token's (the console's).
+  ['POST', /^\/(demonstrations\/(start|stop)|notes\/done)$/],
+  ['GET', /^\/(demonstrations|notes|routines)$/],
+  ['GET', /^\/routines\/[a-z0-9._-]+(\/script)?$/],
+  ['POST', /^\/routines\/[a-z0-9._-]+\/run$/],
 ];
 
 const REACH = "A task session's key reaches its own session's browser routes and /mcp only";

@@ -13,7 +13,7 @@ import type { TaskSessions } from '../sessions/task-sessions.js';
 import type { FilmService } from './film-service.js';
 import type { RecordingService } from './recording-service.js';
 import { describeIssues } from '../validation.js';
-import { secretNames } from '../driver/secret-typing.js';
+import { type SecretOpener, secretNames } from '../driver/secret-typing.js';
 import { SESSION_PROFILE_PREFIX } from '../api/limits.js';
 import { ToolboxService } from './toolbox-service.js';
 import { VisionService } from './vision-service.js';
@@ -22,6 +22,8 @@ import { atTheEdge } from './api-edge.js';
 import { HandoffService, type LinkMaker } from './handoff-service.js';
 import { HandoffWebhook, type WebhookTarget } from './handoff-webhook.js';
 import type { AuditTrail } from '../vault/audit-log.js';
+import type { RoutineStore } from '../routines/routine-store.js';
+import { Teaching } from './teaching.js';
 import type { BrowseOptions, BrowseRequest, BrowseResult } from '../api/browse-schemas.js';
 
 /** The browse runtime (browse/browse-runs.ts), as the server hands it to the service: a run for a caller's scope. */
@@ -69,6 +71,8 @@ export class ControlService {
   readonly pageTools = new PageToolsService(this);
   /** Hand-offs to a person (handoff-service.ts). */
   readonly handoffs: HandoffService;
+  /** A person teaching: demonstrations, the routines they make, notes (teaching.ts). */
+  readonly teaching: Teaching;
   /** Task sessions' profiles with calls that have asked: aborted, with why, when the session ends. */
   private readonly ending = new Map<string, AbortController>();
   private browseRunner: BrowseRunner = async () => {
@@ -84,6 +88,8 @@ export class ControlService {
     /** Films (film-service.ts). */
     readonly films: FilmService,
     audit: AuditTrail,
+    /** Routines, kept in the home ($CLAWD_HOME/routines). */
+    routineStore: RoutineStore,
     /**
      * A person's one-time link to a hand-off: the server makes it, since it
      * holds the codes and knows its address (on a request's own host when
@@ -94,6 +100,7 @@ export class ControlService {
     handoffWebhook?: () => WebhookTarget | undefined,
   ) {
     this.handoffs = new HandoffService(this, audit, handoffWebhook && new HandoffWebhook(handoffWebhook, audit));
+    this.teaching = new Teaching(this, routineStore);
     // A session that ended takes its calls in flight with it, each told why (a 410, as later calls are).
     sessions.whenEnded((id) => {
       const profile = `${SESSION_PROFILE_PREFIX}${id}`;
@@ -251,17 +258,23 @@ export class ControlService {
   // ---- snapshots, actions, hooks -------------------------------------------
 
   snapshot(profile: string | undefined, options: Omit<z.output<typeof schemas.snapshotQuery>, 'profile'>, signal?: AbortSignal) {
-    return this.operation(profile, { kind: 'snapshot', targetId: options.targetId }, signal, (driver) => driver.snapshot(options));
+    return this.operation(profile, { kind: 'snapshot', targetId: options.targetId }, signal, async (driver) => {
+      const snapshot = await driver.snapshot(options);
+      // The person's notes on the tab come with it, apart from the page's words, with their elements' refs (notes-service.ts).
+      const notes = snapshot.format === 'ai' ? await this.teaching.notes.forSnapshot(driver, snapshot.targetId) : undefined;
+      return notes ? { ...snapshot, notes } : snapshot;
+    });
   }
   text(profile: string | undefined, options: TextOptions, signal?: AbortSignal) {
     return this.operation(profile, { kind: 'text', targetId: options.targetId, ref: options.ref }, signal, (driver) => driver.text(options));
   }
   /** One action; with `diffMaxChars`, and when it did not navigate, the page's diff comes with it (no second call). */
-  act(profile: string | undefined, action: z.output<typeof schemas.act>, signal?: AbortSignal, options: ActOptions = {}): Promise<ActionResult> {
+  act(profile: string | undefined, action: z.output<typeof schemas.act>, signal?: AbortSignal, options: ActOptions & { secrets?: SecretOpener } = {}): Promise<ActionResult> {
     const ref = 'ref' in action ? action.ref : undefined;
     return this.operation(profile, { kind: action.kind, targetId: action.targetId, ref }, signal, async (driver, bounded) => {
       const before = options.diffMaxChars ? await driver.page(action.targetId).then((page) => page.url(), () => undefined) : undefined;
-      const open = this.sessions.secretOpener(driver.profile.name);
+      // A routine's run types the secrets it was given (routine-service.ts), and the session's beside them.
+      const open = options.secrets ?? this.sessions.secretOpener(driver.profile.name);
       if (open && secretNames(action).length && this.recordings.isTracing(driver.profile.name))
         throw new ConflictError('A trace is recording this browser, and a trace cannot be redacted: stop it (POST /trace/stop) before typing a secret');
       const result: ActionResult = await driver.act(action, bounded, {
@@ -282,6 +295,10 @@ export class ControlService {
   }
   armDialog(profile: string | undefined, hook: z.output<typeof schemas.dialog>, signal?: AbortSignal): Promise<DialogArmed> {
     return this.operation(profile, { kind: 'dialog', targetId: hook.targetId }, signal, (driver) => driver.armDialog(hook));
+  }
+  /** What opens the secrets a profile's acts may type (a task session's grant), if any. */
+  secretOpenerOf(profile: string): SecretOpener | undefined {
+    return this.sessions.secretOpener(profile);
   }
   /** A person's input through the live view: logged as the person's. */
   viewInput(profile: string | undefined, input: z.output<typeof schemas.viewInput>, signal?: AbortSignal) {
@@ -359,6 +376,7 @@ export class ControlService {
       toolbox: service.toolbox.api(profile, signal),
       vision: service.vision.api(profile, signal),
       pageTools: service.pageTools.api(profile, signal),
+      teach: service.teaching.api(profile, signal),
       handoff: (request, wait = {}) =>
         service.handoffs.openAndWait(profile, validated(schemas.handoff, request, 'arguments'), service.handoffLink(), wait.signal ?? signal, wait.onWaiting),
       browse: (request, how = {}) => service.browseRunner(request, { profile, locked: options.locked ?? false }, { ...how, signal: how.signal ?? signal }),

@@ -1,5 +1,6 @@
 import type { Browser, BrowserContext, Frame, Locator } from 'playwright-core';
 import { markdownOf } from './page-markdown.js';
+import { describeElement, type ElementDescription } from './element-description.js';
 import { type PageScriptArgs, type PageScriptResult, snapshotFrameDom } from './page-script.js';
 
 /**
@@ -129,9 +130,20 @@ export function refBoxes(frame: Frame, refs: string[]): Promise<Record<string, [
   return read(frame, 'boxes', refs);
 }
 
-/** What else names a ref's element, for a script's locator: its test id, its text, a CSS path (null when it is gone). */
-export function describeRef(frame: Frame, ref: string): Promise<{ testId: string | null; text: string; css: string } | null> {
+/** What else names a ref's element, for a script's locator: its test id, label, text, a CSS path (null when it is gone). */
+export function describeRef(frame: Frame, ref: string): Promise<ElementDescription | null> {
   return read(frame, 'describe', ref);
+}
+
+/**
+ * The ref of the element `located` finds in the main frame `frame` (after a
+ * walk of its document): the one the walk gave it, or a new one the next
+ * walks keep while it lives. How a routine's step, or a person's note, names
+ * its element to an act or an agent.
+ */
+export async function refOfLocated(frame: Frame, located: Locator): Promise<string | null> {
+  const text = await located.locator(`${await engineFor(frame)}=refof:${encodeURIComponent('null')}`).textContent({ timeout: 5_000 });
+  return JSON.parse(text ?? 'null') as string | null;
 }
 
 /** A locator for a ref that `checkRef` found 'ok'; it resolves in the isolated world too. */
@@ -146,6 +158,7 @@ function engineSource(): string {
   const __name = (fn) => fn;
   const walk = (${snapshotFrameDom.toString()});
   const markdownOf = (${markdownOf.toString()});
+  const describeElement = (${describeElement.toString()});
   let state;
   let generation = 0;
   let cached;
@@ -171,7 +184,7 @@ function engineSource(): string {
     element.textContent = JSON.stringify(value);
     return [element];
   };
-  const run = (body) => {
+  const run = (body, root) => {
     const colon = body.indexOf(':');
     const op = body.slice(0, colon);
     const argument = JSON.parse(decodeURIComponent(body.slice(colon + 1)));
@@ -205,6 +218,14 @@ function engineSource(): string {
         const element = state && state.refs.get(argument);
         return element && element.isConnected ? [element] : [];
       }
+      case 'refof': {
+        // The element a locator found (the query's root): its ref of the latest walk, or a new one.
+        if (!state || !root || root.nodeType !== 1 || !root.isConnected) return output(null);
+        for (const [ref, element] of state.refs) if (element === root) return output(ref);
+        const ref = 'e' + (++state.highest);
+        state.refs.set(ref, root);
+        return output(ref);
+      }
       case 'boxes': {
         const boxes = {};
         for (const ref of argument) {
@@ -218,19 +239,8 @@ function engineSource(): string {
       case 'describe': {
         const element = state && state.refs.get(argument);
         if (!element || !element.isConnected) return output(null);
-        // A CSS path: a unique id ends it, else each step is the tag and its place among its like.
-        const steps = [];
-        for (let node = element; node && node.nodeType === 1 && node !== document.documentElement; node = node.parentElement) {
-          if (node.id && document.querySelectorAll('#' + CSS.escape(node.id)).length === 1) {
-            steps.unshift('#' + CSS.escape(node.id));
-            break;
-          }
-          const tag = node.tagName.toLowerCase();
-          const like = node.parentElement ? [...node.parentElement.children].filter((child) => child.tagName === node.tagName) : [node];
-          steps.unshift(like.length > 1 ? tag + ':nth-of-type(' + (like.indexOf(node) + 1) + ')' : tag);
-        }
-        const text = String(element.innerText || element.textContent || '').replace(/\\s+/g, ' ').trim();
-        return output({ testId: element.getAttribute('data-testid'), text: text.length <= 80 ? text : '', css: steps.join(' > ') });
+        // Counted by Playwright on the Node side (driver/script-recorder.ts).
+        return output(describeElement(element, false));
       }
       case 'present': {
         probes++;
@@ -308,8 +318,8 @@ function engineSource(): string {
     }
   };
   return {
-    queryAll(root, body) { return run(body); },
-    query(root, body) { return run(body)[0] || null; },
+    queryAll(root, body) { return run(body, root); },
+    query(root, body) { return run(body, root)[0] || null; },
   };
 })()`;
 }

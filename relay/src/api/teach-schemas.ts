@@ -1,0 +1,160 @@
+import { z } from 'zod';
+
+/**
+ * A person teaches by showing (spec §23): a demonstration in a tab becomes a
+ * routine (a name, a description, parameters, steps) that agents run by
+ * name, and a Playwright test; a person's notes on a page's elements reach
+ * the agent with their refs. Requests here (schemas.ts spreads them into
+ * `schemas`), and the answers.
+ */
+
+const TargetId = z.string().min(1);
+
+export const ROUTINE_NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+export const RoutineName = z.string().regex(ROUTINE_NAME, 'a routine\'s name: lowercase letters, digits, . _ - (at most 64), starting with a letter or digit');
+export const PARAMETER_NAME = /^[a-z][a-z0-9_]{0,39}$/;
+
+/** How a step finds its element: the most stable handle a person would write (replay/locator-choice.ts). */
+export const ElementLocatorSchema = z.strictObject({
+  by: z.enum(['role', 'label', 'testid', 'text', 'css']),
+  role: z.string().max(40).optional(),
+  name: z.string().max(1000).optional(),
+  exact: z.boolean().optional(),
+  value: z.string().max(2000).optional().describe('The label, test id, text or CSS path'),
+});
+
+const element = {
+  element: ElementLocatorSchema,
+  /** What a person reads for the element: `textbox "Email"`. */
+  what: z.string().max(300),
+};
+const Param = z.string().regex(PARAMETER_NAME);
+
+export const RoutineStepSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('goto'), url: z.string().max(8192) }),
+  z.strictObject({ kind: z.literal('click'), ...element, button: z.enum(['left', 'right', 'middle']).optional() }),
+  z.strictObject({ kind: z.literal('type'), ...element, param: Param, submit: z.boolean().optional() }),
+  z.strictObject({ kind: z.literal('select'), ...element, param: Param }),
+  z.strictObject({ kind: z.literal('check'), ...element, param: Param }),
+  z.strictObject({ kind: z.literal('upload'), ...element, param: Param }),
+  z.strictObject({ kind: z.literal('press'), key: z.string().min(1).max(100) }),
+]);
+export type RoutineStep = z.infer<typeof RoutineStepSchema>;
+
+export const RoutineParameterSchema = z.strictObject({
+  name: z.string().regex(PARAMETER_NAME),
+  /** text: typed; choice: an option's label; toggle: checked or not; files: paths in the upload folders; secret: never recorded. */
+  kind: z.enum(['text', 'choice', 'toggle', 'files', 'secret']),
+  description: z.string().max(300).describe('The field it goes into, as the person saw it'),
+  default: z.union([z.string(), z.boolean(), z.array(z.string())]).optional().describe('What the person gave; a secret and files have none'),
+  secret: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/).optional().describe('For a secret: the vault secret a task session types for it ({{secret:NAME}}) when the run gives none'),
+});
+export type RoutineParameter = z.infer<typeof RoutineParameterSchema>;
+
+export const RoutineSchema = z.strictObject({
+  name: RoutineName,
+  description: z.string().max(2000),
+  createdAt: z.string(),
+  recordedOn: z.strictObject({ profile: z.string(), url: z.string(), title: z.string() }),
+  parameters: z.array(RoutineParameterSchema),
+  steps: z.array(RoutineStepSchema).max(500),
+});
+export type Routine = z.infer<typeof RoutineSchema>;
+
+const ParamValue = z.union([z.string().max(100_000), z.boolean(), z.array(z.string().max(4096)).max(20)]);
+
+export const teachSchemas = {
+  /** `POST /demonstrations/start`: hear what a person does in this tab, until stopped. */
+  demonstrationStart: z.strictObject({ targetId: TargetId.optional() }),
+  /** `POST /demonstrations/stop`: the steps become a routine (saved when named) and a Playwright test. */
+  demonstrationStop: z.strictObject({
+    targetId: TargetId.optional(),
+    name: RoutineName.optional().describe('Save it as the routine of this name (an existing one is replaced); without a name nothing is saved'),
+    description: z.string().trim().max(2000).optional(),
+    discard: z.boolean().optional().describe('Drop the steps: nothing is made'),
+  }),
+  demonstrationQuery: z.object({ profile: z.string().optional(), targetId: TargetId.optional() }),
+  routineQuery: z.object({ profile: z.string().optional() }),
+  /** `POST /routines/{name}/run`: the routine's steps on this profile's tab, each checked as acts are. */
+  routineRun: z.strictObject({
+    targetId: TargetId.optional().describe('The tab to run it in (the last used one by default); any tab may run any routine'),
+    params: z.record(z.string(), ParamValue).default({}).describe('A value per parameter; those left out take their defaults. A secret takes its value, or {{secret:NAME}} in a task session whose grant names it'),
+  }),
+  /** `POST /notes/start`: the person's next clicks in this tab mark elements for a note, until it is sent. */
+  noteStart: z.strictObject({ targetId: TargetId.optional() }),
+  /** `POST /notes`: the note on the elements marked since /notes/start. */
+  noteAdd: z.strictObject({ targetId: TargetId.optional(), text: z.string().trim().min(1).max(2000) }),
+  noteCancel: z.strictObject({ targetId: TargetId.optional() }),
+  notesQuery: z.object({ profile: z.string().optional(), targetId: TargetId.optional(), all: z.enum(['true', 'false']).optional().describe('Notes marked done too') }),
+  noteDone: z.strictObject({ id: z.string().regex(/^n\d+$/, 'a note\'s id, like n3') }),
+};
+
+// ---- answers ----------------------------------------------------------------
+
+export const DemonstrationSchema = z.object({
+  targetId: z.string(),
+  profile: z.string(),
+  since: z.string(),
+  url: z.string(),
+  steps: z.array(z.string()).describe('Each step heard so far, as a person reads it'),
+});
+export type Demonstration = z.infer<typeof DemonstrationSchema>;
+
+export const DemonstrationResultSchema = z.object({
+  routine: RoutineSchema.optional().describe('What the demonstration made (absent when discarded)'),
+  saved: z.boolean().describe('Saved under its name, to run later'),
+  script: z.string().optional().describe('The Playwright test that replays it: save it as a .spec.ts, run npx playwright test'),
+  notes: z.array(z.string()).describe('What was left out, and why'),
+});
+export type DemonstrationResult = z.infer<typeof DemonstrationResultSchema>;
+
+export const RoutineSummarySchema = z.object({
+  name: z.string(),
+  description: z.string(),
+  createdAt: z.string(),
+  url: z.string().describe('Where it was recorded'),
+  parameters: z.array(z.string()).describe('Its parameters, secrets marked'),
+  steps: z.number().int(),
+});
+
+export const RoutineRunStepSchema = z.object({
+  step: z.number().int().describe('From 1'),
+  what: z.string(),
+  outcome: z.enum(['ok', 'failed']),
+  changed: z.boolean().optional().describe('The page reacted (as an act says)'),
+  url: z.string().optional(),
+  error: z.string().optional(),
+});
+
+export const RoutineRunSchema = z.object({
+  routine: z.string(),
+  targetId: z.string().optional(),
+  ok: z.boolean(),
+  steps: z.array(RoutineRunStepSchema).describe('The steps run, the failed one last'),
+  failed: z.object({ step: z.number().int(), what: z.string(), error: z.string(), url: z.string().optional() }).optional().describe('Where it stopped, and why'),
+  url: z.string().optional().describe('Where the tab is at the end'),
+});
+export type RoutineRun = z.infer<typeof RoutineRunSchema>;
+
+export const NoteMarkSchema = z.object({
+  what: z.string().describe('The element as the person marked it: `button "Pay"`'),
+  ref: z.string().optional().describe('Its ref on the page now (absent when it is not on this page)'),
+});
+
+export const NoteSchema = z.object({
+  id: z.string(),
+  targetId: z.string(),
+  url: z.string().describe('The page it was written on'),
+  text: z.string().describe("The person's words"),
+  marks: z.array(NoteMarkSchema),
+  at: z.string(),
+  done: z.boolean(),
+});
+export type Note = z.infer<typeof NoteSchema>;
+
+export const NotesSchema = z.object({
+  notes: z.array(NoteSchema),
+  fenced: z.string().describe('The notes as an agent reads them: the refs, then the person\'s words between <person N> lines'),
+  marking: z.array(z.string()).optional().describe('Elements marked for the note being written now'),
+});
+export type Notes = z.infer<typeof NotesSchema>;

@@ -1,0 +1,129 @@
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import type { RoutineRun } from '../api/teach-schemas.js';
+import type { BrowserClient } from '../client/browser-client.js';
+import { BadRequestError } from '../errors.js';
+
+/** A person teaches (spec §23): `demonstration start|stop|list`, `routines`, `routine show|run|script|delete`, `notes`. */
+
+type Print = (value: unknown, human: () => string) => void;
+
+/** `--param name=value`, repeated: the run's values (true and false for a box, as text; the server checks each). */
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+function params(pairs: string[], fromEnv: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of pairs) {
+    const at = pair.indexOf('=');
+    if (at < 1) throw new BadRequestError(`--param ${JSON.stringify(pair)}: give it as name=value`);
+    out[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  // A secret from the environment: never on the command line, where other users' `ps` and the shell's history see it.
+  for (const pair of fromEnv) {
+    const at = pair.indexOf('=');
+    const variable = pair.slice(at + 1);
+    if (at < 1 || process.env[variable] === undefined) throw new BadRequestError(`--param-env ${JSON.stringify(pair)}: give it as name=VARIABLE, a variable that is set`);
+    out[pair.slice(0, at)] = process.env[variable]!;
+  }
+  return out;
+}
+
+export function runLines(run: RoutineRun): string {
+  const steps = run.steps.map((step) => `${String(step.step).padStart(3)}. ${step.outcome === 'ok' ? 'ok    ' : 'FAILED'} ${step.what}${step.error ? `: ${step.error}` : ''}`);
+  return [...steps, run.ok ? `routine ${run.routine} ran; the tab is at ${run.url}` : `routine ${run.routine} stopped at step ${run.failed?.step}`].join('\n');
+}
+
+export function addTeachCommands(program: Command, client: () => BrowserClient, print: Print): void {
+  const demonstration = program.command('demonstration').description("a person shows a task once in a tab (their Chrome's shared tab, or the console's live view): it becomes a routine and a Playwright test");
+  demonstration
+    .command('start')
+    .description('hear what the person does in the tab from now on')
+    .option('--target <targetId>', 'the tab')
+    .action(async (options: { target?: string }) => {
+      const started = await client().teach.startDemonstration({ targetId: options.target });
+      print(started, () => `hearing the person in tab ${started.targetId} (${started.url}); stop with: clawd-browser demonstration stop --name NAME`);
+    });
+  demonstration
+    .command('stop')
+    .description('stop: the steps as a routine (saved with --name) and a Playwright test')
+    .option('--target <targetId>', 'the tab')
+    .option('--name <name>', 'save it as the routine of this name')
+    .option('--description <text>', 'what it does')
+    .option('--out <file>', 'write its Playwright test here')
+    .option('--discard', 'drop what was heard')
+    .action(async (options: { target?: string; name?: string; description?: string; out?: string; discard?: boolean }) => {
+      const made = await client().teach.stopDemonstration({ targetId: options.target, name: options.name, description: options.description, discard: options.discard });
+      const path = options.out && made.script ? resolve(options.out) : undefined;
+      if (path) writeFileSync(path, made.script!);
+      print({ ...made, ...(path ? { path } : {}) }, () =>
+        [made.routine ? `${made.saved ? 'saved routine' : 'routine (not saved: give --name)'} ${made.routine.name}: ${made.routine.steps.length} steps; parameters ${made.routine.parameters.map((p) => p.name).join(', ') || 'none'}` : 'discarded', ...(path ? [path] : []), ...made.notes.map((note) => `note: ${note}`)].join('\n'),
+      );
+    });
+  demonstration
+    .command('list')
+    .description('the demonstrations going on, with their steps so far')
+    .action(async () => {
+      const { demonstrations } = await client().teach.demonstrations();
+      print({ demonstrations }, () => demonstrations.map((d) => [`${d.targetId} since ${d.since} (${d.url})`, ...d.steps.map((step) => `  ${step}`)].join('\n')).join('\n') || '(none)');
+    });
+
+  program
+    .command('routines')
+    .description('the routines this server keeps')
+    .action(async () => {
+      const { routines } = await client().teach.routines();
+      print({ routines }, () => routines.map((r) => `${r.name}  ${r.description}  (params: ${r.parameters.join(', ') || 'none'})`).join('\n') || '(no routines)');
+    });
+  const routine = program.command('routine').description('one routine: show it, run it, write its test, delete it');
+  routine
+    .command('show <name>')
+    .action(async (name: string) => {
+      const shown = await client().teach.routine(name);
+      print(shown, () => [`${shown.name}: ${shown.description}`, `recorded on ${shown.recordedOn.url}`, ...shown.parameters.map((p) => `  --param ${p.name}=… (${p.kind}${p.default !== undefined ? `, default ${JSON.stringify(p.default)}` : ', needed'}): ${p.description}`)].join('\n'));
+    });
+  routine
+    .command('run <name>')
+    .description('run it on a tab of the profile, each step an act; it stops at the first step that fails')
+    .option('--target <targetId>', 'the tab')
+    .option('--param <name=value>', 'a parameter (repeat it)', collect, [])
+    .option('--param-env <name=VARIABLE>', 'a parameter from an environment variable (for a secret)', collect, [])
+    .action(async (name: string, options: { target?: string; param: string[]; paramEnv: string[] }) => {
+      const run = await client().teach.runRoutine(name, { targetId: options.target, params: params(options.param, options.paramEnv) });
+      print(run, () => runLines(run));
+      if (!run.ok) process.exitCode = 1;
+    });
+  routine
+    .command('script <name>')
+    .description('write it as a Playwright test (a secret read from SECRET_<NAME> when the test runs)')
+    .option('--out <file>', 'where (default: ./<name>.spec.ts)')
+    .action(async (name: string, options: { out?: string }) => {
+      const written = await client().teach.routineScript(name);
+      const path = resolve(options.out ?? `${name}.spec.ts`);
+      writeFileSync(path, written.script);
+      print({ path, notes: written.notes }, () => [path, ...written.notes.map((note) => `note: ${note}`)].join('\n'));
+    });
+  routine
+    .command('delete <name>')
+    .action(async (name: string) => {
+      const { deleted } = await client().teach.deleteRoutine(name);
+      print({ deleted }, () => `deleted ${deleted.name}`);
+    });
+
+  program
+    .command('notes')
+    .description("the person's notes on a tab, with their elements' refs (--done ID marks one done)")
+    .option('--target <targetId>', 'the tab')
+    .option('--done <id>', 'mark this note done')
+    .option('--all', 'notes marked done too')
+    .action(async (options: { target?: string; done?: string; all?: boolean }) => {
+      if (options.done) {
+        const note = await client().teach.noteDone(options.done);
+        return print(note, () => `note ${note.id} is done`);
+      }
+      const notes = await client().teach.notes({ targetId: options.target, all: options.all });
+      print(notes, () => notes.fenced || '(no open notes on this tab)');
+    });
+}

@@ -1,0 +1,145 @@
+import type { z } from 'zod';
+import { fencedNotes } from '../api/person-words.js';
+import type { Note, Notes, teachSchemas } from '../api/teach-schemas.js';
+import type { DriverTab } from '../driver/driver-tab.js';
+import type { ProfileDriver } from '../driver/profile-driver.js';
+import { refForLocator } from '../driver/locator-refs.js';
+import { ConflictError, NotFoundError } from '../errors.js';
+import { locatorOf, whatOf } from '../replay/person-steps.js';
+import type { ElementLocator } from '../replay/script-steps.js';
+import type { ControlService } from './control-service.js';
+
+/**
+ * A person's notes on a page (spec §23): they mark elements in a tab (their
+ * clicks mark, and do nothing else, until the note is sent) and write a note
+ * ("use the blue button"); the agent receives it in its next snapshot of the
+ * tab, with the refs the marked elements have then, fenced as the person's
+ * words (api/person-words.ts), and marks it done. Notes are kept in this
+ * server's memory, per profile, until done (the last 200).
+ */
+
+const MAX_NOTES = 200;
+
+interface StoredNote {
+  id: string;
+  profile: string;
+  targetId: string;
+  url: string;
+  text: string;
+  marks: Array<{ locator: ElementLocator; what: string }>;
+  at: string;
+  done: boolean;
+}
+
+interface Draft {
+  tab: DriverTab;
+  marks: StoredNote['marks'];
+}
+
+export class NotesService {
+  private notes: StoredNote[] = [];
+  private lastId = 0;
+  private readonly drafts = new Map<string, Draft>();
+
+  constructor(private readonly control: ControlService) {}
+
+  /** `POST /notes/start`: the person's clicks in the tab mark elements for the note, until it is sent or cancelled. */
+  async start(profile: string | undefined, request: z.output<typeof teachSchemas.noteStart>): Promise<{ targetId: string; marking: string[] }> {
+    const driver = this.control.manager.driver(profile);
+    const tab = await driver.tabFor(request.targetId);
+    const targetId = await tab.targetId();
+    const key = keyOf(driver.profile.name, targetId);
+    const draft = this.drafts.get(key) ?? { tab, marks: [] };
+    if (!this.drafts.has(key) && tab.person.mode === 'demonstrate') throw new ConflictError(`A demonstration goes on in tab ${targetId}: stop it first, then mark elements for a note`);
+    this.drafts.set(key, draft);
+    await tab.person.watch('mark', (step) => {
+      if (step.kind !== 'mark') return;
+      void locatorOf(step.element).then((locator) => {
+        const what = whatOf(step.element, locator);
+        if (!draft.marks.some((mark) => mark.what === what)) draft.marks.push({ locator, what });
+      });
+    });
+    return { targetId, marking: draft.marks.map((mark) => mark.what) };
+  }
+
+  /** The elements marked so far for the tab's note being written. */
+  marking(profile: string, targetId: string): string[] | undefined {
+    return this.drafts.get(keyOf(profile, targetId))?.marks.map((mark) => mark.what);
+  }
+
+  /** `POST /notes`: the person's note, on the elements marked since /notes/start (or on the page). */
+  async add(profile: string | undefined, request: z.output<typeof teachSchemas.noteAdd>): Promise<Note> {
+    const driver = this.control.manager.driver(profile);
+    const tab = await driver.tabFor(request.targetId);
+    const targetId = await tab.targetId();
+    const draft = this.drafts.get(keyOf(driver.profile.name, targetId));
+    if (draft) await this.endDraft(driver.profile.name, targetId);
+    const note: StoredNote = { id: `n${++this.lastId}`, profile: driver.profile.name, targetId, url: tab.page.url(), text: request.text, marks: draft?.marks ?? [], at: new Date().toISOString(), done: false };
+    this.notes.push(note);
+    if (this.notes.length > MAX_NOTES) this.notes.shift();
+    return { ...shown(note), marks: note.marks.map((mark) => ({ what: mark.what })) };
+  }
+
+  /** `POST /notes/cancel`: no note; the person's clicks act on the page again. */
+  async cancel(profile: string | undefined, request: z.output<typeof teachSchemas.noteCancel>): Promise<{ targetId: string; cancelled: boolean }> {
+    const driver = this.control.manager.driver(profile);
+    const targetId = await (await driver.tabFor(request.targetId)).targetId();
+    const cancelled = this.drafts.has(keyOf(driver.profile.name, targetId));
+    await this.endDraft(driver.profile.name, targetId);
+    return { targetId, cancelled };
+  }
+
+  /** `GET /notes`: the tab's open notes (all of them with `all`), each mark with its ref on the page now. */
+  async list(profile: string | undefined, query: { targetId?: string; all?: boolean }): Promise<Notes> {
+    const driver = this.control.manager.driver(profile);
+    const tab = await driver.tabFor(query.targetId);
+    const targetId = await tab.targetId();
+    const notes = await this.resolved(driver, tab, targetId, { all: query.all ?? false, walk: true });
+    const marking = this.marking(driver.profile.name, targetId);
+    return { notes, fenced: fencedNotes(notes.filter((note) => !note.done)), ...(marking ? { marking } : {}) };
+  }
+
+  /** `POST /notes/done`: the agent did what the note asked; it is not shown again. */
+  done(profile: string | undefined, id: string): Note {
+    const name = this.control.manager.driver(profile).profile.name;
+    const note = this.notes.find((candidate) => candidate.id === id && candidate.profile === name);
+    if (!note) throw new NotFoundError(`No note ${JSON.stringify(id)} in profile ${name}`);
+    note.done = true;
+    return { ...shown(note), marks: note.marks.map((mark) => ({ what: mark.what })) };
+  }
+
+  /** The tab's open notes as an agent reads them, for the snapshot just taken (its walk stands: the refs are its own); none: undefined. */
+  async forSnapshot(driver: ProfileDriver, targetId: string): Promise<string | undefined> {
+    if (!this.notes.some((note) => !note.done && note.profile === driver.profile.name && note.targetId === targetId)) return undefined;
+    const tab = await driver.tabFor(targetId);
+    return fencedNotes(await this.resolved(driver, tab, targetId, { all: false, walk: false }));
+  }
+
+  private async resolved(driver: ProfileDriver, tab: DriverTab, targetId: string, how: { all: boolean; walk: boolean }): Promise<Note[]> {
+    const mine = this.notes.filter((note) => note.profile === driver.profile.name && note.targetId === targetId && (how.all || !note.done));
+    let walk = how.walk;
+    const out: Note[] = [];
+    for (const note of mine) {
+      const marks = [];
+      for (const mark of note.marks) {
+        const found = await refForLocator(tab, mark.locator, { walk }).catch(() => ({ problem: 'gone' }));
+        walk = false;
+        marks.push({ what: mark.what, ...('ref' in found ? { ref: found.ref } : {}) });
+      }
+      out.push({ ...shown(note), marks });
+    }
+    return out;
+  }
+
+  private async endDraft(profile: string, targetId: string): Promise<void> {
+    const draft = this.drafts.get(keyOf(profile, targetId));
+    this.drafts.delete(keyOf(profile, targetId));
+    if (draft && draft.tab.person.mode === 'mark') await draft.tab.person.stop().catch(() => {});
+  }
+}
+
+const keyOf = (profile: string, targetId: string) => `${profile}\n${targetId}`;
+
+function shown(note: StoredNote): Omit<Note, 'marks'> {
+  return { id: note.id, targetId: note.targetId, url: note.url, text: note.text, at: note.at, done: note.done };
+}
