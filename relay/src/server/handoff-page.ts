@@ -57,14 +57,18 @@ function handoffMain(handoff: { id: string }, bindInput: typeof bindLiveViewInpu
   const view = document.getElementById('view') as HTMLImageElement;
   const outcome = document.getElementById('outcome')!;
   let open = true;
+  // One input at a time, in the order given: keys typed fast must reach the tab in that order.
+  let sending: Promise<unknown> = Promise.resolve();
   const input = (body: Record<string, unknown>) => {
     if (!open) return;
     // Everything the page calls is under the hand-off's own path: the only one its cookie is sent to.
-    void fetch('input', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
+    sending = sending.then(() =>
+      fetch('input', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }).catch(() => {}),
+    );
   };
   // Keys go to the tab while the pointer is over the picture, and never while the note is being written.
   let over = false;
