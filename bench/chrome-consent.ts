@@ -17,23 +17,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
 import { launchChromium, openTab, pageTargets, waitFor } from '../tests/harness/chromium.js';
 import { startFixtureServer } from '../tests/harness/fixture-server.js';
 import { freePortPair } from '../tests/harness/ports.js';
-import { RawCdp } from './raw-cdp.js';
-import { median, percentile } from './relay.js';
+import { CdpRounds, connectRounds, median, type Path, percentile, ROUND_COUNTS } from './cdp-rounds.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 2500);
-const PIPELINED = Number(process.env.BENCH_PIPELINED ?? 5000);
-const IN_FLIGHT = 100;
-const SCREENSHOTS = Number(process.env.BENCH_SCREENSHOTS ?? 5);
-const CONNECTS = Number(process.env.BENCH_CONNECTS ?? 7);
 const ATTACHES = Number(process.env.BENCH_ATTACHES ?? 5);
 const LENDS = Number(process.env.BENCH_LENDS ?? 10);
 
-type Path = 'direct' | 'relay';
 const now = () => performance.now();
 const ms = (value: number) => `${value < 10 ? value.toFixed(2) : value.toFixed(1)} ms`;
 
@@ -83,80 +75,28 @@ async function main(): Promise<void> {
       }
     }
 
-    const clients: Record<Path, RawCdp> = { direct: await RawCdp.connect(person.wsEndpoint!), relay: await RawCdp.connect(relayUrl) };
-    const sessions: Record<Path, string> = { direct: await clients.direct.attach(pageTargetId), relay: await clients.relay.attach(pageTargetId) };
-    const evaluate = (path: Path) => clients[path].send('Runtime.evaluate', { expression: '1+1', returnByValue: true }, sessions[path]);
-    for (let i = 0; i < 300; i++) {
-      await evaluate('direct');
-      await evaluate('relay');
-    }
-    const latency: Record<Path, number[]> = { direct: [], relay: [] };
-    for (let round = 0; round < 5; round++) {
-      for (const path of ['direct', 'relay'] as Path[]) {
-        for (let i = 0; i < SEQUENTIAL / 5; i++) {
-          const start = now();
-          await evaluate(path);
-          latency[path].push(now() - start);
-        }
-      }
-    }
-    const throughput: Record<Path, number[]> = { direct: [], relay: [] };
-    for (let round = 0; round < 3; round++) {
-      for (const path of ['direct', 'relay'] as Path[]) {
-        const start = now();
-        let sent = 0;
-        await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
-          while (sent < PIPELINED) {
-            sent++;
-            await evaluate(path);
-          }
-        }));
-        throughput[path].push(PIPELINED / ((now() - start) / 1000));
-      }
-    }
-
-    await clients.direct.send('Page.navigate', { url: fixtures.url('big.html') }, sessions.direct);
-    await waitFor(async () => (await clients.direct.send('Runtime.evaluate', { expression: 'document.body?.dataset.ready', returnByValue: true }, sessions.direct)).result.value === '1', { message: 'big.html never drew' });
-    const { cssContentSize } = await clients.direct.send('Page.getLayoutMetrics', {}, sessions.direct);
-    const clip = { x: 0, y: 0, width: cssContentSize.width, height: cssContentSize.height, scale: 1 };
-    const screenshot: Record<Path, number[]> = { direct: [], relay: [] };
-    let bytes = 0;
-    for (let i = 0; i < SCREENSHOTS; i++) {
-      for (const path of ['direct', 'relay'] as Path[]) {
-        const start = now();
-        const { data } = await clients[path].send('Page.captureScreenshot', { format: 'png', clip, captureBeyondViewport: true }, sessions[path]);
-        screenshot[path].push(now() - start);
-        bytes = Buffer.from(data, 'base64').length;
-      }
-    }
-    clients.direct.close();
-    clients.relay.close();
-
-    const connect: Record<Path, number[]> = { direct: [], relay: [] };
+    // The same rounds as relay.ts, on the lent tab: direct and through the relay.
     const endpoints: Record<Path, string> = { direct: person.wsEndpoint!, relay: relayUrl };
-    for (let i = 0; i < CONNECTS; i++) {
-      for (const path of ['direct', 'relay'] as Path[]) {
-        const start = now();
-        const client = await chromium.connectOverCDP(endpoints[path]);
-        const page = client.contexts()[0].pages().find((each) => each.url().includes('big.html'))!;
-        await page.evaluate(() => 1 + 1);
-        connect[path].push(now() - start);
-        await client.close();
-      }
-    }
+    const rounds = await CdpRounds.open(endpoints, pageTargetId);
+    const latency = await rounds.sequential(ROUND_COUNTS.sequential);
+    const { throughput } = await rounds.pipelined(ROUND_COUNTS.pipelined, ROUND_COUNTS.inFlight);
+    const { screenshot, bytes } = await rounds.screenshots(fixtures.url('big.html'), ROUND_COUNTS.screenshots);
+    rounds.close();
+    // The person's Chromium has other pages (the picker's): the one measured is the lent tab.
+    const connect = await connectRounds(endpoints, ROUND_COUNTS.connects, (pages) => pages.find((each) => each.url().includes('big.html')));
 
     const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
     const line = (path: Path) => {
-      const l = sorted(latency[path]);
+      const l = latency[path];
       return `p50 ${ms(percentile(l, 50))}, p99 ${ms(percentile(l, 99))}; pipelined ${median(throughput[path]).toFixed(0)} ops/s; ${(bytes / 1e6).toFixed(1)} MB screenshot ${ms(median(screenshot[path]))}; connectOverCDP → first evaluate ${ms(median(connect[path]))}`;
     };
-    console.log(`chrome profile (${SEQUENTIAL} sequential, ${PIPELINED} pipelined with ${IN_FLIGHT} in flight, medians of rounds):`);
+    console.log(`chrome profile (${ROUND_COUNTS.sequential} sequential, ${ROUND_COUNTS.pipelined} pipelined with ${ROUND_COUNTS.inFlight} in flight, medians of rounds):`);
     console.log(`  POST /chrome/attach → attached: p50 ${ms(percentile(sorted(attach), 50))} (${ATTACHES} attaches; a person's Chrome adds the time they take to answer)`);
     console.log(`  the picker's lend → at /json/list?profile=chrome: p50 ${ms(percentile(sorted(lend), 50))}, max ${ms(Math.max(...lend))} (${LENDS} lends)`);
     console.log(`  Runtime.evaluate direct:  ${line('direct')}`);
     console.log(`  Runtime.evaluate relay:   ${line('relay')}`);
     const ratio = (record: Record<Path, number[]>) => (median(record.relay) / median(record.direct)).toFixed(2);
-    console.log(`  relay ÷ direct: p50 ${(percentile(sorted(latency.relay), 50) / percentile(sorted(latency.direct), 50)).toFixed(2)}×, pipelined ${ratio(throughput)}×, screenshot ${ratio(screenshot)}×, connect ${ratio(connect)}×`);
+    console.log(`  relay ÷ direct: p50 ${(percentile(latency.relay, 50) / percentile(latency.direct, 50)).toFixed(2)}×, pipelined ${ratio(throughput)}×, screenshot ${ratio(screenshot)}×, connect ${ratio(connect)}×`);
   } finally {
     await person.close();
     serve.kill('SIGTERM');

@@ -19,28 +19,18 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
 import { EXTENSION_ID } from '../protocol/constants.js';
 import { extensionReady, extensionServiceWorkerTarget, type LaunchedChromium, launchChromium, openTab, pageTargets, waitFor } from '../tests/harness/chromium.js';
 import { startFixtureServer } from '../tests/harness/fixture-server.js';
 import { freePortPair } from '../tests/harness/ports.js';
+import { CdpRounds, connectRounds, median, type Path, percentile, ROUND_COUNTS } from './cdp-rounds.js';
 import { measureChromeDebugger, type Floor } from './chrome-debugger-floor.js';
-import { cpuShares, cpuTicks } from './process-stats.js';
-import { RawCdp } from './raw-cdp.js';
 import { measureWorkerTransports, type TransportFigures } from './worker-transport.js';
 
 process.env.PLAYWRIGHT_DISABLE_SERVICE_WORKER_NETWORK = '1';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 2500);
-const PIPELINED = Number(process.env.BENCH_PIPELINED ?? 5000);
-const IN_FLIGHT = 100;
-const SCREENSHOTS = Number(process.env.BENCH_SCREENSHOTS ?? 5);
-const CONNECTS = Number(process.env.BENCH_CONNECTS ?? 7);
 const SHARES = Number(process.env.BENCH_SHARES ?? 10);
-const ROUNDS = 5;
-
-type Path = 'direct' | 'relay';
 
 export interface RelayFigures {
   /** Sorted round-trip times, ms. */
@@ -58,10 +48,6 @@ export interface RelayFigures {
   transports: TransportFigures;
 }
 
-export function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
-export const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 50);
 const now = () => performance.now();
 
 export async function measureRelay(): Promise<RelayFigures> {
@@ -99,88 +85,23 @@ export async function measureRelay(): Promise<RelayFigures> {
     await click(browser, pageTargetId, tabTargetId);
     await waitFor(async () => (await json<unknown[]>('/json/list')).length === 1, { timeoutMs: 15_000, message: 'tab not shared' });
 
-    const clients: Record<Path, RawCdp> = { direct: await RawCdp.connect(browser.wsEndpoint!), relay: await RawCdp.connect(relayUrl) };
-    const sessions: Record<Path, string> = { direct: await clients.direct.attach(pageTargetId), relay: await clients.relay.attach(pageTargetId) };
-    const evaluate = (path: Path) => clients[path].send('Runtime.evaluate', { expression: '1+1', returnByValue: true }, sessions[path]);
-    for (let i = 0; i < 300; i++) {
-      await evaluate('direct');
-      await evaluate('relay');
-    }
-
-    // Sequential round trips, interleaved in rounds so drift hits both paths.
-    const latency: Record<Path, number[]> = { direct: [], relay: [] };
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const path of ['direct', 'relay'] as Path[]) {
-        for (let i = 0; i < SEQUENTIAL / ROUNDS; i++) {
-          const start = now();
-          await evaluate(path);
-          latency[path].push(now() - start);
-        }
-      }
-    }
-
-    // Pipelined: IN_FLIGHT commands outstanding at all times.
+    // The same rounds as chrome-consent.ts, on the shared tab: direct and through the relay.
+    const endpoints: Record<Path, string> = { direct: browser.wsEndpoint!, relay: relayUrl };
+    const rounds = await CdpRounds.open(endpoints, pageTargetId);
+    const latency = await rounds.sequential(ROUND_COUNTS.sequential);
     // BENCH_PROFILE_WORKER=file.cpuprofile: the extension worker's CPU profile over the pipelined rounds.
     const stopProfiling = process.env.BENCH_PROFILE_WORKER ? await profileWorker(browser, process.env.BENCH_PROFILE_WORKER) : undefined;
-    const throughput: Record<Path, number[]> = { direct: [], relay: [] };
-    const pipelinedCpu: Record<Path, Record<string, number>> = { direct: {}, relay: {} };
-    for (let round = 0; round < 3; round++) {
-      for (const path of ['direct', 'relay'] as Path[]) {
-        const ticks = cpuTicks();
-        const start = now();
-        let sent = 0;
-        await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
-          while (sent < PIPELINED) {
-            sent++;
-            await evaluate(path);
-          }
-        }));
-        throughput[path].push(PIPELINED / ((now() - start) / 1000));
-        if (round === 1) pipelinedCpu[path] = cpuShares(ticks, cpuTicks(), (now() - start) / 1000, processName);
-      }
-    }
-
+    const { throughput, cpu: pipelinedCpu } = await rounds.pipelined(ROUND_COUNTS.pipelined, ROUND_COUNTS.inFlight, processName);
     await stopProfiling?.();
-
-    // A full-page screenshot of ~5 MB.
-    await clients.direct.send('Page.navigate', { url: fixtures.url('big.html') }, sessions.direct);
-    await waitFor(async () => (await clients.direct.send('Runtime.evaluate', { expression: 'document.body?.dataset.ready', returnByValue: true }, sessions.direct)).result.value === '1', {
-      message: 'big.html never drew',
-    });
-    const { cssContentSize } = await clients.direct.send('Page.getLayoutMetrics', {}, sessions.direct);
-    const clip = { x: 0, y: 0, width: cssContentSize.width, height: cssContentSize.height, scale: 1 };
-    const screenshot: Record<Path, number[]> = { direct: [], relay: [] };
-    let screenshotBytes = 0;
-    for (let i = 0; i < SCREENSHOTS; i++) {
-      for (const path of ['direct', 'relay'] as Path[]) {
-        const start = now();
-        const { data } = await clients[path].send('Page.captureScreenshot', { format: 'png', clip, captureBeyondViewport: true }, sessions[path]);
-        screenshot[path].push(now() - start);
-        screenshotBytes = Buffer.from(data, 'base64').length;
-      }
-    }
-    await clients.direct.send('Page.navigate', { url: fixtures.url('index.html') }, sessions.direct);
-    clients.direct.close();
-    clients.relay.close();
-
-    // Playwright connectOverCDP → first evaluate.
-    const connect: Record<Path, number[]> = { direct: [], relay: [] };
-    const endpoints: Record<Path, string> = { direct: browser.wsEndpoint!, relay: relayUrl };
-    for (let i = 0; i < CONNECTS; i++) {
-      for (const path of ['direct', 'relay'] as Path[]) {
-        const start = now();
-        const client = await chromium.connectOverCDP(endpoints[path]);
-        await client.contexts()[0].pages()[0].evaluate(() => 1 + 1);
-        connect[path].push(now() - start);
-        await client.close();
-      }
-    }
+    const { screenshot, bytes: screenshotBytes, clip } = await rounds.screenshots(fixtures.url('big.html'), ROUND_COUNTS.screenshots);
+    await rounds.navigate(fixtures.url('index.html'));
+    rounds.close();
+    const connect = await connectRounds(endpoints, ROUND_COUNTS.connects, (pages) => pages[0]);
 
     // Last, what runs inside the worker (attaching to it is why it comes last).
-    const floor = await measureChromeDebugger(browser.cdp, pageTargetId, clip, fixtures.url('big.html'), { sequential: SEQUENTIAL, pipelined: PIPELINED, inFlight: IN_FLIGHT, screenshots: SCREENSHOTS });
-    const transports = await measureWorkerTransports(browser.cdp, userDataDir, { sequential: SEQUENTIAL, pipelined: PIPELINED, inFlight: IN_FLIGHT });
-    const sort = (record: Record<Path, number[]>) => ({ direct: [...record.direct].sort((a, b) => a - b), relay: [...record.relay].sort((a, b) => a - b) });
-    return { latency: sort(latency), throughput, screenshot, screenshotBytes, connect, share: [...share].sort((a, b) => a - b), pipelinedCpu, floor, transports };
+    const floor = await measureChromeDebugger(browser.cdp, pageTargetId, clip, fixtures.url('big.html'), ROUND_COUNTS);
+    const transports = await measureWorkerTransports(browser.cdp, userDataDir, ROUND_COUNTS);
+    return { latency, throughput, screenshot, screenshotBytes, connect, share: [...share].sort((a, b) => a - b), pipelinedCpu, floor, transports };
   } finally {
     await browser.close();
     relay.kill('SIGTERM');
@@ -254,7 +175,7 @@ export function reportRelay(figures: RelayFigures): void {
   const rows: Array<[string, number, number, number | undefined]> = [
     [`Runtime.evaluate p50 (ms, n=${d.length})`, percentile(d, 50), percentile(r, 50), floor.p50],
     ['Runtime.evaluate p99 (ms)', percentile(d, 99), percentile(r, 99), floor.p99],
-    [`pipelined (ops/s, ${IN_FLIGHT} in flight)`, median(figures.throughput.direct), median(figures.throughput.relay), floor.throughput],
+    [`pipelined (ops/s, ${ROUND_COUNTS.inFlight} in flight)`, median(figures.throughput.direct), median(figures.throughput.relay), floor.throughput],
     [`full-page screenshot ${(figures.screenshotBytes / 1e6).toFixed(1)} MB PNG (ms)`, median(figures.screenshot.direct), median(figures.screenshot.relay), floor.screenshot],
     ['connectOverCDP → first evaluate (ms)', median(figures.connect.direct), median(figures.connect.relay), undefined],
   ];
