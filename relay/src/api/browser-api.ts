@@ -68,7 +68,7 @@ export interface BrowserApi {
   navigate(url: string, targetId?: string): Promise<Tab>;
   screenshot(options?: RequestOf<'screenshot'>): Promise<Screenshot>;
   pdf(targetId?: string): Promise<Capture>;
-  console(options?: { targetId?: string; level?: string }): Promise<{ targetId: string; messages: ConsoleMessage[] }>;
+  console(options?: { targetId?: string; level?: string }): Promise<{ targetId: string; messages: ConsoleMessage[]; fence?: string }>;
   snapshot(options?: SnapshotRequest & { format?: 'ai' }): Promise<AiSnapshotResponse>;
   /**
    * One action. With `diffMaxChars`, the answer also carries the page's diff
@@ -80,7 +80,7 @@ export interface BrowserApi {
   text(options?: Omit<RequestOf<'textQuery'>, 'profile'>): Promise<PageTextResponse>;
   fileChooser(options: RequestOf<'fileChooser'>): Promise<FileChooserAnswer>;
   dialog(options: RequestOf<'dialog'>): Promise<DialogArmed>;
-  downloads(): Promise<{ downloads: DownloadRecord[] }>;
+  downloads(): Promise<{ downloads: DownloadRecord[]; fence?: string }>;
   record(request: RecordRequest): Promise<RecordingAnswer>;
   /** A tab's (or every tab's) recorded steps as a Playwright test. */
   script(query?: Omit<RequestOf<'scriptQuery'>, 'profile'>): Promise<PlaywrightScript>;

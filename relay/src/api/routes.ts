@@ -4,6 +4,7 @@ import { TOOLBOX_ROUTES } from './toolbox-routes.js';
 import { VISION_ROUTES } from './vision-routes.js';
 import { REPLAY_ROUTES } from './replay-routes.js';
 import { PressureSchema } from './fleet-schemas.js';
+import { FenceSchema } from './page-content.js';
 import {
   ActionResultSchema,
   PageTextSchema,
@@ -106,7 +107,7 @@ export const ROUTES = {
   'POST /screenshot': { summary: 'A PNG or JPEG of a tab, its full page or one element', tag: 'Pages', query: profileOnly, body: schemas.screenshot, answer: ScreenshotSchema, errors: BROWSER_ERRORS },
   'POST /pdf': { summary: 'A tab as PDF (headless managed browsers)', tag: 'Pages', query: profileOnly, body: schemas.pdf, answer: CaptureSchema, errors: BROWSER_ERRORS },
   'GET /console': { summary: 'A tab\'s console messages', tag: 'Pages', query: schemas.consoleQuery, answer: ConsoleAnswerSchema, errors: BROWSER_ERRORS },
-  'GET /downloads': { summary: 'Downloads the profile\'s tabs started', tag: 'Pages', query: profileOnly, answer: z.object({ downloads: z.array(DownloadRecordSchema) }), errors: [404] },
+  'GET /downloads': { summary: 'Downloads the profile\'s tabs started', tag: 'Pages', query: profileOnly, answer: z.object({ downloads: z.array(DownloadRecordSchema), fence: FenceSchema.optional() }), errors: [404] },
   // ---- snapshots, actions, hooks
   'GET /snapshot': {
     summary: 'The page as an outline with refs (ai) or its accessibility tree (aria); shaped for a token budget',

@@ -42,6 +42,9 @@ const SecretName = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be a secret 
 /** `?flag`, `?flag=true` and `?flag=1` are true; `false` and `0` are false. */
 const QueryFlag = z.enum(['', 'true', '1', 'false', '0']).transform((value) => value !== 'false' && value !== '0');
 
+/** Text a person cannot see, shown marked (snapshot/page-sight.ts): for a person debugging, never in MCP's tools. */
+const HiddenFlag = z.union([z.boolean(), QueryFlag]).optional().describe('also the text a person cannot see, each block marked [hidden=why] (for debugging)');
+
 /** How an `ai` snapshot is cut down for a token budget (snapshot/shaping.ts); query strings and MCP alike. */
 export const SnapshotShaping = z.object({
   interactive: z.union([z.boolean(), QueryFlag]).optional().describe('only what can be acted on'),
@@ -136,6 +139,7 @@ export const schemas = {
     format: z.enum(['ai', 'aria']).default('ai'),
     limit: z.coerce.number().int().positive().optional(),
     ...SnapshotShaping.shape,
+    hidden: HiddenFlag,
   }),
   /** `GET /text`: the page's readable content as Markdown, or one element's. */
   textQuery: z.object({
@@ -144,6 +148,7 @@ export const schemas = {
     ref: Ref.optional().describe('only this element (a ref from the latest snapshot)'),
     selector: z.string().min(1).max(1000).optional().describe('only the element this CSS selector matches'),
     maxChars: z.coerce.number().int().min(500).max(1_000_000).default(20_000).describe('cut here, with a note saying what was cut'),
+    hidden: HiddenFlag,
   }),
   fileChooser: z.strictObject({
     targetId: TargetId.optional(),

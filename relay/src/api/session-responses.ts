@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FenceSchema } from './page-content.js';
 
 /**
  * What the control API answers about task sessions, grants, the cookie
@@ -182,5 +183,6 @@ export const HandoffSchema = z.object({
     .object({ navigated: z.boolean(), titleChanged: z.boolean(), personActions: z.number().int().describe("The person's clicks, keys and scrolls in the live view") })
     .optional()
     .describe('Once ended: what changed while the person had the tab'),
+  fence: FenceSchema.optional(),
 });
 export type HandoffAnswer = z.infer<typeof HandoffSchema>;

@@ -119,7 +119,7 @@ export class BrowserClient implements BrowserApi {
   pdf(targetId?: string): Promise<Capture> {
     return this.call('POST', '/pdf', { targetId });
   }
-  console(options: { targetId?: string; level?: string } = {}): Promise<{ targetId: string; messages: ConsoleMessage[] }> {
+  console(options: { targetId?: string; level?: string } = {}): Promise<{ targetId: string; messages: ConsoleMessage[]; fence?: string }> {
     return this.call('GET', '/console', undefined, options);
   }
 
@@ -253,7 +253,7 @@ export class BrowserClient implements BrowserApi {
   }
 
   /** What the profile's tabs downloaded, and where the files are. */
-  downloads(): Promise<{ downloads: DownloadRecord[] }> {
+  downloads(): Promise<{ downloads: DownloadRecord[]; fence?: string }> {
     return this.call('GET', '/downloads');
   }
 

@@ -13,6 +13,7 @@ import type { TaskSessions } from '../sessions/task-sessions.js';
 import type { FilmService } from './film-service.js';
 import type { RecordingService } from './recording-service.js';
 import { describeIssues } from '../validation.js';
+import { withFence, withSharedFence } from '../api/page-content.js';
 import { secretNames } from '../driver/secret-typing.js';
 import { ToolboxService } from './toolbox-service.js';
 import { VisionService } from './vision-service.js';
@@ -158,20 +159,21 @@ export class ControlService {
 
   // ---- tabs and inspection -------------------------------------------------
 
-  tabs(profile?: string) {
-    return this.manager.driver(profile).tabs();
+  // Titles and URLs are the page's words: each answer carries its fence (api/page-content.ts).
+  async tabs(profile?: string) {
+    return withSharedFence(await this.manager.driver(profile).tabs());
   }
   openTab(profile: string | undefined, url: string, signal?: AbortSignal) {
-    return this.operation(profile, { kind: 'open' }, signal, (driver, bounded) => driver.openTab(url, bounded));
+    return this.operation(profile, { kind: 'open' }, signal, async (driver, bounded) => withFence(await driver.openTab(url, bounded)));
   }
   focusTab(profile: string | undefined, targetId: string, signal?: AbortSignal) {
-    return this.operation(profile, { kind: 'focus', targetId }, signal, (driver) => driver.focusTab(targetId));
+    return this.operation(profile, { kind: 'focus', targetId }, signal, async (driver) => withFence(await driver.focusTab(targetId)));
   }
   closeTab(profile: string | undefined, targetId: string, signal?: AbortSignal) {
-    return this.operation(profile, { kind: 'close', targetId }, signal, (driver) => driver.closeTab(targetId));
+    return this.operation(profile, { kind: 'close', targetId }, signal, async (driver) => withFence(await driver.closeTab(targetId)));
   }
   navigate(profile: string | undefined, url: string, targetId: string | undefined, signal?: AbortSignal) {
-    return this.operation(profile, { kind: 'navigate', targetId }, signal, (driver, bounded) => driver.navigate(url, targetId, bounded));
+    return this.operation(profile, { kind: 'navigate', targetId }, signal, async (driver, bounded) => withFence(await driver.navigate(url, targetId, bounded)));
   }
   screenshot(profile: string | undefined, options: z.output<typeof schemas.screenshot>, signal?: AbortSignal) {
     return this.operation(profile, { kind: 'screenshot', targetId: options.targetId, ref: options.ref }, signal, (driver) => driver.screenshot(options));
@@ -179,20 +181,20 @@ export class ControlService {
   pdf(profile: string | undefined, targetId: string | undefined, signal?: AbortSignal) {
     return this.operation(profile, { kind: 'pdf', targetId }, signal, (driver) => driver.pdf(targetId));
   }
-  console(profile: string | undefined, options: { targetId?: string; level?: string }) {
-    return this.manager.driver(profile).console(options);
+  async console(profile: string | undefined, options: { targetId?: string; level?: string }) {
+    return withFence(await this.manager.driver(profile).console(options));
   }
-  downloads(profile?: string) {
-    return this.manager.driver(profile).downloads();
+  async downloads(profile?: string) {
+    return withFence(await this.manager.driver(profile).downloads());
   }
 
   // ---- snapshots, actions, hooks -------------------------------------------
 
   snapshot(profile: string | undefined, options: Omit<z.output<typeof schemas.snapshotQuery>, 'profile'>, signal?: AbortSignal) {
-    return this.operation(profile, { kind: 'snapshot', targetId: options.targetId }, signal, (driver) => driver.snapshot(options));
+    return this.operation(profile, { kind: 'snapshot', targetId: options.targetId }, signal, async (driver) => withFence(await driver.snapshot(options)));
   }
   text(profile: string | undefined, options: TextOptions, signal?: AbortSignal) {
-    return this.operation(profile, { kind: 'text', targetId: options.targetId, ref: options.ref }, signal, (driver) => driver.text(options));
+    return this.operation(profile, { kind: 'text', targetId: options.targetId, ref: options.ref }, signal, async (driver) => withFence(await driver.text(options)));
   }
   /** One action; with `diffMaxChars`, and when it did not navigate, the page's diff comes with it (no second call). */
   act(profile: string | undefined, action: z.output<typeof schemas.act>, signal?: AbortSignal, options: ActOptions = {}): Promise<ActionResult> {
@@ -207,7 +209,7 @@ export class ControlService {
         const snapshot = await driver.snapshot({ targetId: result.targetId, format: 'ai', diff: true, maxChars: options.diffMaxChars }).catch(() => undefined);
         if (snapshot?.format === 'ai') result.diff = snapshot.text;
       }
-      return result;
+      return withFence(result);
     });
   }
   fileChooser(profile: string | undefined, hook: z.output<typeof schemas.fileChooser>, signal?: AbortSignal): Promise<FileChooserAnswer> {

@@ -6,6 +6,7 @@ import { ConflictError, NotFoundError, TooManyError } from '../errors.js';
 import { type Handoff, HandoffDesk, MAX_OPEN_HANDOFFS } from '../runtime/handoff-desk.js';
 import type { AuditTrail } from '../vault/audit-log.js';
 import type { ControlService } from './control-service.js';
+import { withFence } from '../api/page-content.js';
 
 /**
  * Hand-offs for HTTP and MCP alike (spec §15): an agent asks a person to act
@@ -138,6 +139,7 @@ export class HandoffService {
     const personActions = this.control.actionLog
       .recent({ profile: handoff.profile, limit: 1000 })
       .filter((action) => action.actor === 'person' && action.targetId === handoff.targetId && action.time >= handoff.createdAt && action.time <= ended && action.kind.startsWith('view-')).length;
-    return { ...shown, now, changed: { navigated: now.url !== handoff.before.url, titleChanged: now.title !== handoff.before.title, personActions } };
+    // Where the tab is now is in the page's words: the answer carries its fence.
+    return withFence({ ...shown, now, changed: { navigated: now.url !== handoff.before.url, titleChanged: now.title !== handoff.before.title, personActions } });
   }
 }

@@ -1,6 +1,7 @@
 import type { Browser, BrowserContext, Frame, Locator } from 'playwright-core';
 import { markdownOf } from './page-markdown.js';
 import { type PageScriptArgs, type PageScriptResult, snapshotFrameDom } from './page-script.js';
+import { pageSight } from './page-sight.js';
 
 /**
  * Where the snapshot runs: a Playwright selector engine registered as a
@@ -119,8 +120,11 @@ export function checkRef(frame: Frame, ref: string, generation: number): Promise
   return read(frame, 'check', { ref, generation });
 }
 
-/** A frame's readable content as Markdown (page-markdown.ts): its main content, or the element of a ref or a selector. */
-export function frameMarkdown(frame: Frame, scope: { ref?: string; selector?: string }): Promise<{ markdown?: string; error?: string }> {
+/**
+ * A frame's readable content as Markdown (page-markdown.ts): its main content, or the element of a ref
+ * or a selector; `hidden`: blocks of text a person cannot see, left out (or, asked for, shown marked).
+ */
+export function frameMarkdown(frame: Frame, scope: { ref?: string; selector?: string; hidden?: boolean }): Promise<{ markdown?: string; hidden?: number; error?: string }> {
   return read(frame, 'markdown', scope);
 }
 
@@ -146,6 +150,8 @@ function engineSource(): string {
   const __name = (fn) => fn;
   const walk = (${snapshotFrameDom.toString()});
   const markdownOf = (${markdownOf.toString()});
+  // What a person can see (page-sight.ts): a fresh one per walk, which measures the page as it is then.
+  const pageSight = (${pageSight.toString()});
   let state;
   let generation = 0;
   let cached;
@@ -181,7 +187,7 @@ function engineSource(): string {
         if (cached && cached.generation === argument.generation) return output(cached.result);
         let result;
         try {
-          const walked = walk(argument, state);
+          const walked = walk(argument, state, pageSight());
           state = walked.state;
           generation = argument.generation;
           result = walked.result;
@@ -261,7 +267,7 @@ function engineSource(): string {
         }
         if ((argument.ref || argument.selector) && !(scope && scope.isConnected)) return output({ error: 'absent' });
         try {
-          return output({ markdown: markdownOf(scope) });
+          return output(markdownOf(scope, pageSight(), argument.hidden === true));
         } catch (error) {
           return output({ error: String(error && error.message || error) });
         }
