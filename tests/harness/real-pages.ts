@@ -37,6 +37,8 @@ export async function startRealPages(): Promise<{ pages: RealPage[]; close(): Pr
           await box.click();
           await page.keyboard.type(title);
           await page.keyboard.press('Enter');
+          // The app has taken the todo when it empties its field.
+          for (let i = 0; i < 50 && (await box.inputValue()) !== ''; i++) await page.waitForTimeout(50);
         }
         await page.locator('#todo-list li .toggle, .todo-list li .toggle').first().click();
         await page.waitForTimeout(100);

@@ -100,7 +100,8 @@ describe('the tools, in process', () => {
     const answer = await call('browser_act', { kind: 'click', ref: 'e10', profile: 'extension' }, api, session);
     // The page's words (its events, its diff) inside the answer's fence; clawd's own outside.
     expect(answer).toBe('click: done\n<page 123>\n- download started: report.txt\n~ - checkbox "Milk" [checked] [ref=e10] (diff at most 2000)\n</page 123>');
-    expect(calls).toEqual([{ method: 'act', profile: 'extension', args: [{ kind: 'click', ref: 'e10' }, { diffMaxChars: 2_000 }] }]);
+    // Without the handoff group, the client is not one that shows a person a confirmation's link.
+    expect(calls).toEqual([{ method: 'act', profile: 'extension', args: [{ kind: 'click', ref: 'e10' }, { diffMaxChars: 2_000, person: false, onConfirmation: expect.any(Function) }] }]);
   });
 
   it('browser_act says when the action navigated, and when it closed the tab', async () => {

@@ -48,7 +48,17 @@ export interface HandoffWaitOptions {
 
 export interface ActOptions {
   diffMaxChars?: number;
+  /**
+   * The caller shows a person the link of a confirmation (an act a confirm rule names waits for their
+   * yes: service/confirm-service.ts); without it, and with nobody else to ask, such an act is a 409.
+   */
+  person?: boolean;
+  /** Hears a confirmation once it waits for the person, with their link. */
+  onConfirmation?: (confirmation: Confirmation) => void;
 }
+
+/** An act waiting for a person's yes: a hand-off (GET /handoff/{id} waits for it, and then carries the act's answer). */
+export type Confirmation = NonNullable<ActionResult['confirmation']>;
 
 /**
  * One profile's browser, as an agent's tools use it: what the MCP tools call.

@@ -142,6 +142,21 @@ export const ActionResultSchema = z.looseObject({
   hint: z.string().optional().describe('With changed: false, what that likely means and what to try; with a change, what it did not reach'),
   typedAs: z.literal('keys').optional().describe('A type into an element that is not a field (a code editor): the text went in as keys at its caret'),
   diff: z.string().optional().describe('Asked for with ?diff=N: the page\'s diff since the previous snapshot, when the action did not navigate'),
+  confirmation: z
+    .object({
+      id: z.string().describe('The hand-off: GET /handoff/{id}?wait=60 waits for the answer, and then carries the act\'s'),
+      rule: z.string().describe('The confirm rule of config.json that names the act'),
+      act: z.string(),
+      state: z.literal('waiting'),
+      link: z.string().optional().describe("The person's one-time link"),
+      expiresAt: z.string(),
+    })
+    .optional()
+    .describe("The act is one a confirm rule names: it has not run, and runs when the person says yes (asked with ?person=true, or where a person is reachable)"),
+  confirmed: z
+    .object({ rule: z.string(), by: z.enum(['person', 'pre-approval']), handoff: z.string().optional() })
+    .optional()
+    .describe("The act a confirm rule names ran: a person said yes, or the token's holder pre-approved the rule for the session"),
   fence: FenceSchema.optional(),
 }).describe('One action\'s answer; what the action itself reports (an evaluate\'s result, a drag\'s points...) comes with it');
 export type ActionResult = z.infer<typeof ActionResultSchema>;

@@ -239,6 +239,14 @@ export const ROUTES = {
   },
   'GET /sessions': { summary: 'Open task sessions, and the warm spare browsers', tag: 'Sessions', answer: SessionListSchema },
   'DELETE /sessions/:id': { summary: 'End a task session: its browser and everything it wrote go', tag: 'Sessions', params: { id: 'The session\'s id' }, answer: z.object({ closed: SessionInfoSchema }), errors: [404] },
+  'POST /sessions/:id/approvals': {
+    summary: "Pre-approve a confirm rule for one task session: its acts run there without a person's yes (the main token only; audited)",
+    tag: 'Sessions',
+    params: { id: "The session's id" },
+    body: schemas.approveRule,
+    answer: z.object({ session: z.string(), approved: z.array(z.string()).describe('Every rule pre-approved for it') }),
+    errors: [404],
+  },
   'POST /sessions/:id/extend': { summary: 'Set a session\'s time to live from now', tag: 'Sessions', params: { id: 'The session\'s id' }, body: schemas.extendSession, answer: z.object({ extended: SessionInfoSchema }), errors: [404] },
   'GET /audit': { summary: 'The audit log, newest first, a page at a time', tag: 'Sessions', query: schemas.auditQuery, answer: AuditPageSchema },
   'GET /audit/recording': {

@@ -130,7 +130,11 @@ export const schemas = {
     jail: z.boolean().optional(),
   }).refine((profile) => !(profile.jail && profile.cdpUrl), { message: 'a remote profile (cdpUrl) runs elsewhere and cannot be jailed here', path: ['jail'] }),
   profileQuery: z.object({ profile: z.string().optional() }),
-  actQuery: z.object({ profile: z.string().optional(), diff: z.coerce.number().int().positive().max(200_000).optional() }),
+  actQuery: z.object({
+    profile: z.string().optional(),
+    diff: z.coerce.number().int().positive().max(200_000).optional(),
+    person: z.union([z.boolean(), QueryFlag]).optional().describe("the caller shows a person the link when an act waits for their yes (a confirm rule names it); without it, and with nobody else to ask, such an act is a 409"),
+  }),
   actionsQuery: z.object({ profile: z.string().optional(), limit: z.coerce.number().int().positive().max(1000).default(100) }),
   consoleQuery: z.object({ profile: z.string().optional(), targetId: TargetId.optional(), level: z.string().optional() }),
   snapshotQuery: z.object({
@@ -230,6 +234,7 @@ export const schemas = {
   traceStop: z.strictObject({ keep: z.boolean().optional() }),
   /** Seconds from now. */
   extendSession: z.strictObject({ ttl: z.number().int().min(10).max(7 * 24 * 3600) }),
+  approveRule: z.strictObject({ rule: z.string().min(1).max(64).describe("A confirm rule of config.json: its acts run in this session without asking a person") }),
   vaultFromExtension: z.strictObject({ tenant: Tenant, domains: z.array(Domain).min(1).max(50), timeoutMs: Timeout.optional() }),
   screencastQuery: z.object({ profile: z.string().optional(), targetId: TargetId.optional() }),
   /** Input a person gives through the live view: points are fractions (0..1) of the view, so any image size works. */

@@ -36,6 +36,10 @@ export const AUDIT_EVENT_KINDS = [
   'secret-set',
   'secret-forget',
   'secret-use',
+  'confirm-ask',
+  'confirm-yes',
+  'confirm-no',
+  'confirm-approve',
 ] as const;
 export type AuditEventKind = (typeof AUDIT_EVENT_KINDS)[number];
 
@@ -178,6 +182,16 @@ export const HandoffSchema = z.object({
   endedAt: z.string().optional(),
   note: z.string().optional().describe("The person's note"),
   link: z.string().optional().describe('POST /handoff only: the one-time link for the person (valid 10 minutes, once)'),
+  confirm: z
+    .object({
+      rule: z.string().describe('The confirm rule of config.json that names the act'),
+      act: z.string().describe('The act, as the person reads it'),
+      box: z.object({ x: z.number(), y: z.number(), width: z.number(), height: z.number() }).optional().describe("Its target, as fractions of the tab's viewport"),
+    })
+    .optional()
+    .describe("A hand-off asking a person's yes to one act: done is yes (the act then runs), refused is no"),
+  act: z.record(z.string(), z.unknown()).optional().describe("A confirmation the person said yes to: the act's answer (POST /act's), once it ran"),
+  actError: z.object({ code: z.string(), message: z.string() }).optional().describe('A confirmation the person said yes to: why the act then failed'),
   now: z.object({ url: z.string(), title: z.string() }).optional().describe('Once ended: where the tab is'),
   changed: z
     .object({ navigated: z.boolean(), titleChanged: z.boolean(), personActions: z.number().int().describe("The person's clicks, keys and scrolls in the live view") })

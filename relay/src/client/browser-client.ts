@@ -134,9 +134,19 @@ export class BrowserClient implements BrowserApi {
   text(options: Omit<RequestOf<'textQuery'>, 'profile'> = {}): Promise<PageTextResponse> {
     return this.call('GET', '/text', undefined, options);
   }
-  /** Any `POST /act` action; the helpers below are shorthands. */
-  act(action: ActionRequest, options: ActOptions = {}): Promise<ActionResult> {
-    return this.call('POST', '/act', action, { diff: options.diffMaxChars });
+  /**
+   * Any `POST /act` action; the helpers below are shorthands. An act a confirm rule names waits for a
+   * person's yes (asked with `person`, or where a person is reachable): this waits with it, through its
+   * hand-off, and answers with the act's own answer; a no is a ConflictError naming the rule.
+   */
+  async act(action: ActionRequest, options: ActOptions = {}): Promise<ActionResult> {
+    const answer = await this.call<ActionResult>('POST', '/act', action, { diff: options.diffMaxChars, person: options.person });
+    if (!answer.confirmation) return answer;
+    options.onConfirmation?.(answer.confirmation);
+    let handoff = await this.handoffState(answer.confirmation.id, 60);
+    while (handoff.state === 'waiting') handoff = await this.handoffState(handoff.id, 60);
+    if (handoff.act) return handoff.act as ActionResult;
+    throw errorFromBody(409, { error: handoff.actError ?? { code: 'conflict', message: `Not done: the hand-off for a person's yes ended ${handoff.state}` } });
   }
   click(ref: string, options: Omit<ActionOptions<'click'>, 'ref' | 'x' | 'y'> = {}) {
     return this.act({ kind: 'click', ref, ...options });
@@ -192,6 +202,10 @@ export class BrowserClient implements BrowserApi {
   }
   closeSession(id: string): Promise<{ closed: SessionInfo }> {
     return this.call('DELETE', `/sessions/${encodeURIComponent(id)}`);
+  }
+  /** `POST /sessions/{id}/approvals`: the acts of a confirm rule run in this session without a person's yes (the main token only). */
+  approveRule(id: string, rule: string): Promise<{ session: string; approved: string[] }> {
+    return this.call('POST', `/sessions/${encodeURIComponent(id)}/approvals`, { rule });
   }
   /** Gives a session `ttl` seconds from now. */
   extendSession(id: string, ttl: number): Promise<{ extended: SessionInfo }> {

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { ACCENT_COLOR, DEFAULT_CONTROL_PORT, DEFAULT_HOST, relayPortFor } from '../../../protocol/constants.js';
 import { describeIssues } from '../validation.js';
 import { UrlPolicySchema } from '../runtime/url-policy.js';
+import { ConfirmConfigSchema } from '../runtime/consequential-acts.js';
 import { ensureHome } from './state-dir.js';
 
 /**
@@ -178,6 +179,13 @@ export const ConfigSchema = z.strictObject({
     .prefault({}),
   /** Which URLs tabs may be sent to, on every profile (runtime/url-policy.ts); none by default. */
   urlPolicy: UrlPolicySchema.optional(),
+  /**
+   * Acts that wait for a person's yes (runtime/consequential-acts.ts): clicks on
+   * targets by role and name, forms sent to given domains, downloads of given
+   * types, page tools marked consequential. Defaults: payments, executables,
+   * page tools.
+   */
+  confirm: ConfirmConfigSchema.prefault({}),
   defaultProfile: z.string().default('clawd'),
   profiles: z.record(z.string(), ProfileConfig).default({}),
 });

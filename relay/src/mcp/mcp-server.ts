@@ -41,8 +41,8 @@ export interface McpServerOptions {
  */
 export function createMcpServer(api: BrowserApi | (() => BrowserApi), options: McpServerOptions): Server {
   const server = new Server({ name: 'clawd-browser', version: PACKAGE_VERSION }, { capabilities: { tools: {} } });
-  const session: McpSessionState = { lastUrl: new Map(), exportDir: options.exportDir };
   const caps = options.caps ?? [];
+  const session: McpSessionState = { lastUrl: new Map(), exportDir: options.exportDir, askPerson: caps.includes('handoff') };
   const byName = new Map(ALL_TOOLS.map((tool) => [tool.name, tool]));
   const listed = listTools(caps);
 

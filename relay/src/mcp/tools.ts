@@ -67,6 +67,8 @@ export function defineTool<Input extends z.ZodObject>(tool: {
 /** What one MCP session remembers between calls: each tab's last known URL, to tell a navigation. */
 export interface McpSessionState {
   lastUrl: Map<string, string>;
+  /** The client shows a person hand-offs' links (its `handoff` group is on): an act a confirm rule names asks them. */
+  askPerson?: boolean;
   /** Where pdf files go. */
   exportDir: string;
 }
@@ -133,9 +135,14 @@ function withoutDefault(field: z.ZodType): z.ZodType {
 const ACTION_KINDS = ActionSchema.options.map((option) => option.shape.kind.value).filter((kind) => kind !== 'close');
 
 /** An action, then what it changed: one line, events, and the page's diff since the previous snapshot. */
-async function act(api: BrowserApi, action: ActionRequest, session: McpSessionState): Promise<ToolResult> {
-  // One call: the action, and the page's diff when it did not navigate.
-  const result: ActionResult = await api.act(action, { diffMaxChars: ACTION_DIFF_CHARS });
+async function act(api: BrowserApi, action: ActionRequest, session: McpSessionState, call: ToolCall): Promise<ToolResult> {
+  // One call: the action, and the page's diff when it did not navigate. An act a confirm rule names
+  // waits for a person's yes: the progress notifications carry their link.
+  const result: ActionResult = await api.act(action, {
+    diffMaxChars: ACTION_DIFF_CHARS,
+    person: session.askPerson === true,
+    onConfirmation: (asked) => void call.progress(`Waiting for a person's yes (rule ${asked.rule})${asked.link ? `: ${asked.link}` : ''} (also in the operator's console).`),
+  });
   const key = result.targetId;
   const before = session.lastUrl.get(key);
   // The page's words (a value it holds, a script's result, its dialogs, where it went, its diff) go inside the answer's fence.
@@ -149,6 +156,7 @@ async function act(api: BrowserApi, action: ActionRequest, session: McpSessionSt
   // The common path costs what it did ("click: done"); no reaction is said, with what to try.
   // A change with a hint (only the control itself changed) says the hint too.
   const lines = [result.changed === false ? `${action.kind}: nothing changed. ${result.hint ?? ''}`.trimEnd() : `${action.kind}: done${state}${result.hint ? `; ${result.hint}` : ''}`];
+  if (result.confirmed) lines.push(result.confirmed.by === 'person' ? `A person said yes (rule ${result.confirmed.rule}).` : `Pre-approved for this session (rule ${result.confirmed.rule}).`);
   for (const event of result.events ?? []) page.push(`- ${event}`);
   if (result.url === undefined) {
     lines.push('The tab closed.');
@@ -245,7 +253,7 @@ export const TOOLS: Tool[] = [
     input: z.object({ profile: Profile, targetId: TargetId, kind: z.enum(ACTION_KINDS as [string, ...string[]]), ...allActionFields() }),
     readOnly: false,
     // The flat input holds every kind's fields; which belong to which kind is the API's check (ActionSchema).
-    run: (api, { profile, ...action }, session) => act(withProfile(api, { profile }), action as ActionRequest, session),
+    run: (api, { profile, ...action }, session, call) => act(withProfile(api, { profile }), action as ActionRequest, session, call),
   }),
   defineTool({
     name: 'browser_screenshot',

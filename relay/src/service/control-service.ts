@@ -18,6 +18,7 @@ import { secretNames } from '../driver/secret-typing.js';
 import { ToolboxService } from './toolbox-service.js';
 import { VisionService } from './vision-service.js';
 import { HandoffService, type LinkMaker } from './handoff-service.js';
+import { ConfirmService } from './confirm-service.js';
 import type { AuditTrail } from '../vault/audit-log.js';
 
 /**
@@ -52,6 +53,8 @@ export class ControlService {
   readonly vision = new VisionService(this);
   /** Hand-offs to a person (handoff-service.ts). */
   readonly handoffs: HandoffService;
+  /** Acts that wait for a person's yes (confirm-service.ts). */
+  readonly confirmations: ConfirmService;
 
   constructor(
     readonly manager: ProfileManager,
@@ -70,6 +73,14 @@ export class ControlService {
     readonly handoffLink: (host?: string) => LinkMaker,
   ) {
     this.handoffs = new HandoffService(this, audit);
+    this.confirmations = new ConfirmService(this, audit);
+    // Every driver asks before it keeps a download (a confirm rule may hold an executable for a yes).
+    manager.holdDownload = (held) => this.confirmations.download(held);
+  }
+
+  /** Whether this server holds task session `id` (a pre-approval is for one of its sessions). */
+  sessionsHave(id: string): boolean {
+    return this.sessions.has(id);
   }
 
   /** browser_record's one call, in process (credential headers stay redacted: MCP is not the token's holder's door). */
@@ -196,8 +207,16 @@ export class ControlService {
   text(profile: string | undefined, options: TextOptions, signal?: AbortSignal) {
     return this.operation(profile, { kind: 'text', targetId: options.targetId, ref: options.ref }, signal, async (driver) => withFence(await driver.text(options)));
   }
-  /** One action; with `diffMaxChars`, and when it did not navigate, the page's diff comes with it (no second call). */
-  act(profile: string | undefined, action: z.output<typeof schemas.act>, signal?: AbortSignal, options: ActOptions = {}): Promise<ActionResult> {
+  /**
+   * One action, unless a confirm rule names it (confirm-service.ts): then it waits for a person's yes
+   * (`wait`: here, until they answer; else the answer says so, with the hand-off's handle), or is refused.
+   */
+  act(profile: string | undefined, action: z.output<typeof schemas.act>, signal?: AbortSignal, options: ActOptions & { wait?: boolean } = {}): Promise<ActionResult> {
+    return this.confirmations.act(profile, action, signal, options);
+  }
+
+  /** The action itself; with `diffMaxChars`, and when it did not navigate, the page's diff comes with it (no second call). */
+  perform(profile: string | undefined, action: z.output<typeof schemas.act>, signal?: AbortSignal, options: ActOptions = {}): Promise<ActionResult> {
     const ref = 'ref' in action ? action.ref : undefined;
     return this.operation(profile, { kind: action.kind, targetId: action.targetId, ref }, signal, async (driver, bounded) => {
       const before = options.diffMaxChars ? await driver.page(action.targetId).then((page) => page.url(), () => undefined) : undefined;
@@ -282,7 +301,7 @@ export class ControlService {
         const { profile: _ignored, ...checked } = validated(schemas.snapshotQuery, options, 'arguments');
         return (await service.snapshot(profile, checked, signal)) as AiSnapshotResponse;
       },
-      act: (action: ActionRequest, options?: ActOptions) => service.act(profile, validated(ActionSchema, action, 'arguments'), signal, options),
+      act: (action: ActionRequest, options?: ActOptions) => service.act(profile, validated(ActionSchema, action, 'arguments'), signal, { ...options, wait: true }),
       fileChooser: (options: RequestOf<'fileChooser'>) => service.fileChooser(profile, validated(schemas.fileChooser, options, 'arguments'), signal),
       dialog: (options: RequestOf<'dialog'>) => service.armDialog(profile, validated(schemas.dialog, options, 'arguments'), signal),
       downloads: async () => service.downloads(profile),

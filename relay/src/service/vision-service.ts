@@ -25,7 +25,8 @@ export class VisionService {
 
   computer(profile: string | undefined, dialect: ComputerDialect, request: ComputerRequest, signal?: AbortSignal) {
     return this.control.operation(profile, { kind: 'computer', targetId: request.targetId }, signal, async (driver, bounded) => {
-      const { screenshot, ...words } = await driver.vision.computer(dialect, request, bounded);
+      // A press on what a confirm rule names stops the batch, unless pre-approved (confirm-service.ts).
+      const { screenshot, ...words } = await driver.vision.computer(dialect, request, bounded, this.control.confirmations.pressGate(driver.profile.name));
       return { ...withFence(words), ...(screenshot ? { screenshot } : {}) };
     });
   }

@@ -75,17 +75,21 @@ export function markdownOf(scope: Element | null, sight: Sight, showHidden: bool
     }
     return verdict;
   };
-  /** A text node's words as a person sees them: '' when they cannot (marked when shown anyway). */
-  const seenText = (node: Node): string => {
+  /** A text node's words as a person sees them: none when they cannot (shown anyway when asked, after their mark). */
+  const seenWords = (node: Node): { mark: string; text: string } => {
     const text = node.textContent ?? '';
     const parent = node.parentElement;
-    if (!parent || !text.trim()) return text;
+    if (!parent || !text.trim()) return { mark: '', text };
     const reason = textHidden(parent);
-    if (!reason) return text;
+    if (!reason) return { mark: '', text };
     const scene = sight.sceneOf(parent);
     const from = scene.hidden ? scene.from! : parent;
     hiddenBlocks.add(from);
-    return showHidden ? mark(from, reason) + text : '';
+    return showHidden ? { mark: mark(from, reason), text } : { mark: '', text: '' };
+  };
+  const seenText = (node: Node): string => {
+    const { mark: marking, text } = seenWords(node);
+    return marking + text;
   };
   /** An element's text as a person sees it, whitespace kept (code, preformatted text). */
   const visibleText = (element: Element): string => {
@@ -122,7 +126,10 @@ export function markdownOf(scope: Element | null, sight: Sight, showHidden: bool
 
   /** Inline content of a node: text with emphasis, code and links. */
   const inline = (node: Node): string => {
-    if (node.nodeType === 3) return escapeText(collapse(seenText(node)));
+    if (node.nodeType === 3) {
+      const { mark: marking, text } = seenWords(node);
+      return marking + escapeText(collapse(text));
+    }
     if (node.nodeType !== 1) return '';
     const element = node as Element;
     if (skipped(element)) return '';

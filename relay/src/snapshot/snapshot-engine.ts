@@ -138,6 +138,25 @@ export function describeRef(frame: Frame, ref: string): Promise<{ testId: string
   return read(frame, 'describe', ref);
 }
 
+/** What an act would act on: a ref's element, the element at a point, or the focused one (with `enter`: whether Enter sends its form). */
+export interface ActTargetQuery {
+  ref?: string;
+  x?: number;
+  y?: number;
+  focused?: boolean;
+  enter?: boolean;
+}
+
+/** Finds an act's target in the frame's isolated world (then `actTargetLocator` reaches it): the control, and the form it sends. */
+export function findActTarget(frame: Frame, query: ActTargetQuery): Promise<{ found: boolean; submits?: { action: string; method: string } | null }> {
+  return read(frame, 'act-target', query);
+}
+
+/** The control the last findActTarget of the frame found, as a locator. */
+export function actTargetLocator(frame: Frame): Promise<Locator> {
+  return locate(frame, 'target', null);
+}
+
 /** A locator for a ref that `checkRef` found 'ok'; it resolves in the isolated world too. */
 export function refLocator(frame: Frame, ref: string): Promise<Locator> {
   return locate(frame, 'ref', ref);
@@ -158,6 +177,7 @@ function engineSource(): string {
   let probes = 0;
   const effects = new Map();
   let finished;
+  let actTarget;
   // The state an agent acts to change, read as the browser holds it (tag names, not constructors a page may replace).
   const readState = (el) => {
     const tag = el.tagName;
@@ -211,6 +231,41 @@ function engineSource(): string {
         const element = state && state.refs.get(argument);
         return element && element.isConnected ? [element] : [];
       }
+      case 'act-target': {
+        // What an act would act on (driver/act-consequence.ts): the ref's element, the element at a point
+        // (shadow roots pierced), or the focused one; then the control it is part of, kept for 'target'.
+        let element = null;
+        if (argument.ref) element = state && state.refs.get(argument.ref);
+        else if (argument.focused) {
+          element = document.activeElement;
+          while (element && element.shadowRoot && element.shadowRoot.activeElement) element = element.shadowRoot.activeElement;
+        } else {
+          element = document.elementFromPoint(argument.x, argument.y);
+          while (element && element.shadowRoot) {
+            const inner = element.shadowRoot.elementFromPoint(argument.x, argument.y);
+            if (!inner || inner === element) break;
+            element = inner;
+          }
+        }
+        if (!element || !element.isConnected) return output({ found: false });
+        const control = element.closest('button, a[href], summary, input[type=submit], input[type=button], input[type=image], [role=button], [role=link], [role=menuitem], [role=menuitemcheckbox], [role=menuitemradio], [role=tab], [role=option], [role=switch], [role=checkbox], [role=radio]') || element;
+        actTarget = control;
+        // A form it sends: a submit button's (its formaction first), or Enter in a field of a form.
+        let submits = null;
+        const form = control.form || null;
+        const tag = control.tagName;
+        const type = (control.getAttribute('type') || '').toLowerCase();
+        const submitter = (tag === 'BUTTON' && (type === '' || type === 'submit')) || (tag === 'INPUT' && (type === 'submit' || type === 'image'));
+        const field = tag === 'INPUT' && !submitter && !['button', 'checkbox', 'radio', 'file', 'reset', 'color', 'range'].includes(type);
+        if (form && (submitter || (field && argument.enter))) {
+          const action = submitter && control.hasAttribute('formaction') ? control.formAction : form.action;
+          const method = (submitter && control.getAttribute('formmethod')) || form.method || 'get';
+          submits = { action, method: String(method).toLowerCase() };
+        }
+        return output({ found: true, submits });
+      }
+      case 'target':
+        return actTarget && actTarget.isConnected ? [actTarget] : [];
       case 'boxes': {
         const boxes = {};
         for (const ref of argument) {
