@@ -112,12 +112,19 @@ for (const { name, client: clientOf, tab } of cases) {
       expect(listed.fence).toMatch(/^\d{3,}$/);
       expect(listed.fence).not.toBe('9');
 
-      // A person debugging asks to see them: each shown, marked.
-      const debug = (await client.snapshot({ targetId, hidden: true })) as { text: string; hidden?: number };
+      // A person debugging asks to see them, with the token (a session's key is refused): each shown, marked.
+      const profile = (await client.status()).profile;
+      if (profile.startsWith('session-')) {
+        const refused = await fetch(`${base()}/snapshot?targetId=${targetId}&hidden=true`, { headers: { authorization: `Bearer ${session.key}` } });
+        expect(refused.status).toBe(403);
+        expect((await refused.json()).error.message).toMatch(/hidden=true .* is the main token's/);
+      }
+      const person = env.client(profile);
+      const debug = (await person.snapshot({ targetId, hidden: true })) as { text: string; hidden?: number };
       expect(debug.text.split('\n')[0]).toBe(`[hidden text shown, each marked [hidden=why]: ${HIDDEN_BLOCKS} blocks]`);
       expect(debug.text).toMatch(/- text \[hidden=colour\]: "HIDDEN-12/);
       expect(debug.text).toMatch(/- text \[hidden=covered\]: "HIDDEN-24/);
-      expect((await client.text({ targetId, hidden: true })).markdown).toMatch(/\[hidden=off-screen\] HIDDEN-16/);
+      expect((await person.text({ targetId, hidden: true })).markdown).toMatch(/\[hidden=off-screen\] HIDDEN-16/);
     });
   });
 }

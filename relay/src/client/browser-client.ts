@@ -143,8 +143,15 @@ export class BrowserClient implements BrowserApi {
     const answer = await this.call<ActionResult>('POST', '/act', action, { diff: options.diffMaxChars, person: options.person });
     if (!answer.confirmation) return answer;
     options.onConfirmation?.(answer.confirmation);
-    let handoff = await this.handoffState(answer.confirmation.id, 60);
-    while (handoff.state === 'waiting') handoff = await this.handoffState(handoff.id, 60);
+    let handoff: HandoffAnswer;
+    try {
+      handoff = await this.handoffState(answer.confirmation.id, 60);
+      while (handoff.state === 'waiting') handoff = await this.handoffState(handoff.id, 60);
+    } catch (error) {
+      // Stopped waiting (this client's signal): the ask is withdrawn, so nothing runs later unseen.
+      if (this.options.signal?.aborted) await new BrowserClient({ ...this.options, signal: undefined }).cancelHandoff(answer.confirmation.id).catch(() => {});
+      throw error;
+    }
     if (handoff.act) return handoff.act as ActionResult;
     throw errorFromBody(409, { error: handoff.actError ?? { code: 'conflict', message: `Not done: the hand-off for a person's yes ended ${handoff.state}` } });
   }

@@ -60,15 +60,17 @@ async function judgeTarget(frame: Frame, query: ActTargetQuery, verb: string, ru
   const found = await findActTarget(frame, query).catch(() => ({ found: false, submits: null }));
   if (!found.found) return undefined;
   const locator = await actTargetLocator(frame);
-  const target = byTarget && rules.some((rule) => 'target' in rule) ? await nameOf(locator) : undefined;
+  let target = byTarget && rules.some((rule) => 'target' in rule) ? await nameOf(locator) : undefined;
   const byName = target && matchTarget(rules, target);
   const byForm = !byName && found.submits ? matchForm(rules, found.submits.action) : undefined;
   if (!byName && !byForm) return undefined;
+  // Named for the person asked, whichever rule it is.
+  if (byTarget) target ??= await nameOf(locator);
   // Where it is, for the person asked: on screen first (a click would scroll it there too).
   if (query.ref) await locator.scrollIntoViewIfNeeded({ timeout: 2_000 }).catch(() => {});
   const box = (await locator.boundingBox({ timeout: 2_000 }).catch(() => null)) ?? undefined;
   const where = box ? { box } : {};
-  if (byName) return { rule: byName.name, act: `${verb} ${target.role} ${JSON.stringify(clip(target.name))}`, target, ...where };
+  if (byName && target) return { rule: byName.name, act: `${verb} ${target.role} ${JSON.stringify(clip(target.name))}`, target, ...where };
   const host = new URL(found.submits!.action).host;
   const what = target ? `${target.role} ${JSON.stringify(clip(target.name))}` : query.ref || query.focused ? 'its field' : 'there';
   return { rule: byForm!.name, act: `${verb} ${what}, sending a form to ${host}`, ...(target ? { target } : {}), ...where };

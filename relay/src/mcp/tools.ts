@@ -166,10 +166,18 @@ async function act(api: BrowserApi, action: ActionRequest, session: McpSessionSt
     if (before !== undefined && before !== result.url) {
       lines.push('Navigated; take a snapshot to see the page.');
       page.push(`${result.url} ${JSON.stringify(result.title)}`);
-    } else if (result.diff) return text([...lines, fencedOutline(result.fence, page.join('\n'), result.diff)].join('\n'));
+    } else if (result.diff) return text([...lines, fencedOutline(result.fence, page.join('\n'), terseDiff(result.diff))].join('\n'));
   }
   if (page.length) lines.push(fenced(result.fence, page));
   return text(lines.join('\n'));
+}
+
+/**
+ * An act's diff with a shorter first note: its lines' marks (+ ~ -) already say what each is, so the
+ * counts are left out. The fence each answer now carries is paid for so (about the same tokens).
+ */
+function terseDiff(diff: string): string {
+  return diff.replace(/^\[since the previous snapshot: [^;\]]*; (\d+) unchanged lines not shown\]/, '[changes since the last snapshot; $1 unchanged lines not shown]');
 }
 
 /** The default list: what most agents need. The groups' tools are in page-tools.ts, vision-tools.ts, toolbox-tools.ts and handoff-tool.ts. */

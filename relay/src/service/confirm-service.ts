@@ -28,6 +28,9 @@ type Point = { x: number; y: number };
 
 type Act = z.output<typeof schemas.act>;
 
+/** The kinds that can act on a control or send a form (act-consequence.ts): the rest run without a look. */
+const JUDGED = new Set(['click', 'press', 'type']);
+
 interface Waiting {
   profile: string;
   /** The act's answer once the person said yes and it ran (or why it failed). */
@@ -61,6 +64,7 @@ export class ConfirmService {
    * hand-off's handle), or it is refused.
    */
   async act(profile: string | undefined, action: Act, signal: AbortSignal | undefined, options: ActOptions & { wait?: boolean }): Promise<ActionResult> {
+    if (!JUDGED.has(action.kind)) return this.control.perform(profile, action, signal, options);
     const driver = this.control.manager.driver(profile);
     const name = driver.profile.name;
     const found = await driver.consequenceOf(action, this.rules());
@@ -75,7 +79,7 @@ export class ConfirmService {
       this.record('confirm-ask', session, 'refused', `${consequence.rule}: ${consequence.act} on ${name}; no person could be asked`);
       throw refusal(consequence, this.rule(consequence.rule), 'and no person can be asked here');
     }
-    const opened = await this.ask(profile, action, consequence, viewport, signal);
+    const opened = await this.ask(profile, action, consequence, viewport, signal, options.diffMaxChars);
     const confirmation: Confirmation = { id: opened.id, rule: consequence.rule, act: consequence.act, state: 'waiting', ...(opened.link ? { link: opened.link } : {}), expiresAt: opened.expiresAt };
     // The act names its target in the page's words: fenced.
     if (!options.wait) return withFence({ targetId: opened.targetId, kind: action.kind, confirmation });
@@ -90,7 +94,7 @@ export class ConfirmService {
   }
 
   /** Opens the hand-off asking for the person's yes; the act runs, server-side, on it. */
-  private async ask(profile: string | undefined, action: Act, consequence: Consequence, viewport: { width: number; height: number }, signal: AbortSignal | undefined): Promise<HandoffAnswer> {
+  private async ask(profile: string | undefined, action: Act, consequence: Consequence, viewport: { width: number; height: number }, signal: AbortSignal | undefined, diffMaxChars?: number): Promise<HandoffAnswer> {
     const waitSeconds = this.control.manager.registry.config().confirm.waitSeconds;
     const box = consequence.box && {
       x: consequence.box.x / viewport.width,
@@ -113,7 +117,7 @@ export class ConfirmService {
         throw refusal(consequence, this.rule(consequence.rule), ended?.state === 'refused' ? `and the person said no${ended.note ? `: ${JSON.stringify(ended.note)}` : ''}` : ended?.state === 'timeout' ? 'and nobody answered in time' : 'and the ask was cancelled', opened.id);
       }
       this.record('confirm-yes', sessionOf(name), 'ok', `${consequence.rule}: ${consequence.act} on ${name}, hand-off ${opened.id}`);
-      const result = await this.control.perform(name, action, undefined, {});
+      const result = await this.control.perform(name, action, undefined, { diffMaxChars });
       return { ...result, confirmed: { rule: consequence.rule, by: 'person' as const, handoff: opened.id } };
     });
     // Nobody may be waiting on it (an HTTP caller that went): its failure is the hand-off's to tell.

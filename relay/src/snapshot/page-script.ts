@@ -722,6 +722,9 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
     if (!conceal && role && visible && (tag === 'img' || role === 'iframe') && sight.tinyBox(el)) conceal = 'tiny';
     if (conceal && role && visible && (el.getAttribute('alt') || el.getAttribute('aria-label') || el.getAttribute('title') || role === 'iframe')) hiddenBlocks.add(conceal === 'tiny' ? el : scene.from!);
     if (conceal === 'tiny' && !args.hidden) return;
+    // A hidden box that holds controls (a menu off-canvas until opened) keeps its line, for the controls'
+    // place in the outline, and loses its words: its name and its text.
+    const wordless = !!conceal && !args.hidden && !!role && visible && !!el.querySelector(CONTROLS_INSIDE);
 
     if (role && visible && !conceal && !FORM_CONTROLS.has(tag) && !el.firstElementChild && !el.textContent?.trim()) {
       // Empty zero-size boxes (spacers, 0×0 buttons) are noise.
@@ -730,11 +733,11 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
       if (rect.width === 0 && rect.height === 0) return;
     }
 
-    const given = role && visible ? givenName(el, tag) : '';
+    const given = role && visible && !wordless ? givenName(el, tag) : '';
     // A clickable container (a card, Swagger UI's operation row) whose controls are listed
     // below it with their own names: named again by its content, it would repeat them all.
     // Anything but a control is named by the words a person can see of it.
-    const fromContent = role && visible && !given && NAMED_FROM_CONTENT.has(role) && !(role === 'generic' && el.querySelector(CONTROLS_INSIDE));
+    const fromContent = role && visible && !wordless && !given && NAMED_FROM_CONTENT.has(role) && !(role === 'generic' && el.querySelector(CONTROLS_INSIDE));
     const hiddenBefore = hiddenBlocks.size;
     let content = fromContent ? contentText(el, true, interactive || conceal ? undefined : here) : '';
     if (fromContent && !content && !interactive && !conceal && hiddenBlocks.size > hiddenBefore) {
@@ -743,7 +746,7 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
       if (args.hidden) content = contentText(el);
     }
 
-    if (!role || !visible || (conceal && !args.hidden)) {
+    if (!role || !visible || (conceal && !args.hidden && !wordless)) {
       // Not shown itself: its children take its place, at its depth.
       if (!inline) flushText();
       walkChildren(el, depth, childTextUsed, visible, pointer, here);
@@ -754,7 +757,7 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
     flushText();
     // Checked before anything is handed out, so every ref and frame number made is on a line.
     if (full()) return;
-    const name = given || content || hintName(el, tag);
+    const name = wordless ? '' : given || content || hintName(el, tag);
     // A part of a control styled clickable (Shoelace's radio label inside its radio) that says
     // only the control's name again: the control's own ref does what it would.
     if (role === 'generic' && !interactiveByMarkup && !named && name && name === controlNames[controlNames.length - 1]) {
@@ -778,7 +781,7 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
       frameElements.set(prefix, el);
       frames.push({ prefix, line: lines.length, depth });
     }
-    if (conceal) line += ` [hidden=${conceal}]`;
+    if (conceal && args.hidden) line += ` [hidden=${conceal}]`;
     if (interactive || item) line += ` [ref=${refFor(el)}]`;
     lines.push(line);
     const lineIndex = lines.length - 1;
