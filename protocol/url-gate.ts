@@ -67,6 +67,51 @@ export function shareableUrlProblem(raw: string | undefined): string | undefined
 
 const SHAREABLE_ANSWERS_KEPT = 64;
 const shareableAnswers = new Map<string, string | undefined>();
+/** The ports of the clawd-browser the extension is paired with (its relay's, and the control API's below it). */
+let ownPorts: readonly number[] = [];
+
+/**
+ * The extension's relay is at `relayUrl`: from now on, that clawd-browser's
+ * own pages are not shared either (clawdOwnPage).
+ */
+export function pairedWith(relayUrl: string | undefined): void {
+  const port = relayUrl && URL.canParse(relayUrl) ? Number(new URL(relayUrl).port || 80) : undefined;
+  ownPorts = port ? [port - 1, port] : [];
+}
+
+/**
+ * Why a tab whose page is `raw` must not be shared (or stay shared): the
+ * floor above, and the paired clawd-browser's own pages. (A frame of a
+ * shared page may show those: it carries no cookie there, since they refuse
+ * to be framed.)
+ */
+export function tabUrlProblem(raw: string | undefined): string | undefined {
+  return shareableUrlProblem(raw) ?? (raw && clawdOwnPage(raw, ownPorts) ? CLAWD_OWN_PAGE : undefined);
+}
+
+export const CLAWD_OWN_PAGE = "clawd-browser's own pages (its console, hand-off pages and API) are never lent: they carry its own logins";
+
+const LOOPBACK_NAME = /^(localhost|.+\.localhost|127(\.\d{1,3}){3}|\[::1\]|0\.0\.0\.0|\[::\])$/;
+
+/**
+ * Whether `raw` is a page of clawd-browser itself: a loopback host at its
+ * control API's or relay's port (the relay is always one above the control
+ * API). Such a tab holds clawd's own login cookies (the console's, a
+ * hand-off link's): lent to a client, or opened for one, it would hand over
+ * what those open. Cookies ignore ports, so the ports are what tells.
+ */
+export function clawdOwnPage(raw: string, ports: readonly number[]): boolean {
+  if (!ports.length) return false;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return false;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
+  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+  return ports.includes(port) && LOOPBACK_NAME.test(url.hostname.toLowerCase());
+}
 
 function schemeProblem(raw: string): string | undefined {
   let url: URL;

@@ -28,13 +28,18 @@ try {
   const { token } = await api.issueGrant({ tenant: 'acme', domains: ['127.0.0.1'], ttl: 3600 });
   const session = await api.openSession({ credential_mode: 'operator', tenant: 'acme', grant: token, record: 'audit' });
   await api.withProfile(session.profile).openTab(`${site.url}/account`);
+  await api.openTab(`${site.url}/account`);
 
   mkdirSync(OUT, { recursive: true });
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   await page.goto((await api.dashboardLink()).url);
   await page.waitForSelector(`#session-rows tr[data-session="${session.id}"] img.thumb`);
-  await page.waitForFunction(() => [...document.querySelectorAll<HTMLImageElement>('#session-rows img.thumb')].every((image) => image.naturalWidth > 0));
+  await page.waitForFunction(() => [...document.querySelectorAll<HTMLImageElement>('#session-rows img.thumb, .tab img')].every((image) => image.naturalWidth > 0));
   await page.waitForSelector('#audit-rows tr');
+  await page.waitForSelector('#actions tr');
+  // What a person sees first: the tabs, the profiles and the recent actions, then the sessions.
+  await page.screenshot({ path: join(OUT, 'overview.png') });
+  await page.setViewportSize({ width: 1280, height: 900 });
   for (const section of ['sessions', 'grants', 'vault', 'refresh', 'audit']) {
     await page.locator(`#${section}`).screenshot({ path: join(OUT, `${section}.png`) });
   }

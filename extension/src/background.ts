@@ -1,6 +1,6 @@
 import { WIRE_PROTOCOL_VERSION } from '../../protocol/constants';
 import { encodeExtensionFrame, type RelayCommand, type RelayMessage } from '../../protocol/wire';
-import { shareableUrlProblem } from '../../protocol/url-gate';
+import { shareableUrlProblem, tabUrlProblem } from '../../protocol/url-gate';
 import { cdpError, workerStopping } from './logic/cdp-error';
 import { commandProblem, landedOn } from './logic/ownership';
 import { StartupHold } from './logic/startup-hold';
@@ -152,7 +152,8 @@ function forwardEvent({ source, method, params, payload }: DebuggerEvent): void 
   // page's own navigation): stop before this event or any command gets there.
   const landed = sessionId ? undefined : landedOn(method, params as Record<string, any> | undefined);
   if (landed !== undefined) {
-    const problem = shareableUrlProblem(landed);
+    // Where its page went decides (clawd's own pages too); a context's origin may be a frame's, held to the floor only.
+    const problem = method === 'Page.frameNavigated' ? tabUrlProblem(landed) : shareableUrlProblem(landed);
     if (problem) return shared.suspend(source.tabId, problem);
   }
   link.send(encodeExtensionFrame({ type: 'event', tabId: source.tabId, sessionId, method }, payload));
@@ -196,7 +197,7 @@ watchGroupConsent(groups, shared, ready);
 
 chrome.tabs.onUpdated.addListener((tabId, change) => {
   if (shared.isSuspended(tabId) && change.url !== undefined) return void shared.resume(tabId);
-  const problem = change.url !== undefined && shared.get(tabId) ? shareableUrlProblem(change.url) : undefined;
+  const problem = change.url !== undefined && shared.get(tabId) ? tabUrlProblem(change.url) : undefined;
   if (problem) return shared.suspend(tabId, problem);
   if ((change.url !== undefined || change.title !== undefined) && shared.get(tabId))
     void shared.updateInfo(tabId, { url: change.url, title: change.title });

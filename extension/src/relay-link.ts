@@ -1,3 +1,4 @@
+import { pairedWith } from '../../protocol/url-gate';
 import { isNonce, newNonce, prove, verifyProof } from '../../protocol/link-auth';
 import { encodeExtensionFrame, joinExtensionFrames, type RelayBatch, type RelayMessage } from '../../protocol/wire';
 import { retryDelayMs } from './logic/backoff';
@@ -58,6 +59,8 @@ export class RelayLink {
 
   /** Adopts new pairing settings; reconnects if they changed. */
   configure(pairing: Pairing | undefined): void {
+    // The clawd-browser paired with: its own pages are never shared (url-gate.ts).
+    pairedWith(pairing?.relayUrl);
     const same = pairing && this.pairing && pairing.relayUrl === this.pairing.relayUrl && pairing.key === this.pairing.key;
     this.pairing = pairing;
     if (same) return this.connectSoon();

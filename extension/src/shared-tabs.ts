@@ -1,5 +1,5 @@
 import type { SharedTab } from '../../protocol/wire';
-import { shareableUrlProblem } from '../../protocol/url-gate';
+import { tabUrlProblem } from '../../protocol/url-gate';
 import { showBadge } from './badge';
 
 /**
@@ -76,14 +76,14 @@ export class SharedTabs {
     // Our own pages (options), other extensions', browser pages and local
     // files are never lent: the debugger on them is far more than a web page.
     const current = await chrome.tabs.get(tabId);
-    const problem = shareableUrlProblem(current.url || current.pendingUrl);
+    const problem = tabUrlProblem(current.url || current.pendingUrl);
     if (problem) throw new Error(problem);
     this.attaching.add(tabId);
     await showBadge(tabId, { kind: 'connecting', why: 'attaching…' });
     try {
       await chrome.debugger.attach({ tabId }, DEBUGGER_PROTOCOL);
       const tab: SharedTab = await this.describe(tabId);
-      const landed = shareableUrlProblem(tab.url);
+      const landed = tabUrlProblem(tab.url);
       if (landed) throw new Error(landed);
       const opener = openerTabId === undefined ? undefined : this.tabs.get(openerTabId);
       if (opener) {
@@ -100,7 +100,7 @@ export class SharedTabs {
       // ours to update: catch up now, or the relay lists a stale URL.
       const now = await chrome.tabs.get(tabId).catch(() => undefined);
       const moved = now?.url && now.url !== tab.url ? now.url : undefined;
-      const problem = moved && shareableUrlProblem(moved);
+      const problem = moved && tabUrlProblem(moved);
       if (problem) {
         this.suspend(tabId, problem);
         return tab;

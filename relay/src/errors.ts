@@ -36,6 +36,7 @@ export const NEXT_STEPS = {
   'open-tab': { http: 'POST /tabs/open {url}', cli: 'clawd-browser open URL', mcp: 'browser_tabs with action "open"' },
   'list-tabs': { http: 'GET /tabs', cli: 'clawd-browser tabs', mcp: 'browser_tabs' },
   snapshot: { http: 'GET /snapshot', cli: 'clawd-browser snapshot', mcp: 'browser_snapshot' },
+  'list-page-tools': { http: 'GET /page-tools', cli: 'clawd-browser page-tools', mcp: 'browser_page_tool without a name' },
   'open-session': { http: 'POST /sessions', cli: 'clawd-browser session-open', mcp: 'a new task session (POST /sessions on the control API)' },
   'list-sessions': { http: 'GET /sessions', cli: 'clawd-browser sessions', mcp: 'the task sessions (GET /sessions on the control API)' },
 } as const;

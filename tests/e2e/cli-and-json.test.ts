@@ -189,7 +189,7 @@ describe('browser commands against the running server', () => {
     expect(await page(`() => fetch('/headers').then((r) => r.json()).then((h) => h['x-from'])`)).toBe('cli');
     const refused = await fail('emulate', '--timezone', 'Nowhere/Land');
     expect(refused.code).toBe(1);
-    expect(refused.stderr.trim()).toBe('clawd-browser: Invalid body: timezone: must be an IANA timezone like Europe/Paris');
+    expect(refused.stderr.trim()).toBe('clawd-browser: timezone: must be an IANA timezone like Europe/Paris');
     expect(await cli('emulate', '--target', targetId, '--reset')).toBe(`${targetId}: nothing emulated`);
 
     const added = await cli('route', 'fulfill', '**/from-route', '--body', 'routed by the cli', '--content-type', 'text/plain', '--target', targetId);
@@ -224,7 +224,7 @@ describe('browser commands against the running server', () => {
     for (const [args, reason] of [
       [['--profile', 'nope', 'tabs'], /No profile named "nope"/],
       [['create-profile', '--name', 'Bad'], /lowercase letters, digits and hyphens/],
-      [['open', 'not-a-url'], /absolute URL/],
+      [['open', 'not-a-url'], /url: "not-a-url" is not a web address/],
       [['focus', 'ZZZZ'], /No tab with targetId "ZZZZ" in profile clawd/],
     ] as Array<[string[], RegExp]>) {
       const failure = await fail(...args);

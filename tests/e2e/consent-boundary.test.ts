@@ -171,6 +171,68 @@ describe("3. other sites' cookies", () => {
   });
 });
 
+describe("12. clawd-browser's own logins", () => {
+  let consoleTab: { pageTargetId: string; tabTargetId: string };
+  const consoleOrigin = () => `http://127.0.0.1:${env.server.control.port}`;
+
+  beforeAll(async () => {
+    // The person is logged into clawd's console in a tab of their own browser (not shared): its cookie is 127.0.0.1's, like the shared tab's site.
+    consoleTab = await openTab(cdp(), (await env.client('clawd').dashboardLink()).url);
+    await waitFor(async () => (await allCookiesInUserBrowser()).some((cookie) => cookie.name.startsWith('clawd_dashboard')), { message: 'the console login set no cookie' });
+    await cdp().send('Storage.setCookies', { cookies: [{ name: 'shop', value: 'shared-site-cookie', domain: '127.0.0.1', path: '/' }] });
+  });
+  afterAll(async () => {
+    await cdp().send('Target.closeTarget', { targetId: consoleTab.pageTargetId }).catch(() => {});
+  });
+
+  it('are never read, set or deleted by a client, though a shared tab of the same host has its cookies in scope', async () => {
+    for (const [session, method] of [[browserSession, 'Storage.getCookies'], [pageSession, 'Network.getAllCookies'], [pageSession, 'Network.getCookies']] as const) {
+      const { cookies } = (await session.send(method as 'Network.getAllCookies')) as { cookies: Array<{ name: string }> };
+      expect(cookies.map((cookie) => cookie.name), method).toContain('shop');
+      expect(cookies.filter((cookie) => cookie.name.startsWith('clawd_')), method).toEqual([]);
+    }
+    expect(await browser.contexts()[0].cookies()).not.toContainEqual(expect.objectContaining({ name: expect.stringMatching(/^clawd_/) }));
+    await expect(pageSession.send('Network.setCookie', { name: 'clawd_dashboard', value: 'planted', domain: '127.0.0.1', path: '/' })).rejects.toThrow(/clawd-browser's own login cookies/);
+    await expect(pageSession.send('Network.deleteCookies', { name: 'clawd_dashboard', domain: '127.0.0.1' })).rejects.toThrow(/clawd-browser's own login cookies/);
+    expect((await allCookiesInUserBrowser()).some((cookie) => cookie.name.startsWith('clawd_dashboard'))).toBe(true);
+  });
+
+  it('are never used through a shared tab: its pages are not opened for a client, and refuse to be framed or loaded by another page of the host', async () => {
+    await expect(browserSession.send('Target.createTarget', { url: `${consoleOrigin()}/` })).rejects.toThrow(/Navigation refused: clawd-browser's own pages/);
+    await expect(pageSession.send('Page.navigate', { url: `http://localhost:${env.server.control.port}/sessions` })).rejects.toThrow(/Navigation refused: clawd-browser's own pages/);
+    const viaJson = await fetch(`http://127.0.0.1:${relayPort()}/json/new?${consoleOrigin()}/`, { method: 'PUT', headers: auth() });
+    expect(viaJson.status).toBe(403);
+    // The shared page (another port of 127.0.0.1) fetches, frames and loads the console with the person's cookie: each is refused.
+    const fetched = await sharedPage.evaluate((origin) => fetch(`${origin}/sessions`, { credentials: 'include' }).then((answer) => answer.status, () => 'failed'), consoleOrigin());
+    expect(fetched).not.toBe(200);
+    await sharedPage.evaluate((origin) => {
+      const frame = document.createElement('iframe');
+      frame.id = 'console-frame';
+      frame.src = `${origin}/sessions`;
+      document.body.append(frame);
+    }, consoleOrigin());
+    const framed = (await sharedPage.frameLocator('#console-frame').locator('body').textContent({ timeout: 10_000 })) ?? '';
+    expect(framed).toMatch(/answer their own pages only/);
+    expect(framed).not.toMatch(/"sessions"/);
+    await sharedPage.evaluate(() => document.getElementById('console-frame')?.remove());
+  });
+
+  it('are never lent by a click: a tab of the console is not shared', async () => {
+    // A tab just opened is the active one, where a click acts: the console's page, committed.
+    const another = await openTab(cdp(), `${consoleOrigin()}/`);
+    await cdp().send('Target.closeTarget', { targetId: consoleTab.pageTargetId });
+    consoleTab = another;
+    await waitFor(async () => (await pageTargets(cdp())).find((target) => target.targetId === consoleTab.pageTargetId)?.url === `${consoleOrigin()}/`, { message: 'the console never committed' });
+    await triggerExtensionAction(cdp(), EXTENSION_ID, consoleTab.tabTargetId);
+    let badge = { text: '', title: '' };
+    await waitFor(async () => (badge = await badgeOf(cdp(), consoleTab.pageTargetId)).text === '!', { message: 'no error badge on the console tab' }).catch((error: Error) => {
+      throw new Error(`${error.message}; the badge was ${JSON.stringify(badge)}`);
+    });
+    expect(badge.title).toMatch(/clawd-browser's own pages/);
+    expect(env.server.relay.bridge.sharedTabs().some((tab) => tab.url.startsWith(consoleOrigin()))).toBe(false);
+  });
+});
+
 describe('5. an impostor on /extension', () => {
   const open = (path: string, options: WebSocket.ClientOptions = {}) =>
     new Promise<WebSocket>((resolve, reject) => {

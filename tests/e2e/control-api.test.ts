@@ -108,7 +108,7 @@ describe.each(['clawd', 'extension'])('the %s profile through the control API', 
     expect(malformed.status).toBe(400);
     expect((await malformed.json()).error.message).toMatch(/Malformed JSON/);
     const relative = await raw(`/tabs/open?profile=${profile}`, { method: 'POST', body: JSON.stringify({ url: 'not a url' }) });
-    expect((await relative.json()).error.message).toMatch(/absolute URL/);
+    expect((await relative.json()).error.message).toMatch(/^url: "not a url" is not a web address/);
     const extra = await raw(`/screenshot?profile=${profile}`, { method: 'POST', body: JSON.stringify({ fullpage: true }) });
     expect((await extra.json()).error.message).toMatch(/fullpage/);
   });

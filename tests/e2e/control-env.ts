@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ClawdServer, startServer } from '../../relay/src/cli/serve.js';
@@ -44,6 +46,8 @@ export function freshHome(config: object): string {
 export interface ControlEnvOptions {
   /** Collects every line the server logs (debug and up), for tests of what logs may hold. */
   logLines?: string[];
+  /** Switches for the user's own Chromium beyond the harness's (a feature the person turned on). */
+  userBrowserArgs?: string[];
 }
 
 export async function startControlEnv(options: ControlEnvOptions = {}): Promise<ControlEnv> {
@@ -58,7 +62,7 @@ export async function startControlEnv(options: ControlEnvOptions = {}): Promise<
   };
   let server = await startServer({ home, logger: logger() });
   const fixtures = await startFixtureServer();
-  const userBrowser = await launchChromium({ extensionDir: EXTENSION_DIR });
+  const userBrowser = await launchChromium({ extensionDir: EXTENSION_DIR, extraArgs: options.userBrowserArgs });
   await extensionReady(userBrowser.cdp);
   await setExtensionStorage(userBrowser.cdp, EXTENSION_ID, 'local', {
     pairing: { relayUrl: `ws://127.0.0.1:${server.relay.port}`, key: server.extensionKey, via: 'manual' },
@@ -93,4 +97,16 @@ export async function startControlEnv(options: ControlEnvOptions = {}): Promise<
       rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     },
   };
+}
+
+const CLI = fileURLToPath(new URL('../../bin/clawd-browser.js', import.meta.url));
+
+/** `clawd-browser …` against the env's server and home (the built CLI, as a user runs it), `stdin` piped in; answers its stdout. */
+export function runCli(env: Pick<ControlEnv, 'home' | 'server'>, args: string[], stdin = ''): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(process.execPath, [CLI, '--url', `http://127.0.0.1:${env.server.control.port}`, ...args], { env: { ...process.env, CLAWD_HOME: env.home } }, (error, stdout, stderr) =>
+      error ? reject(new Error(stderr || error.message)) : resolve(stdout.trim()),
+    );
+    child.stdin!.end(stdin);
+  });
 }

@@ -190,6 +190,14 @@ describe('several servers, one fleet', () => {
     const absolute = await rawRequest(b.control, `GET ${site.url}/elsewhere?profile=${localSession.profile} HTTP/1.1\r\nHost: 127.0.0.1:${b.control}\r\nAuthorization: Bearer ${localSession.key}\r\nConnection: close\r\n\r\n`);
     expect(absolute).toMatch(/^HTTP\/1\.1 4\d\d/);
     expect(sitePaths).not.toContain('/elsewhere');
+    // Nor a path a parser turns into `//host/…`: with the key, to the control API and the relay's discovery.
+    const siteHost = new URL(site.url).host;
+    for (const target of [`/.//${siteHost}/steal-1`, `/x/%2e%2e//${siteHost}/steal-2`, `/x/../\\${siteHost}/steal-3`]) {
+      for (const port of [b.control, b.relay]) {
+        const answer = await rawRequest(port, `GET ${target}?profile=${localSession.profile} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${localSession.key}\r\nConnection: close\r\n\r\n`);
+        expect(answer, target).toMatch(/^HTTP\/1\.1 4\d\d/);
+      }
+    }
     // The console on B (a person logged in with its one-time link): A's session's live view is carried there.
     const { url } = await api(b).dashboardLink();
     const login = await fetch(url, { redirect: 'manual' });
@@ -197,12 +205,19 @@ describe('several servers, one fleet', () => {
     const frame = await fetch(`http://127.0.0.1:${b.control}/screencast/frame?profile=${localSession.profile}&targetId=${tab.targetId}`, { headers: { cookie } });
     expect(frame.status).toBe(200);
     expect(frame.headers.get('content-type')).toBe('image/jpeg');
+    // The console's calls are carried with the fleet's token: never to a host a path names.
+    const consoleAttack = await rawRequest(b.control, `GET /.//${siteHost}/steal-4?profile=${localSession.profile} HTTP/1.1\r\nHost: 127.0.0.1:${b.control}\r\nCookie: ${cookie}\r\nConnection: close\r\n\r\n`);
+    expect(consoleAttack).toMatch(/^HTTP\/1\.1 400/);
+    expect(sitePaths.filter((path) => path.startsWith('/steal'))).toEqual([]);
     // The console sees what it sees on its own server: cookie values stay hidden, carried or not.
     const shown = (await (await fetch(`http://127.0.0.1:${b.control}/storage/cookies?profile=${localSession.profile}&url=${encodeURIComponent(site.url)}`, { headers: { cookie } })).json()) as { cookies: Array<{ value?: string }>; valuesHidden?: boolean };
     expect(shown.valuesHidden).toBe(true);
     expect(JSON.stringify(shown)).not.toContain('cookie-value-1');
     const byToken = (await (await fetch(`http://127.0.0.1:${b.control}/storage/cookies?profile=${localSession.profile}&url=${encodeURIComponent(site.url)}`, { headers: { authorization: `Bearer ${token}` } })).json()) as { cookies: Array<{ value?: string }> };
     expect(JSON.stringify(byToken)).toContain('cookie-value-1');
+    // The console's mark is a fleet server's to set when it carries a call: a caller's own is dropped at the door.
+    const forged = await fetch(`http://127.0.0.1:${a.control}/storage/cookies?profile=${localSession.profile}&url=${encodeURIComponent(site.url)}`, { headers: { authorization: `Bearer ${token}`, 'x-clawd-as': 'console' } });
+    expect(JSON.stringify(await forged.json())).toContain('cookie-value-1');
     // Without the cookie, nothing is carried.
     expect((await fetch(`http://127.0.0.1:${b.control}/tabs?profile=${localSession.profile}`)).status).toBe(401);
   }, 60_000);

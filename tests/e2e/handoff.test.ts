@@ -6,7 +6,11 @@ import type { HandoffAnswer } from '../../relay/src/api/session-responses.js';
 import { BrowserClient } from '../../relay/src/client/browser-client.js';
 import { chromiumPath, evaluateInWorker, waitFor } from '../harness/chromium.js';
 import { EXTENSION_ID } from '../../protocol/constants.js';
-import { type ControlEnv, startControlEnv } from './control-env.js';
+import { type ControlEnv, runCli, startControlEnv } from './control-env.js';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Webhook } from 'standardwebhooks';
+import { startTestSite } from '../harness/test-site.js';
 
 /**
  * Hand-offs to a person, on a task session driven with its own key: the
@@ -98,16 +102,53 @@ describe('a hand-off to a person', () => {
     // Used once: the same link again is refused, in any browser.
     const again = await fetch(url!, { redirect: 'manual' });
     expect(again.status).toBe(403);
-    // The cookie opens this hand-off's page and tab only: not the API, not another tab, not the dashboard.
-    const cookie = (await context.cookies()).find((c) => c.name === `clawd_handoff_${id}`)!;
+    // The cookie is this server's (named after its port), and sent under the hand-off's own path only.
+    const cookie = (await context.cookies()).find((c) => c.name.startsWith('clawd_handoff_'))!;
+    expect(cookie).toMatchObject({ name: `clawd_handoff_${env.server.control.port}_${id}`, path: `/handoff/${id}/`, httpOnly: true, sameSite: 'Strict' });
+    // It opens this hand-off's page and tab only: not the API, not another tab, not the dashboard; and nothing of a hand-off that ended.
     const withCookie = (path: string, init: RequestInit = {}) => fetch(`${base()}${path}`, { ...init, headers: { cookie: `${cookie.name}=${cookie.value}`, ...init.headers } });
-    expect((await withCookie(`/screencast/frame?profile=${session.profile}&targetId=${tab.targetId}`)).status).toBe(200);
-    for (const path of [`/tabs?profile=${session.profile}`, '/handoffs', '/', `/screencast/frame?profile=clawd&targetId=${tab.targetId}`]) expect((await withCookie(path)).status, path).toBe(401);
-    const other = await agent.openTab(verifyPage());
-    const elsewhere = await withCookie(`/screencast/input?profile=${session.profile}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ targetId: other.targetId, type: 'click', x: 0.5, y: 0.5 }) });
-    expect(elsewhere.status).toBe(403);
+    for (const path of [`/tabs?profile=${session.profile}`, '/handoffs', '/', `/screencast/frame?profile=${session.profile}&targetId=${tab.targetId}`, `/screencast?profile=${session.profile}&targetId=${tab.targetId}`]) expect((await withCookie(path)).status, path).toBe(401);
+    const input = { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'click', x: 0.5, y: 0.5 }) };
+    expect((await withCookie(`/screencast/input?profile=${session.profile}`, { ...input, body: JSON.stringify({ targetId: tab.targetId, type: 'click', x: 0.5, y: 0.5 }) })).status).toBe(401);
+    expect((await withCookie(`/handoff/${id}/input`, input)).status).toBe(409);
+    expect((await withCookie(`/handoff/${id}/screencast`)).status).toBe(409);
     expect((await withCookie(`/handoff/${id}/answer`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ verdict: 'done' }) })).status).toBe(409);
+    // Another hand-off's page is not this cookie's.
+    const other = await agent.openHandoff({ reason: 'Another one', targetId: tab.targetId });
+    expect((await withCookie(`/handoff/${other.id}/page`)).status).toBe(401);
+    await agent.cancelHandoff(other.id);
     await context.close();
+  });
+
+  it("opens from a link clicked in another site's page (a chat app), and its cookie never reaches another server of this host", async () => {
+    const tab = await agent.openTab(verifyPage());
+    const { link, answer } = handOff('Press Verify, then say done');
+    const { link: url } = await link;
+    // A chat app on another site shows the link; a local app on another port of 127.0.0.1 echoes the cookies it is sent.
+    const sent: string[] = [];
+    const chat = await startTestSite((request, response, asked) => {
+      if (asked.pathname === '/app') sent.push(request.headers.cookie ?? '');
+      response.writeHead(200, { 'content-type': 'text/html' }).end(`<title>chat</title><a id="go" href="${url}">Help the agent</a>`);
+    });
+    const context = await person.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(`http://localhost:${chat.port}/`);
+      await page.click('#go');
+      await page.waitForURL(/\/handoff\/[0-9a-f]+\/page$/);
+      expect(await page.locator('#reason').textContent()).toBe('Press Verify, then say done');
+      await clickInView(page);
+      await waitFor(async () => (await agent.tabs()).find((t) => t.targetId === tab.targetId)?.title === 'verified', { message: "the person's click never reached the tab" });
+      await page.goto(`${chat.url}/app`);
+      expect(sent).toHaveLength(1);
+      expect(sent[0]).not.toContain('clawd_');
+      await page.goBack();
+      await page.getByRole('button', { name: 'Done — continue' }).click();
+      expect(await answer).toMatchObject({ state: 'done', now: { title: 'verified' } });
+    } finally {
+      await context.close();
+      await chat.close();
+    }
   });
 
   it('times out with a clear answer when nobody comes, and the agent may cancel', async () => {
@@ -207,6 +248,103 @@ describe('a hand-off to a person', () => {
       await page.close();
     } finally {
       await mcp.close();
+    }
+  });
+
+  it('as an MCP App: the SDK client reads the view, and the person answers inside it, through the same MCP connection', async () => {
+    const apps = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } };
+    const host = new Client({ name: 'app-host', version: '1' }, { capabilities: apps });
+    const plain = new Client({ name: 'no-apps', version: '1' });
+    const connect = (client: Client) => client.connect(new StreamableHTTPClientTransport(new URL(`${base()}/mcp?caps=handoff`), { requestInit: { headers: { authorization: `Bearer ${session.key}` } } }));
+    await Promise.all([connect(host), connect(plain)]);
+    try {
+      // The tool points at its app; the app's own tools are listed to a client that renders apps only.
+      const { tools } = await host.listTools();
+      const handoffTool = tools.find((tool) => tool.name === 'browser_handoff')!;
+      expect(handoffTool._meta).toMatchObject({ ui: { resourceUri: 'ui://clawd-browser/handoff.html' } });
+      expect(tools.find((tool) => tool.name === 'browser_handoff_view')?._meta).toMatchObject({ ui: { visibility: ['app'] } });
+      expect((await plain.listTools()).tools.map((tool) => tool.name)).not.toContain('browser_handoff_view');
+      expect((await plain.callTool({ name: 'browser_handoff_respond', arguments: { id: 'x', verdict: 'done' } })).isError).toBe(true);
+      const { contents } = await host.readResource({ uri: 'ui://clawd-browser/handoff.html' });
+      expect(contents[0]).toMatchObject({ uri: 'ui://clawd-browser/handoff.html', mimeType: 'text/html;profile=mcp-app' });
+      const html = (contents[0] as { text: string }).text;
+      // Another session's hand-off, or none, is not this connection's to view.
+      expect((await host.callTool({ name: 'browser_handoff_view', arguments: {} })).isError).toBe(true);
+
+      const tab = await agent.openTab(verifyPage());
+      const calling = host.callTool({ name: 'browser_handoff', arguments: { reason: 'Press Verify in the app', targetId: tab.targetId } }, undefined, { timeout: 60_000 });
+      // A host, as chat clients render apps: the view in a sandboxed frame, its tool calls carried over this MCP connection.
+      const page = await person.newPage();
+      await page.exposeFunction('callServerTool', (name: string, args: Record<string, unknown>) => host.callTool({ name, arguments: args }));
+      await page.setContent(`<iframe id="app" sandbox="allow-scripts" style="width:900px;height:800px"></iframe>
+        <script>
+          const frame = document.getElementById('app');
+          const reply = (message) => frame.contentWindow.postMessage({ jsonrpc: '2.0', ...message }, '*');
+          window.addEventListener('message', async (event) => {
+            const message = event.data;
+            if (message.method === 'ui/initialize') reply({ id: message.id, result: { protocolVersion: message.params.protocolVersion, hostInfo: { name: 'test host', version: '1' }, hostCapabilities: {}, hostContext: {} } });
+            if (message.method === 'ui/notifications/initialized') reply({ method: 'ui/notifications/tool-input', params: { arguments: { reason: 'Press Verify in the app' } } });
+            if (message.method === 'tools/call') reply({ id: message.id, result: await window.callServerTool(message.params.name, message.params.arguments) });
+          });
+        </script>`);
+      await page.evaluate((source) => ((document.getElementById('app') as HTMLIFrameElement).srcdoc = source), html);
+      const app = page.frameLocator('#app');
+      await expect.poll(() => app.locator('#reason').textContent()).toBe('Press Verify in the app');
+      await expect.poll(() => app.locator('#view').evaluate((img: HTMLImageElement) => img.naturalWidth), { timeout: 10_000 }).toBeGreaterThan(0);
+      await app.locator('#view').click();
+      await waitFor(async () => (await agent.tabs()).find((t) => t.targetId === tab.targetId)?.title === 'verified', { message: "the person's click in the app never reached the tab" });
+      await app.getByRole('button', { name: 'Done — continue' }).click();
+      const result = (await calling) as { content: Array<{ text: string }> };
+      expect(result.content[0].text).toMatch(/^Hand-off [0-9a-f]+: done by the person\.\nThe tab is at .*\("verified"\)\.\nSame page, title changed; the person acted [1-9]\d* times/);
+      await expect.poll(() => app.locator('#outcome').textContent()).toMatch(/the agent goes on/);
+      await page.close();
+    } finally {
+      await Promise.all([host.close(), plain.close()]);
+    }
+  });
+
+  it("with a webhook configured: announced to the person's channel, signed and retried; the agent gets the handle, never the link", async () => {
+    const secret = await runCli(env, ['webhook-secret']);
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
+    const deliveries: Array<{ headers: Record<string, string>; body: string }> = [];
+    const channel = await startTestSite((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        deliveries.push({ headers: request.headers as Record<string, string>, body: Buffer.concat(chunks).toString() });
+        // The channel fails once: the server tries again.
+        response.writeHead(deliveries.length === 1 ? 503 : 204).end();
+      });
+    });
+    const configFile = join(env.home, 'config.json');
+    const before = readFileSync(configFile, 'utf8');
+    writeFileSync(configFile, JSON.stringify({ ...JSON.parse(before), handoffWebhook: { url: `${channel.url}/hook` } }));
+    try {
+      const tab = await agent.openTab(verifyPage());
+      const { link, answer } = handOff('Approve the sign-in on your phone');
+      const opened = await link;
+      expect(opened).toMatchObject({ state: 'waiting', announced: 'webhook' });
+      expect(opened).not.toHaveProperty('link');
+      await waitFor(async () => deliveries.length === 2, { timeoutMs: 10_000, message: 'the webhook was not tried again' });
+      const [first, second] = deliveries;
+      expect(second.headers['webhook-id']).toBe(first.headers['webhook-id']);
+      // Checked as a receiver would, with a Standard Webhooks library and the secret alone.
+      const payload = new Webhook(secret).verify(second.body, second.headers) as { type: string; data: { id: string; reason: string; session: string; targetId: string; link: string } };
+      expect(payload).toMatchObject({ type: 'handoff.waiting', data: { id: opened.id, reason: 'Approve the sign-in on your phone', session: session.id, targetId: tab.targetId } });
+      expect(() => new Webhook(secret).verify(second.body.replace('phone', 'PHONE'), second.headers)).toThrow();
+      // The person opens the link from their channel.
+      const page = await person.newPage();
+      await page.goto(payload.data.link);
+      await page.getByRole('button', { name: 'Done — continue' }).click();
+      expect(await answer).toMatchObject({ id: opened.id, state: 'done' });
+      await page.close();
+      const { entries } = await env.client('clawd').audit({ event: 'handoff-announce' });
+      expect(entries[0]).toMatchObject({ session: session.id, outcome: 'ok', detail: `${opened.id} to ${channel.url}: delivered (try 2)` });
+      const code = new URL(payload.data.link).searchParams.get('code')!;
+      expect(readFileSync(join(env.home, 'logs', 'audit.jsonl'), 'utf8')).not.toContain(code);
+    } finally {
+      writeFileSync(configFile, before);
+      await channel.close();
     }
   });
 });

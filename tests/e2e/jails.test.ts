@@ -1,7 +1,7 @@
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -99,6 +99,10 @@ describe.skipIf(!CAN_JAIL)('a jailed task session', () => {
     expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8')).not.toContain('--no-sandbox');
 
     await hogClient.navigate(`${site.url}/hog`).catch(() => {});
+    // An act in flight when the session is ended for its memory is told why, as later calls are (a 410, not a crash).
+    const inFlight = await rejection(hogClient.act({ kind: 'wait', text: 'never shown', timeoutMs: 60_000 }));
+    expect(inFlight).toBeInstanceOf(GoneError);
+    expect(inFlight.message).toMatch(/used more than its memoryMiB/);
     await waitFor(async () => (await rejection(hogClient.tabs()).catch(() => undefined)) instanceof GoneError, { timeoutMs: 60_000, message: 'the hog session was never ended' });
     const gone = await rejection(hogClient.tabs());
     expect(gone.message).toMatch(new RegExp(`Task session ${hog.id} used more than its memoryMiB \\(${LIMITS.memoryMiB} MiB\\)`));
@@ -151,6 +155,120 @@ describe.skipIf(!CAN_JAIL)('a jailed task session', () => {
       expect(readdirSync(join(other, 'sessions')).filter((name) => name !== 'template')).toEqual([]);
     } finally {
       rmSync(other, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+    }
+  }, 90_000);
+});
+
+/** The jailed browser's first process of session `id`, and its user. */
+function browserOf(id: string): { pid: number; uid: number } {
+  const pids = findProfileProcesses(join(tmpdir(), `clawd-jail-${id}`, 'user-data')).filter((pid) => !readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('--type='));
+  const uid = Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pids[0]}/status`, 'utf8'))?.[1]);
+  return { pid: pids[0], uid };
+}
+
+/** Code run inside session `id`'s jail as its user (what a compromised browser could run), in its namespaces. */
+function inJail(id: string, script: string, args: string[] = []): Promise<string> {
+  const { pid, uid } = browserOf(id);
+  return run('nsenter', ['-t', String(pid), '-m', '-n', 'setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', process.execPath, '-e', script, ...args], { timeout: 60_000 }).then(({ stdout }) => stdout.trim());
+}
+
+/**
+ * Opens `count` connections to the jail's way out, each a CONNECT to `target`,
+ * holds them for a moment, and says how many were established and how many
+ * the way out closed.
+ */
+const FLOOD = `
+const net = require('node:net');
+const [port, target, count] = process.argv.slice(1);
+let established = 0, closed = 0;
+for (let i = 0; i < Number(count); i++) {
+  const socket = net.connect(Number(port), '127.0.0.1', () => socket.write('CONNECT ' + target + ' HTTP/1.1\\r\\nhost: ' + target + '\\r\\n\\r\\n'));
+  let said = '';
+  socket.on('data', (chunk) => { said += chunk; if (said.startsWith('HTTP/1.1 200') && !socket.counted) { socket.counted = true; established++; } });
+  socket.on('close', () => { if (!socket.counted) closed++; });
+  socket.on('error', () => {});
+}
+setTimeout(() => { console.log(JSON.stringify({ established, closed })); process.exit(0); }, 4000);
+`;
+
+describe.skipIf(!CAN_JAIL)('what a jail cannot take from others', () => {
+  it('holds its sessionLimits.connections through its way out, however many its code opens, and the server keeps answering; its /tmp and /dev/shm are its own', async () => {
+    const other = mkdtempSync(join(tmpdir(), 'clawd-jails-flood-'));
+    const ports = await freePortPair();
+    const urlPolicy = { mode: 'public-only', private: ['127.0.0.1'] };
+    writeFileSync(join(other, 'config.json'), JSON.stringify({ controlUrl: `http://127.0.0.1:${ports.control}`, headless: true, sessionSpares: 0, sessionLimits: { ...LIMITS, connections: 100 }, urlPolicy }));
+    // A server with few descriptors (2,048): a flood it did not bound would take them all.
+    const serve = spawn('/bin/sh', ['-c', `ulimit -n 2048 && exec "${process.execPath}" "${CLI}" serve --log-level warn`], { env: { ...process.env, CLAWD_HOME: other }, stdio: 'ignore' });
+    try {
+      await waitFor(() => existsSync(join(other, 'server.json')), { timeoutMs: 20_000, message: 'serve did not start' });
+      const token = readFileSync(join(other, 'token'), 'utf8').trim();
+      const owner = new BrowserClient({ baseUrl: `http://127.0.0.1:${ports.control}`, token });
+      const flooder = await owner.openSession({ credential_mode: 'clean' });
+      const calm = await owner.openSession({ credential_mode: 'clean' });
+      const own = new BrowserClient({ baseUrl: `http://127.0.0.1:${ports.control}`, token: flooder.key!, profile: flooder.profile });
+      await own.openTab(`${site.url}/quiet`);
+      const bridge = /127\.0\.0\.1:(\d+)/.exec((await run('ip', ['netns', 'exec', `clawd-${flooder.id}`, 'ss', '-Hltn'])).stdout)![1];
+      const flood = inJail(flooder.id, FLOOD, [bridge, new URL(site.url).host, '1500']);
+      // While it floods, the control API answers, and the other session browses.
+      let answered = 0;
+      const polling = (async () => {
+        const until = Date.now() + 3_000;
+        while (Date.now() < until) {
+          if ((await fetch(`http://127.0.0.1:${ports.control}/`, { headers: { authorization: `Bearer ${token}`, accept: 'application/json' } })).ok) answered++;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      })();
+      const calmTab = await new BrowserClient({ baseUrl: `http://127.0.0.1:${ports.control}`, token: calm.key!, profile: calm.profile }).openTab(`${site.url}/calm`);
+      await polling;
+      const { established, closed } = JSON.parse(await flood) as { established: number; closed: number };
+      expect(established).toBeLessThanOrEqual(100);
+      expect(established).toBeGreaterThan(50);
+      expect(closed).toBeGreaterThanOrEqual(1400);
+      expect(answered).toBeGreaterThan(10);
+      expect(calmTab.title).toBe('/calm');
+      // Once the flood is over, the session browses again.
+      expect((await own.navigate(`${site.url}/after`)).title).toBe('/after');
+
+      // Its /tmp, /var/tmp and /dev/shm are its own: what it writes there is not the host's, and goes with it.
+      const mounts = readFileSync(`/proc/${browserOf(flooder.id).pid}/mountinfo`, 'utf8');
+      for (const folder of ['/tmp', '/var/tmp', '/dev/shm']) expect(mounts).toMatch(new RegExp(` ${folder} [^\n]* - tmpfs `));
+      const mark = `clawd-escape-${flooder.id}`;
+      const seen = (await inJail(flooder.id, `for (const dir of ['/tmp', '/var/tmp', '/dev/shm']) require('node:fs').writeFileSync(dir + '/${mark}', 'x'); console.log(require('node:fs').readdirSync('/tmp').join(','))`)).split(',');
+      // It sees its own dir and what it wrote, not the host's /tmp (where this test's home is).
+      expect(seen).toEqual(expect.arrayContaining([`clawd-jail-${flooder.id}`, mark]));
+      expect(seen).not.toContain(basename(other));
+      for (const folder of ['/tmp', '/var/tmp', '/dev/shm']) expect(existsSync(join(folder, mark))).toBe(false);
+      await owner.closeSession(flooder.id);
+      await owner.closeSession(calm.id);
+      expect(leftOf(flooder.id)).toEqual([]);
+    } finally {
+      serve.kill('SIGTERM');
+      await new Promise((resolve) => serve.once('exit', resolve));
+      rmSync(other, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+    }
+  }, 120_000);
+
+  it("leaves nothing of a killed server whose home was deleted: another home's reaper finds its jail by its own mark", async () => {
+    const gone = mkdtempSync(join(tmpdir(), 'clawd-jails-gone-'));
+    const ports = await freePortPair();
+    writeFileSync(join(gone, 'config.json'), JSON.stringify({ controlUrl: `http://127.0.0.1:${ports.control}`, headless: true, sessionSpares: 0 }));
+    const serve = spawn(process.execPath, [CLI, 'serve', '--log-level', 'warn'], { env: { ...process.env, CLAWD_HOME: gone }, stdio: 'ignore' });
+    await waitFor(() => existsSync(join(gone, 'server.json')), { timeoutMs: 20_000, message: 'serve did not start' });
+    const owner = new BrowserClient({ baseUrl: `http://127.0.0.1:${ports.control}`, token: readFileSync(join(gone, 'token'), 'utf8').trim() });
+    const session = await owner.openSession({ credential_mode: 'clean' });
+    expect(leftOf(session.id).length).toBeGreaterThan(0);
+    serve.kill('SIGKILL');
+    await new Promise((resolve) => serve.once('exit', resolve));
+    rmSync(gone, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+    const elsewhere = mkdtempSync(join(tmpdir(), 'clawd-jails-elsewhere-'));
+    try {
+      const { stdout } = await run(process.execPath, [CLI, 'reap'], { env: { ...process.env, CLAWD_HOME: elsewhere } });
+      expect(stdout).toContain(`reaped ${session.id}`);
+      expect(leftOf(session.id)).toEqual([]);
+      expect(existsSync(`/run/clawd-browser/jails/${session.id}.json`)).toBe(false);
+      expect((await run(process.execPath, [CLI, 'reap'], { env: { ...process.env, CLAWD_HOME: elsewhere } })).stdout).not.toContain(session.id);
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
     }
   }, 90_000);
 });

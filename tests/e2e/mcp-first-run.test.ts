@@ -211,9 +211,14 @@ describe('clawd-browser mcp, first run from an MCP client', () => {
     const { client } = await connectMcp(home);
     const failed = await call(client, 'browser_snapshot');
     expect(failed.isError).toBe(true);
-    expect(failed.text).toMatch(/^Error: The clawd-browser server could not start: clawd-browser serve exited with code 1: .*127\.0\.0\.1:\d+ is already in use/);
+    // The port named is the one taken, and the way out is one `mcp` has (it has no --port).
+    expect(failed.text).toMatch(
+      new RegExp(`^Error: The clawd-browser server could not start: clawd-browser serve exited at start: .*Port ${relay} on 127\\.0\\.0\\.1 \\(the relay's, one above the control API's ${control}\\) is already in use`),
+    );
+    expect(failed.text).toContain('set controlUrl in config.json');
+    expect(failed.text).not.toContain('--port');
     expect(failed.text).toContain(`(log: ${join(clawd, 'relay.log')})`);
-    expect(readFileSync(join(clawd, 'relay.log'), 'utf8')).toContain(`127.0.0.1:${relay} is already in use`);
+    expect(readFileSync(join(clawd, 'relay.log'), 'utf8')).toContain(`Port ${relay} on 127.0.0.1 (the relay's, one above the control API's ${control}) is already in use`);
   }, 60_000);
 });
 

@@ -94,13 +94,14 @@ describe('clawd-browser mcp (stdio)', () => {
     const { tools } = await client.listTools();
     const names = tools.map((tool) => tool.name);
     expect(names.sort()).toEqual(
-      ['browser_act', 'browser_computer', 'browser_console', 'browser_labelled_screenshot', 'browser_navigate', 'browser_record', 'browser_screenshot', 'browser_snapshot', 'browser_status', 'browser_tabs'],
+      ['browser_act', 'browser_computer', 'browser_console', 'browser_labelled_screenshot', 'browser_navigate', 'browser_page_tool', 'browser_record', 'browser_screenshot', 'browser_snapshot', 'browser_status', 'browser_tabs'],
     );
     const snapshot = tools.find((tool) => tool.name === 'browser_snapshot')!;
     expect(Object.keys(snapshot.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['profile', 'targetId', 'interactive', 'ref', 'selector', 'depth', 'maxChars', 'diff']));
     // Every act kind of the HTTP API is one browser_act away.
     const act = tools.find((tool) => tool.name === 'browser_act')!;
-    expect((act.inputSchema.properties as { kind: { enum: string[] } }).kind.enum).toEqual(['click', 'type', 'press', 'hover', 'move', 'drag', 'scroll', 'select', 'fill', 'wait', 'resize', 'evaluate']);
+    const kinds = (act.inputSchema.properties as { kind: { description: string } }).kind.description.split('; ').map((part) => part.split(' ')[0]);
+    expect(kinds).toEqual(['click', 'type', 'press', 'hover', 'move', 'drag', 'scroll', 'select', 'fill', 'wait', 'resize', 'evaluate']);
     for (const tool of tools) expect(tool.description!.length, tool.name).toBeLessThanOrEqual(140);
   });
 
@@ -156,6 +157,20 @@ describe('clawd-browser mcp (stdio)', () => {
     expect(page).toMatch(/^Release notes — http:\/\/127\.0\.0\.1:\d+\/article\.html\n# Release notes\n/);
     expect(page).toContain('- Faster [benchmarks](https://example.com/bench?x=1)');
     expect(await call('browser_snapshot', { profile: 'clawd', targetId, markdown: true, selector: '#appendix' })).toMatch(/\n## Appendix\n\nLast words\.$/);
+  }, 60_000);
+
+  it('a plain checkbox says it turned, calmly; a click that navigated says where to, though this session never saw the tab', async () => {
+    const call = caller(client);
+    // Opened and read by another client (the CLI, another agent): this MCP session knows nothing of the tab's URL.
+    const { targetId } = await env.client('clawd').openTab(env.fixtures.url('effects.html'));
+    const { text } = await env.client('clawd').snapshot({ targetId });
+    const agree = await call('browser_act', { profile: 'clawd', targetId, kind: 'click', ref: ref(String(text), /checkbox "Agree"/) });
+    expect(agree.split('\n')[0]).toBe('click: done (checked: true); nothing else on the page changed');
+    expect((await env.client('clawd').evaluate('() => document.querySelector("#agree").checked', { targetId })).result).toBe(true);
+    const home = await call('browser_act', { profile: 'clawd', targetId, kind: 'click', ref: ref(String(text), /link "Home"/) });
+    // Where to is the page's words: inside the answer's fence.
+    expect(home).toMatch(new RegExp(`^click: done\\nNavigated; take a snapshot to see the page\\.\\n<page (\\d+)>\\n${env.fixtures.url('index.html').replace(/[.?]/g, '\\$&')} "Fixture Home"\\n</page \\1>$`));
+    expect((await env.client('clawd').evaluate('() => location.href', { targetId })).result).toBe(env.fixtures.url('index.html'));
   }, 60_000);
 
   it('says what to do when a ref is stale or a tab unknown', async () => {
@@ -220,7 +235,7 @@ describe('capability groups', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }),
     });
     expect(refused.status).toBe(400);
-    expect(((await refused.json()) as { error: { message: string } }).error.message).toBe('Invalid caps: no group is named "everything"; the groups are vision, files, recording, dialogs, emulation, network, storage, handoff (or all)');
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toBe('Invalid caps: no group is named "everything"; the groups are vision, files, recording, dialogs, emulation, network, storage, handoff, browse (or all)');
   });
 
   it('emulation, network and storage: an agent emulates, routes, runs a script first, and carries storage in a file', async () => {

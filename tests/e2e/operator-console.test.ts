@@ -68,6 +68,49 @@ async function who(client: BrowserClient): Promise<string> {
   return (await client.evaluate("() => document.getElementById('who').textContent")).result as string;
 }
 
+describe('the dashboard at first sight', () => {
+  it("shows the profiles, the tabs and the recent actions above the fold; nothing empty (no film player without a film, no column of blank thumbnails); every box labelled", async () => {
+    const { targetId } = await api.openTab(`${site.url}/account`);
+    const bare = await api.openSession({ credential_mode: 'clean', ttl: 600 });
+    const first = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    try {
+      await first.goto((await api.dashboardLink()).url);
+      await first.waitForSelector(`#session-rows tr[data-session="${bare.id}"]`);
+      await first.waitForSelector(`.tab[data-target-id="${targetId}"]`);
+      await first.waitForFunction(() => document.querySelectorAll('#actions tr').length > 0);
+      const aboveTheFold = async (selector: string) => {
+        const box = await first.locator(selector).first().boundingBox();
+        return box !== null && box.y + box.height <= 800;
+      };
+      for (const selector of ['#profiles .profile', `.tab[data-target-id="${targetId}"]`, '#actions tr', '#extension']) expect(await aboveTheFold(selector), selector).toBe(true);
+
+      // No film was made: no player and no empty list; no screenshots recorded: no timeline.
+      expect(await first.locator('#replay').isVisible()).toBe(false);
+      expect(await first.locator('#replay-video').isVisible()).toBe(false);
+      expect(await first.locator('#audit-timeline').isVisible()).toBe(false);
+      // No session has a tab: no column of empty thumbnails.
+      expect(await first.locator('#sessions th.now').isVisible()).toBe(false);
+      // The minutes box says what it is, on the page (not only to a screen reader).
+      const minutes = first.locator(`#session-rows tr[data-session="${bare.id}"] input[type=number]`);
+      expect(await minutes.evaluate((input: HTMLInputElement) => input.labels?.[0]?.innerText.trim())).toBe('min');
+
+      // A session with a tab shows its picture (the page, framed); one without says so.
+      const shown = await api.openSession({ credential_mode: 'clean', ttl: 600 });
+      await api.withProfile(shown.profile).openTab(`${site.url}/account`);
+      await first.reload();
+      await first.waitForSelector(`#session-rows tr[data-session="${shown.id}"] img.thumb`);
+      expect(await first.locator('#sessions th.now').isVisible()).toBe(true);
+      await first.waitForFunction((id) => (document.querySelector(`#session-rows tr[data-session="${id}"] img.thumb`) as HTMLImageElement | null)?.naturalWidth! > 0, shown.id);
+      expect(await first.locator(`#session-rows tr[data-session="${bare.id}"] td.now`).innerText()).toBe('no tab');
+      await api.closeSession(shown.id);
+    } finally {
+      await first.close();
+      await api.closeSession(bare.id);
+      await api.closeTab(targetId);
+    }
+  }, 60_000);
+});
+
 describe("the operator's console", () => {
   let token: string;
   let grantId: string;

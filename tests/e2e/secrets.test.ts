@@ -1,15 +1,15 @@
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { BrowserClient } from '../../relay/src/client/browser-client.js';
 import { refOf } from '../harness/refs.js';
 import { rejection, startTestSite } from '../harness/test-site.js';
-import { type ControlEnv, startControlEnv } from './control-env.js';
+import { type ControlEnv, runCli, startControlEnv } from './control-env.js';
+import { waitFor } from '../harness/chromium.js';
 
 /**
  * Named secrets typed by the server: stored from stdin, lent to an operator
@@ -23,12 +23,38 @@ import { type ControlEnv, startControlEnv } from './control-env.js';
  * while the page holds it.
  */
 
-const CLI = fileURLToPath(new URL('../../bin/clawd-browser.js', import.meta.url));
 const VALUE = `pw-${randomBytes(9).toString('hex')} !&=`;
 const TENANT = 'acme-secrets';
 let env: ControlEnv;
 let site: Awaited<ReturnType<typeof startTestSite>>;
 const received: string[] = [];
+
+/**
+ * A page that copies what is typed into its password field everywhere a
+ * reader could find it: its title, its URL, both storages (as a value and as
+ * a name), a cookie named after it, the console, and another tab of its
+ * origin, which shows it in its own text and title.
+ */
+const COPYCAT = `<!doctype html><title>Copycat</title>
+  <label>Password <input type="password" id="password"></label>
+  <p id="echo">nothing yet</p>
+  <script>
+    const channel = new BroadcastChannel('copy');
+    document.getElementById('password').addEventListener('input', (event) => {
+      const v = event.target.value;
+      document.title = 'Copied ' + v;
+      history.replaceState(null, '', '#' + encodeURIComponent(v));
+      localStorage.setItem('copied', v);
+      sessionStorage.setItem(v, 'named after it');
+      document.cookie = encodeURIComponent(v) + '=1; path=/';
+      console.log('copied', v);
+      channel.postMessage(v);
+    });
+    channel.onmessage = (event) => {
+      document.getElementById('echo').textContent = 'the other tab got ' + event.data;
+      document.title = 'Other ' + event.data;
+    };
+  </script>`;
 
 beforeAll(async () => {
   env = await startControlEnv();
@@ -42,6 +68,7 @@ beforeAll(async () => {
       });
       return;
     }
+    if (url.pathname === '/copycat') return void response.writeHead(200, { 'content-type': 'text/html' }).end(COPYCAT);
     response.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>Log in</title>
       <form method="post" action="/login">
         <label>User <input name="user"></label>
@@ -59,12 +86,7 @@ afterAll(async () => {
 
 const base = () => `http://127.0.0.1:${env.server.control.port}`;
 
-function cli(args: string[], stdin: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = execFile(process.execPath, [CLI, '--url', base(), ...args], { env: { ...process.env, CLAWD_HOME: env.home } }, (error, stdout, stderr) => (error ? reject(new Error(stderr || error.message)) : resolve(stdout.trim())));
-    child.stdin!.end(stdin);
-  });
-}
+const cli = (args: string[], stdin: string) => runCli(env, args, stdin);
 
 describe('named secrets', () => {
   let session: { id: string; profile: string; key?: string; secrets?: string[] };
@@ -99,9 +121,9 @@ describe('named secrets', () => {
     answers.push(typed, await mcp.callTool({ name: 'browser_snapshot', arguments: { targetId: tab.targetId } }));
     await mcp.close();
 
-    // Script and trace refusals while the page holds it.
-    expect((await rejection(agent.evaluate("() => document.getElementById('password').value", { targetId: tab.targetId }))).message).toMatch(/A secret was typed into this page: scripts are refused/);
-    expect((await rejection(agent.traceStart())).message).toMatch(/tracing is refused until that page navigates away/);
+    // Script and trace refusals while the browser holds it.
+    expect((await rejection(agent.evaluate("() => document.getElementById('password').value", { targetId: tab.targetId }))).message).toMatch(/^A secret \(pw\) was typed into this browser, so scripts of the caller are refused in it for the rest of its life/);
+    expect((await rejection(agent.traceStart())).message).toMatch(/so no trace is recorded \(a trace cannot be redacted\)/);
 
     answers.push(await agent.click(refOf(outline, /button "Log in"/), { targetId: tab.targetId }));
     expect(received).toEqual([VALUE]);
@@ -123,9 +145,10 @@ describe('named secrets', () => {
     const uses = (await env.client('clawd').audit({ session: session.id, event: 'secret-use' })).entries;
     expect(uses.map((entry) => [entry.detail, entry.domains])).toEqual(expect.arrayContaining([['pw', ['127.0.0.1']]]));
 
-    // Once the page has navigated away, scripts run again.
+    // A page that navigated away may still hold it (in storage, another document): scripts stay refused, for the token's holder too.
     await agent.navigate(`${site.url}/login?again`, tab.targetId);
-    expect((await agent.evaluate('() => 1 + 1', { targetId: tab.targetId })).result).toBe(2);
+    expect(await rejection(agent.evaluate('() => 1 + 1', { targetId: tab.targetId }))).toMatchObject({ code: 'conflict' });
+    expect(await rejection(env.client(session.profile).evaluate('() => 1 + 1', { targetId: tab.targetId }))).toMatchObject({ code: 'conflict' });
   });
 
   it('are refused on another domain, when the grant does not name them, and outside a session, with nothing typed', async () => {
@@ -134,7 +157,8 @@ describe('named secrets', () => {
     const password = refOf(outline, /textbox "Password"/);
     const refused = await rejection(agent.act({ kind: 'fill', targetId: elsewhere.targetId, fields: [{ ref: refOf(outline, /textbox "User"/), value: 'alice' }, { ref: password, value: '{{secret:pw}}' }] }));
     expect(refused.message).toBe('Secret pw may be typed on 127.0.0.1 only, not on localhost: nothing was typed');
-    expect((await agent.evaluate("() => [document.querySelector('[name=user]').value, document.getElementById('password').value]", { targetId: elsewhere.targetId })).result).toEqual(['', '']);
+    // (Scripts are refused in this browser now: the outline shows the fields' values.)
+    expect((await agent.snapshot({ targetId: elsewhere.targetId })).text).not.toMatch(/textbox "(User|Password)".*\[value=/);
     expect((await rejection(agent.act({ kind: 'type', targetId: elsewhere.targetId, ref: password, text: '{{secret:other}}' }))).message).toBe('Secret other is not lent to this session: its grant names pw');
 
     const managed = env.client('clawd');
@@ -143,12 +167,83 @@ describe('named secrets', () => {
     expect((await rejection(managed.act({ kind: 'type', targetId: own.targetId, ref: refOf(ownOutline, /textbox "Password"/), text: '{{secret:pw}}' }))).message).toMatch(/^Secrets are lent to task sessions under a grant/);
     await managed.closeTab(own.targetId);
 
-    // A trace that runs refuses a secret: it could not be redacted.
-    const traced = await agent.openTab(`${site.url}/login`);
-    const tracedOutline = (await agent.snapshot({ targetId: traced.targetId })).text;
-    await agent.traceStart();
-    expect((await rejection(agent.act({ kind: 'type', targetId: traced.targetId, ref: refOf(tracedOutline, /textbox "Password"/), text: '{{secret:pw}}' }))).message).toMatch(/a trace cannot be redacted: stop it/);
-    await agent.traceStop({});
     await env.client('clawd').closeSession(session.id);
+  });
+
+  it('a page that copies a typed secret everywhere hands it back through no answer, and nothing of the caller\'s can read it', async () => {
+    const { token } = await env.client('clawd').issueGrant({ tenant: TENANT, domains: ['127.0.0.1'], ttl: 600, secrets: ['pw'] });
+    const copied = await env.client('clawd').openSession({ credential_mode: 'operator', tenant: TENANT, grant: token });
+    const key = new BrowserClient({ baseUrl: base(), token: copied.key! });
+    const holder = env.client(copied.profile);
+    const typing = await key.openTab(`${site.url}/copycat`);
+    const other = await key.openTab(`${site.url}/copycat`);
+    const field = refOf((await key.snapshot({ targetId: typing.targetId })).text, /textbox "Password"/);
+    const typeSecret = () => key.act({ kind: 'fill', targetId: typing.targetId, fields: [{ ref: field, value: '{{secret:pw}}' }] });
+
+    // Nothing that could read it may be there when it is typed: a trace, an init script, a fulfilling route, a raw CDP client.
+    await key.traceStart();
+    expect((await rejection(typeSecret())).message).toMatch(/a trace cannot be redacted: stop it/);
+    await key.traceStop({});
+    const script = await key.toolbox.addInitScript({ scope: 'profile', script: "addEventListener('input', (e) => console.log([...e.target.value].reverse().join('')), true)" });
+    expect((await rejection(typeSecret())).message).toBe(`A secret is typed only where nothing of the caller's could read it, and init scripts ${script.id} are set (DELETE /init-scripts/<id>): nothing was typed`);
+    await key.toolbox.removeInitScript(script.id);
+    const route = await key.toolbox.addRoute({ scope: 'profile', url: '**/fake', action: 'fulfill', body: '<input type=password>' });
+    expect((await rejection(typeSecret())).message).toMatch(new RegExp(`routes ${route.id} fulfil requests`));
+    await key.toolbox.removeRoute(route.id);
+    const cdpUrl = `ws://127.0.0.1:${env.server.relay.port}/cdp?profile=${copied.profile}&token=${copied.key}`;
+    const cdpClients = async () => (await env.client('clawd').sessions()).sessions.find((each) => each.id === copied.id)!.cdpClients;
+    const alone = await cdpClients();
+    const cdp = new WebSocket(cdpUrl);
+    await new Promise((resolve, reject) => cdp.once('open', resolve).once('error', reject));
+    expect((await rejection(typeSecret())).message).toMatch(/1 raw CDP client is connected to its browser/);
+    cdp.close();
+    await waitFor(async () => (await cdpClients()) === alone, { timeoutMs: 5000, message: 'the CDP client did not leave' });
+    expect((await key.snapshot({ targetId: typing.targetId })).text).not.toMatch(/\[value=/);
+
+    // Typed now: the page copies it everywhere.
+    const answers: unknown[] = [await typeSecret()];
+    expect(received.length).toBeGreaterThan(0);
+    await waitFor(async () => (await key.tabs()).some((tab) => tab.title.startsWith('Other ')), { timeoutMs: 5000, message: 'the other tab did not hear of it' });
+    const tabs = await key.tabs();
+    expect(tabs.map((tab) => tab.title).sort()).toEqual(['Copied [secret pw]', 'Other [secret pw]']);
+    expect(tabs.find((tab) => tab.targetId === typing.targetId)!.url).toBe(`${site.url}/copycat#[secret pw]`);
+    answers.push(tabs, await holder.tabs(), await key.text({ targetId: other.targetId }), await key.snapshot({ targetId: other.targetId }), await key.snapshot({ targetId: typing.targetId }), await key.console({ targetId: typing.targetId }));
+    expect(JSON.stringify(answers)).toContain('the other tab got [secret pw]');
+    const mcp = new Client({ name: 'copycat-agent', version: '1' });
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${base()}/mcp`), { requestInit: { headers: { authorization: `Bearer ${copied.key}` } } }));
+    answers.push(await mcp.callTool({ name: 'browser_tabs', arguments: {} }), await mcp.callTool({ name: 'browser_snapshot', arguments: { targetId: other.targetId } }));
+    await mcp.close();
+
+    // The reads a page could route it through are closed, for the key and the token alike, whichever tab, for the browser's life.
+    for (const client of [key, holder]) {
+      const refusals = await Promise.all([
+        rejection(client.toolbox.storage({ targetId: typing.targetId, kind: 'local' })),
+        rejection(client.toolbox.storage({ targetId: other.targetId, kind: 'session' })),
+        rejection(client.toolbox.storageState({})),
+        rejection(client.toolbox.cookies({})),
+        rejection(client.evaluate('() => localStorage.copied', { targetId: other.targetId })),
+        rejection(client.toolbox.addInitScript({ scope: 'profile', script: 'console.log(1)' })),
+        rejection(client.toolbox.addRoute({ scope: 'profile', url: '**/x', action: 'fulfill', body: 'x' })),
+        rejection(client.traceStart()),
+      ]);
+      for (const refusal of refusals) expect(refusal.message).toMatch(/^A secret \(pw\) was typed into this browser, so /);
+    }
+    await key.navigate(`${site.url}/copycat?later`, other.targetId);
+    expect((await rejection(key.evaluate('() => localStorage.copied', { targetId: other.targetId }))).message).toMatch(/scripts of the caller are refused/);
+    const refusedCdp = await new Promise<{ status: number; body: string }>((resolve) => {
+      const socket = new WebSocket(cdpUrl);
+      socket.once('unexpected-response', (_request, response) => {
+        let body = '';
+        response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+      });
+      socket.once('error', () => {});
+    });
+    expect(refusedCdp.status).toBe(409);
+    expect(refusedCdp.body).toMatch(/so no raw CDP client joins it/);
+
+    const everything = JSON.stringify(answers);
+    for (const form of [VALUE, encodeURIComponent(VALUE), new URLSearchParams([['', VALUE]]).toString().slice(1), VALUE.slice(0, 21)]) expect(everything).not.toContain(form);
+    await env.client('clawd').closeSession(copied.id);
   });
 });

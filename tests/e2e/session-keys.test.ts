@@ -3,6 +3,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserClient, ForbiddenError, UnauthorizedError } from '../../relay/src/client/browser-client.js';
 import { rejection } from '../harness/test-site.js';
+import { waitFor } from '../harness/chromium.js';
+import { MAX_SESSIONS_PER_KEY } from '../../relay/src/mcp/http-sessions.js';
 import { type ControlEnv, startControlEnv } from './control-env.js';
 
 /**
@@ -104,6 +106,31 @@ describe("a task session's key", () => {
     } finally {
       await admin.closeSession(other.id).catch(() => {});
       await admin.closeSession(mine.id).catch(() => {});
+    }
+  });
+
+  it('holds a few MCP sessions, never the room the token keeps, and they end with its session', async () => {
+    const admin = env.client('clawd');
+    const session = await admin.openSession({ credential_mode: 'clean' });
+    const connect = async (credential: string) => {
+      const transport = new StreamableHTTPClientTransport(new URL(`${base()}/mcp`), { requestInit: { headers: { authorization: `Bearer ${credential}` } } });
+      const client = new Client({ name: 'held', version: '1' });
+      await client.connect(transport);
+      return { client, transport };
+    };
+    try {
+      const before = env.server.control.mcpSessions();
+      const held = [];
+      for (let index = 0; index < MAX_SESSIONS_PER_KEY; index++) held.push(await connect(session.key!));
+      expect((await rejection(connect(session.key!))).message).toMatch(`This task session's key holds ${MAX_SESSIONS_PER_KEY} MCP sessions already`);
+      const token = await connect(env.server.token);
+      expect((await token.client.callTool({ name: 'browser_tabs', arguments: { profile: session.profile } })).isError).toBeFalsy();
+      await token.transport.terminateSession();
+      expect(env.server.control.mcpSessions()).toBe(before + MAX_SESSIONS_PER_KEY);
+      await admin.closeSession(session.id);
+      await waitFor(() => env.server.control.mcpSessions() === before, { timeoutMs: 5000, message: "the session's MCP sessions outlived it" });
+    } finally {
+      await admin.closeSession(session.id).catch(() => {});
     }
   });
 

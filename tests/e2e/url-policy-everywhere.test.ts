@@ -1,4 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -105,6 +107,36 @@ describe('a deny rule on the managed profile', () => {
     const tab = await client.openTab(`${site.url}/reaching`);
     await waitFor(() => ['localhost/frame', 'localhost/image.png', 'localhost/fetch', 'localhost/worker'].every((entry) => heard.includes(entry)), { message: `the page's requests did not arrive: ${JSON.stringify(heard)}` });
     await client.closeTab(tab.targetId);
+  });
+});
+
+describe('an address in the deny list on the managed profile', () => {
+  it('is refused in every form it can be reached by (IPv4-mapped, localhost, 0.0.0.0), navigated to or fetched by a page', async () => {
+    const client = env.client('clawd');
+    // A service bound to every address, as many local services are.
+    const reached: string[] = [];
+    const service = createServer((request, response) => {
+      reached.push(request.url ?? '');
+      response.writeHead(200, { 'access-control-allow-origin': '*' }).end('secret service');
+    });
+    await new Promise<void>((resolve) => service.listen(0, '0.0.0.0', resolve));
+    const port = (service.address() as AddressInfo).port;
+    setPolicy({ mode: 'any', deny: ['127.0.0.1', '169.254.169.254'] });
+    try {
+      for (const host of ['[::ffff:127.0.0.1]', '[::ffff:7f00:1]', 'localhost', '0.0.0.0'])
+        await expect(client.openTab(`http://${host}:${port}/navigated`), host).rejects.toThrow(/urlPolicy deny: .*"127\.0\.0\.1"/);
+      const blank = await client.openTab('about:blank');
+      const fetched = await client.evaluate(
+        `async () => Promise.all(['http://[::ffff:127.0.0.1]:${port}/fetched', 'http://localhost:${port}/fetched', 'http://0.0.0.0:${port}/fetched'].map((url) => fetch(url).then((answer) => answer.status, (error) => 'failed')))`,
+        { targetId: blank.targetId },
+      );
+      expect(fetched.result).toEqual(['failed', 'failed', 'failed']);
+      expect(reached).toEqual([]);
+      await client.closeTab(blank.targetId);
+    } finally {
+      setPolicy(undefined);
+      await new Promise((resolve) => service.close(resolve));
+    }
   });
 });
 

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { DEFAULT_CONFIRM_RULES } from '../../relay/src/runtime/consequential-acts.js';
 import { describe, expect, it } from 'vitest';
 import { BrowserClient } from '../../relay/src/client/browser-client.js';
-import { ConfigError, configPath, ensureConfig, loadConfig, relayAddress, urlHost } from '../../relay/src/config/config.js';
+import { ConfigError, ConfigSchema, configPath, ensureConfig, loadConfig, relayAddress, urlHost } from '../../relay/src/config/config.js';
 import { ProfileRegistry } from '../../relay/src/profiles/profile-registry.js';
 import { tempDirs } from '../harness/temp-dirs.js';
 
@@ -30,11 +30,12 @@ describe('config.json', () => {
       maxSessions: 4,
       sessionTtlSeconds: 900,
       sessionSpares: 1,
-      sessionLimits: { memoryMiB: 2048, cpus: 1, pids: 2048 },
+      sessionLimits: { memoryMiB: 2048, cpus: 1, pids: 2048, connections: 512 },
       sessionQueue: { max: 16, waitSeconds: 30 },
       pressure: { cpu: 0.9, memory: 0.95 },
       recordings: { traceMaxMinutes: 10, maxMiB: 512 },
       confirm: { rules: DEFAULT_CONFIRM_RULES, askPerson: 'auto', waitSeconds: 300 },
+      browse: { providers: {}, maxSteps: 30, maxStepsLimit: 100, stepTimeoutMs: 120_000, budgetTokens: 0, maxRuns: 2 },
       defaultProfile: 'clawd',
       profiles: {},
     });
@@ -80,5 +81,13 @@ describe('reads do not write', () => {
     const dir = home();
     new ProfileRegistry(dir).prepare();
     expect(JSON.parse(readFileSync(configPath(dir), 'utf8')).profiles.clawd.cdpPort).toBe(18800);
+  });
+});
+
+describe('a hand-off webhook', () => {
+  it('is an https URL, or http on a loopback address: the link it is posted is a credential', () => {
+    for (const url of ['https://chat.example/hooks/clawd', 'http://127.0.0.1:8080/hook', 'http://localhost:9000', 'http://[::1]:7000/x']) expect(ConfigSchema.parse({ handoffWebhook: { url } }).handoffWebhook?.url, url).toBe(url);
+    for (const url of ['http://chat.example/hook', 'http://127.0.0.1.evil.example/hook', 'ftp://127.0.0.1/hook', 'not a url'])
+      expect(() => ConfigSchema.parse({ handoffWebhook: { url } }), url).toThrow(/https|URL|url/);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decideEgress, type EgressRules } from '../../relay/src/egress/egress-decision.js';
-import { UrlPolicySchema } from '../../relay/src/runtime/url-policy.js';
+import { canonicalAddress, UrlPolicySchema, urlPolicyProblem } from '../../relay/src/runtime/url-policy.js';
 
 /**
  * The egress proxy's decision (egress/egress-decision.ts), with an injected
@@ -78,8 +78,44 @@ describe('decideEgress', () => {
 
   it('bad ports and names that do not resolve are refused with why', async () => {
     const r = rules(undefined, { 'gone.example': new Error('getaddrinfo ENOTFOUND gone.example') });
-    expect(await decideEgress('gone.example', 80, r)).toEqual({ refused: 'egress: gone.example does not resolve (getaddrinfo ENOTFOUND gone.example)' });
+    expect(await decideEgress('gone.example', 80, r)).toEqual({ refused: 'gone.example does not resolve: the name is unknown, or this machine has no network or DNS (getaddrinfo ENOTFOUND gone.example)' });
     expect(await decideEgress('example.com', 0, r)).toMatchObject({ refused: expect.stringMatching(/not a host and port/) });
     expect(await decideEgress('example.com', 70_000, r)).toMatchObject({ refused: expect.stringMatching(/not a host and port/) });
+  });
+});
+
+describe('an address in the deny list', () => {
+  const policy = { mode: 'any', deny: ['127.0.0.1', '169.254.169.254'] };
+  const names = { localhost: ['127.0.0.1', '::1'], 'hosts-alias.test': ['127.0.0.1'], 'metadata.test': ['169.254.169.254'], 'mapped.test': ['::ffff:169.254.169.254'], 'example.com': ['93.184.216.34'] };
+
+  it('is judged against the address connected to, in every form it can be asked for', async () => {
+    const r = rules(policy, names);
+    for (const host of ['127.0.0.1', '[::ffff:127.0.0.1]', '[::ffff:7f00:1]', '[0:0:0:0:0:ffff:7f00:1]', 'localhost', 'hosts-alias.test', '0.0.0.0', '[::]', '[::1]', '127.0.0.2'])
+      expect(await decideEgress(host, 8080, r), host).toMatchObject({ refused: expect.stringMatching(/^urlPolicy deny: .*(which "127\.0\.0\.1" denies|matches "127\.0\.0\.1")$/) });
+    for (const host of ['169.254.169.254', '[::ffff:a9fe:a9fe]', '[::ffff:169.254.169.254]', 'metadata.test', 'mapped.test'])
+      expect(await decideEgress(host, 80, r), host).toMatchObject({ refused: expect.stringMatching(/(which "169\.254\.169\.254" denies|matches "169\.254\.169\.254")$/) });
+    expect(await decideEgress('example.com', 443, r)).toEqual({ address: '93.184.216.34', port: 443 });
+    expect(await decideEgress('169.254.169.253', 80, r)).toEqual({ address: '169.254.169.253', port: 80 });
+  });
+
+  it('is judged the same before a navigation, by the driver', async () => {
+    const parsed = UrlPolicySchema.parse(policy);
+    const resolve = async (host: string) => (names as Record<string, string[]>)[host] ?? [];
+    expect(await urlPolicyProblem('http://[::ffff:7f00:1]:5/', parsed, resolve)).toBe('urlPolicy deny: [::ffff:7f00:1] is 127.0.0.1, which "127.0.0.1" denies');
+    expect(await urlPolicyProblem('http://localhost:5/', parsed, resolve)).toBe('urlPolicy deny: localhost is 127.0.0.1, which "127.0.0.1" denies');
+    expect(await urlPolicyProblem('http://0.0.0.0:5/', parsed, resolve)).toBe('urlPolicy deny: 0.0.0.0 is 0.0.0.0, which "127.0.0.1" denies');
+    expect(await urlPolicyProblem('http://example.com/', parsed, resolve)).toBeUndefined();
+    // public-only still refuses what it refused, and its private list still lets through (but never past a deny).
+    const strict = UrlPolicySchema.parse({ mode: 'public-only', deny: ['10.0.0.9'], private: ['127.0.0.1'] });
+    expect(await urlPolicyProblem('http://[::1]/', strict, resolve)).toBe('urlPolicy public-only: [::1] is a loopback address');
+    expect(await urlPolicyProblem('http://127.0.0.1:5/', strict, resolve)).toBeUndefined();
+    expect(await urlPolicyProblem('http://10.0.0.9/', strict, resolve)).toBe('urlPolicy deny: 10.0.0.9 matches "10.0.0.9"');
+  });
+
+  it('writes every form of an address one way', () => {
+    expect(['::ffff:127.0.0.1', '[::FFFF:7F00:1]', '0:0:0:0:0:ffff:7f00:1', '127.0.0.1'].map(canonicalAddress)).toEqual(Array(4).fill('127.0.0.1'));
+    expect(canonicalAddress('[2001:db8::1]')).toBe('2001:db8:0:0:0:0:0:1');
+    expect(canonicalAddress('::')).toBe('0:0:0:0:0:0:0:0');
+    expect(canonicalAddress('example.com')).toBeUndefined();
   });
 });

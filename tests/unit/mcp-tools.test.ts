@@ -7,7 +7,8 @@ import type { ActionRequest } from '../../relay/src/api/schemas.js';
 import type { ActionResult, Tab } from '../../relay/src/api/responses.js';
 import { NotFoundError, UnavailableError } from '../../relay/src/errors.js';
 import { createMcpServer, listTools, remedy } from '../../relay/src/mcp/mcp-server.js';
-import { type McpSessionState, TOOLS } from '../../relay/src/mcp/tools.js';
+import { ACT_KIND_FIELDS, type McpSessionState, TOOLS } from '../../relay/src/mcp/tools.js';
+import { ActionSchema } from '../../relay/src/api/schemas.js';
 import { parseCaps } from '../../relay/src/mcp/capabilities.js';
 import { PAGE_TOOLS } from '../../relay/src/mcp/page-tools.js';
 import { VISION_TOOLS } from '../../relay/src/mcp/vision-tools.js';
@@ -55,7 +56,7 @@ const exportDir = mkdtempSync(join(tmpdir(), 'clawd-mcp-tools-'));
 afterAll(() => rmSync(exportDir, { recursive: true, force: true }));
 
 const tool = (name: string) => [...TOOLS, ...PAGE_TOOLS, ...VISION_TOOLS].find((candidate) => candidate.name === name)!;
-const state = (): McpSessionState => ({ lastUrl: new Map(), exportDir });
+const state = (): McpSessionState => ({ lastUrl: new Map(), exportDir, handoffs: new Map() });
 /** Calls a tool as the MCP server does: arguments parsed by its input schema first. */
 async function call(name: string, args: Record<string, unknown>, api: BrowserApi, session = state()) {
   const params = tool(name).input.parse(args);
@@ -65,26 +66,51 @@ async function call(name: string, args: Record<string, unknown>, api: BrowserApi
 const TAB: Tab = { targetId: 'AAAA1111', url: 'http://site.test/', title: 'Site', type: 'page' };
 
 describe('the tools, in process', () => {
-  it('the default list is what most agents need, at most 800 definition tokens (o200k, annotations included)', () => {
-    expect(TOOLS.map((t) => t.name)).toEqual(['browser_status', 'browser_tabs', 'browser_navigate', 'browser_snapshot', 'browser_act', 'browser_screenshot']);
+  it('the default list is what most agents need, at most 925 definition tokens (o200k, annotations included)', () => {
+    expect(listTools().map((t) => t.name)).toEqual(['browser_status', 'browser_tabs', 'browser_navigate', 'browser_snapshot', 'browser_act', 'browser_screenshot', 'browser_page_tool']);
     expect(TOOLS.every((t) => t.group === undefined)).toBe(true);
-    expect(encode(JSON.stringify(listTools())).length).toBeLessThanOrEqual(800);
+    // 793 for six tools before browser_act said which fields go with which kind (836 since), 915 with the page's own tools.
+    expect(encode(JSON.stringify(listTools())).length).toBeLessThanOrEqual(925);
     const readOnly = listTools(parseCaps('all')).filter((listed) => listed.annotations?.readOnlyHint).map((listed) => listed.name);
     expect(readOnly).toEqual(['browser_status', 'browser_snapshot', 'browser_screenshot', 'browser_console', 'browser_downloads', 'browser_labelled_screenshot']);
   });
 
+  it("browser_act says which fields go with which kind, true to ActionSchema: each kind's own, or a field no other kind has", () => {
+    const schema = listTools().find((listed) => listed.name === 'browser_act')!.inputSchema as unknown as { properties: Record<string, { description?: string; enum?: string[] }> };
+    const line = schema.properties.kind.description!;
+    const members = ActionSchema.options.filter((member) => member.shape.kind.value !== 'close');
+    const fieldsOf = (member: (typeof members)[number]) => Object.keys(member.shape).filter((name) => name !== 'kind' && name !== 'targetId');
+    expect(Object.keys(ACT_KIND_FIELDS)).toEqual(members.map((member) => member.shape.kind.value));
+    expect(line.split('; ').map((part) => part.split(' ')[0])).toEqual(Object.keys(ACT_KIND_FIELDS));
+    for (const member of members) {
+      const kind = member.shape.kind.value;
+      expect(line).toContain(`${kind} ${ACT_KIND_FIELDS[kind]}`);
+      const named = new Set(ACT_KIND_FIELDS[kind].match(/[A-Za-z]+/g));
+      for (const field of named) expect(fieldsOf(member), `${kind} names ${field}`).toContain(field);
+      for (const field of fieldsOf(member)) {
+        const elsewhere = members.filter((other) => other !== member && fieldsOf(other).includes(field)).map((other) => other.shape.kind.value);
+        expect(named.has(field) || elsewhere.length === 0, `${kind}.${field}: unsaid, and also ${elsewhere.join(', ')}'s`).toBe(true);
+        expect(schema.properties[field], `${kind}.${field}`).toBeDefined();
+      }
+    }
+    // The line lists the kinds: no enum repeats them; an unknown kind is still refused before the API.
+    expect(schema.properties.kind.enum).toBeUndefined();
+    expect(tool('browser_act').input.safeParse({ kind: 'tap' }).error?.issues[0].message).toBe('must be one of click, type, press, hover, move, drag, scroll, select, fill, wait, resize, evaluate');
+    expect(line).toBe('click ref|x,y; type ref,text; press key; hover ref; move x,y; drag startRef,endRef|x,y,endX,endY; scroll deltaX,deltaY [x,y]; select ref,values; fill fields; wait text|textGone|selector|timeMs; resize width,height; evaluate fn [ref]');
+  });
+
   it('groups are off by default; a client turns them on by name, and a name that is none is refused', () => {
-    expect(listTools().map((listed) => listed.name)).toEqual(TOOLS.map((t) => t.name));
-    expect(listTools(['emulation']).map((listed) => listed.name).slice(TOOLS.length)).toEqual(['browser_emulate']);
-    expect(listTools(['files', 'dialogs']).map((listed) => listed.name).slice(TOOLS.length)).toEqual(['browser_pdf', 'browser_downloads', 'browser_upload', 'browser_dialog']);
-    expect(listTools(parseCaps('all')).map((listed) => listed.name).slice(TOOLS.length)).toEqual([
+    const defaults = listTools().length;
+    expect(listTools(['emulation']).map((listed) => listed.name).slice(defaults)).toEqual(['browser_emulate']);
+    expect(listTools(['files', 'dialogs']).map((listed) => listed.name).slice(defaults)).toEqual(['browser_pdf', 'browser_downloads', 'browser_upload', 'browser_dialog']);
+    expect(listTools(parseCaps('all')).map((listed) => listed.name).slice(defaults)).toEqual([
       'browser_pdf', 'browser_console', 'browser_downloads', 'browser_record', 'browser_upload', 'browser_dialog',
       'browser_labelled_screenshot', 'browser_computer',
-      'browser_emulate', 'browser_route', 'browser_init_script', 'browser_storage', 'browser_handoff',
+      'browser_emulate', 'browser_route', 'browser_init_script', 'browser_storage', 'browser_handoff', 'browser_browse',
     ]);
     expect(parseCaps(' storage, network ,storage')).toEqual(['storage', 'network']);
     expect(parseCaps(undefined)).toEqual([]);
-    expect(() => parseCaps('storage,sight')).toThrow('Invalid caps: no group is named "sight"; the groups are vision, files, recording, dialogs, emulation, network, storage, handoff (or all)');
+    expect(() => parseCaps('storage,sight')).toThrow('Invalid caps: no group is named "sight"; the groups are vision, files, recording, dialogs, emulation, network, storage, handoff, browse (or all)');
   });
 
   it('browser_act makes one API call that asks for the diff, and answers in a few lines', async () => {

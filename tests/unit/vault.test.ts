@@ -20,7 +20,7 @@ describe('CookieVault', () => {
     await vault.save('acme', '.Example.com', [cookie('sid', 'value-one-secret', '.example.com'), cookie('pref', 'dark', 'www.example.com')]);
     await vault.save('other', 'example.com', [cookie('sid', 'value-two-secret', 'example.com')]);
     expect((await vault.load('acme', ['example.com'])).cookies.map((c) => c.value)).toEqual(['value-one-secret', 'dark']);
-    expect(await vault.load('acme', ['elsewhere.test'])).toEqual({ cookies: [], origins: [] });
+    expect(await vault.load('acme', ['elsewhere.test'])).toEqual({ cookies: [], origins: [], passkeys: [] });
     expect(await vault.list()).toEqual([
       { tenant: 'acme', domain: 'example.com', savedAt: expect.any(String), cookies: 2 },
       { tenant: 'other', domain: 'example.com', savedAt: expect.any(String), cookies: 1 },
@@ -75,7 +75,7 @@ describe('CookieVault', () => {
     const file = JSON.parse(readFileSync(path, 'utf8'));
     file.entries.push({ tenant: 'old', domain: 'example.org', savedAt: new Date().toISOString(), count: 1, iv: iv.toString('base64'), tag: cipher.getAuthTag().toString('base64'), data: data.toString('base64') });
     writeFileSync(path, JSON.stringify(file));
-    expect(await vault.load('old', ['example.org'])).toEqual({ cookies: [cookie('sid', 'old-value', 'example.org')], origins: [] });
+    expect(await vault.load('old', ['example.org'])).toEqual({ cookies: [cookie('sid', 'old-value', 'example.org')], origins: [], passkeys: [] });
   });
 
   it('matches cookies to sites, subdomains included', () => {

@@ -1,5 +1,5 @@
 import { GROUP_NAME, type RelayCommand, type SharedTab } from '../../../protocol/wire.js';
-import { navigationProblem, shareableUrlProblem } from '../../../protocol/url-gate.js';
+import { navigationProblem, tabUrlProblem } from '../../../protocol/url-gate.js';
 
 /**
  * What the extension lets the relay do, decided without chrome.*: the relay
@@ -18,14 +18,14 @@ export function commandProblem(command: unknown, shared: (tabId: number) => Shar
       if (!tab) return `tab ${String((c as { tabId?: unknown }).tabId)} is not shared`;
       if (typeof c.method !== 'string') return 'cdp command without a method';
       if (c.sessionId !== undefined && typeof c.sessionId !== 'string') return 'cdp command with a bad sessionId';
-      const problem = shareableUrlProblem(tab.url);
+      const problem = tabUrlProblem(tab.url);
       return problem ? `tab ${tab.tabId}: ${problem}` : undefined;
     }
     case 'createTab': {
       const group = (c as { group?: unknown }).group;
       if (group !== undefined && (typeof group !== 'string' || !GROUP_NAME.test(group))) return 'createTab with a bad group name';
       const url = typeof c.url === 'string' ? c.url : '';
-      const problem = navigationProblem(url) ?? shareableUrlProblem(url);
+      const problem = navigationProblem(url) ?? tabUrlProblem(url);
       return problem ? `the extension will not open ${JSON.stringify(url)}: ${problem}` : undefined;
     }
     case 'closeTab':

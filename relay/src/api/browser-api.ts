@@ -13,11 +13,14 @@ import type {
   Status,
   Tab,
   PlaywrightScript,
+  ViewInputAnswer,
 } from './responses.js';
 import type { ActionRequest, RequestOf } from './schemas.js';
 import type { ToolboxApi } from './toolbox-api.js';
 import type { VisionApi } from './vision-api.js';
+import type { PageToolsApi } from './page-tools-api.js';
 import type { HandoffAnswer } from './session-responses.js';
+import type { BrowseOptions, BrowseRequest, BrowseResult } from './browse-schemas.js';
 
 /** `GET /snapshot`'s query: the tab, the format, and the shaping options (SnapshotShaping). */
 export type SnapshotRequest = Omit<RequestOf<'snapshotQuery'>, 'profile'>;
@@ -98,10 +101,29 @@ export interface BrowserApi {
   readonly toolbox: ToolboxApi;
   /** Labelled screenshots and computer use (vision-api.ts). */
   readonly vision: VisionApi;
+  /** The tools the page offers agents, WebMCP (page-tools-api.ts). */
+  readonly pageTools: PageToolsApi;
   /**
    * Asks a person to act in a tab and waits for the answer (or the time
    * out); `onWaiting` hears the hand-off once it waits, with the person's
    * link. Aborting `signal` (or the caller) cancels it.
    */
   handoff(request: Omit<RequestOf<'handoff'>, 'profile'>, options?: HandoffWaitOptions): Promise<HandoffAnswer>;
+  /**
+   * Runs the agent loop for a goal against a configured model (spec §24)
+   * on this profile (or the request's session, or a fresh task session) and
+   * answers with the model's final answer; `onEvent` hears each step.
+   */
+  browse(request: BrowseRequest, options?: BrowseOptions): Promise<BrowseResult>;
+  /** A hand-off as its MCP App shows it: its state and, while it waits, its tab's picture now (a look, not an action). */
+  handoffView(id: string): Promise<HandoffView>;
+  /** The person's input on a waiting hand-off's tab, from its MCP App (logged as the person's). */
+  handoffInput(id: string, input: RequestOf<'handoffInput'>): Promise<ViewInputAnswer>;
+  /** The person's answer, from the hand-off's MCP App. */
+  answerHandoff(id: string, answer: RequestOf<'handoffAnswer'>): Promise<HandoffAnswer>;
+}
+
+export interface HandoffView {
+  handoff: HandoffAnswer;
+  frame?: { mimeType: 'image/jpeg'; data: string };
 }

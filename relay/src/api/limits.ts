@@ -1,6 +1,11 @@
 /** A task session answers on every route as the profile `session-<id>` (its own name space: no profile may be created there). */
 export const SESSION_PROFILE_PREFIX = 'session-';
 
+/** A session's id from its id or its profile name (`session-<id>`, as `session-open` prints it). */
+export function sessionIdOf(idOrProfile: string): string {
+  return idOrProfile.startsWith(SESSION_PROFILE_PREFIX) ? idOrProfile.slice(SESSION_PROFILE_PREFIX.length) : idOrProfile;
+}
+
 /**
  * Limits every surface shares (the server checks them; the client and the
  * CLI size their own timeouts from them). Plain numbers: the client reads
@@ -13,3 +18,6 @@ export const MAX_WAIT_MS = 120_000;
 export const ACTION_TIMEOUT_MS = 30_000;
 /** A wait's default timeout (`timeoutMs` may raise it to MAX_WAIT_MS). */
 export const WAIT_DEFAULT_MS = 30_000;
+
+/** The header naming the agent a request is for (runtime/agent-context.ts): its requests without targetId mean its own tabs. */
+export const AGENT_HEADER = 'x-clawd-agent';

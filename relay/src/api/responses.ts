@@ -19,6 +19,7 @@ export const TabSchema = z.object({
   title: z.string(),
   type: z.literal('page'),
   fence: FenceSchema.optional(),
+  agent: z.string().optional().describe('The agent whose tab it is (it opened it, or used it first); its requests without targetId mean it'),
 });
 export type Tab = z.infer<typeof TabSchema>;
 
@@ -98,6 +99,7 @@ export const AiSnapshotSchema = z.object({
   refCount: z.number().int(),
   truncated: z.boolean(),
   frames: z.number().int().describe('Frames whose content is in the outline, the main frame included'),
+  pageTools: z.number().int().optional().describe('Tools the page offers agents (WebMCP): GET /page-tools lists them'),
   changes: z
     .object({ added: z.number().int(), removed: z.number().int(), changed: z.number().int(), unchanged: z.number().int() })
     .optional()
@@ -136,6 +138,7 @@ export const ActionResultSchema = z.looseObject({
   kind: z.enum(ACTION_KINDS),
   url: z.string().optional().describe('After the action (absent when it closed the tab)'),
   title: z.string().optional(),
+  navigated: z.boolean().optional().describe('True when the action took the tab to another URL (url says where)'),
   events: z.array(z.string()).optional().describe('Dialogs answered, downloads started and tabs opened since the tab\'s previous action'),
   changed: z.boolean().optional().describe('Whether anything observable happened: a navigation, an event, the target\'s state, the page\'s DOM. False says the page did not react'),
   state: z.record(z.string(), z.union([z.string(), z.boolean(), z.null()])).optional().describe('The target\'s state that the action changed, as it is now (checked, value, expanded, selected, pressed, open)'),
@@ -246,3 +249,4 @@ export type RecordingAnswer = z.infer<typeof RecordingAnswerSchema>;
 
 /** A person's input through the live view, as logged. */
 export const ViewInputAnswerSchema = z.object({ targetId: z.string(), kind: z.string(), url: z.string() });
+export type ViewInputAnswer = z.infer<typeof ViewInputAnswerSchema>;

@@ -3,6 +3,8 @@ import { ActionSchema, schemas } from './schemas.js';
 import { TOOLBOX_ROUTES } from './toolbox-routes.js';
 import { VISION_ROUTES } from './vision-routes.js';
 import { REPLAY_ROUTES } from './replay-routes.js';
+import { BROWSE_ROUTES } from './browse-schemas.js';
+import { PAGE_TOOLS_ROUTES } from './page-tools-routes.js';
 import { PressureSchema } from './fleet-schemas.js';
 import { FenceSchema } from './page-content.js';
 import {
@@ -60,7 +62,7 @@ export interface MediaAnswer {
 export interface RouteSpec {
   summary: string;
   /** The guide's group: the document's tag. */
-  tag: 'Browser' | 'Pages' | 'Actions' | 'Vision' | 'Toolbox' | 'Recording' | 'Live view' | 'Sessions' | 'Vault' | 'Profiles' | 'Agents' | 'Fleet';
+  tag: 'Browser' | 'Pages' | 'Actions' | 'Page tools' | 'Vision' | 'Toolbox' | 'Recording' | 'Live view' | 'Sessions' | 'Vault' | 'Profiles' | 'Agents' | 'Fleet';
   query?: z.ZodType;
   body?: z.ZodType;
   /** Path parameters, each with what it is. */
@@ -189,10 +191,18 @@ export const ROUTES = {
     tag: 'Live view',
     params: { id: "The hand-off's id" },
     query: z.object({ code: z.string().optional() }),
-    answer: { media: 'redirect', description: "302 to the hand-off's page, with its cookie" },
+    answer: { media: 'text/html', description: "A page that sets the hand-off's cookie (sent under /handoff/{id}/ only) and moves on to its page by itself" },
     public: true,
   },
   'GET /handoff/:id/page': { summary: "The hand-off's page: the reason, the tab's live view with takeover, Done and Can't do it", tag: 'Live view', params: { id: "The hand-off's id" }, answer: { media: 'text/html', description: 'The page' }, errors: [403, 404] },
+  'GET /handoff/:id/screencast': {
+    summary: "The hand-off's tab, live (multipart JPEG), while it waits",
+    tag: 'Live view',
+    params: { id: "The hand-off's id" },
+    answer: { media: 'multipart/x-mixed-replace', description: 'JPEG frames' },
+    errors: [403, 404, 409],
+  },
+  'POST /handoff/:id/input': { summary: "The person's input on the hand-off's tab (a click, a scroll, keys), logged as the person's", tag: 'Live view', params: { id: "The hand-off's id" }, body: schemas.handoffInput, answer: ViewInputAnswerSchema, errors: [403, 404, 409] },
   'POST /handoff/:id/answer': { summary: "The person's answer", tag: 'Live view', params: { id: "The hand-off's id" }, body: schemas.handoffAnswer, answer: HandoffSchema, errors: [403, 404, 409] },
   'POST /dashboard/link': {
     summary: 'A one-time link into the operator\'s dashboard (valid 60 s)',
@@ -225,7 +235,10 @@ export const ROUTES = {
   },
   // ---- labelled screenshots and computer use (vision-routes.ts)
   ...VISION_ROUTES,
+  ...PAGE_TOOLS_ROUTES,
   ...REPLAY_ROUTES,
+  // ---- the browse runtime: a goal in, an answer out (browse-schemas.ts)
+  ...BROWSE_ROUTES,
   // ---- emulation, network routes, init scripts, storage (toolbox-routes.ts)
   ...TOOLBOX_ROUTES,
   // ---- task sessions, grants, the vault

@@ -1,17 +1,21 @@
 import { z } from 'zod';
 import { MAX_WAIT_MS } from './limits.js';
 import { ACTION_KINDS } from './responses.js';
-import { AUDIT_EVENT_KINDS } from './session-responses.js';
+import { AUDIT_EVENT_KINDS, SecretKindSchema } from './session-responses.js';
 import { toolboxSchemas } from './toolbox-schemas.js';
 import { visionSchemas } from './vision-schemas.js';
 import { replaySchemas } from './replay-schemas.js';
+import { pageToolsSchemas } from './page-tools-schemas.js';
+import { WebUrl } from './web-address.js';
+
+/** A host as the URL policy matches it: `example.com`, `*.example.com`, `*`, `127.0.0.1`, `[::1]` (config.json's urlPolicy, a session's allowPrivate). */
+export const HostPattern = z.string().regex(/^(\*|(\*\.)?[a-z0-9.-]+|\[[0-9a-f:.]+\])$/i, 'must be a host pattern like example.com, *.example.com or *');
 
 /** A profile colour, in config.json and in `POST /profiles/create` alike. */
 export const HexColor = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour like #FF4500');
 
 /** Request bodies and queries of the control API, validated at the boundary. */
 
-const Url = z.string().min(1).refine((value) => URL.canParse(value), 'must be an absolute URL');
 const TargetId = z.string().min(1);
 const Ref = z.string().regex(/^(f\d+)?e\d+$/, 'must be a ref from a snapshot, like e12 or f1e3');
 const Coordinate = z.number().finite();
@@ -106,10 +110,22 @@ type SameKinds<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : neve
 const sameKinds: SameKinds<Action['kind'], (typeof ACTION_KINDS)[number]> = true;
 void sameKinds;
 
+/** A person's input through a live view (a click, a scroll, keys), the tab aside. */
+const ViewInputFields = {
+  type: z.enum(['click', 'move', 'scroll', 'type', 'press']),
+  x: z.number().min(0).max(1).optional(),
+  y: z.number().min(0).max(1).optional(),
+  button: Button.optional(),
+  deltaX: Coordinate.optional(),
+  deltaY: Coordinate.optional(),
+  text: z.string().max(10_000).optional(),
+  key: z.string().min(1).max(100).optional(),
+};
+
 export const schemas = {
-  open: z.strictObject({ url: Url.default('about:blank') }),
+  open: z.strictObject({ url: WebUrl.default('about:blank') }),
   focus: z.strictObject({ targetId: TargetId }),
-  navigate: z.strictObject({ url: Url, targetId: TargetId.optional() }),
+  navigate: z.strictObject({ url: WebUrl, targetId: TargetId.optional() }),
   screenshot: z.strictObject({
     targetId: TargetId.optional(),
     fullPage: z.boolean().optional(),
@@ -125,7 +141,7 @@ export const schemas = {
     name: z.string(),
     color: HexColor.optional(),
     /** A browser's DevTools endpoint: http(s) for /json/version discovery, or ws(s) directly. */
-    cdpUrl: Url.refine((url) => /^(https?|wss?):$/.test(new URL(url).protocol), 'must be an http(s) or ws(s) DevTools endpoint').optional(),
+    cdpUrl: WebUrl.refine((url) => /^(https?|wss?):$/.test(new URL(url).protocol), 'must be an http(s) or ws(s) DevTools endpoint').optional(),
     /** A managed profile whose browser runs in a jail of its own (Linux, serve as root). */
     jail: z.boolean().optional(),
   }).refine((profile) => !(profile.jail && profile.cdpUrl), { message: 'a remote profile (cdpUrl) runs elsewhere and cannot be jailed here', path: ['jail'] }),
@@ -177,6 +193,11 @@ export const schemas = {
     ttl: z.number().int().min(10).max(7 * 24 * 3600).optional(),
     /** This machine, or the configured Selenium Grid (config grid; its `default` decides when left out). */
     place: z.enum(['local', 'grid']).optional(),
+    allowPrivate: z
+      .array(HostPattern)
+      .max(50)
+      .optional()
+      .describe('Hosts this session may reach though they are loopback or private (a local app), beyond urlPolicy.private; only the token opens sessions, so a session\'s key can never widen this'),
   }),
   issueGrant: z.strictObject({
     tenant: Tenant,
@@ -186,7 +207,13 @@ export const schemas = {
     secrets: z.array(SecretName).max(50).optional().describe('named secrets the session may type, each bound to its own domains'),
   }),
   /** `POST /secrets`: a secret's value comes in the body, to the token's holder only; it is never answered. */
-  setSecret: z.strictObject({ tenant: Tenant, name: SecretName, domains: z.array(Domain).min(1).max(50).describe('where it may be typed: these domains and their subdomains'), value: z.string().min(1).max(10_000) }),
+  setSecret: z.strictObject({
+    tenant: Tenant,
+    name: SecretName,
+    domains: z.array(Domain).min(1).max(50).describe('where it may be typed: these domains and their subdomains'),
+    value: z.string().min(1).max(10_000).describe('the value; for a one-time code seed, the base32 key the site shows or its otpauth://totp/ URI'),
+    kind: SecretKindSchema.default('secret').describe('secret: typed as it is ({{secret:NAME}}); totp: a one-time code seed, whose current code is typed ({{totp:NAME}})'),
+  }),
   secretQuery: z.object({ tenant: Tenant.optional(), name: SecretName.optional() }),
   vaultRefresh: z.strictObject({ tenant: Tenant, domains: z.array(Domain).min(1).max(50), ttl: z.number().int().min(30).max(24 * 3600).optional() }),
   vaultRefreshDone: z.strictObject({ domains: z.array(Domain).min(1).max(50).optional() }),
@@ -238,17 +265,9 @@ export const schemas = {
   vaultFromExtension: z.strictObject({ tenant: Tenant, domains: z.array(Domain).min(1).max(50), timeoutMs: Timeout.optional() }),
   screencastQuery: z.object({ profile: z.string().optional(), targetId: TargetId.optional() }),
   /** Input a person gives through the live view: points are fractions (0..1) of the view, so any image size works. */
-  viewInput: z.strictObject({
-    targetId: TargetId.optional(),
-    type: z.enum(['click', 'move', 'scroll', 'type', 'press']),
-    x: z.number().min(0).max(1).optional(),
-    y: z.number().min(0).max(1).optional(),
-    button: Button.optional(),
-    deltaX: Coordinate.optional(),
-    deltaY: Coordinate.optional(),
-    text: z.string().max(10_000).optional(),
-    key: z.string().min(1).max(100).optional(),
-  }),
+  viewInput: z.strictObject({ targetId: TargetId.optional(), ...ViewInputFields }),
+  /** `POST /handoff/{id}/input`: the person's input on the hand-off's own tab. */
+  handoffInput: z.strictObject(ViewInputFields),
   /** `POST /handoff`: ask a person to act in a tab; the answer comes from `GET /handoff/{id}?wait=`. */
   handoff: z.strictObject({
     targetId: TargetId.optional(),
@@ -263,6 +282,7 @@ export const schemas = {
   ...toolboxSchemas,
   // Labelled screenshots and computer use (vision-schemas.ts).
   ...visionSchemas,
+  ...pageToolsSchemas,
   // Films (replay-schemas.ts).
   ...replaySchemas,
 };

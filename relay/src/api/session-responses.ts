@@ -32,6 +32,7 @@ export const AUDIT_EVENT_KINDS = [
   'cdp-disconnect',
   'handoff-open',
   'handoff-end',
+  'handoff-announce',
   'login-page',
   'secret-set',
   'secret-forget',
@@ -105,6 +106,7 @@ export const SessionInfoSchema = z.object({
   domains: z.array(z.string()).describe('Domains whose cookies were injected (operator) or will be saved (refresh)'),
   injectedCookies: z.number().int(),
   injectedOrigins: z.number().int().optional().describe("Origins whose lent storage (localStorage, IndexedDB) was put in before the first page"),
+  injectedPasskeys: z.number().int().optional().describe("Lent passkeys its virtual authenticators hold (never their keys)"),
   grantId: z.string().optional(),
   warnings: z.array(z.string()).optional().describe('An operator session: lent cookies that have expired or will before the session ends'),
   secrets: z.array(z.string()).optional().describe('An operator session: the secrets its grant lends, by name (typed as {{secret:NAME}})'),
@@ -112,6 +114,7 @@ export const SessionInfoSchema = z.object({
   place: z.enum(['local', 'grid']).describe('Where its browser runs: this machine, or a node of the configured Selenium Grid'),
   node: z.string().optional().describe('On a Grid: the node it was placed on'),
   cdpUrl: z.string().describe('The session browser\'s CDP: the relay\'s /cdp?profile=session-<id> (with the token or the session\'s key)'),
+  allowPrivate: z.array(z.string()).optional().describe('Loopback or private hosts it may reach beyond urlPolicy.private, as its opener asked'),
   createdAt: z.string(),
   expiresAt: z.string(),
   cdpClients: z.number().int().describe('CDP clients connected to it now (its driver not counted)'),
@@ -139,13 +142,23 @@ export const VaultListingSchema = z.object({
   savedAt: z.string(),
   cookies: z.number().int(),
   origins: z.number().int().optional().describe("Origins of the domain whose storage (localStorage, IndexedDB) was saved with the cookies"),
+  passkeys: z.number().int().optional().describe('Passkeys of the domain (a refresh session registered them) saved with the cookies'),
 });
 export type VaultListing = z.infer<typeof VaultListingSchema>;
 /** A named secret, as listed: never its value. */
-export const SecretListingSchema = z.object({ tenant: z.string(), name: z.string(), domains: z.array(z.string()).describe('Where it may be typed: these domains and their subdomains'), savedAt: z.string() });
+/** What a named secret is: a value typed as it is (`{{secret:NAME}}`), or a one-time code seed whose current code is typed (`{{totp:NAME}}`). */
+export const SecretKindSchema = z.enum(['secret', 'totp']);
+export type SecretKind = z.infer<typeof SecretKindSchema>;
+export const SecretListingSchema = z.object({
+  tenant: z.string(),
+  name: z.string(),
+  domains: z.array(z.string()).describe('Where it may be typed: these domains and their subdomains'),
+  savedAt: z.string(),
+  kind: z.literal('totp').optional().describe('A one-time code seed: typed as {{totp:NAME}}, its current code (never the seed)'),
+});
 export type SecretListing = z.infer<typeof SecretListingSchema>;
 /** Cookies saved per domain. */
-export const SavedCookiesSchema = z.array(z.object({ domain: z.string(), cookies: z.number().int(), origins: z.number().int().optional() }));
+export const SavedCookiesSchema = z.array(z.object({ domain: z.string(), cookies: z.number().int(), origins: z.number().int().optional(), passkeys: z.number().int().optional() }));
 
 export const ActorSchema = z.enum(['agent', 'person']);
 export type Actor = z.infer<typeof ActorSchema>;
@@ -164,6 +177,22 @@ export const ActionRecordSchema = z.object({
   outcome: OutcomeSchema,
   error: z.string().optional(),
   actor: ActorSchema,
+  /** A browse run's record (`browse_call`, `browse_failed`) or one of its steps (`tool_step`): never the goal, the answer or what was typed. */
+  browse: z
+    .object({
+      run: z.string(),
+      provider: z.string().optional(),
+      model: z.string().optional(),
+      runtime: z.enum(['tools', 'computer']).optional(),
+      step: z.number().int().optional().describe('tool_step: which step'),
+      tools: z.array(z.string()).optional().describe('tool_step: the tools the model called'),
+      steps: z.number().int().optional(),
+      inputTokens: z.number().int().optional(),
+      outputTokens: z.number().int().optional(),
+      screenshots: z.number().int().optional(),
+      stoppedBy: z.string().optional(),
+    })
+    .optional(),
 });
 export type ActionRecord = z.infer<typeof ActionRecordSchema>;
 
@@ -181,7 +210,6 @@ export const HandoffSchema = z.object({
   expiresAt: z.string(),
   endedAt: z.string().optional(),
   note: z.string().optional().describe("The person's note"),
-  link: z.string().optional().describe('POST /handoff only: the one-time link for the person (valid 10 minutes, once)'),
   confirm: z
     .object({
       rule: z.string().describe('The confirm rule of config.json that names the act'),
@@ -192,6 +220,8 @@ export const HandoffSchema = z.object({
     .describe("A hand-off asking a person's yes to one act: done is yes (the act then runs), refused is no"),
   act: z.record(z.string(), z.unknown()).optional().describe("A confirmation the person said yes to: the act's answer (POST /act's), once it ran"),
   actError: z.object({ code: z.string(), message: z.string() }).optional().describe('A confirmation the person said yes to: why the act then failed'),
+  link: z.string().optional().describe('POST /handoff only: the one-time link for the person (valid 10 minutes, once); never given when a webhook announces hand-offs'),
+  announced: z.literal('webhook').optional().describe("POST /handoff only: the link went to the configured webhook (the person's channel), and to no agent"),
   now: z.object({ url: z.string(), title: z.string() }).optional().describe('Once ended: where the tab is'),
   changed: z
     .object({ navigated: z.boolean(), titleChanged: z.boolean(), personActions: z.number().int().describe("The person's clicks, keys and scrolls in the live view") })

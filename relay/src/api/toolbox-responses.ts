@@ -66,4 +66,4 @@ export const StorageChangeSchema = z.object({ targetId: z.string(), origin: z.st
 export const StorageStateAnswerSchema = StorageStateSchema.extend({
   valuesHidden: z.boolean().optional().describe("Cookie values are shown only to the token's holder: here each is \"\" (the state cannot log in elsewhere)"),
 });
-export const StorageImportSchema = z.object({ cookies: z.number().int(), origins: z.number().int() });
+export const StorageImportSchema = z.object({ cookies: z.number().int(), origins: z.number().int(), credentials: z.number().int().optional().describe('Passkeys put in the browser\'s virtual authenticators') });

@@ -44,6 +44,6 @@ export const TOOLBOX_ROUTES = {
   'GET /storage/items': { summary: 'A tab\'s localStorage or sessionStorage, for its page\'s origin or a frame\'s', tag, query: schemas.storageQuery, answer: StorageItemsSchema, errors: BROWSER_ERRORS },
   'POST /storage/items': { summary: 'Set localStorage or sessionStorage items', tag, query: profileOnly, body: schemas.setStorage, answer: StorageChangeSchema, errors: BROWSER_ERRORS },
   'DELETE /storage/items': { summary: 'Remove one item, or all, of localStorage or sessionStorage', tag, query: schemas.clearStorage, answer: StorageChangeSchema, errors: BROWSER_ERRORS },
-  'GET /storage/state': { summary: 'The browser\'s storage state in Playwright\'s format (cookies, localStorage, IndexedDB with indexedDB=true)', tag, query: schemas.storageStateQuery, answer: StorageStateAnswerSchema, errors: [403, ...BROWSER_ERRORS] },
-  'POST /storage/state': { summary: 'Replace the browser\'s cookies, localStorage and IndexedDB with a storage state in Playwright\'s format', tag, query: profileOnly, body: schemas.setStorageState, answer: StorageImportSchema, errors: [403, ...BROWSER_ERRORS] },
+  'GET /storage/state': { summary: 'The browser\'s storage state in Playwright\'s format (cookies, localStorage, IndexedDB with indexedDB=true, and the passkeys it holds)', tag, query: schemas.storageStateQuery, answer: StorageStateAnswerSchema, errors: [403, ...BROWSER_ERRORS] },
+  'POST /storage/state': { summary: 'Replace the browser\'s cookies, localStorage and IndexedDB with a storage state in Playwright\'s format (its passkeys go to the browser\'s virtual authenticators)', tag, query: profileOnly, body: schemas.setStorageState, answer: StorageImportSchema, errors: [403, ...BROWSER_ERRORS] },
 } satisfies Record<string, RouteSpec>;

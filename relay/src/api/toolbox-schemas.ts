@@ -137,7 +137,17 @@ const IndexedDbStoreSchema = z.looseObject({
   records: z.array(z.looseObject({ key: z.unknown().optional(), keyEncoded: z.unknown().optional(), value: z.unknown().optional(), valueEncoded: z.unknown().optional() })),
   indexes: z.array(IndexedDbIndexSchema),
 });
-/** Playwright's `storageState` format: cookies, and each origin's localStorage and (when asked) IndexedDB. */
+/** A passkey in Playwright's storage-state shape: base64url id and user handle, PKCS#8 private and SPKI public keys. */
+export const StorageCredentialSchema = z.object({
+  id: z.string().min(1),
+  rpId: z.string().min(1),
+  userHandle: z.string(),
+  privateKey: z.string().describe('PKCS#8, base64url; "" for all but the token\'s holder'),
+  publicKey: z.string(),
+  signCount: z.number().int().min(0).optional(),
+});
+export type StorageCredential = z.infer<typeof StorageCredentialSchema>;
+/** Playwright's `storageState` format: cookies, each origin's localStorage and (when asked) IndexedDB, and the passkeys the browser holds. */
 export const StorageStateSchema = z.object({
   cookies: z.array(CookieSchema).max(10_000),
   origins: z
@@ -149,6 +159,7 @@ export const StorageStateSchema = z.object({
       }),
     )
     .max(1000),
+  credentials: z.array(StorageCredentialSchema).max(100).optional().describe("Passkeys held by the browser's virtual authenticators (a task session lent them, or a site registered them)"),
 });
 export type StorageState = z.infer<typeof StorageStateSchema>;
 export const toolboxSchemas = {

@@ -1,5 +1,5 @@
 import type { Protocol } from 'devtools-protocol';
-import { navigationProblem } from '../../../protocol/url-gate.js';
+import { CLAWD_OWN_PAGE, clawdOwnPage, navigationProblem } from '../../../protocol/url-gate.js';
 import { type UrlPolicy, urlPolicyProblemWithoutDns } from '../runtime/url-policy.js';
 import type { RelayCommand } from '../../../protocol/wire.js';
 import { CdpErrorCode } from './cdp-frames.js';
@@ -60,6 +60,7 @@ export class BridgeCore {
     linkOptions: ExtensionLinkOptions,
     private readonly allowedUrlSchemes: string[],
     private readonly urlPolicy: () => UrlPolicy | undefined,
+    private readonly ownPorts: () => readonly number[],
   ) {
     this.link = new ExtensionLink<PendingWork>(linkOptions, this.out, (work) => (work.kind === 'internal' ? undefined : work.session.client));
   }
@@ -105,6 +106,7 @@ export class BridgeCore {
   checkUrl(url: string): void {
     const problem = navigationProblem(url, this.allowedUrlSchemes);
     if (problem) throw new CdpFailure(CdpErrorCode.invalidParams, `Navigation refused: ${problem}`, 'bad_request');
+    if (clawdOwnPage(url, this.ownPorts())) throw new CdpFailure(CdpErrorCode.serverError, `Navigation refused: ${CLAWD_OWN_PAGE}`, 'forbidden');
     const refused = urlPolicyProblemWithoutDns(url, this.urlPolicy());
     if (refused) throw new CdpFailure(CdpErrorCode.serverError, `Navigation refused: ${refused}`, 'forbidden');
   }

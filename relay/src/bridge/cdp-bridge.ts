@@ -47,6 +47,8 @@ export interface CdpBridgeOptions {
   allowedUrlSchemes?: string[];
   /** The URL policy (config urlPolicy), read at each check so edits apply. */
   urlPolicy?: () => UrlPolicy | undefined;
+  /** This clawd-browser's own ports (control API, relay): no client opens its pages (url-gate.ts clawdOwnPage). */
+  ownPorts?: () => readonly number[];
   /** The clock for pending expiry (tests inject one). */
   now?: () => number;
 }
@@ -78,6 +80,7 @@ export class CdpBridge {
       },
       options.allowedUrlSchemes ?? [],
       options.urlPolicy ?? (() => undefined),
+      options.ownPorts ?? (() => []),
     );
     this.browser = new BrowserTarget(this.core);
     this.uploads = new FileUploads(this.core);

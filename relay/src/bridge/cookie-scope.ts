@@ -51,10 +51,21 @@ export function urlInScope(raw: string, hosts: ReadonlySet<string>): boolean {
   }
 }
 
+/**
+ * clawd-browser's own login cookies (the console's, a hand-off link's): never
+ * a client's, whatever tab is shared. Cookies ignore ports, so a shared tab of
+ * any server on 127.0.0.1 has them in scope by domain.
+ */
+export function clawdCookie(name: unknown): boolean {
+  return typeof name === 'string' && /^clawd_(dashboard|console|handoff)/.test(name);
+}
+
+const OWN_COOKIE: CookiePlan = { kind: 'refuse', message: "clawd-browser's own login cookies (clawd_*) are never a client's to read, set or delete" };
+
 export function filterCookies(result: unknown, hosts: ReadonlySet<string>): { cookies: Protocol.Network.Cookie[] } {
   const cookies = (result as { cookies?: unknown } | undefined)?.cookies;
   if (!Array.isArray(cookies)) return { cookies: [] };
-  return { cookies: cookies.filter((cookie: Protocol.Network.Cookie) => typeof cookie?.domain === 'string' && cookieDomainInScope(cookie.domain, hosts)) };
+  return { cookies: cookies.filter((cookie: Protocol.Network.Cookie) => typeof cookie?.domain === 'string' && cookieDomainInScope(cookie.domain, hosts) && !clawdCookie(cookie.name)) };
 }
 
 function describeHosts(hosts: ReadonlySet<string>): string {
@@ -97,12 +108,14 @@ export function planCookieCommand(method: string, params: Record<string, unknown
     }
     case 'Network.setCookie':
     case 'Network.deleteCookies': {
+      if (clawdCookie(params.name)) return OWN_COOKIE;
       const problem = cookieProblem(params, hosts);
       return problem ? outside(problem, hosts) : { kind: 'forward', method, params, filter: false };
     }
     case 'Network.setCookies':
     case 'Storage.setCookies': {
       const cookies = cookieList(params);
+      if (cookies.some((cookie) => clawdCookie(cookie.name))) return OWN_COOKIE;
       for (const cookie of cookies) {
         const problem = cookieProblem(cookie, hosts);
         if (problem) return outside(problem, hosts);

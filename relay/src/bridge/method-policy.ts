@@ -49,6 +49,8 @@ export const FORWARDED_DOMAINS: ReadonlySet<string> = new Set([
   'Security',
   'WebAudio',
   'WebAuthn',
+  // The tools the shared page offers agents (where the person's Chrome has WebMCP).
+  'WebMCP',
 ]);
 
 /** Target methods a page session may use: auto-attaching its own frames and workers. */

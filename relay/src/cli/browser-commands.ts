@@ -190,13 +190,14 @@ export function addBrowserCommands(program: Command, client: () => BrowserClient
 /** Snapshot, actions and hooks (spec §6, §10): refs come from the last `snapshot` of the tab. */
 function addActionCommands(program: Command, client: () => BrowserClient, print: Print): void {
   const waiting = <T>(label: string, work: Promise<T>) => withProgress(label, work, { json: program.opts().json === true });
-  const done = (result: { kind?: string; url?: string }) => `${result.kind ?? 'done'}: ${result.url ?? ''}`.trim();
+  // The act and where the tab is, then what it set off (a dialog, a download, a navigation that failed, and why).
+  const done = (result: { kind?: string; url?: string; events?: string[] }) => [`${result.kind ?? 'done'}: ${result.url ?? ''}`.trim(), ...(result.events ?? []).map((event) => `- ${event}`)].join('\n');
   const withTarget = (command: Command) => command.option('--target <targetId>', 'the tab (default: the last used)');
 
   withTarget(program.command('snapshot').description('the page as text, with [ref=…] on what can be acted on'))
     .option('--format <format>', 'ai (default) or aria (the raw accessibility tree)', 'ai')
     .option('--limit <n>', 'at most this many lines (ai) or nodes (aria)', wholeNumber)
-    .option('--interactive', 'only what can be acted on, with its landmarks and nearest heading')
+    .option('-i, --interactive', 'only what can be acted on, with its landmarks and nearest heading')
     .option('--ref <ref>', 'only the lines of this element (a ref from the previous snapshot)')
     .option('--selector <css>', 'only the lines of the element this CSS selector matches')
     .option('--depth <n>', 'only this many levels of the outline', wholeNumber)

@@ -8,6 +8,7 @@ import { type Config, controlAddress, loadConfig } from '../config/config.js';
 import { currentPlatform } from '../config/platform.js';
 import { liveServerRecord } from '../config/server-record.js';
 import { readToken } from '../config/state-dir.js';
+import { EXTENSION_DIR } from '../config/package-root.js';
 import { jailHost } from '../jail/jail-host.js';
 import { findFfmpeg } from '../driver/film-encoder.js';
 import { BROWSERS, manifestDir } from '../native-host/install.js';
@@ -149,11 +150,17 @@ function checkNativeHost(): Check {
   return ok('native host', `installed for ${found.join(', ')}`);
 }
 
+/** Where the extension to load is, as an absolute path: in a checkout or an installed package alike. */
+function checkExtensionFiles(): Check {
+  if (!existsSync(join(EXTENSION_DIR, 'manifest.json'))) return fail('extension files', `${EXTENSION_DIR} is not built`, 'run `npm run build` in the checkout');
+  return ok('extension files', `${EXTENSION_DIR} (load it in Chrome: chrome://extensions, Developer mode, Load unpacked)`);
+}
+
 function checkExtension(server: ServerState): Check {
   if (server.extension === undefined) return warn('extension', 'not known: the server is not running', 'start the server, then click the extension\'s toolbar button on a tab');
   if (server.extension === 'connected') return ok('extension', 'paired and connected');
   if (server.extension === 'disabled') return warn('extension', 'the extension profile is disabled', 'set "enabled": true in config.json');
-  return warn('extension', `not connected (${server.extension})`, 'load dist/extension (chrome://extensions, Developer mode, Load unpacked), then click its toolbar button on a tab');
+  return warn('extension', `not connected (${server.extension})`, `load ${EXTENSION_DIR} in Chrome (chrome://extensions, Developer mode, Load unpacked), then click its toolbar button on a tab`);
 }
 
 function checkJails(config: Config): Check {
@@ -191,7 +198,7 @@ export async function runDoctor(home: string, controlUrl: string): Promise<Check
   checks.push(ok('config', existsSync(join(home, 'config.json')) ? `${join(home, 'config.json')} is valid` : 'defaults (no config.json yet)'));
   const server = await checkServer(home, controlUrl);
   checks.push(checkBrowser(config), checkHome(home), await checkPorts(home, config, server.check.verdict === 'ok'));
-  checks.push(server.check, checkNativeHost(), checkExtension(server), checkJails(config), checkFilms(config));
+  checks.push(server.check, checkNativeHost(), checkExtensionFiles(), checkExtension(server), checkJails(config), checkFilms(config));
   const grid = await checkGrid(config);
   if (grid) checks.push(grid);
   return checks;

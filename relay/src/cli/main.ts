@@ -1,20 +1,24 @@
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { BrowserClient } from '../client/browser-client.js';
 import { ClawdError, nextStepIn } from '../errors.js';
 import { controlAddress, ensureConfig, loadConfig, urlHost } from '../config/config.js';
 import { DEFAULT_CONTROL_PORT, EXTENSION_ID, relayPortFor } from '../../../protocol/constants.js';
-import { CLI_PATH, PACKAGE_VERSION } from '../config/package-root.js';
+import { CLI_PATH, EXTENSION_DIR, PACKAGE_VERSION } from '../config/package-root.js';
 import { controlUrlFor, relayAddressFor } from '../config/server-record.js';
 import { currentPlatform } from '../config/platform.js';
-import { clawdHome, loadOrCreateExtensionKey, loadOrCreateToken } from '../config/state-dir.js';
+import { clawdHome, loadOrCreateExtensionKey, loadOrCreateToken, loadOrCreateWebhookKey, webhookSecretText } from '../config/state-dir.js';
 import { createLogger, type LogLevel } from '../log.js';
 import { runNativeHost } from '../native-host/host.js';
 import { BROWSERS, type BrowserName, installNativeHost, type InstallOptions, uninstallNativeHost } from '../native-host/install.js';
 import { addBrowserCommands } from './browser-commands.js';
 import { addSessionCommands } from './session-commands.js';
 import { addVideoCommands } from './video-commands.js';
+import { addBrowseCommands } from './browse-commands.js';
 import { addToolboxCommands } from './toolbox-commands.js';
+import { addPageToolsCommands } from './page-tools-commands.js';
 import { describeChecks, runDoctor } from './doctor.js';
 import { runMcpStdio } from './mcp.js';
 import { CAPABILITY_GROUPS } from '../mcp/capabilities.js';
@@ -37,15 +41,19 @@ const program = new Command()
   .option('--profile <name>', 'the profile to act on (default: config.json defaultProfile)')
   .option('--json', 'machine-readable output')
   .option('--url <url>', "the control API to talk to (default: CLAWD_URL, else the address this home's server wrote to server.json, else config.json controlUrl)")
+  .option('--agent <name>', "act as this agent (default: CLAWD_AGENT): without --target, commands mean this agent's own tabs, never another agent's")
+  .option('--key <key>', "act with a task session's key instead of this home's token: that session only, its profile meant when --profile is left out (default: CLAWD_KEY)")
   // A usage error is one line and a pointer to the help, not the whole help.
   .showHelpAfterError('(run with --help for usage)');
 
+/** A task session's key, when the caller holds one instead of the token. */
+const sessionKey = (): string | undefined => program.opts().key ?? (process.env.CLAWD_KEY?.trim() || undefined);
 const print = (value: unknown, human: () => string) => console.log(program.opts().json ? JSON.stringify(value) : human());
 // Ctrl-C cancels the request in flight: the server stops the work (a wait, a navigation) for us.
 const interrupt = new AbortController();
 const client = () => {
   if (!process.listenerCount('SIGINT')) process.once('SIGINT', () => interrupt.abort(new Error('cancelled (Ctrl-C)')));
-  return BrowserClient.local({ profile: program.opts().profile, url: program.opts().url }).withSignal(interrupt.signal);
+  return BrowserClient.local({ profile: program.opts().profile, url: program.opts().url, key: sessionKey(), agent: program.opts().agent ?? process.env.CLAWD_AGENT }).withSignal(interrupt.signal);
 };
 
 program
@@ -67,6 +75,14 @@ program
   });
 
 program
+  .command('webhook-secret')
+  .description("print the secret a hand-off webhook's receiver checks signatures with (whsec_…, Standard Webhooks; created on first use)")
+  .action(() => {
+    const secret = webhookSecretText(loadOrCreateWebhookKey(clawdHome()));
+    print({ secret }, () => secret);
+  });
+
+program
   .command('extension-key')
   .description("print the extension key, for pairing the extension by hand on its options page (CDP clients never need it)")
   .action(() => {
@@ -78,20 +94,32 @@ program
   .command('cdp-url')
   .description('print a CDP endpoint for connectOverCDP / puppeteer.connect, token included: the extension relay, or with --profile that profile\'s browser')
   .option('--port <port>', 'control API port (the relay is one above)', port)
-  .action((options: { port?: number }) => {
+  .action(async (options: { port?: number }) => {
     const home = clawdHome();
     const relay = options.port === undefined ? relayAddressFor(home).relayUrl : `ws://${urlHost(controlAddress(loadConfig(home)).host)}:${relayPortFor(options.port)}`;
-    const profile: string | undefined = program.opts().profile;
-    const query = new URLSearchParams({ ...(profile && profile !== 'extension' ? { profile } : {}), token: loadOrCreateToken(home) });
+    const key = sessionKey();
+    // A key reaches its own session's browser: the server says which that is.
+    const profile: string | undefined = program.opts().profile ?? (key ? (await client().status()).profile : undefined);
+    const query = new URLSearchParams({ ...(profile && profile !== 'extension' ? { profile } : {}), token: key ?? loadOrCreateToken(home) });
     const url = `${relay}/cdp?${query}`;
     print({ cdpUrl: url }, () => url);
+  });
+
+program
+  .command('extension-path')
+  .description("print the extension's folder, to load in Chrome (chrome://extensions, Developer mode, Load unpacked)")
+  .action(() => {
+    if (!existsSync(join(EXTENSION_DIR, 'manifest.json'))) throw new Error(`The extension is not built at ${EXTENSION_DIR}: run \`npm run build\` in the checkout`);
+    print({ path: EXTENSION_DIR }, () => EXTENSION_DIR);
   });
 
 program
   .command('mcp')
   .description('serve the browser tools over MCP on stdio (starts `serve` in the background when it is not running)')
   .option('--caps <groups>', `tool groups beyond the default list, comma-separated: ${Object.keys(CAPABILITY_GROUPS).join(', ')}, or all`)
-  .action((options: { caps?: string }) => runMcpStdio({ home: clawdHome(), profile: program.opts().profile, url: program.opts().url ?? process.env.CLAWD_URL, caps: options.caps }));
+  .action((options: { caps?: string }) =>
+    runMcpStdio({ home: clawdHome(), profile: program.opts().profile, url: program.opts().url ?? process.env.CLAWD_URL, caps: options.caps, agent: program.opts().agent ?? process.env.CLAWD_AGENT }),
+  );
 
 program
   .command('doctor')
@@ -107,7 +135,9 @@ program
 addBrowserCommands(program, client, print);
 addSessionCommands(program, client, print);
 addToolboxCommands(program, client, print);
+addPageToolsCommands(program, client, print);
 addVideoCommands(program, client, print);
+addBrowseCommands(program, client, print);
 
 // ---- the native messaging host (spec §8) ------------------------------------
 

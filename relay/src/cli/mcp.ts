@@ -20,7 +20,7 @@ import { ensureRelay, type HostContext } from '../native-host/operations.js';
  * answers why the server could not start, and tries again (the user may
  * have fixed the cause meanwhile).
  */
-export async function runMcpStdio(options: { home: string; profile?: string; url?: string; caps?: string }): Promise<void> {
+export async function runMcpStdio(options: { home: string; profile?: string; url?: string; caps?: string; agent?: string }): Promise<void> {
   // A group that is none stops here, before an MCP client is told of any tool.
   const caps = parseCaps(options.caps);
   const context: HostContext = { home: options.home, version: PACKAGE_VERSION, cliPath: CLI_PATH, startTimeoutMs: 20_000 };
@@ -33,7 +33,8 @@ export async function runMcpStdio(options: { home: string; profile?: string; url
         // A server named by --url or CLAWD_URL is the user's to run: nothing is started for it.
         if (!options.url) await ensureRelay(context);
         // Made once the server answers: the client reads the token it wrote.
-        client ??= BrowserClient.local({ home: options.home, profile: options.profile, url: options.url });
+        // Each MCP connection is an agent of its own: its calls without targetId mean its own tabs.
+        client ??= BrowserClient.local({ home: options.home, profile: options.profile, url: options.url, agent: options.agent ?? `mcp-${process.pid}` });
       } catch (error) {
         throw new Error(`The clawd-browser server could not start: ${(error as Error)?.message ?? String(error)}. Fix that, and the next tool call tries again.`);
       }

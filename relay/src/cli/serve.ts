@@ -1,12 +1,9 @@
-import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { controlAddress, ensureConfig, loadConfig, urlHost } from '../config/config.js';
-import { PACKAGE_VERSION } from '../config/package-root.js';
-import { liveServerRecord, removeServerRecord, writeServerRecord } from '../config/server-record.js';
 import { relayPortFor } from '../../../protocol/constants.js';
 import { isLoopbackHost } from '../server/request-guard.js';
 import { ActionLog } from '../runtime/action-log.js';
-import { clawdHome, loadOrCreateExtensionKey, loadOrCreateGrantKey, loadOrCreateToken, loadOrCreateVaultKey } from '../config/state-dir.js';
+import { clawdHome, loadOrCreateExtensionKey, loadOrCreateGrantKey, loadOrCreateToken, loadOrCreateVaultKey, loadOrCreateWebhookKey } from '../config/state-dir.js';
 import { reapSessions } from '../sessions/session-reaper.js';
 import { TaskSessions } from '../sessions/task-sessions.js';
 import { AuditLog, type AuditTrail } from '../vault/audit-log.js';
@@ -21,6 +18,8 @@ import { ProfileManager } from '../driver/profile-manager.js';
 import { type ControlServer, startControlServer } from '../server/control-server.js';
 import { type RelayServer, startRelayServer } from '../server/relay-server.js';
 import { watchIdle } from './idle-watch.js';
+import { ensurePortFree, PortInUseError } from '../server/listen.js';
+import { announceServer, logFatalErrors, refuseSecondServer, stopOnSignals, withdrawServer } from './server-lifetime.js';
 
 /**
  * What `clawd-browser serve` runs: the control API (spec §6) and, one port
@@ -45,7 +44,18 @@ export async function startServer(options: {
   relayLogger?: Logger;
   /** Set for a server `mcp` or the native host started: called once nothing has used it for idleStopMinutes. */
   exitWhenIdle?: () => Promise<void>;
+  /** How this server's ports are chosen, for the answer when one is taken (default: a person's `serve`). */
+  portsFrom?: 'config' | 'flag or config';
 }): Promise<ClawdServer> {
+  try {
+    return await startServerOn(options);
+  } catch (error) {
+    if (!(error instanceof PortInUseError)) throw error;
+    throw portTaken(error, options.port ?? controlAddress(loadConfig(options.home)).port, options.portsFrom ?? 'flag or config');
+  }
+}
+
+async function startServerOn(options: Parameters<typeof startServer>[0]): Promise<ClawdServer> {
   const token = loadOrCreateToken(options.home);
   const extensionKey = loadOrCreateExtensionKey(options.home);
   const config = ensureConfig(options.home);
@@ -59,6 +69,8 @@ export async function startServer(options: {
   // Beyond loopback: the Host names it answers to, among them the one the fleet's other servers reach it by.
   const advertise = config.store && advertisedAt(config.store.advertise);
   const hostNames = [...config.hostNames, ...(advertise ? [new URL(advertise).hostname] : [])];
+  // The control API's port is the one people chose: looked at first, though the relay binds before it.
+  await ensurePortFree(host, port);
   // The fleet's store first: a server that cannot reach it does not start (nothing it writes would be shared).
   const fleetStore = config.store ? await openFleetStore(config.store.postgres, options.logger, config.store.leaseSeconds) : undefined;
   const relay = await startRelayServer({
@@ -94,7 +106,12 @@ export async function startServer(options: {
   const carrier = fleetSessions && new FleetCarrier(fleetSessions, options.logger);
   // The browsers this server launches answer CDP only here, behind the token or a session's own key.
   relay.serveProfiles({
-    mux: (profile, credential) => manager.cdpMux(profile, credential === 'driver'),
+    mux: (profile, credential) => {
+      // A raw CDP client could read a typed secret in any form: none joins a browser that holds one (browser-secrets.ts).
+      const secrets = credential === 'driver' ? undefined : manager.secretsOf(profile);
+      if (secrets?.holding) throw secrets.heldError('no raw CDP client joins it');
+      return manager.cdpMux(profile, credential === 'driver');
+    },
     sessionKeys: (secret) => credentials.sessions.keyOwner(secret),
     joined: (profile, credential) => {
       const leftSession = credentials.sessions.cdpJoined(profile, credential);
@@ -230,59 +247,48 @@ function credentialsFor(home: string, manager: ProfileManager, logger: Logger, f
       };
     },
   });
-  return { sessions, vault: vaultOf, secrets: secretsOf, grants: grantsOf, audit };
+  return { sessions, vault: vaultOf, secrets: secretsOf, grants: grantsOf, audit, webhookKey: () => loadOrCreateWebhookKey(home) };
 }
 
 export async function serve(options: { port?: number; host?: string; logLevel: LogLevel; json?: boolean; exitWhenIdle?: boolean }): Promise<void> {
   const home = clawdHome();
   const logger = createLogger(options.logLevel, 'clawd-browser');
-  // A promise nobody awaited failing is a bug to report, not a reason to drop every
-  // client and orphan the browsers: it is logged, and the server goes on.
-  process.on('unhandledRejection', (reason) => {
-    logger.error(`internal error (a bug; please report it): ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`);
-  });
-  await refuseSecondServer(home);
-  let stop: () => Promise<void> = async () => {};
+  logFatalErrors(logger);
+  await refuseSecondServer(home, logger);
+  let stop: (reason: string) => Promise<void> = async () => {};
   const server = await startServer({
     home,
     port: options.port,
     host: options.host,
     logger,
     relayLogger: createLogger(options.logLevel, 'relay'),
-    exitWhenIdle: options.exitWhenIdle ? () => stop() : undefined,
+    exitWhenIdle: options.exitWhenIdle ? () => stop('idle') : undefined,
+    // `mcp` and the native host start serve themselves (with --exit-when-idle): there, no --port to give.
+    portsFrom: options.exitWhenIdle ? 'config' : 'flag or config',
   });
-  // Lets people (and the native host's callers) find the server a host started,
-  // and every command find where it listens (config/server-record.ts).
-  const pidFile = join(home, 'relay.pid');
-  writeFileSync(pidFile, `${process.pid}\n`);
   const bound = options.host ?? controlAddress(loadConfig(home)).host;
-  const controlUrl = `http://${urlHost(reachableAt(bound))}:${server.control.port}`;
-  writeServerRecord(home, { pid: process.pid, controlUrl, relayPort: server.relay.port, version: PACKAGE_VERSION, startedAt: new Date().toISOString() });
+  announceServer(home, { controlUrl: `http://${urlHost(reachableAt(bound))}:${server.control.port}`, relayPort: server.relay.port }, logger);
   if (options.json) console.log(JSON.stringify({ controlPort: server.control.port, relayPort: server.relay.port, cdpUrl: server.relay.cdpUrl }));
   let stopping = false;
   stop = async () => {
     if (stopping) return;
     stopping = true;
-    rmSync(pidFile, { force: true });
-    removeServerRecord(home, process.pid);
+    withdrawServer(home);
     await server.close();
     process.exit(0);
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  stopOnSignals(logger, stop);
 }
 
 /**
- * One server per home: a second would share the profiles' user-data dirs, the
- * sessions and the vault with the first. A record whose process is gone, or
- * whose address no longer answers, is a server that was killed: not in the way.
+ * A port taken, said with which of the two it is and how this server's
+ * ports are chosen: a person who ran `serve` can pass --port; `mcp` and the
+ * native host read config.json only.
  */
-async function refuseSecondServer(home: string): Promise<void> {
-  const running = liveServerRecord(home);
-  if (!running) return;
-  const answers = await fetch(`${running.controlUrl}/`, { signal: AbortSignal.timeout(1_000) }).then(() => true, () => false);
-  if (answers)
-    throw new Error(
-      `A clawd-browser server already runs for ${home} (pid ${running.pid}, ${running.controlUrl}). Use it (every command and \`mcp\` find it), stop it first, or set CLAWD_HOME to another folder for a second one.`,
-    );
+function portTaken(error: PortInUseError, controlPort: number, portsFrom: 'config' | 'flag or config'): Error {
+  const which = error.port === controlPort ? 'the control API\'s' : `the relay's, one above the control API's ${controlPort}`;
+  const choose = portsFrom === 'config' ? 'set controlUrl in config.json' : 'run `serve --port N`, or set controlUrl in config.json';
+  return new Error(
+    `Port ${error.port} on ${error.host} (${which}) is already in use: another clawd-browser server (another CLAWD_HOME's; \`clawd-browser doctor\` says) or another program holds it. Stop it, or choose other ports: ${choose} (the relay takes the port above)`,
+  );
 }

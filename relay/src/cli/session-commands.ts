@@ -33,8 +33,9 @@ export function addSessionCommands(program: Command, client: () => BrowserClient
     .option('--record <mode>', 'off, transient or audit: a screenshot per action, kept outside the session; video: audit and a film of the whole session, kept', 'off')
     .option('--ttl <duration>', 'lifetime, e.g. 15m', parseDuration)
     .option('--place <where>', 'local, or grid (the Selenium Grid in config.json)')
-    .action(async (options: { mode: 'clean' | 'operator'; tenant?: string; domain?: string[]; grant?: string; record: 'off' | 'transient' | 'audit' | 'video'; ttl?: number; place?: 'local' | 'grid' }) => {
-      const session = await client().openSession({ credential_mode: options.mode, tenant: options.tenant, domains: options.domain, grant: options.grant, record: options.record, ttl: options.ttl, place: options.place });
+    .option('--allow-private <host>', 'a loopback or private host it may reach (e.g. 127.0.0.1, localhost), though sessions reach public addresses only (repeatable)', collect)
+    .action(async (options: { mode: 'clean' | 'operator'; tenant?: string; domain?: string[]; grant?: string; record: 'off' | 'transient' | 'audit' | 'video'; ttl?: number; place?: 'local' | 'grid'; allowPrivate?: string[] }) => {
+      const session = await client().openSession({ credential_mode: options.mode, tenant: options.tenant, domains: options.domain, grant: options.grant, record: options.record, ttl: options.ttl, place: options.place, allowPrivate: options.allowPrivate });
       if (!program.opts().json) for (const warning of session.warnings ?? []) process.stderr.write(`warning: ${warning}\n`);
       print(session, () =>
         [
@@ -46,7 +47,7 @@ export function addSessionCommands(program: Command, client: () => BrowserClient
   program
     .command('session-close')
     .description('close a task session: browser stopped, port freed, dir removed')
-    .argument('<id>')
+    .argument('<id>', "the session's id, or its profile name (session-<id>)")
     .action(async (id: string) => {
       const { closed } = await client().closeSession(id);
       print({ closed }, () => `closed ${closed.id}`);
@@ -66,7 +67,7 @@ export function addSessionCommands(program: Command, client: () => BrowserClient
     .requiredOption('--tenant <tenant>', 'whose cookies')
     .requiredOption('--domain <domain>', 'a domain (repeatable)', collect)
     .option('--ttl <duration>', 'how long it is valid, e.g. 15m', parseDuration, 900)
-    .option('--secret <name>', 'a named secret the session may type as {{secret:NAME}} (repeatable)', collect)
+    .option('--secret <name>', 'a named secret the session may type as {{secret:NAME}}, or a one-time code seed as {{totp:NAME}} (repeatable)', collect)
     .action(async (options: { tenant: string; domain: string[]; ttl: number; secret?: string[] }) => {
       const issued = await client().issueGrant({ tenant: options.tenant, domains: options.domain, ttl: options.ttl, secrets: options.secret });
       // Warnings go to stderr: stdout stays the token alone, for $(clawd-browser grant …).
@@ -92,18 +93,19 @@ export function addSessionCommands(program: Command, client: () => BrowserClient
     });
   program
     .command('secret-set')
-    .description('store a named secret of a tenant, typed only on its domains; the value is read from stdin, never from the command line')
+    .description('store a named secret of a tenant, typed only on its domains; the value (or with --totp, the seed) is read from stdin, never from the command line')
     .requiredOption('--tenant <tenant>', 'whose secret')
-    .requiredOption('--name <name>', 'its name: agents type it as {{secret:NAME}}')
+    .requiredOption('--name <name>', 'its name: agents type it as {{secret:NAME}} (with --totp, its current code as {{totp:NAME}})')
     .requiredOption('--domain <domain>', 'a domain it may be typed on, with its subdomains (repeatable)', collect)
-    .action(async (options: { tenant: string; name: string; domain: string[] }) => {
+    .option('--totp', "a one-time code seed: the base32 key the site shows, or its otpauth://totp/ URI (the QR code's)")
+    .action(async (options: { tenant: string; name: string; domain: string[]; totp?: boolean }) => {
       // One line from stdin (a terminal echoes nothing of it if the shell says so; a pipe is the usual way).
       const chunks: Buffer[] = [];
       for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
       const value = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
       if (!value) throw new Error('No value on stdin: pipe it in, e.g. `printf %s "$PASSWORD" | clawd-browser secret-set …`');
-      const listing = await client().setSecret({ tenant: options.tenant, name: options.name, domains: options.domain, value });
-      print(listing, () => `stored ${listing.tenant} ${listing.name} (typed only on ${listing.domains.join(', ')})`);
+      const listing = await client().setSecret({ tenant: options.tenant, name: options.name, domains: options.domain, value, kind: options.totp ? 'totp' : 'secret' });
+      print(listing, () => `stored ${listing.tenant} ${listing.name}${listing.kind === 'totp' ? ', a one-time code seed' : ''} (typed only on ${listing.domains.join(', ')})`);
     });
   program
     .command('secret-list')
@@ -111,7 +113,7 @@ export function addSessionCommands(program: Command, client: () => BrowserClient
     .option('--tenant <tenant>', 'one tenant only')
     .action(async (options: { tenant?: string }) => {
       const { secrets } = await client().secrets(options.tenant);
-      print({ secrets }, () => secrets.map((secret) => `${secret.tenant}  ${secret.name}  ${secret.domains.join(',')}  ${secret.savedAt}`).join('\n') || 'no secrets');
+      print({ secrets }, () => secrets.map((secret) => `${secret.tenant}  ${secret.name}${secret.kind === 'totp' ? ' (totp)' : ''}  ${secret.domains.join(',')}  ${secret.savedAt}`).join('\n') || 'no secrets');
     });
   program
     .command('secret-forget')

@@ -1,15 +1,19 @@
-import { request as httpRequest } from 'node:http';
 import type { ToolboxApi } from '../api/toolbox-api.js';
 import { toolboxClient } from './toolbox-client.js';
 import type { VisionApi } from '../api/vision-api.js';
 import { visionClient } from './vision-client.js';
+import type { PageToolsApi } from '../api/page-tools-api.js';
+import { pageToolsClient } from './page-tools-client.js';
 import { type VideoClient, videoClient } from './video-client.js';
+import { browseOver } from './browse-client.js';
+import type { BrowseOptions, BrowseRequest, BrowseResult } from '../api/browse-schemas.js';
 import { controlUrlFor } from '../config/server-record.js';
 import { clawdHome, readToken } from '../config/state-dir.js';
-import { BadRequestError, type ClawdError, errorFromBody, TimeoutError, UnavailableError } from '../errors.js';
-import { MAX_WAIT_MS } from '../api/limits.js';
-import type { ActOptions, BrowserApi, HandoffWaitOptions, RecordRequest, SnapshotRequest } from '../api/browser-api.js';
-import type { DialogArmed, FileChooserAnswer, PlaywrightScript } from '../api/responses.js';
+import { BadRequestError, errorFromBody, TimeoutError, UnavailableError } from '../errors.js';
+import { type ControlResponse, type Credential, readAnswer, send } from './control-http.js';
+import { AGENT_HEADER, MAX_WAIT_MS, sessionIdOf } from '../api/limits.js';
+import type { ActOptions, BrowserApi, HandoffView, HandoffWaitOptions, RecordRequest, SnapshotRequest } from '../api/browser-api.js';
+import type { DialogArmed, FileChooserAnswer, PlaywrightScript, ViewInputAnswer } from '../api/responses.js';
 import type { ActionOptions, ActionRequest, RequestOf } from '../api/schemas.js';
 import type { ActionRecord, AuditEntry, AuditEventKind, HandoffAnswer, IssuedGrant, LiveGrant, SecretListing, SessionInfo, SpareCounts, VaultListing } from '../api/session-responses.js';
 import type { ActionResult, PageTextResponse, AiSnapshotResponse, AriaSnapshotResponse, Capture, ConsoleMessage, DownloadRecord, ProfileSummary, Screenshot, Snapshot, Status, RecordingAnswer, NetworkBody, Tab } from '../api/responses.js';
@@ -29,6 +33,7 @@ export type * from '../api/responses.js';
 export type * from '../api/session-responses.js';
 export type { ActionOptions, ActionRequest, RequestOf } from '../api/schemas.js';
 export type * from '../api/browser-api.js';
+export type { BrowseEvent, BrowseOptions, BrowseRequest, BrowseResult, BrowseStart, BrowseStep } from '../api/browse-schemas.js';
 
 export interface BrowserClientOptions {
   /** e.g. http://127.0.0.1:18791 */
@@ -39,6 +44,13 @@ export interface BrowserClientOptions {
   timeoutMs?: number;
   /** Aborts every call of this client: the request is dropped, and the server stops the work (see withSignal). */
   signal?: AbortSignal;
+  /**
+   * The agent this client acts for (`x-clawd-agent`): its requests without
+   * targetId mean its own tabs, never another agent's last used one.
+   */
+  agent?: string;
+  /** What `token` is, for the answer when a server refuses it (local() says: this home's token, or a session's key). */
+  credential?: Credential;
 }
 
 /** The longest a server-side wait may take (MAX_WAIT_MS), and time to answer after it. */
@@ -49,18 +61,26 @@ export class BrowserClient implements BrowserApi {
   readonly toolbox: ToolboxApi = toolboxClient((method, path, body, query) => this.call(method, path, body, query));
   /** Labelled screenshots and computer use (vision-client.ts). */
   readonly vision: VisionApi = visionClient((method, path, body, query) => this.call(method, path, body, query));
+  /** The tools pages offer agents, WebMCP (page-tools-client.ts). */
+  readonly pageTools: PageToolsApi = pageToolsClient((method, path, body, query) => this.call(method, path, body, query));
   /** Films of a tab or of the whole profile (video-client.ts). */
   readonly video: VideoClient = videoClient((method, path, body, query) => this.call(method, path, body, query));
 
   constructor(private readonly options: BrowserClientOptions) {}
 
-  /** The local server, as `clawd-browser serve` runs it for $CLAWD_HOME. */
-  static local(options: { profile?: string; home?: string; url?: string; timeoutMs?: number } = {}): BrowserClient {
+  /**
+   * The local server, as `clawd-browser serve` runs it for $CLAWD_HOME, with
+   * the home's token; or, given `key`, with a task session's own key, which
+   * reaches that session only (its routes then mean it when no profile is named).
+   */
+  static local(options: { profile?: string; home?: string; url?: string; key?: string; timeoutMs?: number; agent?: string } = {}): BrowserClient {
     const home = options.home ?? clawdHome();
     // `url` (the CLI's --url), else CLAWD_URL, else where this home's server listens (server.json), else config.json.
     const baseUrl = options.url?.replace(/\/+$/, '') ?? controlUrlFor(home);
+    if (options.key) return new BrowserClient({ baseUrl, token: options.key, profile: options.profile, timeoutMs: options.timeoutMs, agent: options.agent, credential: { kind: 'session key' } });
     // Constructing a client writes nothing: with no token yet, no server has run, and the first request says so.
-    return new BrowserClient({ baseUrl, token: readToken(home) ?? '', profile: options.profile, timeoutMs: options.timeoutMs });
+    const token = readToken(home);
+    return new BrowserClient({ baseUrl, token: token ?? '', profile: options.profile, timeoutMs: options.timeoutMs, agent: options.agent, credential: { kind: 'home token', home, made: token !== undefined } });
   }
 
   withProfile(profile: string): BrowserClient {
@@ -207,16 +227,17 @@ export class BrowserClient implements BrowserApi {
   sessions(): Promise<{ sessions: SessionInfo[]; spares: SpareCounts }> {
     return this.call('GET', '/sessions');
   }
+  /** `id` is the session's id, or its profile name (`session-<id>`). */
   closeSession(id: string): Promise<{ closed: SessionInfo }> {
-    return this.call('DELETE', `/sessions/${encodeURIComponent(id)}`);
+    return this.call('DELETE', `/sessions/${encodeURIComponent(sessionIdOf(id))}`);
   }
-  /** `POST /sessions/{id}/approvals`: the acts of a confirm rule run in this session without a person's yes (the main token only). */
+  /** `POST /sessions/{id}/approvals`: the acts of a confirm rule run in this session without a person's yes (the main token only); `id` as for closeSession. */
   approveRule(id: string, rule: string): Promise<{ session: string; approved: string[] }> {
-    return this.call('POST', `/sessions/${encodeURIComponent(id)}/approvals`, { rule });
+    return this.call('POST', `/sessions/${encodeURIComponent(sessionIdOf(id))}/approvals`, { rule });
   }
-  /** Gives a session `ttl` seconds from now. */
+  /** Gives a session `ttl` seconds from now; `id` as for closeSession. */
   extendSession(id: string, ttl: number): Promise<{ extended: SessionInfo }> {
-    return this.call('POST', `/sessions/${encodeURIComponent(id)}/extend`, { ttl });
+    return this.call('POST', `/sessions/${encodeURIComponent(sessionIdOf(id))}/extend`, { ttl });
   }
   /** Grants that can still be used, and the sessions that used each. */
   grants(): Promise<{ grants: LiveGrant[] }> {
@@ -254,7 +275,7 @@ export class BrowserClient implements BrowserApi {
   vaultRefresh(request: RequestOf<'vaultRefresh'>): Promise<SessionInfo & { liveView: string; done: string }> {
     return this.call('POST', '/vault/refresh', request);
   }
-  vaultRefreshDone(id: string, domains?: string[]): Promise<{ saved: Array<{ domain: string; cookies: number }> }> {
+  vaultRefreshDone(id: string, domains?: string[]): Promise<{ saved: Array<{ domain: string; cookies: number; origins?: number; passkeys?: number }> }> {
     return this.call('POST', `/vault/refresh/${encodeURIComponent(id)}/done`, domains ? { domains } : {});
   }
 
@@ -348,6 +369,21 @@ export class BrowserClient implements BrowserApi {
   handoffs(): Promise<{ handoffs: HandoffAnswer[] }> {
     return this.call('GET', '/handoffs');
   }
+  /** A hand-off and, while it waits, its tab's picture now (the hand-off's MCP App shows it). */
+  async handoffView(id: string): Promise<HandoffView> {
+    const handoff = await this.handoffState(id);
+    if (handoff.state !== 'waiting') return { handoff };
+    const frame = await this.bytes('GET', '/screencast/frame', { profile: handoff.profile, targetId: handoff.targetId });
+    return { handoff, ...(frame.length ? { frame: { mimeType: 'image/jpeg', data: frame.toString('base64') } } : {}) };
+  }
+  /** `POST /handoff/{id}/input`: the person's input on the hand-off's tab. */
+  handoffInput(id: string, input: RequestOf<'handoffInput'>): Promise<ViewInputAnswer> {
+    return this.call('POST', `/handoff/${encodeURIComponent(id)}/input`, input);
+  }
+  /** `POST /handoff/{id}/answer`: the person's answer. */
+  answerHandoff(id: string, answer: RequestOf<'handoffAnswer'>): Promise<HandoffAnswer> {
+    return this.call('POST', `/handoff/${encodeURIComponent(id)}/answer`, answer);
+  }
   cancelHandoff(id: string): Promise<HandoffAnswer> {
     return this.call('DELETE', `/handoff/${encodeURIComponent(id)}`);
   }
@@ -365,48 +401,45 @@ export class BrowserClient implements BrowserApi {
     }
   }
 
+  // ---- the browse runtime (spec §24)
+
+  /** Runs the agent loop for a goal against a configured model (`POST /browse`); `onEvent` hears each step. */
+  browse(request: BrowseRequest, options: BrowseOptions = {}): Promise<BrowseResult> {
+    return browseOver(this.options, request, options);
+  }
+  /** Runs in progress. */
+  browseRuns(): Promise<{ runs: Array<{ run: string; goal: string; profile: string; provider: string; step: number; startedAt: string; cancelling: boolean }> }> {
+    return this.call('GET', '/browse');
+  }
+  /** Cancels a run by its id (the start event's `run`). */
+  cancelBrowse(run: string) {
+    return this.call<{ run: string; cancelling: boolean }>('DELETE', `/browse/${encodeURIComponent(run)}`);
+  }
+
   /** One request; query values are sent as text (a number as its digits, a flag as true/false), undefined ones left out. */
   private async call<T>(method: string, path: string, body?: object, query: Readonly<Record<string, unknown>> = {}): Promise<T> {
+    return readAnswer<T>(await this.request(method, path, body, query), { baseUrl: this.options.baseUrl, credential: this.options.credential });
+  }
+
+  /** One request answered with bytes (a picture): empty when the server has none to give (204). */
+  private async bytes(method: string, path: string, query: Readonly<Record<string, unknown>> = {}): Promise<Buffer> {
+    const response = await this.request(method, path, undefined, query);
+    if (response.status >= 400) readAnswer(response, { baseUrl: this.options.baseUrl, credential: this.options.credential });
+    return response.bytes;
+  }
+
+  private async request(method: string, path: string, body: object | undefined, query: Readonly<Record<string, unknown>>): Promise<ControlResponse> {
     const url = new URL(path, this.options.baseUrl);
     for (const [key, value] of Object.entries({ ...query, profile: this.options.profile })) {
       if (value !== undefined) url.searchParams.set(key, String(value));
     }
-    let response: { status: number; text: string };
     try {
-      response = await send(url, method, { authorization: `Bearer ${this.options.token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body ? JSON.stringify(body) : undefined, this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS, this.options.signal);
+      const headers = { authorization: `Bearer ${this.options.token}`, ...(this.options.agent ? { [AGENT_HEADER]: this.options.agent } : {}), ...(body ? { 'content-type': 'application/json' } : {}) };
+      return await send(url, method, headers, body ? JSON.stringify(body) : undefined, this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS, this.options.signal);
     } catch (error) {
       if (this.options.signal?.aborted) throw this.options.signal.reason;
       if (error instanceof TimeoutError) throw new TimeoutError(`${method} ${path} timed out`);
       throw new UnavailableError(`Cannot reach the control API at ${this.options.baseUrl}: is \`clawd-browser serve\` running? (${(error as Error).message})`);
     }
-    const { text } = response;
-    let parsed: unknown;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-    if (response.status >= 400) throw errorFromBody(response.status, parsed) satisfies ClawdError;
-    return parsed as T;
   }
-}
-
-/**
- * One request on a fresh connection. Without keep-alive a client that
- * outlives a server restart never writes into a socket the old server closed;
- * on loopback the extra handshake costs a fraction of a millisecond.
- */
-function send(url: URL, method: string, headers: Record<string, string>, body: string | undefined, timeoutMs: number, signal?: AbortSignal): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    // Aborting destroys the socket: the server sees its caller go and stops the work.
-    const request = httpRequest(url, { method, headers, agent: false, timeout: timeoutMs, signal }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      response.on('error', reject);
-    });
-    request.on('timeout', () => request.destroy(new TimeoutError('timed out')));
-    request.on('error', reject);
-    request.end(body);
-  });
 }

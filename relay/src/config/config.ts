@@ -6,6 +6,7 @@ import { describeIssues } from '../validation.js';
 import { UrlPolicySchema } from '../runtime/url-policy.js';
 import { ConfirmConfigSchema } from '../runtime/consequential-acts.js';
 import { ensureHome } from './state-dir.js';
+import { BrowseConfigSchema } from './browse-config.js';
 
 /**
  * `$CLAWD_HOME/config.json` (spec §4). Reading never writes: a missing file
@@ -97,14 +98,19 @@ export const ConfigSchema = z.strictObject({
    * answer and in the log.
    */
   sessionIsolation: z.enum(['jail', 'process']).optional(),
-  /** A jailed session's limits: its browser's memory, CPU (in cores) and processes and threads. */
+  /**
+   * A session's limits: its jailed browser's memory, CPU (in cores) and
+   * processes and threads; and the connections its way out holds at once
+   * (jailed or not), beyond which a new one is closed.
+   */
   sessionLimits: z
     .strictObject({
       memoryMiB: z.number().int().min(256).max(1_048_576).default(2048),
       cpus: z.number().min(0.1).max(256).default(1),
       pids: z.number().int().min(128).max(1_000_000).default(2048),
+      connections: z.number().int().min(16).max(65_536).default(512),
     })
-    .default({ memoryMiB: 2048, cpus: 1, pids: 2048 }),
+    .default({ memoryMiB: 2048, cpus: 1, pids: 2048, connections: 512 }),
   /** The earlier switch for one spare: false means sessionSpares 0 (kept so that old config files still load). */
   sessionSpare: z.boolean().optional(),
   /**
@@ -177,6 +183,17 @@ export const ConfigSchema = z.strictObject({
       ffmpeg: z.string().min(1).optional(),
     })
     .prefault({}),
+  /**
+   * Where a waiting hand-off is announced (spec §22): a webhook of the
+   * person's channel (a chat bot, a phone notification service), posted the
+   * reason, the session and the one-time link, signed. With one, the link
+   * goes there only: agents get the hand-off's id, never its link.
+   */
+  handoffWebhook: z
+    .strictObject({
+      url: z.url({ protocol: /^https?$/ }).refine((url) => url.startsWith('https:') || /^http:\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?(\/|$)/.test(url), 'an https:// URL, or http:// on a loopback address (the link is a credential: it travels encrypted or stays on this machine)'),
+    })
+    .optional(),
   /** Which URLs tabs may be sent to, on every profile (runtime/url-policy.ts); none by default. */
   urlPolicy: UrlPolicySchema.optional(),
   /**
@@ -186,6 +203,8 @@ export const ConfigSchema = z.strictObject({
    * page tools.
    */
   confirm: ConfirmConfigSchema.prefault({}),
+  /** The browse runtime (browse/): model providers by name, and each run's guardrails (browse-config.ts). */
+  browse: BrowseConfigSchema.prefault({}),
   defaultProfile: z.string().default('clawd'),
   profiles: z.record(z.string(), ProfileConfig).default({}),
 });

@@ -19,3 +19,5 @@ export const PACKAGE_ROOT = findPackageRoot(fileURLToPath(import.meta.url));
 export const PACKAGE_VERSION = (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 /** bin/clawd-browser.js: what the native host starts `serve` with. */
 export const CLI_PATH = join(PACKAGE_ROOT, 'bin', 'clawd-browser.js');
+/** The built extension (dist/extension): the folder a person loads in chrome://extensions (Load unpacked). */
+export const EXTENSION_DIR = join(PACKAGE_ROOT, 'dist', 'extension');

@@ -22,6 +22,16 @@ export function processRunning(pid: number): boolean {
   return !isZombie(pid);
 }
 
+/** A process's command line where the system shows it (/proc on Linux); undefined elsewhere, or when it is gone. */
+export function processArgs(pid: number): string[] | undefined {
+  if (process.platform !== 'linux') return undefined;
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+  } catch {
+    return undefined;
+  }
+}
+
 function isZombie(pid: number): boolean {
   if (process.platform !== 'linux') return false;
   try {

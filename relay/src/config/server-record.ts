@@ -2,7 +2,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { relayPortFor } from '../../../protocol/constants.js';
 import { controlAddress, loadConfig, urlHost } from './config.js';
-import { processRunning } from './platform.js';
+import { processArgs, processRunning } from './platform.js';
 
 /**
  * Where this home's server listens. `serve` writes `$CLAWD_HOME/server.json`
@@ -30,13 +30,19 @@ export function writeServerRecord(home: string, record: ServerRecord): void {
 
 /** Removes the record if it is still this process's (a second server that was refused leaves the first one's). */
 export function removeServerRecord(home: string, pid: number): void {
-  if (readRecordFile(home)?.pid === pid) rmSync(join(home, FILE), { force: true });
+  if (readServerRecord(home)?.pid === pid) rmSync(join(home, FILE), { force: true });
 }
 
-/** The record of a server whose process is alive; a stale one (the server was killed) is ignored. */
+/**
+ * The record of a server whose process is alive and is a `serve`; a stale
+ * one (the server was killed) is ignored, and so is one whose pid another
+ * process took since (a container restarted, the pids counted up again).
+ */
 export function liveServerRecord(home: string): ServerRecord | undefined {
-  const record = readRecordFile(home);
-  return record && processRunning(record.pid) ? record : undefined;
+  const record = readServerRecord(home);
+  if (!record || !processRunning(record.pid)) return undefined;
+  const args = processArgs(record.pid);
+  return args === undefined || args.includes('serve') ? record : undefined;
 }
 
 /**
@@ -60,7 +66,8 @@ export function relayAddressFor(home: string, env: NodeJS.ProcessEnv = process.e
   return { httpUrl: `http://${host}`, relayUrl: `ws://${host}` };
 }
 
-function readRecordFile(home: string): ServerRecord | undefined {
+/** The record as written, whether its server still runs or not. */
+export function readServerRecord(home: string): ServerRecord | undefined {
   try {
     const record = JSON.parse(readFileSync(join(home, FILE), 'utf8')) as Partial<ServerRecord>;
     if (typeof record.pid !== 'number' || typeof record.controlUrl !== 'string') return undefined;

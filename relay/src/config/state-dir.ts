@@ -75,6 +75,19 @@ export function loadOrCreateGrantKey(home: string): Buffer {
   return Buffer.from(loadOrCreateSecret(join(home, 'grant.key')), 'utf8');
 }
 
+/**
+ * The key a hand-off's webhook is signed with (Standard Webhooks: HMAC-SHA256),
+ * `$CLAWD_HOME/webhook.key` (0600), made on first use. Its receiver holds it
+ * too, as `whsec_<base64>` (`clawd-browser webhook-secret`): it is not the
+ * token, and opens nothing here.
+ */
+export function loadOrCreateWebhookKey(home: string): Buffer {
+  return Buffer.from(loadOrCreateSecret(join(home, 'webhook.key')).slice(0, 64), 'hex');
+}
+
+/** The webhook key as its receiver is given it (Standard Webhooks' `whsec_` and base64). */
+export const webhookSecretText = (key: Buffer) => `whsec_${key.toString('base64')}`;
+
 function loadOrCreateSecret(path: string): string {
   ensureHome(dirname(path));
   const existing = readSecret(path);

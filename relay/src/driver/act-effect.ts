@@ -96,9 +96,26 @@ export async function watchEffect(tab: DriverTab, action: Action): Promise<Effec
       if (!changed && action.kind !== 'hover') effect.hint = hintFor(action);
       // A click that flipped a checkbox and nothing else: the input changed, but no page code
       // visibly followed (no count, style or list moved). True for a plain form's checkbox too,
-      // so it is said, not refused.
+      // so it is said as a fact, not as a failure.
       else if (action.kind === 'click' && onlyOwnState(state, reading?.mutations ?? 0, navigated, events)) effect.hint = ONLY_OWN_STATE;
       return effect;
+    },
+  };
+}
+
+/**
+ * The page's document as a whole, watched around something that is not an
+ * act on an element (a page tool's call): whether its DOM changed, read in
+ * the same isolated world.
+ */
+export async function watchDocument(tab: DriverTab): Promise<EffectWatch> {
+  const frame = tab.page.mainFrame();
+  const id = `w${++watches}`;
+  const started = await startEffectWatch(frame, id, undefined).catch(() => false);
+  return {
+    async finish({ navigated, events }) {
+      const reading = started && !navigated ? await finishEffectWatch(frame, id).catch(() => null) : null;
+      return { changed: navigated || events.length > 0 || (reading?.mutations ?? 0) > 0 };
     },
   };
 }
@@ -107,8 +124,13 @@ export async function watchEffect(tab: DriverTab, action: Action): Promise<Effec
 const SETTLE_MS = 250;
 const SETTLE_POLL_MS = 25;
 
-const ONLY_OWN_STATE =
-  "only the element's own state changed: nothing else on the page did. If the page should have reacted (a count, a style, a list), it did not show it; take a new snapshot to see what the app holds";
+/**
+ * The element's own state changed and nothing else on the page did: true of
+ * most checkboxes, radios and switches in a plain form, and of an app's
+ * control whose page has not reacted yet. Said as a plain fact (the agent
+ * knows whether it expected more), with no alarm.
+ */
+const ONLY_OWN_STATE = 'nothing else on the page changed';
 
 function onlyOwnState(state: ElementState | undefined, mutations: number, navigated: boolean, events: string[]): boolean {
   return state !== undefined && Object.keys(state).length > 0 && mutations === 0 && !navigated && events.length === 0;

@@ -31,6 +31,12 @@ export interface Aftermath<T> {
   result: T;
   /** Lines for the action's `events`: tabs the action opened. */
   events: string[];
+  /**
+   * Navigations of the tab the action set off that failed (a download's or a
+   * stopped one's abort aside), with the browser's error; without one, an
+   * answer marked as the egress proxy's (only the proxy itself can say whether it was).
+   */
+  failedNavigations: Array<{ url: string; error?: string }>;
 }
 
 export async function withAftermath<T>(
@@ -44,14 +50,31 @@ export async function withAftermath<T>(
   const popups: Array<Promise<string>> = [];
   let windowsOpened = 0;
   const onRequest = (request: Request) => started.add(request);
-  const onEnd = (request: Request) => started.delete(request);
+  const failedNavigations: Array<{ url: string; error?: string }> = [];
+  const proxyAnswers: Array<Promise<void>> = [];
+  const onFailed = (request: Request) => {
+    started.delete(request);
+    const error = request.failure()?.errorText ?? 'failed';
+    if (request.isNavigationRequest() && error !== 'net::ERR_ABORTED' && mainFrameOf(request, page)) failedNavigations.push({ url: request.url(), error });
+  };
+  // Plain http goes through the egress proxy as a request: what it refused or could not reach is its own answer, marked.
+  const onFinished = (request: Request) => {
+    started.delete(request);
+    if (!request.isNavigationRequest() || !mainFrameOf(request, page)) return;
+    const headers = request.response().then((response) => response?.headers() ?? {}, () => ({}) as Record<string, string>);
+    proxyAnswers.push(
+      headers.then((answer) => {
+        if (answer['x-clawd-refused'] || answer['x-clawd-egress']) failedNavigations.push({ url: request.url() });
+      }),
+    );
+  };
   const onPopup = (popup: Page) => popups.push(describeTab(popup).then((described) => `opened a new tab: ${described}`, () => 'opened a new tab'));
   const onWindowOpen = () => windowsOpened++;
   const session: CDPSession | undefined = await tab.cdp().catch(() => undefined);
   session?.on('Page.windowOpen', onWindowOpen);
   page.on('request', onRequest);
-  page.on('requestfinished', onEnd);
-  page.on('requestfailed', onEnd);
+  page.on('requestfinished', onFinished);
+  page.on('requestfailed', onFailed);
   page.on('popup', onPopup);
   try {
     let result: T;
@@ -66,11 +89,21 @@ export async function withAftermath<T>(
     const deadline = Date.now() + AFTERMATH_MS;
     while ((started.size || popups.length < windowsOpened) && Date.now() < deadline && !page.isClosed()) await sleep(POLL_MS, signal);
     if (waited && !page.isClosed()) await sleep(STRAGGLER_MS, signal);
-    return { result, events: await Promise.all(popups) };
+    await Promise.all(proxyAnswers);
+    return { result, events: await Promise.all(popups), failedNavigations };
   } finally {
-    page.off('requestfinished', onEnd);
-    page.off('requestfailed', onEnd);
+    page.off('requestfinished', onFinished);
+    page.off('requestfailed', onFailed);
     page.off('popup', onPopup);
     session?.off('Page.windowOpen', onWindowOpen);
+  }
+}
+
+/** Whether a request is the tab's own document (a service worker's has no frame). */
+function mainFrameOf(request: Request, page: Page): boolean {
+  try {
+    return request.frame() === page.mainFrame();
+  } catch {
+    return false;
   }
 }

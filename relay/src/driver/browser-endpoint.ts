@@ -6,6 +6,7 @@ import { BrowserMux } from '../bridge/browser-mux.js';
 import type { BrowserPipe } from '../profiles/browser-pipe.js';
 import type { CdpChannel } from '../profiles/grid-session.js';
 import type { BrowserVersion, ManagedBrowser } from '../profiles/managed-browser.js';
+import type { EgressFailureReason } from '../profiles/launch-envelope.js';
 
 /**
  * Where a profile's browser is, and whether reaching it means starting it.
@@ -21,6 +22,8 @@ export interface BrowserEndpoint {
   describe(): Promise<EndpointState>;
   /** Downloads seen outside CDP (the extension watches chrome.downloads); none for others. */
   downloads?(): DownloadRecord[];
+  /** A browser behind our egress proxy: why it failed a connection to `host` since `since`, if it did. */
+  egressFailure?(host: string, since: number): EgressFailureReason | undefined;
 }
 
 /** A browser whose one CDP connection is ours and is shared out through the relay (launched here, or placed on a Grid). */
@@ -87,6 +90,10 @@ export class ManagedEndpoint implements MuxedEndpoint {
 
   async describe() {
     return { running: this.browser.running, pid: this.browser.pid };
+  }
+
+  egressFailure(host: string, since: number): EgressFailureReason | undefined {
+    return this.browser.egressFailure(host, since);
   }
 }
 

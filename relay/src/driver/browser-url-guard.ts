@@ -1,6 +1,6 @@
 import type { Browser, CDPSession } from 'playwright-core';
 import type { Protocol } from 'devtools-protocol';
-import { countBrowserRefusal, policyActive, resolveHost, type UrlPolicy, urlPolicyProblem } from '../runtime/url-policy.js';
+import { countBrowserRefusal, policyActive, privateHostRemedy, resolveHost, type UrlPolicy, urlPolicyProblem } from '../runtime/url-policy.js';
 import type { DriverTab } from './driver-tab.js';
 
 /**
@@ -69,7 +69,7 @@ export class BrowserUrlGuard {
     // Chromium names a page's main frame by its target id: a request of a tab's main frame is that tab's.
     const ownTab = this.tabWithId(event.frameId);
     if (ownTab && document) {
-      ownTab.urlPolicy.lastRefusal = problem;
+      ownTab.urlPolicy.lastRefusal = `${problem}${privateHostRemedy(problem, event.request.url)}`;
       ownTab.noteEvent(`navigation to ${where} refused: ${problem}`);
     } else {
       const what = document ? "a frame's or new tab's navigation" : `${/^[aeiou]/i.test(event.resourceType) ? 'an' : 'a'} ${event.resourceType.toLowerCase()} request`;

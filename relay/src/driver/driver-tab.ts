@@ -4,7 +4,8 @@ import { ConsoleBuffer } from './console-buffer.js';
 import { NetworkLog } from './network-log.js';
 import { TabScreencast } from './screencast.js';
 import { TabEmulation } from './tab-emulation.js';
-import { TabSecrets } from './tab-secrets.js';
+import type { BrowserSecrets } from './browser-secrets.js';
+import { TabPageTools } from './page-tools/tab-page-tools.js';
 
 /**
  * One tab of a profile's browser, as the driver knows it: made when the
@@ -42,10 +43,12 @@ export class DriverTab {
   readonly urlPolicy: { policed: boolean; lastRefusal?: string } = { policed: false };
   /** Its requests, once asked for (network-log.ts). */
   readonly network: NetworkLog;
-  /** Secrets typed into it, redacted from all it answers (tab-secrets.ts). */
-  readonly secrets: TabSecrets;
+  /** The secrets typed into its browser (any tab's), redacted from all it answers (browser-secrets.ts). */
+  readonly secrets: BrowserSecrets;
   /** Its emulation: its own settings, and how they are put in place (tab-emulation.ts). */
   readonly emulation = new TabEmulation(this);
+  /** The tools its page offers agents, heard once asked for (page-tools/tab-page-tools.ts). */
+  readonly pageTools = new TabPageTools(this);
   /** Told where the mouse goes while a film is made of the tab (film-recorder.ts); unset otherwise. */
   pointerMarks: ((mark: PointerMark) => void) | undefined;
   /** A request has driven the tab (it was once the tab a request without targetId means). */
@@ -58,11 +61,14 @@ export class DriverTab {
   private cast: TabScreencast | undefined;
   private session: Promise<CDPSession> | undefined;
 
-  constructor(readonly page: Page) {
+  constructor(
+    readonly page: Page,
+    secrets: BrowserSecrets,
+  ) {
     this.console = new ConsoleBuffer(page);
     this.snapshots = new TabSnapshots(page);
     this.network = new NetworkLog(page);
-    this.secrets = new TabSecrets(page);
+    this.secrets = secrets;
     // One listener answers every dialog: the armed answer, or dismissed, so a page never hangs on one.
     page.on('dialog', (dialog) => this.answer(dialog));
   }

@@ -1,5 +1,5 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { BadRequestError, ForbiddenError, UnavailableError } from '../errors.js';
+import { BadRequestError, ConflictError, ForbiddenError, UnavailableError } from '../errors.js';
 import { abortable } from '../runtime/operation.js';
 import type { UrlPolicy } from '../runtime/url-policy.js';
 import type { Profile } from '../profiles/profile-registry.js';
@@ -24,15 +24,20 @@ import type { ConfirmRule, Consequence } from '../runtime/consequential-acts.js'
 import { armFileChooser, setInputFiles, uploadThroughChooser } from './file-chooser.js';
 import { checkNavigation, guardTab } from './url-policy-guard.js';
 import { BrowserUrlGuard } from './browser-url-guard.js';
-import { navigateTab } from './tab-navigation.js';
+import { type EgressWitness, failedNavigationEvent, navigateTab } from './tab-navigation.js';
 import { sendViewInput } from './view-input.js';
 import { TabRegistry } from './tab-registry.js';
 import { ProfileToolbox } from './profile-toolbox.js';
 import { ProfileVision } from './profile-vision.js';
+import type { TabHost } from './tab-host.js';
+import { ProfilePageTools } from './page-tools/profile-page-tools.js';
 import { ScriptRecorder } from './script-recorder.js';
 import { ProfileFilm } from './profile-film.js';
 import { screenshotOf, thumbnailOf } from './page-captures.js';
 import { type SecretOpener, secretNames, withSecrets } from './secret-typing.js';
+import { BrowserSecrets } from './browser-secrets.js';
+import { VirtualAuthenticators } from './virtual-authenticators.js';
+import type { SecretKind } from '../api/session-responses.js';
 
 export { resolveTargetId } from './tab-registry.js';
 
@@ -46,7 +51,9 @@ export { resolveTargetId } from './tab-registry.js';
 /** How an action may type secrets: who opens them, and who hears each use (by name and host, never by value). */
 export interface ActSecrets {
   open?: SecretOpener;
-  onTyped?: (typed: Array<{ name: string; host: string }>) => void;
+  onTyped?: (typed: Array<{ name: string; host: string; kind: SecretKind }>) => void;
+  /** What else could read a secret typed now (a raw CDP client of the browser), if anything. */
+  readersBesides?: () => string | undefined;
 }
 
 /** What the driver may do, from config.json (read when asked, so edits apply on the next request). */
@@ -73,10 +80,16 @@ export class ProfileDriver {
   readonly toolbox: ProfileToolbox;
   /** Labelled screenshots and computer use (profile-vision.ts). */
   readonly vision: ProfileVision;
+  /** The tools pages offer agents, WebMCP (page-tools/profile-page-tools.ts). */
+  readonly pageTools: ProfilePageTools;
   /** What its tabs did, for `GET /script` (script-recorder.ts). */
   readonly script = new ScriptRecorder();
   /** Its film, when one is made (profile-film.ts). */
   readonly film: ProfileFilm;
+  /** The secrets typed into this browser, and what they refuse while it lives (browser-secrets.ts). */
+  readonly secrets = new BrowserSecrets();
+  /** Passkeys its tabs' virtual authenticators hold, once it holds any (virtual-authenticators.ts). */
+  readonly passkeys = new VirtualAuthenticators();
   /** Read at each use, so config edits apply at once. */
   private readonly urlPolicy = () => this.policy().urlPolicy;
 
@@ -92,7 +105,8 @@ export class ProfileDriver {
       this.downloadSaver.watch(tab);
       void this.guard(tab).catch(() => {});
       this.toolbox.onTab(tab);
-    });
+      this.passkeys.onTab(tab);
+    }, this.secrets);
     this.toolbox = new ProfileToolbox({
       profile,
       tab: (targetId) => this.tab(targetId),
@@ -100,14 +114,18 @@ export class ProfileDriver {
       context: () => this.context(),
       policy: () => this.policy(),
       tabOf: (page) => this.registry.tabOf(page),
+      secrets: this.secrets,
+      passkeys: this.passkeys,
     });
     this.film = new ProfileFilm(profile.name, () => this.registry.find(undefined));
-    this.vision = new ProfileVision({
+    const tabHost: TabHost = {
       tab: (targetId) => this.tab(targetId),
       guard: (tab) => this.guard(tab),
       use: (tab) => this.use(tab),
       describePopup: (popup) => this.describePopup(popup),
-    });
+    };
+    this.vision = new ProfileVision(tabHost);
+    this.pageTools = new ProfilePageTools(tabHost);
   }
 
   /** `GET /downloads`: what this profile's tabs downloaded, newest last. */
@@ -200,6 +218,11 @@ export class ProfileDriver {
     return Promise.all(pages.map(async (page) => this.registry.describe(this.registry.tabOf(page))));
   }
 
+  /** A page to work in: one blank tab when the browser has none (a CDP client joining it finds one). */
+  async ensurePage(): Promise<void> {
+    if (!(await this.registry.pages()).length) await (await this.context()).newPage();
+  }
+
   /**
    * Connects and opens one blank page, its renderer started: what a spare
    * session holds so that its first page costs a navigation, not a launch.
@@ -215,8 +238,9 @@ export class ProfileDriver {
     const context = await abortable(this.context(), signal);
     const tab = this.registry.tabOf(this.takeWarmPage() ?? (await context.newPage()));
     await this.film.follow(tab);
-    // The profile's emulation is on the tab before its first page loads.
+    // The profile's emulation, and its passkeys' authenticator, are on the tab before its first page loads.
     await this.toolbox.settle(tab);
+    await this.passkeys.settle(tab);
     if (url && url !== 'about:blank') await this.goto(tab, url, signal);
     const opened = await this.use(tab);
     this.script.add({ kind: 'open', tab: opened.targetId, url });
@@ -255,7 +279,8 @@ export class ProfileDriver {
   async focusTab(targetId: string): Promise<Tab> {
     const tab = await this.tab(targetId);
     await tab.page.bringToFront();
-    return this.use(tab);
+    // Pointed at on purpose: an agent's requests without targetId mean it from now on, whoever's it is.
+    return this.registry.use(tab, { focused: true });
   }
 
   async closeTab(targetId: string): Promise<Tab> {
@@ -269,8 +294,8 @@ export class ProfileDriver {
 
   async navigate(url: string, targetId?: string, signal?: AbortSignal): Promise<Tab> {
     await this.checkUrl(url);
-    // Navigating a browser with no tab at all opens one: there is nothing else it could mean.
-    if (targetId === undefined && !(await this.registry.pages()).length) return this.openTab(url, signal);
+    // Navigating with no tab to mean (none at all, or none of the agent's own) opens one: there is nothing else it could mean.
+    if (targetId === undefined && !(await this.registry.hasDefault())) return this.openTab(url, signal);
     const tab = await this.tab(targetId);
     await this.goto(tab, url, signal);
     const went = await this.use(tab);
@@ -304,7 +329,11 @@ export class ProfileDriver {
     const info = await this.use(tab);
     if (format === 'aria') return tab.secrets.redactDeep({ targetId: info.targetId, format: 'aria', ...(await ariaSnapshot(tab.page, { limit })) });
     const scope = ref ? { ref } : selector ? { selector } : undefined;
-    return tab.secrets.redactDeep({ targetId: info.targetId, url: info.url, title: info.title, format: 'ai', ...(await takeAiSnapshot(tab.snapshots, { limit, scope, ...shaping })) });
+    const snapshot = await takeAiSnapshot(tab.snapshots, { limit, scope, ...shaping });
+    // A page that offers agents tools says so first: one call may replace a dozen acts.
+    const offered = await tab.pageTools.count();
+    if (offered && !shaping.diff) snapshot.text = `The page offers ${offered} tool${offered === 1 ? '' : 's'} for agents (page tools).\n${snapshot.text}`;
+    return tab.secrets.redactDeep({ targetId: info.targetId, url: info.url, title: info.title, format: 'ai', pageTools: offered, ...snapshot });
   }
 
   /**
@@ -330,28 +359,32 @@ export class ProfileDriver {
   /**
    * `POST /act`. `{{secret:NAME}}` in what it types is opened by `secrets`
    * (the caller's: a task session's grant) and checked against the field's
-   * domain first (secret-typing.ts); what it answers never carries a typed
-   * secret (tab-secrets.ts).
+   * domain first (secret-typing.ts), and typed only where nothing of the
+   * caller's could read it; from then on the browser holds it
+   * (browser-secrets.ts).
    */
   async act(action: Action, signal?: AbortSignal, secrets: ActSecrets = {}): Promise<ActionResult> {
     const tab = await this.tab(action.targetId);
     await this.guard(tab);
-    if (action.kind === 'evaluate' && tab.secrets.inDocument)
-      throw new ForbiddenError('A secret was typed into this page: scripts are refused on it until it navigates away (a script could carry the secret out in any form)');
+    if (action.kind === 'evaluate' && this.secrets.holding) throw this.secrets.heldError('scripts of the caller are refused in it');
     let performed = action;
     if (secretNames(action).length) {
-      if (!secrets.open) throw new ForbiddenError('Secrets are lent to task sessions under a grant that names them: {{secret:…}} types nothing here');
+      if (!secrets.open) throw new ForbiddenError('Secrets are lent to task sessions under a grant that names them: {{secret:…}} and {{totp:…}} type nothing here');
       const substituted = await withSecrets(tab, action, secrets.open);
+      // Checked last, with nothing awaited before the browser holds the secret: a reader cannot slip in between.
+      const reader = this.toolbox.callerCode() ?? secrets.readersBesides?.();
+      if (reader) throw new ConflictError(`A secret is typed only where nothing of the caller's could read it, and ${reader}: nothing was typed`);
       performed = substituted.action;
-      for (const typed of substituted.typed) tab.secrets.remember(typed.name, typed.value);
-      secrets.onTyped?.(substituted.typed.map(({ name, host }) => ({ name, host })));
+      for (const typed of substituted.typed) this.secrets.remember(typed.name, typed.value);
+      secrets.onTyped?.(substituted.typed.map(({ name, host, kind }) => ({ name, host, kind })));
     }
     const targetId = await tab.targetId();
     const urlBefore = tab.page.url();
     // Chosen before it runs, while its refs mean what the agent saw (script-recorder.ts).
     const elements = await this.script.elementsOf(tab, action);
     const effect = await watchEffect(tab, action);
-    const { result, events: opened } = await withAftermath(
+    const since = Date.now();
+    const { result, events: opened, failedNavigations } = await withAftermath(
       tab,
       () => performAction(tab, performed, signal),
       (popup) => this.describePopup(popup),
@@ -361,12 +394,14 @@ export class ProfileDriver {
     });
     // The action as the agent sent it: a secret stays its placeholder.
     this.script.add({ kind: 'act', tab: targetId, url: urlBefore, action, elements, ...(result.typedAs === 'keys' ? { typedAs: 'keys' as const } : {}) });
-    const events = [...tab.takeEvents(), ...opened];
+    const failed = failedNavigations.flatMap(({ url, error }) => failedNavigationEvent(this.egress, url, error, since) ?? []);
+    const events = [...tab.takeEvents(), ...opened, ...failed];
     const happened = events.length ? { events } : {};
     if (tab.page.isClosed()) return tab.secrets.redactDeep({ targetId, kind: action.kind, changed: true, ...result, ...happened });
     const info = await this.use(tab);
-    const changes = await effect.finish({ navigated: info.url !== urlBefore, events });
-    return tab.secrets.redactDeep({ targetId, kind: action.kind, url: info.url, title: info.title, ...changes, ...result, ...happened });
+    const navigated = info.url !== urlBefore;
+    const changes = await effect.finish({ navigated, events });
+    return tab.secrets.redactDeep({ targetId, kind: action.kind, url: info.url, title: info.title, ...(navigated ? { navigated } : {}), ...changes, ...result, ...happened });
   }
 
   /**
@@ -457,7 +492,12 @@ export class ProfileDriver {
     return this.registry.use(tab);
   }
 
-  private goto(tab: DriverTab, url: string, signal?: AbortSignal): Promise<void> {
-    return navigateTab(tab, url, (navigated) => this.guard(navigated), signal);
+  private async goto(tab: DriverTab, url: string, signal?: AbortSignal): Promise<void> {
+    // Heard before the page loads: Chromium tells a new listener of the main frame's tools only, not its frames'.
+    await tab.pageTools.enabled().catch(() => {});
+    return navigateTab(tab, url, (navigated) => this.guard(navigated), signal, this.egress);
   }
+
+  /** Why this browser's egress proxy failed a connection (a managed browser's; none for others). */
+  private readonly egress: EgressWitness = (host, since) => this.endpoint.egressFailure?.(host, since);
 }

@@ -1,3 +1,4 @@
+import type { BrowserSecrets } from './browser-secrets.js';
 import { rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { JailEnvelope } from '../jail/jail-envelope.js';
@@ -59,6 +60,8 @@ export class ProfileManager {
   readonly ownPorts = new Set<number>();
   /** When each profile was last used: a managed browser nobody uses is stopped (sweepIdle). */
   readonly idle: IdleBrowsers;
+  /** Hosts a task session may reach though loopback or private, as the token's holder opened it (allowPrivate). */
+  private readonly privateHosts = new Map<string, string[]>();
 
   constructor(
     private readonly home: string,
@@ -70,10 +73,16 @@ export class ProfileManager {
     this.ownPorts.add(Number(new URL(relay.cdpUrl).port));
   }
 
-  /** How a browser's egress proxy decides: by its URL policy as config.json says now, never to this server's own ports. */
+  /**
+   * How a browser's egress proxy decides: by its URL policy as config.json
+   * says now, never to this server's own ports; a session's holds at most
+   * its sessionLimits.connections at once.
+   */
   egressOptions(owner: string): EgressOptions {
-    const policy = owner.startsWith(SESSION_PROFILE_PREFIX) ? () => this.sessionPolicy().urlPolicy : () => this.policy().urlPolicy;
-    return { owner, policy, forbiddenPorts: () => this.ownPorts, log: this.log };
+    const session = owner.startsWith(SESSION_PROFILE_PREFIX);
+    const policy = session ? () => this.sessionPolicy(owner).urlPolicy : () => this.policy().urlPolicy;
+    const maxConnections = session ? this.registry.config().sessionLimits.connections : undefined;
+    return { owner, policy, forbiddenPorts: () => this.ownPorts, log: this.log, ...(maxConnections ? { maxConnections } : {}) };
   }
 
   /** A way out for a browser of this machine's network (egress/). */
@@ -106,13 +115,24 @@ export class ProfileManager {
   }
 
   /**
+   * The secrets typed into a profile's browser (browser-secrets.ts), when
+   * that browser has a driver here; never makes one or throws, since every
+   * answer of every route asks (an ephemeral that is not yet handed over
+   * counts: a spare's driver lives before its name answers).
+   */
+  secretsOf(name?: string): BrowserSecrets | undefined {
+    const wanted = name ?? this.registry.config().defaultProfile;
+    return (this.exposed.get(wanted) ?? this.ephemerals.get(wanted) ?? this.drivers.get(wanted))?.secrets;
+  }
+
+  /**
    * A managed browser of its own for one task (sessions/task-sessions.ts):
    * not in config.json, launched with this server's launch settings and held
    * to its policy. It answers on the routes only once exposed.
    */
   createEphemeral(profile: Profile, downloadsDir: string, envelope: LaunchEnvelope = this.egressFor(profile.name)): ProfileDriver {
     const browser = new ManagedBrowser(profile, launchSettings(this.registry.config()), this.log, envelope, true);
-    const driver = new ProfileDriver(profile, new ManagedEndpoint(browser, this.served(profile.name)), downloadsDir, () => this.sessionPolicy());
+    const driver = new ProfileDriver(profile, new ManagedEndpoint(browser, this.served(profile.name)), downloadsDir, () => this.sessionPolicy(profile.name));
     this.ephemerals.set(profile.name, driver);
     return driver;
   }
@@ -120,7 +140,7 @@ export class ProfileManager {
   /** A task session's browser placed on a Selenium Grid; like createEphemeral otherwise (it answers once exposed). */
   createGridEphemeral(profile: Profile, grid: GridSettings, downloadsDir: string, existing?: GridPlacement): { driver: ProfileDriver; endpoint: GridEndpoint } {
     const endpoint = new GridEndpoint(grid, this.served(profile.name), existing);
-    const driver = new ProfileDriver(profile, endpoint, downloadsDir, () => this.sessionPolicy());
+    const driver = new ProfileDriver(profile, endpoint, downloadsDir, () => this.sessionPolicy(profile.name));
     this.ephemerals.set(profile.name, driver);
     return { driver, endpoint };
   }
@@ -137,7 +157,9 @@ export class ProfileManager {
    * `/cdp?profile=`. The driver's own connection (`forDriver`) only needs the
    * browser running; any other client first has the driver connected, so that
    * the URL policy (held at the browser level by the driver) is in place
-   * before the client's first command.
+   * before the client's first command, and the browser has a page (one
+   * blank tab where it had none: clawd-browser starts its browsers with no
+   * window, which costs a tab nobody uses).
    */
   async cdpMux(name: string, forDriver: boolean): Promise<BrowserMux> {
     const driver = forDriver ? (this.ephemerals.get(name) ?? this.drivers.get(name)) : this.driver(name);
@@ -147,7 +169,11 @@ export class ProfileManager {
       const where = endpoint instanceof RemoteEndpoint ? `its own CDP is at ${endpoint.cdpUrl}` : 'its CDP is the relay\'s /cdp without ?profile=';
       throw new BadRequestError(`Profile ${name} is not a browser clawd-browser launches: ${where}`);
     }
-    if (!forDriver) await driver.start();
+    if (!forDriver) {
+      await driver.start();
+      // A browser a person opens has a window: a CDP tool that lists pages (Chrome DevTools MCP) finds one to work in.
+      await driver.ensurePage();
+    }
     return endpoint.mux();
   }
 
@@ -161,9 +187,15 @@ export class ProfileManager {
     this.ended.delete(driver.profile.name);
   }
 
+  /** Session `name`'s browser may reach these hosts though they are loopback or private (its opener's allowPrivate). */
+  allowPrivate(name: string, hosts: string[]): void {
+    if (hosts.length) this.privateHosts.set(name, hosts);
+  }
+
   /** Stops an ephemeral browser and forgets it; later calls on its name get `ended` (when it was exposed). */
   async release(driver: ProfileDriver, ended?: ClawdError): Promise<void> {
     const name = driver.profile.name;
+    this.privateHosts.delete(name);
     if (this.exposed.get(name) === driver) this.exposed.delete(name);
     if (this.ephemerals.get(name) === driver) this.ephemerals.delete(name);
     if (ended) {
@@ -254,10 +286,16 @@ export class ProfileManager {
     };
   }
 
-  /** A task session's: config.json's urlPolicy, or public addresses only when it sets none (SESSION_DEFAULT_POLICY). */
-  sessionPolicy(): DriverPolicy {
+  /**
+   * A task session's: config.json's urlPolicy, or public addresses only when
+   * it sets none (SESSION_DEFAULT_POLICY), with the private hosts its opener
+   * let session `name` reach.
+   */
+  sessionPolicy(name?: string): DriverPolicy {
     const policy = this.policy();
-    return { ...policy, urlPolicy: policy.urlPolicy ?? SESSION_DEFAULT_POLICY };
+    const base = policy.urlPolicy ?? SESSION_DEFAULT_POLICY;
+    const hosts = name === undefined ? undefined : this.privateHosts.get(name);
+    return { ...policy, urlPolicy: hosts ? { ...base, private: [...base.private, ...hosts] } : base };
   }
 
   private driverOf(profile: Profile, config: Config): ProfileDriver {

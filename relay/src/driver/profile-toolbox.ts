@@ -4,12 +4,14 @@ import type { schemas } from '../api/schemas.js';
 import type { EmulationSettings, StorageState } from '../api/toolbox-schemas.js';
 import type { EmulationState, InitScriptInfo, RouteInfo } from '../api/toolbox-responses.js';
 import { ForbiddenError } from '../errors.js';
+import type { BrowserSecrets } from './browser-secrets.js';
 import type { Profile } from '../profiles/profile-registry.js';
 import type { UrlPolicy } from '../runtime/url-policy.js';
 import { type CookieFilter, clearCookies, clearStorageItems, exportStorageState, importStorageState, listCookies, setCookies, setStorageItems, storageItems, type StorageKind } from './browser-storage.js';
 import type { DriverTab } from './driver-tab.js';
 import { devicePresets, type HeldEmulation, mergeEmulation, presetOf, shownEmulation } from './emulation-plan.js';
 import { InitScripts } from './init-scripts.js';
+import { asStorageCredential, fromStorageCredential, type VirtualAuthenticators } from './virtual-authenticators.js';
 import { NetworkRoutes } from './network-routes.js';
 import { readUploads, type UploadPolicy } from './uploads.js';
 
@@ -32,6 +34,10 @@ export interface ToolboxHost {
   context(): Promise<BrowserContext>;
   policy(): { urlPolicy?: UrlPolicy; uploads: UploadPolicy };
   tabOf: ConstructorParameters<typeof NetworkRoutes>[1];
+  /** The secrets typed into the browser: while it holds one, nothing that could read it is added or read here. */
+  secrets: BrowserSecrets;
+  /** Its tabs' virtual authenticators (virtual-authenticators.ts): their passkeys are part of its storage state. */
+  passkeys: VirtualAuthenticators;
 }
 
 export class ProfileToolbox {
@@ -145,6 +151,8 @@ export class ProfileToolbox {
   // ---- routes and init scripts ------------------------------------------------
 
   async addRoute(request: z.output<typeof schemas.route>): Promise<RouteInfo> {
+    // A fulfilled page is the caller's own page on the site: it could read what is typed there.
+    if (request.action === 'fulfill') this.refuseWhileHolding('a route that fulfils requests (it would put the caller\'s page on the site) is not added');
     const { targetId, scope, ...route } = request;
     const file = route.bodyFile ? (await readUploads([route.bodyFile], this.host.policy().uploads))[0] : undefined;
     if (scope === 'profile') return this.routes.add(route, { scope, context: await this.host.context() }, file);
@@ -159,6 +167,7 @@ export class ProfileToolbox {
   }
 
   async addInitScript(request: z.output<typeof schemas.initScript>): Promise<InitScriptInfo> {
+    this.refuseWhileHolding('init scripts are not added');
     if (request.scope === 'profile') return this.scripts.add(request.script, { scope: 'profile', context: await this.host.context() });
     const tab = await this.host.tab(request.targetId);
     return this.scripts.add(request.script, { scope: 'tab', tab, targetId: await tab.targetId() });
@@ -173,6 +182,7 @@ export class ProfileToolbox {
   // ---- storage -------------------------------------------------------------------
 
   async cookies(filter: CookieFilter) {
+    this.refuseWhileHolding('its cookies are not read');
     return listCookies(await this.host.context(), filter);
   }
   async setCookies(cookies: z.output<typeof schemas.setCookies>['cookies']): Promise<{ set: number }> {
@@ -183,6 +193,7 @@ export class ProfileToolbox {
   }
 
   async storage(query: { targetId?: string; kind: StorageKind; origin?: string }) {
+    this.refuseWhileHolding('its storage is not read');
     const tab = await this.host.tab(query.targetId);
     return { targetId: await tab.targetId(), kind: query.kind, ...(await storageItems(tab, query.kind, query.origin)) };
   }
@@ -196,12 +207,20 @@ export class ProfileToolbox {
   }
 
   async storageState(indexedDB: boolean): Promise<StorageState> {
+    this.refuseWhileHolding('its storage state is not read');
     this.refuseOnExtension('read');
-    return exportStorageState(await this.host.context(), indexedDB);
+    const state = await exportStorageState(await this.host.context(), indexedDB);
+    if (!this.host.passkeys.holding) return state;
+    return { ...state, credentials: (await this.host.passkeys.held()).map(asStorageCredential) };
   }
-  async setStorageState(state: StorageState): Promise<{ cookies: number; origins: number }> {
+  async setStorageState(state: StorageState): Promise<{ cookies: number; origins: number; credentials?: number }> {
     this.refuseOnExtension('replace');
-    return importStorageState(await this.host.context(), state);
+    // Passkeys go to Chrome's authenticators, not to Playwright's (which would replace navigator.credentials in the page).
+    const { credentials, ...rest } = state;
+    const set = await importStorageState(await this.host.context(), rest);
+    if (!credentials?.length) return set;
+    await this.host.passkeys.hold(credentials.map(fromStorageCredential), await this.host.allTabs());
+    return { ...set, credentials: credentials.length };
   }
 
   /**
@@ -232,6 +251,26 @@ export class ProfileToolbox {
     this.scripts.clear();
   }
 
+  /**
+   * What of the caller's could read a secret typed now: init scripts, and
+   * routes that fulfil (a page of the caller's on the site). Undefined when
+   * there is none (browser-secrets.ts).
+   */
+  callerCode(): string | undefined {
+    const scripts = this.scripts.list();
+    const fulfils = this.routes.list().filter((route) => route.action === 'fulfill');
+    const held = [
+      ...(scripts.length ? [`init scripts ${scripts.map((script) => script.id).join(', ')} are set (DELETE /init-scripts/<id>)`] : []),
+      ...(fulfils.length ? [`routes ${fulfils.map((route) => route.id).join(', ')} fulfil requests (DELETE /routes/<id>)`] : []),
+    ];
+    return held.length ? held.join(' and ') : undefined;
+  }
+
+  /** While the browser holds a typed secret, `what` is refused: a script or a read could carry it out in any form. */
+  private refuseWhileHolding(what: string): void {
+    if (this.host.secrets.holding) throw this.host.secrets.heldError(what);
+  }
+
   private refuseOnExtension(verb: string): void {
     if (!this.isExtension) return;
     throw new ForbiddenError(
@@ -239,3 +278,4 @@ export class ProfileToolbox {
     );
   }
 }
+

@@ -1,5 +1,3 @@
-import type { Page } from 'playwright-core';
-import type { Tab } from '../api/responses.js';
 import type { ComputerResult, LabelledScreenshot } from '../api/vision-responses.js';
 import type { ComputerDialect, ComputerRequest, visionSchemas } from '../api/vision-schemas.js';
 import type { z } from 'zod';
@@ -11,6 +9,7 @@ import { withAftermath } from './aftermath.js';
 import { cursorOnScreen, runComputerSteps } from './computer-use.js';
 import type { Point } from '../vision/computer-steps.js';
 import type { DriverTab } from './driver-tab.js';
+import type { TabHost } from './tab-host.js';
 import { labelledScreenshot } from './labelled-screenshot.js';
 import { captureScreen, measureScreen } from './screen-capture.js';
 
@@ -21,15 +20,8 @@ import { captureScreen, measureScreen } from './screen-capture.js';
  * here and in vision/.
  */
 
-export interface VisionDeps {
-  tab(targetId?: string): Promise<DriverTab>;
-  guard(tab: DriverTab): Promise<void>;
-  use(tab: DriverTab): Promise<Tab>;
-  describePopup(popup: Page): Promise<string>;
-}
-
 export class ProfileVision {
-  constructor(private readonly deps: VisionDeps) {}
+  constructor(private readonly deps: TabHost) {}
 
   async labelledScreenshot(request: z.output<typeof visionSchemas.labelledScreenshot>): Promise<LabelledScreenshot> {
     const tab = await this.deps.tab(request.targetId);

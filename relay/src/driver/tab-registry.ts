@@ -1,7 +1,10 @@
 import type { Browser, Page } from 'playwright-core';
 import type { Tab } from '../api/responses.js';
 import { AmbiguousError, NotFoundError } from '../errors.js';
+import type { BrowserSecrets } from './browser-secrets.js';
 import { DriverTab } from './driver-tab.js';
+import { AgentTabs } from './agent-tabs.js';
+import { currentAgent } from '../runtime/agent-context.js';
 
 /**
  * A profile's tabs as the driver knows them: a DriverTab per Playwright Page,
@@ -31,6 +34,8 @@ export class TabRegistry {
   private lastUsed: string | undefined;
   /** The tab made last (an open's tab before it is first used). */
   private lastMade: DriverTab | undefined;
+  /** Each agent's own tabs and last used one (agent-tabs.ts). */
+  readonly agents = new AgentTabs();
 
   constructor(
     private readonly profileName: string,
@@ -38,6 +43,8 @@ export class TabRegistry {
     private readonly browser: () => Promise<Browser>,
     /** Called once for each tab made: what else the driver hears of it (downloads, the URL policy). */
     private readonly onNewTab: (tab: DriverTab) => void,
+    /** The secrets typed into the browser: every tab redacts them all. */
+    private readonly secrets: BrowserSecrets,
   ) {}
 
   /** A browser just connected: its tabs, now and to come, are known from their first moment. */
@@ -57,7 +64,7 @@ export class TabRegistry {
   tabOf(page: Page): DriverTab {
     const known = this.byPage.get(page);
     if (known) return known;
-    const tab = new DriverTab(page);
+    const tab = new DriverTab(page, this.secrets);
     this.onNewTab(tab);
     if (page.isClosed()) return tab;
     this.byPage.set(page, tab);
@@ -66,6 +73,7 @@ export class TabRegistry {
     void tab.targetId().catch(() => {});
     page.once('close', () => {
       this.byPage.delete(page);
+      if (tab.knownTargetId) this.agents.closed(tab.knownTargetId);
       tab.dispose();
     });
     return tab;
@@ -103,6 +111,13 @@ export class TabRegistry {
       const ids = await Promise.all(tabs.map((tab) => tab.targetId()));
       return tabs[resolveTargetId(ids, targetId, this.profileName)];
     }
+    const agent = currentAgent();
+    if (agent !== undefined) {
+      const ids = await Promise.all(tabs.map((tab) => tab.targetId()));
+      const mine = this.agents.defaultFor(agent, ids);
+      if (mine !== undefined) return tabs[ids.indexOf(mine)];
+      throw new NotFoundError(`Agent ${agent} has no tab of its own in profile ${this.profileName}: open one (another agent's tab is reached only by its targetId)`, { next: 'open-tab' });
+    }
     if (this.lastUsed) {
       for (const tab of tabs) if ((await tab.targetId()) === this.lastUsed) return tab;
     }
@@ -110,16 +125,28 @@ export class TabRegistry {
     return tabs[0];
   }
 
-  /** The tab, described, made the one a request without targetId means. */
-  async use(tab: DriverTab): Promise<Tab> {
-    const info = await this.describe(tab);
-    this.lastUsed = info.targetId;
+  /** Whether a request without targetId has a tab to mean (an agent's own, or any). */
+  async hasDefault(): Promise<boolean> {
+    const agent = currentAgent();
+    const pages = await this.pages();
+    if (agent === undefined) return pages.length > 0;
+    return this.agents.defaultFor(agent, await Promise.all(pages.map((page) => this.tabOf(page).targetId()))) !== undefined;
+  }
+
+  /** The tab, described, made the one a request without targetId means (for an agent: its own, or one it focused). */
+  async use(tab: DriverTab, options: { focused?: boolean } = {}): Promise<Tab> {
+    const targetId = await tab.targetId();
+    this.lastUsed = targetId;
+    const agent = currentAgent();
+    if (agent !== undefined) this.agents.used(agent, targetId, !tab.used, options.focused);
     tab.used = true;
-    return info;
+    return this.describe(tab);
   }
 
   async describe(tab: DriverTab): Promise<Tab> {
-    return { targetId: await tab.targetId(), url: tab.page.url(), title: await tab.page.title().catch(() => ''), type: 'page' };
+    const targetId = await tab.targetId();
+    const agent = this.agents.ownerOf(targetId);
+    return { targetId, url: tab.page.url(), title: await tab.page.title().catch(() => ''), type: 'page', ...(agent ? { agent } : {}) };
   }
 
   /** No tab is the last used any more (or, given a targetId, not that one: it closed). */

@@ -1,6 +1,6 @@
 import { navigationProblem } from '../../../protocol/url-gate.js';
 import { BadRequestError, ForbiddenError } from '../errors.js';
-import { countBrowserRefusal, policyActive, resolveHost, type UrlPolicy, urlPolicyProblem } from '../runtime/url-policy.js';
+import { countBrowserRefusal, policyActive, privateHostRemedy, resolveHost, type UrlPolicy, urlPolicyProblem } from '../runtime/url-policy.js';
 import type { Frame, Page } from 'playwright-core';
 import type { DriverTab } from './driver-tab.js';
 
@@ -17,7 +17,7 @@ import type { DriverTab } from './driver-tab.js';
 export async function checkNavigation(url: string, urlPolicy: UrlPolicy | undefined, allowedUrlSchemes: string[]): Promise<void> {
   // The policy first: its refusals are 403s that name the rule, whatever the URL gate would say.
   const refused = await urlPolicyProblem(url, urlPolicy, resolveHost);
-  if (refused) throw new ForbiddenError(`Navigation refused: ${refused}`);
+  if (refused) throw new ForbiddenError(`Navigation refused: ${refused}${privateHostRemedy(refused, url)}`);
   const problem = navigationProblem(url, allowedUrlSchemes);
   if (problem) throw new BadRequestError(`Navigation refused: ${problem}`);
 }
@@ -40,7 +40,7 @@ export async function guardTab(tab: DriverTab, urlPolicy: () => UrlPolicy | unde
       const problem = await urlPolicyProblem(event.request.url, urlPolicy(), resolveHost);
       if (!problem) return session.send('Fetch.continueRequest', { requestId: event.requestId });
       countBrowserRefusal();
-      tab.urlPolicy.lastRefusal = problem;
+      tab.urlPolicy.lastRefusal = `${problem}${privateHostRemedy(problem, event.request.url)}`;
       tab.noteEvent(`navigation to ${event.request.url.split(/[?#]/)[0]} refused: ${problem}`);
       // 204 No Content: the navigation does not happen and the page stays as it was (a failed
       // request would commit an error page in its place).

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { nonPublicAddress, privateAllowed, type Resolve, type UrlPolicy, urlPolicyProblemWithoutDns } from '../runtime/url-policy.js';
+import { deniedAddress, nonPublicAddress, privateAllowed, type Resolve, type UrlPolicy, urlPolicyProblemWithoutDns } from '../runtime/url-policy.js';
 
 /**
  * What the egress proxy decides for one connection a browser asks for (a
@@ -34,9 +34,14 @@ export async function decideEgress(host: string, port: number, rules: EgressRule
   try {
     addresses = isIP(name) ? [name] : await rules.resolve(name);
   } catch (error) {
-    return { refused: `egress: ${name} does not resolve (${(error as Error).message.split('\n')[0]})` };
+    return { refused: `${name} does not resolve: the name is unknown, or this machine has no network or DNS (${(error as Error).message.split('\n')[0]})` };
   }
-  if (!addresses.length) return { refused: `egress: ${name} does not resolve` };
+  if (!addresses.length) return { refused: `${name} does not resolve: the name is unknown, or this machine has no network or DNS` };
+  // An address the deny list names, in whatever form it was asked for or resolved to.
+  for (const address of addresses) {
+    const denied = deniedAddress(rules.policy, address);
+    if (denied) return { refused: `urlPolicy deny: ${name} is ${address}, which ${JSON.stringify(denied)} denies` };
+  }
   // public-only judges every address the name has: any one of them could be the one connected to.
   if (rules.policy?.mode === 'public-only' && !privateAllowed(rules.policy, literal)) {
     for (const address of addresses) {

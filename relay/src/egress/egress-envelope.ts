@@ -1,4 +1,4 @@
-import type { LaunchEnvelope, PreparedLaunch } from '../profiles/launch-envelope.js';
+import type { EgressFailureReason, LaunchEnvelope, PreparedLaunch } from '../profiles/launch-envelope.js';
 import { type EgressCounters, EgressProxy, type EgressOptions, sumCounters } from './egress-proxy.js';
 
 /**
@@ -35,6 +35,10 @@ export class EgressEnvelope implements LaunchEnvelope {
     if (!proxy) return;
     this.total = sumCounters(this.total, proxy.counters);
     await proxy.close();
+  }
+
+  egressFailure(host: string, since: number): EgressFailureReason | undefined {
+    return this.proxy?.failures.latest(host, since);
   }
 
   counters(): EgressCounters {

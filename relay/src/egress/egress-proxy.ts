@@ -4,6 +4,8 @@ import type { Duplex } from 'node:stream';
 import type { Logger } from '../log.js';
 import { resolveHost, type UrlPolicy } from '../runtime/url-policy.js';
 import { decideEgress, type EgressDecision } from './egress-decision.js';
+import { type DescriptorBudget, serverDescriptors } from './descriptor-budget.js';
+import { CONNECT_TIMEOUT_MS, connectFailure, connectTimeout, EgressFailures } from './egress-failures.js';
 
 /**
  * One browser's only way out (spec §14): an HTTP proxy (forward requests,
@@ -41,15 +43,29 @@ export interface EgressOptions {
   log: Logger;
   /** A resolver other than the system's (tests). */
   resolve?: (host: string) => Promise<string[]>;
+  /** Connections held through it at once (a session's sessionLimits.connections); beyond, a new one is closed at once. */
+  maxConnections?: number;
+  /** The server's descriptors all proxies share (descriptor-budget.ts); the process's own by default. */
+  descriptors?: DescriptorBudget;
 }
+
+/** Connections a browser that is not a task session's may hold through its way out at once. */
+export const DEFAULT_MAX_CONNECTIONS = 1024;
+/** Each connection through a proxy: the browser's socket and the site's. */
+const DESCRIPTORS_PER_CONNECTION = 2;
 
 /** Headers that belong to the hop to the proxy, not to the site. */
 const HOP_HEADERS = new Set(['proxy-connection', 'proxy-authorization', 'connection', 'keep-alive']);
 
 export class EgressProxy {
   readonly counters = sumCounters();
+  /** Why connections failed here lately, for the answer of a navigation that failed (egress-failures.ts). */
+  readonly failures = new EgressFailures();
   private readonly server: Server;
   private readonly sockets = new Set<Duplex>();
+  /** Connections from the browser held now (admit()). */
+  private held = 0;
+  private fullSaidAt = 0;
   /** Connections to sites kept for the next request to the same address (as the browser itself would keep them). */
   private readonly agent = new Agent({ keepAlive: true, maxSockets: 32 });
 
@@ -57,7 +73,38 @@ export class EgressProxy {
     this.server = createServer((request, response) => void this.forward(request, response));
     this.server.on('connect', (request: IncomingMessage, socket: Duplex, head: Buffer) => void this.tunnel(request, socket, head));
     this.server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => void this.upgrade(request, socket, head));
-    this.server.on('connection', (socket: Socket) => this.track(socket));
+    this.server.on('connection', (socket: Socket) => this.admit(socket));
+  }
+
+  /** Connections held through the proxy now. */
+  get open(): number {
+    return this.held;
+  }
+
+  /**
+   * A connection from the browser, pending or not, is held only within the
+   * proxy's cap and the server's descriptors (descriptor-budget.ts); beyond
+   * either it is closed at once, counted as refused, and said in the log (once
+   * a minute at most): what one browser opens cannot take what others need.
+   */
+  private admit(socket: Socket): void {
+    this.track(socket);
+    const max = this.options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+    const descriptors = this.options.descriptors ?? serverDescriptors;
+    const full = this.held >= max ? `holds ${max} connections, its most` : !descriptors.take(DESCRIPTORS_PER_CONNECTION) ? "the server's descriptors for ways out are spent" : undefined;
+    if (full) {
+      this.counters.refused++;
+      if (Date.now() - this.fullSaidAt > 60_000) {
+        this.fullSaidAt = Date.now();
+        this.options.log.warn(`egress ${this.options.owner}: ${full}; new connections are closed until some end`);
+      }
+      return void socket.destroy();
+    }
+    this.held++;
+    socket.once('close', () => {
+      this.held--;
+      descriptors.give(DESCRIPTORS_PER_CONNECTION);
+    });
   }
 
   /** Listens on a loopback port (0: any free one) or a unix socket path; resolves to the port (0 for a path). */
@@ -87,7 +134,16 @@ export class EgressProxy {
 
   private refused(host: string, why: string): void {
     this.counters.refused++;
+    this.failures.note(host, why);
     this.options.log.info(`egress ${this.options.owner}: ${host} refused: ${why}`);
+  }
+
+  /** A connection to a site that could not be made (refused, timed out, unreachable). */
+  private failed(host: string, port: number, error: NodeJS.ErrnoException): string {
+    const why = connectFailure(host, port, error);
+    this.failures.note(host, why);
+    this.options.log.info(`egress ${this.options.owner}: ${why}`);
+    return why;
   }
 
   /** A plain-HTTP request in absolute form (`GET http://host/path`). */
@@ -119,8 +175,9 @@ export class EgressProxy {
       answer.on('data', (chunk: Buffer) => (this.counters.bytesIn += chunk.length));
       answer.pipe(response);
     });
+    upstream.once('socket', (socket) => boundConnect(socket, () => upstream.destroy(connectTimeout(target.hostname, port))));
     upstream.on('error', (error) => {
-      if (!response.headersSent) response.writeHead(502, { 'content-type': 'text/plain' }).end(`clawd-browser egress: ${error.message}`);
+      if (!response.headersSent) response.writeHead(502, { 'content-type': 'text/plain', 'x-clawd-egress': 'failed' }).end(`clawd-browser egress: ${this.failed(target.hostname, port, error)}`);
       else response.destroy();
     });
     request.on('data', (chunk: Buffer) => (this.counters.bytesOut += chunk.length));
@@ -137,7 +194,7 @@ export class EgressProxy {
       this.refused(authority, decision.refused);
       return void client.end(`HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\nx-clawd-refused: urlPolicy\r\n\r\nRefused by clawd-browser: ${decision.refused}\n`);
     }
-    this.pipeTo(decision, client, 'HTTP/1.1 200 Connection Established\r\n\r\n', head);
+    this.pipeTo(decision, client, 'HTTP/1.1 200 Connection Established\r\n\r\n', head, split![1]);
   }
 
   /** A WebSocket (or other upgrade) sent in absolute form: its request head is passed on as it came. */
@@ -157,14 +214,17 @@ export class EgressProxy {
     }
     const lines = [`${request.method} ${target.pathname}${target.search} HTTP/1.1`];
     for (let i = 0; i < request.rawHeaders.length; i += 2) if (!HOP_HEADERS.has(request.rawHeaders[i].toLowerCase()) || request.rawHeaders[i].toLowerCase() === 'connection') lines.push(`${request.rawHeaders[i]}: ${request.rawHeaders[i + 1]}`);
-    this.pipeTo(decision, client, undefined, Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`), head]));
+    this.pipeTo(decision, client, undefined, Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`), head]), target.hostname);
   }
 
   /** Connects to the judged address and joins the two sockets, counting bytes. */
-  private pipeTo(decision: { address: string; port: number }, client: Duplex, greeting: string | undefined, first: Buffer): void {
+  private pipeTo(decision: { address: string; port: number }, client: Duplex, greeting: string | undefined, first: Buffer, asked: string): void {
     this.counters.connections++;
     const upstream = connect({ host: decision.address, port: decision.port });
     this.track(upstream);
+    boundConnect(upstream, () => upstream.destroy(connectTimeout(asked, decision.port)));
+    let connected = false;
+    upstream.once('connect', () => (connected = true));
     upstream.once('connect', () => {
       if (greeting) client.write(greeting);
       if (first.length) {
@@ -180,7 +240,10 @@ export class EgressProxy {
       upstream.destroy();
       client.destroy();
     };
-    upstream.once('error', () => (greeting && !client.destroyed ? client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n') : end()));
+    upstream.once('error', (error: NodeJS.ErrnoException) => {
+      if (!connected) this.failed(asked, decision.port, error);
+      return greeting && !client.destroyed ? client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n') : end();
+    });
     client.once('close', end);
     upstream.once('close', end);
   }
@@ -195,4 +258,12 @@ export class EgressProxy {
     socket.on('error', () => socket.destroy());
     socket.once('close', () => this.sockets.delete(socket));
   }
+}
+
+/** A socket still connecting gets CONNECT_TIMEOUT_MS to connect (`onTimeout` then); a connected one (a kept one) none. */
+function boundConnect(socket: Socket, onTimeout: () => void): void {
+  if (!socket.connecting) return;
+  const timer = setTimeout(onTimeout, CONNECT_TIMEOUT_MS);
+  socket.once('connect', () => clearTimeout(timer));
+  socket.once('close', () => clearTimeout(timer));
 }

@@ -147,6 +147,25 @@ export function removeGroup(host: Host, name: string): Promise<void> {
   return removeDirs(unique(layoutOf(host, name)));
 }
 
+/** The groups there are under clawd's base, in any controller's tree (the reaper looks for ones nobody owns). */
+export function groupNames(host: Host): string[] {
+  const bases = host.version === 2 ? [join(host.root, BASE)] : Object.values(v1Hierarchies(host.root)).map((hierarchy) => join(hierarchy, BASE));
+  const names = bases.flatMap((base) => {
+    try {
+      return readdirSync(base, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+    } catch {
+      return [];
+    }
+  });
+  return [...new Set(names)].filter((name) => /^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name));
+}
+
+/** The processes in group `name` now, in any controller's tree. */
+export function groupPids(host: Host, name: string): number[] {
+  checkName(name);
+  return readPids(unique(layoutOf(host, name)));
+}
+
 function layoutOf(host: Host, name: string): Layout {
   if (host.version === 2) {
     const dir = join(host.root, BASE, name);

@@ -4,12 +4,13 @@ import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { type EgressCounters, EgressProxy, type EgressOptions, sumCounters } from '../egress/egress-proxy.js';
-import type { LaunchEnvelope, PreparedLaunch } from '../profiles/launch-envelope.js';
+import { DEFAULT_MAX_CONNECTIONS, type EgressCounters, EgressProxy, type EgressOptions, sumCounters } from '../egress/egress-proxy.js';
+import type { EgressFailureReason, LaunchEnvelope, PreparedLaunch } from '../profiles/launch-envelope.js';
 import { Cgroup, type CgroupLimits } from './cgroup.js';
 import type { JailHost } from './jail-host.js';
 import { NetworkNamespace } from './netns.js';
-import { type JailRecord, removeJail } from './jail-reaper.js';
+import { withPrivateFolders } from './private-mounts.js';
+import { type JailRecord, markJail, removeJail } from './jail-reaper.js';
 
 /**
  * A task session's jail (spec §14), or a jailed profile's, made before its
@@ -20,7 +21,8 @@ import { type JailRecord, removeJail } from './jail-reaper.js';
  *   first process joins before it execs, so every process it starts is in;
  * - a user id of its own, unprivileged, that owns the jail's dir and
  *   nothing else: Chromium keeps its own sandbox, and one jail's browser
- *   cannot read another's files.
+ *   cannot read another's files;
+ * - its own /tmp, /var/tmp and /dev/shm (private-mounts.ts), gone with it.
  * The memory limit is watched: when the kernel's OOM killer ends a process
  * of the jail, `onLimit` says so, and the session is ended (task-sessions.ts).
  */
@@ -60,6 +62,8 @@ export class JailEnvelope implements LaunchEnvelope {
   constructor(private readonly options: JailOptions) {
     const uid = UID_BASE + (options.keep ? Number.parseInt(createHash('sha256').update(options.id).digest('hex').slice(0, 8), 16) % UID_SPAN : Math.floor(Math.random() * UID_SPAN));
     this.record = { netns: `clawd-${options.id}`, cgroup: options.id, uid, dir: options.keep?.dir ?? join(tmpdir(), `clawd-jail-${options.id}`) };
+    // Marked before anything of it exists: any server's reaper finds it once this one is gone (jail-reaper.ts).
+    markJail(options.id, this.record, options.keep !== undefined);
     // A session's dir is new (an old one would be another session's); a profile's is kept, under a
     // root its user may pass through (0711) but not list.
     if (options.keep) mkdirSync(dirname(this.record.dir), { recursive: true, mode: 0o711 });
@@ -71,7 +75,10 @@ export class JailEnvelope implements LaunchEnvelope {
     await this.release();
     const { host, limits } = this.options;
     // A profile's jail has the same names on every launch: what a killed server left of it goes first.
-    if (this.options.keep) await removeJail(this.record, this.options.id, { keepDir: true });
+    if (this.options.keep) {
+      await removeJail(this.record, this.options.id, { keepDir: true });
+      markJail(this.options.id, this.record, true);
+    }
     const { uid, dir } = this.record;
     try {
       // The first launch runs uncapped (capCpu, once started); a browser started again is capped from the start.
@@ -83,11 +90,12 @@ export class JailEnvelope implements LaunchEnvelope {
       await this.proxy.listen({ path: this.socketPath });
       // Only root (the bridge) connects to it; the jailed browser reaches it through the bridge alone.
       chmodSync(this.socketPath, 0o600);
-      const port = await this.namespace.bridgeTo(this.socketPath);
+      const port = await this.namespace.bridgeTo(this.socketPath, this.options.egress.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
       await run('chown', ['-R', `${uid}:${uid}`, dir]);
       this.watchMemory();
       const procs = this.cgroup.procsFiles.map((file) => `echo $$ > '${file}'`).join(' && ');
-      const enter = ['ip', 'netns', 'exec', this.record.netns, 'setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--inh-caps=-all', '--'];
+      // Its own /tmp, /var/tmp and /dev/shm (private-mounts.ts), then its own user.
+      const enter = ['ip', 'netns', 'exec', this.record.netns, ...withPrivateFolders(dir, limits.memoryMiB), 'setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--inh-caps=-all', '--'];
       return {
         proxyServer: `http://127.0.0.1:${port}`,
         // The shell puts itself in the cgroup, then becomes the browser: no process of it starts outside.
@@ -111,6 +119,10 @@ export class JailEnvelope implements LaunchEnvelope {
     await namespace?.remove();
     await proxy?.close();
     rmSync(this.socketPath, { force: true });
+  }
+
+  egressFailure(host: string, since: number): EgressFailureReason | undefined {
+    return this.proxy?.failures.latest(host, since);
   }
 
   /** The browser has started (a spare: with its blank page): from now on it is held to its `cpus`. */

@@ -12,16 +12,21 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
-/** The bridge: listens on the namespace's loopback, joins each connection to the proxy's socket. Prints its port. */
+/**
+ * The bridge: listens on the namespace's loopback, joins each connection to
+ * the proxy's socket, and holds no more than the proxy would take (beyond,
+ * Node closes a new one at once). Prints its port.
+ */
 const BRIDGE = `
 const net = require('node:net');
-const [port, path] = process.argv.slice(1);
+const [port, path, most] = process.argv.slice(1);
 const server = net.createServer({ noDelay: true }, (inside) => {
   const proxy = net.connect(path);
   const end = () => { inside.destroy(); proxy.destroy(); };
   for (const socket of [inside, proxy]) { socket.on('error', end); socket.on('close', end); }
   inside.pipe(proxy).pipe(inside);
 });
+server.maxConnections = Number(most);
 server.listen(Number(port), '127.0.0.1', () => console.log('listening ' + server.address().port));
 process.stdin.on('end', () => process.exit(0)).resume();
 `;
@@ -45,12 +50,12 @@ export class NetworkNamespace {
   }
 
   /**
-   * Starts the bridge to `socketPath` inside the namespace; resolves to its
-   * port there. Its stdin is this process's pipe: when this server goes,
+   * Starts the bridge to `socketPath` inside the namespace, holding at most
+   * `maxConnections` at once; resolves to its port there. Its stdin is this process's pipe: when this server goes,
    * however it goes, the bridge ends too.
    */
-  async bridgeTo(socketPath: string): Promise<number> {
-    const child = spawn('ip', ['netns', 'exec', this.name, process.execPath, '-e', BRIDGE, '0', socketPath], { stdio: ['pipe', 'pipe', 'pipe'] });
+  async bridgeTo(socketPath: string, maxConnections: number): Promise<number> {
+    const child = spawn('ip', ['netns', 'exec', this.name, process.execPath, '-e', BRIDGE, '0', socketPath, String(maxConnections)], { stdio: ['pipe', 'pipe', 'pipe'] });
     this.bridge = child;
     return new Promise<number>((resolve, reject) => {
       let said = '';
@@ -79,9 +84,14 @@ export class NetworkNamespace {
   }
 }
 
+/** The processes in a namespace (by name); none when it is gone. */
+export async function namespacePids(name: string): Promise<number[]> {
+  return run('ip', ['netns', 'pids', name]).then(({ stdout }) => stdout.split(/\s+/).filter(Boolean).map(Number), () => []);
+}
+
 /** Kills what runs in a namespace (by name) and deletes it; nothing when it is gone already. */
 export async function removeNamespace(name: string): Promise<void> {
-  const pids = await run('ip', ['netns', 'pids', name]).then(({ stdout }) => stdout.split(/\s+/).filter(Boolean).map(Number), () => []);
+  const pids = await namespacePids(name);
   for (const pid of pids) {
     try {
       process.kill(pid, 'SIGKILL');

@@ -17,6 +17,7 @@ export const CAPABILITY_GROUPS = {
   network: 'network routes (fulfil, abort, change requests) and init scripts',
   storage: 'cookies, localStorage and sessionStorage, storage state',
   handoff: 'hand a tab to a person (a login, 2FA, a CAPTCHA) and wait for their answer',
+  browse: 'give a goal: a browsing model of the configured provider does it and answers (spec §24)',
 } as const;
 
 export type CapabilityGroup = keyof typeof CAPABILITY_GROUPS;

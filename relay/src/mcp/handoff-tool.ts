@@ -3,6 +3,9 @@ import type { HandoffAnswer } from '../api/session-responses.js';
 import { fenced } from '../api/page-content.js';
 import { defineTool, Profile, TargetId, text, withProfile } from './tools.js';
 
+/** The hand-off's MCP App (handoff-app.ts): a `ui://` resource the tool points at. */
+export const HANDOFF_APP_URI = 'ui://clawd-browser/handoff.html';
+
 /**
  * `browser_handoff` (the `handoff` group): the agent hands a tab to a person
  * and waits for their answer. While it waits it sends MCP progress
@@ -36,7 +39,9 @@ export const HANDOFF_TOOL = defineTool({
   group: 'handoff',
   input: z.object({ profile: Profile, targetId: TargetId, reason: z.string(), timeoutSec: z.number().int().optional().describe('default 600') }),
   readOnly: false,
-  run: async (api, { profile, targetId, reason, timeoutSec }, _session, call) => {
+  // A client that renders MCP Apps shows the hand-off's own view in the conversation (handoff-app.ts).
+  meta: { ui: { resourceUri: HANDOFF_APP_URI }, 'ui/resourceUri': HANDOFF_APP_URI },
+  run: async (api, { profile, targetId, reason, timeoutSec }, session, call) => {
     let deadline = 0;
     const ticker = setInterval(() => {
       void call.progress(`Still waiting for a person (${Math.max(0, Math.round((deadline - Date.now()) / 1000))} s left).`);
@@ -48,7 +53,9 @@ export const HANDOFF_TOOL = defineTool({
           signal: call.signal,
           onWaiting: (opened) => {
             deadline = Date.parse(opened.expiresAt);
-            void call.progress(`Waiting for a person: ${opened.link} (also in the operator's console).`);
+            session.handoffs.set(opened.id, { profile, announced: !opened.link });
+            // With a webhook, the link went to the person's channel only: the agent is never given one.
+            void call.progress(opened.link ? `Waiting for a person: ${opened.link} (also in the operator's console).` : "Waiting for a person: the hand-off was sent to the person's channel (and is in the operator's console).");
           },
         },
       );

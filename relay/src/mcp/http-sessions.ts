@@ -8,14 +8,20 @@ import { parseCaps } from './capabilities.js';
 import { createMcpServer } from './mcp-server.js';
 
 /** MCP sessions held at once over HTTP; an initialize beyond it is refused (503). */
-const MAX_SESSIONS = 32;
+export const MAX_SESSIONS = 32;
+/** MCP sessions one task session's key may hold at once. */
+export const MAX_SESSIONS_PER_KEY = 4;
+/** Room the token keeps: task sessions' keys, all together, hold at most MAX_SESSIONS less this. */
+export const KEPT_FOR_TOKEN = 8;
 /** A session idle this long is closed. */
 const IDLE_MS = 30 * 60_000;
 
 /**
  * The MCP tools over Streamable HTTP (`/mcp` on the control server, behind
  * its token, Host and Origin checks). Each client's session keeps its own
- * MCP server and state; sessions are bounded in number and idle time.
+ * MCP server and state; sessions are bounded in number and idle time, and
+ * per credential: one task session's key holds a few, all keys together
+ * leave room for the token, and a task session's go when it ends.
  */
 export class McpHttpSessions {
   /** Each MCP session, and the task session its creator's key was scoped to (undefined: the main token). */
@@ -23,8 +29,12 @@ export class McpHttpSessions {
   private readonly sweep: NodeJS.Timeout;
 
   constructor(
-    /** The API a new MCP session calls: the whole of it, or one task session's (its key's scope). */
-    private readonly api: (scope: string | undefined) => BrowserApi,
+    /**
+     * The API a new MCP session calls: the whole of it, or one task session's
+     * (its key's scope), for the agent it is (each MCP session one of its
+     * own: its calls without targetId mean its own tabs).
+     */
+    private readonly api: (scope: string | undefined, agent: string) => BrowserApi,
     private readonly exportDir: string,
   ) {
     this.sweep = setInterval(() => this.closeIdle(), 60_000);
@@ -49,7 +59,7 @@ export class McpHttpSessions {
     if (request.method !== 'POST' || !isInitializeRequest(body)) throw new BadRequestError('Start an MCP session with an initialize request (POST /mcp)');
     // Capability groups are chosen when the session starts: /mcp?caps=emulation,storage.
     const caps = parseCaps(new URL(request.url ?? '/', 'http://control').searchParams.get('caps') ?? undefined);
-    if (this.sessions.size >= MAX_SESSIONS) throw new UnavailableError(`Too many MCP sessions (${MAX_SESSIONS}); close one (DELETE /mcp) or wait for idle ones to expire`);
+    this.admitOne(scope);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (sessionId) => {
@@ -59,8 +69,26 @@ export class McpHttpSessions {
     transport.onclose = () => {
       if (transport.sessionId) this.sessions.delete(transport.sessionId);
     };
-    await createMcpServer(this.api(scope), { exportDir: this.exportDir, caps }).connect(transport);
+    await createMcpServer(this.api(scope, `mcp-${randomUUID().slice(0, 8)}`), { exportDir: this.exportDir, caps }).connect(transport);
     await transport.handleRequest(request, response, body);
+  }
+
+  /** A task session ended: its key's MCP sessions end with it. */
+  closeScope(scope: string): void {
+    for (const { transport, scope: owner } of this.sessions.values()) if (owner === scope) void transport.close().catch(() => {});
+  }
+
+  /** Room for one more MCP session of `scope`'s credential, or the 503 that says which bound is reached. */
+  private admitOne(scope: string | undefined): void {
+    const held = [...this.sessions.values()];
+    const close = 'close one (DELETE /mcp with its mcp-session-id) or wait for idle ones to expire';
+    if (scope !== undefined) {
+      if (held.filter((session) => session.scope === scope).length >= MAX_SESSIONS_PER_KEY)
+        throw new UnavailableError(`This task session's key holds ${MAX_SESSIONS_PER_KEY} MCP sessions already, its most: ${close}`);
+      if (held.filter((session) => session.scope !== undefined).length >= MAX_SESSIONS - KEPT_FOR_TOKEN)
+        throw new UnavailableError(`Task sessions' keys hold ${MAX_SESSIONS - KEPT_FOR_TOKEN} MCP sessions, all they may (the rest is kept for the token): ${close}`);
+    }
+    if (held.length >= MAX_SESSIONS) throw new UnavailableError(`Too many MCP sessions (${MAX_SESSIONS}): ${close}`);
   }
 
   async close(): Promise<void> {

@@ -1,19 +1,23 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListResourcesRequestSchema, ListToolsRequestSchema, ReadResourceRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { BrowserApi } from '../api/browser-api.js';
 import { PACKAGE_VERSION } from '../config/package-root.js';
 import { ClawdError, nextStepIn } from '../errors.js';
 import { describeIssues } from '../validation.js';
 import { type CapabilityGroup } from './capabilities.js';
-import { type McpSessionState, type Tool, TOOLS } from './tools.js';
+import { type McpSessionState, type Tool, type ToolCall, type ToolResult, TOOLS } from './tools.js';
 import { PAGE_TOOLS } from './page-tools.js';
 import { TOOLBOX_TOOLS } from './toolbox-tools.js';
 import { VISION_TOOLS } from './vision-tools.js';
 import { HANDOFF_TOOL } from './handoff-tool.js';
+import { BROWSE_TOOL } from './browse-tool.js';
+import { PAGE_TOOL } from './page-tool-call.js';
+import { APPS_EXTENSION, HANDOFF_RESPOND_TOOL, HANDOFF_VIEW_TOOL, handoffAppResource } from './handoff-app.js';
 
 /** Every tool: the default list, then the groups'. */
-const ALL_TOOLS: Tool[] = [...TOOLS, ...PAGE_TOOLS, ...VISION_TOOLS, ...TOOLBOX_TOOLS, HANDOFF_TOOL];
+const ALL_TOOLS: Tool[] = [...TOOLS, PAGE_TOOL, ...PAGE_TOOLS, ...VISION_TOOLS, ...TOOLBOX_TOOLS, HANDOFF_TOOL, HANDOFF_VIEW_TOOL, HANDOFF_RESPOND_TOOL, BROWSE_TOOL];
+const BY_NAME = new Map(ALL_TOOLS.map((tool) => [tool.name, tool]));
 
 /**
  * One MCP server (stdio, or one HTTP session) over the control API. Tools
@@ -40,26 +44,29 @@ export interface McpServerOptions {
  * after `beforeCall`.
  */
 export function createMcpServer(api: BrowserApi | (() => BrowserApi), options: McpServerOptions): Server {
-  const server = new Server({ name: 'clawd-browser', version: PACKAGE_VERSION }, { capabilities: { tools: {} } });
+  const server = new Server({ name: 'clawd-browser', version: PACKAGE_VERSION }, { capabilities: { tools: {}, resources: {} } });
   const caps = options.caps ?? [];
-  const session: McpSessionState = { lastUrl: new Map(), exportDir: options.exportDir, askPerson: caps.includes('handoff') };
-  const byName = new Map(ALL_TOOLS.map((tool) => [tool.name, tool]));
-  const listed = listTools(caps);
+  // A client with the handoff group shows a person hand-offs' links: an act a confirm rule names asks them.
+  const session: McpSessionState = { lastUrl: new Map(), exportDir: options.exportDir, handoffs: new Map(), askPerson: caps.includes('handoff') };
+  // Known once the client said hello: whether it renders MCP Apps (then the hand-off's app tools are its).
+  const rendersApps = () => server.getClientCapabilities()?.extensions?.[APPS_EXTENSION] !== undefined;
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listTools(caps, rendersApps()) }));
+  // The hand-off's MCP App (handoff-app.ts), with the handoff group.
+  const apps = caps.includes('handoff') ? [handoffAppResource()] : [];
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: apps.map(({ uri, mimeType }) => ({ uri, name: 'hand-off', mimeType, description: "A hand-off's view: the reason, the tab live, Done and Can't do it" })) }));
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+    const found = apps.find((app) => app.uri === request.params.uri);
+    if (!found) throw new Error(`No resource ${request.params.uri}${caps.includes('handoff') ? '' : ' (the hand-off app comes with --caps handoff)'}`);
+    return { contents: [found] };
+  });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const tool = byName.get(request.params.name);
-    if (!tool) return failure(`Unknown tool ${request.params.name}: see the tool list`);
-    if (tool.group && !caps.includes(tool.group)) {
-      return failure(`${tool.name} is in the ${tool.group} group, which is off: turn it on with \`clawd-browser mcp --caps ${tool.group}\` (or /mcp?caps=${tool.group})`);
-    }
-    const args = request.params.arguments ?? {};
-    const checked = tool.input.safeParse(args);
-    if (!checked.success) return failure(`Invalid arguments for ${tool.name}: ${describeIssues(checked.error, 'arguments')}`);
+    const prepared = prepareCall(request.params.name, request.params.arguments ?? {}, caps, rendersApps());
+    if ('failure' in prepared) return { ...prepared.failure };
     try {
       await options.beforeCall?.();
     } catch (error) {
-      return failure((error as Error)?.message ?? String(error));
+      return { ...failure((error as Error)?.message ?? String(error)) };
     }
     const progressToken = request.params._meta?.progressToken;
     let step = 0;
@@ -70,26 +77,60 @@ export function createMcpServer(api: BrowserApi | (() => BrowserApi), options: M
         await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: ++step, message } }).catch(() => {});
       },
     };
-    try {
-      return { ...(await tool.run(typeof api === 'function' ? api() : api, checked.data, session, call)) };
-    } catch (error) {
-      return failure(remedy(error));
-    }
+    return { ...(await runPrepared(prepared, typeof api === 'function' ? api() : api, session, call)) };
   });
   return server;
 }
 
-/** The tools as `tools/list` answers, the default list and the groups turned on: read-only ones say so (MCP's readOnlyHint); the rest go without, the default. */
-export function listTools(caps: CapabilityGroup[] = []) {
-  return ALL_TOOLS.filter((tool) => !tool.group || caps.includes(tool.group)).map((tool) => ({
+type Prepared = { tool: Tool; params: unknown } | { failure: ToolResult };
+
+/** A call checked before it runs: the tool exists (an MCP App's own only for a client that renders apps), its group is on, its arguments fit its input (else the tool error that says so). */
+function prepareCall(name: string, args: unknown, caps: CapabilityGroup[], rendersApps = false): Prepared {
+  const tool = BY_NAME.get(name);
+  if (!tool || (tool.appOnly && !rendersApps)) return { failure: failure(`Unknown tool ${name}: see the tool list`) };
+  if (tool.group && !caps.includes(tool.group)) {
+    return { failure: failure(`${tool.name} is in the ${tool.group} group, which is off: turn it on with \`clawd-browser mcp --caps ${tool.group}\` (or /mcp?caps=${tool.group})`) };
+  }
+  const checked = tool.input.safeParse(args ?? {});
+  if (!checked.success) return { failure: failure(`Invalid arguments for ${tool.name}: ${describeIssues(checked.error, 'arguments')}`) };
+  return { tool, params: checked.data };
+}
+
+async function runPrepared(prepared: { tool: Tool; params: unknown }, api: BrowserApi, session: McpSessionState, call: ToolCall): Promise<ToolResult> {
+  try {
+    return await prepared.tool.run(api, prepared.params, session, call);
+  } catch (error) {
+    return failure(remedy(error));
+  }
+}
+
+/**
+ * One tool call as an MCP client's would run (checked, run, its failure a
+ * tool error naming the remedy), for a caller in process: the browse
+ * runtime's model calls the same tools through here.
+ */
+export function callTool(name: string, args: unknown, api: BrowserApi, session: McpSessionState, call: ToolCall, caps: CapabilityGroup[] = []): Promise<ToolResult> {
+  const prepared = prepareCall(name, args, caps);
+  return 'failure' in prepared ? Promise.resolve(prepared.failure) : runPrepared(prepared, api, session, call);
+}
+
+/**
+ * The tools as `tools/list` answers, the default list and the groups turned
+ * on: read-only ones say so (MCP's readOnlyHint); the rest go without, the
+ * default. An MCP App's own tools are listed only to a client that renders
+ * apps (`rendersApps`): another would show them to its model.
+ */
+export function listTools(caps: CapabilityGroup[] = [], rendersApps = false) {
+  return ALL_TOOLS.filter((tool) => (!tool.group || caps.includes(tool.group)) && (!tool.appOnly || rendersApps)).map((tool) => ({
     name: tool.name,
     description: tool.description,
     inputSchema: inputSchema(tool),
     ...(tool.readOnly ? { annotations: { readOnlyHint: true } } : {}),
+    ...(tool.meta ? { _meta: tool.meta } : {}),
   }));
 }
 
-function failure(message: string) {
+function failure(message: string): ToolResult {
   return { content: [{ type: 'text' as const, text: `Error: ${message}` }], isError: true };
 }
 
@@ -132,7 +173,8 @@ export function remedy(error: unknown): string {
   if (next) return `${sentence} (${next}).`;
   switch (error.code) {
     case 'unavailable':
-      return /clawd-browser (toolbar )?button|serve/.test(message) ? message : `${sentence}. Check browser_status.`;
+      // A navigation that failed says why already (a name that does not resolve, a refused connection): the browser is fine.
+      return /clawd-browser (toolbar )?button|serve|^Navigating to /.test(message) ? message : `${sentence}. Check browser_status.`;
     case 'timeout':
       return `${sentence}. The page may still be busy: take a snapshot to see where it is.`;
     default:

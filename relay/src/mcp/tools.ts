@@ -30,6 +30,8 @@ export type ToolContent =
 
 export interface ToolResult {
   content: ToolContent[];
+  /** Data for an MCP App's view (handoff-app.ts); the model reads `content`. */
+  structuredContent?: Record<string, unknown>;
   isError?: boolean;
 }
 
@@ -42,6 +44,10 @@ export interface Tool {
   readOnly: boolean;
   /** Listed only when the client turns its group on (capabilities.ts); the default list otherwise. */
   group?: CapabilityGroup;
+  /** The tool's `_meta` in the list (an MCP App's resource: handoff-app.ts). */
+  meta?: Record<string, unknown>;
+  /** Called by an MCP App's view, never by the model: listed (and callable) only for clients that render apps. */
+  appOnly?: boolean;
   /** `params` have passed `input`. */
   run(api: BrowserApi, params: unknown, session: McpSessionState, call: ToolCall): Promise<ToolResult>;
 }
@@ -59,6 +65,8 @@ export function defineTool<Input extends z.ZodObject>(tool: {
   input: Input;
   readOnly: boolean;
   group?: CapabilityGroup;
+  meta?: Record<string, unknown>;
+  appOnly?: boolean;
   run(api: BrowserApi, params: z.output<Input>, session: McpSessionState, call: ToolCall): Promise<ToolResult>;
 }): Tool {
   return tool as Tool;
@@ -71,6 +79,8 @@ export interface McpSessionState {
   askPerson?: boolean;
   /** Where pdf files go. */
   exportDir: string;
+  /** Hand-offs this MCP session opened (its MCP App reaches these only), and whether a webhook took the person's link. */
+  handoffs: Map<string, { profile?: string; announced: boolean }>;
 }
 
 /** Above this, an action's page diff is cut (the note says how to see more). */
@@ -112,17 +122,45 @@ function tabDone(done: string, tab: Tab): string {
   return `${done} ${tab.targetId}\n${fenced(tab.fence, [`${JSON.stringify(tab.title)} ${tab.url}`])}`;
 }
 
+/** A tab of the list, with whose it is when it is an agent's (several agents on one profile each mean their own). */
+function listedTab(tab: { targetId: string; url: string; title: string; agent?: string }): string {
+  return `${tabLine(tab)}${tab.agent ? ` (agent ${tab.agent})` : ''}`;
+}
+
+/**
+ * Which fields each act kind takes, said once on `kind`: `a|b` is one or the
+ * other, `[…]` optional. A field only one kind has (double, submit,
+ * timeoutMs…) is that kind's by its name alone and goes unsaid: every token
+ * here is sent to the model on every turn. tests/unit/mcp-tools.test.ts holds
+ * it to ActionSchema.
+ */
+export const ACT_KIND_FIELDS: Record<string, string> = {
+  click: 'ref|x,y',
+  type: 'ref,text',
+  press: 'key',
+  hover: 'ref',
+  move: 'x,y',
+  drag: 'startRef,endRef|x,y,endX,endY',
+  scroll: 'deltaX,deltaY [x,y]',
+  select: 'ref,values',
+  fill: 'fields',
+  wait: 'text|textGone|selector|timeMs',
+  resize: 'width,height',
+  evaluate: 'fn [ref]',
+};
+
 /**
  * Every act kind's fields in one flat object (each optional); which apply to
- * which kind is the API's check. Without their defaults: a tool passes on
- * what the agent gave, and the API applies its defaults once (scroll's
- * `deltaX: 0` on a click would be an unknown field there).
+ * which kind is said on `kind`, and is the API's check. Without their
+ * defaults: a tool passes on what the agent gave, and the API applies its
+ * defaults once (scroll's `deltaX: 0` on a click would be an unknown field there).
  */
 function allActionFields(): Record<string, z.ZodType> {
   const fields: Record<string, z.ZodType> = {};
   for (const member of ActionSchema.options) {
     for (const [name, field] of Object.entries(member.shape)) {
-      if (name !== 'kind' && name !== 'targetId' && !(name in fields)) fields[name] = withoutDefault(field as z.ZodType).optional();
+      if (name === 'kind' || name === 'targetId' || name in fields) continue;
+      fields[name] = withoutDefault(field as z.ZodType).optional();
     }
   }
   return fields;
@@ -163,7 +201,8 @@ async function act(api: BrowserApi, action: ActionRequest, session: McpSessionSt
     session.lastUrl.delete(key);
   } else {
     session.lastUrl.set(key, result.url);
-    if (before !== undefined && before !== result.url) {
+    // The act's own answer says it navigated; the URL this session saw last says it too (a tab another client moved).
+    if (result.navigated || (before !== undefined && before !== result.url)) {
       lines.push('Navigated; take a snapshot to see the page.');
       page.push(`${result.url} ${JSON.stringify(result.title)}`);
     } else if (result.diff) return text([...lines, fencedOutline(result.fence, page.join('\n'), terseDiff(result.diff))].join('\n'));
@@ -225,7 +264,7 @@ export const TOOLS: Tool[] = [
       }
       if (done) return text(done);
       const tabs = await browser.tabs();
-      return text(tabs.length ? fenced(tabs[0].fence, tabs.map(tabLine)) : 'No tabs open.');
+      return text(tabs.length ? fenced(tabs[0].fence, tabs.map(listedTab)) : 'No tabs open.');
     },
   }),
   defineTool({
@@ -257,8 +296,17 @@ export const TOOLS: Tool[] = [
   }),
   defineTool({
     name: 'browser_act',
-    description: 'Act on the page: by ref from a snapshot, or at x/y. Answers with what changed.',
-    input: z.object({ profile: Profile, targetId: TargetId, kind: z.enum(ACTION_KINDS as [string, ...string[]]), ...allActionFields() }),
+    description: 'Act on the page (refs come from a snapshot); answers with what changed.',
+    input: z.object({
+      profile: Profile,
+      targetId: TargetId,
+      // The line names every kind with its fields, so the kinds are not listed again as an enum (30 tokens a turn); checked here all the same.
+      kind: z
+        .string()
+        .refine((kind) => (ACTION_KINDS as readonly string[]).includes(kind), { message: `must be one of ${ACTION_KINDS.join(', ')}` })
+        .describe(Object.entries(ACT_KIND_FIELDS).map(([kind, fields]) => `${kind} ${fields}`).join('; ')),
+      ...allActionFields(),
+    }),
     readOnly: false,
     // The flat input holds every kind's fields; which belong to which kind is the API's check (ActionSchema).
     run: (api, { profile, ...action }, session, call) => act(withProfile(api, { profile }), action as ActionRequest, session, call),

@@ -26,7 +26,8 @@ export function labelLine(label: ScreenLabel): string {
   return `${label.label} ${label.role}${label.name ? ` ${JSON.stringify(label.name)}` : ''}`;
 }
 
-function outcome(result: ComputerResult): string[] {
+/** What a computer batch did, in a few lines for a reader (the picture goes beside them). */
+export function batchOutcome(result: ComputerResult): string[] {
   const lines = [`${result.performed} done; cursor at ${result.cursor.x},${result.cursor.y}; screen ${result.screenshot?.width ?? result.display.width}×${result.screenshot?.height ?? result.display.height}`];
   // Where the page went and what it said are its words: fenced.
   const page: string[] = [];
@@ -77,7 +78,7 @@ export const VISION_TOOLS: Tool[] = [
     readOnly: false,
     run: async (api, { profile, targetId, display, actions }) => {
       const result = await withProfile(api, { profile }).vision.computerAnthropic({ targetId, display, actions: actions as never, type: 'jpeg', quality: 80, changes: true });
-      return result.screenshot ? picture(result.screenshot, outcome(result)) : { content: [{ type: 'text', text: outcome(result).join('\n') }] };
+      return result.screenshot ? picture(result.screenshot, batchOutcome(result)) : { content: [{ type: 'text', text: batchOutcome(result).join('\n') }] };
     },
   }),
 ];

@@ -1,8 +1,10 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, openSync, readFileSync } from 'node:fs';
+import { chmodSync, closeSync, openSync, readFileSync } from 'node:fs';
+import type { Readable } from 'node:stream';
 import { join } from 'node:path';
 import type { BootstrapReply, EnsureRelayReply, StatusReply } from '../../../protocol/native-host.js';
 import { relayAddressFor } from '../config/server-record.js';
+import { processRunning } from '../config/platform.js';
 import { ensureHome, loadOrCreateExtensionKey, readToken } from '../config/state-dir.js';
 
 /**
@@ -71,24 +73,48 @@ export async function ensureRelay(context: HostContext): Promise<EnsureRelayRepl
   const log = openSync(logPath, 'a', 0o600);
   chmodSync(logPath, 0o600);
   // Started here, it is nobody's to stop: it exits by itself once unused (cli/idle-watch.ts).
-  const child = spawn(process.execPath, [context.cliPath, 'serve', '--exit-when-idle'], {
-    detached: true,
-    stdio: ['ignore', log, log],
-    env: { ...process.env, CLAWD_HOME: context.home },
-  });
-  child.unref();
-  let exited: number | null = null;
-  child.once('exit', (code) => (exited = code ?? -1));
+  let pid: number;
+  try {
+    pid = await startOrphaned(process.execPath, [context.cliPath, 'serve', '--exit-when-idle'], log, { ...process.env, CLAWD_HOME: context.home });
+  } finally {
+    closeSync(log);
+  }
   const deadline = Date.now() + (context.startTimeoutMs ?? 10_000);
   while (Date.now() < deadline) {
-    if (await relayAnswers(context, 500)) return { state: 'spawned' as const, relayUrl, pid: child.pid };
-    if (exited !== null) break;
+    if (await relayAnswers(context, 500)) return { state: 'spawned' as const, relayUrl, pid };
+    if (!processRunning(pid)) break;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   const tail = readFileSync(logPath, 'utf8').trim().split('\n').slice(-3).join(' | ');
   throw new RelayStartError(
-    exited !== null
-      ? `clawd-browser serve exited with code ${exited}: ${tail} (log: ${logPath})`
+    !processRunning(pid)
+      ? `clawd-browser serve exited at start: ${tail} (log: ${logPath})`
       : `clawd-browser serve did not answer within ${context.startTimeoutMs ?? 10_000} ms (log: ${logPath})`,
   );
+}
+
+/** Runs in a node of its own: starts the command it is given, detached, says its pid on fd 3, and ends. */
+const LAUNCHER = `const child = require('node:child_process').spawn(process.argv[1], process.argv.slice(2), { detached: true, stdio: ['ignore', 1, 2] });
+require('node:fs').writeSync(3, String(child.pid));
+child.unref();`;
+
+/**
+ * Starts a process that is no one's child: a launcher starts it and ends at
+ * once, so its parent becomes the system's (init). An MCP client that stops
+ * the process tree it started when it disconnects (many walk the children
+ * of their server by parent pid and signal each) then stops `mcp`, not the
+ * server this home's other clients use. Resolves to its pid.
+ */
+function startOrphaned(command: string, args: string[], log: number, env: NodeJS.ProcessEnv): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const launcher = spawn(process.execPath, ['-e', LAUNCHER, command, ...args], { detached: true, stdio: ['ignore', log, log, 'pipe'], env });
+    let said = '';
+    (launcher.stdio[3] as Readable).on('data', (chunk: Buffer) => (said += chunk.toString()));
+    launcher.once('error', reject);
+    launcher.once('close', (code) => {
+      const pid = Number(said);
+      if (Number.isInteger(pid) && pid > 0) resolve(pid);
+      else reject(new RelayStartError(`could not start clawd-browser serve (its launcher ended with code ${code})`));
+    });
+  });
 }

@@ -9,6 +9,14 @@ export interface LaunchEnvelope {
   prepare(): Promise<PreparedLaunch>;
   /** After the browser's processes have stopped (safe to call twice). */
   release(): Promise<void>;
+  /** Why a connection to `host` failed at the way out since `since` (ms since the epoch), if one did (egress/egress-failures.ts). */
+  egressFailure?(host: string, since: number): EgressFailureReason | undefined;
+}
+
+/** What the way out knows of a failed connection: a sentence for a person, and whether the URL policy refused it. */
+export interface EgressFailureReason {
+  reason: string;
+  byPolicy: boolean;
 }
 
 export interface PreparedLaunch {

@@ -10,7 +10,7 @@ import { BrowserPipe } from './browser-pipe.js';
 import { findProfileProcesses, killProcesses } from './orphans.js';
 import { seedProfilePreferences } from './preferences.js';
 import type { Profile } from './profile-registry.js';
-import { type LaunchEnvelope, proxyArgs } from './launch-envelope.js';
+import { type EgressFailureReason, type LaunchEnvelope, proxyArgs } from './launch-envelope.js';
 
 /**
  * A managed profile's Chromium (spec §4): its own user-data dir, launched on
@@ -50,18 +50,48 @@ export function launchSettings(config: Config, env: NodeJS.ProcessEnv = process.
   };
 }
 
+/**
+ * An agent's browser talks to the pages it is sent to and to nothing else:
+ * Chromium's background services are off, so its egress log holds what
+ * pages did. The switches Playwright and Puppeteer launch with for this
+ * (background networking, component and field-trial downloads, crash and
+ * phishing reports, sync, metrics), the features that fetch on their own
+ * (optimization hints, translation, media routing, network time, autofill
+ * server queries), and two requests no switch stops, whose addresses are
+ * pointed at a port Chromium refuses itself, so they never leave the
+ * browser: the list of Google accounts a profile lists when its network
+ * comes up (its Gaia address; a page at accounts.google.com is then a site
+ * like any other, as in other browsers), and on-demand model downloads
+ * (the component updater's address).
+ */
+export const QUIET_SWITCHES: readonly string[] = [
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-field-trial-config',
+  '--disable-breakpad',
+  '--disable-client-side-phishing-detection',
+  '--disable-component-extensions-with-background-pages',
+  '--disable-default-apps',
+  '--disable-sync',
+  '--disable-domain-reliability',
+  '--metrics-recording-only',
+  '--no-service-autorun',
+  '--disable-features=OptimizationHints,Translate,MediaRouter,DialMediaRouteProvider,NetworkTimeServiceQuerying,AutofillServerCommunication',
+  // Port 9 (discard) is on Chromium's list of ports it never connects to.
+  '--gaia-url=http://127.0.0.1:9',
+  '--component-updater=url-source=http://127.0.0.1:9',
+];
+
 export function chromiumArgs(profile: Profile, settings: LaunchSettings): string[] {
   const args = [
     '--remote-debugging-pipe',
     `--user-data-dir=${profile.userDataDir}`,
     '--no-first-run',
     '--no-default-browser-check',
-    // An agent's browser phones nowhere it was not sent.
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    '--disable-default-apps',
     '--password-store=basic',
+    ...QUIET_SWITCHES,
+    // The tools pages offer agents (document.modelContext, <form toolname>), and CDP's WebMCP domain.
+    '--enable-features=WebMCP',
   ];
   if (settings.headless) args.push('--headless', '--disable-gpu');
   if (settings.noSandbox) args.push('--no-sandbox', '--disable-setuid-sandbox');
@@ -102,6 +132,11 @@ export class ManagedBrowser {
 
   get pid(): number | undefined {
     return this.running ? this.child!.pid : undefined;
+  }
+
+  /** Why its way out failed a connection to `host` since `since`, if it did. */
+  egressFailure(host: string, since: number): EgressFailureReason | undefined {
+    return this.envelope?.egressFailure?.(host, since);
   }
 
   /** The browser's pipe, launching it first when it is not running; shared by concurrent callers. */

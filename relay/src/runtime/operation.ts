@@ -7,6 +7,8 @@ import type { ActionLog, Actor, Outcome } from './action-log.js';
  * - it gets an AbortSignal that fires when its caller goes (the HTTP client
  *   disconnects or aborts, an MCP request is cancelled: the caller's own
  *   signal), or when the action timeout (config actionTimeoutMs) passes;
+ * - and when its browser is gone for good (a task session ended under it:
+ *   `gone`'s reason is its answer, as later calls hear it);
  * - the driver stops its work on that signal (a wait stops polling, a
  *   navigation is stopped, a hook is disarmed), and the request ends at once;
  * - past the timeout it is a 504 that names the action and the limit;
@@ -33,12 +35,16 @@ export async function runOperation<T>(
   settings: { actionTimeoutMs: number; log: ActionLog },
   work: (signal: AbortSignal) => Promise<T>,
   caller?: AbortSignal,
+  gone?: AbortSignal,
 ): Promise<T> {
   const started = performance.now();
   const controller = new AbortController();
   const onCallerGone = () => controller.abort(new CallerGoneError());
+  const onBrowserGone = () => controller.abort(gone?.reason);
   if (caller?.aborted) onCallerGone();
   caller?.addEventListener('abort', onCallerGone, { once: true });
+  if (gone?.aborted) onBrowserGone();
+  gone?.addEventListener('abort', onBrowserGone, { once: true });
   const limit = settings.actionTimeoutMs;
   const timer = setTimeout(
     () => controller.abort(new TimeoutError(`${meta.kind} took longer than the action timeout of ${limit} ms (config actionTimeoutMs)`, { action: meta.kind, limitMs: limit })),
@@ -57,6 +63,7 @@ export async function runOperation<T>(
   } finally {
     clearTimeout(timer);
     caller?.removeEventListener('abort', onCallerGone);
+    gone?.removeEventListener('abort', onBrowserGone);
     const described = (result ?? {}) as { targetId?: unknown; url?: unknown };
     settings.log.record({
       time: new Date().toISOString(),

@@ -1,6 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { HostPattern } from '../api/schemas.js';
 
 /**
  * The optional URL policy (config `urlPolicy`, spec §12): which top-level
@@ -11,8 +12,6 @@ import { z } from 'zod';
  * refusal names the rule. Pure but for the resolver, which callers pass
  * (`resolveHost`, the system's, or a test's).
  */
-
-const HostPattern = z.string().regex(/^(\*|(\*\.)?[a-z0-9.-]+|\[[0-9a-f:.]+\])$/i, 'must be a host pattern like example.com, *.example.com or *');
 
 export const UrlPolicySchema = z.strictObject({
   mode: z.enum(['any', 'public-only']).default('any'),
@@ -35,6 +34,19 @@ export const resolveHost: Resolve = async (host) => (await lookup(host, { all: t
  * a local app is let through by a `urlPolicy` with `private` hosts.
  */
 export const SESSION_DEFAULT_POLICY: UrlPolicy = { mode: 'public-only', allow: [], deny: [], private: [] };
+
+/**
+ * How a public-only refusal of `url` (its host loopback or private) is
+ * lifted, said after the refusal: config.json's `private` list for every
+ * browser the policy holds, or, for one task session, the hosts its opener
+ * lets it reach. Only whoever holds the token opens sessions: a session's
+ * own key cannot widen what it reaches. Empty for any other refusal.
+ */
+export function privateHostRemedy(refusal: string, url: string): string {
+  const host = URL.canParse(url) ? new URL(url).hostname.toLowerCase().replace(/\.$/, '') : '';
+  if (!host || !refusal.startsWith(`urlPolicy public-only: ${host} `)) return '';
+  return `. To allow ${host}: add ${JSON.stringify(host)} to urlPolicy.private in config.json; or, for one task session, whoever holds the token opens it with allowPrivate ["${host}"] (clawd-browser session-open --allow-private ${host})`;
+}
 
 /** True when public-only lets `host` (as a URL writes it: `[::1]` for IPv6) through though it is loopback or private (the policy's `private` list). */
 export function privateAllowed(policy: UrlPolicy, host: string): boolean {
@@ -96,6 +108,56 @@ export function nonPublicAddress(address: string): string | undefined {
   return undefined;
 }
 
+/**
+ * An address as it is connected to, in one form: an IPv4-mapped IPv6
+ * address is its IPv4 address, an IPv6 one is written out whole; undefined
+ * for what is not an address.
+ */
+export function canonicalAddress(address: string): string | undefined {
+  const ip = address.replace(/^\[|\]$/g, '').toLowerCase();
+  if (isIP(ip) === 4) return ip;
+  if (isIP(ip) !== 6) return undefined;
+  const [head, tail = ''] = ip.split('::');
+  const part = (text: string) => (text ? text.split(':') : []);
+  let groups = [...part(head), ...part(tail)];
+  // A dotted IPv4 tail is two groups.
+  const last = groups.at(-1) ?? '';
+  if (last.includes('.')) {
+    const [a, b, c, d] = last.split('.').map(Number);
+    groups = [...groups.slice(0, -1), ((a << 8) | b).toString(16), ((c << 8) | d).toString(16)];
+  }
+  const filled = ip.includes('::') ? [...part(head), ...Array(8 - groups.length).fill('0'), ...groups.slice(part(head).length)] : groups;
+  const words = filled.map((group) => parseInt(group, 16));
+  if (words.slice(0, 5).every((word) => word === 0) && words[5] === 0xffff) return `${words[6] >> 8}.${words[6] & 255}.${words[7] >> 8}.${words[7] & 255}`;
+  return words.map((word) => word.toString(16)).join(':');
+}
+
+/** This machine, whichever of its addresses (in canonicalAddress's form): loopback, or unspecified (0.0.0.0 and :: connect to it). */
+function thisMachine(canonical: string): boolean {
+  return /^(127|0)\./.test(canonical) || canonical === '0:0:0:0:0:0:0:1' || canonical === '0:0:0:0:0:0:0:0';
+}
+
+/**
+ * The deny entry an address falls under, when the deny list names
+ * addresses: each is judged against the address actually connected to, in
+ * every form (IPv4-mapped, written out, by a name that resolves to it), and
+ * an entry naming this machine (127.0.0.1, ::1, 0.0.0.0) stands for all its
+ * addresses, since a service bound to 0.0.0.0 answers on every one.
+ */
+export function deniedAddress(policy: UrlPolicy | undefined, address: string): string | undefined {
+  const connected = canonicalAddress(address);
+  if (!policy || connected === undefined) return undefined;
+  return policy.deny.find((pattern) => {
+    const entry = canonicalAddress(pattern);
+    return entry !== undefined && (entry === connected || (thisMachine(entry) && thisMachine(connected)));
+  });
+}
+
+/** Whether the deny list names addresses (then a name is resolved to judge it, whatever the mode). */
+function deniesAddresses(policy: UrlPolicy): boolean {
+  return policy.deny.some((pattern) => canonicalAddress(pattern) !== undefined);
+}
+
 /** Why `url` may not be opened under `policy`, or undefined when it may. */
 export async function urlPolicyProblem(url: string, policy: UrlPolicy | undefined, resolve: Resolve): Promise<string | undefined> {
   const judged = judge(url, policy);
@@ -107,7 +169,9 @@ export async function urlPolicyProblem(url: string, policy: UrlPolicy | undefine
     return undefined; // it will not load either; the browser says why
   }
   for (const address of addresses) {
-    const why = nonPublicAddress(address);
+    const denied = deniedAddress(policy, address);
+    if (denied) return `urlPolicy deny: ${judged.resolve} is ${address}, which ${JSON.stringify(denied)} denies`;
+    const why = policy?.mode === 'public-only' && !privateAllowed(policy, judged.resolve) ? nonPublicAddress(address) : undefined;
     if (why) return `urlPolicy public-only: ${judged.resolve} resolves to ${address}, ${why}`;
   }
   return undefined;
@@ -141,11 +205,14 @@ function judge(url: string, policy: UrlPolicy | undefined): string | undefined |
   if (denied) return `urlPolicy deny: ${host} matches ${JSON.stringify(denied)}`;
   if (policy.allow.length && !policy.allow.some((pattern) => matches(pattern, host)))
     return `urlPolicy allow: ${host} matches none of ${policy.allow.map((p) => JSON.stringify(p)).join(', ')}`;
-  if (policy.mode !== 'public-only') return undefined;
-  if (privateAllowed(policy, host)) return undefined;
+  // An address the deny list names is judged by the address itself, in every form; a name, by what it resolves to.
+  const literal = isIP(host.replace(/^\[|\]$/g, '')) !== 0;
+  const deniedHere = literal ? deniedAddress(policy, host) : undefined;
+  if (deniedHere) return `urlPolicy deny: ${host} is ${canonicalAddress(host)}, which ${JSON.stringify(deniedHere)} denies`;
+  const byAddress = !literal && deniesAddresses(policy) ? { resolve: host } : undefined;
+  if (policy.mode !== 'public-only' || privateAllowed(policy, host)) return byAddress;
   if (host === 'localhost' || host.endsWith('.localhost')) return `urlPolicy public-only: ${host} is a loopback name`;
-  const literal = nonPublicAddress(host);
-  if (literal) return `urlPolicy public-only: ${host} is ${literal}`;
-  if (isIP(host.replace(/^\[|\]$/g, ''))) return undefined;
-  return { resolve: host };
+  const nonPublic = nonPublicAddress(host);
+  if (nonPublic) return `urlPolicy public-only: ${host} is ${nonPublic}`;
+  return literal ? undefined : { resolve: host };
 }

@@ -1,9 +1,9 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { DashboardAuth } from './dashboard-auth.js';
 import { CONSOLE_HEADER, FleetCarrier, sessionOfRequest } from './fleet-carrier.js';
-import type { HandoffAccess, HandoffScope } from './handoff-access.js';
+import type { HandoffAccess } from './handoff-access.js';
 import { asHttpFailure, sendError } from './http-errors.js';
-import { checkHostAndOrigin, checkRequest, type GuardOptions, type GuardResult, presentedSecret, refusal, requestUrl } from './request-guard.js';
+import { checkCookieFetch, checkHostAndOrigin, checkRequest, type GuardOptions, type GuardResult, presentedSecret, refusal, requestUrl } from './request-guard.js';
 import { admitSessionRequest } from './session-scope.js';
 
 /**
@@ -20,8 +20,6 @@ export class ControlDoor {
   private readonly scopes = new WeakMap<Request, string>();
   /** Requests made with the token itself (not a session's key, not the dashboard's cookie). */
   private readonly tokenHolders = new WeakSet<Request>();
-  /** Requests a person makes with a hand-off's cookie → that hand-off. */
-  private readonly handoffScopes = new WeakMap<Request, HandoffScope>();
 
   constructor(
     private readonly deps: {
@@ -46,17 +44,18 @@ export class ControlDoor {
     return this.tokenHolders.has(request);
   }
 
-  handoffOf(request: Request): HandoffScope | undefined {
-    return this.handoffScopes.get(request);
-  }
-
   middleware(): RequestHandler {
     const { guard, dashboard, handoffAccess, fleet, token } = this.deps;
     return (request, response, next) => {
-      const carry = fleet && !FleetCarrier.wasCarried(request) ? fleet : undefined;
+      const carried = FleetCarrier.wasCarried(request);
+      // The console's mark is set by a fleet server carrying a call: never taken from a caller at the edge.
+      if (!carried) delete request.headers[CONSOLE_HEADER];
+      const carry = fleet && !carried ? fleet : undefined;
       // The one-time links, and the load balancer's health check (it says only how loaded this server is).
-      if (request.path === '/dashboard/login' || request.path === '/pressure' || /^\/handoff\/[0-9a-f]+\/open$/.test(request.path) || dashboard.hasSession(request)) {
-        const refused = checkHostAndOrigin(request, guard);
+      const open = request.path === '/dashboard/login' || request.path === '/pressure' || /^\/handoff\/[0-9a-f]+\/open$/.test(request.path);
+      if (open || dashboard.hasSession(request)) {
+        // The doors that need no credential take none: a cookie is judged only where it is what lets a request in.
+        const refused = checkHostAndOrigin(request, guard) ?? (open ? undefined : checkCookieFetch(request));
         if (refused && !refused.ok) return sendError(response, refusal(refused));
         // The console's person holds the token's rights here; a session another server holds is carried there with the token.
         if (carry && dashboard.hasSession(request))
@@ -70,9 +69,8 @@ export class ControlDoor {
       const asked = new URL(request.url, 'http://control');
       const handoff = handoffAccess.scopesOf(request).find((scope) => handoffAccess.admits(scope, request.method, asked));
       if (handoff) {
-        const refused = checkHostAndOrigin(request, guard);
+        const refused = checkHostAndOrigin(request, guard) ?? checkCookieFetch(request);
         if (refused && !refused.ok) return sendError(response, refusal(refused));
-        this.handoffScopes.set(request, handoff);
         return next();
       }
       // Carried here for a session this server is taking over: answered once it holds it (its key known here by then).

@@ -1,13 +1,13 @@
 import { createServer } from 'node:http';
 import { relayPortFor } from '../../../protocol/constants.js';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.js';
+import { BadRequestError, NotFoundError, UnauthorizedError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ProfileManager } from '../driver/profile-manager.js';
 import { applyServerLimits, LIMITS, SERVER_OPTIONS } from './limits.js';
 import { listen } from './listen.js';
 import { asHttpFailure, sendError, stackFrames } from './http-errors.js';
-import { guardFor, isLoopbackHost } from './request-guard.js';
+import { guardFor, isLoopbackHost, requestUrl } from './request-guard.js';
 import type { FleetCarrier } from './fleet-carrier.js';
 import { ControlDoor } from './control-door.js';
 import { fleetAwareApi } from './fleet-api.js';
@@ -19,16 +19,20 @@ import { PACKAGE_VERSION } from '../config/package-root.js';
 import { join } from 'node:path';
 import { DashboardAuth } from './dashboard-auth.js';
 import { HandoffAccess, type HandoffScope } from './handoff-access.js';
+import { streamScreencast } from './screencast-stream.js';
 import { bindHandoffRoutes } from './handoff-routes.js';
 import { dashboardPage } from './dashboard-page.js';
+import { NOT_FRAMED } from './one-time-logins.js';
 import { openApiDocument } from '../api/openapi.js';
 import { McpHttpSessions } from '../mcp/http-sessions.js';
 import type { ActionLog } from '../runtime/action-log.js';
 import { CallerGoneError } from '../runtime/operation.js';
-import { SESSION_PROFILE_PREFIX } from '../api/limits.js';
+import { AGENT_HEADER, SESSION_PROFILE_PREFIX } from '../api/limits.js';
+import { AGENT_NAME, asAgent } from '../runtime/agent-context.js';
 import { ControlService } from '../service/control-service.js';
 import { RouteBinder } from './route-binder.js';
 import { type Credentials, CredentialService } from '../service/credential-service.js';
+import { bindBrowseRoutes } from './browse-routes.js';
 
 /**
  * The control API (spec §6, port 18791): JSON in, JSON out, every route with
@@ -86,7 +90,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
   app.disable('x-powered-by');
   // The token, or the dashboard's session cookie (which stands for it); the login link needs neither.
   const dashboard = new DashboardAuth();
-  const handoffAccess = new HandoffAccess();
+  const handoffAccess = new HandoffAccess(() => port);
   const door = new ControlDoor({ guard, dashboard, handoffAccess, token: options.token, fleet: options.fleet, holds: (id) => sessions.has(id) });
   app.use(door.middleware());
   const secretsRefusal = (request: Request) => (door.isTokenHolder(request) ? undefined : 'Credential headers (Authorization, Cookie, Set-Cookie) are shown only to the token\'s holder');
@@ -109,6 +113,14 @@ export async function startControlServer(options: ControlServerOptions): Promise
     next();
   });
   app.use(express.json({ limit: LIMITS.controlBodyBytes }));
+  // A request for a named agent (x-clawd-agent) means that agent's own tabs when it names none (runtime/agent-context.ts).
+  app.use((request, _response, next) => {
+    const agent = request.headers[AGENT_HEADER];
+    if (agent === undefined) return next();
+    if (typeof agent !== 'string' || !AGENT_NAME.test(agent))
+      throw new BadRequestError(`Invalid ${AGENT_HEADER} header: an agent's name is 1 to 64 letters, digits, '.', '_', ':' or '-', starting with a letter or digit`);
+    asAgent(agent, next);
+  });
 
   // The work is the service's (service/control-service.ts); a route parses, calls, answers.
   const recordingHome: RecordingHome = {
@@ -119,7 +131,12 @@ export async function startControlServer(options: ControlServerOptions): Promise
   const films = new FilmService(manager, recordingHome);
   sessions.filmWith(films.sessionFilms());
   const handoffLink = (host = `127.0.0.1:${port}`) => (handoff: HandoffScope) => `http://${host}/handoff/${handoff.id}/open?code=${handoffAccess.newCode(handoff)}`;
-  const service = new ControlService(manager, sessions, options.actionLog, recordings, films, options.credentials.audit, handoffLink);
+  const { webhookKey } = options.credentials;
+  const handoffWebhook = () => {
+    const hook = manager.registry.config().handoffWebhook;
+    return hook && webhookKey ? { url: hook.url, key: webhookKey() } : undefined;
+  };
+  const service = new ControlService(manager, sessions, options.actionLog, recordings, films, options.credentials.audit, handoffLink, handoffWebhook);
   const credentials = new CredentialService(options.credentials, manager, options.actionLog);
   const tellChrome = options.credentials.noticeHandoff;
   if (tellChrome) service.handoffs.onExtensionHandoff(tellChrome);
@@ -129,8 +146,9 @@ export async function startControlServer(options: ControlServerOptions): Promise
 
   // MCP over Streamable HTTP: the same tools as `clawd-browser mcp`, calling the service in process.
   // In a fleet, the token's MCP reaches every server's sessions (fleet-api.ts); a session's key is carried whole by the door.
-  const tokenApi = () => (options.fleet ? fleetAwareApi(service.api(), options.fleet, options.token, (id) => sessions.has(id)) : service.api());
-  const mcp = new McpHttpSessions((session) => (session === undefined ? tokenApi() : service.api(`${SESSION_PROFILE_PREFIX}${session}`, undefined, { locked: true })), options.exportDir);
+  const tokenApi = (agent: string) => (options.fleet ? fleetAwareApi(service.api(undefined, undefined, { agent }), options.fleet, options.token, (id) => sessions.has(id), agent) : service.api(undefined, undefined, { agent }));
+  const mcp = new McpHttpSessions((session, agent) => (session === undefined ? tokenApi(agent) : service.api(`${SESSION_PROFILE_PREFIX}${session}`, undefined, { locked: true, agent })), options.exportDir);
+  sessions.whenEnded((id) => mcp.closeScope(id));
 
   // Every route is in the table of api/routes.ts, which parses its input and documents it (GET /openapi.json).
   // Signals for a load balancer and Prometheus (spec §18): request latency is observed as each route answers.
@@ -140,7 +158,12 @@ export async function startControlServer(options: ControlServerOptions): Promise
     handoffsWaiting: () => service.handoffs.list().handoffs.filter((handoff) => handoff.state === 'waiting').length,
     cdpClients: () => options.cdpClients?.() ?? 0,
   });
-  const routes = new RouteBinder(app, fleet.observe);
+  // Every answer and error leaves without the secrets typed into its profile's browser (driver/browser-secrets.ts).
+  const shown = (request: Request) => {
+    const profile = requestUrl(request)?.searchParams.get('profile') ?? undefined;
+    return <T>(answer: T): T => manager.secretsOf(profile)?.redactDeep(answer) ?? answer;
+  };
+  const routes = new RouteBinder(app, fleet.observe, shown);
   fleet.bind(routes);
 
   routes.media('POST /mcp', async ({ request }, response) => {
@@ -153,7 +176,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
   routes.media('GET /', async ({ request, query }, response) => {
     // A browser asking for a page gets the dashboard; clients asking for JSON, the status.
     if (request.accepts(['json', 'html']) === 'html') {
-      response.type('html').set('cache-control', 'no-store').send(dashboardPage());
+      response.type('html').set({ 'cache-control': 'no-store', ...NOT_FRAMED }).send(dashboardPage());
       return;
     }
     response.json(await service.status(query.profile));
@@ -203,6 +226,11 @@ export async function startControlServer(options: ControlServerOptions): Promise
 
   routes.json('POST /screenshot/labelled', ({ query, body, signal }) => service.vision.labelledScreenshot(query.profile, body, signal));
   routes.json('POST /computer/openai', ({ query, body, signal }) => service.vision.computer(query.profile, 'openai', body, signal));
+  // ---- the tools pages offer agents (WebMCP) ------------------------------------
+
+  routes.json('GET /page-tools', ({ query: { profile, ...rest }, signal }) => service.pageTools.list(profile, rest, signal));
+  routes.json('POST /page-tools/call', ({ query, body, signal }) => service.pageTools.call(query.profile, body, signal));
+
   routes.json('POST /computer/anthropic', ({ query, body, signal }) => service.vision.computer(query.profile, 'anthropic', body, signal));
 
   // ---- the toolbox: emulation, network routes, init scripts, storage ------------
@@ -230,32 +258,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
 
   /** A tab as multipart/x-mixed-replace JPEG (an <img> shows it); the screencast stops when the last viewer leaves. */
   routes.media('GET /screencast', async ({ query: { profile, targetId } }, response) => {
-    const { cast } = await manager.driver(profile).screencast(targetId);
-    const boundary = 'clawdframe';
-    response.writeHead(200, { 'content-type': `multipart/x-mixed-replace; boundary=${boundary}`, 'cache-control': 'no-store', connection: 'close' });
-    // Each frame is followed by the next boundary at once: a browser shows a part only when it sees the part end.
-    response.write(`--${boundary}\r\n`);
-    const write = (jpeg: Buffer, capturedAt: number) => {
-      // A viewer that does not keep up misses frames rather than growing the buffer.
-      if (response.writableLength > LIMITS.screencastBufferedBytes) return;
-      response.write(`Content-Type: image/jpeg\r\nContent-Length: ${jpeg.length}\r\nX-Captured-At: ${Math.round(capturedAt)}\r\n\r\n`);
-      response.write(jpeg);
-      response.write(`\r\n--${boundary}\r\n`);
-    };
-    // Browsers show a part once the next one starts: a still page (one frame) is sent once more.
-    let repeat: NodeJS.Timeout | undefined;
-    const stop = await cast.watch(({ jpeg, capturedAt }) => {
-      clearTimeout(repeat);
-      write(jpeg, capturedAt);
-      repeat = setTimeout(() => write(jpeg, capturedAt), 250);
-    });
-    const end = () => {
-      clearTimeout(repeat);
-      stop().catch(() => {});
-    };
-    // The viewer may have gone while the screencast started: then it stops at once.
-    if (response.destroyed) end();
-    else response.once('close', end);
+    await streamScreencast((await manager.driver(profile).screencast(targetId)).cast, response);
   });
   /**
    * One JPEG of a tab, for the dashboard's thumbnails: refreshed by reloading,
@@ -268,12 +271,10 @@ export async function startControlServer(options: ControlServerOptions): Promise
     response.set('cache-control', 'no-store').type('image/jpeg').send(jpeg);
   });
   /** A person's input through the live view: logged as the person's. */
-  routes.json('POST /screencast/input', ({ query, body, signal, request }) => {
-    const handoff = door.handoffOf(request);
-    if (handoff && body.targetId !== handoff.targetId) throw new ForbiddenError("A hand-off's link reaches its own tab only");
-    return service.viewInput(query.profile, body, signal);
-  });
+  routes.json('POST /screencast/input', ({ query, body, signal }) => service.viewInput(query.profile, body, signal));
   bindHandoffRoutes(routes, service, handoffAccess);
+  // ---- the browse runtime: a goal in, an answer out, against a configured model (browse/)
+  bindBrowseRoutes(routes, { service, credentials, has: (id) => sessions.has(id), actionLog: options.actionLog, exportDir: options.exportDir });
   /** A one-time link into the dashboard, for `clawd-browser dashboard` (a token holder). */
   routes.json('POST /dashboard/link', ({ request }) => {
     const host = request.headers.host ?? `127.0.0.1:${port}`;
@@ -308,7 +309,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
   routes.json('POST /secrets', ({ body }) => credentials.setSecret(body));
   routes.json('GET /secrets', ({ query }) => credentials.secrets(query.tenant));
   routes.json('DELETE /secrets', ({ query }) => {
-    if (!query.tenant) throw new BadRequestError('Invalid query: tenant: which tenant\'s secret to forget');
+    if (!query.tenant) throw new BadRequestError('tenant: say which tenant\'s secret to forget');
     return credentials.forgetSecret(query.tenant, query.name);
   });
   routes.json('GET /vault', ({ query }) => credentials.vault(query.tenant));
@@ -337,6 +338,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
   app.use((error: unknown, request: Request, response: Response, _next: NextFunction) => {
     if (error instanceof CallerGoneError) return; // nobody to answer; the action log has it
     const failure = asHttpFailure(error);
+    failure.error.message = shown(request)(failure.error.message);
     const { status, message } = failure.error;
     if (failure.unexpected) logger.error(`${request.method} ${request.path}: ${message}\n${stackFrames(error)}`);
     if (status >= 500) logger.warn(`${request.method} ${request.path} -> ${status} ${message}`);

@@ -8,7 +8,7 @@
  */
 
 import { AUDIT_EVENT_KINDS } from '../api/session-responses.js';
-import { CONSOLE_SECTIONS, CONSOLE_STYLES, consoleMain } from './operator-console.js';
+import { CONSOLE_ALERTS, CONSOLE_NAV, CONSOLE_SECTIONS, CONSOLE_STYLES, consoleMain } from './operator-console.js';
 import { bindLiveViewInput } from './live-view-input.js';
 import { REPLAY_STYLES, replayMain } from './console-replay.js';
 
@@ -21,6 +21,8 @@ export function dashboardPage(): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <style>
   :root { --accent: #ff4500; font-family: system-ui, sans-serif; color: #1d1d1f; background: #f5f5f7; }
+  /* What is hidden stays hidden, whatever display a section's own style gives it (the film player, the timeline). */
+  [hidden] { display: none !important; }
   body { margin: 0 auto; max-width: 1200px; padding: 16px 24px; }
   header { display: flex; align-items: baseline; gap: 16px; }
   h1 { color: var(--accent); margin: 0 0 8px; }
@@ -28,7 +30,13 @@ export function dashboardPage(): string {
   .muted { color: #6e6e73; font-size: 13px; }
   .profiles { display: flex; flex-wrap: wrap; gap: 8px; }
   .profile { background: #fff; border-radius: 8px; padding: 8px 12px; border-left: 6px solid var(--color, #999); }
-  .tabs { display: grid; grid-template-columns: repeat(auto-fill, minmax(260px, 1fr)); gap: 12px; }
+  /* At first sight: the tabs beside the profiles and the recent actions, all above the fold. */
+  #overview { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 0 24px; }
+  @media (max-width: 900px) { #overview { grid-template-columns: 1fr; } }
+  .recent { max-height: 220px; overflow-y: auto; border-radius: 8px; }
+  .recent td { white-space: nowrap; }
+  .recent td.url { max-width: 160px; overflow: hidden; text-overflow: ellipsis; }
+  .tabs { display: grid; grid-template-columns: repeat(auto-fill, minmax(200px, 1fr)); gap: 12px; }
   .tab { background: #fff; border-radius: 8px; padding: 8px; cursor: pointer; }
   .tab img { width: 100%; aspect-ratio: 16 / 10; object-fit: cover; object-position: top; background: #ddd; border-radius: 4px; display: block; }
   .tab .title { font-weight: 600; margin-top: 6px; overflow: hidden; white-space: nowrap; text-overflow: ellipsis; }
@@ -45,13 +53,20 @@ ${REPLAY_STYLES}
 </head>
 <body>
 <header><h1>clawd-browser</h1><span class="muted" id="updated"></span></header>
-${CONSOLE_SECTIONS}
-<section><h2>Profiles</h2><div class="profiles" id="profiles"></div></section>
-<section><h2>Your Chrome (extension)</h2><p id="extension" class="muted"></p></section>
-<section><h2>Tabs</h2><div class="tabs" id="tabs"></div></section>
-<section><h2>Recent actions</h2>
-<table><thead><tr><th>time</th><th>profile</th><th>who</th><th>action</th><th>ref</th><th>url</th><th>ms</th><th>outcome</th></tr></thead><tbody id="actions"></tbody></table>
+${CONSOLE_ALERTS}
+<nav aria-label="sections"><a href="#tabs-section">Tabs</a><a href="#profiles-section">Profiles</a><a href="#actions-section">Recent actions</a>${CONSOLE_NAV}</nav>
+<div id="overview">
+<section id="tabs-section"><h2>Tabs</h2><div class="tabs" id="tabs"></div><p class="muted" id="no-tabs" hidden>No tab is open. Open one with <code>clawd-browser open example.com</code>, or an agent's <code>browser_tabs</code>.</p></section>
+<div>
+<section id="profiles-section"><h2>Profiles</h2><div class="profiles" id="profiles"></div>
+<p class="muted">Your Chrome (extension): <span id="extension"></span></p></section>
+<section id="actions-section"><h2>Recent actions</h2>
+<div class="recent"><table><thead><tr><th>time</th><th>profile</th><th>action</th><th>url</th><th>outcome</th></tr></thead><tbody id="actions"></tbody></table></div>
+<p class="muted" id="no-actions" hidden>No action yet.</p>
 </section>
+</div>
+</div>
+${CONSOLE_SECTIONS}
 <dialog id="live">
   <div class="bar"><strong id="live-title"></strong><span class="muted">Click, scroll and type here to take over.</span><span id="live-actions"></span><button id="live-close">Close</button></div>
   <img id="live-view" alt="live view">
@@ -176,24 +191,25 @@ function dashboardMain(bindInput: typeof bindLiveViewInput): void {
       card.remove();
       cards.delete(key);
     }
+    $('no-tabs').hidden = cards.size > 0;
 
     const { actions } = await json<{ actions: Action[] }>('/actions?limit=15');
     $('actions').replaceChildren(
       ...actions.reverse().map((action) => {
         const row = document.createElement('tr');
+        // Narrow beside the tabs: who and how long go in the row's tooltip; a person's acts say so.
+        row.title = `${action.actor} · ${action.durationMs} ms`;
         row.append(
-          text('td', new Date(action.time).toLocaleTimeString()),
+          text('td', new Date(action.time).toLocaleTimeString([], { hourCycle: 'h23' })),
           text('td', action.profile),
-          text('td', action.actor),
-          text('td', action.kind),
-          text('td', action.ref ?? ''),
-          text('td', action.url ?? ''),
-          text('td', String(action.durationMs)),
+          text('td', [action.kind, action.ref, action.actor === 'agent' ? '' : `(${action.actor})`].filter(Boolean).join(' ')),
+          text('td', action.url ?? '', 'url'),
           text('td', action.error ? `${action.outcome}: ${action.error}` : action.outcome, action.outcome === 'ok' ? '' : 'error'),
         );
         return row;
       }),
     );
+    $('no-actions').hidden = actions.length > 0;
     $('updated').textContent = `updated ${new Date().toLocaleTimeString()}`;
   };
   // Thumbnails load one at a time, apart from the JSON calls, so a tab slow to paint delays nothing else.

@@ -9,20 +9,20 @@ import { type FleetCarrier, sessionOfProfile } from './fleet-carrier.js';
  * carried. Every other profile is this server's, as without a fleet. (MCP
  * with a session's own key is carried whole, before it gets here.)
  */
-export function fleetAwareApi(api: BrowserApi, carrier: FleetCarrier, token: string, holds: (id: string) => boolean): BrowserApi {
+export function fleetAwareApi(api: BrowserApi, carrier: FleetCarrier, token: string, holds: (id: string) => boolean, agent?: string): BrowserApi {
   const forProfile = (profile: string): BrowserApi => {
     const id = sessionOfProfile(profile);
     if (id === undefined || holds(id)) return api.withProfile(profile);
     let target: Promise<BrowserApi> | undefined;
     const where = () =>
-      (target ??= carrier.locate(id).then((place) => ('here' in place ? api.withProfile(profile) : new BrowserClient({ baseUrl: place.carry.controlUrl, token, profile }))));
+      (target ??= carrier.locate(id).then((place) => ('here' in place ? api.withProfile(profile) : new BrowserClient({ baseUrl: place.carry.controlUrl, token, profile, agent }))));
     // Every method but withProfile answers a promise: each waits for where the session is, then asks there
     // (the toolbox's and vision's methods too, one level down).
-    const methods = (part?: 'toolbox' | 'vision'): object =>
+    const methods = (part?: 'toolbox' | 'vision' | 'pageTools'): object =>
       new Proxy({}, {
         get: (_target, name) => {
           if (name === 'then') return undefined; // not a promise itself
-          if (part === undefined && (name === 'toolbox' || name === 'vision')) return methods(name);
+          if (part === undefined && (name === 'toolbox' || name === 'vision' || name === 'pageTools')) return methods(name);
           if (part === undefined && name === 'withProfile') return forProfile;
           return (...args: unknown[]) =>
             where().then((there) => ((part ? there[part] : there) as unknown as Record<string | symbol, (...rest: unknown[]) => unknown>)[name](...args));

@@ -4,7 +4,7 @@ import { BadRequestError, UnavailableError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { SESSION_PROFILE_PREFIX } from '../api/limits.js';
 import { refuseUpgrade, sendError } from './http-errors.js';
-import { type GuardResult, presentedSecret, refusal } from './request-guard.js';
+import { type GuardResult, presentedSecret, refusal, requestUrl } from './request-guard.js';
 
 /**
  * Carries a task session's calls to the server of the fleet that holds its
@@ -133,7 +133,8 @@ export class FleetCarrier {
     await this.admit(request, id, verdict);
     const place = await this.locate(id);
     if ('here' in place) return undefined;
-    const target = targetOf(request, place.carry.relayUrl);
+    // Discovery is one fixed path: only the query comes from the caller.
+    const target = carriedTarget(`/json/version${requestUrl(request)?.search ?? ''}`, place.carry.relayUrl);
     const headers = { ...(request.headers.authorization ? { authorization: request.headers.authorization } : {}), [CARRIED_HEADER]: this.fleet.server };
     const answer = await fetch(target, { headers, signal: AbortSignal.timeout(CONNECT_TIMEOUT_MS) }).catch((error: Error) => {
       throw this.unreachable(place.carry, error);
@@ -220,16 +221,30 @@ export class FleetCarrier {
 }
 
 /**
- * Where a carried request goes: the holder's origin and the request's own
- * path and query, never anything else of its target (an absolute target,
- * or one starting `//`, would name another host).
+ * Where a carried request goes: the holder's origin with the request's own
+ * path and query, and nowhere else. The target must be a plain absolute
+ * path: one a URL parser would rewrite (dot segments, `%2e`, backslashes, a
+ * leading `//`) could come out as `//host/…`, a protocol-relative URL to any
+ * host, so it is refused rather than normalised; and the URL made is checked
+ * to have the holder's origin before anything, a credential least of all, is
+ * sent to it.
  */
-function targetOf(request: IncomingMessage, holder: string): URL {
-  const raw = request.url ?? '/';
-  if (!raw.startsWith('/') || raw.startsWith('//')) throw new BadRequestError('The request target must be a path (/…)');
-  const asked = new URL(raw, 'http://holder');
-  return new URL(`${asked.pathname}${asked.search}`, new URL(holder).origin);
+export function carriedTarget(raw: string, holder: string): URL {
+  const origin = new URL(holder).origin;
+  const path = raw.split(/[?#]/, 1)[0];
+  if (!path.startsWith('/') || path.startsWith('//') || path.includes('\\')) throw new BadRequestError('The request target must be a plain path (/…)');
+  let target: URL;
+  try {
+    target = new URL(raw, origin);
+  } catch {
+    throw new BadRequestError('The request target must be a plain path (/…)');
+  }
+  if (target.pathname !== path || target.origin !== origin) throw new BadRequestError('The request target must be a plain path (/…), without dot segments');
+  target.hash = '';
+  return target;
 }
+
+const targetOf = (request: IncomingMessage, holder: string): URL => carriedTarget(request.url ?? '/', holder);
 
 /** The headers a hop passes on: not its own (hop-by-hop ones, and those its Connection header names). */
 function passOn(headers: IncomingHttpHeaders): IncomingHttpHeaders {

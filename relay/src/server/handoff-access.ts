@@ -1,18 +1,20 @@
 import type { IncomingMessage } from 'node:http';
-import { OneTimeLogins } from './one-time-logins.js';
+import { cookiesNamed, loginCookie, loginCookieName, OneTimeLogins } from './one-time-logins.js';
 
 /**
  * How the person asked by a hand-off gets in, without the token and without
  * the dashboard: the hand-off's one-time link carries a code (valid 10
  * minutes, once), which opening it trades for a cookie (HttpOnly,
  * SameSite=Strict) that opens that hand-off only: its page, its tab's live
- * view and input, its answer. Nothing else of the server, not another tab.
+ * view and input, its answer, all under the hand-off's own path
+ * (`/handoff/<id>/`), which is the only path the browser sends it to.
+ * Nothing else of the server, not another tab.
  */
 
 const CODE_TTL_MS = 10 * 60_000;
 const MAX_HELD = 256;
-/** One cookie per hand-off (`clawd_handoff_<id>`): a person helping with two at once keeps both. */
-export const HANDOFF_COOKIE = 'clawd_handoff_';
+/** A cookie lives as long as a person could need it: a day at most. */
+const COOKIE_TTL_SEC = 24 * 60 * 60;
 
 export interface HandoffScope {
   id: string;
@@ -20,9 +22,14 @@ export interface HandoffScope {
   targetId: string;
 }
 
+/** Where everything a hand-off's cookie opens lives (and the only path its cookie is sent to). */
+export const handoffPath = (id: string) => `/handoff/${id}/`;
+
 export class HandoffAccess {
-  // A cookie lives as long as a person could need it: a day at most; what it opens is one hand-off's routes.
-  private readonly logins = new OneTimeLogins<HandoffScope>({ codeTtlMs: CODE_TTL_MS, sessionTtlMs: 24 * 60 * 60_000, maxSessions: MAX_HELD });
+  private readonly logins = new OneTimeLogins<HandoffScope>({ codeTtlMs: CODE_TTL_MS, sessionTtlMs: COOKIE_TTL_SEC * 1000, maxSessions: MAX_HELD });
+
+  /** `port`: this server's, once it listens (its cookies are named after it). */
+  constructor(private readonly port: () => number) {}
 
   /** A one-time code for the hand-off's link. */
   newCode(scope: HandoffScope): string {
@@ -34,25 +41,25 @@ export class HandoffAccess {
     return this.logins.login(code, (scope) => scope.id === id);
   }
 
+  /** One cookie per hand-off: a person helping with two at once keeps both. */
   cookieFor(id: string, session: string): string {
-    return `${HANDOFF_COOKIE}${id}=${session}; HttpOnly; SameSite=Strict; Path=/; Max-Age=86400`;
+    return loginCookie(loginCookieName('handoff', this.port(), id), session, { path: handoffPath(id), maxAgeSec: COOKIE_TTL_SEC });
   }
 
-  /** The hand-offs the request's cookies open (live ones only). */
+  /** The hand-offs the request's cookies (this server's) open: live ones only. */
   scopesOf(request: Pick<IncomingMessage, 'headers'>): HandoffScope[] {
-    const given = [...(request.headers.cookie ?? '').matchAll(/(?:^|;\s*)clawd_handoff_[0-9a-f]+=([A-Za-z0-9_-]+)/g)].map((match) => match[1]);
-    return given.map((value) => this.logins.opened(value)).filter((scope) => scope !== undefined);
+    const own = new RegExp(`^${loginCookieName('handoff', this.port())}_[0-9a-f]+$`);
+    return cookiesNamed(request.headers.cookie, (name) => own.test(name))
+      .map(({ value }) => this.logins.opened(value))
+      .filter((scope) => scope !== undefined);
   }
 
-  /** The routes a hand-off's cookie opens: its page and answer, and its tab's live view and input. */
+  /** The routes a hand-off's cookie opens: its page, its tab's live view and input, its answer. */
   admits(scope: HandoffScope, method: string, url: URL): boolean {
+    const under = handoffPath(scope.id);
     const path = url.pathname;
-    if (method === 'GET' && path === `/handoff/${scope.id}/page`) return true;
-    if (method === 'POST' && path === `/handoff/${scope.id}/answer`) return true;
-    const sameTab = url.searchParams.get('profile') === scope.profile;
-    if (method === 'GET' && (path === '/screencast' || path === '/screencast/frame')) return sameTab && url.searchParams.get('targetId') === scope.targetId;
-    // The input's tab is in its body: the route checks it against the scope.
-    if (method === 'POST' && path === '/screencast/input') return sameTab;
+    if (method === 'GET') return path === `${under}page` || path === `${under}screencast`;
+    if (method === 'POST') return path === `${under}input` || path === `${under}answer`;
     return false;
   }
 }

@@ -45,7 +45,7 @@ export function handoffPage(handoff: HandoffAnswer): string {
 <p class="reason" id="reason">${escape(handoff.reason)}</p>
 ${confirm ? `<p id="act">The agent would <strong>${escape(confirm.act)}</strong> (outlined below). Nothing is done unless you say yes. <span class="muted">Rule: ${escape(confirm.rule)}.</span></p>` : ''}
 <p class="muted">Tab ${escape(handoff.targetId)} of ${escape(handoff.profile)}. ${confirm ? 'The picture shows the page, live' : 'Click, scroll and type in the picture to use the page'}; the agent waits until ${escape(new Date(handoff.expiresAt).toUTCString())}.</p>
-<div class="view"><img id="view" alt="the tab, live" src="/screencast?profile=${encodeURIComponent(handoff.profile)}&amp;targetId=${encodeURIComponent(handoff.targetId)}">${outline}</div>
+<div class="view"><img id="view" alt="the tab, live" src="/handoff/${encodeURIComponent(handoff.id)}/screencast">${outline}</div>
 <form id="answer">
   <button type="submit" name="verdict" value="done" id="done">${yes}</button>
   <label>Note <textarea id="note" rows="2" placeholder="why not, or anything the agent should know"></textarea></label>
@@ -55,23 +55,24 @@ ${confirm ? `<p id="act">The agent would <strong>${escape(confirm.act)}</strong>
 <script>
 // Transpilers may wrap functions in __name(...) (esbuild keepNames): give it a meaning here.
 const __name = (fn) => fn;
-(${handoffMain.toString()})(${JSON.stringify({ id: handoff.id, profile: handoff.profile, targetId: handoff.targetId, confirm: !!confirm }).replace(/</g, '\\u003c')}, ${bindLiveViewInput.toString()});
+(${handoffMain.toString()})(${JSON.stringify({ id: handoff.id, confirm: !!confirm })}, ${bindLiveViewInput.toString()});
 </script>
 </body>
 </html>`;
 }
 
 /** Runs in the person's page. Self-contained: it is sent as source text, and given the live view's input binding (live-view-input.ts). */
-function handoffMain(handoff: { id: string; profile: string; targetId: string; confirm: boolean }, bindInput: typeof bindLiveViewInput): void {
+function handoffMain(handoff: { id: string; confirm: boolean }, bindInput: typeof bindLiveViewInput): void {
   const view = document.getElementById('view') as HTMLImageElement;
   const outcome = document.getElementById('outcome')!;
   let open = true;
   const input = (body: Record<string, unknown>) => {
     if (!open) return;
-    void fetch(`/screencast/input?profile=${encodeURIComponent(handoff.profile)}`, {
+    // Everything the page calls is under the hand-off's own path: the only one its cookie is sent to.
+    void fetch(`/handoff/${handoff.id}/input`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ targetId: handoff.targetId, ...body }),
+      body: JSON.stringify(body),
     });
   };
   // Keys go to the tab while the pointer is over the picture, and never while the note is being written.

@@ -2,13 +2,16 @@ import { ForbiddenError } from '../errors.js';
 import type { ControlService } from '../service/control-service.js';
 import type { HandoffAccess } from './handoff-access.js';
 import { handoffPage } from './handoff-page.js';
+import { movingOnPage, NOT_FRAMED } from './one-time-logins.js';
 import type { RouteBinder } from './route-binder.js';
+import { streamScreencast } from './screencast-stream.js';
 
 /**
  * The hand-off routes (spec §15): the agent's (open, wait, cancel), the
- * operator's list, and the person's (the one-time link, the page, the
- * answer). The person's cookie opens only its own hand-off (handoff-access.ts,
- * checked at the door).
+ * operator's list, and the person's (the one-time link, the page, its live
+ * view and input, the answer), all under `/handoff/<id>/`, the one path the
+ * person's cookie is sent to; it opens only its own hand-off
+ * (handoff-access.ts, checked at the door).
  */
 export function bindHandoffRoutes(routes: RouteBinder, service: ControlService, access: HandoffAccess): void {
   const { handoffs } = service;
@@ -20,16 +23,21 @@ export function bindHandoffRoutes(routes: RouteBinder, service: ControlService, 
   routes.media('GET /handoff/:id/open', ({ params, query }, response) => {
     const session = access.login(params.id, query.code ?? '');
     if (!session) throw new ForbiddenError('This hand-off link is used or expired: ask for a new one');
-    response.set('set-cookie', access.cookieFor(params.id, session)).redirect(302, `/handoff/${params.id}/page`);
+    const page = movingOnPage(`/handoff/${params.id}/page`);
+    response.set({ ...page.headers, 'set-cookie': access.cookieFor(params.id, session) }).type('html').send(page.html);
   });
   routes.media('GET /handoff/:id/page', ({ params }, response) => {
     const handoff = handoffs.find(undefined, params.id);
-    response.set('cache-control', 'no-store');
+    response.set({ 'cache-control': 'no-store', ...NOT_FRAMED });
     if (handoff.state !== 'waiting') {
       response.type('html').send(`<!doctype html><title>clawd-browser: a hand-off</title><p>This hand-off is over (${handoff.state}). Nothing waits for you here.</p>`);
       return;
     }
     response.type('html').send(handoffPage(handoff));
   });
+  routes.media('GET /handoff/:id/screencast', async ({ params }, response) => {
+    await streamScreencast(await handoffs.liveView(params.id), response);
+  });
+  routes.json('POST /handoff/:id/input', ({ params, body, signal }) => handoffs.input(params.id, body, signal));
   routes.json('POST /handoff/:id/answer', ({ params, body }) => handoffs.answer(params.id, body));
 }

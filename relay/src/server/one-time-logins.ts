@@ -48,3 +48,47 @@ export class OneTimeLogins<T> {
     for (const [session, { expires }] of this.sessions) if (expires < now) this.sessions.delete(session);
   }
 }
+
+/** The pages a one-time login opens are never shown inside another page: a frame would lend their cookie's rights to it. */
+export const NOT_FRAMED = { 'content-security-policy': "frame-ancestors 'none'", 'x-frame-options': 'DENY' };
+
+/**
+ * A login cookie's name on one server. Cookies ignore ports: every server
+ * on 127.0.0.1 (this one, another clawd-browser, the user's own app) is sent
+ * the same host's cookies, so each server names its own after its port
+ * (`clawd_<kind>_<port>`, then what it opens), and reads only those.
+ */
+export function loginCookieName(kind: 'dashboard' | 'handoff', port: number, id?: string): string {
+  return `clawd_${kind}_${port}${id === undefined ? '' : `_${id}`}`;
+}
+
+/** A login cookie: HttpOnly, SameSite=Strict, and sent only under `path` (the pages and calls it opens). */
+export function loginCookie(name: string, value: string, options: { path: string; maxAgeSec: number }): string {
+  return `${name}=${value}; HttpOnly; SameSite=Strict; Path=${options.path}; Max-Age=${options.maxAgeSec}`;
+}
+
+/** The request's cookies whose names `named` matches, as name and value. */
+export function cookiesNamed(header: string | undefined, named: (name: string) => boolean): Array<{ name: string; value: string }> {
+  const found: Array<{ name: string; value: string }> = [];
+  for (const part of (header ?? '').split(';')) {
+    const at = part.indexOf('=');
+    const name = part.slice(0, at).trim();
+    if (at > 0 && named(name)) found.push({ name, value: part.slice(at + 1).trim() });
+  }
+  return found;
+}
+
+/**
+ * What a one-time link answers with its cookie: a small page of this
+ * server's that moves on to `to` by itself. Not a redirect: a person who
+ * clicks the link in another site's page (a chat app) starts a cross-site
+ * navigation, and a redirect stays part of it, so the browser would not send
+ * the new SameSite=Strict cookie to `to`. The page's own move is same-origin.
+ */
+export function movingOnPage(to: string): { headers: Record<string, string>; html: string } {
+  const href = to.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+  return {
+    headers: { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', ...NOT_FRAMED },
+    html: `<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=${href}"><title>clawd-browser</title><p><a href="${href}">Continue</a></p>`,
+  };
+}

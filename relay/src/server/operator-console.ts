@@ -16,7 +16,11 @@ export const CONSOLE_STYLES = `
   form.inline { display: flex; flex-wrap: wrap; gap: 6px; align-items: end; margin: 6px 0; }
   form.inline label { display: flex; flex-direction: column; font-size: 12px; color: #6e6e73; }
   input, select, button { font: inherit; padding: 3px 6px; }
-  .thumb { width: 120px; aspect-ratio: 16 / 10; object-fit: cover; object-position: top; background: #ddd; border-radius: 4px; display: block; }
+  .thumb { width: 120px; aspect-ratio: 16 / 10; object-fit: cover; object-position: top; background: #ddd; border: 1px solid #d2d2d7; border-radius: 4px; display: block; }
+  /* No session has a tab to show: no column of empty cells. */
+  #session-table.no-thumbs .now { display: none; }
+  td.buttons { white-space: nowrap; }
+  label.minutes { display: inline-flex; align-items: center; gap: 4px; margin: 0 6px 0 2px; font-size: 12px; color: #6e6e73; }
   .token { width: 100%; font-family: ui-monospace, monospace; font-size: 12px; }
   .message { min-height: 1.2em; font-size: 13px; }
   .scroll { overflow-x: auto; }
@@ -27,7 +31,8 @@ export const CONSOLE_STYLES = `
   @media (max-width: 700px) { body { padding: 8px; } th, td { padding: 3px 4px; } .thumb { width: 72px; } .wide { display: none; } }
 `;
 
-export const CONSOLE_SECTIONS = `
+/** What waits for a person (hand-offs, logins that expired): first on the page, and only when there is any. */
+export const CONSOLE_ALERTS = `
 <section id="handoffs" hidden><h2>Waiting for you</h2>
 <p class="muted">An agent handed these tabs to a person: take one over, do what it asks, and answer there.</p>
 <div class="scroll"><table><thead><tr><th>asks</th><th>profile</th><th class="wide">since</th><th>time left</th><th></th></tr></thead><tbody id="handoff-rows"></tbody></table></div>
@@ -37,10 +42,16 @@ export const CONSOLE_SECTIONS = `
 <p class="muted">Sessions lent these logins landed on a login form: the login expired or was signed out.</p>
 <div class="scroll"><table><thead><tr><th>tenant</th><th>domain</th><th class="wide">seen</th><th class="wide">page</th><th></th></tr></thead><tbody id="login-rows"></tbody></table></div>
 </section>
-<nav aria-label="sections"><a href="#sessions">Sessions</a><a href="#grants">Grants</a><a href="#vault">Vault</a><a href="#refresh">Refresh</a><a href="#audit">Audit</a></nav>
+`;
+
+/** The console's links, after the dashboard's own (dashboard-page.ts). */
+export const CONSOLE_NAV = '<a href="#sessions">Sessions</a><a href="#grants">Grants</a><a href="#vault">Vault</a><a href="#refresh">Refresh</a><a href="#audit">Audit</a>';
+
+/** The operator's sections, below the dashboard's overview of profiles, tabs and recent actions. */
+export const CONSOLE_SECTIONS = `
 <section id="sessions"><h2>Task sessions</h2>
 <p class="muted" id="spares"></p>
-<div class="scroll"><table><thead><tr><th>now</th><th>id</th><th>tenant</th><th class="wide">mode</th><th>domains</th><th class="wide">created</th><th>time left</th><th class="wide">tabs</th><th class="wide">CDP</th><th class="wide">recording</th><th></th></tr></thead><tbody id="session-rows"></tbody></table></div>
+<div class="scroll"><table id="session-table"><thead><tr><th class="now">now</th><th>id</th><th>tenant</th><th class="wide">mode</th><th>domains</th><th class="wide">created</th><th>time left</th><th class="wide">tabs</th><th class="wide">CDP</th><th class="wide">recording</th><th></th></tr></thead><tbody id="session-rows"></tbody></table></div>
 <p class="message error" id="sessions-message" role="alert"></p>
 </section>
 <section id="grants"><h2>Grants</h2>
@@ -142,7 +153,7 @@ export function consoleMain(kinds: readonly string[]): void {
       const tabs = await api<{ tabs: Tab[] }>('GET', `/tabs?profile=${encodeURIComponent(session.profile)}`).then((answer) => answer.tabs, () => [] as Tab[]);
       const row = document.createElement('tr');
       row.dataset.session = session.id;
-      const now = cell('', 'now');
+      const now = cell(tabs[0] ? '' : 'no tab', 'now muted');
       if (tabs[0]) {
         const image = document.createElement('img');
         image.className = 'thumb';
@@ -156,21 +167,26 @@ export function consoleMain(kinds: readonly string[]): void {
       minutes.value = '15';
       minutes.style.width = '4em';
       minutes.setAttribute('aria-label', `minutes for session ${session.id}`);
-      const actions = cell('');
+      // The box says what it holds: the minutes "Set time left" gives the session from now.
+      const labelled = document.createElement('label');
+      labelled.className = 'minutes';
+      labelled.append(minutes, 'min');
+      const actions = cell('', 'buttons');
       actions.append(
         button('Watch', async () => {
           const tab = tabs[0] ?? (await firstTab(session.profile));
           if (!tab) throw new Error(`Session ${session.id} has no tab open`);
           live({ profile: session.profile, targetId: tab.targetId, title: `${session.id} · ${tab.title || tab.url}` });
         }, 'sessions-message'),
-        minutes,
+        labelled,
         button('Set time left', () => api('POST', `/sessions/${session.id}/extend`, { ttl: Number(minutes.value) * 60 }).then(loadSessions), 'sessions-message'),
         button('End', () => api('DELETE', `/sessions/${session.id}`), 'sessions-message'),
       );
       row.append(now, cell(session.id), cell(session.tenant ?? ''), cell(session.credential_mode, 'wide'), cell(session.domains.join(', ')), cell(time(session.createdAt), 'wide'), countdown(session.expiresAt), cell(String(tabs.length), 'wide'), cell(String(session.cdpClients), 'wide'), cell(session.record, 'wide'), actions);
-      return row;
+      return { row, thumbnail: tabs.length > 0 };
     }));
-    $('session-rows').replaceChildren(...rows);
+    $('session-rows').replaceChildren(...rows.map(({ row }) => row));
+    $('session-table').classList.toggle('no-thumbs', !rows.some(({ thumbnail }) => thumbnail));
   };
 
   // ---- grants ----

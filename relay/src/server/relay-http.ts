@@ -46,7 +46,9 @@ export class RelayHttpRoutes {
     // A session another server of the fleet holds: its key may be one only the store knows.
     const fleet = this.profiles?.fleet;
     const session = sessionOfProfile(url?.searchParams.get('profile'));
-    if (fleet && session !== undefined && !(verdict.ok && verdict.driver) && !fleet.holds(session) && !FleetCarrier.wasCarried(request)) {
+    // Only discovery is carried; any other path with a session's profile is answered (refused) here.
+    const discovery = url !== undefined && url.pathname.replace(/\/+$/, '') === '/json/version';
+    if (fleet && discovery && session !== undefined && !(verdict.ok && verdict.driver) && !fleet.holds(session) && !FleetCarrier.wasCarried(request)) {
       const answer = await fleet.carrier.carryDiscovery(request, session, verdict);
       const socketUrl = answer?.body.webSocketDebuggerUrl;
       // The socket is this server's too: it carries the upgrade as it carried this.

@@ -122,9 +122,11 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
   const driverKey = randomBytes(32).toString('hex');
   const guard: GuardOptions = { ...guardFor(options.token, host, options.extraAllowedOrigins, options.hostNames), driverKey };
   let profileHandler: ProfileCdpHandler | undefined;
-  const bridge = new CdpBridge({ allowedUrlSchemes: options.allowedUrlSchemes, urlPolicy: options.urlPolicy, pendingTimeoutMs: options.pendingTimeoutMs });
-  const downloads = new DownloadLog();
   let listeningPort = 0;
+  // Its own pages and the control API's (one below) are never opened for a client.
+  const ownPorts = () => (listeningPort ? [listeningPort - 1, listeningPort] : []);
+  const bridge = new CdpBridge({ allowedUrlSchemes: options.allowedUrlSchemes, urlPolicy: options.urlPolicy, pendingTimeoutMs: options.pendingTimeoutMs, ownPorts });
+  const downloads = new DownloadLog();
 
   // One flush per turn for both kinds of socket: the extension's batch first, then the clients' corked output.
   const endOfTurn = new EndOfTurnFlush(() => {

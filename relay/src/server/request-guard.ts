@@ -113,6 +113,21 @@ export function checkRequest(request: Pick<IncomingMessage, 'headers' | 'url'>, 
   return { ok: true, tokenVia: 'query' };
 }
 
+/**
+ * A cookie of clawd's (the console's, a hand-off's) is honoured only on
+ * requests its own pages make: same-origin fetches and subresources, or a
+ * navigation the person made (typed, bookmarked: `Sec-Fetch-Site: none`).
+ * Cookies ignore ports, so another server on this host (same-site to a
+ * browser: SameSite does not help) could otherwise frame the console, or
+ * load its pictures and streams into a page of its own.
+ */
+export function checkCookieFetch(request: Pick<IncomingMessage, 'headers' | 'method'>): GuardResult | undefined {
+  const site = request.headers['sec-fetch-site'];
+  if (site === undefined || site === 'same-origin') return undefined;
+  if (site === 'none' && request.method === 'GET' && request.headers['sec-fetch-mode'] === 'navigate') return undefined;
+  return { ok: false, status: 403, message: `clawd-browser's console and hand-off pages answer their own pages only (this request came from ${site === 'none' ? 'the browser itself, not as a navigation' : `a ${site} page`})` };
+}
+
 /** The credential a request presents (its bearer token, else `?token=`), whoever's it is. */
 export function presentedSecret(request: Pick<IncomingMessage, 'headers' | 'url'>): string | undefined {
   const bearer = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];

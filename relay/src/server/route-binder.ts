@@ -37,12 +37,16 @@ function callerSignal(response: Response): AbortSignal {
 /** Told of each answered request: its route's pattern, its status, how long it took (GET /metrics). */
 export type RequestObserver = (method: string, route: string, status: number, seconds: number) => void;
 
+/** What a request's JSON answer may show: the answer as it goes out (the profile's typed secrets replaced). */
+export type AnswerFilter = (request: Request) => <T>(answer: T) => T;
+
 export class RouteBinder {
   private readonly bound = new Set<RouteKey>();
 
   constructor(
     private readonly app: Express,
     private readonly observe: RequestObserver = () => {},
+    private readonly shown: AnswerFilter = () => (answer) => answer,
   ) {}
 
   /** A JSON route: the handler's value is the answer, with the route's status. */
@@ -50,7 +54,7 @@ export class RouteBinder {
     const spec: RouteSpec = ROUTES[key];
     this.bind(key, async (request, response) => {
       const answer = await handle(this.input<K>(spec, request, response));
-      response.status(spec.status ?? 200).json(answer);
+      response.status(spec.status ?? 200).json(this.shown(request)(answer));
     });
   }
 

@@ -18,6 +18,9 @@ const SESSION_ROUTES: Array<[string, RegExp]> = [
   ['POST', /^\/(start|stop|navigate|screenshot|pdf|act)$/],
   // Its own labelled screenshots and computer use.
   ['POST', /^\/(screenshot\/labelled|computer\/(openai|anthropic))$/],
+  // The tools its pages offer.
+  ['GET', /^\/page-tools$/],
+  ['POST', /^\/page-tools\/call$/],
   ['GET', /^\/(tabs|console|snapshot|text|downloads|screencast|screencast\/frame)$/],
   // Its own hand-offs to a person (the service finds only its session's).
   ['POST', /^\/handoff$/],

@@ -6,7 +6,7 @@ import type { ActionResult, AiSnapshotResponse, ProfileSummary, RecordingAnswer,
 import { ActionSchema, schemas } from '../api/schemas.js';
 import type { ProfileManager } from '../driver/profile-manager.js';
 import type { ProfileDriver } from '../driver/profile-driver.js';
-import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../errors.js';
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, UnavailableError } from '../errors.js';
 import type { ActionLog, Actor } from '../runtime/action-log.js';
 import { abortable, runOperation } from '../runtime/operation.js';
 import type { TaskSessions } from '../sessions/task-sessions.js';
@@ -15,11 +15,19 @@ import type { RecordingService } from './recording-service.js';
 import { describeIssues } from '../validation.js';
 import { withFence, withSharedFence } from '../api/page-content.js';
 import { secretNames } from '../driver/secret-typing.js';
+import { SESSION_PROFILE_PREFIX } from '../api/limits.js';
 import { ToolboxService } from './toolbox-service.js';
 import { VisionService } from './vision-service.js';
+import { PageToolsService } from './page-tools-service.js';
+import { atTheEdge } from './api-edge.js';
 import { HandoffService, type LinkMaker } from './handoff-service.js';
 import { ConfirmService } from './confirm-service.js';
+import { HandoffWebhook, type WebhookTarget } from './handoff-webhook.js';
 import type { AuditTrail } from '../vault/audit-log.js';
+import type { BrowseOptions, BrowseRequest, BrowseResult } from '../api/browse-schemas.js';
+
+/** The browse runtime (browse/browse-runs.ts), as the server hands it to the service: a run for a caller's scope. */
+export type BrowseRunner = (request: BrowseRequest, scope: { profile?: string; locked?: boolean }, options: BrowseOptions) => Promise<BrowseResult>;
 
 /**
  * What the control API does, once, for every surface: HTTP routes
@@ -29,8 +37,11 @@ import type { AuditTrail } from '../vault/audit-log.js';
  * `operation()` (cancelled with its caller, bounded, logged).
  */
 
+/** How long a call whose browser went away waits to hear that its session ended (a jail's memory watch looks every second). */
+const ENDING_WAIT_MS = 3_000;
+
 /** Views, not actions: a recorded session keeps no screenshot of them. */
-const NOT_RECORDED = new Set(['snapshot', 'text', 'screenshot', 'labelled-screenshot', 'pdf', 'start', 'focus', 'close', 'dialog', 'storage-read']);
+const NOT_RECORDED = new Set(['snapshot', 'text', 'screenshot', 'labelled-screenshot', 'pdf', 'start', 'focus', 'close', 'dialog', 'storage-read', 'page-tools']);
 
 export interface OperationRequest {
   kind: string;
@@ -39,11 +50,16 @@ export interface OperationRequest {
   actor?: Actor;
 }
 
-/** Input checked against an API schema: a 400 naming the field when it does not fit. */
+/**
+ * Input checked against an API schema: a 400 whose message is the field and
+ * what is wrong with it ("url: "foo" is not a web address: …"), words a
+ * person reads as they are; `what` names the input when the issue is with
+ * all of it.
+ */
 export function validated<T>(schema: z.ZodType<T>, input: unknown, what: string): T {
   const result = schema.safeParse(input ?? {});
   if (result.success) return result.data;
-  throw new BadRequestError(`Invalid ${what}: ${describeIssues(result.error, what)}`);
+  throw new BadRequestError(describeIssues(result.error, what));
 }
 
 export class ControlService {
@@ -51,10 +67,17 @@ export class ControlService {
   readonly toolbox = new ToolboxService(this);
   /** Labelled screenshots and computer use (vision-service.ts). */
   readonly vision = new VisionService(this);
+  /** The tools pages offer agents, WebMCP (page-tools-service.ts). */
+  readonly pageTools = new PageToolsService(this);
   /** Hand-offs to a person (handoff-service.ts). */
   readonly handoffs: HandoffService;
   /** Acts that wait for a person's yes (confirm-service.ts). */
   readonly confirmations: ConfirmService;
+  /** Task sessions' profiles with calls that have asked: aborted, with why, when the session ends. */
+  private readonly ending = new Map<string, AbortController>();
+  private browseRunner: BrowseRunner = async () => {
+    throw new UnavailableError('The browse runtime is not running on this server');
+  };
 
   constructor(
     readonly manager: ProfileManager,
@@ -71,11 +94,19 @@ export class ControlService {
      * there is one, else where it listens).
      */
     readonly handoffLink: (host?: string) => LinkMaker,
+    /** Where waiting hand-offs are announced, when config names a webhook. */
+    handoffWebhook?: () => WebhookTarget | undefined,
   ) {
-    this.handoffs = new HandoffService(this, audit);
+    this.handoffs = new HandoffService(this, audit, handoffWebhook && new HandoffWebhook(handoffWebhook, audit));
     this.confirmations = new ConfirmService(this, audit);
     // Every driver asks before it keeps a download (a confirm rule may hold an executable for a yes).
     manager.holdDownload = (held) => this.confirmations.download(held);
+    // A session that ended takes its calls in flight with it, each told why (a 410, as later calls are).
+    sessions.whenEnded((id) => {
+      const profile = `${SESSION_PROFILE_PREFIX}${id}`;
+      this.ending.get(profile)?.abort(this.manager.endedError(profile));
+      this.ending.delete(profile);
+    });
   }
 
   /** Whether this server holds task session `id` (a pre-approval is for one of its sessions). */
@@ -121,13 +152,44 @@ export class ControlService {
       { profile: driver.profile.name, ...request },
       settings,
       async (bounded) => {
-        const result = await work(driver, bounded);
+        const result = await work(driver, bounded).catch((error: unknown) => this.endedWith(driver.profile.name, error));
         // A recorded task session keeps a screenshot per action (outside its dir).
         if (!NOT_RECORDED.has(request.kind)) await this.sessions.recordAction(driver.profile.name, request.kind, request.targetId ?? (result as { targetId?: string })?.targetId);
         return result;
       },
       signal,
+      this.gone(driver.profile.name),
     );
+  }
+
+  /** Fires, with why, when task session `profile`'s browser is gone for good: what its calls in flight answer. */
+  private gone(profile: string): AbortSignal | undefined {
+    if (!profile.startsWith(SESSION_PROFILE_PREFIX)) return undefined;
+    let ending = this.ending.get(profile);
+    if (!ending) this.ending.set(profile, (ending = new AbortController()));
+    return ending.signal;
+  }
+
+  /**
+   * A call that failed because its browser went away under it (a session
+   * ended for a limit while the call was in flight: the target crashed, the
+   * page closed): it is told what later calls are told, why the session
+   * ended (a 410), once the session's end is known, which may take a moment
+   * after the browser died. Any other failure is thrown as it came.
+   */
+  private async endedWith(profile: string, error: unknown): Promise<never> {
+    const gone = profile.startsWith(SESSION_PROFILE_PREFIX) && /Target crashed|Target closed|has been closed|Browser closed|browser has disconnected/i.test((error as Error)?.message ?? '');
+    for (let waited = 0; gone && waited <= ENDING_WAIT_MS; waited += 100) {
+      const ended = this.manager.endedError(profile);
+      if (ended) throw ended;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw error;
+  }
+
+  /** The browse runtime sits above the service (it drives the service's own BrowserApi): the server hands it over here, for `api().browse`. */
+  browseWith(runner: BrowseRunner): void {
+    this.browseRunner = runner;
   }
 
   /** `GET /script`: the profile's recorded steps (one tab's with targetId) as a Playwright test. */
@@ -223,7 +285,11 @@ export class ControlService {
       const open = this.sessions.secretOpener(driver.profile.name);
       if (open && secretNames(action).length && this.recordings.isTracing(driver.profile.name))
         throw new ConflictError('A trace is recording this browser, and a trace cannot be redacted: stop it (POST /trace/stop) before typing a secret');
-      const result: ActionResult = await driver.act(action, bounded, { open, onTyped: (typed) => this.sessions.secretsTyped(driver.profile.name, typed) });
+      const result: ActionResult = await driver.act(action, bounded, {
+        open,
+        onTyped: (typed) => this.sessions.secretsTyped(driver.profile.name, typed),
+        readersBesides: () => this.sessions.cdpReaders(driver.profile.name),
+      });
       if (options.diffMaxChars && result.url !== undefined && result.url === before) {
         const snapshot = await driver.snapshot({ targetId: result.targetId, format: 'ai', diff: true, maxChars: options.diffMaxChars }).catch(() => undefined);
         if (snapshot?.format === 'ai') result.diff = snapshot.text;
@@ -269,9 +335,10 @@ export class ControlService {
    * profile: in process, no HTTP. Arguments are checked against the API's
    * schemas here, as the HTTP routes check them.
    */
-  api(profile?: string, signal?: AbortSignal, options: { locked?: boolean } = {}): BrowserApi {
+  api(profile?: string, signal?: AbortSignal, options: { locked?: boolean; agent?: string } = {}): BrowserApi {
     const service = this;
-    return {
+    // Each call as the caller's agent, each answer without the secrets typed into the profile's browser (api-edge.ts).
+    return atTheEdge<BrowserApi>({
       // A task session's key holds its own profile only: another is refused, and the list names no other.
       withProfile: (other) => {
         if (options.locked && other !== profile) throw new ForbiddenError(`A task session's key reaches its own session only (${profile}), not ${JSON.stringify(other)}`);
@@ -312,8 +379,24 @@ export class ControlService {
       },
       toolbox: service.toolbox.api(profile, signal),
       vision: service.vision.api(profile, signal),
+      pageTools: service.pageTools.api(profile, signal),
       handoff: (request, wait = {}) =>
         service.handoffs.openAndWait(profile, validated(schemas.handoff, request, 'arguments'), service.handoffLink(), wait.signal ?? signal, wait.onWaiting),
-    };
+      browse: (request, how = {}) => service.browseRunner(request, { profile, locked: options.locked ?? false }, { ...how, signal: how.signal ?? signal }),
+      // A scoped caller (a session's key) reaches its own profile's hand-offs only: find() says so first.
+      handoffView: async (id) => {
+        const handoff = await service.handoffs.state(profile, id, 0);
+        const jpeg = handoff.state === 'waiting' ? await service.manager.driver(handoff.profile).thumbnail(handoff.targetId) : undefined;
+        return { handoff, ...(jpeg ? { frame: { mimeType: 'image/jpeg' as const, data: jpeg.toString('base64') } } : {}) };
+      },
+      handoffInput: async (id, input) => {
+        service.handoffs.find(profile, id);
+        return service.handoffs.input(id, validated(schemas.handoffInput, input, 'arguments'), signal);
+      },
+      answerHandoff: async (id, answer) => {
+        service.handoffs.find(profile, id);
+        return service.handoffs.answer(id, validated(schemas.handoffAnswer, answer, 'arguments'));
+      },
+    }, { redact: (answer) => service.manager.secretsOf(profile)?.redactDeep(answer) ?? answer, agent: options.agent });
   }
 }

@@ -31,6 +31,8 @@ export interface Credentials {
   audit: AuditTrail;
   /** The relay's way to ask the person, in the extension, which domains' cookies may be saved. */
   askConsent: (tenant: string, domains: string[], timeoutMs: number) => Promise<string[]>;
+  /** The key hand-off webhooks are signed with (state-dir.ts), when this server may announce hand-offs. */
+  webhookKey?: () => Buffer;
   /** Tells the person at the user's Chrome of a hand-off on a shared tab (the extension's badge and a notification). */
   noticeHandoff?: (notice: HandoffNoticeEvent) => void;
 }
@@ -184,8 +186,8 @@ export class CredentialService {
   // ---- named secrets: their values come in, never go out ----
 
   async setSecret(request: z.output<typeof schemas.setSecret>): Promise<SecretListing> {
-    const listing = await this.credentials.secrets().set(request.tenant, request.name, request.domains, request.value);
-    this.credentials.audit.record({ event: 'secret-set', tenant: request.tenant, domains: listing.domains, outcome: 'ok', detail: listing.name });
+    const listing = await this.credentials.secrets().set(request.tenant, request.name, request.domains, request.value, request.kind);
+    this.credentials.audit.record({ event: 'secret-set', tenant: request.tenant, domains: listing.domains, outcome: 'ok', detail: request.kind === 'totp' ? `${listing.name} (one-time code seed)` : listing.name });
     return listing;
   }
   async secrets(tenant?: string): Promise<{ secrets: SecretListing[] }> {

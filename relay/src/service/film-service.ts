@@ -143,7 +143,7 @@ export class FilmService {
 
   private nameOf(profile: string | undefined): string {
     const name = profile ?? this.manager.registry.config().defaultProfile;
-    if (!PROFILE_NAME.test(name)) throw new BadRequestError(`Invalid query: profile: ${JSON.stringify(name)} is not a profile name`);
+    if (!PROFILE_NAME.test(name)) throw new BadRequestError(`profile: ${JSON.stringify(name)} is not a profile name`);
     return name;
   }
 

@@ -5,6 +5,8 @@ import type { HandoffAnswer } from '../api/session-responses.js';
 import { ConflictError, NotFoundError, TooManyError } from '../errors.js';
 import { type ConfirmAsk, type Handoff, HandoffDesk, MAX_OPEN_HANDOFFS } from '../runtime/handoff-desk.js';
 import type { AuditTrail } from '../vault/audit-log.js';
+import type { TabScreencast } from '../driver/screencast.js';
+import type { HandoffWebhook } from './handoff-webhook.js';
 import type { ControlService } from './control-service.js';
 import { withFence } from '../api/page-content.js';
 
@@ -36,6 +38,8 @@ export class HandoffService {
   constructor(
     private readonly control: ControlService,
     audit: AuditTrail,
+    /** Where waiting hand-offs are announced, when config names a webhook (handoff-webhook.ts). */
+    private readonly webhook?: HandoffWebhook,
   ) {
     this.desk = new HandoffDesk((handoff) => {
       const session = handoff.profile.startsWith(SESSION_PROFILE_PREFIX) ? handoff.profile.slice(SESSION_PROFILE_PREFIX.length) : undefined;
@@ -71,6 +75,11 @@ export class HandoffService {
       const handoff = this.desk.open({ profile: driver.profile.name, targetId: await tab.targetId(), reason: request.reason, timeoutMs: request.timeoutSec * 1000, before, confirm });
       // The person at a shared tab's Chrome gets a link of their own (each link works once).
       if (handoff.profile === 'extension') this.tellExtension({ id: handoff.id, targetId: handoff.targetId, reason: handoff.reason, link: link(handoff) });
+      // With a webhook, the link goes to the person's channel only: the agent gets the handle, never a link it could open itself.
+      if (this.webhook?.configured) {
+        this.webhook.announce(handoff, link(handoff), () => this.desk.get(handoff.id)?.state === 'waiting');
+        return { ...(await this.describe(handoff)), announced: 'webhook' as const };
+      }
       return { ...(await this.describe(handoff)), link: link(handoff) };
     });
   }
@@ -116,6 +125,25 @@ export class HandoffService {
       actor: 'person',
     });
     return this.describe(ended);
+  }
+
+  /** The live view of a waiting hand-off's tab (its page's picture). */
+  async liveView(id: string): Promise<TabScreencast> {
+    const handoff = this.waiting(id);
+    return (await this.control.manager.driver(handoff.profile).screencast(handoff.targetId)).cast;
+  }
+
+  /** The person's input on a waiting hand-off's tab: logged as the person's. */
+  input(id: string, input: z.output<typeof schemas.handoffInput>, signal?: AbortSignal) {
+    const handoff = this.waiting(id);
+    return this.control.viewInput(handoff.profile, { ...input, targetId: handoff.targetId }, signal);
+  }
+
+  /** A hand-off that still waits for the person; a 409 once it ended (nothing of its tab is the person's any more). */
+  private waiting(id: string): Handoff {
+    const handoff = this.find(undefined, id);
+    if (handoff.state !== 'waiting') throw new ConflictError(`This hand-off is over (${handoff.state}): its tab is no longer yours to use`);
+    return handoff;
   }
 
   list(): { handoffs: HandoffAnswer[] } {

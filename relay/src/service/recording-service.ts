@@ -7,7 +7,7 @@ import type { ActionRecord } from '../api/session-responses.js';
 import type { ProfileManager } from '../driver/profile-manager.js';
 import { redact, toHar } from '../driver/network-log.js';
 import { chooseFence, withFence } from '../api/page-content.js';
-import { BadRequestError, ConflictError, ForbiddenError } from '../errors.js';
+import { BadRequestError, ForbiddenError } from '../errors.js';
 import { roomLeft } from './recording-room.js';
 
 /**
@@ -91,9 +91,8 @@ export class RecordingService {
 
   async traceStart(profile: string | undefined): Promise<RecordingAnswer> {
     const driver = this.manager.driver(profile);
-    // A trace keeps DOM snapshots and screenshots whole: it cannot be redacted, so none starts while a page holds a secret.
-    if ((await driver.allTabs()).some((tab) => tab.secrets.inDocument))
-      throw new ConflictError('A secret was typed into a page of this browser, and a trace cannot be redacted: tracing is refused until that page navigates away');
+    // A trace keeps DOM snapshots and screenshots whole: it cannot be redacted, so none starts in a browser that holds a secret.
+    if (driver.secrets.holding) throw driver.secrets.heldError('no trace is recorded (a trace cannot be redacted)');
     const name = driver.profile.name;
     const trace = this.tracing.get(name);
     if (trace) throw new BadRequestError(`Profile ${name} is being traced since ${trace.since}: stop that trace first`);

@@ -88,7 +88,8 @@ export class ToolboxService {
   }
   async storageState(profile: string | undefined, query: Query<'storageStateQuery'>, showValues: boolean, signal?: AbortSignal): Promise<StorageState & { valuesHidden?: boolean }> {
     const state = await this.act(profile, 'storage-read', undefined, signal, (box) => box.storageState(query.indexedDB ?? false));
-    return showValues ? state : { ...state, cookies: state.cookies.map(withoutValue), valuesHidden: true };
+    // A passkey's private key is a value like a cookie's: the token's holder's only.
+    return showValues ? state : { ...state, cookies: state.cookies.map(withoutValue), ...(state.credentials ? { credentials: state.credentials.map((credential) => ({ ...credential, privateKey: '' })) } : {}), valuesHidden: true };
   }
   setStorageState(profile: string | undefined, request: z.output<typeof schemas.setStorageState>, signal?: AbortSignal) {
     return this.act(profile, 'storage-state', undefined, signal, (box) => box.setStorageState(request.state));

@@ -1,4 +1,5 @@
-import type { SessionInfo } from '../api/session-responses.js';
+import type { SecretKind, SessionInfo } from '../api/session-responses.js';
+import { type TotpSeed, totpCode } from '../vault/one-time-codes.js';
 import type { SecretOpener } from '../driver/secret-typing.js';
 import type { ProfileDriver } from '../driver/profile-driver.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../errors.js';
@@ -10,8 +11,8 @@ import type { SecretStore } from '../vault/secret-store.js';
 import { watchLoginPages } from './login-watch.js';
 
 /**
- * What an operator session is lent under its grant (spec §11, §15): the
- * tenant's cookies and sites' storage of the granted domains, put in before
+ * What an operator session is lent under its grant (spec §11, §15, §22): the
+ * tenant's cookies, sites' storage and passkeys of the granted domains, put in before
  * the first page, with warnings for cookies that will not last and a watch
  * for the login form that says one did not; and the named secrets it may
  * type. Audited, never with a value.
@@ -48,34 +49,52 @@ export async function lendLogin(driver: ProfileDriver, info: SessionInfo, deps: 
   const login = await deps.vault().load(tenant!, domains);
   const cookies = login.cookies.filter((cookie) => domains.some((domain) => underSite(cookie.domain ?? '', domain)));
   const origins = login.origins.filter((origin) => domains.some((domain) => originUnderSite(origin.origin, domain)));
+  const passkeys = login.passkeys.filter((passkey) => domains.some((domain) => passkey.rpId !== undefined && underSite(passkey.rpId, domain)));
   await driver.addCookies(cookies);
+  // Passkeys go into the virtual authenticator of every tab before its first page (their keys into Chrome, nowhere else).
+  if (passkeys.length) await driver.passkeys.hold(passkeys, await driver.allTabs());
   // The sites' storage goes in before the first page, as the cookies do (Playwright's restore, in a page of its own).
   if (origins.length) await driver.toolbox.addOriginStorage(origins);
   info.injectedCookies = cookies.length;
   if (origins.length) info.injectedOrigins = origins.length;
+  if (passkeys.length) info.injectedPasskeys = passkeys.length;
   const warnings = loginWarnings(tenant!, domains, login.cookies, Date.parse(info.expiresAt));
   if (warnings.length) info.warnings = warnings;
   // A login page of a granted domain, later, says the lent login did not hold (login-watch.ts).
   watchLoginPages(driver, { tenant: tenant!, domains }, (page) =>
     deps.audit.record({ event: 'login-page', tenant, session, domains: [page.domain], grantId, outcome: 'ok', detail: page.url }),
   );
-  const detail = `${cookies.length} cookies${origins.length ? `, storage of ${origins.map((origin) => origin.origin).join(', ')}` : ''}${warnings.length ? `; ${warnings.join('; ')}` : ''}`;
+  const lentPasskeys = passkeys.length ? `, ${passkeys.length} passkeys of ${[...new Set(passkeys.map((passkey) => passkey.rpId))].join(', ')}` : '';
+  const detail = `${cookies.length} cookies${origins.length ? `, storage of ${origins.map((origin) => origin.origin).join(', ')}` : ''}${lentPasskeys}${warnings.length ? `; ${warnings.join('; ')}` : ''}`;
   deps.audit.record({ event: 'inject', tenant, session, domains, grantId, outcome: 'ok', detail });
 }
 
-/** How `{{secret:NAME}}` opens in a session: the secrets its grant names, of its tenant; undefined for a session lent none. */
-export function secretOpener(info: SessionInfo, store: () => SecretStore): SecretOpener | undefined {
+/**
+ * How `{{secret:NAME}}` and `{{totp:NAME}}` open in a session: the secrets
+ * its grant names, of its tenant, each as its kind is typed (a value as it
+ * is; a one-time code seed as its code now, never itself); undefined for a
+ * session lent none.
+ */
+export function secretOpener(info: SessionInfo, store: () => SecretStore, now: () => number = Date.now): SecretOpener | undefined {
   const { tenant, secrets } = info;
   if (!tenant) return undefined;
-  return async (name) => {
+  return async (name, kind) => {
     if (!secrets?.includes(name)) throw new ForbiddenError(`Secret ${name} is not lent to this session: its grant names ${secrets?.length ? secrets.join(', ') : 'no secrets'}`);
     const secret = await store().open(tenant, name);
     if (!secret) throw new NotFoundError(`Tenant ${tenant} has no secret ${name} (clawd-browser secret-set)`);
-    return secret;
+    if (secret.kind !== kind)
+      throw new ForbiddenError(
+        secret.kind === 'totp'
+          ? `Secret ${name} is a one-time code seed: {{totp:${name}}} types its current code, and the seed itself is never typed: nothing was typed`
+          : `Secret ${name} is not a one-time code seed ({{secret:${name}}} types it): nothing was typed`,
+      );
+    const value = kind === 'totp' ? totpCode(JSON.parse(secret.value) as TotpSeed, now()) : secret.value;
+    return { name, value, domains: secret.domains };
   };
 }
 
-/** Audits secrets typed in a session: by name and host, never a value. */
-export function auditSecretUse(info: SessionInfo, typed: Array<{ name: string; host: string }>, audit: AuditTrail): void {
-  for (const { name, host } of typed) audit.record({ event: 'secret-use', tenant: info.tenant, session: info.id, domains: [host], grantId: info.grantId, outcome: 'ok', detail: name });
+/** Audits secrets typed in a session: by name and host, never a value (nor a code). */
+export function auditSecretUse(info: SessionInfo, typed: Array<{ name: string; host: string; kind: SecretKind }>, audit: AuditTrail): void {
+  for (const { name, host, kind } of typed)
+    audit.record({ event: 'secret-use', tenant: info.tenant, session: info.id, domains: [host], grantId: info.grantId, outcome: 'ok', detail: kind === 'totp' ? `${name} (one-time code)` : name });
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { GridEndpoint } from '../driver/grid-endpoint.js';
 import type { ProfileDriver } from '../driver/profile-driver.js';
 import type { ProfileManager } from '../driver/profile-manager.js';
@@ -11,6 +11,7 @@ import { seedProfilePreferences } from '../profiles/preferences.js';
 import { type Profile, SESSION_PROFILE_PREFIX } from '../profiles/profile-registry.js';
 import { type Isolation, type IsolationSettings, isolate } from './session-isolation.js';
 import { type SessionRecord, STOP_GRACE_MS } from './session-reaper.js';
+import { unmarkJail } from '../jail/jail-reaper.js';
 
 /**
  * Where task sessions' browsers come from, and how they go: a clone of the
@@ -126,6 +127,8 @@ export class SessionBrowsers {
 }
 
 /** A session's dir, and its jail's data dir when it has one. */
-function removeDirs(...dirs: string[]): void {
-  for (const dir of new Set(dirs)) rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+/** A session's dir (named by its id) and its browser's data dir go, and its jail's mark if it had a jail (jail-reaper.ts). */
+function removeDirs(dir: string, dataDir = dir): void {
+  for (const each of new Set([dir, dataDir])) rmSync(each, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+  unmarkJail(basename(dir));
 }

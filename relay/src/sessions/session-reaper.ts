@@ -6,7 +6,7 @@ import { findProfileProcesses, killProcesses } from '../profiles/orphans.js';
 import { GridSession, gridName } from '../profiles/grid-session.js';
 import { loadConfig } from '../config/config.js';
 import type { JailRecord } from '../jail/jail-reaper.js';
-import { removeJail } from '../jail/jail-reaper.js';
+import { reapOrphanJails, removeJail } from '../jail/jail-reaper.js';
 
 /**
  * The reaper: what an earlier server left of its task sessions (it stopped,
@@ -32,15 +32,15 @@ export interface SessionRecord {
 
 /**
  * Removes sessions no live server owns: their browsers (anything running on
- * their data dir), then their dirs. Run by
+ * their data dir), then their dirs; then jails no live server holds, by
+ * their own marks (jail-reaper.ts). Run by
  * `serve` at start and by `clawd-browser reap`; safe to run twice, and after
  * a server killed with SIGKILL mid-session.
  */
 export async function reapSessions(home: string, log?: Logger, heldInFleet?: (id: string) => Promise<boolean>): Promise<Array<{ id: string; killed: number[] }>> {
   const root = join(home, 'sessions');
-  if (!existsSync(root)) return [];
   const reaped: Array<{ id: string; killed: number[] }> = [];
-  for (const id of readdirSync(root)) {
+  for (const id of existsSync(root) ? readdirSync(root) : []) {
     if (id === 'template') continue;
     const dir = join(root, id);
     let record: SessionRecord | undefined;
@@ -65,6 +65,12 @@ export async function reapSessions(home: string, log?: Logger, heldInFleet?: (id
     rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     log?.info(`reaped task session ${id}${killed.length ? ` (killed ${killed.join(', ')})` : ''}`);
     reaped.push({ id, killed });
+  }
+  // Jails any server left whose maker is gone, whatever home it had (a home deleted under it left no record here).
+  for (const id of await reapOrphanJails()) {
+    if (reaped.some((session) => session.id === id)) continue;
+    log?.info(`reaped jail ${id}, which no running server holds`);
+    reaped.push({ id, killed: [] });
   }
   return reaped;
 }

@@ -41,6 +41,8 @@ export interface SessionRequest {
   /** Seconds. */
   ttl?: number;
   place?: 'local' | 'grid';
+  /** Loopback or private hosts it may reach beyond config.json's urlPolicy.private (only the token opens sessions). */
+  allowPrivate?: string[];
 }
 
 /** Films of sessions opened with `record: "video"` (service/film-service.ts): begun at the start, made and kept at the end. */
@@ -59,6 +61,8 @@ interface Session {
   dir: string;
   timer: NodeJS.Timeout;
   actions: number;
+  /** CDP clients of its browser besides this server's own driver (`/cdp?profile=`). */
+  rawCdpClients: number;
   /** Its admission slot, freed when it ends. */
   slot: Slot;
   /** Its browser on a Selenium Grid, when it runs there. */
@@ -98,6 +102,7 @@ export class TaskSessions {
   /** Where sessions' browsers come from: cloned and started here, or asked of the Grid (session-browsers.ts). */
   private readonly browsers: SessionBrowsers;
   private films: SessionFilms | undefined;
+  private readonly endListeners: Array<(id: string) => void> = [];
   /** Who may open a session now, and who waits (admission-queue.ts). */
   readonly admission: AdmissionQueue;
   /** What the ways out of ended sessions carried and refused (their proxies are gone), for the totals. */
@@ -145,6 +150,11 @@ export class TaskSessions {
   /** Who makes the films of `record: "video"` sessions (the server, once its services exist). */
   filmWith(films: SessionFilms): void {
     this.films = films;
+  }
+
+  /** Told of each session that ends, once it has (what was held for it elsewhere goes too: its key's MCP sessions). */
+  whenEnded(listener: (id: string) => void): void {
+    this.endListeners.push(listener);
   }
 
   get root(): string {
@@ -236,6 +246,7 @@ export class TaskSessions {
       ...(prepared.grid?.node ? { node: prepared.grid.node } : {}),
       ...(prepared.isolation ? { isolation: prepared.isolation.isolation, ...(prepared.isolation.isolationNote ? { isolationNote: prepared.isolation.isolationNote } : {}) } : {}),
       cdpUrl: this.deps.manager.cdpUrlOf(driver),
+      ...(request.allowPrivate?.length ? { allowPrivate: request.allowPrivate } : {}),
       createdAt: new Date().toISOString(),
       expiresAt: new Date(Date.now() + ttl * 1000).toISOString(),
       cdpClients: 0,
@@ -251,6 +262,8 @@ export class TaskSessions {
         await this.films.start(driver.profile.name);
       }
       if (request.credential_mode === 'operator' && !options.refresh) await lendLogin(driver, info, this.deps);
+      // The person's refresh session keeps the passkeys they register (a virtual authenticator in each tab), for the vault.
+      if (options.refresh) await driver.passkeys.hold([], await driver.allTabs());
     } catch (error) {
       await this.close(id, 'failed to start').catch(() => {});
       throw error;
@@ -261,11 +274,12 @@ export class TaskSessions {
   }
 
   /** Session `info` is this server's to answer for from now on: its timer runs, its browser is served. */
-  private hold(info: SessionInfo, held: Omit<Session, 'info' | 'timer' | 'actions'>): void {
+  private hold(info: SessionInfo, held: Omit<Session, 'info' | 'timer' | 'actions' | 'rawCdpClients'>): void {
     const { id } = info;
     const timer = setTimeout(() => void this.close(id, 'ttl').catch(() => {}), Math.max(0, Date.parse(info.expiresAt) - Date.now()));
     timer.unref();
-    this.sessions.set(id, { ...held, info, timer, actions: 0 });
+    this.sessions.set(id, { ...held, info, timer, actions: 0, rawCdpClients: 0 });
+    this.deps.manager.allowPrivate(held.driver.profile.name, info.allowPrivate ?? []);
     this.deps.manager.expose(held.driver);
     // A Grid that loses the browser (its node died, its session timeout) ends the session: later calls hear why (410).
     if (held.grid)
@@ -358,6 +372,7 @@ export class TaskSessions {
     // Its HAR exports and traces go with it; those exported with `keep` are under recordings/kept/.
     rmSync(join(this.home, 'recordings', `${SESSION_PROFILE_PREFIX}${id}`), { recursive: true, force: true });
     this.deps.audit.record({ event: 'session-stop', tenant: session.info.tenant, session: id, domains: session.info.domains, grantId: session.info.grantId, outcome: 'ok', detail: reason });
+    for (const listener of this.endListeners) listener(id);
     return session.info;
   }
 
@@ -378,10 +393,13 @@ export class TaskSessions {
     const session = profileName.startsWith(SESSION_PROFILE_PREFIX) ? this.sessions.get(profileName.slice(SESSION_PROFILE_PREFIX.length)) : undefined;
     if (!session) return () => {};
     const { tenant, id } = session.info;
+    const raw = credential === 'driver' ? 0 : 1;
     session.info.cdpClients++;
+    session.rawCdpClients += raw;
     this.deps.audit.record({ event: 'cdp-connect', tenant, session: id, outcome: 'ok', detail: `credential: ${credential}` });
     return () => {
       session.info.cdpClients--;
+      session.rawCdpClients -= raw;
       this.deps.audit.record({ event: 'cdp-disconnect', tenant, session: id, outcome: 'ok', detail: `credential: ${credential}` });
     };
   }
@@ -419,8 +437,14 @@ export class TaskSessions {
     return session && secretOpener(session.info, this.deps.secrets);
   }
 
+  /** Raw CDP clients of a session's browser: while one is there, no secret is typed (it could read it). */
+  cdpReaders(profile: string): string | undefined {
+    const count = this.byProfile(profile)?.rawCdpClients ?? 0;
+    return count ? `${count} raw CDP client${count === 1 ? ' is' : 's are'} connected to its browser (/cdp?profile=${profile}): close ${count === 1 ? 'it' : 'them'} first` : undefined;
+  }
+
   /** Audits secrets typed in a session, by name and host. */
-  secretsTyped(profile: string, typed: Array<{ name: string; host: string }>): void {
+  secretsTyped(profile: string, typed: Parameters<typeof auditSecretUse>[1]): void {
     const session = this.byProfile(profile);
     if (session) auditSecretUse(session.info, typed, this.deps.audit);
   }
@@ -436,8 +460,8 @@ export class TaskSessions {
     const tenant = session.info.tenant!;
     const chosen = domains?.length ? domains : session.info.domains;
     const { origins } = await session.driver.toolbox.storageState(true);
-    const saved = await this.deps.vault().saveFromBrowser(tenant, chosen, await session.driver.cookies(), origins);
-    const detail = saved.map((s) => `${s.domain}: ${s.cookies} cookies${s.origins ? `, ${s.origins} origins` : ''}`).join(', ');
+    const saved = await this.deps.vault().saveFromBrowser(tenant, chosen, await session.driver.cookies(), origins, await session.driver.passkeys.held());
+    const detail = saved.map((s) => `${s.domain}: ${s.cookies} cookies${s.origins ? `, ${s.origins} origins` : ''}${s.passkeys ? `, ${s.passkeys} passkeys` : ''}`).join(', ');
     this.deps.audit.record({ event: 'refresh-saved', tenant, session: id, domains: chosen, outcome: 'ok', detail });
     await this.close(id, 'refresh saved');
     return saved;

@@ -115,4 +115,14 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX clawd_sessions_live ON clawd_sessions (owner) WHERE state = 'live';
     `,
   },
+  {
+    version: 6,
+    name: 'one-time code seeds and passkeys',
+    sql: `
+      -- A secret that is a one-time code seed says so (its kind is bound into its ciphertext too).
+      ALTER TABLE clawd_secrets ADD COLUMN kind text;
+      -- How many passkeys a vault entry holds (sealed with its cookies).
+      ALTER TABLE clawd_vault ADD COLUMN passkeys integer;
+    `,
+  },
 ];

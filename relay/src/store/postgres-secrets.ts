@@ -12,6 +12,7 @@ interface Row {
   tenant: string;
   name: string;
   domains: string[];
+  kind: 'totp' | null;
   saved_at: Date;
   iv: string;
   tag: string;
@@ -19,7 +20,7 @@ interface Row {
 }
 
 function entryOf(row: Row): SecretEntry {
-  return { tenant: row.tenant, name: row.name, domains: row.domains, savedAt: row.saved_at.toISOString(), iv: row.iv, tag: row.tag, data: row.data };
+  return { tenant: row.tenant, name: row.name, domains: row.domains, ...(row.kind ? { kind: row.kind } : {}), savedAt: row.saved_at.toISOString(), iv: row.iv, tag: row.tag, data: row.data };
 }
 
 export class PostgresSecretRows implements SecretRows {
@@ -37,9 +38,9 @@ export class PostgresSecretRows implements SecretRows {
 
   async put(entry: SecretEntry): Promise<void> {
     await this.store.query(
-      `INSERT INTO clawd_secrets (tenant, name, domains, saved_at, iv, tag, data, server) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-       ON CONFLICT (tenant, name) DO UPDATE SET domains = excluded.domains, saved_at = excluded.saved_at, iv = excluded.iv, tag = excluded.tag, data = excluded.data, server = excluded.server`,
-      [entry.tenant, entry.name, entry.domains, entry.savedAt, entry.iv, entry.tag, entry.data, this.store.server],
+      `INSERT INTO clawd_secrets (tenant, name, domains, kind, saved_at, iv, tag, data, server) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+       ON CONFLICT (tenant, name) DO UPDATE SET domains = excluded.domains, kind = excluded.kind, saved_at = excluded.saved_at, iv = excluded.iv, tag = excluded.tag, data = excluded.data, server = excluded.server`,
+      [entry.tenant, entry.name, entry.domains, entry.kind ?? null, entry.savedAt, entry.iv, entry.tag, entry.data, this.store.server],
     );
   }
 

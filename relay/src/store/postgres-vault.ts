@@ -15,6 +15,7 @@ interface Row {
   saved_at: Date;
   cookies: number;
   origins: number | null;
+  passkeys: number | null;
   iv: string;
   tag: string;
   data: string;
@@ -27,6 +28,7 @@ function entryOf(row: Row): VaultEntry {
     savedAt: row.saved_at.toISOString(),
     count: row.cookies,
     ...(row.origins ? { origins: row.origins } : {}),
+    ...(row.passkeys ? { passkeys: row.passkeys } : {}),
     iv: row.iv,
     tag: row.tag,
     data: row.data,
@@ -43,9 +45,9 @@ export class PostgresVaultRows implements VaultRows {
 
   async put(entry: VaultEntry): Promise<void> {
     await this.store.query(
-      `INSERT INTO clawd_vault (tenant, domain, saved_at, cookies, origins, iv, tag, data, server) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-       ON CONFLICT (tenant, domain) DO UPDATE SET saved_at = excluded.saved_at, cookies = excluded.cookies, origins = excluded.origins, iv = excluded.iv, tag = excluded.tag, data = excluded.data, server = excluded.server`,
-      [entry.tenant, entry.domain, entry.savedAt, entry.count, entry.origins ?? null, entry.iv, entry.tag, entry.data, this.store.server],
+      `INSERT INTO clawd_vault (tenant, domain, saved_at, cookies, origins, passkeys, iv, tag, data, server) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+       ON CONFLICT (tenant, domain) DO UPDATE SET saved_at = excluded.saved_at, cookies = excluded.cookies, origins = excluded.origins, passkeys = excluded.passkeys, iv = excluded.iv, tag = excluded.tag, data = excluded.data, server = excluded.server`,
+      [entry.tenant, entry.domain, entry.savedAt, entry.count, entry.origins ?? null, entry.passkeys ?? null, entry.iv, entry.tag, entry.data, this.store.server],
     );
   }
 

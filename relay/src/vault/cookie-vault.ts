@@ -22,10 +22,14 @@ import type { StorageState } from '../api/toolbox-schemas.js';
 export type VaultCookie = Protocol.Network.CookieParam;
 /** One origin's storage as Playwright's storage state holds it (localStorage, and IndexedDB when saved). */
 export type VaultOrigin = StorageState['origins'][number];
-/** What the vault lends for some domains: their cookies and their sites' storage. */
+/** A passkey as a browser's virtual authenticator holds it (CDP's WebAuthn credential: its private key included). */
+export type VaultPasskey = Protocol.WebAuthn.Credential;
+/** What the vault lends for some domains: their cookies, their sites' storage, and their passkeys. */
 export interface VaultLogin {
   cookies: VaultCookie[];
   origins: VaultOrigin[];
+  /** Absent in entries saved before passkeys were. */
+  passkeys?: VaultPasskey[];
 }
 
 export { VaultTamperedError };
@@ -37,6 +41,8 @@ const Entry = z.strictObject({
   count: z.number().int().nonnegative(),
   /** Origins whose storage the entry holds (none in entries saved before origin storage was). */
   origins: z.number().int().nonnegative().optional(),
+  /** Passkeys the entry holds. */
+  passkeys: z.number().int().nonnegative().optional(),
   iv: z.string(),
   tag: z.string(),
   data: z.string(),
@@ -109,19 +115,20 @@ export class CookieVault {
     if (key.length !== 32) throw new Error('the vault key must be 32 bytes');
   }
 
-  /** Replaces what the vault holds for (tenant, domain): its cookies, and its sites' storage. */
-  async save(tenant: string, domain: string, cookies: VaultCookie[], origins: VaultOrigin[] = []): Promise<VaultListing> {
+  /** Replaces what the vault holds for (tenant, domain): its cookies, its sites' storage, and its passkeys. */
+  async save(tenant: string, domain: string, cookies: VaultCookie[], origins: VaultOrigin[] = [], passkeys: VaultPasskey[] = []): Promise<VaultListing> {
     const site = cookieSite(domain);
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
     cipher.setAAD(aad(tenant, site));
-    const data = Buffer.concat([cipher.update(JSON.stringify({ cookies, origins } satisfies VaultLogin), 'utf8'), cipher.final()]);
+    const data = Buffer.concat([cipher.update(JSON.stringify({ cookies, origins, ...(passkeys.length ? { passkeys } : {}) } satisfies VaultLogin), 'utf8'), cipher.final()]);
     const entry: Entry = {
       tenant,
       domain: site,
       savedAt: new Date().toISOString(),
       count: cookies.length,
       ...(origins.length ? { origins: origins.length } : {}),
+      ...(passkeys.length ? { passkeys: passkeys.length } : {}),
       iv: iv.toString('base64'),
       tag: cipher.getAuthTag().toString('base64'),
       data: data.toString('base64'),
@@ -132,34 +139,39 @@ export class CookieVault {
 
   /**
    * Saves, for each domain, the cookies a browser holds under it (the site or
-   * a subdomain), and the storage of its origins under it: a refresh
-   * session's, or the user's own through the extension.
+   * a subdomain), the storage of its origins under it, and the passkeys of
+   * relying parties under it: a refresh session's, or the user's own
+   * through the extension (no passkeys: they stay in the user's own
+   * authenticator).
    */
   async saveFromBrowser(
     tenant: string,
     domains: string[],
     browserCookies: Array<Parameters<typeof fromBrowserCookie>[0]>,
     browserOrigins: VaultOrigin[] = [],
-  ): Promise<Array<{ domain: string; cookies: number; origins: number }>> {
-    const saved: Array<{ domain: string; cookies: number; origins: number }> = [];
+    browserPasskeys: VaultPasskey[] = [],
+  ): Promise<Array<{ domain: string; cookies: number; origins: number; passkeys?: number }>> {
+    const saved: Array<{ domain: string; cookies: number; origins: number; passkeys?: number }> = [];
     for (const domain of domains) {
       const own = browserCookies.filter((cookie) => underSite(cookie.domain, domain));
       const origins = browserOrigins.filter((origin) => originUnderSite(origin.origin, domain));
-      await this.save(tenant, domain, own.map(fromBrowserCookie), origins);
-      saved.push({ domain, cookies: own.length, origins: origins.length });
+      const passkeys = browserPasskeys.filter((passkey) => passkey.rpId !== undefined && underSite(passkey.rpId, domain));
+      await this.save(tenant, domain, own.map(fromBrowserCookie), origins, passkeys);
+      saved.push({ domain, cookies: own.length, origins: origins.length, ...(passkeys.length ? { passkeys: passkeys.length } : {}) });
     }
     return saved;
   }
 
   /** The cookies and origin storage of `domains` for `tenant` (domains the vault has nothing for are skipped). */
-  async load(tenant: string, domains: string[]): Promise<VaultLogin> {
+  async load(tenant: string, domains: string[]): Promise<Required<VaultLogin>> {
     const wanted = new Set(domains.map(cookieSite));
-    const login: VaultLogin = { cookies: [], origins: [] };
+    const login: Required<VaultLogin> = { cookies: [], origins: [], passkeys: [] };
     for (const entry of await this.rows.list(tenant)) {
       if (entry.tenant !== tenant || !wanted.has(entry.domain)) continue;
       const opened = this.open(entry);
       login.cookies.push(...opened.cookies);
       login.origins.push(...opened.origins);
+      login.passkeys.push(...(opened.passkeys ?? []));
     }
     return login;
   }
@@ -191,7 +203,7 @@ export class CookieVault {
 }
 
 function listing(entry: Entry): VaultListing {
-  return { tenant: entry.tenant, domain: entry.domain, savedAt: entry.savedAt, cookies: entry.count, ...(entry.origins ? { origins: entry.origins } : {}) };
+  return { tenant: entry.tenant, domain: entry.domain, savedAt: entry.savedAt, cookies: entry.count, ...(entry.origins ? { origins: entry.origins } : {}), ...(entry.passkeys ? { passkeys: entry.passkeys } : {}) };
 }
 
 function aad(tenant: string, domain: string): Buffer {
