@@ -214,6 +214,31 @@ describe('the other rules', () => {
   });
 });
 
+describe('a tool the page offers and marks consequential (WebMCP)', () => {
+  it('is called only on a yes: with nobody to ask a 409 naming the rule, with a person asked it runs once they say so', async () => {
+    const client = env.client('clawd');
+    const tab = await client.openTab(env.fixtures.url('page-tools.html'));
+    const paid = async () => (await client.evaluate('() => document.getElementById("paid").textContent', { targetId: tab.targetId })).result;
+    const before = await paid();
+    const refused = await rejection(client.pageTools.call({ targetId: tab.targetId, name: 'pay', input: {} }));
+    expect(refused).toBeInstanceOf(ConflictError);
+    expect(refused.message).toMatch(/^Not done: to call the page's tool "pay" needs a person's yes \(confirm rule page-tools: a page tool the page marks consequential\)/);
+    expect(await paid()).toBe(before);
+    // A tool it does not mark is called at once.
+    expect((await client.pageTools.call({ targetId: tab.targetId, name: 'add_to_cart', input: { sku: 'p1' } })).status).toBe('Completed');
+    let asked!: (confirmation: Confirmation) => void;
+    const waiting = new Promise<Confirmation>((resolve) => (asked = resolve));
+    const paying = client.pageTools.call({ targetId: tab.targetId, name: 'pay', input: {} }, { person: true, onConfirmation: asked });
+    const confirmation = await waiting;
+    expect(confirmation).toMatchObject({ rule: 'page-tools', act: 'call the page\'s tool "pay"' });
+    expect(await paid()).toBe(before);
+    await answer(confirmation.link!, 'yes');
+    expect(await paying).toMatchObject({ tool: 'pay', status: 'Completed', confirmed: { rule: 'page-tools', by: 'person' } });
+    expect(await paid()).toBe('paid');
+    await client.closeTab(tab.targetId);
+  });
+});
+
 describe('where a person is reachable', () => {
   it('through a real MCP client with the handoff group: browser_act waits, the progress carries the link, the yes runs it', async () => {
     const mcp = new Client({ name: 'confirm-agent', version: '1' });

@@ -125,7 +125,8 @@ describe('clawd-browser mcp (stdio)', () => {
     const targetId = /^Opened (\S+)/.exec(opened)![1];
     expect(await call('browser_record', { profile: 'clawd', targetId, action: 'network-start' })).toBe(`Recording ${targetId}'s requests.`);
     await call('browser_navigate', { profile: 'clawd', targetId, url: env.fixtures.url('todo.html') });
-    expect(await call('browser_record', { profile: 'clawd', targetId, action: 'network', type: 'document' })).toMatch(/^#\d+ GET 200 document http:\/\/127\.0\.0\.1:\d+\/todo\.html \d+ms$/);
+    // The URLs a page requested are its words: fenced.
+    expect(await call('browser_record', { profile: 'clawd', targetId, action: 'network', type: 'document' })).toMatch(/^<page (\d+)>\n#\d+ GET 200 document http:\/\/127\.0\.0\.1:\d+\/todo\.html \d+ms\n<\/page \1>$/);
     expect(await call('browser_record', { profile: 'clawd', targetId, action: 'har' })).toMatch(/^Written: .*\/recordings\/clawd\/.*\.har$/);
   }, 60_000);
 
@@ -154,7 +155,7 @@ describe('clawd-browser mcp (stdio)', () => {
     const opened = await call('browser_tabs', { profile: 'clawd', action: 'open', url: env.fixtures.url('article.html') });
     const targetId = /^Opened (\S+)/.exec(opened)![1];
     const page = await call('browser_snapshot', { profile: 'clawd', targetId, markdown: true });
-    expect(page).toMatch(/^Release notes — http:\/\/127\.0\.0\.1:\d+\/article\.html\n# Release notes\n/);
+    expect(page).toMatch(/^<page \d+>\nRelease notes — http:\/\/127\.0\.0\.1:\d+\/article\.html\n# Release notes\n/);
     expect(page).toContain('- Faster [benchmarks](https://example.com/bench?x=1)');
     expect(await call('browser_snapshot', { profile: 'clawd', targetId, markdown: true, selector: '#appendix' })).toMatch(/\n## Appendix\n\nLast words\.$/);
   }, 60_000);

@@ -46,6 +46,12 @@ const SecretName = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be a secret 
 /** `?flag`, `?flag=true` and `?flag=1` are true; `false` and `0` are false. */
 const QueryFlag = z.enum(['', 'true', '1', 'false', '0']).transform((value) => value !== 'false' && value !== '0');
 
+/** The caller shows a person a confirmation's link (runtime/consequential-acts.ts): an act a rule names may then ask them. */
+const PersonFlag = z
+  .union([z.boolean(), QueryFlag])
+  .optional()
+  .describe("the caller shows a person the link when an act waits for their yes (a confirm rule names it); without it, and with nobody else to ask, such an act is a 409");
+
 /** Text a person cannot see, shown marked (snapshot/page-sight.ts): for a person debugging, never in MCP's tools. */
 const HiddenFlag = z.union([z.boolean(), QueryFlag]).optional().describe('also the text a person cannot see, each block marked [hidden=why] (for debugging)');
 
@@ -146,10 +152,11 @@ export const schemas = {
     jail: z.boolean().optional(),
   }).refine((profile) => !(profile.jail && profile.cdpUrl), { message: 'a remote profile (cdpUrl) runs elsewhere and cannot be jailed here', path: ['jail'] }),
   profileQuery: z.object({ profile: z.string().optional() }),
+  pageToolCallQuery: z.object({ profile: z.string().optional(), person: PersonFlag }),
   actQuery: z.object({
     profile: z.string().optional(),
     diff: z.coerce.number().int().positive().max(200_000).optional(),
-    person: z.union([z.boolean(), QueryFlag]).optional().describe("the caller shows a person the link when an act waits for their yes (a confirm rule names it); without it, and with nobody else to ask, such an act is a 409"),
+    person: PersonFlag,
   }),
   actionsQuery: z.object({ profile: z.string().optional(), limit: z.coerce.number().int().positive().max(1000).default(100) }),
   consoleQuery: z.object({ profile: z.string().optional(), targetId: TargetId.optional(), level: z.string().optional() }),

@@ -229,7 +229,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
   // ---- the tools pages offer agents (WebMCP) ------------------------------------
 
   routes.json('GET /page-tools', ({ query: { profile, ...rest }, signal }) => service.pageTools.list(profile, rest, signal));
-  routes.json('POST /page-tools/call', ({ query, body, signal }) => service.pageTools.call(query.profile, body, signal));
+  routes.json('POST /page-tools/call', ({ query, body, signal }) => service.pageTools.call(query.profile, body, signal, { person: query.person === true }));
 
   routes.json('POST /computer/anthropic', ({ query, body, signal }) => service.vision.computer(query.profile, 'anthropic', body, signal));
 

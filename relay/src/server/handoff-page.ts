@@ -43,7 +43,7 @@ export function handoffPage(handoff: HandoffAnswer): string {
 <body>
 <h1>${confirm ? 'The agent asks for your yes' : 'The agent asks for your help'}</h1>
 <p class="reason" id="reason">${escape(handoff.reason)}</p>
-${confirm ? `<p id="act">The agent would <strong>${escape(confirm.act)}</strong> (outlined below). Nothing is done unless you say yes. <span class="muted">Rule: ${escape(confirm.rule)}.</span></p>` : ''}
+${confirm ? `<p id="act">The agent would <strong>${escape(confirm.act)}</strong>${confirm.box ? ' (outlined below)' : ''}. Nothing is done unless you say yes. <span class="muted">Rule: ${escape(confirm.rule)}.</span></p>` : ''}
 <p class="muted">Tab ${escape(handoff.targetId)} of ${escape(handoff.profile)}. ${confirm ? 'The picture shows the page, live' : 'Click, scroll and type in the picture to use the page'}; the agent waits until ${escape(new Date(handoff.expiresAt).toUTCString())}.</p>
 <div class="view"><img id="view" alt="the tab, live" src="/handoff/${encodeURIComponent(handoff.id)}/screencast">${outline}</div>
 <form id="answer">

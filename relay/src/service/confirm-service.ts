@@ -5,7 +5,7 @@ import type { ActionResult } from '../api/responses.js';
 import type { HandoffAnswer } from '../api/session-responses.js';
 import type { schemas } from '../api/schemas.js';
 import { ClawdError, ConflictError, NotFoundError } from '../errors.js';
-import { type ConfirmRule, type Consequence, describeRule, matchDownload } from '../runtime/consequential-acts.js';
+import { type ConfirmRule, type Consequence, describeRule, matchDownload, matchPageTool } from '../runtime/consequential-acts.js';
 import type { AuditTrail } from '../vault/audit-log.js';
 import { withFence } from '../api/page-content.js';
 import type { ControlService } from './control-service.js';
@@ -33,9 +33,12 @@ const JUDGED = new Set(['click', 'press', 'type']);
 
 interface Waiting {
   profile: string;
-  /** The act's answer once the person said yes and it ran (or why it failed). */
-  outcome: Promise<ActionResult>;
+  /** The act's answer once the person said yes and it ran (or why it did not run). */
+  outcome: Promise<object>;
 }
+
+/** Who let an act a rule names run. */
+type Confirmed = NonNullable<ActionResult['confirmed']>;
 
 export class ConfirmService {
   /** Rules pre-approved per task session's profile, by the token's holder. */
@@ -65,51 +68,74 @@ export class ConfirmService {
    */
   async act(profile: string | undefined, action: Act, signal: AbortSignal | undefined, options: ActOptions & { wait?: boolean }): Promise<ActionResult> {
     if (!JUDGED.has(action.kind)) return this.control.perform(profile, action, signal, options);
-    const driver = this.control.manager.driver(profile);
-    const name = driver.profile.name;
-    const found = await driver.consequenceOf(action, this.rules());
+    const found = await this.control.manager.driver(profile).consequenceOf(action, this.rules());
     if (!found) return this.control.perform(profile, action, signal, options);
-    const { consequence, viewport } = found;
+    return this.confirm(profile, action.targetId, found.consequence, found.viewport, (bounded) => this.control.perform(profile, action, bounded, { diffMaxChars: options.diffMaxChars }), signal, options, (confirmation, targetId) => ({ targetId, kind: action.kind, confirmation }));
+  }
+
+  /** A call of a tool the page offers (WebMCP) that the page marks consequential: asked as an act is, when a rule says so. */
+  async pageTool<T extends object>(profile: string | undefined, tool: { name: string; targetId?: string; annotations?: { consequential?: boolean } }, run: (signal?: AbortSignal) => Promise<T>, signal: AbortSignal | undefined, options: ActOptions & { wait?: boolean }, waiting: (confirmation: Confirmation, targetId: string) => T): Promise<T & { confirmed?: Confirmed }> {
+    const rule = tool.annotations && matchPageTool(this.rules(), tool.annotations);
+    if (!rule) return run(signal);
+    const consequence: Consequence = { rule: rule.name, act: `call the page's tool ${JSON.stringify(clipped(tool.name))}` };
+    return this.confirm(profile, tool.targetId, consequence, undefined, run, signal, options, waiting);
+  }
+
+  /**
+   * What a rule names runs when pre-approved for the session; with nobody to ask it is refused (409);
+   * else a hand-off asks the person, and `run` runs, server-side, on their yes. The caller waits for that
+   * (`options.wait`), or is answered at once with `waiting(confirmation)`, the hand-off's handle.
+   */
+  private async confirm<T extends object>(
+    profile: string | undefined,
+    targetId: string | undefined,
+    consequence: Consequence,
+    viewport: { width: number; height: number } | undefined,
+    run: (signal?: AbortSignal) => Promise<T>,
+    signal: AbortSignal | undefined,
+    options: ActOptions & { wait?: boolean },
+    waiting: (confirmation: Confirmation, targetId: string) => T,
+  ): Promise<T & { confirmed?: Confirmed }> {
+    const name = this.control.manager.driver(profile).profile.name;
     const session = sessionOf(name);
     if (this.approvals.get(name)?.has(consequence.rule)) {
       this.record('confirm-yes', session, 'ok', `${consequence.rule}: ${consequence.act} on ${name}, pre-approved for the session`);
-      return { ...(await this.control.perform(profile, action, signal, options)), confirmed: { rule: consequence.rule, by: 'pre-approval' as const } };
+      return { ...(await run(signal)), confirmed: { rule: consequence.rule, by: 'pre-approval' as const } };
     }
     if (!this.reachable(name, options.person === true)) {
       this.record('confirm-ask', session, 'refused', `${consequence.rule}: ${consequence.act} on ${name}; no person could be asked`);
       throw refusal(consequence, this.rule(consequence.rule), 'and no person can be asked here');
     }
-    const opened = await this.ask(profile, action, consequence, viewport, signal, options.diffMaxChars);
+    const opened = await this.ask(name, targetId, consequence, viewport, run, signal);
     const confirmation: Confirmation = { id: opened.id, rule: consequence.rule, act: consequence.act, state: 'waiting', ...(opened.link ? { link: opened.link } : {}), expiresAt: opened.expiresAt };
     // The act names its target in the page's words: fenced.
-    if (!options.wait) return withFence({ targetId: opened.targetId, kind: action.kind, confirmation });
+    if (!options.wait) return withFence(waiting(confirmation, opened.targetId));
     options.onConfirmation?.(confirmation);
     const abandoned = () => this.control.handoffs.desk.end(opened.id, 'cancelled', 'the agent stopped waiting');
     signal?.addEventListener('abort', abandoned, { once: true });
     try {
-      return await this.waiting.get(opened.id)!.outcome;
+      return (await this.waiting.get(opened.id)!.outcome) as T & { confirmed: Confirmed };
     } finally {
       signal?.removeEventListener('abort', abandoned);
     }
   }
 
-  /** Opens the hand-off asking for the person's yes; the act runs, server-side, on it. */
-  private async ask(profile: string | undefined, action: Act, consequence: Consequence, viewport: { width: number; height: number }, signal: AbortSignal | undefined, diffMaxChars?: number): Promise<HandoffAnswer> {
+  /** Opens the hand-off asking for the person's yes; `run` runs, server-side, on it. */
+  private async ask(name: string, targetId: string | undefined, consequence: Consequence, viewport: { width: number; height: number } | undefined, run: () => Promise<object>, signal: AbortSignal | undefined): Promise<HandoffAnswer> {
     const waitSeconds = this.control.manager.registry.config().confirm.waitSeconds;
-    const box = consequence.box && {
+    const box = consequence.box && viewport && {
       x: consequence.box.x / viewport.width,
       y: consequence.box.y / viewport.height,
       width: consequence.box.width / viewport.width,
       height: consequence.box.height / viewport.height,
     };
     const opened = await this.control.handoffs.open(
-      profile,
-      { targetId: action.targetId, reason: `Say yes to let the agent ${consequence.act} (rule ${consequence.rule})`, timeoutSec: waitSeconds },
+      name,
+      { targetId, reason: `Say yes to let the agent ${consequence.act} (rule ${consequence.rule})`, timeoutSec: waitSeconds },
       this.control.handoffLink(),
       signal,
       { rule: consequence.rule, act: consequence.act, ...(box ? { box } : {}) },
     );
-    const name = opened.profile;
     this.record('confirm-ask', sessionOf(name), 'ok', `${consequence.rule}: ${consequence.act} on ${name}, hand-off ${opened.id}`);
     const outcome = this.control.handoffs.desk.wait(opened.id, waitSeconds * 1000 + 1000).then(async (ended) => {
       if (ended?.state !== 'done') {
@@ -117,8 +143,7 @@ export class ConfirmService {
         throw refusal(consequence, this.rule(consequence.rule), ended?.state === 'refused' ? `and the person said no${ended.note ? `: ${JSON.stringify(ended.note)}` : ''}` : ended?.state === 'timeout' ? 'and nobody answered in time' : 'and the ask was cancelled', opened.id);
       }
       this.record('confirm-yes', sessionOf(name), 'ok', `${consequence.rule}: ${consequence.act} on ${name}, hand-off ${opened.id}`);
-      const result = await this.control.perform(name, action, undefined, { diffMaxChars });
-      return { ...result, confirmed: { rule: consequence.rule, by: 'person' as const, handoff: opened.id } };
+      return { ...(await run()), confirmed: { rule: consequence.rule, by: 'person' as const, handoff: opened.id } };
     });
     // Nobody may be waiting on it (an HTTP caller that went): its failure is the hand-off's to tell.
     outcome.catch(() => {});
@@ -202,11 +227,14 @@ export class ConfirmService {
     return rule;
   }
 
-  /** Whether a person can be asked: config says always or never; else their own Chrome, the console open, or a caller that shows them the link. */
+  /**
+   * Whether a person can be asked: config says always or never; else their own Chrome, a webhook to their
+   * channel (config handoffWebhook), the console open, or a caller that shows them the link.
+   */
   private reachable(profile: string, callerShows: boolean): boolean {
-    const ask = this.control.manager.registry.config().confirm.askPerson;
-    if (ask !== 'auto') return ask === 'always';
-    return profile === 'extension' || callerShows || this.consoleOpen();
+    const config = this.control.manager.registry.config();
+    if (config.confirm.askPerson !== 'auto') return config.confirm.askPerson === 'always';
+    return profile === 'extension' || config.handoffWebhook !== undefined || callerShows || this.consoleOpen();
   }
 
   private record(event: 'confirm-ask' | 'confirm-yes' | 'confirm-no' | 'confirm-approve', session: string | undefined, outcome: 'ok' | 'refused', detail: string): void {
