@@ -174,11 +174,15 @@ describe("3. other sites' cookies", () => {
 describe("12. clawd-browser's own logins", () => {
   let consoleTab: { pageTargetId: string; tabTargetId: string };
   const consoleOrigin = () => `http://127.0.0.1:${env.server.control.port}`;
+  /** Where the person's console lives: its login cookie is sent only there. */
+  let consolePath = '';
 
   beforeAll(async () => {
     // The person is logged into clawd's console in a tab of their own browser (not shared): its cookie is 127.0.0.1's, like the shared tab's site.
     consoleTab = await openTab(cdp(), (await env.client('clawd').dashboardLink()).url);
     await waitFor(async () => (await allCookiesInUserBrowser()).some((cookie) => cookie.name.startsWith('clawd_dashboard')), { message: 'the console login set no cookie' });
+    consolePath = ((await allCookiesInUserBrowser()) as unknown as Array<{ name: string; path: string }>).find((cookie) => cookie.name.startsWith('clawd_dashboard'))!.path;
+    expect(consolePath).toMatch(/^\/console\/[\w-]{20,}\/$/);
     await cdp().send('Storage.setCookies', { cookies: [{ name: 'shop', value: 'shared-site-cookie', domain: '127.0.0.1', path: '/' }] });
   });
   afterAll(async () => {
@@ -203,14 +207,14 @@ describe("12. clawd-browser's own logins", () => {
     const viaJson = await fetch(`http://127.0.0.1:${relayPort()}/json/new?${consoleOrigin()}/`, { method: 'PUT', headers: auth() });
     expect(viaJson.status).toBe(403);
     // The shared page (another port of 127.0.0.1) fetches, frames and loads the console with the person's cookie: each is refused.
-    const fetched = await sharedPage.evaluate((origin) => fetch(`${origin}/sessions`, { credentials: 'include' }).then((answer) => answer.status, () => 'failed'), consoleOrigin());
+    const fetched = await sharedPage.evaluate((at) => fetch(`${at}sessions`, { credentials: 'include' }).then((answer) => answer.status, () => 'failed'), `${consoleOrigin()}${consolePath}`);
     expect(fetched).not.toBe(200);
     await sharedPage.evaluate((origin) => {
       const frame = document.createElement('iframe');
       frame.id = 'console-frame';
-      frame.src = `${origin}/sessions`;
+      frame.src = `${origin}sessions`;
       document.body.append(frame);
-    }, consoleOrigin());
+    }, `${consoleOrigin()}${consolePath}`);
     const framed = (await sharedPage.frameLocator('#console-frame').locator('body').textContent({ timeout: 10_000 })) ?? '';
     expect(framed).toMatch(/answer their own pages only/);
     expect(framed).not.toMatch(/"sessions"/);
@@ -219,10 +223,10 @@ describe("12. clawd-browser's own logins", () => {
 
   it('are never lent by a click: a tab of the console is not shared', async () => {
     // A tab just opened is the active one, where a click acts: the console's page, committed.
-    const another = await openTab(cdp(), `${consoleOrigin()}/`);
+    const another = await openTab(cdp(), `${consoleOrigin()}${consolePath}`);
     await cdp().send('Target.closeTarget', { targetId: consoleTab.pageTargetId });
     consoleTab = another;
-    await waitFor(async () => (await pageTargets(cdp())).find((target) => target.targetId === consoleTab.pageTargetId)?.url === `${consoleOrigin()}/`, { message: 'the console never committed' });
+    await waitFor(async () => (await pageTargets(cdp())).find((target) => target.targetId === consoleTab.pageTargetId)?.url === `${consoleOrigin()}${consolePath}`, { message: 'the console never committed' });
     await triggerExtensionAction(cdp(), EXTENSION_ID, consoleTab.tabTargetId);
     let badge = { text: '', title: '' };
     await waitFor(async () => (badge = await badgeOf(cdp(), consoleTab.pageTargetId)).text === '!', { message: 'no error badge on the console tab' }).catch((error: Error) => {

@@ -202,15 +202,17 @@ describe('several servers, one fleet', () => {
     const { url } = await api(b).dashboardLink();
     const login = await fetch(url, { redirect: 'manual' });
     const cookie = login.headers.get('set-cookie')!.split(';')[0];
-    const frame = await fetch(`http://127.0.0.1:${b.control}/screencast/frame?profile=${localSession.profile}&targetId=${tab.targetId}`, { headers: { cookie } });
+    // The console lives under a path of its own, the only one its cookie is sent to (and taken with).
+    const consolePath = /Path=([^;]+)/.exec(login.headers.get('set-cookie')!)![1];
+    const frame = await fetch(`http://127.0.0.1:${b.control}${consolePath}screencast/frame?profile=${localSession.profile}&targetId=${tab.targetId}`, { headers: { cookie } });
     expect(frame.status).toBe(200);
     expect(frame.headers.get('content-type')).toBe('image/jpeg');
     // The console's calls are carried with the fleet's token: never to a host a path names.
-    const consoleAttack = await rawRequest(b.control, `GET /.//${siteHost}/steal-4?profile=${localSession.profile} HTTP/1.1\r\nHost: 127.0.0.1:${b.control}\r\nCookie: ${cookie}\r\nConnection: close\r\n\r\n`);
+    const consoleAttack = await rawRequest(b.control, `GET ${consolePath}.//${siteHost}/steal-4?profile=${localSession.profile} HTTP/1.1\r\nHost: 127.0.0.1:${b.control}\r\nCookie: ${cookie}\r\nConnection: close\r\n\r\n`);
     expect(consoleAttack).toMatch(/^HTTP\/1\.1 400/);
     expect(sitePaths.filter((path) => path.startsWith('/steal'))).toEqual([]);
     // The console sees what it sees on its own server: cookie values stay hidden, carried or not.
-    const shown = (await (await fetch(`http://127.0.0.1:${b.control}/storage/cookies?profile=${localSession.profile}&url=${encodeURIComponent(site.url)}`, { headers: { cookie } })).json()) as { cookies: Array<{ value?: string }>; valuesHidden?: boolean };
+    const shown = (await (await fetch(`http://127.0.0.1:${b.control}${consolePath}storage/cookies?profile=${localSession.profile}&url=${encodeURIComponent(site.url)}`, { headers: { cookie } })).json()) as { cookies: Array<{ value?: string }>; valuesHidden?: boolean };
     expect(shown.valuesHidden).toBe(true);
     expect(JSON.stringify(shown)).not.toContain('cookie-value-1');
     const byToken = (await (await fetch(`http://127.0.0.1:${b.control}/storage/cookies?profile=${localSession.profile}&url=${encodeURIComponent(site.url)}`, { headers: { authorization: `Bearer ${token}` } })).json()) as { cookies: Array<{ value?: string }> };

@@ -194,8 +194,8 @@ describe('sessions, grants, the vault and profiles answer as their document says
   it('covered most of the document', () => {
     const documented = Object.entries(document.paths).flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`));
     const reached = new Set(checked.map((key) => operationKey(key)));
-    // The streams, images, MCP, the one-time login and the browse runtime (browse.test.ts) are checked by their own suites.
-    const elsewhere = ['POST /browse', 'GET /browse', 'DELETE /browse/{run}', 'GET /screencast', 'GET /screencast/frame', 'GET /dashboard/login', 'GET /events', 'POST /mcp', 'GET /openapi.json', 'POST /pdf', 'POST /hooks/file-chooser', 'POST /reset-profile', 'POST /stop', 'POST /grants', 'DELETE /grants/{id}', 'DELETE /vault', 'POST /vault/refresh', 'POST /vault/refresh/{id}/done', 'POST /vault/from-extension', 'GET /handoff/{id}/open', 'GET /handoff/{id}/page', 'POST /handoff/{id}/answer', 'GET /videos/file', 'GET /metrics', 'GET /handoff/{id}/screencast', 'POST /handoff/{id}/input'];
+    // The streams, images, MCP, the one-time login, page tools (page-tools.test.ts) and the browse runtime (browse.test.ts) are checked by their own suites.
+    const elsewhere = ['GET /page-tools', 'POST /page-tools/call', 'POST /browse', 'GET /browse', 'DELETE /browse/{run}', 'GET /screencast', 'GET /screencast/frame', 'GET /dashboard/login', 'GET /events', 'POST /mcp', 'GET /openapi.json', 'POST /pdf', 'POST /hooks/file-chooser', 'POST /reset-profile', 'POST /stop', 'POST /grants', 'DELETE /grants/{id}', 'DELETE /vault', 'POST /vault/refresh', 'POST /vault/refresh/{id}/done', 'POST /vault/from-extension', 'GET /handoff/{id}/open', 'GET /handoff/{id}/page', 'POST /handoff/{id}/answer', 'GET /videos/file', 'GET /metrics', 'GET /handoff/{id}/screencast', 'POST /handoff/{id}/input'];
     expect(documented.filter((key) => !reached.has(key) && !elsewhere.includes(key))).toEqual([]);
   });
 });

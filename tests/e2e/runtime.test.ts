@@ -240,7 +240,8 @@ describe('the dashboard', () => {
     try {
       const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
       await page.goto(url);
-      expect(new URL(page.url()).pathname).toBe('/');
+      // The link's page moves on to the login's own console, the only path its cookie is sent to.
+      await page.waitForURL(/\/console\/[\w-]{20,}\/$/);
       await page.waitForSelector(`.tab[data-target-id="${targetId}"] img`);
       await page.waitForFunction((id) => {
         const image = document.querySelector<HTMLImageElement>(`.tab[data-target-id="${id}"] img`);
@@ -263,6 +264,20 @@ describe('the dashboard', () => {
         return response?.status;
       }, new URL(url).origin);
       expect(foreign === undefined || foreign >= 400).toBe(true);
+      // Another server on this host (a dev server, a squatter) is never sent the console's cookie, though cookies ignore ports.
+      const heard: string[] = [];
+      const other = await startTestSite((request, response) => {
+        heard.push(request.headers.cookie ?? '');
+        response.writeHead(200, { 'content-type': 'text/html' }).end('<title>my app</title>');
+      });
+      try {
+        await page.goto(`${other.url}/`);
+        await page.goto(`${other.url}/some/page`);
+        expect(heard).toHaveLength(2);
+        expect(heard.join(' ')).not.toMatch(/clawd_/);
+      } finally {
+        await other.close();
+      }
     } finally {
       await browser.close();
     }

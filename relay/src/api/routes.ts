@@ -210,10 +210,10 @@ export const ROUTES = {
     answer: z.object({ url: z.string(), expiresInSeconds: z.number().int() }),
   },
   'GET /dashboard/login': {
-    summary: 'Trade a one-time link\'s code for the dashboard\'s session cookie',
+    summary: 'Trade a one-time link\'s code for the console\'s login cookie, sent only under /console/<its own path>/',
     tag: 'Live view',
     query: z.object({ code: z.string().optional() }),
-    answer: { media: 'redirect', description: '302 to the dashboard, with its session cookie' },
+    answer: { media: 'text/html', description: 'A page that moves on to /console/<path>/ (the console, its API calls under that path), with the login cookie' },
     public: true,
   },
   'GET /metrics': {

@@ -24,11 +24,18 @@ export class AgentTabs {
     if (focused || this.owner.get(targetId) === agent) this.lastUsed.set(agent, targetId);
   }
 
-  /** The tab `agent`'s request without targetId means, among those open: its last used, else its newest own; undefined when it has none. */
-  defaultFor(agent: string, open: string[]): string | undefined {
+  /**
+   * The tab `agent`'s request without targetId means, among those open: its
+   * last used, else its newest own; with none of its own, `unowned` (a tab
+   * no agent owns: one a person or a plain caller set up, a tab shared from
+   * Chrome); undefined when there is none of those.
+   */
+  defaultFor(agent: string, open: string[], unowned?: string): string | undefined {
     const last = this.lastUsed.get(agent);
     if (last !== undefined && open.includes(last)) return last;
-    return [...(this.owned.get(agent) ?? [])].reverse().find((targetId) => open.includes(targetId));
+    const own = [...(this.owned.get(agent) ?? [])].reverse().find((targetId) => open.includes(targetId));
+    if (own !== undefined) return own;
+    return unowned;
   }
 
   /** Whose tab it is, if an agent's. */

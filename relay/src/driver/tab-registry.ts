@@ -114,7 +114,7 @@ export class TabRegistry {
     const agent = currentAgent();
     if (agent !== undefined) {
       const ids = await Promise.all(tabs.map((tab) => tab.targetId()));
-      const mine = this.agents.defaultFor(agent, ids);
+      const mine = this.agents.defaultFor(agent, ids, this.unownedDefault(ids));
       if (mine !== undefined) return tabs[ids.indexOf(mine)];
       throw new NotFoundError(`Agent ${agent} has no tab of its own in profile ${this.profileName}: open one (another agent's tab is reached only by its targetId)`, { next: 'open-tab' });
     }
@@ -130,7 +130,14 @@ export class TabRegistry {
     const agent = currentAgent();
     const pages = await this.pages();
     if (agent === undefined) return pages.length > 0;
-    return this.agents.defaultFor(agent, await Promise.all(pages.map((page) => this.tabOf(page).targetId()))) !== undefined;
+    const ids = await Promise.all(pages.map((page) => this.tabOf(page).targetId()));
+    return this.agents.defaultFor(agent, ids, this.unownedDefault(ids)) !== undefined;
+  }
+
+  /** The tab no agent owns that a request without targetId would mean: the last used if it is such, else the first such. */
+  private unownedDefault(ids: string[]): string | undefined {
+    const unowned = ids.filter((id) => this.agents.ownerOf(id) === undefined);
+    return this.lastUsed !== undefined && unowned.includes(this.lastUsed) ? this.lastUsed : unowned[0];
   }
 
   /** The tab, described, made the one a request without targetId means (for an agent: its own, or one it focused). */

@@ -62,9 +62,9 @@ export function replayMain(): void {
 
   const show = async (which: Film) => {
     film = which;
-    video.src = `/videos/file?profile=${encodeURIComponent(profile)}&name=${encodeURIComponent(which.name)}`;
+    video.src = `videos/file?profile=${encodeURIComponent(profile)}&name=${encodeURIComponent(which.name)}`;
     const session = profile.replace(/^session-/, '');
-    const audit = await fetch(`/audit?session=${encodeURIComponent(session)}&limit=200`, { headers: { accept: 'application/json' } })
+    const audit = await fetch(`audit?session=${encodeURIComponent(session)}&limit=200`, { headers: { accept: 'application/json' } })
       .then((response) => (response.ok ? (response.json() as Promise<{ entries: Entry[] }>) : { entries: [] }))
       .catch(() => ({ entries: [] as Entry[] }));
     const start = Date.parse(which.startedAt);
@@ -106,7 +106,7 @@ export function replayMain(): void {
     $('replay').hidden = true;
     if (!/^[0-9a-f]{12}$/.test(session)) return;
     profile = `session-${session}`;
-    const response = await fetch(`/videos?profile=${encodeURIComponent(profile)}`, { headers: { accept: 'application/json' } });
+    const response = await fetch(`videos?profile=${encodeURIComponent(profile)}`, { headers: { accept: 'application/json' } });
     films = response.ok ? ((await response.json()) as { films: Film[] }).films : [];
     choice.replaceChildren(...films.map((each, index) => new Option(`${new Date(each.startedAt).toLocaleString()} · ${clock(each.durationMs)}${each.kept ? ' · kept' : ''}`, String(index))));
     if (films.length) await show(films[films.length - 1]);

@@ -51,14 +51,17 @@ export class ControlDoor {
       // The console's mark is set by a fleet server carrying a call: never taken from a caller at the edge.
       if (!carried) delete request.headers[CONSOLE_HEADER];
       const carry = fleet && !carried ? fleet : undefined;
+      // A login's console (`/console/<its path>/…` with its cookie: dashboard-auth.ts) calls the API's routes under its path.
+      const consoleRoute = dashboard.routeOf(request);
+      if (consoleRoute !== undefined) request.url = consoleRoute;
       // The one-time links, and the load balancer's health check (it says only how loaded this server is).
       const open = request.path === '/dashboard/login' || request.path === '/pressure' || /^\/handoff\/[0-9a-f]+\/open$/.test(request.path);
-      if (open || dashboard.hasSession(request)) {
+      if (open || consoleRoute !== undefined) {
         // The doors that need no credential take none: a cookie is judged only where it is what lets a request in.
         const refused = checkHostAndOrigin(request, guard) ?? (open ? undefined : checkCookieFetch(request));
         if (refused && !refused.ok) return sendError(response, refusal(refused));
         // The console's person holds the token's rights here; a session another server holds is carried there with the token.
-        if (carry && dashboard.hasSession(request))
+        if (carry && consoleRoute !== undefined)
           return void this.throughFleet(carry, request, response, { ok: true, tokenVia: 'header' }, { token }).then(
             (here) => here && next(),
             (error: unknown) => sendError(response, asHttpFailure(error).error),

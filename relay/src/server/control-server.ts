@@ -22,7 +22,7 @@ import { HandoffAccess, type HandoffScope } from './handoff-access.js';
 import { streamScreencast } from './screencast-stream.js';
 import { bindHandoffRoutes } from './handoff-routes.js';
 import { dashboardPage } from './dashboard-page.js';
-import { NOT_FRAMED } from './one-time-logins.js';
+import { movingOnPage, NOT_FRAMED } from './one-time-logins.js';
 import { openApiDocument } from '../api/openapi.js';
 import { McpHttpSessions } from '../mcp/http-sessions.js';
 import type { ActionLog } from '../runtime/action-log.js';
@@ -89,7 +89,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
   const app = express();
   app.disable('x-powered-by');
   // The token, or the dashboard's session cookie (which stands for it); the login link needs neither.
-  const dashboard = new DashboardAuth();
+  const dashboard = new DashboardAuth(() => port);
   const handoffAccess = new HandoffAccess(() => port);
   const door = new ControlDoor({ guard, dashboard, handoffAccess, token: options.token, fleet: options.fleet, holds: (id) => sessions.has(id) });
   app.use(door.middleware());
@@ -281,9 +281,11 @@ export async function startControlServer(options: ControlServerOptions): Promise
     return { url: `http://${host}/dashboard/login?code=${dashboard.newCode()}`, expiresInSeconds: 60 };
   });
   routes.media('GET /dashboard/login', ({ query }, response) => {
-    const session = dashboard.login(query.code ?? '');
-    if (!session) throw new UnauthorizedError('This dashboard link is used or expired: run `clawd-browser dashboard` for a new one');
-    response.set('set-cookie', dashboard.cookieFor(session)).redirect(302, '/');
+    const login = dashboard.login(query.code ?? '');
+    if (!login) throw new UnauthorizedError('This dashboard link is used or expired: run `clawd-browser dashboard` for a new one');
+    // Its own page moves on to the console: a link opened from another site's page still carries the new cookie there.
+    const page = movingOnPage(login.home);
+    response.set({ 'set-cookie': login.cookie, ...page.headers }).type('html').send(page.html);
   });
   /** Server-sent events for the operator's console: each audit entry as it is written (sessions, grants, the vault). */
   routes.media('GET /events', ({ request }, response) => {

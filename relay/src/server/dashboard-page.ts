@@ -4,7 +4,8 @@
  * click, scroll and type: takeover), the extension's connection, and recent
  * actions. Plain HTML and CSS; the script is `dashboardMain`, type-checked
  * here and sent as its source. It calls the same JSON routes as any client,
- * authenticated by the session cookie (dashboard-auth.ts).
+ * relative to the login's own console path (`/console/<path>/`, the only
+ * place its cookie is sent: dashboard-auth.ts).
  */
 
 import { AUDIT_EVENT_KINDS } from '../api/session-responses.js';
@@ -103,15 +104,15 @@ function dashboardMain(bindInput: typeof bindLiveViewInput): void {
   const query = (profile: string, targetId: string) => `profile=${encodeURIComponent(profile)}&targetId=${encodeURIComponent(targetId)}`;
   // The live view streams; thumbnails are single frames reloaded each refresh (a browser holds
   // only six connections per host, and each stream keeps one).
-  const streamUrl = (profile: string, targetId: string) => `/screencast?${query(profile, targetId)}`;
-  const frameUrl = (profile: string, targetId: string) => `/screencast/frame?${query(profile, targetId)}&at=${Date.now()}`;
+  const streamUrl = (profile: string, targetId: string) => `screencast?${query(profile, targetId)}`;
+  const frameUrl = (profile: string, targetId: string) => `screencast/frame?${query(profile, targetId)}&at=${Date.now()}`;
   // One card per tab, kept across refreshes.
   const cards = new Map<string, HTMLElement>();
   let live: { profile: string; targetId: string } | undefined;
 
   const input = (body: Record<string, unknown>) => {
     if (!live) return;
-    void fetch(`/screencast/input?profile=${encodeURIComponent(live.profile)}`, {
+    void fetch(`screencast/input?profile=${encodeURIComponent(live.profile)}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ targetId: live.targetId, ...body }),
@@ -149,7 +150,7 @@ function dashboardMain(bindInput: typeof bindLiveViewInput): void {
   });
 
   const refresh = async () => {
-    const { profiles } = await json<{ profiles: Profile[] }>('/profiles');
+    const { profiles } = await json<{ profiles: Profile[] }>('profiles');
     const list = $('profiles');
     list.replaceChildren(
       ...profiles.map((profile) => {
@@ -160,13 +161,13 @@ function dashboardMain(bindInput: typeof bindLiveViewInput): void {
         return item;
       }),
     );
-    const extension = await json<{ extension?: string; attachedTabs?: number }>('/?profile=extension').catch(() => undefined);
+    const extension = await json<{ extension?: string; attachedTabs?: number }>('./?profile=extension').catch(() => undefined);
     $('extension').textContent = extension ? `${extension.extension ?? 'absent'} · ${extension.attachedTabs ?? 0} shared tab(s)` : 'no extension profile';
 
     const seen = new Set<string>();
     const tabs = $('tabs');
     for (const profile of profiles.filter((p) => p.running || (p.driver === 'extension' && (extension?.attachedTabs ?? 0) > 0))) {
-      const open = await json<{ tabs: Tab[] }>(`/tabs?profile=${encodeURIComponent(profile.name)}`).catch(() => ({ tabs: [] as Tab[] }));
+      const open = await json<{ tabs: Tab[] }>(`tabs?profile=${encodeURIComponent(profile.name)}`).catch(() => ({ tabs: [] as Tab[] }));
       for (const tab of open.tabs) {
         const key = `${profile.name}/${tab.targetId}`;
         seen.add(key);
@@ -193,7 +194,7 @@ function dashboardMain(bindInput: typeof bindLiveViewInput): void {
     }
     $('no-tabs').hidden = cards.size > 0;
 
-    const { actions } = await json<{ actions: Action[] }>('/actions?limit=15');
+    const { actions } = await json<{ actions: Action[] }>('actions?limit=15');
     $('actions').replaceChildren(
       ...actions.reverse().map((action) => {
         const row = document.createElement('tr');

@@ -8,7 +8,9 @@ import { bindLiveViewInput } from './live-view-input.js';
  * confirmation (an act a confirm rule names) shows the act and its target
  * outlined on the live view, and asks **Yes, do it** or **No**. Plain HTML
  * and one small script, sent as its source; the person needs nothing but a
- * browser.
+ * browser. Its calls are relative to where it is served: the hand-off's own
+ * path (`/handoff/<id>/`, where its cookie is sent), or under the operator's
+ * console (`/console/<path>/handoff/<id>/`).
  */
 
 const escape = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
@@ -45,7 +47,7 @@ export function handoffPage(handoff: HandoffAnswer): string {
 <p class="reason" id="reason">${escape(handoff.reason)}</p>
 ${confirm ? `<p id="act">The agent would <strong>${escape(confirm.act)}</strong>${confirm.box ? ' (outlined below)' : ''}. Nothing is done unless you say yes. <span class="muted">Rule: ${escape(confirm.rule)}.</span></p>` : ''}
 <p class="muted">Tab ${escape(handoff.targetId)} of ${escape(handoff.profile)}. ${confirm ? 'The picture shows the page, live' : 'Click, scroll and type in the picture to use the page'}; the agent waits until ${escape(new Date(handoff.expiresAt).toUTCString())}.</p>
-<div class="view"><img id="view" alt="the tab, live" src="/handoff/${encodeURIComponent(handoff.id)}/screencast">${outline}</div>
+<div class="view"><img id="view" alt="the tab, live" src="screencast">${outline}</div>
 <form id="answer">
   <button type="submit" name="verdict" value="done" id="done">${yes}</button>
   <label>Note <textarea id="note" rows="2" placeholder="why not, or anything the agent should know"></textarea></label>
@@ -69,7 +71,7 @@ function handoffMain(handoff: { id: string; confirm: boolean }, bindInput: typeo
   const input = (body: Record<string, unknown>) => {
     if (!open) return;
     // Everything the page calls is under the hand-off's own path: the only one its cookie is sent to.
-    void fetch(`/handoff/${handoff.id}/input`, {
+    void fetch('input', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(body),
@@ -85,7 +87,7 @@ function handoffMain(handoff: { id: string; confirm: boolean }, bindInput: typeo
     event.preventDefault();
     const verdict = ((event as SubmitEvent).submitter as HTMLButtonElement).value;
     const note = (document.getElementById('note') as HTMLTextAreaElement).value.trim();
-    void fetch(`/handoff/${handoff.id}/answer`, {
+    void fetch('answer', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ verdict, ...(note ? { note } : {}) }),

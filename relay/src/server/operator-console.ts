@@ -137,7 +137,7 @@ export function consoleMain(kinds: readonly string[]): void {
   };
   const live = (detail: { profile: string; targetId: string; title: string; actions?: Array<{ label: string; run: () => Promise<unknown> }> }) =>
     document.dispatchEvent(new CustomEvent('clawd:live', { detail }));
-  const firstTab = async (profile: string) => (await api<{ tabs: Tab[] }>('GET', `/tabs?profile=${encodeURIComponent(profile)}`)).tabs[0];
+  const firstTab = async (profile: string) => (await api<{ tabs: Tab[] }>('GET', `tabs?profile=${encodeURIComponent(profile)}`)).tabs[0];
 
   // ---- sessions ----
   /** Time left, counted down here (the ticker below): no request needed for it. */
@@ -147,10 +147,10 @@ export function consoleMain(kinds: readonly string[]): void {
     return td;
   };
   const loadSessions = async () => {
-    const { sessions, spares } = await api<{ sessions: Session[]; spares: { ready: number; starting: number; wanted: number } }>('GET', '/sessions');
+    const { sessions, spares } = await api<{ sessions: Session[]; spares: { ready: number; starting: number; wanted: number } }>('GET', 'sessions');
     $('spares').textContent = `${sessions.length} open · spares ${spares.ready} ready, ${spares.starting} starting (sessionSpares ${spares.wanted})`;
     const rows = await Promise.all(sessions.map(async (session) => {
-      const tabs = await api<{ tabs: Tab[] }>('GET', `/tabs?profile=${encodeURIComponent(session.profile)}`).then((answer) => answer.tabs, () => [] as Tab[]);
+      const tabs = await api<{ tabs: Tab[] }>('GET', `tabs?profile=${encodeURIComponent(session.profile)}`).then((answer) => answer.tabs, () => [] as Tab[]);
       const row = document.createElement('tr');
       row.dataset.session = session.id;
       const now = cell(tabs[0] ? '' : 'no tab', 'now muted');
@@ -158,7 +158,7 @@ export function consoleMain(kinds: readonly string[]): void {
         const image = document.createElement('img');
         image.className = 'thumb';
         image.alt = `${session.id}: ${tabs[0].title || tabs[0].url}`;
-        image.src = `/screencast/frame?profile=${encodeURIComponent(session.profile)}&targetId=${encodeURIComponent(tabs[0].targetId)}&at=${Date.now()}`;
+        image.src = `screencast/frame?profile=${encodeURIComponent(session.profile)}&targetId=${encodeURIComponent(tabs[0].targetId)}&at=${Date.now()}`;
         now.append(image);
       }
       const minutes = document.createElement('input');
@@ -179,8 +179,8 @@ export function consoleMain(kinds: readonly string[]): void {
           live({ profile: session.profile, targetId: tab.targetId, title: `${session.id} · ${tab.title || tab.url}` });
         }, 'sessions-message'),
         labelled,
-        button('Set time left', () => api('POST', `/sessions/${session.id}/extend`, { ttl: Number(minutes.value) * 60 }).then(loadSessions), 'sessions-message'),
-        button('End', () => api('DELETE', `/sessions/${session.id}`), 'sessions-message'),
+        button('Set time left', () => api('POST', `sessions/${session.id}/extend`, { ttl: Number(minutes.value) * 60 }).then(loadSessions), 'sessions-message'),
+        button('End', () => api('DELETE', `sessions/${session.id}`), 'sessions-message'),
       );
       row.append(now, cell(session.id), cell(session.tenant ?? ''), cell(session.credential_mode, 'wide'), cell(session.domains.join(', ')), cell(time(session.createdAt), 'wide'), countdown(session.expiresAt), cell(String(tabs.length), 'wide'), cell(String(session.cdpClients), 'wide'), cell(session.record, 'wide'), actions);
       return { row, thumbnail: tabs.length > 0 };
@@ -191,12 +191,12 @@ export function consoleMain(kinds: readonly string[]): void {
 
   // ---- grants ----
   const loadGrants = async () => {
-    const { grants } = await api<{ grants: Grant[] }>('GET', '/grants');
+    const { grants } = await api<{ grants: Grant[] }>('GET', 'grants');
     $('grant-rows').replaceChildren(...grants.map((grant) => {
       const row = document.createElement('tr');
       row.dataset.grant = grant.id;
       const actions = cell('');
-      actions.append(button('Revoke', () => api('DELETE', `/grants/${grant.id}`), 'grants-message'));
+      actions.append(button('Revoke', () => api('DELETE', `grants/${grant.id}`), 'grants-message'));
       row.append(cell(grant.tenant), cell(grant.domains.join(', ')), cell(time(grant.expiresAt)), cell(grant.sessions.join(', ') || '—'), cell(grant.id, 'muted wide'), actions);
       return row;
     }));
@@ -205,7 +205,7 @@ export function consoleMain(kinds: readonly string[]): void {
     event.preventDefault();
     const form = new FormData(event.target as HTMLFormElement);
     $('grants-message').textContent = '';
-    void api<{ token: string }>('POST', '/grants', { tenant: String(form.get('tenant')).trim(), domains: list(String(form.get('domains'))), ttl: Number(form.get('minutes')) * 60 })
+    void api<{ token: string }>('POST', 'grants', { tenant: String(form.get('tenant')).trim(), domains: list(String(form.get('domains'))), ttl: Number(form.get('minutes')) * 60 })
       .then(({ token }) => {
         ($('grant-token') as HTMLTextAreaElement).value = token;
         $('grant-issued').hidden = false;
@@ -216,14 +216,14 @@ export function consoleMain(kinds: readonly string[]): void {
 
   // ---- vault ----
   const loadVault = async () => {
-    const { entries } = await api<{ entries: Listing[] }>('GET', '/vault');
+    const { entries } = await api<{ entries: Listing[] }>('GET', 'vault');
     $('vault-rows').replaceChildren(...entries.map((entry) => {
       const row = document.createElement('tr');
       row.dataset.vault = `${entry.tenant}/${entry.domain}`;
       const actions = cell('');
       actions.append(button('Forget', async () => {
         if (!confirm(`Forget the cookies of ${entry.domain} for ${entry.tenant}? Sessions can no longer be logged in there until someone logs in again.`)) return;
-        await api('DELETE', `/vault?tenant=${encodeURIComponent(entry.tenant)}&domain=${encodeURIComponent(entry.domain)}`);
+        await api('DELETE', `vault?tenant=${encodeURIComponent(entry.tenant)}&domain=${encodeURIComponent(entry.domain)}`);
       }, 'vault-message'));
       row.append(cell(entry.tenant), cell(entry.domain), cell(String(entry.cookies)), cell(time(entry.savedAt)), actions);
       return row;
@@ -236,9 +236,9 @@ export function consoleMain(kinds: readonly string[]): void {
     const form = new FormData(event.target as HTMLFormElement);
     const say = (text: string) => ($('refresh-message').textContent = text);
     void (async () => {
-      const session = await api<{ id: string; profile: string }>('POST', '/vault/refresh', { tenant: String(form.get('tenant')).trim(), domains: list(String(form.get('domains'))) });
+      const session = await api<{ id: string; profile: string }>('POST', 'vault/refresh', { tenant: String(form.get('tenant')).trim(), domains: list(String(form.get('domains'))) });
       try {
-        const tab = await api<Tab>('POST', `/tabs/open?profile=${encodeURIComponent(session.profile)}`, { url: String(form.get('url')) });
+        const tab = await api<Tab>('POST', `tabs/open?profile=${encodeURIComponent(session.profile)}`, { url: String(form.get('url')) });
         say(`Refresh session ${session.id} is open: log in in the live view, then save.`);
         live({
           profile: session.profile,
@@ -246,17 +246,17 @@ export function consoleMain(kinds: readonly string[]): void {
           title: `log in (refresh session ${session.id})`,
           actions: [
             { label: 'Save cookies', run: async () => {
-              const { saved } = await api<{ saved: Array<{ domain: string; cookies: number }> }>('POST', `/vault/refresh/${session.id}/done`, {});
+              const { saved } = await api<{ saved: Array<{ domain: string; cookies: number }> }>('POST', `vault/refresh/${session.id}/done`, {});
               say(`Saved: ${saved.map((s) => `${s.domain} (${s.cookies} cookies)`).join(', ') || 'nothing'}; the session has ended.`);
             } },
             { label: 'Cancel', run: async () => {
-              await api('DELETE', `/sessions/${session.id}`);
+              await api('DELETE', `sessions/${session.id}`);
               say('Cancelled: nothing saved; the session has ended.');
             } },
           ],
         });
       } catch (error) {
-        await api('DELETE', `/sessions/${session.id}`).catch(() => {});
+        await api('DELETE', `sessions/${session.id}`).catch(() => {});
         throw error;
       }
     })().catch((error: Error) => say(error.message));
@@ -265,7 +265,7 @@ export function consoleMain(kinds: readonly string[]): void {
     event.preventDefault();
     const form = new FormData(event.target as HTMLFormElement);
     $('refresh-message').textContent = 'Waiting for the person to answer in the clawd-browser extension…';
-    void api<{ saved: Array<{ domain: string; cookies: number }>; refused: string[] }>('POST', '/vault/from-extension', { tenant: String(form.get('tenant')).trim(), domains: list(String(form.get('domains'))) })
+    void api<{ saved: Array<{ domain: string; cookies: number }>; refused: string[] }>('POST', 'vault/from-extension', { tenant: String(form.get('tenant')).trim(), domains: list(String(form.get('domains'))) })
       .then(({ saved, refused }) => ($('refresh-message').textContent = `Saved from your Chrome: ${saved.map((s) => `${s.domain} (${s.cookies})`).join(', ') || 'nothing'}${refused.length ? `; refused: ${refused.join(', ')}` : ''}`))
       .catch((error: Error) => ($('refresh-message').textContent = error.message));
   });
@@ -287,13 +287,13 @@ export function consoleMain(kinds: readonly string[]): void {
   const loadTimeline = async () => {
     const timeline = $('audit-timeline');
     const session = filters.session;
-    const shots = session ? (await api<{ shots: Array<{ file: string; action: string; time: string }> }>('GET', `/audit/recording?session=${encodeURIComponent(session)}`)).shots : [];
+    const shots = session ? (await api<{ shots: Array<{ file: string; action: string; time: string }> }>('GET', `audit/recording?session=${encodeURIComponent(session)}`)).shots : [];
     timeline.hidden = shots.length === 0;
     timeline.replaceChildren(...shots.map((shot) => {
       const figure = document.createElement('figure');
       figure.dataset.time = shot.time;
       const image = document.createElement('img');
-      image.src = `/audit/recording?session=${encodeURIComponent(session!)}&file=${encodeURIComponent(shot.file)}`;
+      image.src = `audit/recording?session=${encodeURIComponent(session!)}&file=${encodeURIComponent(shot.file)}`;
       image.alt = `after ${shot.action}`;
       const caption = document.createElement('figcaption');
       caption.textContent = `${new Date(shot.time).toLocaleTimeString()} · ${shot.action}`;
@@ -303,7 +303,7 @@ export function consoleMain(kinds: readonly string[]): void {
   };
   const loadAudit = async (older = false) => {
     const query = new URLSearchParams({ ...filters, limit: '25', ...(older && next !== undefined ? { before: String(next) } : {}) });
-    const page = await api<{ entries: Entry[]; next?: number }>('GET', `/audit?${query}`);
+    const page = await api<{ entries: Entry[]; next?: number }>('GET', `audit?${query}`);
     next = page.next;
     const rows = page.entries.map(auditRow);
     if (older) $('audit-rows').append(...rows);
@@ -322,13 +322,13 @@ export function consoleMain(kinds: readonly string[]): void {
   // ---- hand-offs: first, since a person is waited for ----
   type Handoff = { id: string; profile: string; reason: string; createdAt: string; expiresAt: string };
   const loadHandoffs = async () => {
-    const { handoffs } = await api<{ handoffs: Handoff[] }>('GET', '/handoffs');
+    const { handoffs } = await api<{ handoffs: Handoff[] }>('GET', 'handoffs');
     $('handoffs').hidden = handoffs.length === 0;
     $('handoff-rows').replaceChildren(
       ...handoffs.map((handoff) => {
         const row = document.createElement('tr');
         const open = document.createElement('a');
-        open.href = `/handoff/${handoff.id}/page`;
+        open.href = `handoff/${handoff.id}/page`;
         open.textContent = 'Take over';
         const action = document.createElement('td');
         action.append(open);
@@ -341,7 +341,7 @@ export function consoleMain(kinds: readonly string[]): void {
   // ---- lent logins that did not hold: newest first, until a save for that tenant and domain ----
   const loadLogins = async () => {
     const [seen, saved] = await Promise.all(
-      ['login-page', 'refresh-saved'].map(async (event) => (await api<{ entries: Entry[] }>('GET', `/audit?event=${event}&limit=100`)).entries),
+      ['login-page', 'refresh-saved'].map(async (event) => (await api<{ entries: Entry[] }>('GET', `audit?event=${event}&limit=100`)).entries),
     );
     const savedAt = (tenant: string, domain: string) => saved.filter((entry) => entry.tenant === tenant && entry.domains?.includes(domain)).map((entry) => entry.time).sort().pop() ?? '';
     const shown = new Map<string, Entry>();
@@ -374,7 +374,7 @@ export function consoleMain(kinds: readonly string[]): void {
   // ---- what changes, when it changes ----
   const reload = (what: () => Promise<void>, message: string) => void what().catch((error: Error) => ($(message).textContent = error.message));
   const matches = (entry: Entry) => Object.entries(filters).every(([key, value]) => (entry as Record<string, unknown>)[key] === value);
-  const events = new EventSource('/events');
+  const events = new EventSource('events');
   events.addEventListener('audit', (message) => {
     const entry = JSON.parse((message as MessageEvent<string>).data) as Entry;
     if (/^handoff/.test(entry.event)) reload(loadHandoffs, 'handoffs-message');
