@@ -116,7 +116,9 @@ export async function measureMcpTokens(): Promise<McpTokenFigures[]> {
           this.targetId = targetId;
         },
         async check(client) {
-          return resultText(await client.callTool({ name: 'browser_act', arguments: { targetId: this.targetId, kind: 'evaluate', fn: TODO_STATE } })).split('\n')[0];
+          // The script's result is the page's: inside the answer's fence, on the line that starts with →.
+          const said = resultText(await client.callTool({ name: 'browser_act', arguments: { targetId: this.targetId, kind: 'evaluate', fn: TODO_STATE } })).split('\n');
+          return said.find((line) => line.startsWith('→ ')) ?? said[0];
         },
         targetId: '',
       } as Side & { targetId: string },

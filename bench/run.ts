@@ -4,7 +4,7 @@
  * of every figure beside its target (bench/results/latest.json keeps it).
  * Parts, also runnable alone: relay.ts (the extension relay, sharing, the
  * floor and the worker's transports), managed.ts, mcp-tokens.ts,
- * third-party-snapshots.ts, runtime.ts (cancel, live view), sessions.ts,
+ * third-party-snapshots.ts, page-content.ts, runtime.ts (cancel, live view), sessions.ts,
  * flood.ts. The Grid's figures need Java and a Grid: `npm run bench:grid`.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -19,6 +19,7 @@ import { measureRelay, relayMinimum, reportRelay } from './relay.js';
 import { measureRuntime, reportRuntime } from './runtime.js';
 import { measureSessions, reportSessions } from './sessions.js';
 import { measureThirdPartySnapshots, reportThirdPartySnapshots } from './third-party-snapshots.js';
+import { measurePageContent, reportPageContent } from './page-content.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -71,6 +72,9 @@ async function main(): Promise<void> {
     if (ours && theirs) rows.push({ figure: `MCP tokens, ${task} task ÷ Playwright MCP`, value: times(ours.total / theirs.total), target: `≤ ${target}×`, met: at(ours.total / theirs.total, target) });
   }
   reportThirdPartySnapshots(await measureThirdPartySnapshots());
+  const pageContent = await measurePageContent();
+  reportPageContent(pageContent);
+  rows.push({ figure: 'outlines of pages nobody here wrote that grew with the hidden-text rules', value: String(pageContent.filter((f) => f.outline.tokens > f.outline.withHidden).length), target: '0', met: pageContent.every((f) => f.outline.tokens <= f.outline.withHidden) });
 
   const runtime = await measureRuntime();
   reportRuntime(runtime);

@@ -242,7 +242,8 @@ describe('a hand-off to a person', () => {
       await page.goto(url);
       await page.getByRole('button', { name: 'Done — continue' }).click();
       const result = (await calling) as { content: Array<{ text: string }> };
-      expect(result.content[0].text).toMatch(/^Hand-off [0-9a-f]+: done by the person\.\nThe tab is at http.*\nSame page; the person acted 0 times\. Take a snapshot before going on\.$/);
+      // Where the tab is, in the page's words, fenced.
+      expect(result.content[0].text).toMatch(/^Hand-off [0-9a-f]+: done by the person\.\nThe tab is at:\n<page (\d+)>\nhttp.*\n<\/page \1>\nSame page; the person acted 0 times\. Take a snapshot before going on\.$/);
       expect(progress[0]).toMatch(/^Waiting for a person: http/);
       await page.close();
     } finally {
@@ -294,7 +295,7 @@ describe('a hand-off to a person', () => {
       await waitFor(async () => (await agent.tabs()).find((t) => t.targetId === tab.targetId)?.title === 'verified', { message: "the person's click in the app never reached the tab" });
       await app.getByRole('button', { name: 'Done — continue' }).click();
       const result = (await calling) as { content: Array<{ text: string }> };
-      expect(result.content[0].text).toMatch(/^Hand-off [0-9a-f]+: done by the person\.\nThe tab is at .*\("verified"\)\.\nSame page, title changed; the person acted [1-9]\d* times/);
+      expect(result.content[0].text).toMatch(/^Hand-off [0-9a-f]+: done by the person\.\nThe tab is at:\n<page (\d+)>\n.* "verified"\n<\/page \1>\nSame page, title changed; the person acted [1-9]\d* times/);
       await expect.poll(() => app.locator('#outcome').textContent()).toMatch(/the agent goes on/);
       await page.close();
     } finally {

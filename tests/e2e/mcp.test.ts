@@ -125,7 +125,8 @@ describe('clawd-browser mcp (stdio)', () => {
     const targetId = /^Opened (\S+)/.exec(opened)![1];
     expect(await call('browser_record', { profile: 'clawd', targetId, action: 'network-start' })).toBe(`Recording ${targetId}'s requests.`);
     await call('browser_navigate', { profile: 'clawd', targetId, url: env.fixtures.url('todo.html') });
-    expect(await call('browser_record', { profile: 'clawd', targetId, action: 'network', type: 'document' })).toMatch(/^#\d+ GET 200 document http:\/\/127\.0\.0\.1:\d+\/todo\.html \d+ms$/);
+    // The URLs a page requested are its words: fenced.
+    expect(await call('browser_record', { profile: 'clawd', targetId, action: 'network', type: 'document' })).toMatch(/^<page (\d+)>\n#\d+ GET 200 document http:\/\/127\.0\.0\.1:\d+\/todo\.html \d+ms\n<\/page \1>$/);
     expect(await call('browser_record', { profile: 'clawd', targetId, action: 'har' })).toMatch(/^Written: .*\/recordings\/clawd\/.*\.har$/);
   }, 60_000);
 
@@ -154,9 +155,9 @@ describe('clawd-browser mcp (stdio)', () => {
     const opened = await call('browser_tabs', { profile: 'clawd', action: 'open', url: env.fixtures.url('article.html') });
     const targetId = /^Opened (\S+)/.exec(opened)![1];
     const page = await call('browser_snapshot', { profile: 'clawd', targetId, markdown: true });
-    expect(page).toMatch(/^Release notes — http:\/\/127\.0\.0\.1:\d+\/article\.html\n# Release notes\n/);
+    expect(page).toMatch(/^<page \d+>\nRelease notes — http:\/\/127\.0\.0\.1:\d+\/article\.html\n# Release notes\n/);
     expect(page).toContain('- Faster [benchmarks](https://example.com/bench?x=1)');
-    expect(await call('browser_snapshot', { profile: 'clawd', targetId, markdown: true, selector: '#appendix' })).toMatch(/\n## Appendix\n\nLast words\.$/);
+    expect(await call('browser_snapshot', { profile: 'clawd', targetId, markdown: true, selector: '#appendix' })).toMatch(/^<page (\d+)>\n(?:[^]*\n)?## Appendix\n\nLast words\.\n<\/page \1>$/);
   }, 60_000);
 
   it('a plain checkbox says it turned, calmly; a click that navigated says where to, though this session never saw the tab', async () => {
@@ -168,7 +169,8 @@ describe('clawd-browser mcp (stdio)', () => {
     expect(agree.split('\n')[0]).toBe('click: done (checked: true); nothing else on the page changed');
     expect((await env.client('clawd').evaluate('() => document.querySelector("#agree").checked', { targetId })).result).toBe(true);
     const home = await call('browser_act', { profile: 'clawd', targetId, kind: 'click', ref: ref(String(text), /link "Home"/) });
-    expect(home).toBe(`click: done\nNavigated to ${env.fixtures.url('index.html')} ("Fixture Home"). Take a snapshot to see the page.`);
+    // Where to is the page's words: inside the answer's fence.
+    expect(home).toMatch(new RegExp(`^click: done\\nNavigated; take a snapshot to see the page\\.\\n<page (\\d+)>\\n${env.fixtures.url('index.html').replace(/[.?]/g, '\\$&')} "Fixture Home"\\n</page \\1>$`));
     expect((await env.client('clawd').evaluate('() => location.href', { targetId })).result).toBe(env.fixtures.url('index.html'));
   }, 60_000);
 
@@ -261,7 +263,8 @@ describe('capability groups', () => {
 
       await call('browser_navigate', { profile: 'clawd', targetId, url: env.fixtures.url('index.html') });
       expect(await call('browser_storage', { profile: 'clawd', targetId, action: 'set', items: [{ name: 'basket', value: 'two pears' }] })).toBe('Set 1 items.');
-      expect(await call('browser_storage', { profile: 'clawd', targetId, action: 'get' })).toBe(`localStorage of ${new URL(env.fixtures.url('')).origin}: {"basket":"two pears"}`);
+      // What the page stored is its words: fenced.
+      expect(await call('browser_storage', { profile: 'clawd', targetId, action: 'get' })).toMatch(new RegExp(`^localStorage of ${new URL(env.fixtures.url('')).origin}:\\n<page (\\d+)>\\n\\{"basket":"two pears"\\}\\n</page \\1>$`));
       await env.client('clawd').toolbox.setCookies({ cookies: [{ name: 'secretish', value: 'do-not-show', url: env.fixtures.url('') }] });
       const listed = await call('browser_storage', { profile: 'clawd', action: 'cookies' });
       expect(listed).toMatch(/^secretish 127\.0\.0\.1\/ session/m);

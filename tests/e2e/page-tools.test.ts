@@ -79,7 +79,7 @@ describe('the tools a page offers', () => {
     expect(await client.pageTools.call({ targetId: tab.targetId, name: 'broken', input: {} })).toMatchObject({ status: 'Error', errorText: expect.stringContaining('out of stock') });
     const stuck = await rejection(client.pageTools.call({ targetId: tab.targetId, name: 'stuck', input: {}, timeoutMs: 1_000 }));
     expect(stuck).toMatchObject({ code: 'timeout', message: 'Page tool stuck did not answer within 1000 ms: its call was cancelled' });
-    expect((await rejection(client.pageTools.call({ targetId: tab.targetId, name: 'nope', input: {} }))).message).toMatch(/^The page offers no tool "nope" \(now: add_to_cart, /);
+    expect((await rejection(client.pageTools.call({ targetId: tab.targetId, name: 'nope', input: {} }))).message).toMatch(/^The page offers no tool "nope" \(now: [^)]*\badd_to_cart, /);
     // A caller that goes away cancels its call; the page goes on answering others.
     const leaving = new AbortController();
     const cancelled = rejection(client.withSignal(leaving.signal).pageTools.call({ targetId: tab.targetId, name: 'stuck', input: {} }));
@@ -108,7 +108,8 @@ describe('the tools a page offers', () => {
     expect(listed).toContain('add_to_cart(sku: string*, qty: number): Add an item to the cart');
     expect(listed).toContain('pay() [consequential]: Pay for the cart');
     expect(listed).toContain('search_catalog(q: string*) [autosubmit] [a form]: Search the catalog by keyword');
-    expect((await cli('page-tool', 'add_to_cart', '--input', '{"sku":"c1","qty":3}', '--target', tab.targetId)).stdout).toBe('add_to_cart: done\nadded 3 of c1\n');
+    // What the tool returned is the page's words: fenced.
+    expect((await cli('page-tool', 'add_to_cart', '--input', '{"sku":"c1","qty":3}', '--target', tab.targetId)).stdout).toMatch(/^add_to_cart: done\n<page (\d+)>\nadded 3 of c1\n<\/page \1>\n$/);
     expect(await pageText(client, tab.targetId, '#cart')).toContain('cart: 3');
 
     const mcp = new Client({ name: 'page-tools-test', version: '1' });
@@ -121,7 +122,7 @@ describe('the tools a page offers', () => {
       const list = await mcp.callTool({ name: 'browser_page_tool', arguments: { targetId: tab.targetId } });
       expect((list.content as Array<{ text: string }>)[0].text).toContain('rate(stars: integer*): Rate the shop from 1 to 5 stars');
       const call = await mcp.callTool({ name: 'browser_page_tool', arguments: { targetId: tab.targetId, name: 'add_to_cart', input: { sku: 'm1' } } });
-      expect((call.content as Array<{ text: string }>)[0].text).toBe('add_to_cart: done\nadded 1 of m1');
+      expect((call.content as Array<{ text: string }>)[0].text).toMatch(/^add_to_cart: done\n<page (\d+)>\nadded 1 of m1\n<\/page \1>$/);
       expect(await pageText(client, tab.targetId, '#cart')).toContain('cart: 4');
     } finally {
       await mcp.close();

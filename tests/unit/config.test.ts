@@ -1,4 +1,5 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { DEFAULT_CONFIRM_RULES } from '../../relay/src/runtime/consequential-acts.js';
 import { describe, expect, it } from 'vitest';
 import { BrowserClient } from '../../relay/src/client/browser-client.js';
 import { ConfigError, ConfigSchema, configPath, ensureConfig, loadConfig, relayAddress, urlHost } from '../../relay/src/config/config.js';
@@ -33,6 +34,7 @@ describe('config.json', () => {
       sessionQueue: { max: 16, waitSeconds: 30 },
       pressure: { cpu: 0.9, memory: 0.95 },
       recordings: { traceMaxMinutes: 10, maxMiB: 512 },
+      confirm: { rules: DEFAULT_CONFIRM_RULES, askPerson: 'auto', waitSeconds: 300 },
       browse: { providers: {}, maxSteps: 30, maxStepsLimit: 100, stepTimeoutMs: 120_000, budgetTokens: 0, maxRuns: 2 },
       chrome: { answerTimeoutSeconds: 120 },
       defaultProfile: 'clawd',

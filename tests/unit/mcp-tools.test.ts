@@ -119,21 +119,23 @@ describe('the tools, in process', () => {
     const api = scriptedApi({
       act: (action: ActionRequest, options: ActOptions): ActionResult => ({
         targetId: TAB.targetId, kind: action.kind, url: TAB.url, title: TAB.title,
-        events: ['download started: report.txt'], diff: `~ - checkbox "Milk" [checked] [ref=e10] (diff at most ${options.diffMaxChars})`,
+        events: ['download started: report.txt'], diff: `~ - checkbox "Milk" [checked] [ref=e10] (diff at most ${options.diffMaxChars})`, fence: '123',
       }),
     }, calls);
     const session = state();
     session.lastUrl.set(TAB.targetId, TAB.url);
     const answer = await call('browser_act', { kind: 'click', ref: 'e10', profile: 'extension' }, api, session);
-    expect(answer).toBe('click: done\n- download started: report.txt\n~ - checkbox "Milk" [checked] [ref=e10] (diff at most 2000)');
-    expect(calls).toEqual([{ method: 'act', profile: 'extension', args: [{ kind: 'click', ref: 'e10' }, { diffMaxChars: 2_000 }] }]);
+    // The page's words (its events, its diff) inside the answer's fence; clawd's own outside.
+    expect(answer).toBe('click: done\n<page 123>\n- download started: report.txt\n~ - checkbox "Milk" [checked] [ref=e10] (diff at most 2000)\n</page 123>');
+    // Without the handoff group, the client is not one that shows a person a confirmation's link.
+    expect(calls).toEqual([{ method: 'act', profile: 'extension', args: [{ kind: 'click', ref: 'e10' }, { diffMaxChars: 2_000, person: false, onConfirmation: expect.any(Function) }] }]);
   });
 
   it('browser_act says when the action navigated, and when it closed the tab', async () => {
     const session = state();
     session.lastUrl.set(TAB.targetId, TAB.url);
-    const moved = scriptedApi({ act: () => ({ targetId: TAB.targetId, kind: 'click', url: 'http://site.test/next', title: 'Next' }) });
-    expect(await call('browser_act', { kind: 'click', ref: 'e1' }, moved, session)).toBe('click: done\nNavigated to http://site.test/next ("Next"). Take a snapshot to see the page.');
+    const moved = scriptedApi({ act: () => ({ targetId: TAB.targetId, kind: 'click', url: 'http://site.test/next', title: 'Next', fence: '55' }) });
+    expect(await call('browser_act', { kind: 'click', ref: 'e1' }, moved, session)).toBe('click: done\nNavigated; take a snapshot to see the page.\n<page 55>\nhttp://site.test/next "Next"\n</page 55>');
     expect(session.lastUrl.get(TAB.targetId)).toBe('http://site.test/next');
     const closed = scriptedApi({ act: () => ({ targetId: TAB.targetId, kind: 'close' }) });
     expect(await call('browser_act', { kind: 'press', key: 'Control+W' }, closed, session)).toBe('press: done\nThe tab closed.');
@@ -142,18 +144,21 @@ describe('the tools, in process', () => {
 
   it('browser_tabs lists, opens, focuses and closes, and says what it needs', async () => {
     const calls: Call[] = [];
-    const api = scriptedApi({ tabs: () => [TAB], openTab: (url: string) => ({ ...TAB, url }), focusTab: () => TAB, closeTab: () => TAB }, calls);
-    expect(await call('browser_tabs', {}, api)).toBe('AAAA1111 "Site" http://site.test/');
-    expect(await call('browser_tabs', { action: 'open', url: 'http://other.test/' }, api)).toBe('Opened AAAA1111 "Site" http://other.test/');
-    expect(await call('browser_tabs', { action: 'focus', targetId: 'AAAA' }, api)).toMatch(/^Focused AAAA1111/);
+    const fenced = { ...TAB, fence: '321' };
+    const api = scriptedApi({ tabs: () => [fenced], openTab: (url: string) => ({ ...fenced, url }), focusTab: () => fenced, closeTab: () => fenced }, calls);
+    // Titles and URLs are the page's: fenced; the tab's id, clawd's, leads.
+    expect(await call('browser_tabs', {}, api)).toBe('<page 321>\nAAAA1111 "Site" http://site.test/\n</page 321>');
+    expect(await call('browser_tabs', { action: 'open', url: 'http://other.test/' }, api)).toBe('Opened AAAA1111\n<page 321>\n"Site" http://other.test/\n</page 321>');
+    expect(await call('browser_tabs', { action: 'focus', targetId: 'AAAA' }, api)).toMatch(/^Focused AAAA1111\n<page 321>/);
     await expect(call('browser_tabs', { action: 'close' }, api)).rejects.toThrow('browser_tabs close needs targetId');
     expect(calls.map((c) => c.method)).toEqual(['tabs', 'openTab', 'focusTab']);
   });
 
   it('browser_snapshot asks for 16,000 characters unless told otherwise, and passes shaping through', async () => {
     const calls: Call[] = [];
-    const api = scriptedApi({ snapshot: () => ({ targetId: TAB.targetId, format: 'ai', url: TAB.url, title: TAB.title, text: '- main:', refCount: 0, truncated: false, frames: 1 }) }, calls);
-    expect(await call('browser_snapshot', { interactive: true }, api)).toBe('Site — http://site.test/\n- main:');
+    const api = scriptedApi({ snapshot: () => ({ targetId: TAB.targetId, format: 'ai', url: TAB.url, title: TAB.title, text: '[hidden text left out: 1 block]\n- main:\n[cut at maxChars=16000: …]', refCount: 0, truncated: false, frames: 1, fence: '77' }) }, calls);
+    // clawd's notes stay outside the fence, before and after the page's words.
+    expect(await call('browser_snapshot', { interactive: true }, api)).toBe('[hidden text left out: 1 block]\n<page 77>\nSite — http://site.test/\n- main:\n</page 77>\n[cut at maxChars=16000: …]');
     await call('browser_snapshot', { maxChars: 500, selector: 'main' }, api);
     expect(calls.map((c) => c.args[0])).toEqual([{ maxChars: 16_000, interactive: true }, { maxChars: 500, selector: 'main' }]);
   });
@@ -164,8 +169,8 @@ describe('the tools, in process', () => {
       { id: 3, url: 'http://site/api', method: 'GET', resourceType: 'fetch', status: 404, requestHeaders: {}, startedAt: '2026-01-01T00:00:00Z', durationMs: 12 },
       { id: 4, url: 'http://site/img', method: 'GET', resourceType: 'image', failure: 'net::ERR_FAILED', requestHeaders: {}, startedAt: '2026-01-01T00:00:00Z' },
     ];
-    const listing = scriptedApi({ record: () => ({ targetId: TAB.targetId, network: { recording: true, entries } }) }, calls);
-    expect(await call('browser_record', { profile: 'p', action: 'network', status: '4xx', type: 'fetch' }, listing)).toBe('#3 GET 404 fetch http://site/api 12ms\n#4 GET net::ERR_FAILED image http://site/img');
+    const listing = scriptedApi({ record: () => ({ targetId: TAB.targetId, network: { recording: true, entries }, fence: '404' }) }, calls);
+    expect(await call('browser_record', { profile: 'p', action: 'network', status: '4xx', type: 'fetch' }, listing)).toBe('<page 404>\n#3 GET 404 fetch http://site/api 12ms\n#4 GET net::ERR_FAILED image http://site/img\n</page 404>');
     expect(calls).toEqual([{ method: 'record', profile: 'p', args: [{ targetId: undefined, action: 'network', status: '4xx', type: 'fetch', url: undefined, limit: undefined, id: undefined }] }]);
     const written = scriptedApi({ record: () => ({ path: '/home/x/recordings/p/a.har' }) });
     expect(await call('browser_record', { action: 'har' }, written)).toBe('Written: /home/x/recordings/p/a.har');
@@ -184,8 +189,8 @@ describe('the tools, in process', () => {
 
   it('browser_record gives a text body as text, and a binary one by size and type only', async () => {
     const json = Buffer.from('{"user":"ada"}').toString('base64');
-    const sent = scriptedApi({ record: () => ({ targetId: TAB.targetId, body: { id: 7, part: 'request', mimeType: 'application/json', base64: json, size: 14, truncated: false } }) });
-    expect(await call('browser_record', { action: 'request-body', id: 7 }, sent)).toBe('#7 request body: 14 bytes of application/json\n{"user":"ada"}');
+    const sent = scriptedApi({ record: () => ({ targetId: TAB.targetId, body: { id: 7, part: 'request', mimeType: 'application/json', base64: json, size: 14, truncated: false, fence: '808' } }) });
+    expect(await call('browser_record', { action: 'request-body', id: 7 }, sent)).toBe('#7 request body: 14 bytes of application/json\n<page 808>\n{"user":"ada"}\n</page 808>');
     const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0xff, 0xfe]).toString('base64');
     const image = scriptedApi({ record: () => ({ targetId: TAB.targetId, body: { id: 8, part: 'response', mimeType: 'image/png', base64: png, size: 6, truncated: false } }) });
     expect(await call('browser_record', { action: 'body', id: 8 }, image)).toBe('#8 response body: 6 bytes of image/png; binary, not shown (GET /network/body gives it)');
@@ -219,11 +224,11 @@ describe('the tools, in process', () => {
 
   it('browser_console keeps the last 50, and browser_downloads says where files are', async () => {
     const messages = Array.from({ length: 60 }, (_, i) => ({ level: 'log', text: `line ${i}`, timestamp: i }));
-    const api = scriptedApi({ console: () => ({ targetId: TAB.targetId, messages }), downloads: () => ({ downloads: [{ url: 'http://site.test/r', state: 'complete', path: '/d/r.txt' }] }) });
+    const api = scriptedApi({ console: () => ({ targetId: TAB.targetId, messages, fence: '11' }), downloads: () => ({ downloads: [{ url: 'http://site.test/r', state: 'complete', path: '/d/r.txt' }], fence: '12' }) });
     const lines = (await call('browser_console', { level: 'log' }, api)).split('\n');
-    expect(lines[0]).toBe('(last 50 of 60)');
-    expect(lines.at(-1)).toBe('[log] line 59');
-    expect(await call('browser_downloads', {}, api)).toBe('complete http://site.test/r → /d/r.txt');
+    expect(lines.slice(0, 2)).toEqual(['(last 50 of 60)', '<page 11>']);
+    expect(lines.slice(-2)).toEqual(['[log] line 59', '</page 11>']);
+    expect(await call('browser_downloads', {}, api)).toBe('<page 12>\ncomplete http://site.test/r → /d/r.txt\n</page 12>');
   });
 });
 

@@ -52,7 +52,17 @@ export interface HandoffWaitOptions {
 
 export interface ActOptions {
   diffMaxChars?: number;
+  /**
+   * The caller shows a person the link of a confirmation (an act a confirm rule names waits for their
+   * yes: service/confirm-service.ts); without it, and with nobody else to ask, such an act is a 409.
+   */
+  person?: boolean;
+  /** Hears a confirmation once it waits for the person, with their link. */
+  onConfirmation?: (confirmation: Confirmation) => void;
 }
+
+/** An act waiting for a person's yes: a hand-off (GET /handoff/{id} waits for it, and then carries the act's answer). */
+export type Confirmation = NonNullable<ActionResult['confirmation']>;
 
 /**
  * One profile's browser, as an agent's tools use it: what the MCP tools call.
@@ -72,7 +82,7 @@ export interface BrowserApi {
   navigate(url: string, targetId?: string): Promise<Tab>;
   screenshot(options?: RequestOf<'screenshot'>): Promise<Screenshot>;
   pdf(targetId?: string): Promise<Capture>;
-  console(options?: { targetId?: string; level?: string }): Promise<{ targetId: string; messages: ConsoleMessage[] }>;
+  console(options?: { targetId?: string; level?: string }): Promise<{ targetId: string; messages: ConsoleMessage[]; fence?: string }>;
   snapshot(options?: SnapshotRequest & { format?: 'ai' }): Promise<AiSnapshotResponse>;
   /**
    * One action. With `diffMaxChars`, the answer also carries the page's diff
@@ -84,7 +94,7 @@ export interface BrowserApi {
   text(options?: Omit<RequestOf<'textQuery'>, 'profile'>): Promise<PageTextResponse>;
   fileChooser(options: RequestOf<'fileChooser'>): Promise<FileChooserAnswer>;
   dialog(options: RequestOf<'dialog'>): Promise<DialogArmed>;
-  downloads(): Promise<{ downloads: DownloadRecord[] }>;
+  downloads(): Promise<{ downloads: DownloadRecord[]; fence?: string }>;
   record(request: RecordRequest): Promise<RecordingAnswer>;
   /** A tab's (or every tab's) recorded steps as a Playwright test. */
   script(query?: Omit<RequestOf<'scriptQuery'>, 'profile'>): Promise<PlaywrightScript>;

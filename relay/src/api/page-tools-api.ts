@@ -1,5 +1,6 @@
 import type { PageToolCall, PageToolList } from './page-tools-responses.js';
 import type { RequestOf } from './schemas.js';
+import type { ActOptions } from './browser-api.js';
 
 /**
  * The tools a page offers (WebMCP, spec §21), on one profile:
@@ -8,5 +9,6 @@ import type { RequestOf } from './schemas.js';
  */
 export interface PageToolsApi {
   list(query?: { targetId?: string }): Promise<PageToolList>;
-  call(request: RequestOf<'pageToolCall'>): Promise<PageToolCall>;
+  /** A tool the page marks consequential may wait for a person's yes (`options`, as for an act). */
+  call(request: RequestOf<'pageToolCall'>, options?: ActOptions): Promise<PageToolCall>;
 }

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { FenceSchema } from './page-content.js';
+import { ActionResultSchema } from './responses.js';
 
 /** What the page-tools routes answer (spec §21): the tools a page offers, and one call's outcome. */
 
@@ -20,6 +22,7 @@ export const PageToolListSchema = z.object({
   url: z.string(),
   tools: z.array(PageToolSchema),
   unavailable: z.string().optional().describe('Why this page can offer no tools at all, when it cannot (WebMCP off in this browser, or not a secure context)'),
+  fence: FenceSchema.optional(),
 });
 export type PageToolList = z.infer<typeof PageToolListSchema>;
 
@@ -41,5 +44,8 @@ export const PageToolCallSchema = PageToolOutcomeSchema.extend({
   changed: z.boolean().optional().describe('Whether anything observable happened: a navigation, an event, the page\'s DOM'),
   navigated: z.boolean().optional(),
   events: z.array(z.string()).optional(),
+  confirmation: ActionResultSchema.shape.confirmation.describe("The tool is one the page marks consequential, and a confirm rule names it: it has not been called, and is called when the person says yes (GET /handoff/{id}?wait=60 then carries its answer)"),
+  confirmed: ActionResultSchema.shape.confirmed,
+  fence: FenceSchema.optional(),
 });
 export type PageToolCall = z.infer<typeof PageToolCallSchema>;

@@ -18,7 +18,7 @@ export const PAGE_TOOLS_ROUTES = {
   'POST /page-tools/call': {
     summary: "Call one of the page's tools with input checked against its schema, and wait for its answer (a caller that goes away cancels it)",
     tag,
-    query: schemas.profileQuery,
+    query: schemas.pageToolCallQuery,
     body: schemas.pageToolCall,
     answer: PageToolCallSchema,
     errors: [400, ...BROWSER_ERRORS],

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { FilmSchema, FilmStartedSchema } from './replay-schemas.js';
 import { ChromeStatusSchema } from './chrome-schemas.js';
+import { FenceSchema } from './page-content.js';
 
 /**
  * What the control API answers about browsers, tabs and pages, as zod
@@ -18,6 +19,7 @@ export const TabSchema = z.object({
   url: z.string(),
   title: z.string(),
   type: z.literal('page'),
+  fence: FenceSchema.optional(),
   agent: z.string().optional().describe('The agent whose tab it is (it opened it, or used it first); its requests without targetId mean it'),
 });
 export type Tab = z.infer<typeof TabSchema>;
@@ -83,7 +85,14 @@ export const ConsoleMessageSchema = z.object({
   line: z.number().optional(),
 });
 export type ConsoleMessage = z.infer<typeof ConsoleMessageSchema>;
-export const ConsoleAnswerSchema = z.object({ targetId: z.string(), messages: z.array(ConsoleMessageSchema) });
+export const ConsoleAnswerSchema = z.object({ targetId: z.string(), messages: z.array(ConsoleMessageSchema), fence: FenceSchema.optional() });
+
+/** Text a person cannot see, left out of what an agent receives (snapshot/page-sight.ts). */
+const HiddenBlocks = z
+  .number()
+  .int()
+  .optional()
+  .describe('Blocks of text a person cannot see (hidden, transparent, off-screen, covered…), left out; the text starts with a note saying so. Absent when none. hidden=true shows them, marked');
 
 export const AiSnapshotSchema = z.object({
   targetId: z.string(),
@@ -100,6 +109,8 @@ export const AiSnapshotSchema = z.object({
     .object({ added: z.number().int(), removed: z.number().int(), changed: z.number().int(), unchanged: z.number().int() })
     .optional()
     .describe('With diff: lines added, removed and unchanged since the previous snapshot (absent when there was none to compare)'),
+  hidden: HiddenBlocks,
+  fence: FenceSchema.optional(),
 });
 export type AiSnapshotResponse = z.infer<typeof AiSnapshotSchema>;
 export const AriaSnapshotSchema = z.object({
@@ -107,6 +118,7 @@ export const AriaSnapshotSchema = z.object({
   format: z.literal('aria'),
   nodes: z.array(z.unknown()).describe('The raw accessibility tree'),
   truncated: z.boolean(),
+  fence: FenceSchema.optional(),
 });
 export type AriaSnapshotResponse = z.infer<typeof AriaSnapshotSchema>;
 /** `GET /snapshot`: format ai (the outline with refs) or aria (the raw accessibility tree). */
@@ -121,6 +133,8 @@ export const PageTextSchema = z.object({
   markdown: z.string().describe('Headings, paragraphs, links with their URLs, lists, tables, quotes and code; cut at maxChars with a note'),
   chars: z.number().int().describe('Characters of the whole text, before any cut'),
   truncated: z.boolean(),
+  hidden: HiddenBlocks,
+  fence: FenceSchema.optional(),
 });
 export type PageTextResponse = z.infer<typeof PageTextSchema>;
 
@@ -136,6 +150,22 @@ export const ActionResultSchema = z.looseObject({
   hint: z.string().optional().describe('With changed: false, what that likely means and what to try; with a change, what it did not reach'),
   typedAs: z.literal('keys').optional().describe('A type into an element that is not a field (a code editor): the text went in as keys at its caret'),
   diff: z.string().optional().describe('Asked for with ?diff=N: the page\'s diff since the previous snapshot, when the action did not navigate'),
+  confirmation: z
+    .object({
+      id: z.string().describe('The hand-off: GET /handoff/{id}?wait=60 waits for the answer, and then carries the act\'s'),
+      rule: z.string().describe('The confirm rule of config.json that names the act'),
+      act: z.string(),
+      state: z.literal('waiting'),
+      link: z.string().optional().describe("The person's one-time link"),
+      expiresAt: z.string(),
+    })
+    .optional()
+    .describe("The act is one a confirm rule names: it has not run, and runs when the person says yes (asked with ?person=true, or where a person is reachable)"),
+  confirmed: z
+    .object({ rule: z.string(), by: z.enum(['person', 'pre-approval']), handoff: z.string().optional() })
+    .optional()
+    .describe("The act a confirm rule names ran: a person said yes, or the token's holder pre-approved the rule for the session"),
+  fence: FenceSchema.optional(),
 }).describe('One action\'s answer; what the action itself reports (an evaluate\'s result, a drag\'s points...) comes with it');
 export type ActionResult = z.infer<typeof ActionResultSchema>;
 
@@ -192,6 +222,7 @@ export const NetworkBodySchema = z.object({
   base64: z.string(),
   size: z.number().int(),
   truncated: z.boolean(),
+  fence: FenceSchema.optional().describe('Chosen against the body as text'),
 });
 export type NetworkBody = z.infer<typeof NetworkBodySchema>;
 
@@ -217,6 +248,7 @@ export const RecordingAnswerSchema = z.object({
   actionsPath: z.string().optional().describe('POST /trace/stop: the actions taken during the trace (JSON Lines)'),
   filming: FilmStartedSchema.optional().describe('video-start (MCP): the film begun'),
   film: FilmSchema.optional().describe('video-stop (MCP): the film made'),
+  fence: FenceSchema.optional(),
 });
 export type RecordingAnswer = z.infer<typeof RecordingAnswerSchema>;
 

@@ -8,6 +8,7 @@ import { PAGE_TOOLS_ROUTES } from './page-tools-routes.js';
 import { TEACH_ROUTES } from './teach-routes.js';
 import { CHROME_ROUTES } from './chrome-routes.js';
 import { PressureSchema } from './fleet-schemas.js';
+import { FenceSchema } from './page-content.js';
 import {
   ActionResultSchema,
   PageTextSchema,
@@ -110,7 +111,7 @@ export const ROUTES = {
   'POST /screenshot': { summary: 'A PNG or JPEG of a tab, its full page or one element', tag: 'Pages', query: profileOnly, body: schemas.screenshot, answer: ScreenshotSchema, errors: BROWSER_ERRORS },
   'POST /pdf': { summary: 'A tab as PDF (headless managed browsers)', tag: 'Pages', query: profileOnly, body: schemas.pdf, answer: CaptureSchema, errors: BROWSER_ERRORS },
   'GET /console': { summary: 'A tab\'s console messages', tag: 'Pages', query: schemas.consoleQuery, answer: ConsoleAnswerSchema, errors: BROWSER_ERRORS },
-  'GET /downloads': { summary: 'Downloads the profile\'s tabs started', tag: 'Pages', query: profileOnly, answer: z.object({ downloads: z.array(DownloadRecordSchema) }), errors: [404] },
+  'GET /downloads': { summary: 'Downloads the profile\'s tabs started', tag: 'Pages', query: profileOnly, answer: z.object({ downloads: z.array(DownloadRecordSchema), fence: FenceSchema.optional() }), errors: [404] },
   // ---- snapshots, actions, hooks
   'GET /snapshot': {
     summary: 'The page as an outline with refs (ai) or its accessibility tree (aria); shaped for a token budget',
@@ -257,6 +258,14 @@ export const ROUTES = {
   },
   'GET /sessions': { summary: 'Open task sessions, and the warm spare browsers', tag: 'Sessions', answer: SessionListSchema },
   'DELETE /sessions/:id': { summary: 'End a task session: its browser and everything it wrote go', tag: 'Sessions', params: { id: 'The session\'s id' }, answer: z.object({ closed: SessionInfoSchema }), errors: [404] },
+  'POST /sessions/:id/approvals': {
+    summary: "Pre-approve a confirm rule for one task session: its acts run there without a person's yes (the main token only; audited)",
+    tag: 'Sessions',
+    params: { id: "The session's id" },
+    body: schemas.approveRule,
+    answer: z.object({ session: z.string(), approved: z.array(z.string()).describe('Every rule pre-approved for it') }),
+    errors: [404],
+  },
   'POST /sessions/:id/extend': { summary: 'Set a session\'s time to live from now', tag: 'Sessions', params: { id: 'The session\'s id' }, body: schemas.extendSession, answer: z.object({ extended: SessionInfoSchema }), errors: [404] },
   'GET /audit': { summary: 'The audit log, newest first, a page at a time', tag: 'Sessions', query: schemas.auditQuery, answer: AuditPageSchema },
   'GET /audit/recording': {

@@ -47,6 +47,15 @@ const SecretName = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be a secret 
 /** `?flag`, `?flag=true` and `?flag=1` are true; `false` and `0` are false. */
 const QueryFlag = z.enum(['', 'true', '1', 'false', '0']).transform((value) => value !== 'false' && value !== '0');
 
+/** The caller shows a person a confirmation's link (runtime/consequential-acts.ts): an act a rule names may then ask them. */
+const PersonFlag = z
+  .union([z.boolean(), QueryFlag])
+  .optional()
+  .describe("the caller shows a person the link when an act waits for their yes (a confirm rule names it); without it, and with nobody else to ask, such an act is a 409");
+
+/** Text a person cannot see, shown marked (snapshot/page-sight.ts): for a person debugging, never in MCP's tools. */
+const HiddenFlag = z.union([z.boolean(), QueryFlag]).optional().describe('also the text a person cannot see, each block marked [hidden=why] (for debugging)');
+
 /** How an `ai` snapshot is cut down for a token budget (snapshot/shaping.ts); query strings and MCP alike. */
 export const SnapshotShaping = z.object({
   interactive: z.union([z.boolean(), QueryFlag]).optional().describe('only what can be acted on'),
@@ -144,7 +153,12 @@ export const schemas = {
     jail: z.boolean().optional(),
   }).refine((profile) => !(profile.jail && profile.cdpUrl), { message: 'a remote profile (cdpUrl) runs elsewhere and cannot be jailed here', path: ['jail'] }),
   profileQuery: z.object({ profile: z.string().optional() }),
-  actQuery: z.object({ profile: z.string().optional(), diff: z.coerce.number().int().positive().max(200_000).optional() }),
+  pageToolCallQuery: z.object({ profile: z.string().optional(), person: PersonFlag }),
+  actQuery: z.object({
+    profile: z.string().optional(),
+    diff: z.coerce.number().int().positive().max(200_000).optional(),
+    person: PersonFlag,
+  }),
   actionsQuery: z.object({ profile: z.string().optional(), limit: z.coerce.number().int().positive().max(1000).default(100) }),
   consoleQuery: z.object({ profile: z.string().optional(), targetId: TargetId.optional(), level: z.string().optional() }),
   snapshotQuery: z.object({
@@ -153,6 +167,7 @@ export const schemas = {
     format: z.enum(['ai', 'aria']).default('ai'),
     limit: z.coerce.number().int().positive().optional(),
     ...SnapshotShaping.shape,
+    hidden: HiddenFlag,
   }),
   /** `GET /text`: the page's readable content as Markdown, or one element's. */
   textQuery: z.object({
@@ -161,6 +176,7 @@ export const schemas = {
     ref: Ref.optional().describe('only this element (a ref from the latest snapshot)'),
     selector: z.string().min(1).max(1000).optional().describe('only the element this CSS selector matches'),
     maxChars: z.coerce.number().int().min(500).max(1_000_000).default(20_000).describe('cut here, with a note saying what was cut'),
+    hidden: HiddenFlag,
   }),
   fileChooser: z.strictObject({
     targetId: TargetId.optional(),
@@ -253,6 +269,7 @@ export const schemas = {
   traceStop: z.strictObject({ keep: z.boolean().optional() }),
   /** Seconds from now. */
   extendSession: z.strictObject({ ttl: z.number().int().min(10).max(7 * 24 * 3600) }),
+  approveRule: z.strictObject({ rule: z.string().min(1).max(64).describe("A confirm rule of config.json: its acts run in this session without asking a person") }),
   vaultFromExtension: z.strictObject({ tenant: Tenant, domains: z.array(Domain).min(1).max(50), timeoutMs: Timeout.optional() }),
   screencastQuery: z.object({ profile: z.string().optional(), targetId: TargetId.optional() }),
   /** Input a person gives through the live view: points are fractions (0..1) of the view, so any image size works. */

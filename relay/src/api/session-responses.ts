@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FenceSchema } from './page-content.js';
 
 /**
  * What the control API answers about task sessions, grants, the cookie
@@ -36,6 +37,10 @@ export const AUDIT_EVENT_KINDS = [
   'secret-set',
   'secret-forget',
   'secret-use',
+  'confirm-ask',
+  'confirm-yes',
+  'confirm-no',
+  'confirm-approve',
 ] as const;
 export type AuditEventKind = (typeof AUDIT_EVENT_KINDS)[number];
 
@@ -205,6 +210,16 @@ export const HandoffSchema = z.object({
   expiresAt: z.string(),
   endedAt: z.string().optional(),
   note: z.string().optional().describe("The person's note"),
+  confirm: z
+    .object({
+      rule: z.string().describe('The confirm rule of config.json that names the act'),
+      act: z.string().describe('The act, as the person reads it'),
+      box: z.object({ x: z.number(), y: z.number(), width: z.number(), height: z.number() }).optional().describe("Its target, as fractions of the tab's viewport"),
+    })
+    .optional()
+    .describe("A hand-off asking a person's yes to one act: done is yes (the act then runs), refused is no"),
+  act: z.record(z.string(), z.unknown()).optional().describe("A confirmation the person said yes to: the act's answer (POST /act's), once it ran"),
+  actError: z.object({ code: z.string(), message: z.string() }).optional().describe('A confirmation the person said yes to: why the act then failed'),
   link: z.string().optional().describe('POST /handoff only: the one-time link for the person (valid 10 minutes, once); never given when a webhook announces hand-offs'),
   announced: z.literal('webhook').optional().describe("POST /handoff only: the link went to the configured webhook (the person's channel), and to no agent"),
   now: z.object({ url: z.string(), title: z.string() }).optional().describe('Once ended: where the tab is'),
@@ -212,5 +227,6 @@ export const HandoffSchema = z.object({
     .object({ navigated: z.boolean(), titleChanged: z.boolean(), personActions: z.number().int().describe("The person's clicks, keys and scrolls in the live view") })
     .optional()
     .describe('Once ended: what changed while the person had the tab'),
+  fence: FenceSchema.optional(),
 });
 export type HandoffAnswer = z.infer<typeof HandoffSchema>;

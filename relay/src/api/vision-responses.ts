@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FenceSchema } from './page-content.js';
 
 /** What the vision routes answer (spec §16): a labelled screenshot, and a computer-use batch's outcome. */
 
@@ -30,6 +31,7 @@ export const LabelledScreenshotSchema = z.object({
   labels: z.array(ScreenLabelSchema),
   notShown: z.number().int().describe('Refs of the snapshot not on the picture (scrolled away, hidden)'),
   snapshot: z.string().optional().describe('The snapshot whose refs the labels are (with snapshot: true)'),
+  fence: FenceSchema.optional(),
 });
 export type LabelledScreenshot = z.infer<typeof LabelledScreenshotSchema>;
 
@@ -52,5 +54,6 @@ export const ComputerResultSchema = z.object({
       events: z.array(z.string()).describe('Dialogs, downloads, refusals and tabs the batch opened'),
     })
     .optional(),
+  fence: FenceSchema.optional(),
 });
 export type ComputerResult = z.infer<typeof ComputerResultSchema>;

@@ -57,7 +57,7 @@ export class ComputerToolset implements Toolset {
       const text = navigated.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
       if (navigated.isError) return { id: ask.id, computer: false, tool: ask.name, summary, text, failed: true, screenshots: 0 };
       const screen = picture(await api.vision.computerAnthropic({ actions: [{ action: 'screenshot' }], display: this.computer.display, ...SCREEN }));
-      return { id: ask.id, computer: false, tool: ask.name, summary, text: text.replace(/ Take a snapshot to see the page\.$/, ''), picture: screen, failed: false, screenshots: screen ? 1 : 0 };
+      return { id: ask.id, computer: false, tool: ask.name, summary, text: text.replace(/\s*Take a snapshot to see the page\.$/, ''), picture: screen, failed: false, screenshots: screen ? 1 : 0 };
     }
     const summary = `computer ${actionNames(ask.actions)}`;
     try {

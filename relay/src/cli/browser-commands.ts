@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
 import { BadRequestError } from '../errors.js';
 import { labelLine } from '../mcp/vision-tools.js';
+import { fenced, fencedMarkdown, fencedOutline } from '../api/page-content.js';
 import { BrowserClient } from '../client/browser-client.js';
 import { withProgress } from './progress.js';
 
@@ -90,8 +91,8 @@ export function addBrowserCommands(program: Command, client: () => BrowserClient
     .description('list tabs')
     .action(async () => {
       const tabs = await client().tabs();
-      // Wrapped as the API and `--json sessions` answer, so a field can be added later.
-      print({ tabs }, () => tabs.map(tabLine).join('\n') || '(no tabs)');
+      // Wrapped as the API and `--json sessions` answer, so a field can be added later. Titles and URLs are the pages' words: fenced.
+      print({ tabs }, () => (tabs.length ? fenced(tabs[0].fence, tabs.map(tabLine)) : '(no tabs)'));
     });
   program
     .command('open')
@@ -142,7 +143,7 @@ export function addBrowserCommands(program: Command, client: () => BrowserClient
         const path = resolve(options.out ?? `screenshot-${Date.now()}.${shot.type}`);
         writeFileSync(path, Buffer.from(shot.data, 'base64'));
         const { data: _image, ...described } = shot;
-        print({ path, ...described }, () => [path, ...shot.labels.map(labelLine)].join('\n'));
+        print({ path, ...described }, () => [path, ...(shot.labels.length ? [fenced(shot.fence, shot.labels.map(labelLine))] : [])].join('\n'));
         return;
       }
       const shot = await client().screenshot({ targetId: options.target, fullPage: options.fullPage, element: options.element, type: options.type });
@@ -180,7 +181,7 @@ export function addBrowserCommands(program: Command, client: () => BrowserClient
     .option('--target <targetId>', 'the tab')
     .action(async (options: { level?: string; target?: string }) => {
       const result = await client().console({ level: options.level, targetId: options.target });
-      print(result, () => result.messages.map((m) => `${m.level}: ${m.text}`).join('\n') || '(no messages)');
+      print(result, () => (result.messages.length ? fenced(result.fence, result.messages.map((m) => `${m.level}: ${m.text}`)) : '(no messages)'));
     });
 
   addActionCommands(program, client, print);
@@ -205,7 +206,8 @@ function addActionCommands(program: Command, client: () => BrowserClient, print:
     .action(async (options: { format: 'ai' | 'aria'; limit?: number; target?: string; interactive?: boolean; ref?: string; selector?: string; depth?: number; maxChars?: number; diff?: boolean }) => {
       const { target, ...rest } = options;
       const snapshot = await client().snapshot({ ...rest, targetId: target });
-      print(snapshot, () => (snapshot.format === 'ai' ? [snapshot.text, snapshot.notes].filter(Boolean).join('\n') : JSON.stringify(snapshot.nodes, null, 2)));
+      // The page's words between the answer's fence lines (api/page-content.ts), clawd's notes outside; a person's notes after them, in their own fence.
+      print(snapshot, () => (snapshot.format === 'ai' ? [fencedOutline(snapshot.fence, undefined, snapshot.text), snapshot.notes].filter(Boolean).join('\n') : JSON.stringify(snapshot.nodes, null, 2)));
     });
   withTarget(program.command('text').description("the page's readable content as Markdown: headings, links with their URLs, lists, tables"))
     .option('--ref <ref>', 'only this element (a ref from the previous snapshot)')
@@ -214,7 +216,7 @@ function addActionCommands(program: Command, client: () => BrowserClient, print:
     .action(async (options: { target?: string; ref?: string; selector?: string; maxChars?: number }) => {
       const { target, ...rest } = options;
       const page = await client().text({ ...rest, targetId: target });
-      print(page, () => page.markdown);
+      print(page, () => fencedMarkdown(page.fence, undefined, page.markdown, { leading: page.hidden ? 1 : 0, trailing: page.truncated ? 1 : 0 }));
     });
   withTarget(program.command('click').description('click an element by ref').argument('<ref>'))
     .option('--double', 'double-click')

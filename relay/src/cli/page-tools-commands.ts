@@ -1,6 +1,7 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import type { BrowserClient } from '../client/browser-client.js';
 import { pageToolAnswer, pageToolLine } from '../mcp/page-tool-call.js';
+import { fenced } from '../api/page-content.js';
 
 /** The tools pages offer agents (WebMCP, spec §21): `page-tools` lists a tab's, `page-tool NAME` calls one. */
 
@@ -25,7 +26,7 @@ export function addPageToolsCommands(program: Command, client: () => BrowserClie
     .option('--target <targetId>', 'the tab')
     .action(async (options: { target?: string }) => {
       const answer = await client().pageTools.list({ targetId: options.target });
-      print(answer, () => (answer.tools.length ? answer.tools.map(pageToolLine).join('\n') : (answer.unavailable ?? `the page at ${answer.url} offers no tools`)));
+      print(answer, () => (answer.tools.length ? fenced(answer.fence, answer.tools.map(pageToolLine)) : (answer.unavailable ?? `the page at ${answer.url} offers no tools`)));
     });
   program
     .command('page-tool')

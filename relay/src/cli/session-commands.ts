@@ -53,6 +53,15 @@ export function addSessionCommands(program: Command, client: () => BrowserClient
       print({ closed }, () => `closed ${closed.id}`);
     });
   program
+    .command('session-approve')
+    .description("let a confirm rule's acts (config.json confirm.rules, e.g. payments) run in one task session without asking a person (the token only)")
+    .argument('<id>')
+    .requiredOption('--rule <name>', 'the rule')
+    .action(async (id: string, options: { rule: string }) => {
+      const approved = await client().approveRule(id, options.rule);
+      print(approved, () => `${approved.session}: pre-approved ${approved.approved.join(', ')}`);
+    });
+  program
     .command('grant')
     .description("issue a grant token that lends a tenant's cookies of some domains to operator sessions")
     .requiredOption('--tenant <tenant>', 'whose cookies')

@@ -12,7 +12,7 @@ import { browseOver } from './browse-client.js';
 import type { BrowseOptions, BrowseRequest, BrowseResult } from '../api/browse-schemas.js';
 import { controlUrlFor } from '../config/server-record.js';
 import { clawdHome, readToken } from '../config/state-dir.js';
-import { BadRequestError, TimeoutError, UnavailableError } from '../errors.js';
+import { BadRequestError, errorFromBody, TimeoutError, UnavailableError } from '../errors.js';
 import { type ControlResponse, type Credential, readAnswer, send } from './control-http.js';
 import { AGENT_HEADER, MAX_WAIT_MS, sessionIdOf } from '../api/limits.js';
 import type { ActOptions, BrowserApi, HandoffView, HandoffWaitOptions, RecordRequest, SnapshotRequest } from '../api/browser-api.js';
@@ -146,7 +146,7 @@ export class BrowserClient implements BrowserApi {
   pdf(targetId?: string): Promise<Capture> {
     return this.call('POST', '/pdf', { targetId });
   }
-  console(options: { targetId?: string; level?: string } = {}): Promise<{ targetId: string; messages: ConsoleMessage[] }> {
+  console(options: { targetId?: string; level?: string } = {}): Promise<{ targetId: string; messages: ConsoleMessage[]; fence?: string }> {
     return this.call('GET', '/console', undefined, options);
   }
 
@@ -161,9 +161,26 @@ export class BrowserClient implements BrowserApi {
   text(options: Omit<RequestOf<'textQuery'>, 'profile'> = {}): Promise<PageTextResponse> {
     return this.call('GET', '/text', undefined, options);
   }
-  /** Any `POST /act` action; the helpers below are shorthands. */
-  act(action: ActionRequest, options: ActOptions = {}): Promise<ActionResult> {
-    return this.call('POST', '/act', action, { diff: options.diffMaxChars });
+  /**
+   * Any `POST /act` action; the helpers below are shorthands. An act a confirm rule names waits for a
+   * person's yes (asked with `person`, or where a person is reachable): this waits with it, through its
+   * hand-off, and answers with the act's own answer; a no is a ConflictError naming the rule.
+   */
+  async act(action: ActionRequest, options: ActOptions = {}): Promise<ActionResult> {
+    const answer = await this.call<ActionResult>('POST', '/act', action, { diff: options.diffMaxChars, person: options.person });
+    if (!answer.confirmation) return answer;
+    options.onConfirmation?.(answer.confirmation);
+    let handoff: HandoffAnswer;
+    try {
+      handoff = await this.handoffState(answer.confirmation.id, 60);
+      while (handoff.state === 'waiting') handoff = await this.handoffState(handoff.id, 60);
+    } catch (error) {
+      // Stopped waiting (this client's signal): the ask is withdrawn, so nothing runs later unseen.
+      if (this.options.signal?.aborted) await new BrowserClient({ ...this.options, signal: undefined }).cancelHandoff(answer.confirmation.id).catch(() => {});
+      throw error;
+    }
+    if (handoff.act) return handoff.act as ActionResult;
+    throw errorFromBody(409, { error: handoff.actError ?? { code: 'conflict', message: `Not done: the hand-off for a person's yes ended ${handoff.state}` } });
   }
   click(ref: string, options: Omit<ActionOptions<'click'>, 'ref' | 'x' | 'y'> = {}) {
     return this.act({ kind: 'click', ref, ...options });
@@ -220,6 +237,10 @@ export class BrowserClient implements BrowserApi {
   /** `id` is the session's id, or its profile name (`session-<id>`). */
   closeSession(id: string): Promise<{ closed: SessionInfo }> {
     return this.call('DELETE', `/sessions/${encodeURIComponent(sessionIdOf(id))}`);
+  }
+  /** `POST /sessions/{id}/approvals`: the acts of a confirm rule run in this session without a person's yes (the main token only); `id` as for closeSession. */
+  approveRule(id: string, rule: string): Promise<{ session: string; approved: string[] }> {
+    return this.call('POST', `/sessions/${encodeURIComponent(sessionIdOf(id))}/approvals`, { rule });
   }
   /** Gives a session `ttl` seconds from now; `id` as for closeSession. */
   extendSession(id: string, ttl: number): Promise<{ extended: SessionInfo }> {
@@ -281,7 +302,7 @@ export class BrowserClient implements BrowserApi {
   }
 
   /** What the profile's tabs downloaded, and where the files are. */
-  downloads(): Promise<{ downloads: DownloadRecord[] }> {
+  downloads(): Promise<{ downloads: DownloadRecord[]; fence?: string }> {
     return this.call('GET', '/downloads');
   }
 

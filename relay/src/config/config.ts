@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { ACCENT_COLOR, DEFAULT_CONTROL_PORT, DEFAULT_HOST, relayPortFor } from '../../../protocol/constants.js';
 import { describeIssues } from '../validation.js';
 import { UrlPolicySchema } from '../runtime/url-policy.js';
+import { ConfirmConfigSchema } from '../runtime/consequential-acts.js';
 import { ensureHome } from './state-dir.js';
 import { BrowseConfigSchema } from './browse-config.js';
 
@@ -195,6 +196,13 @@ export const ConfigSchema = z.strictObject({
     .optional(),
   /** Which URLs tabs may be sent to, on every profile (runtime/url-policy.ts); none by default. */
   urlPolicy: UrlPolicySchema.optional(),
+  /**
+   * Acts that wait for a person's yes (runtime/consequential-acts.ts): clicks on
+   * targets by role and name, forms sent to given domains, downloads of given
+   * types, page tools marked consequential. Defaults: payments, executables,
+   * page tools.
+   */
+  confirm: ConfirmConfigSchema.prefault({}),
   /** The browse runtime (browse/): model providers by name, and each run's guardrails (browse-config.ts). */
   browse: BrowseConfigSchema.prefault({}),
   /**

@@ -30,14 +30,20 @@ export interface StepsRun {
   zoom?: [number, number, number, number];
 }
 
+/**
+ * Asked before a press that could act on a control (a click or a button down at a point of the page,
+ * Enter or Space on what has focus): throws to stop the batch there (a confirm rule: confirm-service.ts).
+ */
+export type BeforePress = (at: Point | 'focused') => Promise<void>;
+
 /** Runs the steps in order; a failure names the step and how many ran before it. */
-export async function runComputerSteps(tab: DriverTab, steps: ComputerStep[], screen: ScreenScale, signal?: AbortSignal): Promise<StepsRun> {
+export async function runComputerSteps(tab: DriverTab, steps: ComputerStep[], screen: ScreenScale, signal?: AbortSignal, beforePress?: BeforePress): Promise<StepsRun> {
   let zoom: StepsRun['zoom'];
   for (const [index, step] of steps.entries()) {
     signal?.throwIfAborted();
     try {
       zoom = step.kind === 'zoom' ? step.region : undefined;
-      await runStep(tab, step, screen, signal);
+      await runStep(tab, step, screen, signal, beforePress);
     } catch (error) {
       if (signal?.aborted) throw error;
       const message = `actions.${index} (${step.kind}) failed after ${index} of ${steps.length} ran: ${(error as Error).message}`;
@@ -47,7 +53,7 @@ export async function runComputerSteps(tab: DriverTab, steps: ComputerStep[], sc
   return { performed: steps.length, ...(zoom ? { zoom } : {}) };
 }
 
-async function runStep(tab: DriverTab, step: ComputerStep, screen: ScreenScale, signal?: AbortSignal): Promise<void> {
+async function runStep(tab: DriverTab, step: ComputerStep, screen: ScreenScale, signal?: AbortSignal, beforePress?: BeforePress): Promise<void> {
   const { page } = tab;
   const moveTo = async (point: Point | undefined, steps = 1) => {
     if (!point) return;
@@ -62,10 +68,12 @@ async function runStep(tab: DriverTab, step: ComputerStep, screen: ScreenScale, 
     case 'click':
       return holding(page, step.hold, async () => {
         await moveTo(step.at);
+        await beforePress?.(cursorOf(tab));
         await clickHere(tab, step.button, step.count);
       });
     case 'button':
       await moveTo(step.at);
+      if (step.down) await beforePress?.(cursorOf(tab));
       if (step.down) tab.markPointer('press', cursorOf(tab));
       return step.down ? page.mouse.down() : page.mouse.up();
     case 'drag':
@@ -87,7 +95,11 @@ async function runStep(tab: DriverTab, step: ComputerStep, screen: ScreenScale, 
     case 'type':
       return page.keyboard.type(step.text);
     case 'keys':
-      for (const chord of step.chords) await holding(page, chord.slice(0, -1), () => page.keyboard.press(chord[chord.length - 1]));
+      for (const chord of step.chords) {
+        const key = chord[chord.length - 1];
+        if (/^(Enter|NumpadEnter|Space| )$/.test(key)) await beforePress?.('focused');
+        await holding(page, chord.slice(0, -1), () => page.keyboard.press(key));
+      }
       return;
     case 'hold':
       return holding(page, step.keys, () => sleep(step.ms, signal));

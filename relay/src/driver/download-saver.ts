@@ -7,16 +7,25 @@ import type { DriverTab } from './driver-tab.js';
 /**
  * The downloads Playwright sees a profile's tabs start, saved under the
  * profile's downloads folder by their suggested names, and listed for
- * `GET /downloads` (newest last, the latest MAX_RECORDS).
+ * `GET /downloads` (newest last, the latest MAX_RECORDS). A download a
+ * confirm rule names (an executable's type) is held, unsaved, until `hold`
+ * says keep it (a person's yes: service/confirm-service.ts), else discarded.
  */
+
+/** Decides whether a download is kept: true to save it. Resolves when the decision is made (a person may be asked). */
+export type DownloadHold = (download: { profile: string; tab: DriverTab; fileName: string; url: string }) => Promise<{ keep: boolean; rule?: string; why?: string }>;
 
 const MAX_RECORDS = 200;
 
 export class DownloadSaver {
   private readonly records: DownloadRecord[] = [];
 
-  /** `dir`: where downloads are saved ($CLAWD_HOME/downloads/<profile>). */
-  constructor(private readonly dir: string) {}
+  /** `dir`: where downloads are saved ($CLAWD_HOME/downloads/<profile>); `hold`, asked first, when there is one. */
+  constructor(
+    private readonly dir: string,
+    private readonly profile: string,
+    private readonly hold: () => DownloadHold | undefined = () => undefined,
+  ) {}
 
   /** What has been saved or is being saved, newest last. */
   list(): DownloadRecord[] {
@@ -36,6 +45,15 @@ export class DownloadSaver {
     const record: DownloadRecord = { targetId: tab.knownTargetId, url: download.url(), state: 'in_progress' };
     this.records.push(record);
     if (this.records.length > MAX_RECORDS) this.records.shift();
+    const decided = await this.hold()?.({ profile: this.profile, tab, fileName: download.suggestedFilename(), url: download.url() }).catch((error: Error) => ({ keep: false, why: error.message }));
+    if (decided && !decided.keep) {
+      // Never saved: Playwright's own copy goes too.
+      await download.delete().catch(() => {});
+      record.state = 'failed';
+      record.error = `not kept: ${decided.why ?? 'a person did not say yes'}`;
+      tab.noteEvent(`download not kept: ${download.suggestedFilename()} (${record.error})`);
+      return;
+    }
     try {
       mkdirSync(this.dir, { recursive: true });
       record.path = uniquePath(this.dir, basename(download.suggestedFilename()) || 'download');

@@ -18,7 +18,9 @@ import { ACTION_TIMEOUT_MS } from '../api/limits.js';
 import { performAction, withoutSecrets } from './page-actions.js';
 import { type InlineFile, inlineUploads, readUploads, type UploadPolicy } from './uploads.js';
 import type { DriverTab } from './driver-tab.js';
-import { DownloadSaver } from './download-saver.js';
+import { type DownloadHold, DownloadSaver } from './download-saver.js';
+import { consequenceOf } from './act-consequence.js';
+import type { ConfirmRule, Consequence } from '../runtime/consequential-acts.js';
 import { armFileChooser, setInputFiles, uploadThroughChooser } from './file-chooser.js';
 import { checkNavigation, guardTab } from './url-policy-guard.js';
 import { BrowserUrlGuard } from './browser-url-guard.js';
@@ -61,6 +63,8 @@ export interface DriverPolicy {
   uploads: UploadPolicy;
   /** Which URLs tabs may be sent to (runtime/url-policy.ts); undefined: any the gate allows. */
   urlPolicy?: UrlPolicy;
+  /** Asked before a download is kept (download-saver.ts): a confirm rule may hold it for a person's yes. */
+  holdDownload?: DownloadHold;
 }
 
 export class ProfileDriver {
@@ -96,7 +100,7 @@ export class ProfileDriver {
     downloadsDir: string,
     private readonly policy: () => DriverPolicy,
   ) {
-    this.downloadSaver = new DownloadSaver(downloadsDir);
+    this.downloadSaver = new DownloadSaver(downloadsDir, profile.name, () => this.policy().holdDownload);
     this.registry = new TabRegistry(profile.name, () => this.start(), (tab) => {
       this.downloadSaver.watch(tab);
       void this.guard(tab).catch(() => {});
@@ -334,6 +338,18 @@ export class ProfileDriver {
     const offered = await tab.pageTools.count();
     if (offered && !shaping.diff) snapshot.text = `The page offers ${offered} tool${offered === 1 ? '' : 's'} for agents (page tools).\n${snapshot.text}`;
     return tab.secrets.redactDeep({ targetId: info.targetId, url: info.url, title: info.title, format: 'ai', pageTools: offered, ...snapshot });
+  }
+
+  /**
+   * What an act would set off that config's `confirm` rules name (act-consequence.ts), and the tab's
+   * viewport to place its target in; nothing when it sets off none.
+   */
+  async consequenceOf(action: Action, rules: ConfirmRule[]): Promise<{ consequence: Consequence; viewport: { width: number; height: number } } | undefined> {
+    const tab = await this.tab(action.targetId);
+    const consequence = await consequenceOf(tab, action, rules);
+    if (!consequence) return undefined;
+    const viewport = tab.page.viewportSize() ?? (await tab.page.evaluate(() => ({ width: innerWidth, height: innerHeight })));
+    return { consequence, viewport };
   }
 
   /** `GET /text`: the page's readable content as Markdown (snapshot/page-text.ts). */

@@ -5,6 +5,7 @@ import { JailEnvelope } from '../jail/jail-envelope.js';
 import { jailHost } from '../jail/jail-host.js';
 import type { CdpBridge } from '../bridge/cdp-bridge.js';
 import type { DownloadLog } from './download-log.js';
+import type { DownloadHold } from './download-saver.js';
 import type { Config } from '../config/config.js';
 import { BadRequestError, type ClawdError, DisabledError, NotFoundError, TooManyError, UnavailableError } from '../errors.js';
 import type { BrowserMux } from '../bridge/browser-mux.js';
@@ -275,6 +276,9 @@ export class ProfileManager {
       });
   }
 
+  /** Asked before a download is kept (the service's confirm rules: a person's yes for an executable). */
+  holdDownload: DownloadHold | undefined;
+
   /** What every driver of this server may do, from config.json (read when asked). */
   policy(): DriverPolicy {
     const current = this.registry.config();
@@ -282,6 +286,7 @@ export class ProfileManager {
       allowedUrlSchemes: current.allowedUrlSchemes,
       uploads: { dirs: current.uploadDirs ?? defaultUploadDirs(this.home), clawdHome: this.home },
       urlPolicy: current.urlPolicy,
+      ...(this.holdDownload ? { holdDownload: this.holdDownload } : {}),
     };
   }
 

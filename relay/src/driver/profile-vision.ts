@@ -7,6 +7,8 @@ import { imageSize } from '../vision/labelled-image.js';
 import { checkOnScreen } from '../vision/screen-scale.js';
 import { withAftermath } from './aftermath.js';
 import { cursorOnScreen, runComputerSteps } from './computer-use.js';
+import type { Point } from '../vision/computer-steps.js';
+import type { DriverTab } from './driver-tab.js';
 import type { TabHost } from './tab-host.js';
 import { labelledScreenshot } from './labelled-screenshot.js';
 import { captureScreen, measureScreen } from './screen-capture.js';
@@ -34,7 +36,7 @@ export class ProfileVision {
    * a point off the screen: a 400, nothing done), then run in order, then
    * the screen as it is now.
    */
-  async computer(dialect: ComputerDialect, request: ComputerRequest, signal?: AbortSignal): Promise<ComputerResult> {
+  async computer(dialect: ComputerDialect, request: ComputerRequest, signal?: AbortSignal, beforePress?: (tab: DriverTab, at: Point | 'focused') => Promise<void>): Promise<ComputerResult> {
     const steps = dialect === 'openai' ? openAiSteps(request.actions as OpenAiAction[]) : anthropicSteps(request.actions as AnthropicAction[]);
     const tab = await this.deps.tab(request.targetId);
     await this.deps.guard(tab);
@@ -42,7 +44,8 @@ export class ProfileVision {
     checkOnScreen(screen, pointsOf(steps));
     const targetId = await tab.targetId();
     const urlBefore = tab.page.url();
-    const { result: run, events: opened } = await withAftermath(tab, () => runComputerSteps(tab, steps, screen, signal), (popup) => this.deps.describePopup(popup), signal);
+    const gate = beforePress && ((at: Point | 'focused') => beforePress(tab, at));
+    const { result: run, events: opened } = await withAftermath(tab, () => runComputerSteps(tab, steps, screen, signal, gate), (popup) => this.deps.describePopup(popup), signal);
     const events = tab.secrets.redactDeep([...tab.takeEvents(), ...opened]);
     const display = request.display ?? { width: screen.width, height: screen.height };
     const changes = (url: string | undefined) =>

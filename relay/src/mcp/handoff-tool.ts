@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { HandoffAnswer } from '../api/session-responses.js';
+import { fenced } from '../api/page-content.js';
 import { defineTool, Profile, TargetId, text, withProfile } from './tools.js';
 
 /** The hand-off's MCP App (handoff-app.ts): a `ui://` resource the tool points at. */
@@ -24,7 +25,7 @@ export function describeHandoff(handoff: HandoffAnswer): string {
     cancelled: 'cancelled',
   }[handoff.state];
   const lines = [`Hand-off ${handoff.id}: ${how}${handoff.note ? `: ${JSON.stringify(handoff.note)}` : ''}.`];
-  if (handoff.now) lines.push(`The tab is at ${handoff.now.url} (${JSON.stringify(handoff.now.title)}).`);
+  if (handoff.now) lines.push(`The tab is at:\n${fenced(handoff.fence, [`${handoff.now.url} ${JSON.stringify(handoff.now.title)}`])}`);
   if (handoff.changed) {
     const { navigated, titleChanged, personActions } = handoff.changed;
     lines.push(`${navigated ? 'It navigated' : 'Same page'}${titleChanged ? ', title changed' : ''}; the person acted ${personActions} times. Take a snapshot before going on.`);

@@ -46,8 +46,9 @@ export interface McpServerOptions {
  */
 export function createMcpServer(api: BrowserApi | (() => BrowserApi), options: McpServerOptions): Server {
   const server = new Server({ name: 'clawd-browser', version: PACKAGE_VERSION }, { capabilities: { tools: {}, resources: {} } });
-  const session: McpSessionState = { lastUrl: new Map(), exportDir: options.exportDir, handoffs: new Map() };
   const caps = options.caps ?? [];
+  // A client with the handoff group shows a person hand-offs' links: an act a confirm rule names asks them.
+  const session: McpSessionState = { lastUrl: new Map(), exportDir: options.exportDir, handoffs: new Map(), askPerson: caps.includes('handoff') };
   // Known once the client said hello: whether it renders MCP Apps (then the hand-off's app tools are its).
   const rendersApps = () => server.getClientCapabilities()?.extensions?.[APPS_EXTENSION] !== undefined;
 

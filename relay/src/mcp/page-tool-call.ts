@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { PageTool, PageToolCall } from '../api/page-tools-responses.js';
 import { defineTool, Profile, TargetId, text, withProfile } from './tools.js';
+import { fenced } from '../api/page-content.js';
 
 /**
  * The tools a page offers agents (WebMCP), reached through one tool of
@@ -24,14 +25,20 @@ export function pageToolOutput(output: unknown): string {
   return output === undefined ? '' : JSON.stringify(output);
 }
 
+/** A call's answer: clawd's words first, then the page's (what the tool returned and said, where it went), fenced. */
 export function pageToolAnswer(call: PageToolCall): string {
   const lines = [`${call.tool}: ${call.status === 'Completed' ? 'done' : call.status.toLowerCase()}${call.errorText ? ` (${call.errorText})` : ''}`];
+  if (call.confirmed) lines.push(call.confirmed.by === 'person' ? `A person said yes (rule ${call.confirmed.rule}).` : `Pre-approved for this session (rule ${call.confirmed.rule}).`);
+  const page: string[] = [];
   const output = pageToolOutput(call.output);
-  if (output) lines.push(output.slice(0, 4_000));
-  for (const event of call.events ?? []) lines.push(`- ${event}`);
+  if (output) page.push(output.slice(0, 4_000));
+  for (const event of call.events ?? []) page.push(`- ${event}`);
   if (call.url === undefined) lines.push('The tab closed.');
-  else if (call.navigated) lines.push(`Navigated to ${call.url} (${JSON.stringify(call.title)}). Take a snapshot to see the page.`);
-  else if (call.changed === false) lines.push('Nothing on the page changed.');
+  else if (call.navigated) {
+    lines.push('Navigated; take a snapshot to see the page.');
+    page.push(`${call.url} ${JSON.stringify(call.title)}`);
+  } else if (call.changed === false) lines.push('Nothing on the page changed.');
+  if (page.length) lines.push(fenced(call.fence, page));
   return lines.join('\n');
 }
 
@@ -46,12 +53,18 @@ export const PAGE_TOOL = defineTool({
     frameId: z.string().optional(),
   }),
   readOnly: false,
-  run: async (api, { profile, targetId, name, input, frameId }) => {
+  run: async (api, { profile, targetId, name, input, frameId }, session, call) => {
     const browser = withProfile(api, { profile });
     if (name === undefined) {
-      const { tools, url, unavailable } = await browser.pageTools.list({ targetId });
-      return text(tools.length ? tools.map(pageToolLine).join('\n') : (unavailable ?? `The page at ${url} offers no tools.`));
+      // A tool's name and description are the page's words: fenced.
+      const { tools, url, unavailable, fence } = await browser.pageTools.list({ targetId });
+      return text(tools.length ? fenced(fence, tools.map(pageToolLine)) : (unavailable ?? `The page at ${url} offers no tools.`));
     }
-    return text(pageToolAnswer(await browser.pageTools.call({ targetId, name, input: input ?? {}, frameId })));
+    // A tool the page marks consequential may wait for a person's yes (confirm rules): the progress carries their link.
+    const answered = await browser.pageTools.call(
+      { targetId, name, input: input ?? {}, frameId },
+      { person: session.askPerson === true, onConfirmation: (asked) => void call.progress(`Waiting for a person's yes (rule ${asked.rule})${asked.link ? `: ${asked.link}` : ''} (also in the operator's console).`) },
+    );
+    return text(pageToolAnswer(answered));
   },
 });

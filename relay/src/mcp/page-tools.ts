@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { schemas } from '../api/schemas.js';
 import type { NetworkBody } from '../api/responses.js';
 import { defineTool, Profile, saveExport, TargetId, text, type Tool, withProfile } from './tools.js';
+import { fenced } from '../api/page-content.js';
 
 /**
  * Tools most agents do without, each in a capability group that is off by
@@ -16,7 +17,8 @@ function bodyText(body: NetworkBody): string {
   const textual = !body.mimeType || /^text\/|json|xml|javascript|x-www-form-urlencoded|graphql/.test(body.mimeType);
   const decoded = Buffer.from(body.base64, 'base64').toString('utf8');
   if (!textual || decoded.includes('\uFFFD')) return `${head}; binary, not shown (GET /network/body gives it)`;
-  return `${head}\n${decoded.slice(0, BODY_TEXT_CHARS)}${decoded.length > BODY_TEXT_CHARS ? `\n… ${decoded.length - BODY_TEXT_CHARS} more characters` : ''}`;
+  const more = decoded.length > BODY_TEXT_CHARS ? `\n… ${decoded.length - BODY_TEXT_CHARS} more characters` : '';
+  return `${head}\n${fenced(body.fence, [decoded.slice(0, BODY_TEXT_CHARS)])}${more}`;
 }
 
 export const PAGE_TOOLS: Tool[] = [
@@ -39,9 +41,10 @@ export const PAGE_TOOLS: Tool[] = [
     input: z.object({ profile: Profile, targetId: TargetId, level: z.enum(['debug', 'log', 'info', 'warning', 'error']).optional() }),
     readOnly: true,
     run: async (api, params) => {
-      const { messages } = await withProfile(api, params).console({ targetId: params.targetId, level: params.level });
+      const { messages, fence } = await withProfile(api, params).console({ targetId: params.targetId, level: params.level });
       const last = messages.slice(-50).map((m) => `[${m.level}] ${m.text}`);
-      return text(last.length ? (messages.length > 50 ? [`(last 50 of ${messages.length})`, ...last] : last).join('\n') : 'No console messages.');
+      if (!last.length) return text('No console messages.');
+      return text([...(messages.length > 50 ? [`(last 50 of ${messages.length})`] : []), fenced(fence, last)].join('\n'));
     },
   }),
   defineTool({
@@ -51,8 +54,8 @@ export const PAGE_TOOLS: Tool[] = [
     input: z.object({ profile: Profile }),
     readOnly: true,
     run: async (api, params) => {
-      const { downloads } = await withProfile(api, params).downloads();
-      return text(downloads.length ? downloads.map((d) => `${d.state} ${d.url}${d.path ? ` → ${d.path}` : ''}${d.error ? ` (${d.error})` : ''}`).join('\n') : 'No downloads.');
+      const { downloads, fence } = await withProfile(api, params).downloads();
+      return text(downloads.length ? fenced(fence, downloads.map((d) => `${d.state} ${d.url}${d.path ? ` → ${d.path}` : ''}${d.error ? ` (${d.error})` : ''}`)) : 'No downloads.');
     },
   }),
   defineTool({
@@ -86,7 +89,7 @@ export const PAGE_TOOLS: Tool[] = [
       const network = answer.network!;
       if (!network.entries) return text(network.recording ? `Recording ${answer.targetId}'s requests.` : `Not recording ${answer.targetId}.`);
       const lines = network.entries.map((e) => `#${e.id} ${e.method} ${e.status ?? e.failure ?? '…'} ${e.resourceType} ${e.url}${e.durationMs !== undefined ? ` ${e.durationMs}ms` : ''}`);
-      return text(lines.length ? lines.join('\n') : network.recording ? 'No requests recorded yet.' : 'Not recording: network-start first.');
+      return text(lines.length ? fenced(answer.fence, lines) : network.recording ? 'No requests recorded yet.' : 'Not recording: network-start first.');
     },
   }),
   defineTool({

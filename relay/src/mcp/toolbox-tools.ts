@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { EmulationSettingsSchema, toolboxSchemas } from '../api/toolbox-schemas.js';
 import type { StorageState } from '../api/toolbox-responses.js';
 import { BadRequestError } from '../errors.js';
+import { fenced } from '../api/page-content.js';
 import { defineTool, Profile, saveExport, TargetId, text, type Tool, withProfile } from './tools.js';
 
 /**
@@ -149,7 +150,7 @@ export const TOOLBOX_TOOLS: Tool[] = [
         case 'cookies': {
           const { cookies } = await toolbox.cookies({ url: params.url, domain: params.domain, name: params.name });
           const lines = cookies.map((c) => `${c.name} ${c.domain}${c.path}${c.httpOnly ? ' httpOnly' : ''}${c.secure ? ' secure' : ''} ${c.expires === -1 ? 'session' : `expires ${new Date(c.expires * 1000).toISOString()}`}`);
-          return text(lines.length ? `${lines.join('\n')}\n(values are shown only to the token's holder)` : 'No cookies.');
+          return text(lines.length ? `${fenced(undefined, lines)}\n(values are shown only to the token's holder)` : 'No cookies.');
         }
         case 'set-cookies':
           if (!params.cookies) throw new BadRequestError('browser_storage set-cookies needs cookies');
@@ -158,7 +159,8 @@ export const TOOLBOX_TOOLS: Tool[] = [
           return text(`Cleared ${(await toolbox.clearCookies({ name: params.name, domain: params.domain })).cleared} cookies.`);
         case 'get': {
           const shown = await toolbox.storage({ targetId, kind, origin });
-          return text(`${shown.kind}Storage of ${shown.origin}: ${JSON.stringify(shown.items).slice(0, 20_000)}`);
+          // What a page stored is its words: fenced (a fence chosen here, against them).
+          return text(`${shown.kind}Storage of ${shown.origin}:\n${fenced(undefined, [JSON.stringify(shown.items).slice(0, 20_000)])}`);
         }
         case 'set':
           if (!params.items) throw new BadRequestError('browser_storage set needs items');

@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { ActionSchema, schemas, SnapshotShaping } from '../api/schemas.js';
 import type { BrowserApi } from '../api/browser-api.js';
 import type { ActionRequest } from '../api/schemas.js';
-import type { ActionResult } from '../api/responses.js';
+import type { ActionResult, PageTextResponse, Tab } from '../api/responses.js';
+import { FENCE_NOTE, fenced, fencedMarkdown, fencedOutline } from '../api/page-content.js';
 import { BadRequestError } from '../errors.js';
 import type { CapabilityGroup } from './capabilities.js';
 
@@ -74,6 +75,8 @@ export function defineTool<Input extends z.ZodObject>(tool: {
 /** What one MCP session remembers between calls: each tab's last known URL, to tell a navigation. */
 export interface McpSessionState {
   lastUrl: Map<string, string>;
+  /** The client shows a person hand-offs' links (its `handoff` group is on): an act a confirm rule names asks them. */
+  askPerson?: boolean;
   /** Where pdf files go. */
   exportDir: string;
   /** Hand-offs this MCP session opened (its MCP App reaches these only), and whether a webhook took the person's link. */
@@ -84,6 +87,11 @@ export interface McpSessionState {
 const ACTION_DIFF_CHARS = 2_000;
 /** A snapshot's default budget through MCP (an explicit maxChars overrides it). */
 const SNAPSHOT_DEFAULT_CHARS = 16_000;
+
+/** Page text's own notes: the hidden-text note first, the cut note last (snapshot/page-text.ts). */
+function markdownNotes(page: PageTextResponse): { leading: number; trailing: number } {
+  return { leading: page.hidden ? 1 : 0, trailing: page.truncated ? 1 : 0 };
+}
 
 // Self-explanatory names carry no description: every word here is sent on every turn.
 export const Profile = z.string().min(1).optional();
@@ -107,6 +115,11 @@ export function withProfile(api: BrowserApi, params: { profile?: string }): Brow
 
 function tabLine(tab: { targetId: string; url: string; title: string }): string {
   return `${tab.targetId} ${JSON.stringify(tab.title)} ${tab.url}`;
+}
+
+/** What was done to a tab (clawd's words), then its title and URL (the page's, fenced). */
+function tabDone(done: string, tab: Tab): string {
+  return `${done} ${tab.targetId}\n${fenced(tab.fence, [`${JSON.stringify(tab.title)} ${tab.url}`])}`;
 }
 
 /** A tab of the list, with whose it is when it is an agent's (several agents on one profile each mean their own). */
@@ -160,32 +173,50 @@ function withoutDefault(field: z.ZodType): z.ZodType {
 const ACTION_KINDS = ActionSchema.options.map((option) => option.shape.kind.value).filter((kind) => kind !== 'close');
 
 /** An action, then what it changed: one line, events, and the page's diff since the previous snapshot. */
-async function act(api: BrowserApi, action: ActionRequest, session: McpSessionState): Promise<ToolResult> {
-  // One call: the action, and the page's diff when it did not navigate.
-  const result: ActionResult = await api.act(action, { diffMaxChars: ACTION_DIFF_CHARS });
+async function act(api: BrowserApi, action: ActionRequest, session: McpSessionState, call: ToolCall): Promise<ToolResult> {
+  // One call: the action, and the page's diff when it did not navigate. An act a confirm rule names
+  // waits for a person's yes: the progress notifications carry their link.
+  const result: ActionResult = await api.act(action, {
+    diffMaxChars: ACTION_DIFF_CHARS,
+    person: session.askPerson === true,
+    onConfirmation: (asked) => void call.progress(`Waiting for a person's yes (rule ${asked.rule})${asked.link ? `: ${asked.link}` : ''} (also in the operator's console).`),
+  });
   const key = result.targetId;
   const before = session.lastUrl.get(key);
-  const value = 'result' in result ? ` → ${JSON.stringify(result.result)?.slice(0, 2_000)}` : '';
+  // The page's words (a value it holds, a script's result, its dialogs, where it went, its diff) go inside the answer's fence.
+  const page: string[] = [];
+  if ('result' in result) page.push(`→ ${JSON.stringify(result.result)?.slice(0, 2_000)}`);
   // A typed or chosen value is what was asked for: not repeated. A checkbox that turned, a menu that opened, is said.
   const told = Object.entries(result.state ?? {}).filter(([key]) => !(key === 'value' && ['type', 'fill', 'select'].includes(action.kind)));
-  const state = told.length ? ` (${told.map(([key, now]) => `${key}: ${JSON.stringify(now)}`).join(', ')})` : result.typedAs === 'keys' ? ' (typed as keys at the caret)' : '';
+  const flags = told.filter(([, now]) => typeof now !== 'string' || now === 'true' || now === 'false');
+  for (const [key, now] of told) if (!flags.some(([flag]) => flag === key)) page.push(`${key}: ${JSON.stringify(now)}`);
+  const state = flags.length ? ` (${flags.map(([key, now]) => `${key}: ${JSON.stringify(now)}`).join(', ')})` : result.typedAs === 'keys' ? ' (typed as keys at the caret)' : '';
   // The common path costs what it did ("click: done"); no reaction is said, with what to try.
   // A change with a hint (only the control itself changed) says the hint too.
-  const lines = [result.changed === false ? `${action.kind}: nothing changed. ${result.hint ?? ''}`.trimEnd() : `${action.kind}: done${state}${value}${result.hint ? `; ${result.hint}` : ''}`];
-  for (const event of result.events ?? []) lines.push(`- ${event}`);
+  const lines = [result.changed === false ? `${action.kind}: nothing changed. ${result.hint ?? ''}`.trimEnd() : `${action.kind}: done${state}${result.hint ? `; ${result.hint}` : ''}`];
+  if (result.confirmed) lines.push(result.confirmed.by === 'person' ? `A person said yes (rule ${result.confirmed.rule}).` : `Pre-approved for this session (rule ${result.confirmed.rule}).`);
+  for (const event of result.events ?? []) page.push(`- ${event}`);
   if (result.url === undefined) {
     lines.push('The tab closed.');
     session.lastUrl.delete(key);
-    return text(lines.join('\n'));
+  } else {
+    session.lastUrl.set(key, result.url);
+    // The act's own answer says it navigated; the URL this session saw last says it too (a tab another client moved).
+    if (result.navigated || (before !== undefined && before !== result.url)) {
+      lines.push('Navigated; take a snapshot to see the page.');
+      page.push(`${result.url} ${JSON.stringify(result.title)}`);
+    } else if (result.diff) return text([...lines, fencedOutline(result.fence, page.join('\n'), terseDiff(result.diff))].join('\n'));
   }
-  session.lastUrl.set(key, result.url);
-  // The act's own answer says it navigated; the URL this session saw last says it too (a tab another client moved).
-  if (result.navigated || (before !== undefined && before !== result.url)) {
-    lines.push(`Navigated to ${result.url} (${JSON.stringify(result.title)}). Take a snapshot to see the page.`);
-    return text(lines.join('\n'));
-  }
-  if (result.diff) lines.push(result.diff);
+  if (page.length) lines.push(fenced(result.fence, page));
   return text(lines.join('\n'));
+}
+
+/**
+ * An act's diff with a shorter first note: its lines' marks (+ ~ -) already say what each is, so the
+ * counts are left out. The fence each answer now carries is paid for so (about the same tokens).
+ */
+function terseDiff(diff: string): string {
+  return diff.replace(/^\[since the previous snapshot: [^;\]]*; (\d+) unchanged lines not shown\]/, '[changes since the last snapshot; $1 unchanged lines not shown]');
 }
 
 /** The default list: what most agents need. The groups' tools are in page-tools.ts, vision-tools.ts, toolbox-tools.ts and handoff-tool.ts. */
@@ -221,19 +252,19 @@ export const TOOLS: Tool[] = [
         case 'open': {
           const tab = await browser.openTab(params.url ?? 'about:blank');
           session.lastUrl.set(tab.targetId, tab.url);
-          done = `Opened ${tabLine(tab)}`;
+          done = tabDone('Opened', tab);
           break;
         }
         case 'focus':
-          done = `Focused ${tabLine(await browser.focusTab(targetId()))}`;
+          done = tabDone('Focused', await browser.focusTab(targetId()));
           break;
         case 'close':
-          done = `Closed ${tabLine(await browser.closeTab(targetId()))}`;
+          done = tabDone('Closed', await browser.closeTab(targetId()));
           break;
       }
       if (done) return text(done);
       const tabs = await browser.tabs();
-      return text(tabs.length ? tabs.map(listedTab).join('\n') : 'No tabs open.');
+      return text(tabs.length ? fenced(tabs[0].fence, tabs.map(listedTab)) : 'No tabs open.');
     },
   }),
   defineTool({
@@ -244,23 +275,24 @@ export const TOOLS: Tool[] = [
     run: async (api, params, session) => {
       const tab = await withProfile(api, params).navigate(params.url, params.targetId);
       session.lastUrl.set(tab.targetId, tab.url);
-      return text(`At ${tabLine(tab)}. Take a snapshot to see the page.`);
+      return text(`${tabDone('At', tab)}\nTake a snapshot to see the page.`);
     },
   }),
   defineTool({
     name: 'browser_snapshot',
-    description: 'The page as text, [ref=…] on what can be acted on; interactive, a ref/selector scope or diff cost less.',
-    input: z.object({ profile: Profile, targetId: TargetId, ...SnapshotShaping.shape, markdown: z.boolean().optional().describe('readable content as Markdown') }),
+    // The one word on fences every agent reads (the tool is always listed); `markdown` says what it is by its name.
+    description: `The page as text, [ref=…] on what can be acted on; interactive, scope or diff cost less. ${FENCE_NOTE}`,
+    input: z.object({ profile: Profile, targetId: TargetId, ...SnapshotShaping.shape, markdown: z.boolean().optional() }),
     readOnly: true,
     run: async (api, { profile: _profile, markdown, ...options }, session) => {
       if (markdown) {
         const page = await withProfile(api, { profile: _profile }).text({ targetId: options.targetId, ref: options.ref, selector: options.selector, maxChars: options.maxChars ?? SNAPSHOT_DEFAULT_CHARS });
-        return text(`${page.title} — ${page.url}\n${page.markdown}`);
+        return text(fencedMarkdown(page.fence, `${page.title} — ${page.url}`, page.markdown, markdownNotes(page)));
       }
       const snapshot = await withProfile(api, { profile: _profile }).snapshot({ maxChars: SNAPSHOT_DEFAULT_CHARS, ...options });
       session.lastUrl.set(snapshot.targetId, snapshot.url);
       // The person's notes after the page's words, apart from them (api/person-words.ts).
-      return text(`${snapshot.title} — ${snapshot.url}\n${snapshot.text}${snapshot.notes ? `\n${snapshot.notes}` : ''}`);
+      return text([fencedOutline(snapshot.fence, `${snapshot.title} — ${snapshot.url}`, snapshot.text), snapshot.notes].filter(Boolean).join('\n'));
     },
   }),
   defineTool({
@@ -278,7 +310,7 @@ export const TOOLS: Tool[] = [
     }),
     readOnly: false,
     // The flat input holds every kind's fields; which belong to which kind is the API's check (ActionSchema).
-    run: (api, { profile, ...action }, session) => act(withProfile(api, { profile }), action as ActionRequest, session),
+    run: (api, { profile, ...action }, session, call) => act(withProfile(api, { profile }), action as ActionRequest, session, call),
   }),
   defineTool({
     name: 'browser_screenshot',

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ComputerResult, ScreenLabel } from '../api/vision-responses.js';
 import { ANTHROPIC_ACTIONS } from '../api/vision-schemas.js';
+import { fenced } from '../api/page-content.js';
 import { defineTool, Profile, TargetId, type Tool, type ToolResult, withProfile } from './tools.js';
 
 /**
@@ -28,9 +29,15 @@ export function labelLine(label: ScreenLabel): string {
 /** What a computer batch did, in a few lines for a reader (the picture goes beside them). */
 export function batchOutcome(result: ComputerResult): string[] {
   const lines = [`${result.performed} done; cursor at ${result.cursor.x},${result.cursor.y}; screen ${result.screenshot?.width ?? result.display.width}×${result.screenshot?.height ?? result.display.height}`];
+  // Where the page went and what it said are its words: fenced.
+  const page: string[] = [];
   if (result.url === undefined) lines.push('The tab closed.');
-  else if (result.changes?.navigated) lines.push(`Navigated to ${result.url} (${JSON.stringify(result.title)}).`);
-  for (const event of result.changes?.events ?? []) lines.push(`- ${event}`);
+  else if (result.changes?.navigated) {
+    lines.push('Navigated:');
+    page.push(`${result.url} ${JSON.stringify(result.title)}`);
+  }
+  for (const event of result.changes?.events ?? []) page.push(`- ${event}`);
+  if (page.length) lines.push(fenced(result.fence, page));
   return lines;
 }
 
@@ -43,7 +50,7 @@ export const VISION_TOOLS: Tool[] = [
     readOnly: true,
     run: async (api, { profile, ...request }) => {
       const shot = await withProfile(api, { profile }).vision.labelledScreenshot({ ...request, type: 'jpeg', quality: 80 });
-      const labels = shot.labels.map(labelLine);
+      const labels = shot.labels.length ? [fenced(shot.fence, shot.labels.map(labelLine))] : [];
       return picture(shot, [...labels, ...(shot.notShown ? [`(${shot.notShown} more off screen)`] : [])]);
     },
   }),

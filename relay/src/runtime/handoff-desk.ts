@@ -11,6 +11,15 @@ import { randomBytes } from 'node:crypto';
 
 export type HandoffState = 'waiting' | 'done' | 'refused' | 'timeout' | 'cancelled';
 
+/** A hand-off that asks a person's yes to one act a rule names (service/confirm-service.ts): done is yes, refused is no. */
+export interface ConfirmAsk {
+  rule: string;
+  /** The act, as the person reads it: `click button "Pay"`. */
+  act: string;
+  /** Where its target is, as fractions of the viewport (drawn over the live view). */
+  box?: { x: number; y: number; width: number; height: number };
+}
+
 export interface Handoff {
   id: string;
   profile: string;
@@ -25,6 +34,8 @@ export interface Handoff {
   note?: string;
   /** Where the tab was when the agent asked. */
   before: { url: string; title: string };
+  /** Set when it asks a yes to one act. */
+  confirm?: ConfirmAsk;
 }
 
 /** Answered hand-offs are kept this long, for an agent that asks again after its wait ended. */
@@ -38,7 +49,7 @@ export class HandoffDesk {
   constructor(private readonly onChange: (handoff: Handoff) => void = () => {}) {}
 
   /** Opens one; it times out by itself after `timeoutMs`. */
-  open(request: { profile: string; targetId: string; reason: string; timeoutMs: number; before: { url: string; title: string } }): Handoff {
+  open(request: { profile: string; targetId: string; reason: string; timeoutMs: number; before: { url: string; title: string }; confirm?: ConfirmAsk }): Handoff {
     this.sweep();
     const id = randomBytes(8).toString('hex');
     const now = Date.now();
@@ -51,6 +62,7 @@ export class HandoffDesk {
       createdAt: new Date(now).toISOString(),
       expiresAt: new Date(now + request.timeoutMs).toISOString(),
       before: request.before,
+      ...(request.confirm ? { confirm: request.confirm } : {}),
     };
     const timer = setTimeout(() => this.end(id, 'timeout'), request.timeoutMs);
     timer.unref();

@@ -157,6 +157,8 @@ export async function startControlServer(options: ControlServerOptions): Promise
   const tellChrome = options.credentials.noticeHandoff;
   if (tellChrome) service.handoffs.onExtensionHandoff(tellChrome);
   const events = new EventStreams(options.credentials.audit);
+  // A person watching the operator's console can be asked to confirm an act (confirm-service.ts).
+  service.confirmations.consoleOpen = () => events.watching > 0;
 
   // MCP over Streamable HTTP: the same tools as `clawd-browser mcp`, calling the service in process.
   // In a fleet, the token's MCP reaches every server's sessions (fleet-api.ts); a session's key is carried whole by the door.
@@ -214,7 +216,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
 
   routes.json('GET /snapshot', ({ query: { profile, ...options }, signal }) => service.snapshot(profile, options, signal));
   routes.json('GET /text', ({ query: { profile, ...options }, signal }) => service.text(profile, options, signal));
-  routes.json('POST /act', ({ query, body, signal }) => service.act(query.profile, body, signal, { diffMaxChars: query.diff }));
+  routes.json('POST /act', ({ query, body, signal }) => service.act(query.profile, body, signal, { diffMaxChars: query.diff, person: query.person === true }));
   routes.json('POST /hooks/file-chooser', ({ query, body, signal }) => service.fileChooser(query.profile, body, signal));
   routes.json('POST /hooks/dialog', ({ query, body, signal }) => service.armDialog(query.profile, body, signal));
 
@@ -243,7 +245,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
   // ---- the tools pages offer agents (WebMCP) ------------------------------------
 
   routes.json('GET /page-tools', ({ query: { profile, ...rest }, signal }) => service.pageTools.list(profile, rest, signal));
-  routes.json('POST /page-tools/call', ({ query, body, signal }) => service.pageTools.call(query.profile, body, signal));
+  routes.json('POST /page-tools/call', ({ query, body, signal }) => service.pageTools.call(query.profile, body, signal, { person: query.person === true }));
 
   routes.json('POST /computer/anthropic', ({ query, body, signal }) => service.vision.computer(query.profile, 'anthropic', body, signal));
 
@@ -316,6 +318,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
   routes.json('POST /sessions', ({ body, signal }) => credentials.openSession(body, signal));
   routes.json('GET /sessions', () => credentials.listSessions());
   routes.json('DELETE /sessions/:id', ({ params }) => credentials.closeSession(params.id));
+  routes.json('POST /sessions/:id/approvals', ({ params, body }) => service.confirmations.approve(params.id, body.rule));
   routes.json('POST /sessions/:id/extend', ({ params, body }) => credentials.extendSession(params.id, body.ttl));
   routes.json('GET /audit', ({ query }) => credentials.audit(query));
   /** A session's recorded screenshots (record: audit), and one of them as a JPEG with `file`. */

@@ -24,6 +24,11 @@ export class EventStreams {
 
   constructor(private readonly audit: AuditFeed) {}
 
+  /** How many streams are open now: a console is watching. */
+  get watching(): number {
+    return this.open;
+  }
+
   stream(request: Request, response: Response): void {
     if (this.open >= LIMITS.eventStreams) throw new TooManyError(`${this.open} event streams are open, the most allowed: close a console first`);
     this.open++;

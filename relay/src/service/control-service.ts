@@ -13,6 +13,7 @@ import type { TaskSessions } from '../sessions/task-sessions.js';
 import type { FilmService } from './film-service.js';
 import type { RecordingService } from './recording-service.js';
 import { describeIssues } from '../validation.js';
+import { withFence, withSharedFence } from '../api/page-content.js';
 import { type SecretOpener, secretNames } from '../driver/secret-typing.js';
 import { SESSION_PROFILE_PREFIX } from '../api/limits.js';
 import { ToolboxService } from './toolbox-service.js';
@@ -20,6 +21,7 @@ import { VisionService } from './vision-service.js';
 import { PageToolsService } from './page-tools-service.js';
 import { atTheEdge } from './api-edge.js';
 import { HandoffService, type LinkMaker } from './handoff-service.js';
+import { ConfirmService } from './confirm-service.js';
 import { HandoffWebhook, type WebhookTarget } from './handoff-webhook.js';
 import type { AuditTrail } from '../vault/audit-log.js';
 import type { RoutineStore } from '../routines/routine-store.js';
@@ -42,6 +44,9 @@ const ENDING_WAIT_MS = 3_000;
 
 /** Views, not actions: a recorded session keeps no screenshot of them. */
 const NOT_RECORDED = new Set(['snapshot', 'text', 'screenshot', 'labelled-screenshot', 'pdf', 'start', 'focus', 'close', 'dialog', 'storage-read', 'page-tools']);
+
+/** How an act is performed: the act's options, and what opens the secrets it may type (a routine's run gives its own; else the session's). */
+export type PerformOptions = ActOptions & { secrets?: SecretOpener };
 
 export interface OperationRequest {
   kind: string;
@@ -73,6 +78,8 @@ export class ControlService {
   readonly handoffs: HandoffService;
   /** A person teaching: demonstrations, the routines they make, notes (teaching.ts). */
   readonly teaching: Teaching;
+  /** Acts that wait for a person's yes (confirm-service.ts). */
+  readonly confirmations: ConfirmService;
   /** Task sessions' profiles with calls that have asked: aborted, with why, when the session ends. */
   private readonly ending = new Map<string, AbortController>();
   private browseRunner: BrowseRunner = async () => {
@@ -101,12 +108,20 @@ export class ControlService {
   ) {
     this.handoffs = new HandoffService(this, audit, handoffWebhook && new HandoffWebhook(handoffWebhook, audit));
     this.teaching = new Teaching(this, routineStore);
+    this.confirmations = new ConfirmService(this, audit);
+    // Every driver asks before it keeps a download (a confirm rule may hold an executable for a yes).
+    manager.holdDownload = (held) => this.confirmations.download(held);
     // A session that ended takes its calls in flight with it, each told why (a 410, as later calls are).
     sessions.whenEnded((id) => {
       const profile = `${SESSION_PROFILE_PREFIX}${id}`;
       this.ending.get(profile)?.abort(this.manager.endedError(profile));
       this.ending.delete(profile);
     });
+  }
+
+  /** Whether this server holds task session `id` (a pre-approval is for one of its sessions). */
+  sessionsHave(id: string): boolean {
+    return this.sessions.has(id);
   }
 
   /** browser_record's one call, in process (credential headers stay redacted: MCP is not the token's holder's door). */
@@ -227,20 +242,21 @@ export class ControlService {
 
   // ---- tabs and inspection -------------------------------------------------
 
-  tabs(profile?: string) {
-    return this.manager.driver(profile).tabs();
+  // Titles and URLs are the page's words: each answer carries its fence (api/page-content.ts).
+  async tabs(profile?: string) {
+    return withSharedFence(await this.manager.driver(profile).tabs());
   }
   openTab(profile: string | undefined, url: string, signal?: AbortSignal) {
-    return this.operation(profile, { kind: 'open' }, signal, (driver, bounded) => driver.openTab(url, bounded));
+    return this.operation(profile, { kind: 'open' }, signal, async (driver, bounded) => withFence(await driver.openTab(url, bounded)));
   }
   focusTab(profile: string | undefined, targetId: string, signal?: AbortSignal) {
-    return this.operation(profile, { kind: 'focus', targetId }, signal, (driver) => driver.focusTab(targetId));
+    return this.operation(profile, { kind: 'focus', targetId }, signal, async (driver) => withFence(await driver.focusTab(targetId)));
   }
   closeTab(profile: string | undefined, targetId: string, signal?: AbortSignal) {
-    return this.operation(profile, { kind: 'close', targetId }, signal, (driver) => driver.closeTab(targetId));
+    return this.operation(profile, { kind: 'close', targetId }, signal, async (driver) => withFence(await driver.closeTab(targetId)));
   }
   navigate(profile: string | undefined, url: string, targetId: string | undefined, signal?: AbortSignal) {
-    return this.operation(profile, { kind: 'navigate', targetId }, signal, (driver, bounded) => driver.navigate(url, targetId, bounded));
+    return this.operation(profile, { kind: 'navigate', targetId }, signal, async (driver, bounded) => withFence(await driver.navigate(url, targetId, bounded)));
   }
   screenshot(profile: string | undefined, options: z.output<typeof schemas.screenshot>, signal?: AbortSignal) {
     return this.operation(profile, { kind: 'screenshot', targetId: options.targetId, ref: options.ref }, signal, (driver) => driver.screenshot(options));
@@ -248,28 +264,36 @@ export class ControlService {
   pdf(profile: string | undefined, targetId: string | undefined, signal?: AbortSignal) {
     return this.operation(profile, { kind: 'pdf', targetId }, signal, (driver) => driver.pdf(targetId));
   }
-  console(profile: string | undefined, options: { targetId?: string; level?: string }) {
-    return this.manager.driver(profile).console(options);
+  async console(profile: string | undefined, options: { targetId?: string; level?: string }) {
+    return withFence(await this.manager.driver(profile).console(options));
   }
-  downloads(profile?: string) {
-    return this.manager.driver(profile).downloads();
+  async downloads(profile?: string) {
+    return withFence(await this.manager.driver(profile).downloads());
   }
 
   // ---- snapshots, actions, hooks -------------------------------------------
 
   snapshot(profile: string | undefined, options: Omit<z.output<typeof schemas.snapshotQuery>, 'profile'>, signal?: AbortSignal) {
     return this.operation(profile, { kind: 'snapshot', targetId: options.targetId }, signal, async (driver) => {
-      const snapshot = await driver.snapshot(options);
+      const snapshot = withFence(await driver.snapshot(options));
       // The person's notes on the tab come with it, apart from the page's words, with their elements' refs (notes-service.ts).
       const notes = snapshot.format === 'ai' ? await this.teaching.notes.forSnapshot(driver, snapshot.targetId) : undefined;
       return notes ? { ...snapshot, notes } : snapshot;
     });
   }
   text(profile: string | undefined, options: TextOptions, signal?: AbortSignal) {
-    return this.operation(profile, { kind: 'text', targetId: options.targetId, ref: options.ref }, signal, (driver) => driver.text(options));
+    return this.operation(profile, { kind: 'text', targetId: options.targetId, ref: options.ref }, signal, async (driver) => withFence(await driver.text(options)));
   }
-  /** One action; with `diffMaxChars`, and when it did not navigate, the page's diff comes with it (no second call). */
-  act(profile: string | undefined, action: z.output<typeof schemas.act>, signal?: AbortSignal, options: ActOptions & { secrets?: SecretOpener } = {}): Promise<ActionResult> {
+  /**
+   * One action, unless a confirm rule names it (confirm-service.ts): then it waits for a person's yes
+   * (`wait`: here, until they answer; else the answer says so, with the hand-off's handle), or is refused.
+   */
+  act(profile: string | undefined, action: z.output<typeof schemas.act>, signal?: AbortSignal, options: PerformOptions & { wait?: boolean } = {}): Promise<ActionResult> {
+    return this.confirmations.act(profile, action, signal, options);
+  }
+
+  /** The action itself; with `diffMaxChars`, and when it did not navigate, the page's diff comes with it (no second call). */
+  perform(profile: string | undefined, action: z.output<typeof schemas.act>, signal?: AbortSignal, options: PerformOptions = {}): Promise<ActionResult> {
     const ref = 'ref' in action ? action.ref : undefined;
     return this.operation(profile, { kind: action.kind, targetId: action.targetId, ref }, signal, async (driver, bounded) => {
       const before = options.diffMaxChars ? await driver.page(action.targetId).then((page) => page.url(), () => undefined) : undefined;
@@ -286,7 +310,7 @@ export class ControlService {
         const snapshot = await driver.snapshot({ targetId: result.targetId, format: 'ai', diff: true, maxChars: options.diffMaxChars }).catch(() => undefined);
         if (snapshot?.format === 'ai') result.diff = snapshot.text;
       }
-      return result;
+      return withFence(result);
     });
   }
   fileChooser(profile: string | undefined, hook: z.output<typeof schemas.fileChooser>, signal?: AbortSignal): Promise<FileChooserAnswer> {
@@ -364,7 +388,7 @@ export class ControlService {
         const { profile: _ignored, ...checked } = validated(schemas.snapshotQuery, options, 'arguments');
         return (await service.snapshot(profile, checked, signal)) as AiSnapshotResponse;
       },
-      act: (action: ActionRequest, options?: ActOptions) => service.act(profile, validated(ActionSchema, action, 'arguments'), signal, options),
+      act: (action: ActionRequest, options?: ActOptions) => service.act(profile, validated(ActionSchema, action, 'arguments'), signal, { ...options, wait: true }),
       fileChooser: (options: RequestOf<'fileChooser'>) => service.fileChooser(profile, validated(schemas.fileChooser, options, 'arguments'), signal),
       dialog: (options: RequestOf<'dialog'>) => service.armDialog(profile, validated(schemas.dialog, options, 'arguments'), signal),
       downloads: async () => service.downloads(profile),

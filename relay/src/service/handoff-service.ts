@@ -3,11 +3,12 @@ import { SESSION_PROFILE_PREFIX } from '../api/limits.js';
 import type { schemas } from '../api/schemas.js';
 import type { HandoffAnswer } from '../api/session-responses.js';
 import { ConflictError, NotFoundError, TooManyError } from '../errors.js';
-import { type Handoff, HandoffDesk, MAX_OPEN_HANDOFFS } from '../runtime/handoff-desk.js';
+import { type ConfirmAsk, type Handoff, HandoffDesk, MAX_OPEN_HANDOFFS } from '../runtime/handoff-desk.js';
 import type { AuditTrail } from '../vault/audit-log.js';
 import type { TabScreencast } from '../driver/screencast.js';
 import type { HandoffWebhook } from './handoff-webhook.js';
 import type { ControlService } from './control-service.js';
+import { withFence } from '../api/page-content.js';
 
 /**
  * Hand-offs for HTTP and MCP alike (spec §15): an agent asks a person to act
@@ -65,12 +66,13 @@ export class HandoffService {
     for (const listener of this.extensionListeners) listener(notice);
   }
 
-  async open(profile: string | undefined, request: z.output<typeof schemas.handoff>, link: LinkMaker, signal?: AbortSignal): Promise<HandoffAnswer> {
+  /** `confirm`: a hand-off asking a person's yes to one act (confirm-service.ts). */
+  async open(profile: string | undefined, request: z.output<typeof schemas.handoff>, link: LinkMaker, signal?: AbortSignal, confirm?: ConfirmAsk): Promise<HandoffAnswer> {
     if (this.desk.openCount >= MAX_OPEN_HANDOFFS) throw new TooManyError(`${MAX_OPEN_HANDOFFS} hand-offs already wait for a person: answer or cancel some first`);
     return this.control.operation(profile, { kind: 'handoff', targetId: request.targetId }, signal, async (driver) => {
       const tab = await driver.tabFor(request.targetId);
       const before = { url: tab.page.url(), title: await tab.page.title().catch(() => '') };
-      const handoff = this.desk.open({ profile: driver.profile.name, targetId: await tab.targetId(), reason: request.reason, timeoutMs: request.timeoutSec * 1000, before });
+      const handoff = this.desk.open({ profile: driver.profile.name, targetId: await tab.targetId(), reason: request.reason, timeoutMs: request.timeoutSec * 1000, before, confirm });
       // The person at a shared tab's Chrome gets a link of their own (each link works once).
       if (handoff.profile === 'extension') this.tellExtension({ id: handoff.id, targetId: handoff.targetId, reason: handoff.reason, link: link(handoff) });
       // With a webhook, the link goes to the person's channel only: the agent gets the handle, never a link it could open itself.
@@ -85,7 +87,9 @@ export class HandoffService {
   /** The hand-off as it is, or (with `waitSec`) once it ends or that long passes. */
   async state(profile: string | undefined, id: string, waitSec: number, signal?: AbortSignal): Promise<HandoffAnswer> {
     this.find(profile, id);
-    return this.describe((await this.desk.wait(id, waitSec * 1000, signal))!);
+    const described = await this.describe((await this.desk.wait(id, waitSec * 1000, signal))!);
+    // A confirmation the person said yes to carries the act's answer, once it ran.
+    return { ...described, ...(await this.control.confirmations.outcomeOf(described)) };
   }
 
   /** Opens a hand-off and waits for its end (MCP's tool, the typed client's handoff()); the caller's abort cancels it. */
@@ -166,6 +170,7 @@ export class HandoffService {
     const personActions = this.control.actionLog
       .recent({ profile: handoff.profile, limit: 1000 })
       .filter((action) => action.actor === 'person' && action.targetId === handoff.targetId && action.time >= handoff.createdAt && action.time <= ended && action.kind.startsWith('view-')).length;
-    return { ...shown, now, changed: { navigated: now.url !== handoff.before.url, titleChanged: now.title !== handoff.before.title, personActions } };
+    // Where the tab is now is in the page's words: the answer carries its fence.
+    return withFence({ ...shown, now, changed: { navigated: now.url !== handoff.before.url, titleChanged: now.title !== handoff.before.title, personActions } });
   }
 }

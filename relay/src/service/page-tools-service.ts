@@ -2,6 +2,9 @@ import type { z } from 'zod';
 import { schemas } from '../api/schemas.js';
 import type { PageToolsApi } from '../api/page-tools-api.js';
 import { type ControlService, validated } from './control-service.js';
+import type { ActOptions } from '../api/browser-api.js';
+import type { PageToolCall } from '../api/page-tools-responses.js';
+import { withFence } from '../api/page-content.js';
 
 /**
  * The tools pages offer agents (WebMCP, spec §21), for HTTP and MCP alike.
@@ -13,19 +16,29 @@ import { type ControlService, validated } from './control-service.js';
 export class PageToolsService {
   constructor(private readonly control: ControlService) {}
 
+  // A tool's description and what it returns are the page's words: each answer carries its fence (api/page-content.ts).
   list(profile: string | undefined, query: { targetId?: string }, signal?: AbortSignal) {
-    return this.control.operation(profile, { kind: 'page-tools', targetId: query.targetId }, signal, (driver) => driver.pageTools.list(query.targetId));
+    return this.control.operation(profile, { kind: 'page-tools', targetId: query.targetId }, signal, async (driver) => withFence(await driver.pageTools.list(query.targetId)));
   }
 
-  call(profile: string | undefined, request: z.output<typeof schemas.pageToolCall>, signal?: AbortSignal) {
-    return this.control.operation(profile, { kind: 'page-tool', targetId: request.targetId }, signal, (driver, bounded) => driver.pageTools.call(request, bounded));
+  /**
+   * One call. A tool the page marks consequential waits for a person's yes when a confirm rule says so
+   * (confirm-service.ts), as an act does: `wait` here, else the answer says so with the hand-off's handle.
+   */
+  async call(profile: string | undefined, request: z.output<typeof schemas.pageToolCall>, signal?: AbortSignal, options: ActOptions & { wait?: boolean } = {}): Promise<PageToolCall> {
+    const run = (bounded?: AbortSignal) => this.control.operation(profile, { kind: 'page-tool', targetId: request.targetId }, bounded, async (driver, inner) => withFence(await driver.pageTools.call(request, inner)));
+    const rules = this.control.manager.registry.config().confirm.rules;
+    if (!rules.some((rule) => 'pageTool' in rule)) return run(signal);
+    const { tools } = await this.control.manager.driver(profile).pageTools.list(request.targetId);
+    const tool = tools.find((candidate) => candidate.name === request.name && (!request.frameId || candidate.frameId === request.frameId));
+    return this.control.confirmations.pageTool<PageToolCall>(profile, { name: request.name, targetId: request.targetId, annotations: tool?.annotations }, run, signal, options, (confirmation, targetId) => ({ tool: request.name, frameId: tool?.frameId ?? '', status: 'Canceled', targetId, confirmation }));
   }
 
   /** The page tools as an agent's tools see them, in process: arguments checked as the HTTP routes check them. */
   api(profile: string | undefined, signal?: AbortSignal): PageToolsApi {
     return {
       list: (query = {}) => this.list(profile, query, signal),
-      call: (request) => this.call(profile, validated(schemas.pageToolCall, request, 'arguments'), signal),
+      call: (request, options) => this.call(profile, validated(schemas.pageToolCall, request, 'arguments'), signal, { ...options, wait: true }),
     };
   }
 }

@@ -6,6 +6,7 @@ import type { schemas } from '../api/schemas.js';
 import type { ActionRecord } from '../api/session-responses.js';
 import type { ProfileManager } from '../driver/profile-manager.js';
 import { redact, toHar } from '../driver/network-log.js';
+import { chooseFence, withFence } from '../api/page-content.js';
 import { BadRequestError, ForbiddenError } from '../errors.js';
 import { roomLeft } from './recording-room.js';
 
@@ -56,14 +57,17 @@ export class RecordingService {
     if (secrets && secretsRefusal) throw new ForbiddenError(secretsRefusal);
     const tab = await this.manager.driver(profile).tabFor(query.targetId);
     const entries = tab.secrets.redactDeep(tab.network.list(query));
-    return { targetId: await tab.targetId(), network: { recording: tab.network.recording, since: tab.network.since, entries: secrets ? entries : entries.map(redact) } };
+    // The URLs a page requested are its words too.
+    return withFence({ targetId: await tab.targetId(), network: { recording: tab.network.recording, since: tab.network.since, entries: secrets ? entries : entries.map(redact) } });
   }
 
   async networkBody(profile: string | undefined, query: Omit<z.output<typeof schemas.networkBody>, 'profile'>) {
     const tab = await this.manager.driver(profile).tabFor(query.targetId);
     const body = await tab.network.body(query.id, query.part);
     // A typed secret may be in a form's body, as typed or encoded: it is shown by name.
-    return { targetId: await tab.targetId(), ...body, base64: tab.secrets.redactBody(body.base64) };
+    const base64 = tab.secrets.redactBody(body.base64);
+    // Its fence is chosen against the body as text: what a reader is shown.
+    return { targetId: await tab.targetId(), ...body, base64, fence: chooseFence([Buffer.from(base64, 'base64').toString('utf8')]) };
   }
 
   /** Writes the HAR of one tab (or, with `all`, of every tab of the profile that recorded) and says where. */

@@ -3,6 +3,7 @@ import { schemas } from '../api/schemas.js';
 import type { VisionApi } from '../api/vision-api.js';
 import type { ComputerDialect, ComputerRequest } from '../api/vision-schemas.js';
 import { type ControlService, validated } from './control-service.js';
+import { withFence } from '../api/page-content.js';
 
 /**
  * Labelled screenshots and computer use (spec §16) for HTTP and MCP alike.
@@ -15,11 +16,19 @@ export class VisionService {
   constructor(private readonly control: ControlService) {}
 
   labelledScreenshot(profile: string | undefined, request: z.output<typeof schemas.labelledScreenshot>, signal?: AbortSignal) {
-    return this.control.operation(profile, { kind: 'labelled-screenshot', targetId: request.targetId }, signal, (driver) => driver.vision.labelledScreenshot(request));
+    // Labels' names, the title and the URL are the page's words (api/page-content.ts).
+    return this.control.operation(profile, { kind: 'labelled-screenshot', targetId: request.targetId }, signal, async (driver) => {
+      const { data, ...words } = await driver.vision.labelledScreenshot(request);
+      return { data, ...withFence(words) };
+    });
   }
 
   computer(profile: string | undefined, dialect: ComputerDialect, request: ComputerRequest, signal?: AbortSignal) {
-    return this.control.operation(profile, { kind: 'computer', targetId: request.targetId }, signal, (driver, bounded) => driver.vision.computer(dialect, request, bounded));
+    return this.control.operation(profile, { kind: 'computer', targetId: request.targetId }, signal, async (driver, bounded) => {
+      // A press on what a confirm rule names stops the batch, unless pre-approved (confirm-service.ts).
+      const { screenshot, ...words } = await driver.vision.computer(dialect, request, bounded, this.control.confirmations.pressGate(driver.profile.name));
+      return { ...withFence(words), ...(screenshot ? { screenshot } : {}) };
+    });
   }
 
   /** Vision as an agent's tools see it, in process: arguments checked as the HTTP routes check them. */

@@ -1,7 +1,7 @@
 import type { Frame, Page } from 'playwright-core';
 import { BadRequestError, NotFoundError } from '../errors.js';
 import { nextGeneration, recordSnapshot, RefNotFoundError, snapshotsOf, type TabSnapshots, wasIssued } from './refs.js';
-import { diffOutlines, fitBudget, interactiveOnly, limitDepth } from './shaping.js';
+import { diffOutlines, fitBudget, hiddenNote, interactiveOnly, limitDepth } from './shaping.js';
 import { childFrame, walkFrame } from './snapshot-engine.js';
 
 /**
@@ -28,6 +28,8 @@ export interface AiSnapshotOptions {
   maxChars?: number;
   /** Only what changed since the tab's previous snapshot (ignores interactive, depth and scope). */
   diff?: boolean;
+  /** Also what a person cannot see (page-sight.ts), each line marked `[hidden=why]`: for a person debugging. */
+  hidden?: boolean;
 }
 
 export interface AiSnapshot {
@@ -38,6 +40,8 @@ export interface AiSnapshot {
   frames: number;
   /** With diff: how many lines were added, removed, unchanged (absent when there was nothing to compare with). */
   changes?: { added: number; removed: number; changed: number; unchanged: number };
+  /** Blocks of text a person cannot see, left out (or, with `hidden`, shown marked); absent when none. */
+  hidden?: number;
 }
 
 const INDENT = '  ';
@@ -59,15 +63,17 @@ export async function takeAiSnapshot(target: TabSnapshots | Page, options: AiSna
   let elementsLeft = 0;
   let truncated = false;
   let newDocument = false;
+  // Hidden blocks by frame, with the line its slot is at (-1 for the page): scoped, a frame counts when in the scope.
+  const hiddenByFrame: Array<{ at: number; hidden: number; hasScope: boolean }> = [];
   let scopeRange: { start: number; end: number } | undefined;
   const out: string[] = [];
 
   // Depth-first in document order, so frame numbers and refs come out the same for an unchanged page.
-  const snapshotFrame = async (frame: Frame, prefix: string, depth: number): Promise<void> => {
+  const snapshotFrame = async (frame: Frame, prefix: string, depth: number, slotAt = -1): Promise<void> => {
     const scope = options.scope?.ref || (options.scope?.selector && !prefix) ? options.scope : undefined;
     // The whole page is walked and given refs whatever `limit` says: a limit (like maxChars) cuts
     // only what is shown, so a ref past the cut still works.
-    const result = await walkFrame(frame, { prefix, firstFrame: nextFrame, limit: Number.MAX_SAFE_INTEGER, generation, scope });
+    const result = await walkFrame(frame, { prefix, firstFrame: nextFrame, limit: Number.MAX_SAFE_INTEGER, generation, scope, hidden: options.hidden === true });
     if (result.error) {
       if (options.scope?.selector && !prefix) throw new BadRequestError(`Invalid selector ${JSON.stringify(options.scope.selector)}: ${result.error}`);
       throw new Error(`snapshot of frame ${prefix || 'main'} failed: ${result.error}`);
@@ -79,6 +85,7 @@ export async function takeAiSnapshot(target: TabSnapshots | Page, options: AiSna
     refCount += result.refCount;
     truncated ||= result.truncated;
     elementsLeft += result.elementsLeft;
+    hiddenByFrame.push({ at: slotAt, hidden: result.hidden, hasScope: result.scope !== undefined });
 
     const lines = result.text ? result.text.split('\n') : [];
     const pad = INDENT.repeat(depth);
@@ -94,7 +101,7 @@ export async function takeAiSnapshot(target: TabSnapshots | Page, options: AiSna
       if (!child) continue;
       const before = out.length;
       try {
-        await snapshotFrame(child, slotHere.prefix, depth + slotHere.depth + 1);
+        await snapshotFrame(child, slotHere.prefix, depth + slotHere.depth + 1, at);
       } catch (error) {
         if (error instanceof BadRequestError) throw error;
         // The frame went away or navigated mid-snapshot: its line stays, without content.
@@ -104,6 +111,8 @@ export async function takeAiSnapshot(target: TabSnapshots | Page, options: AiSna
   };
 
   await snapshotFrame(tab.page.mainFrame(), '', 0);
+  const inScope = ({ at, hasScope }: { at: number; hasScope: boolean }) => !options.scope || hasScope || (scopeRange !== undefined && at >= scopeRange.start && at < scopeRange.end);
+  const hidden = hiddenByFrame.filter(inScope).reduce((sum, frame) => sum + frame.hidden, 0);
 
   recordSnapshot(tab, generation, frames, highest);
   const hadPrevious = tab.previousOutline !== undefined;
@@ -123,6 +132,8 @@ export async function takeAiSnapshot(target: TabSnapshots | Page, options: AiSna
     if (options.interactive) lines = interactiveOnly(lines);
     if (options.depth !== undefined) lines = limitDepth(lines, options.depth);
     if (options.diff) lines = [`[${hadPrevious ? 'the page navigated since the previous snapshot' : 'no earlier snapshot of this tab'}: the snapshot follows in full]`, ...lines];
+    // How much a person could not see, said first (a diff shows what changed of what can be seen).
+    if (hidden) lines = [hiddenNote(hidden, options.hidden === true), ...lines];
   }
   if (lines.length > limit) {
     elementsLeft += lines.length - limit;
@@ -131,7 +142,7 @@ export async function takeAiSnapshot(target: TabSnapshots | Page, options: AiSna
   }
   if (truncated) lines.push(`[truncated at limit=${limit} lines; about ${elementsLeft} more elements not shown]`);
   if (options.maxChars !== undefined) lines = fitBudget(lines, options.maxChars);
-  return { text: lines.join('\n'), refCount, truncated, frames: frames.size, ...(changes ? { changes } : {}) };
+  return { text: lines.join('\n'), refCount, truncated, frames: frames.size, ...(changes ? { changes } : {}), ...(hidden ? { hidden } : {}) };
 }
 
 /** The scope element's lines, moved to the top level. */

@@ -1,3 +1,5 @@
+import type { Concealment, Sight } from './page-sight.js';
+
 /**
  * A page's readable content as Markdown, for reading tasks where a
  * snapshot's roles are noise: headings, paragraphs, links with their URLs,
@@ -8,10 +10,12 @@
  * Without a scope it reads the page's main content (`main`, `[role=main]`,
  * else the one `article`, else the body), leaving out navigation, headers,
  * footers and asides around it. What is not rendered (display: none,
- * visibility: hidden, `hidden`, aria-hidden) is left out; form controls and
+ * visibility: hidden, `hidden`, aria-hidden) is left out, and so is what a
+ * person cannot see (`sight`, page-sight.ts): `hidden` counts those blocks,
+ * and `showHidden` keeps them, each marked `[hidden=why]`. Form controls and
  * scripts are not text.
  */
-export function markdownOf(scope: Element | null): string {
+export function markdownOf(scope: Element | null, sight: Sight, showHidden: boolean): { markdown: string; hidden: number } {
   const SKIPPED = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'svg', 'SVG', 'CANVAS', 'IFRAME', 'OBJECT', 'EMBED', 'INPUT', 'SELECT', 'TEXTAREA', 'BUTTON', 'OPTION', 'DATALIST', 'HEAD']);
   const CHROME = new Set(['NAV', 'HEADER', 'FOOTER', 'ASIDE']);
   const CHROME_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'complementary', 'search']);
@@ -29,13 +33,79 @@ export function markdownOf(scope: Element | null): string {
   };
   const root = scope ?? main();
   const aroundMain = scope === null && root !== document.body;
+  // Boxes that may cover text, or be painted under it, are found before any text is read.
+  sight.survey();
+  const hiddenBlocks = new Set<Element>();
+  // Where a hidden block is kept (shown when asked), it starts with its mark.
+  const marked = new Set<Element>();
+  const mark = (from: Element, reason: Concealment): string => {
+    if (marked.has(from)) return '';
+    marked.add(from);
+    return `[hidden=${reason}] `;
+  };
 
-  const shown = (element: Element): boolean => {
+  const rendered = (element: Element): boolean => {
     if (element.hasAttribute('hidden') || element.getAttribute('aria-hidden') === 'true') return false;
     const check = (element as Element & { checkVisibility?: (options: object) => boolean }).checkVisibility;
     // display: contents has no box of its own, but its children are shown.
     if (check && !check.call(element, { visibilityProperty: true })) return getComputedStyle(element).display === 'contents';
     return true;
+  };
+  /** Rendered, and not hidden from a person (shown anyway when asked, its first words marked). */
+  const shown = (element: Element): boolean => {
+    if (!rendered(element)) return false;
+    const scene = sight.sceneOf(element);
+    if (!scene.hidden) return !(element.tagName === 'IMG' && element.getAttribute('alt') && sight.tinyBox(element) && hide(element, 'tiny'));
+    return !hide(scene.from!, scene.hidden);
+  };
+  /** A block a person cannot see: counted; true when it is left out. */
+  const hide = (from: Element, _reason: Concealment): boolean => {
+    if ((from.textContent ?? '').trim() || from.getAttribute('alt')) hiddenBlocks.add(from);
+    return !showHidden;
+  };
+  /** Why a person cannot see an element's own text ('' when they can), settled once per element. */
+  const textVerdicts = new Map<Element, Concealment>();
+  const textHidden = (element: Element): Concealment => {
+    let verdict = textVerdicts.get(element);
+    if (verdict === undefined) {
+      const scene = sight.sceneOf(element);
+      const style = getComputedStyle(element);
+      verdict = scene.hidden || sight.textHidden(element, style, scene) || sight.settle([{ owner: element, sameColour: sight.sameColour(style, scene) }])[0];
+      textVerdicts.set(element, verdict);
+    }
+    return verdict;
+  };
+  /** A text node's words as a person sees them: none when they cannot (shown anyway when asked, after their mark). */
+  const seenWords = (node: Node): { mark: string; text: string } => {
+    const text = node.textContent ?? '';
+    const parent = node.parentElement;
+    if (!parent || !text.trim()) return { mark: '', text };
+    const reason = textHidden(parent);
+    if (!reason) return { mark: '', text };
+    const scene = sight.sceneOf(parent);
+    const from = scene.hidden ? scene.from! : parent;
+    hiddenBlocks.add(from);
+    return showHidden ? { mark: mark(from, reason), text } : { mark: '', text: '' };
+  };
+  const seenText = (node: Node): string => {
+    const { mark: marking, text } = seenWords(node);
+    return marking + text;
+  };
+  /** An element's text as a person sees it, whitespace kept (code, preformatted text). */
+  const visibleText = (element: Element): string => {
+    let text = '';
+    const walk = (node: Node): void => {
+      for (let child = node.firstChild; child; child = child.nextSibling) {
+        if (child.nodeType === 3) text += seenText(child);
+        else if (child.nodeType === 1) {
+          const inner = child as Element;
+          if (inner.tagName === 'BR') text += '\n';
+          else if (!SKIPPED.has(inner.tagName) && shown(inner)) walk(inner);
+        }
+      }
+    };
+    walk(element);
+    return text;
   };
   const skipped = (element: Element): boolean => {
     if (SKIPPED.has(element.tagName) || !shown(element)) return true;
@@ -56,7 +126,10 @@ export function markdownOf(scope: Element | null): string {
 
   /** Inline content of a node: text with emphasis, code and links. */
   const inline = (node: Node): string => {
-    if (node.nodeType === 3) return escapeText(collapse(node.textContent ?? ''));
+    if (node.nodeType === 3) {
+      const { mark: marking, text } = seenWords(node);
+      return marking + escapeText(collapse(text));
+    }
     if (node.nodeType !== 1) return '';
     const element = node as Element;
     if (skipped(element)) return '';
@@ -68,7 +141,7 @@ export function markdownOf(scope: Element | null): string {
     }
     const inner = () => [...element.childNodes].map(inline).join('');
     if (tag === 'CODE' || tag === 'KBD' || tag === 'SAMP') {
-      const text = element.textContent ?? '';
+      const text = visibleText(element);
       const fence = text.includes('`') ? '``' : '`';
       return text.trim() ? `${fence}${collapse(text)}${fence}` : '';
     }
@@ -146,7 +219,7 @@ export function markdownOf(scope: Element | null): string {
     if (tag === 'TABLE') return table(element as HTMLTableElement);
     if (tag === 'HR') return ['---'];
     if (tag === 'PRE') {
-      const text = (element as HTMLElement).innerText.replace(/\n+$/, '');
+      const text = visibleText(element).replace(/\n+$/, '');
       const language = /language-(\w+)/.exec(element.querySelector('code')?.className ?? element.className)?.[1] ?? '';
       return text.trim() ? [`\`\`\`${language}\n${text}\n\`\`\``] : [];
     }
@@ -161,5 +234,5 @@ export function markdownOf(scope: Element | null): string {
 
   // A scope is read as itself (a heading stays a heading, a link a link); the main content by its children.
   const parts = scope === null ? blocks(root) : isBlock(scope) ? block(scope) : [tidy(inline(scope))];
-  return parts.join('\n\n').replace(/\n{3,}/g, '\n\n').trim();
+  return { markdown: parts.join('\n\n').replace(/\n{3,}/g, '\n\n').trim(), hidden: hiddenBlocks.size };
 }

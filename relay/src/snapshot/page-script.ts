@@ -16,6 +16,8 @@
  * (checkVisibility, which reads the layout object) cannot answer alone.
  */
 
+import type { Concealment, Pending, Scene, Sight } from './page-sight.js';
+
 export interface PageScriptArgs {
   /** '' in the main frame, 'f1', 'f2'... in child frames; starts every ref made here. */
   prefix: string;
@@ -27,6 +29,8 @@ export interface PageScriptArgs {
   generation: number;
   /** Cut the outline to this element's lines: a ref of the previous snapshot, or a CSS selector (main frame). */
   scope?: { ref?: string; selector?: string };
+  /** Show what a person cannot see too, each line marked `[hidden=why]` (for a person debugging). */
+  hidden?: boolean;
 }
 
 /** What the walk keeps in the isolated world, beside the result it returns. */
@@ -60,6 +64,8 @@ export interface PageScriptResult {
   truncated: boolean;
   /** Elements of the document not examined because the limit was reached (0 if not truncated). */
   elementsLeft: number;
+  /** Blocks of text a person cannot see (page-sight.ts), left out (or, with `hidden`, shown marked). */
+  hidden: number;
   stats: { elements: number; ms: number };
 }
 
@@ -67,7 +73,7 @@ export interface PageScriptResult {
  * Walks the frame. `previous` is the state the last walk of this document
  * left (undefined on its first); the new state replaces it.
  */
-export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | undefined): { result: PageScriptResult; state: WalkState } {
+export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | undefined, sight: Sight): { result: PageScriptResult; state: WalkState } {
   const started = performance.now();
   const NAME_MAX = 80;
   const TEXT_MAX = 200;
@@ -138,6 +144,15 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
   let visited = 0;
   let pendingText = '';
   let pendingDepth = 0;
+  // Where the run's first words are (for a cover found later), whether the run is text in its background's
+  // colour (its own line, settled at the end), and, shown when asked, why it cannot be seen.
+  let pendingOwner: Element | null = null;
+  let pendingSame = false;
+  let pendingMark: Concealment = '';
+  // Lines whose fate waits for the whole page (page-sight.ts settle): runs of text, headings.
+  const waiting: Array<Pending & { line: number; inline?: string }> = [];
+  // Blocks of text a person cannot see, each by the element it starts at.
+  const hiddenBlocks = new Set<Element>();
   // The `- text:` line just written, so a parent with nothing else inside can take it inline.
   let lastTextLine = -1;
   let lastText = '';
@@ -191,16 +206,65 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
 
   const flushText = (): void => {
     const text = collapse(pendingText);
+    const owner = pendingOwner;
+    const mark = pendingMark;
+    const same = pendingSame;
     pendingText = '';
+    pendingOwner = null;
+    pendingMark = '';
+    pendingSame = false;
     if (!text || full()) return;
     lastText = JSON.stringify(clip(text, TEXT_MAX));
-    lastTextLine = lines.push(`${indent(pendingDepth)}- text: ${lastText}`) - 1;
+    lastTextLine = lines.push(`${indent(pendingDepth)}- text${mark ? ` [hidden=${mark}]` : ''}: ${lastText}`) - 1;
+    if (owner && !mark) waiting.push({ line: lastTextLine, owner, sameColour: same });
   };
 
-  const appendText = (data: string, depth: number): void => {
-    if (pendingText && pendingDepth !== depth) flushText();
+  const appendText = (data: string, depth: number, owner: Element, same: boolean): void => {
+    if (pendingText && (pendingDepth !== depth || pendingMark || same !== pendingSame)) flushText();
+    if (!pendingText) {
+      pendingOwner = owner;
+      pendingSame = same;
+    }
     pendingText += data;
     pendingDepth = depth;
+  };
+
+  // Text a person cannot see: one block per element it starts at, shown (marked) only when asked.
+  const hiddenText = (data: string, depth: number, reason: Concealment, from: Element): void => {
+    hiddenBlocks.add(from);
+    if (!args.hidden) return;
+    if (pendingText && (pendingMark !== reason || pendingDepth !== depth)) flushText();
+    pendingText += data;
+    pendingMark = reason;
+    pendingDepth = depth;
+  };
+
+  /** A line as it is shown when asked for hidden text: `[hidden=why]` after its role and name (`inline`: the text it took in). */
+  const marked = (line: string, reason: Concealment, inline?: string): string => {
+    if (inline !== undefined) return `${line.slice(0, line.length - inline.length)} [hidden=${reason}]${inline}`;
+    const text = /^(\s*- text)(: .*)$/.exec(line);
+    if (text) return `${text[1]} [hidden=${reason}]${text[2]}`;
+    const ref = line.lastIndexOf(' [ref=');
+    if (ref >= 0) return `${line.slice(0, ref)} [hidden=${reason}]${line.slice(ref)}`;
+    return line.endsWith(':') ? `${line.slice(0, -1)} [hidden=${reason}]:` : `${line} [hidden=${reason}]`;
+  };
+
+  /** What a text node's parent makes of its words: worked out once, at its first words (most elements hold none). */
+  interface TextSight {
+    element: Element;
+    style: CSSStyleDeclaration;
+    scene: Scene;
+    known: boolean;
+    reason: Concealment;
+    same: boolean;
+  }
+  const seeText = (sight_: TextSight): TextSight => {
+    if (!sight_.known) {
+      sight_.known = true;
+      sight_.reason = sight_.scene.hidden || sight.textHidden(sight_.element, sight_.style, sight_.scene);
+      sight_.same = !sight_.reason && sight.sameColour(sight_.style, sight_.scene);
+    }
+    return sight_;
   };
 
   const implicitRole = (el: Element, tag: string): string => {
@@ -333,12 +397,14 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
   // asking every element for its ::before and ::after slowed a 5,000-element page's snapshot by
   // about a fifth (88 → 108 ms median here). A form control's ::after (TodoMVC draws its ticks
   // so) is decoration: only its labels name it.
-  const contentText = (el: Element, generated = true): string => {
-    const text = contentTextOf(el, false);
-    return text || !generated || FORM_CONTROLS.has(el.localName) ? text : contentTextOf(el, true);
+  // `seen` (what is not a control) leaves out the words a person cannot see; a control's name is its
+  // accessible name whole, as a screen reader says it (an icon button's sr-only words included).
+  const contentText = (el: Element, generated = true, seen?: TextSight): string => {
+    const text = contentTextOf(el, false, seen);
+    return text || !generated || FORM_CONTROLS.has(el.localName) ? text : contentTextOf(el, true, seen);
   };
 
-  const contentTextOf = (el: Element, withGenerated: boolean): string => {
+  const contentTextOf = (el: Element, withGenerated: boolean, seen?: TextSight): string => {
     let text = '';
     // The budget counts what a reader would hear, not the markup's indentation.
     let heard = 0;
@@ -347,7 +413,7 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
       text += words;
       heard += words.trim().length;
     };
-    const collect = (node: Node): void => {
+    const collect = (node: Node, here?: TextSight): void => {
       // The flat tree, as the walk sees it: a shadow host's shadow root, a slot's assigned nodes.
       const host = node as Element;
       const assigned = host.localName === 'slot' ? (host as HTMLSlotElement).assignedNodes() : [];
@@ -355,7 +421,15 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
       for (let i = 0; i < children.length && heard <= NAME_MAX * 2 && elements < CONTENT_ELEMENTS_MAX; i++) {
         const child = children[i];
         if (child.nodeType === Node.TEXT_NODE) {
-          add((child as Text).data);
+          const data = (child as Text).data;
+          if (here && data.trim()) {
+            const { reason, same, scene, element } = seeText(here);
+            if (reason || same) {
+              hiddenBlocks.add(scene.hidden ? scene.from! : element);
+              continue;
+            }
+          }
+          add(data);
           continue;
         }
         if (child.nodeType !== Node.ELEMENT_NODE) continue;
@@ -367,8 +441,18 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
           text += ' ';
           continue;
         }
-        const display = getComputedStyle(element).display;
+        const style = getComputedStyle(element);
+        const display = style.display;
         if (display !== 'contents' && !element.checkVisibility({ visibilityProperty: true })) continue;
+        let inner: TextSight | undefined;
+        if (here) {
+          const scene = sight.enter(element, style, here.scene);
+          if (scene.hidden) {
+            if (element.textContent?.trim() || element.getAttribute('alt') || element.getAttribute('aria-label')) hiddenBlocks.add(scene.from!);
+            continue;
+          }
+          inner = { element, style, scene, known: false, reason: '', same: false };
+        }
         // As accname does: anything but inline (inline-block badges, flex items, blocks) is a word of its own.
         const apart = display !== 'inline' && display !== 'contents';
         if (apart) text += ' ';
@@ -379,14 +463,14 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
         else if (tag === 'svg') add(element.querySelector(':scope > title')?.textContent ?? '');
         else {
           if (withGenerated) add(generatedText(element, '::before'));
-          collect(element);
+          collect(element, inner);
           if (withGenerated) add(generatedText(element, '::after'));
         }
         if (apart) text += ' ';
       }
     };
     if (withGenerated) add(generatedText(el, '::before'));
-    collect(el);
+    collect(el, seen);
     if (withGenerated) add(generatedText(el, '::after'));
     return collapse(text);
   };
@@ -519,22 +603,32 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
     return clip(short, URL_MAX);
   };
 
-  const walkNode = (child: Node, depth: number, textUsed: boolean, visible: boolean, cursorPointer: boolean): void => {
+  // `here`: the element whose own text nodes these are, and where it is drawn (page-sight.ts).
+  const walkNode = (child: Node, depth: number, textUsed: boolean, visible: boolean, cursorPointer: boolean, here: TextSight): void => {
     if (child.nodeType === Node.TEXT_NODE) {
-      if (visible && !textUsed) appendText((child as Text).data, depth);
+      if (!visible || textUsed) return;
+      const data = (child as Text).data;
+      // Whitespace joins a run, never starts one.
+      if (!data.trim()) {
+        if (pendingText) pendingText += data;
+        return;
+      }
+      const seen = seeText(here);
+      if (seen.reason) hiddenText(data, depth, seen.reason, seen.scene.hidden ? seen.scene.from! : seen.element);
+      else appendText(data, depth, seen.element, seen.same);
     } else if (child.nodeType === Node.ELEMENT_NODE) {
-      visit(child as Element, depth, textUsed, cursorPointer);
+      visit(child as Element, depth, textUsed, cursorPointer, here.scene);
     }
   };
 
   // Children in the flat tree: a shadow host shows its shadow root, a slot what is assigned to it.
-  const walkChildren = (parent: Element, depth: number, textUsed: boolean, visible: boolean, cursorPointer: boolean): void => {
+  const walkChildren = (parent: Element, depth: number, textUsed: boolean, visible: boolean, cursorPointer: boolean, here: TextSight): void => {
     if (parent.localName === 'slot') {
       const assigned = (parent as HTMLSlotElement).assignedNodes();
       if (assigned.length) {
         for (const child of assigned) {
           if (truncated) return;
-          walkNode(child, depth, textUsed, visible, cursorPointer);
+          walkNode(child, depth, textUsed, visible, cursorPointer, here);
         }
         return;
       }
@@ -542,21 +636,21 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
     // Sibling links, not childNodes[i]: indexing a NodeList was a tenth of the walk.
     for (let child = ((parent as HTMLElement).shadowRoot ?? parent).firstChild; child; child = child.nextSibling) {
       if (truncated) return;
-      walkNode(child, depth, textUsed, visible, cursorPointer);
+      walkNode(child, depth, textUsed, visible, cursorPointer, here);
     }
   };
 
   // The scope element's lines are where its walk starts and ends.
-  const visit = (el: Element, depth: number, textUsed: boolean, parentPointer: boolean): void => {
-    if (el !== scopeElement) return visitElement(el, depth, textUsed, parentPointer);
+  const visit = (el: Element, depth: number, textUsed: boolean, parentPointer: boolean, outer: Scene): void => {
+    if (el !== scopeElement) return visitElement(el, depth, textUsed, parentPointer, outer);
     flushText();
     const start = lines.length;
-    visitElement(el, depth, textUsed, parentPointer);
+    visitElement(el, depth, textUsed, parentPointer, outer);
     flushText();
     scope = { start, end: lines.length };
   };
 
-  const visitElement = (el: Element, depth: number, textUsed: boolean, parentPointer: boolean): void => {
+  const visitElement = (el: Element, depth: number, textUsed: boolean, parentPointer: boolean, outer: Scene): void => {
     visited++;
     const tag = el.localName;
     if (SKIPPED.has(tag)) return;
@@ -577,6 +671,9 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
     }
 
     const style = getComputedStyle(el);
+    // Where its content is drawn: whether a person can see it at all (page-sight.ts).
+    const scene = sight.enter(el, style, outer);
+    const here: TextSight = { element: el, style, scene, known: false, reason: '', same: false };
     // cursor:pointer is inherited, so only where it starts does it say "clickable".
     const pointer = style.cursor === 'pointer';
     // A span laid out as a flex or grid item (flatpickr's weekday names) is a word of its own, as accname hears it.
@@ -619,17 +716,40 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
     if (!role && (interactive || named)) role = 'generic';
     if (role === 'generic' && !interactive && !named) role = '';
 
-    if (role && visible && !FORM_CONTROLS.has(tag) && !el.firstElementChild && !el.textContent?.trim()) {
-      // Empty zero-size boxes (spacers, tracking pixels, 0×0 iframes) are noise.
+    // What a person cannot see is left out (shown marked when asked), unless it can be operated: a control
+    // stays, with its name, wherever it is drawn (a skip link off-screen until focused, an opacity-0 checkbox).
+    let conceal: Concealment = scene.hidden && !interactive && !FORM_CONTROLS.has(tag) ? scene.hidden : '';
+    if (!conceal && role && visible && (tag === 'img' || role === 'iframe') && sight.tinyBox(el)) conceal = 'tiny';
+    if (conceal && role && visible && (el.getAttribute('alt') || el.getAttribute('aria-label') || el.getAttribute('title') || role === 'iframe')) hiddenBlocks.add(conceal === 'tiny' ? el : scene.from!);
+    if (conceal === 'tiny' && !args.hidden) return;
+    // A hidden box that holds controls (a menu off-canvas until opened) keeps its line, for the controls'
+    // place in the outline, and loses its words: its name and its text.
+    const wordless = !!conceal && !args.hidden && !!role && visible && !!el.querySelector(CONTROLS_INSIDE);
+
+    if (role && visible && !conceal && !FORM_CONTROLS.has(tag) && !el.firstElementChild && !el.textContent?.trim()) {
+      // Empty zero-size boxes (spacers, 0×0 buttons) are noise.
       // Measured only for empty elements: the rect is the dearest call of the walk.
       const rect = el.getBoundingClientRect();
       if (rect.width === 0 && rect.height === 0) return;
     }
 
-    if (!role || !visible) {
+    const given = role && visible && !wordless ? givenName(el, tag) : '';
+    // A clickable container (a card, Swagger UI's operation row) whose controls are listed
+    // below it with their own names: named again by its content, it would repeat them all.
+    // Anything but a control is named by the words a person can see of it.
+    const fromContent = role && visible && !wordless && !given && NAMED_FROM_CONTENT.has(role) && !(role === 'generic' && el.querySelector(CONTROLS_INSIDE));
+    const hiddenBefore = hiddenBlocks.size;
+    let content = fromContent ? contentText(el, true, interactive || conceal ? undefined : here) : '';
+    if (fromContent && !content && !interactive && !conceal && hiddenBlocks.size > hiddenBefore) {
+      // All it would say is hidden (a heading in its background's colour).
+      conceal = seeText(here).reason || 'colour';
+      if (args.hidden) content = contentText(el);
+    }
+
+    if (!role || !visible || (conceal && !args.hidden && !wordless)) {
       // Not shown itself: its children take its place, at its depth.
       if (!inline) flushText();
-      walkChildren(el, depth, childTextUsed, visible, pointer);
+      walkChildren(el, depth, childTextUsed, visible, pointer, here);
       if (!inline) flushText();
       return;
     }
@@ -637,15 +757,11 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
     flushText();
     // Checked before anything is handed out, so every ref and frame number made is on a line.
     if (full()) return;
-    const given = givenName(el, tag);
-    // A clickable container (a card, Swagger UI's operation row) whose controls are listed
-    // below it with their own names: named again by its content, it would repeat them all.
-    const content = given || !NAMED_FROM_CONTENT.has(role) || (role === 'generic' && el.querySelector(CONTROLS_INSIDE)) ? '' : contentText(el);
-    const name = given || content || hintName(el, tag);
+    const name = wordless ? '' : given || content || hintName(el, tag);
     // A part of a control styled clickable (Shoelace's radio label inside its radio) that says
     // only the control's name again: the control's own ref does what it would.
     if (role === 'generic' && !interactiveByMarkup && !named && name && name === controlNames[controlNames.length - 1]) {
-      walkChildren(el, depth, true, visible, pointer);
+      walkChildren(el, depth, true, visible, pointer, here);
       return;
     }
     let line = `${indent(depth)}- ${role}`;
@@ -665,10 +781,13 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
       frameElements.set(prefix, el);
       frames.push({ prefix, line: lines.length, depth });
     }
+    if (conceal && args.hidden) line += ` [hidden=${conceal}]`;
     if (interactive || item) line += ` [ref=${refFor(el)}]`;
     lines.push(line);
     const lineIndex = lines.length - 1;
     lastTextLine = -1;
+    // A heading may lie under an opaque box found later in the page.
+    if (role === 'heading' && !conceal) waiting.push({ line: lineIndex, owner: el, sameColour: false });
 
     // Leaves: their content is already in the line (a value, an option list, a frame of its own).
     if (role === 'iframe' || tag === 'input' || tag === 'textarea' || tag === 'img' || tag === 'svg' || tag === 'progress' || tag === 'meter' || role === 'textbox') return;
@@ -683,17 +802,24 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
       // Text shown in full as the name is not repeated; a clipped name leaves the text to be shown.
       const control = INTERACTIVE_ROLES.has(role) || item;
       if (control) controlNames.push(name);
-      walkChildren(el, depth + 1, childTextUsed || (!!content && content.length <= NAME_MAX), visible, pointer);
+      walkChildren(el, depth + 1, childTextUsed || (!!content && content.length <= NAME_MAX), visible, pointer, here);
       if (control) controlNames.pop();
       flushText();
     }
 
     const added = lines.length - 1 - lineIndex;
-    if (added === 1 && lastTextLine === lineIndex + 1) {
+    if (added === 1 && lastTextLine === lineIndex + 1 && !lines[lineIndex + 1].includes('- text [hidden=')) {
       // Only text inside: `- listitem: "Apples"` rather than a nested text line; nothing when the
       // name already says it (flatpickr's `generic "March 1, 2026"` over its "1").
       lines.pop();
-      if (!(name && name.length <= NAME_MAX && name.includes(JSON.parse(lastText) as string))) lines[lineIndex] += `: ${lastText}`;
+      const takenIn = !(name && name.length <= NAME_MAX && name.includes(JSON.parse(lastText) as string));
+      if (takenIn) lines[lineIndex] += `: ${lastText}`;
+      // The text's wait goes on, on the line that took it in.
+      const last = waiting[waiting.length - 1];
+      if (last?.line === lineIndex + 1) {
+        if (takenIn) Object.assign(last, { line: lineIndex, inline: `: ${lastText}` });
+        else waiting.pop();
+      }
     } else if (
       added === 1 && role === 'generic' && !interactive && name &&
       lines[lineIndex + 1].startsWith(`${indent(depth + 1)}- `) && lines[lineIndex + 1].includes(` ${JSON.stringify(clip(name, NAME_MAX))}`) &&
@@ -703,6 +829,8 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
       // A named wrapper around one control of the same name (`generic "Copy path"` around its button): the control alone.
       lines[lineIndex] = indent(depth) + lines[lineIndex + 1].slice(indent(depth + 1).length);
       lines.pop();
+      const last = waiting[waiting.length - 1];
+      if (last?.line === lineIndex + 1) last.line = lineIndex;
     } else if (added > 0) {
       lines[lineIndex] += ':';
     } else if (!interactive && !name && DROPPED_WHEN_EMPTY.has(role)) {
@@ -710,15 +838,52 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
     }
   };
 
+  /** Lines taken out after the walk: frame slots and the scope's range move with the lines they name. */
+  const dropLines = (gone: Set<number>): void => {
+    const moved: number[] = [];
+    const kept: string[] = [];
+    for (let i = 0; i < lines.length; i++) {
+      moved.push(kept.length);
+      if (!gone.has(i)) kept.push(lines[i]);
+    }
+    moved.push(kept.length);
+    for (const slot of frames) slot.line = moved[slot.line];
+    if (scope) scope = { start: moved[scope.start], end: moved[scope.end] };
+    // A line left introducing nothing loses its colon.
+    for (let i = 0; i < kept.length; i++) {
+      if (!kept[i].endsWith(':')) continue;
+      const next = kept[i + 1];
+      if (next === undefined || next.length - next.trimStart().length <= kept[i].length - kept[i].trimStart().length) kept[i] = kept[i].slice(0, -1);
+    }
+    lines.length = 0;
+    for (const line of kept) lines.push(line);
+  };
+
   const root = document.body ?? document.documentElement;
   if (wholeDocumentEditable) {
     // The whole document is an editor: one textbox an agent can click and type into.
-    visit(root, 0, false, false);
+    visit(root, 0, false, false, sight.top());
     flushText();
   } else if (root) {
     const rootStyle = getComputedStyle(root);
-    walkChildren(root, 0, false, rootStyle.visibility === 'visible', rootStyle.cursor === 'pointer');
+    walkChildren(root, 0, false, rootStyle.visibility === 'visible', rootStyle.cursor === 'pointer', { element: root, style: rootStyle, scene: sight.top(), known: false, reason: '', same: false });
     flushText();
+  }
+
+  // What waited for the whole page: text in its background's colour (hidden unless something else is
+  // painted under it), and anything an opaque box drawn above it covers.
+  if (waiting.length && (sight.mayCover() || waiting.some((entry) => entry.sameColour))) {
+    const verdicts = sight.settle(waiting);
+    const gone = new Set<number>();
+    verdicts.forEach((reason, i) => {
+      if (!reason) return;
+      const entry = waiting[i];
+      hiddenBlocks.add(entry.owner);
+      if (args.hidden) lines[entry.line] = marked(lines[entry.line], reason, entry.inline);
+      else if (entry.inline !== undefined) lines[entry.line] = lines[entry.line].slice(0, lines[entry.line].length - entry.inline.length);
+      else gone.add(entry.line);
+    });
+    if (gone.size) dropLines(gone);
   }
 
   const result: PageScriptResult = {
@@ -731,6 +896,8 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
     truncated,
     // Approximate: hidden subtrees are never visited, shadow trees are not in the count.
     elementsLeft: truncated && root ? Math.max(0, root.getElementsByTagName('*').length - visited) : 0,
+    // Scoped, only what the scope loses counts: blocks inside it, or one it is inside of.
+    hidden: scopeElement ? [...hiddenBlocks].filter((block) => scopeElement!.contains(block) || block.contains(scopeElement)).length : hiddenBlocks.size,
     stats: { elements: visited, ms: Math.round((performance.now() - started) * 100) / 100 },
   };
   return { result, state: { refs, highest, frameElements } };

@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { BadRequestError, NotFoundError } from '../errors.js';
 import { frameOfRef, resolveRef, type TabSnapshots } from './refs.js';
-import { cutToFit } from './shaping.js';
+import { cutToFit, hiddenNote } from './shaping.js';
 import { frameMarkdown } from './snapshot-engine.js';
 
 /**
@@ -16,6 +16,8 @@ export interface PageTextOptions {
   ref?: string;
   selector?: string;
   maxChars: number;
+  /** Also what a person cannot see, each block marked `[hidden=why]`: for a person debugging. */
+  hidden?: boolean;
 }
 
 export interface PageText {
@@ -23,6 +25,8 @@ export interface PageText {
   /** Characters of the whole text, before any cut. */
   chars: number;
   truncated: boolean;
+  /** Blocks of text a person cannot see, left out (or shown marked); absent when none. The markdown then starts with a note saying so. */
+  hidden?: number;
 }
 
 export async function takePageText(snapshots: TabSnapshots, page: Page, options: PageTextOptions): Promise<PageText> {
@@ -33,11 +37,16 @@ export async function takePageText(snapshots: TabSnapshots, page: Page, options:
     await resolveRef(snapshots, options.ref);
     frame = frameOfRef(snapshots, options.ref) ?? frame;
   }
-  const answer = await frameMarkdown(frame, { ref: options.ref, selector: options.selector });
+  const answer = await frameMarkdown(frame, { ref: options.ref, selector: options.selector, hidden: options.hidden === true });
   if (answer.error === 'absent') throw new NotFoundError(options.ref ? `Ref ${options.ref} is gone from the page: take a new snapshot` : `No element matches ${JSON.stringify(options.selector)}`);
   if (answer.error !== undefined) throw new BadRequestError(options.selector ? `Invalid selector ${JSON.stringify(options.selector)}: ${answer.error}` : `The page's text could not be read: ${answer.error}`);
   const markdown = answer.markdown ?? '';
-  return { ...fitText(markdown, options.maxChars), chars: markdown.length };
+  const hidden = answer.hidden ?? 0;
+  if (!hidden) return { ...fitText(markdown, options.maxChars), chars: markdown.length };
+  // The note first, then the text cut to what is left of the budget.
+  const note = hiddenNote(hidden, options.hidden === true);
+  const fitted = fitText(markdown, Math.max(1, options.maxChars - note.length - 1));
+  return { markdown: `${note}\n${fitted.markdown}`, truncated: fitted.truncated, chars: markdown.length, hidden };
 }
 
 /**

@@ -286,3 +286,10 @@ export function diffOutlines(beforeLines: string[], afterLines: string[]): Outli
   }
   return { lines, added, removed, changed, unchanged };
 }
+
+/** The note a snapshot or page text starts with when words a person cannot see were left out (or shown, marked). */
+export function hiddenNote(blocks: number, shown: boolean): string {
+  const count = `${blocks} block${blocks === 1 ? '' : 's'}`;
+  return shown ? `[hidden text shown, each marked [hidden=why]: ${count}]` : `[hidden text left out: ${count}]`;
+}
+

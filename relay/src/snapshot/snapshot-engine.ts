@@ -2,6 +2,8 @@ import type { Browser, BrowserContext, Frame, Locator } from 'playwright-core';
 import { markdownOf } from './page-markdown.js';
 import { describeElement, type ElementDescription } from './element-description.js';
 import { type PageScriptArgs, type PageScriptResult, snapshotFrameDom } from './page-script.js';
+import { paintMath } from './page-paint.js';
+import { pageSight } from './page-sight.js';
 
 /**
  * Where the snapshot runs: a Playwright selector engine registered as a
@@ -120,8 +122,11 @@ export function checkRef(frame: Frame, ref: string, generation: number): Promise
   return read(frame, 'check', { ref, generation });
 }
 
-/** A frame's readable content as Markdown (page-markdown.ts): its main content, or the element of a ref or a selector. */
-export function frameMarkdown(frame: Frame, scope: { ref?: string; selector?: string }): Promise<{ markdown?: string; error?: string }> {
+/**
+ * A frame's readable content as Markdown (page-markdown.ts): its main content, or the element of a ref
+ * or a selector; `hidden`: blocks of text a person cannot see, left out (or, asked for, shown marked).
+ */
+export function frameMarkdown(frame: Frame, scope: { ref?: string; selector?: string; hidden?: boolean }): Promise<{ markdown?: string; hidden?: number; error?: string }> {
   return read(frame, 'markdown', scope);
 }
 
@@ -146,6 +151,25 @@ export async function refOfLocated(frame: Frame, located: Locator): Promise<stri
   return JSON.parse(text ?? 'null') as string | null;
 }
 
+/** What an act would act on: a ref's element, the element at a point, or the focused one (with `enter`: whether Enter sends its form). */
+export interface ActTargetQuery {
+  ref?: string;
+  x?: number;
+  y?: number;
+  focused?: boolean;
+  enter?: boolean;
+}
+
+/** Finds an act's target in the frame's isolated world (then `actTargetLocator` reaches it): the control, and the form it sends. */
+export function findActTarget(frame: Frame, query: ActTargetQuery): Promise<{ found: boolean; submits?: { action: string; method: string } | null }> {
+  return read(frame, 'act-target', query);
+}
+
+/** The control the last findActTarget of the frame found, as a locator. */
+export function actTargetLocator(frame: Frame): Promise<Locator> {
+  return locate(frame, 'target', null);
+}
+
 /** A locator for a ref that `checkRef` found 'ok'; it resolves in the isolated world too. */
 export function refLocator(frame: Frame, ref: string): Promise<Locator> {
   return locate(frame, 'ref', ref);
@@ -159,12 +183,16 @@ function engineSource(): string {
   const walk = (${snapshotFrameDom.toString()});
   const markdownOf = (${markdownOf.toString()});
   const describeElement = (${describeElement.toString()});
+  // What a person can see (page-sight.ts): a fresh one per walk, which measures the page as it is then.
+  const pageSight = (${pageSight.toString()});
+  const paintMath = (${paintMath.toString()});
   let state;
   let generation = 0;
   let cached;
   let probes = 0;
   const effects = new Map();
   let finished;
+  let actTarget;
   // The state an agent acts to change, read as the browser holds it (tag names, not constructors a page may replace).
   const readState = (el) => {
     const tag = el.tagName;
@@ -194,7 +222,7 @@ function engineSource(): string {
         if (cached && cached.generation === argument.generation) return output(cached.result);
         let result;
         try {
-          const walked = walk(argument, state);
+          const walked = walk(argument, state, pageSight(paintMath()));
           state = walked.state;
           generation = argument.generation;
           result = walked.result;
@@ -226,6 +254,41 @@ function engineSource(): string {
         state.refs.set(ref, root);
         return output(ref);
       }
+      case 'act-target': {
+        // What an act would act on (driver/act-consequence.ts): the ref's element, the element at a point
+        // (shadow roots pierced), or the focused one; then the control it is part of, kept for 'target'.
+        let element = null;
+        if (argument.ref) element = state && state.refs.get(argument.ref);
+        else if (argument.focused) {
+          element = document.activeElement;
+          while (element && element.shadowRoot && element.shadowRoot.activeElement) element = element.shadowRoot.activeElement;
+        } else {
+          element = document.elementFromPoint(argument.x, argument.y);
+          while (element && element.shadowRoot) {
+            const inner = element.shadowRoot.elementFromPoint(argument.x, argument.y);
+            if (!inner || inner === element) break;
+            element = inner;
+          }
+        }
+        if (!element || !element.isConnected) return output({ found: false });
+        const control = element.closest('button, a[href], summary, input[type=submit], input[type=button], input[type=image], [role=button], [role=link], [role=menuitem], [role=menuitemcheckbox], [role=menuitemradio], [role=tab], [role=option], [role=switch], [role=checkbox], [role=radio]') || element;
+        actTarget = control;
+        // A form it sends: a submit button's (its formaction first), or Enter in a field of a form.
+        let submits = null;
+        const form = control.form || null;
+        const tag = control.tagName;
+        const type = (control.getAttribute('type') || '').toLowerCase();
+        const submitter = (tag === 'BUTTON' && (type === '' || type === 'submit')) || (tag === 'INPUT' && (type === 'submit' || type === 'image'));
+        const field = tag === 'INPUT' && !submitter && !['button', 'checkbox', 'radio', 'file', 'reset', 'color', 'range'].includes(type);
+        if (form && (submitter || (field && argument.enter))) {
+          const action = submitter && control.hasAttribute('formaction') ? control.formAction : form.action;
+          const method = (submitter && control.getAttribute('formmethod')) || form.method || 'get';
+          submits = { action, method: String(method).toLowerCase() };
+        }
+        return output({ found: true, submits });
+      }
+      case 'target':
+        return actTarget && actTarget.isConnected ? [actTarget] : [];
       case 'boxes': {
         const boxes = {};
         for (const ref of argument) {
@@ -271,7 +334,7 @@ function engineSource(): string {
         }
         if ((argument.ref || argument.selector) && !(scope && scope.isConnected)) return output({ error: 'absent' });
         try {
-          return output({ markdown: markdownOf(scope) });
+          return output(markdownOf(scope, pageSight(paintMath()), argument.hidden === true));
         } catch (error) {
           return output({ error: String(error && error.message || error) });
         }

@@ -1,0 +1,268 @@
+import type { z } from 'zod';
+import type { ActOptions, Confirmation } from '../api/browser-api.js';
+import { SESSION_PROFILE_PREFIX } from '../api/limits.js';
+import type { ActionResult } from '../api/responses.js';
+import type { HandoffAnswer } from '../api/session-responses.js';
+import type { schemas } from '../api/schemas.js';
+import { ClawdError, ConflictError, NotFoundError } from '../errors.js';
+import { type ConfirmRule, type Consequence, describeRule, matchDownload, matchPageTool } from '../runtime/consequential-acts.js';
+import type { AuditTrail } from '../vault/audit-log.js';
+import { withFence } from '../api/page-content.js';
+import type { ControlService, PerformOptions } from './control-service.js';
+import { consequenceAt, consequenceOf } from '../driver/act-consequence.js';
+import type { DriverTab } from '../driver/driver-tab.js';
+type Point = { x: number; y: number };
+
+/**
+ * A consequential act waits for a yes (spec §20). Before an act runs, the
+ * driver says what it would set off (driver/act-consequence.ts); when one of
+ * config's `confirm` rules names it:
+ * - a rule the token's holder pre-approved for this task session lets it run;
+ * - with a person reachable (the person's own Chrome, the operator's console
+ *   open, or a caller that shows them the link), it becomes a hand-off that
+ *   shows the act and its target, and runs on their yes (done), never on no;
+ * - with nobody to ask, it is refused: a 409 naming the rule.
+ * Every ask, yes, no and pre-approval is audited. A session's own key never
+ * reaches the pre-approval (its route is the main token's).
+ */
+
+type Act = z.output<typeof schemas.act>;
+
+/** The kinds that can act on a control or send a form (act-consequence.ts): the rest run without a look. */
+const JUDGED = new Set(['click', 'press', 'type']);
+
+interface Waiting {
+  profile: string;
+  /** The act's answer once the person said yes and it ran (or why it did not run). */
+  outcome: Promise<object>;
+}
+
+/** Who let an act a rule names run. */
+type Confirmed = NonNullable<ActionResult['confirmed']>;
+
+export class ConfirmService {
+  /** Rules pre-approved per task session's profile, by the token's holder. */
+  private readonly approvals = new Map<string, Set<string>>();
+  private readonly waiting = new Map<string, Waiting>();
+  /** Whether the operator's console is open (the server tells: an event stream of its is). */
+  consoleOpen: () => boolean = () => false;
+
+  constructor(
+    private readonly control: ControlService,
+    private readonly audit: AuditTrail,
+  ) {
+    // A session that ends takes its approvals with it.
+    audit.subscribe((entry) => {
+      if (entry.event === 'session-stop' && entry.session) this.approvals.delete(`${SESSION_PROFILE_PREFIX}${entry.session}`);
+    });
+  }
+
+  private rules(): ConfirmRule[] {
+    return this.control.manager.registry.config().confirm.rules;
+  }
+
+  /**
+   * One act, through the rules: it runs (none names it, or it was pre-approved), it waits for a
+   * person (in process, `options.wait`: until they answer; else the answer says so at once, with the
+   * hand-off's handle), or it is refused.
+   */
+  async act(profile: string | undefined, action: Act, signal: AbortSignal | undefined, options: PerformOptions & { wait?: boolean }): Promise<ActionResult> {
+    if (!JUDGED.has(action.kind)) return this.control.perform(profile, action, signal, options);
+    const found = await this.control.manager.driver(profile).consequenceOf(action, this.rules());
+    if (!found) return this.control.perform(profile, action, signal, options);
+    return this.confirm(profile, action.targetId, found.consequence, found.viewport, (bounded) => this.control.perform(profile, action, bounded, { diffMaxChars: options.diffMaxChars, secrets: options.secrets }), signal, options, (confirmation, targetId) => ({ targetId, kind: action.kind, confirmation }));
+  }
+
+  /** A call of a tool the page offers (WebMCP) that the page marks consequential: asked as an act is, when a rule says so. */
+  async pageTool<T extends object>(profile: string | undefined, tool: { name: string; targetId?: string; annotations?: { consequential?: boolean } }, run: (signal?: AbortSignal) => Promise<T>, signal: AbortSignal | undefined, options: ActOptions & { wait?: boolean }, waiting: (confirmation: Confirmation, targetId: string) => T): Promise<T & { confirmed?: Confirmed }> {
+    const rule = tool.annotations && matchPageTool(this.rules(), tool.annotations);
+    if (!rule) return run(signal);
+    const consequence: Consequence = { rule: rule.name, act: `call the page's tool ${JSON.stringify(clipped(tool.name))}` };
+    return this.confirm(profile, tool.targetId, consequence, undefined, run, signal, options, waiting);
+  }
+
+  /**
+   * What a rule names runs when pre-approved for the session; with nobody to ask it is refused (409);
+   * else a hand-off asks the person, and `run` runs, server-side, on their yes. The caller waits for that
+   * (`options.wait`), or is answered at once with `waiting(confirmation)`, the hand-off's handle.
+   */
+  private async confirm<T extends object>(
+    profile: string | undefined,
+    targetId: string | undefined,
+    consequence: Consequence,
+    viewport: { width: number; height: number } | undefined,
+    run: (signal?: AbortSignal) => Promise<T>,
+    signal: AbortSignal | undefined,
+    options: ActOptions & { wait?: boolean },
+    waiting: (confirmation: Confirmation, targetId: string) => T,
+  ): Promise<T & { confirmed?: Confirmed }> {
+    const name = this.control.manager.driver(profile).profile.name;
+    const session = sessionOf(name);
+    if (this.approvals.get(name)?.has(consequence.rule)) {
+      this.record('confirm-yes', session, 'ok', `${consequence.rule}: ${consequence.act} on ${name}, pre-approved for the session`);
+      return { ...(await run(signal)), confirmed: { rule: consequence.rule, by: 'pre-approval' as const } };
+    }
+    if (!this.reachable(name, options.person === true)) {
+      this.record('confirm-ask', session, 'refused', `${consequence.rule}: ${consequence.act} on ${name}; no person could be asked`);
+      throw refusal(consequence, this.rule(consequence.rule), 'and no person can be asked here');
+    }
+    const opened = await this.ask(name, targetId, consequence, viewport, run, signal);
+    const confirmation: Confirmation = { id: opened.id, rule: consequence.rule, act: consequence.act, state: 'waiting', ...(opened.link ? { link: opened.link } : {}), expiresAt: opened.expiresAt };
+    // The act names its target in the page's words: fenced.
+    if (!options.wait) return withFence(waiting(confirmation, opened.targetId));
+    options.onConfirmation?.(confirmation);
+    const abandoned = () => this.control.handoffs.desk.end(opened.id, 'cancelled', 'the agent stopped waiting');
+    signal?.addEventListener('abort', abandoned, { once: true });
+    try {
+      return (await this.waiting.get(opened.id)!.outcome) as T & { confirmed: Confirmed };
+    } finally {
+      signal?.removeEventListener('abort', abandoned);
+    }
+  }
+
+  /** Opens the hand-off asking for the person's yes; `run` runs, server-side, on it. */
+  private async ask(name: string, targetId: string | undefined, consequence: Consequence, viewport: { width: number; height: number } | undefined, run: () => Promise<object>, signal: AbortSignal | undefined): Promise<HandoffAnswer> {
+    const waitSeconds = this.control.manager.registry.config().confirm.waitSeconds;
+    const box = consequence.box && viewport && {
+      x: consequence.box.x / viewport.width,
+      y: consequence.box.y / viewport.height,
+      width: consequence.box.width / viewport.width,
+      height: consequence.box.height / viewport.height,
+    };
+    const opened = await this.control.handoffs.open(
+      name,
+      { targetId, reason: `Say yes to let the agent ${consequence.act} (rule ${consequence.rule})`, timeoutSec: waitSeconds },
+      this.control.handoffLink(),
+      signal,
+      { rule: consequence.rule, act: consequence.act, ...(box ? { box } : {}) },
+    );
+    this.record('confirm-ask', sessionOf(name), 'ok', `${consequence.rule}: ${consequence.act} on ${name}, hand-off ${opened.id}`);
+    const outcome = this.control.handoffs.desk.wait(opened.id, waitSeconds * 1000 + 1000).then(async (ended) => {
+      if (ended?.state !== 'done') {
+        this.record('confirm-no', sessionOf(name), 'refused', `${consequence.rule}: ${consequence.act} on ${name}, hand-off ${opened.id}: ${ended?.state ?? 'gone'}${ended?.note ? ` (${ended.note})` : ''}`);
+        throw refusal(consequence, this.rule(consequence.rule), ended?.state === 'refused' ? `and the person said no${ended.note ? `: ${JSON.stringify(ended.note)}` : ''}` : ended?.state === 'timeout' ? 'and nobody answered in time' : 'and the ask was cancelled', opened.id);
+      }
+      this.record('confirm-yes', sessionOf(name), 'ok', `${consequence.rule}: ${consequence.act} on ${name}, hand-off ${opened.id}`);
+      return { ...(await run()), confirmed: { rule: consequence.rule, by: 'person' as const, handoff: opened.id } };
+    });
+    // Nobody may be waiting on it (an HTTP caller that went): its failure is the hand-off's to tell.
+    outcome.catch(() => {});
+    for (const id of this.waiting.keys()) if (!this.control.handoffs.desk.get(id)) this.waiting.delete(id);
+    this.waiting.set(opened.id, { profile: name, outcome });
+    return opened;
+  }
+
+  /**
+   * A download a rule names (an executable's type) is kept only on a person's yes, or when pre-approved
+   * for the session; with nobody to ask it is discarded. Its file waits, unsaved, meanwhile.
+   */
+  async download(held: { profile: string; tab: DriverTab; fileName: string; url: string }): Promise<{ keep: boolean; rule?: string; why?: string }> {
+    const rule = matchDownload(this.rules(), held.fileName);
+    if (!rule) return { keep: true };
+    const session = sessionOf(held.profile);
+    const act = `keep a download: ${JSON.stringify(clipped(held.fileName))} from ${hostOf(held.url)}`;
+    if (this.approvals.get(held.profile)?.has(rule.name)) {
+      this.record('confirm-yes', session, 'ok', `${rule.name}: ${act} on ${held.profile}, pre-approved for the session`);
+      return { keep: true, rule: rule.name };
+    }
+    if (!this.reachable(held.profile, false)) {
+      this.record('confirm-ask', session, 'refused', `${rule.name}: ${act} on ${held.profile}; no person could be asked`);
+      return { keep: false, rule: rule.name, why: `confirm rule ${rule.name} (${describeRule(rule)}) needs a person's yes, and no person can be asked here` };
+    }
+    held.tab.noteEvent(`download held for a person's yes (confirm rule ${rule.name}): ${held.fileName}`);
+    const waitSeconds = this.control.manager.registry.config().confirm.waitSeconds;
+    const opened = await this.control.handoffs.open(held.profile, { targetId: await held.tab.targetId(), reason: `Say yes to ${act} (rule ${rule.name})`, timeoutSec: waitSeconds }, this.control.handoffLink(), undefined, { rule: rule.name, act });
+    this.record('confirm-ask', session, 'ok', `${rule.name}: ${act} on ${held.profile}, hand-off ${opened.id}`);
+    const ended = await this.control.handoffs.desk.wait(opened.id, waitSeconds * 1000 + 1000);
+    const yes = ended?.state === 'done';
+    this.record(yes ? 'confirm-yes' : 'confirm-no', session, yes ? 'ok' : 'refused', `${rule.name}: ${act} on ${held.profile}, hand-off ${opened.id}${yes ? '' : `: ${ended?.state ?? 'gone'}`}`);
+    return yes ? { keep: true, rule: rule.name } : { keep: false, rule: rule.name, why: `confirm rule ${rule.name}: the person ${ended?.state === 'refused' ? 'said no' : 'did not answer'}` };
+  }
+
+  /**
+   * For computer use, whose batch cannot stop to wait for a person: a press on what a rule names runs
+   * when the rule is pre-approved for the session, else it stops the batch there (a 409 naming the rule).
+   */
+  pressGate(profile: string): (tab: DriverTab, at: Point | 'focused') => Promise<void> {
+    return async (tab, at) => {
+      const rules = this.rules();
+      const consequence = at === 'focused' ? await consequenceOf(tab, { kind: 'press', key: 'Enter' }, rules) : await consequenceAt(tab, at, rules);
+      if (!consequence) return;
+      const session = sessionOf(profile);
+      if (this.approvals.get(profile)?.has(consequence.rule)) {
+        this.record('confirm-yes', session, 'ok', `${consequence.rule}: ${consequence.act} on ${profile} (computer use), pre-approved for the session`);
+        return;
+      }
+      this.record('confirm-ask', session, 'refused', `${consequence.rule}: ${consequence.act} on ${profile} (computer use): a batch cannot wait for a person`);
+      throw refusal(consequence, this.rule(consequence.rule), 'and a computer-use batch cannot wait for a person: do it with POST /act (by ref, or at x/y), which asks them');
+    };
+  }
+
+  /** For `GET /handoff/{id}`: a confirmation that ended carries the act's answer after a yes, else why it did not run. */
+  async outcomeOf(handoff: HandoffAnswer): Promise<Pick<HandoffAnswer, 'act' | 'actError'>> {
+    const waiting = this.waiting.get(handoff.id);
+    if (!waiting || handoff.state === 'waiting') return {};
+    try {
+      return { act: (await waiting.outcome) as Record<string, unknown> };
+    } catch (error) {
+      return { actError: { code: error instanceof ClawdError ? error.code : 'internal', message: (error as Error).message } };
+    }
+  }
+
+  /** `POST /sessions/{id}/approvals`: the token's holder lets a rule's acts run in one task session without asking. */
+  approve(session: string, rule: string): { session: string; approved: string[] } {
+    if (!this.control.sessionsHave(session)) throw new NotFoundError(`No task session ${JSON.stringify(session)}`, { next: 'list-sessions' });
+    this.rule(rule);
+    const profile = `${SESSION_PROFILE_PREFIX}${session}`;
+    const approved = this.approvals.get(profile) ?? new Set<string>();
+    approved.add(rule);
+    this.approvals.set(profile, approved);
+    this.record('confirm-approve', session, 'ok', `${rule} (${describeRule(this.rule(rule))}) pre-approved for session ${session} by the token's holder`);
+    return { session, approved: [...approved] };
+  }
+
+  private rule(name: string): ConfirmRule {
+    const rule = this.rules().find((candidate) => candidate.name === name);
+    if (!rule) throw new NotFoundError(`No confirm rule ${JSON.stringify(name)}: config.json's confirm.rules has ${this.rules().map((r) => r.name).join(', ') || 'none'}`);
+    return rule;
+  }
+
+  /**
+   * Whether a person can be asked: config says always or never; else their own Chrome, a webhook to their
+   * channel (config handoffWebhook), the console open, or a caller that shows them the link.
+   */
+  private reachable(profile: string, callerShows: boolean): boolean {
+    const config = this.control.manager.registry.config();
+    if (config.confirm.askPerson !== 'auto') return config.confirm.askPerson === 'always';
+    return profile === 'extension' || config.handoffWebhook !== undefined || callerShows || this.consoleOpen();
+  }
+
+  private record(event: 'confirm-ask' | 'confirm-yes' | 'confirm-no' | 'confirm-approve', session: string | undefined, outcome: 'ok' | 'refused', detail: string): void {
+    this.audit.record({ event, ...(session ? { session } : {}), outcome, detail });
+  }
+}
+
+function clipped(text: string): string {
+  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host || url;
+  } catch {
+    return url;
+  }
+}
+
+function sessionOf(profile: string): string | undefined {
+  return profile.startsWith(SESSION_PROFILE_PREFIX) ? profile.slice(SESSION_PROFILE_PREFIX.length) : undefined;
+}
+
+/** The 409: which rule, why not, and what would let it run. */
+function refusal(consequence: Consequence, rule: ConfirmRule, why: string, handoff?: string): ConflictError {
+  return new ConflictError(
+    `Not done: to ${consequence.act} needs a person's yes (confirm rule ${consequence.rule}: ${describeRule(rule)}), ${why}. ` +
+      'A person can say yes when asked (the hand-off page, the console, or the person\'s own Chrome); the token\'s holder may pre-approve the rule for a task session (POST /sessions/{id}/approvals)',
+    { rule: consequence.rule, ...(handoff ? { handoff } : {}) },
+  );
+}

@@ -1,0 +1,291 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Confirmation } from '../../relay/src/api/browser-api.js';
+import { BrowserClient, ConflictError } from '../../relay/src/client/browser-client.js';
+import { chromiumPath, waitFor } from '../harness/chromium.js';
+import { refOf } from '../harness/refs.js';
+import { rejection, startTestSite } from '../harness/test-site.js';
+import { type ControlEnv, startControlEnv } from './control-env.js';
+
+/**
+ * A consequential act waits for a yes (spec §20), on real Chromium: a
+ * checkout whose Pay button, clicked by ref, sends nothing until the person
+ * (Playwright driving the hand-off page, as a person would) says yes; a no,
+ * or nobody to ask, is a 409 naming the rule and the site receives nothing.
+ * On a task session (its own key), the managed profile through a real MCP
+ * client, and the person's shared tab. The token's holder may pre-approve a
+ * rule for one session, the session's key never can; a form sent to a
+ * domain a rule names, an executable download, a coordinate click and a
+ * computer-use click are held to the rules too; every ask, yes and no is in
+ * the audit.
+ */
+
+let env: ControlEnv;
+let person: Browser;
+let site: Awaited<ReturnType<typeof startTestSite>>;
+/** What the site received: each form sent to it. */
+const received: string[] = [];
+const base = () => `http://127.0.0.1:${env.server.control.port}`;
+
+const CHECKOUT = `<!doctype html><title>Checkout</title>
+<h1>Checkout</h1>
+<form method="post" action="/pay">
+  <label>Name on card <input name="holder" value="Ada"></label>
+  <button>Pay €42</button>
+</form>
+<form method="post" action="/notes"><label>Note <input name="note"></label><button>Continue</button></form>
+<a href="/setup.exe">Get the installer</a>`;
+
+beforeAll(async () => {
+  env = await startControlEnv();
+  person = await chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox'] });
+  site = await startTestSite((request, response, url) => {
+    if (request.method === 'POST') {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        received.push(`${url.pathname} ${Buffer.concat(chunks).toString()}`);
+        response.writeHead(200, { 'content-type': 'text/html' }).end('<title>Paid</title><p>Thank you</p>');
+      });
+      return;
+    }
+    if (url.pathname === '/setup.exe') return void response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename="setup.exe"' }).end('MZ not really a program');
+    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(CHECKOUT);
+  });
+}, 90_000);
+afterAll(async () => {
+  await person?.close();
+  await site?.close();
+  await env?.close();
+});
+beforeEach(() => {
+  received.length = 0;
+});
+
+/** A task session, the agent driving it with its own key. */
+async function sessionAgent(): Promise<{ id: string; agent: BrowserClient }> {
+  const session = await env.client('clawd').openSession({ credential_mode: 'clean' });
+  return { id: session.id, agent: new BrowserClient({ baseUrl: base(), token: session.key! }) };
+}
+
+async function atCheckout(client: BrowserClient, targetId?: string): Promise<{ targetId: string; text: string }> {
+  const id = targetId ?? (await client.openTab('about:blank')).targetId;
+  await client.navigate(`${site.url}/checkout`, id);
+  const snapshot = await client.snapshot({ targetId: id });
+  return { targetId: id, text: (snapshot as { text: string }).text };
+}
+
+/** The person opens the link and answers on the hand-off page; what the page showed them comes back. */
+async function answer(link: string, verdict: 'yes' | 'no'): Promise<{ heading: string; act: string; outlined: boolean }> {
+  const context = await person.newContext();
+  const page = await context.newPage();
+  await page.goto(link);
+  const shown = { heading: await page.locator('h1').innerText(), act: await page.locator('#act').innerText(), outlined: await page.locator('#target').isVisible() };
+  await page.getByRole('button', { name: verdict === 'yes' ? 'Yes, do it' : 'No' }).click();
+  await page.locator('#outcome').filter({ hasText: 'Thank you' }).waitFor();
+  await context.close();
+  return shown;
+}
+
+describe('a checkout\'s Pay button, clicked by ref', () => {
+  it('with nobody to ask: a 409 naming the rule, and nothing is sent', async () => {
+    const { id, agent } = await sessionAgent();
+    const { targetId, text } = await atCheckout(agent);
+    const refused = await rejection(agent.click(refOf(text, /button "Pay €42"/), { targetId }));
+    expect(refused).toBeInstanceOf(ConflictError);
+    expect(refused.message).toMatch(/^Not done: to click button "Pay €42" needs a person's yes \(confirm rule payments: button or link or menuitem named/);
+    expect(refused.message).toMatch(/no person can be asked here/);
+    expect(received).toEqual([]);
+    expect((await agent.tabs()).find((tab) => tab.targetId === targetId)?.title).toBe('Checkout');
+    const { entries } = await env.client('clawd').audit({ session: id, event: 'confirm-ask' });
+    expect(entries[0]).toMatchObject({ outcome: 'refused', detail: expect.stringMatching(/^payments: click button "Pay €42" on session-.*; no person could be asked$/) });
+    // A click at the button's point is the same click.
+    const box = await (await env.server.manager.driver(`session-${id}`).page(targetId)).locator('button', { hasText: 'Pay' }).boundingBox();
+    expect(await rejection(agent.clickAt(box!.x + box!.width / 2, box!.y + box!.height / 2, { targetId }))).toBeInstanceOf(ConflictError);
+    // So is a computer-use click there: a batch cannot wait for a person, and says how to ask one.
+    // (No display given: the model's screen is the viewport, so its pixels are the page's.)
+    const computer = await rejection(agent.vision.computerAnthropic({ targetId, actions: [{ action: 'left_click', coordinate: [Math.round(box!.x + box!.width / 2), Math.round(box!.y + box!.height / 2)] }] } as never));
+    expect(computer.message).toMatch(/confirm rule payments.*a computer-use batch cannot wait for a person: do it with POST \/act/);
+    expect(received).toEqual([]);
+    await env.client('clawd').closeSession(id);
+  });
+
+  it('asked with a person to show it: the site receives nothing until the person says yes on the hand-off page, then the act runs', async () => {
+    const { id, agent } = await sessionAgent();
+    const { targetId, text } = await atCheckout(agent);
+    let asked!: (confirmation: Confirmation) => void;
+    const waiting = new Promise<Confirmation>((resolve) => (asked = resolve));
+    const paying = agent.act({ kind: 'click', ref: refOf(text, /button "Pay €42"/), targetId }, { person: true, onConfirmation: asked });
+    const confirmation = await waiting;
+    expect(confirmation).toMatchObject({ rule: 'payments', act: 'click button "Pay €42"', state: 'waiting', link: expect.stringMatching(/\/handoff\/[0-9a-f]+\/open\?code=/) });
+    // Nothing yet: the page has not been touched.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(received).toEqual([]);
+    const shown = await answer(confirmation.link!, 'yes');
+    expect(shown).toEqual({ heading: 'The agent asks for your yes', act: expect.stringContaining('The agent would click button "Pay €42"'), outlined: true });
+    const paid = await paying;
+    expect(paid).toMatchObject({ kind: 'click', url: `${site.url}/pay`, title: 'Paid', confirmed: { rule: 'payments', by: 'person', handoff: confirmation.id } });
+    expect(received).toEqual(['/pay holder=Ada']);
+    const { entries } = await env.client('clawd').audit({ session: id });
+    expect(entries.map((entry) => entry.event)).toEqual(expect.arrayContaining(['confirm-ask', 'confirm-yes', 'handoff-open', 'handoff-end']));
+    await env.client('clawd').closeSession(id);
+  });
+
+  it("the person's no: a 409 saying so, and nothing is sent", async () => {
+    const { id, agent } = await sessionAgent();
+    const { targetId, text } = await atCheckout(agent);
+    let asked!: (confirmation: Confirmation) => void;
+    const waiting = new Promise<Confirmation>((resolve) => (asked = resolve));
+    const paying = rejection(agent.act({ kind: 'click', ref: refOf(text, /button "Pay €42"/), targetId }, { person: true, onConfirmation: asked }));
+    await answer((await waiting).link!, 'no');
+    const refused = await paying;
+    expect(refused).toBeInstanceOf(ConflictError);
+    expect(refused.message).toMatch(/confirm rule payments.*and the person said no/);
+    expect(received).toEqual([]);
+    expect((await env.client('clawd').audit({ session: id, event: 'confirm-no' })).entries).toHaveLength(1);
+    await env.client('clawd').closeSession(id);
+  });
+
+  it("over HTTP the answer comes at once with the hand-off's handle, and its hand-off carries the act's answer after the yes", async () => {
+    const { id, agent } = await sessionAgent();
+    const { targetId, text } = await atCheckout(agent);
+    const response = await fetch(`${base()}/act?person=true`, { method: 'POST', headers: { authorization: `Bearer ${(agent as unknown as { options: { token: string } }).options.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ kind: 'click', ref: refOf(text, /button "Pay €42"/), targetId }) });
+    expect(response.status).toBe(200);
+    const held = (await response.json()) as { confirmation: Confirmation; fence: string };
+    expect(held.confirmation).toMatchObject({ rule: 'payments', state: 'waiting' });
+    expect(held.fence).toMatch(/^\d{3,}$/);
+    expect(received).toEqual([]);
+    await answer(held.confirmation.link!, 'yes');
+    const ended = await agent.handoffState(held.confirmation.id, 30);
+    expect(ended).toMatchObject({ state: 'done', confirm: { rule: 'payments' }, act: { kind: 'click', title: 'Paid', confirmed: { by: 'person' } } });
+    expect(received).toEqual(['/pay holder=Ada']);
+    await env.client('clawd').closeSession(id);
+  });
+
+  it("the token's holder may pre-approve the rule for one session; the session's own key never can", async () => {
+    const { id, agent } = await sessionAgent();
+    const byKey = await fetch(`${base()}/sessions/${id}/approvals`, { method: 'POST', headers: { authorization: `Bearer ${(agent as unknown as { options: { token: string } }).options.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ rule: 'payments' }) });
+    expect(byKey.status).toBe(403);
+    expect(await rejection(env.client('clawd').approveRule(id, 'no-such-rule'))).toHaveProperty('message', expect.stringMatching(/No confirm rule "no-such-rule"/));
+    expect(await env.client('clawd').approveRule(id, 'payments')).toEqual({ session: id, approved: ['payments'] });
+    const { targetId, text } = await atCheckout(agent);
+    const paid = await agent.click(refOf(text, /button "Pay €42"/), { targetId });
+    expect(paid).toMatchObject({ title: 'Paid', confirmed: { rule: 'payments', by: 'pre-approval' } });
+    expect(received).toEqual(['/pay holder=Ada']);
+    const events = (await env.client('clawd').audit({ session: id })).entries.map((entry) => entry.event);
+    expect(events).toEqual(expect.arrayContaining(['confirm-approve', 'confirm-yes']));
+    // Another session is not approved by it.
+    const other = await sessionAgent();
+    const atOther = await atCheckout(other.agent);
+    expect(await rejection(other.agent.click(refOf(atOther.text, /button "Pay €42"/), { targetId: atOther.targetId }))).toBeInstanceOf(ConflictError);
+    await env.client('clawd').closeSession(other.id);
+    await env.client('clawd').closeSession(id);
+  });
+});
+
+describe('the other rules', () => {
+  it('a form sent to a domain a rule names (a click, or Enter in its field), and an executable download, wait for a yes too', async () => {
+    const path = join(env.home, 'config.json');
+    const config = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+    writeFileSync(path, JSON.stringify({ ...config, confirm: { rules: [{ name: 'notes-site', formTo: ['127.0.0.1'] }, { name: 'executables', download: ['exe'] }] } }));
+    try {
+      const { id, agent } = await sessionAgent();
+      const { targetId, text } = await atCheckout(agent);
+      const clicked = await rejection(agent.click(refOf(text, /button "Continue"/), { targetId }));
+      expect(clicked.message).toMatch(/^Not done: to click button "Continue", sending a form to 127\.0\.0\.1:\d+ needs a person's yes \(confirm rule notes-site/);
+      const entered = await rejection(agent.type(refOf(text, /textbox "Note"/), 'hello', { submit: true, targetId }));
+      expect(entered.message).toMatch(/to press Enter in its field, sending a form to 127\.0\.0\.1:\d+ needs a person's yes \(confirm rule notes-site/);
+      expect(received).toEqual([]);
+      // The installer: held, and with nobody to ask, not kept.
+      await agent.click(refOf(text, /link "Get the installer"/), { targetId });
+      await waitFor(async () => (await agent.downloads()).downloads.some((download) => download.state === 'failed'), { message: 'the download was never decided' });
+      const [download] = (await agent.downloads()).downloads;
+      expect(download).toMatchObject({ state: 'failed', error: expect.stringMatching(/^not kept: confirm rule executables .*no person can be asked here/) });
+      expect(download.path).toBeUndefined();
+      expect((await env.client('clawd').audit({ session: id, event: 'confirm-ask' })).entries.length).toBeGreaterThanOrEqual(3);
+      await env.client('clawd').closeSession(id);
+    } finally {
+      writeFileSync(path, JSON.stringify(config));
+    }
+  });
+});
+
+describe('a tool the page offers and marks consequential (WebMCP)', () => {
+  it('is called only on a yes: with nobody to ask a 409 naming the rule, with a person asked it runs once they say so', async () => {
+    const client = env.client('clawd');
+    const tab = await client.openTab(env.fixtures.url('page-tools.html'));
+    const paid = async () => (await client.evaluate('() => document.getElementById("paid").textContent', { targetId: tab.targetId })).result;
+    const before = await paid();
+    const refused = await rejection(client.pageTools.call({ targetId: tab.targetId, name: 'pay', input: {} }));
+    expect(refused).toBeInstanceOf(ConflictError);
+    expect(refused.message).toMatch(/^Not done: to call the page's tool "pay" needs a person's yes \(confirm rule page-tools: a page tool the page marks consequential\)/);
+    expect(await paid()).toBe(before);
+    // A tool it does not mark is called at once.
+    expect((await client.pageTools.call({ targetId: tab.targetId, name: 'add_to_cart', input: { sku: 'p1' } })).status).toBe('Completed');
+    let asked!: (confirmation: Confirmation) => void;
+    const waiting = new Promise<Confirmation>((resolve) => (asked = resolve));
+    const paying = client.pageTools.call({ targetId: tab.targetId, name: 'pay', input: {} }, { person: true, onConfirmation: asked });
+    const confirmation = await waiting;
+    expect(confirmation).toMatchObject({ rule: 'page-tools', act: 'call the page\'s tool "pay"' });
+    expect(await paid()).toBe(before);
+    await answer(confirmation.link!, 'yes');
+    expect(await paying).toMatchObject({ tool: 'pay', status: 'Completed', confirmed: { rule: 'page-tools', by: 'person' } });
+    expect(await paid()).toBe('paid');
+    await client.closeTab(tab.targetId);
+  });
+});
+
+describe('where a person is reachable', () => {
+  it('through a real MCP client with the handoff group: browser_act waits, the progress carries the link, the yes runs it', async () => {
+    const mcp = new Client({ name: 'confirm-agent', version: '1' });
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${base()}/mcp?caps=handoff`), { requestInit: { headers: { authorization: `Bearer ${env.server.token}` } } }));
+    try {
+      const client = env.client('clawd');
+      const { targetId, text } = await atCheckout(client);
+      const progress: string[] = [];
+      const calling = mcp.callTool({ name: 'browser_act', arguments: { profile: 'clawd', targetId, kind: 'click', ref: refOf(text, /button "Pay €42"/) } }, undefined, {
+        onprogress: (update) => void progress.push(String(update.message)),
+        timeout: 60_000,
+      });
+      await waitFor(async () => progress.length > 0, { message: 'no progress notification came' });
+      expect(progress[0]).toMatch(/^Waiting for a person's yes \(rule payments\): http\S+\/open\?code=/);
+      expect(received).toEqual([]);
+      await answer(/(http\S+\/open\?code=\S+)/.exec(progress[0])![1], 'yes');
+      const result = (await calling) as { content: Array<{ text: string }>; isError?: boolean };
+      const said = result.content.map((part) => part.text).join('\n');
+      expect(result.isError, said).toBeFalsy();
+      expect(said.split('\n').slice(0, 2)).toEqual(['click: done', 'A person said yes (rule payments).']);
+      expect(received).toEqual(['/pay holder=Ada']);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it("on the person's own shared tab: their Chrome is there to ask, so the act waits for them", async () => {
+    const user = env.client('extension');
+    const [tab] = await user.tabs();
+    const { targetId, text } = await atCheckout(user, tab.targetId);
+    let asked!: (confirmation: Confirmation) => void;
+    const waiting = new Promise<Confirmation>((resolve) => (asked = resolve));
+    const paying = user.act({ kind: 'click', ref: refOf(text, /button "Pay €42"/), targetId }, { onConfirmation: asked });
+    const confirmation = await waiting;
+    expect(received).toEqual([]);
+    await answer(confirmation.link!, 'yes');
+    expect(await paying).toMatchObject({ title: 'Paid', confirmed: { by: 'person' } });
+    expect(received).toEqual(['/pay holder=Ada']);
+    await user.navigate(env.fixtures.url('index.html?user=1'), targetId);
+  });
+});
+
+describe('bad input', () => {
+  it('a pre-approval for no session is a 404; a config with a bad rule names the field', async () => {
+    expect(await rejection(env.client('clawd').approveRule('nosuch', 'payments'))).toHaveProperty('message', expect.stringMatching(/No task session "nosuch"/));
+    const response = await env.raw('/sessions/x/approvals', { method: 'POST', body: JSON.stringify({ rule: '' }) });
+    expect(response.status).toBe(400);
+    expect((await response.json()).error.message).toMatch(/rule/);
+  });
+});
