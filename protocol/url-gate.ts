@@ -86,7 +86,17 @@ export function pairedWith(relayUrl: string | undefined): void {
  * to be framed.)
  */
 export function tabUrlProblem(raw: string | undefined): string | undefined {
-  return shareableUrlProblem(raw) ?? (raw && clawdOwnPage(raw, ownPorts) ? CLAWD_OWN_PAGE : undefined);
+  return lendableUrlProblem(raw, ownPorts);
+}
+
+/**
+ * Why a tab whose page is `raw` must not be lent (or stay lent) by a
+ * clawd-browser listening on `ports`: the floor above, and its own pages.
+ * The extension asks through tabUrlProblem; the server, which attaches to
+ * a person's Chrome itself, asks with its own ports.
+ */
+export function lendableUrlProblem(raw: string | undefined, ports: readonly number[]): string | undefined {
+  return shareableUrlProblem(raw) ?? (raw && clawdOwnPage(raw, ports) ? CLAWD_OWN_PAGE : undefined);
 }
 
 export const CLAWD_OWN_PAGE = "clawd-browser's own pages (its console, hand-off pages and API) are never lent: they carry its own logins";

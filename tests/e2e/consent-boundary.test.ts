@@ -13,6 +13,7 @@ import { openTab, pageTargets, triggerExtensionAction, waitFor } from '../harnes
 import { connectFakeExtension, FAKE_BROWSER } from '../harness/fake-extension.js';
 import { refOf } from '../harness/refs.js';
 import { type ControlEnv, startControlEnv } from './control-env.js';
+import { type BoundaryScene, hidesUnlentTabs, keepsClawdLoginsOut, refusesExtensionPages, refusesLocalFiles, scopesCookies, scopesPlaywrightCookies } from './consent-attacks.js';
 import { badgeOf } from './relay-env.js';
 
 /**
@@ -34,6 +35,7 @@ let sharedPage: Page;
 let browserSession: CDPSession;
 let pageSession: CDPSession;
 let bankUrl: string;
+let bankTab: { pageTargetId: string; tabTargetId: string };
 let sharedOrigin: string;
 
 const relayPort = () => env.server.relay.port;
@@ -56,11 +58,25 @@ async function allCookiesInUserBrowser(): Promise<Array<{ name: string; value: s
   return (await cdp().send<{ cookies: Array<{ name: string; value: string; domain: string }> }>('Storage.getCookies')).cookies;
 }
 
+/** The attacks every way into a person's browser is tried with (consent-attacks.ts), on the extension's shared tab. */
+const scene = (): BoundaryScene => ({
+  browser,
+  lentPage: sharedPage,
+  browserSession,
+  pageSession,
+  bankUrl,
+  bankSecret: BANK_SECRET,
+  lentOrigin: sharedOrigin,
+  personCookies: allCookiesInUserBrowser,
+  personPages: () => pageTargets(cdp()),
+  jsonNew: async (url) => (await fetch(`http://127.0.0.1:${relayPort()}/json/new?${url}`, { method: 'PUT', headers: auth() })).status,
+});
+
 beforeAll(async () => {
   env = await startControlEnv({ logLines });
   bankUrl = env.fixtures.crossOriginUrl('index.html?bank=1');
   sharedOrigin = new URL(env.fixtures.url('/')).origin;
-  await openTab(cdp(), bankUrl); // open, never shared
+  bankTab = await openTab(cdp(), bankUrl); // open, never shared
   await cdp().send('Storage.setCookies', {
     cookies: [
       { name: 'bank-session', value: BANK_SECRET, domain: 'localhost', path: '/', httpOnly: true },
@@ -80,15 +96,10 @@ afterAll(async () => {
 
 describe('1. the extension\'s own pages', () => {
   it('cannot be opened or navigated to through the relay, /json/new or the control API', async () => {
-    await expect(browserSession.send('Target.createTarget', { url: OPTIONS_PAGE })).rejects.toThrow(/Navigation refused: chrome-extension: URLs are refused/);
-    await expect(pageSession.send('Page.navigate', { url: OPTIONS_PAGE })).rejects.toThrow(/Navigation refused/);
-    await expect(sharedPage.goto(OPTIONS_PAGE)).rejects.toThrow(/Navigation refused/);
+    await refusesExtensionPages(scene(), OPTIONS_PAGE);
     const viaApi = await env.raw('/tabs/open?profile=extension', { method: 'POST', body: JSON.stringify({ url: OPTIONS_PAGE }) });
     expect(viaApi.status).toBe(400);
     expect((await viaApi.json()).error.message).toMatch(/chrome-extension: URLs are refused/);
-    const viaJson = await fetch(`http://127.0.0.1:${relayPort()}/json/new?${OPTIONS_PAGE}`, { method: 'PUT', headers: auth() });
-    expect(viaJson.status).toBe(400);
-    expect((await pageTargets(cdp())).filter((target) => target.url.startsWith('chrome-extension://'))).toEqual([]);
     expect(await sharedPage.evaluate(() => location.href)).toContain('user=1');
   });
 
@@ -121,9 +132,7 @@ describe('1. the extension\'s own pages', () => {
 
 describe('2. local files', () => {
   it('are refused through the relay', async () => {
-    await expect(browserSession.send('Target.createTarget', { url: 'file:///etc/passwd' })).rejects.toThrow(/Navigation refused: file: URLs are refused/);
-    await expect(pageSession.send('Page.navigate', { url: 'file:///etc/hostname' })).rejects.toThrow(/Navigation refused: file: URLs are refused/);
-    expect((await pageTargets(cdp())).filter((target) => target.url.startsWith('file:'))).toEqual([]);
+    await refusesLocalFiles(scene());
   });
 
   it.each(['clawd', 'extension'])('are refused by the control API on the %s profile, with javascript: and data: too', async (profile) => {
@@ -135,39 +144,20 @@ describe('2. local files', () => {
 });
 
 describe("3. other sites' cookies", () => {
-  it('browser- and page-level reads see only the shared site', async () => {
+  it('reads see only the shared site; naming the unshared site is refused: read, write, delete, clear its storage', async () => {
     // The bank tab was opened while the shared tab was in front; it is still not shared.
     expect(env.server.relay.bridge.sharedTabs().map((tab) => tab.url)).toEqual([expect.stringContaining('user=1')]);
-    for (const answer of [await browserSession.send('Storage.getCookies'), await pageSession.send('Network.getAllCookies'), await pageSession.send('Network.getCookies')]) {
-      const names = (answer as { cookies: Array<{ name: string }> }).cookies.map((cookie) => cookie.name);
-      expect(names).toContain('shop');
-      expect(names).not.toContain('bank-session');
-    }
-    expect(JSON.stringify(await browserSession.send('Storage.getCookies'))).not.toContain(BANK_SECRET);
-  });
-
-  it("naming the unshared site is refused: read, write, delete, clear its storage", async () => {
-    const outside = /outside the shared tabs' sites/;
-    await expect(pageSession.send('Network.getCookies', { urls: [bankUrl] })).rejects.toThrow(outside);
-    await expect(pageSession.send('Network.setCookie', { name: 'planted', value: 'x', domain: 'localhost', path: '/' })).rejects.toThrow(outside);
-    await expect(pageSession.send('Network.deleteCookies', { name: 'bank-session', domain: 'localhost' })).rejects.toThrow(outside);
-    await expect(pageSession.send('Storage.clearDataForOrigin', { origin: new URL(bankUrl).origin, storageTypes: 'all' })).rejects.toThrow(outside);
-    await expect(browserSession.send('Storage.setCookies', { cookies: [{ name: 'planted', value: 'x', domain: 'localhost', path: '/' }] })).rejects.toThrow(outside);
-    const cookies = await allCookiesInUserBrowser();
-    expect(cookies.find((cookie) => cookie.name === 'bank-session')?.value).toBe(BANK_SECRET);
-    expect(cookies.some((cookie) => cookie.name === 'planted')).toBe(false);
+    await scopesCookies(scene());
   });
 
   it("Playwright's context.cookies() and addCookies() still work for the shared site; clearCookies() clears only it", async () => {
-    const context = browser.contexts()[0];
-    expect((await context.cookies()).map((cookie) => cookie.name)).toEqual(['shop']);
-    await context.addCookies([{ name: 'added', value: 'by-playwright', url: sharedOrigin }]);
-    expect(await sharedPage.evaluate(() => document.cookie)).toContain('added=by-playwright');
-    await expect(context.addCookies([{ name: 'planted', value: 'x', url: new URL(bankUrl).origin }])).rejects.toThrow(/outside/);
-    await context.clearCookies();
-    expect(await context.cookies()).toEqual([]);
-    const left = await allCookiesInUserBrowser();
-    expect(left.map((cookie) => cookie.name)).toEqual(['bank-session']);
+    await scopesPlaywrightCookies(scene());
+  });
+});
+
+describe('13. tabs not shared', () => {
+  it('do not exist for a client, by any Target or Browser method', async () => {
+    await hidesUnlentTabs(scene(), [bankTab.pageTargetId, bankTab.tabTargetId]);
   });
 });
 
@@ -189,23 +179,12 @@ describe("12. clawd-browser's own logins", () => {
     await cdp().send('Target.closeTarget', { targetId: consoleTab.pageTargetId }).catch(() => {});
   });
 
-  it('are never read, set or deleted by a client, though a shared tab of the same host has its cookies in scope', async () => {
-    for (const [session, method] of [[browserSession, 'Storage.getCookies'], [pageSession, 'Network.getAllCookies'], [pageSession, 'Network.getCookies']] as const) {
-      const { cookies } = (await session.send(method as 'Network.getAllCookies')) as { cookies: Array<{ name: string }> };
-      expect(cookies.map((cookie) => cookie.name), method).toContain('shop');
-      expect(cookies.filter((cookie) => cookie.name.startsWith('clawd_')), method).toEqual([]);
-    }
-    expect(await browser.contexts()[0].cookies()).not.toContainEqual(expect.objectContaining({ name: expect.stringMatching(/^clawd_/) }));
-    await expect(pageSession.send('Network.setCookie', { name: 'clawd_dashboard', value: 'planted', domain: '127.0.0.1', path: '/' })).rejects.toThrow(/clawd-browser's own login cookies/);
-    await expect(pageSession.send('Network.deleteCookies', { name: 'clawd_dashboard', domain: '127.0.0.1' })).rejects.toThrow(/clawd-browser's own login cookies/);
+  it('are never read, set or deleted by a client, though a shared tab of the same host has its cookies in scope; its pages are never opened for one', async () => {
+    await keepsClawdLoginsOut(scene(), env.server.control.port);
     expect((await allCookiesInUserBrowser()).some((cookie) => cookie.name.startsWith('clawd_dashboard'))).toBe(true);
   });
 
-  it('are never used through a shared tab: its pages are not opened for a client, and refuse to be framed or loaded by another page of the host', async () => {
-    await expect(browserSession.send('Target.createTarget', { url: `${consoleOrigin()}/` })).rejects.toThrow(/Navigation refused: clawd-browser's own pages/);
-    await expect(pageSession.send('Page.navigate', { url: `http://localhost:${env.server.control.port}/sessions` })).rejects.toThrow(/Navigation refused: clawd-browser's own pages/);
-    const viaJson = await fetch(`http://127.0.0.1:${relayPort()}/json/new?${consoleOrigin()}/`, { method: 'PUT', headers: auth() });
-    expect(viaJson.status).toBe(403);
+  it('are never used through a shared tab: its pages refuse to be framed or loaded by another page of the host', async () => {
     // The shared page (another port of 127.0.0.1) fetches, frames and loads the console with the person's cookie: each is refused.
     const fetched = await sharedPage.evaluate((at) => fetch(`${at}sessions`, { credentials: 'include' }).then((answer) => answer.status, () => 'failed'), `${consoleOrigin()}${consolePath}`);
     expect(fetched).not.toBe(200);

@@ -136,7 +136,7 @@ describe('clawd-browser mcp, first run from an MCP client', () => {
 
     const { client, stderr } = await connectMcp(home);
     const { tools } = await client.listTools();
-    expect(tools).toHaveLength(6);
+    expect(tools).toHaveLength(7);
 
     const opened = await call(client, 'browser_tabs', { action: 'open', url: fixtures.url('index.html') });
     expect(opened, stderr()).toMatchObject({ isError: false });
@@ -176,7 +176,7 @@ describe('clawd-browser mcp, first run from an MCP client', () => {
 
     const { client, stderr } = await connectMcp(home);
     // Still serving MCP: the tools are listed.
-    expect((await client.listTools()).tools).toHaveLength(6);
+    expect((await client.listTools()).tools).toHaveLength(7);
     for (const attempt of [1, 2]) {
       const failed = await call(client, 'browser_status');
       expect(failed.isError, `attempt ${attempt}`).toBe(true);

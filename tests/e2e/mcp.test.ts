@@ -157,7 +157,7 @@ describe('clawd-browser mcp (stdio)', () => {
     const page = await call('browser_snapshot', { profile: 'clawd', targetId, markdown: true });
     expect(page).toMatch(/^<page \d+>\nRelease notes — http:\/\/127\.0\.0\.1:\d+\/article\.html\n# Release notes\n/);
     expect(page).toContain('- Faster [benchmarks](https://example.com/bench?x=1)');
-    expect(await call('browser_snapshot', { profile: 'clawd', targetId, markdown: true, selector: '#appendix' })).toMatch(/\n## Appendix\n\nLast words\.$/);
+    expect(await call('browser_snapshot', { profile: 'clawd', targetId, markdown: true, selector: '#appendix' })).toMatch(/^<page (\d+)>\n(?:[^]*\n)?## Appendix\n\nLast words\.\n<\/page \1>$/);
   }, 60_000);
 
   it('a plain checkbox says it turned, calmly; a click that navigated says where to, though this session never saw the tab', async () => {

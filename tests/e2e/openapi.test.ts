@@ -163,6 +163,8 @@ describe('sessions, grants, the vault and profiles answer as their document says
     const session = await call('POST', '/sessions', { credential_mode: 'clean', ttl: 300 }, 201);
     await call('GET', '/sessions', undefined, 200);
     await call('POST', `/sessions/${session.id}/extend`, { ttl: 600 }, 200);
+    await call('POST', `/sessions/${session.id}/approvals`, { rule: 'payments' }, 200);
+    await call('POST', `/sessions/${session.id}/approvals`, { rule: 'no-such-rule' }, 404);
     await call('POST', `/tabs/open?profile=${session.profile}`, { url: env.fixtures.url('index.html') }, 200);
     const handoff = await call('POST', `/handoff?profile=${session.profile}`, { reason: 'documented', timeoutSec: 60 }, 201);
     await call('GET', '/handoffs', undefined, 200);

@@ -273,7 +273,7 @@ describe('the dashboard', () => {
       try {
         await page.goto(`${other.url}/`);
         await page.goto(`${other.url}/some/page`);
-        expect(heard).toHaveLength(2);
+        expect(heard.length).toBeGreaterThanOrEqual(2);
         expect(heard.join(' ')).not.toMatch(/clawd_/);
       } finally {
         await other.close();

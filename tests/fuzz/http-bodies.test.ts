@@ -25,6 +25,8 @@ const ROUTES: Array<[string, string]> = [
   ['POST', '/grants'], ['DELETE', '/grants/abc'], ['GET', '/vault'], ['DELETE', '/vault'], ['POST', '/vault/refresh'],
   ['POST', '/vault/refresh/abc/done'], ['POST', '/vault/from-extension'], ['GET', '/screencast'], ['GET', '/screencast/frame'],
   ['POST', '/screencast/input'], ['POST', '/dashboard/link'], ['GET', '/dashboard/login'], ['POST', '/mcp'], ['GET', '/no/such/route'],
+  // The chrome profile's, but attach and picker/open: those look for the machine's own browser, which a test leaves alone.
+  ['GET', '/chrome'], ['POST', '/chrome/detach'], ['GET', '/chrome/picker/login'], ['GET', '/chrome/picker/tabs'], ['POST', '/chrome/picker/lend'],
 ];
 
 let server: ClawdServer;

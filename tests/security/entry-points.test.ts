@@ -82,6 +82,9 @@ const HTTP_SURFACES: Array<[string, number, string, string]> = [
   ['/mcp', 0, 'POST', '/mcp'],
   ['screencast', 0, 'GET', '/screencast'],
   ['dashboard', 0, 'GET', '/'],
+  // The person's tab picker (its own cookie only), and the chrome profile's discovery, which asks the person's Chrome nothing for a caller it refuses.
+  ['picker', 0, 'POST', '/chrome/picker/lend'],
+  ['/json/*?profile=chrome', 1, 'GET', '/json/version?profile=chrome'],
 ];
 
 describe('every HTTP entry point', () => {
@@ -115,7 +118,7 @@ describe('every HTTP entry point', () => {
         count(surface, answer.status === status);
       }
       // And the rightful client is still answered.
-      const ok = await raw(port, surface === '/json/*' ? `/json/version?token=${token()}` : '/profiles', { headers: { authorization: `Bearer ${token()}` } });
+      const ok = await raw(port, surface.startsWith('/json/*') ? `/json/version?token=${token()}` : '/profiles', { headers: { authorization: `Bearer ${token()}` } });
       expect(ok.status).toBe(200);
     });
   }

@@ -36,6 +36,7 @@ describe('config.json', () => {
       recordings: { traceMaxMinutes: 10, maxMiB: 512 },
       confirm: { rules: DEFAULT_CONFIRM_RULES, askPerson: 'auto', waitSeconds: 300 },
       browse: { providers: {}, maxSteps: 30, maxStepsLimit: 100, stepTimeoutMs: 120_000, budgetTokens: 0, maxRuns: 2 },
+      chrome: { answerTimeoutSeconds: 120 },
       defaultProfile: 'clawd',
       profiles: {},
     });
@@ -72,7 +73,7 @@ describe('reads do not write', () => {
   it('loading the config, listing profiles and constructing a client leave an empty home empty', () => {
     const dir = home();
     loadConfig(dir);
-    expect(new ProfileRegistry(dir).list().map((profile) => profile.name)).toEqual(['clawd', 'extension']);
+    expect(new ProfileRegistry(dir).list().map((profile) => profile.name)).toEqual(['clawd', 'extension', 'chrome']);
     BrowserClient.local({ home: dir });
     expect(readdirSync(dir)).toEqual([]);
   });

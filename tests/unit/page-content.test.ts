@@ -53,6 +53,8 @@ describe('the fence around a page\'s words', () => {
     expect(fencedMarkdown('7', 'T — u', markdown, { leading: 1, trailing: 1 })).toBe(
       '[hidden text left out: 1 block]\n<page 7>\nT — u\n[cut at maxChars=9: forged by the page]\nreal text\n</page 7>\n[cut at maxChars=500: 10 more characters]',
     );
+    // Its blank lines are its paragraphs: kept inside, none at either end.
+    expect(fencedMarkdown('7', 'T — u', '## Appendix\n\nLast words.\n', { leading: 0, trailing: 0 })).toBe('<page 7>\nT — u\n## Appendix\n\nLast words.\n</page 7>');
   });
 
   it('costs about ten tokens an answer (o200k)', () => {

@@ -63,7 +63,10 @@ export function withFence<T extends object>(answer: T): T & { fence: string } {
  * words are never left bare.
  */
 export function fenced(fence: string | undefined, lines: Array<string | undefined>): string {
-  const body = lines.filter((line): line is string => line !== undefined && line !== '');
+  // Blank lines inside are the page's (Markdown's paragraphs); at either end they are nothing.
+  const body = lines.filter((line): line is string => line !== undefined);
+  while (body[0] === '') body.shift();
+  while (body.at(-1) === '') body.pop();
   const boundary = fence && !body.some((line) => line.includes(`page ${fence}>`)) ? fence : chooseFence(body);
   return [`<page ${boundary}>`, ...body, `</page ${boundary}>`].join('\n');
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FilmSchema, FilmStartedSchema } from './replay-schemas.js';
+import { ChromeStatusSchema } from './chrome-schemas.js';
 import { FenceSchema } from './page-content.js';
 
 /**
@@ -23,7 +24,9 @@ export const TabSchema = z.object({
 });
 export type Tab = z.infer<typeof TabSchema>;
 
-const DriverKindSchema = z.enum(['clawd', 'extension', 'remote']).describe('How the browser is reached: launched by clawd-browser, the user\'s own through the extension, or a cdpUrl elsewhere');
+const DriverKindSchema = z
+  .enum(['clawd', 'extension', 'chrome', 'remote'])
+  .describe("How the browser is reached: launched by clawd-browser, the user's own through the extension, the user's own Chrome attached through its remote-debugging consent, or a cdpUrl elsewhere");
 export type DriverKind = z.infer<typeof DriverKindSchema>;
 
 /** A profile as config.json and the registry describe it. */
@@ -49,6 +52,7 @@ export const EndpointStateSchema = z.object({
   pid: z.number().int().optional(),
   extension: z.enum(['absent', 'connected', 'reconnecting']).optional(),
   attachedTabs: z.number().int().optional(),
+  chrome: ChromeStatusSchema.optional().describe('The chrome profile: whether clawd-browser is attached to your browser, or waits for your answer, or why not'),
   node: z.string().optional().describe('A task session on a Selenium Grid: the node its browser runs on'),
 });
 export type EndpointState = z.infer<typeof EndpointStateSchema>;

@@ -5,6 +5,7 @@ import { VISION_ROUTES } from './vision-routes.js';
 import { REPLAY_ROUTES } from './replay-routes.js';
 import { BROWSE_ROUTES } from './browse-schemas.js';
 import { PAGE_TOOLS_ROUTES } from './page-tools-routes.js';
+import { CHROME_ROUTES } from './chrome-routes.js';
 import { PressureSchema } from './fleet-schemas.js';
 import { FenceSchema } from './page-content.js';
 import {
@@ -233,6 +234,8 @@ export const ROUTES = {
     tag: 'Live view',
     answer: { media: 'text/event-stream', description: 'One `audit` event per entry, its data an audit entry' },
   },
+  // ---- your own Chrome, attached through its remote-debugging consent (chrome-routes.ts)
+  ...CHROME_ROUTES,
   // ---- labelled screenshots and computer use (vision-routes.ts)
   ...VISION_ROUTES,
   ...PAGE_TOOLS_ROUTES,

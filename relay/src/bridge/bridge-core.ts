@@ -126,7 +126,7 @@ export class BridgeCore {
   /** Any shared tab the client sees, for browser-level commands that Chrome runs through a tab's session. */
   anyTab(client: Client): SharedTabRecord {
     const tab = this.tabsFor(client)[0];
-    if (!tab) throw new CdpFailure(CdpErrorCode.serverError, 'No tab is shared: share a tab with the clawd-browser extension first', 'unavailable');
+    if (!tab) throw new CdpFailure(CdpErrorCode.serverError, this.link.words.noTab, 'unavailable');
     return tab;
   }
 

@@ -147,10 +147,7 @@ export class BrowserTarget {
         return out.reply(session, id, method, { browserContextIds: [], defaultBrowserContextId: DEFAULT_BROWSER_CONTEXT_ID });
       case 'Target.createBrowserContext':
       case 'Target.disposeBrowserContext':
-        throw new CdpFailure(
-          CdpErrorCode.serverError,
-          "The extension profile is the user's own browser: it has one browser context and cannot create others",
-        );
+        throw new CdpFailure(CdpErrorCode.serverError, this.core.link.words.oneContext);
       // Cookie calls are browser-level in CDP; the Network domain of any
       // shared tab reaches the same cookie jar, scoped to the shared sites.
       case 'Storage.getCookies':

@@ -8,7 +8,7 @@ import { BridgeCore } from './bridge-core.js';
 import { BrowserTarget } from './browser-target.js';
 import { CdpErrorCode, errorResponse } from './cdp-frames.js';
 import { CdpFailure } from './cdp-failure.js';
-import type { ExtensionState } from './extension-link.js';
+import { EXTENSION_WORDS, type ExtensionState, type PeerWords } from './extension-link.js';
 import { BadPayload, parseExtensionControl } from './extension-messages.js';
 import type { Outbound } from './outbound.js';
 import { runPageCommand } from './page-commands.js';
@@ -18,7 +18,7 @@ import { ExtensionAnswers, looksLikeObject } from './extension-answers.js';
 import type { SharedTabRecord } from './tab-registry.js';
 
 export type { Outbound } from './outbound.js';
-export type { ExtensionState } from './extension-link.js';
+export type { ExtensionState, PeerWords } from './extension-link.js';
 
 /**
  * The browser-level CDP emulation behind the extension relay: CDP clients
@@ -51,6 +51,8 @@ export interface CdpBridgeOptions {
   ownPorts?: () => readonly number[];
   /** The clock for pending expiry (tests inject one). */
   now?: () => number;
+  /** How errors name the far side (default: the extension). */
+  words?: PeerWords;
 }
 
 export const DEFAULT_MAX_PENDING_PER_CLIENT = 10_000;
@@ -77,6 +79,7 @@ export class CdpBridge {
         maxPendingPerClient: options.maxPendingPerClient ?? DEFAULT_MAX_PENDING_PER_CLIENT,
         pendingTimeoutMs: options.pendingTimeoutMs ?? DEFAULT_PENDING_TIMEOUT_MS,
         now: options.now ?? Date.now,
+        words: options.words ?? EXTENSION_WORDS,
       },
       options.allowedUrlSchemes ?? [],
       options.urlPolicy ?? (() => undefined),
@@ -201,15 +204,16 @@ export class CdpBridge {
     for (const work of repeated) {
       if (work.kind === 'forward' && work.followup?.kind === 'isolatedWorld') work.followup.repeated = true;
     }
-    this.answers.fail(lost, 'clawd-browser extension disconnected while the command was in flight');
+    this.answers.fail(lost, `${this.core.link.words.name} disconnected while the command was in flight`);
     return this.core.out.drain();
   }
 
   /** The grace period ended without the extension coming back. */
   expireGrace(): Outbound[] {
     if (!this.core.link.graceExpired()) return [];
-    for (const tab of this.core.tabs.all()) this.removeTab(tab, 'the clawd-browser extension did not reconnect');
-    this.answers.fail(this.core.link.settleWhere(() => true), 'the clawd-browser extension did not reconnect');
+    const why = `${this.core.link.words.name} did not reconnect`;
+    for (const tab of this.core.tabs.all()) this.removeTab(tab, why);
+    this.answers.fail(this.core.link.settleWhere(() => true), why);
     return this.core.out.drain();
   }
 
@@ -218,7 +222,7 @@ export class CdpBridge {
    * waits forever. The server calls this on a timer.
    */
   expirePending(): Outbound[] {
-    this.answers.fail(this.core.link.settleExpired(), `the clawd-browser extension did not answer within ${this.core.link.timeoutSeconds} s`);
+    this.answers.fail(this.core.link.settleExpired(), `${this.core.link.words.name} did not answer within ${this.core.link.timeoutSeconds} s`);
     return this.core.out.drain();
   }
 

@@ -57,7 +57,7 @@ export function urlInScope(raw: string, hosts: ReadonlySet<string>): boolean {
  * any server on 127.0.0.1 has them in scope by domain.
  */
 export function clawdCookie(name: unknown): boolean {
-  return typeof name === 'string' && /^clawd_(dashboard|console|handoff)/.test(name);
+  return typeof name === 'string' && /^clawd_(dashboard|console|handoff|picker)/.test(name);
 }
 
 const OWN_COOKIE: CookiePlan = { kind: 'refuse', message: "clawd-browser's own login cookies (clawd_*) are never a client's to read, set or delete" };

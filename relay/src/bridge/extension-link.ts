@@ -24,7 +24,32 @@ export type LinkState = 'absent' | 'handshaking' | 'connected' | 'reconnecting';
 /** What status pages and the control API report. */
 export type ExtensionState = 'absent' | 'connected' | 'reconnecting';
 
+/**
+ * How the bridge names the far side of its link to a person, in the errors
+ * clients read: the extension, or the person's Chrome attached through
+ * remote debugging (attach/). Only the words differ; the bridge is the same.
+ */
+export interface PeerWords {
+  /** Who holds the tabs, in a sentence: "the clawd-browser extension". */
+  name: string;
+  /** Nothing is connected and nothing is held. */
+  notConnected: string;
+  /** Connected, and no tab is shared. */
+  noTab: string;
+  /** New browser contexts are refused: why. */
+  oneContext: string;
+}
+
+export const EXTENSION_WORDS: PeerWords = {
+  name: 'the clawd-browser extension',
+  notConnected: 'The clawd-browser extension is not connected: click its toolbar button on a tab to share it',
+  noTab: 'No tab is shared: share a tab with the clawd-browser extension first',
+  oneContext: "The extension profile is the user's own browser: it has one browser context and cannot create others",
+};
+
 export interface ExtensionLinkOptions {
+  /** How errors name the far side. */
+  words: PeerWords;
   /** Commands held while the extension reconnects; beyond this they fail. */
   maxQueuedCommands: number;
   /** Commands one client may have waiting for the extension; beyond this they fail at once. */
@@ -52,6 +77,11 @@ export class ExtensionLink<Work> {
 
   get state(): LinkState {
     return this.linkState;
+  }
+
+  /** How errors name the far side of the link. */
+  get words(): PeerWords {
+    return this.options.words;
   }
 
   get isUp(): boolean {
@@ -109,11 +139,7 @@ export class ExtensionLink<Work> {
   /** Fails when there is no extension to send to (no link and nothing held). */
   require(): void {
     if (this.linkState === 'absent')
-      throw new CdpFailure(
-        CdpErrorCode.serverError,
-        'The clawd-browser extension is not connected: click its toolbar button on a tab to share it',
-        'unavailable',
-      );
+      throw new CdpFailure(CdpErrorCode.serverError, this.options.words.notConnected, 'unavailable');
   }
 
   /**
@@ -131,7 +157,7 @@ export class ExtensionLink<Work> {
         'unavailable',
       );
     if (!this.isUp && this.queue.length >= this.options.maxQueuedCommands)
-      throw new CdpFailure(CdpErrorCode.serverError, 'Too many commands queued while the clawd-browser extension reconnects', 'unavailable');
+      throw new CdpFailure(CdpErrorCode.serverError, `Too many commands queued while ${this.options.words.name} reconnects`, 'unavailable');
     command.id = this.nextCommandId++;
     const data = JSON.stringify(command);
     this.pending.set(command.id, { work, sentAt: this.options.now(), data, repeatable });

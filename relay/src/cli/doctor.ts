@@ -13,6 +13,8 @@ import { jailHost } from '../jail/jail-host.js';
 import { findFfmpeg } from '../driver/film-encoder.js';
 import { BROWSERS, manifestDir } from '../native-host/install.js';
 import { gridName, gridReadiness } from '../profiles/grid-session.js';
+import type { ChromeStatus } from '../api/chrome-schemas.js';
+import { checkChrome } from './chrome-check.js';
 import { defaultExecutableEnv, findExecutable } from '../profiles/executable.js';
 
 /**
@@ -109,6 +111,8 @@ interface ServerState {
   check: Check;
   /** The extension profile's state, when the server answered. */
   extension?: string;
+  /** The chrome profile's attachment, when the server answered. */
+  chrome?: ChromeStatus;
 }
 
 async function checkServer(home: string, controlUrl: string): Promise<ServerState> {
@@ -125,7 +129,10 @@ async function checkServer(home: string, controlUrl: string): Promise<ServerStat
   if (!response.ok || status?.profile !== 'extension')
     return { check: fail('server', `another program answers at ${controlUrl} (HTTP ${response.status})`, 'stop it, or give serve another port: controlUrl in config.json or `serve --port N`') };
   const record = liveServerRecord(home);
-  return { check: ok('server', `${controlUrl} answers${record ? ` (version ${record.version})` : ''}`), extension: status.extension ?? (status.enabled === false ? 'disabled' : 'absent') };
+  const chrome = (await fetch(`${controlUrl}/chrome`, { headers: { authorization: `Bearer ${token ?? ''}` }, signal: AbortSignal.timeout(5_000) })
+    .then((answer) => (answer.ok ? answer.json() : undefined))
+    .catch(() => undefined)) as ChromeStatus | undefined;
+  return { check: ok('server', `${controlUrl} answers${record ? ` (version ${record.version})` : ''}`), extension: status.extension ?? (status.enabled === false ? 'disabled' : 'absent'), chrome };
 }
 
 function checkNativeHost(): Check {
@@ -198,7 +205,7 @@ export async function runDoctor(home: string, controlUrl: string): Promise<Check
   checks.push(ok('config', existsSync(join(home, 'config.json')) ? `${join(home, 'config.json')} is valid` : 'defaults (no config.json yet)'));
   const server = await checkServer(home, controlUrl);
   checks.push(checkBrowser(config), checkHome(home), await checkPorts(home, config, server.check.verdict === 'ok'));
-  checks.push(server.check, checkNativeHost(), checkExtensionFiles(), checkExtension(server), checkJails(config), checkFilms(config));
+  checks.push(server.check, checkNativeHost(), checkExtensionFiles(), checkExtension(server), ...(await checkChrome(config, server.chrome, currentPlatform(), homedir())), checkJails(config), checkFilms(config));
   const grid = await checkGrid(config);
   if (grid) checks.push(grid);
   return checks;

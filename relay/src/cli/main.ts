@@ -19,6 +19,7 @@ import { addVideoCommands } from './video-commands.js';
 import { addBrowseCommands } from './browse-commands.js';
 import { addToolboxCommands } from './toolbox-commands.js';
 import { addPageToolsCommands } from './page-tools-commands.js';
+import { addChromeCommands } from './chrome-commands.js';
 import { describeChecks, runDoctor } from './doctor.js';
 import { runMcpStdio } from './mcp.js';
 import { CAPABILITY_GROUPS } from '../mcp/capabilities.js';
@@ -137,6 +138,7 @@ addSessionCommands(program, client, print);
 addToolboxCommands(program, client, print);
 addPageToolsCommands(program, client, print);
 addVideoCommands(program, client, print);
+addChromeCommands(program, client, print);
 addBrowseCommands(program, client, print);
 
 // ---- the native messaging host (spec §8) ------------------------------------

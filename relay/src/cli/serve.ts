@@ -88,6 +88,13 @@ async function startServerOn(options: Parameters<typeof startServer>[0]): Promis
         return config.urlPolicy;
       }
     },
+    chromeSettings: () => {
+      try {
+        return loadConfig(options.home).chrome;
+      } catch {
+        return config.chrome;
+      }
+    },
     logger: options.relayLogger ?? options.logger,
     // Set once the manager exists (the policy comes from the same config.json).
     uploadPolicy: () => manager.policy().uploads,
@@ -95,7 +102,7 @@ async function startServerOn(options: Parameters<typeof startServer>[0]): Promis
     await fleetStore?.close();
     throw error;
   });
-  const manager = new ProfileManager(options.home, { bridge: relay.bridge, downloads: relay.downloads, cdpUrl: relay.cdpUrl, token, driverKey: relay.driverKey }, options.logger);
+  const manager = new ProfileManager(options.home, { bridge: relay.bridge, downloads: relay.downloads, cdpUrl: relay.cdpUrl, token, driverKey: relay.driverKey, chrome: relay.chrome }, options.logger);
   manager.registry.prepare();
   // Sessions an earlier server left (it stopped, or was killed mid-session) go first.
   // In a fleet, a Grid session another server holds (or will take over) is left running on the Grid.
@@ -137,6 +144,7 @@ async function startServerOn(options: Parameters<typeof startServer>[0]): Promis
       actionLog: new ActionLog(join(options.home, 'logs')),
       credentials,
       cdpClients: () => relay.cdpClients(),
+      chrome: relay.chrome.attachment,
       fleet: carrier,
       hostNames,
     });
@@ -159,9 +167,9 @@ async function startServerOn(options: Parameters<typeof startServer>[0]): Promis
   const idle = watchIdle(
     {
       manager,
-      sharedTabs: () => relay.bridge.sharedTabs().length,
+      sharedTabs: () => relay.bridge.sharedTabs().length + relay.chrome.bridge.sharedTabs().length,
       openSessions: () => credentials.sessions.list().length,
-      otherClients: () => control.mcpSessions() + relay.extensionClients(),
+      otherClients: () => control.mcpSessions() + relay.extensionClients() + relay.chrome.socketCount,
       lastRequestAt: () => control.lastRequestAt(),
     },
     options.logger,

@@ -5,6 +5,7 @@ import { visionClient } from './vision-client.js';
 import type { PageToolsApi } from '../api/page-tools-api.js';
 import { pageToolsClient } from './page-tools-client.js';
 import { type VideoClient, videoClient } from './video-client.js';
+import { type ChromeClient, chromeClient } from './chrome-client.js';
 import { browseOver } from './browse-client.js';
 import type { BrowseOptions, BrowseRequest, BrowseResult } from '../api/browse-schemas.js';
 import { controlUrlFor } from '../config/server-record.js';
@@ -65,6 +66,8 @@ export class BrowserClient implements BrowserApi {
   readonly pageTools: PageToolsApi = pageToolsClient((method, path, body, query) => this.call(method, path, body, query));
   /** Films of a tab or of the whole profile (video-client.ts). */
   readonly video: VideoClient = videoClient((method, path, body, query) => this.call(method, path, body, query));
+  /** The person's own Chrome, attached through its remote-debugging consent (chrome-client.ts). */
+  readonly chrome: ChromeClient = chromeClient((method, path, body, query) => this.call(method, path, body, query));
 
   constructor(private readonly options: BrowserClientOptions) {}
 

@@ -205,6 +205,19 @@ export const ConfigSchema = z.strictObject({
   confirm: ConfirmConfigSchema.prefault({}),
   /** The browse runtime (browse/): model providers by name, and each run's guardrails (browse-config.ts). */
   browse: BrowseConfigSchema.prefault({}),
+  /**
+   * The `chrome` profile: the person's own running browser, attached through
+   * its remote-debugging consent (attach/). By default clawd-browser looks
+   * for it in Chrome's, Chromium's, Edge's and Brave's default user data
+   * folders; `userDataDir` names the one to use instead. The person has
+   * `answerTimeoutSeconds` to answer Chrome's "Allow remote debugging?".
+   */
+  chrome: z
+    .strictObject({
+      userDataDir: z.string().min(1).optional(),
+      answerTimeoutSeconds: z.number().int().min(5).max(600).default(120),
+    })
+    .prefault({}),
   defaultProfile: z.string().default('clawd'),
   profiles: z.record(z.string(), ProfileConfig).default({}),
 });

@@ -1,5 +1,6 @@
 import type { DownloadRecord, EndpointState } from '../api/responses.js';
 import type { CdpBridge } from '../bridge/cdp-bridge.js';
+import type { ChromeAttachment } from '../attach/chrome-attachment.js';
 import type { DownloadLog } from './download-log.js';
 import { UnavailableError } from '../errors.js';
 import { BrowserMux } from '../bridge/browser-mux.js';
@@ -24,6 +25,8 @@ export interface BrowserEndpoint {
   downloads?(): DownloadRecord[];
   /** A browser behind our egress proxy: why it failed a connection to `host` since `since`, if it did. */
   egressFailure?(host: string, since: number): EgressFailureReason | undefined;
+  /** Throws why the browser behind a live connection cannot be used now (the person's Chrome quit); none for others. */
+  ready?(): Promise<void>;
 }
 
 /** A browser whose one CDP connection is ours and is shared out through the relay (launched here, or placed on a Grid). */
@@ -147,4 +150,46 @@ export class ExtensionEndpoint implements BrowserEndpoint {
       ...(download.error ? { error: download.error } : {}),
     }));
   }
+}
+
+/** The person's own Chrome, attached through its remote-debugging consent: the relay's bridge for it holds the lent tabs. */
+export interface AttachedChrome {
+  bridge: CdpBridge;
+  attachment: ChromeAttachment;
+  downloads: DownloadLog;
+}
+
+/** How long a request waits for an attach to settle before it answers with the state (Chrome asking the person, say). */
+const ATTACH_SETTLE_MS = 3_000;
+
+/** The `chrome` profile: the tabs a person lent from their own running Chrome, through the relay's `/cdp?profile=chrome`. */
+export class ChromeEndpoint implements BrowserEndpoint {
+  constructor(
+    private readonly chrome: AttachedChrome,
+    private readonly cdpUrl: string,
+    private readonly token: string,
+  ) {}
+  async connect() {
+    await this.chrome.attachment.whenAttached(ATTACH_SETTLE_MS);
+    if (!this.chrome.bridge.sharedTabs().length)
+      throw new UnavailableError("No tab is lent: the person lends tabs in clawd-browser's picker (`clawd-browser chrome pick` opens it in their Chrome)");
+    return { url: this.cdpUrl, headers: { authorization: `Bearer ${this.token}` } };
+  }
+  async ready(): Promise<void> {
+    await this.chrome.attachment.whenAttached(ATTACH_SETTLE_MS);
+  }
+  /** Nothing of the person's browser is stopped: `POST /chrome/detach` lets go of it. */
+  async stop() {}
+  async describe() {
+    const chrome = this.chrome.attachment.status();
+    return { running: chrome.state === 'attached', attachedTabs: this.chrome.bridge.sharedTabs().length, chrome };
+  }
+  downloads(): DownloadRecord[] {
+    return this.chrome.downloads.all().map((download) => ({ targetId: download.targetId, url: download.url, path: download.filename || undefined, state: download.state === 'interrupted' ? 'failed' : download.state }));
+  }
+}
+
+/** Whether a profile of this kind is a person's own browser behind the relay's bridge (no browser target; their tabs only). */
+export function isPersonsBrowser(driver: string): boolean {
+  return driver === 'extension' || driver === 'chrome';
 }

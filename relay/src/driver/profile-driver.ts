@@ -11,7 +11,7 @@ import { watchEffect } from './act-effect.js';
 import { ariaSnapshot, takeAiSnapshot } from '../snapshot/ai-snapshot.js';
 import { prepareBrowser } from '../snapshot/snapshot-engine.js';
 import { takePageText } from '../snapshot/page-text.js';
-import type { BrowserEndpoint } from './browser-endpoint.js';
+import { type BrowserEndpoint, isPersonsBrowser } from './browser-endpoint.js';
 import type { ActionResult, Capture, EndpointState, ConsoleMessage, DownloadRecord, PageTextResponse, Screenshot, Snapshot, Tab } from '../api/responses.js';
 import type { RequestOf } from '../api/schemas.js';
 import { ACTION_TIMEOUT_MS } from '../api/limits.js';
@@ -139,7 +139,11 @@ export class ProfileDriver {
 
   /** Connects (starting the browser if it is ours to start); idempotent and shared by concurrent callers. */
   async start(): Promise<Browser> {
-    if (this.browser?.isConnected()) return this.browser;
+    if (this.browser?.isConnected()) {
+      // Connected to the relay, and the browser behind it may still have gone (the person's Chrome quit): it says why.
+      await this.endpoint.ready?.();
+      return this.browser;
+    }
     this.connecting ??= this.connect().finally(() => (this.connecting = undefined));
     return this.connecting;
   }
@@ -165,9 +169,9 @@ export class ProfileDriver {
     });
     this.registry.watch(browser);
     // Where the driver holds the browser, the URL policy sees every request of every target there;
-    // the extension profile has no browser target (chrome.debugger), so its shared tabs are guarded one by one.
+    // a person's own browser (extension, chrome) is reached through the relay's bridge, with no browser target, so its tabs are guarded one by one.
     this.browserGuard =
-      this.profile.driver === 'extension'
+      isPersonsBrowser(this.profile.driver)
         ? undefined
         : new BrowserUrlGuard(browser, this.urlPolicy, (targetId) => this.registry.withKnownTargetId(targetId), () => this.registry.lastDriven());
     await this.browserGuard?.sync();

@@ -10,7 +10,7 @@ import type { Config } from '../config/config.js';
 import { BadRequestError, type ClawdError, DisabledError, NotFoundError, TooManyError, UnavailableError } from '../errors.js';
 import type { BrowserMux } from '../bridge/browser-mux.js';
 import type { Logger } from '../log.js';
-import { type BrowserEndpoint, ExtensionEndpoint, isMuxed, ManagedEndpoint, RemoteEndpoint } from './browser-endpoint.js';
+import { type AttachedChrome, type BrowserEndpoint, ChromeEndpoint, ExtensionEndpoint, isMuxed, ManagedEndpoint, RemoteEndpoint } from './browser-endpoint.js';
 import { GridEndpoint } from './grid-endpoint.js';
 import type { GridPlacement, GridSettings } from '../profiles/grid-session.js';
 import { type DriverPolicy, ProfileDriver } from './profile-driver.js';
@@ -32,6 +32,8 @@ export interface RelayHandle {
   token: string;
   /** What the drivers present at `/cdp?profile=`: held by this process only (relay-server.ts). */
   driverKey: string;
+  /** The `chrome` profile: the person's own Chrome, attached through its remote-debugging consent. */
+  chrome?: AttachedChrome;
 }
 
 /** Ended ephemeral browsers whose end is still told apart from a name never used. */
@@ -149,7 +151,8 @@ export class ProfileManager {
   cdpUrlOf(driver: ProfileDriver): string {
     const endpoint = driver.endpoint;
     if (endpoint instanceof RemoteEndpoint) return endpoint.cdpUrl;
-    return driver.profile.driver === 'extension' ? this.relay.cdpUrl : this.served(driver.profile.name).url;
+    if (driver.profile.driver === 'extension') return this.relay.cdpUrl;
+    return driver.profile.driver === 'chrome' ? `${this.relay.cdpUrl}?profile=chrome` : this.served(driver.profile.name).url;
   }
 
   /**
@@ -166,7 +169,8 @@ export class ProfileManager {
     if (!driver) throw new NotFoundError(`No browser for profile ${name}`);
     const endpoint = driver.endpoint;
     if (!isMuxed(endpoint)) {
-      const where = endpoint instanceof RemoteEndpoint ? `its own CDP is at ${endpoint.cdpUrl}` : 'its CDP is the relay\'s /cdp without ?profile=';
+      const where =
+        endpoint instanceof RemoteEndpoint ? `its own CDP is at ${endpoint.cdpUrl}` : endpoint instanceof ChromeEndpoint ? "its CDP is the relay's /cdp?profile=chrome, served by its own bridge" : "its CDP is the relay's /cdp without ?profile=";
       throw new BadRequestError(`Profile ${name} is not a browser clawd-browser launches: ${where}`);
     }
     if (!forDriver) {
@@ -310,6 +314,9 @@ export class ProfileManager {
     switch (profile.driver) {
       case 'extension':
         return new ExtensionEndpoint(this.relay.bridge, this.relay.downloads, this.relay.cdpUrl, this.relay.token);
+      case 'chrome':
+        if (!this.relay.chrome) throw new UnavailableError('This server does not attach to your browser');
+        return new ChromeEndpoint(this.relay.chrome, `${this.relay.cdpUrl}?profile=chrome`, this.relay.token);
       case 'remote':
         return new RemoteEndpoint(profile.cdpUrl!);
       case 'clawd':

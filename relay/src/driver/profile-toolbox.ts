@@ -9,6 +9,7 @@ import type { Profile } from '../profiles/profile-registry.js';
 import type { UrlPolicy } from '../runtime/url-policy.js';
 import { type CookieFilter, clearCookies, clearStorageItems, exportStorageState, importStorageState, listCookies, setCookies, setStorageItems, storageItems, type StorageKind } from './browser-storage.js';
 import type { DriverTab } from './driver-tab.js';
+import { isPersonsBrowser } from './browser-endpoint.js';
 import { devicePresets, type HeldEmulation, mergeEmulation, presetOf, shownEmulation } from './emulation-plan.js';
 import { InitScripts } from './init-scripts.js';
 import { asStorageCredential, fromStorageCredential, type VirtualAuthenticators } from './virtual-authenticators.js';
@@ -52,7 +53,7 @@ export class ProfileToolbox {
   }
 
   private get isExtension(): boolean {
-    return this.host.profile.driver === 'extension';
+    return isPersonsBrowser(this.host.profile.driver);
   }
 
   /** A tab the driver sees for the first time: the profile's emulation goes on it. */
@@ -143,7 +144,7 @@ export class ProfileToolbox {
 
   /** A page asking for its position gets the emulated one without a prompt: the permission is granted where the browser allows it. */
   private async grantGeolocation(): Promise<string[]> {
-    if (this.isExtension) return ['geolocation: the position is emulated, but on a shared tab Chrome still asks you for the permission (chrome.debugger cannot grant it)'];
+    if (this.isExtension) return ['geolocation: the position is emulated, but on a shared or lent tab your Chrome still asks you for the permission (clawd-browser does not grant your browser permissions)'];
     await (await this.host.context()).grantPermissions(['geolocation']);
     return [];
   }
@@ -274,7 +275,7 @@ export class ProfileToolbox {
   private refuseOnExtension(verb: string): void {
     if (!this.isExtension) return;
     throw new ForbiddenError(
-      `The extension profile's storage state would ${verb} the storage of your own Chrome: use /storage/cookies and /storage/items, which reach the shared tabs' sites only`,
+      `The ${this.host.profile.name} profile's storage state would ${verb} the storage of your own Chrome: use /storage/cookies and /storage/items, which reach the shared tabs' sites only`,
     );
   }
 }

@@ -4,6 +4,7 @@ import { join, posix } from 'node:path';
 import { NATIVE_HOST_NAME } from '../../../protocol/constants.js';
 import { PACKAGE_ROOT } from '../config/package-root.js';
 import type { Platform } from '../config/platform.js';
+import { BROWSERS, type BrowserName, userDataDir } from '../config/browser-homes.js';
 
 /**
  * `clawd-browser install-native-host`: where each browser looks for native
@@ -11,21 +12,8 @@ import type { Platform } from '../config/platform.js';
  * and registry commands are plain data so every platform is testable anywhere.
  */
 
-export const BROWSERS = ['chrome', 'chromium', 'edge', 'brave'] as const;
-export type BrowserName = (typeof BROWSERS)[number];
+export { BROWSERS, type BrowserName };
 
-const LINUX_CONFIG_DIRS: Record<BrowserName, string> = {
-  chrome: 'google-chrome',
-  chromium: 'chromium',
-  edge: 'microsoft-edge',
-  brave: 'BraveSoftware/Brave-Browser',
-};
-const MAC_SUPPORT_DIRS: Record<BrowserName, string> = {
-  chrome: 'Google/Chrome',
-  chromium: 'Chromium',
-  edge: 'Microsoft Edge',
-  brave: 'BraveSoftware/Brave-Browser',
-};
 const WINDOWS_REGISTRY_ROOTS: Record<BrowserName, string> = {
   chrome: 'HKCU\\Software\\Google\\Chrome',
   chromium: 'HKCU\\Software\\Chromium',
@@ -33,10 +21,9 @@ const WINDOWS_REGISTRY_ROOTS: Record<BrowserName, string> = {
   brave: 'HKCU\\Software\\BraveSoftware\\Brave-Browser',
 };
 
-/** The per-user folder a browser reads manifests from on Linux and macOS. */
+/** The per-user folder a browser reads manifests from on Linux and macOS: inside its user data folder. */
 export function manifestDir(browser: BrowserName, platform: 'linux' | 'darwin', home: string, xdgConfigHome?: string): string {
-  if (platform === 'darwin') return posix.join(home, 'Library/Application Support', MAC_SUPPORT_DIRS[browser], 'NativeMessagingHosts');
-  return posix.join(xdgConfigHome || posix.join(home, '.config'), LINUX_CONFIG_DIRS[browser], 'NativeMessagingHosts');
+  return posix.join(userDataDir(browser, platform, { home, xdgConfigHome }), 'NativeMessagingHosts');
 }
 
 /** Windows: the HKCU key whose default value is the manifest's path. */

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { type Config, type DriverKind, ensureConfig, loadConfig, saveConfig } from '../config/config.js';
+import { type Config, ensureConfig, loadConfig, saveConfig } from '../config/config.js';
 import { BadRequestError, ConflictError, NotFoundError } from '../errors.js';
 
 /**
- * The profiles (spec §5): `clawd` (managed, default) and `extension` are
+ * The profiles (spec §5): `clawd` (managed, default), `extension` and
+ * `chrome` (the person's own Chrome, attached through its consent) are
  * built in; others are created managed (a CDP port allocated once from
  * 18800-18899 and persisted) or remote (a cdpUrl, attach-only). config.json
  * is the only store, re-read on every call so hand edits are seen.
@@ -19,7 +20,7 @@ export const PROFILE_NAME_RULE =
   'profile names use lowercase letters, digits and hyphens, start with a letter or digit, and have at most 64 characters';
 const PROFILE_NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
 export const CDP_PORTS = { first: 18800, last: 18899 } as const;
-const BUILT_IN = new Set(['clawd', 'extension']);
+const BUILT_IN = new Set(['clawd', 'extension', 'chrome']);
 
 /** Where jailed profiles keep their data: outside $CLAWD_HOME, which their jail's user cannot enter. */
 export const JAILED_PROFILES_ROOT = '/var/lib/clawd-browser';
@@ -63,7 +64,7 @@ export class ProfileRegistry {
 
   list(): Profile[] {
     const config = this.config();
-    const names = new Set(['clawd', 'extension', ...Object.keys(config.profiles)]);
+    const names = new Set([...BUILT_IN, ...Object.keys(config.profiles)]);
     return [...names].map((name) => this.describe(config, name));
   }
 
@@ -102,7 +103,7 @@ export class ProfileRegistry {
 
   private describe(config: Config, name: string): Profile {
     const entry = config.profiles[name] ?? {};
-    const driver: DriverKind = name === 'extension' ? 'extension' : (entry.driver ?? (entry.cdpUrl ? 'remote' : 'clawd'));
+    const driver: Profile['driver'] = name === 'extension' || name === 'chrome' ? name : (entry.driver ?? (entry.cdpUrl ? 'remote' : 'clawd'));
     const profile: Profile = { name, driver, color: entry.color ?? config.accentColor, builtIn: BUILT_IN.has(name) };
     if (driver === 'clawd') {
       profile.cdpPort = entry.cdpPort;

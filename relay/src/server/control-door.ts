@@ -2,6 +2,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { DashboardAuth } from './dashboard-auth.js';
 import { CONSOLE_HEADER, FleetCarrier, sessionOfRequest } from './fleet-carrier.js';
 import type { HandoffAccess } from './handoff-access.js';
+import type { PickerAccess } from './picker-access.js';
 import { asHttpFailure, sendError } from './http-errors.js';
 import { checkCookieFetch, checkHostAndOrigin, checkRequest, type GuardOptions, type GuardResult, presentedSecret, refusal, requestUrl } from './request-guard.js';
 import { admitSessionRequest } from './session-scope.js';
@@ -20,12 +21,15 @@ export class ControlDoor {
   private readonly scopes = new WeakMap<Request, string>();
   /** Requests made with the token itself (not a session's key, not the dashboard's cookie). */
   private readonly tokenHolders = new WeakSet<Request>();
+  /** Requests the person makes in the tab picker, with its cookie (picker-access.ts). */
+  private readonly pickers = new WeakSet<Request>();
 
   constructor(
     private readonly deps: {
       guard: GuardOptions;
       dashboard: DashboardAuth;
       handoffAccess: HandoffAccess;
+      pickerAccess: PickerAccess;
       /** The fleet's token: what a console's call is carried with. */
       token: string;
       fleet?: FleetCarrier;
@@ -44,8 +48,13 @@ export class ControlDoor {
     return this.tokenHolders.has(request);
   }
 
+  /** Made by the person in the tab picker their Chrome holds the cookie of: the only one who lends tabs. */
+  isPicker(request: Request): boolean {
+    return this.pickers.has(request);
+  }
+
   middleware(): RequestHandler {
-    const { guard, dashboard, handoffAccess, fleet, token } = this.deps;
+    const { guard, dashboard, handoffAccess, pickerAccess, fleet, token } = this.deps;
     return (request, response, next) => {
       const carried = FleetCarrier.wasCarried(request);
       // The console's mark is set by a fleet server carrying a call: never taken from a caller at the edge.
@@ -55,7 +64,14 @@ export class ControlDoor {
       const consoleRoute = dashboard.routeOf(request);
       if (consoleRoute !== undefined) request.url = consoleRoute;
       // The one-time links, and the load balancer's health check (it says only how loaded this server is).
-      const open = request.path === '/dashboard/login' || request.path === '/pressure' || /^\/handoff\/[0-9a-f]+\/open$/.test(request.path);
+      const open = request.path === '/dashboard/login' || request.path === '/pressure' || request.path === '/chrome/picker/login' || /^\/handoff\/[0-9a-f]+\/open$/.test(request.path);
+      // The person in the tab picker: its cookie opens the picker's routes, and only from its own page.
+      if (pickerAccess.admits(request, request.path)) {
+        const refused = checkHostAndOrigin(request, guard) ?? checkCookieFetch(request);
+        if (refused && !refused.ok) return sendError(response, refusal(refused));
+        this.pickers.add(request);
+        return next();
+      }
       if (open || consoleRoute !== undefined) {
         // The doors that need no credential take none: a cookie is judged only where it is what lets a request in.
         const refused = checkHostAndOrigin(request, guard) ?? (open ? undefined : checkCookieFetch(request));

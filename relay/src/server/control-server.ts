@@ -33,6 +33,11 @@ import { ControlService } from '../service/control-service.js';
 import { RouteBinder } from './route-binder.js';
 import { type Credentials, CredentialService } from '../service/credential-service.js';
 import { bindBrowseRoutes } from './browse-routes.js';
+import type { ChromeAttachment } from '../attach/chrome-attachment.js';
+import { ChromeService } from '../service/chrome-service.js';
+import { PickerAccess } from './picker-access.js';
+import { bindChromeRoutes } from './chrome-routes.js';
+import { urlHost } from '../config/config.js';
 
 /**
  * The control API (spec §6, port 18791): JSON in, JSON out, every route with
@@ -63,6 +68,8 @@ export interface ControlServerOptions {
   fleet?: FleetCarrier;
   /** Host names answered to beyond loopback and the bind address (config hostNames). */
   hostNames?: string[];
+  /** The `chrome` profile's attachment to the person's own Chrome (server/chrome-relay.ts). */
+  chrome: ChromeAttachment;
 }
 
 export interface ControlServer {
@@ -91,7 +98,8 @@ export async function startControlServer(options: ControlServerOptions): Promise
   // The token, or the dashboard's session cookie (which stands for it); the login link needs neither.
   const dashboard = new DashboardAuth(() => port);
   const handoffAccess = new HandoffAccess(() => port);
-  const door = new ControlDoor({ guard, dashboard, handoffAccess, token: options.token, fleet: options.fleet, holds: (id) => sessions.has(id) });
+  const pickerAccess = new PickerAccess();
+  const door = new ControlDoor({ guard, dashboard, handoffAccess, pickerAccess, token: options.token, fleet: options.fleet, holds: (id) => sessions.has(id) });
   app.use(door.middleware());
   const secretsRefusal = (request: Request) => (door.isTokenHolder(request) ? undefined : 'Credential headers (Authorization, Cookie, Set-Cookie) are shown only to the token\'s holder');
   // Use, for a server that exits once unused: only requests the door let in count (a caller without a credential keeps nothing up).
@@ -273,6 +281,10 @@ export async function startControlServer(options: ControlServerOptions): Promise
   /** A person's input through the live view: logged as the person's. */
   routes.json('POST /screencast/input', ({ query, body, signal }) => service.viewInput(query.profile, body, signal));
   bindHandoffRoutes(routes, service, handoffAccess);
+  // ---- your own Chrome, attached through its remote-debugging consent: the picker is the person's
+  // The person's Chrome runs on this machine: it reaches this server on loopback (or the address it is bound to).
+  const controlOrigin = () => `http://${urlHost(options.host === '0.0.0.0' || options.host === '::' ? '127.0.0.1' : options.host)}:${port}`;
+  bindChromeRoutes(routes, { chrome: new ChromeService(options.chrome), door, access: pickerAccess, controlOrigin });
   // ---- the browse runtime: a goal in, an answer out, against a configured model (browse/)
   bindBrowseRoutes(routes, { service, credentials, has: (id) => sessions.has(id), actionLog: options.actionLog, exportDir: options.exportDir });
   /** A one-time link into the dashboard, for `clawd-browser dashboard` (a token holder). */

@@ -60,7 +60,8 @@ ${CONSOLE_ALERTS}
 <section id="tabs-section"><h2>Tabs</h2><div class="tabs" id="tabs"></div><p class="muted" id="no-tabs" hidden>No tab is open. Open one with <code>clawd-browser open example.com</code>, or an agent's <code>browser_tabs</code>.</p></section>
 <div>
 <section id="profiles-section"><h2>Profiles</h2><div class="profiles" id="profiles"></div>
-<p class="muted">Your Chrome (extension): <span id="extension"></span></p></section>
+<p class="muted">Your Chrome (extension): <span id="extension"></span></p>
+<p class="muted">Your Chrome (remote debugging): <span id="chrome"></span> <button id="chrome-pick">Lend tabs…</button></p></section>
 <section id="actions-section"><h2>Recent actions</h2>
 <div class="recent"><table><thead><tr><th>time</th><th>profile</th><th>action</th><th>url</th><th>outcome</th></tr></thead><tbody id="actions"></tbody></table></div>
 <p class="muted" id="no-actions" hidden>No action yet.</p>
@@ -149,6 +150,17 @@ function dashboardMain(bindInput: typeof bindLiveViewInput): void {
     openLive(profile, { targetId, title, url: '' }, title, actions);
   });
 
+  // The tab picker opens in the person's Chrome (attaching first: Chrome asks them), never here.
+  $('chrome-pick').addEventListener('click', () => {
+    $('chrome').textContent = 'attaching to your Chrome: answer its "Allow remote debugging?" if it asks…';
+    const post = (path: string, body = {}) => fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    void post('chrome/attach', { waitSeconds: 120 })
+      .then(() => post('chrome/picker/open'))
+      .then(async (answer) => {
+        $('chrome').textContent = answer.ok ? 'the tab picker is open in your Chrome: lend tabs there' : ((await answer.json()) as { error: { message: string } }).error.message;
+      });
+  });
+
   const refresh = async () => {
     const { profiles } = await json<{ profiles: Profile[] }>('profiles');
     const list = $('profiles');
@@ -163,10 +175,13 @@ function dashboardMain(bindInput: typeof bindLiveViewInput): void {
     );
     const extension = await json<{ extension?: string; attachedTabs?: number }>('./?profile=extension').catch(() => undefined);
     $('extension').textContent = extension ? `${extension.extension ?? 'absent'} · ${extension.attachedTabs ?? 0} shared tab(s)` : 'no extension profile';
+    // The person's Chrome attached through its consent: its state; the tabs are lent in the picker, in that Chrome.
+    const chrome = await json<{ state: string; lentTabs: number; problem?: { message: string } }>('chrome').catch(() => undefined);
+    if (chrome) $('chrome').textContent = chrome.problem ? `${chrome.state}: ${chrome.problem.message}` : `${chrome.state} · ${chrome.lentTabs} lent tab(s)`;
 
     const seen = new Set<string>();
     const tabs = $('tabs');
-    for (const profile of profiles.filter((p) => p.running || (p.driver === 'extension' && (extension?.attachedTabs ?? 0) > 0))) {
+    for (const profile of profiles.filter((p) => p.running || (p.driver === 'extension' && (extension?.attachedTabs ?? 0) > 0) || (p.driver === 'chrome' && (chrome?.lentTabs ?? 0) > 0))) {
       const open = await json<{ tabs: Tab[] }>(`tabs?profile=${encodeURIComponent(profile.name)}`).catch(() => ({ tabs: [] as Tab[] }));
       for (const tab of open.tabs) {
         const key = `${profile.name}/${tab.targetId}`;

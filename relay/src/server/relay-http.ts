@@ -24,6 +24,8 @@ export interface RelayHttpOptions {
   host: string;
   /** The port it listens on (known once listening, before any request). */
   port: () => number;
+  /** The profile whose bridge this serves: `extension` (at `/cdp`), or `chrome` (at `/cdp?profile=chrome`). */
+  profile?: 'extension' | 'chrome';
 }
 
 export class RelayHttpRoutes {
@@ -57,10 +59,12 @@ export class RelayHttpRoutes {
     if (!verdict.ok) throw refusal(verdict);
     if (!url) throw new BadRequestError('The request target is not a URL');
     const path = url.pathname.replace(/\/+$/, '') || '/';
-    const tokenSuffix = verdict.tokenVia === 'query' ? `?token=${encodeURIComponent(token)}` : '';
+    const served = this.options.profile ?? 'extension';
+    const cdpQuery = new URLSearchParams(served === 'extension' ? {} : { profile: served });
+    if (verdict.tokenVia === 'query') cdpQuery.set('token', token);
     const profile = url.searchParams.get('profile');
     // A launched browser's discovery: the one /json route a session's key (for its own session) also reaches.
-    if (profile && profile !== 'extension') {
+    if (profile && profile !== served) {
       if (path !== '/json/version') throw new NotFoundError(`${path}?profile= is not served: use /json/version?profile=${profile} (or the control API's /tabs?profile=${profile})`);
       if (verdict.session && profile !== `session-${verdict.session}`)
         throw new ForbiddenError(`A task session's key reaches its own session only: this one reaches profile session-${verdict.session}`);
@@ -88,7 +92,7 @@ export class RelayHttpRoutes {
         'User-Agent': version.userAgent,
         'V8-Version': '',
         'WebKit-Version': '',
-        webSocketDebuggerUrl: `${wsBase}/cdp${tokenSuffix}`,
+        webSocketDebuggerUrl: `${wsBase}/cdp${cdpQuery.size ? `?${cdpQuery}` : ''}`,
       });
     }
     if (path === '/json' || path === '/json/list') {

@@ -16,6 +16,7 @@ import { CdpClients } from './cdp-clients.js';
 import { type CdpCredential, type ProfileCdpHandler, ProfileCdpSockets } from './profile-cdp-sockets.js';
 export type { ProfileCdpHandler } from './profile-cdp-sockets.js';
 import { ConsentRequests } from './consent-requests.js';
+import { CHROME_PROFILE, ChromeRelay, type ChromeRelayOptions } from './chrome-relay.js';
 import { ExtensionSocket } from './extension-socket.js';
 import { applyServerLimits, LIMITS, SERVER_OPTIONS } from './limits.js';
 import { listen } from './listen.js';
@@ -81,6 +82,8 @@ export interface RelayServerOptions {
   maxClientBufferedBytes?: number;
   /** A command the extension has not answered in this long fails. */
   pendingTimeoutMs?: number;
+  /** The `chrome` profile's settings (config.json's chrome), read at each attach. */
+  chromeSettings?: ChromeRelayOptions['settings'];
   logger?: Logger;
 }
 
@@ -88,6 +91,8 @@ export interface RelayServer {
   readonly port: number;
   readonly host: string;
   readonly bridge: CdpBridge;
+  /** The `chrome` profile: the person's own Chrome, attached through its remote-debugging consent. */
+  readonly chrome: ChromeRelay;
   /** Downloads of shared tabs, as the extension reports them. */
   readonly downloads: DownloadLog;
   /**
@@ -167,14 +172,32 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     maxBufferedBytes: options.maxClientBufferedBytes ?? LIMITS.clientBufferedBytes,
   });
   const files = new RelayFiles({ bridge, log, dispatch, uploadPolicy: options.uploadPolicy });
+  const chrome = new ChromeRelay({
+    token: options.token,
+    guard,
+    host,
+    port: () => listeningPort,
+    ownPorts,
+    log,
+    settings: options.chromeSettings ?? (() => ({ answerTimeoutSeconds: 120 })),
+    allowedUrlSchemes: options.allowedUrlSchemes,
+    urlPolicy: options.urlPolicy,
+    uploadPolicy: options.uploadPolicy,
+    pendingTimeoutMs: options.pendingTimeoutMs,
+    maxMessageBytes: options.maxClientMessageBytes ?? LIMITS.clientMessageBytes,
+    maxBufferedBytes: options.maxClientBufferedBytes ?? LIMITS.clientBufferedBytes,
+  });
   const consents = new ConsentRequests(bridge, dispatch);
+  /** Every CDP client of the relay: the shared tabs', the lent tabs' and the launched browsers'. */
+  const cdpClientCount = () => clients.socketCount + profileSockets.socketCount + chrome.socketCount;
   const routes = new RelayHttpRoutes({ bridge, clients, guard, token: options.token, host, port: () => listeningPort });
 
   const expiryTimer = setInterval(() => dispatch(bridge.expirePending()), EXPIRY_SWEEP_MS);
   expiryTimer.unref();
 
   const server: Server = createServer(SERVER_OPTIONS, (request, response) => {
-    routes.handle(request, response).catch((error: unknown) => {
+    const forChrome = requestUrl(request)?.searchParams.get('profile') === CHROME_PROFILE;
+    (forChrome ? chrome.handleHttp(request, response) : routes.handle(request, response)).catch((error: unknown) => {
       const failure = asHttpFailure(error);
       // The URL may carry the token (?token=): never log it as sent.
       if (failure.unexpected) log.error(`HTTP ${request.method} ${redactUrl(request.url)}: ${failure.error.message}\n${stackFrames(error)}`);
@@ -218,12 +241,22 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     const group = requestUrl(request)?.searchParams.get('group');
     if (group !== null && group !== undefined && (!GROUP_NAME.test(group) || (profile && profile !== 'extension')))
       return refuseUpgrade(socket, new BadRequestError(`group=${JSON.stringify(group)}: a tab group of the extension profile is named by 1 to 40 letters, digits, '.', '_' or '-' (its Chrome group is titled "clawd:<name>")`));
+    if (profile === CHROME_PROFILE) return acceptChromeClient(request, socket, head, verdict);
     if (profile && profile !== 'extension') return void acceptProfileClient(request, socket, head, profile, verdict);
     if (verdict.session) return refuseUpgrade(socket, new ForbiddenError(`${SESSION_REACH}: this one reaches /cdp?profile=${SESSION_PROFILE_PREFIX}${verdict.session}`));
     if (verdict.driver) return refuseUpgrade(socket, new ForbiddenError('The drivers\' key reaches the browsers this server launched only'));
-    if (clients.socketCount + profileSockets.socketCount >= LIMITS.cdpClients)
+    if (cdpClientCount() >= LIMITS.cdpClients)
       return refuseUpgrade(socket, new UnavailableError(`Too many CDP clients (${LIMITS.cdpClients}) are connected to the relay`));
     clients.accept(request, socket, head);
+  }
+
+  /** `/cdp?profile=chrome`: the token only, as for the shared tabs; admitted once clawd-browser is attached to the person's Chrome. */
+  function acceptChromeClient(request: IncomingMessage, socket: Duplex, head: Buffer, verdict: Extract<GuardResult, { ok: true }>): void {
+    if (verdict.session) return refuseUpgrade(socket, new ForbiddenError(`${SESSION_REACH}: this one reaches /cdp?profile=${SESSION_PROFILE_PREFIX}${verdict.session}`));
+    if (verdict.driver) return refuseUpgrade(socket, new ForbiddenError('The drivers\' key reaches the browsers this server launched only'));
+    if (cdpClientCount() >= LIMITS.cdpClients)
+      return refuseUpgrade(socket, new UnavailableError(`Too many CDP clients (${LIMITS.cdpClients}) are connected to the relay`));
+    chrome.accept(request, socket, head).catch((error: unknown) => refuseUpgrade(socket, asHttpFailure(error).error));
   }
 
   /**
@@ -244,7 +277,7 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     if (verdict.session && profile !== `${SESSION_PROFILE_PREFIX}${verdict.session}`)
       return refuseUpgrade(socket, new ForbiddenError(`${SESSION_REACH}: this one reaches /cdp?profile=${SESSION_PROFILE_PREFIX}${verdict.session}`));
     if (!profileHandler) return refuseUpgrade(socket, new UnavailableError('The server is still starting: try again in a moment'));
-    if (clients.socketCount + profileSockets.socketCount >= LIMITS.cdpClients)
+    if (cdpClientCount() >= LIMITS.cdpClients)
       return refuseUpgrade(socket, new UnavailableError(`Too many CDP clients (${LIMITS.cdpClients}) are connected to the relay`));
     const credential: CdpCredential = verdict.driver ? 'driver' : verdict.session ? 'session key' : 'token';
     let mux: BrowserMux;
@@ -267,6 +300,7 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     port,
     host,
     bridge,
+    chrome,
     downloads,
     askConsent: (tenant, domains, timeoutMs) => consents.ask(tenant, domains, timeoutMs),
     noticeHandoff: (notice) => {
@@ -278,7 +312,7 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     cdpUrl: `ws://${urlHost(host)}:${port}/cdp`,
     driverKey,
     extensionClients: () => clients.socketCount,
-    cdpClients: () => clients.socketCount + profileSockets.socketCount,
+    cdpClients: cdpClientCount,
     serveProfiles(handler) {
       profileHandler = handler;
       guard.sessionKeys = handler.sessionKeys;
@@ -286,6 +320,7 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     },
     async close() {
       clearInterval(expiryTimer);
+      chrome.close();
       extension.close();
       clients.close();
       profileSockets.close();

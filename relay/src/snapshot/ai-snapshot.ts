@@ -65,12 +65,13 @@ export async function takeAiSnapshot(target: TabSnapshots | Page, options: AiSna
   let elementsLeft = 0;
   let truncated = false;
   let newDocument = false;
-  let hidden = 0;
+  // Hidden blocks by frame, with the line its slot is at (-1 for the page): scoped, a frame counts when in the scope.
+  const hiddenByFrame: Array<{ at: number; hidden: number; hasScope: boolean }> = [];
   let scopeRange: { start: number; end: number } | undefined;
   const out: string[] = [];
 
   // Depth-first in document order, so frame numbers and refs come out the same for an unchanged page.
-  const snapshotFrame = async (frame: Frame, prefix: string, depth: number): Promise<void> => {
+  const snapshotFrame = async (frame: Frame, prefix: string, depth: number, slotAt = -1): Promise<void> => {
     const scope = options.scope?.ref || (options.scope?.selector && !prefix) ? options.scope : undefined;
     // The whole page is walked and given refs whatever `limit` says: a limit (like maxChars) cuts
     // only what is shown, so a ref past the cut still works.
@@ -86,7 +87,7 @@ export async function takeAiSnapshot(target: TabSnapshots | Page, options: AiSna
     refCount += result.refCount;
     truncated ||= result.truncated;
     elementsLeft += result.elementsLeft;
-    hidden += result.hidden;
+    hiddenByFrame.push({ at: slotAt, hidden: result.hidden, hasScope: result.scope !== undefined });
 
     const lines = result.text ? result.text.split('\n') : [];
     const pad = INDENT.repeat(depth);
@@ -102,7 +103,7 @@ export async function takeAiSnapshot(target: TabSnapshots | Page, options: AiSna
       if (!child) continue;
       const before = out.length;
       try {
-        await snapshotFrame(child, slotHere.prefix, depth + slotHere.depth + 1);
+        await snapshotFrame(child, slotHere.prefix, depth + slotHere.depth + 1, at);
       } catch (error) {
         if (error instanceof BadRequestError) throw error;
         // The frame went away or navigated mid-snapshot: its line stays, without content.
@@ -112,6 +113,8 @@ export async function takeAiSnapshot(target: TabSnapshots | Page, options: AiSna
   };
 
   await snapshotFrame(tab.page.mainFrame(), '', 0);
+  const inScope = ({ at, hasScope }: { at: number; hasScope: boolean }) => !options.scope || hasScope || (scopeRange !== undefined && at >= scopeRange.start && at < scopeRange.end);
+  const hidden = hiddenByFrame.filter(inScope).reduce((sum, frame) => sum + frame.hidden, 0);
 
   recordSnapshot(tab, generation, frames, highest);
   const hadPrevious = tab.previousOutline !== undefined;

@@ -896,7 +896,8 @@ export function snapshotFrameDom(args: PageScriptArgs, previous: WalkState | und
     truncated,
     // Approximate: hidden subtrees are never visited, shadow trees are not in the count.
     elementsLeft: truncated && root ? Math.max(0, root.getElementsByTagName('*').length - visited) : 0,
-    hidden: hiddenBlocks.size,
+    // Scoped, only what the scope loses counts: blocks inside it, or one it is inside of.
+    hidden: scopeElement ? [...hiddenBlocks].filter((block) => scopeElement!.contains(block) || block.contains(scopeElement)).length : hiddenBlocks.size,
     stats: { elements: visited, ms: Math.round((performance.now() - started) * 100) / 100 },
   };
   return { result, state: { refs, highest, frameElements } };

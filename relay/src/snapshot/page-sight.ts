@@ -6,7 +6,8 @@
  *
  * `pageSight()` is serialised and run in the frame's isolated world beside
  * them (snapshot-engine.ts), so it is self-contained: everything it uses is
- * declared inside it. Each walk makes a fresh one (it measures the page once).
+ * declared inside it, or handed to it (the colour and transform arithmetic,
+ * page-paint.ts). Each walk makes a fresh one (it measures the page once).
  *
  * The rules, each with the name an answer gives it:
  * - `opacity`: an element (and so its subtree) at opacity 0.
@@ -30,6 +31,8 @@
  * its accessible name, sr-only words included, and a focusable skip link
  * off-screen until focused), and whatever a person can scroll to.
  */
+
+import type { PaintMath } from './page-paint.js';
 
 /** Why a person cannot see something; '' when they can. */
 export type Concealment = '' | 'opacity' | 'clipped' | 'scaled' | 'off-screen' | 'tiny' | 'colour' | 'covered';
@@ -91,7 +94,7 @@ export interface Sight {
   survey(): void;
 }
 
-export function pageSight(): Sight {
+export function pageSight(paint: PaintMath): Sight {
   const OPACITY_MIN = 0.05;
   const TEXT_MIN_PX = 4;
   const BOX_MIN_PX = 2;
@@ -115,58 +118,8 @@ export function pageSight(): Sight {
   /** Whether a text colour on a background is (nearly) that background, by their values: a page has few of either. */
   const alike = new Map<string, boolean>();
 
-  /** `rgb(1, 2, 3)` or `rgba(1, 2, 3, 0.5)` as [r, g, b, a]; null for anything else (a colour() or oklch() value). */
-  const parsed = new Map<string, number[] | null>();
-  const rgba = (value: string): number[] | null => {
-    let known = parsed.get(value);
-    if (known === undefined) parsed.set(value, (known = parseColour(value)));
-    return known;
-  };
-  const parseColour = (value: string): number[] | null => {
-    const match = /^rgba?\(\s*([\d.]+)[,\s]+([\d.]+)[,\s]+([\d.]+)(?:\s*[,/]\s*([\d.]+%?))?\s*\)$/.exec(value);
-    if (!match) return null;
-    const alpha = match[4] === undefined ? 1 : match[4].endsWith('%') ? parseFloat(match[4]) / 100 : parseFloat(match[4]);
-    return [Number(match[1]), Number(match[2]), Number(match[3]), alpha];
-  };
-  const luminance = (rgb: number[]): number => {
-    const [r, g, b] = rgb.map((channel) => {
-      const c = channel / 255;
-      return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
-    });
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
-  };
-  const contrast = (a: number[], b: number[]): number => {
-    const [high, low] = [luminance(a), luminance(b)].sort((x, y) => y - x);
-    return (high + 0.05) / (low + 0.05);
-  };
-  const blend = (over: number[], under: number[]): number[] => [0, 1, 2].map((i) => over[i] * over[3] + under[i] * (1 - over[3]));
+  const { rgba, contrast, blend, scaledAway, clippedAway, pathLeavesNothing, shiftOf } = paint;
 
-  /** A transform that leaves (nearly) nothing: a scale of 0 on either axis. */
-  const scaledAway = (transform: string): boolean => {
-    const numbers = /^matrix(3d)?\(([^)]*)\)$/.exec(transform);
-    if (!numbers) return false;
-    const m = numbers[2].split(',').map(Number);
-    const [a, b, c, d] = numbers[1] ? [m[0], m[1], m[4], m[5]] : [m[0], m[1], m[2], m[3]];
-    return Math.hypot(a, b) < 0.01 || Math.hypot(c, d) < 0.01;
-  };
-  /** `clip: rect(t, r, b, l)` leaving under 2 px. */
-  const clippedAway = (clip: string): boolean => {
-    const match = /^rect\(([^)]*)\)$/.exec(clip);
-    if (!match) return false;
-    const [top, right, bottom, left] = match[1].split(/[,\s]+/).map((part) => (part === 'auto' ? NaN : parseFloat(part)));
-    return (!Number.isNaN(right) && !Number.isNaN(left) && right - left < BOX_MIN_PX) || (!Number.isNaN(bottom) && !Number.isNaN(top) && bottom - top < BOX_MIN_PX);
-  };
-  /** `clip-path` that leaves nothing: inset of half or more from opposite sides, a circle or ellipse of no radius. */
-  const pathLeavesNothing = (path: string): boolean => {
-    const inset = /^inset\(([^)]*)\)/.exec(path);
-    if (inset) {
-      const parts = inset[1].split(/\s+round\s+/)[0].trim().split(/\s+/);
-      const [top, right = top, bottom = top, left = right] = parts;
-      const percent = (part: string) => (part.endsWith('%') ? parseFloat(part) : 0);
-      return percent(top) + percent(bottom) >= 100 || percent(left) + percent(right) >= 100;
-    }
-    return /^(circle|ellipse)\(\s*0(px|%)?[\s)]/.test(path);
-  };
   const boxOf = (element: Element): Box => {
     const rect = element.getBoundingClientRect();
     return { left: rect.left, top: rect.top, right: rect.right, bottom: rect.bottom };
@@ -227,7 +180,7 @@ export function pageSight(): Sight {
     const placed = position === 'absolute' || position === 'fixed';
     if (alpha < OPACITY_MIN) return { hidden: 'opacity', box: null };
     if (transform !== 'none' && scaledAway(transform)) return { hidden: 'scaled', box: null };
-    if (placed && style.clip !== 'auto' && clippedAway(style.clip)) return { hidden: 'clipped', box: null };
+    if (placed && style.clip !== 'auto' && clippedAway(style.clip, BOX_MIN_PX)) return { hidden: 'clipped', box: null };
     if (style.clipPath !== 'none' && pathLeavesNothing(style.clipPath)) return { hidden: 'clipped', box: null };
     // Boxes are measured only where a style says they may be out of sight: the measure is the walk's dearest call.
     const far = position === 'relative' && (parseFloat(style.left) < -FAR || parseFloat(style.top) < -FAR);
@@ -263,18 +216,6 @@ export function pageSight(): Sight {
       if (typeof last.transform === 'string') end.transform = last.transform;
     }
     return end;
-  };
-
-  /** How far a box moves when its transform goes from `from` to `to` (their translations: enough for a slide). */
-  const shiftOf = (from: string, to: string): number[] => {
-    const translation = (transform: string): number[] => {
-      const numbers = /^matrix(3d)?\(([^)]*)\)$/.exec(transform);
-      if (!numbers) return [0, 0];
-      const m = numbers[2].split(',').map(Number);
-      return numbers[1] ? [m[12], m[13]] : [m[4], m[5]];
-    };
-    const [a, b] = [translation(from), translation(to)];
-    return [b[0] - a[0], b[1] - a[1]];
   };
 
   const sight: Sight = {

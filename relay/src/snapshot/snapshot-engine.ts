@@ -1,6 +1,7 @@
 import type { Browser, BrowserContext, Frame, Locator } from 'playwright-core';
 import { markdownOf } from './page-markdown.js';
 import { type PageScriptArgs, type PageScriptResult, snapshotFrameDom } from './page-script.js';
+import { paintMath } from './page-paint.js';
 import { pageSight } from './page-sight.js';
 
 /**
@@ -171,6 +172,7 @@ function engineSource(): string {
   const markdownOf = (${markdownOf.toString()});
   // What a person can see (page-sight.ts): a fresh one per walk, which measures the page as it is then.
   const pageSight = (${pageSight.toString()});
+  const paintMath = (${paintMath.toString()});
   let state;
   let generation = 0;
   let cached;
@@ -207,7 +209,7 @@ function engineSource(): string {
         if (cached && cached.generation === argument.generation) return output(cached.result);
         let result;
         try {
-          const walked = walk(argument, state, pageSight());
+          const walked = walk(argument, state, pageSight(paintMath()));
           state = walked.state;
           generation = argument.generation;
           result = walked.result;
@@ -322,7 +324,7 @@ function engineSource(): string {
         }
         if ((argument.ref || argument.selector) && !(scope && scope.isConnected)) return output({ error: 'absent' });
         try {
-          return output(markdownOf(scope, pageSight(), argument.hidden === true));
+          return output(markdownOf(scope, pageSight(paintMath()), argument.hidden === true));
         } catch (error) {
           return output({ error: String(error && error.message || error) });
         }
