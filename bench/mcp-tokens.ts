@@ -171,7 +171,9 @@ const CONTENT_TYPES: Record<string, string> = { '.html': 'text/html', '.css': 't
 /**
  * The second task: on `os`'s documentation page (290,000 characters of
  * outline), find the `os.path` link and follow it. Each side does what an
- * agent would with its defaults: navigate, look, click the link by its ref.
+ * agent would with its defaults: navigate, look (clawd's agent with the
+ * snapshot's `find`, which its tool description names), click the link by
+ * its ref.
  */
 async function measureDocsTask(clawd: Client, playwright: Client): Promise<McpTokenFigures[]> {
   const site = createServer((request, response) => {
@@ -192,8 +194,10 @@ async function measureDocsTask(clawd: Client, playwright: Client): Promise<McpTo
           const opened = await call('browser_tabs', { action: 'open', url: start });
           const targetId = /^Opened (\S+)/.exec(opened)![1];
           const link = /link "os\.path" \[url=\/library\/os\.path\.html/;
-          let page = await call('browser_snapshot', { targetId });
-          // Not in what was shown: the cut note names the sections that follow; the agent reads the main one.
+          // The agent knows what it looks for: it asks for it rather than reading the page.
+          let page = await call('browser_snapshot', { targetId, find: 'os.path' });
+          // Not in what was shown: a whole snapshot, whose cut note names the sections that follow; the agent reads the main one.
+          if (!page.split('\n').some((line) => link.test(line))) page = await call('browser_snapshot', { targetId });
           if (!page.split('\n').some((line) => link.test(line))) {
             const handle = /next: .*?\bmain \[selector=(\w+)\]/.exec(page)?.[1];
             if (!handle) throw new Error(`the cut note gives no handle to the main section: ${page.slice(-400)}`);

@@ -11,6 +11,7 @@ import { type LaunchedChromium, launchChromium, openTab, setExtensionStorage, tr
 import { refOf } from '../harness/refs.js';
 import { type FixtureServer, startFixtureServer } from '../harness/fixture-server.js';
 import { freePortPair } from '../harness/ports.js';
+import { startPackageSite } from '../harness/package-site.js';
 import { EXTENSION_DIR } from './relay-env.js';
 
 /**
@@ -179,6 +180,44 @@ describe('browser commands against the running server', () => {
     await cli('wait', '--text', 'typed', '--timeout', '10000');
     expect(await cli('resize', '800', '600')).toBe('viewport 800x600');
     expect(JSON.parse(await cli('--json', 'evaluate', '--fn', '() => innerWidth')).result).toBe(800);
+  });
+
+  it('find, and rows told apart, on an app nobody here wrote (TodoMVC react from npm): the row found by its words brings its checkbox, which ticks that todo', async () => {
+    const todomvc = await startPackageSite('todomvc');
+    try {
+      await cli('open', todomvc.url('/examples/react/index.html'));
+      await cli('wait', '--selector', '#new-todo');
+      const box = refOf(await cli('find', 'what needs to be done'), 'textbox "What needs to be done?"');
+      for (const title of ['Buy milk', 'Walk the dog', 'Read a book']) await cli('type', box, title, '--submit');
+
+      const found = await cli('find', 'walk the dog');
+      // The page's words inside the answer's fence; only the row that says it, with its own checkbox.
+      const fence = /^<page (\d+)>$/m.exec(found)?.[1];
+      expect(found).toContain(`</page ${fence}>`);
+      const outline = found.split('\n').filter((line) => /^\s*- /.test(line));
+      expect(outline).toHaveLength(3);
+      expect(outline[0]).toMatch(/^- listitem( \[ref=e\d+\])?:$/);
+      expect(outline[2]).toBe('  - text: "Walk the dog"');
+      expect(found).not.toContain('Buy milk');
+      await cli('click', refOf(found, /checkbox/));
+      const completed = JSON.parse(await cli('--json', 'evaluate', '--fn', '() => [...document.querySelectorAll("#todo-list li.completed label")].map((label) => label.textContent)')).result;
+      expect(completed).toEqual(['Walk the dog']);
+
+      // Interactive: each unnamed checkbox says its row, and the filter links come without their URLs.
+      const interactive = await cli('snapshot', '-i');
+      expect(interactive).toMatch(/- checkbox \[checked\] (\[focused\] )?\[in="Walk the dog"\] \[ref=e\d+\]/);
+      expect(interactive).toMatch(/- checkbox \[in="Read a book"\] \[ref=e\d+\]/);
+      expect(interactive).toMatch(/- link "Active" \[ref=e\d+\]/);
+      expect(interactive).not.toContain('[url=');
+
+      // A pattern, and what a find says when nothing matches or the pattern is broken.
+      expect((await cli('find', '/^\\s*- text: "(buy|read)/i')).split('\n').filter((line) => /- text:/.test(line))).toEqual(['  - text: "Buy milk"', '  - text: "Read a book"']);
+      expect((await cli('find', 'no such todo')).split('\n').at(-1)).toBe('[find "no such todo": nothing on the page matches]');
+      const broken = await fail('find', '/(/');
+      expect(broken.stderr).toMatch(/Invalid find "\/\(\/": .*regular expression as \/pattern\/flags/);
+    } finally {
+      await todomvc.close();
+    }
   });
 
   it('the toolbox: emulate, route, init-script, storage, cookies, storage-state', async () => {

@@ -97,7 +97,7 @@ describe('clawd-browser mcp (stdio)', () => {
       ['browser_act', 'browser_computer', 'browser_console', 'browser_labelled_screenshot', 'browser_navigate', 'browser_page_tool', 'browser_record', 'browser_screenshot', 'browser_snapshot', 'browser_status', 'browser_tabs'],
     );
     const snapshot = tools.find((tool) => tool.name === 'browser_snapshot')!;
-    expect(Object.keys(snapshot.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['profile', 'targetId', 'interactive', 'ref', 'selector', 'depth', 'maxChars', 'diff']));
+    expect(Object.keys(snapshot.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['profile', 'targetId', 'interactive', 'ref', 'selector', 'find', 'depth', 'maxChars', 'diff']));
     // Every act kind of the HTTP API is one browser_act away.
     const act = tools.find((tool) => tool.name === 'browser_act')!;
     const kinds = (act.inputSchema.properties as { kind: { description: string } }).kind.description.split('; ').map((part) => part.split(' ')[0]);

@@ -207,13 +207,16 @@ describe('sessions, grants, the vault and profiles answer as their document says
     await call('POST', '/dashboard/link', undefined, 200);
     // A health check's answer, 200 or 503, has the same documented shape.
     await call('GET', '/pressure');
+    // The person's own Chrome, never attached here: its state, and a detach that has nothing to let go of.
+    await call('GET', '/chrome');
+    await call('POST', '/chrome/detach', {});
   });
 
   it('covered most of the document', () => {
     const documented = Object.entries(document.paths).flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`));
     const reached = new Set(checked.map((key) => operationKey(key)));
-    // The streams, images, MCP, the one-time login, page tools (page-tools.test.ts) and the browse runtime (browse.test.ts) are checked by their own suites.
-    const elsewhere = ['GET /page-tools', 'POST /page-tools/call', 'POST /browse', 'GET /browse', 'DELETE /browse/{run}', 'GET /screencast', 'GET /screencast/frame', 'GET /dashboard/login', 'GET /events', 'POST /mcp', 'GET /openapi.json', 'POST /pdf', 'POST /hooks/file-chooser', 'POST /reset-profile', 'POST /stop', 'POST /grants', 'DELETE /grants/{id}', 'DELETE /vault', 'POST /vault/refresh', 'POST /vault/refresh/{id}/done', 'POST /vault/from-extension', 'GET /handoff/{id}/open', 'GET /handoff/{id}/page', 'POST /handoff/{id}/answer', 'GET /videos/file', 'GET /metrics', 'GET /handoff/{id}/screencast', 'POST /handoff/{id}/input'];
+    // The streams, images, MCP, the one-time login, page tools (page-tools.test.ts), the browse runtime (browse.test.ts) and attaching the person's Chrome (chrome-consent.test.ts) are checked by their own suites.
+    const elsewhere = ['POST /chrome/attach', 'POST /chrome/picker/open', 'GET /chrome/picker/login', 'GET /chrome/picker', 'GET /chrome/picker/tabs', 'POST /chrome/picker/lend', 'GET /page-tools', 'POST /page-tools/call', 'POST /browse', 'GET /browse', 'DELETE /browse/{run}', 'GET /screencast', 'GET /screencast/frame', 'GET /dashboard/login', 'GET /events', 'POST /mcp', 'GET /openapi.json', 'POST /pdf', 'POST /hooks/file-chooser', 'POST /reset-profile', 'POST /stop', 'POST /grants', 'DELETE /grants/{id}', 'DELETE /vault', 'POST /vault/refresh', 'POST /vault/refresh/{id}/done', 'POST /vault/from-extension', 'GET /handoff/{id}/open', 'GET /handoff/{id}/page', 'POST /handoff/{id}/answer', 'GET /videos/file', 'GET /metrics', 'GET /handoff/{id}/screencast', 'POST /handoff/{id}/input'];
     expect(documented.filter((key) => !reached.has(key) && !elsewhere.includes(key))).toEqual([]);
   });
 });

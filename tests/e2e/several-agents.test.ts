@@ -44,7 +44,7 @@ async function httpAgent(name: string): Promise<Client> {
 /** Adds `todos` to the TodoMVC app at `app`, by refs alone, never naming a tab; answers the tab it worked in. */
 async function todoTask(agent: Client, app: string, todos: string[]): Promise<string> {
   const went = said(await agent.callTool({ name: 'browser_navigate', arguments: { url: todomvc.url(`/examples/${app}/index.html`) } }));
-  const targetId = /^At (\S+) /.exec(went)![1];
+  const targetId = /^At (\S+)$/m.exec(went)![1];
   for (const todo of todos) {
     const outline = said(await agent.callTool({ name: 'browser_snapshot', arguments: { interactive: true } }));
     const field = /textbox "What needs to be done\?"[^\n]*\[ref=(\w+)\]/.exec(outline)?.[1];

@@ -78,6 +78,24 @@ describe('shaping a long page', () => {
     await expect(takeAiSnapshot(page, { scope: { selector: '[[bad' } })).rejects.toThrow(/Invalid selector/);
   });
 
+  it('find: the lines that say it, under their path, with refs that act; a long page costs a few lines', async () => {
+    const full = await takeAiSnapshot(page, {});
+    const { text } = await takeAiSnapshot(page, { find: 'read more about 3a' });
+    const lines = text.split('\n');
+    expect(lines).toContainEqual(expect.stringMatching(/^\s+- link "Read more about 3a" \[url=[^\]]+\] \[ref=e\d+\]$/));
+    // Each match under its landmarks and sections, but nothing beside it.
+    expect(lines[0]).toMatch(/^- main:/);
+    expect(text).not.toContain('Guide 1');
+    expect(text.length).toBeLessThan(full.text.length / 20);
+    await (await resolveRef(page, refOf(text, 'link "Read more about 3a"'))).click();
+    await page.waitForURL(/\/ch3\/a$/);
+
+    await page.goBack();
+    const many = await takeAiSnapshot(page, { find: '/"Guide \\d+"/' });
+    expect(many.text.split('\n').at(-1)).toMatch(/^\[find .*: 40 matches, the first 20 shown: narrow it\]$/);
+    expect((await takeAiSnapshot(page, { find: 'no such words anywhere' })).text).toBe('[find "no such words anywhere": nothing on the page matches]');
+  });
+
   it('depth: only the top levels, and a note of what is deeper', async () => {
     const { text } = await takeAiSnapshot(page, { depth: 1 });
     const lines = text.split('\n');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { diffOutlines, fitBudget, interactiveOnly, limitDepth, outlineEntry } from '../../relay/src/snapshot/shaping.js';
+import { diffOutlines, FIND_LIMIT, findLines, fitBudget, interactiveOnly, limitDepth, outlineEntry } from '../../relay/src/snapshot/shaping.js';
 
 /** Shaping on outline text alone; the browser-side behaviour is in e2e/snapshot-shaping.test.ts. */
 
@@ -46,6 +46,65 @@ describe('interactiveOnly', () => {
       '    - button "Collapse operation" [expanded] [ref=e11]',
       '  - button "GET /pets List pets" [ref=e13]',
     ]);
+  });
+});
+
+describe('interactiveOnly on rows and links', () => {
+  const todos = [
+    '- main:',
+    '  - list:',
+    '    - listitem:',
+    '      - checkbox [ref=e7]',
+    '      - text: "Buy milk"',
+    '    - listitem:',
+    '      - checkbox [checked] [ref=e8]',
+    '      - text: "Walk the dog"',
+    '      - button "Delete" [ref=e9]',
+    '  - link "Active" [url=http://x.test/#/active] [ref=e10]',
+  ];
+
+  it('says which row an unnamed control sits in, and drops link URLs', () => {
+    expect(interactiveOnly(todos)).toEqual([
+      '- main:',
+      '  - checkbox [in="Buy milk"] [ref=e7]',
+      '  - checkbox [checked] [in="Walk the dog"] [ref=e8]',
+      '  - button "Delete" [ref=e9]',
+      '  - link "Active" [ref=e10]',
+    ]);
+  });
+
+  it("cuts a long row's text", () => {
+    const long = 'word '.repeat(40).trim();
+    const [line] = interactiveOnly(['- list:', '  - listitem:', '    - checkbox [ref=e1]', `    - text: "${long}"`]);
+    expect(line).toMatch(/^- checkbox \[in="word( word)+…"\] \[ref=e1\]$/);
+    expect(/in="([^"]*)"/.exec(line)![1].length).toBe(60);
+  });
+});
+
+describe('findLines', () => {
+  it('keeps each matching line under its landmarks and its row (not the unnamed list between), whatever the case', () => {
+    expect(findLines(OUTLINE, 'first')).toEqual(['- main:', '  - listitem:', '    - link "First" [ref=e2]']);
+  });
+
+  it('brings the controls of the row a match is in; a control found by itself says its row', () => {
+    const rows = ['- list:', '  - listitem:', '    - checkbox [ref=e7]', '    - text: "Buy milk"', '  - listitem:', '    - checkbox [ref=e8]', '    - text: "Walk the dog"'];
+    expect(findLines(rows, 'walk')).toEqual(['- listitem:', '  - checkbox [ref=e8]', '  - text: "Walk the dog"']);
+    expect(findLines(rows, '/checkbox/')).toEqual(['- listitem:', '  - checkbox [in="Buy milk"] [ref=e7]', '- listitem:', '  - checkbox [in="Walk the dog"] [ref=e8]']);
+  });
+
+  it('takes a regular expression written /…/flags, and never matches a ref', () => {
+    expect(findLines(OUTLINE, '/^\\s*- (textbox|combobox)/')).toEqual(['- main:', '  - form "Ask":', '    - textbox "Question" [ref=e3]', '    - combobox "Topic" [ref=e4]']);
+    expect(findLines(OUTLINE, 'e3')).toEqual(['[find "e3": nothing on the page matches]']);
+    expect(findLines(['- link "Home" [url=http://site.test/find-me] [ref=e1]'], 'find-me')).toEqual(['[find "find-me": nothing on the page matches]']);
+  });
+
+  it('skips unnamed wrappers on the path, and shows at most FIND_LIMIT matches with a note', () => {
+    const many = ['- main:', '  - generic:', ...Array.from({ length: FIND_LIMIT + 5 }, (_, i) => `    - link "Item ${i}" [ref=e${i}]`)];
+    const found = findLines(many, 'item');
+    expect(found[0]).toBe('- main:');
+    expect(found.filter((line) => line.includes('link'))).toHaveLength(FIND_LIMIT);
+    expect(found.some((line) => line.includes('generic'))).toBe(false);
+    expect(found.at(-1)).toBe(`[find "item": ${FIND_LIMIT + 5} matches, the first ${FIND_LIMIT} shown: narrow it]`);
   });
 });
 

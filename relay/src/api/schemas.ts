@@ -56,11 +56,20 @@ const PersonFlag = z
 /** Text a person cannot see, shown marked (snapshot/page-sight.ts): for a person debugging, never in MCP's tools. */
 const HiddenFlag = z.union([z.boolean(), QueryFlag]).optional().describe('also the text a person cannot see, each block marked [hidden=why] (for debugging)');
 
+/**
+ * The characters an agent's client (MCP, the CLI) asks a snapshot for unless
+ * told otherwise: a long page's outline is cut with a note saying how to see
+ * the rest (find, scope, a larger maxChars), instead of costing its reader
+ * tens of thousands of tokens. The HTTP API itself cuts nothing unasked.
+ */
+export const AGENT_SNAPSHOT_CHARS = 16_000;
+
 /** How an `ai` snapshot is cut down for a token budget (snapshot/shaping.ts); query strings and MCP alike. */
 export const SnapshotShaping = z.object({
   interactive: z.union([z.boolean(), QueryFlag]).optional().describe('only what can be acted on'),
   ref: Ref.optional().describe('only this element'),
   selector: z.string().min(1).max(1000).optional().describe('only the element this CSS selector matches'),
+  find: z.string().min(1).max(500).optional().describe('only lines saying this (or /regex/), under their path'),
   depth: z.coerce.number().int().positive().max(100).optional(),
   maxChars: z.coerce.number().int().min(500).max(1_000_000).optional(),
   diff: z.union([z.boolean(), QueryFlag]).optional().describe('only changes since the last snapshot'),

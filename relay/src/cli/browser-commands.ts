@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
 import { BadRequestError } from '../errors.js';
+import { AGENT_SNAPSHOT_CHARS } from '../api/schemas.js';
 import { labelLine } from '../mcp/vision-tools.js';
 import { fenced, fencedMarkdown, fencedOutline } from '../api/page-content.js';
 import { BrowserClient } from '../client/browser-client.js';
@@ -200,14 +201,22 @@ function addActionCommands(program: Command, client: () => BrowserClient, print:
     .option('-i, --interactive', 'only what can be acted on, with its landmarks and nearest heading')
     .option('--ref <ref>', 'only the lines of this element (a ref from the previous snapshot)')
     .option('--selector <css>', 'only the lines of the element this CSS selector matches')
+    .option('--find <text>', 'only the lines that say this (any case; /regex/flags for a pattern), each under its path')
     .option('--depth <n>', 'only this many levels of the outline', wholeNumber)
-    .option('--max-chars <n>', 'at most this many characters; a note says what was cut', wholeNumber)
+    .option('--max-chars <n>', `at most this many characters (default ${AGENT_SNAPSHOT_CHARS} for ai); a note says what was cut`, wholeNumber)
     .option('--diff', "only what changed since the tab's previous snapshot")
-    .action(async (options: { format: 'ai' | 'aria'; limit?: number; target?: string; interactive?: boolean; ref?: string; selector?: string; depth?: number; maxChars?: number; diff?: boolean }) => {
+    .action(async (options: { format: 'ai' | 'aria'; limit?: number; target?: string; interactive?: boolean; ref?: string; selector?: string; find?: string; depth?: number; maxChars?: number; diff?: boolean }) => {
       const { target, ...rest } = options;
-      const snapshot = await client().snapshot({ ...rest, targetId: target });
+      const snapshot = await client().snapshot({ ...(rest.format === 'ai' ? { maxChars: AGENT_SNAPSHOT_CHARS } : {}), ...rest, targetId: target });
       // The page's words between the answer's fence lines (api/page-content.ts), clawd's notes outside; a person's notes after them, in their own fence.
       print(snapshot, () => (snapshot.format === 'ai' ? [fencedOutline(snapshot.fence, undefined, snapshot.text), snapshot.notes].filter(Boolean).join('\n') : JSON.stringify(snapshot.nodes, null, 2)));
+    });
+  // Reading a long page to find one control costs thousands of tokens; asking for it costs tens.
+  withTarget(program.command('find').description('the lines of the page that say this, each under its path, with refs (a text, any case, or /regex/flags)').argument('<text>'))
+    .option('-i, --interactive', 'only what can be acted on')
+    .action(async (query: string, options: { target?: string; interactive?: boolean }) => {
+      const snapshot = await client().snapshot({ find: query, interactive: options.interactive, maxChars: AGENT_SNAPSHOT_CHARS, targetId: options.target });
+      print(snapshot, () => [fencedOutline(snapshot.fence, undefined, snapshot.text), snapshot.notes].filter(Boolean).join('\n'));
     });
   withTarget(program.command('text').description("the page's readable content as Markdown: headings, links with their URLs, lists, tables"))
     .option('--ref <ref>', 'only this element (a ref from the previous snapshot)')

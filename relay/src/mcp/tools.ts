@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { ActionSchema, schemas, SnapshotShaping } from '../api/schemas.js';
+import { ActionSchema, AGENT_SNAPSHOT_CHARS, schemas, SnapshotShaping } from '../api/schemas.js';
 import type { BrowserApi } from '../api/browser-api.js';
 import type { ActionRequest } from '../api/schemas.js';
 import type { ActionResult, PageTextResponse, Tab } from '../api/responses.js';
@@ -85,8 +85,6 @@ export interface McpSessionState {
 
 /** Above this, an action's page diff is cut (the note says how to see more). */
 const ACTION_DIFF_CHARS = 2_000;
-/** A snapshot's default budget through MCP (an explicit maxChars overrides it). */
-const SNAPSHOT_DEFAULT_CHARS = 16_000;
 
 /** Page text's own notes: the hidden-text note first, the cut note last (snapshot/page-text.ts). */
 function markdownNotes(page: PageTextResponse): { leading: number; trailing: number } {
@@ -212,11 +210,11 @@ async function act(api: BrowserApi, action: ActionRequest, session: McpSessionSt
 }
 
 /**
- * An act's diff with a shorter first note: its lines' marks (+ ~ -) already say what each is, so the
- * counts are left out. The fence each answer now carries is paid for so (about the same tokens).
+ * An act's diff with a shorter first note: its lines' marks (+ ~ -) already say what each is, and
+ * an agent acts on what changed, not on how much did not, so the counts are left out.
  */
 function terseDiff(diff: string): string {
-  return diff.replace(/^\[since the previous snapshot: [^;\]]*; (\d+) unchanged lines not shown\]/, '[changes since the last snapshot; $1 unchanged lines not shown]');
+  return diff.replace(/^\[since the previous snapshot: [^\]]*\]/, '[changes since the last snapshot]');
 }
 
 /** The default list: what most agents need. The groups' tools are in page-tools.ts, vision-tools.ts, toolbox-tools.ts and handoff-tool.ts. */
@@ -281,15 +279,15 @@ export const TOOLS: Tool[] = [
   defineTool({
     name: 'browser_snapshot',
     // The one word on fences every agent reads (the tool is always listed); `markdown` says what it is by its name.
-    description: `The page as text, [ref=…] on what can be acted on; interactive, scope or diff cost less. ${FENCE_NOTE}`,
+    description: `The page as text, [ref=…] on what can be acted on; find, interactive or diff cost less. ${FENCE_NOTE}`,
     input: z.object({ profile: Profile, targetId: TargetId, ...SnapshotShaping.shape, markdown: z.boolean().optional() }),
     readOnly: true,
     run: async (api, { profile: _profile, markdown, ...options }, session) => {
       if (markdown) {
-        const page = await withProfile(api, { profile: _profile }).text({ targetId: options.targetId, ref: options.ref, selector: options.selector, maxChars: options.maxChars ?? SNAPSHOT_DEFAULT_CHARS });
+        const page = await withProfile(api, { profile: _profile }).text({ targetId: options.targetId, ref: options.ref, selector: options.selector, maxChars: options.maxChars ?? AGENT_SNAPSHOT_CHARS });
         return text(fencedMarkdown(page.fence, `${page.title} — ${page.url}`, page.markdown, markdownNotes(page)));
       }
-      const snapshot = await withProfile(api, { profile: _profile }).snapshot({ maxChars: SNAPSHOT_DEFAULT_CHARS, ...options });
+      const snapshot = await withProfile(api, { profile: _profile }).snapshot({ maxChars: AGENT_SNAPSHOT_CHARS, ...options });
       session.lastUrl.set(snapshot.targetId, snapshot.url);
       // The person's notes after the page's words, apart from them (api/person-words.ts).
       return text([fencedOutline(snapshot.fence, `${snapshot.title} — ${snapshot.url}`, snapshot.text), snapshot.notes].filter(Boolean).join('\n'));
@@ -314,13 +312,13 @@ export const TOOLS: Tool[] = [
   }),
   defineTool({
     name: 'browser_screenshot',
-    description: 'Screenshot (JPEG, CSS pixels) of the page, full page, or an element by ref; fullQuality for PNG.',
+    description: 'Screenshot (JPEG, CSS pixels) of the page, full page or a ref; fullQuality: PNG at device scale.',
     input: z.object({
       profile: Profile,
       targetId: TargetId,
       fullPage: z.boolean().optional(),
       ref: schemas.screenshot.shape.ref,
-      fullQuality: z.boolean().optional().describe('PNG at device scale instead of JPEG'),
+      fullQuality: z.boolean().optional(),
     }),
     readOnly: true,
     run: async (api, params) => {

@@ -1,7 +1,7 @@
 import type { Frame, Page } from 'playwright-core';
 import { BadRequestError, NotFoundError } from '../errors.js';
 import { nextGeneration, recordSnapshot, RefNotFoundError, snapshotsOf, type TabSnapshots, wasIssued } from './refs.js';
-import { diffOutlines, fitBudget, hiddenNote, interactiveOnly, limitDepth } from './shaping.js';
+import { diffOutlines, findLines, fitBudget, hiddenNote, interactiveOnly, limitDepth } from './shaping.js';
 import { childFrame, walkFrame } from './snapshot-engine.js';
 
 /**
@@ -22,11 +22,13 @@ export interface AiSnapshotOptions {
   interactive?: boolean;
   /** Only the lines of one element: a ref of the previous snapshot, or a CSS selector (main frame). */
   scope?: { ref?: string; selector?: string };
+  /** Only the lines that say this (a text, any case, or `/regex/flags`), each under its path from the root. */
+  find?: string;
   /** Only this many levels of the outline (1 = top level). */
   depth?: number;
   /** At most this many characters; a note at the end says what was cut. */
   maxChars?: number;
-  /** Only what changed since the tab's previous snapshot (ignores interactive, depth and scope). */
+  /** Only what changed since the tab's previous snapshot (ignores interactive, find, depth and scope). */
   diff?: boolean;
   /** Also what a person cannot see (page-sight.ts), each line marked `[hidden=why]`: for a person debugging. */
   hidden?: boolean;
@@ -129,6 +131,7 @@ export async function takeAiSnapshot(target: TabSnapshots | Page, options: AiSna
       : ['[no change since the previous snapshot]'];
   } else {
     if (options.scope) lines = scoped(lines, scopeRange, options.scope, scopeRefIssued);
+    if (options.find !== undefined) lines = findLines(lines, options.find);
     if (options.interactive) lines = interactiveOnly(lines);
     if (options.depth !== undefined) lines = limitDepth(lines, options.depth);
     if (options.diff) lines = [`[${hadPrevious ? 'the page navigated since the previous snapshot' : 'no earlier snapshot of this tab'}: the snapshot follows in full]`, ...lines];

@@ -1,12 +1,13 @@
 /**
  * Shaping an `ai` outline for a token budget, on the text alone (pure, so it
- * is tested without a browser): only what can be acted on, a depth, a
- * character budget with a marker that says what was cut and how to see it,
- * and a diff against the previous outline of the tab.
+ * is tested without a browser): only what can be acted on, only what matches
+ * a search, a depth, a character budget with a marker that says what was cut
+ * and how to see it, and a diff against the previous outline of the tab.
  *
  * An outline line is `<2 spaces per level>- role "name" [attrs]` (or
  * `- text: "..."`); lines starting with `[` are notes, not page content.
  */
+import { BadRequestError } from '../errors.js';
 
 const LANDMARKS = new Set(['navigation', 'main', 'banner', 'contentinfo', 'complementary', 'region', 'form', 'dialog', 'search', 'iframe']);
 /** Landmarks a page has once, which a snapshot's `selector` scope matches by their role word (page-script.ts). */
@@ -60,8 +61,16 @@ function reindent(text: string, level: number): string {
 /**
  * Only what can be acted on, each under the landmarks it sits in, with the
  * nearest heading before it for context. Nesting among what is kept stays.
+ * Links keep their names and lose their `[url=…]` (what they do is said by
+ * their name; the URL is the full outline's to show), and a control with no
+ * name of its own says which item it sits in (`[in="…"]`: a list's row, a
+ * table's row or cell), so that a row's checkbox is told from the next one's.
  */
 const ITEM_ROLES = new Set(['listitem', 'row', 'columnheader', 'rowheader']);
+/** What a control that has no name of its own is told apart by: the item (row, list item, cell) it sits in. */
+const CONTEXT_ROLES = new Set([...ITEM_ROLES, 'cell', 'gridcell', 'option', 'treeitem']);
+/** How much of an item's text names a control in it. */
+const CONTEXT_CHARS = 60;
 
 export function interactiveOnly(lines: string[]): string[] {
   const parsed = parse(lines);
@@ -75,16 +84,113 @@ export function interactiveOnly(lines: string[]): string[] {
     if (lastHeading >= 0) keep[lastHeading] = true;
     for (let up = line.parent; up >= 0; up = parsed[up].parent) if (LANDMARKS.has(parsed[up].role)) keep[up] = true;
   });
+  return kept(parsed, keep, (line, index) => withContext(parsed, index, line.replace(URL_ATTRIBUTE, '')));
+}
+
+/** At most this many matches of a find are shown; a note says how many more there are. */
+export const FIND_LIMIT = 20;
+const URL_ATTRIBUTE = / \[url=[^\]]*\]/;
+
+/**
+ * The lines that match `query` (a text, found whatever its case; or a
+ * regular expression written `/…/flags`), each under its path (its
+ * landmarks, the named elements it is in and its row, each shown once), with
+ * the controls of the row it is in, at most FIND_LIMIT of them: what an agent
+ * on a long page asks for instead of reading it. A line is matched on what
+ * it says (role, name, text, states), not on its ref or URL.
+ */
+export function findLines(lines: string[], query: string): string[] {
+  const matches = matcher(query);
+  const parsed = parse(lines);
+  // What a line says, not where it points or its handle: `os.path` should not find every link into os.html.
+  const found = parsed.flatMap((line, index) => (matches(line.text.replace(/ \[(?:ref|url)=[^\]]*\]/g, '')) ? [index] : []));
+  if (!found.length) return [`[find ${JSON.stringify(query)}: nothing on the page matches]`];
+  const keep = new Array<boolean>(parsed.length).fill(false);
+  // The path to a match is what tells it apart: its landmarks, the named things it is in, and its own row; not the unnamed lists and wrappers between.
+  const keepWithPath = (index: number, item: number) => {
+    keep[index] = true;
+    for (let up = parsed[index].parent; up >= 0; up = parsed[up].parent) {
+      if (up === item || LANDMARKS.has(parsed[up].role) || outlineEntry(parsed[up].text)?.name !== undefined) keep[up] = true;
+    }
+  };
+  const shown = found.slice(0, FIND_LIMIT);
+  for (const index of shown) {
+    const item = CONTEXT_ROLES.has(parsed[index].role) ? index : itemOf(parsed, index);
+    keepWithPath(index, item);
+    if (item < 0) continue;
+    // A match in a row (a list item, a table row, a cell) brings the row's own controls: a todo found by its words, with its checkbox.
+    for (let below = item + 1; below < parsed.length && isBelow(parsed, below, item); below++) if (parsed[below].hasRef && !CONTEXT_ROLES.has(parsed[below].role) && itemOf(parsed, below) === item) keepWithPath(below, item);
+  }
+  // A control found by itself says which row it is in; one brought in by its row's words needs not.
+  const matched = new Set(shown);
+  const out = kept(parsed, keep, (line, index) => (matched.has(index) ? withContext(parsed, index, line) : line));
+  return found.length > FIND_LIMIT ? [...out, `[find ${JSON.stringify(query)}: ${found.length} matches, the first ${FIND_LIMIT} shown: narrow it]`] : out;
+}
+
+/** `/pattern/flags` is a regular expression; anything else a text, matched whatever its case. */
+function matcher(query: string): (text: string) => boolean {
+  const written = /^\/(.+)\/([a-z]*)$/s.exec(query);
+  if (written) {
+    let pattern: RegExp;
+    try {
+      pattern = new RegExp(written[1], written[2].replace('g', ''));
+    } catch (error) {
+      throw new BadRequestError(`Invalid find ${JSON.stringify(query)}: ${(error as Error).message}. Write a text, or a regular expression as /pattern/flags`);
+    }
+    return (text) => pattern.test(text);
+  }
+  const wanted = query.toLowerCase();
+  return (text) => text.toLowerCase().includes(wanted);
+}
+
+/** The kept lines, nested as they were among themselves; a line whose children were all left out no longer introduces anything. */
+function kept(parsed: Line[], keep: boolean[], shown: (text: string, index: number) => string): string[] {
   const out: string[] = [];
   parsed.forEach((line, index) => {
     if (!keep[index]) return;
     let level = 0;
     for (let up = line.parent; up >= 0; up = parsed[up].parent) if (keep[up]) level++;
-    // A line whose children were all left out no longer introduces anything.
-    const hasKeptChild = parsed.some((other, i) => i > index && keep[i] && isBelow(parsed, i, index));
-    out.push(reindent(hasKeptChild || !line.text.endsWith(':') ? line.text : line.text.slice(0, -1), level));
+    const hasKeptChild = parsed.some((_other, i) => i > index && keep[i] && isBelow(parsed, i, index));
+    out.push(reindent(shown(hasKeptChild || !line.text.endsWith(':') ? line.text : line.text.slice(0, -1), index), level));
   });
   return out;
+}
+
+/** A control line with a ref and no name of its own, given the text of the item it sits in (`[in="…"]`, before its ref); any other line as it is. */
+function withContext(parsed: Line[], index: number, text: string): string {
+  const line = parsed[index];
+  if (!line.hasRef || ITEM_ROLES.has(line.role) || outlineEntry(line.text)?.name !== undefined) return text;
+  const item = itemOf(parsed, index);
+  if (item < 0) return text;
+  const words = itemText(parsed, item, index);
+  if (!words) return text;
+  const shown = words.length > CONTEXT_CHARS ? `${words.slice(0, CONTEXT_CHARS - 1)}…` : words;
+  return text.replace(/ \[ref=/, ` [in=${JSON.stringify(shown)}] [ref=`);
+}
+
+/** The nearest row, list item or cell a line sits in (-1: none). */
+function itemOf(parsed: Line[], index: number): number {
+  let item = parsed[index].parent;
+  while (item >= 0 && !CONTEXT_ROLES.has(parsed[item].role)) item = parsed[item].parent;
+  return item;
+}
+
+/** The words of an item: its own name and text; only when it has none, the names of the other things in it (a row of links says them). */
+function itemText(parsed: Line[], item: number, control: number): string {
+  const texts: string[] = [];
+  const names: string[] = [];
+  const own = outlineEntry(parsed[item].text)?.name;
+  for (let index = item + 1; index < parsed.length && isBelow(parsed, index, item); index++) {
+    if (index === control) continue;
+    const text = /^\s*- text(?: \[[^\]]*\])*: (.*)$/.exec(parsed[index].text)?.[1];
+    if (text !== undefined) texts.push(text.replace(/^"(.*)"$/, '$1'));
+    else {
+      const name = outlineEntry(parsed[index].text)?.name;
+      if (name) names.push(name);
+    }
+  }
+  const words = own ? [own] : texts.length ? texts : names;
+  return words.join(' ').replace(/\s+/g, ' ').trim();
 }
 
 function isBelow(parsed: Line[], index: number, ancestor: number): boolean {
@@ -143,7 +249,7 @@ export function fitBudget(lines: string[], maxChars: number): string[] {
         return SCOPABLE_LANDMARKS.has(line.role) ? `${named} [selector=${line.role}]` : named;
       });
     const where = sections.length ? `; next: ${sections.join(' | ')}` : '';
-    return `[cut at maxChars=${maxChars}: ${cut.length} more lines (${refs} with refs) not shown${where}. For more: a larger maxChars, interactive, or scope to a ref or selector]`;
+    return `[cut at maxChars=${maxChars}: ${cut.length} more lines (${refs} with refs) not shown${where}. For more: find what you need, a larger maxChars, interactive, or scope to a ref or selector]`;
   });
 }
 
