@@ -1,5 +1,7 @@
 import { describeElement } from '../snapshot/element-description.js';
 import { snapshotFrameDom } from '../snapshot/page-script.js';
+import { paintMath } from '../snapshot/page-paint.js';
+import { pageSight } from '../snapshot/page-sight.js';
 
 /**
  * The in-page half of a person's watch (person-watch.ts): the source put in
@@ -37,7 +39,11 @@ export function personWatchSource(binding: string, mode: PersonWatchMode): strin
   if (typeof send !== 'function' || window !== window.top) return;
   delete g[${JSON.stringify(binding)}];
   const watch = (g.__clawdPersonWatch = { mode: ${JSON.stringify(mode)} });
-  const walk = (${snapshotFrameDom.toString()});
+  const walkDom = (${snapshotFrameDom.toString()});
+  // The same walk as the agent's snapshot, with what a person can see measured fresh (page-sight.ts), so names match its lines.
+  const pageSight = (${pageSight.toString()});
+  const paintMath = (${paintMath.toString()});
+  const walk = (args, previous) => walkDom(args, previous, pageSight(paintMath()));
   const describeElement = (${describeElement.toString()});
   const ENTRY = ${LINE_ENTRY.toString()};
   const report = (step) => { try { send(JSON.stringify({ ...step, url: location.href })); } catch {} };
