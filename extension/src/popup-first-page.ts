@@ -9,7 +9,7 @@ import { isBlankUrl } from './blank-navigation';
  * Playwright, which reports a popup only after its first real navigation,
  * then never shows it to its client. The first request leaves before any
  * extension may attach in either case; the URL policy judges the page that
- * committed (driver/url-policy-guard.ts).
+ * committed (driver/network/url-policy-guard.ts).
  */
 
 /** Past this, the popup is shared as it is: a first navigation that never ends must not hide it for good. */

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { cookieDomainInScope, filterCookies, planCookieCommand, sharedHosts } from '../../relay/src/bridge/cookie-scope.js';
 import { newNonce, prove, verifyProof } from '../../protocol/link-auth.js';
 import { classifyPageMethod, deniedMessage } from '../../relay/src/bridge/method-policy.js';
-import { readUploads } from '../../relay/src/driver/uploads.js';
+import { readUploads } from '../../relay/src/driver/acts/uploads.js';
 import { navigationProblem, shareableUrlProblem } from '../../protocol/url-gate.js';
 import { checkRequest, redactUrl } from '../../relay/src/server/request-guard.js';
 import { BadRequestError } from '../../relay/src/errors.js';

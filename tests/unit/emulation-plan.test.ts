@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { toolboxSchemas } from '../../relay/src/api/toolbox-schemas.js';
-import { emulationCommands, mergeEmulation, originHeaders, presetOf, shownEmulation } from '../../relay/src/driver/emulation-plan.js';
+import { emulationCommands, mergeEmulation, originHeaders, presetOf, shownEmulation } from '../../relay/src/driver/toolbox/emulation-plan.js';
 
 const pixel = { viewport: { width: 412, height: 839 }, screen: { width: 412, height: 915 }, deviceScaleFactor: 2.625, isMobile: true, hasTouch: true, userAgent: 'Pixel UA' };
 const byMethod = (commands: ReturnType<typeof emulationCommands>) => Object.fromEntries(commands.map(([method, params]) => [method, params]));

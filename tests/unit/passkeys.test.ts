@@ -1,6 +1,6 @@
 import { createPublicKey, generateKeyPairSync, sign, verify } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { asStorageCredential, fromStorageCredential, type Passkey } from '../../relay/src/driver/virtual-authenticators.js';
+import { asStorageCredential, fromStorageCredential, type Passkey } from '../../relay/src/driver/secrets/virtual-authenticators.js';
 
 /** A passkey as Chrome's authenticator holds it, and as Playwright's storage state carries it: the same key either way. */
 

@@ -9,7 +9,7 @@ import type { DebuggerSession } from './client-sessions.js';
  * it to extensions, yet unmodified Playwright (`setInputFiles`, file
  * choosers) and Puppeteer (`uploadFile`) send it with file paths. The relay
  * does it itself: the server reads the files (only from the upload folders,
- * never $CLAWD_HOME's secrets: driver/uploads.ts), and the contents are set
+ * never $CLAWD_HOME's secrets: driver/acts/uploads.ts), and the contents are set
  * on the input through the page (a DataTransfer), with the input and change
  * events a user's choice would fire.
  */

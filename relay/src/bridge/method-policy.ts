@@ -85,7 +85,7 @@ const NAVIGATION_METHODS = new Set(['Page.navigate']);
 /**
  * chrome.debugger refuses these to extensions; the relay does them itself:
  * DOM.setFileInputFiles with the files' contents, read on this machine under
- * the upload-folder rule (driver/uploads.ts), set through the page.
+ * the upload-folder rule (driver/acts/uploads.ts), set through the page.
  */
 const EMULATED_METHODS = new Set(['DOM.setFileInputFiles']);
 

@@ -10,7 +10,7 @@ import { liveServerRecord } from '../config/server-record.js';
 import { readToken } from '../config/state-dir.js';
 import { EXTENSION_DIR } from '../config/package-root.js';
 import { jailHost } from '../jail/jail-host.js';
-import { findFfmpeg } from '../driver/film-encoder.js';
+import { findFfmpeg } from '../driver/film/film-encoder.js';
 import { BROWSERS, manifestDir } from '../native-host/install.js';
 import { gridName, gridReadiness } from '../profiles/grid-session.js';
 import type { ChromeStatus } from '../api/chrome-schemas.js';

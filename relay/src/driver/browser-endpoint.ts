@@ -1,7 +1,7 @@
 import type { DownloadRecord, EndpointState } from '../api/responses.js';
 import type { CdpBridge } from '../bridge/cdp-bridge.js';
 import type { ChromeAttachment } from '../attach/chrome-attachment.js';
-import type { DownloadLog } from './download-log.js';
+import type { DownloadLog } from './network/download-log.js';
 import { UnavailableError } from '../errors.js';
 import { BrowserMux } from '../bridge/browser-mux.js';
 import type { BrowserPipe } from '../profiles/browser-pipe.js';

@@ -1,12 +1,12 @@
 import type { CDPSession, Dialog, ElementHandle, Page } from 'playwright-core';
 import { resolveRef, TabSnapshots } from '../snapshot/refs.js';
 import { ConsoleBuffer } from './console-buffer.js';
-import { NetworkLog } from './network-log.js';
-import { TabScreencast } from './screencast.js';
-import { TabEmulation } from './tab-emulation.js';
-import type { BrowserSecrets } from './browser-secrets.js';
+import { NetworkLog } from './network/network-log.js';
+import { TabScreencast } from './film/screencast.js';
+import { TabEmulation } from './toolbox/tab-emulation.js';
+import type { BrowserSecrets } from './secrets/browser-secrets.js';
 import { TabPageTools } from './page-tools/tab-page-tools.js';
-import { PersonWatch } from './person-watch.js';
+import { PersonWatch } from './person/person-watch.js';
 
 /**
  * One tab of a profile's browser, as the driver knows it: made when the

@@ -2,7 +2,7 @@ import type { Action } from '../api/schemas.js';
 import { playwrightScript, type WrittenScript } from '../replay/playwright-script.js';
 import { type ElementLocator, refsOf, type ScriptStep } from '../replay/script-steps.js';
 import { chooseLocator } from '../replay/locator-choice.js';
-import { playwrightLocator } from './element-locators.js';
+import { playwrightLocator } from './acts/element-locators.js';
 import { frameOfRef } from '../snapshot/refs.js';
 import { describeRef } from '../snapshot/snapshot-engine.js';
 import { outlineEntry } from '../snapshot/shaping.js';

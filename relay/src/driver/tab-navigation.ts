@@ -5,7 +5,7 @@ import { privateHostRemedy } from '../runtime/url-policy.js';
 import type { EgressFailureReason } from '../profiles/launch-envelope.js';
 import type { DriverTab } from './driver-tab.js';
 import { ACTION_TIMEOUT_MS } from '../api/limits.js';
-import { takeRefusal } from './url-policy-guard.js';
+import { takeRefusal } from './network/url-policy-guard.js';
 
 /** Why the browser's way out failed a connection to a host since a time (BrowserEndpoint.egressFailure); absent where there is none. */
 export type EgressWitness = (host: string, since: number) => EgressFailureReason | undefined;

@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import type { Tab } from '../api/responses.js';
 import { AmbiguousError, NotFoundError } from '../errors.js';
-import type { BrowserSecrets } from './browser-secrets.js';
+import type { BrowserSecrets } from './secrets/browser-secrets.js';
 import { DriverTab } from './driver-tab.js';
 import { AgentTabs } from './agent-tabs.js';
 import { currentAgent } from '../runtime/agent-context.js';

@@ -5,7 +5,7 @@ import type { ActionRecord } from '../api/session-responses.js';
  * scales every frame to the film's size, draws the pointer where it was and
  * a ring at each click, and writes a chapter per action, in WebM (VP8) or
  * MP4 (H.264). Pure: the recorder gives the marks and the action log gives
- * the chapters; driver/film-encoder.ts runs what this plans.
+ * the chapters; driver/film/film-encoder.ts runs what this plans.
  */
 
 export type FilmFormat = 'webm' | 'mp4';

@@ -3,7 +3,7 @@ import type { ElementLocator } from './script-steps.js';
 /**
  * The one choice of how a test finds an element again, for an agent's act
  * (driver/script-recorder.ts, counted by Playwright before the act) and a
- * person's step (driver/person-watch.ts, counted in the page at the moment
+ * person's step (driver/person/person-watch.ts, counted in the page at the moment
  * they acted): the most stable handle a person would write that matches
  * exactly one element. Role and accessible name first, then its label, its
  * test id, its own text; a CSS path last (the script marks it as likely to

@@ -3,7 +3,7 @@ import { chooseLocator, describeLocator } from './locator-choice.js';
 import type { ElementLocator } from './script-steps.js';
 
 /**
- * A person's demonstration, as heard (driver/person-watch.ts), made into a
+ * A person's demonstration, as heard (driver/person/person-watch.ts), made into a
  * routine: each element found by the locator a person would write, counted
  * as the page was when they acted; each value they gave a parameter with it
  * as its default; a password a secret parameter with no value at all.

@@ -4,7 +4,7 @@ import { z } from 'zod';
  * Acts that wait for a person's yes (spec §20): config.json's `confirm`
  * names them, and this decides, purely, whether an act is one. An act the
  * agent asks for is checked against the rules before it runs
- * (driver/act-consequence.ts finds what it would set off, the service asks
+ * (driver/acts/act-consequence.ts finds what it would set off, the service asks
  * the person: service/confirm-service.ts).
  *
  * A rule names one kind of act:

@@ -57,7 +57,7 @@ export function privateAllowed(policy: UrlPolicy, host: string): boolean {
 /** Requests the URL policy refused in a browser (CDP Fetch) since this process started: GET /metrics. */
 let browserRefusals = 0;
 
-/** A guard refused a request in a browser (driver/browser-url-guard.ts, url-policy-guard.ts). */
+/** A guard refused a request in a browser (driver/network/browser-url-guard.ts, url-policy-guard.ts). */
 export function countBrowserRefusal(): void {
   browserRefusals++;
 }

@@ -174,7 +174,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
     handoffsWaiting: () => service.handoffs.list().handoffs.filter((handoff) => handoff.state === 'waiting').length,
     cdpClients: () => options.cdpClients?.() ?? 0,
   });
-  // Every answer and error leaves without the secrets typed into its profile's browser (driver/browser-secrets.ts).
+  // Every answer and error leaves without the secrets typed into its profile's browser (driver/secrets/browser-secrets.ts).
   const shown = (request: Request) => {
     const profile = requestUrl(request)?.searchParams.get('profile') ?? undefined;
     return <T>(answer: T): T => manager.secretsOf(profile)?.redactDeep(answer) ?? answer;

@@ -2,7 +2,7 @@ import { copyFile, realpath } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, resolve as resolvePath, sep } from 'node:path';
 import type { CdpBridge } from '../bridge/cdp-bridge.js';
-import { readUploads, type UploadPolicy } from '../driver/uploads.js';
+import { readUploads, type UploadPolicy } from '../driver/acts/uploads.js';
 import type { Logger } from '../log.js';
 import type { Dispatch } from './relay-dispatch.js';
 

@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import type { TabScreencast } from '../driver/screencast.js';
+import type { TabScreencast } from '../driver/film/screencast.js';
 import { LIMITS } from './limits.js';
 
 /**

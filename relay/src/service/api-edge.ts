@@ -5,7 +5,7 @@ import { asAgent } from '../runtime/agent-context.js';
  * routes have theirs in the route binder and the door: every call runs as
  * the caller's agent (runtime/agent-context.ts: its requests without
  * targetId mean its own tabs), and every answer leaves through `redact` (the
- * profile's typed secrets replaced: driver/browser-secrets.ts), what its
+ * profile's typed secrets replaced: driver/secrets/browser-secrets.ts), what its
  * methods return or resolve to, what they reject with (an error's message),
  * and the same for the API objects it holds (the toolbox's, vision's).
  */

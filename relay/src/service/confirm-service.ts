@@ -9,13 +9,13 @@ import { type ConfirmRule, type Consequence, describeRule, matchDownload, matchP
 import type { AuditTrail } from '../vault/audit-log.js';
 import { withFence } from '../api/page-content.js';
 import type { ControlService, PerformOptions } from './control-service.js';
-import { consequenceAt, consequenceOf } from '../driver/act-consequence.js';
+import { consequenceAt, consequenceOf } from '../driver/acts/act-consequence.js';
 import type { DriverTab } from '../driver/driver-tab.js';
 type Point = { x: number; y: number };
 
 /**
  * A consequential act waits for a yes (spec §20). Before an act runs, the
- * driver says what it would set off (driver/act-consequence.ts); when one of
+ * driver says what it would set off (driver/acts/act-consequence.ts); when one of
  * config's `confirm` rules names it:
  * - a rule the token's holder pre-approved for this task session lets it run;
  * - with a person reachable (the person's own Chrome, the operator's console

@@ -14,7 +14,7 @@ import type { FilmService } from './film-service.js';
 import type { RecordingService } from './recording-service.js';
 import { describeIssues } from '../validation.js';
 import { withFence, withSharedFence } from '../api/page-content.js';
-import { type SecretOpener, secretNames } from '../driver/secret-typing.js';
+import { type SecretOpener, secretNames } from '../driver/secrets/secret-typing.js';
 import { SESSION_PROFILE_PREFIX } from '../api/limits.js';
 import { ToolboxService } from './toolbox-service.js';
 import { VisionService } from './vision-service.js';

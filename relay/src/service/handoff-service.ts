@@ -5,7 +5,7 @@ import type { HandoffAnswer } from '../api/session-responses.js';
 import { ConflictError, NotFoundError, TooManyError } from '../errors.js';
 import { type ConfirmAsk, type Handoff, HandoffDesk, MAX_OPEN_HANDOFFS } from '../runtime/handoff-desk.js';
 import type { AuditTrail } from '../vault/audit-log.js';
-import type { TabScreencast } from '../driver/screencast.js';
+import type { TabScreencast } from '../driver/film/screencast.js';
 import type { HandoffWebhook } from './handoff-webhook.js';
 import type { ControlService } from './control-service.js';
 import { withFence } from '../api/page-content.js';

@@ -3,7 +3,7 @@ import { fencedNotes } from '../api/person-words.js';
 import type { Note, Notes, teachSchemas } from '../api/teach-schemas.js';
 import type { DriverTab } from '../driver/driver-tab.js';
 import type { ProfileDriver } from '../driver/profile-driver.js';
-import { refForLocator } from '../driver/locator-refs.js';
+import { refForLocator } from '../driver/acts/locator-refs.js';
 import { ConflictError, NotFoundError } from '../errors.js';
 import { locatorOf, whatOf } from '../replay/person-steps.js';
 import type { ElementLocator } from '../replay/script-steps.js';

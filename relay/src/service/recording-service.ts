@@ -5,7 +5,7 @@ import type { NetworkEntry, RecordingAnswer } from '../api/responses.js';
 import type { schemas } from '../api/schemas.js';
 import type { ActionRecord } from '../api/session-responses.js';
 import type { ProfileManager } from '../driver/profile-manager.js';
-import { redact, toHar } from '../driver/network-log.js';
+import { redact, toHar } from '../driver/network/network-log.js';
 import { chooseFence, withFence } from '../api/page-content.js';
 import { BadRequestError, ForbiddenError } from '../errors.js';
 import { roomLeft } from './recording-room.js';

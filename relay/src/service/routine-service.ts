@@ -1,8 +1,8 @@
 import type { z } from 'zod';
 import type { Action } from '../api/schemas.js';
 import type { Routine, RoutineParameter, RoutineRun, RoutineStep, teachSchemas } from '../api/teach-schemas.js';
-import { refForLocator } from '../driver/locator-refs.js';
-import type { SecretOpener } from '../driver/secret-typing.js';
+import { refForLocator } from '../driver/acts/locator-refs.js';
+import type { SecretOpener } from '../driver/secrets/secret-typing.js';
 import { BadRequestError, ForbiddenError } from '../errors.js';
 import type { RoutineStore } from '../routines/routine-store.js';
 import type { ControlService } from './control-service.js';

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { schemas } from '../api/schemas.js';
 import type { ToolboxApi } from '../api/toolbox-api.js';
 import type { Cookie, StorageState } from '../api/toolbox-responses.js';
-import type { ProfileToolbox } from '../driver/profile-toolbox.js';
+import type { ProfileToolbox } from '../driver/toolbox/profile-toolbox.js';
 import { type ControlService, validated } from './control-service.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { SecretKind, SessionInfo } from '../api/session-responses.js';
 import { type TotpSeed, totpCode } from '../vault/one-time-codes.js';
-import type { SecretOpener } from '../driver/secret-typing.js';
+import type { SecretOpener } from '../driver/secrets/secret-typing.js';
 import type { ProfileDriver } from '../driver/profile-driver.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../errors.js';
 import type { AuditTrail } from '../vault/audit-log.js';

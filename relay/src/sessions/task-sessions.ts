@@ -14,7 +14,7 @@ import type { AuditTrail } from '../vault/audit-log.js';
 import type { CookieVault } from '../vault/cookie-vault.js';
 import { auditSecretUse, grantedLending, lendLogin, secretOpener } from './lent-login.js';
 import type { SecretStore } from '../vault/secret-store.js';
-import type { SecretOpener } from '../driver/secret-typing.js';
+import type { SecretOpener } from '../driver/secrets/secret-typing.js';
 import type { Grants } from '../vault/grants.js';
 import { SparePool } from './spare-pool.js';
 import { type Isolation, type IsolationSettings } from './session-isolation.js';

@@ -255,7 +255,7 @@ function engineSource(): string {
         return output(ref);
       }
       case 'act-target': {
-        // What an act would act on (driver/act-consequence.ts): the ref's element, the element at a point
+        // What an act would act on (driver/acts/act-consequence.ts): the ref's element, the element at a point
         // (shadow roots pierced), or the focused one; then the control it is part of, kept for 'target'.
         let element = null;
         if (argument.ref) element = state && state.refs.get(argument.ref);
@@ -340,7 +340,7 @@ function engineSource(): string {
         }
       }
       case 'effect-start': {
-        // The effect of an action (driver/act-effect.ts), watched from here: a page that replaces
+        // The effect of an action (driver/acts/act-effect.ts), watched from here: a page that replaces
         // MutationObserver or HTMLInputElement (a polyfill) changes its own world, not this one.
         // Playwright may run a query twice: one watch per id.
         if (effects.has(argument.id)) return output(true);

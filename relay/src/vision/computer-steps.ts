@@ -4,7 +4,7 @@ import { openAiKey, UnknownKeyError, xdotoolChord, xdotoolKeys } from './key-nam
 
 /**
  * The two vendors' computer actions, as one list of steps for one executor
- * (driver/computer-use.ts). Points are pixels of the screenshot the model
+ * (driver/screen/computer-use.ts). Points are pixels of the screenshot the model
  * saw; keys are Playwright's names. A whole batch is translated before
  * anything runs, so an action or a key that does not exist is a 400 that
  * names it (`actions.3.keys.1`) and the page is untouched.

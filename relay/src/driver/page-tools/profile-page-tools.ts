@@ -1,8 +1,8 @@
 import type { z } from 'zod';
 import type { PageToolCall, PageToolList } from '../../api/page-tools-responses.js';
 import type { pageToolsSchemas } from '../../api/page-tools-schemas.js';
-import { watchDocument } from '../act-effect.js';
-import { withAftermath } from '../aftermath.js';
+import { watchDocument } from '../acts/act-effect.js';
+import { withAftermath } from '../acts/aftermath.js';
 import type { TabHost } from '../tab-host.js';
 
 /**

@@ -1,0 +1,166 @@
+import { describeElement } from '../../snapshot/element-description.js';
+import { snapshotFrameDom } from '../../snapshot/page-script.js';
+import { paintMath } from '../../snapshot/page-paint.js';
+import { pageSight } from '../../snapshot/page-sight.js';
+
+/**
+ * The in-page half of a person's watch (person-watch.ts): the source put in
+ * an isolated world of its own in every document of the tab, which hears
+ * what the person does with their own mouse and keyboard and reports it
+ * through a CDP binding that only that world holds.
+ *
+ * - Only trusted events count (`isTrusted`): what a person's hands did, in
+ *   their Chrome or through the live view. A page that dispatches events of
+ *   its own records nothing, and cannot reach the world or its binding.
+ * - Each element is described the moment it is acted on, before a click
+ *   can take the page away: the snapshot walk's role and name for it, with
+ *   how many lines of the page share them, and describeElement's label,
+ *   test id, text and CSS path, each with its count (replay/locator-choice.ts
+ *   picks among them).
+ * - A password's value is never read: a field that is or was a password, or
+ *   whose autocomplete names a credential, is reported as typed, without it.
+ * - `mark` mode is for a person's notes: a click marks the element it is on
+ *   and does nothing else (the page does not get it).
+ */
+
+export type PersonWatchMode = 'demonstrate' | 'mark' | 'off';
+
+/** A snapshot-walk line's role and name, as shaping.ts's outlineEntry reads it. */
+const LINE_ENTRY = /^\s*- ([a-z]+)(?: ("(?:[^"\\]|\\.)*"))?/;
+
+/** The source for Page.addScriptToEvaluateOnNewDocument in the watch's world; run again, it only changes the mode. */
+export function personWatchSource(binding: string, mode: PersonWatchMode): string {
+  // esbuild with keepNames (what tsx runs) inserts __name(...) calls into function bodies.
+  return `(() => {
+  const __name = (fn) => fn;
+  const g = globalThis;
+  if (g.__clawdPersonWatch) { g.__clawdPersonWatch.mode = ${JSON.stringify(mode)}; return; }
+  const send = g[${JSON.stringify(binding)}];
+  if (typeof send !== 'function' || window !== window.top) return;
+  delete g[${JSON.stringify(binding)}];
+  const watch = (g.__clawdPersonWatch = { mode: ${JSON.stringify(mode)} });
+  const walkDom = (${snapshotFrameDom.toString()});
+  // The same walk as the agent's snapshot, with what a person can see measured fresh (page-sight.ts), so names match its lines.
+  const pageSight = (${pageSight.toString()});
+  const paintMath = (${paintMath.toString()});
+  const walk = (args, previous) => walkDom(args, previous, pageSight(paintMath()));
+  const describeElement = (${describeElement.toString()});
+  const ENTRY = ${LINE_ENTRY.toString()};
+  const report = (step) => { try { send(JSON.stringify({ ...step, url: location.href })); } catch {} };
+
+  const facts = (el) => {
+    const out = { tag: el.tagName.toLowerCase(), type: (el.getAttribute('type') || '').toLowerCase() || undefined };
+    try {
+      const { result, state } = walk({ prefix: '', firstFrame: 1, limit: 1e9, generation: 0 }, undefined);
+      let ref;
+      for (const [candidate, element] of state.refs) if (element === el) { ref = candidate; break; }
+      const lines = ref ? result.text.split('\\n') : [];
+      const line = ref && lines.find((text) => text.includes('[ref=' + ref + ']'));
+      const entry = line && ENTRY.exec(line);
+      if (entry) {
+        out.role = entry[1];
+        if (entry[2]) {
+          out.name = JSON.parse(entry[2]);
+          const key = '- ' + entry[1] + ' ' + entry[2];
+          out.nameCount = lines.filter((text) => { const t = text.trimStart(); return t.startsWith(key) && /^($|[ :])/.test(t.slice(key.length)); }).length;
+        }
+      }
+    } catch {}
+    // A role and name that match one element already win (replay/locator-choice.ts): the rest is not counted.
+    return { ...out, ...describeElement(el, out.nameCount !== 1) };
+  };
+
+  // The first walk of a document is the slow one (a page of 30,000 elements: 2.4 s, then 0.18 s): made once it
+  // has loaded, not while the person's first click waits for it.
+  const warm = () => { if (watch.mode === 'demonstrate') try { walk({ prefix: '', firstFrame: 1, limit: 1e9, generation: 0 }, undefined); } catch {} };
+  if (document.readyState === 'complete') setTimeout(warm, 0);
+  else addEventListener('load', () => setTimeout(warm, 0), { once: true });
+
+  const CREDENTIAL = /(^|\\s)(current-password|new-password|one-time-code|cc-number|cc-csc)(\\s|$)/i;
+  const wasSecret = new WeakSet();
+  const isSecret = (el) => {
+    if ((el.tagName === 'INPUT' && el.type === 'password') || CREDENTIAL.test(el.getAttribute('autocomplete') || '')) wasSecret.add(el);
+    return wasSecret.has(el);
+  };
+  for (const field of document.querySelectorAll('input[type=password]')) wasSecret.add(field);
+  // A field is known for a password from the moment it is focused as one (a "show password" button may change its type later).
+  addEventListener('focusin', (event) => { const el = targetOf(event); if (el.tagName === 'INPUT') isSecret(el); }, true);
+  const TEXT_TYPES = ['', 'text', 'email', 'password', 'search', 'tel', 'url', 'number', 'date', 'datetime-local', 'month', 'week', 'time', 'color', 'range'];
+  const isTextField = (el) => el && ((el.tagName === 'INPUT' && TEXT_TYPES.includes((el.getAttribute('type') || '').toLowerCase())) || el.tagName === 'TEXTAREA');
+  const isToggle = (el) => el && el.tagName === 'INPUT' && (el.type === 'checkbox' || el.type === 'radio');
+  const targetOf = (event) => { const first = event.composedPath()[0]; return first && first.nodeType === 1 ? first : event.target; };
+  const CLICKABLE = 'a[href], button, input, select, textarea, summary, label, [role=button], [role=link], [role=checkbox], [role=radio], [role=switch], [role=tab], [role=menuitem], [role=menuitemcheckbox], [role=menuitemradio], [role=option], [role=treeitem], [onclick], [tabindex]';
+  const reported = new WeakMap();
+
+  const typed = (field) => {
+    if (isSecret(field)) {
+      if (reported.get(field) === '\\u0000secret') return;
+      reported.set(field, '\\u0000secret');
+      return report({ kind: 'type', element: facts(field), secret: true });
+    }
+    const value = field.isContentEditable ? field.innerText : field.value;
+    if (reported.get(field) === value) return;
+    reported.set(field, value);
+    report({ kind: 'type', element: facts(field), value });
+  };
+
+  // Mark mode: the click is the person's pointing, never the page's to act on.
+  const swallow = (event) => {
+    if (watch.mode !== 'mark' || !event.isTrusted) return;
+    event.preventDefault();
+    event.stopImmediatePropagation();
+  };
+  for (const type of ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'dblclick', 'auxclick']) addEventListener(type, swallow, true);
+
+  addEventListener('click', (event) => {
+    if (!event.isTrusted || watch.mode === 'off') return;
+    const hit = targetOf(event);
+    const el = (hit.closest && hit.closest(CLICKABLE)) || hit;
+    if (watch.mode === 'mark') {
+      swallow(event);
+      return report({ kind: 'mark', element: facts(el) });
+    }
+    // Focusing a field or opening a list is not a step: the typing or the choice is.
+    if (isTextField(el) || isToggle(el) || el.tagName === 'SELECT' || el.tagName === 'OPTION' || el.isContentEditable) return;
+    if (el.tagName === 'INPUT' && el.type === 'file') return;
+    if (el.tagName === 'LABEL' && el.control && (isTextField(el.control) || isToggle(el.control) || el.control.tagName === 'SELECT' || el.control.type === 'file')) return;
+    report({ kind: 'click', element: facts(el), button: ['left', 'middle', 'right'][event.button] || 'left' });
+  }, true);
+
+  addEventListener('change', (event) => {
+    if (!event.isTrusted || watch.mode !== 'demonstrate') return;
+    const el = targetOf(event);
+    if (el.tagName === 'SELECT') return report({ kind: 'select', element: facts(el), values: [...el.selectedOptions].map((option) => option.label) });
+    if (isToggle(el)) return report({ kind: 'check', element: facts(el), checked: el.checked });
+    if (el.tagName === 'INPUT' && el.type === 'file') return report({ kind: 'upload', element: facts(el), files: [...(el.files || [])].map((file) => file.name) });
+    if (isTextField(el)) typed(el);
+  }, true);
+
+  // An editor that is not a field (contenteditable) has no change event: its text counts when focus leaves it.
+  const edited = new WeakSet();
+  addEventListener('input', (event) => {
+    const el = targetOf(event);
+    if (event.isTrusted && watch.mode === 'demonstrate' && el.isContentEditable) edited.add(el);
+  }, true);
+  addEventListener('focusout', (event) => {
+    const el = targetOf(event);
+    if (watch.mode === 'demonstrate' && edited.has(el)) { edited.delete(el); typed(el); }
+  }, true);
+
+  addEventListener('keydown', (event) => {
+    if (!event.isTrusted || watch.mode !== 'demonstrate' || event.isComposing) return;
+    const el = targetOf(event);
+    const inField = isTextField(el) || el.isContentEditable;
+    const modified = event.ctrlKey || event.metaKey || event.altKey;
+    if (event.key === 'Enter' && !modified && (el.tagName !== 'TEXTAREA' && !el.isContentEditable)) {
+      if (isTextField(el)) typed(el);
+      return report({ kind: 'press', key: 'Enter', ...(inField || el.tagName === 'SELECT' ? { element: facts(el) } : {}) });
+    }
+    if (event.key === 'Escape') return report({ kind: 'press', key: 'Escape' });
+    if (modified && !inField && !['Control', 'Meta', 'Alt', 'Shift'].includes(event.key)) {
+      const keys = [event.ctrlKey && 'Control', event.altKey && 'Alt', event.metaKey && 'Meta', event.shiftKey && 'Shift', event.key.length === 1 ? event.key.toUpperCase() : event.key].filter(Boolean);
+      report({ kind: 'press', key: keys.join('+') });
+    }
+  }, true);
+})()`;
+}
