@@ -145,7 +145,8 @@ describe('a new user, from the npm package', () => {
         'Error: Navigating to https://pixel.invalid failed: pixel.invalid does not resolve: the name is unknown, or this machine has no network or DNS (getaddrinfo ENOTFOUND pixel.invalid)',
       );
       const opened = (await mcp.callTool({ name: 'browser_tabs', arguments: { action: 'open', url: `localhost:${site.port}` } })) as { content: Array<{ text: string }> };
-      expect(opened.content[0].text).toMatch(new RegExp(`^Opened \\S+ "Local app" http://localhost:${site.port}/$`));
+      // clawd's words, then the page's (its title and URL) inside the answer's fence.
+      expect(opened.content[0].text).toMatch(new RegExp(`^Opened \\S+\n<page (\\d+)>\n"Local app" http://localhost:${site.port}/\n</page \\1>$`));
     } finally {
       await mcp.close();
     }
@@ -167,7 +168,7 @@ describe('a new user, from the npm package', () => {
     expect((await cliFailure(['--profile', first.profile, 'open', `127.0.0.1:${site.port}`])).stderr).toMatch(/Navigation refused: urlPolicy public-only/);
 
     // An agent given only a key: the CLI acts within its session, with --key or CLAWD_KEY.
-    expect(await cli(['--key', local.key, 'tabs'])).toMatch(/  Local app  http:\/\/127\.0\.0\.1:\d+\/$/);
+    expect(await cli(['--key', local.key, 'tabs'])).toMatch(/  Local app  http:\/\/127\.0\.0\.1:\d+\/$/m);
     expect(await cli(['snapshot', '-i'], { CLAWD_KEY: local.key })).toContain('link "Leave"');
     expect((await cliFailure(['--key', local.key, '--profile', 'clawd', 'tabs'])).stderr).toMatch(/this one reaches profile session-[0-9a-f]+, not "clawd"/);
     expect(await cli(['--key', local.key, 'cdp-url'])).toMatch(new RegExp(`/cdp\\?profile=${local.profile}&token=${local.key}$`));
