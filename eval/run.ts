@@ -23,6 +23,7 @@ import { runLoop } from '../relay/src/browse/browse-loop.js';
 import { providerFor } from '../relay/src/browse/providers/provider-for.js';
 import { systemPrompt } from '../relay/src/browse/system-prompt.js';
 import { BrowserClient } from '../relay/src/client/browser-client.js';
+import { NotFoundError } from '../relay/src/errors.js';
 import { providerNamed } from '../relay/src/config/browse-config.js';
 import { loadConfig } from '../relay/src/config/config.js';
 import { currentPlatform } from '../relay/src/config/platform.js';
@@ -75,7 +76,7 @@ export async function runEval(options: EvalOptions): Promise<EvalScore[]> {
         try {
           const ended =
             tools === 'clawd-browser'
-              ? await BrowserClient.local({ home: options.home, url: options.url }).browse({ goal: task.goal(site.origin), startUrl: `${site.origin}${task.start}`, provider: chosen.name, runtime: options.runtime, maxSteps: options.maxSteps, close: true })
+              ? await clawdRun(BrowserClient.local({ home: options.home, url: options.url }), task, site.origin, chosen.name, options)
               : await withPlaywrightMcp(config.executablePath, (client) => playwrightRun(client, task, site.origin, chosen, config.browse, options.maxSteps));
           score({ task: task.name, tools, passed: task.passed(site.state()), outcome: ended.outcome + (ended.stoppedBy ? ` (${ended.stoppedBy})` : ''), steps: ended.steps, tokens: ended.usage.totalTokens, seconds: seconds(), ...(ended.error ? { error: ended.error } : {}) });
         } catch (error) {
@@ -87,6 +88,22 @@ export async function runEval(options: EvalOptions): Promise<EvalScore[]> {
     await site.close();
   }
   return scores;
+}
+
+/** One task on clawd-browser's tools, in a task session of its own: the rules the task pre-approves first (those this server's config has). */
+async function clawdRun(client: BrowserClient, task: EvalTask, origin: string, provider: string, options: EvalOptions) {
+  let session: string | undefined;
+  if (task.approves?.length) {
+    session = (await client.openSession({ credential_mode: 'clean' })).id;
+    // A rule this server's config does not have holds nothing back: there is nothing to approve.
+    for (const rule of task.approves) await client.approveRule(session, rule).catch((error: Error) => { if (!(error instanceof NotFoundError)) throw error; });
+  }
+  try {
+    return await client.browse({ goal: task.goal(origin), startUrl: `${origin}${task.start}`, provider, runtime: options.runtime, maxSteps: options.maxSteps, close: true, ...(session ? { session } : {}) });
+  } catch (error) {
+    if (session) await client.closeSession(session).catch(() => {});
+    throw error;
+  }
 }
 
 /** Playwright MCP, started for one task with a browser of its own (headless, isolated), as its README shows. */

@@ -16,6 +16,12 @@ export interface EvalTask {
   goal(origin: string): string;
   /** Whether the page's own state shows the task done. */
   passed(state: Record<string, unknown>): boolean;
+  /**
+   * Confirm rules (config `confirm.rules`) the suite pre-approves for the task's session: its acts would
+   * otherwise wait for a person's yes (the shop's Checkout and Place order are what the default `payments`
+   * rule names). The pages are the suite's own, so nothing is spent.
+   */
+  approves?: string[];
 }
 
 /** The script every page shares: `report({…})` merges the page's state into the site's record of this task. */
@@ -99,6 +105,7 @@ export const TASKS: EvalTask[] = [
     start: '/shop',
     goal: (origin) => `On ${origin}/shop, click "Blue mug", click "Add to cart", click "Checkout", click "Place order", then answer with the text after "Order number:"`,
     passed: (state) => JSON.stringify(state.ordered) === JSON.stringify(['Blue mug']),
+    approves: ['payments'],
   },
   {
     name: 'shadow-dom',
