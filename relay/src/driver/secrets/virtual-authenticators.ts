@@ -56,9 +56,29 @@ export class VirtualAuthenticators {
     if (this.lent) void this.install(tab, this.lent);
   }
 
-  /** Waits until the tab's authenticator is in place. */
+  /**
+   * Waits until the tab's authenticator is in place, installing it first on a tab the browser had before
+   * it held passkeys and `hold` did not see (a spare's warm page, which no tab list shows, handed to openTab).
+   */
   async settle(tab: DriverTab): Promise<void> {
-    await this.installed.get(tab);
+    if (!this.lent) return;
+    for (let tries = 1; ; tries++) {
+      const id = await (this.installed.get(tab) ?? this.install(tab, this.lent));
+      if (id && (await this.answers(tab, id))) return;
+      if (tries >= 5) return;
+      // Chrome turns the environment off when a new tab's first document replaces its frame, which may come
+      // just after the authenticator went on (it is then gone without an error): put it on again.
+      this.installed.delete(tab);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  /** Whether Chrome still has the tab's authenticator. */
+  private async answers(tab: DriverTab, authenticatorId: string): Promise<boolean> {
+    return (await tab.cdp()).send('WebAuthn.getCredentials', { authenticatorId }).then(
+      () => true,
+      () => false,
+    );
   }
 
   /** Every passkey the browser holds now, each once (its highest signature count): those lent and those its sites registered. */
