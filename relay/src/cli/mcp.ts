@@ -2,7 +2,6 @@ import { join } from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { BrowserClient } from '../client/browser-client.js';
 import { CLI_PATH, PACKAGE_VERSION } from '../config/package-root.js';
-import { controlUrlFor } from '../config/server-record.js';
 import { parseCaps } from '../mcp/capabilities.js';
 import { createMcpServer } from '../mcp/mcp-server.js';
 import { ensureRelay, type HostContext } from '../native-host/operations.js';
@@ -32,11 +31,7 @@ export async function runMcpStdio(options: { home: string; profile?: string; url
     (starting ??= (async () => {
       try {
         // A server named by --url or CLAWD_URL is the user's to run: nothing is started for it.
-        if (!options.url) {
-          const started = await ensureRelay(context);
-          // serve listens on its relay before its control API: one it has just started may not take calls yet.
-          if (started.state === 'spawned' || !client) await controlListening(controlUrlFor(options.home), context.startTimeoutMs!);
-        }
+        if (!options.url) await ensureRelay(context);
         // Made once the server answers: the client reads the token it wrote.
         // Each MCP connection is an agent of its own: its calls without targetId mean its own tabs.
         client ??= BrowserClient.local({ home: options.home, profile: options.profile, url: options.url, agent: options.agent ?? `mcp-${process.pid}` });
@@ -54,18 +49,4 @@ export async function runMcpStdio(options: { home: string; profile?: string; url
     },
   });
   await server.connect(new StdioServerTransport());
-}
-
-/** Resolves once the control API answers at all (`GET /pressure` wants no token), or fails after `timeoutMs`. */
-async function controlListening(controlUrl: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await fetch(`${controlUrl}/pressure`, { signal: AbortSignal.timeout(1_000) });
-      return;
-    } catch (error) {
-      if (Date.now() > deadline) throw new Error(`its control API at ${controlUrl} did not answer within ${timeoutMs} ms (${(error as Error).message})`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }

@@ -3,7 +3,7 @@ import { chmodSync, closeSync, openSync, readFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { join } from 'node:path';
 import type { BootstrapReply, EnsureRelayReply, StatusReply } from '../../../protocol/native-host.js';
-import { relayAddressFor } from '../config/server-record.js';
+import { controlUrlFor, relayAddressFor } from '../config/server-record.js';
 import { processRunning } from '../config/platform.js';
 import { ensureHome, loadOrCreateExtensionKey, readToken } from '../config/state-dir.js';
 
@@ -39,6 +39,16 @@ export async function relayAnswers(context: HostContext, timeoutMs = 1000): Prom
       signal: AbortSignal.timeout(timeoutMs),
     });
     return response.ok;
+  } catch {
+    return false;
+  }
+}
+
+/** True when this home's control API answers at all (`GET /pressure` wants no token). */
+async function controlListens(context: HostContext): Promise<boolean> {
+  try {
+    await fetch(`${controlUrlFor(context.home)}/pressure`, { signal: AbortSignal.timeout(500) });
+    return true;
   } catch {
     return false;
   }
@@ -81,7 +91,8 @@ export async function ensureRelay(context: HostContext): Promise<EnsureRelayRepl
   }
   const deadline = Date.now() + (context.startTimeoutMs ?? 10_000);
   while (Date.now() < deadline) {
-    if (await relayAnswers(context, 500)) return { state: 'spawned' as const, relayUrl, pid };
+    // serve listens on its relay first and on its control API a moment later: started means both (mcp calls the latter at once).
+    if ((await relayAnswers(context, 500)) && (await controlListens(context))) return { state: 'spawned' as const, relayUrl, pid };
     if (!processRunning(pid)) break;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
