@@ -245,7 +245,11 @@ export class ProfileDriver {
     // The profile's emulation, and its passkeys' authenticator, are on the tab before its first page loads.
     await this.toolbox.settle(tab);
     await this.passkeys.settle(tab);
-    if (url && url !== 'about:blank') await this.goto(tab, url, signal);
+    if (url && url !== 'about:blank') {
+      await this.goto(tab, url, signal);
+      // Chrome may drop the authenticator after it answered (virtual-authenticators.ts): once a page of the site is there, it is checked again.
+      await this.passkeys.settle(tab);
+    }
     const opened = await this.use(tab);
     this.script.add({ kind: 'open', tab: opened.targetId, url });
     return opened;
@@ -370,6 +374,8 @@ export class ProfileDriver {
   async act(action: Action, signal?: AbortSignal, secrets: ActSecrets = {}): Promise<ActionResult> {
     const tab = await this.tab(action.targetId);
     await this.guard(tab);
+    // Chrome may have dropped the tab's passkey authenticator since it opened (virtual-authenticators.ts), and an act is what sets a site's passkey prompt off.
+    await this.passkeys.settle(tab);
     if (action.kind === 'evaluate' && this.secrets.holding) throw this.secrets.heldError('scripts of the caller are refused in it');
     let performed = action;
     if (secretNames(action).length) {

@@ -66,8 +66,9 @@ export class VirtualAuthenticators {
       const id = await (this.installed.get(tab) ?? this.install(tab, this.lent));
       if (id && (await this.answers(tab, id))) return;
       if (tries >= 5) return;
-      // Chrome turns the environment off when a new tab's first document replaces its frame, which may come
-      // just after the authenticator went on (it is then gone without an error): put it on again.
+      // Chrome turns a tab's environment off without an error: seen just after a new tab opened, most likely
+      // when another CDP session of the tab detaches (a session's WebAuthn handler disables the environment as
+      // it goes; clawd opens short-lived ones, e.g. to learn a tab's target id). Put it on again.
       this.installed.delete(tab);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
@@ -97,6 +98,8 @@ export class VirtualAuthenticators {
   private install(tab: DriverTab, passkeys: Passkey[]): Promise<string | undefined> {
     const before = this.installed.get(tab);
     const installing = (async () => {
+      // The target id is asked through a session of its own that detaches at once (driver-tab.ts): asked first, not after.
+      await tab.targetId();
       const cdp = await tab.cdp();
       const id = (await before) ?? (await this.addAuthenticator(tab));
       for (const credential of passkeys) await cdp.send('WebAuthn.addCredential', { authenticatorId: id, credential });
