@@ -69,6 +69,28 @@ function tunnel(authority: string): Promise<string> {
 }
 
 describe('the egress proxy', () => {
+  it('sends a GET again on a new connection when the site closed the kept-alive one just as it was reused', async () => {
+    let answered = 0;
+    const requestsOn = new WeakMap<object, number>();
+    // A site whose idle timeout runs out as the next request arrives: the second request on a connection is closed unanswered.
+    const closing = createServer((request, response) => {
+      const seen = (requestsOn.get(request.socket) ?? 0) + 1;
+      requestsOn.set(request.socket, seen);
+      if (seen > 1) return void request.socket.destroy();
+      answered++;
+      response.end(`answer ${answered}`);
+    });
+    await new Promise<void>((resolve) => closing.listen(0, '127.0.0.1', resolve));
+    const port = (closing.address() as AddressInfo).port;
+    try {
+      expect(await viaProxy(`http://allowed.test:${port}/first`)).toEqual({ status: 200, body: 'answer 1' });
+      expect(await viaProxy(`http://allowed.test:${port}/second`)).toEqual({ status: 200, body: 'answer 2' });
+    } finally {
+      closing.closeAllConnections();
+      closing.close();
+    }
+  });
+
   it('forwards an allowed request to the judged address, and refuses a denied one with the rule', async () => {
     expect(await viaProxy(`http://allowed.test:${sitePort}/`)).toEqual({ status: 200, body: `hello from allowed.test:${sitePort}` });
     const refused = await viaProxy(`http://denied.test:${sitePort}/`);

@@ -54,6 +54,8 @@ export const DEFAULT_MAX_CONNECTIONS = 1024;
 /** Each connection through a proxy: the browser's socket and the site's. */
 const DESCRIPTORS_PER_CONNECTION = 2;
 
+/** Methods whose request, without a body, is sent again when a reused connection to the site turns out closed. */
+const RESENDABLE = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** Headers that belong to the hop to the proxy, not to the site. */
 const HOP_HEADERS = new Set(['proxy-connection', 'proxy-authorization', 'connection', 'keep-alive']);
 
@@ -164,24 +166,32 @@ export class EgressProxy {
     this.counters.connections++;
     const headers: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(request.headers)) if (value !== undefined && !HOP_HEADERS.has(name)) headers[name] = value;
-    const upstream = httpRequest({ host: decision.address, port, method: request.method, path: `${target.pathname}${target.search}`, headers, setHost: false, agent: this.agent });
-    // A request the browser abandons ends its connection to the site too (a finished one goes back to the pool).
-    response.once('close', () => !response.writableFinished && upstream.destroy());
-    request.on('error', () => upstream.destroy());
-    response.on('error', () => upstream.destroy());
-    upstream.on('response', (answer) => {
-      answer.on('error', () => response.destroy());
-      response.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.on('data', (chunk: Buffer) => (this.counters.bytesIn += chunk.length));
-      answer.pipe(response);
-    });
-    upstream.once('socket', (socket) => boundConnect(socket, () => upstream.destroy(connectTimeout(target.hostname, port))));
-    upstream.on('error', (error) => {
-      if (!response.headersSent) response.writeHead(502, { 'content-type': 'text/plain', 'x-clawd-egress': 'failed' }).end(`clawd-browser egress: ${this.failed(target.hostname, port, error)}`);
-      else response.destroy();
-    });
+    // A request without a body that nothing changes may be sent again (RFC 9110 §9.2.2), as browsers do.
+    const resendable = RESENDABLE.has(request.method ?? '') && request.headers['content-length'] === undefined && request.headers['transfer-encoding'] === undefined;
+    const send = (mayResend: boolean) => {
+      const upstream = httpRequest({ host: decision.address, port, method: request.method, path: `${target.pathname}${target.search}`, headers, setHost: false, agent: this.agent });
+      // A request the browser abandons ends its connection to the site too (a finished one goes back to the pool).
+      response.once('close', () => !response.writableFinished && upstream.destroy());
+      request.on('error', () => upstream.destroy());
+      response.on('error', () => upstream.destroy());
+      upstream.on('response', (answer) => {
+        answer.on('error', () => response.destroy());
+        response.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.on('data', (chunk: Buffer) => (this.counters.bytesIn += chunk.length));
+        answer.pipe(response);
+      });
+      upstream.once('socket', (socket) => boundConnect(socket, () => upstream.destroy(connectTimeout(target.hostname, port))));
+      upstream.on('error', (error: NodeJS.ErrnoException) => {
+        // A kept-alive connection the site closed just as it was reused (its idle timeout): sent again on a new one.
+        if (mayResend && upstream.reusedSocket && !response.headersSent && (error.code === 'ECONNRESET' || error.code === 'EPIPE')) return send(false);
+        if (!response.headersSent) response.writeHead(502, { 'content-type': 'text/plain', 'x-clawd-egress': 'failed' }).end(`clawd-browser egress: ${this.failed(target.hostname, port, error)}`);
+        else response.destroy();
+      });
+      if (resendable) upstream.end();
+      else request.pipe(upstream);
+    };
     request.on('data', (chunk: Buffer) => (this.counters.bytesOut += chunk.length));
-    request.pipe(upstream);
+    send(resendable);
   }
 
   /** CONNECT host:port: a tunnel (https, wss, ws through a proxy, anything TCP). */
