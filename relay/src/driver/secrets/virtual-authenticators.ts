@@ -57,8 +57,8 @@ export class VirtualAuthenticators {
   }
 
   /**
-   * Waits until the tab's authenticator is in place, installing it first on a tab the browser had before
-   * it held passkeys and `hold` did not see (a spare's warm page, which no tab list shows, handed to openTab).
+   * Waits until the tab's authenticator is in place and Chrome still has it: put on (again) when the tab has
+   * none, such as a tab the browser had before it held passkeys that `hold` was not given.
    */
   async settle(tab: DriverTab): Promise<void> {
     if (!this.lent) return;
