@@ -125,7 +125,7 @@ async function playwrightRun(client: Client, task: EvalTask, origin: string, cho
   // The start page, as clawd's side is given it (startUrl): not a step of the model's.
   await client.callTool({ name: 'browser_navigate', arguments: { url: `${origin}${task.start}` } });
   const toolset = await mcpToolset(client);
-  const provider = providerFor(chosen.name, chosen.provider);
+  const provider = await providerFor(chosen.name, chosen.provider);
   const conversation = provider.conversation({ system: systemPrompt('other'), tools: toolset.functions });
   return runLoop({
     conversation,

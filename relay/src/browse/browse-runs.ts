@@ -88,7 +88,7 @@ export class BrowseRuns {
     const config = this.host.config();
     if (this.running.size >= config.maxRuns) throw new TooManyError(`${this.running.size} browse runs are running, the most config browse.maxRuns allows: wait for one to end, or cancel one (DELETE /browse/{run})`);
     const chosen = providerNamed(config, request.provider);
-    const provider = providerFor(chosen.name, chosen.provider);
+    const provider = await providerFor(chosen.name, chosen.provider);
     const runtime = request.runtime ?? chosen.provider.runtime ?? 'tools';
     if (runtime === 'computer' && !provider.hasComputerTool) throw new BadRequestError(`Invalid runtime: provider ${chosen.name} speaks ${provider.api}, which has no computer tool; use runtime tools, or an anthropic or openai-responses provider`);
     const maxSteps = Math.min(request.maxSteps ?? config.maxSteps, config.maxStepsLimit);

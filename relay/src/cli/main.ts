@@ -22,7 +22,6 @@ import { addToolboxCommands } from './toolbox-commands.js';
 import { addPageToolsCommands } from './page-tools-commands.js';
 import { addChromeCommands } from './chrome-commands.js';
 import { describeChecks, runDoctor } from './doctor.js';
-import { runMcpStdio } from './mcp.js';
 import { CAPABILITY_GROUPS } from '../mcp/capabilities.js';
 import { serve } from './serve.js';
 
@@ -119,9 +118,11 @@ program
   .command('mcp')
   .description('serve the browser tools over MCP on stdio (starts `serve` in the background when it is not running)')
   .option('--caps <groups>', `tool groups beyond the default list, comma-separated: ${Object.keys(CAPABILITY_GROUPS).join(', ')}, or all`)
-  .action((options: { caps?: string }) =>
-    runMcpStdio({ home: clawdHome(), profile: program.opts().profile, url: program.opts().url ?? process.env.CLAWD_URL, caps: options.caps, agent: program.opts().agent ?? process.env.CLAWD_AGENT }),
-  );
+  // MCP's SDK is loaded for this command only: `serve`, which every other way in talks to, starts without it.
+  .action(async (options: { caps?: string }) => {
+    const { runMcpStdio } = await import('./mcp.js');
+    await runMcpStdio({ home: clawdHome(), profile: program.opts().profile, url: program.opts().url ?? process.env.CLAWD_URL, caps: options.caps, agent: program.opts().agent ?? process.env.CLAWD_AGENT });
+  });
 
 program
   .command('doctor')

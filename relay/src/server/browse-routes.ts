@@ -1,5 +1,5 @@
 import type { BrowseEvent } from '../api/browse-schemas.js';
-import { BrowseRuns } from '../browse/browse-runs.js';
+import type { BrowseRuns } from '../browse/browse-runs.js';
 import type { ActionLog } from '../runtime/action-log.js';
 import { CallerGoneError } from '../runtime/operation.js';
 import type { ControlService } from '../service/control-service.js';
@@ -30,7 +30,9 @@ export interface BrowseParts {
 
 export function bindBrowseRoutes(routes: RouteBinder, parts: BrowseParts): void {
   const { service, credentials } = parts;
-  const runs = new BrowseRuns({
+  // The runtime (its loop, providers and their SDKs) is loaded with the first run: a server nobody browses does not hold it.
+  let made: Promise<BrowseRuns> | undefined;
+  const runs = () => (made ??= import('../browse/browse-runs.js').then(({ BrowseRuns }) => new BrowseRuns({
     config: () => service.manager.registry.config().browse,
     api: (profile, signal) => service.api(profile, signal),
     openSession: async (request, signal) => {
@@ -41,14 +43,14 @@ export function bindBrowseRoutes(routes: RouteBinder, parts: BrowseParts): void 
     closeSession: async (id) => void (await credentials.closeSession(id)),
     log: parts.actionLog,
     exportDir: parts.exportDir,
-  });
+  })));
   // The service answers BrowserApi.browse (MCP's browser_browse in process) through the same runs.
-  service.browseWith((request, scope, how) => runs.run(request, scope, how));
+  service.browseWith(async (request, scope, how) => (await runs()).run(request, scope, how));
 
   routes.media('POST /browse', async ({ query, body, request, signal }, response) => {
     const scope = { profile: query.profile };
     if (request.accepts(['application/json', 'text/event-stream']) !== 'text/event-stream') {
-      response.json(await runs.run(body, scope, { signal }));
+      response.json(await (await runs()).run(body, scope, { signal }));
       return;
     }
     let keepalive: NodeJS.Timeout | undefined;
@@ -62,7 +64,7 @@ export function bindBrowseRoutes(routes: RouteBinder, parts: BrowseParts): void 
       response.write(`event: ${event.kind}\ndata: ${JSON.stringify(event.data)}\n\n`);
     };
     try {
-      await runs.run(body, scope, { signal, onEvent: send });
+      await (await runs()).run(body, scope, { signal, onEvent: send });
     } catch (error) {
       if (!response.headersSent || error instanceof CallerGoneError) throw error;
       send({ kind: 'error', data: asHttpFailure(error).error.toBody() });
@@ -71,6 +73,6 @@ export function bindBrowseRoutes(routes: RouteBinder, parts: BrowseParts): void 
     }
     response.end();
   });
-  routes.json('GET /browse', () => runs.list());
-  routes.json('DELETE /browse/:run', ({ params }) => runs.cancel(params.run));
+  routes.json('GET /browse', async () => (await runs()).list());
+  routes.json('DELETE /browse/:run', async ({ params }) => (await runs()).cancel(params.run));
 }

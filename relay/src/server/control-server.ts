@@ -24,7 +24,7 @@ import { bindHandoffRoutes } from './handoff-routes.js';
 import { dashboardPage } from './dashboard-page.js';
 import { movingOnPage, NOT_FRAMED } from './one-time-logins.js';
 import { openApiDocument } from '../api/openapi.js';
-import { McpHttpSessions } from '../mcp/http-sessions.js';
+import type { McpHttpSessions } from '../mcp/http-sessions.js';
 import type { ActionLog } from '../runtime/action-log.js';
 import { CallerGoneError } from '../runtime/operation.js';
 import { AGENT_HEADER, SESSION_PROFILE_PREFIX } from '../api/limits.js';
@@ -163,8 +163,14 @@ export async function startControlServer(options: ControlServerOptions): Promise
   // MCP over Streamable HTTP: the same tools as `clawd-browser mcp`, calling the service in process.
   // In a fleet, the token's MCP reaches every server's sessions (fleet-api.ts); a session's key is carried whole by the door.
   const tokenApi = (agent: string) => (options.fleet ? fleetAwareApi(service.api(undefined, undefined, { agent }), options.fleet, options.token, (id) => sessions.has(id), agent) : service.api(undefined, undefined, { agent }));
-  const mcp = new McpHttpSessions((session, agent) => (session === undefined ? tokenApi(agent) : service.api(`${SESSION_PROFILE_PREFIX}${session}`, undefined, { locked: true, agent })), options.exportDir);
-  sessions.whenEnded((id) => mcp.closeScope(id));
+  // Its SDK and tools are loaded with the first /mcp request: a server no MCP client uses does not hold them.
+  let mcp: McpHttpSessions | undefined;
+  let mcpLoading: Promise<McpHttpSessions> | undefined;
+  const mcpReady = () =>
+    (mcpLoading ??= import('../mcp/http-sessions.js').then(
+      ({ McpHttpSessions }) => (mcp = new McpHttpSessions((session, agent) => (session === undefined ? tokenApi(agent) : service.api(`${SESSION_PROFILE_PREFIX}${session}`, undefined, { locked: true, agent })), options.exportDir)),
+    ));
+  sessions.whenEnded((id) => mcp?.closeScope(id));
 
   // Every route is in the table of api/routes.ts, which parses its input and documents it (GET /openapi.json).
   // Signals for a load balancer and Prometheus (spec §18): request latency is observed as each route answers.
@@ -183,7 +189,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
   fleet.bind(routes);
 
   routes.media('POST /mcp', async ({ request }, response) => {
-    await mcp.handle(request, response, request.body, door.sessionOf(request));
+    await (await mcpReady()).handle(request, response, request.body, door.sessionOf(request));
   }, { everyMethod: true });
   routes.json('GET /openapi.json', () => openApiDocument(PACKAGE_VERSION));
 
@@ -378,10 +384,10 @@ export async function startControlServer(options: ControlServerOptions): Promise
   return {
     port,
     lastRequestAt: () => lastRequestAt,
-    mcpSessions: () => mcp.count,
+    mcpSessions: () => mcp?.count ?? 0,
     teaching: extensionTeaching(service),
     async close() {
-      await mcp.close();
+      if (mcpLoading) await (await mcpLoading).close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

@@ -84,7 +84,7 @@ export class TabPageTools {
   async call(name: string, input: Record<string, unknown>, options: { frameId?: string; timeoutMs: number; signal?: AbortSignal }): Promise<PageToolOutcome> {
     const session = await this.enabled();
     const tool = this.find(name, options.frameId);
-    checkToolInput(tool, input);
+    await checkToolInput(tool, input);
     const { invocationId } = (await session.send('WebMCP.invokeTool', { frameId: tool.frameId, toolName: name, input: input as never }).catch((error: Error) => {
       if (/Tool not found/i.test(error.message)) throw this.gone(name);
       throw error;

@@ -1,4 +1,4 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import { BadRequestError } from '../../errors.js';
 import type { PageTool } from '../../api/page-tools-responses.js';
 
@@ -7,18 +7,22 @@ import type { PageTool } from '../../api/page-tools-responses.js';
  * anything is sent to it: a call the page would refuse (or misread) is a 400
  * that names the field. The schema is the page's, so it is compiled leniently
  * (unknown keywords and formats pass) and once per tool definition; a schema
- * that does not compile checks nothing, and the page decides.
+ * that does not compile checks nothing, and the page decides. Ajv is
+ * loaded with the first call: a server whose pages offer no tools does not
+ * hold it.
  */
 
-const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });
+let ajv: Promise<Ajv> | undefined;
 const compiled = new WeakMap<object, ValidateFunction | null>();
 
-export function checkToolInput(tool: PageTool, input: Record<string, unknown>): void {
+export async function checkToolInput(tool: PageTool, input: Record<string, unknown>): Promise<void> {
   if (!tool.inputSchema) return;
   let validate = compiled.get(tool.inputSchema);
   if (validate === undefined) {
+    ajv ??= import('ajv').then(({ Ajv }) => new Ajv({ strict: false, allErrors: true, validateFormats: false }));
+    const compiler = await ajv;
     try {
-      validate = ajv.compile(tool.inputSchema);
+      validate = compiler.compile(tool.inputSchema);
     } catch {
       validate = null;
     }
