@@ -12,5 +12,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     reporters: ['default', './tests/summary-reporter.ts'],
+    // The page runtime's bundle, written again from its modules when they changed (scripts/page-runtime.ts).
+    globalSetup: ['./tests/harness/page-runtime-setup.ts'],
   },
 });

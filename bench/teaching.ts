@@ -10,7 +10,7 @@
  * Run with `npm run bench:teaching`.
  */
 import { chromium } from 'playwright-core';
-import { personWatchSource } from '../relay/src/driver/person/person-page-script.js';
+import { personWatchSource } from '../relay/src/page-runtime/runtime-source.js';
 import { chromiumPath } from '../tests/harness/chromium.js';
 import { startSignupSite } from '../tests/harness/signup-site.js';
 import { startControlEnv } from '../tests/e2e/control-env.js';

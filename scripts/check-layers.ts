@@ -16,7 +16,8 @@ export const LAYERS: Record<string, string[]> = {
   api: [],
   runtime: ['api'],
   config: ['api', 'runtime'],
-  snapshot: [],
+  'page-runtime': [],
+  snapshot: ['page-runtime'],
   bridge: ['runtime'],
   attach: ['config'],
   profiles: ['api', 'config'],
@@ -24,7 +25,7 @@ export const LAYERS: Record<string, string[]> = {
   jail: ['egress', 'profiles'],
   vision: ['api'],
   replay: ['api'],
-  driver: ['api', 'attach', 'bridge', 'config', 'egress', 'jail', 'profiles', 'runtime', 'snapshot', 'vision', 'replay'],
+  driver: ['api', 'attach', 'bridge', 'config', 'egress', 'jail', 'page-runtime', 'profiles', 'runtime', 'snapshot', 'vision', 'replay'],
   vault: ['api'],
   routines: ['api', 'vault'],
   sessions: ['api', 'config', 'driver', 'egress', 'jail', 'profiles', 'vault'],
@@ -37,6 +38,12 @@ export const LAYERS: Record<string, string[]> = {
   store: ['api', 'sessions', 'vault'],
   cli: ['api', 'attach', 'client', 'config', 'driver', 'jail', 'mcp', 'native-host', 'profiles', 'routines', 'runtime', 'server', 'sessions', 'store', 'vault'],
 };
+
+/**
+ * Layers whose code runs in the page (bundled into the source injected there, scripts/page-runtime.ts):
+ * they import nothing outside their folder, not even the base, and no package or Node module.
+ */
+const SEALED = new Set(['page-runtime']);
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), '..');
 const RELAY = join(ROOT, 'relay', 'src');
@@ -57,6 +64,7 @@ function unitOf(path: string): string | undefined {
 }
 
 const IMPORT = /^\s*(?:import|export)\b[^'"]*?from\s+'(\.[^']+)'/gm;
+const PACKAGE_IMPORT = /^\s*(?:import|export)\b[^'"]*?from\s+'([^.'][^']*)'/gm;
 
 function importsOf(file: string): Array<{ target: string; line: number }> {
   const text = readFileSync(file, 'utf8');
@@ -76,9 +84,20 @@ export function check(): string[] {
     const allowed = from in LAYERS ? LAYERS[from] : null;
     for (const { target, line } of importsOf(file)) {
       const to = unitOf(target);
-      if (to === undefined || to === from || BASE.includes(to)) continue;
+      if (to === from) continue;
+      if (SEALED.has(from)) {
+        problems.push(`${relative(ROOT, file)}:${line}: ${from} runs in the page and may import only its own folder, not ${to ?? target}`);
+        continue;
+      }
+      if (to === undefined || BASE.includes(to)) continue;
       if (allowed === null) problems.push(`${relative(ROOT, file)}:${line}: ${from} is a base module and may import only ${BASE.join(', ')}, not ${to}`);
       else if (!allowed.includes(to)) problems.push(`${relative(ROOT, file)}:${line}: ${from} may not import ${to} (it may import ${[...allowed, ...BASE].join(', ') || 'only itself'})`);
+    }
+  }
+  for (const unit of SEALED) {
+    for (const file of files(join(RELAY, unit))) {
+      const text = readFileSync(file, 'utf8');
+      for (const match of text.matchAll(PACKAGE_IMPORT)) problems.push(`${relative(ROOT, file)}:${text.slice(0, match.index).split('\n').length}: ${unit} runs in the page and may not import the package ${match[1]}`);
     }
   }
   for (const file of files(join(ROOT, 'extension', 'src'))) {

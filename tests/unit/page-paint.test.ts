@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { paintMath } from '../../relay/src/snapshot/page-paint.js';
+import { paintMath } from '../../relay/src/page-runtime/page-paint.js';
 
 // The arithmetic behind "what a person can see" (page-sight.ts), on the strings getComputedStyle gives.
 describe('the paint arithmetic page sight judges with', () => {

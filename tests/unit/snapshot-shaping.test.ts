@@ -1,7 +1,26 @@
 import { describe, expect, it } from 'vitest';
-import { diffOutlines, FIND_LIMIT, findLines, fitBudget, interactiveOnly, limitDepth, outlineEntry } from '../../relay/src/snapshot/shaping.js';
+import type { OutlineNode } from '../../relay/src/page-runtime/outline-node.js';
+import { fitBudget as fitLines } from '../../relay/src/snapshot/budget.js';
+import { diffOutlines as diffNodes } from '../../relay/src/snapshot/outline-diff.js';
+import { FIND_LIMIT, findNodes, interactiveOnly as interactiveNodes, limitDepth as limitNodes, type Shaped } from '../../relay/src/snapshot/outline-filters.js';
+import { renderOutline } from '../../relay/src/snapshot/outline-render.js';
+import { entryOf as outlineEntry, outlineOf } from '../harness/outline-notation.js';
 
-/** Shaping on outline text alone; the browser-side behaviour is in e2e/snapshot-shaping.test.ts. */
+/**
+ * Shaping on outlines alone (written as they read, tests/harness/outline-notation.ts); the
+ * browser-side behaviour is in e2e/snapshot-shaping.test.ts.
+ */
+
+const render = (roots: OutlineNode[]) => renderOutline(roots).map((line) => line.text);
+const withNotes = ({ roots, notes }: Shaped) => [...render(roots), ...notes];
+const interactiveOnly = (lines: string[]) => render(interactiveNodes(outlineOf(lines)));
+const findLines = (lines: string[], query: string) => withNotes(findNodes(outlineOf(lines), query));
+const limitDepth = (lines: string[], depth: number) => withNotes(limitNodes(outlineOf(lines), depth));
+const fitBudget = (lines: string[], maxChars: number) => fitLines(renderOutline(outlineOf(lines)), maxChars).map((line) => line.text);
+const diffOutlines = (before: string[], after: string[]) => {
+  const diff = diffNodes(outlineOf(before), outlineOf(after));
+  return { ...diff, lines: diff.lines.map((line) => line.text) };
+};
 
 const OUTLINE = [
   '- banner:',
@@ -20,6 +39,12 @@ const OUTLINE = [
   '    - combobox "Topic" [ref=e4]:',
   '      - option "A" [selected] [ref=e5]',
 ];
+
+describe('the outline as nodes', () => {
+  it('renders each node as the line it was read from', () => {
+    expect(render(outlineOf(OUTLINE))).toEqual(OUTLINE);
+  });
+});
 
 describe('interactiveOnly', () => {
   it('keeps refs under their landmarks, with the nearest heading before them, and keeps nesting among what is kept', () => {

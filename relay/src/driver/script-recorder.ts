@@ -3,9 +3,8 @@ import { playwrightScript, type WrittenScript } from '../replay/playwright-scrip
 import { type ElementLocator, refsOf, type ScriptStep } from '../replay/script-steps.js';
 import { chooseLocator } from '../replay/locator-choice.js';
 import { playwrightLocator } from './acts/element-locators.js';
-import { frameOfRef } from '../snapshot/refs.js';
+import { factsOf, frameOfRef } from '../snapshot/refs.js';
 import { describeRef } from '../snapshot/snapshot-engine.js';
-import { outlineEntry } from '../snapshot/shaping.js';
 import type { DriverTab } from './driver-tab.js';
 
 /**
@@ -57,8 +56,7 @@ async function locatorFor(tab: DriverTab, ref: string): Promise<ElementLocator |
   if (!frame) return undefined;
   const prefix = /^(f\d+)/.exec(ref)?.[1];
   if (prefix) return { by: 'css', frame: prefix };
-  const line = tab.snapshots.previousOutline?.find((candidate) => candidate.includes(`[ref=${ref}]`));
-  const entry = line ? outlineEntry(line) : undefined;
+  const entry = factsOf(tab.snapshots, ref);
   const described = await describeRef(frame, ref);
   if (!described) return undefined;
   // Counted by Playwright now, before the act, while the ref means what the agent saw.

@@ -10,7 +10,7 @@ import type { ElementLocator } from './script-steps.js';
  * Pure: tested without a browser.
  */
 
-/** An element as the page described it when the person acted on it (person-page-script.ts). */
+/** An element as the page described it when the person acted on it (page-runtime/person-watch.ts). */
 export interface ElementFacts {
   tag: string;
   type?: string;

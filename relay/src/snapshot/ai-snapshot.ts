@@ -1,15 +1,23 @@
 import type { Frame, Page } from 'playwright-core';
 import { BadRequestError, NotFoundError } from '../errors.js';
-import { nextGeneration, recordSnapshot, RefNotFoundError, snapshotsOf, type TabSnapshots, wasIssued } from './refs.js';
-import { diffOutlines, findLines, fitBudget, hiddenNote, interactiveOnly, limitDepth } from './shaping.js';
+import { flatten, type OutlineNode, type RefFacts } from '../page-runtime/outline-node.js';
+import { decodeOutline } from '../page-runtime/outline-wire.js';
+import { fitBudget, hiddenNote } from './budget.js';
+import { findNodes, interactiveOnly, limitDepth, type Shaped } from './outline-filters.js';
+import { diffOutlines } from './outline-diff.js';
+import { type OutlineLine, renderOutline } from './outline-render.js';
+import { factsOfNode, nextGeneration, recordSnapshot, RefNotFoundError, rememberOutline, snapshotsOf, type TabSnapshots, wasIssued } from './refs.js';
 import { childFrame, walkFrame } from './snapshot-engine.js';
 
 /**
  * The `ai` snapshot: a compact outline of a tab (roles, names, values,
  * states, and a ref on everything an agent can act on), its frames included.
- * Each frame is walked in its isolated world (snapshot-engine.ts); here the
- * frames' outlines are stitched under their iframe lines, in document order,
- * and then shaped (shaping.ts) for the caller's budget.
+ * Each frame is walked in its isolated world (snapshot-engine.ts) into nodes
+ * (page-runtime/outline-node.ts); here each frame's nodes go under their
+ * iframe's node, in document order, the whole is kept for the next call
+ * (refs.ts), shaped on its nodes for the caller (outline-filters.ts,
+ * outline-diff.ts) and written as text once, at the end (outline-render.ts),
+ * then cut to the caller's budget (budget.ts).
  */
 
 export { ariaSnapshot, type AriaNode, type AriaSnapshot } from './aria-tree.js';
@@ -46,13 +54,22 @@ export interface AiSnapshot {
   hidden?: number;
 }
 
-const INDENT = '  ';
-
 /**
  * Snapshots the tab, and keeps its refs and outline in `target` for the next
  * call (resolveRef, diff). A bare Page is the tests' entry (refs.ts, snapshotsOf).
  */
 export async function takeAiSnapshot(target: TabSnapshots | Page, options: AiSnapshotOptions = {}): Promise<AiSnapshot> {
+  return (await snapshotLines(target, options)).snapshot;
+}
+
+/** The snapshot, and the refs its answer shows with what each stands for, in the answer's order (a labelled picture's labels). */
+export async function snapshotWithRefs(target: TabSnapshots | Page, options: AiSnapshotOptions = {}): Promise<{ snapshot: AiSnapshot; shown: RefFacts[] }> {
+  const { snapshot, lines } = await snapshotLines(target, options);
+  const shown = lines.flatMap(({ node, mark }) => (node?.ref !== undefined && mark !== '-' ? [factsOfNode(node as OutlineNode & { ref: string })] : []));
+  return { snapshot, shown };
+}
+
+async function snapshotLines(target: TabSnapshots | Page, options: AiSnapshotOptions): Promise<{ snapshot: AiSnapshot; lines: OutlineLine[] }> {
   const tab = snapshotsOf(target);
   const limit = options.limit ?? Number.MAX_SAFE_INTEGER;
   // Asked before this snapshot hands out refs of its own.
@@ -62,101 +79,97 @@ export async function takeAiSnapshot(target: TabSnapshots | Page, options: AiSna
   const highest = new Map<string, number>();
   let refCount = 0;
   let nextFrame = 1;
-  let elementsLeft = 0;
-  let truncated = false;
   let newDocument = false;
-  // Hidden blocks by frame, with the line its slot is at (-1 for the page): scoped, a frame counts when in the scope.
-  const hiddenByFrame: Array<{ at: number; hidden: number; hasScope: boolean }> = [];
-  let scopeRange: { start: number; end: number } | undefined;
-  const out: string[] = [];
+  // Hidden blocks by frame, with the iframe node it sits under (none for the page): scoped, a frame counts when in the scope.
+  const hiddenByFrame: Array<{ slot?: OutlineNode; hidden: number; hasScope: boolean }> = [];
+  let scopeNodes: OutlineNode[] | undefined;
 
   // Depth-first in document order, so frame numbers and refs come out the same for an unchanged page.
-  const snapshotFrame = async (frame: Frame, prefix: string, depth: number, slotAt = -1): Promise<void> => {
+  const snapshotFrame = async (frame: Frame, prefix: string, slot?: OutlineNode): Promise<OutlineNode[]> => {
     const scope = options.scope?.ref || (options.scope?.selector && !prefix) ? options.scope : undefined;
     // The whole page is walked and given refs whatever `limit` says: a limit (like maxChars) cuts
     // only what is shown, so a ref past the cut still works.
-    const result = await walkFrame(frame, { prefix, firstFrame: nextFrame, limit: Number.MAX_SAFE_INTEGER, generation, scope, hidden: options.hidden === true });
-    if (result.error) {
-      if (options.scope?.selector && !prefix) throw new BadRequestError(`Invalid selector ${JSON.stringify(options.scope.selector)}: ${result.error}`);
-      throw new Error(`snapshot of frame ${prefix || 'main'} failed: ${result.error}`);
+    const answer = await walkFrame(frame, { prefix, firstFrame: nextFrame, generation, scope, hidden: options.hidden === true });
+    if ('error' in answer) {
+      if (options.scope?.selector && !prefix) throw new BadRequestError(`Invalid selector ${JSON.stringify(options.scope.selector)}: ${answer.error}`);
+      throw new Error(`snapshot of frame ${prefix || 'main'} failed: ${answer.error}`);
     }
-    if (!prefix) newDocument = !result.continued;
-    nextFrame += result.frames.length;
+    if (!prefix) newDocument = !answer.continued;
+    nextFrame += answer.frames;
     frames.set(prefix, frame);
-    highest.set(prefix, result.highest);
-    refCount += result.refCount;
-    truncated ||= result.truncated;
-    elementsLeft += result.elementsLeft;
-    hiddenByFrame.push({ at: slotAt, hidden: result.hidden, hasScope: result.scope !== undefined });
-
-    const lines = result.text ? result.text.split('\n') : [];
-    const pad = INDENT.repeat(depth);
-    let slot = 0;
-    for (let i = 0; i <= lines.length; i++) {
-      if (result.scope?.start === i) scopeRange = { start: out.length, end: out.length };
-      if (result.scope?.end === i && scopeRange) scopeRange.end = out.length;
-      if (i === lines.length) break;
-      const slotHere = result.frames[slot]?.line === i ? result.frames[slot++] : undefined;
-      const at = out.push(pad + lines[i]) - 1;
-      if (!slotHere) continue;
-      const child = await childFrame(frame, slotHere.prefix).catch(() => null);
+    highest.set(prefix, answer.highest);
+    refCount += answer.refCount;
+    hiddenByFrame.push({ slot, hidden: answer.hidden, hasScope: answer.scope !== undefined });
+    const { roots, ordered } = decodeOutline(answer, prefix);
+    if (answer.scope) scopeNodes = answer.scope.map((place) => ordered[place]);
+    for (const node of ordered) {
+      if (node.frame === undefined) continue;
+      const child = await childFrame(frame, node.frame).catch(() => null);
       if (!child) continue;
-      const before = out.length;
       try {
-        await snapshotFrame(child, slotHere.prefix, depth + slotHere.depth + 1, at);
+        const inner = await snapshotFrame(child, node.frame, node);
+        if (inner.length) node.children = inner;
       } catch (error) {
         if (error instanceof BadRequestError) throw error;
-        // The frame went away or navigated mid-snapshot: its line stays, without content.
+        // The frame went away or navigated mid-snapshot: its node stays, without content.
       }
-      if (out.length > before) out[at] += ':';
     }
+    return roots;
   };
 
-  await snapshotFrame(tab.page.mainFrame(), '', 0);
-  const inScope = ({ at, hasScope }: { at: number; hasScope: boolean }) => !options.scope || hasScope || (scopeRange !== undefined && at >= scopeRange.start && at < scopeRange.end);
-  const hidden = hiddenByFrame.filter(inScope).reduce((sum, frame) => sum + frame.hidden, 0);
+  const roots = await snapshotFrame(tab.page.mainFrame(), '');
+  const inScope = new Set(options.scope && scopeNodes ? flatten(scopeNodes).map(({ node }) => node) : []);
+  const hidden = hiddenByFrame.filter(({ slot, hasScope }) => !options.scope || hasScope || (slot !== undefined && inScope.has(slot))).reduce((sum, frame) => sum + frame.hidden, 0);
 
   recordSnapshot(tab, generation, frames, highest);
   const hadPrevious = tab.previousOutline !== undefined;
   const before = newDocument ? undefined : tab.previousOutline;
-  tab.previousOutline = [...out];
+  rememberOutline(tab, roots);
 
-  let lines = out;
+  let lines: OutlineLine[];
   let changes: AiSnapshot['changes'];
   if (options.diff && before) {
-    const diff = diffOutlines(before, out);
+    const diff = diffOutlines(before, roots);
     changes = { added: diff.added, removed: diff.removed, changed: diff.changed, unchanged: diff.unchanged };
     lines = diff.lines.length
-      ? [`[since the previous snapshot: +${diff.added} added, ~${diff.changed} changed, -${diff.removed} removed; ${diff.unchanged} unchanged lines not shown]`, ...diff.lines]
-      : ['[no change since the previous snapshot]'];
+      ? [{ text: `[since the previous snapshot: +${diff.added} added, ~${diff.changed} changed, -${diff.removed} removed; ${diff.unchanged} unchanged lines not shown]` }, ...diff.lines]
+      : [{ text: '[no change since the previous snapshot]' }];
   } else {
-    if (options.scope) lines = scoped(lines, scopeRange, options.scope, scopeRefIssued);
-    if (options.find !== undefined) lines = findLines(lines, options.find);
-    if (options.interactive) lines = interactiveOnly(lines);
-    if (options.depth !== undefined) lines = limitDepth(lines, options.depth);
-    if (options.diff) lines = [`[${hadPrevious ? 'the page navigated since the previous snapshot' : 'no earlier snapshot of this tab'}: the snapshot follows in full]`, ...lines];
+    let shaped: Shaped = { roots, notes: [] };
+    if (options.scope) shaped = scoped(scopeNodes, options.scope, scopeRefIssued);
+    if (options.find !== undefined) {
+      const found = findNodes(shaped.roots, options.find);
+      shaped = { roots: found.roots, notes: [...shaped.notes, ...found.notes] };
+    }
+    if (options.interactive) shaped = { ...shaped, roots: interactiveOnly(shaped.roots) };
+    if (options.depth !== undefined) {
+      const cut = limitDepth(shaped.roots, options.depth);
+      shaped = { roots: cut.roots, notes: [...shaped.notes, ...cut.notes] };
+    }
+    lines = [...renderOutline(shaped.roots), ...shaped.notes.map((text) => ({ text }))];
+    if (options.diff) lines.unshift({ text: `[${hadPrevious ? 'the page navigated since the previous snapshot' : 'no earlier snapshot of this tab'}: the snapshot follows in full]` });
     // How much a person could not see, said first (a diff shows what changed of what can be seen).
-    if (hidden) lines = [hiddenNote(hidden, options.hidden === true), ...lines];
+    if (hidden) lines.unshift({ text: hiddenNote(hidden, options.hidden === true) });
   }
+  let truncated = false;
   if (lines.length > limit) {
-    elementsLeft += lines.length - limit;
+    const left = lines.length - limit;
     lines = lines.slice(0, limit);
+    lines.push({ text: `[truncated at limit=${limit} lines; about ${left} more elements not shown]` });
     truncated = true;
   }
-  if (truncated) lines.push(`[truncated at limit=${limit} lines; about ${elementsLeft} more elements not shown]`);
   if (options.maxChars !== undefined) lines = fitBudget(lines, options.maxChars);
-  return { text: lines.join('\n'), refCount, truncated, frames: frames.size, ...(changes ? { changes } : {}), ...(hidden ? { hidden } : {}) };
+  const snapshot: AiSnapshot = { text: lines.map((line) => line.text).join('\n'), refCount, truncated, frames: frames.size, ...(changes ? { changes } : {}), ...(hidden ? { hidden } : {}) };
+  return { snapshot, lines };
 }
 
-/** The scope element's lines, moved to the top level. */
-function scoped(lines: string[], range: { start: number; end: number } | undefined, scope: { ref?: string; selector?: string }, refIssued: boolean): string[] {
-  if (!range) {
+/** The scope element's nodes, at the top; a note when it shows nothing. */
+function scoped(nodes: OutlineNode[] | undefined, scope: { ref?: string; selector?: string }, refIssued: boolean): Shaped {
+  if (!nodes) {
     if (scope.ref && !refIssued) throw new RefNotFoundError(scope.ref, 'unknown', `Unknown ref ${scope.ref}: no snapshot of this tab handed it out. Take a snapshot and scope to a ref from it.`);
     if (scope.ref) throw new RefNotFoundError(scope.ref, 'stale', `Ref ${scope.ref} is not on the page any more: take a new snapshot and scope to a ref from it.`);
     throw new NotFoundError(`No element matches selector ${JSON.stringify(scope.selector)}`);
   }
-  const part = lines.slice(range.start, range.end);
-  if (!part.length) return [`[${scope.ref ?? scope.selector} shows nothing: it is hidden or empty]`];
-  const strip = Math.min(...part.map((line) => line.length - line.trimStart().length));
-  return part.map((line) => line.slice(strip));
+  if (!nodes.length) return { roots: [], notes: [`[${scope.ref ?? scope.selector} shows nothing: it is hidden or empty]`] };
+  return { roots: nodes, notes: [] };
 }

@@ -1,11 +1,11 @@
 import type { Page } from 'playwright-core';
 import { BadRequestError, NotFoundError } from '../errors.js';
 import { frameOfRef, resolveRef, type TabSnapshots } from './refs.js';
-import { cutToFit, hiddenNote } from './shaping.js';
+import { cutToFit, hiddenNote } from './budget.js';
 import { frameMarkdown } from './snapshot-engine.js';
 
 /**
- * `GET /text`: a page's readable content as Markdown (page-markdown.ts),
+ * `GET /text`: a page's readable content as Markdown (page-runtime/markdown.ts),
  * or one element's (a ref from the tab's latest snapshot, or a CSS
  * selector), cut at `maxChars` with a note that says what was cut and where
  * to look next, as snapshots are. Frames are not included: scope to a ref
@@ -57,7 +57,7 @@ export async function takePageText(snapshots: TabSnapshots, page: Page, options:
 export function fitText(markdown: string, maxChars: number): { markdown: string; truncated: boolean } {
   if (markdown.length <= maxChars) return { markdown, truncated: false };
   const lines = markdown.split('\n');
-  const kept = cutToFit(lines, maxChars, (cutAt, used) => {
+  const { kept, note } = cutToFit(lines, (line) => line.length, maxChars, (cutAt, used) => {
     const headings = lines
       .slice(cutAt)
       .filter((line) => /^#{1,6} /.test(line))
@@ -66,5 +66,5 @@ export function fitText(markdown: string, maxChars: number): { markdown: string;
     const next = headings.length ? `; next: ${headings.join(' | ')}` : '';
     return `[cut at maxChars=${maxChars}: ${markdown.length - used} more characters (${lines.length - cutAt} lines) not shown${next}. For more: a larger maxChars, or scope to a ref or selector]`;
   });
-  return { markdown: kept.join('\n'), truncated: true };
+  return { markdown: [...kept, note].join('\n'), truncated: true };
 }

@@ -1,5 +1,6 @@
 import type { ElementHandle, Frame, Page } from 'playwright-core';
 import { NotFoundError } from '../errors.js';
+import { flatten, type OutlineNode, type RefFacts } from '../page-runtime/outline-node.js';
 import { checkRef, refLocator } from './snapshot-engine.js';
 
 /**
@@ -34,13 +35,17 @@ export interface PageRefs {
 
 /**
  * What one tab's snapshots leave for the next call: the refs of the latest
- * `ai` snapshot (resolveRef) and that snapshot's full outline (diffs). The
- * driver's DriverTab holds one per tab, so it goes when the tab does.
+ * `ai` snapshot (resolveRef) with what each stands for (its role, name and
+ * frame: a script's locator, a picture's labels), and that snapshot's whole
+ * outline, its frames stitched in (diffs). The driver's DriverTab holds one
+ * per tab, so it goes when the tab does.
  */
 export class TabSnapshots {
   refs: PageRefs | undefined;
-  /** The latest full outline, for `diff`. */
-  previousOutline: string[] | undefined;
+  /** The latest whole outline, for `diff`. */
+  previousOutline: OutlineNode[] | undefined;
+  /** What each ref of the latest outline stands for, read from it when first asked. */
+  facts: Map<string, RefFacts> | undefined;
 
   constructor(readonly page: Page) {}
 }
@@ -75,6 +80,27 @@ export function recordSnapshot(tab: TabSnapshots, generation: number, frames: Ma
   const highestIssued = new Map(previous?.highestIssued);
   for (const [prefix, number] of highest) highestIssued.set(prefix, Math.max(number, highestIssued.get(prefix) ?? 0));
   tab.refs = { generation, frames, highestIssued };
+}
+
+/** Keeps a snapshot's whole outline, for the next diff and for what each of its refs stands for. */
+export function rememberOutline(tab: TabSnapshots, roots: OutlineNode[]): void {
+  tab.previousOutline = roots;
+  tab.facts = undefined;
+}
+
+/** What a ref of the tab's latest snapshot stands for (undefined when that snapshot did not show it). */
+export function factsOf(tab: TabSnapshots, ref: string): RefFacts | undefined {
+  if (!tab.facts) {
+    // Read once per snapshot, when first asked (a script's locator, a picture's labels): most snapshots are never asked.
+    tab.facts = new Map();
+    for (const { node } of flatten(tab.previousOutline ?? [])) if (node.ref !== undefined && !tab.facts.has(node.ref)) tab.facts.set(node.ref, factsOfNode(node as OutlineNode & { ref: string }));
+  }
+  return tab.facts.get(ref);
+}
+
+/** What a node with a ref says of it. */
+export function factsOfNode(node: OutlineNode & { ref: string }): RefFacts {
+  return { ref: node.ref, role: node.role, ...(node.name !== undefined ? { name: node.name } : {}), frame: REF_PATTERN.exec(node.ref)?.[1] ?? '' };
 }
 
 /** The frame a ref of the tab's latest snapshot lives in (undefined when no snapshot made it). */

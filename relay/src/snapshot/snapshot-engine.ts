@@ -1,9 +1,10 @@
 import type { Browser, BrowserContext, Frame, Locator } from 'playwright-core';
-import { markdownOf } from './page-markdown.js';
-import { describeElement, type ElementDescription } from './element-description.js';
-import { type PageScriptArgs, type PageScriptResult, snapshotFrameDom } from './page-script.js';
-import { paintMath } from './page-paint.js';
-import { pageSight } from './page-sight.js';
+import type { ElementDescription } from '../page-runtime/element-description.js';
+import type { ActTarget, ActTargetQuery, Box, EffectReading, ElementOp, MarkdownAnswer, Presence, ReadOp, RefCheck, RuntimeElements, RuntimeReads, WalkAnswer } from '../page-runtime/ops.js';
+import { selectorEngineSource } from '../page-runtime/runtime-source.js';
+import type { WalkArgs } from '../page-runtime/walk.js';
+
+export type { ActTargetQuery, EffectReading, Presence, RefCheck } from '../page-runtime/ops.js';
 
 /**
  * Where the snapshot runs: a Playwright selector engine registered as a
@@ -14,14 +15,11 @@ import { pageSight } from './page-sight.js';
  * sees the browser's DOM methods, and the ref → element map lives where page
  * scripts cannot read or rewrite it.
  *
- * The engine is the only code that runs in that world, so every operation is
- * a "selector": `op:<argument>` (the argument URI-encoded JSON). Results that
- * are not elements come back as the text of a detached element that only the
- * isolated world ever holds.
+ * The engine is the page runtime (page-runtime/selector-engine.ts), the only
+ * code that runs in that world, so every operation is a "selector"; each op's
+ * argument and answer are typed by the one table both sides share
+ * (page-runtime/ops.ts).
  */
-
-/** What `check` says of a ref. */
-export type RefCheck = 'ok' | 'navigated' | 'absent' | 'removed';
 
 let registrations = 0;
 let latest: Promise<string> | undefined;
@@ -39,7 +37,7 @@ export function registerSnapshotEngine(): Promise<string> {
   const name = `clawd-snapshot-${process.pid}-${++registrations}-${Math.random().toString(36).slice(2, 8)}`;
   // playwright-core is loaded when first needed: it is most of a server's memory, and a relay
   // serving only raw CDP clients never needs it.
-  const registering = import('playwright-core').then(({ selectors }) => selectors.register(name, { content: engineSource() }, { contentScript: true })).then(() => name);
+  const registering = import('playwright-core').then(({ selectors }) => selectors.register(name, { content: selectorEngineSource() }, { contentScript: true })).then(() => name);
   latest = registering.catch(() => undefined as never);
   return registering;
 }
@@ -54,17 +52,21 @@ async function engineFor(frame: Frame): Promise<string> {
   return byContext.get(frame.page().context()) ?? (await latest) ?? (await registerSnapshotEngine());
 }
 
-async function locate(frame: Frame, op: string, argument: unknown): Promise<Locator> {
-  return frame.locator(`${await engineFor(frame)}=${op}:${encodeURIComponent(JSON.stringify(argument))}`);
+const selector = (op: string, argument: unknown) => `${op}:${encodeURIComponent(JSON.stringify(argument))}`;
+
+/** An element the runtime answers with, as a locator. */
+async function locate<Op extends ElementOp>(frame: Frame, op: Op, argument: RuntimeElements[Op]['argument']): Promise<Locator> {
+  return frame.locator(`${await engineFor(frame)}=${selector(op, argument)}`);
 }
 
-async function read<T>(frame: Frame, op: string, argument: unknown): Promise<T> {
-  const text = await (await locate(frame, op, argument)).textContent({ timeout: 30_000 });
-  return JSON.parse(text ?? 'null') as T;
+/** What the runtime answers with, read from the detached element it holds the answer in. */
+async function read<Op extends ReadOp>(frame: Frame, op: Op, argument: RuntimeReads[Op]['argument']): Promise<RuntimeReads[Op]['answer']> {
+  const text = await frame.locator(`${await engineFor(frame)}=${selector(op, argument)}`).textContent({ timeout: 30_000 });
+  return JSON.parse(text ?? 'null') as RuntimeReads[Op]['answer'];
 }
 
 /** Walks one frame; its refs and iframe elements stay in the frame's isolated world. */
-export function walkFrame(frame: Frame, args: PageScriptArgs): Promise<PageScriptResult & { error?: string }> {
+export function walkFrame(frame: Frame, args: WalkArgs): Promise<WalkAnswer | { error: string }> {
   return read(frame, 'walk', args);
 }
 
@@ -79,13 +81,6 @@ export async function childFrame(frame: Frame, prefix: string): Promise<Frame | 
   }
 }
 
-/** What a wait looks for (text is matched in the page's visible text, whitespace collapsed). */
-export interface Presence {
-  text?: string;
-  textGone?: string;
-  selector?: string;
-}
-
 /** One look at the frame: true when every condition given holds. Counted in the frame (see probeCount). */
 export function probe(frame: Frame, presence: Presence): Promise<boolean | { error: string }> {
   return read(frame, 'present', presence);
@@ -94,13 +89,6 @@ export function probe(frame: Frame, presence: Presence): Promise<boolean | { err
 /** How many probes this frame's isolated world has answered: a wait that stopped stops counting. */
 export function probeCount(frame: Frame): Promise<number> {
   return read(frame, 'probes', null);
-}
-
-export interface EffectReading {
-  mutations: number;
-  before: Record<string, string | boolean | null> | null;
-  after: Record<string, string | boolean | null> | null;
-  focusMoved: boolean;
 }
 
 /** Starts watching what an action changes: the ref's state (if any) and its document's mutations. */
@@ -123,15 +111,15 @@ export function checkRef(frame: Frame, ref: string, generation: number): Promise
 }
 
 /**
- * A frame's readable content as Markdown (page-markdown.ts): its main content, or the element of a ref
+ * A frame's readable content as Markdown (page-runtime/markdown.ts): its main content, or the element of a ref
  * or a selector; `hidden`: blocks of text a person cannot see, left out (or, asked for, shown marked).
  */
-export function frameMarkdown(frame: Frame, scope: { ref?: string; selector?: string; hidden?: boolean }): Promise<{ markdown?: string; hidden?: number; error?: string }> {
+export function frameMarkdown(frame: Frame, scope: { ref?: string; selector?: string; hidden?: boolean }): Promise<MarkdownAnswer> {
   return read(frame, 'markdown', scope);
 }
 
 /** Where refs of the frame's latest walk are, in its viewport's CSS pixels (refs gone or without a box are left out). */
-export function refBoxes(frame: Frame, refs: string[]): Promise<Record<string, [number, number, number, number]>> {
+export function refBoxes(frame: Frame, refs: string[]): Promise<Record<string, Box>> {
   return read(frame, 'boxes', refs);
 }
 
@@ -147,21 +135,12 @@ export function describeRef(frame: Frame, ref: string): Promise<ElementDescripti
  * its element to an act or an agent.
  */
 export async function refOfLocated(frame: Frame, located: Locator): Promise<string | null> {
-  const text = await located.locator(`${await engineFor(frame)}=refof:${encodeURIComponent('null')}`).textContent({ timeout: 5_000 });
-  return JSON.parse(text ?? 'null') as string | null;
-}
-
-/** What an act would act on: a ref's element, the element at a point, or the focused one (with `enter`: whether Enter sends its form). */
-export interface ActTargetQuery {
-  ref?: string;
-  x?: number;
-  y?: number;
-  focused?: boolean;
-  enter?: boolean;
+  const text = await located.locator(`${await engineFor(frame)}=${selector('refof', null)}`).textContent({ timeout: 5_000 });
+  return JSON.parse(text ?? 'null') as RuntimeReads['refof']['answer'];
 }
 
 /** Finds an act's target in the frame's isolated world (then `actTargetLocator` reaches it): the control, and the form it sends. */
-export function findActTarget(frame: Frame, query: ActTargetQuery): Promise<{ found: boolean; submits?: { action: string; method: string } | null }> {
+export function findActTarget(frame: Frame, query: ActTargetQuery): Promise<ActTarget> {
   return read(frame, 'act-target', query);
 }
 
@@ -173,216 +152,4 @@ export function actTargetLocator(frame: Frame): Promise<Locator> {
 /** A locator for a ref that `checkRef` found 'ok'; it resolves in the isolated world too. */
 export function refLocator(frame: Frame, ref: string): Promise<Locator> {
   return locate(frame, 'ref', ref);
-}
-
-/** The engine's source: the page script and a small dispatcher, evaluated once per isolated world. */
-function engineSource(): string {
-  // esbuild with keepNames (what tsx runs) inserts __name(...) calls into function bodies.
-  return `(() => {
-  const __name = (fn) => fn;
-  const walk = (${snapshotFrameDom.toString()});
-  const markdownOf = (${markdownOf.toString()});
-  const describeElement = (${describeElement.toString()});
-  // What a person can see (page-sight.ts): a fresh one per walk, which measures the page as it is then.
-  const pageSight = (${pageSight.toString()});
-  const paintMath = (${paintMath.toString()});
-  let state;
-  let generation = 0;
-  let cached;
-  let probes = 0;
-  const effects = new Map();
-  let finished;
-  let actTarget;
-  // The state an agent acts to change, read as the browser holds it (tag names, not constructors a page may replace).
-  const readState = (el) => {
-    const tag = el.tagName;
-    const aria = (name) => el.getAttribute(name);
-    const toggle = tag === 'INPUT' && (el.type === 'checkbox' || el.type === 'radio');
-    return {
-      checked: toggle ? el.checked : aria('aria-checked'),
-      value: tag === 'SELECT' ? [...el.selectedOptions].map((option) => option.label).join(', ') : typeof el.value === 'string' ? el.value : null,
-      expanded: aria('aria-expanded'),
-      selected: aria('aria-selected'),
-      pressed: aria('aria-pressed'),
-      open: tag === 'DETAILS' || tag === 'DIALOG' ? el.open : null,
-    };
-  };
-  const output = (value) => {
-    const element = document.createElement('clawd-output');
-    element.textContent = JSON.stringify(value);
-    return [element];
-  };
-  const run = (body, root) => {
-    const colon = body.indexOf(':');
-    const op = body.slice(0, colon);
-    const argument = JSON.parse(decodeURIComponent(body.slice(colon + 1)));
-    switch (op) {
-      case 'walk': {
-        // Playwright may query a selector more than once: one walk per generation.
-        if (cached && cached.generation === argument.generation) return output(cached.result);
-        let result;
-        try {
-          const walked = walk(argument, state, pageSight(paintMath()));
-          state = walked.state;
-          generation = argument.generation;
-          result = walked.result;
-        } catch (error) {
-          result = { error: String(error && error.message || error) };
-        }
-        cached = { generation: argument.generation, result };
-        return output(result);
-      }
-      case 'frame': {
-        const element = state && state.frameElements.get(argument);
-        return element && element.isConnected ? [element] : [];
-      }
-      case 'check': {
-        if (!state || generation !== argument.generation) return output('navigated');
-        const element = state.refs.get(argument.ref);
-        if (!element) return output('absent');
-        return output(element.isConnected ? 'ok' : 'removed');
-      }
-      case 'ref': {
-        const element = state && state.refs.get(argument);
-        return element && element.isConnected ? [element] : [];
-      }
-      case 'refof': {
-        // The element a locator found (the query's root): its ref of the latest walk, or a new one.
-        if (!state || !root || root.nodeType !== 1 || !root.isConnected) return output(null);
-        for (const [ref, element] of state.refs) if (element === root) return output(ref);
-        const ref = 'e' + (++state.highest);
-        state.refs.set(ref, root);
-        return output(ref);
-      }
-      case 'act-target': {
-        // What an act would act on (driver/acts/act-consequence.ts): the ref's element, the element at a point
-        // (shadow roots pierced), or the focused one; then the control it is part of, kept for 'target'.
-        let element = null;
-        if (argument.ref) element = state && state.refs.get(argument.ref);
-        else if (argument.focused) {
-          element = document.activeElement;
-          while (element && element.shadowRoot && element.shadowRoot.activeElement) element = element.shadowRoot.activeElement;
-        } else {
-          element = document.elementFromPoint(argument.x, argument.y);
-          while (element && element.shadowRoot) {
-            const inner = element.shadowRoot.elementFromPoint(argument.x, argument.y);
-            if (!inner || inner === element) break;
-            element = inner;
-          }
-        }
-        if (!element || !element.isConnected) return output({ found: false });
-        const control = element.closest('button, a[href], summary, input[type=submit], input[type=button], input[type=image], [role=button], [role=link], [role=menuitem], [role=menuitemcheckbox], [role=menuitemradio], [role=tab], [role=option], [role=switch], [role=checkbox], [role=radio]') || element;
-        actTarget = control;
-        // A form it sends: a submit button's (its formaction first), or Enter in a field of a form.
-        let submits = null;
-        const form = control.form || null;
-        const tag = control.tagName;
-        const type = (control.getAttribute('type') || '').toLowerCase();
-        const submitter = (tag === 'BUTTON' && (type === '' || type === 'submit')) || (tag === 'INPUT' && (type === 'submit' || type === 'image'));
-        const field = tag === 'INPUT' && !submitter && !['button', 'checkbox', 'radio', 'file', 'reset', 'color', 'range'].includes(type);
-        if (form && (submitter || (field && argument.enter))) {
-          const action = submitter && control.hasAttribute('formaction') ? control.formAction : form.action;
-          const method = (submitter && control.getAttribute('formmethod')) || form.method || 'get';
-          submits = { action, method: String(method).toLowerCase() };
-        }
-        return output({ found: true, submits });
-      }
-      case 'target':
-        return actTarget && actTarget.isConnected ? [actTarget] : [];
-      case 'boxes': {
-        const boxes = {};
-        for (const ref of argument) {
-          const element = state && state.refs.get(ref);
-          if (!element || !element.isConnected) continue;
-          const rect = element.getBoundingClientRect();
-          if (rect.width > 0 && rect.height > 0) boxes[ref] = [rect.x, rect.y, rect.width, rect.height];
-        }
-        return output(boxes);
-      }
-      case 'describe': {
-        const element = state && state.refs.get(argument);
-        if (!element || !element.isConnected) return output(null);
-        // Counted by Playwright on the Node side (driver/script-recorder.ts).
-        return output(describeElement(element, false));
-      }
-      case 'present': {
-        probes++;
-        // As Playwright's getByText: a case-insensitive substring, whitespace collapsed.
-        const collapse = (text) => String(text).replace(/\\s+/g, ' ').trim().toLowerCase();
-        const shown = collapse(document.body ? document.body.innerText : '');
-        try {
-          if (argument.text !== undefined && !shown.includes(collapse(argument.text))) return output(false);
-          if (argument.textGone !== undefined && shown.includes(collapse(argument.textGone))) return output(false);
-          if (argument.selector !== undefined) {
-            const found = document.querySelector(argument.selector);
-            if (!found || !found.checkVisibility({ visibilityProperty: true })) return output(false);
-          }
-        } catch (error) {
-          return output({ error: String(error && error.message || error) });
-        }
-        return output(true);
-      }
-      case 'probes':
-        return output(probes);
-      case 'markdown': {
-        let scope = null;
-        try {
-          if (argument.ref) scope = state && state.refs.get(argument.ref);
-          else if (argument.selector) scope = document.querySelector(argument.selector);
-        } catch (error) {
-          return output({ error: String(error && error.message || error) });
-        }
-        if ((argument.ref || argument.selector) && !(scope && scope.isConnected)) return output({ error: 'absent' });
-        try {
-          return output(markdownOf(scope, pageSight(paintMath()), argument.hidden === true));
-        } catch (error) {
-          return output({ error: String(error && error.message || error) });
-        }
-      }
-      case 'effect-start': {
-        // The effect of an action (driver/acts/act-effect.ts), watched from here: a page that replaces
-        // MutationObserver or HTMLInputElement (a polyfill) changes its own world, not this one.
-        // Playwright may run a query twice: one watch per id.
-        if (effects.has(argument.id)) return output(true);
-        const element = argument.ref ? state && state.refs.get(argument.ref) : null;
-        const doc = element ? element.ownerDocument : document;
-        const watch = { records: 0, element, before: element ? readState(element) : null, focus: doc.activeElement };
-        watch.observer = new MutationObserver((records) => (watch.records += records.length));
-        // A web component's reaction happens inside its shadow root, which an observer of the
-        // document does not see: every open one is watched too.
-        const roots = [doc];
-        for (let i = 0; i < roots.length; i++) {
-          const walker = doc.createTreeWalker(roots[i], NodeFilter.SHOW_ELEMENT);
-          for (let node = walker.nextNode(); node; node = walker.nextNode()) if (node.shadowRoot) roots.push(node.shadowRoot);
-        }
-        for (const root of roots) watch.observer.observe(root, { subtree: true, childList: true, attributes: true, characterData: true });
-        effects.set(argument.id, watch);
-        return output(true);
-      }
-      case 'effect-count': {
-        const watch = effects.get(argument.id);
-        if (!watch) return output(null);
-        watch.records += watch.observer.takeRecords().length;
-        return output(watch.records);
-      }
-      case 'effect-finish': {
-        const watch = effects.get(argument.id);
-        if (!watch) return output(finished && finished.id === argument.id ? finished.reading : null);
-        effects.delete(argument.id);
-        const mutations = watch.records + watch.observer.takeRecords().length;
-        watch.observer.disconnect();
-        const doc = watch.element ? watch.element.ownerDocument : document;
-        const reading = { mutations, before: watch.before, after: watch.element ? readState(watch.element) : null, focusMoved: doc.activeElement !== watch.focus };
-        finished = { id: argument.id, reading };
-        return output(reading);
-      }
-      default:
-        return [];
-    }
-  };
-  return {
-    queryAll(root, body) { return run(body, root); },
-    query(root, body) { return run(body, root)[0] || null; },
-  };
-})()`;
 }

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { CDPSession } from 'playwright-core';
 import type { Protocol } from 'devtools-protocol';
 import type { PersonStep } from '../../replay/person-steps.js';
-import { personWatchSource, type PersonWatchMode } from './person-page-script.js';
+import type { PersonWatchMode } from '../../page-runtime/person-watch.js';
+import { personWatchSource } from '../../page-runtime/runtime-source.js';
 import type { DriverTab } from '../driver-tab.js';
 
 /**
@@ -18,7 +19,8 @@ import type { DriverTab } from '../driver-tab.js';
  * scripts can neither see it nor call it, and it counts only trusted events.
  * It hears what the person did to which element (CDP input events would give
  * points and keys, not elements), describes that element at that moment
- * (person-page-script.ts), before a click can take the page away, and never
+ * (page-runtime/person-watch.ts, the page runtime's part for this world),
+ * before a click can take the page away, and never
  * reads a password's value. Navigations the browser started (the address
  * bar, back, reload) are heard from CDP: a page's own navigation (a link, a
  * form) follows from the click that caused it, and is not a step.

@@ -3,10 +3,9 @@ import type { LabelledScreenshot, ScreenLabel } from '../../api/vision-responses
 import type { z } from 'zod';
 import type { visionSchemas } from '../../api/vision-schemas.js';
 import { BadRequestError } from '../../errors.js';
-import { takeAiSnapshot } from '../../snapshot/ai-snapshot.js';
+import { snapshotWithRefs } from '../../snapshot/ai-snapshot.js';
 import { frameOfRef } from '../../snapshot/refs.js';
 import { refBoxes } from '../../snapshot/snapshot-engine.js';
-import { type OutlineEntry, outlineEntry } from '../../snapshot/shaping.js';
 import { drawLabels, imageSize, type LabelBox } from '../../vision/labelled-image.js';
 import { type ScreenScale, toScreen } from '../../vision/screen-scale.js';
 import type { DriverTab } from '../driver-tab.js';
@@ -25,11 +24,7 @@ type Request = z.output<typeof visionSchemas.labelledScreenshot>;
 
 export async function labelledScreenshot(tab: DriverTab, request: Request): Promise<Omit<LabelledScreenshot, 'targetId' | 'url' | 'title'>> {
   if (request.fullPage && request.display) throw new BadRequestError('Invalid display: it sizes the screen a model sees, not a full page (give one or the other)');
-  const snapshot = await takeAiSnapshot(tab.snapshots, { interactive: request.interactive });
-  const listed = snapshot.text
-    .split('\n')
-    .map(outlineEntry)
-    .filter((entry): entry is OutlineEntry & { ref: string } => entry?.ref !== undefined);
+  const { snapshot, shown: listed } = await snapshotWithRefs(tab.snapshots, { interactive: request.interactive });
   const boxes = await boxesOf(tab, listed.map(({ ref }) => ref));
 
   let screen: ScreenScale | undefined;

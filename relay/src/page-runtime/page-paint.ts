@@ -4,9 +4,8 @@
  * `clip` or a `clip-path` leaves. It reads computed-style strings only, so it
  * needs no page: unit tests call it in Node.
  *
- * `paintMath()` is serialised beside page-sight.ts and run in the frame's
- * isolated world (snapshot-engine.ts), so it is self-contained: everything it
- * uses is declared inside it.
+ * Each walk makes a fresh one (page-sight.ts): it remembers the colours it
+ * has read, and a page has few.
  */
 export interface PaintMath {
   /** `rgb(1, 2, 3)` or `rgba(1, 2, 3, 0.5)` as [r, g, b, a]; null for anything else (a color() or oklch() value). */

@@ -4,8 +4,8 @@
  * its test id, its label, its own text and a CSS path, each with how many
  * elements of the document it would match. Runs in the page, in an isolated
  * world: the snapshot engine's (`describe`, for a ref an agent acted on) and
- * the person's watch's (driver/person/person-page-script.ts, for what a person did,
- * at the moment they did it). Self-contained, as it is serialised.
+ * the person's watch's (person-watch.ts, for what a person did, at the moment
+ * they did it).
  *
  * The counts are taken as Playwright's locators match: a test id by
  * `data-testid`; a label whole, whitespace collapsed, from `<label>`s,

@@ -1,13 +1,11 @@
 /**
  * What a person can see of a page (spec §20): the rules by which the
- * snapshot walk (page-script.ts) and page text (page-markdown.ts) leave out
+ * snapshot walk (walk.ts) and page text (markdown.ts) leave out
  * words nobody can see, so that text hidden on purpose (white on white,
  * zero-size, off-screen, under an opaque box…) never reaches an agent.
  *
- * `pageSight()` is serialised and run in the frame's isolated world beside
- * them (snapshot-engine.ts), so it is self-contained: everything it uses is
- * declared inside it, or handed to it (the colour and transform arithmetic,
- * page-paint.ts). Each walk makes a fresh one (it measures the page once).
+ * Each walk makes a fresh one (it measures the page once), judging with the
+ * colour and transform arithmetic of page-paint.ts.
  *
  * The rules, each with the name an answer gives it:
  * - `opacity`: an element (and so its subtree) at opacity 0.
@@ -32,17 +30,9 @@
  * off-screen until focused), and whatever a person can scroll to.
  */
 
-import type { PaintMath } from './page-paint.js';
-
-/** Why a person cannot see something; '' when they can. */
-export type Concealment = '' | 'opacity' | 'clipped' | 'scaled' | 'off-screen' | 'tiny' | 'colour' | 'covered';
-
-interface Box {
-  left: number;
-  top: number;
-  right: number;
-  bottom: number;
-}
+import type { Concealment } from './outline-node.js';
+import { type Box, boxOf, Covers, overlaps, type Pending } from './page-covers.js';
+import { type PaintMath, paintMath } from './page-paint.js';
 
 /** Where an element's content is drawn, passed down the walk. */
 export interface Scene {
@@ -66,13 +56,6 @@ export interface Scene {
   scrolls: boolean;
 }
 
-/** A run of text (or a line) whose fate waits for the whole page: colour suspects, and anything an opaque box may cover. */
-export interface Pending {
-  owner: Element;
-  /** Its colour matched the background the DOM shows: hidden unless something else is painted under it. */
-  sameColour: boolean;
-}
-
 export interface Sight {
   /** The scene of the document's body. */
   top(): Scene;
@@ -94,13 +77,12 @@ export interface Sight {
   survey(): void;
 }
 
-export function pageSight(paint: PaintMath): Sight {
+export function pageSight(paint: PaintMath = paintMath()): Sight {
   const OPACITY_MIN = 0.05;
   const TEXT_MIN_PX = 4;
   const BOX_MIN_PX = 2;
   const CONTRAST_MIN = 1.1;
   const FAR = 500;
-  const COVER_MIN_PX = 10;
   const MOTION_MS = 3_000;
 
   const viewWidth = innerWidth;
@@ -111,52 +93,12 @@ export function pageSight(paint: PaintMath): Sight {
   const scrollX = window.scrollX;
   const scrollY = window.scrollY;
   /** Opaque positioned boxes that may cover text, and positioned boxes that paint (under same-coloured text). */
-  const covers: Array<{ element: Element; box: Box; z: number; fixed: boolean }> = [];
-  const painters: Array<{ element: Element; box: Box }> = [];
-  const seen = new WeakSet<Element>();
+  const covers = new Covers(paint, viewWidth, viewHeight);
   const scenes = new WeakMap<Element, Scene>();
   /** Whether a text colour on a background is (nearly) that background, by their values: a page has few of either. */
   const alike = new Map<string, boolean>();
 
   const { rgba, contrast, blend, scaledAway, clippedAway, pathLeavesNothing, shiftOf } = paint;
-
-  const boxOf = (element: Element): Box => {
-    const rect = element.getBoundingClientRect();
-    return { left: rect.left, top: rect.top, right: rect.right, bottom: rect.bottom };
-  };
-  const overlaps = (a: Box, b: Box): boolean => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
-  const holds = (outer: Box, inner: Box): boolean => inner.left >= outer.left - 1 && inner.right <= outer.right + 1 && inner.top >= outer.top - 1 && inner.bottom <= outer.bottom + 1;
-  const zIndex = (style: CSSStyleDeclaration): number => (style.zIndex === 'auto' ? 0 : Number(style.zIndex) || 0);
-
-  /** Boxes that may cover text, and those that paint under it, as met (a positioned box is measured anyway). */
-  const note = (element: Element, style: CSSStyleDeclaration, box: Box, scene: Scene): void => {
-    if (seen.has(element)) return;
-    seen.add(element);
-    const tag = element.localName;
-    const paints = style.backgroundImage !== 'none' || ['img', 'video', 'canvas', 'svg', 'picture', 'iframe', 'object', 'embed'].includes(tag) || (rgba(style.backgroundColor)?.[3] ?? 0) > 0;
-    if (!paints) return;
-    painters.push({ element, box });
-    const colour = rgba(style.backgroundColor);
-    const fixed = style.position === 'fixed';
-    const whole = box.left <= 0 && box.top <= 0 && box.right >= viewWidth && box.bottom >= viewHeight;
-    // A fixed box covers what scrolls under it only when it fills the whole window; a small one (a header) is scrolled past.
-    if (scene.hidden || !colour || colour[3] < 0.99 || parseFloat(style.opacity) < 1 || (fixed && !whole)) return;
-    if (box.right - box.left < COVER_MIN_PX || box.bottom - box.top < COVER_MIN_PX) return;
-    covers.push({ element, box, z: zIndex(style), fixed });
-  };
-
-  /** The z-index text paints at: its nearest positioned ancestor's; null in the page's flow (under every positioned box). */
-  const paintLevel = (element: Element): number | null => {
-    for (let node: Element | null = element; node && node !== document.body; node = node.parentElement) {
-      const style = getComputedStyle(node);
-      if (style.position !== 'static') return zIndex(style);
-    }
-    return null;
-  };
-  const isFixed = (element: Element): boolean => {
-    for (let node: Element | null = element; node && node !== document.body; node = node.parentElement) if (getComputedStyle(node).position === 'fixed') return true;
-    return false;
-  };
 
   const rootBackground = (): number[] | null => {
     if (/dark/.test(getComputedStyle(root).colorScheme)) return null;
@@ -270,7 +212,7 @@ export function pageSight(paint: PaintMath): Sight {
       else if (colour[3] >= 0.99) behind = colour.slice(0, 3);
       else if (colour[3] > 0) behind = behind && !positioned ? blend(colour, behind) : null;
       if (positioned && !(colour && colour[3] >= 0.99 && !image)) behind = null;
-      if (box && placed && !hidden) note(element, style, box, scene);
+      if (box && placed && !hidden) covers.note(element, style, box, scene.hidden !== '');
 
       let clip = scene.clip;
       let clipPositioned = scene.clipPositioned;
@@ -319,28 +261,9 @@ export function pageSight(paint: PaintMath): Sight {
       return box.right - box.left < BOX_MIN_PX || box.bottom - box.top < BOX_MIN_PX;
     },
 
-    mayCover: () => covers.length > 0,
+    mayCover: () => covers.any(),
 
-    settle(pending) {
-      const levels = new Map<Element, number | null>();
-      return pending.map(({ owner, sameColour }) => {
-        if (!sameColour && !covers.length) return '';
-        const box = boxOf(owner);
-        if (box.right - box.left <= 0 || box.bottom - box.top <= 0) return '';
-        if (sameColour && !painters.some((painter) => !painter.element.contains(owner) && overlaps(painter.box, box))) return 'colour';
-        for (const cover of covers) {
-          if (cover.element.contains(owner) || owner.contains(cover.element)) continue;
-          // A cover that fills the window hides whatever scrolls under it; another, what lies wholly under it.
-          if (cover.fixed ? isFixed(owner) && !holds(cover.box, box) : !holds(cover.box, box)) continue;
-          if (!levels.has(owner)) levels.set(owner, paintLevel(owner));
-          const level = levels.get(owner)!;
-          // Positioned boxes paint over the page's flow (unless below zero); among positioned ones, the higher z, then the later.
-          const after = !!(owner.compareDocumentPosition(cover.element) & Node.DOCUMENT_POSITION_FOLLOWING);
-          if (level === null ? cover.z >= 0 : cover.z > level || (cover.z === level && after)) return 'covered';
-        }
-        return '';
-      });
-    },
+    settle: (pending) => covers.settle(pending),
 
     survey() {
       // Page text reads the page in no single pass over its boxes: positioned ones are found first.
@@ -349,7 +272,7 @@ export function pageSight(paint: PaintMath): Sight {
         const style = getComputedStyle(node);
         if ((style.position !== 'absolute' && style.position !== 'fixed') || style.display === 'none') continue;
         const scene = sight.sceneOf(node);
-        if (!scene.hidden) note(node, style, boxOf(node), scene);
+        if (!scene.hidden) covers.note(node, style, boxOf(node), false);
       }
     },
   };

@@ -1,11 +1,12 @@
-import type { Concealment, Sight } from './page-sight.js';
+import { pageLines, unbroken } from './line-safe.js';
+import type { Concealment } from './outline-node.js';
+import type { Sight } from './page-sight.js';
 
 /**
  * A page's readable content as Markdown, for reading tasks where a
  * snapshot's roles are noise: headings, paragraphs, links with their URLs,
  * lists, tables, quotes and code, images by their alt text. Runs in the
- * page's isolated world (snapshot-engine.ts serializes it with
- * toString()), so it must use nothing from this module's scope.
+ * page's isolated world (selector-engine.ts).
  *
  * Without a scope it reads the page's main content (`main`, `[role=main]`,
  * else the one `article`, else the body), leaving out navigation, headers,
@@ -13,7 +14,9 @@ import type { Concealment, Sight } from './page-sight.js';
  * visibility: hidden, `hidden`, aria-hidden) is left out, and so is what a
  * person cannot see (`sight`, page-sight.ts): `hidden` counts those blocks,
  * and `showHidden` keeps them, each marked `[hidden=why]`. Form controls and
- * scripts are not text.
+ * scripts are not text. No character of the page's making breaks a line
+ * (line-safe.ts): a line ends where the page's structure ends one (a block, a
+ * `<br>`, a line of preformatted text).
  */
 export function markdownOf(scope: Element | null, sight: Sight, showHidden: boolean): { markdown: string; hidden: number } {
   const SKIPPED = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'svg', 'SVG', 'CANVAS', 'IFRAME', 'OBJECT', 'EMBED', 'INPUT', 'SELECT', 'TEXTAREA', 'BUTTON', 'OPTION', 'DATALIST', 'HEAD']);
@@ -96,7 +99,7 @@ export function markdownOf(scope: Element | null, sight: Sight, showHidden: bool
     let text = '';
     const walk = (node: Node): void => {
       for (let child = node.firstChild; child; child = child.nextSibling) {
-        if (child.nodeType === 3) text += seenText(child);
+        if (child.nodeType === 3) text += pageLines(seenText(child));
         else if (child.nodeType === 1) {
           const inner = child as Element;
           if (inner.tagName === 'BR') text += '\n';
@@ -118,11 +121,11 @@ export function markdownOf(scope: Element | null, sight: Sight, showHidden: bool
     try {
       return new URL(url, document.baseURI).href;
     } catch {
-      return url;
+      return unbroken(url);
     }
   };
   const escapeText = (text: string): string => text.replace(/([\\`*_[\]])/g, '\\$1');
-  const collapse = (text: string): string => text.replace(/\s+/g, ' ');
+  const collapse = (text: string): string => unbroken(text).replace(/\s+/g, ' ');
 
   /** Inline content of a node: text with emphasis, code and links. */
   const inline = (node: Node): string => {
@@ -137,7 +140,7 @@ export function markdownOf(scope: Element | null, sight: Sight, showHidden: bool
     if (tag === 'BR') return '\n';
     if (tag === 'IMG') {
       const alt = (element.getAttribute('alt') ?? '').trim();
-      return alt ? `![${escapeText(alt)}](${absolute(element.getAttribute('src') ?? '')})` : '';
+      return alt ? `![${escapeText(unbroken(alt))}](${absolute(element.getAttribute('src') ?? '')})` : '';
     }
     const inner = () => [...element.childNodes].map(inline).join('');
     if (tag === 'CODE' || tag === 'KBD' || tag === 'SAMP') {
