@@ -1,13 +1,6 @@
 #!/usr/bin/env node
-// The young generation stays at its first size rather than doubling under load: a client flooding
-// the relay otherwise grows the heap by about 25 MiB that is never given back (bench:flood), and the
-// relay's round trips measured the same either way. Set before anything else allocates, for the
-// commands that run for long (a server); a command that asks one question and exits skips loading node:v8.
-if (process.argv.slice(2).some((arg) => arg === 'serve' || arg === 'mcp' || arg === 'native-host')) {
-  const { default: v8 } = await import('node:v8');
-  v8.setFlagsFromString('--semi-space-growth-factor=1');
-}
 // The CLI is bundled into dist/cli by `npm run build` (scripts/build-cli.ts); this shim keeps the bin path stable.
+// The launcher sets the server's V8 flag for `serve`, `mcp` and the native host, and runs the bundle (relay/src/cli/launch.ts).
 import('../dist/cli/launch.js').then(
   ({ launch }) => launch(),
   (error) => {

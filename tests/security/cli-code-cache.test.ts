@@ -25,7 +25,8 @@ const scratch = mkdtempSync(join(tmpdir(), 'clawd-code-cache-'));
 const asRoot = process.getuid?.() === 0;
 let cacheName = '';
 
-const cli = async (home: string, args = ['--version']) => (await run(process.execPath, [CLI, ...args], { env: { ...process.env, CLAWD_HOME: home } })).stdout;
+/** A command that names one (a run of `--version` alone keeps no cache). */
+const cli = async (home: string, args = ['token']) => (await run(process.execPath, [CLI, ...args], { env: { ...process.env, CLAWD_HOME: home } })).stdout;
 
 /** A fresh home holding a cache of this build written by the CLI itself. */
 async function homeWithCache(name: string): Promise<{ home: string; dir: string; file: string }> {
@@ -56,7 +57,7 @@ function plantForeignCache(file: string): void {
 beforeAll(async () => {
   const home = join(scratch, 'first');
   mkdirSync(home, { mode: 0o700 });
-  expect(await cli(home)).toMatch(/^\d+\.\d+\.\d+/);
+  expect(await cli(home)).toMatch(/^[0-9a-f]{64}\n$/);
   [cacheName] = readdirSync(join(home, 'code-cache'));
 });
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -64,12 +65,12 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 describe("the CLI's code cache", () => {
   it('is written by the first command, closed to others, and used as it is by the next', async () => {
     const { home, dir, file } = await homeWithCache('reused');
-    expect(cacheName).toMatch(new RegExp(`^[0-9a-f]{16}-${process.version}-${process.arch}\\.v8$`));
+    expect(cacheName).toMatch(new RegExp(`^[0-9a-f]{16}-${process.version}-${process.arch}-[0-9a-f]{8}\\.v8$`));
     expect(statSync(dir).mode & 0o777).toBe(0o700);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const written = readFileSync(file);
     const { mtimeMs } = statSync(file);
-    expect(await cli(home, ['--help'])).toContain('Usage: clawd-browser');
+    expect(await cli(home, ['tabs', '--help'])).toContain('Usage: clawd-browser tabs');
     // Used, not rejected and written again.
     expect(statSync(file).mtimeMs).toBe(mtimeMs);
     expect(readFileSync(file).equals(written)).toBe(true);
@@ -89,8 +90,26 @@ describe("the CLI's code cache", () => {
 
   it('makes no home: a command before any server ran writes nothing', async () => {
     const home = join(scratch, 'never-made');
-    expect(await cli(home)).toMatch(/^\d/);
+    expect(await cli(home, ['--version'])).toMatch(/^\d/);
+    expect(await cli(home, ['extension-path'])).toContain('extension');
     expect(existsSync(home)).toBe(false);
+  });
+
+  it("keeps serve's apart (it runs under another V8 flag, which V8 checks), so neither is written again by the other", async () => {
+    const home = join(scratch, 'two-flags');
+    mkdirSync(home, { mode: 0o700 });
+    // A run naming no command keeps nothing.
+    await cli(home, ['--version']);
+    expect(readdirSync(join(home, 'code-cache'))).toEqual([]);
+    await cli(home, ['tabs', '--help']);
+    await cli(home, ['serve', '--help']);
+    const dir = join(home, 'code-cache');
+    const written = () => readdirSync(dir).map((name) => `${name} ${statSync(join(dir, name)).mtimeMs}`).sort();
+    const first = written();
+    expect(first).toHaveLength(2);
+    await cli(home, ['snapshot', '--help']);
+    await cli(home, ['mcp', '--help']);
+    expect(written()).toEqual(first);
   });
 
   it('runs a cache in your own closed folder as it is (what each case below keeps others from)', async () => {
@@ -114,7 +133,7 @@ describe("the CLI's code cache", () => {
     chmodSync(dir, 0o777);
     expect(await cli(home)).not.toContain('PWNED');
     rmSync(file);
-    expect(await cli(home)).toMatch(/^\d/);
+    expect(await cli(home)).toMatch(/^[0-9a-f]{64}\n$/);
     expect(existsSync(file)).toBe(false);
   });
 

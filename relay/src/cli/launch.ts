@@ -10,9 +10,10 @@ import vm from 'node:vm';
  * bundle (dist/cli/clawd-browser.cjs) with its compiled code kept between
  * runs, so a command compiles little of it again. On Node ≥ 22.1 that is
  * Node's own compile cache (`module.enableCompileCache`); before it, V8's
- * code cache through `vm.Script` (what Node 20 offers), one file per build
- * of the bundle and Node version, the last few kept. Without a private
- * place to keep it the bundle runs uncached.
+ * code cache through `vm.Script` (what Node 20 offers): one file per build
+ * of the bundle, Node version and V8 flags (V8 refuses a cache made under
+ * other flags), the last few kept. Without a private place to keep it the
+ * bundle runs uncached.
  *
  * Compiled code from a cache is run as it is: a cache another user could
  * write would be theirs to run as you. So it is kept only in
@@ -25,28 +26,49 @@ import vm from 'node:vm';
 declare const CLI_BUNDLE_HASH: string | undefined;
 
 const BUNDLE = join(dirname(fileURLToPath(import.meta.url)), 'clawd-browser.cjs');
+/** The commands that run for long: a server, with its heap under load. */
+const SERVING = new Set(['serve', 'mcp', 'native-host']);
+/**
+ * The young generation stays at its first size rather than doubling under load: a client flooding
+ * the relay otherwise grows the heap by about 25 MiB that is never given back (bench:flood), and the
+ * relay's round trips measured the same either way. A command that asks one question and exits goes without.
+ */
+const SERVING_V8_FLAGS = '--semi-space-growth-factor=1';
+const CACHE_SUFFIX = '.v8';
+/** Caches of other builds and flags kept beside this one's (another checkout's, the version before an upgrade, `serve`'s). */
+const CACHES_KEPT = 8;
 
-export function launch(bundle = BUNDLE, env: NodeJS.ProcessEnv = process.env): void {
+export function launch(bundle = BUNDLE, args = process.argv.slice(2), env: NodeJS.ProcessEnv = process.env): void {
+  const v8Flags = args.some((arg) => SERVING.has(arg)) ? SERVING_V8_FLAGS : '';
+  // Set before anything else allocates (only this launcher and node:v8 are loaded by now).
+  if (v8Flags) (createRequire(import.meta.url)('node:v8') as typeof import('node:v8')).setFlagsFromString(v8Flags);
   const cache = privateCacheDir(env);
+  // Runs under other flags keep their caches apart: each would refuse the other's and write its own over it.
+  const flags = fnv1a([v8Flags, ...process.execArgv, env.NODE_OPTIONS ?? ''].join(' '));
   const enableCompileCache = (nodeModule as { enableCompileCache?: (dir: string) => { status: number } }).enableCompileCache;
   const { FAILED, DISABLED } = (nodeModule as { constants?: { compileCacheStatus?: { FAILED: number; DISABLED: number } } }).constants?.compileCacheStatus ?? {};
-  if (cache && enableCompileCache) {
-    const { status } = enableCompileCache(cache);
+  const nodeCache = cache && enableCompileCache && privateDir(join(cache, `node-${flags}`));
+  if (nodeCache && enableCompileCache) {
+    const { status } = enableCompileCache(nodeCache);
     if (status !== FAILED && status !== DISABLED) return void createRequire(bundle)(bundle);
   }
-  if (cache && typeof CLI_BUNDLE_HASH === 'string') return runWithCodeCache(bundle, join(cache, `${CLI_BUNDLE_HASH}-${process.version}-${process.arch}${CACHE_SUFFIX}`));
+  if (cache && typeof CLI_BUNDLE_HASH === 'string') {
+    // A run naming no command (`--version`, `--help`) compiles too little of the bundle to be worth keeping.
+    const worthKeeping = args.some((arg) => !arg.startsWith('-'));
+    return runWithCodeCache(bundle, join(cache, `${CLI_BUNDLE_HASH}-${process.version}-${process.arch}-${flags}${CACHE_SUFFIX}`), worthKeeping);
+  }
   createRequire(bundle)(bundle);
 }
 
-const CACHE_SUFFIX = '.v8';
-/** Caches of other builds kept beside this one's (another checkout's, the version before an upgrade). */
-const CACHES_KEPT = 8;
-
 /** `$CLAWD_HOME/code-cache`, made 0700 if the home exists; undefined where it is not private to this user (or no user owns files: Windows). */
 export function privateCacheDir(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return privateDir(join(env.CLAWD_HOME || join(homedir(), '.clawd'), 'code-cache'));
+}
+
+/** `dir`, made 0700 if its parent exists, when it is this user's and closed to others. */
+function privateDir(dir: string): string | undefined {
   const uid = process.getuid?.();
   if (uid === undefined) return undefined;
-  const dir = join(env.CLAWD_HOME || join(homedir(), '.clawd'), 'code-cache');
   try {
     mkdirSync(dir, { mode: 0o700 });
   } catch (error) {
@@ -60,15 +82,20 @@ export function privateCacheDir(env: NodeJS.ProcessEnv = process.env): string | 
   }
 }
 
-/** The CommonJS bundle compiled with V8's code cache from `cacheFile`, and the cache written at exit when there was none to use. */
-function runWithCodeCache(bundle: string, cacheFile: string): void {
+/**
+ * The CommonJS bundle compiled with V8's code cache from `cacheFile`; with
+ * none to use, one is written at exit (holding what this run compiled),
+ * unless another process wrote one meanwhile.
+ */
+function runWithCodeCache(bundle: string, cacheFile: string, worthKeeping: boolean): void {
   const cachedData = readPrivateFile(cacheFile);
   // Node's own CommonJS wrapper, on the bundle's first line: its line numbers stay the file's.
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) { ${readFileSync(bundle, 'utf8')}\n});`, { filename: bundle, cachedData });
-  // At exit the functions this run compiled are in it too. Written aside and renamed: a reader never sees half of one.
-  if (!cachedData || script.cachedDataRejected) {
+  if (worthKeeping && (!cachedData || script.cachedDataRejected)) {
     process.once('exit', () => {
       try {
+        if (!script.cachedDataRejected && isPrivateFile(cacheFile)) return;
+        // Written aside and renamed: a reader never sees half of one.
         const aside = `${cacheFile}.${process.pid}`;
         writeFileSync(aside, script.createCachedData(), { mode: 0o600 });
         renameSync(aside, cacheFile);
@@ -94,7 +121,20 @@ function pruneCaches(dir: string): void {
   for (const { path } of caches.slice(CACHES_KEPT)) rmSync(path, { force: true });
 }
 
-/** The file's bytes when it is this user's and no one else may write it. */
+/** Whether a file is this user's and no one else may write it. */
+function isPrivate(stat: { uid: number; mode: number; isFile(): boolean }): boolean {
+  return stat.isFile() && stat.uid === process.getuid?.() && (stat.mode & 0o022) === 0;
+}
+
+function isPrivateFile(file: string): boolean {
+  try {
+    return isPrivate(statSync(file));
+  } catch {
+    return false;
+  }
+}
+
+/** The file's bytes when it is this user's and no one else may write it (checked on the file opened, not on its name). */
 function readPrivateFile(file: string): Buffer | undefined {
   let fd: number;
   try {
@@ -103,11 +143,17 @@ function readPrivateFile(file: string): Buffer | undefined {
     return undefined;
   }
   try {
-    const stat = fstatSync(fd);
-    return stat.isFile() && stat.uid === process.getuid?.() && (stat.mode & 0o022) === 0 ? readFileSync(fd) : undefined;
+    return isPrivate(fstatSync(fd)) ? readFileSync(fd) : undefined;
   } catch {
     return undefined;
   } finally {
     closeSync(fd);
   }
+}
+
+/** A short name for the flags a cache was made under (not a secret: FNV-1a). */
+function fnv1a(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return (hash >>> 0).toString(16).padStart(8, '0');
 }
