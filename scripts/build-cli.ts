@@ -1,9 +1,9 @@
 /**
  * The CLI as it ships (run after `build:relay`, so by `npm run build`):
  * relay/src/cli/main.ts and the command groups of its table, bundled by
- * esbuild into one CommonJS file, dist/cli/clawd-browser.cjs, and the
- * launcher bin/clawd-browser.js runs it with (relay/src/cli/launch.ts →
- * dist/cli/launch.js: the compiled code cached between runs). One file is
+ * esbuild into one CommonJS file, dist/cli/clawd-browser.cjs; and the
+ * launcher bin/clawd-browser.js runs it through (relay/src/cli/launch.ts →
+ * dist/cli/launch.js, which keeps its compiled code between runs). One file is
  * read and compiled in a few milliseconds; the graph of modules it replaces
  * took most of a second to resolve and link before any command ran.
  *
