@@ -58,9 +58,11 @@ interface Timed {
   stdout: string;
 }
 
+/** Where /usr/bin/time writes each command's CPU. */
+const cpuFile = TIME && join(tmpdir(), `clawd-bench-cpu-${process.pid}`);
+
 /** One command as a whole process: spawn → exit, its output read as it comes. */
 async function timed(command: string, args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<Timed> {
-  const cpuFile = TIME && join(tmpdir(), `clawd-bench-cpu-${process.pid}`);
   const [file, argv] = TIME && cpuFile ? [TIME, ['-f', '%U %S', '-o', cpuFile, command, ...args]] : [command, args];
   const started = performance.now();
   const child = spawn(file, argv, { env: options.env, cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -239,6 +241,7 @@ export async function measureCliStart(): Promise<{ rows: Row[]; serve: number[];
     await browser.close();
     await peerBrowser?.close();
     rmSync(home, { recursive: true, force: true });
+    if (cpuFile) rmSync(cpuFile, { force: true });
   }
 }
 
