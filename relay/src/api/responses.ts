@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { FilmSchema, FilmStartedSchema } from './replay-schemas.js';
 import { ChromeStatusSchema } from './chrome-schemas.js';
-import { FenceSchema } from './page-content.js';
+import { FenceSchema } from './fence-schema.js';
 
 /**
  * What the control API answers about browsers, tabs and pages, as zod

@@ -8,7 +8,7 @@ import { PAGE_TOOLS_ROUTES } from './page-tools-routes.js';
 import { TEACH_ROUTES } from './teach-routes.js';
 import { CHROME_ROUTES } from './chrome-routes.js';
 import { PressureSchema } from './fleet-schemas.js';
-import { FenceSchema } from './page-content.js';
+import { FenceSchema } from './fence-schema.js';
 import {
   ActionResultSchema,
   PageTextSchema,
