@@ -24,6 +24,13 @@ export const TabSchema = z.object({
 });
 export type Tab = z.infer<typeof TabSchema>;
 
+/** A profile's tabs; a person's browser that lends none yet answers an empty list with what to do (a normal state, not an error). */
+export const TabListSchema = z.object({
+  tabs: z.array(TabSchema),
+  hint: z.string().optional().describe("With no tabs in a person's browser (extension, chrome): how the person lends one"),
+});
+export type TabList = z.infer<typeof TabListSchema>;
+
 const DriverKindSchema = z
   .enum(['clawd', 'extension', 'chrome', 'remote'])
   .describe("How the browser is reached: launched by clawd-browser, the user's own through the extension, the user's own Chrome attached through its remote-debugging consent, or a cdpUrl elsewhere");

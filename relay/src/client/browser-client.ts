@@ -19,7 +19,7 @@ import type { ActOptions, BrowserApi, HandoffView, HandoffWaitOptions, RecordReq
 import type { DialogArmed, FileChooserAnswer, PlaywrightScript, ViewInputAnswer } from '../api/responses.js';
 import type { ActionOptions, ActionRequest, RequestOf } from '../api/schemas.js';
 import type { ActionRecord, AuditEntry, AuditEventKind, HandoffAnswer, IssuedGrant, LiveGrant, SecretListing, SessionInfo, SpareCounts, VaultListing } from '../api/session-responses.js';
-import type { ActionResult, PageTextResponse, AiSnapshotResponse, AriaSnapshotResponse, Capture, ConsoleMessage, DownloadRecord, ProfileSummary, Screenshot, Snapshot, Status, RecordingAnswer, NetworkBody, Tab } from '../api/responses.js';
+import type { ActionResult, PageTextResponse, AiSnapshotResponse, AriaSnapshotResponse, Capture, ConsoleMessage, DownloadRecord, ProfileSummary, Screenshot, Snapshot, Status, RecordingAnswer, NetworkBody, Tab, TabList } from '../api/responses.js';
 
 // The typed errors travel with the client: `import { BrowserClient, NotFoundError } from 'clawd-browser'`.
 export * from '../errors.js';
@@ -127,7 +127,10 @@ export class BrowserClient implements BrowserApi {
     return this.call('DELETE', `/profiles/${encodeURIComponent(name)}`);
   }
   async tabs(): Promise<Tab[]> {
-    return (await this.call<{ tabs: Tab[] }>('GET', '/tabs')).tabs;
+    return (await this.tabList()).tabs;
+  }
+  tabList(): Promise<TabList> {
+    return this.call('GET', '/tabs');
   }
   openTab(url = 'about:blank'): Promise<Tab> {
     return this.call('POST', '/tabs/open', { url });
