@@ -85,6 +85,12 @@ describe('an attach that waits for the person', () => {
       status = await client.chrome.status();
     }
     expect(status).toMatchObject({ state: 'attached', browser: { product: 'Chrome/150.0.7000.1' }, lentTabs: 0 });
-    await expect(client.tabs()).rejects.toThrow(/No tab is lent: the person lends tabs in clawd-browser's picker/);
+    // Attached with nothing lent is a normal state: an empty list, with how the person lends a tab.
+    expect(await client.tabList()).toEqual({ tabs: [], hint: expect.stringMatching(/^No tab is lent: the person lends tabs in clawd-browser's picker/) });
+    const answer = await fetch(`http://127.0.0.1:${server.control.port}/tabs?profile=chrome`, { headers: auth() });
+    expect(answer.status).toBe(200);
+    expect((await answer.json()).tabs).toEqual([]);
+    // What needs a tab still says there is none.
+    await expect(client.snapshot()).rejects.toThrow(/No tab is lent/);
   });
 });

@@ -9,6 +9,8 @@ import { createLogger } from '../../relay/src/log.js';
 import { readProfilePreferences } from '../../relay/src/profiles/preferences.js';
 import { chromiumPath, HEADLESS_TEST_FLAGS, launchChromium, waitFor } from '../harness/chromium.js';
 import type { FixtureServer } from '../harness/fixture-server.js';
+import type WebSocket from 'ws';
+import { connectFakeExtension } from '../harness/fake-extension.js';
 import { type ControlEnv, freshHome, startControlEnv } from './control-env.js';
 
 /**
@@ -305,14 +307,23 @@ describe('settings and the door', () => {
     expect(status).toBe(403);
   });
 
-  it('the extension profile answers 503 when no tab is shared, as a typed error', async () => {
+  it('the extension profile answers 503 when the extension is away, and an empty list when it shares nothing yet', async () => {
     const fresh = freshHome({ controlUrl: 'http://127.0.0.1:1' });
     const lonely = await startServer({ home: fresh, port: 0, logger: createLogger('silent') });
+    let extension: WebSocket | undefined;
     try {
       const api = new BrowserClient({ baseUrl: `http://127.0.0.1:${lonely.control.port}`, token: lonely.token, profile: 'extension' });
       await expect(api.tabs()).rejects.toThrow(UnavailableError);
       await expect(api.tabs()).rejects.toThrow(/extension is not connected/);
+      // Connected and sharing nothing is a normal state: the list is empty, and says how to share a tab.
+      extension = await connectFakeExtension({ port: lonely.relay.port, key: lonely.extensionKey, tabs: [] });
+      await waitFor(() => lonely.relay.bridge.extensionState === 'connected', { message: 'the extension never connected' });
+      expect(await api.tabList()).toEqual({ tabs: [], hint: expect.stringMatching(/^No tab attached: click the clawd-browser toolbar button/) });
+      expect(await api.tabs()).toEqual([]);
+      // What needs a tab still says there is none.
+      await expect(api.snapshot()).rejects.toThrow(/No tab attached/);
     } finally {
+      extension?.close();
       await lonely.close();
       rmSync(fresh, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     }

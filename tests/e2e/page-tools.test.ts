@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserClient } from '../../relay/src/client/browser-client.js';
-import { launchChromium, type LaunchedChromium } from '../harness/chromium.js';
+import { launchChromium, type LaunchedChromium, waitFor } from '../harness/chromium.js';
 import { rejection } from '../harness/test-site.js';
 import { type ControlEnv, startControlEnv } from './control-env.js';
 
@@ -130,6 +130,41 @@ describe('the tools a page offers', () => {
     await client.closeTab(tab.targetId);
   });
 
+  it('are offered by out-of-process frames whenever they come, and go with them', async () => {
+    const client = env.client('clawd');
+    const tab = await client.openTab(shop());
+    // After the tab's first navigation: a page whose partner frame is on another site (its own process).
+    await client.navigate(env.fixtures.url('page-tools-cross.html'), tab.targetId);
+    const offered = async () => (await client.pageTools.list({ targetId: tab.targetId })).tools;
+    const names = async () => (await offered()).map((tool) => tool.name).sort();
+    await waitFor(async () => (await names()).includes('rate'), { message: "the partner frame's tool was never listed" });
+    expect(await client.pageTools.call({ targetId: tab.targetId, name: 'rate', input: { stars: 3 } })).toMatchObject({ status: 'Completed', output: { content: [{ text: 'rated 3' }] } });
+    expect((await client.snapshot({ targetId: tab.targetId })).text).toContain('3 stars');
+
+    // A frame a script adds later, on another site too.
+    await client.evaluate(`() => {
+      const frame = Object.assign(document.createElement('iframe'), { id: 'later', allow: 'tools', src: 'http://localhost:' + location.port + '/page-tools-frame2.html' });
+      document.body.append(frame);
+    }`, { targetId: tab.targetId });
+    await waitFor(async () => (await names()).join() === 'rate,review', { message: "the later frame's tool was never listed" });
+    expect((await client.pageTools.call({ targetId: tab.targetId, name: 'review', input: { text: 'fine' } })).status).toBe('Completed');
+    expect((await client.snapshot({ targetId: tab.targetId })).text).toContain('review: fine');
+
+    // A frame that navigates: the old document's tool goes, the new one's comes.
+    await client.evaluate(`() => { document.getElementById('partner').src = 'http://localhost:' + location.port + '/page-tools-frame2.html'; }`, { targetId: tab.targetId });
+    await waitFor(async () => (await names()).join() === 'review,review', { message: 'the navigated frame still offers its old tool' });
+    expect((await rejection(client.pageTools.call({ targetId: tab.targetId, name: 'rate', input: { stars: 1 } }))).message).toMatch(/offers no tool "rate"/);
+    const [first, second] = await offered();
+    expect(first.frameId).not.toBe(second.frameId);
+    expect((await client.pageTools.call({ targetId: tab.targetId, name: 'review', input: { text: 'named' }, frameId: second.frameId })).status).toBe('Completed');
+
+    // A frame removed takes its tools with it.
+    await client.evaluate(`() => document.getElementById('later').remove()`, { targetId: tab.targetId });
+    await waitFor(async () => (await offered()).length === 1, { message: "the removed frame's tool is still listed" });
+    expect((await client.pageTools.call({ targetId: tab.targetId, name: 'review', input: { text: 'alone' } })).status).toBe('Completed');
+    await client.closeTab(tab.targetId);
+  });
+
   it("are a task session's too, with its own key", async () => {
     const session = await env.client('clawd').openSession({ credential_mode: 'clean' });
     try {
@@ -149,6 +184,10 @@ describe('the tools a page offers', () => {
     expect((await shared.pageTools.list({ targetId: tab.targetId })).tools.map((tool) => tool.name)).toContain('add_to_cart');
     expect((await shared.pageTools.call({ targetId: tab.targetId, name: 'add_to_cart', input: { sku: 'e1', qty: 5 } })).status).toBe('Completed');
     expect(await pageText(shared, tab.targetId, '#cart')).toContain('cart: 5');
+    // An out-of-process frame of a shared tab offers its tools too.
+    await shared.navigate(env.fixtures.url('page-tools-cross.html'), tab.targetId);
+    await waitFor(async () => (await shared.pageTools.list({ targetId: tab.targetId })).tools.some((tool) => tool.name === 'rate'), { message: "the shared tab's partner frame offered nothing" });
+    expect((await shared.pageTools.call({ targetId: tab.targetId, name: 'rate', input: { stars: 2 } })).status).toBe('Completed');
     await shared.closeTab(tab.targetId);
 
     // A browser of the person's own without WebMCP (a remote profile), on the same page.

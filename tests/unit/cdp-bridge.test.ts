@@ -545,6 +545,36 @@ describe('several clients on one tab', () => {
     expect(h.answerOf(a, h.send(a, 'Runtime.evaluate', {}, 'CHILD-1'))?.error?.code).toBe(-32001);
   });
 
+  it('attaches a client to a child target it asks for by id, as a session of its own beside the auto-attached one', () => {
+    h.connectExtension([TAB_A]);
+    const a = h.client();
+    const sa = playwrightAttach(a)[0].params.sessionId;
+    h.send(a, 'Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: true }, sa);
+    h.answerAll();
+    const iframe = { sessionId: 'CHILD-2', targetInfo: { targetId: 'FRAME-2', type: 'iframe', title: '', url: 'https://x.example/', attached: true, canAccessOpener: false }, waitingForDebugger: false };
+    h.fromExtension({ type: 'event', tabId: 1, method: 'Target.attachedToTarget' }, iframe);
+    // Playwright's newCDPSession(frame) for an out-of-process frame.
+    const id = h.send(a, 'Target.attachToTarget', { targetId: 'FRAME-2', flatten: true });
+    const own = (h.answerOf(a, id)?.result as { sessionId: string }).sessionId;
+    expect(own).not.toBe('CHILD-2');
+    expect(h.events(a, 'Target.attachedToTarget').at(-1)).toMatchObject({ params: { sessionId: own, targetInfo: { targetId: 'FRAME-2' } } });
+    // Its commands go to the child's Chrome session; the child's events reach both of the client's sessions.
+    h.send(a, 'Page.enable', {}, own);
+    expect(h.takeCommands()[0]).toMatchObject({ tabId: 1, sessionId: 'CHILD-2', method: 'Page.enable' });
+    h.answerAll();
+    h.send(a, 'Runtime.enable', {}, 'CHILD-2');
+    h.send(a, 'Runtime.enable', {}, own);
+    h.answerAll();
+    h.fromExtension({ type: 'event', tabId: 1, sessionId: 'CHILD-2', method: 'Runtime.consoleAPICalled' }, { type: 'log', args: [] });
+    expect(h.events(a, 'Runtime.consoleAPICalled').map((event) => event.sessionId).sort()).toEqual(['CHILD-2', own].sort());
+    // A target of no tab the client sees stays unknown.
+    expect(h.answerOf(a, h.send(a, 'Target.attachToTarget', { targetId: 'NOPE', flatten: true }))?.error?.message).toMatch(/No target with given id found/);
+    // The child going detaches both.
+    h.fromExtension({ type: 'event', tabId: 1, method: 'Target.detachedFromTarget' }, { sessionId: 'CHILD-2', targetId: 'FRAME-2' });
+    expect(h.events(a, 'Target.detachedFromTarget').map((event) => event.params.sessionId).sort()).toEqual(['CHILD-2', own].sort());
+    expect(h.answerOf(a, h.send(a, 'Runtime.evaluate', {}, own))?.error?.code).toBe(-32001);
+  });
+
   it('resumes a child paused on start when no client is there to do it', () => {
     h.connectExtension([TAB_A]);
     const iframe = { sessionId: 'CHILD-9', targetInfo: { targetId: 'F9', type: 'iframe', title: '', url: '', attached: true, canAccessOpener: false }, waitingForDebugger: true };

@@ -35,6 +35,7 @@ function scriptedApi(answers: Partial<Record<keyof BrowserApi, (...args: any[]) 
     status: record('status'),
     profiles: record('profiles'),
     tabs: record('tabs'),
+    tabList: record('tabList'),
     openTab: record('openTab'),
     focusTab: record('focusTab'),
     closeTab: record('closeTab'),
@@ -145,13 +146,16 @@ describe('the tools, in process', () => {
   it('browser_tabs lists, opens, focuses and closes, and says what it needs', async () => {
     const calls: Call[] = [];
     const fenced = { ...TAB, fence: '321' };
-    const api = scriptedApi({ tabs: () => [fenced], openTab: (url: string) => ({ ...fenced, url }), focusTab: () => fenced, closeTab: () => fenced }, calls);
+    const api = scriptedApi({ tabList: () => ({ tabs: [fenced] }), openTab: (url: string) => ({ ...fenced, url }), focusTab: () => fenced, closeTab: () => fenced }, calls);
     // Titles and URLs are the page's: fenced; the tab's id, clawd's, leads.
     expect(await call('browser_tabs', {}, api)).toBe('<page 321>\nAAAA1111 "Site" http://site.test/\n</page 321>');
     expect(await call('browser_tabs', { action: 'open', url: 'http://other.test/' }, api)).toBe('Opened AAAA1111\n<page 321>\n"Site" http://other.test/\n</page 321>');
     expect(await call('browser_tabs', { action: 'focus', targetId: 'AAAA' }, api)).toMatch(/^Focused AAAA1111\n<page 321>/);
     await expect(call('browser_tabs', { action: 'close' }, api)).rejects.toThrow('browser_tabs close needs targetId');
-    expect(calls.map((c) => c.method)).toEqual(['tabs', 'openTab', 'focusTab']);
+    expect(calls.map((c) => c.method)).toEqual(['tabList', 'openTab', 'focusTab']);
+    // A person's browser that lends nothing yet: the empty list says how to lend a tab.
+    const lending = scriptedApi({ tabList: () => ({ tabs: [], hint: 'No tab is lent: the person lends tabs in the picker' }) });
+    expect(await call('browser_tabs', {}, lending)).toBe('No tabs open. No tab is lent: the person lends tabs in the picker');
   });
 
   it('browser_snapshot asks for 16,000 characters unless told otherwise, and passes shaping through', async () => {
@@ -242,7 +246,7 @@ describe('errors through the MCP server', () => {
   });
 
   it('a tool call is validated, run on the API and its failure answered as a tool error', async () => {
-    const server = createMcpServer(scriptedApi({ tabs: () => { throw new NotFoundError('No tab with targetId "X" in profile clawd', { next: 'list-tabs' }); } }), { exportDir });
+    const server = createMcpServer(scriptedApi({ tabList: () => { throw new NotFoundError('No tab with targetId "X" in profile clawd', { next: 'list-tabs' }); } }), { exportDir });
     const handlers = (server as unknown as { _requestHandlers: Map<string, (request: unknown, extra: unknown) => Promise<any>> })._requestHandlers;
     const callTool = (params: object) => handlers.get('tools/call')!({ method: 'tools/call', params }, {});
     expect(await callTool({ name: 'browser_tabs', arguments: { action: 'nope' } })).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/^Error: Invalid arguments for browser_tabs: /) }] });

@@ -12,6 +12,7 @@ import type {
   Screenshot,
   Status,
   Tab,
+  TabList,
   PlaywrightScript,
   ViewInputAnswer,
 } from './responses.js';
@@ -76,6 +77,8 @@ export interface BrowserApi {
   status(): Promise<Status>;
   profiles(): Promise<{ profiles: ProfileSummary[]; defaultProfile: string }>;
   tabs(): Promise<Tab[]>;
+  /** The tabs, with how a person lends one when their browser lends none yet. */
+  tabList(): Promise<TabList>;
   openTab(url?: string): Promise<Tab>;
   focusTab(targetId: string): Promise<Tab>;
   closeTab(targetId: string): Promise<Tab>;

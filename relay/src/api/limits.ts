@@ -19,5 +19,13 @@ export const ACTION_TIMEOUT_MS = 30_000;
 /** A wait's default timeout (`timeoutMs` may raise it to MAX_WAIT_MS). */
 export const WAIT_DEFAULT_MS = 30_000;
 
+/**
+ * The characters an agent's client (MCP, the CLI) asks a snapshot for unless
+ * told otherwise: a long page's outline is cut with a note saying how to see
+ * the rest (find, scope, a larger maxChars), instead of costing its reader
+ * tens of thousands of tokens. The HTTP API itself cuts nothing unasked.
+ */
+export const AGENT_SNAPSHOT_CHARS = 16_000;
+
 /** The header naming the agent a request is for (runtime/agent-context.ts): its requests without targetId mean its own tabs. */
 export const AGENT_HEADER = 'x-clawd-agent';

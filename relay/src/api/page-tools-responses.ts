@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FenceSchema } from './page-content.js';
+import { FenceSchema } from './fence-schema.js';
 import { ActionResultSchema } from './responses.js';
 
 /** What the page-tools routes answer (spec §21): the tools a page offers, and one call's outcome. */

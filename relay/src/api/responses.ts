@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { FilmSchema, FilmStartedSchema } from './replay-schemas.js';
 import { ChromeStatusSchema } from './chrome-schemas.js';
-import { FenceSchema } from './page-content.js';
+import { FenceSchema } from './fence-schema.js';
 
 /**
  * What the control API answers about browsers, tabs and pages, as zod
@@ -23,6 +23,13 @@ export const TabSchema = z.object({
   agent: z.string().optional().describe('The agent whose tab it is (it opened it, or used it first); its requests without targetId mean it'),
 });
 export type Tab = z.infer<typeof TabSchema>;
+
+/** A profile's tabs; a person's browser that lends none yet answers an empty list with what to do (a normal state, not an error). */
+export const TabListSchema = z.object({
+  tabs: z.array(TabSchema),
+  hint: z.string().optional().describe("With no tabs in a person's browser (extension, chrome): how the person lends one"),
+});
+export type TabList = z.infer<typeof TabListSchema>;
 
 const DriverKindSchema = z
   .enum(['clawd', 'extension', 'chrome', 'remote'])

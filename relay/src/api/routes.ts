@@ -8,7 +8,7 @@ import { PAGE_TOOLS_ROUTES } from './page-tools-routes.js';
 import { TEACH_ROUTES } from './teach-routes.js';
 import { CHROME_ROUTES } from './chrome-routes.js';
 import { PressureSchema } from './fleet-schemas.js';
-import { FenceSchema } from './page-content.js';
+import { FenceSchema } from './fence-schema.js';
 import {
   ActionResultSchema,
   PageTextSchema,
@@ -25,6 +25,7 @@ import {
   ScreenshotSchema,
   SnapshotSchema,
   StatusSchema,
+  TabListSchema,
   TabSchema,
   ViewInputAnswerSchema,
   PlaywrightScriptSchema,
@@ -96,7 +97,7 @@ export const ROUTES = {
   'POST /start': { summary: 'Start the profile\'s browser (or connect to it)', tag: 'Browser', query: profileOnly, answer: LifecycleSchema, errors: BROWSER_ERRORS },
   'POST /stop': { summary: 'Stop the profile\'s browser', tag: 'Browser', query: profileOnly, answer: LifecycleSchema, errors: [404] },
   // ---- tabs and inspection
-  'GET /tabs': { summary: 'The profile\'s tabs', tag: 'Pages', query: profileOnly, answer: z.object({ tabs: z.array(TabSchema) }), errors: BROWSER_ERRORS },
+  'GET /tabs': { summary: 'The profile\'s tabs', tag: 'Pages', query: profileOnly, answer: TabListSchema, errors: BROWSER_ERRORS },
   'POST /tabs/open': { summary: 'Open a tab', tag: 'Pages', query: profileOnly, body: schemas.open, answer: TabSchema, errors: BROWSER_ERRORS },
   'POST /tabs/focus': { summary: 'Bring a tab to the front', tag: 'Pages', query: profileOnly, body: schemas.focus, answer: TabSchema, errors: BROWSER_ERRORS },
   'DELETE /tabs/:targetId': {

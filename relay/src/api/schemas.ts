@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { MAX_WAIT_MS } from './limits.js';
+// A plain number, kept with the other limits so the CLI reads it without these schemas.
+export { AGENT_SNAPSHOT_CHARS } from './limits.js';
 import { ACTION_KINDS } from './responses.js';
 import { AUDIT_EVENT_KINDS, SecretKindSchema } from './session-responses.js';
 import { toolboxSchemas } from './toolbox-schemas.js';
@@ -55,14 +57,6 @@ const PersonFlag = z
 
 /** Text a person cannot see, shown marked (snapshot/page-sight.ts): for a person debugging, never in MCP's tools. */
 const HiddenFlag = z.union([z.boolean(), QueryFlag]).optional().describe('also the text a person cannot see, each block marked [hidden=why] (for debugging)');
-
-/**
- * The characters an agent's client (MCP, the CLI) asks a snapshot for unless
- * told otherwise: a long page's outline is cut with a note saying how to see
- * the rest (find, scope, a larger maxChars), instead of costing its reader
- * tens of thousands of tokens. The HTTP API itself cuts nothing unasked.
- */
-export const AGENT_SNAPSHOT_CHARS = 16_000;
 
 /** How an `ai` snapshot is cut down for a token budget (snapshot/shaping.ts); query strings and MCP alike. */
 export const SnapshotShaping = z.object({

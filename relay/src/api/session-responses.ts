@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FenceSchema } from './page-content.js';
+import { FenceSchema } from './fence-schema.js';
 
 /**
  * What the control API answers about task sessions, grants, the cookie

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FenceSchema } from './page-content.js';
+import { FenceSchema } from './fence-schema.js';
 
 /** What the vision routes answer (spec §16): a labelled screenshot, and a computer-use batch's outcome. */
 

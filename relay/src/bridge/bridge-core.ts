@@ -8,7 +8,7 @@ import { type Client, type DebuggerSession, type Session, SessionTable } from '.
 import { releaseDomains } from './domain-gate.js';
 import { ExtensionLink, type ExtensionLinkOptions } from './extension-link.js';
 import { OutboundQueue } from './outbound.js';
-import { type SharedTabRecord, TabRegistry } from './tab-registry.js';
+import { type ChildTarget, type SharedTabRecord, TabRegistry } from './tab-registry.js';
 
 /** Work to do when Chrome answers a forwarded or internal command. */
 export type Followup =
@@ -128,6 +128,14 @@ export class BridgeCore {
     const tab = this.tabsFor(client)[0];
     if (!tab) throw new CdpFailure(CdpErrorCode.serverError, this.link.words.noTab, 'unavailable');
     return tab;
+  }
+
+  /** A child target (an out-of-process frame, a worker) of a tab the client sees, by its target id. */
+  childFor(targetId: string, client: Client): { tab: SharedTabRecord; child: ChildTarget } | undefined {
+    for (const tab of this.tabsFor(client)) {
+      for (const child of tab.children.values()) if (child.targetInfo.targetId === targetId) return { tab, child };
+    }
+    return undefined;
   }
 
   targetInfoFor(targetId: string, client: Client): Protocol.Target.TargetInfo {

@@ -115,6 +115,13 @@ export class BrowserTarget {
           out.emit(session, 'Target.attachedToTarget', { sessionId: browser.id, targetInfo: browserTargetInfo(), waitingForDebugger: false });
           return out.reply(session, id, method, { sessionId: browser.id });
         }
+        const known = this.core.childFor(targetId, session.client);
+        if (known && !this.core.tabs.byTargetId(targetId)) {
+          // A child target of a shared tab: a session of the client's own on it.
+          const attached = this.core.sessions.openAttachedChild(session, known.tab, known.child.sessionId);
+          out.emit(session, 'Target.attachedToTarget', { sessionId: attached.id, targetInfo: known.child.targetInfo, waitingForDebugger: false });
+          return out.reply(session, id, method, { sessionId: attached.id });
+        }
         const tab = this.core.requireTab(targetId, session.client);
         const attached = this.attach(session, tab, targetId === tab.tabTargetId ? 'tab' : 'page');
         return out.reply(session, id, method, { sessionId: attached.id });

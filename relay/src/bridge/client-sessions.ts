@@ -126,6 +126,17 @@ export class SessionTable {
   }
 
   /**
+   * A child target a client attached to itself (Target.attachToTarget, as Playwright's
+   * newCDPSession(frame) does for an out-of-process frame): a session of its own, beside the one
+   * auto-attach gave, on the same Chrome session. Its id is ours, since the client may hold both.
+   */
+  openAttachedChild(parent: Session, tab: SharedTabRecord, chromeSessionId: string): DebuggerSession {
+    const id = this.newId('child');
+    const client = parent.client;
+    return this.register({ id, key: `${client.id}/${id}`, client, parent, closed: false, kind: 'child', tab, chromeSessionId });
+  }
+
+  /**
    * Closes a session and every session under it; returns the target
    * sessions closed, deepest first, so the caller can undo what they did.
    */

@@ -141,7 +141,7 @@ export class ExtensionAnswers {
     for (const removed of tab.removeChild(childSessionId)) {
       for (const session of this.core.sessions.onChromeSession(tab, removed)) {
         if (session.parent)
-          this.core.out.emit(session.parent, 'Target.detachedFromTarget', { sessionId: removed, targetId: targetIds.get(removed) });
+          this.core.out.emit(session.parent, 'Target.detachedFromTarget', { sessionId: session.id, targetId: targetIds.get(removed) });
         this.core.closeSession(session, { undo: false });
       }
     }

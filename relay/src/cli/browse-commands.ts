@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { type Command, InvalidArgumentError } from 'commander';
 import type { BrowseEvent, BrowseRequest } from '../api/browse-schemas.js';
 import type { BrowserClient } from '../client/browser-client.js';
-import { runLine } from '../mcp/browse-tool.js';
+import { runLine } from '../mcp/browse-lines.js';
 
 /**
  * `clawd-browser browse "goal"` (spec §24): the server runs the loop

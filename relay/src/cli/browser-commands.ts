@@ -3,8 +3,8 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
 import { BadRequestError } from '../errors.js';
-import { AGENT_SNAPSHOT_CHARS } from '../api/schemas.js';
-import { labelLine } from '../mcp/vision-tools.js';
+import { AGENT_SNAPSHOT_CHARS } from '../api/limits.js';
+import { labelLine } from '../mcp/vision-lines.js';
 import { fenced, fencedMarkdown, fencedOutline } from '../api/page-content.js';
 import { BrowserClient } from '../client/browser-client.js';
 import { withProgress } from './progress.js';
@@ -91,9 +91,10 @@ export function addBrowserCommands(program: Command, client: () => BrowserClient
     .command('tabs')
     .description('list tabs')
     .action(async () => {
-      const tabs = await client().tabs();
-      // Wrapped as the API and `--json sessions` answer, so a field can be added later. Titles and URLs are the pages' words: fenced.
-      print({ tabs }, () => (tabs.length ? fenced(tabs[0].fence, tabs.map(tabLine)) : '(no tabs)'));
+      const list = await client().tabList();
+      const { tabs } = list;
+      // As the API answers. Titles and URLs are the pages' words: fenced. A person's browser lending none says how to lend one.
+      print(list, () => (tabs.length ? fenced(tabs[0].fence, tabs.map(tabLine)) : `(no tabs)${list.hint ? `\n${list.hint}` : ''}`));
     });
   program
     .command('open')

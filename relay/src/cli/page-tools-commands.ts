@@ -1,6 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import type { BrowserClient } from '../client/browser-client.js';
-import { pageToolAnswer, pageToolLine } from '../mcp/page-tool-call.js';
+import { pageToolAnswer, pageToolLine } from '../mcp/page-tool-lines.js';
 import { fenced } from '../api/page-content.js';
 
 /** The tools pages offer agents (WebMCP, spec §21): `page-tools` lists a tab's, `page-tool NAME` calls one. */

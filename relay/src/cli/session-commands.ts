@@ -1,7 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { BrowserClient } from '../client/browser-client.js';
 import { clawdHome } from '../config/state-dir.js';
-import { reapSessions } from '../sessions/session-reaper.js';
 
 type Print = (value: unknown, human: () => string) => void;
 
@@ -128,6 +127,8 @@ export function addSessionCommands(program: Command, client: () => BrowserClient
     .command('reap')
     .description('remove task sessions no running server owns (processes, dirs, ports); safe to run twice')
     .action(async () => {
+      // The reaper is the server's (it stops browsers, removes jails): loaded for this command only.
+      const { reapSessions } = await import('../sessions/session-reaper.js');
       const reaped = await reapSessions(clawdHome());
       print({ reaped }, () => (reaped.length ? reaped.map((r) => `reaped ${r.id}${r.killed.length ? ` (killed ${r.killed.join(', ')})` : ''}`).join('\n') : 'nothing to reap'));
     });

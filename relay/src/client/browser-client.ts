@@ -10,7 +10,7 @@ import { type VideoClient, videoClient } from './video-client.js';
 import { type ChromeClient, chromeClient } from './chrome-client.js';
 import { browseOver } from './browse-client.js';
 import type { BrowseOptions, BrowseRequest, BrowseResult } from '../api/browse-schemas.js';
-import { controlUrlFor } from '../config/server-record.js';
+import { knownControlUrl } from '../config/server-record.js';
 import { clawdHome, readToken } from '../config/state-dir.js';
 import { BadRequestError, errorFromBody, TimeoutError, UnavailableError } from '../errors.js';
 import { type ControlResponse, type Credential, readAnswer, send } from './control-http.js';
@@ -19,7 +19,7 @@ import type { ActOptions, BrowserApi, HandoffView, HandoffWaitOptions, RecordReq
 import type { DialogArmed, FileChooserAnswer, PlaywrightScript, ViewInputAnswer } from '../api/responses.js';
 import type { ActionOptions, ActionRequest, RequestOf } from '../api/schemas.js';
 import type { ActionRecord, AuditEntry, AuditEventKind, HandoffAnswer, IssuedGrant, LiveGrant, SecretListing, SessionInfo, SpareCounts, VaultListing } from '../api/session-responses.js';
-import type { ActionResult, PageTextResponse, AiSnapshotResponse, AriaSnapshotResponse, Capture, ConsoleMessage, DownloadRecord, ProfileSummary, Screenshot, Snapshot, Status, RecordingAnswer, NetworkBody, Tab } from '../api/responses.js';
+import type { ActionResult, PageTextResponse, AiSnapshotResponse, AriaSnapshotResponse, Capture, ConsoleMessage, DownloadRecord, ProfileSummary, Screenshot, Snapshot, Status, RecordingAnswer, NetworkBody, Tab, TabList } from '../api/responses.js';
 
 // The typed errors travel with the client: `import { BrowserClient, NotFoundError } from 'clawd-browser'`.
 export * from '../errors.js';
@@ -39,8 +39,8 @@ export type * from '../api/browser-api.js';
 export type { BrowseEvent, BrowseOptions, BrowseRequest, BrowseResult, BrowseStart, BrowseStep } from '../api/browse-schemas.js';
 
 export interface BrowserClientOptions {
-  /** e.g. http://127.0.0.1:18791 */
-  baseUrl: string;
+  /** e.g. http://127.0.0.1:18791; or how to find it, once, at the first request. */
+  baseUrl: string | (() => Promise<string>);
   token: string;
   /** Sent as ?profile= on every call; the server's defaultProfile otherwise. */
   profile?: string;
@@ -82,8 +82,9 @@ export class BrowserClient implements BrowserApi {
    */
   static local(options: { profile?: string; home?: string; url?: string; key?: string; timeoutMs?: number; agent?: string } = {}): BrowserClient {
     const home = options.home ?? clawdHome();
-    // `url` (the CLI's --url), else CLAWD_URL, else where this home's server listens (server.json), else config.json.
-    const baseUrl = options.url?.replace(/\/+$/, '') ?? controlUrlFor(home);
+    // `url` (the CLI's --url), else CLAWD_URL, else where this home's server listens (server.json), else config.json:
+    // read at the first request, and only then, since reading it takes the config's schema (a command's start pays for it).
+    const baseUrl = options.url?.replace(/\/+$/, '') ?? knownControlUrl(home) ?? (async () => (await import('../config/server-address.js')).controlUrlFor(home));
     if (options.key) return new BrowserClient({ baseUrl, token: options.key, profile: options.profile, timeoutMs: options.timeoutMs, agent: options.agent, credential: { kind: 'session key' } });
     // Constructing a client writes nothing: with no token yet, no server has run, and the first request says so.
     const token = readToken(home);
@@ -126,7 +127,10 @@ export class BrowserClient implements BrowserApi {
     return this.call('DELETE', `/profiles/${encodeURIComponent(name)}`);
   }
   async tabs(): Promise<Tab[]> {
-    return (await this.call<{ tabs: Tab[] }>('GET', '/tabs')).tabs;
+    return (await this.tabList()).tabs;
+  }
+  tabList(): Promise<TabList> {
+    return this.call('GET', '/tabs');
   }
   openTab(url = 'about:blank'): Promise<Tab> {
     return this.call('POST', '/tabs/open', { url });
@@ -411,8 +415,8 @@ export class BrowserClient implements BrowserApi {
   // ---- the browse runtime (spec §24)
 
   /** Runs the agent loop for a goal against a configured model (`POST /browse`); `onEvent` hears each step. */
-  browse(request: BrowseRequest, options: BrowseOptions = {}): Promise<BrowseResult> {
-    return browseOver(this.options, request, options);
+  async browse(request: BrowseRequest, options: BrowseOptions = {}): Promise<BrowseResult> {
+    return browseOver({ ...this.options, baseUrl: await this.baseUrl() }, request, options);
   }
   /** Runs in progress. */
   browseRuns(): Promise<{ runs: Array<{ run: string; goal: string; profile: string; provider: string; step: number; startedAt: string; cancelling: boolean }> }> {
@@ -425,18 +429,27 @@ export class BrowserClient implements BrowserApi {
 
   /** One request; query values are sent as text (a number as its digits, a flag as true/false), undefined ones left out. */
   private async call<T>(method: string, path: string, body?: object, query: Readonly<Record<string, unknown>> = {}): Promise<T> {
-    return readAnswer<T>(await this.request(method, path, body, query), { baseUrl: this.options.baseUrl, credential: this.options.credential });
+    const baseUrl = await this.baseUrl();
+    return readAnswer<T>(await this.request(baseUrl, method, path, body, query), { baseUrl, credential: this.options.credential });
   }
 
   /** One request answered with bytes (a picture): empty when the server has none to give (204). */
   private async bytes(method: string, path: string, query: Readonly<Record<string, unknown>> = {}): Promise<Buffer> {
-    const response = await this.request(method, path, undefined, query);
-    if (response.status >= 400) readAnswer(response, { baseUrl: this.options.baseUrl, credential: this.options.credential });
+    const baseUrl = await this.baseUrl();
+    const response = await this.request(baseUrl, method, path, undefined, query);
+    if (response.status >= 400) readAnswer(response, { baseUrl, credential: this.options.credential });
     return response.bytes;
   }
 
-  private async request(method: string, path: string, body: object | undefined, query: Readonly<Record<string, unknown>>): Promise<ControlResponse> {
-    const url = new URL(path, this.options.baseUrl);
+  /** The server's address: as given, or found at the first request (and kept). */
+  private baseUrl(): Promise<string> {
+    const { baseUrl } = this.options;
+    return (this.foundBaseUrl ??= typeof baseUrl === 'string' ? Promise.resolve(baseUrl) : baseUrl());
+  }
+  private foundBaseUrl?: Promise<string>;
+
+  private async request(baseUrl: string, method: string, path: string, body: object | undefined, query: Readonly<Record<string, unknown>>): Promise<ControlResponse> {
+    const url = new URL(path, baseUrl);
     for (const [key, value] of Object.entries({ ...query, profile: this.options.profile })) {
       if (value !== undefined) url.searchParams.set(key, String(value));
     }
@@ -446,7 +459,7 @@ export class BrowserClient implements BrowserApi {
     } catch (error) {
       if (this.options.signal?.aborted) throw this.options.signal.reason;
       if (error instanceof TimeoutError) throw new TimeoutError(`${method} ${path} timed out`);
-      throw new UnavailableError(`Cannot reach the control API at ${this.options.baseUrl}: is \`clawd-browser serve\` running? (${(error as Error).message})`);
+      throw new UnavailableError(`Cannot reach the control API at ${baseUrl}: is \`clawd-browser serve\` running? (${(error as Error).message})`);
     }
   }
 }

@@ -1,7 +1,5 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { relayPortFor } from '../../../protocol/constants.js';
-import { controlAddress, loadConfig, urlHost } from './config.js';
 import { processArgs, processRunning } from './platform.js';
 
 /**
@@ -46,24 +44,14 @@ export function liveServerRecord(home: string): ServerRecord | undefined {
 }
 
 /**
- * The control API a client of this home talks to: `CLAWD_URL`, else the
- * running server's address, else config.json's `controlUrl` (where `serve`
- * will listen).
+ * The control API of this home as far as it is known without config.json:
+ * `CLAWD_URL`, else the running server's address. Reading config.json takes
+ * its schema (zod); a client command finds a running server without it.
  */
-export function controlUrlFor(home: string, env: NodeJS.ProcessEnv = process.env): string {
+export function knownControlUrl(home: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
   const given = env.CLAWD_URL?.trim();
   if (given) return given.replace(/\/+$/, '');
-  const running = liveServerRecord(home);
-  if (running) return running.controlUrl;
-  const { host, port } = controlAddress(loadConfig(home));
-  return `http://${urlHost(host)}:${port}`;
-}
-
-/** The relay (extension and CDP) address that goes with `controlUrlFor`. */
-export function relayAddressFor(home: string, env: NodeJS.ProcessEnv = process.env): { httpUrl: string; relayUrl: string } {
-  const control = new URL(controlUrlFor(home, env));
-  const host = `${control.hostname}:${relayPortFor(Number(control.port || 80))}`;
-  return { httpUrl: `http://${host}`, relayUrl: `ws://${host}` };
+  return liveServerRecord(home)?.controlUrl;
 }
 
 /** The record as written, whether its server still runs or not. */

@@ -27,7 +27,17 @@ export interface BrowserEndpoint {
   egressFailure?(host: string, since: number): EgressFailureReason | undefined;
   /** Throws why the browser behind a live connection cannot be used now (the person's Chrome quit); none for others. */
   ready?(): Promise<void>;
+  /**
+   * A person's browser that is reachable but lends no tab yet: what to do about it (a normal state, so a
+   * tab list is empty rather than an error); undefined when tabs are lent. Throws what is wrong instead
+   * (the extension not connected, Chrome not attached or asking). Only a person's browser has it.
+   */
+  nothingLent?(): Promise<string | undefined>;
 }
+
+/** What a tab list of a person's browser says while nothing is lent yet. */
+export const NOTHING_SHARED = 'No tab attached: click the clawd-browser toolbar button on a tab to share it';
+export const NOTHING_LENT = "No tab is lent: the person lends tabs in clawd-browser's picker (`clawd-browser chrome pick` opens it in their Chrome)";
 
 /** A browser whose one CDP connection is ours and is shared out through the relay (launched here, or placed on a Grid). */
 export interface MuxedEndpoint extends BrowserEndpoint {
@@ -130,11 +140,13 @@ export class ExtensionEndpoint implements BrowserEndpoint {
     private readonly token: string,
   ) {}
   async connect() {
+    if ((await this.nothingLent()) !== undefined) throw new UnavailableError(NOTHING_SHARED);
+    return { url: this.cdpUrl, headers: { authorization: `Bearer ${this.token}` } };
+  }
+  async nothingLent() {
     if (this.bridge.extensionState === 'absent')
       throw new UnavailableError('The clawd-browser extension is not connected: open Chrome with the extension installed and paired');
-    if (!this.bridge.sharedTabs().length)
-      throw new UnavailableError('No tab attached: click the clawd-browser toolbar button on a tab to share it');
-    return { url: this.cdpUrl, headers: { authorization: `Bearer ${this.token}` } };
+    return this.bridge.sharedTabs().length ? undefined : NOTHING_SHARED;
   }
   async stop() {}
   async describe() {
@@ -170,10 +182,12 @@ export class ChromeEndpoint implements BrowserEndpoint {
     private readonly token: string,
   ) {}
   async connect() {
-    await this.chrome.attachment.whenAttached(ATTACH_SETTLE_MS);
-    if (!this.chrome.bridge.sharedTabs().length)
-      throw new UnavailableError("No tab is lent: the person lends tabs in clawd-browser's picker (`clawd-browser chrome pick` opens it in their Chrome)");
+    if ((await this.nothingLent()) !== undefined) throw new UnavailableError(NOTHING_LENT);
     return { url: this.cdpUrl, headers: { authorization: `Bearer ${this.token}` } };
+  }
+  async nothingLent() {
+    await this.chrome.attachment.whenAttached(ATTACH_SETTLE_MS);
+    return this.chrome.bridge.sharedTabs().length ? undefined : NOTHING_LENT;
   }
   async ready(): Promise<void> {
     await this.chrome.attachment.whenAttached(ATTACH_SETTLE_MS);

@@ -217,6 +217,12 @@ export class ProfileDriver {
     return { connected: this.connected, ...(await this.endpoint.describe()) };
   }
 
+  /** The tabs, or, in a person's browser that lends none yet, an empty list with how to lend one. */
+  async tabList(): Promise<{ tabs: Tab[]; hint?: string }> {
+    const hint = await this.endpoint.nothingLent?.();
+    return hint === undefined ? { tabs: await this.tabs() } : { tabs: [], hint };
+  }
+
   async tabs(): Promise<Tab[]> {
     const pages = await this.registry.pages();
     return Promise.all(pages.map(async (page) => this.registry.describe(this.registry.tabOf(page))));

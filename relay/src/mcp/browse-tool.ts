@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { BrowseResult } from '../api/browse-schemas.js';
 import { defineTool, Profile, type ToolResult } from './tools.js';
+import { runLine } from './browse-lines.js';
 
 /**
  * `browser_browse` (the `browse` group): the caller's model spends one call
@@ -13,34 +14,6 @@ import { defineTool, Profile, type ToolResult } from './tools.js';
 /** The answer, then how the run ended. */
 export function describeBrowse(result: BrowseResult): string {
   return `${result.answer || '(no answer)'}\n\n${runLine(result)}`;
-}
-
-/** How a run ended, in one line: what stopped it, what it cost, how to go on. */
-export function runLine(result: BrowseResult): string {
-  const cost = `${result.steps} steps, ${result.usage.totalTokens} tokens${result.screenshots ? `, ${result.screenshots} screenshots` : ''}`;
-  const how =
-    result.outcome === 'done'
-      ? `Done (${cost}).`
-      : result.outcome === 'stopped'
-        ? `Stopped by ${stopName(result.stoppedBy)} (${cost}); the goal may not be reached.`
-        : `Failed${result.error ? `: ${result.error}` : result.lastStepFailed ? ': its last step failed' : ''} (${cost}).`;
-  const next = result.session && !result.sessionClosed ? ` Session ${result.session}: pass it as session to go on.` : '';
-  return `${how}${next}`;
-}
-
-function stopName(reason: BrowseResult['stoppedBy']): string {
-  switch (reason) {
-    case 'steps':
-      return 'the step cap';
-    case 'step-timeout':
-      return 'the step timeout';
-    case 'budget':
-      return 'the token budget';
-    case 'cancel':
-      return 'a cancel';
-    default:
-      return 'an error';
-  }
 }
 
 export const BROWSE_TOOL = defineTool({

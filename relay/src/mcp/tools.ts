@@ -261,8 +261,8 @@ export const TOOLS: Tool[] = [
           break;
       }
       if (done) return text(done);
-      const tabs = await browser.tabs();
-      return text(tabs.length ? fenced(tabs[0].fence, tabs.map(listedTab)) : 'No tabs open.');
+      const { tabs, hint } = await browser.tabList();
+      return text(tabs.length ? fenced(tabs[0].fence, tabs.map(listedTab)) : `No tabs open.${hint ? ` ${hint}` : ''}`);
     },
   }),
   defineTool({

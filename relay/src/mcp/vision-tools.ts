@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import type { ComputerResult, ScreenLabel } from '../api/vision-responses.js';
+import type { ComputerResult } from '../api/vision-responses.js';
 import { ANTHROPIC_ACTIONS } from '../api/vision-schemas.js';
 import { fenced } from '../api/page-content.js';
 import { defineTool, Profile, TargetId, type Tool, type ToolResult, withProfile } from './tools.js';
+import { labelLine } from './vision-lines.js';
 
 /**
  * The vision group (capabilities.ts), for agents that look: a labelled
@@ -19,11 +20,6 @@ const Display = z.object({ width: z.number().int(), height: z.number().int() }).
 
 function picture(answer: { data: string; mimeType: string }, lines: string[]): ToolResult {
   return { content: [{ type: 'image', data: answer.data, mimeType: answer.mimeType }, { type: 'text', text: lines.join('\n') }] };
-}
-
-/** A label as one line for a reader: `12 button "Submit"` (the number is the ref). */
-export function labelLine(label: ScreenLabel): string {
-  return `${label.label} ${label.role}${label.name ? ` ${JSON.stringify(label.name)}` : ''}`;
 }
 
 /** What a computer batch did, in a few lines for a reader (the picture goes beside them). */

@@ -3,7 +3,7 @@ import { chmodSync, closeSync, openSync, readFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { join } from 'node:path';
 import type { BootstrapReply, EnsureRelayReply, StatusReply } from '../../../protocol/native-host.js';
-import { controlUrlFor, relayAddressFor } from '../config/server-record.js';
+import { controlUrlFor, relayAddressFor } from '../config/server-address.js';
 import { processRunning } from '../config/platform.js';
 import { ensureHome, loadOrCreateExtensionKey, readToken } from '../config/state-dir.js';
 

@@ -208,7 +208,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
 
   // ---- tabs and inspection ---------------------------------------------------
 
-  routes.json('GET /tabs', async ({ query }) => ({ tabs: await service.tabs(query.profile) }));
+  routes.json('GET /tabs', async ({ query }) => service.tabList(query.profile));
   routes.json('POST /tabs/open', ({ query, body, signal }) => service.openTab(query.profile, body.url, signal));
   routes.json('POST /tabs/focus', ({ query, body, signal }) => service.focusTab(query.profile, body.targetId, signal));
   routes.json('DELETE /tabs/:targetId', async ({ query, params, signal }) => ({ closed: await service.closeTab(query.profile, params.targetId, signal) }));

@@ -244,7 +244,11 @@ export class ControlService {
 
   // Titles and URLs are the page's words: each answer carries its fence (api/page-content.ts).
   async tabs(profile?: string) {
-    return withSharedFence(await this.manager.driver(profile).tabs());
+    return (await this.tabList(profile)).tabs;
+  }
+  async tabList(profile?: string) {
+    const { tabs, hint } = await this.manager.driver(profile).tabList();
+    return { tabs: withSharedFence(tabs), ...(hint ? { hint } : {}) };
   }
   openTab(profile: string | undefined, url: string, signal?: AbortSignal) {
     return this.operation(profile, { kind: 'open' }, signal, async (driver, bounded) => withFence(await driver.openTab(url, bounded)));
@@ -370,6 +374,7 @@ export class ControlService {
         return options.locked ? { profiles: [], defaultProfile: profile! } : all;
       },
       tabs: () => service.tabs(profile),
+      tabList: () => service.tabList(profile),
       openTab: (url = 'about:blank') => service.openTab(profile, validated(schemas.open, { url }, 'arguments').url, signal),
       focusTab: (targetId) => service.focusTab(profile, targetId, signal),
       closeTab: (targetId) => service.closeTab(profile, targetId, signal),

@@ -3,13 +3,15 @@ import type { Protocol } from 'devtools-protocol';
 import { BadRequestError, NotFoundError, TimeoutError, UnavailableError } from '../../errors.js';
 import type { PageTool, PageToolOutcome } from '../../api/page-tools-responses.js';
 import type { DriverTab } from '../driver-tab.js';
+import { OutOfProcessFrames } from './frame-sessions.js';
 import { checkToolInput } from './tool-input.js';
 
 /**
  * The tools a tab's page offers agents (WebMCP, spec §21): registered by its
  * scripts (`document.modelContext.registerTool`) or declared by its forms
  * (`<form toolname>`), in any frame of the page. Heard through CDP's WebMCP
- * domain on the tab's own session: `enable` replays the tools there are,
+ * domain on the tab's own session, and on each out-of-process frame's
+ * (frame-sessions.ts): `enable` replays the tools there are,
  * `toolsAdded` and `toolsRemoved` follow them. Chromium does not say when a
  * frame's document goes (a navigation): its tools are dropped here when the
  * frame navigates, since the old tool would only answer "Tool not found".
@@ -33,6 +35,8 @@ interface Invocation {
 export class TabPageTools {
   /** By frame id, then by name: a page may give two frames tools of one name. */
   private readonly byFrame = new Map<string, Map<string, PageTool>>();
+  /** The session a frame's tools were heard on (an out-of-process frame's own), where they are called. */
+  private readonly sessionOf = new Map<string, CDPSession>();
   private readonly invocations = new Map<string, Invocation>();
   private enabling: Promise<CDPSession> | undefined;
   private unavailable: string | undefined;
@@ -82,9 +86,10 @@ export class TabPageTools {
    * answers; a tool that failed is answered as such (status `Error`).
    */
   async call(name: string, input: Record<string, unknown>, options: { frameId?: string; timeoutMs: number; signal?: AbortSignal }): Promise<PageToolOutcome> {
-    const session = await this.enabled();
+    const main = await this.enabled();
     const tool = this.find(name, options.frameId);
     await checkToolInput(tool, input);
+    const session = this.sessionOf.get(tool.frameId) ?? main;
     const { invocationId } = (await session.send('WebMCP.invokeTool', { frameId: tool.frameId, toolName: name, input: input as never }).catch((error: Error) => {
       if (/Tool not found/i.test(error.message)) throw this.gone(name);
       throw error;
@@ -132,8 +137,27 @@ export class TabPageTools {
 
   private async enable(): Promise<CDPSession> {
     const session = await this.tab.cdp();
+    this.hear(session, true);
+    await session.send('WebMCP.enable');
+    // Out-of-process frames (cross-site iframes) offer theirs on sessions of their own, whenever they come.
+    await new OutOfProcessFrames(this.tab.page, {
+      opened: async (frameSession) => {
+        this.hear(frameSession, false);
+        await frameSession.send('Page.enable');
+        await frameSession.send('WebMCP.enable');
+      },
+      closed: (frameSession) => this.forgetSession(frameSession),
+    }).watch();
+    return session;
+  }
+
+  /** Follows the tools of the frames a session holds: the tab's own, or an out-of-process frame's. */
+  private hear(session: CDPSession, main: boolean): void {
     session.on('WebMCP.toolsAdded', ({ tools }: Protocol.WebMCP.ToolsAddedEvent) => {
-      for (const tool of tools) this.framesTools(tool.frameId).set(tool.name, describeTool(tool));
+      for (const tool of tools) {
+        this.framesTools(tool.frameId).set(tool.name, describeTool(tool));
+        this.sessionOf.set(tool.frameId, session);
+      }
     });
     session.on('WebMCP.toolsRemoved', ({ tools }: Protocol.WebMCP.ToolsRemovedEvent) => {
       for (const tool of tools) this.byFrame.get(tool.frameId)?.delete(tool.name);
@@ -141,12 +165,20 @@ export class TabPageTools {
     session.on('WebMCP.toolResponded', (answer: Protocol.WebMCP.ToolRespondedEvent) => this.invocations.get(answer.invocationId)?.resolve(answer));
     // A frame's new document starts with none of the old one's tools (Chromium sends no toolsRemoved for them).
     session.on('Page.frameNavigated', ({ frame }: Protocol.Page.FrameNavigatedEvent) => {
-      if (!frame.parentId) this.byFrame.clear();
-      else this.byFrame.delete(frame.id);
+      if (!frame.parentId && main) this.byFrame.clear();
+      else this.forgetFrame(frame.id);
     });
-    session.on('Page.frameDetached', ({ frameId }: Protocol.Page.FrameDetachedEvent) => this.byFrame.delete(frameId));
-    await session.send('WebMCP.enable');
-    return session;
+    session.on('Page.frameDetached', ({ frameId }: Protocol.Page.FrameDetachedEvent) => this.forgetFrame(frameId));
+  }
+
+  private forgetFrame(frameId: string): void {
+    this.byFrame.delete(frameId);
+    this.sessionOf.delete(frameId);
+  }
+
+  /** An out-of-process frame's session ended (the frame went, or moved back into its parent's process): its tools with it. */
+  private forgetSession(session: CDPSession): void {
+    for (const [frameId, owner] of this.sessionOf) if (owner === session) this.forgetFrame(frameId);
   }
 
   private framesTools(frameId: string): Map<string, PageTool> {
