@@ -1,6 +1,6 @@
 import type { ElementDescription } from './element-description.js';
 import type { WireOutline } from './outline-wire.js';
-import type { WalkArgs } from './walk.js';
+import type { WalkScope } from './walk-scope.js';
 
 /**
  * What the page runtime answers, op by op: each op's argument and answer,
@@ -9,6 +9,19 @@ import type { WalkArgs } from './walk.js';
  * op of `RuntimeReads` answers a JSON value; an op of `RuntimeElements`
  * answers an element of the page, which Playwright then holds as a locator.
  */
+
+export interface WalkArgs {
+  /** '' in the main frame, 'f1', 'f2'... in child frames; starts every ref made here. */
+  prefix: string;
+  /** Number of the first iframe met here (`frame: 'fN'`); frames are numbered across the whole page. */
+  firstFrame: number;
+  /** Stored beside the refs, so a ref can be checked against the walk that made it. */
+  generation: number;
+  /** Cut the outline to one element's nodes. */
+  scope?: WalkScope;
+  /** Keep what a person cannot see too, each node marked with why (for a person debugging). */
+  hidden?: boolean;
+}
 
 /** A walk's answer: its nodes as one array (outline-wire.ts), with what the Node side needs to stitch and count. */
 export interface WalkAnswer extends WireOutline {

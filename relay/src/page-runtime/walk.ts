@@ -4,13 +4,14 @@ import { type Concealment, type OutlineNode, TEXT_ROLE } from './outline-node.js
 import type { Scene, Sight } from './page-sight.js';
 import { RefRegistry, type WalkState } from './ref-registry.js';
 import { elementKind } from './element-kind.js';
+import type { WalkArgs } from './ops.js';
 import { INTERACTIVE_ROLES } from './role-sets.js';
 import { CONTROLS_INSIDE, DROPPED_WHEN_EMPTY, FORM_CONTROLS, INLINE, NAMED_FROM_CONTENT, SKIPPED } from './roles.js';
 import { putChoices, readStates, urlOf, valueOf } from './states.js';
 import { seeText, type TextSight, textSight } from './text-sight.js';
 import { TextRuns, type Waiting } from './walk-text.js';
 import { clip, collapse, NAME_MAX } from './words.js';
-import { type WalkScope, scopeElementOf } from './walk-scope.js';
+import { scopeElementOf } from './walk-scope.js';
 import { settleWaiting } from './walk-settle.js';
 
 /**
@@ -25,19 +26,6 @@ import { settleWaiting } from './walk-settle.js';
  * the common sources only, and styles are only computed where a cheap check
  * (checkVisibility, which reads the layout object) cannot answer alone.
  */
-
-export interface WalkArgs {
-  /** '' in the main frame, 'f1', 'f2'... in child frames; starts every ref made here. */
-  prefix: string;
-  /** Number of the first iframe met here (`frame: 'fN'`); frames are numbered across the whole page. */
-  firstFrame: number;
-  /** Stored beside the refs, so a ref can be checked against the walk that made it. */
-  generation: number;
-  /** Cut the outline to one element's nodes. */
-  scope?: WalkScope;
-  /** Keep what a person cannot see too, each node marked with why (for a person debugging). */
-  hidden?: boolean;
-}
 
 export interface WalkResult {
   roots: OutlineNode[];

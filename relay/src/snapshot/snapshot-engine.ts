@@ -1,8 +1,7 @@
 import type { Browser, BrowserContext, Frame, Locator } from 'playwright-core';
 import type { ElementDescription } from '../page-runtime/element-description.js';
-import type { ActTarget, ActTargetQuery, Box, EffectReading, ElementOp, MarkdownAnswer, Presence, ReadOp, RefCheck, RuntimeElements, RuntimeReads, WalkAnswer } from '../page-runtime/ops.js';
+import type { ActTarget, ActTargetQuery, Box, EffectReading, ElementOp, MarkdownAnswer, Presence, ReadOp, RefCheck, RuntimeElements, RuntimeReads, WalkAnswer, WalkArgs } from '../page-runtime/ops.js';
 import { selectorEngineSource } from '../page-runtime/runtime-source.js';
-import type { WalkArgs } from '../page-runtime/walk.js';
 
 export type { ActTargetQuery, EffectReading, Presence, RefCheck } from '../page-runtime/ops.js';
 
