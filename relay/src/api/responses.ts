@@ -94,7 +94,7 @@ export const ConsoleMessageSchema = z.object({
 export type ConsoleMessage = z.infer<typeof ConsoleMessageSchema>;
 export const ConsoleAnswerSchema = z.object({ targetId: z.string(), messages: z.array(ConsoleMessageSchema), fence: FenceSchema.optional() });
 
-/** Text a person cannot see, left out of what an agent receives (snapshot/page-sight.ts). */
+/** Text a person cannot see, left out of what an agent receives (page-runtime/page-sight.ts). */
 const HiddenBlocks = z
   .number()
   .int()

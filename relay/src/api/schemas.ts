@@ -55,10 +55,10 @@ const PersonFlag = z
   .optional()
   .describe("the caller shows a person the link when an act waits for their yes (a confirm rule names it); without it, and with nobody else to ask, such an act is a 409");
 
-/** Text a person cannot see, shown marked (snapshot/page-sight.ts): for a person debugging, never in MCP's tools. */
+/** Text a person cannot see, shown marked (page-runtime/page-sight.ts): for a person debugging, never in MCP's tools. */
 const HiddenFlag = z.union([z.boolean(), QueryFlag]).optional().describe('also the text a person cannot see, each block marked [hidden=why] (for debugging)');
 
-/** How an `ai` snapshot is cut down for a token budget (snapshot/shaping.ts); query strings and MCP alike. */
+/** How an `ai` snapshot is cut down for a token budget (snapshot/outline-filters.ts, budget.ts); query strings and MCP alike. */
 export const SnapshotShaping = z.object({
   interactive: z.union([z.boolean(), QueryFlag]).optional().describe('only what can be acted on'),
   ref: Ref.optional().describe('only this element'),

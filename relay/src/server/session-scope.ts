@@ -61,7 +61,7 @@ export function admitSessionRequest(request: IncomingMessage & { path: string; m
   const closesItself = request.method === 'DELETE' && path === `/sessions/${session}`;
   const allowed = closesItself || path === '/mcp' || SESSION_ROUTES.some(([method, pattern]) => method === request.method && pattern.test(path));
   if (!allowed) throw new ForbiddenError(`${REACH}: this route is the main token's`);
-  // Text a person cannot see (snapshot/page-sight.ts) is shown to a person debugging, never to an agent's key.
+  // Text a person cannot see (page-runtime/page-sight.ts) is shown to a person debugging, never to an agent's key.
   const hidden = url.searchParams.get('hidden');
   if (hidden !== null && hidden !== 'false' && hidden !== '0') throw new ForbiddenError(`${REACH}: hidden=true (text a person cannot see, for debugging) is the main token's`);
   if (named === null) {
