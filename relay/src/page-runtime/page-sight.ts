@@ -169,13 +169,12 @@ export function pageSight(paint: PaintMath = paintMath()): Sight {
       const position = style.position;
       const overflow = style.overflow;
       const transform = style.transform;
-      const clipPath = style.clipPath;
       let alpha = scene.alpha * (parseFloat(style.opacity) || 0);
       let shift = scene.shift;
       const placed = position === 'absolute' || position === 'fixed';
       const positioned = position !== 'static';
       const overflows = overflow !== 'visible';
-      const clips = /^(hidden|clip)( (hidden|clip))?$/.test(overflow);
+      const clips = overflows && /^(hidden|clip)( (hidden|clip))?$/.test(overflow);
       const contents = style.display === 'contents';
       let hidden: Concealment = scene.hidden;
       let box: Box | null = null;

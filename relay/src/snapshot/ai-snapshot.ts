@@ -5,7 +5,7 @@ import { decodeOutline } from '../page-runtime/outline-wire.js';
 import { fitBudget, hiddenNote } from './budget.js';
 import { findNodes, interactiveOnly, limitDepth, type Shaped } from './outline-filters.js';
 import { diffOutlines } from './outline-diff.js';
-import { type OutlineLine, renderOutline } from './outline-render.js';
+import { type OutlineLine, renderOutline, renderText } from './outline-render.js';
 import { factsOfNode, nextGeneration, recordSnapshot, RefNotFoundError, rememberOutline, snapshotsOf, type TabSnapshots, wasIssued } from './refs.js';
 import { childFrame, walkFrame } from './snapshot-engine.js';
 
@@ -59,17 +59,18 @@ export interface AiSnapshot {
  * call (resolveRef, diff). A bare Page is the tests' entry (refs.ts, snapshotsOf).
  */
 export async function takeAiSnapshot(target: TabSnapshots | Page, options: AiSnapshotOptions = {}): Promise<AiSnapshot> {
-  return (await snapshotLines(target, options)).snapshot;
+  return (await snapshotLines(target, options, false)).snapshot;
 }
 
 /** The snapshot, and the refs its answer shows with what each stands for, in the answer's order (a labelled picture's labels). */
 export async function snapshotWithRefs(target: TabSnapshots | Page, options: AiSnapshotOptions = {}): Promise<{ snapshot: AiSnapshot; shown: RefFacts[] }> {
-  const { snapshot, lines } = await snapshotLines(target, options);
+  const { snapshot, lines } = await snapshotLines(target, options, true);
   const shown = lines.flatMap(({ node, mark }) => (node?.ref !== undefined && mark !== '-' ? [factsOfNode(node as OutlineNode & { ref: string })] : []));
   return { snapshot, shown };
 }
 
-async function snapshotLines(target: TabSnapshots | Page, options: AiSnapshotOptions): Promise<{ snapshot: AiSnapshot; lines: OutlineLine[] }> {
+/** `wantLines`: the answer's lines are wanted apart, with their nodes (else, uncut, only its text is made). */
+async function snapshotLines(target: TabSnapshots | Page, options: AiSnapshotOptions, wantLines: boolean): Promise<{ snapshot: AiSnapshot; lines: OutlineLine[] }> {
   const tab = snapshotsOf(target);
   const limit = options.limit ?? Number.MAX_SAFE_INTEGER;
   // Asked before this snapshot hands out refs of its own.
@@ -126,16 +127,19 @@ async function snapshotLines(target: TabSnapshots | Page, options: AiSnapshotOpt
   const before = newDocument ? undefined : tab.previousOutline;
   rememberOutline(tab, roots);
 
-  let lines: OutlineLine[];
   let changes: AiSnapshot['changes'];
+  // The answer: notes of ours first, then the page's nodes (or a diff's lines), then notes again.
+  const head: string[] = [];
+  let shaped: Shaped = { roots: [], notes: [] };
+  let diffLines: OutlineLine[] | undefined;
   if (options.diff && before) {
     const diff = diffOutlines(before, roots);
     changes = { added: diff.added, removed: diff.removed, changed: diff.changed, unchanged: diff.unchanged };
-    lines = diff.lines.length
-      ? [{ text: `[since the previous snapshot: +${diff.added} added, ~${diff.changed} changed, -${diff.removed} removed; ${diff.unchanged} unchanged lines not shown]` }, ...diff.lines]
-      : [{ text: '[no change since the previous snapshot]' }];
+    if (diff.lines.length) head.push(`[since the previous snapshot: +${diff.added} added, ~${diff.changed} changed, -${diff.removed} removed; ${diff.unchanged} unchanged lines not shown]`);
+    else head.push('[no change since the previous snapshot]');
+    diffLines = diff.lines;
   } else {
-    let shaped: Shaped = { roots, notes: [] };
+    shaped = { roots, notes: [] };
     if (options.scope) shaped = scoped(scopeNodes, options.scope, scopeRefIssued);
     if (options.find !== undefined) {
       const found = findNodes(shaped.roots, options.find);
@@ -146,21 +150,25 @@ async function snapshotLines(target: TabSnapshots | Page, options: AiSnapshotOpt
       const cut = limitDepth(shaped.roots, options.depth);
       shaped = { roots: cut.roots, notes: [...shaped.notes, ...cut.notes] };
     }
-    lines = [...renderOutline(shaped.roots), ...shaped.notes.map((text) => ({ text }))];
-    if (options.diff) lines.unshift({ text: `[${hadPrevious ? 'the page navigated since the previous snapshot' : 'no earlier snapshot of this tab'}: the snapshot follows in full]` });
     // How much a person could not see, said first (a diff shows what changed of what can be seen).
-    if (hidden) lines.unshift({ text: hiddenNote(hidden, options.hidden === true) });
+    if (hidden) head.push(hiddenNote(hidden, options.hidden === true));
+    if (options.diff) head.push(`[${hadPrevious ? 'the page navigated since the previous snapshot' : 'no earlier snapshot of this tab'}: the snapshot follows in full]`);
   }
-  let truncated = false;
+  const facts = { refCount, truncated: false, frames: frames.size, ...(changes ? { changes } : {}), ...(hidden ? { hidden } : {}) };
+  if (!wantLines && !diffLines && options.limit === undefined && options.maxChars === undefined) {
+    // Nothing cuts it line by line: the text is written in one go (the lines of a long page are not kept apart).
+    const body = renderText(shaped.roots);
+    return { snapshot: { text: [...head, ...(body ? [body] : []), ...shaped.notes].join('\n'), ...facts }, lines: [] };
+  }
+  let lines: OutlineLine[] = [...head.map((text) => ({ text })), ...(diffLines ?? renderOutline(shaped.roots)), ...shaped.notes.map((text) => ({ text }))];
   if (lines.length > limit) {
     const left = lines.length - limit;
     lines = lines.slice(0, limit);
     lines.push({ text: `[truncated at limit=${limit} lines; about ${left} more elements not shown]` });
-    truncated = true;
+    facts.truncated = true;
   }
   if (options.maxChars !== undefined) lines = fitBudget(lines, options.maxChars);
-  const snapshot: AiSnapshot = { text: lines.map((line) => line.text).join('\n'), refCount, truncated, frames: frames.size, ...(changes ? { changes } : {}), ...(hidden ? { hidden } : {}) };
-  return { snapshot, lines };
+  return { snapshot: { text: lines.map((line) => line.text).join('\n'), ...facts }, lines };
 }
 
 /** The scope element's nodes, at the top; a note when it shows nothing. */

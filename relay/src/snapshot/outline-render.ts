@@ -80,5 +80,18 @@ export function renderOutline(roots: OutlineNode[]): OutlineLine[] {
   return lines;
 }
 
+/** A forest's text alone, written in one go: what an answer that no line cut holds. */
+export function renderText(roots: OutlineNode[]): string {
+  let text = '';
+  const write = (nodes: OutlineNode[], depth: number): void => {
+    for (const node of nodes) {
+      text += `${fullLine(node, depth)}\n`;
+      if (node.children) write(node.children, depth + 1);
+    }
+  };
+  write(roots, 0);
+  return text.slice(0, -1);
+}
+
 /** Whether a node is a run of text. */
 export const isText = (node: OutlineNode): boolean => node.role === TEXT_ROLE;
