@@ -18,6 +18,7 @@ import { addSessionCommands } from './session-commands.js';
 import { addVideoCommands } from './video-commands.js';
 import { addTeachCommands } from './teach-commands.js';
 import { addBrowseCommands } from './browse-commands.js';
+import { addPointerCommands } from './pointer-commands.js';
 import { addToolboxCommands } from './toolbox-commands.js';
 import { addPageToolsCommands } from './page-tools-commands.js';
 import { addChromeCommands } from './chrome-commands.js';
@@ -136,6 +137,7 @@ program
   });
 
 addBrowserCommands(program, client, print);
+addPointerCommands(program, client, print);
 addSessionCommands(program, client, print);
 addToolboxCommands(program, client, print);
 addPageToolsCommands(program, client, print);
