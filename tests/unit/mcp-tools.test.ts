@@ -97,7 +97,7 @@ describe('the tools, in process', () => {
     // The line lists the kinds: no enum repeats them; an unknown kind is still refused before the API.
     expect(schema.properties.kind.enum).toBeUndefined();
     expect(tool('browser_act').input.safeParse({ kind: 'tap' }).error?.issues[0].message).toBe('must be one of click, type, press, hover, move, mousedown, mouseup, drag, select-text, scroll, select, fill, wait, resize, evaluate');
-    expect(line).toBe('click ref|x,y [count,button]; type ref,text; press key; hover ref; move x,y [steps]; mousedown [x,y,button]; mouseup [x,y,button]; drag startRef|x,y endRef|endX,endY [steps]; select-text ref [text]|x,y,endX,endY; scroll deltaX,deltaY [x,y]; select ref,values; fill fields; wait text|textGone|selector|timeMs; resize width,height; evaluate fn [ref]');
+    expect(line).toBe('click ref|x,y [count,button]; type ref,text; press key; hover ref; move x,y [steps]; mousedown [x,y,button]; mouseup [x,y,button]; drag startRef|x,y endRef|endX,endY [steps]; select-text text [ref]|ref|x,y,endX,endY; scroll deltaX,deltaY [x,y]; select ref,values; fill fields; wait text|textGone|selector|timeMs; resize width,height; evaluate fn [ref]');
   });
 
   it('groups are off by default; a client turns them on by name, and a name that is none is refused', () => {

@@ -119,7 +119,7 @@ export const ActionSchema = z.discriminatedUnion('kind', [
   })
     .refine((a) => (a.startRef !== undefined) !== both(a.x, a.y), 'drag starts at startRef, or at x and y (one of them)')
     .refine((a) => (a.endRef !== undefined) !== both(a.endX, a.endY), 'drag ends at endRef, or at endX and endY (one of them)'),
-  // Text selected as a person selects it (the mouse pressed at its first letter, dragged to its last): by ref and the text, or between two points.
+  // Text selected as a person selects it (the mouse pressed at its first letter, dragged to its last): the text (in the page, or in ref's element), a ref's whole text, or between two points.
   z.strictObject({
     kind: z.literal('select-text'),
     ...target,
@@ -130,8 +130,7 @@ export const ActionSchema = z.discriminatedUnion('kind', [
     endX: Coordinate.optional(),
     endY: Coordinate.optional(),
   })
-    .refine((a) => (a.ref !== undefined) !== [a.x, a.y, a.endX, a.endY].every((v) => v !== undefined), 'select-text needs a ref (and the text in it to select), or x, y, endX and endY')
-    .refine((a) => a.text === undefined || a.ref !== undefined, 'select-text finds its text in the element of a ref: give ref with text'),
+    .refine((a) => (a.ref !== undefined || a.text !== undefined) !== [a.x, a.y, a.endX, a.endY].every((v) => v !== undefined), 'select-text needs the text to select (in the page, or in the element of ref), or x, y, endX and endY'),
   z.strictObject({ kind: z.literal('scroll'), ...target, x: Coordinate.optional(), y: Coordinate.optional(), deltaX: Coordinate.default(0), deltaY: Coordinate.default(0) }),
   z.strictObject({ kind: z.literal('select'), ...target, ref: Ref, values: z.array(z.string()).min(1) }),
   z.strictObject({ kind: z.literal('fill'), ...target, fields: z.array(z.strictObject({ ref: Ref, value: z.union([z.string(), z.boolean()]) })).min(1) }),

@@ -63,8 +63,12 @@ export function addPointerCommands(program: Command, client: () => BrowserClient
     .action(async (x: number, y: number, endX: number, endY: number, options: { steps?: number; target?: string }) =>
       answer(await client().dragAt({ x, y }, { x: endX, y: endY }, { steps: options.steps, targetId: options.target })),
     );
-  withTarget(program.command('select-text').description("select text as a person drags across it: TEXT in REF's element (all of its text without)").argument('<ref>').argument('[text]'))
-    .action(async (ref: string, text: string | undefined, options: { target?: string }) => answer(await client().selectText(ref, text, { targetId: options.target })));
+  withTarget(program.command('select-text').description('select text as a person drags across it: where the page shows it first (in --ref\'s element with one), or all of --ref\'s text').argument('[text]'))
+    .option('--ref <ref>', 'in this element only')
+    .action(async (text: string | undefined, options: { ref?: string; target?: string }) => {
+      if (text === undefined && options.ref === undefined) throw new InvalidArgumentError('select-text needs the text to select, or --ref');
+      answer(await client().selectText({ text, ref: options.ref, targetId: options.target }));
+    });
   withTarget(program.command('select-text-at').description('select the text between two points (a drag)').argument('<x>', '', pixels).argument('<y>', '', pixels).argument('<endX>', '', pixels).argument('<endY>', '', pixels))
     .action(async (x: number, y: number, endX: number, endY: number, options: { target?: string }) =>
       answer(await client().selectTextAt({ x, y }, { x: endX, y: endY }, { targetId: options.target })),

@@ -218,9 +218,9 @@ export class BrowserClient implements BrowserApi {
   scroll(deltaX: number, deltaY: number, options: Omit<ActionOptions<'scroll'>, 'deltaX' | 'deltaY'> = {}) {
     return this.act({ kind: 'scroll', deltaX, deltaY, ...options });
   }
-  /** Text selected as a person drags across it: `text` in the element of `ref` (all its text without). */
-  selectText(ref: string, text?: string, options: Pick<ActionOptions<'select-text'>, 'targetId'> = {}) {
-    return this.act({ kind: 'select-text', ref, ...(text !== undefined ? { text } : {}), ...options });
+  /** Text selected as a person drags across it: `text` where the page shows it first (in the element of `ref`, with one), or all of `ref`'s text. */
+  selectText(options: Pick<ActionOptions<'select-text'>, 'text' | 'ref' | 'targetId'>) {
+    return this.act({ kind: 'select-text', ...options });
   }
   /** Text selected by a drag between two points. */
   selectTextAt(from: { x: number; y: number }, to: { x: number; y: number }, options: Pick<ActionOptions<'select-text'>, 'targetId'> = {}) {

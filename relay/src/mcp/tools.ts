@@ -142,7 +142,7 @@ export const ACT_KIND_FIELDS: Record<string, string> = {
   mousedown: '[x,y,button]',
   mouseup: '[x,y,button]',
   drag: 'startRef|x,y endRef|endX,endY [steps]',
-  'select-text': 'ref [text]|x,y,endX,endY',
+  'select-text': 'text [ref]|ref|x,y,endX,endY',
   scroll: 'deltaX,deltaY [x,y]',
   select: 'ref,values',
   fill: 'fields',

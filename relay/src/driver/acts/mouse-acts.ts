@@ -58,6 +58,8 @@ export async function performMouseAction(tab: DriverTab, action: MouseAction, si
     }
     case 'select-text': {
       if (action.ref !== undefined) return { ...(await selectTextIn(tab, await tab.element(action.ref), action.ref, action.text, signal)) };
+      // The text alone: wherever the page shows it first.
+      if (action.text !== undefined) return { ...(await selectTextIn(tab, await pageBody(tab), 'the page', action.text, signal)) };
       return { ...(await selectTextBetween(tab, { x: action.x!, y: action.y! }, { x: action.endX!, y: action.endY! }, signal)) };
     }
   }
@@ -104,4 +106,11 @@ export function pointOf(tab: DriverTab, action: Action): Point | undefined {
 export function pathOf(result: Record<string, unknown>): { path: { from: Point; to: Point } } | undefined {
   const { from, to } = result as { from?: Point; to?: Point };
   return from && to ? { path: { from, to } } : undefined;
+}
+
+/** The page's body, where text named without a ref is looked for. */
+async function pageBody(tab: DriverTab): Promise<ElementHandle> {
+  const body = await tab.page.mainFrame().$('body');
+  if (!body) throw new ConflictError('The page has no body to select text in yet. Wait for it to load, then try again.');
+  return body;
 }

@@ -37,7 +37,8 @@ export async function performAction(tab: DriverTab, action: Action, signal?: Abo
     case 'type': {
       const element = await tab.element(action.ref);
       const typed = await typeText(page, element, action.ref, action.text, action.slowly);
-      if (action.submit) await element.press('Enter', { timeout });
+      // Where the keys went (a terminal's own input, which a click focused), not the element: pressing on it would focus it again.
+      if (action.submit) await (typed.typedAs === 'keys' ? page.keyboard.press('Enter') : element.press('Enter', { timeout }));
       // How it went in, when not as asked at once (typing.ts): said so the agent knows.
       return { ...typed };
     }

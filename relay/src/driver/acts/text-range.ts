@@ -109,10 +109,26 @@ function locateText(el: Element, wanted: string | null): unknown {
   const chars: Array<{ node: Text; offset: number }> = [];
   let shown = '';
   const walker = el.ownerDocument.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+  // Blocks (list items, paragraphs) read apart, as a person sees them, even with no space between them in the markup.
+  const blockOf = (node: Node): Element | null => {
+    for (let at = node.parentElement; at; at = at.parentElement) if (!getComputedStyle(at).display.startsWith('inline')) return at;
+    return null;
+  };
+  let block: Element | null | undefined;
   for (let node = walker.nextNode() as Text | null; node; node = walker.nextNode() as Text | null) {
     const parent = node.parentElement;
     if (parent && (!parent.checkVisibility() || ['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE'].includes(parent.tagName))) continue;
     const data = node.data;
+    if (!data.trim()) {
+      if (!data.length) continue;
+    } else {
+      const its = blockOf(node);
+      if (block !== undefined && its !== block && shown !== '' && !shown.endsWith(' ')) {
+        shown += ' ';
+        chars.push(chars[chars.length - 1]);
+      }
+      block = its;
+    }
     for (let i = 0; i < data.length; i++) {
       const space = /\s/.test(data[i]);
       if (space && (shown.endsWith(' ') || shown === '')) continue;
@@ -136,6 +152,9 @@ function locateText(el: Element, wanted: string | null): unknown {
   }
   if (start < 0) return { missing: shown.slice(0, 200) };
   const occurrences = haystack.split(target).length - 1;
+  // A press inside what is selected would drag that text away: a selection left from before is let go first, as a person's click elsewhere would.
+  const previous = el.ownerDocument.getSelection();
+  if (previous && !previous.isCollapsed) previous.removeAllRanges();
   const letter = (index: number) => {
     const { node, offset } = chars[index];
     const range = el.ownerDocument.createRange();

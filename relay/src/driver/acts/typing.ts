@@ -44,7 +44,7 @@ export async function typeText(page: Page, element: ElementHandle, ref: string, 
     await element.fill('', { timeout: ACTION_TIMEOUT_MS });
     await element.type(text, { delay: KEY_DELAY_MS, timeout: ACTION_TIMEOUT_MS });
   } else {
-    const filled = await element.fill(text, { timeout: ACTION_TIMEOUT_MS }).then(
+    const filled = await element.fill(field.type === 'time' ? asTimeValue(text) : text, { timeout: ACTION_TIMEOUT_MS }).then(
       () => true,
       (error: Error) => {
         // A date or time field given the date as a person writes it: refused at once, typed as keys below.
@@ -52,9 +52,12 @@ export async function typeText(page: Page, element: ElementHandle, ref: string, 
         throw error;
       },
     );
-    if (filled && landed(await shownValue(element), text, before, field)) return {};
+    const first = filled ? await shownValue(element) : before;
+    if (filled && landed(first, text, before, field)) return first !== text && !field.secret ? { shows: first } : {};
     await element.fill('', { timeout: ACTION_TIMEOUT_MS }).catch(() => {});
-    await element.focus();
+    // A date field's keys go to the part that has focus: a person clicks its first part (the month, or the day).
+    if (field.dated) await element.click({ position: { x: 3, y: 6 }, timeout: ACTION_TIMEOUT_MS });
+    else await element.focus();
     await page.keyboard.type(text, { delay: KEY_DELAY_MS });
   }
   const shows = await shownValue(element);
@@ -73,6 +76,15 @@ interface FieldKind {
   seen: boolean;
   dated: boolean;
   secret: boolean;
+  type: string;
+}
+
+/** A time as people write it ("2:30 PM", "2pm") in a time field's own form ("14:30"); anything else as it is. */
+export function asTimeValue(text: string): string {
+  const time = /^\s*(\d{1,2})(?::(\d{2}))?(?::(\d{2}))?\s*(?:([ap])\.?\s*m?\.?)?\s*$/i.exec(text);
+  if (!time || !time[4]) return text;
+  const hour = (Number(time[1]) % 12) + (/p/i.test(time[4]) ? 12 : 0);
+  return `${String(hour).padStart(2, '0')}:${time[2] ?? '00'}${time[3] ? `:${time[3]}` : ''}`;
 }
 
 /** The text landed: the field shows it (white space as shown); a date or time field shows a value of its own form, not the one it had. */
@@ -135,7 +147,7 @@ async function fieldOf(element: ElementHandle): Promise<FieldKind | undefined> {
     const style = getComputedStyle(control);
     const onPage = box.right > 0 && box.bottom > 0 && box.left < Math.max(document.documentElement.scrollWidth, innerWidth) && box.top < Math.max(document.documentElement.scrollHeight, innerHeight) + scrollY;
     const seen = box.width >= 4 && box.height >= 4 && Number(style.opacity) > 0.05 && style.visibility !== 'hidden' && onPage && style.clipPath !== 'inset(50%)' && style.clip !== 'rect(0px, 0px, 0px, 0px)';
-    return { seen, dated: ['date', 'time', 'datetime-local', 'month', 'week'].includes(type), secret: type === 'password' };
+    return { seen, dated: ['date', 'time', 'datetime-local', 'month', 'week'].includes(type), secret: type === 'password', type };
   });
   return kind ?? undefined;
 }
