@@ -145,7 +145,9 @@ async function fieldOf(element: ElementHandle): Promise<FieldKind | undefined> {
     if (!isField) return null;
     const box = control.getBoundingClientRect();
     const style = getComputedStyle(control);
-    const onPage = box.right > 0 && box.bottom > 0 && box.left < Math.max(document.documentElement.scrollWidth, innerWidth) && box.top < Math.max(document.documentElement.scrollHeight, innerHeight) + scrollY;
+    // On the page, scrolled to or not (a field above or below the viewport is still one a person sees): in the document's coordinates.
+    const root = document.documentElement;
+    const onPage = box.right + scrollX > 0 && box.bottom + scrollY > 0 && box.left + scrollX < Math.max(root.scrollWidth, innerWidth) && box.top + scrollY < Math.max(root.scrollHeight, innerHeight);
     const seen = box.width >= 4 && box.height >= 4 && Number(style.opacity) > 0.05 && style.visibility !== 'hidden' && onPage && style.clipPath !== 'inset(50%)' && style.clip !== 'rect(0px, 0px, 0px, 0px)';
     return { seen, dated: ['date', 'time', 'datetime-local', 'month', 'week'].includes(type), secret: type === 'password', type };
   });
