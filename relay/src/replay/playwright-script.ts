@@ -142,7 +142,7 @@ function actLines(page: string, step: Extract<ScriptStep, { kind: 'act' }>, text
     case 'select-text': {
       const path = step.path ?? (action.x !== undefined ? { from: { x: action.x, y: action.y! }, to: { x: action.endX!, y: action.endY! } } : undefined);
       if (action.ref !== undefined && action.text === undefined && !step.path) return [...cssNote, `await ${at(action.ref)}.selectText();`];
-      if (!path) return `select-text on ${action.ref}: selected by the page's Selection API (the mouse could not), not written out`;
+      if (!path) return `select-text on ${action.ref ?? 'the page'}: selected inside a field or by the page's Selection API, not written out`;
       const note = step.path ? [`// the text ${action.text !== undefined ? q(action.text) : ''} selected with the mouse, where it was on the page when recorded`] : [];
       return [...note, `await ${page}.mouse.move(${path.from.x}, ${path.from.y});`, `await ${page}.mouse.down();`, `await ${page}.mouse.move(${path.to.x}, ${path.to.y}, { steps: 6 });`, `await ${page}.mouse.up();`];
     }
