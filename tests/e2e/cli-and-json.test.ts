@@ -155,8 +155,9 @@ describe('browser commands against the running server', () => {
     const outline = await cli('snapshot');
     const ref = (pattern: RegExp) => refOf(outline, pattern);
     await cli('type', ref(/textbox "Name"/), 'from the cli');
-    expect(await cli('select', ref(/combobox "Fruit"/), 'cherry')).toBe('selected: cherry');
-    expect(await cli('fill', '--fields', JSON.stringify([{ ref: ref(/checkbox "Subscribe"/), value: true }]))).toBe('filled 1 field(s)');
+    // Each act says what it did (api/act-answer.ts): the option chosen is the page's word, fenced; a box that turned is said.
+    expect(await cli('select', ref(/combobox "Fruit"/), 'cherry')).toMatch(/^select: done\n<page (\d+)>\nchosen: "cherry"\n<\/page \1>$/);
+    expect(await cli('fill', '--fields', JSON.stringify([{ ref: ref(/checkbox "Subscribe"/), value: true }]))).toBe('fill: done (checked: true)');
     await cli('click', ref(/button "Submit"/));
     const result = JSON.parse(await cli('--json', 'evaluate', '--fn', '() => document.querySelector("#result").textContent')).result;
     expect(result).toContain('from the cli');

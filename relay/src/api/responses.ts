@@ -12,7 +12,7 @@ import { FenceSchema } from './fence-schema.js';
  */
 
 /** Every `POST /act` kind; api/schemas.ts checks its union against this list. */
-export const ACTION_KINDS = ['click', 'type', 'press', 'hover', 'move', 'drag', 'scroll', 'select', 'fill', 'wait', 'resize', 'close', 'evaluate'] as const;
+export const ACTION_KINDS = ['click', 'type', 'press', 'hover', 'move', 'mousedown', 'mouseup', 'drag', 'select-text', 'scroll', 'select', 'fill', 'wait', 'resize', 'close', 'evaluate'] as const;
 
 export const TabSchema = z.object({
   targetId: z.string(),
@@ -155,7 +155,16 @@ export const ActionResultSchema = z.looseObject({
   changed: z.boolean().optional().describe('Whether anything observable happened: a navigation, an event, the target\'s state, the page\'s DOM. False says the page did not react'),
   state: z.record(z.string(), z.union([z.string(), z.boolean(), z.null()])).optional().describe('The target\'s state that the action changed, as it is now (checked, value, expanded, selected, pressed, open)'),
   hint: z.string().optional().describe('With changed: false, what that likely means and what to try; with a change, what it did not reach'),
-  typedAs: z.literal('keys').optional().describe('A type into an element that is not a field (a code editor): the text went in as keys at its caret'),
+  typedAs: z.literal('keys').optional().describe('A type into an element that is not a field a person sees (a code editor, a terminal): the text went in as keys at its caret'),
+  retyped: z.literal(true).optional().describe('A type whose text the field did not show once set at once: it was typed again key by key, as a person types'),
+  shows: z.string().optional().describe('What the field shows after a type, when that is not the text typed (a mask, a date as the field keeps it, a length limit)'),
+  retitled: z.literal(true).optional().describe("The page's title changed, the URL staying"),
+  hit: z
+    .object({ role: z.string(), name: z.string(), ref: z.string().optional().describe('Its ref, which later acts and snapshots keep') })
+    .optional()
+    .describe('An act by coordinates: the control at the point it pressed, as the snapshot names it'),
+  selection: z.string().optional().describe('select-text: the text selected now, as the page\'s getSelection() says it'),
+  selectedBy: z.enum(['mouse', 'field', 'script']).optional().describe("select-text: a person's drag of the mouse made the selection; a text field's own selection; or the page's Selection API, the mouse having failed (the page's mouse handlers did not see it)"),
   diff: z.string().optional().describe('Asked for with ?diff=N: the page\'s diff since the previous snapshot, when the action did not navigate'),
   confirmation: z
     .object({

@@ -172,6 +172,7 @@ export const ActionRecordSchema = z.object({
   targetId: z.string().optional(),
   kind: z.string(),
   ref: z.string().optional(),
+  at: z.object({ x: z.number(), y: z.number() }).optional().describe('Where an act by coordinates pressed or began, in CSS pixels of the viewport'),
   url: z.string().optional(),
   durationMs: z.number(),
   outcome: OutcomeSchema,

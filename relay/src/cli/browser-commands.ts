@@ -6,6 +6,8 @@ import { BadRequestError } from '../errors.js';
 import { AGENT_SNAPSHOT_CHARS } from '../api/limits.js';
 import { labelLine } from '../mcp/vision-lines.js';
 import { fenced, fencedMarkdown, fencedOutline } from '../api/page-content.js';
+import { actAnswer } from '../api/act-answer.js';
+import type { ActionResult } from '../api/responses.js';
 import { BrowserClient } from '../client/browser-client.js';
 import { withProgress } from './progress.js';
 
@@ -192,8 +194,8 @@ export function addBrowserCommands(program: Command, client: () => BrowserClient
 /** Snapshot, actions and hooks (spec §6, §10): refs come from the last `snapshot` of the tab. */
 function addActionCommands(program: Command, client: () => BrowserClient, print: Print): void {
   const waiting = <T>(label: string, work: Promise<T>) => withProgress(label, work, { json: program.opts().json === true });
-  // The act and where the tab is, then what it set off (a dialog, a download, a navigation that failed, and why).
-  const done = (result: { kind?: string; url?: string; events?: string[] }) => [`${result.kind ?? 'done'}: ${result.url ?? ''}`.trim(), ...(result.events ?? []).map((event) => `- ${event}`)].join('\n');
+  // What the act did, the target's state, what it set off and where the tab went (api/act-answer.ts): no snapshot needed to know.
+  const done = (result: ActionResult) => actAnswer(result);
   const withTarget = (command: Command) => command.option('--target <targetId>', 'the tab (default: the last used)');
 
   withTarget(program.command('snapshot').description('the page as text, with [ref=…] on what can be acted on'))
@@ -230,9 +232,10 @@ function addActionCommands(program: Command, client: () => BrowserClient, print:
     });
   withTarget(program.command('click').description('click an element by ref').argument('<ref>'))
     .option('--double', 'double-click')
+    .option('--count <n>', '3 triple-clicks (a paragraph)', wholeNumber)
     .option('--button <button>', 'left, right or middle')
-    .action(async (ref: string, options: { double?: boolean; button?: 'left' | 'right' | 'middle'; target?: string }) => {
-      const result = await client().click(ref, { double: options.double, button: options.button, targetId: options.target });
+    .action(async (ref: string, options: { double?: boolean; count?: number; button?: 'left' | 'right' | 'middle'; target?: string }) => {
+      const result = await client().click(ref, { double: options.double, count: options.count, button: options.button, targetId: options.target });
       print(result, () => done(result));
     });
   withTarget(program.command('type').description('type text into an element').argument('<ref>').argument('<text>'))
@@ -252,16 +255,16 @@ function addActionCommands(program: Command, client: () => BrowserClient, print:
     const result = await client().hover(ref, { targetId: options.target });
     print(result, () => done(result));
   });
-  withTarget(program.command('drag').description('drag one element onto another').argument('<startRef>').argument('<endRef>')).action(
-    async (startRef: string, endRef: string, options: { target?: string }) => {
-      const result = await client().drag(startRef, endRef, { targetId: options.target });
+  withTarget(program.command('drag').description('drag one element onto another').argument('<startRef>').argument('<endRef>'))
+    .option('--steps <n>', 'mousemove events on the way (default: about one per 8 pixels)', wholeNumber)
+    .action(async (startRef: string, endRef: string, options: { steps?: number; target?: string }) => {
+      const result = await client().drag(startRef, endRef, { steps: options.steps, targetId: options.target });
       print(result, () => done(result));
-    },
-  );
+    });
   withTarget(program.command('select').description('choose options of a select').argument('<ref>').argument('<values...>')).action(
     async (ref: string, values: string[], options: { target?: string }) => {
       const result = await client().select(ref, values, { targetId: options.target });
-      print(result, () => `selected: ${(result.selected as string[]).join(', ')}`);
+      print(result, () => done(result));
     },
   );
   withTarget(program.command('fill').description('fill many fields at once'))
@@ -274,7 +277,7 @@ function addActionCommands(program: Command, client: () => BrowserClient, print:
         throw new Error('--fields must be JSON: [{"ref":"e3","value":"text"}]');
       }
       const result = await client().fill(fields, { targetId: options.target });
-      print(result, () => `filled ${result.filled} field(s)`);
+      print(result, () => done(result));
     });
   withTarget(program.command('resize').description('set the viewport size').argument('<width>', 'CSS pixels', wholeNumber).argument('<height>', 'CSS pixels', wholeNumber)).action(
     async (width: number, height: number, options: { target?: string }) => {

@@ -16,6 +16,9 @@ import type { ActionResult, Capture, EndpointState, ConsoleMessage, DownloadReco
 import type { RequestOf } from '../api/schemas.js';
 import { ACTION_TIMEOUT_MS } from '../api/limits.js';
 import { performAction, withoutSecrets } from './acts/page-actions.js';
+import { heldBack, whilePainted } from './tab-painting.js';
+import { hitAt } from './acts/pointer.js';
+import { pathOf, pointOf } from './acts/mouse-acts.js';
 import { type InlineFile, inlineUploads, readUploads, type UploadPolicy } from './acts/uploads.js';
 import type { DriverTab } from './driver-tab.js';
 import { type DownloadHold, DownloadSaver } from './network/download-saver.js';
@@ -319,7 +322,7 @@ export class ProfileDriver {
 
   async screenshot(options: RequestOf<'screenshot'>): Promise<Screenshot> {
     const tab = await this.tab(options.targetId);
-    const shot = await screenshotOf(tab, options);
+    const shot = await whilePainted(tab.page, () => screenshotOf(tab, options));
     return { targetId: (await this.use(tab)).targetId, ...shot };
   }
 
@@ -396,28 +399,31 @@ export class ProfileDriver {
     }
     const targetId = await tab.targetId();
     const urlBefore = tab.page.url();
+    const titleBefore = await tab.page.title().catch(() => undefined);
     // Chosen before it runs, while its refs mean what the agent saw (script-recorder.ts).
     const elements = await this.script.elementsOf(tab, action);
-    const effect = await watchEffect(tab, action);
+    // An act by coordinates says what it hit, and watches that element as an act by ref does.
+    const point = pointOf(tab, action);
+    const hit = point ? await hitAt(tab, point) : undefined;
+    const effect = await watchEffect(tab, action, hit?.ref);
     const since = Date.now();
-    const { result, events: opened, failedNavigations } = await withAftermath(
-      tab,
-      () => performAction(tab, performed, signal),
-      (popup) => this.describePopup(popup),
-      signal,
-    ).catch((error: unknown) => {
-      throw withoutSecrets(error, performed);
+    // Painted as the tab in front is, whichever is (tab-painting.ts).
+    const { result, events: opened, failedNavigations } = await whilePainted(tab.page, () =>
+      withAftermath(tab, () => performAction(tab, performed, signal), (popup) => this.describePopup(popup), signal),
+    ).catch(async (error: unknown) => {
+      throw await heldBack(tab.page, withoutSecrets(error, performed));
     });
     // The action as the agent sent it: a secret stays its placeholder.
-    this.script.add({ kind: 'act', tab: targetId, url: urlBefore, action, elements, ...(result.typedAs === 'keys' ? { typedAs: 'keys' as const } : {}) });
+    this.script.add({ kind: 'act', tab: targetId, url: urlBefore, action, elements, ...(result.typedAs === 'keys' || result.retyped ? { typedAs: 'keys' as const } : {}), ...(pathOf(result) ?? {}) });
     const failed = failedNavigations.flatMap(({ url, error }) => failedNavigationEvent(this.egress, url, error, since) ?? []);
     const events = [...tab.takeEvents(), ...opened, ...failed];
-    const happened = events.length ? { events } : {};
+    const happened = { ...(events.length ? { events } : {}), ...(hit ? { hit } : {}) };
     if (tab.page.isClosed()) return tab.secrets.redactDeep({ targetId, kind: action.kind, changed: true, ...result, ...happened });
     const info = await this.use(tab);
     const navigated = info.url !== urlBefore;
     const changes = await effect.finish({ navigated, events });
-    return tab.secrets.redactDeep({ targetId, kind: action.kind, url: info.url, title: info.title, ...(navigated ? { navigated } : {}), ...changes, ...result, ...happened });
+    const retitled = !navigated && titleBefore !== undefined && info.title !== titleBefore ? { retitled: true as const } : {};
+    return tab.secrets.redactDeep({ targetId, kind: action.kind, url: info.url, title: info.title, ...(navigated ? { navigated } : {}), ...retitled, ...changes, ...result, ...happened });
   }
 
   /**
@@ -517,3 +523,4 @@ export class ProfileDriver {
   /** Why this browser's egress proxy failed a connection (a managed browser's; none for others). */
   private readonly egress: EgressWitness = (host, since) => this.endpoint.egressFailure?.(host, since);
 }
+

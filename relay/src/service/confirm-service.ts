@@ -29,7 +29,7 @@ type Point = { x: number; y: number };
 type Act = z.output<typeof schemas.act>;
 
 /** The kinds that can act on a control or send a form (act-consequence.ts): the rest run without a look. */
-const JUDGED = new Set(['click', 'press', 'type']);
+const JUDGED = new Set(['click', 'mousedown', 'press', 'type']);
 
 interface Waiting {
   profile: string;

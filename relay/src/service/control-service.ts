@@ -52,6 +52,7 @@ export interface OperationRequest {
   kind: string;
   targetId?: string;
   ref?: string;
+  at?: { x: number; y: number };
   actor?: Actor;
 }
 
@@ -298,8 +299,9 @@ export class ControlService {
 
   /** The action itself; with `diffMaxChars`, and when it did not navigate, the page's diff comes with it (no second call). */
   perform(profile: string | undefined, action: z.output<typeof schemas.act>, signal?: AbortSignal, options: PerformOptions = {}): Promise<ActionResult> {
-    const ref = 'ref' in action ? action.ref : undefined;
-    return this.operation(profile, { kind: action.kind, targetId: action.targetId, ref }, signal, async (driver, bounded) => {
+    const ref = 'ref' in action ? action.ref : 'startRef' in action ? action.startRef : undefined;
+    const at = ref === undefined && 'x' in action && action.x !== undefined && action.y !== undefined ? { x: action.x, y: action.y } : undefined;
+    return this.operation(profile, { kind: action.kind, targetId: action.targetId, ref, ...(at ? { at } : {}) }, signal, async (driver, bounded) => {
       const before = options.diffMaxChars ? await driver.page(action.targetId).then((page) => page.url(), () => undefined) : undefined;
       // A routine's run types the secrets it was given (routine-service.ts), and the session's beside them.
       const open = options.secrets ?? this.sessions.secretOpener(driver.profile.name);
