@@ -8,7 +8,8 @@ import { MAX_WAIT_MS, type Action, schemas, type SnapshotOptions, type TextOptio
 import type { TabScreencast } from './film/screencast.js';
 import { withAftermath } from './acts/aftermath.js';
 import { watchEffect } from './acts/act-effect.js';
-import { ariaSnapshot, takeAiSnapshot } from '../snapshot/ai-snapshot.js';
+import { ariaSnapshot } from '../snapshot/ai-snapshot.js';
+import { outlineAnswer } from './outline-answer.js';
 import { prepareBrowser } from '../snapshot/snapshot-engine.js';
 import { takePageText } from '../snapshot/page-text.js';
 import { type BrowserEndpoint, isPersonsBrowser } from './browser-endpoint.js';
@@ -337,10 +338,9 @@ export class ProfileDriver {
     const info = await this.use(tab);
     if (format === 'aria') return tab.secrets.redactDeep({ targetId: info.targetId, format: 'aria', ...(await ariaSnapshot(tab.page, { limit })) });
     const scope = ref ? { ref } : selector ? { selector } : undefined;
-    const snapshot = await takeAiSnapshot(tab.snapshots, { limit, scope, ...shaping });
-    // A page that offers agents tools says so first: one call may replace a dozen acts.
     const offered = await tab.pageTools.count();
-    if (offered && !shaping.diff) snapshot.text = `The page offers ${offered} tool${offered === 1 ? '' : 's'} for agents (page tools).\n${snapshot.text}`;
+    // Its text with how many of its first lines are clawd's notes: where a rendering's fence begins (outline-answer.ts).
+    const snapshot = await outlineAnswer(tab.snapshots, { limit, scope, ...shaping }, offered);
     return tab.secrets.redactDeep({ targetId: info.targetId, url: info.url, title: info.title, format: 'ai', pageTools: offered, ...snapshot });
   }
 

@@ -4,8 +4,8 @@ import { z } from 'zod';
 import { ActionSchema, AGENT_SNAPSHOT_CHARS, schemas, SnapshotShaping } from '../api/schemas.js';
 import type { BrowserApi } from '../api/browser-api.js';
 import type { ActionRequest } from '../api/schemas.js';
-import type { ActionResult, PageTextResponse, Tab } from '../api/responses.js';
-import { FENCE_NOTE, fenced, fencedMarkdown, fencedOutline } from '../api/page-content.js';
+import type { ActionResult, Tab } from '../api/responses.js';
+import { FENCE_NOTE, fenced, fencedAfterNotes } from '../api/page-content.js';
 import { BadRequestError } from '../errors.js';
 import type { CapabilityGroup } from './capabilities.js';
 
@@ -87,9 +87,6 @@ export interface McpSessionState {
 const ACTION_DIFF_CHARS = 2_000;
 
 /** Page text's own notes: the hidden-text note first, the cut note last (snapshot/page-text.ts). */
-function markdownNotes(page: PageTextResponse): { leading: number; trailing: number } {
-  return { leading: page.hidden ? 1 : 0, trailing: page.truncated ? 1 : 0 };
-}
 
 // Self-explanatory names carry no description: every word here is sent on every turn.
 export const Profile = z.string().min(1).optional();
@@ -203,7 +200,7 @@ async function act(api: BrowserApi, action: ActionRequest, session: McpSessionSt
     if (result.navigated || (before !== undefined && before !== result.url)) {
       lines.push('Navigated; take a snapshot to see the page.');
       page.push(`${result.url} ${JSON.stringify(result.title)}`);
-    } else if (result.diff) return text([...lines, fencedOutline(result.fence, page.join('\n'), terseDiff(result.diff))].join('\n'));
+    } else if (result.diff) return text([...lines, fencedAfterNotes(result.fence, page.join('\n'), terseDiff(result.diff, result.diffLeadingNotes ?? 0), result.diffLeadingNotes)].join('\n'));
   }
   if (page.length) lines.push(fenced(result.fence, page));
   return text(lines.join('\n'));
@@ -213,8 +210,9 @@ async function act(api: BrowserApi, action: ActionRequest, session: McpSessionSt
  * An act's diff with a shorter first note: its lines' marks (+ ~ -) already say what each is, and
  * an agent acts on what changed, not on how much did not, so the counts are left out.
  */
-function terseDiff(diff: string): string {
-  return diff.replace(/^\[since the previous snapshot: [^\]]*\]/, '[changes since the last snapshot]');
+function terseDiff(diff: string, leadingNotes: number): string {
+  // Only a note of clawd's is reworded: the line is one when the answer counts it as such.
+  return leadingNotes ? diff.replace(/^\[since the previous snapshot: [^\]\n]*\]/, '[changes since the last snapshot]') : diff;
 }
 
 /** The default list: what most agents need. The groups' tools are in page-tools.ts, vision-tools.ts, toolbox-tools.ts and handoff-tool.ts. */
@@ -285,12 +283,13 @@ export const TOOLS: Tool[] = [
     run: async (api, { profile: _profile, markdown, ...options }, session) => {
       if (markdown) {
         const page = await withProfile(api, { profile: _profile }).text({ targetId: options.targetId, ref: options.ref, selector: options.selector, maxChars: options.maxChars ?? AGENT_SNAPSHOT_CHARS });
-        return text(fencedMarkdown(page.fence, `${page.title} — ${page.url}`, page.markdown, markdownNotes(page)));
+        // Its one note of clawd's, when it has one: the hidden text left out, said first.
+        return text(fencedAfterNotes(page.fence, `${page.title} — ${page.url}`, page.markdown, page.hidden ? 1 : 0));
       }
       const snapshot = await withProfile(api, { profile: _profile }).snapshot({ maxChars: AGENT_SNAPSHOT_CHARS, ...options });
       session.lastUrl.set(snapshot.targetId, snapshot.url);
       // The person's notes after the page's words, apart from them (api/person-words.ts).
-      return text([fencedOutline(snapshot.fence, `${snapshot.title} — ${snapshot.url}`, snapshot.text), snapshot.notes].filter(Boolean).join('\n'));
+      return text([fencedAfterNotes(snapshot.fence, `${snapshot.title} — ${snapshot.url}`, snapshot.text, snapshot.leadingNotes), snapshot.notes].filter(Boolean).join('\n'));
     },
   }),
   defineTool({

@@ -308,7 +308,10 @@ export class ControlService {
       });
       if (options.diffMaxChars && result.url !== undefined && result.url === before) {
         const snapshot = await driver.snapshot({ targetId: result.targetId, format: 'ai', diff: true, maxChars: options.diffMaxChars }).catch(() => undefined);
-        if (snapshot?.format === 'ai') result.diff = snapshot.text;
+        if (snapshot?.format === 'ai') {
+          result.diff = snapshot.text;
+          if (snapshot.leadingNotes) result.diffLeadingNotes = snapshot.leadingNotes;
+        }
       }
       return withFence(result);
     });
