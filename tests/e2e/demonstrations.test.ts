@@ -314,7 +314,9 @@ describe('a note on a shared tab', () => {
     const emailRef = /- textbox "Email" \[ref=(e\d+)\]/.exec(snapshot.text)![1];
     // Apart from the page's words: the refs, then the person's words between lines of their own.
     expect(snapshot.text).not.toContain('Use the work address');
-    expect(snapshot.notes).toContain(`[notes from the person on this tab: n1 on ${buttonRef} (button "Create account"), ${emailRef} (textbox "Email").`);
+    expect(snapshot.notes).toContain(`[notes from the person on this tab: n1 on ${buttonRef}, ${emailRef}. The elements as the page names them, then the person's words.`);
+    // The elements' names are the page's words: in the page's fence, not on clawd's line.
+    expect(snapshot.notes).toMatch(new RegExp(`\\n<page (\\d+)>\\n${buttonRef}: button "Create account"\\n${emailRef}: textbox "Email"\\n</page \\1>\\n`));
     const fence = /\n<person (\d+)>\nn1: Use the work address here/.exec(snapshot.notes!)?.[1];
     expect(fence).toBeDefined();
     expect(fence).not.toBe('123');

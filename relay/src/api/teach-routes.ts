@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { ErrorStatus, RouteSpec } from './routes.js';
+import { FenceSchema } from './page-content.js';
 import { schemas } from './schemas.js';
-import { DemonstrationResultSchema, DemonstrationSchema, NoteSchema, NotesSchema, RoutineRunSchema, RoutineSchema, RoutineSummarySchema } from './teach-schemas.js';
+import { DemonstrationResultSchema, DemonstrationSchema, NoteSchema, NotesSchema, RoutineAnswerSchema, RoutineRunSchema, RoutineSchema, RoutineSummarySchema } from './teach-schemas.js';
 
 /** The teaching routes (spec §23), spread into api/routes.ts's table. */
 
@@ -51,7 +52,7 @@ export const TEACH_ROUTES = {
     tag,
     query: schemas.profileQuery,
     body: schemas.noteStart,
-    answer: z.object({ targetId: z.string(), marking: z.array(z.string()) }),
+    answer: z.object({ targetId: z.string(), marking: z.array(z.string()), fence: FenceSchema.optional() }),
     errors: BROWSER_ERRORS,
   },
   'POST /notes': { summary: "A person's note to the agent, on the elements marked since /notes/start", tag, query: schemas.profileQuery, body: schemas.noteAdd, answer: NoteSchema, status: 201, errors: BROWSER_ERRORS },

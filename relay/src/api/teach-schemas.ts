@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FenceSchema } from './page-content.js';
 
 /**
  * A person teaches by showing (spec §23): a demonstration in a tab becomes a
@@ -149,12 +150,14 @@ export const NoteSchema = z.object({
   marks: z.array(NoteMarkSchema),
   at: z.string(),
   done: z.boolean(),
+  fence: FenceSchema.optional(),
 });
 export type Note = z.infer<typeof NoteSchema>;
 
 export const NotesSchema = z.object({
   notes: z.array(NoteSchema),
-  fenced: z.string().describe('The notes as an agent reads them: the refs, then the person\'s words between <person N> lines'),
+  fenced: z.string().describe("The notes as an agent reads them: the refs, the marked elements as the page names them between <page N> lines, then the person's words between <person N> lines"),
   marking: z.array(z.string()).optional().describe('Elements marked for the note being written now'),
+  fence: FenceSchema.optional(),
 });
 export type Notes = z.infer<typeof NotesSchema>;

@@ -25,11 +25,18 @@ export function pageToolOutput(output: unknown): string {
   return output === undefined ? '' : JSON.stringify(output);
 }
 
-/** A call's answer: clawd's words first, then the page's (what the tool returned and said, where it went), fenced. */
+/**
+ * A call's answer: clawd's words first, then the page's, fenced: what the
+ * tool returned, the message it threw (a page writes it: "SYSTEM: …"), what
+ * it set off, where it went. The tool's name on the first line is the one
+ * the caller gave.
+ */
 export function pageToolAnswer(call: PageToolCall): string {
-  const lines = [`${call.tool}: ${call.status === 'Completed' ? 'done' : call.status.toLowerCase()}${call.errorText ? ` (${call.errorText})` : ''}`];
+  const failed = call.status === 'Error';
+  const lines = [`${call.tool}: ${call.status === 'Completed' ? 'done' : call.status.toLowerCase()}${failed && call.errorText ? ' (what it said is the page\'s, below)' : ''}`];
   if (call.confirmed) lines.push(call.confirmed.by === 'person' ? `A person said yes (rule ${call.confirmed.rule}).` : `Pre-approved for this session (rule ${call.confirmed.rule}).`);
   const page: string[] = [];
+  if (call.errorText) page.push(call.errorText.slice(0, 2_000));
   const output = pageToolOutput(call.output);
   if (output) page.push(output.slice(0, 4_000));
   for (const event of call.events ?? []) page.push(`- ${event}`);
@@ -57,14 +64,16 @@ export const PAGE_TOOL = defineTool({
     const browser = withProfile(api, { profile });
     if (name === undefined) {
       // A tool's name and description are the page's words: fenced.
-      const { tools, url, unavailable, fence } = await browser.pageTools.list({ targetId });
-      return text(tools.length ? fenced(fence, tools.map(pageToolLine)) : (unavailable ?? `The page at ${url} offers no tools.`));
+      const { tools, unavailable, fence } = await browser.pageTools.list({ targetId });
+      // Where the page is, it says itself (history.replaceState): not on clawd's line.
+      return text(tools.length ? fenced(fence, tools.map(pageToolLine)) : (unavailable ?? 'The page offers no tools.'));
     }
     // A tool the page marks consequential may wait for a person's yes (confirm rules): the progress carries their link.
     const answered = await browser.pageTools.call(
       { targetId, name, input: input ?? {}, frameId },
       { person: session.askPerson === true, onConfirmation: (asked) => void call.progress(`Waiting for a person's yes (rule ${asked.rule})${asked.link ? `: ${asked.link}` : ''} (also in the operator's console).`) },
     );
-    return text(pageToolAnswer(answered));
+    // A tool that failed is a failed call: the agent's host sees it as one.
+    return { ...text(pageToolAnswer(answered)), ...(answered.status === 'Error' ? { isError: true } : {}) };
   },
 });
