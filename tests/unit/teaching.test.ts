@@ -8,7 +8,7 @@ import { routineScript } from '../../relay/src/replay/routine-script.js';
 
 const facts = (over: Partial<ElementFacts>): ElementFacts => ({ tag: 'input', label: '', labelCount: 0, testId: null, testIdCount: 0, text: '', textCount: 0, css: '#x', ...over });
 const field = (name: string, over: Partial<ElementFacts> = {}) => facts({ role: 'textbox', name, nameCount: 1, label: name, labelCount: 1, css: `#${name.toLowerCase().replace(/\W+/g, '-')}`, ...over });
-const meta = { name: 'sign-up', description: 'Sign up', profile: 'extension', startUrl: 'https://shop.example/signup', title: 'Sign up', now: new Date('2026-01-02T03:04:05Z') };
+const meta = { name: 'sign-up', owner: { by: 'operator' as const }, description: 'Sign up', profile: 'extension', startUrl: 'https://shop.example/signup', title: 'Sign up', now: new Date('2026-01-02T03:04:05Z') };
 
 describe('the locator a person would write', () => {
   it('takes role and name, then the label, the test id, the text, each only when it matches one element; a CSS path last', async () => {
@@ -66,6 +66,37 @@ describe('a demonstration made into a routine', () => {
       'the files given to button "Receipt" (r.pdf) are not kept: a run names them (parameter receipt)',
       'password was a password: its value was not recorded; a run gives it, or a task session types the vault\'s secret PASSWORD',
     ]);
+  });
+
+  it('makes what the server typed as a secret a secret parameter bound to it, with no value, even where a value was heard first', async () => {
+    const window = (id: number, ...names: Array<[string, 'secret' | 'totp']>) => ({ id, names: names.map(([name, kind]) => ({ name, kind })) });
+    const on = 'https://bank.example:8443/transfer';
+    const heard: PersonStep[] = [
+      // A plain text field the server typed {{secret:password}} into: no value was read.
+      { kind: 'type', element: field('PIN'), secret: true, secrets: window(1, ['password', 'secret']), url: on },
+      // A one-time code.
+      { kind: 'type', element: field('Code'), secret: true, secrets: window(2, ['otp', 'totp']), url: on },
+      // A field typed first as text, then with a secret: the secret wins, and its value is gone.
+      { kind: 'type', element: field('Memo'), value: 'hello', url: on },
+      { kind: 'type', element: field('Memo'), secret: true, secrets: window(3, ['memo_key', 'secret']), url: on },
+      // A fill that typed two fields in one act, one of them the secret: both secrets, neither bound.
+      { kind: 'type', element: field('User'), secret: true, secrets: window(4, ['password', 'secret']), url: on },
+      { kind: 'type', element: field('Pass'), secret: true, secrets: window(4, ['password', 'secret']), url: on },
+    ];
+    const { routine, notes } = await routineFromSteps(heard, meta);
+    expect(routine.parameters).toEqual([
+      { name: 'pin', kind: 'secret', description: 'textbox "PIN"', secret: 'password' },
+      { name: 'code', kind: 'secret', description: 'textbox "Code"', secret: 'otp', oneTimeCode: true },
+      { name: 'memo', kind: 'secret', description: 'textbox "Memo"', secret: 'memo_key' },
+      { name: 'user', kind: 'secret', description: 'textbox "User"', secret: 'USER' },
+      { name: 'pass', kind: 'secret', description: 'textbox "Pass"', secret: 'PASS' },
+    ]);
+    expect(JSON.stringify(routine)).not.toContain('hello');
+    // Each secret's step keeps the origin it was typed on: a run types it there only.
+    expect(routine.steps.filter((step) => step.kind === 'type').map((step) => (step as { origin?: string }).origin)).toEqual(Array(5).fill('https://bank.example:8443'));
+    expect(notes).toContain('user took input while the server typed password: it is kept as a secret, not bound to one');
+    expect(notes).toContain("code is the one-time code otp the server typed: its value was not recorded; a run gives it, or a task session types the vault's otp");
+    expect(routineScript(routine).script).toContain('fill(secret("password"))');
   });
 
   it('writes a Playwright test with the defaults, a secret read from the environment', async () => {

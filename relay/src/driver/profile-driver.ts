@@ -373,6 +373,16 @@ export class ProfileDriver {
    */
   async act(action: Action, signal?: AbortSignal, secrets: ActSecrets = {}): Promise<ActionResult> {
     const tab = await this.tab(action.targetId);
+    // A demonstration in the tab hears every field a secret goes into as a secret's, before one is typed (person-watch.ts).
+    const heardAsSecrets = await tab.person.typingSecrets(secretNames(action));
+    try {
+      return await this.actIn(tab, action, signal, secrets);
+    } finally {
+      await heardAsSecrets();
+    }
+  }
+
+  private async actIn(tab: DriverTab, action: Action, signal: AbortSignal | undefined, secrets: ActSecrets): Promise<ActionResult> {
     await this.guard(tab);
     // Chrome may have dropped the tab's passkey authenticator since it opened (virtual-authenticators.ts), and an act is what sets a site's passkey prompt off.
     await this.passkeys.settle(tab);
