@@ -18,7 +18,7 @@ import { pageSight } from '../../snapshot/page-sight.js';
  *   A value counts only when the person's own input reached that element
  *   since its value was last heard (`heardFrom`, below): keys, the browser's
  *   editing (`beforeinput`, which `execCommand` never fires), a paste or a
- *   drop, a pointer on a list or a file field, the click that turned a box.
+ *   drop, a pointer on it (or its label), the click that turned a box.
  * - A history navigation (back, forward) counts only after the person's own
  *   keys or mouse buttons for one (`history`): a page's `history.back()`
  *   looks to CDP like the toolbar's button (person-watch.ts).
@@ -123,8 +123,9 @@ export function personWatchSource(binding: string, mode: PersonWatchMode, secret
   const controlOf = (el) => (el.tagName === 'LABEL' && el.control) || (el.closest && el.closest('label') && el.closest('label').control) || (el.closest && el.closest('select')) || el;
   const arm = (event, el) => { if (event.isTrusted && el && el.nodeType === 1) heardFrom.add(el); };
   for (const type of ['keydown', 'beforeinput', 'paste', 'drop', 'compositionstart']) addEventListener(type, (event) => arm(event, targetOf(event)), true);
-  // A pointer opens a list or a file chooser: what is chosen there comes without keys. (A field's text needs keys.)
-  addEventListener('pointerdown', (event) => { const el = controlOf(targetOf(event)); if (el.tagName === 'SELECT' || (el.tagName === 'INPUT' && el.type === 'file')) arm(event, el); }, true);
+  // The person's pointer on an element, its label or its list: what comes without keys then (a choice in a list, files,
+  // a value picked from the browser's autofill) is theirs.
+  addEventListener('pointerdown', (event) => arm(event, controlOf(targetOf(event))), true);
   // A box or a radio turns with the click on it (or on its label, or Space): a trusted one. A script's click() is not.
   addEventListener('click', (event) => { const el = targetOf(event); if (isToggle(el)) arm(event, el); }, true);
   const fromPerson = (el) => { const was = heardFrom.has(el); heardFrom.delete(el); return was; };
