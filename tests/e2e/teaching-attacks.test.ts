@@ -240,7 +240,16 @@ describe("a page's own script during a demonstration", () => {
     await page.evaluate(() => history.back());
     await expect.poll(() => page.url()).toBe(env.fixtures.url('transfer.html'));
 
-    // The person's own acts, after: a box ticked, a field typed into, the address bar.
+    // The person clicks into a field and leaves it without typing; the page fills it after: not the person's.
+    await page.locator('#code').click();
+    await page.keyboard.press('Tab');
+    await page.evaluate(() => {
+      const code = document.getElementById('code') as HTMLInputElement;
+      code.focus();
+      document.execCommand('insertText', false, '666666');
+      code.blur();
+    });
+    // The person's own acts, after: a field typed into, an editor, a button, the address bar, back.
     await page.locator('#iban').fill('DE00 PERSON');
     await page.locator('#memo').click();
     await page.keyboard.press('Control+A');

@@ -129,6 +129,9 @@ export function personWatchSource(binding: string, mode: PersonWatchMode, secret
   // A box or a radio turns with the click on it (or on its label, or Space): a trusted one. A script's click() is not.
   addEventListener('click', (event) => { const el = targetOf(event); if (isToggle(el)) arm(event, el); }, true);
   const fromPerson = (el) => { const was = heardFrom.has(el); heardFrom.delete(el); return was; };
+  // Leaving an element ends it (its change, if any, came first): a page's edit of a field the person only clicked
+  // and left is not theirs. A file field keeps it: the chooser takes the focus while the person picks.
+  addEventListener('focusout', (event) => { const el = targetOf(event); if (!(el.tagName === 'INPUT' && el.type === 'file')) heardFrom.delete(el); }, true);
 
   const typed = (field) => {
     heardFrom.delete(field);
