@@ -72,8 +72,11 @@ describe("an act's answer", () => {
     expect(actAnswer(act({ kind: 'fill', changed: true, filled: 3 }))).toBe('fill: done (3 fields)');
   });
 
-  it("with a diff, the diff comes fenced under the page's lines", () => {
-    const text = actAnswer(act({ kind: 'click', changed: true }), { diff: '[since the previous snapshot: 1 added]\n+ - button "Undo" [ref=e9]' });
+  it("with a diff, the diff comes fenced under the page's lines: its first notes are clawd's as the answer counts them", () => {
+    const diff = '[since the previous snapshot: 1 added]\n+ - button "Undo" [ref=e9]';
+    const text = actAnswer(act({ kind: 'click', changed: true, diffLeadingNotes: 1 }), { diff });
     expect(text).toBe('click: done\n[changes since the last snapshot]\n<page 481>\n+ - button "Undo" [ref=e9]\n</page 481>');
+    // Without the count, every line is the page's, however clawd-like it looks.
+    expect(actAnswer(act({ kind: 'click', changed: true }), { diff })).toBe(`click: done\n<page 481>\n${diff}\n</page 481>`);
   });
 });

@@ -161,9 +161,9 @@ describe('the tools, in process', () => {
 
   it('browser_snapshot asks for 16,000 characters unless told otherwise, and passes shaping through', async () => {
     const calls: Call[] = [];
-    const api = scriptedApi({ snapshot: () => ({ targetId: TAB.targetId, format: 'ai', url: TAB.url, title: TAB.title, text: '[hidden text left out: 1 block]\n- main:\n[cut at maxChars=16000: …]', refCount: 0, truncated: false, frames: 1, fence: '77' }) }, calls);
-    // clawd's notes stay outside the fence, before and after the page's words.
-    expect(await call('browser_snapshot', { interactive: true }, api)).toBe('[hidden text left out: 1 block]\n<page 77>\nSite — http://site.test/\n- main:\n</page 77>\n[cut at maxChars=16000: …]');
+    const api = scriptedApi({ snapshot: () => ({ targetId: TAB.targetId, format: 'ai', url: TAB.url, title: TAB.title, text: '[hidden text left out: 1 block]\n- main:\n[cut at maxChars=16000: …]', refCount: 0, truncated: false, frames: 1, leadingNotes: 1, fence: '77' }) }, calls);
+    // clawd's first notes, as the answer counts them, stay outside; from there on it is the page's words, the cut's note (naming its sections) too.
+    expect(await call('browser_snapshot', { interactive: true }, api)).toBe('[hidden text left out: 1 block]\n<page 77>\nSite — http://site.test/\n- main:\n[cut at maxChars=16000: …]\n</page 77>');
     await call('browser_snapshot', { maxChars: 500, selector: 'main' }, api);
     expect(calls.map((c) => c.args[0])).toEqual([{ maxChars: 16_000, interactive: true }, { maxChars: 500, selector: 'main' }]);
   });

@@ -1,5 +1,5 @@
 import type { ActionResult } from './responses.js';
-import { fenced, fencedOutline } from './page-content.js';
+import { fenced, fencedAfterNotes } from './page-content.js';
 
 /**
  * An act's answer as an agent reads it, in the CLI's plain output and in
@@ -49,7 +49,9 @@ export function actAnswer(result: ActionResult, options: ActAnswerOptions = {}):
     page.push(`${result.url} ${JSON.stringify(result.title ?? '')}`);
   } else {
     if (result.retitled) page.push(`title: ${JSON.stringify(result.title ?? '')}`);
-    if (options.diff) return [...lines, fencedOutline(result.fence, page.join('\n') || undefined, terseDiff(options.diff))].join('\n');
+    // How many of the diff's first lines are clawd's notes, the answer says (never read from the lines).
+    const notes = result.diffLeadingNotes ?? 0;
+    if (options.diff) return [...lines, fencedAfterNotes(result.fence, page.join('\n') || undefined, terseDiff(options.diff, notes), notes)].join('\n');
   }
   if (page.length) lines.push(fenced(result.fence, page));
   return lines.join('\n');
@@ -75,6 +77,7 @@ function quoted(text: string): string {
  * An act's diff with a shorter first note: its lines' marks (+ ~ -) already say what each is, and
  * an agent acts on what changed, not on how much did not, so the counts are left out.
  */
-function terseDiff(diff: string): string {
-  return diff.replace(/^\[since the previous snapshot: [^\]]*\]/, '[changes since the last snapshot]');
+function terseDiff(diff: string, leadingNotes: number): string {
+  // Only a note of clawd's is reworded: the first line is one when the answer counts it as such.
+  return leadingNotes ? diff.replace(/^\[since the previous snapshot: [^\]\n]*\]/, '[changes since the last snapshot]') : diff;
 }

@@ -101,6 +101,13 @@ const HiddenBlocks = z
   .optional()
   .describe('Blocks of text a person cannot see (hidden, transparent, off-screen, covered…), left out; the text starts with a note saying so. Absent when none. hidden=true shows them, marked');
 
+/** Where the page's words begin in a text: said by how the answer was made, so no renderer guesses it from the lines (api/page-content.ts). */
+const LeadingNotes = z
+  .number()
+  .int()
+  .optional()
+  .describe("How many of text's first lines are clawd-browser's notes (the page tools offered, hidden text left out, a diff's counts); every line after them is the page's words, the notes at its end included (they name its sections). A text rendering fences those. Absent: none");
+
 export const AiSnapshotSchema = z.object({
   targetId: z.string(),
   format: z.literal('ai'),
@@ -117,6 +124,7 @@ export const AiSnapshotSchema = z.object({
     .optional()
     .describe('With diff: lines added, removed and unchanged since the previous snapshot (absent when there was none to compare)'),
   hidden: HiddenBlocks,
+  leadingNotes: LeadingNotes,
   fence: FenceSchema.optional(),
 });
 export type AiSnapshotResponse = z.infer<typeof AiSnapshotSchema>;
@@ -166,6 +174,7 @@ export const ActionResultSchema = z.looseObject({
   selection: z.string().optional().describe('select-text: the text selected now, as the page\'s getSelection() says it'),
   selectedBy: z.enum(['mouse', 'field', 'script']).optional().describe("select-text: a person's drag of the mouse made the selection; a text field's own selection; or the page's Selection API, the mouse having failed (the page's mouse handlers did not see it)"),
   diff: z.string().optional().describe('Asked for with ?diff=N: the page\'s diff since the previous snapshot, when the action did not navigate'),
+  diffLeadingNotes: LeadingNotes.describe("How many of diff's first lines are clawd-browser's notes; every line after them is the page's words (a text rendering fences those). Absent: none"),
   confirmation: z
     .object({
       id: z.string().describe('The hand-off: GET /handoff/{id}?wait=60 waits for the answer, and then carries the act\'s'),

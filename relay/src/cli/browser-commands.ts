@@ -5,7 +5,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { BadRequestError } from '../errors.js';
 import { AGENT_SNAPSHOT_CHARS } from '../api/limits.js';
 import { labelLine } from '../mcp/vision-lines.js';
-import { fenced, fencedMarkdown, fencedOutline } from '../api/page-content.js';
+import { fenced, fencedAfterNotes } from '../api/page-content.js';
 import { actAnswer } from '../api/act-answer.js';
 import type { ActionResult } from '../api/responses.js';
 import { BrowserClient } from '../client/browser-client.js';
@@ -24,6 +24,8 @@ type Print = (value: unknown, human: () => string) => void;
 export function addBrowserCommands(program: Command, client: () => BrowserClient, print: Print): void {
   const waiting = <T>(label: string, work: Promise<T>) => withProgress(label, work, { json: program.opts().json === true });
   const tabLine = (tab: { targetId: string; url: string; title: string }) => `${tab.targetId}  ${tab.title || '(untitled)'}  ${tab.url}`;
+  // One tab: its id (clawd's) leads; its title and URL are the page's words, fenced.
+  const tabDone = (done: string, tab: { targetId: string; url: string; title: string; fence?: string }) => `${done}${tab.targetId}\n${fenced(tab.fence, [`${tab.title || '(untitled)'}  ${tab.url}`])}`;
 
   program
     .command('status')
@@ -104,7 +106,7 @@ export function addBrowserCommands(program: Command, client: () => BrowserClient
     .argument('<url>')
     .action(async (url: string) => {
       const tab = await waiting(`opening ${url}`, client().openTab(url));
-      print(tab, () => tabLine(tab));
+      print(tab, () => tabDone('', tab));
     });
   program
     .command('focus')
@@ -112,7 +114,7 @@ export function addBrowserCommands(program: Command, client: () => BrowserClient
     .argument('<targetId>')
     .action(async (targetId: string) => {
       const tab = await client().focusTab(targetId);
-      print(tab, () => tabLine(tab));
+      print(tab, () => tabDone('', tab));
     });
   program
     .command('close')
@@ -120,7 +122,7 @@ export function addBrowserCommands(program: Command, client: () => BrowserClient
     .argument('<targetId>')
     .action(async (targetId: string) => {
       const tab = await client().closeTab(targetId);
-      print(tab, () => `closed ${tabLine(tab)}`);
+      print(tab, () => tabDone('closed ', tab));
     });
   program
     .command('navigate')
@@ -129,7 +131,7 @@ export function addBrowserCommands(program: Command, client: () => BrowserClient
     .option('--target <targetId>', 'the tab')
     .action(async (url: string, options: { target?: string }) => {
       const tab = await waiting(`loading ${url}`, client().navigate(url, options.target));
-      print(tab, () => tabLine(tab));
+      print(tab, () => tabDone('', tab));
     });
   program
     .command('screenshot')
@@ -212,14 +214,14 @@ function addActionCommands(program: Command, client: () => BrowserClient, print:
       const { target, ...rest } = options;
       const snapshot = await client().snapshot({ ...(rest.format === 'ai' ? { maxChars: AGENT_SNAPSHOT_CHARS } : {}), ...rest, targetId: target });
       // The page's words between the answer's fence lines (api/page-content.ts), clawd's notes outside; a person's notes after them, in their own fence.
-      print(snapshot, () => (snapshot.format === 'ai' ? [fencedOutline(snapshot.fence, undefined, snapshot.text), snapshot.notes].filter(Boolean).join('\n') : JSON.stringify(snapshot.nodes, null, 2)));
+      print(snapshot, () => (snapshot.format === 'ai' ? [fencedAfterNotes(snapshot.fence, undefined, snapshot.text, snapshot.leadingNotes), snapshot.notes].filter(Boolean).join('\n') : JSON.stringify(snapshot.nodes, null, 2)));
     });
   // Reading a long page to find one control costs thousands of tokens; asking for it costs tens.
   withTarget(program.command('find').description('the lines of the page that say this, each under its path, with refs (a text, any case, or /regex/flags)').argument('<text>'))
     .option('-i, --interactive', 'only what can be acted on')
     .action(async (query: string, options: { target?: string; interactive?: boolean }) => {
       const snapshot = await client().snapshot({ find: query, interactive: options.interactive, maxChars: AGENT_SNAPSHOT_CHARS, targetId: options.target });
-      print(snapshot, () => [fencedOutline(snapshot.fence, undefined, snapshot.text), snapshot.notes].filter(Boolean).join('\n'));
+      print(snapshot, () => [fencedAfterNotes(snapshot.fence, undefined, snapshot.text, snapshot.leadingNotes), snapshot.notes].filter(Boolean).join('\n'));
     });
   withTarget(program.command('text').description("the page's readable content as Markdown: headings, links with their URLs, lists, tables"))
     .option('--ref <ref>', 'only this element (a ref from the previous snapshot)')
@@ -228,7 +230,7 @@ function addActionCommands(program: Command, client: () => BrowserClient, print:
     .action(async (options: { target?: string; ref?: string; selector?: string; maxChars?: number }) => {
       const { target, ...rest } = options;
       const page = await client().text({ ...rest, targetId: target });
-      print(page, () => fencedMarkdown(page.fence, undefined, page.markdown, { leading: page.hidden ? 1 : 0, trailing: page.truncated ? 1 : 0 }));
+      print(page, () => fencedAfterNotes(page.fence, undefined, page.markdown, page.hidden ? 1 : 0));
     });
   withTarget(program.command('click').description('click an element by ref').argument('<ref>'))
     .option('--double', 'double-click')
@@ -303,7 +305,7 @@ function addActionCommands(program: Command, client: () => BrowserClient, print:
     .option('--ref <ref>', 'pass this element to the function')
     .action(async (options: { fn: string; ref?: string; target?: string }) => {
       const result = await client().evaluate(options.fn, { ref: options.ref, targetId: options.target });
-      print(result, () => JSON.stringify(result.result));
+      print(result, () => fenced(result.fence, [JSON.stringify(result.result) ?? 'undefined']));
     });
   withTarget(program.command('upload').description('upload files: into an input (--input), through the chooser --ref opens, or the next chooser').argument('<paths...>'))
     .option('--ref <ref>', 'click this, then put the files in the chooser it opens')
@@ -318,7 +320,7 @@ function addActionCommands(program: Command, client: () => BrowserClient, print:
     .description("what the profile's tabs downloaded, and where the files are")
     .action(async () => {
       const { downloads } = await client().downloads();
-      print(downloads, () => downloads.map((d) => `${d.state}  ${d.path ?? '(pending)'}  ${d.url}`).join('\n') || '(no downloads)');
+      print(downloads, () => (downloads.length ? fenced(undefined, downloads.map((d) => `${d.state}  ${d.path ?? '(pending)'}  ${d.url}`)) : '(no downloads)'));
     });
   withTarget(program.command('dialog').description("answer the tab's next alert / confirm / prompt"))
     .option('--accept', 'accept it')

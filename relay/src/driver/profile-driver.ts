@@ -8,7 +8,8 @@ import { MAX_WAIT_MS, type Action, schemas, type SnapshotOptions, type TextOptio
 import type { TabScreencast } from './film/screencast.js';
 import { withAftermath } from './acts/aftermath.js';
 import { watchEffect } from './acts/act-effect.js';
-import { ariaSnapshot, takeAiSnapshot } from '../snapshot/ai-snapshot.js';
+import { ariaSnapshot } from '../snapshot/ai-snapshot.js';
+import { outlineAnswer } from './outline-answer.js';
 import { prepareBrowser } from '../snapshot/snapshot-engine.js';
 import { takePageText } from '../snapshot/page-text.js';
 import { type BrowserEndpoint, isPersonsBrowser } from './browser-endpoint.js';
@@ -346,10 +347,9 @@ export class ProfileDriver {
     const info = await this.use(tab);
     if (format === 'aria') return tab.secrets.redactDeep({ targetId: info.targetId, format: 'aria', ...(await ariaSnapshot(tab.page, { limit })) });
     const scope = ref ? { ref } : selector ? { selector } : undefined;
-    const snapshot = await takeAiSnapshot(tab.snapshots, { limit, scope, ...shaping });
-    // A page that offers agents tools says so first: one call may replace a dozen acts.
     const offered = await tab.pageTools.count();
-    if (offered && !shaping.diff) snapshot.text = `The page offers ${offered} tool${offered === 1 ? '' : 's'} for agents (page tools).\n${snapshot.text}`;
+    // Its text with how many of its first lines are clawd's notes: where a rendering's fence begins (outline-answer.ts).
+    const snapshot = await outlineAnswer(tab.snapshots, { limit, scope, ...shaping }, offered);
     return tab.secrets.redactDeep({ targetId: info.targetId, url: info.url, title: info.title, format: 'ai', pageTools: offered, ...snapshot });
   }
 
@@ -382,6 +382,16 @@ export class ProfileDriver {
    */
   async act(action: Action, signal?: AbortSignal, secrets: ActSecrets = {}): Promise<ActionResult> {
     const tab = await this.tab(action.targetId);
+    // A demonstration in the tab hears every field a secret goes into as a secret's, before one is typed (person-watch.ts).
+    const heardAsSecrets = await tab.person.typingSecrets(secretNames(action));
+    try {
+      return await this.actIn(tab, action, signal, secrets);
+    } finally {
+      await heardAsSecrets();
+    }
+  }
+
+  private async actIn(tab: DriverTab, action: Action, signal: AbortSignal | undefined, secrets: ActSecrets): Promise<ActionResult> {
     await this.guard(tab);
     // Chrome may have dropped the tab's passkey authenticator since it opened (virtual-authenticators.ts), and an act is what sets a site's passkey prompt off.
     await this.passkeys.settle(tab);

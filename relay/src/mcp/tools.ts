@@ -5,7 +5,7 @@ import { ActionSchema, AGENT_SNAPSHOT_CHARS, schemas, SnapshotShaping } from '..
 import type { BrowserApi } from '../api/browser-api.js';
 import type { ActionRequest } from '../api/schemas.js';
 import type { ActionResult, PageTextResponse, Tab } from '../api/responses.js';
-import { FENCE_NOTE, fenced, fencedMarkdown, fencedOutline } from '../api/page-content.js';
+import { FENCE_NOTE, fenced, fencedAfterNotes } from '../api/page-content.js';
 import { actAnswer } from '../api/act-answer.js';
 import { BadRequestError } from '../errors.js';
 import type { CapabilityGroup } from './capabilities.js';
@@ -88,9 +88,6 @@ export interface McpSessionState {
 const ACTION_DIFF_CHARS = 2_000;
 
 /** Page text's own notes: the hidden-text note first, the cut note last (snapshot/page-text.ts). */
-function markdownNotes(page: PageTextResponse): { leading: number; trailing: number } {
-  return { leading: page.hidden ? 1 : 0, trailing: page.truncated ? 1 : 0 };
-}
 
 // Self-explanatory names carry no description: every word here is sent on every turn.
 export const Profile = z.string().min(1).optional();
@@ -276,12 +273,13 @@ export const TOOLS: Tool[] = [
     run: async (api, { profile: _profile, markdown, ...options }, session) => {
       if (markdown) {
         const page = await withProfile(api, { profile: _profile }).text({ targetId: options.targetId, ref: options.ref, selector: options.selector, maxChars: options.maxChars ?? AGENT_SNAPSHOT_CHARS });
-        return text(fencedMarkdown(page.fence, `${page.title} — ${page.url}`, page.markdown, markdownNotes(page)));
+        // Its one note of clawd's, when it has one: the hidden text left out, said first.
+        return text(fencedAfterNotes(page.fence, `${page.title} — ${page.url}`, page.markdown, page.hidden ? 1 : 0));
       }
       const snapshot = await withProfile(api, { profile: _profile }).snapshot({ maxChars: AGENT_SNAPSHOT_CHARS, ...options });
       session.lastUrl.set(snapshot.targetId, snapshot.url);
       // The person's notes after the page's words, apart from them (api/person-words.ts).
-      return text([fencedOutline(snapshot.fence, `${snapshot.title} — ${snapshot.url}`, snapshot.text), snapshot.notes].filter(Boolean).join('\n'));
+      return text([fencedAfterNotes(snapshot.fence, `${snapshot.title} — ${snapshot.url}`, snapshot.text, snapshot.leadingNotes), snapshot.notes].filter(Boolean).join('\n'));
     },
   }),
   defineTool({

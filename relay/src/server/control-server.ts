@@ -301,7 +301,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
   bindChromeRoutes(routes, { chrome: new ChromeService(options.chrome), door, access: pickerAccess, controlOrigin });
   // ---- the browse runtime: a goal in, an answer out, against a configured model (browse/)
   bindBrowseRoutes(routes, { service, credentials, has: (id) => sessions.has(id), actionLog: options.actionLog, exportDir: options.exportDir });
-  bindTeachRoutes(routes, service);
+  bindTeachRoutes(routes, service, (request) => door.sessionOf(request));
   /** A one-time link into the dashboard, for `clawd-browser dashboard` (a token holder). */
   routes.json('POST /dashboard/link', ({ request }) => {
     const host = request.headers.host ?? `127.0.0.1:${port}`;

@@ -125,6 +125,11 @@ export class ControlService {
     return this.sessions.has(id);
   }
 
+  /** The tenant task session `id` was opened for, if any (whose routines its key saves: routines/routine-owners.ts). */
+  tenantOf(id: string): string | undefined {
+    return this.sessions.list().find((info) => info.id === id)?.tenant;
+  }
+
   /** browser_record's one call, in process (credential headers stay redacted: MCP is not the token's holder's door). */
   async record(profile: string | undefined, request: RecordRequest): Promise<RecordingAnswer> {
     const refusal = 'Credential headers are shown only over HTTP, to the token\'s holder';
@@ -314,7 +319,10 @@ export class ControlService {
       });
       if (options.diffMaxChars && result.url !== undefined && result.url === before) {
         const snapshot = await driver.snapshot({ targetId: result.targetId, format: 'ai', diff: true, maxChars: options.diffMaxChars }).catch(() => undefined);
-        if (snapshot?.format === 'ai') result.diff = snapshot.text;
+        if (snapshot?.format === 'ai') {
+          result.diff = snapshot.text;
+          if (snapshot.leadingNotes) result.diffLeadingNotes = snapshot.leadingNotes;
+        }
       }
       return withFence(result);
     });
@@ -407,7 +415,8 @@ export class ControlService {
       toolbox: service.toolbox.api(profile, signal),
       vision: service.vision.api(profile, signal),
       pageTools: service.pageTools.api(profile, signal),
-      teach: service.teaching.api(profile, signal),
+      // A session's key's routines are its own (its key's MCP is the locked API of its profile).
+      teach: service.teaching.api(profile, signal, options.locked && profile?.startsWith(SESSION_PROFILE_PREFIX) ? profile.slice(SESSION_PROFILE_PREFIX.length) : undefined),
       handoff: (request, wait = {}) =>
         service.handoffs.openAndWait(profile, validated(schemas.handoff, request, 'arguments'), service.handoffLink(), wait.signal ?? signal, wait.onWaiting),
       browse: (request, how = {}) => service.browseRunner(request, { profile, locked: options.locked ?? false }, { ...how, signal: how.signal ?? signal }),

@@ -130,9 +130,10 @@ export class TabPageTools {
     return chosen;
   }
 
+  /** The tools there are are not named: their names are the page's words, which an error carries outside any fence. */
   private gone(name: string): NotFoundError {
-    const offered = [...this.byFrame.values()].flatMap((tools) => [...tools.keys()]);
-    return new NotFoundError(`The page offers no tool ${JSON.stringify(name)} (now: ${offered.length ? offered.join(', ') : 'none'})`, { next: 'list-page-tools' });
+    const offered = [...this.byFrame.values()].reduce((sum, tools) => sum + tools.size, 0);
+    return new NotFoundError(`The page offers no tool ${JSON.stringify(name)}; it offers ${offered || 'none'}`, { next: 'list-page-tools' });
   }
 
   private async enable(): Promise<CDPSession> {
