@@ -9,8 +9,9 @@ import { actionable } from './actionability.js';
  *   a contenteditable): its value is replaced, as Playwright's `fill` does,
  *   or typed key by key with `slowly`. Then the value it shows is read: a
  *   page that takes only keys (a widget reading keydown, a date field given
- *   a date as it displays one, a mask) shows something else, and the text
- *   is typed again key by key, as a person would; the answer says so
+ *   a date as it displays one, a mask) kept nothing of it, and the text is
+ *   typed again key by key, as a person would (a page that took it and made
+ *   something of it, a format or a cut, is left as it is and says so); the answer says so
  *   (`retyped`), and what the field shows when that is still not the text
  *   (`shows`). When neither way changed anything, the agent is told the
  *   text did not arrive;
@@ -53,7 +54,11 @@ export async function typeText(page: Page, element: ElementHandle, ref: string, 
       },
     );
     const first = filled ? await shownValue(element) : before;
-    if (filled && landed(first, text, before, field)) return first !== text && !field.secret ? { shows: first } : {};
+    // Taken, as the text or as the page made it (a page that formats, cuts or transforms what it is given):
+    // typing it again key by key would only make the page transform it again. Only a field that kept
+    // nothing of it (a mask that takes keys alone, a widget that reset it) is typed again.
+    const took = first !== before && first !== '';
+    if (filled && (landed(first, text, before, field) || took)) return first !== text && !field.secret ? { shows: first } : {};
     await element.fill('', { timeout: ACTION_TIMEOUT_MS }).catch(() => {});
     // A date field's keys go to the part that has focus: a person clicks its first part (the month, or the day).
     if (field.dated) await element.click({ position: { x: 3, y: 6 }, timeout: ACTION_TIMEOUT_MS });
