@@ -7,7 +7,8 @@ import type { ProfileManager } from '../driver/profile-manager.js';
 import { applyServerLimits, LIMITS, SERVER_OPTIONS } from './limits.js';
 import { listen } from './listen.js';
 import { asHttpFailure, sendError, stackFrames } from './http-errors.js';
-import { guardFor, isLoopbackHost, requestUrl } from './request-guard.js';
+import { guardFor, isLoopbackHost } from './request-guard.js';
+import { parseQueryString } from './request-target.js';
 import type { FleetCarrier } from './fleet-carrier.js';
 import { ControlDoor } from './control-door.js';
 import { fleetAwareApi } from './fleet-api.js';
@@ -103,6 +104,8 @@ export async function startControlServer(options: ControlServerOptions): Promise
   const guard = { ...guardFor(options.token, options.host, [], options.hostNames), sessionKeys: (secret: string) => sessions.keyOwner(secret) };
   const app = express();
   app.disable('x-powered-by');
+  // One parser for the door and every route (request-target.ts): Node's querystring would keep 1,000 keys of a longer query.
+  app.set('query parser', parseQueryString);
   // The token, or the dashboard's session cookie (which stands for it); the login link needs neither.
   const dashboard = new DashboardAuth(() => port);
   const handoffAccess = new HandoffAccess(() => port);
@@ -182,14 +185,14 @@ export async function startControlServer(options: ControlServerOptions): Promise
   });
   // Every answer and error leaves without the secrets typed into its profile's browser (driver/secrets/browser-secrets.ts).
   const shown = (request: Request) => {
-    const profile = requestUrl(request)?.searchParams.get('profile') ?? undefined;
+    const { profile } = door.queryOf(request);
     return <T>(answer: T): T => manager.secretsOf(profile)?.redactDeep(answer) ?? answer;
   };
-  const routes = new RouteBinder(app, fleet.observe, shown);
+  const routes = new RouteBinder(app, (request) => door.queryOf(request), fleet.observe, shown);
   fleet.bind(routes);
 
   routes.media('POST /mcp', async ({ request }, response) => {
-    await (await mcpReady()).handle(request, response, request.body, door.sessionOf(request));
+    await (await mcpReady()).handle(request, response, request.body, door.sessionOf(request), door.queryOf(request).caps);
   }, { everyMethod: true });
   routes.json('GET /openapi.json', () => openApiDocument(PACKAGE_VERSION));
 

@@ -55,9 +55,8 @@ export class HandoffAccess {
   }
 
   /** The routes a hand-off's cookie opens: its page, its tab's live view and input, its answer. */
-  admits(scope: HandoffScope, method: string, url: URL): boolean {
+  admits(scope: HandoffScope, method: string, path: string): boolean {
     const under = handoffPath(scope.id);
-    const path = url.pathname;
     if (method === 'GET') return path === `${under}page` || path === `${under}screencast`;
     if (method === 'POST') return path === `${under}input` || path === `${under}answer`;
     return false;

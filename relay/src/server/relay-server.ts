@@ -24,7 +24,8 @@ import { listen } from './listen.js';
 import { type Dispatch, EndOfTurnFlush } from './relay-dispatch.js';
 import { RelayFiles } from './relay-files.js';
 import { RelayHttpRoutes } from './relay-http.js';
-import { checkHostAndOrigin, checkRequest, type GuardOptions, type GuardResult, guardFor, redactUrl, refusal, requestUrl } from './request-guard.js';
+import { checkHostAndOrigin, checkRequest, type GuardOptions, type GuardResult, guardFor, redactUrl, refusal } from './request-guard.js';
+import { admitTarget, RELAY_QUERY_NAMES } from './request-target.js';
 import { FleetCarrier, sessionOfProfile } from './fleet-carrier.js';
 import { SESSION_PROFILE_PREFIX } from '../api/limits.js';
 
@@ -211,8 +212,12 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
   expiryTimer.unref();
 
   const server: Server = createServer(SERVER_OPTIONS, (request, response) => {
-    const forChrome = requestUrl(request)?.searchParams.get('profile') === CHROME_PROFILE;
-    (forChrome ? chrome.handleHttp(request, response) : routes.handle(request, response)).catch((error: unknown) => {
+    const answer = async () => {
+      // One reading of the target for the door and what it serves (request-target.ts): a 400 when it cannot be read whole.
+      const forChrome = admitTarget(request, RELAY_QUERY_NAMES).query.one('profile') === CHROME_PROFILE;
+      await (forChrome ? chrome.handleHttp(request, response) : routes.handle(request, response));
+    };
+    answer().catch((error: unknown) => {
       const failure = asHttpFailure(error);
       // The URL may carry the token (?token=): never log it as sent.
       if (failure.unexpected) log.error(`HTTP ${request.method} ${redactUrl(request.url)}: ${failure.error.message}\n${stackFrames(error)}`);
@@ -231,8 +236,13 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
   });
 
   function routeUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
-    const path = requestUrl(request)?.pathname;
-    if (path === undefined) return refuseUpgrade(socket, new BadRequestError('The request target is not a URL'));
+    let target: ReturnType<typeof admitTarget>;
+    try {
+      target = admitTarget(request, RELAY_QUERY_NAMES);
+    } catch (error) {
+      return refuseUpgrade(socket, asHttpFailure(error).error);
+    }
+    const { path, query } = target;
     if (path === '/extension') {
       // The extension proves the extension key inside the connection (not the
       // client token, which it does not hold), and only from its own origin.
@@ -245,7 +255,7 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     const verdict = checkRequest(request, guard);
     if (!verdict.ok && verdict.status !== 401) return refuseUpgrade(socket, refusal(verdict));
     if (path !== '/cdp' && !path.startsWith('/devtools/browser')) return refuseUpgrade(socket, verdict.ok ? new NotFoundError(`No WebSocket endpoint at ${path}`) : refusal(verdict));
-    const profile = requestUrl(request)?.searchParams.get('profile');
+    const profile = query.one('profile');
     // A session another server of the fleet holds: its key may be one only the store knows.
     const fleet = profileHandler?.fleet;
     const session = sessionOfProfile(profile);
@@ -253,8 +263,8 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     if (fleet && session !== undefined && !(verdict.ok && verdict.driver) && !fleet.holds(session) && !FleetCarrier.wasCarried(request))
       return void throughFleet(fleet.carrier, request, socket, head, session, verdict).catch((error: unknown) => refuseUpgrade(socket, asHttpFailure(error).error));
     if (!verdict.ok) return refuseUpgrade(socket, refusal(verdict));
-    const group = requestUrl(request)?.searchParams.get('group');
-    if (group !== null && group !== undefined && (!GROUP_NAME.test(group) || (profile && profile !== 'extension')))
+    const group = query.one('group');
+    if (group !== undefined && (!GROUP_NAME.test(group) || (profile && profile !== 'extension')))
       return refuseUpgrade(socket, new BadRequestError(`group=${JSON.stringify(group)}: a tab group of the extension profile is named by 1 to 40 letters, digits, '.', '_' or '-' (its Chrome group is titled "clawd:<name>")`));
     if (profile === CHROME_PROFILE) return acceptChromeClient(request, socket, head, verdict);
     if (profile && profile !== 'extension') return void acceptProfileClient(request, socket, head, profile, verdict);
