@@ -304,7 +304,6 @@ export class ControlService {
       const result: ActionResult = await driver.act(action, bounded, {
         open,
         onTyped: (typed) => this.sessions.secretsTyped(driver.profile.name, typed),
-        readersBesides: () => this.sessions.cdpReaders(driver.profile.name),
       });
       if (options.diffMaxChars && result.url !== undefined && result.url === before) {
         const snapshot = await driver.snapshot({ targetId: result.targetId, format: 'ai', diff: true, maxChars: options.diffMaxChars }).catch(() => undefined);
