@@ -14,8 +14,10 @@ import { type ControlEnv, startControlEnv } from './control-env.js';
 /**
  * A consequential act waits for a yes (spec §20), on real Chromium: a
  * checkout whose Pay button, clicked by ref, sends nothing until the person
- * (Playwright driving the hand-off page, as a person would) says yes; a no,
- * or nobody to ask, is a 409 naming the rule and the site receives nothing.
+ * (Playwright driving the hand-off page in the operator's console, as a
+ * person would) says yes; a no, or nobody to ask, is a 409 naming the rule
+ * and the site receives nothing. The agent never says its own yes: it gets
+ * no link, and its token, key or live-view input are refused a yes.
  * On a task session (its own key), the managed profile through a real MCP
  * client, and the person's shared tab. The token's holder may pre-approve a
  * rule for one session, the session's key never can; a form sent to a
@@ -79,11 +81,13 @@ async function atCheckout(client: BrowserClient, targetId?: string): Promise<{ t
   return { targetId: id, text: (snapshot as { text: string }).text };
 }
 
-/** The person opens the link and answers on the hand-off page; what the page showed them comes back. */
-async function answer(link: string, verdict: 'yes' | 'no'): Promise<{ heading: string; act: string; outlined: boolean }> {
+/** The person, logged in to the operator's console, answers on the hand-off's page there; what the page showed them comes back. */
+async function answer(handoff: string, verdict: 'yes' | 'no'): Promise<{ heading: string; act: string; outlined: boolean }> {
   const context = await person.newContext();
   const page = await context.newPage();
-  await page.goto(link);
+  await page.goto((await env.client('clawd').dashboardLink()).url);
+  await page.waitForURL(/\/console\/[^/]+\/$/);
+  await page.goto(`${page.url()}handoff/${handoff}/page`);
   const shown = { heading: await page.locator('h1').innerText(), act: await page.locator('#act').innerText(), outlined: await page.locator('#target').isVisible() };
   await page.getByRole('button', { name: verdict === 'yes' ? 'Yes, do it' : 'No' }).click();
   await page.locator('#outcome').filter({ hasText: 'Thank you' }).waitFor();
@@ -121,11 +125,12 @@ describe('a checkout\'s Pay button, clicked by ref', () => {
     const waiting = new Promise<Confirmation>((resolve) => (asked = resolve));
     const paying = agent.act({ kind: 'click', ref: refOf(text, /button "Pay €42"/), targetId }, { person: true, onConfirmation: asked });
     const confirmation = await waiting;
-    expect(confirmation).toMatchObject({ rule: 'payments', act: 'click button "Pay €42"', state: 'waiting', link: expect.stringMatching(/\/handoff\/[0-9a-f]+\/open\?code=/) });
+    expect(confirmation).toMatchObject({ rule: 'payments', act: 'click button "Pay €42"', state: 'waiting', askedIn: ['console'] });
+    expect(confirmation).not.toHaveProperty('link');
     // Nothing yet: the page has not been touched.
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(received).toEqual([]);
-    const shown = await answer(confirmation.link!, 'yes');
+    const shown = await answer(confirmation.id, 'yes');
     expect(shown).toEqual({ heading: 'The agent asks for your yes', act: expect.stringContaining('The agent would click button "Pay €42"'), outlined: true });
     const paid = await paying;
     expect(paid).toMatchObject({ kind: 'click', url: `${site.url}/pay`, title: 'Paid', confirmed: { rule: 'payments', by: 'person', handoff: confirmation.id } });
@@ -135,13 +140,54 @@ describe('a checkout\'s Pay button, clicked by ref', () => {
     await env.client('clawd').closeSession(id);
   });
 
+  it("a session's key cannot say its own yes: no link comes to it, and nothing it holds says yes or clicks past the rule", async () => {
+    const { id, agent } = await sessionAgent();
+    const key = (agent as unknown as { options: { token: string } }).options.token;
+    const keyed = (path: string, init: RequestInit = {}) => fetch(`${base()}${path}`, { ...init, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...init.headers } });
+    const { targetId, text } = await atCheckout(agent);
+    // The attack: ask with ?person=true, open the answer's link itself (it needs no credential), say done.
+    const asked = await keyed('/act?person=true', { method: 'POST', body: JSON.stringify({ kind: 'click', ref: refOf(text, /button "Pay €42"/), targetId }) });
+    expect(asked.status).toBe(200);
+    const { confirmation } = (await asked.json()) as { confirmation: Confirmation & { link?: string } };
+    expect(confirmation).toMatchObject({ rule: 'payments', state: 'waiting', askedIn: ['console'] });
+    expect(confirmation.link).toBeUndefined();
+    expect(JSON.stringify(await agent.handoffState(confirmation.id, 0))).not.toMatch(/\/open\?code=/);
+    // Nothing it holds says yes: its key, the token, a hand-off link of its own (for another hand-off), a code it guesses.
+    expect((await keyed(`/handoff/${confirmation.id}/answer`, { method: 'POST', body: JSON.stringify({ verdict: 'done' }) })).status).toBe(403);
+    const byToken = await env.raw(`/handoff/${confirmation.id}/answer`, { method: 'POST', body: JSON.stringify({ verdict: 'done' }) });
+    expect(byToken.status).toBe(403);
+    expect((await byToken.json()).error.message).toMatch(/^A yes to an act a confirm rule names \(payments\) is a person's: it is said in the operator's console/);
+    const own = await agent.openHandoff({ reason: 'Log in for me', targetId });
+    const opened = await fetch(own.link!, { redirect: 'manual' });
+    const cookie = opened.headers.get('set-cookie')!.split(';')[0];
+    expect((await fetch(`${base()}/handoff/${confirmation.id}/answer`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ verdict: 'done' }) })).status).toBe(401);
+    expect((await fetch(`${base()}/handoff/${confirmation.id}/open?code=${'0'.repeat(32)}`)).status).toBe(403);
+    // Nor does it click Pay itself through a live view: its own, or its hand-off's (the input of a link it was handed).
+    const box = await (await env.server.manager.driver(`session-${id}`).page(targetId)).locator('button', { hasText: 'Pay' }).boundingBox();
+    const viewport = await (await env.server.manager.driver(`session-${id}`).page(targetId)).evaluate(() => ({ width: innerWidth, height: innerHeight }));
+    const click = JSON.stringify({ targetId, type: 'click', x: (box!.x + box!.width / 2) / viewport.width, y: (box!.y + box!.height / 2) / viewport.height });
+    const viaView = await keyed('/screencast/input', { method: 'POST', body: click });
+    expect(viaView.status).toBe(409);
+    expect((await viaView.json()).error.message).toMatch(/confirm rule payments.*input an agent sends through the live view is the agent's own act, not a person's yes/);
+    const viaHandoff = await fetch(`${base()}/handoff/${own.id}/input`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ type: 'click', x: (box!.x + box!.width / 2) / viewport.width, y: (box!.y + box!.height / 2) / viewport.height }) });
+    expect(viaHandoff.status).toBe(409);
+    await agent.cancelHandoff(own.id);
+    expect(received).toEqual([]);
+    expect((await agent.handoffState(confirmation.id, 0)).state).toBe('waiting');
+    // The person's yes, in the console, is the one that runs it.
+    await answer(confirmation.id, 'yes');
+    expect(await agent.handoffState(confirmation.id, 30)).toMatchObject({ state: 'done', act: { title: 'Paid', confirmed: { by: 'person' } } });
+    expect(received).toEqual(['/pay holder=Ada']);
+    await env.client('clawd').closeSession(id);
+  });
+
   it("the person's no: a 409 saying so, and nothing is sent", async () => {
     const { id, agent } = await sessionAgent();
     const { targetId, text } = await atCheckout(agent);
     let asked!: (confirmation: Confirmation) => void;
     const waiting = new Promise<Confirmation>((resolve) => (asked = resolve));
     const paying = rejection(agent.act({ kind: 'click', ref: refOf(text, /button "Pay €42"/), targetId }, { person: true, onConfirmation: asked }));
-    await answer((await waiting).link!, 'no');
+    await answer((await waiting).id, 'no');
     const refused = await paying;
     expect(refused).toBeInstanceOf(ConflictError);
     expect(refused.message).toMatch(/confirm rule payments.*and the person said no/);
@@ -159,7 +205,7 @@ describe('a checkout\'s Pay button, clicked by ref', () => {
     expect(held.confirmation).toMatchObject({ rule: 'payments', state: 'waiting' });
     expect(held.fence).toMatch(/^\d{3,}$/);
     expect(received).toEqual([]);
-    await answer(held.confirmation.link!, 'yes');
+    await answer(held.confirmation.id, 'yes');
     const ended = await agent.handoffState(held.confirmation.id, 30);
     expect(ended).toMatchObject({ state: 'done', confirm: { rule: 'payments' }, act: { kind: 'click', title: 'Paid', confirmed: { by: 'person' } } });
     expect(received).toEqual(['/pay holder=Ada']);
@@ -232,7 +278,7 @@ describe('a tool the page offers and marks consequential (WebMCP)', () => {
     const confirmation = await waiting;
     expect(confirmation).toMatchObject({ rule: 'page-tools', act: 'call the page\'s tool "pay"' });
     expect(await paid()).toBe(before);
-    await answer(confirmation.link!, 'yes');
+    await answer(confirmation.id, 'yes');
     expect(await paying).toMatchObject({ tool: 'pay', status: 'Completed', confirmed: { rule: 'page-tools', by: 'person' } });
     expect(await paid()).toBe('paid');
     await client.closeTab(tab.targetId);
@@ -240,7 +286,7 @@ describe('a tool the page offers and marks consequential (WebMCP)', () => {
 });
 
 describe('where a person is reachable', () => {
-  it('through a real MCP client with the handoff group: browser_act waits, the progress carries the link, the yes runs it', async () => {
+  it('through a real MCP client with the handoff group: browser_act waits, the progress says where the person is asked, their yes runs it', async () => {
     const mcp = new Client({ name: 'confirm-agent', version: '1' });
     await mcp.connect(new StreamableHTTPClientTransport(new URL(`${base()}/mcp?caps=handoff`), { requestInit: { headers: { authorization: `Bearer ${env.server.token}` } } }));
     try {
@@ -252,9 +298,10 @@ describe('where a person is reachable', () => {
         timeout: 60_000,
       });
       await waitFor(async () => progress.length > 0, { message: 'no progress notification came' });
-      expect(progress[0]).toMatch(/^Waiting for a person's yes \(rule payments\): http\S+\/open\?code=/);
+      expect(progress[0]).toBe("Waiting for a person's yes (rule payments): asked in the operator's console (clawd-browser dashboard).");
       expect(received).toEqual([]);
-      await answer(/(http\S+\/open\?code=\S+)/.exec(progress[0])![1], 'yes');
+      const [waiting] = (await client.handoffs()).handoffs.filter((handoff) => handoff.profile === 'clawd' && handoff.targetId === targetId && handoff.confirm?.rule === 'payments');
+      await answer(waiting.id, 'yes');
       const result = (await calling) as { content: Array<{ text: string }>; isError?: boolean };
       const said = result.content.map((part) => part.text).join('\n');
       expect(result.isError, said).toBeFalsy();
@@ -273,8 +320,11 @@ describe('where a person is reachable', () => {
     const waiting = new Promise<Confirmation>((resolve) => (asked = resolve));
     const paying = user.act({ kind: 'click', ref: refOf(text, /button "Pay €42"/), targetId }, { onConfirmation: asked });
     const confirmation = await waiting;
+    // Their Chrome is asked (a notification with a link of its own), and the console too; the agent gets no link.
+    expect(confirmation).toMatchObject({ askedIn: ['console', 'extension'] });
+    expect(confirmation).not.toHaveProperty('link');
     expect(received).toEqual([]);
-    await answer(confirmation.link!, 'yes');
+    await answer(confirmation.id, 'yes');
     expect(await paying).toMatchObject({ title: 'Paid', confirmed: { by: 'person' } });
     expect(received).toEqual(['/pay holder=Ada']);
     await user.navigate(env.fixtures.url('index.html?user=1'), targetId);

@@ -455,9 +455,9 @@ export class ProfileDriver {
   }
 
   /** `POST /screencast/input`: a person's click, scroll or keys from the live view, sent to the tab as input events. */
-  async viewInput(input: z.output<typeof schemas.viewInput>): Promise<{ targetId: string; kind: string; url: string }> {
+  async viewInput(input: z.output<typeof schemas.viewInput>, beforePress?: (tab: DriverTab, at: { x: number; y: number } | 'focused' | 'focused-space') => Promise<void>): Promise<{ targetId: string; kind: string; url: string }> {
     const tab = await this.tab(input.targetId);
-    await sendViewInput(tab, input);
+    await sendViewInput(tab, input, beforePress && ((at) => beforePress(tab, at)));
     return { targetId: await tab.targetId(), kind: input.type, url: tab.page.url() };
   }
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { PageTool, PageToolCall } from '../api/page-tools-responses.js';
-import { defineTool, Profile, TargetId, text, withProfile } from './tools.js';
+import { defineTool, Profile, TargetId, text, waitingForYes, withProfile } from './tools.js';
 import { fenced } from '../api/page-content.js';
 
 /**
@@ -60,10 +60,10 @@ export const PAGE_TOOL = defineTool({
       const { tools, url, unavailable, fence } = await browser.pageTools.list({ targetId });
       return text(tools.length ? fenced(fence, tools.map(pageToolLine)) : (unavailable ?? `The page at ${url} offers no tools.`));
     }
-    // A tool the page marks consequential may wait for a person's yes (confirm rules): the progress carries their link.
+    // A tool the page marks consequential may wait for a person's yes (confirm rules): the progress says where they are asked.
     const answered = await browser.pageTools.call(
       { targetId, name, input: input ?? {}, frameId },
-      { person: session.askPerson === true, onConfirmation: (asked) => void call.progress(`Waiting for a person's yes (rule ${asked.rule})${asked.link ? `: ${asked.link}` : ''} (also in the operator's console).`) },
+      { person: session.askPerson === true, onConfirmation: (asked) => void call.progress(waitingForYes(asked)) },
     );
     return text(pageToolAnswer(answered));
   },

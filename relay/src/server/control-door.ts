@@ -31,6 +31,8 @@ export class ControlDoor {
   private readonly pickers = new WeakSet<Request>();
   /** The profile a session's key means, for a request of its that names none. */
   private readonly meant = new WeakMap<Request, string>();
+  /** Requests a person makes: in the console (its login), or with a hand-off cookie from a link that went to a person's channel. */
+  private readonly persons = new WeakSet<Request>();
 
   constructor(
     private readonly deps: {
@@ -64,6 +66,16 @@ export class ControlDoor {
   /** Only the token's holder sees credential headers and cookie values. */
   isTokenHolder(request: Request): boolean {
     return this.tokenHolders.has(request);
+  }
+
+  /**
+   * Made by a person with a credential no agent holds: the console's login, or a hand-off cookie
+   * from a link that went to the person's own Chrome or the webhook's channel. Their input is a
+   * person's and their yes says yes; the token's, a session key's, or a cookie from a link handed to
+   * an agent, is an agent's (service/handoff-service.ts).
+   */
+  isPerson(request: Request): boolean {
+    return this.persons.has(request);
   }
 
   /** Made by the person in the tab picker their Chrome holds the cookie of: the only one who lends tabs. */
@@ -108,6 +120,7 @@ export class ControlDoor {
         // The doors that need no credential take none: a cookie is judged only where it is what lets a request in.
         const refused = checkHostAndOrigin(request, guard) ?? (open ? undefined : checkCookieFetch(request));
         if (refused && !refused.ok) return sendError(response, refusal(refused));
+        if (consoleRoute !== undefined) this.persons.add(request);
         // The console's person holds the token's rights here; a session another server holds is carried there with the token.
         if (carry && consoleRoute !== undefined)
           return void this.throughFleet(carry, request, response, { ok: true, tokenVia: 'header' }, { token }).then(
@@ -121,6 +134,7 @@ export class ControlDoor {
       if (handoff) {
         const refused = checkHostAndOrigin(request, guard) ?? checkCookieFetch(request);
         if (refused && !refused.ok) return sendError(response, refusal(refused));
+        if (handoff.to === 'person') this.persons.add(request);
         return next();
       }
       // Carried here for a session this server is taking over: answered once it holds it (its key known here by then).
@@ -140,8 +154,9 @@ export class ControlDoor {
   private admit(request: Request, response: Response, next: NextFunction, verdict: GuardResult): void {
     if (!verdict.ok) return sendError(response, refusal(verdict));
     if (verdict.session === undefined) {
-      // Carried for another server's console: the console's rights, not the token holder's.
+      // Carried for another server's console: the console's rights (and person), not the token holder's.
       if (request.headers[CONSOLE_HEADER] !== 'console') this.tokenHolders.add(request);
+      else this.persons.add(request);
       return next();
     }
     // A task session's key: its own session's routes only (session-scope.ts).

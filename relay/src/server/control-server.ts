@@ -149,7 +149,8 @@ export async function startControlServer(options: ControlServerOptions): Promise
   const recordings = new RecordingService(manager, recordingHome, PACKAGE_VERSION);
   const films = new FilmService(manager, recordingHome);
   sessions.filmWith(films.sessionFilms());
-  const handoffLink = (host = `127.0.0.1:${port}`) => (handoff: HandoffScope) => `http://${host}/handoff/${handoff.id}/open?code=${handoffAccess.newCode(handoff)}`;
+  const handoffLink = (host = `127.0.0.1:${port}`) => ({ id, profile, targetId }: Omit<HandoffScope, 'to'>, to: HandoffScope['to']) =>
+    `http://${host}/handoff/${id}/open?code=${handoffAccess.newCode({ id, profile, targetId, to })}`;
   const { webhookKey } = options.credentials;
   const handoffWebhook = () => {
     const hook = manager.registry.config().handoffWebhook;
@@ -296,8 +297,12 @@ export async function startControlServer(options: ControlServerOptions): Promise
     response.set('cache-control', 'no-store').type('image/jpeg').send(jpeg);
   });
   /** A person's input through the live view: logged as the person's. */
-  routes.json('POST /screencast/input', ({ query, body, signal }) => service.viewInput(query.profile, body, signal));
-  bindHandoffRoutes(routes, service, handoffAccess);
+  // The console's person's input; the token's or a session key's is the agent's, held to the confirm rules.
+  routes.json('POST /screencast/input', ({ query, body, signal, request }) => {
+    const by = door.isPerson(request) ? ('person' as const) : ('agent' as const);
+    return service.viewInput(query.profile, body, signal, { by, actor: by });
+  });
+  bindHandoffRoutes(routes, service, handoffAccess, (request) => door.isPerson(request));
   // ---- your own Chrome, attached through its remote-debugging consent: the picker is the person's
   // The person's Chrome runs on this machine: it reaches this server on loopback (or the address it is bound to).
   const controlOrigin = () => `http://${urlHost(options.host === '0.0.0.0' || options.host === '::' ? '127.0.0.1' : options.host)}:${port}`;
