@@ -42,6 +42,32 @@ const CHECKOUT = `<!doctype html><title>Checkout</title>
 <form method="post" action="/notes"><label>Note <input name="note"></label><button>Continue</button></form>
 <a href="/setup.exe">Get the installer</a>`;
 
+/**
+ * A bank's page that offers agents its forms as tools (WebMCP's declarative
+ * `<form toolname>`, sent when called), and a script's tool that fetches an
+ * installer: the same forms and link a click would be judged on.
+ */
+const BANK = `<!doctype html><title>Bank</title>
+<h1>Bank</h1>
+<form toolname="transfer_form" tooldescription="Transfer money to an account" toolautosubmit method="post" action="/transfer">
+  <label>IBAN <input name="iban" toolparamdescription="the account to pay" required></label>
+  <button>Transfer</button>
+</form>
+<form toolname="send_form" tooldescription="Send a message to the bank" toolautosubmit method="post" action="/message">
+  <label>Message <input name="action" toolparamdescription="what to say" required></label>
+  <button>Send</button>
+</form>
+<form toolname="find_branch" tooldescription="Find a branch near a town" toolautosubmit action="/branches">
+  <label>Town <input name="town" toolparamdescription="the town" required></label>
+  <button>Find</button>
+</form>
+<script>
+  document.modelContext.registerTool({
+    name: 'get_installer', description: 'Download the banking app', inputSchema: { type: 'object', properties: {} },
+    async execute() { const a = document.createElement('a'); a.href = '/setup.exe'; document.body.append(a); a.click(); return { content: [{ type: 'text', text: 'started' }] }; },
+  });
+</script>`;
+
 beforeAll(async () => {
   env = await startControlEnv();
   person = await chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox'] });
@@ -55,6 +81,8 @@ beforeAll(async () => {
       });
       return;
     }
+    if (url.pathname === '/bank') return void response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(BANK);
+    if (url.pathname === '/branches') return void response.writeHead(200, { 'content-type': 'text/html' }).end(`<title>Branches</title><p>branches in ${url.searchParams.get('town')}</p>`);
     if (url.pathname === '/setup.exe') return void response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename="setup.exe"' }).end('MZ not really a program');
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(CHECKOUT);
   });
@@ -282,6 +310,56 @@ describe('a tool the page offers and marks consequential (WebMCP)', () => {
     expect(await paying).toMatchObject({ tool: 'pay', status: 'Completed', confirmed: { rule: 'page-tools', by: 'person' } });
     expect(await paid()).toBe('paid');
     await client.closeTab(tab.targetId);
+  });
+});
+
+describe('a page tool, judged by every rule an act is', () => {
+  it("a form's tool waits for the yes a click on its button would: by the button, by the form's action; a download it starts is held", async () => {
+    const path = join(env.home, 'config.json');
+    const config = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+    const { id, agent } = await sessionAgent();
+    try {
+      const { targetId } = await agent.openTab(`${site.url}/bank`);
+      await waitFor(async () => (await agent.pageTools.list({ targetId })).tools.length === 4, { message: 'the bank never offered its tools' });
+      // A click on Transfer is a 409 (the default payments rule)…
+      const text = (await agent.snapshot({ targetId })).text;
+      expect(await rejection(agent.click(refOf(text, /button "Transfer"/), { targetId }))).toBeInstanceOf(ConflictError);
+      // …and so is the tool that sends the same form with the same button.
+      const refused = await rejection(agent.pageTools.call({ targetId, name: 'transfer_form', input: { iban: 'ATTACKER-IBAN-666' } }));
+      expect(refused).toBeInstanceOf(ConflictError);
+      expect(refused.message).toMatch(/^Not done: to call the page's tool "transfer_form", which sends its form with button "Transfer" needs a person's yes \(confirm rule payments: /);
+      expect(received).toEqual([]);
+      // A form no rule names is sent at once.
+      expect(await agent.pageTools.call({ targetId, name: 'find_branch', input: { town: 'Graz' } })).toMatchObject({ status: 'Completed', navigated: true, url: `${site.url}/branches?town=Graz` });
+      await agent.navigate(`${site.url}/bank`, targetId);
+      await waitFor(async () => (await agent.pageTools.list({ targetId })).tools.length === 4, { message: 'the bank never offered its tools again' });
+
+      // With a rule naming the bank's domain: a form's tool sending there waits, whatever its button says (a field named "action" hides nothing).
+      writeFileSync(path, JSON.stringify({ ...config, confirm: { rules: [{ name: 'bank', formTo: ['127.0.0.1'] }, { name: 'executables', download: ['exe'] }] } }));
+      const byForm = await rejection(agent.pageTools.call({ targetId, name: 'send_form', input: { action: 'hello' } }));
+      expect(byForm.message).toMatch(/^Not done: to call the page's tool "send_form", sending a form to 127\.0\.0\.1:\d+ needs a person's yes \(confirm rule bank: a form sent to 127\.0\.0\.1\)/);
+      expect(received).toEqual([]);
+      // A download a script's tool starts is held by the download rule, and with nobody to ask not kept.
+      expect(await agent.pageTools.call({ targetId, name: 'get_installer', input: {} })).toMatchObject({ status: 'Completed' });
+      await waitFor(async () => (await agent.downloads()).downloads.some((download) => download.state === 'failed'), { message: 'the download was never decided' });
+      expect((await agent.downloads()).downloads[0]).toMatchObject({ state: 'failed', error: expect.stringMatching(/^not kept: confirm rule executables /) });
+      writeFileSync(path, JSON.stringify(config));
+
+      // With a person at hand, the form goes once they say yes in the console.
+      let asked!: (confirmation: Confirmation) => void;
+      const waiting = new Promise<Confirmation>((resolve) => (asked = resolve));
+      const paying = agent.pageTools.call({ targetId, name: 'transfer_form', input: { iban: 'DE00-OWN' } }, { person: true, onConfirmation: asked });
+      const confirmation = await waiting;
+      expect(confirmation).toMatchObject({ rule: 'payments', act: 'call the page\'s tool "transfer_form", which sends its form with button "Transfer"' });
+      expect(received).toEqual([]);
+      await answer(confirmation.id, 'yes');
+      expect(await paying).toMatchObject({ tool: 'transfer_form', status: 'Completed', confirmed: { rule: 'payments', by: 'person' } });
+      await waitFor(() => received.length > 0, { message: 'the form never reached the bank' });
+      expect(received).toEqual(['/transfer iban=DE00-OWN']);
+    } finally {
+      writeFileSync(path, JSON.stringify(config));
+      await env.client('clawd').closeSession(id);
+    }
   });
 });
 

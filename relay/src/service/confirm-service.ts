@@ -5,7 +5,7 @@ import type { ActionResult } from '../api/responses.js';
 import type { HandoffAnswer } from '../api/session-responses.js';
 import type { schemas } from '../api/schemas.js';
 import { ClawdError, ConflictError, NotFoundError } from '../errors.js';
-import { type ConfirmRule, type Consequence, describeRule, matchDownload, matchPageTool } from '../runtime/consequential-acts.js';
+import { type ConfirmRule, type Consequence, describeRule, matchDownload } from '../runtime/consequential-acts.js';
 import type { AuditTrail } from '../vault/audit-log.js';
 import { withFence } from '../api/page-content.js';
 import type { ControlService, PerformOptions } from './control-service.js';
@@ -78,12 +78,9 @@ export class ConfirmService {
     return this.confirm(profile, action.targetId, found.consequence, found.viewport, (bounded) => this.control.perform(profile, action, bounded, { diffMaxChars: options.diffMaxChars, secrets: options.secrets }), signal, options, (confirmation, targetId) => ({ targetId, kind: action.kind, confirmation }));
   }
 
-  /** A call of a tool the page offers (WebMCP) that the page marks consequential: asked as an act is, when a rule says so. */
-  async pageTool<T extends object>(profile: string | undefined, tool: { name: string; targetId?: string; annotations?: { consequential?: boolean } }, run: (signal?: AbortSignal) => Promise<T>, signal: AbortSignal | undefined, options: ActOptions & { wait?: boolean }, waiting: (confirmation: Confirmation, targetId: string) => T): Promise<T & { confirmed?: Confirmed }> {
-    const rule = tool.annotations && matchPageTool(this.rules(), tool.annotations);
-    if (!rule) return run(signal);
-    const consequence: Consequence = { rule: rule.name, act: `call the page's tool ${JSON.stringify(clipped(tool.name))}` };
-    return this.confirm(profile, tool.targetId, consequence, undefined, run, signal, options, waiting);
+  /** A call of a tool the page offers (WebMCP) that a rule names (driver/page-tools/tool-consequence.ts): asked as an act is. */
+  async pageTool<T extends object>(profile: string | undefined, targetId: string | undefined, consequence: Consequence, run: (signal?: AbortSignal) => Promise<T>, signal: AbortSignal | undefined, options: ActOptions & { wait?: boolean }, waiting: (confirmation: Confirmation, targetId: string) => T): Promise<T & { confirmed?: Confirmed }> {
+    return this.confirm(profile, targetId, consequence, undefined, run, signal, options, waiting);
   }
 
   /**

@@ -4,6 +4,8 @@ import { BadRequestError, NotFoundError, TimeoutError, UnavailableError } from '
 import type { PageTool, PageToolOutcome } from '../../api/page-tools-responses.js';
 import type { DriverTab } from '../driver-tab.js';
 import { checkToolInput } from './tool-input.js';
+import type { ConfirmRule, Consequence } from '../../runtime/consequential-acts.js';
+import { toolConsequence } from './tool-consequence.js';
 
 /**
  * The tools a tab's page offers agents (WebMCP, spec §21): registered by its
@@ -33,6 +35,8 @@ interface Invocation {
 export class TabPageTools {
   /** By frame id, then by name: a page may give two frames tools of one name. */
   private readonly byFrame = new Map<string, Map<string, PageTool>>();
+  /** The form that declares a tool (its backend node), by the tool as it is registered now. */
+  private readonly forms = new WeakMap<PageTool, number>();
   private readonly invocations = new Map<string, Invocation>();
   private enabling: Promise<CDPSession> | undefined;
   private unavailable: string | undefined;
@@ -115,6 +119,13 @@ export class TabPageTools {
     }
   }
 
+  /** What calling `name` would set off that a confirm rule names (tool-consequence.ts); a 404 for a tool the page does not offer. */
+  async consequenceOf(name: string, frameId: string | undefined, rules: ConfirmRule[]): Promise<Consequence | undefined> {
+    const session = await this.enabled();
+    const tool = this.find(name, frameId);
+    return toolConsequence(session, tool, this.forms.get(tool), rules);
+  }
+
   /** The tool a call means: by name, in the frame named or the one frame that offers it. */
   private find(name: string, frameId: string | undefined): PageTool {
     const offering = [...this.byFrame.values()].map((tools) => tools.get(name)).filter((tool) => tool !== undefined);
@@ -133,7 +144,11 @@ export class TabPageTools {
   private async enable(): Promise<CDPSession> {
     const session = await this.tab.cdp();
     session.on('WebMCP.toolsAdded', ({ tools }: Protocol.WebMCP.ToolsAddedEvent) => {
-      for (const tool of tools) this.framesTools(tool.frameId).set(tool.name, describeTool(tool));
+      for (const tool of tools) {
+        const described = describeTool(tool);
+        if (tool.backendNodeId !== undefined) this.forms.set(described, tool.backendNodeId);
+        this.framesTools(tool.frameId).set(tool.name, described);
+      }
     });
     session.on('WebMCP.toolsRemoved', ({ tools }: Protocol.WebMCP.ToolsRemovedEvent) => {
       for (const tool of tools) this.byFrame.get(tool.frameId)?.delete(tool.name);
