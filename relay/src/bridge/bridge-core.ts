@@ -8,6 +8,7 @@ import { type Client, type DebuggerSession, type Session, SessionTable } from '.
 import { releaseDomains } from './domain-gate.js';
 import { ExtensionLink, type ExtensionLinkOptions } from './extension-link.js';
 import { OutboundQueue } from './outbound.js';
+import { OwnOrigins } from './own-origins.js';
 import { type SharedTabRecord, TabRegistry } from './tab-registry.js';
 
 /** Work to do when Chrome answers a forwarded or internal command. */
@@ -55,6 +56,8 @@ export class BridgeCore {
   readonly sessions = new SessionTable();
   readonly out = new OutboundQueue();
   readonly link: ExtensionLink<PendingWork>;
+  /** This server's own origins, out of every shared tab's reach (own-origins.ts). */
+  readonly ownOrigins: OwnOrigins;
 
   constructor(
     linkOptions: ExtensionLinkOptions,
@@ -63,6 +66,7 @@ export class BridgeCore {
     private readonly ownPorts: () => readonly number[],
   ) {
     this.link = new ExtensionLink<PendingWork>(linkOptions, this.out, (work) => (work.kind === 'internal' ? undefined : work.session.client));
+    this.ownOrigins = new OwnOrigins(this, ownPorts);
   }
 
   /** A chrome.debugger command on a tab's own session, or on a child's. */
@@ -91,7 +95,10 @@ export class BridgeCore {
       if (!this.tabs.get(target.tab.tabId)) continue;
       tabs.add(target.tab);
       if (target.kind === 'tab') continue;
+      // Its Fetch patterns go; the relay's own stay on (own-origins.ts), so Fetch is never disabled.
+      this.ownOrigins.released(target.tab, target.chromeSessionId, target.key);
       for (const domain of releaseDomains(target)) {
+        if (domain === 'Fetch') continue;
         const followup: Followup | undefined = domain === 'Runtime' ? { kind: 'runtimeDisabled', chromeSessionId: target.chromeSessionId } : undefined;
         this.sendInternal(target.tab, `${domain}.disable`, {}, target.chromeSessionId || undefined, followup);
       }

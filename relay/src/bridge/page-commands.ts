@@ -50,9 +50,18 @@ export function runPageCommand(
   }
   const domain = domainOf(method);
   const action = method.slice(domain.length + 1);
+  if (method === 'Fetch.continueRequest') core.ownOrigins.checkContinue(params);
   if (action === 'enable') {
     const contexts = beginEnable(session, domain);
-    return forward(core, session, id, method, params, { kind: 'enable', session, domain, contexts });
+    // A client's interception goes beside the relay's own (own-origins.ts), never in its place.
+    const sent = domain === 'Fetch' ? core.ownOrigins.clientEnabled(session, params) : params;
+    return forward(core, session, id, method, sent, { kind: 'enable', session, domain, contexts });
+  }
+  if (method === 'Fetch.disable') {
+    // The relay's own interception stays on: Chrome is given the patterns left, answered to the client as its disable.
+    beginDisable(session, domain);
+    const left = core.ownOrigins.clientDisabled(session);
+    return forward(core, session, id, left.method, left.params);
   }
   if (action === 'disable') {
     // Another client still relies on the domain: disabling it for this one is local.

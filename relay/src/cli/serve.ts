@@ -104,6 +104,8 @@ async function startServerOn(options: Parameters<typeof startServer>[0]): Promis
   });
   const manager = new ProfileManager(options.home, { bridge: relay.bridge, downloads: relay.downloads, cdpUrl: relay.cdpUrl, token, driverKey: relay.driverKey, chrome: relay.chrome }, options.logger);
   manager.registry.prepare();
+  // Every port this server listens on, its proxies' among them, is out of a shared or lent tab's reach too.
+  relay.ownPortsOf(manager.ownPorts);
   // Sessions an earlier server left (it stopped, or was killed mid-session) go first.
   // In a fleet, a Grid session another server holds (or will take over) is left running on the Grid.
   await reapSessions(options.home, options.logger, fleetStore && (async (id) => (await fleetStore.sessions.byId(id))?.state === 'live'));

@@ -109,10 +109,12 @@ export class ControlDoor {
       // The one-time links, and the load balancer's health check (it says only how loaded this server is).
       const { path } = requestTarget(request);
       const open = path === '/dashboard/login' || path === '/pressure' || path === '/chrome/picker/login' || /^\/handoff\/[0-9a-f]+\/open$/.test(path);
-      // The person in the tab picker: its cookie opens the picker's routes, and only from its own page.
-      if (pickerAccess.admits(request, path)) {
+      // The person in the tab picker: its cookie opens the picker's routes under its login's own path, and only from its own page.
+      const pickerRoute = pickerAccess.routeOf(request, path);
+      if (pickerRoute !== undefined) {
         const refused = checkHostAndOrigin(request, guard) ?? checkCookieFetch(request);
         if (refused && !refused.ok) return sendError(response, refusal(refused));
+        request.url = `${pickerRoute}${requestTarget(request).search}`;
         this.pickers.add(request);
         return next();
       }

@@ -116,6 +116,8 @@ export interface RelayServer {
   serveTeaching(handler: TeachingHandler): void;
   /** Starts serving `/cdp?profile=` and session keys. */
   serveProfiles(handler: ProfileCdpHandler): void;
+  /** Every port this server listens on (the profile manager's: its proxies' too), as it changes: out of every shared or lent tab's reach. */
+  ownPortsOf(ports: Iterable<number> & { onChange(listener: () => void): void }): void;
   /** CDP clients of the shared tabs (`/cdp` without a profile) connected now. */
   extensionClients(): number;
   /** Every CDP client connected now: the shared tabs' and `/cdp?profile=`'s. */
@@ -135,8 +137,10 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
   const guard: GuardOptions = { ...guardFor(options.token, host, options.extraAllowedOrigins, options.hostNames), driverKey };
   let profileHandler: ProfileCdpHandler | undefined;
   let listeningPort = 0;
-  // Its own pages and the control API's (one below) are never opened for a client.
-  const ownPorts = () => (listeningPort ? [listeningPort - 1, listeningPort] : []);
+  /** Ports of this server beside the two (its egress proxies'), once the profile manager says which (ownPortsOf). */
+  let alsoOwn: Iterable<number> = [];
+  // Its own pages and the control API's (one below), and every other port it listens on, are never reached by a client's tab.
+  const ownPorts = () => [...new Set([...(listeningPort ? [listeningPort - 1, listeningPort] : []), ...alsoOwn])];
   const bridge = new CdpBridge({ allowedUrlSchemes: options.allowedUrlSchemes, urlPolicy: options.urlPolicy, pendingTimeoutMs: options.pendingTimeoutMs, ownPorts });
   const downloads = new DownloadLog();
 
@@ -345,6 +349,15 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
       profileHandler = handler;
       guard.sessionKeys = handler.sessionKeys;
       routes.serveProfiles(handler);
+    },
+    ownPortsOf(ports) {
+      alsoOwn = ports;
+      const changed = () => {
+        dispatch(bridge.ownPortsChanged());
+        chrome.ownPortsChanged();
+      };
+      ports.onChange(changed);
+      changed();
     },
     async close() {
       clearInterval(expiryTimer);
