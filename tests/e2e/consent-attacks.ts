@@ -198,18 +198,32 @@ export async function reachesNoOwnOrigin(scene: BoundaryScene, options: { target
   await probe.goto(`${redirector}?rewrite=1`);
   expect(await rewrite).toMatch(/Fetch\.continueRequest refused: clawd-browser's own pages/);
   await expect(session.send('Network.setRequestInterception' as 'Network.enable', { patterns: [{ urlPattern: '*' }] } as never)).rejects.toThrow(/not forwarded/);
-  // With the client's interception off, the relay's stays on.
+  // With the client's interception off, the ports stay offline.
   await session.send('Fetch.disable');
   expect(await fromScript()).toEqual({ fetched: 'failed', image: 'error' });
   // The browser's own navigation, through a redirect onto clawd's page, the client reading every response: blocked at the hop.
   await session.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Response' }] });
-  const closed = new Promise<void>((resolve) => probe.once('close', () => resolve()));
-  const navigated = (await session.send('Page.navigate', { url: `${redirector}?to=${encodeURIComponent(target)}` })) as Protocol.Page.NavigateResponse;
-  expect(navigated.errorText).toBe('net::ERR_BLOCKED_BY_CLIENT');
-  // It stands at clawd's origin now (an error page there): taken back from the client.
-  await closed;
+  await navigatesNowhere(probe, session, `${redirector}?to=${encodeURIComponent(target)}`);
+  // And in a tab where nothing of the client's intercepts: the browser's own network stack has clawd's ports offline.
+  const plain = await scene.browser.contexts()[0].newPage();
+  await plain.goto(`${redirector}?start=2`);
+  const plainSession = await scene.browser.contexts()[0].newCDPSession(plain);
+  const plainId = ((await plainSession.send('Target.getTargetInfo')) as Protocol.Target.GetTargetInfoResponse).targetInfo.targetId;
+  // The client's own network conditions, older and newer, go after the relay's: they put nothing back online.
+  await plainSession.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+  expect(await plainSession.send('Network.emulateNetworkConditionsByRule', { matchedNetworkConditions: [{ urlPattern: '', offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 }] })).toEqual({ ruleIds: [expect.any(String)] });
+  await navigatesNowhere(plain, plainSession, `${redirector}?to=${encodeURIComponent(target)}`);
+  await options.closeInPerson(plainId);
   expect(heard.filter((url) => url.startsWith(ownOrigin))).toEqual([]);
   expect(bodies).toEqual([]);
   for (const secret of secrets) expect(JSON.stringify([heard, bodies]), secret).not.toContain(secret);
   await options.closeInPerson(targetId);
+}
+
+/** A navigation onto clawd's origin fails in the browser (blocked, or offline there), and the tab, standing there now, is taken back. */
+async function navigatesNowhere(page: Page, session: CDPSession, url: string): Promise<void> {
+  const closed = new Promise<void>((resolve) => page.once('close', () => resolve()));
+  const navigated = (await session.send('Page.navigate', { url })) as Protocol.Page.NavigateResponse;
+  expect(navigated.errorText).toMatch(/^net::ERR_(BLOCKED_BY_CLIENT|INTERNET_DISCONNECTED)$/);
+  await closed;
 }

@@ -25,7 +25,9 @@ export type Followup =
    * Page.createIsolatedWorld. `repeated`: sent again after the extension's worker restarted,
    * so the world's executionContextCreated may have gone with the old worker (domain-gate.ts).
    */
-  | { kind: 'isolatedWorld'; chromeSessionId: string; frameId: string; worldName: string; repeated?: boolean };
+  | { kind: 'isolatedWorld'; chromeSessionId: string; frameId: string; worldName: string; repeated?: boolean }
+  /** The relay's own command Chrome may not know (an older browser): `run` does without it. */
+  | { kind: 'orElse'; run: () => void };
 
 /** What a command sent to the extension is waiting to do with the answer. */
 export type PendingWork =
@@ -95,12 +97,14 @@ export class BridgeCore {
       if (!this.tabs.get(target.tab.tabId)) continue;
       tabs.add(target.tab);
       if (target.kind === 'tab') continue;
-      // Its Fetch patterns go; the relay's own stay on (own-origins.ts), so Fetch is never disabled.
+      // Its Fetch patterns go, the others' stay (own-origins.ts), and Chrome is told once.
       this.ownOrigins.released(target.tab, target.chromeSessionId, target.key);
       for (const domain of releaseDomains(target)) {
         if (domain === 'Fetch') continue;
         const followup: Followup | undefined = domain === 'Runtime' ? { kind: 'runtimeDisabled', chromeSessionId: target.chromeSessionId } : undefined;
         this.sendInternal(target.tab, `${domain}.disable`, {}, target.chromeSessionId || undefined, followup);
+        // Network.disable forgets network conditions: this server's ports go offline again at once.
+        if (domain === 'Network') this.ownOrigins.networkDisabled(target.tab, target.chromeSessionId);
       }
     }
     for (const tab of tabs) {

@@ -28,7 +28,9 @@ export class ExtensionAnswers {
     if (!work) return; // already failed (tab gone, extension reconnected, expired)
     if (work.kind === 'internal') {
       if (work.followup?.kind === 'step') work.followup.done();
-      else if (!isError && work.followup) this.runFollowup(work.followup, work.tabId, payload);
+      else if (work.followup?.kind === 'orElse') {
+        if (isError) work.followup.run();
+      } else if (!isError && work.followup) this.runFollowup(work.followup, work.tabId, payload);
       return;
     }
     const session = work.session;
@@ -85,6 +87,8 @@ export class ExtensionAnswers {
       }
       case 'step':
         return followup.done();
+      case 'orElse':
+        return;
       case 'isolatedWorld': {
         const tab = this.core.tabs.get(tabId);
         if (!followup.repeated || !tab) return;

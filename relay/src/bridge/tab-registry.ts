@@ -21,6 +21,10 @@ export class ChromeSessionState {
   readonly contexts = new Map<number, Uint8Array>();
   /** What each client session asked of Fetch here, beside the relay's own patterns (own-origins.ts). */
   readonly fetch = new Map<string, ClientFetch>();
+  /** The clients' network conditions, after the relay's own (own-origins.ts). */
+  conditions: Protocol.Network.NetworkConditions[] = [];
+  /** The browser has no conditions by rule: the relay intercepts its own ports itself (own-origins.ts). */
+  ownFetch = false;
 
   isEnabled(domain: string): boolean {
     return (this.enabledBy.get(domain)?.size ?? 0) > 0;
