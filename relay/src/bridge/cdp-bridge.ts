@@ -217,16 +217,16 @@ export class CdpBridge {
     return this.core.out.drain();
   }
 
-  /**
-   * Fails the commands the extension has not answered in time, so no client
-   * waits forever. The server calls this on a timer.
-   */
-  /** The server listens on other ports now: every shared tab's interception of them follows (own-origins.ts). */
+  /** The server listens on other ports now: every shared tab holds them offline too (own-origins.ts). */
   ownPortsChanged(): Outbound[] {
     this.core.ownOrigins.refresh();
     return this.core.out.drain();
   }
 
+  /**
+   * Fails the commands the extension has not answered in time, so no client
+   * waits forever. The server calls this on a timer.
+   */
   expirePending(): Outbound[] {
     this.answers.fail(this.core.link.settleExpired(), `${this.core.link.words.name} did not answer within ${this.core.link.timeoutSeconds} s`);
     return this.core.out.drain();

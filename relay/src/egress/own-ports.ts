@@ -1,8 +1,8 @@
 /**
  * The ports this server listens on (its control API, its relay, every egress
  * proxy it runs), which no browser it drives may reach: a task session's
- * through its proxy, a shared or lent tab of the person's own Chrome through
- * the relay's interception (bridge/own-origins.ts). Proxies come and go with
+ * through its proxy, a shared or lent tab of the person's own Chrome by the
+ * relay's network conditions (bridge/own-origins.ts). Proxies come and go with
  * their browsers, so whoever holds a rule on these ports hears each change.
  */
 export class OwnPorts extends Set<number> {

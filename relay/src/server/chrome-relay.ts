@@ -106,7 +106,7 @@ export class ChromeRelay {
   private readonly dispatch: Dispatch;
   private readonly guard: GuardOptions;
 
-  /** This server listens on other ports now: the lent tabs' interception follows (bridge/own-origins.ts). */
+  /** This server listens on other ports now: the lent tabs hold them offline too (bridge/own-origins.ts). */
   ownPortsChanged(): void {
     this.dispatch(this.bridge.ownPortsChanged());
   }
