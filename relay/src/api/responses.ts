@@ -181,11 +181,13 @@ export const ActionResultSchema = z.looseObject({
       rule: z.string().describe('The confirm rule of config.json that names the act'),
       act: z.string(),
       state: z.literal('waiting'),
-      link: z.string().optional().describe("The person's one-time link"),
+      askedIn: z
+        .array(z.enum(['console', 'extension', 'webhook']))
+        .describe("Where the person says yes: the operator's console (always), their own Chrome (a shared tab's, through the extension), the webhook's channel. No link comes to the agent: a yes never goes through one it holds"),
       expiresAt: z.string(),
     })
     .optional()
-    .describe("The act is one a confirm rule names: it has not run, and runs when the person says yes (asked with ?person=true, or where a person is reachable)"),
+    .describe("The act is one a confirm rule names: it has not run, and runs when a person says yes where they are asked (askedIn; with ?person=true, in the operator's console)"),
   confirmed: z
     .object({ rule: z.string(), by: z.enum(['person', 'pre-approval']), handoff: z.string().optional() })
     .optional()

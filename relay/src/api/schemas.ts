@@ -49,11 +49,11 @@ const SecretName = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be a secret 
 /** `?flag`, `?flag=true` and `?flag=1` are true; `false` and `0` are false. */
 const QueryFlag = z.enum(['', 'true', '1', 'false', '0']).transform((value) => value !== 'false' && value !== '0');
 
-/** The caller shows a person a confirmation's link (runtime/consequential-acts.ts): an act a rule names may then ask them. */
+/** The caller says a person is at hand (runtime/consequential-acts.ts): an act a rule names may then ask them, in the console. */
 const PersonFlag = z
   .union([z.boolean(), QueryFlag])
   .optional()
-  .describe("the caller shows a person the link when an act waits for their yes (a confirm rule names it); without it, and with nobody else to ask, such an act is a 409");
+  .describe("a person is at hand to answer in the operator's console when an act waits for their yes (a confirm rule names it; the caller gets no link: a yes never goes through the agent); without it, and with nobody else to ask, such an act is a 409");
 
 /** Text a person cannot see, shown marked (snapshot/page-sight.ts): for a person debugging, never in MCP's tools. */
 const HiddenFlag = z.union([z.boolean(), QueryFlag]).optional().describe('also the text a person cannot see, each block marked [hidden=why] (for debugging)');

@@ -56,8 +56,6 @@ export { resolveTargetId } from './tab-registry.js';
 export interface ActSecrets {
   open?: SecretOpener;
   onTyped?: (typed: Array<{ name: string; host: string; kind: SecretKind }>) => void;
-  /** What else could read a secret typed now (a raw CDP client of the browser), if anything. */
-  readersBesides?: () => string | undefined;
 }
 
 /** What the driver may do, from config.json (read when asked, so edits apply on the next request). */
@@ -335,6 +333,8 @@ export class ProfileDriver {
 
   async console(options: { targetId?: string; level?: string }): Promise<{ targetId: string; messages: ConsoleMessage[] }> {
     const tab = await this.tab(options.targetId);
+    // A page may log what was typed in any form (reversed, in part): a browser that holds a secret answers no console read.
+    if (tab.secrets.holding) throw tab.secrets.heldError('its console messages are not read (a page may log what was typed, in a form no redaction recognises)');
     const messages = tab.secrets.redactDeep(tab.console.atLeast(options.level));
     return { targetId: (await this.use(tab)).targetId, messages };
   }
@@ -376,8 +376,8 @@ export class ProfileDriver {
   /**
    * `POST /act`. `{{secret:NAME}}` in what it types is opened by `secrets`
    * (the caller's: a task session's grant) and checked against the field's
-   * domain first (secret-typing.ts), and typed only where nothing of the
-   * caller's could read it; from then on the browser holds it
+   * domain first (secret-typing.ts), and typed only in a browser no code of
+   * the caller's ran in; from then on the browser holds it and runs none
    * (browser-secrets.ts).
    */
   async act(action: Action, signal?: AbortSignal, secrets: ActSecrets = {}): Promise<ActionResult> {
@@ -395,14 +395,20 @@ export class ProfileDriver {
     await this.guard(tab);
     // Chrome may have dropped the tab's passkey authenticator since it opened (virtual-authenticators.ts), and an act is what sets a site's passkey prompt off.
     await this.passkeys.settle(tab);
-    if (action.kind === 'evaluate' && this.secrets.holding) throw this.secrets.heldError('scripts of the caller are refused in it');
+    if (action.kind === 'evaluate') {
+      if (this.secrets.holding) throw this.secrets.heldError('scripts of the caller are refused in it');
+      // From here on this browser takes no secret: what the script leaves behind could hear it typed (browser-secrets.ts).
+      this.secrets.callerCodeRan('evaluate');
+    }
     let performed = action;
     if (secretNames(action).length) {
       if (!secrets.open) throw new ForbiddenError('Secrets are lent to task sessions under a grant that names them: {{secret:…}} and {{totp:…}} type nothing here');
+      const unfit = this.secrets.unfitError();
+      if (unfit) throw unfit;
       const substituted = await withSecrets(tab, action, secrets.open);
-      // Checked last, with nothing awaited before the browser holds the secret: a reader cannot slip in between.
-      const reader = this.toolbox.callerCode() ?? secrets.readersBesides?.();
-      if (reader) throw new ConflictError(`A secret is typed only where nothing of the caller's could read it, and ${reader}: nothing was typed`);
+      // Checked last, with nothing awaited before the browser holds the secret: code of the caller's cannot slip in between.
+      const ran = this.secrets.unfitError();
+      if (ran) throw ran;
       performed = substituted.action;
       for (const typed of substituted.typed) this.secrets.remember(typed.name, typed.value);
       secrets.onTyped?.(substituted.typed.map(({ name, host, kind }) => ({ name, host, kind })));
@@ -471,9 +477,9 @@ export class ProfileDriver {
   }
 
   /** `POST /screencast/input`: a person's click, scroll or keys from the live view, sent to the tab as input events. */
-  async viewInput(input: z.output<typeof schemas.viewInput>): Promise<{ targetId: string; kind: string; url: string }> {
+  async viewInput(input: z.output<typeof schemas.viewInput>, beforePress?: (tab: DriverTab, at: { x: number; y: number } | 'focused' | 'focused-space') => Promise<void>): Promise<{ targetId: string; kind: string; url: string }> {
     const tab = await this.tab(input.targetId);
-    await sendViewInput(tab, input);
+    await sendViewInput(tab, input, beforePress && ((at) => beforePress(tab, at)));
     return { targetId: await tab.targetId(), kind: input.type, url: tab.page.url() };
   }
 

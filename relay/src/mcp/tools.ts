@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { ActionSchema, AGENT_SNAPSHOT_CHARS, schemas, SnapshotShaping } from '../api/schemas.js';
-import type { BrowserApi } from '../api/browser-api.js';
+import type { BrowserApi, Confirmation } from '../api/browser-api.js';
 import type { ActionRequest } from '../api/schemas.js';
 import type { ActionResult, PageTextResponse, Tab } from '../api/responses.js';
 import { FENCE_NOTE, fenced, fencedAfterNotes } from '../api/page-content.js';
@@ -188,14 +188,20 @@ function withoutDefault(field: z.ZodType): z.ZodType {
 
 const ACTION_KINDS = ActionSchema.options.map((option) => option.shape.kind.value).filter((kind) => kind !== 'close');
 
+/** A confirmation waiting, as the agent's progress says it: where the person is asked (no link: a yes never goes through the agent). */
+export function waitingForYes(asked: Confirmation): string {
+  const where = { console: "the operator's console (clawd-browser dashboard)", extension: 'their own Chrome', webhook: "the webhook's channel" };
+  return `Waiting for a person's yes (rule ${asked.rule}): asked in ${asked.askedIn.map((place) => where[place]).join(', ')}.`;
+}
+
 /** An action, then what it changed: one line, events, and the page's diff since the previous snapshot. */
 async function act(api: BrowserApi, action: ActionRequest, session: McpSessionState, call: ToolCall): Promise<ToolResult> {
   // One call: the action, and the page's diff when it did not navigate. An act a confirm rule names
-  // waits for a person's yes: the progress notifications carry their link.
+  // waits for a person's yes: the progress notifications say where they are asked.
   const result: ActionResult = await api.act(action, {
     diffMaxChars: ACTION_DIFF_CHARS,
     person: session.askPerson === true,
-    onConfirmation: (asked) => void call.progress(`Waiting for a person's yes (rule ${asked.rule})${asked.link ? `: ${asked.link}` : ''} (also in the operator's console).`),
+    onConfirmation: (asked) => void call.progress(waitingForYes(asked)),
   });
   const key = result.targetId;
   const previousUrl = session.lastUrl.get(key);

@@ -20,7 +20,7 @@ import { ToolboxService } from './toolbox-service.js';
 import { VisionService } from './vision-service.js';
 import { PageToolsService } from './page-tools-service.js';
 import { atTheEdge } from './api-edge.js';
-import { HandoffService, type LinkMaker } from './handoff-service.js';
+import { type AnsweredBy, HandoffService, type LinkMaker } from './handoff-service.js';
 import { ConfirmService } from './confirm-service.js';
 import { HandoffWebhook, type WebhookTarget } from './handoff-webhook.js';
 import type { AuditTrail } from '../vault/audit-log.js';
@@ -315,7 +315,6 @@ export class ControlService {
       const result: ActionResult = await driver.act(action, bounded, {
         open,
         onTyped: (typed) => this.sessions.secretsTyped(driver.profile.name, typed),
-        readersBesides: () => this.sessions.cdpReaders(driver.profile.name),
       });
       if (options.diffMaxChars && result.url !== undefined && result.url === before) {
         const snapshot = await driver.snapshot({ targetId: result.targetId, format: 'ai', diff: true, maxChars: options.diffMaxChars }).catch(() => undefined);
@@ -338,9 +337,16 @@ export class ControlService {
   secretOpenerOf(profile: string): SecretOpener | undefined {
     return this.sessions.secretOpener(profile);
   }
-  /** A person's input through the live view: logged as the person's. */
-  viewInput(profile: string | undefined, input: z.output<typeof schemas.viewInput>, signal?: AbortSignal) {
-    return this.operation(profile, { kind: `view-${input.type}`, targetId: input.targetId, actor: 'person' }, signal, (driver) => driver.viewInput(input));
+  /**
+   * Input through the live view, logged as `how.actor`'s. Unless a person's credential sent it (the
+   * console's login, a link that went to their own channel: `how.by`), whoever holds the token, a
+   * session's key or a link handed to an agent may have: a click or key on what a confirm rule names is
+   * then stopped, as in computer use (confirm-service.ts), since it would be the act without a yes.
+   */
+  viewInput(profile: string | undefined, input: z.output<typeof schemas.viewInput>, signal: AbortSignal | undefined, how: { by: AnsweredBy; actor: 'agent' | 'person' }) {
+    return this.operation(profile, { kind: `view-${input.type}`, targetId: input.targetId, actor: how.actor }, signal, (driver) =>
+      driver.viewInput(input, how.by === 'agent' ? this.confirmations.pressGate(driver.profile.name, 'the live view') : undefined),
+    );
   }
 
   /** The action log's recent records, newest last (never what was typed: runtime/action-log.ts). */
@@ -426,13 +432,14 @@ export class ControlService {
         const jpeg = handoff.state === 'waiting' ? await service.manager.driver(handoff.profile).thumbnail(handoff.targetId) : undefined;
         return { handoff, ...(jpeg ? { frame: { mimeType: 'image/jpeg' as const, data: jpeg.toString('base64') } } : {}) };
       },
+      // Through the agent's own connection (an MCP App's view): the agent's input and answer, never a person's yes.
       handoffInput: async (id, input) => {
         service.handoffs.find(profile, id);
-        return service.handoffs.input(id, validated(schemas.handoffInput, input, 'arguments'), signal);
+        return service.handoffs.input(id, validated(schemas.handoffInput, input, 'arguments'), signal, 'agent');
       },
       answerHandoff: async (id, answer) => {
         service.handoffs.find(profile, id);
-        return service.handoffs.answer(id, validated(schemas.handoffAnswer, answer, 'arguments'));
+        return service.handoffs.answer(id, validated(schemas.handoffAnswer, answer, 'arguments'), 'agent');
       },
     }, { redact: (answer) => service.manager.secretsOf(profile)?.redactDeep(answer) ?? answer, agent: options.agent });
   }
