@@ -12,6 +12,16 @@ import { walkFrameDom } from './walk.js';
  * - Only trusted events count (`isTrusted`): what a person's hands did, in
  *   their Chrome or through the live view. A page that dispatches events of
  *   its own records nothing, and cannot reach the world or its binding.
+ * - Trusted is not enough for a value: the browser marks trusted the
+ *   `input` and `change` a page's own script sets off (`checkbox.click()`,
+ *   `execCommand('insertText')` then `blur()`, into a field or an editor).
+ *   A value counts only when the person's own input reached that element
+ *   since its value was last heard (`heardFrom`, below): keys, the browser's
+ *   editing (`beforeinput`, which `execCommand` never fires), a paste or a
+ *   drop, a pointer on it (or its label), the click that turned a box.
+ * - A history navigation (back, forward) counts only after the person's own
+ *   keys or mouse buttons for one (`history`): a page's `history.back()`
+ *   looks to CDP like the toolbar's button (driver/person/person-watch.ts).
  * - Each element is described the moment it is acted on, before a click
  *   can take the page away: the snapshot walk's role and name for it, with
  *   how many nodes of the page share them, and describeElement's label,
@@ -19,11 +29,20 @@ import { walkFrameDom } from './walk.js';
  *   picks among them).
  * - A password's value is never read: a field that is or was a password, or
  *   whose autocomplete names a credential, is reported as typed, without it.
+ *   So is any field that takes input while the server types a secret into
+ *   the tab (`{{secret:…}}`, `{{totp:…}}`: `secrets`, opened by the driver
+ *   before it types and closed after), with the secrets' names.
  * - `mark` mode is for a person's notes: a click marks the element it is on
  *   and does nothing else (the page does not get it).
  */
 
 export type PersonWatchMode = 'demonstrate' | 'mark' | 'off';
+
+/** The server is typing these secrets into the tab now: window `id`, so that a routine tells one field's from several's. */
+export interface SecretWindow {
+  id: number;
+  names: Array<{ name: string; kind: 'secret' | 'totp' }>;
+}
 
 /** What the watch says of the element a person acted on (replay/person-steps.ts's ElementFacts). */
 export interface PersonElement extends ElementDescription {
@@ -43,22 +62,29 @@ const CLICKABLE =
 const SECRET = '\u0000secret';
 
 type Field = HTMLInputElement | HTMLTextAreaElement;
+/** The person's own back and forward: the navigation that follows is theirs. */
+const HISTORY_KEYS = /^(Alt\+Arrow(Left|Right)|Meta\+[\[\]]|Browser(Back|Forward))$/
+
+interface WatchState {
+  mode: PersonWatchMode;
+  secrets: SecretWindow | null;
+}
 interface WatchGlobal {
-  __clawdPersonWatch?: { mode: PersonWatchMode };
+  __clawdPersonWatch?: WatchState;
   [binding: string]: unknown;
 }
 
-/** Starts the watch in this world, reporting through `binding`; run again, it only changes the mode. */
-export function watchPerson(binding: string, mode: PersonWatchMode): void {
+/** Starts the watch in this world, reporting through `binding`; run again, it only changes the mode and the secret window. */
+export function watchPerson(binding: string, mode: PersonWatchMode, secrets: SecretWindow | null = null): void {
   const g = globalThis as unknown as WatchGlobal;
   if (g.__clawdPersonWatch) {
-    g.__clawdPersonWatch.mode = mode;
+    Object.assign(g.__clawdPersonWatch, { mode, secrets });
     return;
   }
   const send = g[binding];
   if (typeof send !== 'function' || window !== window.top) return;
   delete g[binding];
-  const watch = (g.__clawdPersonWatch = { mode });
+  const watch: WatchState = (g.__clawdPersonWatch = { mode, secrets });
   const report = (step: Record<string, unknown>) => {
     try {
       (send as (payload: string) => void)(JSON.stringify({ ...step, url: location.href }));
@@ -112,6 +138,17 @@ export function watchPerson(binding: string, mode: PersonWatchMode): void {
     const first = event.composedPath()[0] as Node | undefined;
     return (first && first.nodeType === 1 ? first : event.target) as Element;
   };
+  // While the server types a secret, every element that takes input is a secret's field, before anything reads its value
+  // (these listeners come first). All of one window's fields are marked: a fill may type several, one of them the secret.
+  const secretFrom = new WeakMap<Element, SecretWindow>();
+  const typingSecret = (event: Event) => {
+    const el = targetOf(event);
+    if (watch.secrets && el && el.nodeType === 1) {
+      wasSecret.add(el);
+      secretFrom.set(el, watch.secrets);
+    }
+  };
+  for (const type of ['keydown', 'beforeinput', 'input', 'paste']) addEventListener(type, typingSecret, true);
   // A field is known for a password from the moment it is focused as one (a "show password" button may change its type later).
   addEventListener('focusin', (event) => {
     const el = targetOf(event);
@@ -122,16 +159,48 @@ export function watchPerson(binding: string, mode: PersonWatchMode): void {
   const editable = (el: Element) => (el as HTMLElement).isContentEditable;
   const reported = new WeakMap<Element, string>();
 
+  // The elements the person's own input reached since their value was last heard: a change or an edit of one
+  // counts, of any other it is the page's doing. Only trusted events arm it; a report disarms it.
+  const heardFrom = new WeakSet<Element>();
+  const controlOf = (el: Element): Element | null => (el.tagName === 'LABEL' && (el as HTMLLabelElement).control) || el.closest?.('label')?.control || el.closest?.('select') || el;
+  const arm = (event: Event, el: Element | null) => {
+    if (event.isTrusted && el && el.nodeType === 1) heardFrom.add(el);
+  };
+  for (const type of ['keydown', 'beforeinput', 'paste', 'drop', 'compositionstart']) addEventListener(type, (event) => arm(event, targetOf(event)), true);
+  // The person's pointer on an element, its label or its list: what comes without keys then (a choice in a list, files,
+  // a value picked from the browser's autofill) is theirs.
+  addEventListener('pointerdown', (event) => arm(event, controlOf(targetOf(event))), true);
+  // A box or a radio turns with the click on it (or on its label, or Space): a trusted one. A script's click() is not.
+  addEventListener('click', (event) => {
+    const el = targetOf(event);
+    if (isToggle(el)) arm(event, el);
+  }, true);
+  const fromPerson = (el: Element) => {
+    const was = heardFrom.has(el);
+    heardFrom.delete(el);
+    return was;
+  };
+  // Leaving an element ends it (its change, if any, came first): a page's edit of a field the person only clicked
+  // and left is not theirs. A file field keeps it: the chooser takes the focus while the person picks.
+  addEventListener('focusout', (event) => {
+    const el = targetOf(event);
+    if (!(el.tagName === 'INPUT' && (el as HTMLInputElement).type === 'file')) heardFrom.delete(el);
+  }, true);
+
+  // A field's own text is what was typed (an editor's): never a handle to find it by, and a secret's never read.
+  const typedFacts = (field: Element): PersonElement => ({ ...facts(field), text: '', textCount: 0 });
   const typed = (field: Element) => {
+    heardFrom.delete(field);
     if (isSecret(field)) {
       if (reported.get(field) === SECRET) return;
       reported.set(field, SECRET);
-      return report({ kind: 'type', element: facts(field), secret: true });
+      const from = secretFrom.get(field);
+      return report({ kind: 'type', element: typedFacts(field), secret: true, ...(from ? { secrets: from } : {}) });
     }
     const value = editable(field) ? (field as HTMLElement).innerText : (field as Field).value;
     if (reported.get(field) === value) return;
     reported.set(field, value);
-    report({ kind: 'type', element: facts(field), value });
+    report({ kind: 'type', element: typedFacts(field), value });
   };
 
   // Mark mode: the click is the person's pointing, never the page's to act on.
@@ -161,6 +230,7 @@ export function watchPerson(binding: string, mode: PersonWatchMode): void {
   addEventListener('change', (event) => {
     if (!event.isTrusted || watch.mode !== 'demonstrate') return;
     const el = targetOf(event);
+    if (!fromPerson(el)) return;
     if (el.tagName === 'SELECT') return report({ kind: 'select', element: facts(el), values: [...(el as HTMLSelectElement).selectedOptions].map((option) => option.label) });
     if (isToggle(el)) return report({ kind: 'check', element: facts(el), checked: (el as HTMLInputElement).checked });
     if (el.tagName === 'INPUT' && (el as HTMLInputElement).type === 'file') return report({ kind: 'upload', element: facts(el), files: [...((el as HTMLInputElement).files || [])].map((file) => file.name) });
@@ -171,7 +241,7 @@ export function watchPerson(binding: string, mode: PersonWatchMode): void {
   const edited = new WeakSet<Element>();
   addEventListener('input', (event) => {
     const el = targetOf(event);
-    if (event.isTrusted && watch.mode === 'demonstrate' && editable(el)) edited.add(el);
+    if (event.isTrusted && watch.mode === 'demonstrate' && editable(el) && fromPerson(el)) edited.add(el);
   }, true);
   addEventListener('focusout', (event) => {
     const el = targetOf(event);
@@ -181,8 +251,15 @@ export function watchPerson(binding: string, mode: PersonWatchMode): void {
     }
   }, true);
 
+  // The person's own back and forward (keys, the mouse's side buttons): the navigation that follows is theirs.
+  addEventListener('mouseup', (event) => {
+    if (event.isTrusted && watch.mode === 'demonstrate' && (event.button === 3 || event.button === 4)) report({ kind: 'history' });
+  }, true);
+
   addEventListener('keydown', (event) => {
     if (!event.isTrusted || watch.mode !== 'demonstrate' || event.isComposing) return;
+    const chord = (event.altKey ? 'Alt+' : '') + (event.metaKey ? 'Meta+' : '') + event.key;
+    if (HISTORY_KEYS.test(chord) && !event.ctrlKey && !event.shiftKey) return report({ kind: 'history' });
     const el = targetOf(event);
     const inField = isTextField(el) || editable(el);
     const modified = event.ctrlKey || event.metaKey || event.altKey;

@@ -1,5 +1,5 @@
 import { PAGE_RUNTIME, PAGE_RUNTIME_GLOBAL } from './bundle.generated.js';
-import type { PersonWatchMode } from './person-watch.js';
+import type { PersonWatchMode, SecretWindow } from './person-watch.js';
 
 /**
  * The page runtime's source as each world of clawd's own runs it: the one
@@ -18,8 +18,8 @@ export function selectorEngineSource(): string {
 
 /**
  * A script for Page.addScriptToEvaluateOnNewDocument in a person's world: the watch (person-watch.ts),
- * reporting through `binding`; run again in a world that has it, it only changes the mode.
+ * reporting through `binding`; run again in a world that has it, it only changes the mode and the secret window.
  */
-export function personWatchSource(binding: string, mode: PersonWatchMode): string {
-  return started(`watchPerson(${JSON.stringify(binding)}, ${JSON.stringify(mode)})`);
+export function personWatchSource(binding: string, mode: PersonWatchMode, secrets?: SecretWindow): string {
+  return started(`watchPerson(${JSON.stringify(binding)}, ${JSON.stringify(mode)}, ${JSON.stringify(secrets ?? null)})`);
 }

@@ -52,6 +52,15 @@ export interface AiSnapshot {
   changes?: { added: number; removed: number; changed: number; unchanged: number };
   /** Blocks of text a person cannot see, left out (or, with `hidden`, shown marked); absent when none. */
   hidden?: number;
+  /**
+   * How many of `text`'s first lines are clawd's notes (a diff's counts or
+   * "no change", a diff with nothing to compare, hidden text left out);
+   * every line after them is the page's, to the end, the notes a cut, a
+   * find or a scope end with included (they name the page's sections).
+   * Counted as the answer is made, never read from its lines: once a name
+   * holds a newline, a page's line may say anything. Absent when none.
+   */
+  leadingNotes?: number;
 }
 
 /**
@@ -155,20 +164,28 @@ async function snapshotLines(target: TabSnapshots | Page, options: AiSnapshotOpt
     if (options.diff) head.push(`[${hadPrevious ? 'the page navigated since the previous snapshot' : 'no earlier snapshot of this tab'}: the snapshot follows in full]`);
   }
   const facts = { refCount, truncated: false, frames: frames.size, ...(changes ? { changes } : {}), ...(hidden ? { hidden } : {}) };
+  const withNotes = (text: string, leading: number): AiSnapshot => ({ text, ...facts, ...(leading ? { leadingNotes: leading } : {}) });
   if (!wantLines && !diffLines && options.limit === undefined && options.maxChars === undefined) {
     // Nothing cuts it line by line: the text is written in one go (the lines of a long page are not kept apart).
     const body = renderText(shaped.roots);
-    return { snapshot: { text: [...head, ...(body ? [body] : []), ...shaped.notes].join('\n'), ...facts }, lines: [] };
+    return { snapshot: withNotes([...head, ...(body ? [body] : []), ...shaped.notes].join('\n'), head.length), lines: [] };
   }
   let lines: OutlineLine[] = [...head.map((text) => ({ text })), ...(diffLines ?? renderOutline(shaped.roots)), ...shaped.notes.map((text) => ({ text }))];
+  // Where the page's lines begin, followed through the cuts: a cut keeps the first lines, and its note comes last.
+  let leading = head.length;
   if (lines.length > limit) {
     const left = lines.length - limit;
     lines = lines.slice(0, limit);
+    leading = Math.min(leading, limit);
     lines.push({ text: `[truncated at limit=${limit} lines; about ${left} more elements not shown]` });
     facts.truncated = true;
   }
-  if (options.maxChars !== undefined) lines = fitBudget(lines, options.maxChars);
-  return { snapshot: { text: lines.map((line) => line.text).join('\n'), ...facts }, lines };
+  if (options.maxChars !== undefined) {
+    const fitted = fitBudget(lines, options.maxChars);
+    if (fitted !== lines) leading = Math.min(leading, fitted.length - 1);
+    lines = fitted;
+  }
+  return { snapshot: withNotes(lines.map((line) => line.text).join('\n'), leading), lines };
 }
 
 /** The scope element's nodes, at the top; a note when it shows nothing. */
