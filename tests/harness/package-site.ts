@@ -166,7 +166,7 @@ export function startWidgetLibraries(): ReturnType<typeof startPackageSite> {
       '/tom-select/': 'tom-select',
       '/tabulator/': 'tabulator-tables',
     },
-    { files: Object.fromEntries(WIDGET_PAGES.map((page) => [`/${page.file}`, hostPage(page.file)])) },
+    { files: Object.fromEntries([...WIDGET_PAGES.map((page) => page.file), 'mail.html'].map((file) => [`/${file}`, hostPage(file)])) },
   );
 }
 

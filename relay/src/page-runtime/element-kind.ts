@@ -19,10 +19,46 @@ export interface ElementKind {
   named: boolean;
   /** Its text names something else (a control's label, a fieldset's legend, a caption): not shown again as text. */
   textNamesOther: boolean;
+  /** It holds an element that listens for a press of its own: that element's words are its name, not this one's. */
+  holdsListened: boolean;
 }
 
-/** `pointer`: its cursor is a pointer; `parentPointer`: its parent's is (cursor is inherited). `editor`: the whole document is one. */
-export function elementKind(el: Element, tag: string, pointer: boolean, parentPointer: boolean, editor: boolean, labelSources: Set<Element>): ElementKind {
+/** Elements that listen for a press of their own (listened), and those that hold one (holders). */
+export interface Listened {
+  listened: Set<Element>;
+  holders: Set<Element>;
+}
+
+/** The walk's sets, from the index paths snapshot/listened-elements.ts made in a world of its own. */
+export function listenedFrom(paths: number[][] | undefined): Listened {
+  const listened = new Set<Element>();
+  const holders = new Set<Element>();
+  for (const path of paths ?? []) {
+    let root: Document | ShadowRoot | null = document;
+    let el: Element | undefined;
+    for (const index of path) {
+      if (!root) break;
+      el = (root === document ? document.getElementsByTagName('*') : root.querySelectorAll('*'))[index];
+      root = el?.shadowRoot ?? null;
+    }
+    // A slot is a place in a component, not a thing: what listens there listens for what is slotted into it.
+    if (!el || el.localName === 'slot') continue;
+    listened.add(el);
+  }
+  for (const el of listened) {
+    for (let up = el.parentElement ?? (el.getRootNode() as ShadowRoot).host; up; up = up.parentElement ?? ((up.getRootNode() as ShadowRoot).host || null)) {
+      if (holders.has(up)) break;
+      holders.add(up);
+    }
+  }
+  return { listened, holders };
+}
+
+/**
+ * `pointer`: its cursor is a pointer; `parentPointer`: its parent's is (cursor is inherited). `editor`: the whole document is one.
+ * `listened`: the elements that listen for a press of their own, and those that hold one.
+ */
+export function elementKind(el: Element, tag: string, pointer: boolean, parentPointer: boolean, editor: boolean, labelSources: Set<Element>, listened: Listened): ElementKind {
   const explicitRole = explicitRoleOf(el);
   let role = explicitRole === 'presentation' || explicitRole === 'none' ? '' : explicitRole || implicitRole(el, tag);
   // An editor's own document (TinyMCE, CKEditor 4, webmail composers: a body in an iframe, or designMode) counts too.
@@ -37,10 +73,13 @@ export function elementKind(el: Element, tag: string, pointer: boolean, parentPo
     el.hasAttribute('onclick') ||
     // The attribute first (cheap); the property then says whether the browser took it (tabindex="" does nothing).
     (el.hasAttribute('tabindex') && (el as HTMLElement).tabIndex >= 0);
-  // Where cursor:pointer starts on a box that holds controls of its own (Swagger UI's operation
-  // row, a styled label around its checkbox), those controls are the handles: the box gets none.
-  const pointerStarts = pointer && !parentPointer && !(role === '' && el.querySelector(CONTROLS_INSIDE));
-  let interactive = interactiveByMarkup || pointerStarts;
+  // Where cursor:pointer starts, or a press is listened for, on a box that holds controls of its own
+  // (Swagger UI's operation row, a styled label around its checkbox, a mail's Reply and Forward in one
+  // bar), those controls are the handles: the box gets none.
+  const holdsControls = role === '' && (listened.holders.has(el) || !!el.querySelector(CONTROLS_INSIDE));
+  const pointerStarts = pointer && !parentPointer && !holdsControls;
+  // A component's frame that listens around a slot (a tab group's) listens for what is slotted there.
+  let interactive = interactiveByMarkup || pointerStarts || (listened.listened.has(el) && !holdsControls && !el.querySelector('slot'));
 
   // A label: its text names its control. If that control is hidden (a styled
   // file input, say) the label is what a user clicks, so it becomes the target.
@@ -57,5 +96,5 @@ export function elementKind(el: Element, tag: string, pointer: boolean, parentPo
   const named = el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby');
   if (!role && (interactive || named)) role = 'generic';
   if (role === 'generic' && !interactive && !named) role = '';
-  return { role, interactive, interactiveByMarkup, item, draggable, named, textNamesOther };
+  return { role, interactive, interactiveByMarkup, item, draggable, named, textNamesOther, holdsListened: listened.holders.has(el) };
 }

@@ -21,6 +21,8 @@ export interface WalkArgs {
   scope?: WalkScope;
   /** Keep what a person cannot see too, each node marked with why (for a person debugging). */
   hidden?: boolean;
+  /** Elements that listen for a press of their own (snapshot/listened-elements.ts), as index paths: each gets a ref. */
+  listened?: number[][];
 }
 
 /** A walk's answer: its nodes as one array (outline-wire.ts), with what the Node side needs to stitch and count. */

@@ -34,10 +34,14 @@ export interface OutlineNode {
   required?: true;
   readonly?: true;
   focused?: true;
+  /** A field's value exactly as it holds it (whitespace and all), its start when long: `valueMore` says how many characters follow. */
   value?: string;
+  valueMore?: number;
   /** A link's address: a path on the page's own origin, else whole. */
   url?: string;
   draggable?: true;
+  /** An item (a list's, a table's) that is a control too (it listens for a click, a pointer cursor starts on it): the lean view keeps it. */
+  control?: true;
   /** A drop-down's choices by label (the first of them), always present on one; `moreOptions` says how many more. */
   options?: string[];
   moreOptions?: number;

@@ -37,6 +37,7 @@ const REQUIRED = 262144;
 const READONLY = 524288;
 const FOCUSED = 1048576;
 const DRAGGABLE = 2097152;
+const CONTROL = 4194304;
 
 function flagsOf(node: OutlineNode): number {
   let flags = 0;
@@ -62,6 +63,7 @@ function flagsOf(node: OutlineNode): number {
   if (node.readonly) flags |= READONLY;
   if (node.focused) flags |= FOCUSED;
   if (node.draggable) flags |= DRAGGABLE;
+  if (node.control) flags |= CONTROL;
   return flags;
 }
 
@@ -79,7 +81,7 @@ export function encodeOutline(roots: OutlineNode[]): WireOutline {
     if (flags & NAME) out.push(node.name!);
     if (flags & TEXT) out.push(node.text!);
     if (flags & REF) out.push(Number(node.ref!.slice(node.ref!.lastIndexOf('e') + 1)));
-    if (flags & VALUE) out.push(node.value!);
+    if (flags & VALUE) out.push(node.value!, node.valueMore ?? 0);
     if (flags & URL) out.push(node.url!);
     if (flags & LEVEL) out.push(node.level!);
     if (flags & OPTIONS) out.push(node.options!.length, ...node.options!, node.moreOptions ?? 0);
@@ -105,7 +107,11 @@ export function decodeOutline(wire: WireOutline, prefix: string): { roots: Outli
     if (flags & NAME) node.name = nodes[at++] as string;
     if (flags & TEXT) node.text = nodes[at++] as string;
     if (flags & REF) node.ref = `${prefix}e${nodes[at++] as number}`;
-    if (flags & VALUE) node.value = nodes[at++] as string;
+    if (flags & VALUE) {
+      node.value = nodes[at++] as string;
+      const more = nodes[at++] as number;
+      if (more) node.valueMore = more;
+    }
     if (flags & URL) node.url = nodes[at++] as string;
     if (flags & LEVEL) node.level = nodes[at++] as string;
     if (flags & OPTIONS) {
@@ -129,6 +135,7 @@ export function decodeOutline(wire: WireOutline, prefix: string): { roots: Outli
     if (flags & READONLY) node.readonly = true;
     if (flags & FOCUSED) node.focused = true;
     if (flags & DRAGGABLE) node.draggable = true;
+    if (flags & CONTROL) node.control = true;
     if (count) {
       node.children = [];
       for (let i = 0; i < count; i++) node.children.push(take());

@@ -8,6 +8,8 @@ import { flatten } from './outline-node.js';
 import { encodeOutline } from './outline-wire.js';
 import { pageSight } from './page-sight.js';
 import { present } from './presence.js';
+import { fieldText } from './states.js';
+import { pageLines } from './line-safe.js';
 import { refOfElement, type WalkState } from './ref-registry.js';
 import { type WalkResult, walkFrameDom } from './walk.js';
 
@@ -97,6 +99,9 @@ export function selectorEngine(): SelectorEngine {
         return { error: messageOf(error) };
       }
       if ((ref || selector) && !scope?.isConnected) return { error: 'absent' };
+      // A field's text is what it holds: its value, exactly.
+      const held = scope ? fieldText(scope) : undefined;
+      if (held !== undefined) return { markdown: pageLines(held), hidden: 0 };
       try {
         return markdownOf(scope ?? null, pageSight(), hidden === true);
       } catch (error) {

@@ -86,3 +86,16 @@ export function urlOf(el: Element, origin: string): string {
   const short = origin !== 'null' && href.startsWith(origin + '/') ? href.slice(origin.length) : href;
   return clip(short, URL_MAX);
 }
+
+/**
+ * What a field holds, exactly, for `text` on its ref (undefined for anything that is not a field):
+ * a text input's or a text area's value as typed, a select's chosen labels, a password as dots.
+ */
+export function fieldText(el: Element): string | undefined {
+  if (el.localName === 'textarea') return (el as HTMLTextAreaElement).value;
+  if (el.localName === 'select') return [...(el as HTMLSelectElement).selectedOptions].map((option) => option.label).join('\n');
+  if (el.localName !== 'input') return undefined;
+  const input = el as HTMLInputElement;
+  if (['checkbox', 'radio', 'button', 'submit', 'reset', 'image', 'file'].includes(input.type)) return undefined;
+  return input.type === 'password' ? '•'.repeat(Math.min(input.value.length, 8)) : input.value;
+}

@@ -3,14 +3,15 @@ import { givenName, hintName } from './given-names.js';
 import { type Concealment, type OutlineNode, TEXT_ROLE } from './outline-node.js';
 import type { Scene, Sight } from './page-sight.js';
 import { RefRegistry, type WalkState } from './ref-registry.js';
-import { elementKind } from './element-kind.js';
+import { elementKind, type Listened, listenedFrom } from './element-kind.js';
+import { iconName } from './icon-names.js';
 import type { WalkArgs } from './ops.js';
 import { INTERACTIVE_ROLES } from './role-sets.js';
 import { CONTROLS_INSIDE, DROPPED_WHEN_EMPTY, FORM_CONTROLS, INLINE, NAMED_FROM_CONTENT, SKIPPED } from './roles.js';
 import { putChoices, readStates, urlOf, valueOf } from './states.js';
 import { seeText, type TextSight, textSight } from './text-sight.js';
 import { TextRuns, type Waiting } from './walk-text.js';
-import { clip, collapse, NAME_MAX } from './words.js';
+import { clip, collapse, NAME_MAX, VALUE_MAX } from './words.js';
 import { scopeElementOf } from './walk-scope.js';
 import { settleWaiting } from './walk-settle.js';
 
@@ -68,6 +69,7 @@ class OutlineWalk {
   /** designMode does not show in isContentEditable; a contenteditable body does. */
   private readonly wholeDocumentEditable = !!document.body && (document.designMode === 'on' || document.body.isContentEditable);
   private readonly focused: Element | null;
+  private readonly listened: Listened;
 
   constructor(
     private readonly args: WalkArgs,
@@ -79,6 +81,7 @@ class OutlineWalk {
     this.contentText = contentNames(sight, this.hiddenBlocks);
     this.scopeElement = scopeElementOf(args.scope, previous);
     this.nextFrame = args.firstFrame;
+    this.listened = listenedFrom(args.listened);
     let focused: Element | null = document.activeElement;
     while (focused?.shadowRoot?.activeElement) focused = focused.shadowRoot.activeElement;
     // A document with nothing focused names its body; that is focus only when the document has it (an editor's body).
@@ -186,7 +189,7 @@ class OutlineWalk {
     // A span laid out as a flex or grid item (flatpickr's weekday names) is a word of its own, as accname hears it.
     const inline = INLINE.has(tag) && (style.display === 'inline' || style.display === 'contents');
 
-    const kind = elementKind(el, tag, pointer, parentPointer, this.wholeDocumentEditable, this.labelSources);
+    const kind = elementKind(el, tag, pointer, parentPointer, this.wholeDocumentEditable, this.labelSources, this.listened);
     const { role, interactive, interactiveByMarkup, item, draggable, named } = kind;
     const childTextUsed = textUsed || kind.textNamesOther;
 
@@ -211,7 +214,7 @@ class OutlineWalk {
     // A clickable container (a card, Swagger UI's operation row) whose controls are listed
     // below it with their own names: named again by its content, it would repeat them all.
     // Anything but a control is named by the words a person can see of it.
-    const fromContent = role && visible && !wordless && !given && NAMED_FROM_CONTENT.has(role) && !(role === 'generic' && el.querySelector(CONTROLS_INSIDE));
+    const fromContent = role && visible && !wordless && !given && NAMED_FROM_CONTENT.has(role) && !(role === 'generic' && (kind.holdsListened || el.querySelector(CONTROLS_INSIDE)));
     const hiddenBefore = this.hiddenBlocks.size;
     let content = fromContent ? this.contentText(el, true, interactive || conceal ? undefined : here) : '';
     if (fromContent && !content && !interactive && !conceal && this.hiddenBlocks.size > hiddenBefore) {
@@ -230,7 +233,8 @@ class OutlineWalk {
 
     this.text.flush();
     // A title is a tooltip: text only a person hovering the element's box ever sees.
-    const name = wordless ? '' : given || content || hintName(el, tag, () => !sight.tinyBox(el) && scene.hidden !== 'off-screen');
+    // A control that shows only an icon is named by what draws it (its image's file, its class: `like`, `star`).
+    const name = wordless ? '' : given || content || hintName(el, tag, () => !sight.tinyBox(el) && scene.hidden !== 'off-screen') || (interactive ? iconName(el) : '');
     // A part of a control styled clickable (Shoelace's radio label inside its radio) that says
     // only the control's name again: the control's own ref does what it would.
     if (role === 'generic' && !interactiveByMarkup && !named && name && name === this.controlNames[this.controlNames.length - 1]) {
@@ -240,8 +244,12 @@ class OutlineWalk {
     const node: OutlineNode = { role };
     if (name) node.name = clip(name, NAME_MAX);
     readStates(el, tag, role, node, this.focused);
-    const value = collapse(valueOf(el, tag, role, this.wholeDocumentEditable, this.contentText));
-    if (value) node.value = clip(value, NAME_MAX);
+    // A field's value exactly (its spaces are what the page compares), cut only when long.
+    const value = valueOf(el, tag, role, this.wholeDocumentEditable, this.contentText);
+    if (value.trim()) {
+      node.value = value.length > VALUE_MAX ? value.slice(0, VALUE_MAX) : value;
+      if (value.length > VALUE_MAX) node.valueMore = value.length - VALUE_MAX;
+    }
     if (role === 'link' && el.hasAttribute('href')) node.url = urlOf(el, this.origin);
     if (draggable) node.draggable = true;
     // A drop-down <select>'s options cannot be clicked (they have no box): its choices are said on
@@ -255,6 +263,7 @@ class OutlineWalk {
     }
     if (conceal && args.hidden) node.hidden = conceal;
     if (interactive || item) node.ref = this.refs.refFor(el);
+    if (item && interactive && !INTERACTIVE_ROLES.has(role)) node.control = true;
     into.push(node);
     this.text.last = null;
     // A heading may lie under an opaque box found later in the page.

@@ -8,6 +8,8 @@ import { FORM_CONTROLS, SKIPPED } from './roles.js';
 /** The longest name, value and option label a line shows; text runs are clipped at TEXT_MAX. */
 export const NAME_MAX = 80;
 export const TEXT_MAX = 200;
+/** The longest start of a field's value a line shows (the rest is counted). */
+export const VALUE_MAX = 100;
 export const URL_MAX = 120;
 
 /** Zero-width spaces and soft hyphens (Swagger UI breaks paths with them) are not heard: gone, as accname drops them. */

@@ -7,6 +7,7 @@ import { findNodes, interactiveOnly, limitDepth, type Shaped } from './outline-f
 import { diffOutlines } from './outline-diff.js';
 import { type OutlineLine, renderOutline, renderText } from './outline-render.js';
 import { factsOfNode, nextGeneration, recordSnapshot, RefNotFoundError, rememberOutline, snapshotsOf, type TabSnapshots, wasIssued } from './refs.js';
+import { listenedElements } from './listened-elements.js';
 import { childFrame, walkFrame } from './snapshot-engine.js';
 
 /**
@@ -99,7 +100,9 @@ async function snapshotLines(target: TabSnapshots | Page, options: AiSnapshotOpt
     const scope = options.scope?.ref || (options.scope?.selector && !prefix) ? options.scope : undefined;
     // The whole page is walked and given refs whatever `limit` says: a limit (like maxChars) cuts
     // only what is shown, so a ref past the cut still works.
-    const answer = await walkFrame(frame, { prefix, firstFrame: nextFrame, generation, scope, hidden: options.hidden === true });
+    // What listens for a press without saying so in its markup (listened-elements.ts): the main frame's.
+    const listened = prefix ? undefined : await listenedElements(tab.page);
+    const answer = await walkFrame(frame, { prefix, firstFrame: nextFrame, generation, scope, hidden: options.hidden === true, ...(listened?.length ? { listened } : {}) });
     if ('error' in answer) {
       if (options.scope?.selector && !prefix) throw new BadRequestError(`Invalid selector ${JSON.stringify(options.scope.selector)}: ${answer.error}`);
       throw new Error(`snapshot of frame ${prefix || 'main'} failed: ${answer.error}`);

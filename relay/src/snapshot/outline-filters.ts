@@ -40,7 +40,8 @@ export function interactiveOnly(roots: OutlineNode[]): OutlineNode[] {
   flat.forEach(({ node, parent }, index) => {
     if (node.role === 'heading') lastHeading = index;
     // Items (a list's, a table's rows and headers) carry refs to be acted on when needed; the lean view leaves them out.
-    if (node.ref === undefined || ITEM_ROLES.has(node.role)) return;
+    // An item that is a control too (its row opens a mail) stays.
+    if (node.ref === undefined || (ITEM_ROLES.has(node.role) && !node.control)) return;
     keep[index] = true;
     if (lastHeading >= 0) keep[lastHeading] = true;
     for (let up = parent; up >= 0; up = flat[up].parent) if (LANDMARKS.has(flat[up].node.role)) keep[up] = true;

@@ -44,7 +44,8 @@ export function nodeLine(node: OutlineNode, parts: LineParts = WHOLE): string {
   if (node.required) line += ' [required]';
   if (node.readonly) line += ' [readonly]';
   if (node.focused && parts.focused !== false) line += ' [focused]';
-  if (node.value !== undefined) line += ` [value=${unbroken(node.value)}]`;
+  // Quoted and exact, as an agent may need to copy it; a long one is cut, saying how much is left (`text --ref` reads it all).
+  if (node.value !== undefined) line += ` [value=${quoted(node.value)}${node.valueMore ? `…+${node.valueMore} chars` : ''}]`;
   if (node.url !== undefined && parts.url !== false) line += ` [url=${unbroken(node.url)}]`;
   if (node.draggable) line += ' [draggable]';
   if (node.options) line += ` [options: ${[...node.options.map(quoted), ...(node.moreOptions ? [`and ${node.moreOptions} more`] : [])].join(', ')}]`;
