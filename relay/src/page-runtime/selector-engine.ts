@@ -9,6 +9,7 @@ import { encodeOutline } from './outline-wire.js';
 import { pageSight } from './page-sight.js';
 import { present } from './presence.js';
 import { refOfElement, type WalkState } from './ref-registry.js';
+import { locateText, readSelection, selectByScript, selectInField } from './text-range.js';
 import { type WalkResult, walkFrameDom } from './walk.js';
 
 /**
@@ -38,6 +39,10 @@ export function selectorEngine(): SelectorEngine {
   let actTarget: Element | null = null;
   const effects = new EffectWatches();
   const refElement = (ref: string) => state?.refs.get(ref);
+  const textScope = (ref: string | undefined): Element | null => {
+    const element = ref === undefined ? document.body : refElement(ref);
+    return element?.isConnected ? element : null;
+  };
 
   const reads: Reads = {
     walk(argument) {
@@ -106,6 +111,21 @@ export function selectorEngine(): SelectorEngine {
     'effect-start': ({ id, ref }) => effects.start(id, ref ? (refElement(ref) ?? null) : null),
     'effect-count': ({ id }) => effects.count(id),
     'effect-finish': ({ id }) => effects.finish(id),
+    'text-locate'({ ref, text }) {
+      const element = textScope(ref);
+      return element ? locateText(element, text) : { error: 'absent' };
+    },
+    'text-select'(argument) {
+      const element = textScope(argument.ref);
+      if (!element) return false;
+      if ('field' in argument) selectInField(element, argument.field);
+      else selectByScript(element, argument.text);
+      return true;
+    },
+    selection({ ref }) {
+      const element = textScope(ref);
+      return element ? readSelection(element) : { error: 'absent' };
+    },
   };
 
   const elements: Elements = {
