@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { encode } from 'gpt-tokenizer';
 import { chromium } from 'playwright-core';
-import { chooseFence, fencedOutline } from '../relay/src/api/page-content.js';
+import { chooseFence, fencedAfterNotes } from '../relay/src/api/page-content.js';
 import { takeAiSnapshot } from '../relay/src/snapshot/ai-snapshot.js';
 import { takePageText } from '../relay/src/snapshot/page-text.js';
 import { snapshotsOf } from '../relay/src/snapshot/refs.js';
@@ -65,7 +65,7 @@ export async function measurePageContent(): Promise<PageContentFigures[]> {
         page: real.name,
         outline: { tokens: tokens(seen.text), withHidden: tokens(unmarked(shown.text)), blocks: seen.hidden ?? 0, ms: Math.round([...times].sort((a, b) => a - b)[Math.floor(RUNS / 2)] * 10) / 10 },
         text: { tokens: tokens(text.markdown), withHidden: tokens(unmarked(textShown.markdown)), blocks: text.hidden ?? 0 },
-        fence: tokens(fencedOutline(chooseFence([bare]), header, seen.text)) - tokens(bare),
+        fence: tokens(fencedAfterNotes(chooseFence([bare]), header, seen.text, seen.hidden ? 1 : 0)) - tokens(bare),
       });
       await page.close();
     }

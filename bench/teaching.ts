@@ -79,6 +79,7 @@ export async function measureRoutineRuns(): Promise<RunFigure> {
       description: 'sign up',
       createdAt: new Date().toISOString(),
       recordedOn: { profile: 'clawd', url: site.url, title: 'Sign up' },
+      owner: { by: 'operator' },
       parameters: [
         { name: 'full_name', kind: 'text', description: 'textbox "Full name"', default: 'Ada' },
         { name: 'email', kind: 'text', description: 'textbox "Email"', default: 'ada@example.com' },

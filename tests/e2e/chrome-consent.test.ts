@@ -7,7 +7,8 @@ import puppeteer from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTab, pageTargets, waitFor } from '../harness/chromium.js';
 import { type ChromeEnv, startChromeEnv } from './chrome-env.js';
-import { type BoundaryScene, hidesUnlentTabs, keepsClawdLoginsOut, refusesExtensionPages, refusesLocalFiles, scopesCookies, scopesPlaywrightCookies } from './consent-attacks.js';
+import { type BoundaryScene, hidesUnlentTabs, keepsClawdLoginsOut, reachesNoOwnOrigin, refusesExtensionPages, refusesLocalFiles, scopesCookies, scopesPlaywrightCookies } from './consent-attacks.js';
+import { startTestSite } from '../harness/test-site.js';
 
 /**
  * The person's own Chrome, attached through its remote-debugging consent
@@ -91,7 +92,7 @@ describe('the picker', () => {
 
   it("opens from the console too, in the person's Chrome, once however often asked, and never offers the console's own tab", async () => {
     const person = await env.personPlaywright();
-    const pickers = () => person.contexts()[0].pages().filter((page) => page.url().endsWith('/chrome/picker'));
+    const pickers = () => person.contexts()[0].pages().filter((page) => /\/chrome\/picker\/[\w-]{20,}\/$/.test(page.url()));
     await picker.close();
     const consolePage = await person.contexts()[0].newPage();
     await consolePage.goto((await (await env.raw('/dashboard/link', { method: 'POST' })).json()).url);
@@ -136,7 +137,7 @@ describe('the CLI and doctor', () => {
     // `chrome pick`: attached already, so the picker open comes to the front.
     const pick = await cli('chrome', 'pick');
     expect(pick).toEqual({ code: 0, stdout: expect.stringMatching(/^the tab picker is open in your Chrome/) });
-    expect((await env.personPlaywright()).contexts()[0].pages().filter((page) => page.url().endsWith('/chrome/picker'))).toHaveLength(1);
+    expect((await env.personPlaywright()).contexts()[0].pages().filter((page) => /\/chrome\/picker\/[\w-]{20,}\/$/.test(page.url()))).toHaveLength(1);
   });
 });
 
@@ -236,6 +237,29 @@ describe('a client with the token', () => {
     expect(viaConsole.status).toBe(403);
     expect((await fetch(`http://127.0.0.1:${env.server.control.port}/chrome/picker/login?code=guessed`, { redirect: 'manual' })).status).toBe(401);
     expect(lentTabs().map((tab) => tab.targetId)).toEqual([shop.pageTargetId]);
+  });
+
+  it("never reaches clawd-browser's own pages from the lent tab, whatever sends the request: the picker's tab list stays the person's", async () => {
+    // Another server of this host the agent may use: it redirects wherever it is asked.
+    const redirector = await startTestSite((request, response, url) => {
+      const to = url.searchParams.get('to');
+      if (to) return void response.writeHead(302, { location: to }).end();
+      response.writeHead(200, { 'content-type': 'text/html' }).end('<title>elsewhere</title>');
+    });
+    try {
+      // The picker's cookie is in this very browser, sent only under the picker's own path, a random one.
+      const cookie = ((await scene().personCookies()) as unknown as Array<{ name: string; path: string; httpOnly: boolean; sameSite: string }>).find((each) => each.name === 'clawd_picker')!;
+      expect(cookie).toMatchObject({ path: expect.stringMatching(/^\/chrome\/picker\/[\w-]{20,}\/$/), httpOnly: true, sameSite: 'Strict' });
+      // Even knowing that path (the test reads it from the person's browser; an agent never sees it), nothing of the lent tab gets there.
+      const list = `${picker.url().replace(/\/?$/, '/')}tabs`;
+      await reachesNoOwnOrigin(scene(), { target: list, redirector: `${redirector.url}/go`, secrets: ['bank=1', 'other=1'], closeInPerson: (targetId) => env.person.cdp.send('Target.closeTarget', { targetId }).then(() => {}) });
+      await waitFor(() => lentTabs().length === 1, { message: 'the probe tab is still lent' });
+      expect(lentTabs().map((tab) => tab.targetId)).toEqual([shop.pageTargetId]);
+      // The person's own picker still works, in its own tab.
+      expect(await picker.evaluate(() => fetch('tabs').then((answer) => answer.status))).toBe(200);
+    } finally {
+      await redirector.close();
+    }
   });
 
   it("takes a lent tab's popup along, never a tab the person opens", async () => {

@@ -69,7 +69,9 @@ export async function startChromeEnv(): Promise<ChromeEnv> {
       if (answer.status !== 200) throw new Error(`opening the picker: HTTP ${answer.status} ${await answer.text()}`);
       const browser = await personPlaywright();
       let picker: Page | undefined;
-      await waitFor(() => (picker = browser.contexts()[0].pages().find((page) => page.url() === `${base}/chrome/picker`)) !== undefined, { message: 'the picker did not open in the person\'s browser' });
+      // Its page is at a path of its own login's, which only the person's browser knows.
+      const at = new RegExp(`^${base}/chrome/picker/[\\w-]{20,}/$`);
+      await waitFor(() => (picker = browser.contexts()[0].pages().find((page) => at.test(page.url()))) !== undefined, { message: 'the picker did not open in the person\'s browser' });
       await picker!.locator('#tabs li').first().waitFor();
       return picker!;
     },

@@ -141,7 +141,8 @@ describe('browser commands against the running server', () => {
     expect(labelled).toContainEqual(expect.stringMatching(/^\d+ button "Submit"$/));
     await expect(cli('screenshot', '--labels', '--element', 'form')).rejects.toThrow(/--labels draws on the page or the full page, not one element/);
     expect(await cli('navigate', fixtures.url('frame-child.html'))).toContain('Frame Child');
-    expect(await cli('close', targetId.slice(0, 8))).toContain(`closed ${targetId}`);
+    // A tab's title and URL are the page's words: fenced, its id before them.
+    expect(await cli('close', targetId.slice(0, 8))).toMatch(new RegExp(`^closed ${targetId}\\n<page (\\d+)>\\n.*Frame Child.*\\n</page \\1>$`));
 
     const status = JSON.parse(await cli('--json', 'status'));
     expect(status).toMatchObject({ profile: 'clawd', running: true, connected: true });
@@ -155,8 +156,9 @@ describe('browser commands against the running server', () => {
     const outline = await cli('snapshot');
     const ref = (pattern: RegExp) => refOf(outline, pattern);
     await cli('type', ref(/textbox "Name"/), 'from the cli');
-    expect(await cli('select', ref(/combobox "Fruit"/), 'cherry')).toBe('selected: cherry');
-    expect(await cli('fill', '--fields', JSON.stringify([{ ref: ref(/checkbox "Subscribe"/), value: true }]))).toBe('filled 1 field(s)');
+    // Each act says what it did (api/act-answer.ts): the option chosen is the page's word, fenced; a box that turned is said.
+    expect(await cli('select', ref(/combobox "Fruit"/), 'cherry')).toMatch(/^select: done\n<page (\d+)>\nchosen: "cherry"\n<\/page \1>$/);
+    expect(await cli('fill', '--fields', JSON.stringify([{ ref: ref(/checkbox "Subscribe"/), value: true }]))).toBe('fill: done (checked: true)');
     await cli('click', ref(/button "Submit"/));
     const result = JSON.parse(await cli('--json', 'evaluate', '--fn', '() => document.querySelector("#result").textContent')).result;
     expect(result).toContain('from the cli');
@@ -212,7 +214,8 @@ describe('browser commands against the running server', () => {
 
       // A pattern, and what a find says when nothing matches or the pattern is broken.
       expect((await cli('find', '/^\\s*- text: "(buy|read)/i')).split('\n').filter((line) => /- text:/.test(line))).toEqual(['  - text: "Buy milk"', '  - text: "Read a book"']);
-      expect((await cli('find', 'no such todo')).split('\n').at(-1)).toBe('[find "no such todo": nothing on the page matches]');
+      // The note ends what the page's outline said, so it is inside the page's fence: only the first notes are counted as clawd's.
+      expect((await cli('find', 'no such todo')).split('\n').at(-2)).toBe('[find "no such todo": nothing on the page matches]');
       const broken = await fail('find', '/(/');
       expect(broken.stderr).toMatch(/Invalid find "\/\(\/": .*regular expression as \/pattern\/flags/);
     } finally {

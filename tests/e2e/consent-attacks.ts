@@ -141,3 +141,89 @@ export async function hidesUnlentTabs(scene: BoundaryScene, unlent: string[]): P
   }
   expect(announced.length).toBeGreaterThan(0);
 }
+
+/**
+ * clawd-browser's own origins are out of a lent tab's reach, whatever makes
+ * the request: a script's fetch and image with the person's cookies, a URL
+ * rewritten in `Fetch.continueRequest`, the deprecated interception, and
+ * the browser's own navigation through a redirect, with the client
+ * intercepting responses to read the answer's body. `target` is one of
+ * clawd's pages the person's browser holds the cookie of (the picker's tab
+ * list, the console's sessions), `secrets` what its answer would show;
+ * `redirector` answers `?to=<url>` with a 302 there, and any other request
+ * with a page. The navigations are made in a tab the client opens, which
+ * ends at clawd's origin (an error page) and is taken back: `closeInPerson`
+ * closes it in the person's browser.
+ */
+export async function reachesNoOwnOrigin(scene: BoundaryScene, options: { target: string; redirector: string; secrets: string[]; closeInPerson(targetId: string): Promise<void> }): Promise<void> {
+  const { target, redirector, secrets } = options;
+  const ownOrigin = new URL(target).origin;
+  const probe = await scene.browser.contexts()[0].newPage();
+  await probe.goto(`${redirector}?start=1`);
+  const session = await scene.browser.contexts()[0].newCDPSession(probe);
+  const targetId = ((await session.send('Target.getTargetInfo')) as Protocol.Target.GetTargetInfoResponse).targetInfo.targetId;
+  const heard: string[] = [];
+  const bodies: string[] = [];
+  let rewrite: Promise<string> | undefined;
+  session.on('Fetch.requestPaused', (event: Protocol.Fetch.RequestPausedEvent) => {
+    heard.push(event.request.url);
+    void (async () => {
+      if (event.request.url.includes('rewrite=1')) {
+        // The client's own rewrite of a request onto clawd's origin.
+        rewrite = session.send('Fetch.continueRequest', { requestId: event.requestId, url: target }).then(() => 'continued', (error: Error) => error.message);
+        await rewrite;
+        return void (await session.send('Fetch.continueRequest', { requestId: event.requestId }).catch(() => {}));
+      }
+      if (event.request.url.startsWith(ownOrigin) && event.responseStatusCode !== undefined) {
+        const body = (await session.send('Fetch.getResponseBody', { requestId: event.requestId }).catch(() => undefined)) as { body: string; base64Encoded: boolean } | undefined;
+        if (body) bodies.push(body.base64Encoded ? Buffer.from(body.body, 'base64').toString() : body.body);
+      }
+      await session.send(event.responseStatusCode !== undefined ? 'Fetch.continueResponse' : 'Fetch.continueRequest', { requestId: event.requestId }).catch(() => {});
+    })();
+  });
+  const fromScript = () =>
+    probe.evaluate(async (url) => {
+      const fetched = await fetch(url, { credentials: 'include' }).then(async (answer) => `${answer.status} ${await answer.text()}`, () => 'failed');
+      const image = await new Promise<string>((resolve) => {
+        const img = new Image();
+        img.onload = () => resolve('loaded');
+        img.onerror = () => resolve('error');
+        img.src = url;
+      });
+      return { fetched, image };
+    }, target);
+  await session.send('Fetch.enable', { patterns: [{ urlPattern: '*rewrite=1*', requestStage: 'Request' }, { urlPattern: '*', requestStage: 'Response' }] });
+  // The script's ways: fetch with the person's cookies, an image. None reaches the server.
+  expect(await fromScript()).toEqual({ fetched: 'failed', image: 'error' });
+  await probe.goto(`${redirector}?rewrite=1`);
+  expect(await rewrite).toMatch(/Fetch\.continueRequest refused: clawd-browser's own pages/);
+  await expect(session.send('Network.setRequestInterception' as 'Network.enable', { patterns: [{ urlPattern: '*' }] } as never)).rejects.toThrow(/not forwarded/);
+  // With the client's interception off, the ports stay offline.
+  await session.send('Fetch.disable');
+  expect(await fromScript()).toEqual({ fetched: 'failed', image: 'error' });
+  // The browser's own navigation, through a redirect onto clawd's page, the client reading every response: blocked at the hop.
+  await session.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Response' }] });
+  await navigatesNowhere(probe, session, `${redirector}?to=${encodeURIComponent(target)}`);
+  // And in a tab where nothing of the client's intercepts: the browser's own network stack has clawd's ports offline.
+  const plain = await scene.browser.contexts()[0].newPage();
+  await plain.goto(`${redirector}?start=2`);
+  const plainSession = await scene.browser.contexts()[0].newCDPSession(plain);
+  const plainId = ((await plainSession.send('Target.getTargetInfo')) as Protocol.Target.GetTargetInfoResponse).targetInfo.targetId;
+  // The client's own network conditions, older and newer, go after the relay's: they put nothing back online.
+  await plainSession.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+  expect(await plainSession.send('Network.emulateNetworkConditionsByRule', { matchedNetworkConditions: [{ urlPattern: '', offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 }] })).toEqual({ ruleIds: [expect.any(String)] });
+  await navigatesNowhere(plain, plainSession, `${redirector}?to=${encodeURIComponent(target)}`);
+  await options.closeInPerson(plainId);
+  expect(heard.filter((url) => url.startsWith(ownOrigin))).toEqual([]);
+  expect(bodies).toEqual([]);
+  for (const secret of secrets) expect(JSON.stringify([heard, bodies]), secret).not.toContain(secret);
+  await options.closeInPerson(targetId);
+}
+
+/** A navigation onto clawd's origin fails in the browser (blocked, or offline there), and the tab, standing there now, is taken back. */
+async function navigatesNowhere(page: Page, session: CDPSession, url: string): Promise<void> {
+  const closed = new Promise<void>((resolve) => page.once('close', () => resolve()));
+  const navigated = (await session.send('Page.navigate', { url })) as Protocol.Page.NavigateResponse;
+  expect(navigated.errorText).toMatch(/^net::ERR_(BLOCKED_BY_CLIENT|INTERNET_DISCONNECTED)$/);
+  await closed;
+}

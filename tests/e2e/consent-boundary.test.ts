@@ -13,7 +13,8 @@ import { openTab, pageTargets, triggerExtensionAction, waitFor } from '../harnes
 import { connectFakeExtension, FAKE_BROWSER } from '../harness/fake-extension.js';
 import { refOf } from '../harness/refs.js';
 import { type ControlEnv, startControlEnv } from './control-env.js';
-import { type BoundaryScene, hidesUnlentTabs, keepsClawdLoginsOut, refusesExtensionPages, refusesLocalFiles, scopesCookies, scopesPlaywrightCookies } from './consent-attacks.js';
+import { type BoundaryScene, hidesUnlentTabs, keepsClawdLoginsOut, reachesNoOwnOrigin, refusesExtensionPages, refusesLocalFiles, scopesCookies, scopesPlaywrightCookies } from './consent-attacks.js';
+import { startTestSite } from '../harness/test-site.js';
 import { badgeOf } from './relay-env.js';
 
 /**
@@ -184,10 +185,10 @@ describe("12. clawd-browser's own logins", () => {
     expect((await allCookiesInUserBrowser()).some((cookie) => cookie.name.startsWith('clawd_dashboard'))).toBe(true);
   });
 
-  it('are never used through a shared tab: its pages refuse to be framed or loaded by another page of the host', async () => {
-    // The shared page (another port of 127.0.0.1) fetches, frames and loads the console with the person's cookie: each is refused.
+  it('are never used through a shared tab: no request of it reaches clawd-browser, whatever sends it', async () => {
+    // The shared page (another port of 127.0.0.1) fetches, frames and loads the console with the person's cookie: none of it leaves the browser.
     const fetched = await sharedPage.evaluate((at) => fetch(`${at}sessions`, { credentials: 'include' }).then((answer) => answer.status, () => 'failed'), `${consoleOrigin()}${consolePath}`);
-    expect(fetched).not.toBe(200);
+    expect(fetched).toBe('failed');
     await sharedPage.evaluate((origin) => {
       const frame = document.createElement('iframe');
       frame.id = 'console-frame';
@@ -195,9 +196,25 @@ describe("12. clawd-browser's own logins", () => {
       document.body.append(frame);
     }, `${consoleOrigin()}${consolePath}`);
     const framed = (await sharedPage.frameLocator('#console-frame').locator('body').textContent({ timeout: 10_000 })) ?? '';
-    expect(framed).toMatch(/answer their own pages only/);
-    expect(framed).not.toMatch(/"sessions"/);
+    expect(framed).not.toMatch(/"sessions"|answer their own pages only/);
     await sharedPage.evaluate(() => document.getElementById('console-frame')?.remove());
+    // Nor by a redirect the browser follows, the client intercepting every answer, nor a request it rewrites.
+    const redirector = await startTestSite((request, response, url) => {
+      const to = url.searchParams.get('to');
+      if (to) return void response.writeHead(302, { location: to }).end();
+      response.writeHead(200, { 'content-type': 'text/html' }).end('<title>elsewhere</title>');
+    });
+    try {
+      const sessions = (await env.client('clawd').sessions()).sessions.map((session) => session.id);
+      await reachesNoOwnOrigin(scene(), {
+        target: `${consoleOrigin()}${consolePath}sessions`,
+        redirector: `${redirector.url}/go`,
+        secrets: ['"sessions"', ...sessions],
+        closeInPerson: (targetId) => cdp().send('Target.closeTarget', { targetId }).then(() => {}),
+      });
+    } finally {
+      await redirector.close();
+    }
   });
 
   it('are never lent by a click: a tab of the console is not shared', async () => {

@@ -14,8 +14,10 @@ import { type ControlEnv, startControlEnv } from './control-env.js';
 /**
  * A consequential act waits for a yes (spec §20), on real Chromium: a
  * checkout whose Pay button, clicked by ref, sends nothing until the person
- * (Playwright driving the hand-off page, as a person would) says yes; a no,
- * or nobody to ask, is a 409 naming the rule and the site receives nothing.
+ * (Playwright driving the hand-off page in the operator's console, as a
+ * person would) says yes; a no, or nobody to ask, is a 409 naming the rule
+ * and the site receives nothing. The agent never says its own yes: it gets
+ * no link, and its token, key or live-view input are refused a yes.
  * On a task session (its own key), the managed profile through a real MCP
  * client, and the person's shared tab. The token's holder may pre-approve a
  * rule for one session, the session's key never can; a form sent to a
@@ -40,6 +42,32 @@ const CHECKOUT = `<!doctype html><title>Checkout</title>
 <form method="post" action="/notes"><label>Note <input name="note"></label><button>Continue</button></form>
 <a href="/setup.exe">Get the installer</a>`;
 
+/**
+ * A bank's page that offers agents its forms as tools (WebMCP's declarative
+ * `<form toolname>`, sent when called), and a script's tool that fetches an
+ * installer: the same forms and link a click would be judged on.
+ */
+const BANK = `<!doctype html><title>Bank</title>
+<h1>Bank</h1>
+<form toolname="transfer_form" tooldescription="Transfer money to an account" toolautosubmit method="post" action="/transfer">
+  <label>IBAN <input name="iban" toolparamdescription="the account to pay" required></label>
+  <button>Transfer</button>
+</form>
+<form toolname="send_form" tooldescription="Send a message to the bank" toolautosubmit method="post" action="/message">
+  <label>Message <input name="action" toolparamdescription="what to say" required></label>
+  <button>Send</button>
+</form>
+<form toolname="find_branch" tooldescription="Find a branch near a town" toolautosubmit action="/branches">
+  <label>Town <input name="town" toolparamdescription="the town" required></label>
+  <button>Find</button>
+</form>
+<script>
+  document.modelContext.registerTool({
+    name: 'get_installer', description: 'Download the banking app', inputSchema: { type: 'object', properties: {} },
+    async execute() { const a = document.createElement('a'); a.href = '/setup.exe'; document.body.append(a); a.click(); return { content: [{ type: 'text', text: 'started' }] }; },
+  });
+</script>`;
+
 beforeAll(async () => {
   env = await startControlEnv();
   person = await chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox'] });
@@ -53,6 +81,8 @@ beforeAll(async () => {
       });
       return;
     }
+    if (url.pathname === '/bank') return void response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(BANK);
+    if (url.pathname === '/branches') return void response.writeHead(200, { 'content-type': 'text/html' }).end(`<title>Branches</title><p>branches in ${url.searchParams.get('town')}</p>`);
     if (url.pathname === '/setup.exe') return void response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename="setup.exe"' }).end('MZ not really a program');
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(CHECKOUT);
   });
@@ -79,11 +109,13 @@ async function atCheckout(client: BrowserClient, targetId?: string): Promise<{ t
   return { targetId: id, text: (snapshot as { text: string }).text };
 }
 
-/** The person opens the link and answers on the hand-off page; what the page showed them comes back. */
-async function answer(link: string, verdict: 'yes' | 'no'): Promise<{ heading: string; act: string; outlined: boolean }> {
+/** The person, logged in to the operator's console, answers on the hand-off's page there; what the page showed them comes back. */
+async function answer(handoff: string, verdict: 'yes' | 'no'): Promise<{ heading: string; act: string; outlined: boolean }> {
   const context = await person.newContext();
   const page = await context.newPage();
-  await page.goto(link);
+  await page.goto((await env.client('clawd').dashboardLink()).url);
+  await page.waitForURL(/\/console\/[^/]+\/$/);
+  await page.goto(`${page.url()}handoff/${handoff}/page`);
   const shown = { heading: await page.locator('h1').innerText(), act: await page.locator('#act').innerText(), outlined: await page.locator('#target').isVisible() };
   await page.getByRole('button', { name: verdict === 'yes' ? 'Yes, do it' : 'No' }).click();
   await page.locator('#outcome').filter({ hasText: 'Thank you' }).waitFor();
@@ -121,11 +153,12 @@ describe('a checkout\'s Pay button, clicked by ref', () => {
     const waiting = new Promise<Confirmation>((resolve) => (asked = resolve));
     const paying = agent.act({ kind: 'click', ref: refOf(text, /button "Pay €42"/), targetId }, { person: true, onConfirmation: asked });
     const confirmation = await waiting;
-    expect(confirmation).toMatchObject({ rule: 'payments', act: 'click button "Pay €42"', state: 'waiting', link: expect.stringMatching(/\/handoff\/[0-9a-f]+\/open\?code=/) });
+    expect(confirmation).toMatchObject({ rule: 'payments', act: 'click button "Pay €42"', state: 'waiting', askedIn: ['console'] });
+    expect(confirmation).not.toHaveProperty('link');
     // Nothing yet: the page has not been touched.
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(received).toEqual([]);
-    const shown = await answer(confirmation.link!, 'yes');
+    const shown = await answer(confirmation.id, 'yes');
     expect(shown).toEqual({ heading: 'The agent asks for your yes', act: expect.stringContaining('The agent would click button "Pay €42"'), outlined: true });
     const paid = await paying;
     expect(paid).toMatchObject({ kind: 'click', url: `${site.url}/pay`, title: 'Paid', confirmed: { rule: 'payments', by: 'person', handoff: confirmation.id } });
@@ -135,13 +168,54 @@ describe('a checkout\'s Pay button, clicked by ref', () => {
     await env.client('clawd').closeSession(id);
   });
 
+  it("a session's key cannot say its own yes: no link comes to it, and nothing it holds says yes or clicks past the rule", async () => {
+    const { id, agent } = await sessionAgent();
+    const key = (agent as unknown as { options: { token: string } }).options.token;
+    const keyed = (path: string, init: RequestInit = {}) => fetch(`${base()}${path}`, { ...init, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...init.headers } });
+    const { targetId, text } = await atCheckout(agent);
+    // The attack: ask with ?person=true, open the answer's link itself (it needs no credential), say done.
+    const asked = await keyed('/act?person=true', { method: 'POST', body: JSON.stringify({ kind: 'click', ref: refOf(text, /button "Pay €42"/), targetId }) });
+    expect(asked.status).toBe(200);
+    const { confirmation } = (await asked.json()) as { confirmation: Confirmation & { link?: string } };
+    expect(confirmation).toMatchObject({ rule: 'payments', state: 'waiting', askedIn: ['console'] });
+    expect(confirmation.link).toBeUndefined();
+    expect(JSON.stringify(await agent.handoffState(confirmation.id, 0))).not.toMatch(/\/open\?code=/);
+    // Nothing it holds says yes: its key, the token, a hand-off link of its own (for another hand-off), a code it guesses.
+    expect((await keyed(`/handoff/${confirmation.id}/answer`, { method: 'POST', body: JSON.stringify({ verdict: 'done' }) })).status).toBe(403);
+    const byToken = await env.raw(`/handoff/${confirmation.id}/answer`, { method: 'POST', body: JSON.stringify({ verdict: 'done' }) });
+    expect(byToken.status).toBe(403);
+    expect((await byToken.json()).error.message).toMatch(/^A yes to an act a confirm rule names \(payments\) is a person's: it is said in the operator's console/);
+    const own = await agent.openHandoff({ reason: 'Log in for me', targetId });
+    const opened = await fetch(own.link!, { redirect: 'manual' });
+    const cookie = opened.headers.get('set-cookie')!.split(';')[0];
+    expect((await fetch(`${base()}/handoff/${confirmation.id}/answer`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ verdict: 'done' }) })).status).toBe(401);
+    expect((await fetch(`${base()}/handoff/${confirmation.id}/open?code=${'0'.repeat(32)}`)).status).toBe(403);
+    // Nor does it click Pay itself through a live view: its own, or its hand-off's (the input of a link it was handed).
+    const box = await (await env.server.manager.driver(`session-${id}`).page(targetId)).locator('button', { hasText: 'Pay' }).boundingBox();
+    const viewport = await (await env.server.manager.driver(`session-${id}`).page(targetId)).evaluate(() => ({ width: innerWidth, height: innerHeight }));
+    const click = JSON.stringify({ targetId, type: 'click', x: (box!.x + box!.width / 2) / viewport.width, y: (box!.y + box!.height / 2) / viewport.height });
+    const viaView = await keyed('/screencast/input', { method: 'POST', body: click });
+    expect(viaView.status).toBe(409);
+    expect((await viaView.json()).error.message).toMatch(/confirm rule payments.*input an agent sends through the live view is the agent's own act, not a person's yes/);
+    const viaHandoff = await fetch(`${base()}/handoff/${own.id}/input`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ type: 'click', x: (box!.x + box!.width / 2) / viewport.width, y: (box!.y + box!.height / 2) / viewport.height }) });
+    expect(viaHandoff.status).toBe(409);
+    await agent.cancelHandoff(own.id);
+    expect(received).toEqual([]);
+    expect((await agent.handoffState(confirmation.id, 0)).state).toBe('waiting');
+    // The person's yes, in the console, is the one that runs it.
+    await answer(confirmation.id, 'yes');
+    expect(await agent.handoffState(confirmation.id, 30)).toMatchObject({ state: 'done', act: { title: 'Paid', confirmed: { by: 'person' } } });
+    expect(received).toEqual(['/pay holder=Ada']);
+    await env.client('clawd').closeSession(id);
+  });
+
   it("the person's no: a 409 saying so, and nothing is sent", async () => {
     const { id, agent } = await sessionAgent();
     const { targetId, text } = await atCheckout(agent);
     let asked!: (confirmation: Confirmation) => void;
     const waiting = new Promise<Confirmation>((resolve) => (asked = resolve));
     const paying = rejection(agent.act({ kind: 'click', ref: refOf(text, /button "Pay €42"/), targetId }, { person: true, onConfirmation: asked }));
-    await answer((await waiting).link!, 'no');
+    await answer((await waiting).id, 'no');
     const refused = await paying;
     expect(refused).toBeInstanceOf(ConflictError);
     expect(refused.message).toMatch(/confirm rule payments.*and the person said no/);
@@ -159,7 +233,7 @@ describe('a checkout\'s Pay button, clicked by ref', () => {
     expect(held.confirmation).toMatchObject({ rule: 'payments', state: 'waiting' });
     expect(held.fence).toMatch(/^\d{3,}$/);
     expect(received).toEqual([]);
-    await answer(held.confirmation.link!, 'yes');
+    await answer(held.confirmation.id, 'yes');
     const ended = await agent.handoffState(held.confirmation.id, 30);
     expect(ended).toMatchObject({ state: 'done', confirm: { rule: 'payments' }, act: { kind: 'click', title: 'Paid', confirmed: { by: 'person' } } });
     expect(received).toEqual(['/pay holder=Ada']);
@@ -232,15 +306,65 @@ describe('a tool the page offers and marks consequential (WebMCP)', () => {
     const confirmation = await waiting;
     expect(confirmation).toMatchObject({ rule: 'page-tools', act: 'call the page\'s tool "pay"' });
     expect(await paid()).toBe(before);
-    await answer(confirmation.link!, 'yes');
+    await answer(confirmation.id, 'yes');
     expect(await paying).toMatchObject({ tool: 'pay', status: 'Completed', confirmed: { rule: 'page-tools', by: 'person' } });
     expect(await paid()).toBe('paid');
     await client.closeTab(tab.targetId);
   });
 });
 
+describe('a page tool, judged by every rule an act is', () => {
+  it("a form's tool waits for the yes a click on its button would: by the button, by the form's action; a download it starts is held", async () => {
+    const path = join(env.home, 'config.json');
+    const config = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+    const { id, agent } = await sessionAgent();
+    try {
+      const { targetId } = await agent.openTab(`${site.url}/bank`);
+      await waitFor(async () => (await agent.pageTools.list({ targetId })).tools.length === 4, { message: 'the bank never offered its tools' });
+      // A click on Transfer is a 409 (the default payments rule)…
+      const text = (await agent.snapshot({ targetId })).text;
+      expect(await rejection(agent.click(refOf(text, /button "Transfer"/), { targetId }))).toBeInstanceOf(ConflictError);
+      // …and so is the tool that sends the same form with the same button.
+      const refused = await rejection(agent.pageTools.call({ targetId, name: 'transfer_form', input: { iban: 'ATTACKER-IBAN-666' } }));
+      expect(refused).toBeInstanceOf(ConflictError);
+      expect(refused.message).toMatch(/^Not done: to call the page's tool "transfer_form", which sends its form with button "Transfer" needs a person's yes \(confirm rule payments: /);
+      expect(received).toEqual([]);
+      // A form no rule names is sent at once.
+      expect(await agent.pageTools.call({ targetId, name: 'find_branch', input: { town: 'Graz' } })).toMatchObject({ status: 'Completed', navigated: true, url: `${site.url}/branches?town=Graz` });
+      await agent.navigate(`${site.url}/bank`, targetId);
+      await waitFor(async () => (await agent.pageTools.list({ targetId })).tools.length === 4, { message: 'the bank never offered its tools again' });
+
+      // With a rule naming the bank's domain: a form's tool sending there waits, whatever its button says (a field named "action" hides nothing).
+      writeFileSync(path, JSON.stringify({ ...config, confirm: { rules: [{ name: 'bank', formTo: ['127.0.0.1'] }, { name: 'executables', download: ['exe'] }] } }));
+      const byForm = await rejection(agent.pageTools.call({ targetId, name: 'send_form', input: { action: 'hello' } }));
+      expect(byForm.message).toMatch(/^Not done: to call the page's tool "send_form", sending a form to 127\.0\.0\.1:\d+ needs a person's yes \(confirm rule bank: a form sent to 127\.0\.0\.1\)/);
+      expect(received).toEqual([]);
+      // A download a script's tool starts is held by the download rule, and with nobody to ask not kept.
+      expect(await agent.pageTools.call({ targetId, name: 'get_installer', input: {} })).toMatchObject({ status: 'Completed' });
+      await waitFor(async () => (await agent.downloads()).downloads.some((download) => download.state === 'failed'), { message: 'the download was never decided' });
+      expect((await agent.downloads()).downloads[0]).toMatchObject({ state: 'failed', error: expect.stringMatching(/^not kept: confirm rule executables /) });
+      writeFileSync(path, JSON.stringify(config));
+
+      // With a person at hand, the form goes once they say yes in the console.
+      let asked!: (confirmation: Confirmation) => void;
+      const waiting = new Promise<Confirmation>((resolve) => (asked = resolve));
+      const paying = agent.pageTools.call({ targetId, name: 'transfer_form', input: { iban: 'DE00-OWN' } }, { person: true, onConfirmation: asked });
+      const confirmation = await waiting;
+      expect(confirmation).toMatchObject({ rule: 'payments', act: 'call the page\'s tool "transfer_form", which sends its form with button "Transfer"' });
+      expect(received).toEqual([]);
+      await answer(confirmation.id, 'yes');
+      expect(await paying).toMatchObject({ tool: 'transfer_form', status: 'Completed', confirmed: { rule: 'payments', by: 'person' } });
+      await waitFor(() => received.length > 0, { message: 'the form never reached the bank' });
+      expect(received).toEqual(['/transfer iban=DE00-OWN']);
+    } finally {
+      writeFileSync(path, JSON.stringify(config));
+      await env.client('clawd').closeSession(id);
+    }
+  });
+});
+
 describe('where a person is reachable', () => {
-  it('through a real MCP client with the handoff group: browser_act waits, the progress carries the link, the yes runs it', async () => {
+  it('through a real MCP client with the handoff group: browser_act waits, the progress says where the person is asked, their yes runs it', async () => {
     const mcp = new Client({ name: 'confirm-agent', version: '1' });
     await mcp.connect(new StreamableHTTPClientTransport(new URL(`${base()}/mcp?caps=handoff`), { requestInit: { headers: { authorization: `Bearer ${env.server.token}` } } }));
     try {
@@ -252,9 +376,10 @@ describe('where a person is reachable', () => {
         timeout: 60_000,
       });
       await waitFor(async () => progress.length > 0, { message: 'no progress notification came' });
-      expect(progress[0]).toMatch(/^Waiting for a person's yes \(rule payments\): http\S+\/open\?code=/);
+      expect(progress[0]).toBe("Waiting for a person's yes (rule payments): asked in the operator's console (clawd-browser dashboard).");
       expect(received).toEqual([]);
-      await answer(/(http\S+\/open\?code=\S+)/.exec(progress[0])![1], 'yes');
+      const [waiting] = (await client.handoffs()).handoffs.filter((handoff) => handoff.profile === 'clawd' && handoff.targetId === targetId && handoff.confirm?.rule === 'payments');
+      await answer(waiting.id, 'yes');
       const result = (await calling) as { content: Array<{ text: string }>; isError?: boolean };
       const said = result.content.map((part) => part.text).join('\n');
       expect(result.isError, said).toBeFalsy();
@@ -273,8 +398,11 @@ describe('where a person is reachable', () => {
     const waiting = new Promise<Confirmation>((resolve) => (asked = resolve));
     const paying = user.act({ kind: 'click', ref: refOf(text, /button "Pay €42"/), targetId }, { onConfirmation: asked });
     const confirmation = await waiting;
+    // Their Chrome is asked (a notification with a link of its own), and the console too; the agent gets no link.
+    expect(confirmation).toMatchObject({ askedIn: ['console', 'extension'] });
+    expect(confirmation).not.toHaveProperty('link');
     expect(received).toEqual([]);
-    await answer(confirmation.link!, 'yes');
+    await answer(confirmation.id, 'yes');
     expect(await paying).toMatchObject({ title: 'Paid', confirmed: { by: 'person' } });
     expect(received).toEqual(['/pay holder=Ada']);
     await user.navigate(env.fixtures.url('index.html?user=1'), targetId);

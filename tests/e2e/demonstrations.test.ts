@@ -222,7 +222,7 @@ describe('a demonstration on a shared tab', () => {
         arguments: { action: 'run', name: 'sign-up', profile: 'clawd', params: { full_name: 'Katherine Johnson', email: 'kj@example.com', password: 'orbital mechanics 62', plan: 'Free' } },
       });
       expect(ran.isError).toBeFalsy();
-      expect((ran.content as Array<{ text: string }>)[0].text).toMatch(/^Routine sign-up ran: 7 steps/);
+      expect((ran.content as Array<{ text: string }>)[0].text).toMatch(new RegExp(`^Routine sign-up \\(the operator's, acts on ${new URL(site.url).origin}\\) ran: 7 steps`));
     } finally {
       await client.close();
     }
@@ -257,9 +257,12 @@ describe('a demonstration on a shared tab', () => {
     const before = site.submissions.length;
     process.env.DEMO_TEST_PASSWORD = 'from the shell 99';
     try {
-      expect(await runCli(env, ['routines'])).toMatch(/^sign-up {2}Create an account on the sign-up page {2}\(params: full_name, email, password \(secret\), plan, send_me_the_newsletter\)$/m);
+      // Whose it is and where it acts, clawd's words; what it does and takes, the words of its saver and its pages, fenced.
+      const listed = await runCli(env, ['routines']);
+      expect(listed).toMatch(new RegExp(`^sign-up: the operator's, acts on ${new URL(site.url).origin}$`, 'm'));
+      expect(listed).toMatch(/^<page (\d+)>\nsign-up: Create an account on the sign-up page \(params: full_name, email, password \(secret\), plan, send_me_the_newsletter\)\n<\/page \1>$/m);
       const out = await runCli(env, ['--profile', 'clawd', 'routine', 'run', 'sign-up', '--param', 'full_name=Mary Jackson', '--param', 'send_me_the_newsletter=false', '--param-env', 'password=DEMO_TEST_PASSWORD']);
-      expect(out).toMatch(/7\. ok {5}click button "Create account"\nroutine sign-up ran/);
+      expect(out).toMatch(/7\. ok {5}click button "Create account"\nthe tab is at [^\n]+\n<\/page \d+>\nroutine sign-up ran \(the operator's/);
     } finally {
       delete process.env.DEMO_TEST_PASSWORD;
     }
@@ -314,7 +317,9 @@ describe('a note on a shared tab', () => {
     const emailRef = /- textbox "Email" \[ref=(e\d+)\]/.exec(snapshot.text)![1];
     // Apart from the page's words: the refs, then the person's words between lines of their own.
     expect(snapshot.text).not.toContain('Use the work address');
-    expect(snapshot.notes).toContain(`[notes from the person on this tab: n1 on ${buttonRef} (button "Create account"), ${emailRef} (textbox "Email").`);
+    expect(snapshot.notes).toContain(`[notes from the person on this tab: n1 on ${buttonRef}, ${emailRef}. The elements as the page names them, then the person's words.`);
+    // The elements' names are the page's words: in the page's fence, not on clawd's line.
+    expect(snapshot.notes).toMatch(new RegExp(`\\n<page (\\d+)>\\n${buttonRef}: button "Create account"\\n${emailRef}: textbox "Email"\\n</page \\1>\\n`));
     const fence = /\n<person (\d+)>\nn1: Use the work address here/.exec(snapshot.notes!)?.[1];
     expect(fence).toBeDefined();
     expect(fence).not.toBe('123');

@@ -190,6 +190,14 @@ describe('several servers, one fleet', () => {
     const absolute = await rawRequest(b.control, `GET ${site.url}/elsewhere?profile=${localSession.profile} HTTP/1.1\r\nHost: 127.0.0.1:${b.control}\r\nAuthorization: Bearer ${localSession.key}\r\nConnection: close\r\n\r\n`);
     expect(absolute).toMatch(/^HTTP\/1\.1 4\d\d/);
     expect(sitePaths).not.toContain('/elsewhere');
+    // The key's scope is judged on the request as the holder's routes read it: a query past the limit, or a name
+    // given twice, is a 400 where it arrives, carried or not, never the holder's default profile.
+    const thousand = Array.from({ length: 1000 }, () => 'a').join('&');
+    for (const [port, query] of [[b.control, thousand], [a.control, thousand], [b.control, `profile=${localSession.profile}&profile=clawd`]] as const) {
+      const answer = await rawRequest(port, `GET /tabs?${query} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${localSession.key}\r\nConnection: close\r\n\r\n`);
+      expect(answer, `${port} ${query.slice(0, 40)}`).toMatch(/^HTTP\/1\.1 400/);
+      expect(answer).toMatch(/at most 100 are read|given more than once/);
+    }
     // Nor a path a parser turns into `//host/…`: with the key, to the control API and the relay's discovery.
     const siteHost = new URL(site.url).host;
     for (const target of [`/.//${siteHost}/steal-1`, `/x/%2e%2e//${siteHost}/steal-2`, `/x/../\\${siteHost}/steal-3`]) {

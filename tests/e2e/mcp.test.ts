@@ -101,7 +101,7 @@ describe('clawd-browser mcp (stdio)', () => {
     // Every act kind of the HTTP API is one browser_act away.
     const act = tools.find((tool) => tool.name === 'browser_act')!;
     const kinds = (act.inputSchema.properties as { kind: { description: string } }).kind.description.split('; ').map((part) => part.split(' ')[0]);
-    expect(kinds).toEqual(['click', 'type', 'press', 'hover', 'move', 'drag', 'scroll', 'select', 'fill', 'wait', 'resize', 'evaluate']);
+    expect(kinds).toEqual(['click', 'type', 'press', 'hover', 'move', 'mousedown', 'mouseup', 'drag', 'select-text', 'scroll', 'select', 'fill', 'wait', 'resize', 'evaluate']);
     for (const tool of tools) expect(tool.description!.length, tool.name).toBeLessThanOrEqual(140);
   });
 

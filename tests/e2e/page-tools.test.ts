@@ -66,7 +66,8 @@ describe('the tools a page offers', () => {
     expect(await pageText(client, tab.targetId, '#cart')).toContain('cart: 2');
 
     const refused = await rejection(client.pageTools.call({ targetId: tab.targetId, name: 'add_to_cart', input: { qty: 'two' } }));
-    expect(refused.message).toBe('Invalid input for page tool add_to_cart: input.sku: is required; input.qty: must be number');
+    // The page's schema is its words: the error names the caller's fields, never the page's.
+    expect(refused.message).toBe("Invalid input for page tool add_to_cart: input: lacks a field the tool requires; input.qty: must be number (its inputSchema is in the list of the page's tools)");
     expect(await pageText(client, tab.targetId, '#cart')).toContain('cart: 2');
     expect((await rejection(client.pageTools.call({ targetId: tab.targetId, name: 'rate', input: { stars: 9 } }))).message).toMatch(/input\.stars: must be <= 5/);
 
@@ -79,7 +80,7 @@ describe('the tools a page offers', () => {
     expect(await client.pageTools.call({ targetId: tab.targetId, name: 'broken', input: {} })).toMatchObject({ status: 'Error', errorText: expect.stringContaining('out of stock') });
     const stuck = await rejection(client.pageTools.call({ targetId: tab.targetId, name: 'stuck', input: {}, timeoutMs: 1_000 }));
     expect(stuck).toMatchObject({ code: 'timeout', message: 'Page tool stuck did not answer within 1000 ms: its call was cancelled' });
-    expect((await rejection(client.pageTools.call({ targetId: tab.targetId, name: 'nope', input: {} }))).message).toMatch(/^The page offers no tool "nope" \(now: [^)]*\badd_to_cart, /);
+    expect((await rejection(client.pageTools.call({ targetId: tab.targetId, name: 'nope', input: {} }))).message).toMatch(/^The page offers no tool "nope"; it offers 8/);
     // A caller that goes away cancels its call; the page goes on answering others.
     const leaving = new AbortController();
     const cancelled = rejection(client.withSignal(leaving.signal).pageTools.call({ targetId: tab.targetId, name: 'stuck', input: {} }));
@@ -123,6 +124,11 @@ describe('the tools a page offers', () => {
       expect((list.content as Array<{ text: string }>)[0].text).toContain('rate(stars: integer*): Rate the shop from 1 to 5 stars');
       const call = await mcp.callTool({ name: 'browser_page_tool', arguments: { targetId: tab.targetId, name: 'add_to_cart', input: { sku: 'm1' } } });
       expect((call.content as Array<{ text: string }>)[0].text).toMatch(/^add_to_cart: done\n<page (\d+)>\nadded 1 of m1\n<\/page \1>$/);
+      expect(call.isError).toBeFalsy();
+      // A tool that throws is a failed call, its message the page's words.
+      const broken = await mcp.callTool({ name: 'browser_page_tool', arguments: { targetId: tab.targetId, name: 'broken' } });
+      expect(broken.isError).toBe(true);
+      expect((broken.content as Array<{ text: string }>)[0].text).toMatch(/^broken: error \(what it said is the page's, below\)\nNothing on the page changed\.\n<page (\d+)>\nError: out of stock\n<\/page \1>$/);
       expect(await pageText(client, tab.targetId, '#cart')).toContain('cart: 4');
     } finally {
       await mcp.close();

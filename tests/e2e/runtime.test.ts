@@ -195,12 +195,12 @@ for (const profile of ['clawd', 'extension'] as const) {
       expect(changed, 'no frame showed the change').toBeDefined();
       expect(changed!.subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8])); // JPEG
 
-      // A person clicks the big button through the live view (a point as fractions of the view).
+      // A click through the live view (a point as fractions of the view), sent with the token: the caller's, not a person's.
       const clicked = await env.raw(`/screencast/input?profile=${profile}`, { method: 'POST', body: JSON.stringify({ targetId, type: 'click', x: 0.1, y: 0.1 }) });
       expect(clicked.status).toBe(200);
       expect((await client.evaluate('() => window.hits', { targetId })).result).toBe(1);
       const { actions } = await client.actions();
-      expect(actions.at(-2)).toMatchObject({ kind: 'view-click', actor: 'person', outcome: 'ok', profile });
+      expect(actions.at(-2)).toMatchObject({ kind: 'view-click', actor: 'agent', outcome: 'ok', profile });
       abort.abort();
     });
   });

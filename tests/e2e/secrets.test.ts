@@ -56,6 +56,13 @@ const COPYCAT = `<!doctype html><title>Copycat</title>
     };
   </script>`;
 
+/** A login page that copies nothing itself: whatever reads the password here is someone else's code. */
+const QUIET = `<!doctype html><title>Sign in</title>
+  <form method="post" action="/login"><label>Password <input type="password" name="password" id="password"></label><button>Sign in</button></form>`;
+
+/** The listener an agent plants before the typing: the value, reversed, in the title, where no redaction looks for it. */
+const LISTENER = "() => { const pw = document.getElementById('password'); pw.addEventListener('input', () => { document.title = 'r:' + [...pw.value].reverse().join(''); console.log('r:' + [...pw.value].reverse().join('')); }); return 'planted'; }";
+
 beforeAll(async () => {
   env = await startControlEnv();
   site = await startTestSite((request, response, url) => {
@@ -69,6 +76,7 @@ beforeAll(async () => {
       return;
     }
     if (url.pathname === '/copycat') return void response.writeHead(200, { 'content-type': 'text/html' }).end(COPYCAT);
+    if (url.pathname === '/quiet') return void response.writeHead(200, { 'content-type': 'text/html' }).end(QUIET);
     response.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>Log in</title>
       <form method="post" action="/login">
         <label>User <input name="user"></label>
@@ -112,7 +120,10 @@ describe('named secrets', () => {
     answers.push(await agent.act({ kind: 'fill', targetId: tab.targetId, fields: [{ ref: refOf(outline, /textbox "User"/), value: 'alice' }, { ref: refOf(outline, /textbox "Password"/), value: '{{secret:pw}}' }] }, { diffMaxChars: 5000 }));
     const snapshot = await agent.snapshot({ targetId: tab.targetId });
     expect(snapshot.text).toContain('[secret pw]');
-    answers.push(snapshot, await agent.text({ targetId: tab.targetId }), await agent.console({ targetId: tab.targetId }));
+    answers.push(snapshot, await agent.text({ targetId: tab.targetId }));
+    // The page logs what was typed in a field (its own console.log): a browser that holds a secret answers no console read.
+    for (const client of [agent, env.client(session.profile)])
+      expect((await rejection(client.console({ targetId: tab.targetId }))).message).toMatch(/^A secret \(pw\) was typed into this browser, so its console messages are not read/);
 
     // Through MCP too: the tool's text.
     const mcp = new Client({ name: 'secret-agent', version: '1' });
@@ -170,6 +181,74 @@ describe('named secrets', () => {
     await env.client('clawd').closeSession(session.id);
   });
 
+  it("a listener the caller planted before the typing hears nothing: a browser where code of the caller's ran takes no secret", async () => {
+    const reversed = [...VALUE].reverse().join('');
+    const { token } = await env.client('clawd').issueGrant({ tenant: TENANT, domains: ['127.0.0.1'], ttl: 600, secrets: ['pw'] });
+    /** A fresh operator session with the secret lent, at the quiet login page, and what types it there. */
+    const fresh = async () => {
+      const opened = await env.client('clawd').openSession({ credential_mode: 'operator', tenant: TENANT, grant: token });
+      const key = new BrowserClient({ baseUrl: base(), token: opened.key! });
+      const tab = await key.openTab(`${site.url}/quiet`);
+      const field = refOf((await key.snapshot({ targetId: tab.targetId })).text, /textbox "Password"/);
+      const typeSecret = (targetId = tab.targetId) => key.act({ kind: 'fill', targetId, fields: [{ ref: field, value: '{{secret:pw}}' }] });
+      return { opened, key, tab, typeSecret };
+    };
+    const unfit = /^Code of the caller's ran in this browser \((.+)\), so no secret is typed into it for the rest of its life: .* Nothing was typed\. Type secrets in a browser no code of the caller's ran in: open a fresh task session/;
+    const sent = received.length;
+
+    // The attack: a listener planted with evaluate, then the secret typed; the title carries it out reversed.
+    const planted = await fresh();
+    expect((await planted.key.evaluate(LISTENER, { targetId: planted.tab.targetId })).result).toBe('planted');
+    const refused = await rejection(planted.typeSecret());
+    expect(refused).toMatchObject({ code: 'conflict', details: { next: 'open-session' } });
+    expect(refused.message).toMatch(unfit);
+    expect(unfit.exec(refused.message)![1]).toBe('evaluate');
+    const tabs = await planted.key.tabs();
+    expect(JSON.stringify(tabs)).not.toContain(reversed);
+    expect(tabs.find((tab) => tab.targetId === planted.tab.targetId)!.title).toBe('Sign in');
+    expect(JSON.stringify(await planted.key.console({ targetId: planted.tab.targetId }))).not.toContain(reversed);
+    // Whichever tab the code ran in, and for the token's holder too: the browser is what was touched.
+    const second = await planted.key.openTab(`${site.url}/quiet`);
+    expect((await rejection(planted.typeSecret(second.targetId))).message).toMatch(unfit);
+    expect((await rejection(env.client(planted.opened.profile).act({ kind: 'fill', targetId: second.targetId, fields: [{ ref: refOf((await planted.key.snapshot({ targetId: second.targetId })).text, /textbox "Password"/), value: '{{secret:pw}}' }] }))).message).toMatch(unfit);
+    await env.client('clawd').closeSession(planted.opened.id);
+
+    // Every other way code of the caller's reaches a browser does the same, even once it is taken away again.
+    const script = await fresh();
+    const added = await script.key.toolbox.addInitScript({ scope: 'profile', script: "addEventListener('input', (e) => console.log([...e.target.value].reverse().join('')), true)" });
+    await script.key.toolbox.removeInitScript(added.id);
+    expect(unfit.exec((await rejection(script.typeSecret())).message)?.[1]).toBe('an init script');
+    await env.client('clawd').closeSession(script.opened.id);
+
+    const route = await fresh();
+    const fulfils = await route.key.toolbox.addRoute({ scope: 'profile', url: '**/quiet', action: 'fulfill', body: '<input type=password id=password><script>password.oninput = () => document.title = password.value</script>' });
+    await route.key.toolbox.removeRoute(fulfils.id);
+    expect(unfit.exec((await rejection(route.typeSecret())).message)?.[1]).toBe('a route that fulfils requests');
+    await env.client('clawd').closeSession(route.opened.id);
+
+    const raw = await fresh();
+    const cdp = new WebSocket(`ws://127.0.0.1:${env.server.relay.port}/cdp?profile=${raw.opened.profile}&token=${raw.opened.key}`);
+    await new Promise((resolve, reject) => cdp.once('open', resolve).once('error', reject));
+    cdp.close();
+    await waitFor(async () => (await env.client('clawd').sessions()).sessions.find((each) => each.id === raw.opened.id)!.cdpClients === 0, { timeoutMs: 5000, message: 'the CDP client did not leave' });
+    expect(unfit.exec((await rejection(raw.typeSecret())).message)?.[1]).toBe('a raw CDP client');
+    await env.client('clawd').closeSession(raw.opened.id);
+
+    // What is not code of the caller's leaves the browser fit: acts, page tools, the page's own scripts, storage it was lent.
+    const clean = await fresh();
+    await clean.key.click(refOf((await clean.key.snapshot({ targetId: clean.tab.targetId })).text, /textbox "Password"/), { targetId: clean.tab.targetId });
+    await clean.key.toolbox.setStorage({ targetId: clean.tab.targetId, kind: 'local', items: { theme: 'dark' } });
+    await clean.typeSecret();
+    await clean.key.click(refOf((await clean.key.snapshot({ targetId: clean.tab.targetId })).text, /button "Sign in"/), { targetId: clean.tab.targetId });
+    await waitFor(() => received.length > sent, { timeoutMs: 5000, message: 'the site never received the secret' });
+    expect(received.at(-1)).toBe(VALUE);
+    // …and from then on the other way round holds: nothing of the caller's runs in it.
+    expect((await rejection(clean.key.evaluate(LISTENER, { targetId: clean.tab.targetId }))).message).toMatch(/^A secret \(pw\) was typed into this browser, so scripts of the caller are refused in it/);
+    await env.client('clawd').closeSession(clean.opened.id);
+    // Nothing a key could read held the value, in any form.
+    expect(received.slice(sent, -1)).toEqual([]);
+  });
+
   it('a page that copies a typed secret everywhere hands it back through no answer, and nothing of the caller\'s can read it', async () => {
     const { token } = await env.client('clawd').issueGrant({ tenant: TENANT, domains: ['127.0.0.1'], ttl: 600, secrets: ['pw'] });
     const copied = await env.client('clawd').openSession({ credential_mode: 'operator', tenant: TENANT, grant: token });
@@ -180,24 +259,11 @@ describe('named secrets', () => {
     const field = refOf((await key.snapshot({ targetId: typing.targetId })).text, /textbox "Password"/);
     const typeSecret = () => key.act({ kind: 'fill', targetId: typing.targetId, fields: [{ ref: field, value: '{{secret:pw}}' }] });
 
-    // Nothing that could read it may be there when it is typed: a trace, an init script, a fulfilling route, a raw CDP client.
+    // A trace could read it: typing waits for it to stop.
     await key.traceStart();
     expect((await rejection(typeSecret())).message).toMatch(/a trace cannot be redacted: stop it/);
     await key.traceStop({});
-    const script = await key.toolbox.addInitScript({ scope: 'profile', script: "addEventListener('input', (e) => console.log([...e.target.value].reverse().join('')), true)" });
-    expect((await rejection(typeSecret())).message).toBe(`A secret is typed only where nothing of the caller's could read it, and init scripts ${script.id} are set (DELETE /init-scripts/<id>): nothing was typed`);
-    await key.toolbox.removeInitScript(script.id);
-    const route = await key.toolbox.addRoute({ scope: 'profile', url: '**/fake', action: 'fulfill', body: '<input type=password>' });
-    expect((await rejection(typeSecret())).message).toMatch(new RegExp(`routes ${route.id} fulfil requests`));
-    await key.toolbox.removeRoute(route.id);
     const cdpUrl = `ws://127.0.0.1:${env.server.relay.port}/cdp?profile=${copied.profile}&token=${copied.key}`;
-    const cdpClients = async () => (await env.client('clawd').sessions()).sessions.find((each) => each.id === copied.id)!.cdpClients;
-    const alone = await cdpClients();
-    const cdp = new WebSocket(cdpUrl);
-    await new Promise((resolve, reject) => cdp.once('open', resolve).once('error', reject));
-    expect((await rejection(typeSecret())).message).toMatch(/1 raw CDP client is connected to its browser/);
-    cdp.close();
-    await waitFor(async () => (await cdpClients()) === alone, { timeoutMs: 5000, message: 'the CDP client did not leave' });
     expect((await key.snapshot({ targetId: typing.targetId })).text).not.toMatch(/\[value=/);
 
     // Typed now: the page copies it everywhere.
@@ -207,7 +273,7 @@ describe('named secrets', () => {
     const tabs = await key.tabs();
     expect(tabs.map((tab) => tab.title).sort()).toEqual(['Copied [secret pw]', 'Other [secret pw]']);
     expect(tabs.find((tab) => tab.targetId === typing.targetId)!.url).toBe(`${site.url}/copycat#[secret pw]`);
-    answers.push(tabs, await holder.tabs(), await key.text({ targetId: other.targetId }), await key.snapshot({ targetId: other.targetId }), await key.snapshot({ targetId: typing.targetId }), await key.console({ targetId: typing.targetId }));
+    answers.push(tabs, await holder.tabs(), await key.text({ targetId: other.targetId }), await key.snapshot({ targetId: other.targetId }), await key.snapshot({ targetId: typing.targetId }));
     expect(JSON.stringify(answers)).toContain('the other tab got [secret pw]');
     const mcp = new Client({ name: 'copycat-agent', version: '1' });
     await mcp.connect(new StreamableHTTPClientTransport(new URL(`${base()}/mcp`), { requestInit: { headers: { authorization: `Bearer ${copied.key}` } } }));
@@ -221,6 +287,8 @@ describe('named secrets', () => {
         rejection(client.toolbox.storage({ targetId: other.targetId, kind: 'session' })),
         rejection(client.toolbox.storageState({})),
         rejection(client.toolbox.cookies({})),
+        rejection(client.console({ targetId: typing.targetId })),
+        rejection(client.console({ targetId: other.targetId })),
         rejection(client.evaluate('() => localStorage.copied', { targetId: other.targetId })),
         rejection(client.toolbox.addInitScript({ scope: 'profile', script: 'console.log(1)' })),
         rejection(client.toolbox.addRoute({ scope: 'profile', url: '**/x', action: 'fulfill', body: 'x' })),

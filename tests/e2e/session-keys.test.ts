@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,6 +28,19 @@ afterAll(async () => {
 const base = () => `http://127.0.0.1:${env.server.control.port}`;
 const withKey = (key: string, path: string, init: RequestInit = {}) =>
   fetch(`${base()}${path}`, { ...init, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...init.headers } });
+
+/** Raw HTTP, so a target is sent as written (fetch would rewrite its backslashes). */
+function rawRequest(port: number, method: string, path: string, key: string): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest({ host: '127.0.0.1', port, method, path, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': 2 } }, (answer) => {
+      const chunks: Buffer[] = [];
+      answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+      answer.on('end', () => resolve(new Response(Buffer.concat(chunks), { status: answer.statusCode ?? 0 })));
+    });
+    request.on('error', reject);
+    request.end('{}');
+  });
+}
 
 describe("a task session's key", () => {
   it('drives its own session, and nothing else', async () => {
@@ -131,6 +145,59 @@ describe("a task session's key", () => {
       await waitFor(() => env.server.control.mcpSessions() === before, { timeoutMs: 5000, message: "the session's MCP sessions outlived it" });
     } finally {
       await admin.closeSession(session.id).catch(() => {});
+    }
+  });
+
+  it('is judged on the request as its route reads it: a query of a thousand keys, a name given twice or a path a parser rewrites never reaches the operator\'s browser', async () => {
+    const admin = env.client('clawd');
+    // The operator's own browser: a page of theirs, with a cookie of theirs.
+    const operators = await admin.openTab(env.fixtures.url('index.html?operator=1'));
+    await admin.evaluate("() => { document.cookie = 'operator=the-operators-cookie; path=/'; }", { targetId: operators.targetId });
+    const session = await admin.openSession({ credential_mode: 'clean' });
+    const relay = `http://127.0.0.1:${env.server.relay.port}`;
+    const keyed = { authorization: `Bearer ${session.key}` };
+    const thousand = Array.from({ length: 1000 }, () => 'a').join('&');
+    const distinct = Array.from({ length: 1000 }, (_, index) => `k${index}`).join('&');
+    const grab = JSON.stringify({ kind: 'evaluate', targetId: operators.targetId, fn: '() => document.cookie + " " + document.body.innerText' });
+    const said = async (answer: Response) => ({ status: answer.status, text: await answer.text() });
+    try {
+      // Node's querystring (Express's default) keeps the first 1,000 keys: a profile the door meant past them was never read.
+      for (const query of [thousand, distinct]) {
+        for (const [path, init] of [
+          ['/', {}],
+          ['/tabs', {}],
+          ['/act', { method: 'POST', body: grab }],
+          ['/snapshot', {}],
+        ] as Array<[string, RequestInit]>) {
+          const answer = await said(await withKey(session.key!, `${path}?${query}`, init));
+          expect(answer.text, path).not.toContain('the-operators-cookie');
+          expect(answer.text, path).not.toContain(operators.targetId);
+          expect(answer, path).toEqual({ status: 400, text: expect.stringContaining('The query has 1000 parameters: at most 100 are read, and a longer query is refused rather than read in part') });
+        }
+        for (const path of ['/mcp', '/page-tools']) expect((await withKey(session.key!, `${path}?${query}`)).status, path).toBe(400);
+        // The relay and MCP read it the same way.
+        for (const path of [`/json/version?profile=${session.profile}&${query}`, `/json/list?${query}`]) expect((await fetch(`${relay}${path}`, { headers: keyed })).status, path).toBe(400);
+      }
+      // A name given twice is a 400 wherever it is read, so no door reads one value and its route another.
+      for (const query of [`profile=${session.profile}&profile=clawd`, `profile=${session.profile}&hidden=false&hidden=true`]) {
+        const answer = await said(await withKey(session.key!, `/snapshot?${query}`));
+        expect(answer).toEqual({ status: 400, text: expect.stringMatching(/Query parameter \\"(profile|hidden)\\" is given more than once/) });
+      }
+      expect((await fetch(`${relay}/json/version?profile=${session.profile}&profile=clawd`, { headers: keyed })).status).toBe(400);
+      // A path a URL parser rewrites (a backslash, dot segments) and the router does not: the door judged /tabs/x, the router served /grants/:id.
+      for (const [method, path] of [['DELETE', '/grants/..\\tabs\\x'], ['DELETE', '/profiles/..\\tabs\\x'], ['POST', '/vault/refresh/..\\..\\..\\notes/done'], ['GET', '/./tabs'], ['GET', '/actions/%2e%2e/tabs']]) {
+        const answer = await said(await rawRequest(env.server.control.port, method, path, session.key!));
+        expect(answer, `${method} ${path}`).toEqual({ status: 400, text: expect.stringContaining('The request target must be a plain path') });
+      }
+      // The operator's browser was not touched, and its own key still drives its session.
+      expect((await admin.evaluate('() => document.cookie', { targetId: operators.targetId })).result).toBe('operator=the-operators-cookie');
+      expect((await admin.actions({ limit: 1000 })).actions.filter((action) => action.targetId === operators.targetId && action.kind === 'evaluate')).toHaveLength(2);
+      expect((await withKey(session.key!, '/tabs')).status).toBe(200);
+      const agent = new BrowserClient({ baseUrl: base(), token: session.key! });
+      expect((await agent.tabs()).map((tab) => tab.targetId)).not.toContain(operators.targetId);
+    } finally {
+      await admin.closeSession(session.id);
+      await admin.closeTab(operators.targetId);
     }
   });
 

@@ -20,6 +20,8 @@ export interface SignupSite {
   submissions: Submission[];
   /** What the submit button says (a site that changed since a routine was recorded). */
   button: string;
+  /** Where the form has moved, when set: its page answers with a redirect there (a site that moved, or an open redirect). */
+  moved?: string;
   close(): Promise<void>;
 }
 
@@ -39,7 +41,7 @@ const form = (button: string) => `<!doctype html>
 
 export async function startSignupSite(): Promise<SignupSite> {
   const submissions: Submission[] = [];
-  const site = { button: 'Create account' };
+  const site: { button: string; moved?: string } = { button: 'Create account' };
   const server: Server = createServer((request, response) => {
     if (request.method === 'POST' && request.url === '/signup') {
       let body = '';
@@ -50,6 +52,10 @@ export async function startSignupSite(): Promise<SignupSite> {
         submissions.push(sent);
         response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><title>Welcome</title><h1>Welcome, ${sent.name.replace(/[<&]/g, '')}</h1>`);
       });
+      return;
+    }
+    if (request.method === 'GET' && request.url?.startsWith('/signup') && site.moved) {
+      response.writeHead(302, { location: site.moved, 'cache-control': 'no-store' }).end();
       return;
     }
     if (request.method === 'GET' && request.url?.startsWith('/signup')) {

@@ -69,6 +69,23 @@ function upgrade(port: number, path: string, headers: Record<string, string>): P
   });
 }
 
+/** An upgrade with its target sent as written (a WebSocket client would resolve its dot segments first). */
+function rawUpgrade(port: number, path: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest({ host: '127.0.0.1', port, path, headers: { host: `127.0.0.1:${port}`, connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==' } });
+    request.on('upgrade', (_answer, socket) => {
+      socket.destroy();
+      resolve(101);
+    });
+    request.on('response', (answer) => {
+      answer.resume();
+      resolve(answer.statusCode ?? 0);
+    });
+    request.on('error', reject);
+    request.end();
+  });
+}
+
 function count(surface: string, refused: boolean): void {
   const entry = tried.get(surface) ?? { tried: 0, refused: 0 };
   entry.tried++;
@@ -166,6 +183,41 @@ describe('the WebSocket entry points', () => {
       count(surface, true);
     }
     expect(await upgrade(relay, `/cdp?token=${server.token}`, {})).toBe(101);
+  });
+});
+
+describe('request targets', () => {
+  it('are read one way by every door and route: a query over the limit, a name given twice or a path a parser rewrites is a 400, on every door', async () => {
+    const thousand = Array.from({ length: 1000 }, () => 'a').join('&');
+    const headers = { authorization: `Bearer ${server.token}` };
+    const cases: Array<[number, string, string, string]> = [
+      [control, 'GET', `/tabs?${thousand}&profile=clawd`, 'The query has 1001 parameters'],
+      [control, 'POST', `/act?${thousand}`, 'The query has 1000 parameters'],
+      [control, 'POST', `/mcp?${thousand}`, 'The query has 1000 parameters'],
+      [control, 'GET', '/tabs?profile=clawd&profile=nope', 'Query parameter "profile" is given more than once'],
+      [control, 'GET', '/snapshot?hidden=false&hidden=true', 'Query parameter "hidden" is given more than once'],
+      [control, 'GET', '/grants/..\\tabs\\x', 'The request target must be a plain path'],
+      [control, 'GET', '/./profiles', 'The request target must be a plain path'],
+      [control, 'GET', '/x/%2e%2e/profiles', 'The request target must be a plain path'],
+      [relay, 'GET', `/json/version?${thousand}`, 'The query has 1000 parameters'],
+      [relay, 'GET', '/json/version?profile=clawd&profile=chrome', 'Query parameter "profile" is given more than once'],
+      [relay, 'GET', `/json/version?token=${server.token}&token=x`, 'Query parameter "token" is given more than once'],
+      [relay, 'GET', '/json/../json/version', 'The request target must be a plain path'],
+    ];
+    for (const [port, method, path, message] of cases) {
+      const answer = await raw(port, path, { method, headers, body: method === 'POST' ? '{}' : undefined });
+      expect(answer.status, path.slice(0, 60)).toBe(400);
+      expect(JSON.parse(answer.body).error.message, path.slice(0, 60)).toContain(message);
+      count('request targets', true);
+    }
+    for (const path of [`/cdp?token=${server.token}&${thousand}`, `/cdp?token=${server.token}&profile=clawd&profile=extension`, `/x/../cdp?token=${server.token}`, `/cdp\\..\\cdp?token=${server.token}`]) {
+      expect(await rawUpgrade(relay, path), path.slice(0, 60)).toBe(400);
+      count('request targets', true);
+    }
+    // A query of the limit is read whole, and the rightful client is still answered.
+    const hundred = Array.from({ length: 99 }, (_, index) => `k${index}=1`).join('&');
+    expect((await raw(control, `/profiles?${hundred}`, { headers })).status).toBe(200);
+    expect((await raw(relay, `/json/version?${hundred}`, { headers })).status).toBe(200);
   });
 });
 

@@ -905,3 +905,88 @@ describe('bad input', () => {
     expect(h.bridge.sharedTabs()).toEqual([TAB_A]);
   });
 });
+
+describe("this server's own origins, out of a shared tab's reach", () => {
+  const OWN = [18791, 18792];
+  const offline = OWN.map((port) => ({ urlPattern: `*://*:${port}/*`, offline: true, latency: 0, downloadThroughput: -1, uploadThroughput: -1 }));
+  const ownPatterns = OWN.map((port) => ({ urlPattern: `*://*:${port}/*`, requestStage: 'Request' }));
+  const paused = (url: string, requestId = 'interception-job-1.0') => ({ requestId, request: { url, method: 'GET', headers: {} }, frameId: 'PAGE-A', resourceType: 'Document' });
+  const child = { sessionId: 'CHILD-1', targetInfo: { targetId: 'FRAME-1', type: 'iframe', title: '', url: 'https://x.example/', attached: true, canAccessOpener: false }, waitingForDebugger: true };
+  beforeEach(() => {
+    h = new Harness(new CdpBridge({ maxQueuedCommands: 10, ownPorts: () => OWN }));
+  });
+
+  it("puts its ports offline on every shared tab and each child, before any client's command; an older browser gets its interception instead", () => {
+    h.connectExtension([TAB_A]);
+    const [rule] = h.takeCommands();
+    expect(rule).toMatchObject({ tabId: 1, method: 'Network.emulateNetworkConditionsByRule', params: { matchedNetworkConditions: offline } });
+    expect(rule).not.toHaveProperty('sessionId');
+    const c = h.client();
+    const session = playwrightAttach(c)[0].params.sessionId;
+    h.send(c, 'Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }, session);
+    h.answerAll();
+    h.fromExtension({ type: 'event', tabId: 1, method: 'Target.attachedToTarget' }, child);
+    expect(h.takeCommands()).toEqual([expect.objectContaining({ tabId: 1, sessionId: 'CHILD-1', method: 'Network.emulateNetworkConditionsByRule', params: { matchedNetworkConditions: offline } })]);
+    // A browser that does not know the method: the relay intercepts its ports itself.
+    const older = new Harness(new CdpBridge({ maxQueuedCommands: 10, ownPorts: () => OWN }));
+    older.connectExtension([TAB_A]);
+    const [unknown] = older.takeCommands();
+    older.fromExtension({ type: 'error', id: unknown.id }, { code: -32601, message: "'Network.emulateNetworkConditionsByRule' wasn't found" });
+    expect(older.takeCommands()).toEqual([expect.objectContaining({ method: 'Fetch.enable', params: { patterns: ownPatterns, handleAuthRequests: false } })]);
+  });
+
+  it("puts a client's conditions after its own, answers the client its own rules' ids, and goes offline again after Network.disable", () => {
+    h.connectExtension([TAB_A]);
+    h.answerAll();
+    const c = h.client();
+    const session = playwrightAttach(c)[0].params.sessionId;
+    const slow = { urlPattern: '*://a.example/*', offline: false, latency: 400, downloadThroughput: 1000, uploadThroughput: 1000 };
+    const byRule = h.send(c, 'Network.emulateNetworkConditionsByRule', { matchedNetworkConditions: [slow] }, session);
+    const [sent] = h.takeCommands();
+    expect(sent).toMatchObject({ method: 'Network.emulateNetworkConditionsByRule', params: { matchedNetworkConditions: [...offline, slow] } });
+    h.fromExtension({ type: 'result', id: sent.id }, { ruleIds: ['r1', 'r2', 'r3'] });
+    expect(h.answerOf(c, byRule)?.result).toEqual({ ruleIds: ['r3'] });
+    // Playwright's setOffline: the older call, a rule for every request after the relay's, and navigator.onLine's state.
+    const legacy = h.send(c, 'Network.emulateNetworkConditions', { offline: true, latency: 0, downloadThroughput: -1, uploadThroughput: -1 }, session);
+    const [rules, state] = h.takeCommands();
+    expect(rules).toMatchObject({ method: 'Network.emulateNetworkConditionsByRule', params: { matchedNetworkConditions: [...offline, { urlPattern: '', offline: true, latency: 0, downloadThroughput: -1, uploadThroughput: -1 }] } });
+    expect(state).toMatchObject({ method: 'Network.overrideNetworkState', params: { offline: true, latency: 0, downloadThroughput: -1, uploadThroughput: -1 } });
+    h.fromExtension({ type: 'result', id: rules.id }, { ruleIds: ['a', 'b', 'c'] });
+    h.fromExtension({ type: 'result', id: state.id }, {});
+    expect(h.answerOf(c, legacy)?.result).toEqual({});
+    // Network.disable forgets every condition in Chrome: the relay's come back right behind it.
+    h.send(c, 'Network.enable', {}, session);
+    h.answerAll();
+    h.send(c, 'Network.disable', {}, session);
+    const [disable, again] = h.takeCommands();
+    expect(disable).toMatchObject({ method: 'Network.disable' });
+    expect(again).toMatchObject({ method: 'Network.emulateNetworkConditionsByRule', params: { matchedNetworkConditions: offline } });
+  });
+
+  it("fails a request for its own origins that a client's interception catches, before the client hears of it; refuses a rewrite onto them", () => {
+    h.connectExtension([TAB_A]);
+    h.answerAll();
+    const c = h.client();
+    const session = playwrightAttach(c)[0].params.sessionId;
+    h.send(c, 'Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Response' }] }, session);
+    expect(h.answerAll()[0]).toMatchObject({ method: 'Fetch.enable', params: { patterns: [...ownPatterns, { urlPattern: '*', requestStage: 'Response' }] } });
+    for (const url of ['http://127.0.0.1:18791/chrome/picker/abc/tabs', 'http://localhost:18792/json/list', 'http://[::1]:18791/']) {
+      h.fromExtension({ type: 'event', tabId: 1, method: 'Fetch.requestPaused' }, paused(url));
+      expect(h.takeCommands()).toEqual([expect.objectContaining({ method: 'Fetch.failRequest', params: { requestId: 'interception-job-1.0', errorReason: 'BlockedByClient' } })]);
+    }
+    expect(h.events(c, 'Fetch.requestPaused')).toEqual([]);
+    h.fromExtension({ type: 'event', tabId: 1, method: 'Fetch.requestPaused' }, paused('https://a.example/app.js', 'job-2'));
+    expect(h.events(c, 'Fetch.requestPaused').map((event) => event.params.request.url)).toEqual(['https://a.example/app.js']);
+    const rewrite = h.send(c, 'Fetch.continueRequest', { requestId: 'job-3', url: 'http://127.0.0.1:18791/chrome/picker/abc/tabs' }, session);
+    expect(h.answerOf(c, rewrite)?.error?.message).toMatch(/^Fetch\.continueRequest refused: clawd-browser's own pages/);
+    h.send(c, 'Fetch.continueRequest', { requestId: 'job-4', url: 'https://b.example/' }, session);
+    expect(h.takeCommands()).toEqual([expect.objectContaining({ method: 'Fetch.continueRequest', params: { requestId: 'job-4', url: 'https://b.example/' } })]);
+    const interception = h.send(c, 'Network.setRequestInterception', { patterns: [] }, session);
+    expect(h.answerOf(c, interception)?.error?.message).toMatch(/is not forwarded to shared tabs: it is deprecated: use the Fetch domain/);
+    // The client disables Fetch: with nobody else intercepting, Chrome's goes off (the ports stay offline by their conditions).
+    const disabled = h.send(c, 'Fetch.disable', {}, session);
+    const [sent] = h.answerAll();
+    expect(sent).toMatchObject({ method: 'Fetch.disable' });
+    expect(h.answerOf(c, disabled)?.result).toEqual({});
+  });
+});

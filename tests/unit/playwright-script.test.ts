@@ -44,4 +44,40 @@ describe('playwrightScript', () => {
     expect(notes).toHaveLength(2);
     expect(script).not.toContain('function secret');
   });
+
+  it("writes the mouse's own acts as page.mouse calls: counts, steps, a drag from a ref to a point, a text range at the points it was selected", () => {
+    const at = (action: ScriptStep & { kind: 'act' }) => action;
+    const steps: ScriptStep[] = [
+      at({ kind: 'act', tab: 'T1', url: 'about:blank', action: { kind: 'click', ref: 'e2', count: 3 }, elements: { e2: role('paragraph', 'Intro') } }),
+      at({ kind: 'act', tab: 'T1', url: 'about:blank', action: { kind: 'click', x: 5, y: 6, count: 3 }, elements: {} }),
+      at({ kind: 'act', tab: 'T1', url: 'about:blank', action: { kind: 'move', x: 7, y: 8, steps: 12 }, elements: {} }),
+      at({ kind: 'act', tab: 'T1', url: 'about:blank', action: { kind: 'mousedown', x: 7, y: 8, button: 'right' }, elements: {} }),
+      at({ kind: 'act', tab: 'T1', url: 'about:blank', action: { kind: 'mouseup' }, elements: {} }),
+      at({ kind: 'act', tab: 'T1', url: 'about:blank', action: { kind: 'drag', startRef: 'e3', endX: 100, endY: 200, steps: 30 }, elements: { e3: role('listitem', 'Item 1') } }),
+      at({ kind: 'act', tab: 'T1', url: 'about:blank', action: { kind: 'select-text', text: 'lazy dog' }, elements: {}, path: { from: { x: 10.5, y: 20 }, to: { x: 80, y: 20 } } }),
+      at({ kind: 'act', tab: 'T1', url: 'about:blank', action: { kind: 'select-text', ref: 'e4' }, elements: { e4: role('textbox', 'Note') } }),
+    ];
+    const body = playwrightScript(steps, 't', 'h').script.split('\n').filter((line) => line.startsWith('  ')).map((line) => line.slice(2));
+    expect(body).toEqual([
+      'await page.getByRole("paragraph", { name: "Intro", exact: true }).click({ clickCount: 3 });',
+      'await page.mouse.click(5, 6, { clickCount: 3 });',
+      'await page.mouse.move(7, 8, { steps: 12 });',
+      'await page.mouse.move(7, 8);',
+      'await page.mouse.down({ button: "right" });',
+      'await page.mouse.up();',
+      '{',
+      '  const dragFrom = (await page.getByRole("listitem", { name: "Item 1", exact: true }).boundingBox())!;',
+      '  await page.mouse.move(dragFrom.x + dragFrom.width / 2, dragFrom.y + dragFrom.height / 2);',
+      '  await page.mouse.down();',
+      '  await page.mouse.move(100, 200, { steps: 30 });',
+      '  await page.mouse.up();',
+      '}',
+      '// the text "lazy dog" selected with the mouse, where it was on the page when recorded',
+      'await page.mouse.move(10.5, 20);',
+      'await page.mouse.down();',
+      'await page.mouse.move(80, 20, { steps: 6 });',
+      'await page.mouse.up();',
+      'await page.getByRole("textbox", { name: "Note", exact: true }).selectText();',
+    ]);
+  });
 });

@@ -54,11 +54,12 @@ export interface HandoffWaitOptions {
 export interface ActOptions {
   diffMaxChars?: number;
   /**
-   * The caller shows a person the link of a confirmation (an act a confirm rule names waits for their
-   * yes: service/confirm-service.ts); without it, and with nobody else to ask, such an act is a 409.
+   * A person is at hand to answer a confirmation (an act a confirm rule names waits for their yes:
+   * service/confirm-service.ts) in the operator's console; without it, and with nobody else to ask, such
+   * an act is a 409. No link comes to the caller: a yes never goes through the agent.
    */
   person?: boolean;
-  /** Hears a confirmation once it waits for the person, with their link. */
+  /** Hears a confirmation once it waits for the person, with where they are asked. */
   onConfirmation?: (confirmation: Confirmation) => void;
 }
 

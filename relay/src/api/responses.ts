@@ -12,7 +12,7 @@ import { FenceSchema } from './fence-schema.js';
  */
 
 /** Every `POST /act` kind; api/schemas.ts checks its union against this list. */
-export const ACTION_KINDS = ['click', 'type', 'press', 'hover', 'move', 'drag', 'scroll', 'select', 'fill', 'wait', 'resize', 'close', 'evaluate'] as const;
+export const ACTION_KINDS = ['click', 'type', 'press', 'hover', 'move', 'mousedown', 'mouseup', 'drag', 'select-text', 'scroll', 'select', 'fill', 'wait', 'resize', 'close', 'evaluate'] as const;
 
 export const TabSchema = z.object({
   targetId: z.string(),
@@ -101,6 +101,13 @@ const HiddenBlocks = z
   .optional()
   .describe('Blocks of text a person cannot see (hidden, transparent, off-screen, covered…), left out; the text starts with a note saying so. Absent when none. hidden=true shows them, marked');
 
+/** Where the page's words begin in a text: said by how the answer was made, so no renderer guesses it from the lines (api/page-content.ts). */
+const LeadingNotes = z
+  .number()
+  .int()
+  .optional()
+  .describe("How many of text's first lines are clawd-browser's notes (the page tools offered, hidden text left out, a diff's counts); every line after them is the page's words, the notes at its end included (they name its sections). A text rendering fences those. Absent: none");
+
 export const AiSnapshotSchema = z.object({
   targetId: z.string(),
   format: z.literal('ai'),
@@ -117,6 +124,7 @@ export const AiSnapshotSchema = z.object({
     .optional()
     .describe('With diff: lines added, removed and unchanged since the previous snapshot (absent when there was none to compare)'),
   hidden: HiddenBlocks,
+  leadingNotes: LeadingNotes,
   fence: FenceSchema.optional(),
 });
 export type AiSnapshotResponse = z.infer<typeof AiSnapshotSchema>;
@@ -155,19 +163,31 @@ export const ActionResultSchema = z.looseObject({
   changed: z.boolean().optional().describe('Whether anything observable happened: a navigation, an event, the target\'s state, the page\'s DOM. False says the page did not react'),
   state: z.record(z.string(), z.union([z.string(), z.boolean(), z.null()])).optional().describe('The target\'s state that the action changed, as it is now (checked, value, expanded, selected, pressed, open)'),
   hint: z.string().optional().describe('With changed: false, what that likely means and what to try; with a change, what it did not reach'),
-  typedAs: z.literal('keys').optional().describe('A type into an element that is not a field (a code editor): the text went in as keys at its caret'),
+  typedAs: z.literal('keys').optional().describe('A type into an element that is not a field a person sees (a code editor, a terminal): the text went in as keys at its caret'),
+  retyped: z.literal(true).optional().describe('A type whose text the field did not show once set at once: it was typed again key by key, as a person types'),
+  shows: z.string().optional().describe('What the field shows after a type, when that is not the text typed (a mask, a date as the field keeps it, a length limit)'),
+  retitled: z.literal(true).optional().describe("The page's title changed, the URL staying"),
+  hit: z
+    .object({ role: z.string(), name: z.string(), ref: z.string().optional().describe('Its ref, which later acts and snapshots keep') })
+    .optional()
+    .describe('An act by coordinates: the control at the point it pressed, as the snapshot names it'),
+  selection: z.string().optional().describe('select-text: the text selected now, as the page\'s getSelection() says it'),
+  selectedBy: z.enum(['mouse', 'field', 'script']).optional().describe("select-text: a person's drag of the mouse made the selection; a text field's own selection; or the page's Selection API, the mouse having failed (the page's mouse handlers did not see it)"),
   diff: z.string().optional().describe('Asked for with ?diff=N: the page\'s diff since the previous snapshot, when the action did not navigate'),
+  diffLeadingNotes: LeadingNotes.describe("How many of diff's first lines are clawd-browser's notes; every line after them is the page's words (a text rendering fences those). Absent: none"),
   confirmation: z
     .object({
       id: z.string().describe('The hand-off: GET /handoff/{id}?wait=60 waits for the answer, and then carries the act\'s'),
       rule: z.string().describe('The confirm rule of config.json that names the act'),
       act: z.string(),
       state: z.literal('waiting'),
-      link: z.string().optional().describe("The person's one-time link"),
+      askedIn: z
+        .array(z.enum(['console', 'extension', 'webhook']))
+        .describe("Where the person says yes: the operator's console (always), their own Chrome (a shared tab's, through the extension), the webhook's channel. No link comes to the agent: a yes never goes through one it holds"),
       expiresAt: z.string(),
     })
     .optional()
-    .describe("The act is one a confirm rule names: it has not run, and runs when the person says yes (asked with ?person=true, or where a person is reachable)"),
+    .describe("The act is one a confirm rule names: it has not run, and runs when a person says yes where they are asked (askedIn; with ?person=true, in the operator's console)"),
   confirmed: z
     .object({ rule: z.string(), by: z.enum(['person', 'pre-approval']), handoff: z.string().optional() })
     .optional()

@@ -49,11 +49,11 @@ const SecretName = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be a secret 
 /** `?flag`, `?flag=true` and `?flag=1` are true; `false` and `0` are false. */
 const QueryFlag = z.enum(['', 'true', '1', 'false', '0']).transform((value) => value !== 'false' && value !== '0');
 
-/** The caller shows a person a confirmation's link (runtime/consequential-acts.ts): an act a rule names may then ask them. */
+/** The caller says a person is at hand (runtime/consequential-acts.ts): an act a rule names may then ask them, in the console. */
 const PersonFlag = z
   .union([z.boolean(), QueryFlag])
   .optional()
-  .describe("the caller shows a person the link when an act waits for their yes (a confirm rule names it); without it, and with nobody else to ask, such an act is a 409");
+  .describe("a person is at hand to answer in the operator's console when an act waits for their yes (a confirm rule names it; the caller gets no link: a yes never goes through the agent); without it, and with nobody else to ask, such an act is a 409");
 
 /** Text a person cannot see, shown marked (snapshot/page-sight.ts): for a person debugging, never in MCP's tools. */
 const HiddenFlag = z.union([z.boolean(), QueryFlag]).optional().describe('also the text a person cannot see, each block marked [hidden=why] (for debugging)');
@@ -69,6 +69,13 @@ export const SnapshotShaping = z.object({
   diff: z.union([z.boolean(), QueryFlag]).optional().describe('only changes since the last snapshot'),
 });
 const point = { x: Coordinate, y: Coordinate };
+/** Intermediate mousemove events on the way (a sortable list moves an item one place per move); at most MAX_MOUSE_STEPS. */
+export const MAX_MOUSE_STEPS = 200;
+const Steps = z.number().int().min(1).max(MAX_MOUSE_STEPS);
+/** Clicks in a row: 2 a double click (a word), 3 a triple click (a line or paragraph). */
+const ClickCount = z.number().int().min(1).max(3);
+const both = (a: unknown, b: unknown) => a !== undefined && b !== undefined;
+const neither = (a: unknown, b: unknown) => a === undefined && b === undefined;
 
 export const ActionSchema = z.discriminatedUnion('kind', [
   z.strictObject({
@@ -78,13 +85,21 @@ export const ActionSchema = z.discriminatedUnion('kind', [
     x: Coordinate.optional(),
     y: Coordinate.optional(),
     double: z.boolean().optional(),
+    count: ClickCount.optional(),
     button: Button.optional(),
     modifiers: z.array(Modifier).optional(),
-  }).refine((a) => a.ref !== undefined || (a.x !== undefined && a.y !== undefined), 'click needs a ref, or x and y'),
+  })
+    .refine((a) => a.ref !== undefined || both(a.x, a.y), 'click needs a ref, or x and y')
+    .refine((a) => !(a.double && a.count !== undefined && a.count !== 2), 'give double or count, not both'),
   z.strictObject({ kind: z.literal('type'), ...target, ref: Ref, text: z.string(), submit: z.boolean().optional(), slowly: z.boolean().optional() }),
   z.strictObject({ kind: z.literal('press'), ...target, key: z.string().min(1) }),
   z.strictObject({ kind: z.literal('hover'), ...target, ref: Ref }),
-  z.strictObject({ kind: z.literal('move'), ...target, ...point }),
+  z.strictObject({ kind: z.literal('move'), ...target, ...point, steps: Steps.optional() }),
+  // A button pressed or released where the mouse is (or at x,y, moved there first): a person's own press, hold and release.
+  z.strictObject({ kind: z.literal('mousedown'), ...target, x: Coordinate.optional(), y: Coordinate.optional(), button: Button.optional() })
+    .refine((a) => both(a.x, a.y) || neither(a.x, a.y), 'mousedown needs x and y together, or neither (where the mouse is)'),
+  z.strictObject({ kind: z.literal('mouseup'), ...target, x: Coordinate.optional(), y: Coordinate.optional(), button: Button.optional() })
+    .refine((a) => both(a.x, a.y) || neither(a.x, a.y), 'mouseup needs x and y together, or neither (where the mouse is)'),
   z.strictObject({
     kind: z.literal('drag'),
     ...target,
@@ -94,10 +109,22 @@ export const ActionSchema = z.discriminatedUnion('kind', [
     y: Coordinate.optional(),
     endX: Coordinate.optional(),
     endY: Coordinate.optional(),
-  }).refine(
-    (a) => (a.startRef !== undefined && a.endRef !== undefined) || [a.x, a.y, a.endX, a.endY].every((v) => v !== undefined),
-    'drag needs startRef and endRef, or x, y, endX and endY',
-  ),
+    steps: Steps.optional(),
+  })
+    .refine((a) => (a.startRef !== undefined) !== both(a.x, a.y), 'drag starts at startRef, or at x and y (one of them)')
+    .refine((a) => (a.endRef !== undefined) !== both(a.endX, a.endY), 'drag ends at endRef, or at endX and endY (one of them)'),
+  // Text selected as a person selects it (the mouse pressed at its first letter, dragged to its last): the text (in the page, or in ref's element), a ref's whole text, or between two points.
+  z.strictObject({
+    kind: z.literal('select-text'),
+    ...target,
+    ref: Ref.optional(),
+    text: z.string().min(1).max(10_000).optional(),
+    x: Coordinate.optional(),
+    y: Coordinate.optional(),
+    endX: Coordinate.optional(),
+    endY: Coordinate.optional(),
+  })
+    .refine((a) => (a.ref !== undefined || a.text !== undefined) !== [a.x, a.y, a.endX, a.endY].every((v) => v !== undefined), 'select-text needs the text to select (in the page, or in the element of ref), or x, y, endX and endY'),
   z.strictObject({ kind: z.literal('scroll'), ...target, x: Coordinate.optional(), y: Coordinate.optional(), deltaX: Coordinate.default(0), deltaY: Coordinate.default(0) }),
   z.strictObject({ kind: z.literal('select'), ...target, ref: Ref, values: z.array(z.string()).min(1) }),
   z.strictObject({ kind: z.literal('fill'), ...target, fields: z.array(z.strictObject({ ref: Ref, value: z.union([z.string(), z.boolean()]) })).min(1) }),

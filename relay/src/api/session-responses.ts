@@ -172,6 +172,7 @@ export const ActionRecordSchema = z.object({
   targetId: z.string().optional(),
   kind: z.string(),
   ref: z.string().optional(),
+  at: z.object({ x: z.number(), y: z.number() }).optional().describe('Where an act by coordinates pressed or began, in CSS pixels of the viewport'),
   url: z.string().optional(),
   durationMs: z.number(),
   outcome: OutcomeSchema,
@@ -220,7 +221,8 @@ export const HandoffSchema = z.object({
     .describe("A hand-off asking a person's yes to one act: done is yes (the act then runs), refused is no"),
   act: z.record(z.string(), z.unknown()).optional().describe("A confirmation the person said yes to: the act's answer (POST /act's), once it ran"),
   actError: z.object({ code: z.string(), message: z.string() }).optional().describe('A confirmation the person said yes to: why the act then failed'),
-  link: z.string().optional().describe('POST /handoff only: the one-time link for the person (valid 10 minutes, once); never given when a webhook announces hand-offs'),
+  link: z.string().optional().describe('POST /handoff only: the one-time link for the person (valid 10 minutes, once); never given when a webhook announces hand-offs, nor for a yes to an act (confirm), whose link goes to the person\'s channels only'),
+  askedIn: z.array(z.enum(['console', 'extension', 'webhook'])).optional().describe("A yes to an act (confirm): where the person is asked (the operator's console always, their own Chrome, the webhook's channel); the agent gets no link"),
   announced: z.literal('webhook').optional().describe("POST /handoff only: the link went to the configured webhook (the person's channel), and to no agent"),
   now: z.object({ url: z.string(), title: z.string() }).optional().describe('Once ended: where the tab is'),
   changed: z

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FenceSchema } from './fence-schema.js';
 
 /**
  * A person teaches by showing (spec §23): a demonstration in a tab becomes a
@@ -33,7 +34,13 @@ const Param = z.string().regex(PARAMETER_NAME);
 export const RoutineStepSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('goto'), url: z.string().max(8192) }),
   z.strictObject({ kind: z.literal('click'), ...element, button: z.enum(['left', 'right', 'middle']).optional() }),
-  z.strictObject({ kind: z.literal('type'), ...element, param: Param, submit: z.boolean().optional() }),
+  z.strictObject({
+    kind: z.literal('type'),
+    ...element,
+    param: Param,
+    submit: z.boolean().optional(),
+    origin: z.string().max(2000).optional().describe('Where the owner typed it (scheme, host, port): a secret is typed there only'),
+  }),
   z.strictObject({ kind: z.literal('select'), ...element, param: Param }),
   z.strictObject({ kind: z.literal('check'), ...element, param: Param }),
   z.strictObject({ kind: z.literal('upload'), ...element, param: Param }),
@@ -48,18 +55,35 @@ export const RoutineParameterSchema = z.strictObject({
   description: z.string().max(300).describe('The field it goes into, as the person saw it'),
   default: z.union([z.string(), z.boolean(), z.array(z.string())]).optional().describe('What the person gave; a secret and files have none'),
   secret: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/).optional().describe('For a secret: the vault secret a task session types for it ({{secret:NAME}}) when the run gives none'),
+  oneTimeCode: z.literal(true).optional().describe('For a secret: a one-time code, typed from the vault seed `secret` names ({{totp:NAME}})'),
 });
 export type RoutineParameter = z.infer<typeof RoutineParameterSchema>;
+
+/**
+ * Who saved a routine, and so whose it is (its space): the operator (the
+ * token, the console, the person's own Chrome), or a task session's key:
+ * its tenant's when the session has one (that tenant's sessions share it),
+ * else that session's. A save never replaces a routine of another space.
+ */
+export const RoutineOwnerSchema = z.discriminatedUnion('by', [
+  z.strictObject({ by: z.literal('operator') }),
+  z.strictObject({ by: z.literal('session'), session: z.string().regex(/^[0-9a-f]{1,64}$/), tenant: z.string().max(200).optional() }),
+]);
+export type RoutineOwner = z.infer<typeof RoutineOwnerSchema>;
 
 export const RoutineSchema = z.strictObject({
   name: RoutineName,
   description: z.string().max(2000),
   createdAt: z.string(),
   recordedOn: z.strictObject({ profile: z.string(), url: z.string(), title: z.string() }),
+  // A file saved before routines had owners is the operator's.
+  owner: RoutineOwnerSchema.default({ by: 'operator' }).describe("Whose it is: the operator's, or a task session's (its tenant's, when it has one)"),
   parameters: z.array(RoutineParameterSchema),
   steps: z.array(RoutineStepSchema).max(500),
 });
 export type Routine = z.infer<typeof RoutineSchema>;
+
+const Origins = z.array(z.string()).describe('The origins its steps act on (where it was recorded, where it goes, where each secret is typed): scheme, host and port');
 
 const ParamValue = z.union([z.string().max(100_000), z.boolean(), z.array(z.string().max(4096)).max(20)]);
 
@@ -69,7 +93,7 @@ export const teachSchemas = {
   /** `POST /demonstrations/stop`: the steps become a routine (saved when named) and a Playwright test. */
   demonstrationStop: z.strictObject({
     targetId: TargetId.optional(),
-    name: RoutineName.optional().describe('Save it as the routine of this name (an existing one is replaced); without a name nothing is saved'),
+    name: RoutineName.optional().describe("Save it as the routine of this name: a new name, or one of the caller's own routines (replaced); another's is a 409. Without a name nothing is saved"),
     description: z.string().trim().max(2000).optional(),
     discard: z.boolean().optional().describe('Drop the steps: nothing is made'),
   }),
@@ -79,6 +103,11 @@ export const teachSchemas = {
   routineRun: z.strictObject({
     targetId: TargetId.optional().describe('The tab to run it in (the last used one by default); any tab may run any routine'),
     params: z.record(z.string(), ParamValue).default({}).describe('A value per parameter; those left out take their defaults. A secret takes its value, or {{secret:NAME}} in a task session whose grant names it'),
+    origins: z
+      .array(z.string().max(2000))
+      .max(50)
+      .optional()
+      .describe("Where you agree a secret you give may be typed: a routine saved by another's key types a secret's value only when these name every origin it would be typed on (its answer and GET /routines/{name} say them)"),
   }),
   /** `POST /notes/start`: the person's next clicks in this tab mark elements for a note, until it is sent. */
   noteStart: z.strictObject({ targetId: TargetId.optional() }),
@@ -97,6 +126,8 @@ export const DemonstrationSchema = z.object({
   since: z.string(),
   url: z.string(),
   steps: z.array(z.string()).describe('Each step heard so far, as a person reads it'),
+  startedBy: RoutineOwnerSchema.optional().describe('Who started it: only they (or the operator) stop it'),
+  fence: FenceSchema.optional(),
 });
 export type Demonstration = z.infer<typeof DemonstrationSchema>;
 
@@ -105,14 +136,21 @@ export const DemonstrationResultSchema = z.object({
   saved: z.boolean().describe('Saved under its name, to run later'),
   script: z.string().optional().describe('The Playwright test that replays it: save it as a .spec.ts, run npx playwright test'),
   notes: z.array(z.string()).describe('What was left out, and why'),
+  fence: FenceSchema.optional(),
 });
 export type DemonstrationResult = z.infer<typeof DemonstrationResultSchema>;
+
+/** `GET /routines/{name}`: the routine, where its steps go, and the fence of the page's words it holds (names, URLs, titles). */
+export const RoutineAnswerSchema = RoutineSchema.extend({ origins: Origins, fence: FenceSchema.optional() });
+export type RoutineAnswer = z.infer<typeof RoutineAnswerSchema>;
 
 export const RoutineSummarySchema = z.object({
   name: z.string(),
   description: z.string(),
   createdAt: z.string(),
   url: z.string().describe('Where it was recorded'),
+  owner: RoutineOwnerSchema,
+  origins: Origins,
   parameters: z.array(z.string()).describe('Its parameters, secrets marked'),
   steps: z.number().int(),
 });
@@ -133,6 +171,9 @@ export const RoutineRunSchema = z.object({
   steps: z.array(RoutineRunStepSchema).describe('The steps run, the failed one last'),
   failed: z.object({ step: z.number().int(), what: z.string(), error: z.string(), url: z.string().optional() }).optional().describe('Where it stopped, and why'),
   url: z.string().optional().describe('Where the tab is at the end'),
+  owner: RoutineOwnerSchema.optional(),
+  origins: Origins.optional(),
+  fence: FenceSchema.optional(),
 });
 export type RoutineRun = z.infer<typeof RoutineRunSchema>;
 
@@ -149,12 +190,14 @@ export const NoteSchema = z.object({
   marks: z.array(NoteMarkSchema),
   at: z.string(),
   done: z.boolean(),
+  fence: FenceSchema.optional(),
 });
 export type Note = z.infer<typeof NoteSchema>;
 
 export const NotesSchema = z.object({
   notes: z.array(NoteSchema),
-  fenced: z.string().describe('The notes as an agent reads them: the refs, then the person\'s words between <person N> lines'),
+  fenced: z.string().describe("The notes as an agent reads them: the refs, the marked elements as the page names them between <page N> lines, then the person's words between <person N> lines"),
   marking: z.array(z.string()).optional().describe('Elements marked for the note being written now'),
+  fence: FenceSchema.optional(),
 });
 export type Notes = z.infer<typeof NotesSchema>;

@@ -45,3 +45,13 @@ export const WebUrl = z
     context.addIssue({ code: 'custom', message: `${JSON.stringify(typed)} is not a web address: give one like https://example.com, example.com or localhost:3000` });
     return z.NEVER;
   });
+
+/** The origin of a URL, `https://bank.example:8443` (undefined for one that has none: about:blank, data:, not a URL). */
+export function originOf(url: string | undefined): string | undefined {
+  try {
+    const origin = url ? new URL(url).origin : 'null';
+    return origin === 'null' ? undefined : origin;
+  } catch {
+    return undefined;
+  }
+}

@@ -8,6 +8,7 @@ import { type Client, type DebuggerSession, type Session, SessionTable } from '.
 import { releaseDomains } from './domain-gate.js';
 import { ExtensionLink, type ExtensionLinkOptions } from './extension-link.js';
 import { OutboundQueue } from './outbound.js';
+import { OwnOrigins } from './own-origins.js';
 import { type ChildTarget, type SharedTabRecord, TabRegistry } from './tab-registry.js';
 
 /** Work to do when Chrome answers a forwarded or internal command. */
@@ -24,7 +25,9 @@ export type Followup =
    * Page.createIsolatedWorld. `repeated`: sent again after the extension's worker restarted,
    * so the world's executionContextCreated may have gone with the old worker (domain-gate.ts).
    */
-  | { kind: 'isolatedWorld'; chromeSessionId: string; frameId: string; worldName: string; repeated?: boolean };
+  | { kind: 'isolatedWorld'; chromeSessionId: string; frameId: string; worldName: string; repeated?: boolean }
+  /** The relay's own command Chrome may not know (an older browser): `run` does without it. */
+  | { kind: 'orElse'; run: () => void };
 
 /** What a command sent to the extension is waiting to do with the answer. */
 export type PendingWork =
@@ -55,6 +58,8 @@ export class BridgeCore {
   readonly sessions = new SessionTable();
   readonly out = new OutboundQueue();
   readonly link: ExtensionLink<PendingWork>;
+  /** This server's own origins, out of every shared tab's reach (own-origins.ts). */
+  readonly ownOrigins: OwnOrigins;
 
   constructor(
     linkOptions: ExtensionLinkOptions,
@@ -63,6 +68,7 @@ export class BridgeCore {
     private readonly ownPorts: () => readonly number[],
   ) {
     this.link = new ExtensionLink<PendingWork>(linkOptions, this.out, (work) => (work.kind === 'internal' ? undefined : work.session.client));
+    this.ownOrigins = new OwnOrigins(this, ownPorts);
   }
 
   /** A chrome.debugger command on a tab's own session, or on a child's. */
@@ -91,9 +97,14 @@ export class BridgeCore {
       if (!this.tabs.get(target.tab.tabId)) continue;
       tabs.add(target.tab);
       if (target.kind === 'tab') continue;
+      // Its Fetch patterns go, the others' stay (own-origins.ts), and Chrome is told once.
+      this.ownOrigins.released(target.tab, target.chromeSessionId, target.key);
       for (const domain of releaseDomains(target)) {
+        if (domain === 'Fetch') continue;
         const followup: Followup | undefined = domain === 'Runtime' ? { kind: 'runtimeDisabled', chromeSessionId: target.chromeSessionId } : undefined;
         this.sendInternal(target.tab, `${domain}.disable`, {}, target.chromeSessionId || undefined, followup);
+        // Network.disable forgets network conditions: this server's ports go offline again at once.
+        if (domain === 'Network') this.ownOrigins.networkDisabled(target.tab, target.chromeSessionId);
       }
     }
     for (const tab of tabs) {

@@ -217,6 +217,12 @@ export class CdpBridge {
     return this.core.out.drain();
   }
 
+  /** The server listens on other ports now: every shared tab holds them offline too (own-origins.ts). */
+  ownPortsChanged(): Outbound[] {
+    this.core.ownOrigins.refresh();
+    return this.core.out.drain();
+  }
+
   /**
    * Fails the commands the extension has not answered in time, so no client
    * waits forever. The server calls this on a timer.
@@ -317,7 +323,10 @@ export class CdpBridge {
     // their sessions. A re-attached debugger arrives as tabUnshared + tabShared.
     if (existing && existing.targetId === info.targetId) return this.onTabUpdated(info);
     if (existing) this.removeTab(existing, 'the tab now shows a different page target');
-    this.browser.tabAdded(this.core.tabs.add(info));
+    const tab = this.core.tabs.add(info);
+    // Before any client can reach it: this server's own origins are out of its reach (own-origins.ts).
+    this.core.ownOrigins.watch(tab);
+    this.browser.tabAdded(tab);
   }
 
   private onTabUpdated(info: SharedTab): void {

@@ -28,7 +28,9 @@ export class ExtensionAnswers {
     if (!work) return; // already failed (tab gone, extension reconnected, expired)
     if (work.kind === 'internal') {
       if (work.followup?.kind === 'step') work.followup.done();
-      else if (!isError && work.followup) this.runFollowup(work.followup, work.tabId, payload);
+      else if (work.followup?.kind === 'orElse') {
+        if (isError) work.followup.run();
+      } else if (!isError && work.followup) this.runFollowup(work.followup, work.tabId, payload);
       return;
     }
     const session = work.session;
@@ -85,6 +87,8 @@ export class ExtensionAnswers {
       }
       case 'step':
         return followup.done();
+      case 'orElse':
+        return;
       case 'isolatedWorld': {
         const tab = this.core.tabs.get(tabId);
         if (!followup.repeated || !tab) return;
@@ -108,6 +112,8 @@ export class ExtensionAnswers {
     if (method === 'Target.attachedToTarget') return this.onChildAttached(tab, chromeSessionId, payload);
     if (method === 'Target.detachedFromTarget') return this.onChildDetached(tab, parsePayload<{ sessionId: string }>(payload).sessionId);
     if (method === 'Inspector.targetCrashed' && !chromeSessionId) this.browser.tabCrashed(tab);
+    // A request for this server's own origins is failed before any client hears of it (own-origins.ts).
+    if (method === 'Fetch.requestPaused' && this.core.ownOrigins.paused(tab, chromeSessionId, payload)) return;
     const sessions = this.core.sessions.onChromeSession(tab, chromeSessionId);
     for (const { session, frame } of routeEvent(tab, chromeSessionId, method, payload, sessions))
       this.core.out.toClient(session.client, frame);
@@ -124,6 +130,8 @@ export class ExtensionAnswers {
       return;
     }
     tab.children.set(params.sessionId, { sessionId: params.sessionId, parentSessionId, targetInfo: params.targetInfo });
+    // A frame or worker of another process makes requests of its own: out of this server's origins too, before it runs.
+    this.core.ownOrigins.watch(tab, params.sessionId);
     let delivered = false;
     for (const parent of this.core.sessions.onChromeSession(tab, parentSessionId)) {
       if (parent.client.sessions.has(params.sessionId)) continue; // one view per client

@@ -64,6 +64,9 @@ export const DENIED_METHODS: ReadonlyMap<string, string> = new Map([
   ['Network.loadNetworkResource', 'it loads any URL (local files included) with the browser\'s credentials'],
   ['Network.clearBrowserCache', 'it clears the cache of every site in the browser'],
   ['Network.setCookieControls', 'it changes cookie settings for the whole browser'],
+  // The deprecated interception, beside Fetch's (which the relay shares: own-origins.ts): it could send a request anywhere.
+  ['Network.setRequestInterception', 'it is deprecated: use the Fetch domain'],
+  ['Network.continueInterceptedRequest', 'it is deprecated: use the Fetch domain'],
 ]);
 
 /** Cookie and storage methods, scoped to the shared tabs' sites. */

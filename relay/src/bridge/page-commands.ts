@@ -50,15 +50,29 @@ export function runPageCommand(
   }
   const domain = domainOf(method);
   const action = method.slice(domain.length + 1);
+  // This server's own origins stay out of the tab's reach whatever a client asks (own-origins.ts).
+  if (method === 'Fetch.continueRequest') core.ownOrigins.checkContinue(params);
+  if (method === 'Network.emulateNetworkConditionsByRule' || method === 'Network.emulateNetworkConditions') return runConditions(core, session, id, method, params);
   if (action === 'enable') {
     const contexts = beginEnable(session, domain);
-    return forward(core, session, id, method, params, { kind: 'enable', session, domain, contexts });
+    // A client's interception has the relay's ports among its patterns.
+    const sent = domain === 'Fetch' ? core.ownOrigins.clientFetchEnabled(session, params) : params;
+    return forward(core, session, id, method, sent, { kind: 'enable', session, domain, contexts });
+  }
+  if (method === 'Fetch.disable') {
+    // Chrome keeps the other clients' patterns: answered to the client as its disable.
+    beginDisable(session, domain);
+    const left = core.ownOrigins.clientFetchDisabled(session);
+    return forward(core, session, id, left.method, left.params);
   }
   if (action === 'disable') {
     // Another client still relies on the domain: disabling it for this one is local.
     if (!beginDisable(session, domain)) return core.out.reply(session, id, 'Runtime.disable', {});
     const followup: Followup | undefined = domain === 'Runtime' ? { kind: 'runtimeDisabled', chromeSessionId: session.chromeSessionId } : undefined;
-    return forward(core, session, id, method, params, followup);
+    forward(core, session, id, method, params, followup);
+    // Network.disable forgets network conditions: the relay's go on again right behind it.
+    if (domain === 'Network') core.ownOrigins.networkDisabled(session.tab, session.chromeSessionId);
+    return;
   }
   if (method === 'Page.createIsolatedWorld' && typeof params?.frameId === 'string') {
     const worldName = typeof params.worldName === 'string' ? params.worldName : '';
@@ -66,6 +80,22 @@ export function runPageCommand(
     return forward(core, session, id, method, params, followup);
   }
   return forward(core, session, id, method, params);
+}
+
+/** A client's network conditions, sent after the relay's own; its answer's rule ids are its own rules' only. */
+function runConditions(core: BridgeCore, session: DebuggerSession, messageId: number, method: string, params: Record<string, unknown> | undefined): void {
+  const commands = core.ownOrigins.clientConditions(session, method, params);
+  const chromeSessionId = session.kind === 'child' ? session.chromeSessionId : undefined;
+  const last = commands.pop()!;
+  for (const command of commands) core.link.send(BridgeCore.cdp(session.tab, command.method, command.params, chromeSessionId), { kind: 'internal', tabId: session.tab.tabId });
+  const owned = core.ownOrigins.ownRuleCount();
+  const work = { session, messageId, tabId: session.tab.tabId };
+  const command = BridgeCore.cdp(session.tab, last.method, last.params, chromeSessionId);
+  if (last.method !== 'Network.emulateNetworkConditionsByRule') return core.link.send(command, { kind: 'forward', ...work });
+  core.link.send(command, { kind: 'transform', ...work, transform: (result) => {
+    const { ruleIds, ...rest } = (result ?? {}) as { ruleIds?: string[] };
+    return { ...rest, ...(Array.isArray(ruleIds) ? { ruleIds: ruleIds.slice(owned) } : {}) };
+  } });
 }
 
 function forward(core: BridgeCore, session: DebuggerSession, messageId: number, method: string, params: object | undefined, followup?: Followup): void {

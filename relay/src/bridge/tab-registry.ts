@@ -1,5 +1,6 @@
 import type { Protocol } from 'devtools-protocol';
 import type { SharedTab } from '../../../protocol/wire.js';
+import type { ClientFetch } from './own-origins.js';
 
 /** The single browser context the extension profile exposes: the user's own. */
 export const DEFAULT_BROWSER_CONTEXT_ID = 'clawd-default-context';
@@ -18,6 +19,12 @@ export class ChromeSessionState {
   readonly enabledBy = new Map<string, Set<string>>();
   /** executionContextCreated params by context id, as Chrome reported them. */
   readonly contexts = new Map<number, Uint8Array>();
+  /** What each client session asked of Fetch here, beside the relay's own patterns (own-origins.ts). */
+  readonly fetch = new Map<string, ClientFetch>();
+  /** The clients' network conditions, after the relay's own (own-origins.ts). */
+  conditions: Protocol.Network.NetworkConditions[] = [];
+  /** The browser has no conditions by rule: the relay intercepts its own ports itself (own-origins.ts). */
+  ownFetch = false;
 
   isEnabled(domain: string): boolean {
     return (this.enabledBy.get(domain)?.size ?? 0) > 0;

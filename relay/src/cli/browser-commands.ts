@@ -5,7 +5,9 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { BadRequestError } from '../errors.js';
 import { AGENT_SNAPSHOT_CHARS } from '../api/limits.js';
 import { labelLine } from '../mcp/vision-lines.js';
-import { fenced, fencedMarkdown, fencedOutline } from '../api/page-content.js';
+import { fenced, fencedAfterNotes } from '../api/page-content.js';
+import { actAnswer } from '../api/act-answer.js';
+import type { ActionResult } from '../api/responses.js';
 import { BrowserClient } from '../client/browser-client.js';
 import { withProgress } from './progress.js';
 
@@ -22,6 +24,8 @@ type Print = (value: unknown, human: () => string) => void;
 export function addBrowserCommands(program: Command, client: () => BrowserClient, print: Print): void {
   const waiting = <T>(label: string, work: Promise<T>) => withProgress(label, work, { json: program.opts().json === true });
   const tabLine = (tab: { targetId: string; url: string; title: string }) => `${tab.targetId}  ${tab.title || '(untitled)'}  ${tab.url}`;
+  // One tab: its id (clawd's) leads; its title and URL are the page's words, fenced.
+  const tabDone = (done: string, tab: { targetId: string; url: string; title: string; fence?: string }) => `${done}${tab.targetId}\n${fenced(tab.fence, [`${tab.title || '(untitled)'}  ${tab.url}`])}`;
 
   program
     .command('status')
@@ -102,7 +106,7 @@ export function addBrowserCommands(program: Command, client: () => BrowserClient
     .argument('<url>')
     .action(async (url: string) => {
       const tab = await waiting(`opening ${url}`, client().openTab(url));
-      print(tab, () => tabLine(tab));
+      print(tab, () => tabDone('', tab));
     });
   program
     .command('focus')
@@ -110,7 +114,7 @@ export function addBrowserCommands(program: Command, client: () => BrowserClient
     .argument('<targetId>')
     .action(async (targetId: string) => {
       const tab = await client().focusTab(targetId);
-      print(tab, () => tabLine(tab));
+      print(tab, () => tabDone('', tab));
     });
   program
     .command('close')
@@ -118,7 +122,7 @@ export function addBrowserCommands(program: Command, client: () => BrowserClient
     .argument('<targetId>')
     .action(async (targetId: string) => {
       const tab = await client().closeTab(targetId);
-      print(tab, () => `closed ${tabLine(tab)}`);
+      print(tab, () => tabDone('closed ', tab));
     });
   program
     .command('navigate')
@@ -127,7 +131,7 @@ export function addBrowserCommands(program: Command, client: () => BrowserClient
     .option('--target <targetId>', 'the tab')
     .action(async (url: string, options: { target?: string }) => {
       const tab = await waiting(`loading ${url}`, client().navigate(url, options.target));
-      print(tab, () => tabLine(tab));
+      print(tab, () => tabDone('', tab));
     });
   program
     .command('screenshot')
@@ -192,8 +196,8 @@ export function addBrowserCommands(program: Command, client: () => BrowserClient
 /** Snapshot, actions and hooks (spec §6, §10): refs come from the last `snapshot` of the tab. */
 function addActionCommands(program: Command, client: () => BrowserClient, print: Print): void {
   const waiting = <T>(label: string, work: Promise<T>) => withProgress(label, work, { json: program.opts().json === true });
-  // The act and where the tab is, then what it set off (a dialog, a download, a navigation that failed, and why).
-  const done = (result: { kind?: string; url?: string; events?: string[] }) => [`${result.kind ?? 'done'}: ${result.url ?? ''}`.trim(), ...(result.events ?? []).map((event) => `- ${event}`)].join('\n');
+  // What the act did, the target's state, what it set off and where the tab went (api/act-answer.ts): no snapshot needed to know.
+  const done = (result: ActionResult) => actAnswer(result);
   const withTarget = (command: Command) => command.option('--target <targetId>', 'the tab (default: the last used)');
 
   withTarget(program.command('snapshot').description('the page as text, with [ref=…] on what can be acted on'))
@@ -210,14 +214,14 @@ function addActionCommands(program: Command, client: () => BrowserClient, print:
       const { target, ...rest } = options;
       const snapshot = await client().snapshot({ ...(rest.format === 'ai' ? { maxChars: AGENT_SNAPSHOT_CHARS } : {}), ...rest, targetId: target });
       // The page's words between the answer's fence lines (api/page-content.ts), clawd's notes outside; a person's notes after them, in their own fence.
-      print(snapshot, () => (snapshot.format === 'ai' ? [fencedOutline(snapshot.fence, undefined, snapshot.text), snapshot.notes].filter(Boolean).join('\n') : JSON.stringify(snapshot.nodes, null, 2)));
+      print(snapshot, () => (snapshot.format === 'ai' ? [fencedAfterNotes(snapshot.fence, undefined, snapshot.text, snapshot.leadingNotes), snapshot.notes].filter(Boolean).join('\n') : JSON.stringify(snapshot.nodes, null, 2)));
     });
   // Reading a long page to find one control costs thousands of tokens; asking for it costs tens.
   withTarget(program.command('find').description('the lines of the page that say this, each under its path, with refs (a text, any case, or /regex/flags)').argument('<text>'))
     .option('-i, --interactive', 'only what can be acted on')
     .action(async (query: string, options: { target?: string; interactive?: boolean }) => {
       const snapshot = await client().snapshot({ find: query, interactive: options.interactive, maxChars: AGENT_SNAPSHOT_CHARS, targetId: options.target });
-      print(snapshot, () => [fencedOutline(snapshot.fence, undefined, snapshot.text), snapshot.notes].filter(Boolean).join('\n'));
+      print(snapshot, () => [fencedAfterNotes(snapshot.fence, undefined, snapshot.text, snapshot.leadingNotes), snapshot.notes].filter(Boolean).join('\n'));
     });
   withTarget(program.command('text').description("the page's readable content as Markdown: headings, links with their URLs, lists, tables"))
     .option('--ref <ref>', 'only this element (a ref from the previous snapshot)')
@@ -226,13 +230,14 @@ function addActionCommands(program: Command, client: () => BrowserClient, print:
     .action(async (options: { target?: string; ref?: string; selector?: string; maxChars?: number }) => {
       const { target, ...rest } = options;
       const page = await client().text({ ...rest, targetId: target });
-      print(page, () => fencedMarkdown(page.fence, undefined, page.markdown, { leading: page.hidden ? 1 : 0, trailing: page.truncated ? 1 : 0 }));
+      print(page, () => fencedAfterNotes(page.fence, undefined, page.markdown, page.hidden ? 1 : 0));
     });
   withTarget(program.command('click').description('click an element by ref').argument('<ref>'))
     .option('--double', 'double-click')
+    .option('--count <n>', '3 triple-clicks (a paragraph)', wholeNumber)
     .option('--button <button>', 'left, right or middle')
-    .action(async (ref: string, options: { double?: boolean; button?: 'left' | 'right' | 'middle'; target?: string }) => {
-      const result = await client().click(ref, { double: options.double, button: options.button, targetId: options.target });
+    .action(async (ref: string, options: { double?: boolean; count?: number; button?: 'left' | 'right' | 'middle'; target?: string }) => {
+      const result = await client().click(ref, { double: options.double, count: options.count, button: options.button, targetId: options.target });
       print(result, () => done(result));
     });
   withTarget(program.command('type').description('type text into an element').argument('<ref>').argument('<text>'))
@@ -252,16 +257,16 @@ function addActionCommands(program: Command, client: () => BrowserClient, print:
     const result = await client().hover(ref, { targetId: options.target });
     print(result, () => done(result));
   });
-  withTarget(program.command('drag').description('drag one element onto another').argument('<startRef>').argument('<endRef>')).action(
-    async (startRef: string, endRef: string, options: { target?: string }) => {
-      const result = await client().drag(startRef, endRef, { targetId: options.target });
+  withTarget(program.command('drag').description('drag one element onto another').argument('<startRef>').argument('<endRef>'))
+    .option('--steps <n>', 'mousemove events on the way (default: about one per 8 pixels)', wholeNumber)
+    .action(async (startRef: string, endRef: string, options: { steps?: number; target?: string }) => {
+      const result = await client().drag(startRef, endRef, { steps: options.steps, targetId: options.target });
       print(result, () => done(result));
-    },
-  );
+    });
   withTarget(program.command('select').description('choose options of a select').argument('<ref>').argument('<values...>')).action(
     async (ref: string, values: string[], options: { target?: string }) => {
       const result = await client().select(ref, values, { targetId: options.target });
-      print(result, () => `selected: ${(result.selected as string[]).join(', ')}`);
+      print(result, () => done(result));
     },
   );
   withTarget(program.command('fill').description('fill many fields at once'))
@@ -274,7 +279,7 @@ function addActionCommands(program: Command, client: () => BrowserClient, print:
         throw new Error('--fields must be JSON: [{"ref":"e3","value":"text"}]');
       }
       const result = await client().fill(fields, { targetId: options.target });
-      print(result, () => `filled ${result.filled} field(s)`);
+      print(result, () => done(result));
     });
   withTarget(program.command('resize').description('set the viewport size').argument('<width>', 'CSS pixels', wholeNumber).argument('<height>', 'CSS pixels', wholeNumber)).action(
     async (width: number, height: number, options: { target?: string }) => {
@@ -300,7 +305,7 @@ function addActionCommands(program: Command, client: () => BrowserClient, print:
     .option('--ref <ref>', 'pass this element to the function')
     .action(async (options: { fn: string; ref?: string; target?: string }) => {
       const result = await client().evaluate(options.fn, { ref: options.ref, targetId: options.target });
-      print(result, () => JSON.stringify(result.result));
+      print(result, () => fenced(result.fence, [JSON.stringify(result.result) ?? 'undefined']));
     });
   withTarget(program.command('upload').description('upload files: into an input (--input), through the chooser --ref opens, or the next chooser').argument('<paths...>'))
     .option('--ref <ref>', 'click this, then put the files in the chooser it opens')
@@ -315,7 +320,7 @@ function addActionCommands(program: Command, client: () => BrowserClient, print:
     .description("what the profile's tabs downloaded, and where the files are")
     .action(async () => {
       const { downloads } = await client().downloads();
-      print(downloads, () => downloads.map((d) => `${d.state}  ${d.path ?? '(pending)'}  ${d.url}`).join('\n') || '(no downloads)');
+      print(downloads, () => (downloads.length ? fenced(undefined, downloads.map((d) => `${d.state}  ${d.path ?? '(pending)'}  ${d.url}`)) : '(no downloads)'));
     });
   withTarget(program.command('dialog').description("answer the tab's next alert / confirm / prompt"))
     .option('--accept', 'accept it')

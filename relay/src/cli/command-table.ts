@@ -39,6 +39,10 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
     load: async () => (await import('./browser-commands.js')).addBrowserCommands,
   },
   {
+    commands: ['click-at', 'mousemove', 'mousedown', 'mouseup', 'drag-at', 'select-text', 'select-text-at', 'scroll'],
+    load: async () => (await import('./pointer-commands.js')).addPointerCommands,
+  },
+  {
     commands: ['sessions', 'session-open', 'session-close', 'session-approve', 'grant', 'vault-list', 'vault-forget', 'secret-set', 'secret-list', 'secret-forget', 'reap'],
     load: async () => (await import('./session-commands.js')).addSessionCommands,
   },

@@ -26,7 +26,7 @@ export function addPageToolsCommands(program: Command, client: () => BrowserClie
     .option('--target <targetId>', 'the tab')
     .action(async (options: { target?: string }) => {
       const answer = await client().pageTools.list({ targetId: options.target });
-      print(answer, () => (answer.tools.length ? fenced(answer.fence, answer.tools.map(pageToolLine)) : (answer.unavailable ?? `the page at ${answer.url} offers no tools`)));
+      print(answer, () => (answer.tools.length ? fenced(answer.fence, answer.tools.map(pageToolLine)) : (answer.unavailable ?? 'the page offers no tools')));
     });
   program
     .command('page-tool')

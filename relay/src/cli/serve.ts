@@ -104,6 +104,8 @@ async function startServerOn(options: Parameters<typeof startServer>[0]): Promis
   });
   const manager = new ProfileManager(options.home, { bridge: relay.bridge, downloads: relay.downloads, cdpUrl: relay.cdpUrl, token, driverKey: relay.driverKey, chrome: relay.chrome }, options.logger);
   manager.registry.prepare();
+  // Every port this server listens on, its proxies' among them, is out of a shared or lent tab's reach too.
+  relay.ownPortsOf(manager.ownPorts);
   // Sessions an earlier server left (it stopped, or was killed mid-session) go first.
   // In a fleet, a Grid session another server holds (or will take over) is left running on the Grid.
   await reapSessions(options.home, options.logger, fleetStore && (async (id) => (await fleetStore.sessions.byId(id))?.state === 'live'));
@@ -113,11 +115,17 @@ async function startServerOn(options: Parameters<typeof startServer>[0]): Promis
   const carrier = fleetSessions && new FleetCarrier(fleetSessions, options.logger);
   // The browsers this server launches answer CDP only here, behind the token or a session's own key.
   relay.serveProfiles({
-    mux: (profile, credential) => {
-      // A raw CDP client could read a typed secret in any form: none joins a browser that holds one (browser-secrets.ts).
-      const secrets = credential === 'driver' ? undefined : manager.secretsOf(profile);
+    mux: async (profile, credential) => {
+      if (credential === 'driver') return manager.cdpMux(profile, true);
+      // A raw CDP client could read a typed secret in any form: none joins a browser that holds one,
+      // and a browser one joined takes no secret for the rest of its life (browser-secrets.ts).
+      const held = manager.secretsOf(profile);
+      if (held?.holding) throw held.heldError('no raw CDP client joins it');
+      const mux = await manager.cdpMux(profile, false);
+      const secrets = manager.secretsOf(profile);
       if (secrets?.holding) throw secrets.heldError('no raw CDP client joins it');
-      return manager.cdpMux(profile, credential === 'driver');
+      secrets?.callerCodeRan('a raw CDP client');
+      return mux;
     },
     sessionKeys: (secret) => credentials.sessions.keyOwner(secret),
     joined: (profile, credential) => {

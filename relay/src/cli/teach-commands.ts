@@ -1,7 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { RoutineRun } from '../api/teach-schemas.js';
+import { fenced } from '../api/page-content.js';
+import { routineListing, routineRunLines, routineShown } from '../api/routine-words.js';
 import type { BrowserClient } from '../client/browser-client.js';
 import { BadRequestError } from '../errors.js';
 
@@ -31,10 +32,6 @@ function params(pairs: string[], fromEnv: string[]): Record<string, string> {
   return out;
 }
 
-export function runLines(run: RoutineRun): string {
-  const steps = run.steps.map((step) => `${String(step.step).padStart(3)}. ${step.outcome === 'ok' ? 'ok    ' : 'FAILED'} ${step.what}${step.error ? `: ${step.error}` : ''}`);
-  return [...steps, run.ok ? `routine ${run.routine} ran; the tab is at ${run.url}` : `routine ${run.routine} stopped at step ${run.failed?.step}`].join('\n');
-}
 
 export function addTeachCommands(program: Command, client: () => BrowserClient, print: Print): void {
   const demonstration = program.command('demonstration').description("a person shows a task once in a tab (their Chrome's shared tab, or the console's live view): it becomes a routine and a Playwright test");
@@ -58,31 +55,34 @@ export function addTeachCommands(program: Command, client: () => BrowserClient, 
       const made = await client().teach.stopDemonstration({ targetId: options.target, name: options.name, description: options.description, discard: options.discard });
       const path = options.out && made.script ? resolve(options.out) : undefined;
       if (path) writeFileSync(path, made.script!);
+      // Its parameters and notes name the page's elements: fenced as the page's words.
+      const said = [...(made.routine ? [`parameters: ${made.routine.parameters.map((p) => p.name).join(', ') || 'none'}`] : []), ...made.notes.map((note) => `note: ${note}`)];
       print({ ...made, ...(path ? { path } : {}) }, () =>
-        [made.routine ? `${made.saved ? 'saved routine' : 'routine (not saved: give --name)'} ${made.routine.name}: ${made.routine.steps.length} steps; parameters ${made.routine.parameters.map((p) => p.name).join(', ') || 'none'}` : 'discarded', ...(path ? [path] : []), ...made.notes.map((note) => `note: ${note}`)].join('\n'),
+        [made.routine ? `${made.saved ? 'saved routine' : 'routine (not saved: give --name)'} ${made.routine.name}: ${made.routine.steps.length} steps` : 'discarded', ...(path ? [path] : []), ...(said.length ? [fenced(made.fence, said)] : [])].join('\n'),
       );
     });
   demonstration
     .command('list')
     .description('the demonstrations going on, with their steps so far')
     .action(async () => {
-      const { demonstrations } = await client().teach.demonstrations();
-      print({ demonstrations }, () => demonstrations.map((d) => [`${d.targetId} since ${d.since} (${d.url})`, ...d.steps.map((step) => `  ${step}`)].join('\n')).join('\n') || '(none)');
+      const { demonstrations, fence } = await client().teach.demonstrations();
+      // Where each is and what was heard name the page's words: fenced.
+      print({ demonstrations, fence }, () => demonstrations.map((d) => [`${d.targetId} since ${d.since}`, fenced(fence, [d.url, ...d.steps.map((step) => `  ${step}`)])].join('\n')).join('\n') || '(none)');
     });
 
   program
     .command('routines')
     .description('the routines this server keeps')
     .action(async () => {
-      const { routines } = await client().teach.routines();
-      print({ routines }, () => routines.map((r) => `${r.name}  ${r.description}  (params: ${r.parameters.join(', ') || 'none'})`).join('\n') || '(no routines)');
+      const { routines, fence } = await client().teach.routines();
+      print({ routines, fence }, () => routineListing(routines, fence) || '(no routines)');
     });
   const routine = program.command('routine').description('one routine: show it, run it, write its test, delete it');
   routine
     .command('show <name>')
     .action(async (name: string) => {
       const shown = await client().teach.routine(name);
-      print(shown, () => [`${shown.name}: ${shown.description}`, `recorded on ${shown.recordedOn.url}`, ...shown.parameters.map((p) => `  --param ${p.name}=… (${p.kind}${p.default !== undefined ? `, default ${JSON.stringify(p.default)}` : ', needed'}): ${p.description}`)].join('\n'));
+      print(shown, () => routineShown(shown));
     });
   routine
     .command('run <name>')
@@ -90,9 +90,10 @@ export function addTeachCommands(program: Command, client: () => BrowserClient, 
     .option('--target <targetId>', 'the tab')
     .option('--param <name=value>', 'a parameter (repeat it)', collect, [])
     .option('--param-env <name=VARIABLE>', 'a parameter from an environment variable (for a secret)', collect, [])
-    .action(async (name: string, options: { target?: string; param: string[]; paramEnv: string[] }) => {
-      const run = await client().teach.runRoutine(name, { targetId: options.target, params: params(options.param, options.paramEnv) });
-      print(run, () => runLines(run));
+    .option('--origin <origin>', "where a secret you give may be typed, for a routine another's key saved (repeat it)", collect, [])
+    .action(async (name: string, options: { target?: string; param: string[]; paramEnv: string[]; origin: string[] }) => {
+      const run = await client().teach.runRoutine(name, { targetId: options.target, params: params(options.param, options.paramEnv), ...(options.origin.length ? { origins: options.origin } : {}) });
+      print(run, () => routineRunLines(run));
       if (!run.ok) process.exitCode = 1;
     });
   routine
@@ -103,7 +104,7 @@ export function addTeachCommands(program: Command, client: () => BrowserClient, 
       const written = await client().teach.routineScript(name);
       const path = resolve(options.out ?? `${name}.spec.ts`);
       writeFileSync(path, written.script);
-      print({ path, notes: written.notes }, () => [path, ...written.notes.map((note) => `note: ${note}`)].join('\n'));
+      print({ path, notes: written.notes }, () => [path, ...(written.notes.length ? [fenced(written.fence, written.notes.map((note) => `note: ${note}`))] : [])].join('\n'));
     });
   routine
     .command('delete <name>')

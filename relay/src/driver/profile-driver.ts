@@ -8,7 +8,8 @@ import { MAX_WAIT_MS, type Action, schemas, type SnapshotOptions, type TextOptio
 import type { TabScreencast } from './film/screencast.js';
 import { withAftermath } from './acts/aftermath.js';
 import { watchEffect } from './acts/act-effect.js';
-import { ariaSnapshot, takeAiSnapshot } from '../snapshot/ai-snapshot.js';
+import { ariaSnapshot } from '../snapshot/ai-snapshot.js';
+import { outlineAnswer } from './outline-answer.js';
 import { prepareBrowser } from '../snapshot/snapshot-engine.js';
 import { takePageText } from '../snapshot/page-text.js';
 import { type BrowserEndpoint, isPersonsBrowser } from './browser-endpoint.js';
@@ -16,6 +17,9 @@ import type { ActionResult, Capture, EndpointState, ConsoleMessage, DownloadReco
 import type { RequestOf } from '../api/schemas.js';
 import { ACTION_TIMEOUT_MS } from '../api/limits.js';
 import { performAction, withoutSecrets } from './acts/page-actions.js';
+import { heldBack, whilePainted } from './tab-painting.js';
+import { hitAt } from './acts/pointer.js';
+import { pathOf, pointOf } from './acts/mouse-acts.js';
 import { type InlineFile, inlineUploads, readUploads, type UploadPolicy } from './acts/uploads.js';
 import type { DriverTab } from './driver-tab.js';
 import { type DownloadHold, DownloadSaver } from './network/download-saver.js';
@@ -52,8 +56,6 @@ export { resolveTargetId } from './tab-registry.js';
 export interface ActSecrets {
   open?: SecretOpener;
   onTyped?: (typed: Array<{ name: string; host: string; kind: SecretKind }>) => void;
-  /** What else could read a secret typed now (a raw CDP client of the browser), if anything. */
-  readersBesides?: () => string | undefined;
 }
 
 /** What the driver may do, from config.json (read when asked, so edits apply on the next request). */
@@ -319,7 +321,7 @@ export class ProfileDriver {
 
   async screenshot(options: RequestOf<'screenshot'>): Promise<Screenshot> {
     const tab = await this.tab(options.targetId);
-    const shot = await screenshotOf(tab, options);
+    const shot = await whilePainted(tab.page, () => screenshotOf(tab, options));
     return { targetId: (await this.use(tab)).targetId, ...shot };
   }
 
@@ -331,6 +333,8 @@ export class ProfileDriver {
 
   async console(options: { targetId?: string; level?: string }): Promise<{ targetId: string; messages: ConsoleMessage[] }> {
     const tab = await this.tab(options.targetId);
+    // A page may log what was typed in any form (reversed, in part): a browser that holds a secret answers no console read.
+    if (tab.secrets.holding) throw tab.secrets.heldError('its console messages are not read (a page may log what was typed, in a form no redaction recognises)');
     const messages = tab.secrets.redactDeep(tab.console.atLeast(options.level));
     return { targetId: (await this.use(tab)).targetId, messages };
   }
@@ -343,10 +347,9 @@ export class ProfileDriver {
     const info = await this.use(tab);
     if (format === 'aria') return tab.secrets.redactDeep({ targetId: info.targetId, format: 'aria', ...(await ariaSnapshot(tab.page, { limit })) });
     const scope = ref ? { ref } : selector ? { selector } : undefined;
-    const snapshot = await takeAiSnapshot(tab.snapshots, { limit, scope, ...shaping });
-    // A page that offers agents tools says so first: one call may replace a dozen acts.
     const offered = await tab.pageTools.count();
-    if (offered && !shaping.diff) snapshot.text = `The page offers ${offered} tool${offered === 1 ? '' : 's'} for agents (page tools).\n${snapshot.text}`;
+    // Its text with how many of its first lines are clawd's notes: where a rendering's fence begins (outline-answer.ts).
+    const snapshot = await outlineAnswer(tab.snapshots, { limit, scope, ...shaping }, offered);
     return tab.secrets.redactDeep({ targetId: info.targetId, url: info.url, title: info.title, format: 'ai', pageTools: offered, ...snapshot });
   }
 
@@ -373,51 +376,70 @@ export class ProfileDriver {
   /**
    * `POST /act`. `{{secret:NAME}}` in what it types is opened by `secrets`
    * (the caller's: a task session's grant) and checked against the field's
-   * domain first (secret-typing.ts), and typed only where nothing of the
-   * caller's could read it; from then on the browser holds it
+   * domain first (secret-typing.ts), and typed only in a browser no code of
+   * the caller's ran in; from then on the browser holds it and runs none
    * (browser-secrets.ts).
    */
   async act(action: Action, signal?: AbortSignal, secrets: ActSecrets = {}): Promise<ActionResult> {
     const tab = await this.tab(action.targetId);
+    // A demonstration in the tab hears every field a secret goes into as a secret's, before one is typed (person-watch.ts).
+    const heardAsSecrets = await tab.person.typingSecrets(secretNames(action));
+    try {
+      return await this.actIn(tab, action, signal, secrets);
+    } finally {
+      await heardAsSecrets();
+    }
+  }
+
+  private async actIn(tab: DriverTab, action: Action, signal: AbortSignal | undefined, secrets: ActSecrets): Promise<ActionResult> {
     await this.guard(tab);
     // Chrome may have dropped the tab's passkey authenticator since it opened (virtual-authenticators.ts), and an act is what sets a site's passkey prompt off.
     await this.passkeys.settle(tab);
-    if (action.kind === 'evaluate' && this.secrets.holding) throw this.secrets.heldError('scripts of the caller are refused in it');
+    if (action.kind === 'evaluate') {
+      if (this.secrets.holding) throw this.secrets.heldError('scripts of the caller are refused in it');
+      // From here on this browser takes no secret: what the script leaves behind could hear it typed (browser-secrets.ts).
+      this.secrets.callerCodeRan('evaluate');
+    }
     let performed = action;
     if (secretNames(action).length) {
       if (!secrets.open) throw new ForbiddenError('Secrets are lent to task sessions under a grant that names them: {{secret:…}} and {{totp:…}} type nothing here');
+      const unfit = this.secrets.unfitError();
+      if (unfit) throw unfit;
       const substituted = await withSecrets(tab, action, secrets.open);
-      // Checked last, with nothing awaited before the browser holds the secret: a reader cannot slip in between.
-      const reader = this.toolbox.callerCode() ?? secrets.readersBesides?.();
-      if (reader) throw new ConflictError(`A secret is typed only where nothing of the caller's could read it, and ${reader}: nothing was typed`);
+      // Checked last, with nothing awaited before the browser holds the secret: code of the caller's cannot slip in between.
+      const ran = this.secrets.unfitError();
+      if (ran) throw ran;
       performed = substituted.action;
       for (const typed of substituted.typed) this.secrets.remember(typed.name, typed.value);
       secrets.onTyped?.(substituted.typed.map(({ name, host, kind }) => ({ name, host, kind })));
     }
     const targetId = await tab.targetId();
     const urlBefore = tab.page.url();
+    const titleBefore = await tab.page.title().catch(() => undefined);
     // Chosen before it runs, while its refs mean what the agent saw (script-recorder.ts).
     const elements = await this.script.elementsOf(tab, action);
-    const effect = await watchEffect(tab, action);
+    // An act by coordinates says what it hit, and watches that element as an act by ref does.
+    const point = pointOf(tab, action);
+    const hit = point ? await hitAt(tab, point) : undefined;
+    const effect = await watchEffect(tab, action, hit?.ref);
     const since = Date.now();
-    const { result, events: opened, failedNavigations } = await withAftermath(
-      tab,
-      () => performAction(tab, performed, signal),
-      (popup) => this.describePopup(popup),
-      signal,
-    ).catch((error: unknown) => {
-      throw withoutSecrets(error, performed);
+    // Painted as the tab in front is, whichever is (tab-painting.ts).
+    const { result, events: opened, failedNavigations } = await whilePainted(tab.page, () =>
+      withAftermath(tab, () => performAction(tab, performed, signal), (popup) => this.describePopup(popup), signal),
+    ).catch(async (error: unknown) => {
+      throw await heldBack(tab.page, withoutSecrets(error, performed));
     });
     // The action as the agent sent it: a secret stays its placeholder.
-    this.script.add({ kind: 'act', tab: targetId, url: urlBefore, action, elements, ...(result.typedAs === 'keys' ? { typedAs: 'keys' as const } : {}) });
+    this.script.add({ kind: 'act', tab: targetId, url: urlBefore, action, elements, ...(result.typedAs === 'keys' || result.retyped ? { typedAs: 'keys' as const } : {}), ...(pathOf(result) ?? {}) });
     const failed = failedNavigations.flatMap(({ url, error }) => failedNavigationEvent(this.egress, url, error, since) ?? []);
     const events = [...tab.takeEvents(), ...opened, ...failed];
-    const happened = events.length ? { events } : {};
+    const happened = { ...(events.length ? { events } : {}), ...(hit ? { hit } : {}) };
     if (tab.page.isClosed()) return tab.secrets.redactDeep({ targetId, kind: action.kind, changed: true, ...result, ...happened });
     const info = await this.use(tab);
     const navigated = info.url !== urlBefore;
     const changes = await effect.finish({ navigated, events });
-    return tab.secrets.redactDeep({ targetId, kind: action.kind, url: info.url, title: info.title, ...(navigated ? { navigated } : {}), ...changes, ...result, ...happened });
+    const retitled = !navigated && titleBefore !== undefined && info.title !== titleBefore ? { retitled: true as const } : {};
+    return tab.secrets.redactDeep({ targetId, kind: action.kind, url: info.url, title: info.title, ...(navigated ? { navigated } : {}), ...retitled, ...changes, ...result, ...happened });
   }
 
   /**
@@ -455,9 +477,9 @@ export class ProfileDriver {
   }
 
   /** `POST /screencast/input`: a person's click, scroll or keys from the live view, sent to the tab as input events. */
-  async viewInput(input: z.output<typeof schemas.viewInput>): Promise<{ targetId: string; kind: string; url: string }> {
+  async viewInput(input: z.output<typeof schemas.viewInput>, beforePress?: (tab: DriverTab, at: { x: number; y: number } | 'focused' | 'focused-space') => Promise<void>): Promise<{ targetId: string; kind: string; url: string }> {
     const tab = await this.tab(input.targetId);
-    await sendViewInput(tab, input);
+    await sendViewInput(tab, input, beforePress && ((at) => beforePress(tab, at)));
     return { targetId: await tab.targetId(), kind: input.type, url: tab.page.url() };
   }
 
@@ -517,3 +539,4 @@ export class ProfileDriver {
   /** Why this browser's egress proxy failed a connection (a managed browser's; none for others). */
   private readonly egress: EgressWitness = (host, since) => this.endpoint.egressFailure?.(host, since);
 }
+

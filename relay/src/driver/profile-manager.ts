@@ -1,3 +1,4 @@
+import { OwnPorts } from '../egress/own-ports.js';
 import type { BrowserSecrets } from './secrets/browser-secrets.js';
 import { rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -56,10 +57,11 @@ export class ProfileManager {
   private readonly ephemerals = new Map<string, ProfileDriver>();
 
   /**
-   * Ports on this machine no browser may reach through its egress proxy: the
-   * server's own (control API, relay; serve adds them) and every proxy's.
+   * Ports on this machine no browser may reach, through its egress proxy or
+   * a shared tab: the server's own (control API, relay; serve adds them) and
+   * every proxy's.
    */
-  readonly ownPorts = new Set<number>();
+  readonly ownPorts = new OwnPorts();
   /** When each profile was last used: a managed browser nobody uses is stopped (sweepIdle). */
   readonly idle: IdleBrowsers;
   /** Hosts a task session may reach though loopback or private, as the token's holder opened it (allowPrivate). */

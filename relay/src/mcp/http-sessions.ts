@@ -46,7 +46,8 @@ export class McpHttpSessions {
     return this.sessions.size;
   }
 
-  async handle(request: IncomingMessage, response: ServerResponse, body: unknown, scope?: string): Promise<void> {
+  /** `capsQuery`: the request's `?caps=`, as its door read the query. */
+  async handle(request: IncomingMessage, response: ServerResponse, body: unknown, scope?: string, capsQuery?: string): Promise<void> {
     const id = request.headers['mcp-session-id'];
     const found = typeof id === 'string' ? this.sessions.get(id) : undefined;
     // An MCP session serves the credential that made it: another key does not find it.
@@ -58,7 +59,7 @@ export class McpHttpSessions {
     if (typeof id === 'string') throw new NotFoundError(`MCP session ${id} is unknown or expired: initialize a new one`);
     if (request.method !== 'POST' || !isInitializeRequest(body)) throw new BadRequestError('Start an MCP session with an initialize request (POST /mcp)');
     // Capability groups are chosen when the session starts: /mcp?caps=emulation,storage.
-    const caps = parseCaps(new URL(request.url ?? '/', 'http://control').searchParams.get('caps') ?? undefined);
+    const caps = parseCaps(capsQuery);
     this.admitOne(scope);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),

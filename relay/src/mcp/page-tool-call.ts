@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, Profile, TargetId, text, withProfile } from './tools.js';
+import { defineTool, Profile, TargetId, text, waitingForYes, withProfile } from './tools.js';
 import { fenced } from '../api/page-content.js';
 import { pageToolAnswer, pageToolLine } from './page-tool-lines.js';
 
@@ -24,14 +24,16 @@ export const PAGE_TOOL = defineTool({
     const browser = withProfile(api, { profile });
     if (name === undefined) {
       // A tool's name and description are the page's words: fenced.
-      const { tools, url, unavailable, fence } = await browser.pageTools.list({ targetId });
-      return text(tools.length ? fenced(fence, tools.map(pageToolLine)) : (unavailable ?? `The page at ${url} offers no tools.`));
+      const { tools, unavailable, fence } = await browser.pageTools.list({ targetId });
+      // Where the page is, it says itself (history.replaceState): not on clawd's line.
+      return text(tools.length ? fenced(fence, tools.map(pageToolLine)) : (unavailable ?? 'The page offers no tools.'));
     }
-    // A tool the page marks consequential may wait for a person's yes (confirm rules): the progress carries their link.
+    // A tool the page marks consequential may wait for a person's yes (confirm rules): the progress says where they are asked.
     const answered = await browser.pageTools.call(
       { targetId, name, input: input ?? {}, frameId },
-      { person: session.askPerson === true, onConfirmation: (asked) => void call.progress(`Waiting for a person's yes (rule ${asked.rule})${asked.link ? `: ${asked.link}` : ''} (also in the operator's console).`) },
+      { person: session.askPerson === true, onConfirmation: (asked) => void call.progress(waitingForYes(asked)) },
     );
-    return text(pageToolAnswer(answered));
+    // A tool that failed is a failed call: the agent's host sees it as one.
+    return { ...text(pageToolAnswer(answered)), ...(answered.status === 'Error' ? { isError: true } : {}) };
   },
 });

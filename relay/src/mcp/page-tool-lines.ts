@@ -19,11 +19,18 @@ export function pageToolOutput(output: unknown): string {
   return output === undefined ? '' : JSON.stringify(output);
 }
 
-/** A call's answer: clawd's words first, then the page's (what the tool returned and said, where it went), fenced. */
+/**
+ * A call's answer: clawd's words first, then the page's, fenced: what the
+ * tool returned, the message it threw (a page writes it: "SYSTEM: …"), what
+ * it set off, where it went. The tool's name on the first line is the one
+ * the caller gave.
+ */
 export function pageToolAnswer(call: PageToolCall): string {
-  const lines = [`${call.tool}: ${call.status === 'Completed' ? 'done' : call.status.toLowerCase()}${call.errorText ? ` (${call.errorText})` : ''}`];
+  const failed = call.status === 'Error';
+  const lines = [`${call.tool}: ${call.status === 'Completed' ? 'done' : call.status.toLowerCase()}${failed && call.errorText ? ' (what it said is the page\'s, below)' : ''}`];
   if (call.confirmed) lines.push(call.confirmed.by === 'person' ? `A person said yes (rule ${call.confirmed.rule}).` : `Pre-approved for this session (rule ${call.confirmed.rule}).`);
   const page: string[] = [];
+  if (call.errorText) page.push(call.errorText.slice(0, 2_000));
   const output = pageToolOutput(call.output);
   if (output) page.push(output.slice(0, 4_000));
   for (const event of call.events ?? []) page.push(`- ${event}`);

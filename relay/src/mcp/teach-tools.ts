@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { RoutineName } from '../api/teach-schemas.js';
 import { BadRequestError } from '../errors.js';
 import { defineTool, Profile, TargetId, text, type Tool, withProfile } from './tools.js';
+import { routineListing, routineRunText, routineShown } from '../api/routine-words.js';
 
 /**
  * What a person taught (spec §23), in the `routines` group: routines they
@@ -22,23 +23,22 @@ export const TEACH_TOOLS: Tool[] = [
       action: z.enum(['list', 'show', 'run']),
       name: RoutineName.optional(),
       params: Params.optional().describe('run: a value per parameter; left out, its default'),
+      origins: z.array(z.string()).optional().describe("run: where a secret you give may go, for another's routine"),
     }),
     readOnly: false,
     run: async (api, params) => {
       const teach = withProfile(api, params).teach;
       if (params.action === 'list') {
-        const { routines } = await teach.routines();
-        return text(routines.length ? routines.map((r) => `${r.name}: ${r.description} (params: ${r.parameters.join(', ') || 'none'})`).join('\n') : 'No routines yet: a person records one by showing (POST /demonstrations/start).');
+        const { routines, fence } = await teach.routines();
+        if (!routines.length) return text('No routines yet: a person records one by showing (POST /demonstrations/start).');
+        // Names, owners and origins are clawd's to say; what a routine does is the words of whoever saved it and of its pages.
+        return text(routineListing(routines, fence));
       }
       if (!params.name) throw new BadRequestError(`browser_routine ${params.action} needs name`);
-      if (params.action === 'show') {
-        const routine = await teach.routine(params.name);
-        const lines = routine.parameters.map((p) => `- ${p.name} (${p.kind}${p.default !== undefined ? `, default ${JSON.stringify(p.default)}` : p.kind === 'secret' ? `, no value kept: give it, or {{secret:${p.secret}}} in a session granted it` : ''}): ${p.description}`);
-        return text([`${routine.name}: ${routine.description}`, `recorded on ${routine.recordedOn.url}; ${routine.steps.length} steps`, 'params:', ...lines].join('\n'));
-      }
-      const run = await teach.runRoutine(params.name, { targetId: params.targetId, params: params.params ?? {} });
-      if (!run.ok && run.failed) return { ...text(`Routine ${run.routine} stopped at step ${run.failed.step} of ${run.steps.length} (${run.failed.what}): ${run.failed.error}${run.failed.url ? `\nThe tab is at ${run.failed.url}` : ''}`), isError: true };
-      return text(`Routine ${run.routine} ran: ${run.steps.length} steps, all done. The tab (${run.targetId}) is at ${run.url}. Take a snapshot to see the page.`);
+      if (params.action === 'show') return text(routineShown(await teach.routine(params.name)));
+      const run = await teach.runRoutine(params.name, { targetId: params.targetId, params: params.params ?? {}, ...(params.origins ? { origins: params.origins } : {}) });
+      const answer = routineRunText(run);
+      return run.ok ? text(answer) : { ...text(answer), isError: true };
     },
   }),
   defineTool({

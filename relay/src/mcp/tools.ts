@@ -2,10 +2,11 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { ActionSchema, AGENT_SNAPSHOT_CHARS, schemas, SnapshotShaping } from '../api/schemas.js';
-import type { BrowserApi } from '../api/browser-api.js';
+import type { BrowserApi, Confirmation } from '../api/browser-api.js';
 import type { ActionRequest } from '../api/schemas.js';
 import type { ActionResult, PageTextResponse, Tab } from '../api/responses.js';
-import { FENCE_NOTE, fenced, fencedMarkdown, fencedOutline } from '../api/page-content.js';
+import { FENCE_NOTE, fenced, fencedAfterNotes } from '../api/page-content.js';
+import { actAnswer } from '../api/act-answer.js';
 import { BadRequestError } from '../errors.js';
 import type { CapabilityGroup } from './capabilities.js';
 
@@ -87,9 +88,6 @@ export interface McpSessionState {
 const ACTION_DIFF_CHARS = 2_000;
 
 /** Page text's own notes: the hidden-text note first, the cut note last (snapshot/page-text.ts). */
-function markdownNotes(page: PageTextResponse): { leading: number; trailing: number } {
-  return { leading: page.hidden ? 1 : 0, trailing: page.truncated ? 1 : 0 };
-}
 
 // Self-explanatory names carry no description: every word here is sent on every turn.
 export const Profile = z.string().min(1).optional();
@@ -133,18 +131,37 @@ function listedTab(tab: { targetId: string; url: string; title: string; agent?: 
  * it to ActionSchema.
  */
 export const ACT_KIND_FIELDS: Record<string, string> = {
-  click: 'ref|x,y',
+  click: 'ref|x,y [count,button]',
   type: 'ref,text',
   press: 'key',
   hover: 'ref',
-  move: 'x,y',
-  drag: 'startRef,endRef|x,y,endX,endY',
+  move: 'x,y [steps]',
+  mousedown: '[x,y,button]',
+  mouseup: '[x,y,button]',
+  drag: 'startRef|x,y endRef|endX,endY [steps]',
+  'select-text': 'text [ref]|ref|x,y,endX,endY',
   scroll: 'deltaX,deltaY [x,y]',
   select: 'ref,values',
   fill: 'fields',
   wait: 'text|textGone|selector|timeMs',
   resize: 'width,height',
   evaluate: 'fn [ref]',
+};
+
+/**
+ * What each field is, for hosts that show (or check against) each property's
+ * description: said in as few words as will do, the kinds it belongs to
+ * first, since every token here is sent on every turn (docs/mcp.md has the figure).
+ */
+export const ACT_FIELD_NOTES: Record<string, string> = {
+  ref: 'from a snapshot',
+  x: 'CSS px in the viewport, as its screenshot shows',
+  y: 'CSS px',
+  count: '2 or 3 clicks',
+  text: 'typed, selected or awaited',
+  steps: 'mousemoves on the way',
+  fields: '[{ref,value}]',
+  fn: 'function source',
 };
 
 /**
@@ -158,7 +175,8 @@ function allActionFields(): Record<string, z.ZodType> {
   for (const member of ActionSchema.options) {
     for (const [name, field] of Object.entries(member.shape)) {
       if (name === 'kind' || name === 'targetId' || name in fields) continue;
-      fields[name] = withoutDefault(field as z.ZodType).optional();
+      const note = ACT_FIELD_NOTES[name];
+      fields[name] = note === undefined ? withoutDefault(field as z.ZodType).optional() : withoutDefault(field as z.ZodType).optional().describe(note);
     }
   }
   return fields;
@@ -170,51 +188,27 @@ function withoutDefault(field: z.ZodType): z.ZodType {
 
 const ACTION_KINDS = ActionSchema.options.map((option) => option.shape.kind.value).filter((kind) => kind !== 'close');
 
+/** A confirmation waiting, as the agent's progress says it: where the person is asked (no link: a yes never goes through the agent). */
+export function waitingForYes(asked: Confirmation): string {
+  const where = { console: "the operator's console (clawd-browser dashboard)", extension: 'their own Chrome', webhook: "the webhook's channel" };
+  return `Waiting for a person's yes (rule ${asked.rule}): asked in ${asked.askedIn.map((place) => where[place]).join(', ')}.`;
+}
+
 /** An action, then what it changed: one line, events, and the page's diff since the previous snapshot. */
 async function act(api: BrowserApi, action: ActionRequest, session: McpSessionState, call: ToolCall): Promise<ToolResult> {
   // One call: the action, and the page's diff when it did not navigate. An act a confirm rule names
-  // waits for a person's yes: the progress notifications carry their link.
+  // waits for a person's yes: the progress notifications say where they are asked.
   const result: ActionResult = await api.act(action, {
     diffMaxChars: ACTION_DIFF_CHARS,
     person: session.askPerson === true,
-    onConfirmation: (asked) => void call.progress(`Waiting for a person's yes (rule ${asked.rule})${asked.link ? `: ${asked.link}` : ''} (also in the operator's console).`),
+    onConfirmation: (asked) => void call.progress(waitingForYes(asked)),
   });
   const key = result.targetId;
-  const before = session.lastUrl.get(key);
-  // The page's words (a value it holds, a script's result, its dialogs, where it went, its diff) go inside the answer's fence.
-  const page: string[] = [];
-  if ('result' in result) page.push(`→ ${JSON.stringify(result.result)?.slice(0, 2_000)}`);
-  // A typed or chosen value is what was asked for: not repeated. A checkbox that turned, a menu that opened, is said.
-  const told = Object.entries(result.state ?? {}).filter(([key]) => !(key === 'value' && ['type', 'fill', 'select'].includes(action.kind)));
-  const flags = told.filter(([, now]) => typeof now !== 'string' || now === 'true' || now === 'false');
-  for (const [key, now] of told) if (!flags.some(([flag]) => flag === key)) page.push(`${key}: ${JSON.stringify(now)}`);
-  const state = flags.length ? ` (${flags.map(([key, now]) => `${key}: ${JSON.stringify(now)}`).join(', ')})` : result.typedAs === 'keys' ? ' (typed as keys at the caret)' : '';
-  // The common path costs what it did ("click: done"); no reaction is said, with what to try.
-  // A change with a hint (only the control itself changed) says the hint too.
-  const lines = [result.changed === false ? `${action.kind}: nothing changed. ${result.hint ?? ''}`.trimEnd() : `${action.kind}: done${state}${result.hint ? `; ${result.hint}` : ''}`];
-  if (result.confirmed) lines.push(result.confirmed.by === 'person' ? `A person said yes (rule ${result.confirmed.rule}).` : `Pre-approved for this session (rule ${result.confirmed.rule}).`);
-  for (const event of result.events ?? []) page.push(`- ${event}`);
-  if (result.url === undefined) {
-    lines.push('The tab closed.');
-    session.lastUrl.delete(key);
-  } else {
-    session.lastUrl.set(key, result.url);
-    // The act's own answer says it navigated; the URL this session saw last says it too (a tab another client moved).
-    if (result.navigated || (before !== undefined && before !== result.url)) {
-      lines.push('Navigated; take a snapshot to see the page.');
-      page.push(`${result.url} ${JSON.stringify(result.title)}`);
-    } else if (result.diff) return text([...lines, fencedOutline(result.fence, page.join('\n'), terseDiff(result.diff))].join('\n'));
-  }
-  if (page.length) lines.push(fenced(result.fence, page));
-  return text(lines.join('\n'));
-}
-
-/**
- * An act's diff with a shorter first note: its lines' marks (+ ~ -) already say what each is, and
- * an agent acts on what changed, not on how much did not, so the counts are left out.
- */
-function terseDiff(diff: string): string {
-  return diff.replace(/^\[since the previous snapshot: [^\]]*\]/, '[changes since the last snapshot]');
+  const previousUrl = session.lastUrl.get(key);
+  if (result.url === undefined) session.lastUrl.delete(key);
+  else session.lastUrl.set(key, result.url);
+  // Worded once for every reader (api/act-answer.ts); the page's diff comes with it here.
+  return text(actAnswer(result, { previousUrl, diff: result.diff }));
 }
 
 /** The default list: what most agents need. The groups' tools are in page-tools.ts, vision-tools.ts, toolbox-tools.ts and handoff-tool.ts. */
@@ -285,12 +279,13 @@ export const TOOLS: Tool[] = [
     run: async (api, { profile: _profile, markdown, ...options }, session) => {
       if (markdown) {
         const page = await withProfile(api, { profile: _profile }).text({ targetId: options.targetId, ref: options.ref, selector: options.selector, maxChars: options.maxChars ?? AGENT_SNAPSHOT_CHARS });
-        return text(fencedMarkdown(page.fence, `${page.title} — ${page.url}`, page.markdown, markdownNotes(page)));
+        // Its one note of clawd's, when it has one: the hidden text left out, said first.
+        return text(fencedAfterNotes(page.fence, `${page.title} — ${page.url}`, page.markdown, page.hidden ? 1 : 0));
       }
       const snapshot = await withProfile(api, { profile: _profile }).snapshot({ maxChars: AGENT_SNAPSHOT_CHARS, ...options });
       session.lastUrl.set(snapshot.targetId, snapshot.url);
       // The person's notes after the page's words, apart from them (api/person-words.ts).
-      return text([fencedOutline(snapshot.fence, `${snapshot.title} — ${snapshot.url}`, snapshot.text), snapshot.notes].filter(Boolean).join('\n'));
+      return text([fencedAfterNotes(snapshot.fence, `${snapshot.title} — ${snapshot.url}`, snapshot.text, snapshot.leadingNotes), snapshot.notes].filter(Boolean).join('\n'));
     },
   }),
   defineTool({

@@ -1,6 +1,6 @@
 import WebSocket from 'ws';
 import { TooManyError, UnavailableError } from '../errors.js';
-import type { BrowserVersion } from './managed-browser.js';
+import { type BrowserVersion, EVERY_TAB_LIVE_SWITCHES } from './managed-browser.js';
 
 /** What it takes to reach a Grid session's browser again, from any server with the same Grid (sessions/session-registry.ts keeps it). */
 export interface GridPlacement {
@@ -42,7 +42,8 @@ export interface GridSettings {
 
 const DEFAULT_CAPABILITIES = {
   browserName: 'chrome',
-  'goog:chromeOptions': { args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--no-first-run', '--no-default-browser-check'] },
+  // Every tab driven as the one in front, as a managed browser's (managed-browser.ts).
+  'goog:chromeOptions': { args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--no-first-run', '--no-default-browser-check', ...EVERY_TAB_LIVE_SWITCHES] },
 };
 
 /** The Grid's address for messages: never its credentials. */

@@ -82,6 +82,15 @@ export const QUIET_SWITCHES: readonly string[] = [
   '--component-updater=url-source=http://127.0.0.1:9',
 ];
 
+/**
+ * Every tab an agent holds is driven as the one in front: Chromium holds a
+ * tab that is not in front back (its timers slowed, its renderer lowered, an
+ * occluded window's painting stopped), and an act waits for frames it never
+ * paints, a screenshot for a frame that never comes. Playwright launches with
+ * the same three.
+ */
+export const EVERY_TAB_LIVE_SWITCHES: readonly string[] = ['--disable-background-timer-throttling', '--disable-backgrounding-occluded-windows', '--disable-renderer-backgrounding'];
+
 export function chromiumArgs(profile: Profile, settings: LaunchSettings): string[] {
   const args = [
     '--remote-debugging-pipe',
@@ -92,6 +101,7 @@ export function chromiumArgs(profile: Profile, settings: LaunchSettings): string
     ...QUIET_SWITCHES,
     // The tools pages offer agents (document.modelContext, <form toolname>), and CDP's WebMCP domain.
     '--enable-features=WebMCP',
+    ...EVERY_TAB_LIVE_SWITCHES,
   ];
   if (settings.headless) args.push('--headless', '--disable-gpu');
   if (settings.noSandbox) args.push('--no-sandbox', '--disable-setuid-sandbox');

@@ -99,7 +99,7 @@ export function chaptersOf(actions: ActionRecord[], startedAt: number, durationM
   return inFilm.map(({ action, at }, index) => ({
     at,
     end: index + 1 < inFilm.length ? Math.max(at, inFilm[index + 1].at) : durationMs,
-    title: `${action.kind}${action.ref ? ` ${action.ref}` : ''} · ${action.outcome}`,
+    title: `${action.kind}${action.ref ? ` ${action.ref}` : action.at ? ` at ${Math.round(action.at.x)},${Math.round(action.at.y)}` : ''} · ${action.outcome}`,
     kind: action.kind,
     ...(action.ref ? { ref: action.ref } : {}),
     ...(action.targetId ? { targetId: action.targetId } : {}),

@@ -1,4 +1,5 @@
-import type { Routine, RoutineParameter, RoutineStep } from '../api/teach-schemas.js';
+import type { Routine, RoutineOwner, RoutineParameter, RoutineStep } from '../api/teach-schemas.js';
+import { originOf } from '../api/web-address.js';
 import { chooseLocator, describeLocator } from './locator-choice.js';
 import type { ElementLocator } from './script-steps.js';
 
@@ -31,7 +32,8 @@ export interface ElementFacts {
 export type PersonStep =
   | { kind: 'goto'; url: string }
   | { kind: 'click'; element: ElementFacts; button?: 'left' | 'middle' | 'right'; url?: string }
-  | { kind: 'type'; element: ElementFacts; value?: string; secret?: true; url?: string }
+  /** A secret's field has no value; `secrets`: the server typed these into it, in that act (window id) of its. */
+  | { kind: 'type'; element: ElementFacts; value?: string; secret?: true; secrets?: { id: number; names: Array<{ name: string; kind: 'secret' | 'totp' }> }; url?: string }
   | { kind: 'select'; element: ElementFacts; values: string[]; url?: string }
   | { kind: 'check'; element: ElementFacts; checked: boolean; url?: string }
   | { kind: 'upload'; element: ElementFacts; files: string[]; url?: string }
@@ -91,6 +93,8 @@ export interface RoutineDraft {
 
 export interface RoutineMeta {
   name: string;
+  /** Who saves it (routines/routine-owners.ts). */
+  owner: RoutineOwner;
   description: string;
   profile: string;
   startUrl: string;
@@ -107,6 +111,19 @@ export async function routineFromSteps(heard: PersonStep[], meta: RoutineMeta): 
     const name = uniqueName(parameterName(facts, kind), parameters);
     parameters.push({ name, kind, description: what, ...(value !== undefined ? { default: value } : {}), ...(kind === 'secret' ? { secret: name.toUpperCase() } : {}) });
     return name;
+  };
+  // A field typed into while the server typed a secret is that secret's, when it was the one field of that act.
+  const fieldsOfWindow = new Map<number, number>();
+  for (const step of heard) if (step.kind === 'type' && step.secrets) fieldsOfWindow.set(step.secrets.id, (fieldsOfWindow.get(step.secrets.id) ?? 0) + 1);
+  const asSecret = (param: RoutineParameter, step: Extract<PersonStep, { kind: 'type' }>): void => {
+    param.kind = 'secret';
+    delete param.default;
+    const typed = step.secrets;
+    const bound = typed && typed.names.length === 1 && fieldsOfWindow.get(typed.id) === 1 ? typed.names[0] : undefined;
+    param.secret = bound?.name ?? param.secret ?? param.name.toUpperCase();
+    if (bound?.kind === 'totp') param.oneTimeCode = true;
+    else delete param.oneTimeCode;
+    if (typed && !bound) notes.push(`${param.name} took input while the server typed ${typed.names.map((secret) => secret.name).join(', ')}: it is kept as a secret, not bound to one`);
   };
   for (const [index, step] of heard.entries()) {
     if (step.kind === 'mark') continue;
@@ -128,15 +145,22 @@ export async function routineFromSteps(heard: PersonStep[], meta: RoutineMeta): 
         steps.push({ kind: 'click', element, what, ...(step.button && step.button !== 'left' ? { button: step.button } : {}) });
         break;
       case 'type': {
-        // Typing the same field again replaces what it holds: one step, the last value.
+        // A secret is typed only where its owner typed it: the step keeps the origin it was heard on.
+        const origin = originOf(step.url);
+        // Typing the same field again replaces what it holds: one step, the last value (a secret once it was one).
         const earlier = steps.findIndex((other) => other.kind === 'type' && sameLocator(other.element, element));
         if (earlier !== -1 && earlier === steps.length - 1) {
-          const param = parameters.find((p) => p.name === (steps[earlier] as { param: string }).param);
-          if (param && !step.secret) param.default = step.value ?? '';
+          const last = steps[earlier] as Extract<RoutineStep, { kind: 'type' }>;
+          const param = parameters.find((p) => p.name === last.param);
+          if (param && step.secret) {
+            asSecret(param, step);
+            if (origin) last.origin = origin;
+          } else if (param && param.kind !== 'secret') param.default = step.value ?? '';
           continue;
         }
-        const param = step.secret ? paramFor(step.element, 'secret', what, undefined) : paramFor(step.element, 'text', what, step.value ?? '');
-        steps.push({ kind: 'type', element, what, param });
+        const name = paramFor(step.element, step.secret ? 'secret' : 'text', what, step.secret ? undefined : (step.value ?? ''));
+        if (step.secret) asSecret(parameters.find((p) => p.name === name)!, step);
+        steps.push({ kind: 'type', element, what, param: name, ...(origin ? { origin } : {}) });
         break;
       }
       case 'select':
@@ -154,13 +178,22 @@ export async function routineFromSteps(heard: PersonStep[], meta: RoutineMeta): 
     }
     if (element.by === 'css') notes.push(`step ${steps.length} (${what}) finds its element by a CSS path: it had no unique role and name, label, test id or text, and may break when the page changes`);
   }
-  for (const param of parameters) if (param.kind === 'secret') notes.push(`${param.name} was a password: its value was not recorded; a run gives it, or a task session types the vault's secret ${param.secret}`);
+  for (const param of parameters) {
+    if (param.kind !== 'secret') continue;
+    const typed = heard.some((step) => step.kind === 'type' && step.secrets && step.secrets.names.some((secret) => secret.name === param.secret));
+    notes.push(
+      typed
+        ? `${param.name} is the ${param.oneTimeCode ? 'one-time code' : 'secret'} ${param.secret} the server typed: its value was not recorded; a run gives it, or a task session types the vault's ${param.secret}`
+        : `${param.name} was a password: its value was not recorded; a run gives it, or a task session types the vault's secret ${param.secret}`,
+    );
+  }
   return {
     routine: {
       name: meta.name,
       description: meta.description,
       createdAt: meta.now.toISOString(),
       recordedOn: { profile: meta.profile, url: meta.startUrl, title: meta.title },
+      owner: meta.owner,
       parameters,
       steps,
     },

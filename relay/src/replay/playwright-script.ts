@@ -63,7 +63,7 @@ export function playwrightScript(steps: ScriptStep[], title: string, header: str
         break;
       case 'act': {
         const page = pageOf(step, step.url);
-        const lines = actLines(page, step.action, step.elements, step.typedAs, textOf);
+        const lines = actLines(page, step, textOf);
         if (typeof lines === 'string') {
           notes.push(lines);
           body.push(`// ${lines}`);
@@ -90,7 +90,8 @@ export function playwrightScript(steps: ScriptStep[], title: string, header: str
 }
 
 /** One act as lines of the test, or the reason it is not written out. */
-function actLines(page: string, action: Action, elements: Record<string, ElementLocator>, typedAs: 'keys' | undefined, textOf: (text: string) => string): string[] | string {
+function actLines(page: string, step: Extract<ScriptStep, { kind: 'act' }>, textOf: (text: string) => string): string[] | string {
+  const { action, elements, typedAs } = step;
   const refs = refsOf(action);
   for (const ref of refs) {
     const found = elements[ref];
@@ -101,12 +102,14 @@ function actLines(page: string, action: Action, elements: Record<string, Element
   const cssNote = refs.some((ref) => elements[ref].by === 'css') ? [`// a CSS path: the element had no unique role and name, test id or text; it may break when the page changes`] : [];
   switch (action.kind) {
     case 'click': {
+      const count = action.count ?? (action.double ? 2 : 1);
       const options = [action.button && action.button !== 'left' ? `button: ${q(action.button)}` : '', action.modifiers?.length ? `modifiers: ${JSON.stringify(action.modifiers)}` : ''].filter(Boolean);
       if (action.ref === undefined) {
-        const all = [...options, ...(action.double ? ['clickCount: 2'] : [])];
+        const all = [...options, ...(count > 1 ? [`clickCount: ${count}`] : [])];
         return [`await ${page}.mouse.click(${action.x}, ${action.y}${all.length ? `, { ${all.join(', ')} }` : ''});`];
       }
-      return [...cssNote, `await ${at(action.ref)}.${action.double ? 'dblclick' : 'click'}(${options.length ? `{ ${options.join(', ')} }` : ''});`];
+      if (count === 3) options.push('clickCount: 3');
+      return [...cssNote, `await ${at(action.ref)}.${count === 2 ? 'dblclick' : 'click'}(${options.length ? `{ ${options.join(', ')} }` : ''});`];
     }
     case 'type': {
       const typed = typedAs === 'keys' || action.slowly ? [`await ${at(action.ref)}.pressSequentially(${textOf(action.text)});`] : [`await ${at(action.ref)}.fill(${textOf(action.text)});`];
@@ -117,10 +120,32 @@ function actLines(page: string, action: Action, elements: Record<string, Element
     case 'hover':
       return [...cssNote, `await ${at(action.ref)}.hover();`];
     case 'move':
-      return [`await ${page}.mouse.move(${action.x}, ${action.y});`];
-    case 'drag':
-      if (action.startRef !== undefined && action.endRef !== undefined) return [...cssNote, `await ${at(action.startRef)}.dragTo(${at(action.endRef)});`];
-      return [`await ${page}.mouse.move(${action.x}, ${action.y});`, `await ${page}.mouse.down();`, `await ${page}.mouse.move(${action.endX}, ${action.endY}, { steps: 8 });`, `await ${page}.mouse.up();`];
+      return [`await ${page}.mouse.move(${action.x}, ${action.y}${action.steps ? `, { steps: ${action.steps} }` : ''});`];
+    case 'mousedown':
+    case 'mouseup': {
+      const button = action.button && action.button !== 'left' ? `{ button: ${q(action.button)} }` : '';
+      return [...(action.x !== undefined ? [`await ${page}.mouse.move(${action.x}, ${action.y});`] : []), `await ${page}.mouse.${action.kind === 'mousedown' ? 'down' : 'up'}(${button});`];
+    }
+    case 'drag': {
+      if (action.startRef !== undefined && action.endRef !== undefined && action.steps === undefined) return [...cssNote, `await ${at(action.startRef)}.dragTo(${at(action.endRef)});`];
+      const lines: string[] = [...cssNote];
+      const point = (ref: string | undefined, x: number | undefined, y: number | undefined, name: string): string => {
+        if (ref === undefined) return `${x}, ${y}`;
+        lines.push(`const ${name} = (await ${at(ref)}.boundingBox())!;`);
+        return `${name}.x + ${name}.width / 2, ${name}.y + ${name}.height / 2`;
+      };
+      const from = point(action.startRef, action.x, action.y, 'dragFrom');
+      const to = point(action.endRef, action.endX, action.endY, 'dragTo');
+      // One block per drag: its boxes' names stay its own.
+      return [`{`, ...lines.map((line) => `  ${line}`), `  await ${page}.mouse.move(${from});`, `  await ${page}.mouse.down();`, `  await ${page}.mouse.move(${to}, { steps: ${action.steps ?? 20} });`, `  await ${page}.mouse.up();`, `}`];
+    }
+    case 'select-text': {
+      const path = step.path ?? (action.x !== undefined ? { from: { x: action.x, y: action.y! }, to: { x: action.endX!, y: action.endY! } } : undefined);
+      if (action.ref !== undefined && action.text === undefined && !step.path) return [...cssNote, `await ${at(action.ref)}.selectText();`];
+      if (!path) return `select-text on ${action.ref ?? 'the page'}: selected inside a field or by the page's Selection API, not written out`;
+      const note = step.path ? [`// the text ${action.text !== undefined ? q(action.text) : ''} selected with the mouse, where it was on the page when recorded`] : [];
+      return [...note, `await ${page}.mouse.move(${path.from.x}, ${path.from.y});`, `await ${page}.mouse.down();`, `await ${page}.mouse.move(${path.to.x}, ${path.to.y}, { steps: 6 });`, `await ${page}.mouse.up();`];
+    }
     case 'scroll':
       return [...(action.x !== undefined && action.y !== undefined ? [`await ${page}.mouse.move(${action.x}, ${action.y});`] : []), `await ${page}.mouse.wheel(${action.deltaX}, ${action.deltaY});`];
     case 'select':

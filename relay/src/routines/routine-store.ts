@@ -6,10 +6,12 @@ import { writeFileAtomically } from '../vault/vault-file.js';
 
 /**
  * Routines as files of this server's home, `$CLAWD_HOME/routines/<name>.json`
- * (0600, written crash-safely): any profile or task session of this server
- * may run them; another server of a fleet has its own. A routine holds no
- * secret's value (its passwords are parameters without one), so it is kept
- * as plain JSON, read back as its shape or refused as altered.
+ * (0600, written crash-safely); another server of a fleet has its own.
+ * Each names its owner (a file from before owners is the operator's), and
+ * routine-owners.ts says who may see and replace it. A routine holds no
+ * secret's value (its passwords and the secrets typed while it was shown
+ * are parameters without one), so it is kept as plain JSON, read back as
+ * its shape or refused as altered.
  */
 export class RoutineStore {
   constructor(private readonly dir: string) {}
@@ -29,8 +31,15 @@ export class RoutineStore {
   }
 
   get(name: string): Routine {
+    const routine = this.find(name);
+    if (!routine) throw noRoutine(name);
+    return routine;
+  }
+
+  /** The routine of this name, or undefined when there is none (a damaged file is still a 409). */
+  find(name: string): Routine | undefined {
     const path = this.pathOf(name);
-    if (!existsSync(path)) throw new NotFoundError(`No routine named ${JSON.stringify(name)}`, { next: 'list-routines' });
+    if (!existsSync(path)) return undefined;
     let parsed: unknown;
     try {
       parsed = JSON.parse(readFileSync(path, 'utf8'));
@@ -56,4 +65,9 @@ export class RoutineStore {
     if (!ROUTINE_NAME.test(name)) throw new NotFoundError(`No routine named ${JSON.stringify(name)}: a routine's name is lowercase letters, digits, . _ -`);
     return join(this.dir, `${name}.json`);
   }
+}
+
+/** The one answer for a name no routine has (or none the caller may see: routines/routine-owners.ts). */
+export function noRoutine(name: string): NotFoundError {
+  return new NotFoundError(`No routine named ${JSON.stringify(name)}`, { next: 'list-routines' });
 }

@@ -53,7 +53,7 @@ export const ConfirmConfigSchema = z
     rules: z.array(ConfirmRuleSchema).default(DEFAULT_CONFIRM_RULES),
     /**
      * Whether a person can be asked: `auto` when the profile is the person's own Chrome (extension), the
-     * operator's console is open, or the caller says it shows them the link; `always`; `never` (refused).
+     * operator's console is open, or the caller says a person is at hand (they answer in the console); `always`; `never` (refused).
      */
     askPerson: z.enum(['auto', 'always', 'never']).default('auto'),
     /** How long a person has to answer (seconds). */

@@ -27,6 +27,8 @@ export interface OperationMeta {
   kind: string;
   targetId?: string;
   ref?: string;
+  /** Where an act by coordinates pressed (CSS pixels of the viewport). */
+  at?: { x: number; y: number };
   actor?: Actor;
 }
 
@@ -71,6 +73,7 @@ export async function runOperation<T>(
       ...(typeof described.targetId === 'string' || meta.targetId ? { targetId: (typeof described.targetId === 'string' ? described.targetId : meta.targetId) as string } : {}),
       kind: meta.kind,
       ...(meta.ref ? { ref: meta.ref } : {}),
+      ...(meta.at ? { at: meta.at } : {}),
       ...(typeof described.url === 'string' ? { url: described.url } : {}),
       durationMs: Math.round(performance.now() - started),
       outcome,

@@ -6,6 +6,7 @@ import type { CdpError } from '../bridge/cdp-frames.js';
 import { errorForCode, TimeoutError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { LIMITS } from './limits.js';
+import { requestTarget } from './request-target.js';
 import { type Dispatch, dispatchGuarded, type EndOfTurnFlush } from './relay-dispatch.js';
 
 /**
@@ -179,5 +180,5 @@ function pauseUntilDrained(sink: SocketSink): void {
 
 /** `/cdp?group=<name>` (checked at the upgrade: relay-server.ts): the tab group this client drives. */
 function groupOf(request: IncomingMessage): string | undefined {
-  return new URL(request.url ?? '/', 'http://relay').searchParams.get('group') ?? undefined;
+  return requestTarget(request).query.one('group');
 }

@@ -106,6 +106,11 @@ export class ChromeRelay {
   private readonly dispatch: Dispatch;
   private readonly guard: GuardOptions;
 
+  /** This server listens on other ports now: the lent tabs hold them offline too (bridge/own-origins.ts). */
+  ownPortsChanged(): void {
+    this.dispatch(this.bridge.ownPortsChanged());
+  }
+
   /** CDP clients of the lent tabs connected now. */
   get socketCount(): number {
     return this.clients.socketCount;

@@ -26,12 +26,12 @@ export function bindChromeRoutes(routes: RouteBinder, deps: { chrome: ChromeServ
   routes.json('GET /chrome', () => chrome.status());
   routes.json('POST /chrome/attach', ({ body, signal }) => chrome.attach(body.waitSeconds, signal));
   routes.json('POST /chrome/detach', () => chrome.detach());
-  // The link goes to the person's Chrome alone, on this server's own address (the picker is a page of it).
-  routes.json('POST /chrome/picker/open', () => chrome.openPicker(`${deps.controlOrigin()}/chrome/picker`, () => `${deps.controlOrigin()}/chrome/picker/login?code=${access.newCode()}`));
+  // The link goes to the person's Chrome alone, on this server's own address (the picker is a page of it, at a path of its login's).
+  routes.json('POST /chrome/picker/open', () => chrome.openPicker(`${deps.controlOrigin()}/chrome/picker/`, () => `${deps.controlOrigin()}/chrome/picker/login?code=${access.newCode()}`));
   routes.media('GET /chrome/picker/login', ({ query }, response) => {
-    const session = access.login(query.code ?? '');
-    if (!session) throw new UnauthorizedError('This picker link is used or expired: open the picker again (`clawd-browser chrome pick`)');
-    response.set({ 'set-cookie': access.cookieFor(session), 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }).redirect(302, '/chrome/picker');
+    const login = access.login(query.code ?? '');
+    if (!login) throw new UnauthorizedError('This picker link is used or expired: open the picker again (`clawd-browser chrome pick`)');
+    response.set({ 'set-cookie': login.cookie, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }).redirect(302, login.home);
   });
   routes.media('GET /chrome/picker', ({ request }, response) => {
     person(request);

@@ -4,7 +4,8 @@ import { CONSOLE_HEADER, FleetCarrier, sessionOfRequest } from './fleet-carrier.
 import type { HandoffAccess } from './handoff-access.js';
 import type { PickerAccess } from './picker-access.js';
 import { asHttpFailure, sendError } from './http-errors.js';
-import { checkCookieFetch, checkHostAndOrigin, checkRequest, type GuardOptions, type GuardResult, presentedSecret, refusal, requestUrl } from './request-guard.js';
+import { checkCookieFetch, checkHostAndOrigin, checkRequest, type GuardOptions, type GuardResult, presentedSecret, refusal } from './request-guard.js';
+import { admitTarget, requestTarget } from './request-target.js';
 import { admitSessionRequest } from './session-scope.js';
 
 /**
@@ -15,6 +16,11 @@ import { admitSessionRequest } from './session-scope.js';
  * its one hand-off; the one-time links and `/pressure` need none. In a
  * fleet, a call for a session another server holds is carried there from
  * here (fleet-carrier.ts), before its body is read.
+ *
+ * What a credential reaches is judged on the request's target as the routes
+ * read it, by the one parser both use (request-target.ts), and the profile a
+ * session's key means when it names none is handed to the routes beside the
+ * query (`queryOf`), never appended to it.
  */
 export class ControlDoor {
   /** Requests made with a task session's key → that session's id. */
@@ -23,6 +29,10 @@ export class ControlDoor {
   private readonly tokenHolders = new WeakSet<Request>();
   /** Requests the person makes in the tab picker, with its cookie (picker-access.ts). */
   private readonly pickers = new WeakSet<Request>();
+  /** The profile a session's key means, for a request of its that names none. */
+  private readonly meant = new WeakMap<Request, string>();
+  /** Requests a person makes: in the console (its login), or with a hand-off cookie from a link that went to a person's channel. */
+  private readonly persons = new WeakSet<Request>();
 
   constructor(
     private readonly deps: {
@@ -43,9 +53,29 @@ export class ControlDoor {
     return this.scopes.get(request);
   }
 
+  /**
+   * The query a route reads: the request's own, as its door read it (request-target.ts), with the
+   * profile a session's key means when the request named none.
+   */
+  queryOf(request: Request): Record<string, string> {
+    const query = requestTarget(request).query.record();
+    const meant = this.meant.get(request);
+    return meant === undefined ? query : { ...query, profile: meant };
+  }
+
   /** Only the token's holder sees credential headers and cookie values. */
   isTokenHolder(request: Request): boolean {
     return this.tokenHolders.has(request);
+  }
+
+  /**
+   * Made by a person with a credential no agent holds: the console's login, or a hand-off cookie
+   * from a link that went to the person's own Chrome or the webhook's channel. Their input is a
+   * person's and their yes says yes; the token's, a session key's, or a cookie from a link handed to
+   * an agent, is an agent's (service/handoff-service.ts).
+   */
+  isPerson(request: Request): boolean {
+    return this.persons.has(request);
   }
 
   /** Made by the person in the tab picker their Chrome holds the cookie of: the only one who lends tabs. */
@@ -56,19 +86,35 @@ export class ControlDoor {
   middleware(): RequestHandler {
     const { guard, dashboard, handoffAccess, pickerAccess, fleet, token } = this.deps;
     return (request, response, next) => {
+      // One reading of the target for the door and the routes behind it: a target it cannot read whole is a 400 here.
+      try {
+        admitTarget(request);
+      } catch (error) {
+        return sendError(response, asHttpFailure(error).error);
+      }
       const carried = FleetCarrier.wasCarried(request);
       // The console's mark is set by a fleet server carrying a call: never taken from a caller at the edge.
       if (!carried) delete request.headers[CONSOLE_HEADER];
       const carry = fleet && !carried ? fleet : undefined;
       // A login's console (`/console/<its path>/…` with its cookie: dashboard-auth.ts) calls the API's routes under its path.
       const consoleRoute = dashboard.routeOf(request);
-      if (consoleRoute !== undefined) request.url = consoleRoute;
+      if (consoleRoute !== undefined) {
+        request.url = consoleRoute;
+        try {
+          admitTarget(request);
+        } catch (error) {
+          return sendError(response, asHttpFailure(error).error);
+        }
+      }
       // The one-time links, and the load balancer's health check (it says only how loaded this server is).
-      const open = request.path === '/dashboard/login' || request.path === '/pressure' || request.path === '/chrome/picker/login' || /^\/handoff\/[0-9a-f]+\/open$/.test(request.path);
-      // The person in the tab picker: its cookie opens the picker's routes, and only from its own page.
-      if (pickerAccess.admits(request, request.path)) {
+      const { path } = requestTarget(request);
+      const open = path === '/dashboard/login' || path === '/pressure' || path === '/chrome/picker/login' || /^\/handoff\/[0-9a-f]+\/open$/.test(path);
+      // The person in the tab picker: its cookie opens the picker's routes under its login's own path, and only from its own page.
+      const pickerRoute = pickerAccess.routeOf(request, path);
+      if (pickerRoute !== undefined) {
         const refused = checkHostAndOrigin(request, guard) ?? checkCookieFetch(request);
         if (refused && !refused.ok) return sendError(response, refusal(refused));
+        request.url = `${pickerRoute}${requestTarget(request).search}`;
         this.pickers.add(request);
         return next();
       }
@@ -76,6 +122,7 @@ export class ControlDoor {
         // The doors that need no credential take none: a cookie is judged only where it is what lets a request in.
         const refused = checkHostAndOrigin(request, guard) ?? (open ? undefined : checkCookieFetch(request));
         if (refused && !refused.ok) return sendError(response, refusal(refused));
+        if (consoleRoute !== undefined) this.persons.add(request);
         // The console's person holds the token's rights here; a session another server holds is carried there with the token.
         if (carry && consoleRoute !== undefined)
           return void this.throughFleet(carry, request, response, { ok: true, tokenVia: 'header' }, { token }).then(
@@ -85,11 +132,11 @@ export class ControlDoor {
         return next();
       }
       // A person's hand-off cookie: that hand-off's page, answer and tab only (handoff-access.ts).
-      const asked = new URL(request.url, 'http://control');
-      const handoff = handoffAccess.scopesOf(request).find((scope) => handoffAccess.admits(scope, request.method, asked));
+      const handoff = handoffAccess.scopesOf(request).find((scope) => handoffAccess.admits(scope, request.method, path));
       if (handoff) {
         const refused = checkHostAndOrigin(request, guard) ?? checkCookieFetch(request);
         if (refused && !refused.ok) return sendError(response, refusal(refused));
+        if (handoff.to === 'person') this.persons.add(request);
         return next();
       }
       // Carried here for a session this server is taking over: answered once it holds it (its key known here by then).
@@ -109,17 +156,20 @@ export class ControlDoor {
   private admit(request: Request, response: Response, next: NextFunction, verdict: GuardResult): void {
     if (!verdict.ok) return sendError(response, refusal(verdict));
     if (verdict.session === undefined) {
-      // Carried for another server's console: the console's rights, not the token holder's.
+      // Carried for another server's console: the console's rights (and person), not the token holder's.
       if (request.headers[CONSOLE_HEADER] !== 'console') this.tokenHolders.add(request);
+      else this.persons.add(request);
       return next();
     }
     // A task session's key: its own session's routes only (session-scope.ts).
+    let profile: string;
     try {
-      admitSessionRequest(request, verdict.session);
+      profile = admitSessionRequest(request.method, requestTarget(request), verdict.session);
     } catch (error) {
       return sendError(response, asHttpFailure(error).error);
     }
     this.scopes.set(request, verdict.session);
+    this.meant.set(request, profile);
     next();
   }
 
@@ -134,7 +184,7 @@ export class ControlDoor {
     if (!verdict.ok) {
       const secret = verdict.status === 401 ? presentedSecret(request) : undefined;
       id = secret === undefined ? undefined : (await fleet.fleet.keyOf(secret))?.id;
-    } else if (verdict.session === undefined) id = sessionOfRequest(requestUrl(request));
+    } else if (verdict.session === undefined) id = sessionOfRequest(requestTarget(request));
     if (id === undefined || this.deps.holds(id)) return verdict;
     const place = await fleet.locate(id);
     if ('here' in place) return checkRequest(request, this.deps.guard);

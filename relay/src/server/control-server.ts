@@ -7,7 +7,8 @@ import type { ProfileManager } from '../driver/profile-manager.js';
 import { applyServerLimits, LIMITS, SERVER_OPTIONS } from './limits.js';
 import { listen } from './listen.js';
 import { asHttpFailure, sendError, stackFrames } from './http-errors.js';
-import { guardFor, isLoopbackHost, requestUrl } from './request-guard.js';
+import { guardFor, isLoopbackHost } from './request-guard.js';
+import { parseQueryString } from './request-target.js';
 import type { FleetCarrier } from './fleet-carrier.js';
 import { ControlDoor } from './control-door.js';
 import { fleetAwareApi } from './fleet-api.js';
@@ -103,6 +104,8 @@ export async function startControlServer(options: ControlServerOptions): Promise
   const guard = { ...guardFor(options.token, options.host, [], options.hostNames), sessionKeys: (secret: string) => sessions.keyOwner(secret) };
   const app = express();
   app.disable('x-powered-by');
+  // One parser for the door and every route (request-target.ts): Node's querystring would keep 1,000 keys of a longer query.
+  app.set('query parser', parseQueryString);
   // The token, or the dashboard's session cookie (which stands for it); the login link needs neither.
   const dashboard = new DashboardAuth(() => port);
   const handoffAccess = new HandoffAccess(() => port);
@@ -146,7 +149,8 @@ export async function startControlServer(options: ControlServerOptions): Promise
   const recordings = new RecordingService(manager, recordingHome, PACKAGE_VERSION);
   const films = new FilmService(manager, recordingHome);
   sessions.filmWith(films.sessionFilms());
-  const handoffLink = (host = `127.0.0.1:${port}`) => (handoff: HandoffScope) => `http://${host}/handoff/${handoff.id}/open?code=${handoffAccess.newCode(handoff)}`;
+  const handoffLink = (host = `127.0.0.1:${port}`) => ({ id, profile, targetId }: Omit<HandoffScope, 'to'>, to: HandoffScope['to']) =>
+    `http://${host}/handoff/${id}/open?code=${handoffAccess.newCode({ id, profile, targetId, to })}`;
   const { webhookKey } = options.credentials;
   const handoffWebhook = () => {
     const hook = manager.registry.config().handoffWebhook;
@@ -182,14 +186,14 @@ export async function startControlServer(options: ControlServerOptions): Promise
   });
   // Every answer and error leaves without the secrets typed into its profile's browser (driver/secrets/browser-secrets.ts).
   const shown = (request: Request) => {
-    const profile = requestUrl(request)?.searchParams.get('profile') ?? undefined;
+    const { profile } = door.queryOf(request);
     return <T>(answer: T): T => manager.secretsOf(profile)?.redactDeep(answer) ?? answer;
   };
-  const routes = new RouteBinder(app, fleet.observe, shown);
+  const routes = new RouteBinder(app, (request) => door.queryOf(request), fleet.observe, shown);
   fleet.bind(routes);
 
   routes.media('POST /mcp', async ({ request }, response) => {
-    await (await mcpReady()).handle(request, response, request.body, door.sessionOf(request));
+    await (await mcpReady()).handle(request, response, request.body, door.sessionOf(request), door.queryOf(request).caps);
   }, { everyMethod: true });
   routes.json('GET /openapi.json', () => openApiDocument(PACKAGE_VERSION));
 
@@ -293,15 +297,19 @@ export async function startControlServer(options: ControlServerOptions): Promise
     response.set('cache-control', 'no-store').type('image/jpeg').send(jpeg);
   });
   /** A person's input through the live view: logged as the person's. */
-  routes.json('POST /screencast/input', ({ query, body, signal }) => service.viewInput(query.profile, body, signal));
-  bindHandoffRoutes(routes, service, handoffAccess);
+  // The console's person's input; the token's or a session key's is the agent's, held to the confirm rules.
+  routes.json('POST /screencast/input', ({ query, body, signal, request }) => {
+    const by = door.isPerson(request) ? ('person' as const) : ('agent' as const);
+    return service.viewInput(query.profile, body, signal, { by, actor: by });
+  });
+  bindHandoffRoutes(routes, service, handoffAccess, (request) => door.isPerson(request));
   // ---- your own Chrome, attached through its remote-debugging consent: the picker is the person's
   // The person's Chrome runs on this machine: it reaches this server on loopback (or the address it is bound to).
   const controlOrigin = () => `http://${urlHost(options.host === '0.0.0.0' || options.host === '::' ? '127.0.0.1' : options.host)}:${port}`;
   bindChromeRoutes(routes, { chrome: new ChromeService(options.chrome), door, access: pickerAccess, controlOrigin });
   // ---- the browse runtime: a goal in, an answer out, against a configured model (browse/)
   bindBrowseRoutes(routes, { service, credentials, has: (id) => sessions.has(id), actionLog: options.actionLog, exportDir: options.exportDir });
-  bindTeachRoutes(routes, service);
+  bindTeachRoutes(routes, service, (request) => door.sessionOf(request));
   /** A one-time link into the dashboard, for `clawd-browser dashboard` (a token holder). */
   routes.json('POST /dashboard/link', ({ request }) => {
     const host = request.headers.host ?? `127.0.0.1:${port}`;

@@ -4,7 +4,8 @@ import { BadRequestError, UnavailableError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { SESSION_PROFILE_PREFIX } from '../api/limits.js';
 import { refuseUpgrade, sendError } from './http-errors.js';
-import { type GuardResult, presentedSecret, refusal, requestUrl } from './request-guard.js';
+import { type GuardResult, presentedSecret, refusal } from './request-guard.js';
+import { isPlainPath, type RequestTarget } from './request-target.js';
 
 /**
  * Carries a task session's calls to the server of the fleet that holds its
@@ -54,9 +55,9 @@ export function sessionOfProfile(profile: string | null | undefined): string | u
   return profile?.startsWith(SESSION_PROFILE_PREFIX) ? profile.slice(SESSION_PROFILE_PREFIX.length) : undefined;
 }
 
-/** Which task session a request is for, from its `?profile=` or its `/sessions/<id>` path. */
-export function sessionOfRequest(url: URL | undefined): string | undefined {
-  return sessionOfProfile(url?.searchParams.get('profile')) ?? /^\/sessions\/([0-9a-f]{12})(\/[a-z-]+)?$/.exec(url?.pathname ?? '')?.[1];
+/** Which task session a request is for, from its `?profile=` or its `/sessions/<id>` path, read as its door and routes read them. */
+export function sessionOfRequest(target: RequestTarget): string | undefined {
+  return sessionOfProfile(target.query.one('profile')) ?? /^\/sessions\/([0-9a-f]{12})(\/[a-z-]+)?$/.exec(target.path)?.[1];
 }
 
 export class FleetCarrier {
@@ -133,8 +134,9 @@ export class FleetCarrier {
     await this.admit(request, id, verdict);
     const place = await this.locate(id);
     if ('here' in place) return undefined;
-    // Discovery is one fixed path: only the query comes from the caller.
-    const target = carriedTarget(`/json/version${requestUrl(request)?.search ?? ''}`, place.carry.relayUrl);
+    // Discovery is one fixed path: only the query comes from the caller, passed on as it came.
+    const raw = request.url ?? '';
+    const target = carriedTarget(`/json/version${raw.includes('?') ? raw.slice(raw.indexOf('?')) : ''}`, place.carry.relayUrl);
     const headers = { ...(request.headers.authorization ? { authorization: request.headers.authorization } : {}), [CARRIED_HEADER]: this.fleet.server };
     const answer = await fetch(target, { headers, signal: AbortSignal.timeout(CONNECT_TIMEOUT_MS) }).catch((error: Error) => {
       throw this.unreachable(place.carry, error);
@@ -232,7 +234,7 @@ export class FleetCarrier {
 export function carriedTarget(raw: string, holder: string): URL {
   const origin = new URL(holder).origin;
   const path = raw.split(/[?#]/, 1)[0];
-  if (!path.startsWith('/') || path.startsWith('//') || path.includes('\\')) throw new BadRequestError('The request target must be a plain path (/…)');
+  if (!isPlainPath(path)) throw new BadRequestError('The request target must be a plain path (/…), without dot segments');
   let target: URL;
   try {
     target = new URL(raw, origin);

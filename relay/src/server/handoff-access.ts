@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { LinkAudience } from '../service/handoff-service.js';
 import { cookiesNamed, loginCookie, loginCookieName, OneTimeLogins } from './one-time-logins.js';
 
 /**
@@ -20,6 +21,12 @@ export interface HandoffScope {
   id: string;
   profile: string;
   targetId: string;
+  /**
+   * Whom its link was made for: a person's channel the agent does not hold (the person's own Chrome,
+   * the webhook's), or the agent that opened the hand-off. A cookie from an agent's link is the
+   * agent's: its input is an agent's act, and it says no yes (service/handoff-service.ts).
+   */
+  to: LinkAudience;
 }
 
 /** Where everything a hand-off's cookie opens lives (and the only path its cookie is sent to). */
@@ -55,9 +62,8 @@ export class HandoffAccess {
   }
 
   /** The routes a hand-off's cookie opens: its page, its tab's live view and input, its answer. */
-  admits(scope: HandoffScope, method: string, url: URL): boolean {
+  admits(scope: HandoffScope, method: string, path: string): boolean {
     const under = handoffPath(scope.id);
-    const path = url.pathname;
     if (method === 'GET') return path === `${under}page` || path === `${under}screencast`;
     if (method === 'POST') return path === `${under}input` || path === `${under}answer`;
     return false;

@@ -1,3 +1,4 @@
+import type { Request } from 'express';
 import { ForbiddenError } from '../errors.js';
 import type { ControlService } from '../service/control-service.js';
 import type { HandoffAccess } from './handoff-access.js';
@@ -11,9 +12,11 @@ import { streamScreencast } from './screencast-stream.js';
  * operator's list, and the person's (the one-time link, the page, its live
  * view and input, the answer), all under `/handoff/<id>/`, the one path the
  * person's cookie is sent to; it opens only its own hand-off
- * (handoff-access.ts, checked at the door).
+ * (handoff-access.ts, checked at the door). Whether an input or an answer
+ * is a person's (`isPerson`: the console's login, or a cookie from a link
+ * that went to a person's channel) is the door's to say.
  */
-export function bindHandoffRoutes(routes: RouteBinder, service: ControlService, access: HandoffAccess): void {
+export function bindHandoffRoutes(routes: RouteBinder, service: ControlService, access: HandoffAccess, isPerson: (request: Request) => boolean): void {
   const { handoffs } = service;
   // The link is on the host the agent reached (it passed the Host check), so the person reaches the same server.
   routes.json('POST /handoff', ({ query, body, request, signal }) => handoffs.open(query.profile, body, service.handoffLink(request.headers.host), signal));
@@ -38,6 +41,7 @@ export function bindHandoffRoutes(routes: RouteBinder, service: ControlService, 
   routes.media('GET /handoff/:id/screencast', async ({ params }, response) => {
     await streamScreencast(await handoffs.liveView(params.id), response);
   });
-  routes.json('POST /handoff/:id/input', ({ params, body, signal }) => handoffs.input(params.id, body, signal));
-  routes.json('POST /handoff/:id/answer', ({ params, body }) => handoffs.answer(params.id, body));
+  const by = (request: Request) => (isPerson(request) ? ('person' as const) : ('agent' as const));
+  routes.json('POST /handoff/:id/input', ({ params, body, signal, request }) => handoffs.input(params.id, body, signal, by(request)));
+  routes.json('POST /handoff/:id/answer', ({ params, body, request }) => handoffs.answer(params.id, body, by(request)));
 }

@@ -119,7 +119,7 @@ function pickerMain(): void {
   const lend = async (targetId: string, lent: boolean) => {
     busy.add(targetId);
     try {
-      const answer = await fetch('/chrome/picker/lend', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ targetId, lent }) });
+      const answer = await fetch('lend', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ targetId, lent }) });
       const body = await answer.json();
       if (!answer.ok) state.textContent = body.error?.message ?? `HTTP ${answer.status}`;
       else show(body);
@@ -131,7 +131,7 @@ function pickerMain(): void {
 
   const refresh = async () => {
     try {
-      const answer = await fetch('/chrome/picker/tabs');
+      const answer = await fetch('tabs');
       const body = await answer.json();
       if (answer.ok) show(body);
       else {

@@ -4,7 +4,8 @@ import { urlHost } from '../config/config.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../errors.js';
 import type { ProfileCdpHandler } from './profile-cdp-sockets.js';
 import type { CdpClients } from './cdp-clients.js';
-import { checkRequest, type GuardOptions, redactUrl, refusal, requestUrl } from './request-guard.js';
+import { checkRequest, type GuardOptions, redactUrl, refusal } from './request-guard.js';
+import { admitTarget, RELAY_QUERY_NAMES, type RequestTarget } from './request-target.js';
 import { FleetCarrier, sessionOfProfile } from './fleet-carrier.js';
 
 /**
@@ -41,15 +42,18 @@ export class RelayHttpRoutes {
   /** Answers one request; throws a ClawdError for the caller to send. */
   async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const { bridge, clients, token } = this.options;
+    // The one reading of the target (request-target.ts): a 400 when it cannot be read whole.
+    const target = admitTarget(request, RELAY_QUERY_NAMES);
+    const { query } = target;
     const verdict = checkRequest(request, this.options.guard);
-    const url = requestUrl(request);
     // Built from where we listen, never from the request's Host header.
     const wsBase = `ws://${urlHost(this.options.host)}:${this.options.port()}`;
     // A session another server of the fleet holds: its key may be one only the store knows.
     const fleet = this.profiles?.fleet;
-    const session = sessionOfProfile(url?.searchParams.get('profile'));
+    const session = sessionOfProfile(query.one('profile'));
     // Only discovery is carried; any other path with a session's profile is answered (refused) here.
-    const discovery = url !== undefined && url.pathname.replace(/\/+$/, '') === '/json/version';
+    const path = target.path.replace(/\/+$/, '') || '/';
+    const discovery = path === '/json/version';
     if (fleet && discovery && session !== undefined && !(verdict.ok && verdict.driver) && !fleet.holds(session) && !FleetCarrier.wasCarried(request)) {
       const answer = await fleet.carrier.carryDiscovery(request, session, verdict);
       const socketUrl = answer?.body.webSocketDebuggerUrl;
@@ -57,12 +61,10 @@ export class RelayHttpRoutes {
       if (answer) return sendJson(response, answer.status, socketUrl ? { ...answer.body, webSocketDebuggerUrl: `${wsBase}${socketUrl.slice(socketUrl.indexOf('/', 'ws://'.length))}` } : answer.body);
     }
     if (!verdict.ok) throw refusal(verdict);
-    if (!url) throw new BadRequestError('The request target is not a URL');
-    const path = url.pathname.replace(/\/+$/, '') || '/';
     const served = this.options.profile ?? 'extension';
     const cdpQuery = new URLSearchParams(served === 'extension' ? {} : { profile: served });
     if (verdict.tokenVia === 'query') cdpQuery.set('token', token);
-    const profile = url.searchParams.get('profile');
+    const profile = query.one('profile');
     // A launched browser's discovery: the one /json route a session's key (for its own session) also reaches.
     if (profile && profile !== served) {
       if (path !== '/json/version') throw new NotFoundError(`${path}?profile= is not served: use /json/version?profile=${profile} (or the control API's /tabs?profile=${profile})`);
@@ -70,16 +72,16 @@ export class RelayHttpRoutes {
         throw new ForbiddenError(`A task session's key reaches its own session only: this one reaches profile session-${verdict.session}`);
       if (!this.profiles) throw new NotFoundError(`No browser for profile ${profile}`);
       const mux = await this.profiles.mux(profile, verdict.session ? 'session key' : 'token');
-      const query = new URLSearchParams({ profile });
+      const discoveryQuery = new URLSearchParams({ profile });
       // The credential goes back in the URL only if it came in the URL (a client that sends the header keeps sending it).
-      if (verdict.tokenVia === 'query') query.set('token', url.searchParams.get('token')!);
+      if (verdict.tokenVia === 'query') discoveryQuery.set('token', query.one('token')!);
       return sendJson(response, 200, {
         Browser: mux.version.product,
         'Protocol-Version': mux.version.protocolVersion,
         'User-Agent': mux.version.userAgent,
         'V8-Version': '',
         'WebKit-Version': '',
-        webSocketDebuggerUrl: `${wsBase}/cdp?${query}`,
+        webSocketDebuggerUrl: `${wsBase}/cdp?${discoveryQuery}`,
       });
     }
     if (verdict.session || verdict.driver) throw new ForbiddenError("A task session's key reaches its own session only (/cdp?profile=session-<id> and its /json/version)");
@@ -101,7 +103,7 @@ export class RelayHttpRoutes {
     if (path === '/json/new') {
       if (request.method !== 'PUT' && request.method !== 'GET')
         throw new BadRequestError(`${request.method} /json/new: use PUT /json/new?url=…`);
-      const { targetId } = await clients.command('Target.createTarget', { url: newTabUrl(url) });
+      const { targetId } = await clients.command('Target.createTarget', { url: newTabUrl(target) });
       const tab = bridge.findTab(String(targetId));
       return sendJson(response, 200, tab ? targetJson(tab) : { id: targetId });
     }
@@ -134,10 +136,10 @@ function decodePart(part: string): string {
 }
 
 /** Chrome takes `/json/new?<url>`; `?url=<url>` is accepted too. */
-function newTabUrl(url: URL): string {
-  const named = url.searchParams.get('url');
+function newTabUrl(target: RequestTarget): string {
+  const named = target.query.one('url');
   if (named) return named;
-  const raw = decodePart(url.search.slice(1));
+  const raw = decodePart(target.search.slice(1));
   return raw && !raw.startsWith('token=') ? raw.replace(/&token=[^&]*$/, '') : 'about:blank';
 }
 

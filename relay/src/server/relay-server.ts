@@ -24,7 +24,8 @@ import { listen } from './listen.js';
 import { type Dispatch, EndOfTurnFlush } from './relay-dispatch.js';
 import { RelayFiles } from './relay-files.js';
 import { RelayHttpRoutes } from './relay-http.js';
-import { checkHostAndOrigin, checkRequest, type GuardOptions, type GuardResult, guardFor, redactUrl, refusal, requestUrl } from './request-guard.js';
+import { checkHostAndOrigin, checkRequest, type GuardOptions, type GuardResult, guardFor, redactUrl, refusal } from './request-guard.js';
+import { admitTarget, RELAY_QUERY_NAMES } from './request-target.js';
 import { FleetCarrier, sessionOfProfile } from './fleet-carrier.js';
 import { SESSION_PROFILE_PREFIX } from '../api/limits.js';
 
@@ -115,6 +116,8 @@ export interface RelayServer {
   serveTeaching(handler: TeachingHandler): void;
   /** Starts serving `/cdp?profile=` and session keys. */
   serveProfiles(handler: ProfileCdpHandler): void;
+  /** Every port this server listens on (the profile manager's: its proxies' too), as it changes: out of every shared or lent tab's reach. */
+  ownPortsOf(ports: Iterable<number> & { onChange(listener: () => void): void }): void;
   /** CDP clients of the shared tabs (`/cdp` without a profile) connected now. */
   extensionClients(): number;
   /** Every CDP client connected now: the shared tabs' and `/cdp?profile=`'s. */
@@ -134,8 +137,10 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
   const guard: GuardOptions = { ...guardFor(options.token, host, options.extraAllowedOrigins, options.hostNames), driverKey };
   let profileHandler: ProfileCdpHandler | undefined;
   let listeningPort = 0;
-  // Its own pages and the control API's (one below) are never opened for a client.
-  const ownPorts = () => (listeningPort ? [listeningPort - 1, listeningPort] : []);
+  /** Ports of this server beside the two (its egress proxies'), once the profile manager says which (ownPortsOf). */
+  let alsoOwn: Iterable<number> = [];
+  // Its own pages and the control API's (one below), and every other port it listens on, are never reached by a client's tab.
+  const ownPorts = () => [...new Set([...(listeningPort ? [listeningPort - 1, listeningPort] : []), ...alsoOwn])];
   const bridge = new CdpBridge({ allowedUrlSchemes: options.allowedUrlSchemes, urlPolicy: options.urlPolicy, pendingTimeoutMs: options.pendingTimeoutMs, ownPorts });
   const downloads = new DownloadLog();
 
@@ -211,8 +216,12 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
   expiryTimer.unref();
 
   const server: Server = createServer(SERVER_OPTIONS, (request, response) => {
-    const forChrome = requestUrl(request)?.searchParams.get('profile') === CHROME_PROFILE;
-    (forChrome ? chrome.handleHttp(request, response) : routes.handle(request, response)).catch((error: unknown) => {
+    const answer = async () => {
+      // One reading of the target for the door and what it serves (request-target.ts): a 400 when it cannot be read whole.
+      const forChrome = admitTarget(request, RELAY_QUERY_NAMES).query.one('profile') === CHROME_PROFILE;
+      await (forChrome ? chrome.handleHttp(request, response) : routes.handle(request, response));
+    };
+    answer().catch((error: unknown) => {
       const failure = asHttpFailure(error);
       // The URL may carry the token (?token=): never log it as sent.
       if (failure.unexpected) log.error(`HTTP ${request.method} ${redactUrl(request.url)}: ${failure.error.message}\n${stackFrames(error)}`);
@@ -231,8 +240,13 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
   });
 
   function routeUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
-    const path = requestUrl(request)?.pathname;
-    if (path === undefined) return refuseUpgrade(socket, new BadRequestError('The request target is not a URL'));
+    let target: ReturnType<typeof admitTarget>;
+    try {
+      target = admitTarget(request, RELAY_QUERY_NAMES);
+    } catch (error) {
+      return refuseUpgrade(socket, asHttpFailure(error).error);
+    }
+    const { path, query } = target;
     if (path === '/extension') {
       // The extension proves the extension key inside the connection (not the
       // client token, which it does not hold), and only from its own origin.
@@ -245,7 +259,7 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     const verdict = checkRequest(request, guard);
     if (!verdict.ok && verdict.status !== 401) return refuseUpgrade(socket, refusal(verdict));
     if (path !== '/cdp' && !path.startsWith('/devtools/browser')) return refuseUpgrade(socket, verdict.ok ? new NotFoundError(`No WebSocket endpoint at ${path}`) : refusal(verdict));
-    const profile = requestUrl(request)?.searchParams.get('profile');
+    const profile = query.one('profile');
     // A session another server of the fleet holds: its key may be one only the store knows.
     const fleet = profileHandler?.fleet;
     const session = sessionOfProfile(profile);
@@ -253,8 +267,8 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     if (fleet && session !== undefined && !(verdict.ok && verdict.driver) && !fleet.holds(session) && !FleetCarrier.wasCarried(request))
       return void throughFleet(fleet.carrier, request, socket, head, session, verdict).catch((error: unknown) => refuseUpgrade(socket, asHttpFailure(error).error));
     if (!verdict.ok) return refuseUpgrade(socket, refusal(verdict));
-    const group = requestUrl(request)?.searchParams.get('group');
-    if (group !== null && group !== undefined && (!GROUP_NAME.test(group) || (profile && profile !== 'extension')))
+    const group = query.one('group');
+    if (group !== undefined && (!GROUP_NAME.test(group) || (profile && profile !== 'extension')))
       return refuseUpgrade(socket, new BadRequestError(`group=${JSON.stringify(group)}: a tab group of the extension profile is named by 1 to 40 letters, digits, '.', '_' or '-' (its Chrome group is titled "clawd:<name>")`));
     if (profile === CHROME_PROFILE) return acceptChromeClient(request, socket, head, verdict);
     if (profile && profile !== 'extension') return void acceptProfileClient(request, socket, head, profile, verdict);
@@ -335,6 +349,15 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
       profileHandler = handler;
       guard.sessionKeys = handler.sessionKeys;
       routes.serveProfiles(handler);
+    },
+    ownPortsOf(ports) {
+      alsoOwn = ports;
+      const changed = () => {
+        dispatch(bridge.ownPortsChanged());
+        chrome.ownPortsChanged();
+      };
+      ports.onChange(changed);
+      changed();
     },
     async close() {
       clearInterval(expiryTimer);

@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { type ClawdError, ForbiddenError, UnauthorizedError, GoneError } from '../errors.js';
 import { EXTENSION_ORIGIN } from '../../../protocol/constants.js';
+import { requestTarget } from './request-target.js';
 
 /**
  * Spec §9: the relay is as powerful as the user's logged-in browser, so every
@@ -106,10 +107,10 @@ export function checkRequest(request: Pick<IncomingMessage, 'headers' | 'url'>, 
     if (match && options.driverKey && sameSecret(match[1], options.driverKey)) return { ok: true, tokenVia: 'header', driver: true };
     return (match && sessionVerdict(match[1], 'header', options)) || { ok: false, status: 401, message: 'Wrong token in the Authorization header (see `clawd-browser token`)' };
   }
-  const queryToken = requestUrl(request)?.searchParams.get('token') ?? null;
-  if (queryToken === null)
+  const given = queryToken(request);
+  if (given === undefined)
     return { ok: false, status: 401, message: 'Missing token: send `Authorization: Bearer <token>` or `?token=` (see `clawd-browser token`)' };
-  if (!sameSecret(queryToken, options.token)) return sessionVerdict(queryToken, 'query', options) || { ok: false, status: 401, message: 'Wrong token in the token query parameter' };
+  if (!sameSecret(given, options.token)) return sessionVerdict(given, 'query', options) || { ok: false, status: 401, message: 'Wrong token in the token query parameter' };
   return { ok: true, tokenVia: 'query' };
 }
 
@@ -131,7 +132,16 @@ export function checkCookieFetch(request: Pick<IncomingMessage, 'headers' | 'met
 /** The credential a request presents (its bearer token, else `?token=`), whoever's it is. */
 export function presentedSecret(request: Pick<IncomingMessage, 'headers' | 'url'>): string | undefined {
   const bearer = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
-  return bearer ?? requestUrl(request)?.searchParams.get('token') ?? undefined;
+  return bearer ?? queryToken(request);
+}
+
+/** `?token=`, as every door reads the query (request-target.ts; the door has read it once already, so this cannot throw). */
+function queryToken(request: Pick<IncomingMessage, 'url'>): string | undefined {
+  try {
+    return requestTarget(request).query.one('token');
+  } catch {
+    return undefined;
+  }
 }
 
 /** A task session's key: admitted for that session, or told it ended; undefined when it is nobody's (the caller says "wrong token"). */
@@ -142,15 +152,6 @@ function sessionVerdict(secret: string, via: 'header' | 'query', options: GuardO
   // Ended by what happened to it (a limit, a lost node): gone, and why; ended by a caller: a key that opens nothing now.
   if (owner.why) return { ok: false, status: 410, message: `${owner.why}. This key opens nothing now` };
   return { ok: false, status: 401, message: `This key belonged to task session ${owner.ended}, which ended at ${owner.at}: it opens nothing now` };
-}
-
-/** The request's URL, or undefined when its target is not a URL at all (never throws). */
-export function requestUrl(request: Pick<IncomingMessage, 'url'>): URL | undefined {
-  try {
-    return new URL(request.url ?? '/', 'http://relay');
-  } catch {
-    return undefined;
-  }
 }
 
 /** A request URL fit for a log line: the token query parameter (and any other secret-looking one) replaced. */

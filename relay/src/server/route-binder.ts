@@ -45,6 +45,8 @@ export class RouteBinder {
 
   constructor(
     private readonly app: Express,
+    /** The query a route reads: its door's reading of the request (control-door.ts), one parser for both. */
+    private readonly queryOf: (request: Request) => Record<string, string>,
     private readonly observe: RequestObserver = () => {},
     private readonly shown: AnswerFilter = () => (answer) => answer,
   ) {}
@@ -85,7 +87,7 @@ export class RouteBinder {
 
   private input<K extends RouteKey>(spec: RouteSpec, request: Request, response: Response): RouteInput<K> {
     return {
-      query: (spec.query ? validated(spec.query, request.query, 'query') : undefined) as Parsed<Spec<K>, 'query'>,
+      query: (spec.query ? validated(spec.query, this.queryOf(request), 'query') : undefined) as Parsed<Spec<K>, 'query'>,
       body: (spec.body ? validated(spec.body, request.body, 'body') : undefined) as Parsed<Spec<K>, 'body'>,
       params: request.params as Record<string, string>,
       request,

@@ -1,6 +1,6 @@
-import type { IncomingMessage } from 'node:http';
 import { SESSION_PROFILE_PREFIX } from '../api/limits.js';
 import { ForbiddenError } from '../errors.js';
+import type { RequestTarget } from './request-target.js';
 
 /**
  * Least privilege (spec §9): a task session's own key reaches that session
@@ -48,24 +48,22 @@ const SESSION_ROUTES: Array<[string, RegExp]> = [
 const REACH = "A task session's key reaches its own session's browser routes and /mcp only";
 
 /**
- * Checks a request made with a session's key, and names the session's
- * profile in its URL when the request named none (so the routes below need
- * to know nothing of keys). Throws a 403 otherwise.
+ * Checks a request made with a session's key, on its target as the routes
+ * read it (request-target.ts), and answers the profile it reaches: the one
+ * it names, which must be its session's, or its session's when it names none
+ * (the door hands that to the routes beside the target: nothing is appended
+ * to it). Throws a 403 otherwise.
  */
-export function admitSessionRequest(request: IncomingMessage & { path: string; method: string }, session: string): void {
+export function admitSessionRequest(method: string, target: RequestTarget, session: string): string {
   const own = `${SESSION_PROFILE_PREFIX}${session}`;
-  const url = new URL(request.url ?? '/', 'http://control');
-  const named = url.searchParams.get('profile');
-  if (named !== null && named !== own) throw new ForbiddenError(`${REACH}: this one reaches profile ${own}, not ${JSON.stringify(named)}`);
-  const path = url.pathname;
-  const closesItself = request.method === 'DELETE' && path === `/sessions/${session}`;
-  const allowed = closesItself || path === '/mcp' || SESSION_ROUTES.some(([method, pattern]) => method === request.method && pattern.test(path));
+  const { path, query } = target;
+  const named = query.one('profile');
+  if (named !== undefined && named !== own) throw new ForbiddenError(`${REACH}: this one reaches profile ${own}, not ${JSON.stringify(named)}`);
+  const closesItself = method === 'DELETE' && path === `/sessions/${session}`;
+  const allowed = closesItself || path === '/mcp' || SESSION_ROUTES.some(([verb, pattern]) => verb === method && pattern.test(path));
   if (!allowed) throw new ForbiddenError(`${REACH}: this route is the main token's`);
   // Text a person cannot see (snapshot/page-sight.ts) is shown to a person debugging, never to an agent's key.
-  const hidden = url.searchParams.get('hidden');
-  if (hidden !== null && hidden !== 'false' && hidden !== '0') throw new ForbiddenError(`${REACH}: hidden=true (text a person cannot see, for debugging) is the main token's`);
-  if (named === null) {
-    url.searchParams.set('profile', own);
-    request.url = `${url.pathname}${url.search}`;
-  }
+  const hidden = query.one('hidden');
+  if (hidden !== undefined && hidden !== 'false' && hidden !== '0') throw new ForbiddenError(`${REACH}: hidden=true (text a person cannot see, for debugging) is the main token's`);
+  return own;
 }

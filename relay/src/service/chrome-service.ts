@@ -31,12 +31,12 @@ export class ChromeService {
   }
 
   /**
-   * Brings the picker to the front in the person's Chrome, or opens it there
-   * at a one-time `link()` (which never goes back to the caller).
+   * Brings the picker (a page under `pickers`, at its login's own path) to the front in the person's
+   * Chrome, or opens it there at a one-time `link()` (which never goes back to the caller).
    */
-  async openPicker(picker: string, link: () => string): Promise<{ opened: true }> {
+  async openPicker(pickers: string, link: () => string): Promise<{ opened: true }> {
     await this.attachment.whenAttached(ATTACH_SETTLE_MS);
-    await this.attachment.showPage((url) => url === picker, link);
+    await this.attachment.showPage((url) => url.startsWith(pickers) && !url.startsWith(`${pickers}login`), link);
     return { opened: true };
   }
 

@@ -5,7 +5,7 @@ import type { ActionResult } from '../api/responses.js';
 import type { HandoffAnswer } from '../api/session-responses.js';
 import type { schemas } from '../api/schemas.js';
 import { ClawdError, ConflictError, NotFoundError } from '../errors.js';
-import { type ConfirmRule, type Consequence, describeRule, matchDownload, matchPageTool } from '../runtime/consequential-acts.js';
+import { type ConfirmRule, type Consequence, describeRule, matchDownload } from '../runtime/consequential-acts.js';
 import type { AuditTrail } from '../vault/audit-log.js';
 import { withFence } from '../api/page-content.js';
 import type { ControlService, PerformOptions } from './control-service.js';
@@ -18,18 +18,23 @@ type Point = { x: number; y: number };
  * driver says what it would set off (driver/acts/act-consequence.ts); when one of
  * config's `confirm` rules names it:
  * - a rule the token's holder pre-approved for this task session lets it run;
- * - with a person reachable (the person's own Chrome, the operator's console
- *   open, or a caller that shows them the link), it becomes a hand-off that
- *   shows the act and its target, and runs on their yes (done), never on no;
+ * - with a person reachable (the person's own Chrome, a webhook to their
+ *   channel, the operator's console open, or a caller that says a person is
+ *   at hand), it becomes a hand-off that shows the act and its target, and
+ *   runs on their yes (done), never on no;
  * - with nobody to ask, it is refused: a 409 naming the rule.
- * Every ask, yes, no and pre-approval is audited. A session's own key never
- * reaches the pre-approval (its route is the main token's).
+ * The yes must come from where the agent is not: the hand-off's link goes
+ * only to the person's Chrome or the webhook's channel, the agent is told
+ * where the person is asked (the console always among them), and a yes with
+ * a credential an agent holds is refused (handoff-service.ts). Every ask,
+ * yes, no and pre-approval is audited. A session's own key never reaches
+ * the pre-approval (its route is the main token's).
  */
 
 type Act = z.output<typeof schemas.act>;
 
 /** The kinds that can act on a control or send a form (act-consequence.ts): the rest run without a look. */
-const JUDGED = new Set(['click', 'press', 'type']);
+const JUDGED = new Set(['click', 'mousedown', 'press', 'type']);
 
 interface Waiting {
   profile: string;
@@ -73,12 +78,9 @@ export class ConfirmService {
     return this.confirm(profile, action.targetId, found.consequence, found.viewport, (bounded) => this.control.perform(profile, action, bounded, { diffMaxChars: options.diffMaxChars, secrets: options.secrets }), signal, options, (confirmation, targetId) => ({ targetId, kind: action.kind, confirmation }));
   }
 
-  /** A call of a tool the page offers (WebMCP) that the page marks consequential: asked as an act is, when a rule says so. */
-  async pageTool<T extends object>(profile: string | undefined, tool: { name: string; targetId?: string; annotations?: { consequential?: boolean } }, run: (signal?: AbortSignal) => Promise<T>, signal: AbortSignal | undefined, options: ActOptions & { wait?: boolean }, waiting: (confirmation: Confirmation, targetId: string) => T): Promise<T & { confirmed?: Confirmed }> {
-    const rule = tool.annotations && matchPageTool(this.rules(), tool.annotations);
-    if (!rule) return run(signal);
-    const consequence: Consequence = { rule: rule.name, act: `call the page's tool ${JSON.stringify(clipped(tool.name))}` };
-    return this.confirm(profile, tool.targetId, consequence, undefined, run, signal, options, waiting);
+  /** A call of a tool the page offers (WebMCP) that a rule names (driver/page-tools/tool-consequence.ts): asked as an act is. */
+  async pageTool<T extends object>(profile: string | undefined, targetId: string | undefined, consequence: Consequence, run: (signal?: AbortSignal) => Promise<T>, signal: AbortSignal | undefined, options: ActOptions & { wait?: boolean }, waiting: (confirmation: Confirmation, targetId: string) => T): Promise<T & { confirmed?: Confirmed }> {
+    return this.confirm(profile, targetId, consequence, undefined, run, signal, options, waiting);
   }
 
   /**
@@ -107,7 +109,7 @@ export class ConfirmService {
       throw refusal(consequence, this.rule(consequence.rule), 'and no person can be asked here');
     }
     const opened = await this.ask(name, targetId, consequence, viewport, run, signal);
-    const confirmation: Confirmation = { id: opened.id, rule: consequence.rule, act: consequence.act, state: 'waiting', ...(opened.link ? { link: opened.link } : {}), expiresAt: opened.expiresAt };
+    const confirmation: Confirmation = { id: opened.id, rule: consequence.rule, act: consequence.act, state: 'waiting', askedIn: opened.askedIn ?? ['console'], expiresAt: opened.expiresAt };
     // The act names its target in the page's words: fenced.
     if (!options.wait) return withFence(waiting(confirmation, opened.targetId));
     options.onConfirmation?.(confirmation);
@@ -180,21 +182,27 @@ export class ConfirmService {
   }
 
   /**
-   * For computer use, whose batch cannot stop to wait for a person: a press on what a rule names runs
-   * when the rule is pre-approved for the session, else it stops the batch there (a 409 naming the rule).
+   * For computer use, whose batch cannot stop to wait for a person, and an agent's input through the
+   * live view (the token's, a session key's, a link it was handed: never a person's yes): a press on
+   * what a rule names runs when the rule is pre-approved for the session, else it stops there (a 409
+   * naming the rule).
    */
-  pressGate(profile: string): (tab: DriverTab, at: Point | 'focused') => Promise<void> {
+  pressGate(profile: string, via: 'computer use' | 'the live view' = 'computer use'): (tab: DriverTab, at: Point | 'focused' | 'focused-space') => Promise<void> {
+    const why =
+      via === 'computer use'
+        ? 'and a computer-use batch cannot wait for a person: do it with POST /act (by ref, or at x/y), which asks them'
+        : "and input an agent sends through the live view is the agent's own act, not a person's yes: do it with POST /act (by ref, or at x/y), which asks them";
     return async (tab, at) => {
       const rules = this.rules();
-      const consequence = at === 'focused' ? await consequenceOf(tab, { kind: 'press', key: 'Enter' }, rules) : await consequenceAt(tab, at, rules);
+      const consequence = typeof at === 'string' ? await consequenceOf(tab, { kind: 'press', key: at === 'focused' ? 'Enter' : 'Space' }, rules) : await consequenceAt(tab, at, rules);
       if (!consequence) return;
       const session = sessionOf(profile);
       if (this.approvals.get(profile)?.has(consequence.rule)) {
-        this.record('confirm-yes', session, 'ok', `${consequence.rule}: ${consequence.act} on ${profile} (computer use), pre-approved for the session`);
+        this.record('confirm-yes', session, 'ok', `${consequence.rule}: ${consequence.act} on ${profile} (${via}), pre-approved for the session`);
         return;
       }
-      this.record('confirm-ask', session, 'refused', `${consequence.rule}: ${consequence.act} on ${profile} (computer use): a batch cannot wait for a person`);
-      throw refusal(consequence, this.rule(consequence.rule), 'and a computer-use batch cannot wait for a person: do it with POST /act (by ref, or at x/y), which asks them');
+      this.record('confirm-ask', session, 'refused', `${consequence.rule}: ${consequence.act} on ${profile} (${via}): ${via === 'computer use' ? 'a batch cannot wait for a person' : "an agent's input is not a person's yes"}`);
+      throw refusal(consequence, this.rule(consequence.rule), why);
     };
   }
 
@@ -229,7 +237,8 @@ export class ConfirmService {
 
   /**
    * Whether a person can be asked: config says always or never; else their own Chrome, a webhook to their
-   * channel (config handoffWebhook), the console open, or a caller that shows them the link.
+   * channel (config handoffWebhook), the console open, or a caller that says a person is at hand (who
+   * then answers in the console: the caller gets no link to show them).
    */
   private reachable(profile: string, callerShows: boolean): boolean {
     const config = this.control.manager.registry.config();
@@ -262,7 +271,7 @@ function sessionOf(profile: string): string | undefined {
 function refusal(consequence: Consequence, rule: ConfirmRule, why: string, handoff?: string): ConflictError {
   return new ConflictError(
     `Not done: to ${consequence.act} needs a person's yes (confirm rule ${consequence.rule}: ${describeRule(rule)}), ${why}. ` +
-      'A person can say yes when asked (the hand-off page, the console, or the person\'s own Chrome); the token\'s holder may pre-approve the rule for a task session (POST /sessions/{id}/approvals)',
+      "A person says yes where they are asked (the operator's console, their own Chrome, the webhook's channel), never through a link or credential an agent holds; the token's holder may pre-approve the rule for a task session (POST /sessions/{id}/approvals)",
     { rule: consequence.rule, ...(handoff ? { handoff } : {}) },
   );
 }

@@ -20,7 +20,7 @@ import { ToolboxService } from './toolbox-service.js';
 import { VisionService } from './vision-service.js';
 import { PageToolsService } from './page-tools-service.js';
 import { atTheEdge } from './api-edge.js';
-import { HandoffService, type LinkMaker } from './handoff-service.js';
+import { type AnsweredBy, HandoffService, type LinkMaker } from './handoff-service.js';
 import { ConfirmService } from './confirm-service.js';
 import { HandoffWebhook, type WebhookTarget } from './handoff-webhook.js';
 import type { AuditTrail } from '../vault/audit-log.js';
@@ -52,6 +52,7 @@ export interface OperationRequest {
   kind: string;
   targetId?: string;
   ref?: string;
+  at?: { x: number; y: number };
   actor?: Actor;
 }
 
@@ -122,6 +123,11 @@ export class ControlService {
   /** Whether this server holds task session `id` (a pre-approval is for one of its sessions). */
   sessionsHave(id: string): boolean {
     return this.sessions.has(id);
+  }
+
+  /** The tenant task session `id` was opened for, if any (whose routines its key saves: routines/routine-owners.ts). */
+  tenantOf(id: string): string | undefined {
+    return this.sessions.list().find((info) => info.id === id)?.tenant;
   }
 
   /** browser_record's one call, in process (credential headers stay redacted: MCP is not the token's holder's door). */
@@ -298,8 +304,9 @@ export class ControlService {
 
   /** The action itself; with `diffMaxChars`, and when it did not navigate, the page's diff comes with it (no second call). */
   perform(profile: string | undefined, action: z.output<typeof schemas.act>, signal?: AbortSignal, options: PerformOptions = {}): Promise<ActionResult> {
-    const ref = 'ref' in action ? action.ref : undefined;
-    return this.operation(profile, { kind: action.kind, targetId: action.targetId, ref }, signal, async (driver, bounded) => {
+    const ref = 'ref' in action ? action.ref : 'startRef' in action ? action.startRef : undefined;
+    const at = ref === undefined && 'x' in action && action.x !== undefined && action.y !== undefined ? { x: action.x, y: action.y } : undefined;
+    return this.operation(profile, { kind: action.kind, targetId: action.targetId, ref, ...(at ? { at } : {}) }, signal, async (driver, bounded) => {
       const before = options.diffMaxChars ? await driver.page(action.targetId).then((page) => page.url(), () => undefined) : undefined;
       // A routine's run types the secrets it was given (routine-service.ts), and the session's beside them.
       const open = options.secrets ?? this.sessions.secretOpener(driver.profile.name);
@@ -308,11 +315,13 @@ export class ControlService {
       const result: ActionResult = await driver.act(action, bounded, {
         open,
         onTyped: (typed) => this.sessions.secretsTyped(driver.profile.name, typed),
-        readersBesides: () => this.sessions.cdpReaders(driver.profile.name),
       });
       if (options.diffMaxChars && result.url !== undefined && result.url === before) {
         const snapshot = await driver.snapshot({ targetId: result.targetId, format: 'ai', diff: true, maxChars: options.diffMaxChars }).catch(() => undefined);
-        if (snapshot?.format === 'ai') result.diff = snapshot.text;
+        if (snapshot?.format === 'ai') {
+          result.diff = snapshot.text;
+          if (snapshot.leadingNotes) result.diffLeadingNotes = snapshot.leadingNotes;
+        }
       }
       return withFence(result);
     });
@@ -328,9 +337,16 @@ export class ControlService {
   secretOpenerOf(profile: string): SecretOpener | undefined {
     return this.sessions.secretOpener(profile);
   }
-  /** A person's input through the live view: logged as the person's. */
-  viewInput(profile: string | undefined, input: z.output<typeof schemas.viewInput>, signal?: AbortSignal) {
-    return this.operation(profile, { kind: `view-${input.type}`, targetId: input.targetId, actor: 'person' }, signal, (driver) => driver.viewInput(input));
+  /**
+   * Input through the live view, logged as `how.actor`'s. Unless a person's credential sent it (the
+   * console's login, a link that went to their own channel: `how.by`), whoever holds the token, a
+   * session's key or a link handed to an agent may have: a click or key on what a confirm rule names is
+   * then stopped, as in computer use (confirm-service.ts), since it would be the act without a yes.
+   */
+  viewInput(profile: string | undefined, input: z.output<typeof schemas.viewInput>, signal: AbortSignal | undefined, how: { by: AnsweredBy; actor: 'agent' | 'person' }) {
+    return this.operation(profile, { kind: `view-${input.type}`, targetId: input.targetId, actor: how.actor }, signal, (driver) =>
+      driver.viewInput(input, how.by === 'agent' ? this.confirmations.pressGate(driver.profile.name, 'the live view') : undefined),
+    );
   }
 
   /** The action log's recent records, newest last (never what was typed: runtime/action-log.ts). */
@@ -405,7 +421,8 @@ export class ControlService {
       toolbox: service.toolbox.api(profile, signal),
       vision: service.vision.api(profile, signal),
       pageTools: service.pageTools.api(profile, signal),
-      teach: service.teaching.api(profile, signal),
+      // A session's key's routines are its own (its key's MCP is the locked API of its profile).
+      teach: service.teaching.api(profile, signal, options.locked && profile?.startsWith(SESSION_PROFILE_PREFIX) ? profile.slice(SESSION_PROFILE_PREFIX.length) : undefined),
       handoff: (request, wait = {}) =>
         service.handoffs.openAndWait(profile, validated(schemas.handoff, request, 'arguments'), service.handoffLink(), wait.signal ?? signal, wait.onWaiting),
       browse: (request, how = {}) => service.browseRunner(request, { profile, locked: options.locked ?? false }, { ...how, signal: how.signal ?? signal }),
@@ -415,13 +432,14 @@ export class ControlService {
         const jpeg = handoff.state === 'waiting' ? await service.manager.driver(handoff.profile).thumbnail(handoff.targetId) : undefined;
         return { handoff, ...(jpeg ? { frame: { mimeType: 'image/jpeg' as const, data: jpeg.toString('base64') } } : {}) };
       },
+      // Through the agent's own connection (an MCP App's view): the agent's input and answer, never a person's yes.
       handoffInput: async (id, input) => {
         service.handoffs.find(profile, id);
-        return service.handoffs.input(id, validated(schemas.handoffInput, input, 'arguments'), signal);
+        return service.handoffs.input(id, validated(schemas.handoffInput, input, 'arguments'), signal, 'agent');
       },
       answerHandoff: async (id, answer) => {
         service.handoffs.find(profile, id);
-        return service.handoffs.answer(id, validated(schemas.handoffAnswer, answer, 'arguments'));
+        return service.handoffs.answer(id, validated(schemas.handoffAnswer, answer, 'arguments'), 'agent');
       },
     }, { redact: (answer) => service.manager.secretsOf(profile)?.redactDeep(answer) ?? answer, agent: options.agent });
   }

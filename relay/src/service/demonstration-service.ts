@@ -1,11 +1,15 @@
 import type { z } from 'zod';
-import type { Demonstration, DemonstrationResult, Routine } from '../api/teach-schemas.js';
+import { withFence } from '../api/page-content.js';
+import type { RoutineSummary } from '../api/teach-api.js';
+import type { Demonstration, DemonstrationResult, Routine, RoutineAnswer } from '../api/teach-schemas.js';
 import type { teachSchemas } from '../api/teach-schemas.js';
 import type { DriverTab } from '../driver/driver-tab.js';
-import { ConflictError, NotFoundError } from '../errors.js';
+import type { BrowserSecrets } from '../driver/secrets/browser-secrets.js';
+import { ConflictError, ForbiddenError, NotFoundError } from '../errors.js';
 import { type PersonStep, routineFromSteps, stepLine } from '../replay/person-steps.js';
 import { routineScript } from '../replay/routine-script.js';
-import type { RoutineStore } from '../routines/routine-store.js';
+import { nameOfOwn, OPERATOR, ownerName, type RoutineCaller, routineOrigins, routineSummary, sameSpace, visibleTo } from '../routines/routine-owners.js';
+import { noRoutine, type RoutineStore } from '../routines/routine-store.js';
 import type { ControlService } from './control-service.js';
 
 /**
@@ -14,7 +18,11 @@ import type { ControlService } from './control-service.js';
  * view (any tab of a profile or task session), and it becomes a routine
  * (saved under a name, run by agents: routine-service.ts) and a Playwright
  * test. The tab's PersonWatch hears the steps; they are kept in this
- * server's memory until the person stops, and hold no password's value.
+ * server's memory until the person stops, and hold no password's value nor
+ * a secret's the server typed (the watch never reads one; and a step that
+ * still holds a value typed as a secret into this browser keeps none of it).
+ * Routines have owners (routines/routine-owners.ts): who saves one, and who
+ * may see, replace and delete it.
  */
 
 /** The most steps one demonstration keeps; past this it stops taking more, and says so at the stop. */
@@ -31,6 +39,10 @@ interface Active {
   title: string;
   steps: PersonStep[];
   dropped: number;
+  /** Steps left out for holding a secret typed into this browser (the second wall). */
+  withheld: number;
+  /** Who started it: theirs (or the operator's) to stop. */
+  startedBy: RoutineCaller;
 }
 
 export class DemonstrationService {
@@ -42,7 +54,7 @@ export class DemonstrationService {
   ) {}
 
   /** `POST /demonstrations/start`: what the person does in the tab is heard from now on. */
-  async start(profile: string | undefined, request: z.output<typeof teachSchemas.demonstrationStart>): Promise<Demonstration> {
+  async start(profile: string | undefined, request: z.output<typeof teachSchemas.demonstrationStart>, caller: RoutineCaller = OPERATOR): Promise<Demonstration> {
     const driver = this.control.manager.driver(profile);
     const tab = await driver.tabFor(request.targetId);
     const targetId = await tab.targetId();
@@ -50,7 +62,7 @@ export class DemonstrationService {
     const running = this.active.get(key);
     if (running) return describe(running);
     if (tab.person.mode === 'mark') throw new ConflictError(`A note is being written in tab ${targetId}: send it or cancel it first`);
-    const active: Active = { profile: driver.profile.name, targetId, tab, since: new Date(), url: tab.page.url(), title: await tab.page.title().catch(() => ''), steps: [], dropped: 0 };
+    const active: Active = { profile: driver.profile.name, targetId, tab, since: new Date(), url: tab.page.url(), title: await tab.page.title().catch(() => ''), steps: [], dropped: 0, withheld: 0, startedBy: caller };
     await this.watch(active, tab);
     this.active.set(key, active);
     return describe(active);
@@ -64,27 +76,32 @@ export class DemonstrationService {
    */
   private async watch(active: Active, tab: DriverTab): Promise<void> {
     active.tab = tab;
-    await tab.person.watch('demonstrate', (step) => {
-      if (step.kind === 'mark') return;
-      if (active.steps.length >= MAX_STEPS) active.dropped++;
+    await tab.person.watch('demonstrate', (heard) => {
+      if (heard.kind === 'mark') return;
+      const step = withoutHeldSecrets(heard, tab.secrets);
+      if (!step) active.withheld++;
+      else if (active.steps.length >= MAX_STEPS) active.dropped++;
       else active.steps.push(step);
     });
-    tab.page.once('close', () => void this.follow(active, tab));
+    // A tab whose profile goes (a task session ending) is not followed: nothing is left to look in.
+    tab.page.once('close', () => void this.follow(active, tab).catch(() => {}));
   }
 
   private async follow(active: Active, gone: DriverTab): Promise<void> {
+    const going = () => this.active.get(keyOf(active.profile, active.targetId)) === active;
+    if (!going()) return;
     const driver = this.control.manager.driver(active.profile);
-    for (let waited = 0; waited < FOLLOW_MS && this.active.get(keyOf(active.profile, active.targetId)) === active; waited += 250) {
+    for (let waited = 0; waited < FOLLOW_MS && going(); waited += 250) {
       const again = await driver.tabFor(active.targetId).catch(() => undefined);
       if (again && again !== gone && !again.page.isClosed()) return this.watch(active, again).catch(() => {});
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
   }
 
-  /** `GET /demonstrations`: those going on, a profile's (or one tab's). */
-  list(profile: string | undefined, targetId?: string): Demonstration[] {
+  /** `GET /demonstrations`: those going on, a profile's (or one tab's); their steps name the page's elements, so the answer is fenced. */
+  list(profile: string | undefined, targetId?: string): { demonstrations: Demonstration[]; fence: string } {
     const name = this.control.manager.driver(profile).profile.name;
-    return [...this.active.values()].filter((active) => active.profile === name && (!targetId || active.targetId.startsWith(targetId))).map(describe);
+    return withFence({ demonstrations: [...this.active.values()].filter((active) => active.profile === name && (!targetId || active.targetId.startsWith(targetId))).map(describe) });
   }
 
   /** The demonstration of a tab, if one goes on (the console and the extension show it). */
@@ -94,13 +111,22 @@ export class DemonstrationService {
   }
 
   /** `POST /demonstrations/stop`: the steps as a routine (saved when named) and its Playwright test. */
-  async stop(profile: string | undefined, request: z.output<typeof teachSchemas.demonstrationStop>): Promise<DemonstrationResult> {
+  /**
+   * `POST /demonstrations/stop`: the steps as a routine (saved when named) and its Playwright test. A key stops
+   * only a demonstration it started; a name another's routine has is a 409 before anything stops, so the
+   * demonstration goes on and a new name saves it.
+   */
+  async stop(profile: string | undefined, request: z.output<typeof teachSchemas.demonstrationStop>, caller: RoutineCaller = OPERATOR): Promise<DemonstrationResult> {
     const active = this.find(profile, request.targetId);
+    if (caller.by !== 'operator' && !sameSpace(active.startedBy, caller))
+      throw new ConflictError(`The demonstration in tab ${active.targetId} was started by ${ownerName(active.startedBy, caller)}: it is theirs to stop`);
+    if (request.name && !request.discard) this.mayReplace(request.name, caller);
     await this.stopWatching(active);
     if (request.discard) return { saved: false, notes: ['discarded: nothing was made'] };
     const name = request.name ?? draftName(active);
     const { routine, notes } = await routineFromSteps(active.steps, {
       name,
+      owner: caller,
       description: request.description ?? `What a person showed on ${active.title || active.url}`,
       profile: active.profile,
       startUrl: active.url,
@@ -108,28 +134,60 @@ export class DemonstrationService {
       now: new Date(),
     });
     if (active.dropped) notes.unshift(`${active.dropped} steps past the first ${MAX_STEPS} were not kept`);
-    if (request.name) this.store.save(routine);
+    if (active.withheld) notes.unshift(`${active.withheld} steps held a secret typed into this browser (in their element or address) and were left out`);
+    if (request.name) {
+      this.mayReplace(name, caller);
+      this.store.save(routine);
+    }
     const written = routineScript(routine);
-    return { routine, saved: request.name !== undefined, script: written.script, notes: [...notes, ...written.notes] };
+    return withFence({ routine, saved: request.name !== undefined, script: written.script, notes: [...notes, ...written.notes] });
+  }
+
+  /** A save replaces only the caller's own routine: another's name is a 409 that says whose it is and a name to use. */
+  private mayReplace(name: string, caller: RoutineCaller): void {
+    const existing = this.store.find(name);
+    if (!existing || sameSpace(existing.owner, caller)) return;
+    const visible = visibleTo(existing, caller);
+    const free = nameOfOwn(name, caller, (candidate) => this.store.find(candidate) !== undefined);
+    const whose = `is ${visible ? ownerName(existing.owner, caller) : 'another'}'s`;
+    const who = caller.by === 'operator' ? 'the operator' : "a task session's key";
+    const way = caller.by === 'operator' && visible ? ` Delete it first (DELETE /routines/${name}) to replace it, or save` : ' Save';
+    throw new ConflictError(`Routine ${JSON.stringify(name)} ${whose}: ${who} saves only routines of its own, and never replaces another's.${way} this one under a new name (one no routine has, such as ${JSON.stringify(free)}); the demonstration goes on until then`, {
+      routine: name,
+      owner: visible ? ownerName(existing.owner, caller) : 'another',
+      free,
+    });
   }
 
   // ---- routines ---------------------------------------------------------------
 
-  routines(): Routine[] {
-    return this.store.list();
+  /** The routines the caller may see: the token all; a session's key the operator's and its own space's. */
+  routines(caller: RoutineCaller = OPERATOR): { routines: RoutineSummary[]; fence: string } {
+    return withFence({ routines: this.store.list().filter((routine) => visibleTo(routine, caller)).map(routineSummary) });
   }
 
-  routine(name: string): Routine {
-    return this.store.get(name);
+  /** One routine, with where its steps go; another space's is not there for a key (a 404, as for a name none has). */
+  routine(name: string, caller: RoutineCaller = OPERATOR): RoutineAnswer {
+    const routine = this.visible(name, caller);
+    return withFence({ ...routine, origins: routineOrigins(routine) });
   }
 
-  deleteRoutine(name: string): Routine {
-    return this.store.delete(name);
+  deleteRoutine(name: string, caller: RoutineCaller = OPERATOR): { deleted: Routine; fence: string } {
+    const routine = this.visible(name, caller);
+    if (caller.by !== 'operator' && !sameSpace(routine.owner, caller)) throw new ForbiddenError(`Routine ${JSON.stringify(name)} is ${ownerName(routine.owner, caller)}'s: a task session's key deletes only its own`);
+    return withFence({ deleted: this.store.delete(name) });
   }
 
   /** A saved routine as a Playwright test, with its defaults (a secret from SECRET_<NAME> when it runs). */
-  script(name: string): { script: string; notes: string[] } {
-    return routineScript(this.store.get(name));
+  script(name: string, caller: RoutineCaller = OPERATOR): { script: string; notes: string[]; fence: string } {
+    return withFence(routineScript(this.visible(name, caller)));
+  }
+
+  /** The routine named, when the caller may see it; a 404 the same as for a name no routine has, when not. */
+  visible(name: string, caller: RoutineCaller): Routine {
+    const routine = this.store.find(name);
+    if (!routine || !visibleTo(routine, caller)) throw noRoutine(name);
+    return routine;
   }
 
   private find(profile: string | undefined, targetId: string | undefined): Active {
@@ -149,7 +207,20 @@ export class DemonstrationService {
 const keyOf = (profile: string, targetId: string) => `${profile}\n${targetId}`;
 
 function describe(active: Active): Demonstration {
-  return { targetId: active.targetId, profile: active.profile, since: active.since.toISOString(), url: active.url, steps: active.steps.map(stepLine) };
+  return { targetId: active.targetId, profile: active.profile, since: active.since.toISOString(), url: active.url, steps: active.steps.map(stepLine), startedBy: active.startedBy };
+}
+
+/**
+ * The second wall, behind the watch's own (which never reads a secret's field): a step that holds a value
+ * typed as a secret into this browser, in any form redaction knows, keeps none of it. A typed value that
+ * holds one becomes a secret's typing, without it; an element or an address that holds one leaves the step out.
+ */
+function withoutHeldSecrets(step: PersonStep, secrets: BrowserSecrets): PersonStep | undefined {
+  if (!secrets.holding) return step;
+  const { value, ...rest } = step as PersonStep & { value?: string };
+  if (JSON.stringify(secrets.redactDeep(rest)) !== JSON.stringify(rest)) return undefined;
+  if (step.kind === 'type' && value !== undefined && secrets.redact(value) !== value) return { ...(rest as Omit<typeof step, 'value'>), secret: true };
+  return step;
 }
 
 /** A name for a routine nobody named (not saved): its page's title as words. */

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { SESSION_PROFILE_PREFIX } from '../api/limits.js';
 import type { schemas } from '../api/schemas.js';
 import type { HandoffAnswer } from '../api/session-responses.js';
-import { ConflictError, NotFoundError, TooManyError } from '../errors.js';
+import { ConflictError, ForbiddenError, NotFoundError, TooManyError } from '../errors.js';
 import { type ConfirmAsk, type Handoff, HandoffDesk, MAX_OPEN_HANDOFFS } from '../runtime/handoff-desk.js';
 import type { AuditTrail } from '../vault/audit-log.js';
 import type { TabScreencast } from '../driver/film/screencast.js';
@@ -18,10 +18,24 @@ import { withFence } from '../api/page-content.js';
  * notifications), with where the tab is now and what changed. The person's
  * input in the live view is in the action log as the person's, and so is
  * their answer; each hand-off's start and end are audited.
+ *
+ * A hand-off that asks a yes to one act (a confirm rule's: `confirm`) is the
+ * one whose answer an agent must not give itself. Its one-time link goes
+ * only where the agent is not: the person's own Chrome (a shared tab's, by
+ * the extension) and the webhook's channel; the agent's answer carries none,
+ * and says where the person is asked (`askedIn`), the operator's console
+ * always among them. Its yes is a person's (`by`: the console's login, or a
+ * cookie from such a link); an agent's (the token, the in-process API, a
+ * cookie from a link an agent was handed) is refused, and so is an agent's
+ * input, a click that a rule names, through any hand-off's live view.
  */
 
+/** Whose link it is: the agent's (the answer to whoever opened the hand-off), or a person's channel's. */
+export type LinkAudience = 'agent' | 'person';
 /** How the person's link is made: by the server, which knows its own address and holds the codes. */
-export type LinkMaker = (handoff: Handoff) => string;
+export type LinkMaker = (handoff: Handoff, to: LinkAudience) => string;
+/** Who gives an input or an answer: a person (a credential no agent holds), or an agent. */
+export type AnsweredBy = 'person' | 'agent';
 
 /** A hand-off on the extension profile, for the person at that Chrome: `link` (a code of its own) while it waits, none once it ended. */
 export interface HandoffNoticeEvent {
@@ -74,13 +88,14 @@ export class HandoffService {
       const before = { url: tab.page.url(), title: await tab.page.title().catch(() => '') };
       const handoff = this.desk.open({ profile: driver.profile.name, targetId: await tab.targetId(), reason: request.reason, timeoutMs: request.timeoutSec * 1000, before, confirm });
       // The person at a shared tab's Chrome gets a link of their own (each link works once).
-      if (handoff.profile === 'extension') this.tellExtension({ id: handoff.id, targetId: handoff.targetId, reason: handoff.reason, link: link(handoff) });
+      if (handoff.profile === 'extension') this.tellExtension({ id: handoff.id, targetId: handoff.targetId, reason: handoff.reason, link: link(handoff, 'person') });
       // With a webhook, the link goes to the person's channel only: the agent gets the handle, never a link it could open itself.
-      if (this.webhook?.configured) {
-        this.webhook.announce(handoff, link(handoff), () => this.desk.get(handoff.id)?.state === 'waiting');
-        return { ...(await this.describe(handoff)), announced: 'webhook' as const };
-      }
-      return { ...(await this.describe(handoff)), link: link(handoff) };
+      if (this.webhook?.configured) this.webhook.announce(handoff, link(handoff, 'person'), () => this.desk.get(handoff.id)?.state === 'waiting');
+      const described = await this.describe(handoff);
+      // A yes to an act: no link for the agent, whoever it says it shows it to; the person is asked where they are.
+      if (confirm) return { ...described, askedIn: ['console' as const, ...(handoff.profile === 'extension' ? ['extension' as const] : []), ...(this.webhook?.configured ? ['webhook' as const] : [])] };
+      if (this.webhook?.configured) return { ...described, announced: 'webhook' as const };
+      return { ...described, link: link(handoff, 'agent') };
     });
   }
 
@@ -110,10 +125,14 @@ export class HandoffService {
     return this.describe(this.desk.end(id, 'cancelled', 'the agent cancelled it')!);
   }
 
-  /** The person's answer (from the hand-off's page): logged as theirs. */
-  async answer(id: string, answer: z.output<typeof schemas.handoffAnswer>): Promise<HandoffAnswer> {
+  /** The person's answer (from the hand-off's page): logged as theirs. A yes to an act is a person's only (`by`). */
+  async answer(id: string, answer: z.output<typeof schemas.handoffAnswer>, by: AnsweredBy): Promise<HandoffAnswer> {
     const handoff = this.find(undefined, id);
     if (handoff.state !== 'waiting') throw new ConflictError(`This hand-off is over (${handoff.state}): nothing waits for an answer`);
+    if (handoff.confirm && answer.verdict === 'done' && by !== 'person')
+      throw new ForbiddenError(
+        `A yes to an act a confirm rule names (${handoff.confirm.rule}) is a person's: it is said in the operator's console, in the person's own Chrome or through the webhook's link, never with a credential an agent holds (the token, a session's key, a link handed to an agent). The token's holder may pre-approve the rule for a task session instead (POST /sessions/{id}/approvals)`,
+      );
     const ended = this.desk.end(id, answer.verdict, answer.note)!;
     this.control.actionLog.record({
       time: new Date().toISOString(),
@@ -122,7 +141,7 @@ export class HandoffService {
       kind: `handoff-${answer.verdict}`,
       durationMs: Date.parse(ended.endedAt!) - Date.parse(ended.createdAt),
       outcome: 'ok',
-      actor: 'person',
+      actor: by,
     });
     return this.describe(ended);
   }
@@ -133,10 +152,14 @@ export class HandoffService {
     return (await this.control.manager.driver(handoff.profile).screencast(handoff.targetId)).cast;
   }
 
-  /** The person's input on a waiting hand-off's tab: logged as the person's. */
-  input(id: string, input: z.output<typeof schemas.handoffInput>, signal?: AbortSignal) {
+  /**
+   * The person's input on a waiting hand-off's tab, logged as theirs. Through a link an agent was handed
+   * (or the agent's own connection: `by`), whoever holds it may be the agent: a click a confirm rule
+   * names is held to the rule there (confirm-service.ts), the person saying yes in the console instead.
+   */
+  input(id: string, input: z.output<typeof schemas.handoffInput>, signal: AbortSignal | undefined, by: AnsweredBy) {
     const handoff = this.waiting(id);
-    return this.control.viewInput(handoff.profile, { ...input, targetId: handoff.targetId }, signal);
+    return this.control.viewInput(handoff.profile, { ...input, targetId: handoff.targetId }, signal, { by, actor: 'person' });
   }
 
   /** A hand-off that still waits for the person; a 409 once it ended (nothing of its tab is the person's any more). */

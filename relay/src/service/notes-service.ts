@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { withFence } from '../api/page-content.js';
 import { fencedNotes } from '../api/person-words.js';
 import type { Note, Notes, teachSchemas } from '../api/teach-schemas.js';
 import type { DriverTab } from '../driver/driver-tab.js';
@@ -44,7 +45,7 @@ export class NotesService {
   constructor(private readonly control: ControlService) {}
 
   /** `POST /notes/start`: the person's clicks in the tab mark elements for the note, until it is sent or cancelled. */
-  async start(profile: string | undefined, request: z.output<typeof teachSchemas.noteStart>): Promise<{ targetId: string; marking: string[] }> {
+  async start(profile: string | undefined, request: z.output<typeof teachSchemas.noteStart>): Promise<{ targetId: string; marking: string[]; fence: string }> {
     const driver = this.control.manager.driver(profile);
     const tab = await driver.tabFor(request.targetId);
     const targetId = await tab.targetId();
@@ -59,7 +60,7 @@ export class NotesService {
         if (!draft.marks.some((mark) => mark.what === what)) draft.marks.push({ locator, what });
       });
     });
-    return { targetId, marking: draft.marks.map((mark) => mark.what) };
+    return withFence({ targetId, marking: draft.marks.map((mark) => mark.what) });
   }
 
   /** The elements marked so far for the tab's note being written. */
@@ -77,7 +78,7 @@ export class NotesService {
     const note: StoredNote = { id: `n${++this.lastId}`, profile: driver.profile.name, targetId, url: tab.page.url(), text: request.text, marks: draft?.marks ?? [], at: new Date().toISOString(), done: false };
     this.notes.push(note);
     if (this.notes.length > MAX_NOTES) this.notes.shift();
-    return { ...shown(note), marks: note.marks.map((mark) => ({ what: mark.what })) };
+    return withFence({ ...shown(note), marks: note.marks.map((mark) => ({ what: mark.what })) });
   }
 
   /** `POST /notes/cancel`: no note; the person's clicks act on the page again. */
@@ -96,7 +97,9 @@ export class NotesService {
     const targetId = await tab.targetId();
     const notes = await this.resolved(driver, tab, targetId, { all: query.all ?? false, walk: true });
     const marking = this.marking(driver.profile.name, targetId);
-    return { notes, fenced: fencedNotes(notes.filter((note) => !note.done)), ...(marking ? { marking } : {}) };
+    // The marked elements' names and the pages' URLs are the page's words: the answer's fence is theirs, in the text too.
+    const answer = withFence({ notes, ...(marking ? { marking } : {}) });
+    return { ...answer, fenced: fencedNotes(notes.filter((note) => !note.done), answer.fence) };
   }
 
   /** `POST /notes/done`: the agent did what the note asked; it is not shown again. */
@@ -105,7 +108,7 @@ export class NotesService {
     const note = this.notes.find((candidate) => candidate.id === id && candidate.profile === name);
     if (!note) throw new NotFoundError(`No note ${JSON.stringify(id)} in profile ${name}`);
     note.done = true;
-    return { ...shown(note), marks: note.marks.map((mark) => ({ what: mark.what })) };
+    return withFence({ ...shown(note), marks: note.marks.map((mark) => ({ what: mark.what })) });
   }
 
   /** The tab's open notes as an agent reads them, for the snapshot just taken (its walk stands: the refs are its own); none: undefined. */

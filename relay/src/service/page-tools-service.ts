@@ -22,16 +22,18 @@ export class PageToolsService {
   }
 
   /**
-   * One call. A tool the page marks consequential waits for a person's yes when a confirm rule says so
-   * (confirm-service.ts), as an act does: `wait` here, else the answer says so with the hand-off's handle.
+   * One call, judged by every rule an act is (driver/page-tools/tool-consequence.ts): a tool the page marks
+   * consequential, and a form's tool that sends its form to a domain a rule names or with a button a rule
+   * names, wait for a person's yes (confirm-service.ts) as the act would: `wait` here, else the answer
+   * says so with the hand-off's handle.
    */
   async call(profile: string | undefined, request: z.output<typeof schemas.pageToolCall>, signal?: AbortSignal, options: ActOptions & { wait?: boolean } = {}): Promise<PageToolCall> {
     const run = (bounded?: AbortSignal) => this.control.operation(profile, { kind: 'page-tool', targetId: request.targetId }, bounded, async (driver, inner) => withFence(await driver.pageTools.call(request, inner)));
     const rules = this.control.manager.registry.config().confirm.rules;
-    if (!rules.some((rule) => 'pageTool' in rule)) return run(signal);
-    const { tools } = await this.control.manager.driver(profile).pageTools.list(request.targetId);
-    const tool = tools.find((candidate) => candidate.name === request.name && (!request.frameId || candidate.frameId === request.frameId));
-    return this.control.confirmations.pageTool<PageToolCall>(profile, { name: request.name, targetId: request.targetId, annotations: tool?.annotations }, run, signal, options, (confirmation, targetId) => ({ tool: request.name, frameId: tool?.frameId ?? '', status: 'Canceled', targetId, confirmation }));
+    if (!rules.length) return run(signal);
+    const consequence = await this.control.manager.driver(profile).pageTools.consequenceOf(request, rules);
+    if (!consequence) return run(signal);
+    return this.control.confirmations.pageTool<PageToolCall>(profile, request.targetId, consequence, run, signal, options, (confirmation, targetId) => ({ tool: request.name, frameId: request.frameId ?? '', status: 'Canceled', targetId, confirmation }));
   }
 
   /** The page tools as an agent's tools see them, in process: arguments checked as the HTTP routes check them. */

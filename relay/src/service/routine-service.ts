@@ -1,10 +1,12 @@
 import type { z } from 'zod';
+import { withFence } from '../api/page-content.js';
 import type { Action } from '../api/schemas.js';
 import type { Routine, RoutineParameter, RoutineRun, RoutineStep, teachSchemas } from '../api/teach-schemas.js';
+import { originOf } from '../api/web-address.js';
 import { refForLocator } from '../driver/acts/locator-refs.js';
 import type { SecretOpener } from '../driver/secrets/secret-typing.js';
-import { BadRequestError, ForbiddenError } from '../errors.js';
-import type { RoutineStore } from '../routines/routine-store.js';
+import { BadRequestError, ConflictError, ForbiddenError } from '../errors.js';
+import { ownerName, type RoutineCaller, routineOrigins, sameSpace } from '../routines/routine-owners.js';
 import type { ControlService } from './control-service.js';
 
 /**
@@ -15,7 +17,11 @@ import type { ControlService } from './control-service.js';
  * run stops at the first step that fails, saying which and why. What it may
  * reach is what the profile running it may reach. A secret it is given is
  * typed as the server types secrets: never in the log, the agent's script
- * or an answer.
+ * or an answer; and only on the origin its owner typed it on when the
+ * routine was shown. A run says where its steps go (`origins`); a routine
+ * saved by another's key types a secret's value only on origins the caller
+ * named for it, so no key's routine takes the operator's password elsewhere
+ * unseen (routines/routine-owners.ts).
  */
 
 /** How long a step waits for its element to be there (a page still rendering after the step before). */
@@ -26,16 +32,20 @@ type ParamValue = string | boolean | string[];
 export class RoutineService {
   constructor(
     private readonly control: ControlService,
-    private readonly store: RoutineStore,
+    /** The routine of a name, as the caller may see it (a 404 otherwise: demonstration-service.ts). */
+    private readonly routines: { visible(name: string, caller: RoutineCaller): Routine },
   ) {}
 
-  /** `POST /routines/{name}/run`. The parameters are checked before any step runs. */
-  run(profile: string | undefined, name: string, request: z.output<typeof teachSchemas.routineRun>, signal?: AbortSignal): Promise<RoutineRun> {
-    const routine = this.store.get(name);
+  /** `POST /routines/{name}/run`. The parameters, and where a secret would go, are checked before any step runs. */
+  async run(profile: string | undefined, name: string, request: z.output<typeof teachSchemas.routineRun>, signal: AbortSignal | undefined, caller: RoutineCaller): Promise<RoutineRun> {
+    const routine = this.routines.visible(name, caller);
     // A task session whose grant lends secrets types the vault's for a secret the run does not give.
     const lends = this.control.secretOpenerOf(this.control.manager.driver(profile).profile.name) !== undefined;
     const values = bind(routine, request.params, lends);
-    return this.control.operation(profile, { kind: 'routine', targetId: request.targetId }, signal, async (driver, bounded) => {
+    const origins = routineOrigins(routine);
+    agreedWhereSecretsGo(routine, values, request.origins, caller);
+    const said = { owner: routine.owner, origins };
+    return withFence(await this.control.operation(profile, { kind: 'routine', targetId: request.targetId }, signal, async (driver, bounded): Promise<RoutineRun> => {
       const secrets = runSecrets(routine, values, this.control.secretOpenerOf(driver.profile.name));
       const steps: RoutineRun['steps'] = [];
       let targetId = request.targetId;
@@ -63,6 +73,7 @@ export class RoutineService {
               steps.push({ step: index + 1, what, outcome: 'ok', url: tab.page.url() });
               continue;
             }
+            if (step.kind === 'type') typedWhereShown(routine, step, tab.page.url());
             action = actionOf(step, found.ref, targetId, values, routine);
           }
           const result = await this.control.act(driver.profile.name, action, bounded, { secrets });
@@ -75,12 +86,44 @@ export class RoutineService {
           const message = (error as Error).message.split('\n')[0];
           const at = await driver.tabFor(targetId).then((tab) => tab.page.url(), () => url);
           steps.push({ step: index + 1, what, outcome: 'failed', error: message, ...(at ? { url: at } : {}) });
-          return { routine: routine.name, targetId, ok: false, steps, failed: { step: index + 1, what, error: message, ...(at ? { url: at } : {}) }, ...(at ? { url: at } : {}) };
+          return { routine: routine.name, targetId, ok: false, steps, failed: { step: index + 1, what, error: message, ...(at ? { url: at } : {}) }, ...(at ? { url: at } : {}), ...said };
         }
       }
-      return { routine: routine.name, targetId, ok: true, steps, ...(url ? { url } : {}) };
-    });
+      return { routine: routine.name, targetId, ok: true, steps, ...(url ? { url } : {}), ...said };
+    }));
   }
+}
+
+/**
+ * A routine saved by another's key (the operator running a session's) types a secret's value the caller gives
+ * only on origins the caller named for it: the 409 says where before anything is typed. A vault secret given as
+ * `{{secret:NAME}}` is bound to its own domains already; the operator's routines are the operator's own.
+ */
+function agreedWhereSecretsGo(routine: Routine, values: Record<string, ParamValue>, agreed: string[] | undefined, caller: RoutineCaller): void {
+  if (routine.owner.by === 'operator' || sameSpace(routine.owner, caller)) return;
+  const given = routine.parameters.filter((param) => param.kind === 'secret' && !isPlaceholder(String(values[param.name])));
+  if (!given.length) return;
+  const where = secretOrigins(routine, given.map((param) => param.name));
+  const named = new Set((agreed ?? []).map((origin) => originOf(origin) ?? origin));
+  if (where.length && where.every((origin) => named.has(origin))) return;
+  throw new ConflictError(
+    `Routine ${routine.name} was saved by ${ownerName(routine.owner, caller)}, not by you: the secret ${given.map((param) => param.name).join(', ')} you give it would be typed on ${where.join(', ') || 'pages it did not record'}. If that is where it belongs, run it again naming them: "origins": ${JSON.stringify(where)}; nothing was typed`,
+    { routine: routine.name, origins: where.join(' ') },
+  );
+}
+
+/** Where a routine types these secret parameters: the origin each was typed on when shown (a routine from before that: where it was shown). */
+function secretOrigins(routine: Routine, params: string[]): string[] {
+  const typed = routine.steps.flatMap((step) => (step.kind === 'type' && params.includes(step.param) ? [step.origin ?? originOf(routine.recordedOn.url)] : []));
+  return [...new Set(typed.filter((origin): origin is string => origin !== undefined))];
+}
+
+/** A secret's step types only on the origin its owner typed it on (its host alone would let another port of it in). */
+function typedWhereShown(routine: Routine, step: Extract<RoutineStep, { kind: 'type' }>, url: string): void {
+  const param = routine.parameters.find((candidate) => candidate.name === step.param);
+  if (param?.kind !== 'secret' || step.origin === undefined) return;
+  const here = originOf(url);
+  if (here !== step.origin) throw new ForbiddenError(`the secret ${param.name} is typed only on ${step.origin}, where it was typed when the routine was shown, and the tab is on ${here ?? 'a page without an origin'}: nothing was typed`);
 }
 
 /**
@@ -92,9 +135,9 @@ function bind(routine: Routine, given: Record<string, ParamValue>, lends: boolea
   if (unknown.length) throw new BadRequestError(`params: routine ${routine.name} has no parameter ${unknown.map((name) => JSON.stringify(name)).join(', ')}; it has ${routine.parameters.map((param) => param.name).join(', ') || 'none'}`);
   const values: Record<string, ParamValue> = {};
   for (const param of routine.parameters) {
-    const value = given[param.name] ?? param.default ?? (param.kind === 'secret' && lends ? `{{secret:${param.secret ?? param.name.toUpperCase()}}}` : undefined);
+    const value = given[param.name] ?? param.default ?? (param.kind === 'secret' && lends ? `{{${param.oneTimeCode ? 'totp' : 'secret'}:${param.secret ?? param.name.toUpperCase()}}}` : undefined);
     if (value === undefined) {
-      const how = param.kind === 'secret' ? `a secret (${param.description}) that was never recorded: give its value, or {{secret:${param.secret}}} in a task session whose grant names it` : `files for ${param.description}: paths in the upload folders`;
+      const how = param.kind === 'secret' ? `a secret that was never recorded: give its value, or {{${param.oneTimeCode ? 'totp' : 'secret'}:${param.secret}}} in a task session whose grant names it` : 'files: paths in the upload folders';
       throw new BadRequestError(`params.${param.name}: routine ${routine.name} needs it, ${how}`);
     }
     values[param.name] = checkKind(routine, param, value);
@@ -132,11 +175,15 @@ function checkKind(routine: Routine, param: RoutineParameter, value: ParamValue)
 const RUN_SECRET = 'routine.';
 
 function runSecrets(routine: Routine, values: Record<string, ParamValue>, session: SecretOpener | undefined): SecretOpener {
-  // A secret given to the run is typed on the routine's own sites only.
-  const hosts = [...new Set(routine.steps.flatMap((step) => (step.kind === 'goto' ? [hostOf(step.url)] : [])).filter(Boolean))];
+  // A secret given to the run is typed on the sites its steps typed it on (a routine from before those were kept: its own sites).
+  const legacy = [...new Set(routine.steps.flatMap((step) => (step.kind === 'goto' ? [hostOf(step.url)] : [])).filter(Boolean))];
+  const hostsOf = (param: string) => {
+    const typed = routine.steps.flatMap((step) => (step.kind === 'type' && step.param === param && step.origin ? [hostOf(step.origin)] : []));
+    return typed.length ? [...new Set(typed)] : legacy;
+  };
   return async (name, kind) => {
     const param = name.startsWith(RUN_SECRET) ? routine.parameters.find((p) => p.kind === 'secret' && p.name === name.slice(RUN_SECRET.length)) : undefined;
-    if (param && kind === 'secret') return { name, value: String(values[param.name]), domains: hosts };
+    if (param && kind === 'secret') return { name, value: String(values[param.name]), domains: hostsOf(param.name) };
     if (session) return session(name, kind);
     throw new ForbiddenError('Secrets are lent to task sessions under a grant that names them: {{secret:…}} and {{totp:…}} type nothing here');
   };

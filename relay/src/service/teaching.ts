@@ -1,5 +1,6 @@
-import { routineSummary, type TeachApi } from '../api/teach-api.js';
+import type { TeachApi } from '../api/teach-api.js';
 import { schemas } from '../api/schemas.js';
+import { OPERATOR, type RoutineCaller } from '../routines/routine-owners.js';
 import type { RoutineStore } from '../routines/routine-store.js';
 import { type ControlService, validated } from './control-service.js';
 import { DemonstrationService } from './demonstration-service.js';
@@ -11,30 +12,43 @@ import { RoutineService } from './routine-service.js';
  * demonstrations and the routines they make (demonstration-service.ts),
  * routines run by name (routine-service.ts), their notes on a page
  * (notes-service.ts); and the same for one profile as `BrowserApi.teach`,
- * in process, its arguments checked as the routes check them.
+ * in process, its arguments checked as the routes check them. Each call is
+ * made as its caller: the operator, or a task session's key (whose
+ * routines it sees and saves: routines/routine-owners.ts).
  */
 export class Teaching {
   readonly demonstrations: DemonstrationService;
   readonly routines: RoutineService;
   readonly notes: NotesService;
 
-  constructor(control: ControlService, store: RoutineStore) {
+  constructor(
+    private readonly control: ControlService,
+    store: RoutineStore,
+  ) {
     this.demonstrations = new DemonstrationService(control, store);
-    this.routines = new RoutineService(control, store);
+    this.routines = new RoutineService(control, this.demonstrations);
     this.notes = new NotesService(control);
   }
 
-  api(profile: string | undefined, signal?: AbortSignal): TeachApi {
+  /** The caller a request is made as: a task session's key (`session`, its id) saves as its tenant's, or its own; else the operator. */
+  callerOf(session: string | undefined): RoutineCaller {
+    if (session === undefined) return OPERATOR;
+    const tenant = this.control.tenantOf(session);
+    return { by: 'session', session, ...(tenant !== undefined ? { tenant } : {}) };
+  }
+
+  api(profile: string | undefined, signal?: AbortSignal, session?: string): TeachApi {
     const { demonstrations, routines, notes } = this;
+    const caller = () => this.callerOf(session);
     return {
-      startDemonstration: async (request = {}) => demonstrations.start(profile, validated(schemas.demonstrationStart, request, 'arguments')),
-      demonstrations: async (query = {}) => ({ demonstrations: demonstrations.list(profile, query.targetId) }),
-      stopDemonstration: async (request = {}) => demonstrations.stop(profile, validated(schemas.demonstrationStop, request, 'arguments')),
-      routines: async () => ({ routines: demonstrations.routines().map(routineSummary) }),
-      routine: async (name) => demonstrations.routine(name),
-      deleteRoutine: async (name) => ({ deleted: demonstrations.deleteRoutine(name) }),
-      routineScript: async (name) => demonstrations.script(name),
-      runRoutine: (name, request = {}) => routines.run(profile, name, validated(schemas.routineRun, request, 'arguments'), signal),
+      startDemonstration: async (request = {}) => demonstrations.start(profile, validated(schemas.demonstrationStart, request, 'arguments'), caller()),
+      demonstrations: async (query = {}) => demonstrations.list(profile, query.targetId),
+      stopDemonstration: async (request = {}) => demonstrations.stop(profile, validated(schemas.demonstrationStop, request, 'arguments'), caller()),
+      routines: async () => demonstrations.routines(caller()),
+      routine: async (name) => demonstrations.routine(name, caller()),
+      deleteRoutine: async (name) => demonstrations.deleteRoutine(name, caller()),
+      routineScript: async (name) => demonstrations.script(name, caller()),
+      runRoutine: (name, request = {}) => routines.run(profile, name, validated(schemas.routineRun, request, 'arguments'), signal, caller()),
       notes: (query = {}) => notes.list(profile, query),
       noteDone: async (id) => notes.done(profile, validated(schemas.noteDone, { id }, 'arguments').id),
     };

@@ -61,8 +61,6 @@ interface Session {
   dir: string;
   timer: NodeJS.Timeout;
   actions: number;
-  /** CDP clients of its browser besides this server's own driver (`/cdp?profile=`). */
-  rawCdpClients: number;
   /** Its admission slot, freed when it ends. */
   slot: Slot;
   /** Its browser on a Selenium Grid, when it runs there. */
@@ -274,11 +272,11 @@ export class TaskSessions {
   }
 
   /** Session `info` is this server's to answer for from now on: its timer runs, its browser is served. */
-  private hold(info: SessionInfo, held: Omit<Session, 'info' | 'timer' | 'actions' | 'rawCdpClients'>): void {
+  private hold(info: SessionInfo, held: Omit<Session, 'info' | 'timer' | 'actions'>): void {
     const { id } = info;
     const timer = setTimeout(() => void this.close(id, 'ttl').catch(() => {}), Math.max(0, Date.parse(info.expiresAt) - Date.now()));
     timer.unref();
-    this.sessions.set(id, { ...held, info, timer, actions: 0, rawCdpClients: 0 });
+    this.sessions.set(id, { ...held, info, timer, actions: 0 });
     this.deps.manager.allowPrivate(held.driver.profile.name, info.allowPrivate ?? []);
     this.deps.manager.expose(held.driver);
     // A Grid that loses the browser (its node died, its session timeout) ends the session: later calls hear why (410).
@@ -393,13 +391,10 @@ export class TaskSessions {
     const session = profileName.startsWith(SESSION_PROFILE_PREFIX) ? this.sessions.get(profileName.slice(SESSION_PROFILE_PREFIX.length)) : undefined;
     if (!session) return () => {};
     const { tenant, id } = session.info;
-    const raw = credential === 'driver' ? 0 : 1;
     session.info.cdpClients++;
-    session.rawCdpClients += raw;
     this.deps.audit.record({ event: 'cdp-connect', tenant, session: id, outcome: 'ok', detail: `credential: ${credential}` });
     return () => {
       session.info.cdpClients--;
-      session.rawCdpClients -= raw;
       this.deps.audit.record({ event: 'cdp-disconnect', tenant, session: id, outcome: 'ok', detail: `credential: ${credential}` });
     };
   }
@@ -435,12 +430,6 @@ export class TaskSessions {
   secretOpener(profile: string): SecretOpener | undefined {
     const session = this.byProfile(profile);
     return session && secretOpener(session.info, this.deps.secrets);
-  }
-
-  /** Raw CDP clients of a session's browser: while one is there, no secret is typed (it could read it). */
-  cdpReaders(profile: string): string | undefined {
-    const count = this.byProfile(profile)?.rawCdpClients ?? 0;
-    return count ? `${count} raw CDP client${count === 1 ? ' is' : 's are'} connected to its browser (/cdp?profile=${profile}): close ${count === 1 ? 'it' : 'them'} first` : undefined;
   }
 
   /** Audits secrets typed in a session, by name and host. */

@@ -4,6 +4,8 @@ import { type ConfirmRule, type Consequence, matchForm, matchTarget } from '../.
 import { frameOfRef } from '../../snapshot/refs.js';
 import { actTargetLocator, findActTarget, type ActTargetQuery } from '../../snapshot/snapshot-engine.js';
 import type { DriverTab } from '../driver-tab.js';
+import { clickCount } from './mouse-acts.js';
+import { cursorOf } from './pointer.js';
 
 /**
  * What an act would set off, before it runs, as config's `confirm` rules see
@@ -31,7 +33,12 @@ export async function consequenceOf(tab: DriverTab, action: Action, rules: Confi
         frame = frameOfRef(tab.snapshots, action.ref) ?? frame;
         query = { ref: action.ref };
       } else query = { x: action.x!, y: action.y! };
-      verb = action.double ? 'double-click' : 'click';
+      verb = ['click', 'click', 'double-click', 'triple-click'][clickCount(action)];
+      break;
+    case 'mousedown':
+      // A press is half a click, its release wherever the mouse is then: judged as the click it may become.
+      query = action.x !== undefined && action.y !== undefined ? { x: action.x, y: action.y } : cursorOf(tab);
+      verb = 'press the mouse on';
       break;
     case 'press':
       if (!ACTING_KEY.test(action.key)) return undefined;

@@ -31,26 +31,27 @@ export interface ActEffect {
 
 type ElementState = Record<string, string | boolean | null>;
 
-/** The kinds whose effect is measured, and the ref of the element each acts on. */
+/** The kinds whose effect is measured, and the ref of the element each acts on (by coordinates: none, unless what is at the point has one). */
 function targetRef(action: Action): string | undefined {
   switch (action.kind) {
     case 'click':
     case 'type':
     case 'hover':
     case 'select':
+    case 'select-text':
       return action.ref;
     case 'drag':
       return action.startRef;
     case 'fill':
       return action.fields[0]?.ref;
-    case 'press':
-      return undefined;
     default:
       return undefined;
   }
 }
 
-const MEASURED = new Set<Action['kind']>(['click', 'type', 'hover', 'select', 'drag', 'fill', 'press']);
+const MEASURED = new Set<Action['kind']>(['click', 'type', 'hover', 'select', 'drag', 'fill', 'press', 'mousedown', 'mouseup', 'select-text']);
+/** Kinds after which "nothing changed" says nothing: a hover often changes only styles, a selection or a button held no DOM. */
+const NO_NOTHING_HINT = new Set<Action['kind']>(['hover', 'select-text', 'mousedown']);
 
 export interface EffectWatch {
   /** After the action: what changed. `navigated` and `events` come from the action's own answer. */
@@ -68,9 +69,9 @@ let watches = 0;
  * the element classes cannot change what is read. Never fails the action: a
  * ref it cannot place is the action's to report.
  */
-export async function watchEffect(tab: DriverTab, action: Action): Promise<EffectWatch> {
+export async function watchEffect(tab: DriverTab, action: Action, refAtPoint?: string): Promise<EffectWatch> {
   if (!MEASURED.has(action.kind)) return NO_WATCH;
-  const ref = targetRef(action);
+  const ref = targetRef(action) ?? refAtPoint;
   const frame = ref === undefined ? tab.page.mainFrame() : frameOfRef(tab.snapshots, ref);
   if (!frame) return NO_WATCH;
   const id = `w${++watches}`;
@@ -93,7 +94,7 @@ export async function watchEffect(tab: DriverTab, action: Action): Promise<Effec
       if (!reading && !changed) return {};
       const effect: ActEffect = { changed };
       if (state && Object.keys(state).length) effect.state = state;
-      if (!changed && action.kind !== 'hover') effect.hint = hintFor(action);
+      if (!changed && !NO_NOTHING_HINT.has(action.kind)) effect.hint = hintFor(action);
       // A click that flipped a checkbox and nothing else: the input changed, but no page code
       // visibly followed (no count, style or list moved). True for a plain form's checkbox too,
       // so it is said as a fact, not as a failure.

@@ -8,15 +8,14 @@ import type { DriverTab } from '../driver-tab.js';
 import { actionable } from './actionability.js';
 import { checkedState, pointerTarget } from '../screen/pointer-target.js';
 import { typeText } from './typing.js';
+import { clickCount, performMouseAction } from './mouse-acts.js';
+import { moveMouse } from './pointer.js';
 
 /**
  * `POST /act` (spec §6): one action on a tab, by ref (from the tab's last
  * snapshot) or, for screenshot-driven agents, by coordinates. Returns what
  * the agent may want next; the page's own state is the proof of the effect.
  */
-
-/** Steps for mouse drags, so pages see intermediate moves (drag-and-drop needs them). */
-const DRAG_STEPS = 8;
 
 /**
  * One `POST /act` action. `signal` stops it: a wait stops looking at once;
@@ -28,24 +27,20 @@ export async function performAction(tab: DriverTab, action: Action, signal?: Abo
   const timeout = ACTION_TIMEOUT_MS;
   switch (action.kind) {
     case 'click': {
-      const options = { button: action.button, clickCount: action.double ? 2 : 1, modifiers: action.modifiers };
-      if (action.ref !== undefined) {
-        const element = await pointerTarget(await tab.element(action.ref));
-        await tab.markElement('press', element);
-        await actionable(action.ref, element, (within) => element.click({ ...options, timeout: within }));
-      }
-      else {
-        tab.markPointer('press', { x: action.x!, y: action.y! });
-        await withModifiers(page, action.modifiers, () => page.mouse.click(action.x!, action.y!, options));
-      }
+      if (action.ref === undefined) return performMouseAction(tab, action, signal);
+      const options = { button: action.button, clickCount: clickCount(action), modifiers: action.modifiers };
+      const element = await pointerTarget(await tab.element(action.ref));
+      await tab.markElement('press', element);
+      await actionable(action.ref, element, (within) => element.click({ ...options, timeout: within }));
       return {};
     }
     case 'type': {
       const element = await tab.element(action.ref);
-      const typedAs = await typeText(page, element, action.ref, action.text, action.slowly);
-      if (action.submit) await element.press('Enter', { timeout });
-      // Typed as keys into an editor: at its caret, not replacing its text; said so the agent knows.
-      return typedAs === 'keys' ? { typedAs } : {};
+      const typed = await typeText(page, element, action.ref, action.text, action.slowly);
+      // Where the keys went (a terminal's own input, which a click focused), not the element: pressing on it would focus it again.
+      if (action.submit) await (typed.typedAs === 'keys' ? page.keyboard.press('Enter') : element.press('Enter', { timeout }));
+      // How it went in, when not as asked at once (typing.ts): said so the agent knows.
+      return { ...typed };
     }
     case 'press':
       await page.keyboard.press(action.key);
@@ -57,27 +52,13 @@ export async function performAction(tab: DriverTab, action: Action, signal?: Abo
       return {};
     }
     case 'move':
-      tab.markPointer('move', action);
-      await page.mouse.move(action.x, action.y);
-      return {};
-    case 'drag': {
-      const [from, to] =
-        action.startRef !== undefined
-          ? [await centreOf(await tab.element(action.startRef)), await centreOf(await tab.element(action.endRef!))]
-          : [{ x: action.x!, y: action.y! }, { x: action.endX!, y: action.endY! }];
-      tab.markPointer('press', from);
-      await page.mouse.move(from.x, from.y);
-      await page.mouse.down();
-      await page.mouse.move(to.x, to.y, { steps: DRAG_STEPS });
-      await page.mouse.up();
-      tab.markPointer('move', to);
-      return {};
-    }
+    case 'mousedown':
+    case 'mouseup':
+    case 'drag':
+    case 'select-text':
+      return performMouseAction(tab, action, signal);
     case 'scroll':
-      if (action.x !== undefined && action.y !== undefined) {
-        tab.markPointer('move', { x: action.x, y: action.y });
-        await page.mouse.move(action.x, action.y);
-      }
+      if (action.x !== undefined && action.y !== undefined) await moveMouse(tab, { x: action.x, y: action.y }, 1, signal);
       await page.mouse.wheel(action.deltaX, action.deltaY);
       return {};
     case 'select': {
@@ -209,21 +190,5 @@ async function waitFor(page: Page, action: Extract<Action, { kind: 'wait' }>, si
       throw new TimeoutError(`Waited ${timeout} ms for ${what}; it did not happen`);
     }
     await sleep(WAIT_POLL_MS, signal);
-  }
-}
-
-async function centreOf(element: ElementHandle): Promise<{ x: number; y: number }> {
-  await element.scrollIntoViewIfNeeded();
-  const box = await element.boundingBox();
-  if (!box) throw new Error('the element is not visible, so it cannot be dragged');
-  return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
-}
-
-async function withModifiers(page: Page, modifiers: string[] | undefined, act: () => Promise<void>): Promise<void> {
-  for (const key of modifiers ?? []) await page.keyboard.down(key);
-  try {
-    await act();
-  } finally {
-    for (const key of [...(modifiers ?? [])].reverse()) await page.keyboard.up(key);
   }
 }

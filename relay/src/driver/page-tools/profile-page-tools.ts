@@ -4,6 +4,7 @@ import type { pageToolsSchemas } from '../../api/page-tools-schemas.js';
 import { watchDocument } from '../acts/act-effect.js';
 import { withAftermath } from '../acts/aftermath.js';
 import type { TabHost } from '../tab-host.js';
+import type { ConfirmRule, Consequence } from '../../runtime/consequential-acts.js';
 
 /**
  * The tools pages offer agents (WebMCP), on one profile: listed per tab, and
@@ -23,6 +24,12 @@ export class ProfilePageTools {
     const unavailable = tools.length ? undefined : await tab.pageTools.unavailableHere();
     const info = await this.deps.use(tab);
     return { targetId: info.targetId, url: info.url, tools, ...(unavailable ? { unavailable } : {}) };
+  }
+
+  /** What a call would set off that config's confirm rules name, judged as an act is (tool-consequence.ts); nothing when none names it. */
+  async consequenceOf(request: { targetId?: string; name: string; frameId?: string }, rules: ConfirmRule[]): Promise<Consequence | undefined> {
+    const tab = await this.deps.tab(request.targetId);
+    return tab.pageTools.consequenceOf(request.name, request.frameId, rules);
   }
 
   async call(request: z.output<typeof pageToolsSchemas.pageToolCall>, signal?: AbortSignal): Promise<PageToolCall> {

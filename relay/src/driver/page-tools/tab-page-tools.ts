@@ -5,6 +5,8 @@ import type { PageTool, PageToolOutcome } from '../../api/page-tools-responses.j
 import type { DriverTab } from '../driver-tab.js';
 import { OutOfProcessFrames } from './frame-sessions.js';
 import { checkToolInput } from './tool-input.js';
+import type { ConfirmRule, Consequence } from '../../runtime/consequential-acts.js';
+import { toolConsequence } from './tool-consequence.js';
 
 /**
  * The tools a tab's page offers agents (WebMCP, spec §21): registered by its
@@ -37,6 +39,8 @@ export class TabPageTools {
   private readonly byFrame = new Map<string, Map<string, PageTool>>();
   /** The session a frame's tools were heard on (an out-of-process frame's own), where they are called. */
   private readonly sessionOf = new Map<string, CDPSession>();
+  /** The form that declares a tool (its backend node), by the tool as it is registered now. */
+  private readonly forms = new WeakMap<PageTool, number>();
   private readonly invocations = new Map<string, Invocation>();
   private enabling: Promise<CDPSession> | undefined;
   private unavailable: string | undefined;
@@ -120,6 +124,14 @@ export class TabPageTools {
     }
   }
 
+  /** What calling `name` would set off that a confirm rule names (tool-consequence.ts); a 404 for a tool the page does not offer. */
+  async consequenceOf(name: string, frameId: string | undefined, rules: ConfirmRule[]): Promise<Consequence | undefined> {
+    const main = await this.enabled();
+    const tool = this.find(name, frameId);
+    // The form is a node of the session that heard its tool (an out-of-process frame's own).
+    return toolConsequence(this.sessionOf.get(tool.frameId) ?? main, tool, this.forms.get(tool), rules);
+  }
+
   /** The tool a call means: by name, in the frame named or the one frame that offers it. */
   private find(name: string, frameId: string | undefined): PageTool {
     const offering = [...this.byFrame.values()].map((tools) => tools.get(name)).filter((tool) => tool !== undefined);
@@ -130,9 +142,10 @@ export class TabPageTools {
     return chosen;
   }
 
+  /** The tools there are are not named: their names are the page's words, which an error carries outside any fence. */
   private gone(name: string): NotFoundError {
-    const offered = [...this.byFrame.values()].flatMap((tools) => [...tools.keys()]);
-    return new NotFoundError(`The page offers no tool ${JSON.stringify(name)} (now: ${offered.length ? offered.join(', ') : 'none'})`, { next: 'list-page-tools' });
+    const offered = [...this.byFrame.values()].reduce((sum, tools) => sum + tools.size, 0);
+    return new NotFoundError(`The page offers no tool ${JSON.stringify(name)}; it offers ${offered || 'none'}`, { next: 'list-page-tools' });
   }
 
   private async enable(): Promise<CDPSession> {
@@ -155,7 +168,9 @@ export class TabPageTools {
   private hear(session: CDPSession, main: boolean): void {
     session.on('WebMCP.toolsAdded', ({ tools }: Protocol.WebMCP.ToolsAddedEvent) => {
       for (const tool of tools) {
-        this.framesTools(tool.frameId).set(tool.name, describeTool(tool));
+        const described = describeTool(tool);
+        if (tool.backendNodeId !== undefined) this.forms.set(described, tool.backendNodeId);
+        this.framesTools(tool.frameId).set(tool.name, described);
         this.sessionOf.set(tool.frameId, session);
       }
     });

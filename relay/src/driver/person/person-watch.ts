@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { CDPSession } from 'playwright-core';
 import type { Protocol } from 'devtools-protocol';
 import type { PersonStep } from '../../replay/person-steps.js';
-import { personWatchSource, type PersonWatchMode } from './person-page-script.js';
+import { personWatchSource, type PersonWatchMode, type SecretWindow } from './person-page-script.js';
 import type { DriverTab } from '../driver-tab.js';
 
 /**
@@ -20,9 +20,17 @@ import type { DriverTab } from '../driver-tab.js';
  * points and keys, not elements), describes that element at that moment
  * (person-page-script.ts), before a click can take the page away, and never
  * reads a password's value. Navigations the browser started (the address
- * bar, back, reload) are heard from CDP: a page's own navigation (a link, a
- * form) follows from the click that caused it, and is not a step.
+ * bar, reload) are heard from CDP: a page's own navigation (a link, a form,
+ * a script) follows from the click that caused it, or from no one, and is
+ * not a step. Back and forward are the one kind CDP cannot tell apart: a
+ * page's `history.back()` starts a history navigation exactly as the
+ * toolbar's button does, so one is a step only after the person's own keys
+ * or mouse buttons for it were heard in the page (Alt+←, the mouse's back
+ * button); the toolbar's buttons are not heard.
  */
+
+/** Who started a main-frame navigation, as CDP tells it (frameRequestedNavigation comes first for a page's own). */
+type NavigationCause = 'page' | 'history' | 'browser';
 
 export class PersonWatch {
   private session: CDPSession | undefined;
@@ -32,6 +40,14 @@ export class PersonWatch {
   private mainFrame: string | undefined;
   /** The main frame asked to navigate itself (a link, a form, a script): its next document is not a step. */
   private pageNavigating = false;
+  /** What started the main frame's latest navigation since its last document (undefined: CDP did not say). */
+  private started: NavigationCause | undefined;
+  /** The person's own back or forward was heard in the page since its last document. */
+  private historyAsked = false;
+
+  /** The secrets the server is typing into the tab now, by the act typing them (typingSecrets). */
+  private readonly typing = new Map<number, SecretWindow['names']>();
+  private windows = 0;
 
   /** Who hears the steps now (the demonstration, or the note being written). */
   private heard: (step: PersonStep) => void = () => {};
@@ -42,12 +58,42 @@ export class PersonWatch {
     return this.current;
   }
   private current: PersonWatchMode = 'off';
+  /** The mode last asked for (installed after those before it). */
+  private wanted: PersonWatchMode = 'off';
 
   /** Starts hearing the person (or changes what a click means), in the document there is and every one after. */
   async watch(mode: Exclude<PersonWatchMode, 'off'>, heard: (step: PersonStep) => void): Promise<void> {
     this.heard = heard;
+    this.wanted = mode;
     const session = this.session ?? (await this.open());
     await this.install(session, mode);
+  }
+
+  /**
+   * The server is about to type `named` into the tab (an act with
+   * `{{secret:…}}` or `{{totp:…}}`): until the answer is called, every field
+   * that takes input is heard as a secret's, its value never read, in the
+   * document there is and any the act leads to. The value never reaches the
+   * demonstration, so nothing later has to find it there (a page may keep a
+   * transform of it in the field, which no redaction recognises). Opened
+   * whether or not the person is heard now: a demonstration that starts
+   * meanwhile starts with it.
+   */
+  async typingSecrets(named: SecretWindow['names']): Promise<() => Promise<void>> {
+    if (!named.length) return async () => {};
+    const id = ++this.windows;
+    this.typing.set(id, named);
+    if (this.session) await this.install(this.session, this.wanted);
+    return async () => {
+      this.typing.delete(id);
+      if (this.session) await this.install(this.session, this.wanted).catch(() => {});
+    };
+  }
+
+  /** The window the page script is given: every secret being typed now, under the latest act's id. */
+  private secretWindow(): SecretWindow | undefined {
+    if (!this.typing.size) return undefined;
+    return { id: Math.max(...this.typing.keys()), names: [...this.typing.values()].flat() };
   }
 
   /** Stops hearing: the world keeps no listener that acts, no later document gets one, the binding goes. */
@@ -56,6 +102,7 @@ export class PersonWatch {
     this.session = undefined;
     this.heard = () => {};
     this.current = 'off';
+    this.wanted = 'off';
     if (!session) return;
     await this.install(session, 'off').catch(() => {});
     if (this.script) await session.send('Page.removeScriptToEvaluateOnNewDocument', { identifier: this.script }).catch(() => {});
@@ -68,17 +115,28 @@ export class PersonWatch {
     session.on('Runtime.bindingCalled', (event: Protocol.Runtime.BindingCalledEvent) => {
       if (event.name !== this.binding) return;
       const step = parseStep(event.payload);
-      if (step) this.heard(step);
+      if (step?.kind === 'history') this.historyAsked = true;
+      else if (step) this.heard(step);
     });
     session.on('Page.frameRequestedNavigation', (event: Protocol.Page.FrameRequestedNavigationEvent) => {
       if (event.frameId === this.mainFrame) this.pageNavigating = true;
     });
+    session.on('Page.frameStartedNavigating', (event: Protocol.Page.FrameStartedNavigatingEvent) => {
+      if (event.frameId !== this.mainFrame || event.navigationType === 'sameDocument' || event.navigationType === 'historySameDocument') return;
+      this.started = this.pageNavigating ? 'page' : event.navigationType === 'historyDifferentDocument' ? 'history' : 'browser';
+    });
     session.on('Page.frameNavigated', (event: Protocol.Page.FrameNavigatedEvent) => {
       if (event.frame.parentId !== undefined) return;
       this.mainFrame = event.frame.id;
-      const byPage = this.pageNavigating;
+      const cause: NavigationCause = this.started ?? (this.pageNavigating ? 'page' : 'browser');
+      const asked = this.historyAsked;
       this.pageNavigating = false;
-      if (!byPage && this.current === 'demonstrate') this.heard({ kind: 'goto', url: event.frame.url });
+      this.started = undefined;
+      this.historyAsked = false;
+      // A page restored from the back-forward cache was a history navigation too.
+      const history = cause === 'history' || event.type === 'BackForwardCacheRestore';
+      const persons = history ? asked : cause === 'browser';
+      if (persons && this.current === 'demonstrate') this.heard({ kind: 'goto', url: event.frame.url });
     });
     await session.send('Runtime.enable');
     await session.send('Page.enable');
@@ -89,20 +147,33 @@ export class PersonWatch {
     return session;
   }
 
-  /** The source for new documents, and run at once in the one there is: a world that has it already only takes the mode. */
-  private async install(session: CDPSession, mode: PersonWatchMode): Promise<void> {
+  /** Installs, one after another (a secret's window and a mode change may come at once): each replaces the one before. */
+  private queue: Promise<unknown> = Promise.resolve();
+  private install(session: CDPSession, mode: PersonWatchMode): Promise<void> {
+    const next = this.queue.then(() => this.installNow(session, mode));
+    this.queue = next.catch(() => {});
+    return next;
+  }
+
+  /** The source for new documents, and run at once in the one there is: a world that has it already only takes the mode and the window. */
+  private async installNow(session: CDPSession, mode: PersonWatchMode): Promise<void> {
     const before = this.script;
-    const { identifier } = await session.send('Page.addScriptToEvaluateOnNewDocument', { source: personWatchSource(this.binding, mode), worldName: this.world, runImmediately: true });
+    const { identifier } = await session.send('Page.addScriptToEvaluateOnNewDocument', { source: personWatchSource(this.binding, mode, this.secretWindow()), worldName: this.world, runImmediately: true });
     this.script = identifier;
     this.current = mode;
     if (before) await session.send('Page.removeScriptToEvaluateOnNewDocument', { identifier: before }).catch(() => {});
   }
 }
 
-/** What the page script sent, as a step (a malformed one is dropped: only clawd's world can call the binding). */
-function parseStep(payload: string): PersonStep | undefined {
+/** The person's own back or forward, heard in the page: the watch's signal that the history navigation next is theirs, never a step. */
+interface HistoryAsked {
+  kind: 'history';
+}
+
+/** What the page script sent, as a step or the signal (a malformed one is dropped: only clawd's world can call the binding). */
+function parseStep(payload: string): PersonStep | HistoryAsked | undefined {
   try {
-    const step = JSON.parse(payload) as PersonStep;
+    const step = JSON.parse(payload) as PersonStep | HistoryAsked;
     return step && typeof step === 'object' && typeof step.kind === 'string' ? step : undefined;
   } catch {
     return undefined;

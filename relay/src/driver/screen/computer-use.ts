@@ -4,6 +4,7 @@ import { sleep } from '../../runtime/operation.js';
 import type { ComputerStep, MouseButton, Point } from '../../vision/computer-steps.js';
 import { type ScreenScale, toPage, toScreen } from '../../vision/screen-scale.js';
 import type { DriverTab } from '../driver-tab.js';
+import { cursorMoved, cursorOf } from '../acts/pointer.js';
 
 /**
  * The one executor of computer-use steps (vision/computer-steps.ts: both
@@ -16,12 +17,8 @@ import type { DriverTab } from '../driver-tab.js';
 /** Intermediate moves of a drag between two points: pages that follow the pointer (canvases, drag-and-drop) see a path. */
 const DRAG_STEPS = 10;
 
-const cursors = new WeakMap<DriverTab, Point>();
-
-/** Where the mouse is on the tab, in CSS pixels of the layout viewport (the top-left corner before it first moves). */
-export function cursorOf(tab: DriverTab): Point {
-  return cursors.get(tab) ?? { x: 0, y: 0 };
-}
+/** Where the mouse is on the tab, in CSS pixels of the layout viewport: one place for the acts and these steps (acts/pointer.ts). */
+export { cursorOf };
 
 export interface StepsRun {
   /** How many steps ran. */
@@ -59,7 +56,7 @@ async function runStep(tab: DriverTab, step: ComputerStep, screen: ScreenScale, 
     if (!point) return;
     const to = toPage(screen, point);
     await page.mouse.move(to.x, to.y, { steps });
-    cursors.set(tab, to);
+    cursorMoved(tab, to);
     tab.markPointer('move', to);
   };
   switch (step.kind) {

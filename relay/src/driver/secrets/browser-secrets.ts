@@ -1,20 +1,31 @@
 /**
  * The secrets typed into one browser (spec §15), and the rule that keeps
- * them from the agent. A page may copy a value anywhere: into its title, its
- * URL, storage, a cookie's name, another tab of its origin, a transform no
- * redaction recognises. So the wall is not redaction but what a caller may
- * run and read: once a secret is typed into a browser, for the rest of its
- * life
- * - nothing of the caller's runs in its pages (no `evaluate`, no init
- *   script or network route that rewrites a page added; a secret is not
- *   typed while one of those, or a raw CDP client, is there);
- * - its storage is not read (items, state, cookies);
- * - no trace is recorded (a trace keeps the DOM whole), and no raw CDP
- *   client joins it;
+ * them from the agent: a caller's code and a lent secret never share a
+ * browser. A page may copy a value anywhere (its title, its URL, storage, a
+ * cookie's name, another tab of its origin, a transform no redaction
+ * recognises), and so may code of the caller's that runs beside it: a
+ * listener planted by an `evaluate` before the typing hears every keystroke
+ * after it. So the wall is not redaction but what a caller may run and read,
+ * both ways round:
+ * - a browser where code of the caller's ran (an `evaluate` in any tab, an
+ *   init script, a network route that fulfils requests, a raw CDP client)
+ *   takes no secret for the rest of its life (`callerCodeRan`, `unfitError`):
+ *   whatever it left behind could read what is typed;
+ * - once a secret is typed into a browser, for the rest of its life nothing
+ *   of the caller's runs in its pages (no `evaluate`, no init script or
+ *   network route that rewrites a page added, no raw CDP client joins), its
+ *   storage is not read (items, state, cookies), its console is not read
+ *   (a page may log what was typed, in any form), and no trace is recorded
+ *   (a trace keeps the DOM whole);
  * and, beside that wall, every answer read from the browser, whichever tab,
  * title, URL or name it comes from, shows `[secret NAME]` where a typed
  * value stood as typed, URL- or form-encoded, JSON-escaped or in base64
  * (for a site that echoes a value, e.g. a user name in its URL).
+ *
+ * Not caller code: what the server itself puts in (a vault's cookies and
+ * storage at a session's start, passkeys), the page's own scripts and tools
+ * (page tools are called, not written, by the caller), and acts (clicks,
+ * typing, a routine's steps).
  */
 
 import { ConflictError } from '../../errors.js';
@@ -29,6 +40,8 @@ interface Replacement {
 export class BrowserSecrets {
   /** By value: each typed value's forms, made once when it is typed (redaction runs on every answer). */
   private readonly typed = new Map<string, Replacement>();
+  /** What of the caller's ran in this browser, first of each kind: it takes no secret. */
+  private readonly callerCode: string[] = [];
 
   /** A secret has been typed into this browser: the rule above holds from then on. */
   get holding(): boolean {
@@ -44,6 +57,23 @@ export class BrowserSecrets {
   heldError(what: string): ConflictError {
     return new ConflictError(
       `A secret (${this.names.join(', ')}) was typed into this browser, so ${what} for the rest of its life: a script or a read could carry the secret out in any form. Work that needs it belongs in a browser no secret was typed into (a new task session)`,
+    );
+  }
+
+  /**
+   * Code of the caller's ran here (`what`: "evaluate", "an init script", …), or is about to: from now
+   * on no secret is typed into this browser. Said before the code runs, so that no typing slips in between.
+   */
+  callerCodeRan(what: string): void {
+    if (!this.callerCode.includes(what)) this.callerCode.push(what);
+  }
+
+  /** Why no secret may be typed here (code of the caller's ran in this browser), or undefined when one may. */
+  unfitError(): ConflictError | undefined {
+    if (!this.callerCode.length) return undefined;
+    return new ConflictError(
+      `Code of the caller's ran in this browser (${this.callerCode.join(', ')}), so no secret is typed into it for the rest of its life: what it left behind (a listener, a wrapped field) could read what is typed, in any form. Nothing was typed. Type secrets in a browser no code of the caller's ran in: open a fresh task session and type them there before any evaluate, init script, fulfilling route or raw CDP client`,
+      { next: 'open-session' },
     );
   }
 

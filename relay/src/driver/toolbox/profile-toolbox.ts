@@ -153,7 +153,11 @@ export class ProfileToolbox {
 
   async addRoute(request: z.output<typeof schemas.route>): Promise<RouteInfo> {
     // A fulfilled page is the caller's own page on the site: it could read what is typed there.
-    if (request.action === 'fulfill') this.refuseWhileHolding('a route that fulfils requests (it would put the caller\'s page on the site) is not added');
+    if (request.action === 'fulfill') {
+      this.refuseWhileHolding('a route that fulfils requests (it would put the caller\'s page on the site) is not added');
+      // And from now on the browser takes no secret: the caller's page may be on the site (browser-secrets.ts).
+      this.host.secrets.callerCodeRan('a route that fulfils requests');
+    }
     const { targetId, scope, ...route } = request;
     const file = route.bodyFile ? (await readUploads([route.bodyFile], this.host.policy().uploads))[0] : undefined;
     if (scope === 'profile') return this.routes.add(route, { scope, context: await this.host.context() }, file);
@@ -169,6 +173,7 @@ export class ProfileToolbox {
 
   async addInitScript(request: z.output<typeof schemas.initScript>): Promise<InitScriptInfo> {
     this.refuseWhileHolding('init scripts are not added');
+    this.host.secrets.callerCodeRan('an init script');
     if (request.scope === 'profile') return this.scripts.add(request.script, { scope: 'profile', context: await this.host.context() });
     const tab = await this.host.tab(request.targetId);
     return this.scripts.add(request.script, { scope: 'tab', tab, targetId: await tab.targetId() });
@@ -250,21 +255,6 @@ export class ProfileToolbox {
   browserGone(): void {
     this.routes.clear();
     this.scripts.clear();
-  }
-
-  /**
-   * What of the caller's could read a secret typed now: init scripts, and
-   * routes that fulfil (a page of the caller's on the site). Undefined when
-   * there is none (browser-secrets.ts).
-   */
-  callerCode(): string | undefined {
-    const scripts = this.scripts.list();
-    const fulfils = this.routes.list().filter((route) => route.action === 'fulfill');
-    const held = [
-      ...(scripts.length ? [`init scripts ${scripts.map((script) => script.id).join(', ')} are set (DELETE /init-scripts/<id>)`] : []),
-      ...(fulfils.length ? [`routes ${fulfils.map((route) => route.id).join(', ')} fulfil requests (DELETE /routes/<id>)`] : []),
-    ];
-    return held.length ? held.join(' and ') : undefined;
   }
 
   /** While the browser holds a typed secret, `what` is refused: a script or a read could carry it out in any form. */
