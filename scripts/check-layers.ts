@@ -1,7 +1,8 @@
 /**
  * The layer check (run by `npm run typecheck`): each folder of relay/src may
- * import only the folders listed for it below, type-only imports included,
- * and the extension only the shared protocol. An import that goes up a
+ * import only the folders listed for it below (type-only imports and modules
+ * loaded on first use, `import()`, included), and the extension only the
+ * shared protocol. An import that goes up a
  * layer fails the check with the file, the line and the rule. The table is
  * the one in docs/architecture.md ("The layers"); change both together.
  */
@@ -65,10 +66,12 @@ function unitOf(path: string): string | undefined {
 
 const IMPORT = /^\s*(?:import|export)\b[^'"]*?from\s+'(\.[^']+)'/gm;
 const PACKAGE_IMPORT = /^\s*(?:import|export)\b[^'"]*?from\s+'([^.'][^']*)'/gm;
+/** A module loaded on first use (`await import('./x.js')`) is as much a dependency as one imported at the top. */
+const DYNAMIC_IMPORT = /\bimport\(\s*'(\.[^']+)'\s*\)/g;
 
 function importsOf(file: string): Array<{ target: string; line: number }> {
   const text = readFileSync(file, 'utf8');
-  return [...text.matchAll(IMPORT)].map((match) => ({
+  return [...text.matchAll(IMPORT), ...text.matchAll(DYNAMIC_IMPORT)].map((match) => ({
     target: resolve(dirname(file), match[1].replace(/\.js$/, '.ts')),
     line: text.slice(0, match.index).split('\n').length,
   }));

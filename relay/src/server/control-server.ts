@@ -251,13 +251,13 @@ export async function startControlServer(options: ControlServerOptions): Promise
   // ---- for agents that look: labelled screenshots, computer use -------------------
 
   routes.json('POST /screenshot/labelled', ({ query, body, signal }) => service.vision.labelledScreenshot(query.profile, body, signal));
-  routes.json('POST /computer/openai', ({ query, body, signal }) => service.vision.computer(query.profile, 'openai', body, signal));
+  routes.json('POST /computer/openai', ({ query, body, signal }) => service.vision.computer(query.profile, 'openai', body, signal, { person: query.person === true }));
   // ---- the tools pages offer agents (WebMCP) ------------------------------------
 
   routes.json('GET /page-tools', ({ query: { profile, ...rest }, signal }) => service.pageTools.list(profile, rest, signal));
   routes.json('POST /page-tools/call', ({ query, body, signal }) => service.pageTools.call(query.profile, body, signal, { person: query.person === true }));
 
-  routes.json('POST /computer/anthropic', ({ query, body, signal }) => service.vision.computer(query.profile, 'anthropic', body, signal));
+  routes.json('POST /computer/anthropic', ({ query, body, signal }) => service.vision.computer(query.profile, 'anthropic', body, signal, { person: query.person === true }));
 
   // ---- the toolbox: emulation, network routes, init scripts, storage ------------
 

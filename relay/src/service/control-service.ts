@@ -345,7 +345,7 @@ export class ControlService {
    */
   viewInput(profile: string | undefined, input: z.output<typeof schemas.viewInput>, signal: AbortSignal | undefined, how: { by: AnsweredBy; actor: 'agent' | 'person' }) {
     return this.operation(profile, { kind: `view-${input.type}`, targetId: input.targetId, actor: how.actor }, signal, (driver) =>
-      driver.viewInput(input, how.by === 'agent' ? this.confirmations.pressGate(driver.profile.name, 'the live view') : undefined),
+      driver.viewInput(input, how.by === 'agent' ? this.confirmations.pressGate(driver.profile.name) : undefined),
     );
   }
 
