@@ -27,15 +27,16 @@ export const LAYERS: Record<string, string[]> = {
   driver: ['api', 'attach', 'bridge', 'config', 'egress', 'jail', 'profiles', 'runtime', 'snapshot', 'vision', 'replay'],
   vault: ['api'],
   routines: ['api', 'vault'],
+  notes: ['api', 'vault'],
   sessions: ['api', 'config', 'driver', 'egress', 'jail', 'profiles', 'vault'],
-  service: ['api', 'attach', 'driver', 'replay', 'routines', 'runtime', 'sessions', 'vault'],
+  service: ['api', 'attach', 'driver', 'notes', 'replay', 'routines', 'runtime', 'sessions', 'vault'],
   mcp: ['api', 'config'],
   browse: ['api', 'config', 'mcp', 'runtime'],
-  server: ['api', 'attach', 'bridge', 'browse', 'client', 'config', 'driver', 'mcp', 'routines', 'runtime', 'service'],
+  server: ['api', 'attach', 'bridge', 'browse', 'client', 'config', 'driver', 'mcp', 'notes', 'routines', 'runtime', 'service'],
   'native-host': ['config'],
   client: ['api', 'config'],
-  store: ['api', 'sessions', 'vault'],
-  cli: ['api', 'attach', 'client', 'config', 'driver', 'jail', 'mcp', 'native-host', 'profiles', 'routines', 'runtime', 'server', 'sessions', 'store', 'vault'],
+  store: ['api', 'notes', 'routines', 'sessions', 'vault'],
+  cli: ['api', 'attach', 'client', 'config', 'driver', 'jail', 'mcp', 'native-host', 'notes', 'profiles', 'routines', 'runtime', 'server', 'sessions', 'store', 'vault'],
 };
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), '..');

@@ -9,8 +9,8 @@ import { ConflictError, ForbiddenError, NotFoundError } from '../errors.js';
 import { type PersonStep, routineFromSteps, stepLine } from '../replay/person-steps.js';
 import { routineScript } from '../replay/routine-script.js';
 import { nameOfOwn, OPERATOR, ownerName, type RoutineCaller, routineOrigins, routineSummary, sameSpace, visibleTo } from '../routines/routine-owners.js';
+import type { ProfileManager } from '../driver/profile-manager.js';
 import { noRoutine, type RoutineStore } from '../routines/routine-store.js';
-import type { ControlService } from './control-service.js';
 
 /**
  * Demonstrations (spec §23): a person does a task once in a tab, with their
@@ -49,13 +49,14 @@ export class DemonstrationService {
   private readonly active = new Map<string, Active>();
 
   constructor(
-    private readonly control: ControlService,
+    /** The drivers whose tabs are watched. */
+    private readonly drivers: Pick<ProfileManager, 'driver'>,
     private readonly store: RoutineStore,
   ) {}
 
   /** `POST /demonstrations/start`: what the person does in the tab is heard from now on. */
   async start(profile: string | undefined, request: z.output<typeof teachSchemas.demonstrationStart>, caller: RoutineCaller = OPERATOR): Promise<Demonstration> {
-    const driver = this.control.manager.driver(profile);
+    const driver = this.drivers.driver(profile);
     const tab = await driver.tabFor(request.targetId);
     const targetId = await tab.targetId();
     const key = keyOf(driver.profile.name, targetId);
@@ -90,7 +91,7 @@ export class DemonstrationService {
   private async follow(active: Active, gone: DriverTab): Promise<void> {
     const going = () => this.active.get(keyOf(active.profile, active.targetId)) === active;
     if (!going()) return;
-    const driver = this.control.manager.driver(active.profile);
+    const driver = this.drivers.driver(active.profile);
     for (let waited = 0; waited < FOLLOW_MS && going(); waited += 250) {
       const again = await driver.tabFor(active.targetId).catch(() => undefined);
       if (again && again !== gone && !again.page.isClosed()) return this.watch(active, again).catch(() => {});
@@ -100,7 +101,7 @@ export class DemonstrationService {
 
   /** `GET /demonstrations`: those going on, a profile's (or one tab's); their steps name the page's elements, so the answer is fenced. */
   list(profile: string | undefined, targetId?: string): { demonstrations: Demonstration[]; fence: string } {
-    const name = this.control.manager.driver(profile).profile.name;
+    const name = this.drivers.driver(profile).profile.name;
     return withFence({ demonstrations: [...this.active.values()].filter((active) => active.profile === name && (!targetId || active.targetId.startsWith(targetId))).map(describe) });
   }
 
@@ -120,7 +121,7 @@ export class DemonstrationService {
     const active = this.find(profile, request.targetId);
     if (caller.by !== 'operator' && !sameSpace(active.startedBy, caller))
       throw new ConflictError(`The demonstration in tab ${active.targetId} was started by ${ownerName(active.startedBy, caller)}: it is theirs to stop`);
-    if (request.name && !request.discard) this.mayReplace(request.name, caller);
+    if (request.name && !request.discard) await this.mayReplace(request.name, caller);
     await this.stopWatching(active);
     if (request.discard) return { saved: false, notes: ['discarded: nothing was made'] };
     const name = request.name ?? draftName(active);
@@ -136,19 +137,20 @@ export class DemonstrationService {
     if (active.dropped) notes.unshift(`${active.dropped} steps past the first ${MAX_STEPS} were not kept`);
     if (active.withheld) notes.unshift(`${active.withheld} steps held a secret typed into this browser (in their element or address) and were left out`);
     if (request.name) {
-      this.mayReplace(name, caller);
-      this.store.save(routine);
+      await this.mayReplace(name, caller);
+      await this.store.save(routine);
     }
     const written = routineScript(routine);
     return withFence({ routine, saved: request.name !== undefined, script: written.script, notes: [...notes, ...written.notes] });
   }
 
   /** A save replaces only the caller's own routine: another's name is a 409 that says whose it is and a name to use. */
-  private mayReplace(name: string, caller: RoutineCaller): void {
-    const existing = this.store.find(name);
+  private async mayReplace(name: string, caller: RoutineCaller): Promise<void> {
+    const existing = await this.store.find(name);
     if (!existing || sameSpace(existing.owner, caller)) return;
     const visible = visibleTo(existing, caller);
-    const free = nameOfOwn(name, caller, (candidate) => this.store.find(candidate) !== undefined);
+    const names = new Set((await this.store.list()).map((routine) => routine.name));
+    const free = nameOfOwn(name, caller, (candidate) => names.has(candidate));
     const whose = `is ${visible ? ownerName(existing.owner, caller) : 'another'}'s`;
     const who = caller.by === 'operator' ? 'the operator' : "a task session's key";
     const way = caller.by === 'operator' && visible ? ` Delete it first (DELETE /routines/${name}) to replace it, or save` : ' Save';
@@ -162,36 +164,36 @@ export class DemonstrationService {
   // ---- routines ---------------------------------------------------------------
 
   /** The routines the caller may see: the token all; a session's key the operator's and its own space's. */
-  routines(caller: RoutineCaller = OPERATOR): { routines: RoutineSummary[]; fence: string } {
-    return withFence({ routines: this.store.list().filter((routine) => visibleTo(routine, caller)).map(routineSummary) });
+  async routines(caller: RoutineCaller = OPERATOR): Promise<{ routines: RoutineSummary[]; fence: string }> {
+    return withFence({ routines: (await this.store.list()).filter((routine) => visibleTo(routine, caller)).map(routineSummary) });
   }
 
   /** One routine, with where its steps go; another space's is not there for a key (a 404, as for a name none has). */
-  routine(name: string, caller: RoutineCaller = OPERATOR): RoutineAnswer {
-    const routine = this.visible(name, caller);
+  async routine(name: string, caller: RoutineCaller = OPERATOR): Promise<RoutineAnswer> {
+    const routine = await this.visible(name, caller);
     return withFence({ ...routine, origins: routineOrigins(routine) });
   }
 
-  deleteRoutine(name: string, caller: RoutineCaller = OPERATOR): { deleted: Routine; fence: string } {
-    const routine = this.visible(name, caller);
+  async deleteRoutine(name: string, caller: RoutineCaller = OPERATOR): Promise<{ deleted: Routine; fence: string }> {
+    const routine = await this.visible(name, caller);
     if (caller.by !== 'operator' && !sameSpace(routine.owner, caller)) throw new ForbiddenError(`Routine ${JSON.stringify(name)} is ${ownerName(routine.owner, caller)}'s: a task session's key deletes only its own`);
-    return withFence({ deleted: this.store.delete(name) });
+    return withFence({ deleted: await this.store.delete(name) });
   }
 
   /** A saved routine as a Playwright test, with its defaults (a secret from SECRET_<NAME> when it runs). */
-  script(name: string, caller: RoutineCaller = OPERATOR): { script: string; notes: string[]; fence: string } {
-    return withFence(routineScript(this.visible(name, caller)));
+  async script(name: string, caller: RoutineCaller = OPERATOR): Promise<{ script: string; notes: string[]; fence: string }> {
+    return withFence(routineScript(await this.visible(name, caller)));
   }
 
   /** The routine named, when the caller may see it; a 404 the same as for a name no routine has, when not. */
-  visible(name: string, caller: RoutineCaller): Routine {
-    const routine = this.store.find(name);
+  async visible(name: string, caller: RoutineCaller): Promise<Routine> {
+    const routine = await this.store.find(name);
     if (!routine || !visibleTo(routine, caller)) throw noRoutine(name);
     return routine;
   }
 
   private find(profile: string | undefined, targetId: string | undefined): Active {
-    const name = this.control.manager.driver(profile).profile.name;
+    const name = this.drivers.driver(profile).profile.name;
     const matches = [...this.active.values()].filter((active) => active.profile === name && (!targetId || active.targetId.startsWith(targetId)));
     if (matches.length === 1) return matches[0];
     if (!matches.length) throw new NotFoundError(`No demonstration is going on in ${targetId ? `tab ${JSON.stringify(targetId)} of ` : ''}profile ${name}: start one first (POST /demonstrations/start)`);
