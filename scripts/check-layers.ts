@@ -28,14 +28,15 @@ export const LAYERS: Record<string, string[]> = {
   vault: ['api'],
   routines: ['api', 'vault'],
   notes: ['api', 'vault'],
+  demonstrations: ['api', 'replay'],
   sessions: ['api', 'config', 'driver', 'egress', 'jail', 'profiles', 'vault'],
-  service: ['api', 'attach', 'driver', 'notes', 'replay', 'routines', 'runtime', 'sessions', 'vault'],
+  service: ['api', 'attach', 'demonstrations', 'driver', 'notes', 'replay', 'routines', 'runtime', 'sessions', 'vault'],
   mcp: ['api', 'config'],
   browse: ['api', 'config', 'mcp', 'runtime'],
-  server: ['api', 'attach', 'bridge', 'browse', 'client', 'config', 'driver', 'mcp', 'notes', 'routines', 'runtime', 'service'],
+  server: ['api', 'attach', 'bridge', 'browse', 'client', 'config', 'driver', 'mcp', 'routines', 'runtime', 'service'],
   'native-host': ['config'],
   client: ['api', 'config'],
-  store: ['api', 'notes', 'routines', 'sessions', 'vault'],
+  store: ['api', 'demonstrations', 'notes', 'replay', 'routines', 'sessions', 'vault'],
   cli: ['api', 'attach', 'client', 'config', 'driver', 'jail', 'mcp', 'native-host', 'notes', 'profiles', 'routines', 'runtime', 'server', 'sessions', 'store', 'vault'],
 };
 

@@ -22,9 +22,10 @@ import { freshHome } from './control-env.js';
  * another session of its tenant, and B keeps its owner's rules (another
  * tenant neither sees it nor saves over it); a note a person writes in A's
  * console reaches the agent of a session B serves, in its snapshot, and is
- * marked done through either; and a note on a Grid session A holds is
- * still there for its agent once A is killed and B has taken the session
- * over. The site says what it received; the store says where each is kept.
+ * marked done through either; and a note and the steps of a demonstration
+ * on a Grid session A holds are still there for its agent once A is killed
+ * and B has taken the session over (B says nobody hears the demonstration
+ * now, and its stop makes the routine of what A heard). The site says what it received; the store says where each is kept.
  */
 
 const CLI = fileURLToPath(new URL('../../bin/clawd-browser.js', import.meta.url));
@@ -216,7 +217,7 @@ describe('a fleet shares what people taught', () => {
     expect((await call(a, `/notes?profile=${served.profile}&targetId=${tab.targetId}`, other.key!)).status).toBe(403);
   }, 120_000);
 
-  it('a note on a Grid session A holds is there for its agent through B once A is killed and B has taken the session over', async () => {
+  it('a note and a demonstration on a Grid session A holds are there for its agent through B once A is killed and B has taken the session over', async () => {
     const [a, b] = servers;
     // A Grid session, opened (and so held) by A; B answers for it once A is gone.
     const opened = await api(a).openSession({ credential_mode: 'clean', tenant: 'takeover', place: 'grid' });
@@ -231,6 +232,18 @@ describe('a fleet shares what people taught', () => {
       body: JSON.stringify({ targetId: tab.targetId, text: 'The second plan is the one we pay for.' }),
     });
     expect(written.status).toBe(201);
+    // A demonstration in the session, heard by A: what it hears is written to the store as it hears it.
+    await agent.teach.startDemonstration({ targetId: tab.targetId });
+    const shown = await agent.snapshot({ targetId: tab.targetId });
+    await agent.act({ kind: 'type', ref: refOf(shown.text, /textbox "Full name"/), text: 'Ada Lovelace', targetId: tab.targetId });
+    await agent.act({ kind: 'click', ref: refOf(shown.text, /textbox "Email"/), targetId: tab.targetId });
+    await waitFor(
+      async () => {
+        const [row] = await postgres.query<{ demonstration: { steps: Array<{ kind: string }> } }>('SELECT demonstration FROM clawd_demonstrations WHERE profile = $1', [opened.profile]);
+        return row?.demonstration.steps.some((step) => step.kind === 'type') ?? false;
+      },
+      { message: 'the demonstration heard by A was not kept in the store' },
+    );
 
     killGroup(a);
     await waitFor(async () => (await fetch(`http://127.0.0.1:${b.control}/tabs`, { headers: { authorization: `Bearer ${opened.key}` } })).ok, {
@@ -241,7 +254,21 @@ describe('a fleet shares what people taught', () => {
     // B drives the same tab now, and the agent's next snapshot through B carries the person's note.
     const snapshot = (await agent.snapshot({ targetId: tab.targetId })) as { notes?: string };
     expect(snapshot.notes).toContain('The second plan is the one we pay for.');
+    // The demonstration A heard: B says it is heard no more, and its stop makes the routine of the steps A kept.
+    const { demonstrations } = await agent.teach.demonstrations({ targetId: tab.targetId });
+    expect(demonstrations).toHaveLength(1);
+    expect(demonstrations[0].steps).toContain('type into textbox "Full name"');
+    expect(demonstrations[0].unheard).toMatch(/^Server \S+, which heard it, was lost: nothing you do in the tab is heard now/);
+    // Starting again in the tab does not write over what A heard.
+    const again = await call(b, `/demonstrations/start`, opened.key!, { method: 'POST', body: { targetId: tab.targetId } });
+    expect(again.status).toBe(409);
+    expect(again.body.error.message).toMatch(/heard by a server that was lost/);
+    const made = await agent.teach.stopDemonstration({ targetId: tab.targetId, name: 'kept-from-a' });
+    expect(made.saved).toBe(true);
+    expect(made.routine!.parameters.map((param) => param.name)).toContain('full_name');
+    expect(await postgres.query('SELECT 1 FROM clawd_demonstrations')).toEqual([]);
+    expect((await agent.teach.demonstrations()).demonstrations).toEqual([]);
     // And what A's people taught is still there without A.
-    expect((await api(b).teach.routines()).routines.map((routine) => routine.name)).toEqual(['fleet-sign-up-globex']);
+    expect((await api(b).teach.routines()).routines.map((routine) => routine.name)).toEqual(['fleet-sign-up-globex', 'kept-from-a']);
   }, 120_000);
 });

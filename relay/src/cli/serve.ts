@@ -155,6 +155,7 @@ async function startServerOn(options: Parameters<typeof startServer>[0]): Promis
       teaching: {
         routines: fleetStore?.routines ?? new FileRoutineStore(join(options.home, 'routines')),
         notes: fleetStore?.notes ?? new FileNoteStore(join(options.home, 'notes.json')),
+        ...(fleetStore ? { demonstrations: fleetStore.demonstrations } : {}),
       },
       actionLog: new ActionLog(join(options.home, 'logs')),
       credentials,

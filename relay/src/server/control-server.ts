@@ -34,8 +34,7 @@ import { ControlService } from '../service/control-service.js';
 import { RouteBinder } from './route-binder.js';
 import { type Credentials, CredentialService } from '../service/credential-service.js';
 import { bindBrowseRoutes } from './browse-routes.js';
-import type { NoteStore } from '../notes/note-store.js';
-import type { RoutineStore } from '../routines/routine-store.js';
+import type { TeachingStores } from '../service/teaching.js';
 import { bindTeachRoutes } from './teach-routes.js';
 import { extensionTeaching } from './extension-teaching.js';
 import type { TeachingHandler } from './relay-server.js';
@@ -69,7 +68,7 @@ export interface ControlServerOptions {
   /** $CLAWD_HOME/recordings: HAR exports and traces (service/recording-service.ts). */
   recordingsDir: string;
   /** Where what people taught is kept: routines (routines/routine-store.ts) and notes (notes/note-store.ts), the home's files or the fleet's store. */
-  teaching: { routines: RoutineStore; notes: NoteStore };
+  teaching: TeachingStores;
   /** CDP clients connected to the relay now (GET /metrics). */
   cdpClients?: () => number;
   /** With a store: sessions other servers of the fleet hold are carried there (fleet-carrier.ts). */

@@ -1,10 +1,12 @@
 import type { TeachApi } from '../api/teach-api.js';
 import { schemas } from '../api/schemas.js';
 import { OPERATOR, type RoutineCaller } from '../routines/routine-owners.js';
+import type { DemonstrationLedger } from '../demonstrations/demonstration-ledger.js';
 import type { NoteStore } from '../notes/note-store.js';
 import type { RoutineStore } from '../routines/routine-store.js';
 import { type ControlService, validated } from './control-service.js';
 import { DemonstrationService } from './demonstration-service.js';
+import { KeptDemonstrations } from './kept-demonstrations.js';
 import { NotesService } from './notes-service.js';
 import { RoutineService } from './routine-service.js';
 
@@ -18,6 +20,13 @@ import { RoutineService } from './routine-service.js';
  * made as its caller: the operator, or a task session's key (whose
  * routines it sees and saves: routines/routine-owners.ts).
  */
+/** Where what people taught is kept: routines and notes (the home's files, or the fleet's store), and in a fleet what task sessions' demonstrations heard so far. */
+export interface TeachingStores {
+  routines: RoutineStore;
+  notes: NoteStore;
+  demonstrations?: DemonstrationLedger;
+}
+
 export class Teaching {
   readonly demonstrations: DemonstrationService;
   readonly routines: RoutineService;
@@ -25,9 +34,9 @@ export class Teaching {
 
   constructor(
     private readonly control: ControlService,
-    stores: { routines: RoutineStore; notes: NoteStore },
+    stores: TeachingStores,
   ) {
-    this.demonstrations = new DemonstrationService(control.manager, stores.routines);
+    this.demonstrations = new DemonstrationService(control.manager, stores.routines, new KeptDemonstrations(stores.demonstrations));
     this.routines = new RoutineService(control, this.demonstrations);
     this.notes = new NotesService(control.manager, stores.notes);
   }

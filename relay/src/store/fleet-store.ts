@@ -1,5 +1,6 @@
 import type { Logger } from '../log.js';
 import { PostgresAudit } from './postgres-audit.js';
+import { PostgresDemonstrations } from './postgres-demonstrations.js';
 import { PostgresNotes } from './postgres-notes.js';
 import { PostgresRevocations } from './postgres-revocations.js';
 import { PostgresRoutines } from './postgres-routines.js';
@@ -13,8 +14,8 @@ import { PostgresStore, type StoreSettings } from './postgres-store.js';
  * the schema brought up to date, then what lives there: the audit, grants'
  * revocations, the vault's and secrets' sealed entries, the session
  * registry with the servers' leases, and what people taught (routines and
- * notes). Profiles, recordings, logs and demonstrations going on stay each
- * server's own.
+ * notes, and what task sessions' demonstrations heard so far). Profiles,
+ * recordings and logs stay each server's own.
  */
 export interface FleetStore {
   store: PostgresStore;
@@ -25,6 +26,7 @@ export interface FleetStore {
   sessions: PostgresSessions;
   routines: PostgresRoutines;
   notes: PostgresNotes;
+  demonstrations: PostgresDemonstrations;
   close(): Promise<void>;
 }
 
@@ -45,6 +47,7 @@ export async function openFleetStore(settings: StoreSettings, log: Logger, lease
       sessions: new PostgresSessions(store, leaseSeconds),
       routines: new PostgresRoutines(store),
       notes: new PostgresNotes(store),
+      demonstrations: new PostgresDemonstrations(store),
       async close() {
         await audit.close();
         await store.close();

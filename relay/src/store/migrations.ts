@@ -150,4 +150,19 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX clawd_notes_by_tab ON clawd_notes (profile, target_id, id);
     `,
   },
+  {
+    version: 8,
+    name: 'demonstrations going on',
+    sql: `
+      -- What the server hearing a task session's demonstration heard so far: the fleet's, should that server be lost.
+      CREATE TABLE clawd_demonstrations (
+        profile text NOT NULL,
+        target_id text NOT NULL,
+        server text NOT NULL,
+        demonstration jsonb NOT NULL,
+        kept_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (profile, target_id)
+      );
+    `,
+  },
 ];
