@@ -29,15 +29,17 @@ export const LAYERS: Record<string, string[]> = {
   driver: ['api', 'attach', 'bridge', 'config', 'egress', 'jail', 'page-runtime', 'profiles', 'runtime', 'snapshot', 'vision', 'replay'],
   vault: ['api'],
   routines: ['api', 'vault'],
+  notes: ['api', 'vault'],
+  demonstrations: ['api', 'replay'],
   sessions: ['api', 'config', 'driver', 'egress', 'jail', 'profiles', 'vault'],
-  service: ['api', 'attach', 'driver', 'replay', 'routines', 'runtime', 'sessions', 'vault'],
+  service: ['api', 'attach', 'demonstrations', 'driver', 'notes', 'replay', 'routines', 'runtime', 'sessions', 'vault'],
   mcp: ['api', 'config'],
   browse: ['api', 'config', 'mcp', 'runtime'],
   server: ['api', 'attach', 'bridge', 'browse', 'client', 'config', 'driver', 'mcp', 'routines', 'runtime', 'service'],
   'native-host': ['config'],
   client: ['api', 'config'],
-  store: ['api', 'sessions', 'vault'],
-  cli: ['api', 'attach', 'client', 'config', 'driver', 'jail', 'mcp', 'native-host', 'profiles', 'routines', 'runtime', 'server', 'sessions', 'store', 'vault'],
+  store: ['api', 'demonstrations', 'notes', 'replay', 'routines', 'sessions', 'vault'],
+  cli: ['api', 'attach', 'client', 'config', 'driver', 'jail', 'mcp', 'native-host', 'notes', 'profiles', 'routines', 'runtime', 'server', 'sessions', 'store', 'vault'],
 };
 
 /**
