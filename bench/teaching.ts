@@ -97,8 +97,8 @@ export async function measureRoutineRuns(): Promise<RunFigure> {
         { kind: 'click', element: { by: 'role', role: 'button', name: 'Create account', exact: true }, what: 'button "Create account"' },
       ],
     };
-    const { RoutineStore } = await import('../relay/src/routines/routine-store.js');
-    new RoutineStore(`${env.home}/routines`).save(routine);
+    const { FileRoutineStore } = await import('../relay/src/routines/routine-files.js');
+    await new FileRoutineStore(`${env.home}/routines`).save(routine);
     const client = env.client('clawd');
     const { targetId } = await client.openTab('about:blank');
     const routineTimes: number[] = [];

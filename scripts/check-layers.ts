@@ -1,7 +1,8 @@
 /**
  * The layer check (run by `npm run typecheck`): each folder of relay/src may
- * import only the folders listed for it below, type-only imports included,
- * and the extension only the shared protocol. An import that goes up a
+ * import only the folders listed for it below (type-only imports and modules
+ * loaded on first use, `import()`, included), and the extension only the
+ * shared protocol. An import that goes up a
  * layer fails the check with the file, the line and the rule. The table is
  * the one in docs/architecture.md ("The layers"); change both together.
  */
@@ -28,15 +29,17 @@ export const LAYERS: Record<string, string[]> = {
   driver: ['api', 'attach', 'bridge', 'config', 'egress', 'jail', 'page-runtime', 'profiles', 'runtime', 'snapshot', 'vision', 'replay'],
   vault: ['api'],
   routines: ['api', 'vault'],
+  notes: ['api', 'vault'],
+  demonstrations: ['api', 'replay'],
   sessions: ['api', 'config', 'driver', 'egress', 'jail', 'profiles', 'vault'],
-  service: ['api', 'attach', 'driver', 'replay', 'routines', 'runtime', 'sessions', 'vault'],
+  service: ['api', 'attach', 'demonstrations', 'driver', 'notes', 'replay', 'routines', 'runtime', 'sessions', 'vault'],
   mcp: ['api', 'config'],
   browse: ['api', 'config', 'mcp', 'runtime'],
   server: ['api', 'attach', 'bridge', 'browse', 'client', 'config', 'driver', 'mcp', 'routines', 'runtime', 'service'],
   'native-host': ['config'],
   client: ['api', 'config'],
-  store: ['api', 'sessions', 'vault'],
-  cli: ['api', 'attach', 'client', 'config', 'driver', 'jail', 'mcp', 'native-host', 'profiles', 'routines', 'runtime', 'server', 'sessions', 'store', 'vault'],
+  store: ['api', 'demonstrations', 'notes', 'replay', 'routines', 'sessions', 'vault'],
+  cli: ['api', 'attach', 'client', 'config', 'driver', 'jail', 'mcp', 'native-host', 'notes', 'profiles', 'routines', 'runtime', 'server', 'sessions', 'store', 'vault'],
 };
 
 /**
@@ -65,10 +68,12 @@ function unitOf(path: string): string | undefined {
 
 const IMPORT = /^\s*(?:import|export)\b[^'"]*?from\s+'(\.[^']+)'/gm;
 const PACKAGE_IMPORT = /^\s*(?:import|export)\b[^'"]*?from\s+'([^.'][^']*)'/gm;
+/** A module loaded on first use (`await import('./x.js')`) is as much a dependency as one imported at the top. */
+const DYNAMIC_IMPORT = /\bimport\(\s*'(\.[^']+)'\s*\)/g;
 
 function importsOf(file: string): Array<{ target: string; line: number }> {
   const text = readFileSync(file, 'utf8');
-  return [...text.matchAll(IMPORT)].map((match) => ({
+  return [...text.matchAll(IMPORT), ...text.matchAll(DYNAMIC_IMPORT)].map((match) => ({
     target: resolve(dirname(file), match[1].replace(/\.js$/, '.ts')),
     line: text.slice(0, match.index).split('\n').length,
   }));

@@ -138,10 +138,11 @@ describe('a checkout\'s Pay button, clicked by ref', () => {
     // A click at the button's point is the same click.
     const box = await (await env.server.manager.driver(`session-${id}`).page(targetId)).locator('button', { hasText: 'Pay' }).boundingBox();
     expect(await rejection(agent.clickAt(box!.x + box!.width / 2, box!.y + box!.height / 2, { targetId }))).toBeInstanceOf(ConflictError);
-    // So is a computer-use click there: a batch cannot wait for a person, and says how to ask one.
+    // So is a computer-use click there, with nobody to ask.
     // (No display given: the model's screen is the viewport, so its pixels are the page's.)
     const computer = await rejection(agent.vision.computerAnthropic({ targetId, actions: [{ action: 'left_click', coordinate: [Math.round(box!.x + box!.width / 2), Math.round(box!.y + box!.height / 2)] }] } as never));
-    expect(computer.message).toMatch(/confirm rule payments.*a computer-use batch cannot wait for a person: do it with POST \/act/);
+    expect(computer).toBeInstanceOf(ConflictError);
+    expect(computer.message).toMatch(/confirm rule payments.*no person can be asked here/);
     expect(received).toEqual([]);
     await env.client('clawd').closeSession(id);
   });
@@ -165,6 +166,38 @@ describe('a checkout\'s Pay button, clicked by ref', () => {
     expect(received).toEqual(['/pay holder=Ada']);
     const { entries } = await env.client('clawd').audit({ session: id });
     expect(entries.map((entry) => entry.event)).toEqual(expect.arrayContaining(['confirm-ask', 'confirm-yes', 'handoff-open', 'handoff-end']));
+    await env.client('clawd').closeSession(id);
+  });
+
+  it('a computer-use batch pauses at an Enter on the Pay button for the person, and the rest of it runs on their yes', async () => {
+    const { id, agent } = await sessionAgent();
+    const { targetId } = await atCheckout(agent);
+    const page = await env.server.manager.driver(`session-${id}`).page(targetId);
+    const field = await page.locator('input[name=holder]').boundingBox();
+    let asked!: (confirmation: Confirmation) => void;
+    const waiting = new Promise<Confirmation>((resolve) => (asked = resolve));
+    // The name typed, Tab to the Pay button, Enter on it (the press the rule names), then one more key after.
+    const actions = [
+      { action: 'left_click', coordinate: [Math.round(field!.x + 5), Math.round(field!.y + field!.height / 2)] },
+      { action: 'key', text: 'ctrl+a' },
+      { action: 'type', text: 'Grace' },
+      { action: 'key', text: 'Tab' },
+      { action: 'key', text: 'Return' },
+      { action: 'key', text: 'End' },
+    ];
+    const batch = agent.vision.computerAnthropic({ targetId, actions } as never, { person: true, onConfirmation: asked });
+    const confirmation = await waiting;
+    expect(confirmation).toMatchObject({ rule: 'payments', act: 'press Enter on button "Pay €42"', state: 'waiting', askedIn: ['console'] });
+    // What came before the press ran; the press has not: nothing is sent, the field holds the typed name.
+    expect(await page.locator('input[name=holder]').inputValue()).toBe('Grace');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Pay €42');
+    expect(received).toEqual([]);
+    await answer(confirmation.id, 'yes');
+    const done = await batch;
+    expect(done).toMatchObject({ performed: actions.length, url: `${site.url}/pay`, title: 'Paid', confirmed: { rule: 'payments', by: 'person', handoff: confirmation.id } });
+    expect(received).toEqual(['/pay holder=Grace']);
+    const { entries } = await env.client('clawd').audit({ session: id });
+    expect(entries.map((entry) => entry.event)).toEqual(expect.arrayContaining(['confirm-ask', 'confirm-yes']));
     await env.client('clawd').closeSession(id);
   });
 

@@ -113,8 +113,9 @@ describe('a new user, from the npm package', () => {
   });
 
   it('types URLs as in an address bar, and a wrong one is said in plain words', async () => {
-    expect(await cli(['open', `localhost:${site.port}`])).toMatch(new RegExp(`^\\S+  Local app  http://localhost:${site.port}/$`));
-    expect(await cli(['navigate', `127.0.0.1:${site.port}/two`])).toMatch(new RegExp(`^\\S+  two  http://127\\.0\\.0\\.1:${site.port}/two$`));
+    // The tab's id (clawd's) first; its title and URL are the page's words, inside the answer's fence.
+    expect(await cli(['open', `localhost:${site.port}`])).toMatch(new RegExp(`^[0-9A-F]+\n<page (\\d+)>\nLocal app  http://localhost:${site.port}/\n</page \\1>$`));
+    expect(await cli(['navigate', `127.0.0.1:${site.port}/two`])).toMatch(new RegExp(`^[0-9A-F]+\n<page (\\d+)>\ntwo  http://127\\.0\\.0\\.1:${site.port}/two\n</page \\1>$`));
     expect(await cliFailure(['open', 'not a url'])).toEqual({
       code: 1,
       stderr: 'clawd-browser: url: "not a url" is not a web address: give one like https://example.com, example.com or localhost:3000',
@@ -130,7 +131,7 @@ describe('a new user, from the npm package', () => {
     for (const url of [`http://127.0.0.1:${closedPort}/`, `https://127.0.0.1:${closedPort}/`])
       expect((await cliFailure(['navigate', url])).stderr).toBe(`clawd-browser: Navigating to ${url} failed: 127.0.0.1:${closedPort} refused the connection: nothing listens there (ECONNREFUSED)`);
 
-    const tab = (await cli(['open', `${site.url}/start`])).split(' ')[0];
+    const tab = (await cli(['open', `${site.url}/start`])).split('\n')[0];
     const outline = await cli(['snapshot', '-i', '--target', tab]);
     const clicked = await cli(['click', refOf(outline, 'link "Leave"'), '--target', tab]);
     expect(clicked).toContain('- navigation to http://pixel.invalid/ failed: pixel.invalid does not resolve: the name is unknown, or this machine has no network or DNS');
@@ -163,7 +164,7 @@ describe('a new user, from the npm package', () => {
 
     const local = await cli(['--json', 'session-open', '--ttl', '5m', '--allow-private', '127.0.0.1']).then((out) => JSON.parse(out) as { id: string; profile: string; key: string; allowPrivate: string[] });
     expect(local.allowPrivate).toEqual(['127.0.0.1']);
-    expect(await cli(['--profile', local.profile, 'open', `127.0.0.1:${site.port}`])).toMatch(/  Local app  /);
+    expect(await cli(['--profile', local.profile, 'open', `127.0.0.1:${site.port}`])).toMatch(/^Local app  /m);
     // Only that one: the first session is still held to public addresses.
     expect((await cliFailure(['--profile', first.profile, 'open', `127.0.0.1:${site.port}`])).stderr).toMatch(/Navigation refused: urlPolicy public-only/);
 

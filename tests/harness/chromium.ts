@@ -245,11 +245,11 @@ async function pageOfTab(cdp: PipeCdp, tabTargetId: string): Promise<string | un
   };
   cdp.on('Target.attachedToTarget', onAttached);
   try {
-    await cdp.send(
-      'Target.setAutoAttach',
-      { autoAttach: true, waitForDebuggerOnStart: false, flatten: true },
-      tabSession,
-    );
+    try {
+      await cdp.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: true }, tabSession);
+    } catch {
+      return undefined; // The tab closed after the attach (its session is gone): it hosts nothing.
+    }
     return children.find((child) => child.targetInfo.type === 'page')?.targetInfo.targetId;
   } finally {
     cdp.off('Target.attachedToTarget', onAttached);

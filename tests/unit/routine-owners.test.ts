@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Routine, RoutineOwner } from '../../relay/src/api/teach-schemas.js';
 import { nameOfOwn, OPERATOR, ownerName, routineOrigins, sameSpace, visibleTo } from '../../relay/src/routines/routine-owners.js';
-import { RoutineStore } from '../../relay/src/routines/routine-store.js';
+import { FileRoutineStore } from '../../relay/src/routines/routine-files.js';
 
 /** Whose a routine is, and what each credential may do with it: the pure rules, and a file from before owners. */
 
@@ -64,18 +64,18 @@ describe("a routine's owner", () => {
     expect(routineOrigins(routine(OPERATOR))).toEqual(['https://bank.example', 'https://auth.bank.example:8443']);
   });
 
-  it("reads a file saved before owners as the operator's, and keeps an owner it saved", () => {
+  it("reads a file saved before owners as the operator's, and keeps an owner it saved", async () => {
     dir = mkdtempSync(join(tmpdir(), 'clawd-routines-'));
     const { owner: _none, ...old } = routine(OPERATOR, { name: 'old-one' });
     writeFileSync(join(dir, 'old-one.json'), JSON.stringify(old));
-    const store = new RoutineStore(dir);
-    expect(store.get('old-one').owner).toEqual({ by: 'operator' });
-    store.save(routine(acme1, { name: 'new-one' }));
+    const store = new FileRoutineStore(dir);
+    expect((await store.find('old-one'))?.owner).toEqual({ by: 'operator' });
+    await store.save(routine(acme1, { name: 'new-one' }));
     expect(JSON.parse(readFileSync(join(dir, 'new-one.json'), 'utf8')).owner).toEqual(acme1);
-    expect(store.list().map((listed) => [listed.name, listed.owner.by])).toEqual([
+    expect((await store.list()).map((listed) => [listed.name, listed.owner.by])).toEqual([
       ['new-one', 'session'],
       ['old-one', 'operator'],
     ]);
-    expect(store.find('none-such')).toBeUndefined();
+    expect(await store.find('none-such')).toBeUndefined();
   });
 });

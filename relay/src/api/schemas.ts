@@ -184,6 +184,7 @@ export const schemas = {
   }).refine((profile) => !(profile.jail && profile.cdpUrl), { message: 'a remote profile (cdpUrl) runs elsewhere and cannot be jailed here', path: ['jail'] }),
   profileQuery: z.object({ profile: z.string().optional() }),
   pageToolCallQuery: z.object({ profile: z.string().optional(), person: PersonFlag }),
+  computerQuery: z.object({ profile: z.string().optional(), person: PersonFlag }),
   actQuery: z.object({
     profile: z.string().optional(),
     diff: z.coerce.number().int().positive().max(200_000).optional(),

@@ -127,6 +127,7 @@ export const DemonstrationSchema = z.object({
   url: z.string(),
   steps: z.array(z.string()).describe('Each step heard so far, as a person reads it'),
   startedBy: RoutineOwnerSchema.optional().describe('Who started it: only they (or the operator) stop it'),
+  unheard: z.string().optional().describe("Set when no server hears it now (in a fleet, the server that heard it was lost): its steps are kept, and a stop makes them a routine"),
   fence: FenceSchema.optional(),
 });
 export type Demonstration = z.infer<typeof DemonstrationSchema>;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FenceSchema } from './fence-schema.js';
+import { ActionResultSchema } from './responses.js';
 
 /** What the vision routes answer (spec §16): a labelled screenshot, and a computer-use batch's outcome. */
 
@@ -54,6 +55,10 @@ export const ComputerResultSchema = z.object({
       events: z.array(z.string()).describe('Dialogs, downloads, refusals and tabs the batch opened'),
     })
     .optional(),
+  confirmation: ActionResultSchema.shape.confirmation.describe(
+    "The batch stopped at a press a confirm rule names (a click, a button, Enter or Space on what has focus): `performed` actions ran, the rest wait for a person's yes, and run, that press first, when they say it (GET /handoff/{id}?wait=60 then carries the batch's answer)",
+  ),
+  confirmed: ActionResultSchema.shape.confirmed,
   fence: FenceSchema.optional(),
 });
 export type ComputerResult = z.infer<typeof ComputerResultSchema>;

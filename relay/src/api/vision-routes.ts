@@ -20,7 +20,7 @@ export const VISION_ROUTES = {
   'POST /computer/openai': {
     summary: 'Run a batch of OpenAI computer-use actions in the screenshot\'s pixels; answers with a fresh screenshot',
     tag,
-    query: profileOnly,
+    query: schemas.computerQuery,
     body: schemas.computerOpenai,
     answer: ComputerResultSchema,
     errors: [403, ...BROWSER_ERRORS],
@@ -28,7 +28,7 @@ export const VISION_ROUTES = {
   'POST /computer/anthropic': {
     summary: 'Run a batch of Anthropic computer tool actions in the screenshot\'s pixels; answers with a fresh screenshot',
     tag,
-    query: profileOnly,
+    query: schemas.computerQuery,
     body: schemas.computerAnthropic,
     answer: ComputerResultSchema,
     errors: [403, ...BROWSER_ERRORS],

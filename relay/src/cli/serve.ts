@@ -8,6 +8,8 @@ import { reapSessions } from '../sessions/session-reaper.js';
 import { TaskSessions } from '../sessions/task-sessions.js';
 import { AuditLog, type AuditTrail } from '../vault/audit-log.js';
 import { type FleetStore, openFleetStore } from '../store/fleet-store.js';
+import { FileNoteStore } from '../notes/note-file.js';
+import { FileRoutineStore } from '../routines/routine-files.js';
 import { FleetSessions } from '../sessions/fleet-sessions.js';
 import { FleetCarrier } from '../server/fleet-carrier.js';
 import { CookieVault, FileVaultRows } from '../vault/cookie-vault.js';
@@ -149,7 +151,12 @@ async function startServerOn(options: Parameters<typeof startServer>[0]): Promis
       logger: options.logger,
       exportDir: join(options.home, 'exports'),
       recordingsDir: join(options.home, 'recordings'),
-      routinesDir: join(options.home, 'routines'),
+      // What people taught: the fleet's, shared by every server, or this home's (routines/routine-store.ts, notes/note-store.ts).
+      teaching: {
+        routines: fleetStore?.routines ?? new FileRoutineStore(join(options.home, 'routines')),
+        notes: fleetStore?.notes ?? new FileNoteStore(join(options.home, 'notes.json')),
+        ...(fleetStore ? { demonstrations: fleetStore.demonstrations } : {}),
+      },
       actionLog: new ActionLog(join(options.home, 'logs')),
       credentials,
       cdpClients: () => relay.cdpClients(),

@@ -16,7 +16,10 @@ import { ConflictError } from '../errors.js';
  *
  * Held for the length of an act or a screenshot, and a moment after (the
  * next call of an agent usually follows at once), on a CDP session of its
- * own: the live view's screencast (film/screencast.ts) is not touched.
+ * own. A tab has one screencast where its sessions share one debugger
+ * attachment (a tab shared through the extension: a second start is "already
+ * active"), so the live view (film/screencast.ts) comes first: while it runs,
+ * it is what keeps the tab painting, and it stops a painting it finds.
  */
 
 /** How long the tab keeps painting after the last call that needed it, for the agent's next one. */
@@ -31,6 +34,23 @@ interface Painting {
 }
 
 const paintings = new WeakMap<Page, Painting>();
+/** Tabs a live view's screencast is painting. */
+const inLiveView = new WeakSet<Page>();
+
+/** A live view starts on the tab: its screencast paints it from now on, in place of the painting's. */
+export async function liveViewStarts(page: Page): Promise<void> {
+  inLiveView.add(page);
+  const painting = paintings.get(page);
+  if (!painting) return;
+  const session = painting.session;
+  painting.session = Promise.resolve(undefined);
+  await stopOn(await session);
+}
+
+/** The tab's live view ended: a call that needs painting starts its own again. */
+export function liveViewStops(page: Page): void {
+  inLiveView.delete(page);
+}
 
 /** Runs `work` with the tab painted as if it were in front; a tab whose screencast cannot start is left as it is. */
 export async function whilePainted<T>(page: Page, work: () => Promise<T>): Promise<T> {
@@ -52,7 +72,7 @@ function hold(page: Page): Painting {
     known.stopTimer = undefined;
     return known;
   }
-  const painting: Painting = { holders: 1, session: start(page) };
+  const painting: Painting = { holders: 1, session: inLiveView.has(page) ? Promise.resolve(undefined) : start(page) };
   paintings.set(page, painting);
   return painting;
 }
@@ -62,9 +82,16 @@ function release(page: Page, painting: Painting): void {
   painting.stopTimer = setTimeout(() => {
     if (painting.holders > 0 || paintings.get(page) !== painting) return;
     paintings.delete(page);
-    void painting.session.then((session) => session?.detach().catch(() => {}));
+    void painting.session.then(stopOn);
   }, LINGER_MS);
   painting.stopTimer.unref?.();
+}
+
+/** Stopped before the session goes: where sessions share one attachment, the screencast would outlive it. */
+async function stopOn(session: CDPSession | undefined): Promise<void> {
+  if (!session) return;
+  await session.send('Page.stopScreencast').catch(() => {});
+  await session.detach().catch(() => {});
 }
 
 async function start(page: Page): Promise<CDPSession | undefined> {

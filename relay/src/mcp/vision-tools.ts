@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ComputerResult } from '../api/vision-responses.js';
 import { ANTHROPIC_ACTIONS } from '../api/vision-schemas.js';
 import { fenced } from '../api/page-content.js';
-import { defineTool, Profile, TargetId, type Tool, type ToolResult, withProfile } from './tools.js';
+import { defineTool, Profile, TargetId, type Tool, type ToolResult, waitingForYes, withProfile } from './tools.js';
 import { labelLine } from './vision-lines.js';
 
 /**
@@ -27,6 +27,7 @@ export function batchOutcome(result: ComputerResult): string[] {
   const lines = [`${result.performed} done; cursor at ${result.cursor.x},${result.cursor.y}; screen ${result.screenshot?.width ?? result.display.width}×${result.screenshot?.height ?? result.display.height}`];
   // Where the page went and what it said are its words: fenced.
   const page: string[] = [];
+  if (result.confirmed) lines.push(result.confirmed.by === 'person' ? `A person said yes (rule ${result.confirmed.rule}).` : `Pre-approved for this session (rule ${result.confirmed.rule}).`);
   if (result.url === undefined) lines.push('The tab closed.');
   else if (result.changes?.navigated) {
     lines.push('Navigated:');
@@ -72,8 +73,12 @@ export const VISION_TOOLS: Tool[] = [
       ),
     }),
     readOnly: false,
-    run: async (api, { profile, targetId, display, actions }) => {
-      const result = await withProfile(api, { profile }).vision.computerAnthropic({ targetId, display, actions: actions as never, type: 'jpeg', quality: 80, changes: true });
+    run: async (api, { profile, targetId, display, actions }, session, call) => {
+      // A press a confirm rule names pauses the batch for a person's yes: the progress says where they are asked.
+      const result = await withProfile(api, { profile }).vision.computerAnthropic(
+        { targetId, display, actions: actions as never, type: 'jpeg', quality: 80, changes: true },
+        { person: session.askPerson === true, onConfirmation: (asked) => void call.progress(waitingForYes(asked)) },
+      );
       return result.screenshot ? picture(result.screenshot, batchOutcome(result)) : { content: [{ type: 'text', text: batchOutcome(result).join('\n') }] };
     },
   }),

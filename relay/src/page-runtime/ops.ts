@@ -1,4 +1,5 @@
 import type { ElementDescription } from './element-description.js';
+import type { TextLocation } from './text-range.js';
 import type { WireOutline } from './outline-wire.js';
 import type { WalkScope } from './walk-scope.js';
 
@@ -80,6 +81,11 @@ export interface MarkdownAnswer {
   error?: string;
 }
 
+/** Whose text a text op is about: a ref's element, or the frame's body when no ref is given. */
+export interface TextScope {
+  ref?: string;
+}
+
 /** A box in the frame's viewport, CSS px: x, y, width, height. */
 export type Box = [number, number, number, number];
 
@@ -96,6 +102,12 @@ export interface RuntimeReads {
   'effect-start': { argument: { id: string; ref: string | null }; answer: boolean };
   'effect-count': { argument: { id: string }; answer: number | null };
   'effect-finish': { argument: { id: string }; answer: EffectReading | null };
+  /** Where a text is, to drag over it (null: the element's whole text); `missing` with how the element reads when not there. */
+  'text-locate': { argument: TextScope & { text: string | null }; answer: TextLocation | { error: 'absent' } };
+  /** The text selected by the Selection API (or a field's range, by its offsets). */
+  'text-select': { argument: TextScope & ({ text: string | null } | { field: { start: number; end: number } }); answer: boolean };
+  /** What is selected now (a field's own selection, else the document's), with the element's shown text. */
+  selection: { argument: TextScope; answer: { selection: string; text: string } | { error: 'absent' } };
 }
 
 export interface RuntimeElements {

@@ -11,6 +11,7 @@ import { present } from './presence.js';
 import { fieldText } from './states.js';
 import { pageLines } from './line-safe.js';
 import { refOfElement, type WalkState } from './ref-registry.js';
+import { locateText, readSelection, selectByScript, selectInField } from './text-range.js';
 import { type WalkResult, walkFrameDom } from './walk.js';
 
 /**
@@ -40,6 +41,10 @@ export function selectorEngine(): SelectorEngine {
   let actTarget: Element | null = null;
   const effects = new EffectWatches();
   const refElement = (ref: string) => state?.refs.get(ref);
+  const textScope = (ref: string | undefined): Element | null => {
+    const element = ref === undefined ? document.body : refElement(ref);
+    return element?.isConnected ? element : null;
+  };
 
   const reads: Reads = {
     walk(argument) {
@@ -111,6 +116,21 @@ export function selectorEngine(): SelectorEngine {
     'effect-start': ({ id, ref }) => effects.start(id, ref ? (refElement(ref) ?? null) : null),
     'effect-count': ({ id }) => effects.count(id),
     'effect-finish': ({ id }) => effects.finish(id),
+    'text-locate'({ ref, text }) {
+      const element = textScope(ref);
+      return element ? locateText(element, text) : { error: 'absent' };
+    },
+    'text-select'(argument) {
+      const element = textScope(argument.ref);
+      if (!element) return false;
+      if ('field' in argument) selectInField(element, argument.field);
+      else selectByScript(element, argument.text);
+      return true;
+    },
+    selection({ ref }) {
+      const element = textScope(ref);
+      return element ? readSelection(element) : { error: 'absent' };
+    },
   };
 
   const elements: Elements = {

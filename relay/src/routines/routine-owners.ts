@@ -22,7 +22,8 @@ export type RoutineCaller = RoutineOwner;
 
 export const OPERATOR: RoutineCaller = { by: 'operator' };
 
-const spaceOf = (owner: RoutineOwner): string => (owner.by === 'operator' ? 'operator' : owner.tenant !== undefined ? `tenant:${owner.tenant}` : `session:${owner.session}`);
+/** An owner's space as one string: `operator`, `tenant:<name>` or `session:<id>` (the store keeps it beside each routine). */
+export const spaceOf = (owner: RoutineOwner): string => (owner.by === 'operator' ? 'operator' : owner.tenant !== undefined ? `tenant:${owner.tenant}` : `session:${owner.session}`);
 
 export function sameSpace(a: RoutineOwner, b: RoutineOwner): boolean {
   return spaceOf(a) === spaceOf(b);

@@ -34,7 +34,7 @@ import { ControlService } from '../service/control-service.js';
 import { RouteBinder } from './route-binder.js';
 import { type Credentials, CredentialService } from '../service/credential-service.js';
 import { bindBrowseRoutes } from './browse-routes.js';
-import { RoutineStore } from '../routines/routine-store.js';
+import type { TeachingStores } from '../service/teaching.js';
 import { bindTeachRoutes } from './teach-routes.js';
 import { extensionTeaching } from './extension-teaching.js';
 import type { TeachingHandler } from './relay-server.js';
@@ -67,8 +67,8 @@ export interface ControlServerOptions {
   credentials: Credentials;
   /** $CLAWD_HOME/recordings: HAR exports and traces (service/recording-service.ts). */
   recordingsDir: string;
-  /** $CLAWD_HOME/routines: what people's demonstrations made (routines/routine-store.ts). */
-  routinesDir: string;
+  /** Where what people taught is kept: routines (routines/routine-store.ts) and notes (notes/note-store.ts), the home's files or the fleet's store. */
+  teaching: TeachingStores;
   /** CDP clients connected to the relay now (GET /metrics). */
   cdpClients?: () => number;
   /** With a store: sessions other servers of the fleet hold are carried there (fleet-carrier.ts). */
@@ -156,7 +156,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
     const hook = manager.registry.config().handoffWebhook;
     return hook && webhookKey ? { url: hook.url, key: webhookKey() } : undefined;
   };
-  const service = new ControlService(manager, sessions, options.actionLog, recordings, films, options.credentials.audit, new RoutineStore(options.routinesDir), handoffLink, handoffWebhook);
+  const service = new ControlService(manager, sessions, options.actionLog, recordings, films, options.credentials.audit, options.teaching, handoffLink, handoffWebhook);
   const credentials = new CredentialService(options.credentials, manager, options.actionLog);
   const tellChrome = options.credentials.noticeHandoff;
   if (tellChrome) service.handoffs.onExtensionHandoff(tellChrome);
@@ -251,13 +251,13 @@ export async function startControlServer(options: ControlServerOptions): Promise
   // ---- for agents that look: labelled screenshots, computer use -------------------
 
   routes.json('POST /screenshot/labelled', ({ query, body, signal }) => service.vision.labelledScreenshot(query.profile, body, signal));
-  routes.json('POST /computer/openai', ({ query, body, signal }) => service.vision.computer(query.profile, 'openai', body, signal));
+  routes.json('POST /computer/openai', ({ query, body, signal }) => service.vision.computer(query.profile, 'openai', body, signal, { person: query.person === true }));
   // ---- the tools pages offer agents (WebMCP) ------------------------------------
 
   routes.json('GET /page-tools', ({ query: { profile, ...rest }, signal }) => service.pageTools.list(profile, rest, signal));
   routes.json('POST /page-tools/call', ({ query, body, signal }) => service.pageTools.call(query.profile, body, signal, { person: query.person === true }));
 
-  routes.json('POST /computer/anthropic', ({ query, body, signal }) => service.vision.computer(query.profile, 'anthropic', body, signal));
+  routes.json('POST /computer/anthropic', ({ query, body, signal }) => service.vision.computer(query.profile, 'anthropic', body, signal, { person: query.person === true }));
 
   // ---- the toolbox: emulation, network routes, init scripts, storage ------------
 

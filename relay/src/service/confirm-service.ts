@@ -11,7 +11,15 @@ import { withFence } from '../api/page-content.js';
 import type { ControlService, PerformOptions } from './control-service.js';
 import { consequenceAt, consequenceOf } from '../driver/acts/act-consequence.js';
 import type { DriverTab } from '../driver/driver-tab.js';
+import { AskFirst } from '../driver/screen/computer-use.js';
 type Point = { x: number; y: number };
+/** Asked before a press of a computer-use batch or the live view: throws to stop it there, or to pause it for a yes. */
+type PressGate = (tab: DriverTab, at: Point | 'focused' | 'focused-space') => Promise<void>;
+/** Why a computer-use batch paused: the press a rule names, and the viewport its target's box is in. */
+export interface BatchPause {
+  consequence: Consequence;
+  viewport?: { width: number; height: number };
+}
 
 /**
  * A consequential act waits for a yes (spec §20). Before an act runs, the
@@ -81,6 +89,11 @@ export class ConfirmService {
   /** A call of a tool the page offers (WebMCP) that a rule names (driver/page-tools/tool-consequence.ts): asked as an act is. */
   async pageTool<T extends object>(profile: string | undefined, targetId: string | undefined, consequence: Consequence, run: (signal?: AbortSignal) => Promise<T>, signal: AbortSignal | undefined, options: ActOptions & { wait?: boolean }, waiting: (confirmation: Confirmation, targetId: string) => T): Promise<T & { confirmed?: Confirmed }> {
     return this.confirm(profile, targetId, consequence, undefined, run, signal, options, waiting);
+  }
+
+  /** A computer-use batch that paused before a press a rule names (batchGate): asked as an act is, the rest of the batch run on the yes. */
+  async batch<T extends object>(profile: string | undefined, targetId: string, pause: BatchPause, run: (signal?: AbortSignal) => Promise<T>, signal: AbortSignal | undefined, options: ActOptions & { wait?: boolean }, waiting: (confirmation: Confirmation, targetId: string) => T): Promise<T & { confirmed?: Confirmed }> {
+    return this.confirm(profile, targetId, pause.consequence, pause.viewport, run, signal, options, waiting);
   }
 
   /**
@@ -182,28 +195,52 @@ export class ConfirmService {
   }
 
   /**
-   * For computer use, whose batch cannot stop to wait for a person, and an agent's input through the
-   * live view (the token's, a session key's, a link it was handed: never a person's yes): a press on
-   * what a rule names runs when the rule is pre-approved for the session, else it stops there (a 409
-   * naming the rule).
+   * For an agent's input through the live view (the token's, a session key's, a link it was handed:
+   * never a person's yes): a press on what a rule names runs when the rule is pre-approved for the
+   * session, else it stops there (a 409 naming the rule).
    */
-  pressGate(profile: string, via: 'computer use' | 'the live view' = 'computer use'): (tab: DriverTab, at: Point | 'focused' | 'focused-space') => Promise<void> {
-    const why =
-      via === 'computer use'
-        ? 'and a computer-use batch cannot wait for a person: do it with POST /act (by ref, or at x/y), which asks them'
-        : "and input an agent sends through the live view is the agent's own act, not a person's yes: do it with POST /act (by ref, or at x/y), which asks them";
+  pressGate(profile: string): PressGate {
+    const why = "and input an agent sends through the live view is the agent's own act, not a person's yes: do it with POST /act (by ref, or at x/y), which asks them";
     return async (tab, at) => {
-      const rules = this.rules();
-      const consequence = typeof at === 'string' ? await consequenceOf(tab, { kind: 'press', key: at === 'focused' ? 'Enter' : 'Space' }, rules) : await consequenceAt(tab, at, rules);
-      if (!consequence) return;
-      const session = sessionOf(profile);
-      if (this.approvals.get(profile)?.has(consequence.rule)) {
-        this.record('confirm-yes', session, 'ok', `${consequence.rule}: ${consequence.act} on ${profile} (${via}), pre-approved for the session`);
-        return;
-      }
-      this.record('confirm-ask', session, 'refused', `${consequence.rule}: ${consequence.act} on ${profile} (${via}): ${via === 'computer use' ? 'a batch cannot wait for a person' : "an agent's input is not a person's yes"}`);
+      const consequence = await this.pressConsequence(tab, at);
+      if (!consequence || this.preApproved(profile, consequence, 'the live view')) return;
+      this.record('confirm-ask', sessionOf(profile), 'refused', `${consequence.rule}: ${consequence.act} on ${profile} (the live view): an agent's input is not a person's yes`);
       throw refusal(consequence, this.rule(consequence.rule), why);
     };
+  }
+
+  /**
+   * For a computer-use batch: a press on what a rule names (a click, a button down, Enter or Space on
+   * what has focus) runs when pre-approved for the session; with a person reachable the batch pauses
+   * before it (AskFirst: nothing of the press done) and goes on, that press first, on their yes
+   * (`yesGiven`: the batch going on, whose first press the person said yes to); with nobody to ask it
+   * stops there, a 409 naming the rule.
+   */
+  batchGate(profile: string, person: boolean, yesGiven: boolean): PressGate {
+    let yes = yesGiven;
+    return async (tab, at) => {
+      const consequence = await this.pressConsequence(tab, at);
+      if (!consequence) return;
+      if (yes) {
+        yes = false;
+        return;
+      }
+      if (this.preApproved(profile, consequence, 'computer use')) return;
+      if (this.reachable(profile, person)) throw new AskFirst<BatchPause>({ consequence, viewport: tab.page.viewportSize() ?? undefined });
+      this.record('confirm-ask', sessionOf(profile), 'refused', `${consequence.rule}: ${consequence.act} on ${profile} (computer use); no person could be asked`);
+      throw refusal(consequence, this.rule(consequence.rule), 'and no person can be asked here');
+    };
+  }
+
+  private pressConsequence(tab: DriverTab, at: Point | 'focused' | 'focused-space'): Promise<Consequence | undefined> {
+    const rules = this.rules();
+    return typeof at === 'string' ? consequenceOf(tab, { kind: 'press', key: at === 'focused' ? 'Enter' : 'Space' }, rules) : consequenceAt(tab, at, rules);
+  }
+
+  private preApproved(profile: string, consequence: Consequence, via: string): boolean {
+    if (!this.approvals.get(profile)?.has(consequence.rule)) return false;
+    this.record('confirm-yes', sessionOf(profile), 'ok', `${consequence.rule}: ${consequence.act} on ${profile} (${via}), pre-approved for the session`);
+    return true;
   }
 
   /** For `GET /handoff/{id}`: a confirmation that ended carries the act's answer after a yes, else why it did not run. */

@@ -24,8 +24,7 @@ import { type AnsweredBy, HandoffService, type LinkMaker } from './handoff-servi
 import { ConfirmService } from './confirm-service.js';
 import { HandoffWebhook, type WebhookTarget } from './handoff-webhook.js';
 import type { AuditTrail } from '../vault/audit-log.js';
-import type { RoutineStore } from '../routines/routine-store.js';
-import { Teaching } from './teaching.js';
+import { Teaching, type TeachingStores } from './teaching.js';
 import type { BrowseOptions, BrowseRequest, BrowseResult } from '../api/browse-schemas.js';
 
 /** The browse runtime (browse/browse-runs.ts), as the server hands it to the service: a run for a caller's scope. */
@@ -96,8 +95,8 @@ export class ControlService {
     /** Films (film-service.ts). */
     readonly films: FilmService,
     audit: AuditTrail,
-    /** Routines, kept in the home ($CLAWD_HOME/routines). */
-    routineStore: RoutineStore,
+    /** Where what people taught is kept (teaching.ts). */
+    teachingStores: TeachingStores,
     /**
      * A person's one-time link to a hand-off: the server makes it, since it
      * holds the codes and knows its address (on a request's own host when
@@ -108,7 +107,7 @@ export class ControlService {
     handoffWebhook?: () => WebhookTarget | undefined,
   ) {
     this.handoffs = new HandoffService(this, audit, handoffWebhook && new HandoffWebhook(handoffWebhook, audit));
-    this.teaching = new Teaching(this, routineStore);
+    this.teaching = new Teaching(this, teachingStores);
     this.confirmations = new ConfirmService(this, audit);
     // Every driver asks before it keeps a download (a confirm rule may hold an executable for a yes).
     manager.holdDownload = (held) => this.confirmations.download(held);
@@ -345,7 +344,7 @@ export class ControlService {
    */
   viewInput(profile: string | undefined, input: z.output<typeof schemas.viewInput>, signal: AbortSignal | undefined, how: { by: AnsweredBy; actor: 'agent' | 'person' }) {
     return this.operation(profile, { kind: `view-${input.type}`, targetId: input.targetId, actor: how.actor }, signal, (driver) =>
-      driver.viewInput(input, how.by === 'agent' ? this.confirmations.pressGate(driver.profile.name, 'the live view') : undefined),
+      driver.viewInput(input, how.by === 'agent' ? this.confirmations.pressGate(driver.profile.name) : undefined),
     );
   }
 

@@ -4,49 +4,41 @@ import { fencedNotes } from '../api/person-words.js';
 import type { Note, Notes, teachSchemas } from '../api/teach-schemas.js';
 import type { DriverTab } from '../driver/driver-tab.js';
 import type { ProfileDriver } from '../driver/profile-driver.js';
+import type { ProfileManager } from '../driver/profile-manager.js';
 import { refForLocator } from '../driver/acts/locator-refs.js';
 import { ConflictError, NotFoundError } from '../errors.js';
+import type { KeptNote, NoteStore } from '../notes/note-store.js';
 import { locatorOf, whatOf } from '../replay/person-steps.js';
-import type { ElementLocator } from '../replay/script-steps.js';
-import type { ControlService } from './control-service.js';
 
 /**
  * A person's notes on a page (spec §23): they mark elements in a tab (their
  * clicks mark, and do nothing else, until the note is sent) and write a note
  * ("use the blue button"); the agent receives it in its next snapshot of the
  * tab, with the refs the marked elements have then, fenced as the person's
- * words (api/person-words.ts), and marks it done. Notes are kept in this
- * server's memory, per profile, until done (the last 200).
+ * words (api/person-words.ts), and marks it done. Sent notes are kept in
+ * the NoteStore the server was given (a file of its home, or the fleet's
+ * store: notes/note-store.ts), so a restart keeps them and every server of
+ * a fleet shows them; a note being written (its marks so far) is this
+ * server's, as the clicks are heard in the browser it drives.
  */
-
-const MAX_NOTES = 200;
-
-interface StoredNote {
-  id: string;
-  profile: string;
-  targetId: string;
-  url: string;
-  text: string;
-  marks: Array<{ locator: ElementLocator; what: string }>;
-  at: string;
-  done: boolean;
-}
 
 interface Draft {
   tab: DriverTab;
-  marks: StoredNote['marks'];
+  marks: KeptNote['marks'];
 }
 
 export class NotesService {
-  private notes: StoredNote[] = [];
-  private lastId = 0;
   private readonly drafts = new Map<string, Draft>();
 
-  constructor(private readonly control: ControlService) {}
+  constructor(
+    /** The drivers a note is read and written in. */
+    private readonly drivers: Pick<ProfileManager, 'driver'>,
+    private readonly store: NoteStore,
+  ) {}
 
   /** `POST /notes/start`: the person's clicks in the tab mark elements for the note, until it is sent or cancelled. */
   async start(profile: string | undefined, request: z.output<typeof teachSchemas.noteStart>): Promise<{ targetId: string; marking: string[]; fence: string }> {
-    const driver = this.control.manager.driver(profile);
+    const driver = this.drivers.driver(profile);
     const tab = await driver.tabFor(request.targetId);
     const targetId = await tab.targetId();
     const key = keyOf(driver.profile.name, targetId);
@@ -70,20 +62,18 @@ export class NotesService {
 
   /** `POST /notes`: the person's note, on the elements marked since /notes/start (or on the page). */
   async add(profile: string | undefined, request: z.output<typeof teachSchemas.noteAdd>): Promise<Note> {
-    const driver = this.control.manager.driver(profile);
+    const driver = this.drivers.driver(profile);
     const tab = await driver.tabFor(request.targetId);
     const targetId = await tab.targetId();
     const draft = this.drafts.get(keyOf(driver.profile.name, targetId));
     if (draft) await this.endDraft(driver.profile.name, targetId);
-    const note: StoredNote = { id: `n${++this.lastId}`, profile: driver.profile.name, targetId, url: tab.page.url(), text: request.text, marks: draft?.marks ?? [], at: new Date().toISOString(), done: false };
-    this.notes.push(note);
-    if (this.notes.length > MAX_NOTES) this.notes.shift();
+    const note = await this.store.add({ profile: driver.profile.name, targetId, url: tab.page.url(), text: request.text, marks: draft?.marks ?? [], at: new Date().toISOString() });
     return withFence({ ...shown(note), marks: note.marks.map((mark) => ({ what: mark.what })) });
   }
 
   /** `POST /notes/cancel`: no note; the person's clicks act on the page again. */
   async cancel(profile: string | undefined, request: z.output<typeof teachSchemas.noteCancel>): Promise<{ targetId: string; cancelled: boolean }> {
-    const driver = this.control.manager.driver(profile);
+    const driver = this.drivers.driver(profile);
     const targetId = await (await driver.tabFor(request.targetId)).targetId();
     const cancelled = this.drafts.has(keyOf(driver.profile.name, targetId));
     await this.endDraft(driver.profile.name, targetId);
@@ -92,10 +82,10 @@ export class NotesService {
 
   /** `GET /notes`: the tab's open notes (all of them with `all`), each mark with its ref on the page now. */
   async list(profile: string | undefined, query: { targetId?: string; all?: boolean }): Promise<Notes> {
-    const driver = this.control.manager.driver(profile);
+    const driver = this.drivers.driver(profile);
     const tab = await driver.tabFor(query.targetId);
     const targetId = await tab.targetId();
-    const notes = await this.resolved(driver, tab, targetId, { all: query.all ?? false, walk: true });
+    const notes = await this.resolved(await this.store.ofTab(driver.profile.name, targetId, query.all ?? false), tab, { walk: true });
     const marking = this.marking(driver.profile.name, targetId);
     // The marked elements' names and the pages' URLs are the page's words: the answer's fence is theirs, in the text too.
     const answer = withFence({ notes, ...(marking ? { marking } : {}) });
@@ -103,23 +93,30 @@ export class NotesService {
   }
 
   /** `POST /notes/done`: the agent did what the note asked; it is not shown again. */
-  done(profile: string | undefined, id: string): Note {
-    const name = this.control.manager.driver(profile).profile.name;
-    const note = this.notes.find((candidate) => candidate.id === id && candidate.profile === name);
+  async done(profile: string | undefined, id: string): Promise<Note> {
+    const name = this.drivers.driver(profile).profile.name;
+    const note = await this.store.markDone(name, id);
     if (!note) throw new NotFoundError(`No note ${JSON.stringify(id)} in profile ${name}`);
-    note.done = true;
     return withFence({ ...shown(note), marks: note.marks.map((mark) => ({ what: mark.what })) });
   }
 
-  /** The tab's open notes as an agent reads them, for the snapshot just taken (its walk stands: the refs are its own); none: undefined. */
+  /**
+   * The tab's open notes as an agent reads them, for the snapshot just taken (its walk stands: the refs are its own);
+   * none: undefined. A store that does not answer leaves the snapshot whole, saying so where the notes would be.
+   */
   async forSnapshot(driver: ProfileDriver, targetId: string): Promise<string | undefined> {
-    if (!this.notes.some((note) => !note.done && note.profile === driver.profile.name && note.targetId === targetId)) return undefined;
+    let open: KeptNote[];
+    try {
+      open = await this.store.ofTab(driver.profile.name, targetId, false);
+    } catch (error) {
+      return `[the person's notes on this tab could not be read: ${(error as Error).message.split('\n')[0]}; GET /notes says when they can]`;
+    }
+    if (!open.length) return undefined;
     const tab = await driver.tabFor(targetId);
-    return fencedNotes(await this.resolved(driver, tab, targetId, { all: false, walk: false }));
+    return fencedNotes(await this.resolved(open, tab, { walk: false }));
   }
 
-  private async resolved(driver: ProfileDriver, tab: DriverTab, targetId: string, how: { all: boolean; walk: boolean }): Promise<Note[]> {
-    const mine = this.notes.filter((note) => note.profile === driver.profile.name && note.targetId === targetId && (how.all || !note.done));
+  private async resolved(mine: KeptNote[], tab: DriverTab, how: { walk: boolean }): Promise<Note[]> {
     let walk = how.walk;
     const out: Note[] = [];
     for (const note of mine) {
@@ -143,6 +140,6 @@ export class NotesService {
 
 const keyOf = (profile: string, targetId: string) => `${profile}\n${targetId}`;
 
-function shown(note: StoredNote): Omit<Note, 'marks'> {
+function shown(note: KeptNote): Omit<Note, 'marks'> {
   return { id: note.id, targetId: note.targetId, url: note.url, text: note.text, at: note.at, done: note.done };
 }

@@ -33,12 +33,12 @@ export class RoutineService {
   constructor(
     private readonly control: ControlService,
     /** The routine of a name, as the caller may see it (a 404 otherwise: demonstration-service.ts). */
-    private readonly routines: { visible(name: string, caller: RoutineCaller): Routine },
+    private readonly routines: { visible(name: string, caller: RoutineCaller): Promise<Routine> },
   ) {}
 
   /** `POST /routines/{name}/run`. The parameters, and where a secret would go, are checked before any step runs. */
   async run(profile: string | undefined, name: string, request: z.output<typeof teachSchemas.routineRun>, signal: AbortSignal | undefined, caller: RoutineCaller): Promise<RoutineRun> {
-    const routine = this.routines.visible(name, caller);
+    const routine = await this.routines.visible(name, caller);
     // A task session whose grant lends secrets types the vault's for a secret the run does not give.
     const lends = this.control.secretOpenerOf(this.control.manager.driver(profile).profile.name) !== undefined;
     const values = bind(routine, request.params, lends);

@@ -1,9 +1,12 @@
 import type { TeachApi } from '../api/teach-api.js';
 import { schemas } from '../api/schemas.js';
 import { OPERATOR, type RoutineCaller } from '../routines/routine-owners.js';
+import type { DemonstrationLedger } from '../demonstrations/demonstration-ledger.js';
+import type { NoteStore } from '../notes/note-store.js';
 import type { RoutineStore } from '../routines/routine-store.js';
 import { type ControlService, validated } from './control-service.js';
 import { DemonstrationService } from './demonstration-service.js';
+import { KeptDemonstrations } from './kept-demonstrations.js';
 import { NotesService } from './notes-service.js';
 import { RoutineService } from './routine-service.js';
 
@@ -11,11 +14,19 @@ import { RoutineService } from './routine-service.js';
  * A person teaching (spec §23), as the control service holds it: their
  * demonstrations and the routines they make (demonstration-service.ts),
  * routines run by name (routine-service.ts), their notes on a page
- * (notes-service.ts); and the same for one profile as `BrowserApi.teach`,
+ * (notes-service.ts), kept where the server was given to keep them (its
+ * home's files, or the fleet's store); and the same for one profile as `BrowserApi.teach`,
  * in process, its arguments checked as the routes check them. Each call is
  * made as its caller: the operator, or a task session's key (whose
  * routines it sees and saves: routines/routine-owners.ts).
  */
+/** Where what people taught is kept: routines and notes (the home's files, or the fleet's store), and in a fleet what task sessions' demonstrations heard so far. */
+export interface TeachingStores {
+  routines: RoutineStore;
+  notes: NoteStore;
+  demonstrations?: DemonstrationLedger;
+}
+
 export class Teaching {
   readonly demonstrations: DemonstrationService;
   readonly routines: RoutineService;
@@ -23,11 +34,11 @@ export class Teaching {
 
   constructor(
     private readonly control: ControlService,
-    store: RoutineStore,
+    stores: TeachingStores,
   ) {
-    this.demonstrations = new DemonstrationService(control, store);
+    this.demonstrations = new DemonstrationService(control.manager, stores.routines, new KeptDemonstrations(stores.demonstrations));
     this.routines = new RoutineService(control, this.demonstrations);
-    this.notes = new NotesService(control);
+    this.notes = new NotesService(control.manager, stores.notes);
   }
 
   /** The caller a request is made as: a task session's key (`session`, its id) saves as its tenant's, or its own; else the operator. */
@@ -44,13 +55,13 @@ export class Teaching {
       startDemonstration: async (request = {}) => demonstrations.start(profile, validated(schemas.demonstrationStart, request, 'arguments'), caller()),
       demonstrations: async (query = {}) => demonstrations.list(profile, query.targetId),
       stopDemonstration: async (request = {}) => demonstrations.stop(profile, validated(schemas.demonstrationStop, request, 'arguments'), caller()),
-      routines: async () => demonstrations.routines(caller()),
-      routine: async (name) => demonstrations.routine(name, caller()),
-      deleteRoutine: async (name) => demonstrations.deleteRoutine(name, caller()),
-      routineScript: async (name) => demonstrations.script(name, caller()),
+      routines: () => demonstrations.routines(caller()),
+      routine: (name) => demonstrations.routine(name, caller()),
+      deleteRoutine: (name) => demonstrations.deleteRoutine(name, caller()),
+      routineScript: (name) => demonstrations.script(name, caller()),
       runRoutine: (name, request = {}) => routines.run(profile, name, validated(schemas.routineRun, request, 'arguments'), signal, caller()),
       notes: (query = {}) => notes.list(profile, query),
-      noteDone: async (id) => notes.done(profile, validated(schemas.noteDone, { id }, 'arguments').id),
+      noteDone: (id) => notes.done(profile, validated(schemas.noteDone, { id }, 'arguments').id),
     };
   }
 }

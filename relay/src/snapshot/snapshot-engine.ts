@@ -1,9 +1,10 @@
 import type { Browser, BrowserContext, Frame, Locator } from 'playwright-core';
 import type { ElementDescription } from '../page-runtime/element-description.js';
-import type { ActTarget, ActTargetQuery, Box, EffectReading, ElementOp, MarkdownAnswer, Presence, ReadOp, RefCheck, RuntimeElements, RuntimeReads, WalkAnswer, WalkArgs } from '../page-runtime/ops.js';
+import type { ActTarget, ActTargetQuery, Box, EffectReading, ElementOp, MarkdownAnswer, Presence, ReadOp, RefCheck, RuntimeElements, RuntimeReads, TextScope, WalkAnswer, WalkArgs } from '../page-runtime/ops.js';
 import { selectorEngineSource } from '../page-runtime/runtime-source.js';
 
-export type { ActTargetQuery, EffectReading, Presence, RefCheck } from '../page-runtime/ops.js';
+export type { ActTargetQuery, EffectReading, Presence, RefCheck, TextScope } from '../page-runtime/ops.js';
+export type { TextLocation } from '../page-runtime/text-range.js';
 
 /**
  * Where the snapshot runs: a Playwright selector engine registered as a
@@ -146,6 +147,21 @@ export function findActTarget(frame: Frame, query: ActTargetQuery): Promise<ActT
 /** The control the last findActTarget of the frame found, as a locator. */
 export function actTargetLocator(frame: Frame): Promise<Locator> {
   return locate(frame, 'target', null);
+}
+
+/** Where a text is in a ref's element (or the frame's body), for a drag over it (page-runtime/text-range.ts). */
+export function locateText(frame: Frame, scope: TextScope, text: string | null): Promise<RuntimeReads['text-locate']['answer']> {
+  return read(frame, 'text-locate', { ...scope, text });
+}
+
+/** The text selected in the page's world by the Selection API, or a field's range; false when the element is gone. */
+export function selectTextByScript(frame: Frame, argument: RuntimeReads['text-select']['argument']): Promise<boolean> {
+  return read(frame, 'text-select', argument);
+}
+
+/** What is selected now in the scope's element (a field's own selection, else its document's), with its shown text. */
+export function readSelection(frame: Frame, scope: TextScope): Promise<RuntimeReads['selection']['answer']> {
+  return read(frame, 'selection', scope);
 }
 
 /** A locator for a ref that `checkRef` found 'ok'; it resolves in the isolated world too. */

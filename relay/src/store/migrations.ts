@@ -125,4 +125,44 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE clawd_vault ADD COLUMN passkeys integer;
     `,
   },
+  {
+    version: 7,
+    name: 'routines and notes',
+    sql: `
+      -- What people taught, shared by the fleet. A routine holds no secret's value (its secrets are parameters).
+      -- Its owner's space (operator, tenant:<name>, session:<id>) is a column: a save replaces only the same space's.
+      CREATE TABLE clawd_routines (
+        name text PRIMARY KEY,
+        space text NOT NULL,
+        routine jsonb NOT NULL,
+        saved_at timestamptz NOT NULL DEFAULT now(),
+        server text NOT NULL
+      );
+      -- A person's notes on a tab, until the agent marks them done; any server's snapshot of the tab shows them.
+      CREATE TABLE clawd_notes (
+        id bigserial PRIMARY KEY,
+        profile text NOT NULL,
+        target_id text NOT NULL,
+        note jsonb NOT NULL,
+        done boolean NOT NULL DEFAULT false,
+        server text NOT NULL
+      );
+      CREATE INDEX clawd_notes_by_tab ON clawd_notes (profile, target_id, id);
+    `,
+  },
+  {
+    version: 8,
+    name: 'demonstrations going on',
+    sql: `
+      -- What the server hearing a task session's demonstration heard so far: the fleet's, should that server be lost.
+      CREATE TABLE clawd_demonstrations (
+        profile text NOT NULL,
+        target_id text NOT NULL,
+        server text NOT NULL,
+        demonstration jsonb NOT NULL,
+        kept_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (profile, target_id)
+      );
+    `,
+  },
 ];

@@ -2,6 +2,7 @@ import type { ElementHandle } from 'playwright-core';
 import { ConflictError } from '../../errors.js';
 import type { Action } from '../../api/schemas.js';
 import type { DriverTab } from '../driver-tab.js';
+import { frameOfRef } from '../../snapshot/refs.js';
 import { cursorOf, moveMouse, type Point, stepsFor } from './pointer.js';
 import { selectTextBetween, selectTextIn } from './text-range.js';
 
@@ -57,9 +58,12 @@ export async function performMouseAction(tab: DriverTab, action: MouseAction, si
       return { from, to, steps };
     }
     case 'select-text': {
-      if (action.ref !== undefined) return { ...(await selectTextIn(tab, await tab.element(action.ref), action.ref, action.text, signal)) };
+      if (action.ref !== undefined) {
+        const element = await tab.element(action.ref);
+        return { ...(await selectTextIn(tab, { element, frame: frameOfRef(tab.snapshots, action.ref) ?? tab.page.mainFrame(), ref: action.ref, label: action.ref }, action.text, signal)) };
+      }
       // The text alone: wherever the page shows it first.
-      if (action.text !== undefined) return { ...(await selectTextIn(tab, await pageBody(tab), 'the page', action.text, signal)) };
+      if (action.text !== undefined) return { ...(await selectTextIn(tab, { element: await pageBody(tab), frame: tab.page.mainFrame(), label: 'the page' }, action.text, signal)) };
       return { ...(await selectTextBetween(tab, { x: action.x!, y: action.y! }, { x: action.endX!, y: action.endY! }, signal)) };
     }
   }

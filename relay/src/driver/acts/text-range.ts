@@ -1,5 +1,6 @@
-import type { ElementHandle } from 'playwright-core';
-import { ConflictError } from '../../errors.js';
+import type { ElementHandle, Frame } from 'playwright-core';
+import { ConflictError, NotFoundError } from '../../errors.js';
+import { locateText, readSelection, selectTextByScript, type TextScope } from '../../snapshot/snapshot-engine.js';
 import type { DriverTab } from '../driver-tab.js';
 import { cursorOf, moveMouse, type Point } from './pointer.js';
 
@@ -14,7 +15,9 @@ import { cursorOf, moveMouse, type Point } from './pointer.js';
  * points. What is selected afterwards is read back and said; where the mouse
  * could not select it (`user-select: none`, a draggable element under the
  * text) it is selected through the page's Selection API, and the answer says
- * that the page's mouse handlers did not see it.
+ * that the page's mouse handlers did not see it. The text is found, read
+ * and selected by script in the engine's world (page-runtime/text-range.ts),
+ * where the page cannot rewrite the DOM's methods under it.
  */
 
 export interface TextSelection {
@@ -32,35 +35,44 @@ export interface TextSelection {
 /** Mouse events while the selection is dragged out: a few, as a hand's drag across words gives. */
 const SELECT_STEPS = 6;
 
-/** Where the text is in the element: the points inside its first and last letters, or how the element's text reads when it is not there. */
-type Located = { from: Point; to: Point; occurrences: number; field?: undefined } | { field: { start: number; end: number }; occurrences: number } | { missing: string };
+/** The element whose text is selected: its handle (to scroll to and focus), its frame, and its ref there (none: the frame's body). */
+export interface TextTarget {
+  element: ElementHandle;
+  frame: Frame;
+  ref?: string;
+  /** How an error names it: the ref, or "the page". */
+  label: string;
+}
 
-export async function selectTextIn(tab: DriverTab, element: ElementHandle, ref: string, text: string | undefined, signal?: AbortSignal): Promise<TextSelection> {
+export async function selectTextIn(tab: DriverTab, target: TextTarget, text: string | undefined, signal?: AbortSignal): Promise<TextSelection> {
+  const { element, frame, label } = target;
+  const scope: TextScope = target.ref === undefined ? {} : { ref: target.ref };
   await element.scrollIntoViewIfNeeded({ timeout: 2_000 }).catch(() => {});
-  const located = (await element.evaluate(locateText, text ?? null)) as Located;
+  const located = await locateText(frame, scope, text ?? null);
+  if ('error' in located) throw gone(label);
   if ('missing' in located) {
     const reads = located.missing ? `; it reads ${JSON.stringify(located.missing)}` : ' (it has no text)';
-    throw new ConflictError(`${ref} does not hold the text ${JSON.stringify(text ?? '')}${reads}. Give the text as the element shows it, or a ref of the element that holds it.`);
+    throw new ConflictError(`${label} does not hold the text ${JSON.stringify(text ?? '')}${reads}. Give the text as the element shows it, or a ref of the element that holds it.`);
   }
   if (located.field) {
     await element.focus();
-    await element.evaluate((el, range) => (el as HTMLInputElement).setSelectionRange(range.start, range.end), located.field);
-    return { ...(await readSelection(element)), selectedBy: 'field', occurrences: located.occurrences };
+    await selectTextByScript(frame, { ...scope, field: located.field });
+    return { selection: (await selectionIn(frame, scope, label)).selection, selectedBy: 'field', occurrences: located.occurrences };
   }
   await dragSelect(tab, located.from, located.to, signal);
-  const read = await readSelection(element);
-  const wanted = collapse(text ?? (await element.evaluate((el) => (el as HTMLElement).innerText ?? el.textContent ?? '')));
-  if (collapse(read.selection) === wanted || collapse(read.selection).includes(wanted)) return { ...read, selectedBy: 'mouse', occurrences: located.occurrences, from: located.from, to: located.to };
+  const read = await selectionIn(frame, scope, label);
+  const wanted = collapse(text ?? read.text);
+  if (collapse(read.selection) === wanted || collapse(read.selection).includes(wanted)) return { selection: read.selection, selectedBy: 'mouse', occurrences: located.occurrences, from: located.from, to: located.to };
   // The mouse did not make it (the page stops selection, or dragged something instead): the Selection API does.
-  await element.evaluate(selectByScript, text ?? null);
-  return { ...(await readSelection(element)), selectedBy: 'script', occurrences: located.occurrences };
+  await selectTextByScript(frame, { ...scope, text: text ?? null });
+  return { selection: (await selectionIn(frame, scope, label)).selection, selectedBy: 'script', occurrences: located.occurrences };
 }
 
 /** A selection dragged between two points of the page (the coordinates' way). */
 export async function selectTextBetween(tab: DriverTab, from: Point, to: Point, signal?: AbortSignal): Promise<TextSelection> {
   await dragSelect(tab, from, to, signal);
-  const selection = await tab.page.evaluate(() => getSelection()?.toString() ?? '');
-  return { selection, selectedBy: 'mouse', from, to };
+  const read = await readSelection(tab.page.mainFrame(), {});
+  return { selection: 'error' in read ? '' : read.selection, selectedBy: 'mouse', from, to };
 }
 
 async function dragSelect(tab: DriverTab, from: Point, to: Point, signal?: AbortSignal): Promise<void> {
@@ -74,132 +86,16 @@ async function dragSelect(tab: DriverTab, from: Point, to: Point, signal?: Abort
   }
 }
 
-function readSelection(element: ElementHandle): Promise<{ selection: string }> {
-  return element.evaluate((node) => {
-    const el = node as Element;
-    const field = el as HTMLInputElement;
-    if ((el.tagName === 'INPUT' || el.tagName === 'TEXTAREA') && typeof field.selectionStart === 'number')
-      return { selection: field.value.slice(field.selectionStart, field.selectionEnd ?? field.selectionStart) };
-    return { selection: el.ownerDocument.getSelection()?.toString() ?? '' };
-  });
+async function selectionIn(frame: Frame, scope: TextScope, label: string): Promise<{ selection: string; text: string }> {
+  const read = await readSelection(frame, scope);
+  if ('error' in read) throw gone(label);
+  return read;
+}
+
+function gone(label: string): NotFoundError {
+  return new NotFoundError(`${label === 'the page' ? "The page's body" : `Ref ${label}`} is gone from the page: take a new snapshot`);
 }
 
 function collapse(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
-}
-
-/**
- * In the page (the ref's element, in the snapshot engine's isolated world):
- * the text's first occurrence, matched with white space collapsed as a
- * person reads it (then ignoring case), and the points just inside its
- * first and last letters; a field's own offsets.
- */
-function locateText(el: Element, wanted: string | null): unknown {
-  const squash = (text: string) => text.replace(/\s+/g, ' ');
-  const field = el as HTMLInputElement;
-  if (el.tagName === 'INPUT' || el.tagName === 'TEXTAREA') {
-    const value = field.value;
-    const target = wanted ?? value;
-    let start = value.indexOf(target);
-    if (start < 0) start = value.toLowerCase().indexOf(target.toLowerCase());
-    if (start < 0 || !target) return { missing: squash(value).slice(0, 200) };
-    return { field: { start, end: start + target.length }, occurrences: value.split(target).length - 1 };
-  }
-  // The element's text, one entry per shown character, white space runs counted once.
-  const chars: Array<{ node: Text; offset: number }> = [];
-  let shown = '';
-  const walker = el.ownerDocument.createTreeWalker(el, NodeFilter.SHOW_TEXT);
-  // Blocks (list items, paragraphs) read apart, as a person sees them, even with no space between them in the markup.
-  const blockOf = (node: Node): Element | null => {
-    for (let at = node.parentElement; at; at = at.parentElement) if (!getComputedStyle(at).display.startsWith('inline')) return at;
-    return null;
-  };
-  let block: Element | null | undefined;
-  for (let node = walker.nextNode() as Text | null; node; node = walker.nextNode() as Text | null) {
-    const parent = node.parentElement;
-    if (parent && (!parent.checkVisibility() || ['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE'].includes(parent.tagName))) continue;
-    const data = node.data;
-    if (!data.trim()) {
-      if (!data.length) continue;
-    } else {
-      const its = blockOf(node);
-      if (block !== undefined && its !== block && shown !== '' && !shown.endsWith(' ')) {
-        shown += ' ';
-        chars.push(chars[chars.length - 1]);
-      }
-      block = its;
-    }
-    for (let i = 0; i < data.length; i++) {
-      const space = /\s/.test(data[i]);
-      if (space && (shown.endsWith(' ') || shown === '')) continue;
-      shown += space ? ' ' : data[i];
-      chars.push({ node, offset: i });
-    }
-  }
-  while (shown.endsWith(' ')) {
-    shown = shown.slice(0, -1);
-    chars.pop();
-  }
-  const needle = wanted === null ? shown : squash(wanted).trim();
-  if (!needle) return { missing: shown.slice(0, 200) };
-  let start = shown.indexOf(needle);
-  let haystack = shown;
-  let target = needle;
-  if (start < 0) {
-    haystack = shown.toLowerCase();
-    target = needle.toLowerCase();
-    start = haystack.indexOf(target);
-  }
-  if (start < 0) return { missing: shown.slice(0, 200) };
-  const occurrences = haystack.split(target).length - 1;
-  // A press inside what is selected would drag that text away: a selection left from before is let go first, as a person's click elsewhere would.
-  const previous = el.ownerDocument.getSelection();
-  if (previous && !previous.isCollapsed) previous.removeAllRanges();
-  const letter = (index: number) => {
-    const { node, offset } = chars[index];
-    const range = el.ownerDocument.createRange();
-    range.setStart(node, offset);
-    range.setEnd(node, offset + 1);
-    const rects = [...range.getClientRects()].filter((rect) => rect.width > 0 && rect.height > 0);
-    return rects[0] ?? range.getBoundingClientRect();
-  };
-  const first = letter(start);
-  const last = letter(start + needle.length - 1);
-  // Inside the first letter's left part (the caret lands before it) and the last letter's right part (after it).
-  return {
-    from: { x: first.left + Math.min(first.width * 0.3, 3), y: first.top + first.height / 2 },
-    to: { x: last.right - Math.min(last.width * 0.3, 3), y: last.top + last.height / 2 },
-    occurrences,
-  };
-}
-
-/** In the page: the text's first occurrence selected through the Selection API (the mouse could not). */
-function selectByScript(el: Element, wanted: string | null): void {
-  const doc = el.ownerDocument;
-  const selection = doc.getSelection();
-  if (!selection) return;
-  const range = doc.createRange();
-  if (wanted === null) range.selectNodeContents(el);
-  else {
-    const nodes: Text[] = [];
-    const walker = doc.createTreeWalker(el, NodeFilter.SHOW_TEXT);
-    for (let node = walker.nextNode() as Text | null; node; node = walker.nextNode() as Text | null) nodes.push(node);
-    const whole = nodes.map((node) => node.data).join('');
-    const pattern = new RegExp(wanted.trim().split(/\s+/).map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('\\s+'), 'i');
-    const match = pattern.exec(whole);
-    if (!match) return;
-    const at = (index: number, end: boolean): [Text, number] => {
-      let passed = 0;
-      for (const node of nodes) {
-        if (index < passed + node.data.length || (end && index === passed + node.data.length)) return [node, index - passed];
-        passed += node.data.length;
-      }
-      const last = nodes[nodes.length - 1];
-      return [last, last.data.length];
-    };
-    range.setStart(...at(match.index, false));
-    range.setEnd(...at(match.index + match[0].length, true));
-  }
-  selection.removeAllRanges();
-  selection.addRange(range);
 }

@@ -1,4 +1,5 @@
 import type { CDPSession, Page } from 'playwright-core';
+import { liveViewStarts, liveViewStops } from '../tab-painting.js';
 
 /**
  * A tab's live view: CDP `Page.startScreencast` frames (JPEG), shared by
@@ -56,6 +57,7 @@ export class TabScreencast {
     } catch (error) {
       this.viewers.delete(viewer);
       this.starting = undefined;
+      if (!this.viewers.size) liveViewStops(this.page);
       throw error;
     }
     // A late joiner sees the page at once, not at its next repaint.
@@ -70,6 +72,7 @@ export class TabScreencast {
   }
 
   private async start(): Promise<void> {
+    await liveViewStarts(this.page);
     const session = await this.page.context().newCDPSession(this.page);
     this.session = session;
     session.on('Page.screencastFrame', (event) => {
@@ -117,6 +120,7 @@ export class TabScreencast {
     this.session = undefined;
     this.starting = undefined;
     this.lastData = '';
+    liveViewStops(this.page);
     if (!session) return;
     await session.send('Page.stopScreencast').catch(() => {});
     await session.detach().catch(() => {});

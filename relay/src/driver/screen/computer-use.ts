@@ -29,19 +29,45 @@ export interface StepsRun {
 
 /**
  * Asked before a press that could act on a control (a click or a button down at a point of the page,
- * Enter or Space on what has focus): throws to stop the batch there (a confirm rule: confirm-service.ts).
+ * Enter or Space on what has focus): throws to stop the batch there (a confirm rule: confirm-service.ts),
+ * a refusal, or AskFirst to pause it for a person's yes.
  */
-export type BeforePress = (at: Point | 'focused') => Promise<void>;
+export type BeforePress = (at: Point | 'focused' | 'focused-space') => Promise<void>;
 
-/** Runs the steps in order; a failure names the step and how many ran before it. */
-export async function runComputerSteps(tab: DriverTab, steps: ComputerStep[], screen: ScreenScale, signal?: AbortSignal, beforePress?: BeforePress): Promise<StepsRun> {
+/** Where a batch goes on from: its step, and within a key step its chord. */
+export interface StepPlace {
+  step: number;
+  chord: number;
+}
+
+/**
+ * Thrown by a BeforePress to pause the batch before a press that waits for a person's yes: nothing of
+ * that press has happened; `at` (set on the way out) says where the batch goes on once they say it.
+ */
+export class AskFirst<T = unknown> extends Error {
+  at: StepPlace = { step: 0, chord: 0 };
+  constructor(readonly reason: T) {
+    super('the press waits for a person');
+  }
+}
+
+/**
+ * Runs the steps in order, from `from` (a batch going on after a person's yes); a failure names the
+ * step and how many ran before it. An AskFirst leaves as it is, with where it stopped.
+ */
+export async function runComputerSteps(tab: DriverTab, steps: ComputerStep[], screen: ScreenScale, signal?: AbortSignal, beforePress?: BeforePress, from: StepPlace = { step: 0, chord: 0 }): Promise<StepsRun> {
   let zoom: StepsRun['zoom'];
-  for (const [index, step] of steps.entries()) {
+  for (let index = from.step; index < steps.length; index++) {
+    const step = steps[index];
     signal?.throwIfAborted();
     try {
       zoom = step.kind === 'zoom' ? step.region : undefined;
-      await runStep(tab, step, screen, signal, beforePress);
+      await runStep(tab, step, screen, signal, beforePress, index === from.step ? from.chord : 0);
     } catch (error) {
+      if (error instanceof AskFirst) {
+        error.at = { step: index, chord: error.at.chord };
+        throw error;
+      }
       if (signal?.aborted) throw error;
       const message = `actions.${index} (${step.kind}) failed after ${index} of ${steps.length} ran: ${(error as Error).message}`;
       throw error instanceof ClawdError ? new ClawdError(error.code, message, { ...error.details, performed: index }) : new ClawdError('internal', message, { performed: index });
@@ -50,7 +76,7 @@ export async function runComputerSteps(tab: DriverTab, steps: ComputerStep[], sc
   return { performed: steps.length, ...(zoom ? { zoom } : {}) };
 }
 
-async function runStep(tab: DriverTab, step: ComputerStep, screen: ScreenScale, signal?: AbortSignal, beforePress?: BeforePress): Promise<void> {
+async function runStep(tab: DriverTab, step: ComputerStep, screen: ScreenScale, signal?: AbortSignal, beforePress?: BeforePress, firstChord = 0): Promise<void> {
   const { page } = tab;
   const moveTo = async (point: Point | undefined, steps = 1) => {
     if (!point) return;
@@ -92,9 +118,17 @@ async function runStep(tab: DriverTab, step: ComputerStep, screen: ScreenScale, 
     case 'type':
       return page.keyboard.type(step.text);
     case 'keys':
-      for (const chord of step.chords) {
+      for (let index = firstChord; index < step.chords.length; index++) {
+        const chord = step.chords[index];
         const key = chord[chord.length - 1];
-        if (/^(Enter|NumpadEnter|Space| )$/.test(key)) await beforePress?.('focused');
+        try {
+          if (/^(Enter|NumpadEnter)$/.test(key)) await beforePress?.('focused');
+          else if (/^(Space| )$/.test(key)) await beforePress?.('focused-space');
+        } catch (error) {
+          // The chords before it were pressed: the batch goes on from this one.
+          if (error instanceof AskFirst) error.at = { step: 0, chord: index };
+          throw error;
+        }
         await holding(page, chord.slice(0, -1), () => page.keyboard.press(key));
       }
       return;

@@ -6,7 +6,7 @@ import { anthropicSteps, openAiSteps, pointsOf } from '../../vision/computer-ste
 import { imageSize } from '../../vision/labelled-image.js';
 import { checkOnScreen } from '../../vision/screen-scale.js';
 import { withAftermath } from '../acts/aftermath.js';
-import { cursorOnScreen, runComputerSteps } from './computer-use.js';
+import { AskFirst, cursorOnScreen, runComputerSteps, type StepPlace } from './computer-use.js';
 import type { Point } from '../../vision/computer-steps.js';
 import type { DriverTab } from '../driver-tab.js';
 import type { TabHost } from '../tab-host.js';
@@ -36,7 +36,13 @@ export class ProfileVision {
    * a point off the screen: a 400, nothing done), then run in order, then
    * the screen as it is now.
    */
-  async computer(dialect: ComputerDialect, request: ComputerRequest, signal?: AbortSignal, beforePress?: (tab: DriverTab, at: Point | 'focused') => Promise<void>): Promise<ComputerResult> {
+  async computer(
+    dialect: ComputerDialect,
+    request: ComputerRequest,
+    signal?: AbortSignal,
+    beforePress?: (tab: DriverTab, at: Point | 'focused' | 'focused-space') => Promise<void>,
+    from?: StepPlace,
+  ): Promise<ComputerResult & { paused?: AskFirst }> {
     const steps = dialect === 'openai' ? openAiSteps(request.actions as OpenAiAction[]) : anthropicSteps(request.actions as AnthropicAction[]);
     const tab = await this.deps.tab(request.targetId);
     await this.deps.guard(tab);
@@ -44,13 +50,29 @@ export class ProfileVision {
     checkOnScreen(screen, pointsOf(steps));
     const targetId = await tab.targetId();
     const urlBefore = tab.page.url();
-    const gate = beforePress && ((at: Point | 'focused') => beforePress(tab, at));
-    const { result: run, events: opened } = await withAftermath(tab, () => runComputerSteps(tab, steps, screen, signal, gate), (popup) => this.deps.describePopup(popup), signal);
+    const gate = beforePress && ((at: Point | 'focused' | 'focused-space') => beforePress(tab, at));
+    // A press that waits for a person's yes pauses the batch: what ran is answered, with where it goes on.
+    let paused: AskFirst | undefined;
+    const running = async () => {
+      try {
+        return await runComputerSteps(tab, steps, screen, signal, gate, from);
+      } catch (error) {
+        if (!(error instanceof AskFirst)) throw error;
+        paused = error;
+        return { performed: error.at.step };
+      }
+    };
+    const { result: run, events: opened } = await withAftermath(tab, running, (popup) => this.deps.describePopup(popup), signal);
     const events = tab.secrets.redactDeep([...tab.takeEvents(), ...opened]);
     const display = request.display ?? { width: screen.width, height: screen.height };
     const changes = (url: string | undefined) =>
       request.changes ? { changes: { navigated: url !== urlBefore, ...(url !== urlBefore ? { from: urlBefore } : {}), events } } : {};
     const cursor = cursorOnScreen(tab, screen);
+    if (paused) {
+      // No picture: the screen is as it was before the press, and the rest of the batch runs on the person's yes.
+      const { url, title } = await this.deps.use(tab);
+      return { targetId, url, title, performed: run.performed, display, scale: screen.scale, cursor, ...changes(url), paused };
+    }
     if (tab.page.isClosed()) return { targetId, performed: run.performed, display, scale: screen.scale, cursor, ...changes(undefined) };
     const { url, title } = await this.deps.use(tab);
     let screenshot: ComputerResult['screenshot'];
