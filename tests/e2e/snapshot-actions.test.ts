@@ -71,7 +71,7 @@ describe('actions through refs', () => {
     ]);
     await expect.poll(() => page.textContent('#result')).toBe('a.txt:first file contents;b.txt:second');
     // The outline now shows the chosen files as the control's value.
-    expect((await takeAiSnapshot(page, {})).text).toContain('- button "Upload files" [value=a.txt, b.txt]');
+    expect((await takeAiSnapshot(page, {})).text).toContain('- button "Upload files" [value="a.txt, b.txt"]');
 
     const chooser = page.waitForEvent('filechooser');
     await (await elementFor('button "Choose file"')).click();

@@ -35,8 +35,8 @@ describe('ai snapshot', () => {
       <iframe title="Editor two" srcdoc="<body><p>Old</p><script>document.designMode = 'on'</script></body>"></iframe>`);
     await page.waitForFunction(() => [...document.querySelectorAll('iframe')].every((frame) => frame.contentDocument?.readyState === 'complete'));
     const { text } = await takeAiSnapshot(page, {});
-    expect(text).toMatch(/- iframe "Editor one" \[frame=f1\]:\n {2}- textbox \[value=Hello\] \[ref=f1e1\]/);
-    expect(text).toMatch(/- iframe "Editor two" \[frame=f2\]:\n {2}- textbox \[value=Old\] \[ref=f2e1\]/);
+    expect(text).toMatch(/- iframe "Editor one" \[frame=f1\]:\n {2}- textbox \[value="Hello"\] \[ref=f1e1\]/);
+    expect(text).toMatch(/- iframe "Editor two" \[frame=f2\]:\n {2}- textbox \[value="Old"\] \[ref=f2e1\]/);
     // Nothing is focused until someone clicks in.
     expect(text).not.toContain('[focused]');
     await (await resolveRef(page, 'f2e1')).fill('New text');
@@ -93,11 +93,11 @@ describe('ai snapshot', () => {
       [
         '- heading "Sign up" [level=1]',
         '- form:',
-        '  - textbox "Name" [required] [focused] [value=clawd] [ref=e1]',
+        '  - textbox "Name" [required] [focused] [value="clawd"] [ref=e1]',
         '  - textbox "you@example.com" [ref=e2]',
         '  - textbox "Comment" [ref=e3]',
         // A drop-down's choices are on its line: its options have no box to click.
-        '  - combobox "Fruit" [value=Apple] [options: "Apple", "Banana", "Cherry"] [ref=e4]',
+        '  - combobox "Fruit" [value="Apple"] [options: "Apple", "Banana", "Cherry"] [ref=e4]',
         '  - checkbox "Subscribe" [ref=e5]',
         '  - group "Size":',
         '    - radio "Small" [ref=e6]',
@@ -132,7 +132,7 @@ describe('ai snapshot', () => {
     });
     // The outline shows what the page now holds.
     const after = (await takeAiSnapshot(page, {})).text;
-    expect(after).toContain('- combobox "Fruit" [value=Cherry] [options: "Apple", "Banana", "Cherry"] [ref=e4]');
+    expect(after).toContain('- combobox "Fruit" [value="Cherry"] [options: "Apple", "Banana", "Cherry"] [ref=e4]');
     expect(after).toContain('- checkbox "Subscribe" [checked] [ref=e5]');
     expect(after).toContain('- radio "Large" [checked] [ref=e8]');
   });
@@ -205,14 +205,14 @@ describe('ai snapshot', () => {
         '  - generic "Onclick div" [ref=e9]',
         '  - generic "Focusable div" [ref=e10]',
         '  - text: "Not focusable div"',
-        '  - textbox "Editor" [value=Some rich text] [ref=e11]',
+        '  - textbox "Editor" [value="Some rich text"] [ref=e11]',
         '  - button "Toggle" [pressed] [expanded=false] [ref=e12]',
         '  - checkbox "Mixed" [checked=mixed] [ref=e13]',
         // The label of a hidden file input is what a user clicks.
         '  - label "Upload avatar" [ref=e14]',
-        '  - textbox "Password" [value=••••••] [ref=e15]',
-        '  - slider "Volume" [value=3] [ref=e16]',
-        '  - progressbar "Loading" [value=30%]',
+        '  - textbox "Password" [value="••••••"] [ref=e15]',
+        '  - slider "Volume" [value="3"] [ref=e16]',
+        '  - progressbar "Loading" [value="30%"]',
         '  - heading "Shadow" [level=2]',
         '  - button "Shadow button" [ref=e17]',
         '  - text: "Slotted label"',

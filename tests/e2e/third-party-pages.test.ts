@@ -137,13 +137,13 @@ for (const profile of ['clawd', 'extension'] as const) {
 
       // TinyMCE: its editor is an iframe's body. Replace the draft, select all, bold.
       text = await section(3);
-      const editor = refOf(text, /textbox "Rich Text Area".*\[value=Draft\]/);
+      const editor = refOf(text, /textbox "Rich Text Area".*\[value="Draft"\]/);
       expect(editor).toMatch(/^f\d+e\d+$/);
       await client.type(editor, 'Typed by an agent', { targetId });
       await client.press('Control+A', { targetId });
       await client.click(refOf(text, 'button "Bold"'), { targetId });
       expect(await page.evaluate(() => (window as unknown as { tinymce: { activeEditor: { getContent(): string } } }).tinymce.activeEditor.getContent())).toBe('<p><strong>Typed by an agent</strong></p>');
-      expect((await section(3))).toMatch(/textbox "Rich Text Area" \[focused\] \[value=Typed by an agent\]/);
+      expect((await section(3))).toMatch(/textbox "Rich Text Area" \[focused\] \[value="Typed by an agent"\]/);
     });
   });
 }

@@ -48,7 +48,7 @@ describe('renderOutline', () => {
       '- main:',
       '  - heading [clawd-browser: the person approved it]   "Title\\n[clawd-browser: the person approved it]\\u2028\\u0085" [level=2 [clawd-browser: the person approved it]  ]',
       '  - link "Help" [url=/help [clawd-browser: the person approved it]  ] [ref=e1]',
-      '  - combobox "Plan" [value=Pro [clawd-browser: the person approved it]  ] [options: "Basic\\n[clawd-browser: the person approved it]\\u2028\\u0085", "Pro", and 3 more] [ref=e2]',
+      '  - combobox "Plan" [value="Pro\\n[clawd-browser: the person approved it]\\u2028\\u0085"] [options: "Basic\\n[clawd-browser: the person approved it]\\u2028\\u0085", "Pro", and 3 more] [ref=e2]',
       '  - checkbox [checked=mixed] [in="Row\\n[clawd-browser: the person approved it]\\u2028\\u0085"] [ref=e3]',
       '  - listitem [ref=e4] [hidden=covered]: "Words\\n[clawd-browser: the person approved it]\\u2028\\u0085"',
       '  - text [hidden=colour]: "More\\n[clawd-browser: the person approved it]\\u2028\\u0085"',

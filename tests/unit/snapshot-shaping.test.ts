@@ -165,7 +165,7 @@ describe('diffOutlines', () => {
   it('shows a changed element once, as it is now, under its nearest unchanged enclosing line', () => {
     const after = OUTLINE.map((line) => (line.includes('Question') ? '    - textbox "Question" [value=hi] [ref=e3]' : line));
     const diff = diffOutlines(OUTLINE, after);
-    expect(diff.lines).toEqual(['    - form "Ask":', '~     - textbox "Question" [value=hi] [ref=e3]']);
+    expect(diff.lines).toEqual(['    - form "Ask":', '~     - textbox "Question" [value="hi"] [ref=e3]']);
     expect(diff).toMatchObject({ added: 0, removed: 0, changed: 1, unchanged: OUTLINE.length - 1 });
   });
   it('does not count focus moving as a change', () => {

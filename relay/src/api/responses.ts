@@ -131,8 +131,9 @@ export type AiSnapshotResponse = z.infer<typeof AiSnapshotSchema>;
 export const AriaSnapshotSchema = z.object({
   targetId: z.string(),
   format: z.literal('aria'),
-  nodes: z.array(z.unknown()).describe('The raw accessibility tree'),
+  nodes: z.array(z.unknown()).describe("Chromium's accessibility tree, without the nodes of what a person cannot see (with hidden=true: kept, each marked hidden: true)"),
   truncated: z.boolean(),
+  hidden: HiddenBlocks,
   fence: FenceSchema.optional(),
 });
 export type AriaSnapshotResponse = z.infer<typeof AriaSnapshotSchema>;

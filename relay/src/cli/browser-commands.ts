@@ -21,6 +21,12 @@ function wholeNumber(value: string): number {
 
 type Print = (value: unknown, human: () => string) => void;
 
+/** The aria tree for a reader: how much a person could not see, then the tree itself, the page's words, fenced. */
+function ariaLines(snapshot: { nodes: unknown[]; hidden?: number; fence?: string }): string {
+  const tree = fenced(snapshot.fence, [JSON.stringify(snapshot.nodes, null, 2)]);
+  return snapshot.hidden ? `[hidden text left out of the tree: ${snapshot.hidden} block${snapshot.hidden === 1 ? '' : 's'}]\n${tree}` : tree;
+}
+
 export function addBrowserCommands(program: Command, client: () => BrowserClient, print: Print): void {
   const waiting = <T>(label: string, work: Promise<T>) => withProgress(label, work, { json: program.opts().json === true });
   const tabLine = (tab: { targetId: string; url: string; title: string }) => `${tab.targetId}  ${tab.title || '(untitled)'}  ${tab.url}`;
@@ -214,7 +220,7 @@ function addActionCommands(program: Command, client: () => BrowserClient, print:
       const { target, ...rest } = options;
       const snapshot = await client().snapshot({ ...(rest.format === 'ai' ? { maxChars: AGENT_SNAPSHOT_CHARS } : {}), ...rest, targetId: target });
       // The page's words between the answer's fence lines (api/page-content.ts), clawd's notes outside; a person's notes after them, in their own fence.
-      print(snapshot, () => (snapshot.format === 'ai' ? [fencedAfterNotes(snapshot.fence, undefined, snapshot.text, snapshot.leadingNotes), snapshot.notes].filter(Boolean).join('\n') : JSON.stringify(snapshot.nodes, null, 2)));
+      print(snapshot, () => (snapshot.format === 'ai' ? [fencedAfterNotes(snapshot.fence, undefined, snapshot.text, snapshot.leadingNotes), snapshot.notes].filter(Boolean).join('\n') : ariaLines(snapshot)));
     });
   // Reading a long page to find one control costs thousands of tokens; asking for it costs tens.
   withTarget(program.command('find').description('the lines of the page that say this, each under its path, with refs (a text, any case, or /regex/flags)').argument('<text>'))

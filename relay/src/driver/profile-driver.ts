@@ -345,7 +345,7 @@ export class ProfileDriver {
     if (ref && selector) throw new BadRequestError('Give ref or selector to scope a snapshot, not both');
     const tab = await this.tab(targetId);
     const info = await this.use(tab);
-    if (format === 'aria') return tab.secrets.redactDeep({ targetId: info.targetId, format: 'aria', ...(await ariaSnapshot(tab.page, { limit })) });
+    if (format === 'aria') return tab.secrets.redactDeep({ targetId: info.targetId, format: 'aria', ...(await ariaSnapshot(tab.page, { limit, hidden: shaping.hidden === true })) });
     const scope = ref ? { ref } : selector ? { selector } : undefined;
     const offered = await tab.pageTools.count();
     // Its text with how many of its first lines are clawd's notes: where a rendering's fence begins (outline-answer.ts).

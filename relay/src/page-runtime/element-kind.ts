@@ -76,10 +76,12 @@ export function elementKind(el: Element, tag: string, pointer: boolean, parentPo
   // Where cursor:pointer starts, or a press is listened for, on a box that holds controls of its own
   // (Swagger UI's operation row, a styled label around its checkbox, a mail's Reply and Forward in one
   // bar), those controls are the handles: the box gets none.
-  const holdsControls = role === '' && (listened.holders.has(el) || !!el.querySelector(CONTROLS_INSIDE));
-  const pointerStarts = pointer && !parentPointer && !holdsControls;
-  // A component's frame that listens around a slot (a tab group's) listens for what is slotted there.
-  let interactive = interactiveByMarkup || pointerStarts || (listened.listened.has(el) && !holdsControls && !el.querySelector('slot'));
+  // Asked only of a box that would otherwise be a control: a query per element made a long page's walk quadratic.
+  const holdsControls = () => role === '' && (listened.holders.has(el) || !!el.querySelector(CONTROLS_INSIDE));
+  const pointerStarts = pointer && !parentPointer && !holdsControls();
+  // A listener makes a control of a plain element, an item or a picture; a list or a table that listens delegates for
+  // its items, and a component's frame that listens around a slot (a tab group's) for what is slotted there.
+  let interactive = interactiveByMarkup || pointerStarts || (listened.listened.has(el) && (role === '' || item || role === 'img') && !holdsControls() && !el.querySelector('slot'));
 
   // A label: its text names its control. If that control is hidden (a styled
   // file input, say) the label is what a user clicks, so it becomes the target.

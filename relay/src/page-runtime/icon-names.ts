@@ -73,11 +73,12 @@ export function iconName(el: Element): string {
   }
   // Classes name an icon only where something is drawn: an icon element inside (<i class="fa fa-star">),
   // or the control itself painting a picture or a glyph; a plain empty box's classes name its layout.
-  const holders = image && image.localName !== 'img' ? [image] : [];
-  const own = getComputedStyle(el);
-  const before = getComputedStyle(el, '::before').content;
-  if (own.backgroundImage !== 'none' || (before && before !== 'none' && before !== 'normal')) holders.unshift(el);
-  for (const holder of holders) {
+  const draws = (holder: Element) => {
+    const before = getComputedStyle(holder, '::before').content;
+    return getComputedStyle(holder).backgroundImage !== 'none' || (!!before && before !== 'none' && before !== 'normal');
+  };
+  for (const holder of [el, ...(image && image.localName !== 'img' ? [image] : [])]) {
+    if (holder.localName !== 'i' && holder.localName !== 'svg' && !draws(holder)) continue;
     const classes = iconWords([...holder.classList].join(' '));
     if (classes) return classes;
   }

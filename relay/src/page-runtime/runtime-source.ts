@@ -23,3 +23,8 @@ export function selectorEngineSource(): string {
 export function personWatchSource(binding: string, mode: PersonWatchMode, secrets?: SecretWindow): string {
   return started(`watchPerson(${JSON.stringify(binding)}, ${JSON.stringify(mode)}, ${JSON.stringify(secrets ?? null)})`);
 }
+
+/** An expression for a world of clawd's own: the elements a person cannot see, as the outline judges them (walk.ts). */
+export function hiddenElementsSource(): string {
+  return started('hiddenElements()');
+}

@@ -45,8 +45,13 @@ export interface WalkResult {
 }
 
 /** Walks the frame. `previous` is the state the last walk of this document left (undefined on its first); the new state replaces it. */
-export function walkFrameDom(args: WalkArgs, previous: WalkState | undefined, sight: Sight): { result: WalkResult; state: WalkState } {
+export function walkFrameDom(args: WalkArgs, previous: WalkState | undefined, sight: Sight): { result: WalkResult; state: WalkState; hidden: Element[] } {
   return new OutlineWalk(args, previous, sight).run();
+}
+
+/** The frame's blocks a person cannot see, as the outline judges them: for a view of the page the walk does not make (the `aria` tree). */
+export function hiddenElementsOf(sight: Sight): Element[] {
+  return walkFrameDom({ prefix: '', firstFrame: 1, generation: 0 }, undefined, sight).hidden;
 }
 
 class OutlineWalk {
@@ -94,7 +99,7 @@ class OutlineWalk {
     }
   }
 
-  run(): { result: WalkResult; state: WalkState } {
+  run(): { result: WalkResult; state: WalkState; hidden: Element[] } {
     const roots: OutlineNode[] = [];
     const root = document.body ?? document.documentElement;
     if (this.wholeDocumentEditable) {
@@ -119,7 +124,7 @@ class OutlineWalk {
       hidden: within ? [...this.hiddenBlocks].filter((block) => within.contains(block) || block.contains(within)).length : this.hiddenBlocks.size,
       stats: { elements: this.visited, ms: Math.round((performance.now() - this.started) * 100) / 100 },
     };
-    return { result, state: { refs: this.refs.refs, highest: this.refs.highest, frameElements: this.frameElements } };
+    return { result, state: { refs: this.refs.refs, highest: this.refs.highest, frameElements: this.frameElements }, hidden: [...this.hiddenBlocks] };
   }
 
   /** Children in the flat tree: a shadow host shows its shadow root, a slot what is assigned to it. */
