@@ -2,7 +2,7 @@ import { encode } from 'gpt-tokenizer';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { takeAiSnapshot } from '../../relay/src/snapshot/ai-snapshot.js';
+import { ariaSnapshot, takeAiSnapshot } from '../../relay/src/snapshot/ai-snapshot.js';
 import { registerSnapshotEngine } from '../../relay/src/snapshot/snapshot-engine.js';
 import { takePageText } from '../../relay/src/snapshot/page-text.js';
 import { snapshotsOf } from '../../relay/src/snapshot/refs.js';
@@ -168,6 +168,25 @@ describe('what the walk leaves out, judged by the pixels', () => {
       expect(wrapped, marker).toBeGreaterThan(0);
       expect(pixels, `${marker} paints nothing: the judge would prove nothing`).toBeGreaterThan(0);
     }
+    await page.close();
+  });
+
+  it("the aria tree follows the same rules: no hidden instruction in it unless asked, then each node marked; the visible words stay", async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(fixtures.url('hidden-instructions.html'));
+    const outline = await takeAiSnapshot(page, {});
+    // Asked twice: a world of clawd's own is made once per document and used again.
+    for (let round = 0; round < 2; round++) {
+      const tree = await ariaSnapshot(page);
+      const words = JSON.stringify(tree.nodes);
+      for (let n = 1; n <= 32; n++) expect(words, `HIDDEN-${String(n).padStart(2, '0')}`).not.toContain(`HIDDEN-${String(n).padStart(2, '0')}`);
+      for (const marker of ['VISIBLE-TITLE', 'VISIBLE-BODY', 'VISIBLE-END']) expect(words).toContain(marker);
+      expect(tree.hidden).toBe(outline.hidden);
+    }
+    const shown = await ariaSnapshot(page, { hidden: true });
+    const marked = (shown.nodes as Array<{ name?: string; hidden?: true }>).filter((node) => node.hidden && node.name && /HIDDEN-\d\d/.test(node.name));
+    expect(marked.length).toBeGreaterThan(0);
+    expect((shown.nodes as Array<{ name?: string; hidden?: true }>).filter((node) => node.name?.includes('VISIBLE-BODY')).every((node) => !node.hidden)).toBe(true);
     await page.close();
   });
 

@@ -67,8 +67,20 @@ export async function ariaSnapshot(page: Page, options: { limit?: number; hidden
   try {
     const { nodes } = await session.send('Accessibility.getFullAXTree');
     const concealed = await unseen(page);
-    const isHidden = (node: Protocol.Accessibility.AXNode) => node.backendDOMNodeId !== undefined && concealed.nodes.has(node.backendDOMNodeId);
-    const gone = new Set(options.hidden ? [] : nodes.filter(isHidden).map((node) => node.nodeId));
+    // A hidden block's nodes, and theirs in turn (a text's inline boxes have no DOM node of their own).
+    const byId = new Map(nodes.map((node) => [node.nodeId, node]));
+    const hiddenIds = new Set<string>();
+    const hide = (node: Protocol.Accessibility.AXNode) => {
+      if (hiddenIds.has(node.nodeId)) return;
+      hiddenIds.add(node.nodeId);
+      for (const id of node.childIds ?? []) {
+        const child = byId.get(id);
+        if (child) hide(child);
+      }
+    };
+    for (const node of nodes) if (node.backendDOMNodeId !== undefined && concealed.nodes.has(node.backendDOMNodeId)) hide(node);
+    const isHidden = (node: Protocol.Accessibility.AXNode) => hiddenIds.has(node.nodeId);
+    const gone = options.hidden ? new Set<string>() : hiddenIds;
     const kept = nodes.filter((node) => !gone.has(node.nodeId));
     const limit = options.limit ?? kept.length;
     return {
