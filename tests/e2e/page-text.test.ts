@@ -50,6 +50,21 @@ describe.each(['clawd', 'extension'])('the %s profile reads a page as Markdown',
     await client.closeTab(targetId);
   });
 
+  it("a field's value is quoted and exact in the outline, cut when long, and read whole by its ref", async () => {
+    const client = env.client(profile);
+    const exact = 'Risus donec mi, odio accumsan tellus enim, ';
+    const long = 'Lorem ipsum dolor sit amet. '.repeat(20);
+    const html = `<label>Note <textarea id="note"></textarea></label><label>Essay <textarea id="essay"></textarea></label>
+      <script>note.value = ${JSON.stringify(exact)}; essay.value = ${JSON.stringify(long)};</script>`;
+    const { targetId } = await client.openTab(env.fixtures.url(`echo?body=${encodeURIComponent(html)}`));
+    const { text } = await client.snapshot({ targetId });
+    expect(text).toContain(`textbox "Note" [value=${JSON.stringify(exact)}]`);
+    expect(text).toContain(`textbox "Essay" [value=${JSON.stringify(long.slice(0, 100))}…+${long.length - 100} chars]`);
+    // What the page compares is what text --ref gives back.
+    expect((await client.text({ targetId, ref: refOf(text, 'textbox "Note"') })).markdown).toBe(exact);
+    expect((await client.text({ targetId, ref: refOf(text, 'textbox "Essay"') })).markdown).toBe(long);
+  });
+
   it('bad input is a 4xx naming it, and nothing else changes', async () => {
     const client = env.client(profile);
     const { targetId } = await client.openTab(env.fixtures.url('article.html'));
