@@ -10,6 +10,9 @@ export class SparePool<T> {
   private readonly spares: Array<{ prepared: Promise<T>; ready: boolean }> = [];
   private refilling = false;
   private closed = false;
+  /** After a failed launch, the pause before the next try: doubled each time it fails again, up to a minute. */
+  private pauseMs = 0;
+  private retry: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly options: {
@@ -45,8 +48,17 @@ export class SparePool<T> {
       )
       .finally(() => {
         this.refilling = false;
-        // A failed launch is not retried at once: the next session tries again.
-        if (spare.ready) this.refill();
+        if (spare.ready) {
+          this.pauseMs = 0;
+          this.refill();
+          return;
+        }
+        // A failed launch (a browser closed as it started, under load) is tried again after a pause, not at
+        // once and not only when the next session comes: that session would otherwise start cold.
+        this.pauseMs = Math.min(Math.max(this.pauseMs * 2, 2_000), 60_000);
+        clearTimeout(this.retry);
+        this.retry = setTimeout(() => this.refill(), this.pauseMs);
+        this.retry.unref?.();
       });
   }
 
@@ -66,6 +78,7 @@ export class SparePool<T> {
   /** No more spares; those there are (and on their way) are discarded. */
   async close(): Promise<void> {
     this.closed = true;
+    clearTimeout(this.retry);
     const spares = this.spares.splice(0);
     await Promise.all(spares.map((spare) => spare.prepared.then((prepared) => this.options.discard(prepared)).catch(() => {})));
   }
