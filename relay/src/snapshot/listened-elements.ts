@@ -1,4 +1,5 @@
-import type { CDPSession, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
+import { pageSession } from './own-world.js';
 
 /**
  * The elements of a page that listen for a press of their own: a jQuery
@@ -53,24 +54,12 @@ const SCAN = `(() => {
   return out;
 })()`;
 
-const sessions = new WeakMap<Page, Promise<CDPSession>>();
-
-function sessionOf(page: Page): Promise<CDPSession> {
-  let session = sessions.get(page);
-  if (!session) {
-    session = page.context().newCDPSession(page);
-    sessions.set(page, session);
-    session.catch(() => sessions.delete(page));
-  }
-  return session;
-}
-
 const isPath = (value: unknown): value is number[] => Array.isArray(value) && value.length > 0 && value.length <= 32 && value.every((index) => Number.isInteger(index) && index >= 0);
 
 /** The main frame's elements that listen for a press of their own, as index paths; undefined when they cannot be told. */
 export async function listenedElements(page: Page): Promise<number[][] | undefined> {
   try {
-    const session = await sessionOf(page);
+    const session = await pageSession(page);
     const { result, exceptionDetails } = await session.send('Runtime.evaluate', { expression: SCAN, includeCommandLineAPI: true, returnByValue: true, silent: true, timeout: SCAN_MS });
     if (exceptionDetails || !Array.isArray(result.value)) return undefined;
     // The page's world answered: only well-formed paths, and no more than asked for.

@@ -34,6 +34,11 @@ function keptFor(page: Page): Kept {
   return entry;
 }
 
+/** The page's CDP session of clawd's own, kept for its life: also for reads in the page's own world (listened-elements.ts). */
+export function pageSession(page: Page): Promise<CDPSession> {
+  return keptFor(page).session;
+}
+
 /** The world named `name` in the page's current document, and its document under `group`; made when the document has none yet. */
 export async function ownWorld(page: Page, name: string, group: string): Promise<OwnWorld> {
   const entry = keptFor(page);
