@@ -30,7 +30,8 @@ import type { ActionLog } from '../runtime/action-log.js';
 import { CallerGoneError } from '../runtime/operation.js';
 import { AGENT_HEADER, SESSION_PROFILE_PREFIX } from '../api/limits.js';
 import { AGENT_NAME, asAgent } from '../runtime/agent-context.js';
-import { ControlService } from '../service/control-service.js';
+import { assembleControl } from '../service/control-assembly.js';
+import { inProcessApi } from '../service/in-process-api.js';
 import { RouteBinder } from './route-binder.js';
 import { type Credentials, CredentialService } from '../service/credential-service.js';
 import { bindBrowseRoutes } from './browse-routes.js';
@@ -148,7 +149,6 @@ export async function startControlServer(options: ControlServerOptions): Promise
   };
   const recordings = new RecordingService(manager, recordingHome, PACKAGE_VERSION);
   const films = new FilmService(manager, recordingHome);
-  sessions.filmWith(films.sessionFilms());
   const handoffLink = (host = `127.0.0.1:${port}`) => ({ id, profile, targetId }: Omit<HandoffScope, 'to'>, to: HandoffScope['to']) =>
     `http://${host}/handoff/${id}/open?code=${handoffAccess.newCode({ id, profile, targetId, to })}`;
   const { webhookKey } = options.credentials;
@@ -156,23 +156,33 @@ export async function startControlServer(options: ControlServerOptions): Promise
     const hook = manager.registry.config().handoffWebhook;
     return hook && webhookKey ? { url: hook.url, key: webhookKey() } : undefined;
   };
-  const service = new ControlService(manager, sessions, options.actionLog, recordings, films, options.credentials.audit, options.teaching, handoffLink, handoffWebhook);
-  const credentials = new CredentialService(options.credentials, manager, options.actionLog);
-  const tellChrome = options.credentials.noticeHandoff;
-  if (tellChrome) service.handoffs.onExtensionHandoff(tellChrome);
   const events = new EventStreams(options.credentials.audit);
-  // A person watching the operator's console can be asked to confirm an act (confirm-service.ts).
-  service.confirmations.consoleOpen = () => events.watching > 0;
+  const services = assembleControl({
+    manager,
+    sessions,
+    actionLog: options.actionLog,
+    recordings,
+    films,
+    audit: options.credentials.audit,
+    teachingStores: options.teaching,
+    handoffLink,
+    handoffWebhook,
+    // A person watching the operator's console can be asked to confirm an act (confirm-service.ts).
+    consoleOpen: () => events.watching > 0,
+    tellChrome: options.credentials.noticeHandoff,
+  });
+  const service = services.control;
+  const credentials = new CredentialService(options.credentials, manager, options.actionLog);
 
   // MCP over Streamable HTTP: the same tools as `clawd-browser mcp`, calling the service in process.
   // In a fleet, the token's MCP reaches every server's sessions (fleet-api.ts); a session's key is carried whole by the door.
-  const tokenApi = (agent: string) => (options.fleet ? fleetAwareApi(service.api(undefined, undefined, { agent }), options.fleet, options.token, (id) => sessions.has(id), agent) : service.api(undefined, undefined, { agent }));
+  const tokenApi = (agent: string) => (options.fleet ? fleetAwareApi(inProcessApi(services, undefined, undefined, { agent }), options.fleet, options.token, (id) => sessions.has(id), agent) : inProcessApi(services, undefined, undefined, { agent }));
   // Its SDK and tools are loaded with the first /mcp request: a server no MCP client uses does not hold them.
   let mcp: McpHttpSessions | undefined;
   let mcpLoading: Promise<McpHttpSessions> | undefined;
   const mcpReady = () =>
     (mcpLoading ??= import('../mcp/http-sessions.js').then(
-      ({ McpHttpSessions }) => (mcp = new McpHttpSessions((session, agent) => (session === undefined ? tokenApi(agent) : service.api(`${SESSION_PROFILE_PREFIX}${session}`, undefined, { locked: true, agent })), options.exportDir)),
+      ({ McpHttpSessions }) => (mcp = new McpHttpSessions((session, agent) => (session === undefined ? tokenApi(agent) : inProcessApi(services, `${SESSION_PROFILE_PREFIX}${session}`, undefined, { locked: true, agent })), options.exportDir)),
     ));
   sessions.whenEnded((id) => mcp?.closeScope(id));
 
@@ -181,7 +191,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
   const fleet = new FleetSignals({
     manager,
     sessions,
-    handoffsWaiting: () => service.handoffs.list().handoffs.filter((handoff) => handoff.state === 'waiting').length,
+    handoffsWaiting: () => services.handoffs.list().handoffs.filter((handoff) => handoff.state === 'waiting').length,
     cdpClients: () => options.cdpClients?.() ?? 0,
   });
   // Every answer and error leaves without the secrets typed into its profile's browser (driver/secrets/browser-secrets.ts).
@@ -250,18 +260,18 @@ export async function startControlServer(options: ControlServerOptions): Promise
 
   // ---- for agents that look: labelled screenshots, computer use -------------------
 
-  routes.json('POST /screenshot/labelled', ({ query, body, signal }) => service.vision.labelledScreenshot(query.profile, body, signal));
-  routes.json('POST /computer/openai', ({ query, body, signal }) => service.vision.computer(query.profile, 'openai', body, signal, { person: query.person === true }));
+  routes.json('POST /screenshot/labelled', ({ query, body, signal }) => services.vision.labelledScreenshot(query.profile, body, signal));
+  routes.json('POST /computer/openai', ({ query, body, signal }) => services.vision.computer(query.profile, 'openai', body, signal, { person: query.person === true }));
   // ---- the tools pages offer agents (WebMCP) ------------------------------------
 
-  routes.json('GET /page-tools', ({ query: { profile, ...rest }, signal }) => service.pageTools.list(profile, rest, signal));
-  routes.json('POST /page-tools/call', ({ query, body, signal }) => service.pageTools.call(query.profile, body, signal, { person: query.person === true }));
+  routes.json('GET /page-tools', ({ query: { profile, ...rest }, signal }) => services.pageTools.list(profile, rest, signal));
+  routes.json('POST /page-tools/call', ({ query, body, signal }) => services.pageTools.call(query.profile, body, signal, { person: query.person === true }));
 
-  routes.json('POST /computer/anthropic', ({ query, body, signal }) => service.vision.computer(query.profile, 'anthropic', body, signal, { person: query.person === true }));
+  routes.json('POST /computer/anthropic', ({ query, body, signal }) => services.vision.computer(query.profile, 'anthropic', body, signal, { person: query.person === true }));
 
   // ---- the toolbox: emulation, network routes, init scripts, storage ------------
 
-  const toolbox = service.toolbox;
+  const toolbox = services.toolbox;
   routes.json('GET /emulation', ({ query: { profile, ...rest } }) => toolbox.emulation(profile, rest));
   routes.json('POST /emulation', ({ query, body, signal }) => toolbox.emulate(query.profile, body, signal));
   routes.json('DELETE /emulation', ({ query: { profile, ...rest }, signal }) => toolbox.resetEmulation(profile, rest, signal));
@@ -300,16 +310,16 @@ export async function startControlServer(options: ControlServerOptions): Promise
   // The console's person's input; the token's or a session key's is the agent's, held to the confirm rules.
   routes.json('POST /screencast/input', ({ query, body, signal, request }) => {
     const by = door.isPerson(request) ? ('person' as const) : ('agent' as const);
-    return service.viewInput(query.profile, body, signal, { by, actor: by });
+    return services.liveInput.view(query.profile, body, signal, { by, actor: by });
   });
-  bindHandoffRoutes(routes, service, handoffAccess, (request) => door.isPerson(request));
+  bindHandoffRoutes(routes, services, handoffAccess, (request) => door.isPerson(request));
   // ---- your own Chrome, attached through its remote-debugging consent: the picker is the person's
   // The person's Chrome runs on this machine: it reaches this server on loopback (or the address it is bound to).
   const controlOrigin = () => `http://${urlHost(options.host === '0.0.0.0' || options.host === '::' ? '127.0.0.1' : options.host)}:${port}`;
   bindChromeRoutes(routes, { chrome: new ChromeService(options.chrome), door, access: pickerAccess, controlOrigin });
   // ---- the browse runtime: a goal in, an answer out, against a configured model (browse/)
-  bindBrowseRoutes(routes, { service, credentials, has: (id) => sessions.has(id), actionLog: options.actionLog, exportDir: options.exportDir });
-  bindTeachRoutes(routes, service, (request) => door.sessionOf(request));
+  bindBrowseRoutes(routes, { services, credentials, has: (id) => sessions.has(id), actionLog: options.actionLog, exportDir: options.exportDir });
+  bindTeachRoutes(routes, services.teaching, (request) => door.sessionOf(request));
   /** A one-time link into the dashboard, for `clawd-browser dashboard` (a token holder). */
   routes.json('POST /dashboard/link', ({ request }) => {
     const host = request.headers.host ?? `127.0.0.1:${port}`;
@@ -332,7 +342,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
   routes.json('POST /sessions', ({ body, signal }) => credentials.openSession(body, signal));
   routes.json('GET /sessions', () => credentials.listSessions());
   routes.json('DELETE /sessions/:id', ({ params }) => credentials.closeSession(params.id));
-  routes.json('POST /sessions/:id/approvals', ({ params, body }) => service.confirmations.approve(params.id, body.rule));
+  routes.json('POST /sessions/:id/approvals', ({ params, body }) => services.confirmations.approve(params.id, body.rule));
   routes.json('POST /sessions/:id/extend', ({ params, body }) => credentials.extendSession(params.id, body.ttl));
   routes.json('GET /audit', ({ query }) => credentials.audit(query));
   /** A session's recorded screenshots (record: audit), and one of them as a JPEG with `file`. */
@@ -393,7 +403,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
     port,
     lastRequestAt: () => lastRequestAt,
     mcpSessions: () => mcp?.count ?? 0,
-    teaching: extensionTeaching(service),
+    teaching: extensionTeaching(services.teaching),
     async close() {
       if (mcpLoading) await (await mcpLoading).close();
       server.closeAllConnections();

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { RouteSpec } from '../api/route-spec.js';
 import { type RouteKey, ROUTES } from '../api/routes.js';
 import { CallerGoneError } from '../runtime/operation.js';
-import { validated } from '../service/control-service.js';
+import { validated } from '../validation.js';
 
 /**
  * Binds the control API's handlers to its route table (api/routes.ts), so
