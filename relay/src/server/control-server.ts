@@ -13,8 +13,6 @@ import type { FleetCarrier } from './fleet-carrier.js';
 import { ControlDoor } from './control-door.js';
 import { fleetAwareApi } from './fleet-api.js';
 import { EventStreams } from './event-stream.js';
-import { type RecordingHome, RecordingService } from '../service/recording-service.js';
-import { FilmService } from '../service/film-service.js';
 import { FleetSignals } from './fleet-routes.js';
 import { PACKAGE_VERSION } from '../config/package-root.js';
 import { join } from 'node:path';
@@ -33,7 +31,7 @@ import { AGENT_NAME, asAgent } from '../runtime/agent-context.js';
 import { assembleControl } from '../service/control-assembly.js';
 import { inProcessApi } from '../service/in-process-api.js';
 import { RouteBinder } from './route-binder.js';
-import { type Credentials, CredentialService } from '../service/credential-service.js';
+import type { Credentials } from '../service/credential-service.js';
 import { bindBrowseRoutes } from './browse-routes.js';
 import type { TeachingStores } from '../service/teaching.js';
 import { bindTeachRoutes } from './teach-routes.js';
@@ -142,37 +140,30 @@ export async function startControlServer(options: ControlServerOptions): Promise
     asAgent(agent, next);
   });
 
-  // The work is the service's (service/control-service.ts); a route parses, calls, answers.
-  const recordingHome: RecordingHome = {
-    dirFor: (profile, kept) => join(options.recordingsDir, ...(kept ? ['kept'] : []), profile),
-    actionsSince: (profile, since) => options.actionLog.recent({ profile, limit: 1000 }).filter((action) => action.time >= since),
-  };
-  const recordings = new RecordingService(manager, recordingHome, PACKAGE_VERSION);
-  const films = new FilmService(manager, recordingHome);
+  // The work is the services' (service/control-assembly.ts builds them); a route parses, calls, answers.
   const handoffLink = (host = `127.0.0.1:${port}`) => ({ id, profile, targetId }: Omit<HandoffScope, 'to'>, to: HandoffScope['to']) =>
     `http://${host}/handoff/${id}/open?code=${handoffAccess.newCode({ id, profile, targetId, to })}`;
   const { webhookKey } = options.credentials;
-  const handoffWebhook = () => {
-    const hook = manager.registry.config().handoffWebhook;
-    return hook && webhookKey ? { url: hook.url, key: webhookKey() } : undefined;
-  };
   const events = new EventStreams(options.credentials.audit);
   const services = assembleControl({
     manager,
-    sessions,
+    credentials: options.credentials,
     actionLog: options.actionLog,
-    recordings,
-    films,
-    audit: options.credentials.audit,
+    recordingHome: {
+      dirFor: (profile, kept) => join(options.recordingsDir, ...(kept ? ['kept'] : []), profile),
+      actionsSince: (profile, since) => options.actionLog.recent({ profile, limit: 1000 }).filter((action) => action.time >= since),
+    },
+    version: PACKAGE_VERSION,
     teachingStores: options.teaching,
     handoffLink,
-    handoffWebhook,
+    handoffWebhook: () => {
+      const hook = manager.registry.config().handoffWebhook;
+      return hook && webhookKey ? { url: hook.url, key: webhookKey() } : undefined;
+    },
     // A person watching the operator's console can be asked to confirm an act (confirm-service.ts).
     consoleOpen: () => events.watching > 0,
-    tellChrome: options.credentials.noticeHandoff,
   });
-  const service = services.control;
-  const credentials = new CredentialService(options.credentials, manager, options.actionLog);
+  const { control: service, credentials, recordings, films } = services;
 
   // MCP over Streamable HTTP: the same tools as `clawd-browser mcp`, calling the service in process.
   // In a fleet, the token's MCP reaches every server's sessions (fleet-api.ts); a session's key is carried whole by the door.

@@ -2,21 +2,20 @@ import type { BrowseOptions, BrowseRequest, BrowseResult } from '../api/browse-s
 import type { ProfileManager } from '../driver/profile-manager.js';
 import { UnavailableError } from '../errors.js';
 import type { ActionLog } from '../runtime/action-log.js';
-import type { TaskSessions } from '../sessions/task-sessions.js';
-import type { AuditTrail } from '../vault/audit-log.js';
 import { ActPerformer } from './act-performer.js';
 import { ConfirmService } from './confirm-service.js';
 import { ControlService } from './control-service.js';
+import { type Credentials, CredentialService } from './credential-service.js';
 import { DemonstrationService } from './demonstration-service.js';
-import type { FilmService } from './film-service.js';
-import { type HandoffNoticeEvent, HandoffService, type LinkMaker } from './handoff-service.js';
+import { FilmService } from './film-service.js';
+import { HandoffService, type LinkMaker } from './handoff-service.js';
 import { HandoffWebhook, type WebhookTarget } from './handoff-webhook.js';
 import { KeptDemonstrations } from './kept-demonstrations.js';
 import { LiveInput } from './live-input.js';
 import { NotesService } from './notes-service.js';
 import { OperationRunner } from './operation-runner.js';
 import { PageToolsService } from './page-tools-service.js';
-import type { RecordingService } from './recording-service.js';
+import { type RecordingHome, RecordingService } from './recording-service.js';
 import { RoutineService } from './routine-service.js';
 import { Teaching, type TeachingStores } from './teaching.js';
 import { ToolboxService } from './toolbox-service.js';
@@ -37,13 +36,13 @@ export type BrowseRunner = (request: BrowseRequest, scope: { profile?: string; l
 /** What the server has built before the services: the browsers, task sessions, logs, stores, and its own links. */
 export interface ControlParts {
   manager: ProfileManager;
-  sessions: TaskSessions;
+  /** Task sessions, the vault, grants, the audit, and how the person at the extension's Chrome is told of a hand-off. */
+  credentials: Credentials;
   actionLog: ActionLog;
-  /** The network log, HAR and traces (recording-service.ts). */
-  recordings: RecordingService;
-  /** Films (film-service.ts). */
-  films: FilmService;
-  audit: AuditTrail;
+  /** Where recordings and films are written (recording-service.ts). */
+  recordingHome: RecordingHome;
+  /** This package's version, in the HAR files it writes. */
+  version: string;
   /** Where what people taught is kept (teaching.ts). */
   teachingStores: TeachingStores;
   /**
@@ -56,8 +55,6 @@ export interface ControlParts {
   handoffWebhook?: () => WebhookTarget | undefined;
   /** Whether the operator's console is open: a person watching it can be asked to confirm an act. */
   consoleOpen: () => boolean;
-  /** The person at the extension's Chrome hears of hand-offs of their shared tabs. */
-  tellChrome?: (notice: HandoffNoticeEvent) => void;
 }
 
 /** Every service of the control API, built: what the routes, the in-process API and the server use. */
@@ -70,6 +67,8 @@ export interface ControlServices {
   confirmations: ConfirmService;
   liveInput: LiveInput;
   teaching: Teaching;
+  credentials: CredentialService;
+  /** The network log, HAR and traces. */
   recordings: RecordingService;
   films: FilmService;
   manager: ProfileManager;
@@ -80,11 +79,14 @@ export interface ControlServices {
 }
 
 export function assembleControl(parts: ControlParts): ControlServices {
-  const { manager, sessions, actionLog, recordings, films, audit } = parts;
+  const { manager, actionLog } = parts;
+  const { sessions, audit } = parts.credentials;
+  const recordings = new RecordingService(manager, parts.recordingHome, parts.version);
+  const films = new FilmService(manager, parts.recordingHome);
   const operations = new OperationRunner(manager, sessions, actionLog);
   const { perform } = new ActPerformer(operations, sessions, (profile) => recordings.isTracing(profile));
   const handoffs = new HandoffService({ operations, drivers: manager, actionLog }, audit, parts.handoffWebhook && new HandoffWebhook(parts.handoffWebhook, audit));
-  if (parts.tellChrome) handoffs.onExtensionHandoff(parts.tellChrome);
+  if (parts.credentials.noticeHandoff) handoffs.onExtensionHandoff(parts.credentials.noticeHandoff);
   const confirmations = new ConfirmService(
     {
       config: () => manager.registry.config(),
@@ -118,6 +120,7 @@ export function assembleControl(parts: ControlParts): ControlServices {
     confirmations,
     liveInput: new LiveInput(operations, confirmations, handoffs),
     teaching: new Teaching(demonstrations, routines, notes, tenantOf),
+    credentials: new CredentialService(parts.credentials, manager, actionLog),
     recordings,
     films,
     manager,
