@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { ProfileDriver } from '../../relay/src/driver/profile-driver.js';
 import { ActionLog } from '../../relay/src/runtime/action-log.js';
 import { ConfirmConfigSchema, type ConfirmRule } from '../../relay/src/runtime/consequential-acts.js';
+import type { PersonStep } from '../../relay/src/replay/person-steps.js';
 import type { Operations } from '../../relay/src/service/operation-runner.js';
 import type { AuditEntry } from '../../relay/src/api/session-responses.js';
 import type { AuditEvent, AuditTrail } from '../../relay/src/vault/audit-log.js';
@@ -81,4 +82,26 @@ export function memoryAudit(): AuditTrail & { entries: AuditEntry[] } {
 /** The real action log, in a directory of its own. */
 export function scratchActionLog(): ActionLog {
   return new ActionLog(mkdtempSync(join(tmpdir(), 'clawd-actions-')));
+}
+
+/** A tab's person's watch the test speaks for: `hear` is a step the person did, in the mode asked for (the page side is the e2e suites'). */
+export function fakePersonWatch() {
+  let heard: ((step: PersonStep) => void) | undefined;
+  const person = {
+    mode: 'off' as string,
+    watch: async (mode: string, listener: (step: PersonStep) => void) => {
+      person.mode = mode;
+      heard = listener;
+    },
+    stop: async () => {
+      person.mode = 'off';
+      heard = undefined;
+    },
+  };
+  // What is heard is made a step asynchronously (its locator chosen), as the page's clicks come.
+  const hear = async (step: PersonStep) => {
+    heard?.(step);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  };
+  return { person, hear };
 }

@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ProfileDriver } from '../../relay/src/driver/profile-driver.js';
-import type { ElementFacts, PersonStep } from '../../relay/src/replay/person-steps.js';
+import type { ElementFacts } from '../../relay/src/replay/person-steps.js';
 import { OPERATOR, type RoutineCaller } from '../../relay/src/routines/routine-owners.js';
 import { FileRoutineStore } from '../../relay/src/routines/routine-files.js';
+import { fakePersonWatch } from '../harness/service-fakes.js';
 import { DemonstrationService } from '../../relay/src/service/demonstration-service.js';
 import { KeptDemonstrations } from '../../relay/src/service/kept-demonstrations.js';
 
@@ -17,28 +18,13 @@ const KEY: RoutineCaller = { by: 'session', session: 'ab12' };
 const OTHER_KEY: RoutineCaller = { by: 'session', session: 'cd34' };
 
 function setup() {
-  let heard: ((step: PersonStep) => void) | undefined;
-  const person = {
-    mode: 'off' as string,
-    watch: async (mode: string, listener: (step: PersonStep) => void) => {
-      person.mode = mode;
-      heard = listener;
-    },
-    stop: async () => {
-      person.mode = 'off';
-      heard = undefined;
-    },
-  };
+  const { person, hear } = fakePersonWatch();
   const page = { url: () => 'https://shop.example/search', title: async () => 'Shop search', once: () => {}, isClosed: () => false };
   const tab = { targetId: async () => 'T1', page, person, secrets: { holding: false } };
   const driver = { profile: { name: 'work' }, tabFor: async () => tab } as unknown as ProfileDriver;
   const store = new FileRoutineStore(mkdtempSync(join(tmpdir(), 'clawd-routines-')));
   const demonstrations = new DemonstrationService({ driver: () => driver }, store, new KeptDemonstrations(undefined));
-  const does = async (step: PersonStep) => {
-    heard?.(step);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  };
-  return { demonstrations, person, does, store };
+  return { demonstrations, person, does: hear, store };
 }
 
 describe('DemonstrationService', () => {

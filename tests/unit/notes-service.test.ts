@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import type { ProfileDriver } from '../../relay/src/driver/profile-driver.js';
 import { FileNoteStore } from '../../relay/src/notes/note-file.js';
 import type { NoteStore } from '../../relay/src/notes/note-store.js';
-import type { ElementFacts, PersonStep } from '../../relay/src/replay/person-steps.js';
+import type { ElementFacts } from '../../relay/src/replay/person-steps.js';
+import { fakePersonWatch } from '../harness/service-fakes.js';
 import { NotesService } from '../../relay/src/service/notes-service.js';
 
 // A person's notes built alone: the real file store, a tab whose person's watch the test speaks for
@@ -14,27 +15,13 @@ import { NotesService } from '../../relay/src/service/notes-service.js';
 const button = (name: string): ElementFacts => ({ tag: 'button', role: 'button', name, nameCount: 1, label: '', labelCount: 0, testId: null, testIdCount: 0, text: name, textCount: 1, css: `#${name.toLowerCase()}` });
 
 function setup(store: NoteStore = new FileNoteStore(join(mkdtempSync(join(tmpdir(), 'clawd-notes-')), 'notes.json'))) {
-  let heard: ((step: PersonStep) => void) | undefined;
-  const person = {
-    mode: 'off' as string,
-    watch: async (mode: string, listener: (step: PersonStep) => void) => {
-      person.mode = mode;
-      heard = listener;
-    },
-    stop: async () => {
-      person.mode = 'off';
-      heard = undefined;
-    },
-  };
+  const { person, hear } = fakePersonWatch();
   // The page is not a real one: a marked element is not found again on it (its ref is left out).
   const tab = { targetId: async () => 'T1', page: { url: () => 'https://shop.example/cart' }, person };
   const driver = { profile: { name: 'work' }, tabFor: async () => tab } as unknown as ProfileDriver;
   const notes = new NotesService({ driver: () => driver }, store);
-  const mark = async (element: ElementFacts) => {
-    heard?.({ kind: 'mark', element });
-    // The mark's locator is chosen asynchronously, as the page's clicks come.
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  };
+  const mark = (element: ElementFacts) => hear({ kind: 'mark', element });
+
   return { notes, person, driver, mark, store };
 }
 
