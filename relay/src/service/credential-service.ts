@@ -70,6 +70,8 @@ export class CredentialService {
       { profile: SESSIONS_LOG_PROFILE, kind },
       settings,
       async (bounded) => {
+        // runOperation calls its work even for a caller gone already: no browser starts for nobody.
+        if (bounded.aborted) throw bounded.reason;
         handed = true;
         const opening = sessions.open(request, { ...options, slot });
         try {
