@@ -63,12 +63,16 @@ describe('the typed client, derived from the route table', () => {
     }
   });
 
-  it('sends a query as text, leaves out what is undefined, and keeps a route\'s own profile over the client\'s', async () => {
+  it("sends a query as text, leaves out what is undefined, and names the client's profile, else the call's", async () => {
     const client = new BrowserClient({ baseUrl, token: 't', profile: 'work' });
     await client.call('GET /network', { query: { limit: 5, secrets: true, url: undefined } });
     expect(Object.fromEntries(lastSeen().url.searchParams)).toEqual({ limit: '5', secrets: 'true', profile: 'work' });
     await client.call('GET /screencast/frame', { query: { profile: 'session-abc', targetId: 'T1' } });
+    expect(Object.fromEntries(lastSeen().url.searchParams)).toEqual({ profile: 'work', targetId: 'T1' });
+    await new BrowserClient({ baseUrl, token: 't' }).call('GET /screencast/frame', { query: { profile: 'session-abc', targetId: 'T1' } });
     expect(Object.fromEntries(lastSeen().url.searchParams)).toEqual({ profile: 'session-abc', targetId: 'T1' });
+    await new BrowserClient({ baseUrl, token: 't' }).call('GET /tabs');
+    expect([...lastSeen().url.searchParams]).toEqual([]);
   });
 
   it('keeps the named methods as thin wrappers over the same calls', async () => {

@@ -480,8 +480,8 @@ export class BrowserClient implements BrowserApi {
   private async request(baseUrl: string, key: RouteKey, input: WireInput = {}): Promise<ControlResponse> {
     const { method, path } = routeTarget(key, input.params);
     const url = new URL(path, baseUrl);
-    // A route's own profile (a hand-off's tab) where it names one, else this client's.
-    for (const [name, value] of Object.entries({ ...input.query, profile: input.query?.profile ?? this.options.profile })) {
+    // This client's profile; a client of none, the one the call names (a hand-off's tab), else the server's default.
+    for (const [name, value] of Object.entries({ ...input.query, profile: this.options.profile ?? input.query?.profile })) {
       if (value !== undefined) url.searchParams.set(name, String(value));
     }
     const { body } = input;
