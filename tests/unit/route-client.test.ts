@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES, type RouteKey } from '../../relay/src/api/routes.js';
 import { BrowserClient } from '../../relay/src/client/browser-client.js';
 import { routeTarget } from '../../relay/src/client/route-call.js';
+import type { RouteInput as HandlerInput } from '../../relay/src/server/route-binder.js';
 
 /**
  * The typed client calls each route by its key in the route table
@@ -112,5 +113,14 @@ describe('the typed client, derived from the route table', () => {
       client.call('GET /tabs').then((answer) => answer.closed),
     ];
     expect(typeof typed).toBe('function');
+  });
+
+  it("types a handler's path parameters by its route's key on the server's side too (compile-time)", () => {
+    const handler = (input: HandlerInput<'POST /routines/:name/run'>) => [
+      input.params.name,
+      // @ts-expect-error: the path names it `name`
+      input.params.id,
+    ];
+    expect(typeof handler).toBe('function');
   });
 });

@@ -44,3 +44,7 @@ export const BROWSER_ERRORS: ErrorStatus[] = [404, 409, 503, 504];
  */
 export type QueryInput<Q extends z.ZodType> = { [P in keyof z.input<Q>]: QueryValue<z.input<Q>[P], P extends keyof z.output<Q> ? z.output<Q>[P] : never> };
 type QueryValue<In, Out> = unknown extends In ? Out | undefined : In | ('true' extends In ? boolean : never);
+
+/** The `:name` segments of a route key's path (`'DELETE /tabs/:targetId'` has `targetId`). */
+export type PathParamNames<Key extends string> = Key extends `${string} ${infer Path}` ? ParamNamesOf<Path> : never;
+type ParamNamesOf<P extends string> = P extends `${string}:${infer Name}/${infer Rest}` ? Name | ParamNamesOf<`/${Rest}`> : P extends `${string}:${infer Name}` ? Name : never;

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { RouteKey, ROUTES } from '../api/routes.js';
-import type { QueryInput } from '../api/route-spec.js';
+import type { PathParamNames, QueryInput } from '../api/route-spec.js';
 import { BadRequestError } from '../errors.js';
 
 /**
@@ -13,11 +13,7 @@ import { BadRequestError } from '../errors.js';
 
 type Spec<K extends RouteKey> = (typeof ROUTES)[K];
 
-/** The `:name` segments of a path. */
-type ParamNames<P extends string> = P extends `${string}:${infer Name}/${infer Rest}` ? Name | ParamNames<`/${Rest}`> : P extends `${string}:${infer Name}` ? Name : never;
-type PathOf<K extends string> = K extends `${string} ${infer Path}` ? Path : never;
-
-type ParamsOf<K extends RouteKey> = [ParamNames<PathOf<K>>] extends [never] ? never : Record<ParamNames<PathOf<K>>, string>;
+type ParamsOf<K extends RouteKey> = [PathParamNames<K>] extends [never] ? never : Record<PathParamNames<K>, string>;
 type QueryOf<K extends RouteKey> = Spec<K> extends { query: infer Q extends z.ZodType } ? QueryInput<Q> : never;
 type BodyOf<K extends RouteKey> = Spec<K> extends { body: infer B extends z.ZodType } ? z.input<B> : never;
 
