@@ -18,8 +18,9 @@ import { AGENT_HEADER, MAX_WAIT_MS, sessionIdOf } from '../api/limits.js';
 import type { RouteKey } from '../api/routes.js';
 import { type RouteAnswer, type RouteArgs, type RouteInput, routeTarget, type WireInput } from './route-call.js';
 import { answerAfterYes } from './after-yes.js';
+import { ActShorthands } from './act-shorthands.js';
 import type { ActOptions, BrowserApi, HandoffView, HandoffWaitOptions, RecordRequest, SnapshotRequest } from '../api/browser-api.js';
-import type { ActionOptions, ActionRequest, QueryOf, RequestOf } from '../api/schemas.js';
+import type { ActionRequest, QueryOf, RequestOf } from '../api/schemas.js';
 import type { HandoffAnswer } from '../api/session-responses.js';
 import type { ActionResult, AiSnapshotResponse, AriaSnapshotResponse, NetworkBody, RecordingAnswer, Snapshot, Tab } from '../api/responses.js';
 
@@ -63,7 +64,7 @@ export interface BrowserClientOptions {
 /** The longest a server-side wait may take (MAX_WAIT_MS), and time to answer after it. */
 const DEFAULT_TIMEOUT_MS = MAX_WAIT_MS + 10_000;
 
-export class BrowserClient implements BrowserApi {
+export class BrowserClient extends ActShorthands implements BrowserApi {
   /** Emulation, network routes, init scripts, storage (toolbox-client.ts). */
   readonly toolbox: ToolboxApi = toolboxClient(this.call.bind(this));
   /** Labelled screenshots and computer use (vision-client.ts). */
@@ -77,7 +78,9 @@ export class BrowserClient implements BrowserApi {
   /** The person's own Chrome, attached through its remote-debugging consent (chrome-client.ts). */
   readonly chrome: ChromeClient = chromeClient(this.call.bind(this));
 
-  constructor(private readonly options: BrowserClientOptions) {}
+  constructor(private readonly options: BrowserClientOptions) {
+    super();
+  }
 
   /**
    * The local server, as `clawd-browser serve` runs it for $CLAWD_HOME, with
@@ -184,65 +187,6 @@ export class BrowserClient implements BrowserApi {
       if (this.options.signal?.aborted) await new BrowserClient({ ...this.options, signal: undefined }).cancelHandoff(answer.confirmation.id).catch(() => {});
       throw error;
     }
-  }
-  click(ref: string, options: Omit<ActionOptions<'click'>, 'ref' | 'x' | 'y'> = {}) {
-    return this.act({ kind: 'click', ref, ...options });
-  }
-  clickAt(x: number, y: number, options: Omit<ActionOptions<'click'>, 'ref' | 'x' | 'y'> = {}) {
-    return this.act({ kind: 'click', x, y, ...options });
-  }
-  type(ref: string, text: string, options: Omit<ActionOptions<'type'>, 'ref' | 'text'> = {}) {
-    return this.act({ kind: 'type', ref, text, ...options });
-  }
-  press(key: string, options: Omit<ActionOptions<'press'>, 'key'> = {}) {
-    return this.act({ kind: 'press', key, ...options });
-  }
-  hover(ref: string, options: Omit<ActionOptions<'hover'>, 'ref'> = {}) {
-    return this.act({ kind: 'hover', ref, ...options });
-  }
-  drag(startRef: string, endRef: string, options: Pick<ActionOptions<'drag'>, 'targetId' | 'steps'> = {}) {
-    return this.act({ kind: 'drag', startRef, endRef, ...options });
-  }
-  // Where a ref cannot serve (spec §26): points are CSS pixels of the viewport, as a screenshot of it shows them.
-  /** A drag between two points of the page, in `steps` mousemove events (default: about one per 8 pixels). */
-  dragAt(from: { x: number; y: number }, to: { x: number; y: number }, options: Pick<ActionOptions<'drag'>, 'targetId' | 'steps'> = {}) {
-    return this.act({ kind: 'drag', x: from.x, y: from.y, endX: to.x, endY: to.y, ...options });
-  }
-  move(x: number, y: number, options: Omit<ActionOptions<'move'>, 'x' | 'y'> = {}) {
-    return this.act({ kind: 'move', x, y, ...options });
-  }
-  /** A mouse button pressed (at x,y, or where the mouse is). */
-  mouseDown(options: ActionOptions<'mousedown'> = {}) {
-    return this.act({ kind: 'mousedown', ...options });
-  }
-  mouseUp(options: ActionOptions<'mouseup'> = {}) {
-    return this.act({ kind: 'mouseup', ...options });
-  }
-  scroll(deltaX: number, deltaY: number, options: Omit<ActionOptions<'scroll'>, 'deltaX' | 'deltaY'> = {}) {
-    return this.act({ kind: 'scroll', deltaX, deltaY, ...options });
-  }
-  /** Text selected as a person drags across it: `text` where the page shows it first (in the element of `ref`, with one), or all of `ref`'s text. */
-  selectText(options: Pick<ActionOptions<'select-text'>, 'text' | 'ref' | 'targetId'>) {
-    return this.act({ kind: 'select-text', ...options });
-  }
-  /** Text selected by a drag between two points. */
-  selectTextAt(from: { x: number; y: number }, to: { x: number; y: number }, options: Pick<ActionOptions<'select-text'>, 'targetId'> = {}) {
-    return this.act({ kind: 'select-text', x: from.x, y: from.y, endX: to.x, endY: to.y, ...options });
-  }
-  select(ref: string, values: string[], options: Omit<ActionOptions<'select'>, 'ref' | 'values'> = {}) {
-    return this.act({ kind: 'select', ref, values, ...options });
-  }
-  fill(fields: ActionOptions<'fill'>['fields'], options: Omit<ActionOptions<'fill'>, 'fields'> = {}) {
-    return this.act({ kind: 'fill', fields, ...options });
-  }
-  wait(options: ActionOptions<'wait'>) {
-    return this.act({ kind: 'wait', ...options });
-  }
-  resize(width: number, height: number, options: Omit<ActionOptions<'resize'>, 'width' | 'height'> = {}) {
-    return this.act({ kind: 'resize', width, height, ...options });
-  }
-  evaluate(fn: string, options: Omit<ActionOptions<'evaluate'>, 'fn'> = {}) {
-    return this.act({ kind: 'evaluate', fn, ...options });
   }
   /** Uploads: set an input directly (inputRef/element), click `ref` and fill the chooser, or arm for the next chooser. */
   /** `paths` must be inside the server's upload folders; `files` carries contents inline (base64). */
