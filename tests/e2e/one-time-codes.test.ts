@@ -8,6 +8,7 @@ import { BrowserClient } from '../../relay/src/client/browser-client.js';
 import { refOf } from '../harness/refs.js';
 import { rejection, startTestSite } from '../harness/test-site.js';
 import { type ControlEnv, runCli, startControlEnv } from '../harness/control-env.js';
+import { recordCall } from '../../relay/src/mcp/record-call.js';
 
 /**
  * One-time codes typed by the server: a site's TOTP seed, given as the
@@ -78,7 +79,7 @@ describe('one-time codes', () => {
     for (const round of [1, 2]) {
       const { id, profile, key, agent } = await lentSession();
       const tab = await agent.openTab(`${site.url}/login`);
-      await agent.record({ action: 'network-start', targetId: tab.targetId });
+      await recordCall(agent, { action: 'network-start', targetId: tab.targetId });
       const outline = (await agent.snapshot({ targetId: tab.targetId })).text;
       const field = refOf(outline, /textbox "Code from your app"/);
       // The seed itself is never typed: {{secret:otp}} would be it.
@@ -98,11 +99,11 @@ describe('one-time codes', () => {
       await mcp.connect(new StreamableHTTPClientTransport(new URL(`${base()}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
       answers.push(await mcp.callTool({ name: 'browser_tabs', arguments: {} }), await mcp.callTool({ name: 'browser_snapshot', arguments: { targetId: tab.targetId } }));
       await mcp.close();
-      const log = await agent.record({ action: 'network', targetId: tab.targetId });
+      const log = await recordCall(agent, { action: 'network', targetId: tab.targetId });
       const post = log.network!.entries!.find((entry) => entry.method === 'POST')!;
-      const body = Buffer.from((await agent.record({ action: 'request-body', targetId: tab.targetId, id: post.id })).body!.base64, 'base64').toString();
+      const body = Buffer.from((await recordCall(agent, { action: 'request-body', targetId: tab.targetId, id: post.id })).body!.base64, 'base64').toString();
       expect(body).toBe('code=[secret otp]');
-      const har = await env.client(profile).record({ action: 'har', targetId: tab.targetId, keep: true });
+      const har = await recordCall(env.client(profile), { action: 'har', targetId: tab.targetId, keep: true });
       answers.push(log, body, readFileSync(har.path!, 'utf8'));
 
       const uses = (await env.client('clawd').audit({ session: id, event: 'secret-use' })).entries;

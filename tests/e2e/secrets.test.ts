@@ -10,6 +10,7 @@ import { refOf } from '../harness/refs.js';
 import { rejection, startTestSite } from '../harness/test-site.js';
 import { type ControlEnv, runCli, startControlEnv } from '../harness/control-env.js';
 import { waitFor } from '../harness/chromium.js';
+import { recordCall } from '../../relay/src/mcp/record-call.js';
 
 /**
  * Named secrets typed by the server: stored from stdin, lent to an operator
@@ -113,7 +114,7 @@ describe('named secrets', () => {
 
   it('are typed on their domain, reach the site, and appear in nothing an agent or a log reads', async () => {
     const tab = await agent.openTab(`${site.url}/login`);
-    await agent.record({ action: 'network-start', targetId: tab.targetId });
+    await recordCall(agent, { action: 'network-start', targetId: tab.targetId });
     const outline = (await agent.snapshot({ targetId: tab.targetId })).text;
     const answers: unknown[] = [];
     answers.push(await agent.act({ kind: 'type', targetId: tab.targetId, ref: refOf(outline, /textbox "Recovery code"/), text: '{{secret:pw}}' }, { diffMaxChars: 5000 }));
@@ -139,14 +140,14 @@ describe('named secrets', () => {
     answers.push(await agent.click(refOf(outline, /button "Log in"/), { targetId: tab.targetId }));
     expect(received).toEqual([VALUE]);
 
-    const log = await agent.record({ action: 'network', targetId: tab.targetId });
+    const log = await recordCall(agent, { action: 'network', targetId: tab.targetId });
     answers.push(log);
     const post = log.network!.entries!.find((entry) => entry.method === 'POST')!;
-    const body = await agent.record({ action: 'request-body', targetId: tab.targetId, id: post.id });
+    const body = await recordCall(agent, { action: 'request-body', targetId: tab.targetId, id: post.id });
     const sent = Buffer.from(body.body!.base64, 'base64').toString();
     expect(sent).toContain('password=[secret pw]');
     answers.push(sent);
-    const har = await env.client(session.profile).record({ action: 'har', targetId: tab.targetId, keep: true });
+    const har = await recordCall(env.client(session.profile), { action: 'har', targetId: tab.targetId, keep: true });
     answers.push(readFileSync(har.path!, 'utf8'));
 
     const files = ['logs/actions.jsonl', 'logs/audit.jsonl', 'vault/secrets.json', 'relay.log'].map((file) => join(env.home, file)).filter(existsSync).map((file) => readFileSync(file, 'utf8'));

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserClient } from '../../relay/src/client/browser-client.js';
 import { rejection } from '../harness/test-site.js';
 import { type ControlEnv, startControlEnv } from '../harness/control-env.js';
+import { recordCall } from '../../relay/src/mcp/record-call.js';
 
 /**
  * The toolbox on real Chromium, checked in the page's own state: emulation
@@ -147,7 +148,7 @@ describe.each(['clawd', 'extension'])('network routes and init scripts on the %s
     const { targetId } = await client.openTab(env.fixtures.url('index.html'));
     const fetchText = (url: string) =>
       evaluate<string>(client, targetId, `() => fetch(${JSON.stringify(url)}).then((r) => r.text().then((t) => r.status + ' ' + r.headers.get('content-type') + ' ' + t), () => 'failed')`);
-    await client.record({ action: 'network-start', targetId });
+    await recordCall(client, { action: 'network-start', targetId });
     const fulfil = await client.toolbox.addRoute({ targetId, url: '**/api/items', action: 'fulfill', status: 201, body: '[1,2,3]', contentType: 'application/json' });
     expect(fulfil).toMatchObject({ id: expect.stringMatching(/^r\d+$/), scope: 'tab', targetId, action: 'fulfill', status: 201, hits: 0 });
     expect(await fetchText(env.fixtures.url('api/items'))).toBe('201 application/json [1,2,3]');
@@ -167,7 +168,7 @@ describe.each(['clawd', 'extension'])('network routes and init scripts on the %s
     const listed = (await client.toolbox.routes()).routes;
     expect(listed.map((route) => [route.id, route.hits])).toEqual([[fulfil.id, 1], [abort.id, 1], [cont.id, 1]]);
     expect(listed.map((route) => route.id)).not.toContain(fromFile.id);
-    const log = (await client.record({ action: 'network', targetId })).network?.entries ?? [];
+    const log = (await recordCall(client, { action: 'network', targetId })).network?.entries ?? [];
     const routedOf = (path: string) => log.filter((entry) => entry.url.endsWith(path)).map((entry) => entry.routed);
     expect(routedOf('/api/items')).toEqual([`${fulfil.id} fulfilled`]);
     expect(routedOf('/style.css')).toEqual([`${abort.id} aborted`]);

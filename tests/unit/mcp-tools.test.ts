@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ActOptions, BrowserApi } from '../../relay/src/api/browser-api.js';
+import type { RecordingsApi } from '../../relay/src/api/recordings-api.js';
 import type { ActionRequest } from '../../relay/src/api/schemas.js';
 import type { ActionResult, Tab } from '../../relay/src/api/responses.js';
 import { NotFoundError, UnavailableError } from '../../relay/src/errors.js';
@@ -22,9 +23,11 @@ import { encode } from 'gpt-tokenizer';
  */
 
 type Call = { method: string; profile?: string; args: unknown[] };
+/** A method of the API, or of its recordings (`recordings.network`). */
+type Method = keyof BrowserApi | `recordings.${keyof RecordingsApi & string}`;
 
-function scriptedApi(answers: Partial<Record<keyof BrowserApi, (...args: any[]) => unknown>>, calls: Call[] = [], profile?: string): BrowserApi {
-  const record = (method: keyof BrowserApi) => async (...args: unknown[]) => {
+function scriptedApi(answers: Partial<Record<Method, (...args: any[]) => unknown>>, calls: Call[] = [], profile?: string): BrowserApi {
+  const record = (method: Method) => async (...args: unknown[]) => {
     calls.push({ method, profile, args });
     const answer = answers[method];
     if (!answer) throw new Error(`the tool called ${method}, which this test did not expect`);
@@ -48,7 +51,16 @@ function scriptedApi(answers: Partial<Record<keyof BrowserApi, (...args: any[]) 
     fileChooser: record('fileChooser'),
     dialog: record('dialog'),
     downloads: record('downloads'),
-    record: record('record'),
+    recordings: {
+      networkRecord: record('recordings.networkRecord'),
+      network: record('recordings.network'),
+      networkBody: record('recordings.networkBody'),
+      har: record('recordings.har'),
+      traceStart: record('recordings.traceStart'),
+      traceStop: record('recordings.traceStop'),
+      videoStart: record('recordings.videoStart'),
+      videoStop: record('recordings.videoStop'),
+    },
     script: record('script'),
   } as BrowserApi;
 }
@@ -174,12 +186,12 @@ describe('the tools, in process', () => {
       { id: 3, url: 'http://site/api', method: 'GET', resourceType: 'fetch', status: 404, requestHeaders: {}, startedAt: '2026-01-01T00:00:00Z', durationMs: 12 },
       { id: 4, url: 'http://site/img', method: 'GET', resourceType: 'image', failure: 'net::ERR_FAILED', requestHeaders: {}, startedAt: '2026-01-01T00:00:00Z' },
     ];
-    const listing = scriptedApi({ record: () => ({ targetId: TAB.targetId, network: { recording: true, entries }, fence: '404' }) }, calls);
+    const listing = scriptedApi({ 'recordings.network': () => ({ targetId: TAB.targetId, network: { recording: true, entries }, fence: '404' }) }, calls);
     expect(await call('browser_record', { profile: 'p', action: 'network', status: '4xx', type: 'fetch' }, listing)).toBe('<page 404>\n#3 GET 404 fetch http://site/api 12ms\n#4 GET net::ERR_FAILED image http://site/img\n</page 404>');
-    expect(calls).toEqual([{ method: 'record', profile: 'p', args: [{ targetId: undefined, action: 'network', status: '4xx', type: 'fetch', url: undefined, limit: undefined, id: undefined }] }]);
-    const written = scriptedApi({ record: () => ({ path: '/home/x/recordings/p/a.har' }) });
+    expect(calls).toEqual([{ method: 'recordings.network', profile: 'p', args: [{ targetId: undefined, status: '4xx', type: 'fetch', url: undefined, limit: undefined }] }]);
+    const written = scriptedApi({ 'recordings.har': () => ({ path: '/home/x/recordings/p/a.har' }) });
     expect(await call('browser_record', { action: 'har' }, written)).toBe('Written: /home/x/recordings/p/a.har');
-    const started = scriptedApi({ record: () => ({ targetId: TAB.targetId, network: { recording: true } }) });
+    const started = scriptedApi({ 'recordings.networkRecord': () => ({ targetId: TAB.targetId, network: { recording: true } }) });
     expect(await call('browser_record', { action: 'network-start' }, started)).toBe(`Recording ${TAB.targetId}'s requests.`);
   });
 
@@ -194,10 +206,10 @@ describe('the tools, in process', () => {
 
   it('browser_record gives a text body as text, and a binary one by size and type only', async () => {
     const json = Buffer.from('{"user":"ada"}').toString('base64');
-    const sent = scriptedApi({ record: () => ({ targetId: TAB.targetId, body: { id: 7, part: 'request', mimeType: 'application/json', base64: json, size: 14, truncated: false, fence: '808' } }) });
+    const sent = scriptedApi({ 'recordings.networkBody': () => ({ targetId: TAB.targetId, id: 7, part: 'request', mimeType: 'application/json', base64: json, size: 14, truncated: false, fence: '808' }) });
     expect(await call('browser_record', { action: 'request-body', id: 7 }, sent)).toBe('#7 request body: 14 bytes of application/json\n<page 808>\n{"user":"ada"}\n</page 808>');
     const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0xff, 0xfe]).toString('base64');
-    const image = scriptedApi({ record: () => ({ targetId: TAB.targetId, body: { id: 8, part: 'response', mimeType: 'image/png', base64: png, size: 6, truncated: false } }) });
+    const image = scriptedApi({ 'recordings.networkBody': () => ({ targetId: TAB.targetId, id: 8, part: 'response', mimeType: 'image/png', base64: png, size: 6, truncated: false }) });
     expect(await call('browser_record', { action: 'body', id: 8 }, image)).toBe('#8 response body: 6 bytes of image/png; binary, not shown (GET /network/body gives it)');
   });
 

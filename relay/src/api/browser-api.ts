@@ -8,7 +8,6 @@ import type {
   FileChooserAnswer,
   PageTextResponse,
   ProfileSummary,
-  RecordingAnswer,
   Screenshot,
   Status,
   Tab,
@@ -18,6 +17,7 @@ import type {
 } from './responses.js';
 import type { ActionRequest, QueryOf, RequestOf } from './schemas.js';
 import type { ActOptions } from './act-options.js';
+import type { RecordingsApi } from './recordings-api.js';
 import type { ToolboxApi } from './toolbox-api.js';
 import type { VisionApi } from './vision-api.js';
 import type { PageToolsApi } from './page-tools-api.js';
@@ -86,7 +86,8 @@ export interface BrowserApi {
   fileChooser(options: RequestOf<'fileChooser'>): Promise<FileChooserAnswer>;
   dialog(options: RequestOf<'dialog'>): Promise<DialogArmed>;
   downloads(): Promise<{ downloads: DownloadRecord[]; fence?: string }>;
-  record(request: RecordRequest): Promise<RecordingAnswer>;
+  /** The network log, HAR, traces and films (recordings-api.ts); `browser_record` is one call over them (mcp/record-call.ts). */
+  readonly recordings: RecordingsApi;
   /** A tab's (or every tab's) recorded steps as a Playwright test. */
   script(query?: Omit<RequestOf<'scriptQuery'>, 'profile'>): Promise<PlaywrightScript>;
   /** Emulation, network routes, init scripts, storage (toolbox-api.ts). */

@@ -7,22 +7,23 @@ import { pageToolsClient } from './page-tools-client.js';
 import type { TeachApi } from '../api/teach-api.js';
 import { teachClient } from './teach-client.js';
 import { type VideoClient, videoClient } from './video-client.js';
+import type { RecordingsApi } from '../api/recordings-api.js';
 import { type ChromeClient, chromeClient } from './chrome-client.js';
 import { browseOver } from './browse-client.js';
 import type { BrowseOptions, BrowseRequest, BrowseResult } from '../api/browse-schemas.js';
 import { knownControlUrl } from '../config/server-record.js';
 import { clawdHome, readToken } from '../config/state-dir.js';
-import { BadRequestError, TimeoutError, UnavailableError } from '../errors.js';
+import { TimeoutError, UnavailableError } from '../errors.js';
 import { type ControlResponse, type Credential, readAnswer, send } from './control-http.js';
 import { AGENT_HEADER, MAX_WAIT_MS, sessionIdOf } from '../api/limits.js';
 import type { RouteKey } from '../api/routes.js';
 import { type RouteAnswer, type RouteArgs, type RouteInput, routeTarget, type WireInput } from './route-call.js';
 import { answerAfterYes } from './after-yes.js';
 import { ActShorthands } from './act-shorthands.js';
-import type { ActOptions, BrowserApi, HandoffView, HandoffWaitOptions, RecordRequest, SnapshotRequest } from '../api/browser-api.js';
+import type { ActOptions, BrowserApi, HandoffView, HandoffWaitOptions, SnapshotRequest } from '../api/browser-api.js';
 import type { ActionRequest, QueryOf, RequestOf } from '../api/schemas.js';
 import type { HandoffAnswer } from '../api/session-responses.js';
-import type { ActionResult, AiSnapshotResponse, AriaSnapshotResponse, NetworkBody, RecordingAnswer, Snapshot, Tab } from '../api/responses.js';
+import type { ActionResult, AiSnapshotResponse, AriaSnapshotResponse, NetworkBody, Snapshot, Tab } from '../api/responses.js';
 
 // The typed errors travel with the client: `import { BrowserClient, NotFoundError } from 'clawd-browser'`.
 export * from '../errors.js';
@@ -75,6 +76,17 @@ export class BrowserClient extends ActShorthands implements BrowserApi {
   readonly teach: TeachApi = teachClient(this.call.bind(this));
   /** Films of a tab or of the whole profile (video-client.ts). */
   readonly video: VideoClient = videoClient(this.call.bind(this));
+  /** The network log, HAR, traces and films, as BrowserApi has them (api/recordings-api.ts): the methods below. */
+  readonly recordings: RecordingsApi = {
+    networkRecord: (on, targetId) => this.networkRecord(on, targetId),
+    network: (query) => this.network(query),
+    networkBody: (id, targetId, part) => this.networkBody(id, targetId, part),
+    har: (request) => this.har(request),
+    traceStart: () => this.traceStart(),
+    traceStop: (request) => this.traceStop(request),
+    videoStart: (request) => this.video.start(request),
+    videoStop: (request) => this.video.stop(request),
+  };
   /** The person's own Chrome, attached through its remote-debugging consent (chrome-client.ts). */
   readonly chrome: ChromeClient = chromeClient(this.call.bind(this));
 
@@ -308,33 +320,6 @@ export class BrowserClient extends ActShorthands implements BrowserApi {
   script(query: Omit<RequestOf<'scriptQuery'>, 'profile'> = {}) {
     return this.call('GET /script', { query });
   }
-  /** browser_record's one call (BrowserApi). */
-  async record(request: RecordRequest): Promise<RecordingAnswer> {
-    switch (request.action) {
-      case 'network-start':
-      case 'network-stop':
-        return this.networkRecord(request.action === 'network-start', request.targetId);
-      case 'network':
-        return this.network({ targetId: request.targetId, url: request.url, status: request.status, type: request.type, limit: request.limit });
-      case 'body':
-      case 'request-body': {
-        if (request.id === undefined) throw new BadRequestError(`${request.action} needs the id of a request in the network log`);
-        const { targetId, ...body } = await this.networkBody(request.id, request.targetId, request.action === 'body' ? 'response' : 'request');
-        return { targetId, body };
-      }
-      case 'har':
-        return this.har({ targetId: request.targetId, all: request.all, keep: request.keep });
-      case 'trace-start':
-        return this.traceStart();
-      case 'trace-stop':
-        return this.traceStop({ keep: request.keep });
-      case 'video-start':
-        return { filming: await this.video.start({ targetId: request.targetId, format: request.format }) };
-      case 'video-stop':
-        return { film: await this.video.stop({ keep: request.keep }) };
-    }
-  }
-
   // ---- hand-offs to a person
 
   /** `POST /handoff`: answers at once, with the person's one-time link. */

@@ -3,6 +3,7 @@ import { schemas } from '../api/schemas.js';
 import type { NetworkBody } from '../api/responses.js';
 import { defineTool, Profile, saveExport, TargetId, text, type Tool, withProfile } from './tools.js';
 import { fenced } from '../api/page-content.js';
+import { recordCall } from './record-call.js';
 
 /**
  * Tools most agents do without, each in a capability group that is off by
@@ -80,7 +81,7 @@ export const PAGE_TOOLS: Tool[] = [
         const path = saveExport(session.exportDir, `recorded-${Date.now()}.spec.ts`, written.script);
         return text([`Written: ${path} (${written.steps} steps; run it with npx playwright test)`, ...written.notes.map((note) => `- ${note}`)].join('\n'));
       }
-      const answer = await withProfile(api, { profile }).record({ ...request, action: request.action });
+      const answer = await recordCall(withProfile(api, { profile }), { ...request, action: request.action });
       if (answer.filming) return text(`Filming ${answer.filming.targetId ? `tab ${answer.filming.targetId}` : 'every tab this profile uses'} since ${answer.filming.since}.`);
       if (answer.film) return text(`Written: ${answer.film.path} (${(answer.film.durationMs / 1000).toFixed(1)} s, ${answer.film.chapters.length} chapters)`);
       if (answer.path) return text(`Written: ${answer.path}`);

@@ -6,7 +6,7 @@ import { ForbiddenError } from '../errors.js';
 import { validated } from '../validation.js';
 import { atTheEdge } from './api-edge.js';
 import type { ControlServices } from './control-assembly.js';
-import { recordCall } from './record-call.js';
+import { inProcessRecordings } from './in-process-recordings.js';
 
 /**
  * The services as an agent's tools see them (BrowserApi), for one profile:
@@ -59,7 +59,7 @@ const { control: service } = services;
     fileChooser: (options: RequestOf<'fileChooser'>) => service.fileChooser(profile, validated(schemas.fileChooser, options, 'arguments'), signal),
     dialog: (options: RequestOf<'dialog'>) => service.armDialog(profile, validated(schemas.dialog, options, 'arguments'), signal),
     downloads: async () => service.downloads(profile),
-    record: (request) => recordCall(services, profile, request),
+    recordings: inProcessRecordings(services, profile),
     script: async (query = {}) => {
       const { profile: _ignored, ...checked } = validated(schemas.scriptQuery, query, 'arguments');
       return service.script(profile, checked);
