@@ -8,14 +8,14 @@
  *   process's reaped children, and the wall time of POST /video/stop);
  * - the film: frames per second in the file, megabytes per minute of film,
  *   and of the frames kept while it was filmed.
- * CPU is this process (the server runs in it: tests/e2e/control-env.ts) and
+ * CPU is this process (the server runs in it: tests/harness/control-env.ts) and
  * every Chromium, as a share of one core, above the same page unwatched.
  * Run with `npm run bench:films`; `npm run bench` runs it too.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startControlEnv } from '../tests/e2e/control-env.js';
+import { startControlEnv } from '../tests/harness/control-env.js';
 import { cpuSeconds } from './runtime.js';
 
 const FILM_SECONDS = Number(process.env.BENCH_FILM_SECONDS ?? 60);

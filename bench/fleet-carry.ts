@@ -18,7 +18,7 @@ import WebSocket from 'ws';
 import { freePortPair } from '../tests/harness/ports.js';
 import { startPostgres } from '../tests/harness/postgres.js';
 import { startTestSite } from '../tests/harness/test-site.js';
-import { freshHome } from '../tests/e2e/control-env.js';
+import { freshHome } from '../tests/harness/control-env.js';
 import { waitFor } from '../tests/harness/chromium.js';
 import { startServe } from './serve-process.js';
 

@@ -17,7 +17,7 @@ import type { AuditEntry } from '../relay/src/api/session-responses.js';
 import { createLogger } from '../relay/src/log.js';
 import { freePortPair } from '../tests/harness/ports.js';
 import { startPostgres } from '../tests/harness/postgres.js';
-import { freshHome } from '../tests/e2e/control-env.js';
+import { freshHome } from '../tests/harness/control-env.js';
 import { measureCarry, reportCarry } from './fleet-carry.js';
 
 const ENTRIES = Number(process.env.FLEET_AUDIT_ENTRIES ?? 100_000);

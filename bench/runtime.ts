@@ -5,7 +5,7 @@
  *   navigation's request is dropped by the browser);
  * - the live view: frames per second of an animating page, and end-to-end
  *   frame latency (capture in Chromium → bytes at the viewer).
- * The server runs in this process (tests/e2e/control-env.ts: `serve`'s own
+ * The server runs in this process (tests/harness/control-env.ts: `serve`'s own
  * startServer, a real user Chromium with the real extension and a shared
  * tab). Run alone with `npm run bench:runtime`; `npm run bench` runs it too.
  */
@@ -14,7 +14,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { probeCount } from '../relay/src/snapshot/snapshot-engine.js';
-import { startControlEnv } from '../tests/e2e/control-env.js';
+import { startControlEnv } from '../tests/harness/control-env.js';
 
 const ROUNDS = Number(process.env.BENCH_CANCEL_ROUNDS ?? 5);
 const CAST_SECONDS = Number(process.env.BENCH_CAST_SECONDS ?? 5);

@@ -13,7 +13,7 @@ import { chromium } from 'playwright-core';
 import { personWatchSource } from '../relay/src/page-runtime/runtime-source.js';
 import { chromiumPath } from '../tests/harness/chromium.js';
 import { startSignupSite } from '../tests/harness/signup-site.js';
-import { startControlEnv } from '../tests/e2e/control-env.js';
+import { startControlEnv } from '../tests/harness/control-env.js';
 import type { Routine, RoutineRun } from '../relay/src/api/teach-schemas.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);

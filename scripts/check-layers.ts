@@ -5,6 +5,8 @@
  * shared protocol. An import that goes up a
  * layer fails the check with the file, the line and the rule. The table is
  * the one in docs/architecture.md ("The layers"); change both together.
+ * Inside a folder too, no file leads back to itself through its imports
+ * (type-only ones count: a circle of types is a circle a reader follows).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -35,7 +37,8 @@ export const LAYERS: Record<string, string[]> = {
   service: ['api', 'attach', 'demonstrations', 'driver', 'notes', 'replay', 'routines', 'runtime', 'sessions', 'vault'],
   mcp: ['api', 'config'],
   browse: ['api', 'config', 'mcp', 'runtime'],
-  server: ['api', 'attach', 'bridge', 'browse', 'client', 'config', 'driver', 'mcp', 'routines', 'runtime', 'service'],
+  pages: ['api'],
+  server: ['api', 'attach', 'bridge', 'browse', 'client', 'config', 'driver', 'mcp', 'pages', 'routines', 'runtime', 'service'],
   'native-host': ['config'],
   client: ['api', 'config'],
   store: ['api', 'demonstrations', 'notes', 'replay', 'routines', 'sessions', 'vault'],
@@ -79,6 +82,42 @@ function importsOf(file: string): Array<{ target: string; line: number }> {
   }));
 }
 
+/**
+ * The circles among files (Tarjan's strongly connected components): each
+ * group of two or more files that reach one another through their imports.
+ */
+export function circles(graph: Map<string, string[]>): string[][] {
+  let next = 0;
+  const order = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (file: string): void => {
+    order.set(file, next);
+    low.set(file, next++);
+    stack.push(file);
+    onStack.add(file);
+    for (const target of graph.get(file) ?? []) {
+      if (!order.has(target)) {
+        visit(target);
+        low.set(file, Math.min(low.get(file)!, low.get(target)!));
+      } else if (onStack.has(target)) low.set(file, Math.min(low.get(file)!, order.get(target)!));
+    }
+    if (low.get(file) !== order.get(file)) return;
+    const group: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      group.push(member);
+    } while (member !== file);
+    if (group.length > 1) found.push(group.sort());
+  };
+  for (const file of graph.keys()) if (!order.has(file)) visit(file);
+  return found;
+}
+
 export function check(): string[] {
   const problems: string[] = [];
   for (const [unit, allowed] of Object.entries(LAYERS)) {
@@ -110,6 +149,10 @@ export function check(): string[] {
       const to = unitOf(target);
       if (to !== undefined && to !== 'protocol') problems.push(`${relative(ROOT, file)}:${line}: the extension may import only protocol/, not relay/src/${to}`);
     }
+  }
+  for (const dir of [RELAY, join(ROOT, 'extension', 'src'), join(ROOT, 'protocol')]) {
+    const graph = new Map(files(dir).map((file) => [file, importsOf(file).map(({ target }) => target)]));
+    for (const group of circles(graph)) problems.push(`a circle of imports among ${group.map((file) => relative(ROOT, file)).join(', ')}: each reaches the others (give what they share a file of its own, or pass a port)`);
   }
   // The rules themselves form no cycle, so no chain of allowed imports leads back up.
   const visiting = new Set<string>();

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { chromiumPath } from '../tests/harness/chromium.js';
 import { startTestSite } from '../tests/harness/test-site.js';
-import { startControlEnv } from '../tests/e2e/control-env.js';
+import { startControlEnv } from '../tests/harness/control-env.js';
 
 const OUT = fileURLToPath(new URL('../docs/console/', import.meta.url));
 

@@ -6,7 +6,7 @@ import type { BrowserClient } from '../../relay/src/client/browser-client.js';
 import { NotFoundError, TimeoutError } from '../../relay/src/errors.js';
 import { waitFor } from '../harness/chromium.js';
 import { refOf } from '../harness/refs.js';
-import { type ControlEnv, startControlEnv } from './control-env.js';
+import { type ControlEnv, startControlEnv } from '../harness/control-env.js';
 
 /**
  * Snapshots, actions and hooks (spec §6, issue 5), each on the managed

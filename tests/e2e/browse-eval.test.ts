@@ -9,7 +9,7 @@ import { TASKS } from '../../eval/suite.js';
 import { startOpenAiChatStandIn } from '../harness/model-standins/openai-chat-standin.js';
 import type { StandIn } from '../harness/model-standins/standin-server.js';
 import { freePortPair } from '../harness/ports.js';
-import { freshHome } from './control-env.js';
+import { freshHome } from '../harness/control-env.js';
 
 /**
  * `npm run eval` with a provider from config (the chat API's stand-in and

@@ -17,7 +17,7 @@ import { startOpenAiResponsesStandIn } from '../harness/model-standins/openai-re
 import type { StandIn } from '../harness/model-standins/standin-server.js';
 import { freePortPair } from '../harness/ports.js';
 import { rejection, startTestSite } from '../harness/test-site.js';
-import { freshHome } from './control-env.js';
+import { freshHome } from '../harness/control-env.js';
 
 /**
  * The browse runtime (spec §24) end to end: a real server with its task

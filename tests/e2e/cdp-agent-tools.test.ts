@@ -7,7 +7,7 @@ import { BrowserClient } from '../../relay/src/client/browser-client.js';
 import { openTab } from '../harness/chromium.js';
 import { startTestSite } from '../harness/test-site.js';
 import { tempDirs } from '../harness/temp-dirs.js';
-import { type ControlEnv, startControlEnv } from './control-env.js';
+import { type ControlEnv, startControlEnv } from '../harness/control-env.js';
 
 /**
  * The CDP agent tools people already use, from npm and unmodified, on

@@ -12,7 +12,7 @@ import { waitFor } from '../harness/chromium.js';
 import { listeningPorts, parentOf, processTree } from '../harness/listening-sockets.js';
 import { freePortPair } from '../harness/ports.js';
 import { startTestSite } from '../harness/test-site.js';
-import { freshHome } from './control-env.js';
+import { freshHome } from '../harness/control-env.js';
 
 /**
  * No open door (spec §9), tried as a local process without a credential

@@ -8,7 +8,7 @@ import { type ClawdServer, startServer } from '../../relay/src/cli/serve.js';
 import { BrowserClient } from '../../relay/src/client/browser-client.js';
 import { createLogger } from '../../relay/src/log.js';
 import { freePortPair } from '../harness/ports.js';
-import { freshHome } from './control-env.js';
+import { freshHome } from '../harness/control-env.js';
 
 /**
  * While Chrome asks the person "Allow remote debugging?", every way in says

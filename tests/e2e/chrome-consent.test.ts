@@ -6,8 +6,8 @@ import { fileURLToPath } from 'node:url';
 import puppeteer from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTab, pageTargets, waitFor } from '../harness/chromium.js';
-import { type ChromeEnv, startChromeEnv } from './chrome-env.js';
-import { type BoundaryScene, hidesUnlentTabs, keepsClawdLoginsOut, reachesNoOwnOrigin, refusesExtensionPages, refusesLocalFiles, scopesCookies, scopesPlaywrightCookies } from './consent-attacks.js';
+import { type ChromeEnv, startChromeEnv } from '../harness/chrome-env.js';
+import { type BoundaryScene, hidesUnlentTabs, keepsClawdLoginsOut, reachesNoOwnOrigin, refusesExtensionPages, refusesLocalFiles, scopesCookies, scopesPlaywrightCookies } from '../harness/consent-attacks.js';
 import { startTestSite } from '../harness/test-site.js';
 
 /**

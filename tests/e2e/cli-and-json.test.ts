@@ -12,7 +12,7 @@ import { refOf } from '../harness/refs.js';
 import { type FixtureServer, startFixtureServer } from '../harness/fixture-server.js';
 import { freePortPair } from '../harness/ports.js';
 import { startPackageSite } from '../harness/package-site.js';
-import { EXTENSION_DIR } from './relay-env.js';
+import { EXTENSION_DIR } from '../harness/relay-env.js';
 
 /**
  * The relay as a user runs it: `clawd-browser serve` in its own process, the

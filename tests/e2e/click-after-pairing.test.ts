@@ -9,7 +9,7 @@ import { EXTENSION_ID } from '../../protocol/constants.js';
 import { launchChromium, openTab, setExtensionStorage, triggerExtensionAction, waitFor } from '../harness/chromium.js';
 import { type FixtureServer, startFixtureServer } from '../harness/fixture-server.js';
 import { freePortPair } from '../harness/ports.js';
-import { badgeOf, EXTENSION_DIR, extensionReady } from './relay-env.js';
+import { badgeOf, EXTENSION_DIR, extensionReady } from '../harness/relay-env.js';
 
 /**
  * A toolbar click is a person's consent: it shares the tab, or the badge

@@ -4,7 +4,7 @@ import { ConflictError } from '../../relay/src/client/browser-client.js';
 import { startEditorSite } from '../harness/package-site.js';
 import { refOf } from '../harness/refs.js';
 import { rejection } from '../harness/test-site.js';
-import { type ControlEnv, startControlEnv } from './control-env.js';
+import { type ControlEnv, startControlEnv } from '../harness/control-env.js';
 
 /**
  * `type` puts text wherever a person's typing would go, on editors nobody

@@ -12,10 +12,10 @@ import { BadRequestError } from '../../relay/src/errors.js';
 import { openTab, pageTargets, triggerExtensionAction, waitFor } from '../harness/chromium.js';
 import { connectFakeExtension, FAKE_BROWSER } from '../harness/fake-extension.js';
 import { refOf } from '../harness/refs.js';
-import { type ControlEnv, startControlEnv } from './control-env.js';
-import { type BoundaryScene, hidesUnlentTabs, keepsClawdLoginsOut, reachesNoOwnOrigin, refusesExtensionPages, refusesLocalFiles, scopesCookies, scopesPlaywrightCookies } from './consent-attacks.js';
+import { type ControlEnv, startControlEnv } from '../harness/control-env.js';
+import { type BoundaryScene, hidesUnlentTabs, keepsClawdLoginsOut, reachesNoOwnOrigin, refusesExtensionPages, refusesLocalFiles, scopesCookies, scopesPlaywrightCookies } from '../harness/consent-attacks.js';
 import { startTestSite } from '../harness/test-site.js';
-import { badgeOf } from './relay-env.js';
+import { badgeOf } from '../harness/relay-env.js';
 
 /**
  * The consent boundary (spec §9), tried as a hostile client holding the

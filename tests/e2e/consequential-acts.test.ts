@@ -9,7 +9,7 @@ import { BrowserClient, ConflictError } from '../../relay/src/client/browser-cli
 import { chromiumPath, waitFor } from '../harness/chromium.js';
 import { refOf } from '../harness/refs.js';
 import { rejection, startTestSite } from '../harness/test-site.js';
-import { type ControlEnv, startControlEnv } from './control-env.js';
+import { type ControlEnv, startControlEnv } from '../harness/control-env.js';
 
 /**
  * A consequential act waits for a yes (spec §20), on real Chromium: a

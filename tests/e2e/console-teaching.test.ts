@@ -4,7 +4,7 @@ import type { BrowserClient } from '../../relay/src/client/browser-client.js';
 import type { Routine } from '../../relay/src/api/teach-schemas.js';
 import { chromiumPath } from '../harness/chromium.js';
 import { type SignupSite, startSignupSite } from '../harness/signup-site.js';
-import { type ControlEnv, startControlEnv } from './control-env.js';
+import { type ControlEnv, startControlEnv } from '../harness/control-env.js';
 
 /**
  * Teaching in the console's live view (spec §23), on a managed profile's

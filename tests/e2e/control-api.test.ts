@@ -11,7 +11,7 @@ import { chromiumPath, HEADLESS_TEST_FLAGS, launchChromium, waitFor } from '../h
 import type { FixtureServer } from '../harness/fixture-server.js';
 import type WebSocket from 'ws';
 import { connectFakeExtension } from '../harness/fake-extension.js';
-import { type ControlEnv, freshHome, startControlEnv } from './control-env.js';
+import { type ControlEnv, freshHome, startControlEnv } from '../harness/control-env.js';
 
 /**
  * The control API (spec §6) end to end: `startServer` is what `serve` runs,

@@ -10,10 +10,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { DemonstrationResult, Routine, RoutineRun } from '../../relay/src/api/teach-schemas.js';
 import { BrowserClient } from '../../relay/src/client/browser-client.js';
 import { EXTENSION_ID } from '../../protocol/constants.js';
-import { badgeOf } from './relay-env.js';
+import { badgeOf } from '../harness/relay-env.js';
 import { chromiumPath, waitFor } from '../harness/chromium.js';
 import { type SignupSite, startSignupSite } from '../harness/signup-site.js';
-import { type ControlEnv, runCli, startControlEnv } from './control-env.js';
+import { type ControlEnv, runCli, startControlEnv } from '../harness/control-env.js';
 
 /**
  * A person teaches by showing (spec §23): on a tab shared from their own

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refOf } from '../harness/refs.js';
 import { startPythonDocsSite } from '../harness/python-docs.js';
 import type { startTestSite } from '../harness/test-site.js';
-import { type ControlEnv, startControlEnv } from './control-env.js';
+import { type ControlEnv, startControlEnv } from '../harness/control-env.js';
 
 /**
  * A page nobody here wrote and longer than a snapshot's budget: Python's own

@@ -2,7 +2,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import puppeteer from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../harness/chromium.js';
-import { type RelayEnv, startRelayEnv } from './relay-env.js';
+import { type RelayEnv, startRelayEnv } from '../harness/relay-env.js';
 
 /**
  * The extension relay end to end: a real Chromium with the built extension,

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { EXTENSION_ID } from '../../protocol/constants.js';
 import { openTab, tabTargetForPage, waitFor } from '../harness/chromium.js';
-import { badgeOf, type RelayEnv, startRelayEnv } from './relay-env.js';
+import { badgeOf, type RelayEnv, startRelayEnv } from '../harness/relay-env.js';
 
 /** What the user sees: the per-tab badge and tooltip, and the options page. */
 

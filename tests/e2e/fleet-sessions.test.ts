@@ -16,7 +16,7 @@ import { freePortPair } from '../harness/ports.js';
 import { startPostgres, type TestPostgres } from '../harness/postgres.js';
 import { GRID_CHROMIUM_CAPABILITIES, startGrid, type TestGrid } from '../harness/selenium-grid.js';
 import { startTestSite } from '../harness/test-site.js';
-import { freshHome } from './control-env.js';
+import { freshHome } from '../harness/control-env.js';
 
 /**
  * Any server, any session (spec §18): two `serve` processes with one store

@@ -7,7 +7,7 @@ import { createLogger } from '../../relay/src/log.js';
 import { waitFor } from '../harness/chromium.js';
 import { freePortPair } from '../harness/ports.js';
 import { rejection, startTestSite } from '../harness/test-site.js';
-import { freshHome } from './control-env.js';
+import { freshHome } from '../harness/control-env.js';
 
 /**
  * The signals a load balancer and an autoscaler read, from a real server

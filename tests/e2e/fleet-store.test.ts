@@ -10,7 +10,7 @@ import { freePortPair } from '../harness/ports.js';
 import { startPostgres, type TestPostgres } from '../harness/postgres.js';
 import { rejection, startTestSite } from '../harness/test-site.js';
 import { BrowserClient } from '../../relay/src/client/browser-client.js';
-import { freshHome } from './control-env.js';
+import { freshHome } from '../harness/control-env.js';
 
 /**
  * Two servers with one store, Debian's PostgreSQL in a cluster of the

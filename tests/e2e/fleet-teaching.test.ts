@@ -13,7 +13,7 @@ import { startPostgres, type TestPostgres } from '../harness/postgres.js';
 import { refOf } from '../harness/refs.js';
 import { GRID_CHROMIUM_CAPABILITIES, startGrid, type TestGrid } from '../harness/selenium-grid.js';
 import { type SignupSite, startSignupSite } from '../harness/signup-site.js';
-import { freshHome } from './control-env.js';
+import { freshHome } from '../harness/control-env.js';
 
 /**
  * A fleet shares what people taught (spec §18, §23): two `serve` processes

@@ -17,7 +17,7 @@ import { waitFor } from '../harness/chromium.js';
 import { freePortPair } from '../harness/ports.js';
 import { GRID_CHROMIUM_CAPABILITIES, startGrid, type TestGrid } from '../harness/selenium-grid.js';
 import { rejection, startTestSite } from '../harness/test-site.js';
-import { freshHome } from './control-env.js';
+import { freshHome } from '../harness/control-env.js';
 
 /**
  * Task sessions on a real Selenium Grid 4 (spec §11, beyond one machine): a

@@ -6,7 +6,7 @@ import type { HandoffAnswer } from '../../relay/src/api/session-responses.js';
 import { BrowserClient } from '../../relay/src/client/browser-client.js';
 import { chromiumPath, evaluateInWorker, waitFor } from '../harness/chromium.js';
 import { EXTENSION_ID } from '../../protocol/constants.js';
-import { type ControlEnv, runCli, startControlEnv } from './control-env.js';
+import { type ControlEnv, runCli, startControlEnv } from '../harness/control-env.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';

@@ -11,7 +11,7 @@ import { BROWSERS, manifestDir } from '../../relay/src/native-host/install.js';
 import { type LaunchedChromium, launchChromium, openTab, triggerExtensionAction, waitFor } from '../harness/chromium.js';
 import { type FixtureServer, startFixtureServer } from '../harness/fixture-server.js';
 import { freePortPair } from '../harness/ports.js';
-import { EXTENSION_DIR, extensionReady } from './relay-env.js';
+import { EXTENSION_DIR, extensionReady } from '../harness/relay-env.js';
 
 /**
  * The native messaging host: spawned directly as Chrome would, installed by

@@ -13,7 +13,7 @@ import { waitFor } from '../harness/chromium.js';
 import { freePortPair } from '../harness/ports.js';
 import { refOf } from '../harness/refs.js';
 import { rejection, startTestSite } from '../harness/test-site.js';
-import { freshHome } from './control-env.js';
+import { freshHome } from '../harness/control-env.js';
 
 /**
  * What a new user met trying every tool (issue: one request killed the

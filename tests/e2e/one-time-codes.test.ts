@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserClient } from '../../relay/src/client/browser-client.js';
 import { refOf } from '../harness/refs.js';
 import { rejection, startTestSite } from '../harness/test-site.js';
-import { type ControlEnv, runCli, startControlEnv } from './control-env.js';
+import { type ControlEnv, runCli, startControlEnv } from '../harness/control-env.js';
 
 /**
  * One-time codes typed by the server: a site's TOTP seed, given as the

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ControlEnv, startControlEnv } from './control-env.js';
+import { type ControlEnv, startControlEnv } from '../harness/control-env.js';
 
 /**
  * The OpenAPI document against the server it describes: a real server, both

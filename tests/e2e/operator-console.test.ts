@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BrowserClient, ForbiddenError } from '../../relay/src/client/browser-client.js';
 import { chromiumPath, waitFor } from '../harness/chromium.js';
 import { rejection, startTestSite } from '../harness/test-site.js';
-import { type ControlEnv, startControlEnv } from './control-env.js';
+import { type ControlEnv, startControlEnv } from '../harness/control-env.js';
 
 /**
  * The operator's console in the dashboard, driven as a person would, in a

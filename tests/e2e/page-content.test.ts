@@ -3,7 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserClient } from '../../relay/src/client/browser-client.js';
 import { refOf } from '../harness/refs.js';
-import { type ControlEnv, runCli, startControlEnv } from './control-env.js';
+import { type ControlEnv, runCli, startControlEnv } from '../harness/control-env.js';
 
 /**
  * Page content is data (spec §20), on every surface an agent reads, on the

@@ -12,7 +12,7 @@ import { BrowserClient } from '../../relay/src/client/browser-client.js';
 import { waitFor } from '../harness/chromium.js';
 import { refOf } from '../harness/refs.js';
 import { startTestSite } from '../harness/test-site.js';
-import { type ControlEnv, startControlEnv } from './control-env.js';
+import { type ControlEnv, startControlEnv } from '../harness/control-env.js';
 
 /**
  * Passkeys without a person: a site registers a passkey in a refresh session

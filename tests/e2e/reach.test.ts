@@ -7,7 +7,7 @@ import type { BrowserClient } from '../../relay/src/client/browser-client.js';
 import { hostPage, startPackageSite } from '../harness/package-site.js';
 import { refOf } from '../harness/refs.js';
 import { rejection } from '../harness/test-site.js';
-import { type ControlEnv, startControlEnv } from './control-env.js';
+import { type ControlEnv, startControlEnv } from '../harness/control-env.js';
 
 /**
  * Whatever a person does with a mouse and keys, through the API, the client

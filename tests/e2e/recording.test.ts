@@ -6,7 +6,7 @@ import type { NetworkEntry } from '../../relay/src/api/responses.js';
 import { waitFor } from '../harness/chromium.js';
 import { refOf } from '../harness/refs.js';
 import { rejection, startTestSite } from '../harness/test-site.js';
-import { type ControlEnv, startControlEnv } from './control-env.js';
+import { type ControlEnv, startControlEnv } from '../harness/control-env.js';
 
 /**
  * A record of what happened (issue 22), on both profiles against real

@@ -2,7 +2,7 @@ import { chromium } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EXTENSION_ID } from '../../protocol/constants.js';
 import { extensionServiceWorkerTarget, waitFor } from '../harness/chromium.js';
-import { type RelayEnv, startRelayEnv } from './relay-env.js';
+import { type RelayEnv, startRelayEnv } from '../harness/relay-env.js';
 
 /** What survives: the relay restarting, and the extension's service worker being stopped. */
 

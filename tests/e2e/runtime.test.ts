@@ -7,7 +7,7 @@ import { type BrowserClient, ForbiddenError, TimeoutError } from '../../relay/sr
 import { probeCount } from '../../relay/src/snapshot/snapshot-engine.js';
 import { chromiumPath, waitFor } from '../harness/chromium.js';
 import { rejection, startTestSite } from '../harness/test-site.js';
-import { type ControlEnv, startControlEnv } from './control-env.js';
+import { type ControlEnv, startControlEnv } from '../harness/control-env.js';
 
 /**
  * What agent runtimes need (spec §12), against real Chromium on the managed

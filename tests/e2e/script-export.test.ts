@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumPath } from '../harness/chromium.js';
 import { petsApi, startPackageSite, startSwaggerUi } from '../harness/package-site.js';
 import { refOf } from '../harness/refs.js';
-import { type ControlEnv, startControlEnv } from './control-env.js';
+import { type ControlEnv, startControlEnv } from '../harness/control-env.js';
 
 /**
  * A task recorded as an agent does it, on pages nobody here wrote (Swagger

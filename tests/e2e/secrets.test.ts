@@ -8,7 +8,7 @@ import WebSocket from 'ws';
 import { BrowserClient } from '../../relay/src/client/browser-client.js';
 import { refOf } from '../harness/refs.js';
 import { rejection, startTestSite } from '../harness/test-site.js';
-import { type ControlEnv, runCli, startControlEnv } from './control-env.js';
+import { type ControlEnv, runCli, startControlEnv } from '../harness/control-env.js';
 import { waitFor } from '../harness/chromium.js';
 
 /**

@@ -6,7 +6,7 @@ import { BrowserClient, ForbiddenError, UnauthorizedError } from '../../relay/sr
 import { rejection } from '../harness/test-site.js';
 import { waitFor } from '../harness/chromium.js';
 import { MAX_SESSIONS_PER_KEY } from '../../relay/src/mcp/http-sessions.js';
-import { type ControlEnv, startControlEnv } from './control-env.js';
+import { type ControlEnv, startControlEnv } from '../harness/control-env.js';
 
 /**
  * A key per task session (spec §9, least privilege), tried as an agent that

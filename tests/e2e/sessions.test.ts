@@ -12,7 +12,7 @@ import { FileRevocations, Grants } from '../../relay/src/vault/grants.js';
 import { pageTargets, waitFor } from '../harness/chromium.js';
 import { rejection, startTestSite } from '../harness/test-site.js';
 import { freePortPair } from '../harness/ports.js';
-import { type ControlEnv, freshHome, startControlEnv } from './control-env.js';
+import { type ControlEnv, freshHome, startControlEnv } from '../harness/control-env.js';
 
 /**
  * Task sessions and the cookie vault (spec §11) against real Chromium: a

@@ -2,7 +2,7 @@ import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXTENSION_ID } from '../../protocol/constants.js';
 import { evaluateInWorker, setExtensionStorage, waitFor } from '../harness/chromium.js';
-import { type RelayEnv, startRelayEnv } from './relay-env.js';
+import { type RelayEnv, startRelayEnv } from '../harness/relay-env.js';
 
 /**
  * Group mode (issue 22), with the real extension in a real Chromium: the

@@ -6,7 +6,7 @@ import type { DemonstrationResult, Routine, RoutineRun } from '../../relay/src/a
 import { BrowserClient } from '../../relay/src/client/browser-client.js';
 import { refOf } from '../harness/refs.js';
 import { type SignupSite, startSignupSite } from '../harness/signup-site.js';
-import { type ControlEnv, runCli, startControlEnv } from './control-env.js';
+import { type ControlEnv, runCli, startControlEnv } from '../harness/control-env.js';
 
 /**
  * What a person teaches, attacked as the review attacked it (spec §23,

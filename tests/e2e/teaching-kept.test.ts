@@ -6,7 +6,7 @@ import type { Notes } from '../../relay/src/api/teach-schemas.js';
 import { waitFor } from '../harness/chromium.js';
 import { refOf } from '../harness/refs.js';
 import { type SignupSite, startSignupSite } from '../harness/signup-site.js';
-import { type ControlEnv, startControlEnv } from './control-env.js';
+import { type ControlEnv, startControlEnv } from '../harness/control-env.js';
 
 /**
  * What a person taught outlives the server that heard it, without a store

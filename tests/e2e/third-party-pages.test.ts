@@ -3,7 +3,7 @@ import { type BrowserClient, ConflictError } from '../../relay/src/client/browse
 import { hostPage, petsApi, startPackageSite, startSwaggerUi } from '../harness/package-site.js';
 import { refOf } from '../harness/refs.js';
 import { rejection } from '../harness/test-site.js';
-import { type ControlEnv, startControlEnv } from './control-env.js';
+import { type ControlEnv, startControlEnv } from '../harness/control-env.js';
 
 /**
  * Pages nobody here wrote, driven as an agent drives them: through the control

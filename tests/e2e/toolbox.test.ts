@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserClient } from '../../relay/src/client/browser-client.js';
 import { rejection } from '../harness/test-site.js';
-import { type ControlEnv, startControlEnv } from './control-env.js';
+import { type ControlEnv, startControlEnv } from '../harness/control-env.js';
 
 /**
  * The toolbox on real Chromium, checked in the page's own state: emulation

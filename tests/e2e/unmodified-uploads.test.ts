@@ -5,7 +5,7 @@ import { chromium } from 'playwright-core';
 import puppeteer from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../harness/chromium.js';
-import { type RelayEnv, startRelayEnv } from './relay-env.js';
+import { type RelayEnv, startRelayEnv } from '../harness/relay-env.js';
 
 /**
  * Uploads by unmodified clients on a shared tab. chrome.debugger refuses

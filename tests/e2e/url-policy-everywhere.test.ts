@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evaluateInWorker, waitFor } from '../harness/chromium.js';
 import { EXTENSION_ID } from '../../protocol/constants.js';
 import { startTestSite } from '../harness/test-site.js';
-import { type ControlEnv, startControlEnv } from './control-env.js';
+import { type ControlEnv, startControlEnv } from '../harness/control-env.js';
 
 /**
  * The URL policy on every request of every target of a browser clawd-browser

@@ -8,7 +8,7 @@ import type { Film } from '../../relay/src/api/replay-schemas.js';
 import { TooManyError } from '../../relay/src/client/browser-client.js';
 import { startPackageSite } from '../harness/package-site.js';
 import { rejection, startTestSite } from '../harness/test-site.js';
-import { type ControlEnv, startControlEnv } from './control-env.js';
+import { type ControlEnv, startControlEnv } from '../harness/control-env.js';
 
 /**
  * Films on real Chromium, made by Debian's ffmpeg, checked in the file

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserClient } from '../../relay/src/client/browser-client.js';
 import { startPackageSite } from '../harness/package-site.js';
 import { rejection } from '../harness/test-site.js';
-import { type ControlEnv, startControlEnv } from './control-env.js';
+import { type ControlEnv, startControlEnv } from '../harness/control-env.js';
 
 /**
  * For agents that look, on real Chromium: signature_pad's own demo page (a

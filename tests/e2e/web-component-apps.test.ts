@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserClient } from '../../relay/src/client/browser-client.js';
 import { startPackageSite } from '../harness/package-site.js';
 import { refOf } from '../harness/refs.js';
-import { type ControlEnv, startControlEnv } from './control-env.js';
+import { type ControlEnv, startControlEnv } from '../harness/control-env.js';
 
 /**
  * Apps nobody here wrote that handle their events in their own way, driven as

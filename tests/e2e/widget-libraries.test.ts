@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserClient } from '../../relay/src/client/browser-client.js';
 import { startWidgetLibraries } from '../harness/package-site.js';
 import { refOf } from '../harness/refs.js';
-import { type ControlEnv, startControlEnv } from './control-env.js';
+import { type ControlEnv, startControlEnv } from '../harness/control-env.js';
 
 /**
  * What the snapshot used to drop, on the npm libraries that showed it

@@ -3,12 +3,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { EXTENSION_ID } from '../../protocol/constants.js';
 import { extensionServiceWorkerTarget, setExtensionStorage, waitFor } from '../harness/chromium.js';
-import { type RelayEnv, startRelayEnv } from '../e2e/relay-env.js';
+import { type RelayEnv, startRelayEnv } from '../harness/relay-env.js';
 import { rmSync } from 'node:fs';
 import { startServer } from '../../relay/src/cli/serve.js';
 import { BrowserClient } from '../../relay/src/client/browser-client.js';
 import { createLogger } from '../../relay/src/log.js';
-import { freshHome } from '../e2e/control-env.js';
+import { freshHome } from '../harness/control-env.js';
 import { freePortPair } from '../harness/ports.js';
 
 /**

@@ -9,7 +9,7 @@ import { EXTENSION_ID } from '../../protocol/constants.js';
 import { type LaunchedChromium, launchChromium, openTab, setExtensionStorage, triggerExtensionAction, waitFor } from '../harness/chromium.js';
 import { type FixtureServer, startFixtureServer } from '../harness/fixture-server.js';
 import { freePortPair } from '../harness/ports.js';
-import { EXTENSION_DIR, extensionReady } from '../e2e/relay-env.js';
+import { EXTENSION_DIR, extensionReady } from '../harness/relay-env.js';
 
 /**
  * Load (`npm run test:stress`): LOAD_TABS shared tabs (50) and LOAD_CLIENTS

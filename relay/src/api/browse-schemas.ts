@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { schemas } from './schemas.js';
-import type { ErrorStatus, RouteSpec } from './routes.js';
 
 /**
  * The browse runtime's contract (spec §24): a goal in, an answer out. One
@@ -99,27 +98,6 @@ export type BrowseResult = z.infer<typeof BrowseResultSchema>;
 export type BrowseEvent = { kind: 'start'; data: BrowseStart } | { kind: 'step'; data: BrowseStep } | { kind: 'end'; data: BrowseResult };
 
 export const BrowseRunSchema = z.object({ run: z.string(), goal: z.string(), profile: z.string(), provider: z.string(), step: z.number().int(), startedAt: z.string(), cancelling: z.boolean() });
-
-const ERRORS: ErrorStatus[] = [403, 404, 409, 429, 503];
-
-export const BROWSE_ROUTES = {
-  'POST /browse': {
-    summary: 'Run the agent loop for a goal against a configured model: with Accept: text/event-stream, `start`, `step` and `end` events; else the result as JSON',
-    tag: 'Agents',
-    query: schemas.profileQuery,
-    body: BrowseRequestSchema,
-    answer: BrowseResultSchema,
-    errors: ERRORS,
-  },
-  'GET /browse': { summary: 'Runs in progress', tag: 'Agents', answer: z.object({ runs: z.array(BrowseRunSchema) }) },
-  'DELETE /browse/:run': {
-    summary: 'Cancel a run: its model request and its act in flight stop; its answer says stopped by cancel',
-    tag: 'Agents',
-    params: { run: "The run's id (the start event's run)" },
-    answer: BrowseRunSchema,
-    errors: [404],
-  },
-} satisfies Record<string, RouteSpec>;
 
 export interface BrowseOptions {
   /** Each event as it comes (start, every step, end). */

@@ -17,11 +17,13 @@ import type {
   ViewInputAnswer,
 } from './responses.js';
 import type { ActionRequest, RequestOf } from './schemas.js';
+import type { ActOptions } from './act-options.js';
 import type { ToolboxApi } from './toolbox-api.js';
 import type { VisionApi } from './vision-api.js';
 import type { PageToolsApi } from './page-tools-api.js';
 import type { TeachApi } from './teach-api.js';
 import type { HandoffAnswer } from './session-responses.js';
+export type { ActOptions, Confirmation } from './act-options.js';
 import type { BrowseOptions, BrowseRequest, BrowseResult } from './browse-schemas.js';
 
 /** `GET /snapshot`'s query: the tab, the format, and the shaping options (SnapshotShaping). */
@@ -50,21 +52,6 @@ export interface HandoffWaitOptions {
   onWaiting?: (handoff: HandoffAnswer) => void;
   signal?: AbortSignal;
 }
-
-export interface ActOptions {
-  diffMaxChars?: number;
-  /**
-   * A person is at hand to answer a confirmation (an act a confirm rule names waits for their yes:
-   * service/confirm-service.ts) in the operator's console; without it, and with nobody else to ask, such
-   * an act is a 409. No link comes to the caller: a yes never goes through the agent.
-   */
-  person?: boolean;
-  /** Hears a confirmation once it waits for the person, with where they are asked. */
-  onConfirmation?: (confirmation: Confirmation) => void;
-}
-
-/** An act waiting for a person's yes: a hand-off (GET /handoff/{id} waits for it, and then carries the act's answer). */
-export type Confirmation = NonNullable<ActionResult['confirmation']>;
 
 /**
  * One profile's browser, as an agent's tools use it: what the MCP tools call.

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ChromeAttachRequestSchema, ChromeStatusSchema, LendRequestSchema, PersonTabSchema } from './chrome-schemas.js';
-import type { RouteSpec } from './routes.js';
+import type { RouteSpec } from './route-spec.js';
 
 /**
  * The `chrome` profile's routes (spec §25), spread into api/routes.ts's

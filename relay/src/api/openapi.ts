@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { type MediaAnswer, type RouteSpec, ROUTES } from './routes.js';
+import type { MediaAnswer, RouteSpec } from './route-spec.js';
+import { ROUTES } from './routes.js';
 
 /**
  * The OpenAPI 3.1 document of the control API, generated from the route

@@ -1,6 +1,6 @@
 import type { PageToolCall, PageToolList } from './page-tools-responses.js';
 import type { RequestOf } from './schemas.js';
-import type { ActOptions } from './browser-api.js';
+import type { ActOptions } from './act-options.js';
 
 /**
  * The tools a page offers (WebMCP, spec §21), on one profile:

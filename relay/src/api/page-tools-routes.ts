@@ -1,10 +1,9 @@
-import type { ErrorStatus, RouteSpec } from './routes.js';
+import { BROWSER_ERRORS, type RouteSpec } from './route-spec.js';
 import { schemas } from './schemas.js';
 import { PageToolCallSchema, PageToolListSchema } from './page-tools-responses.js';
 
 /** The page-tools routes (spec §21), spread into api/routes.ts's table. */
 
-const BROWSER_ERRORS: ErrorStatus[] = [404, 409, 503, 504];
 const tag = 'Page tools' as const;
 
 export const PAGE_TOOLS_ROUTES = {

@@ -1,10 +1,9 @@
-import type { ErrorStatus, RouteSpec } from './routes.js';
+import { BROWSER_ERRORS, type RouteSpec } from './route-spec.js';
 import { FilmListSchema, FilmSchema, FilmStartedSchema } from './replay-schemas.js';
 import { schemas } from './schemas.js';
 
 /** The film routes (spec §17), spread into api/routes.ts's table. */
 
-const BROWSER_ERRORS: ErrorStatus[] = [404, 409, 503, 504];
 const tag = 'Recording' as const;
 
 export const REPLAY_ROUTES = {

@@ -3,12 +3,13 @@ import { ActionSchema, schemas } from './schemas.js';
 import { TOOLBOX_ROUTES } from './toolbox-routes.js';
 import { VISION_ROUTES } from './vision-routes.js';
 import { REPLAY_ROUTES } from './replay-routes.js';
-import { BROWSE_ROUTES } from './browse-schemas.js';
+import { BROWSE_ROUTES } from './browse-routes.js';
 import { PAGE_TOOLS_ROUTES } from './page-tools-routes.js';
 import { TEACH_ROUTES } from './teach-routes.js';
 import { CHROME_ROUTES } from './chrome-routes.js';
 import { PressureSchema } from './fleet-schemas.js';
 import { FenceSchema } from './fence-schema.js';
+import { BROWSER_ERRORS, type RouteSpec } from './route-spec.js';
 import {
   ActionResultSchema,
   PageTextSchema,
@@ -54,36 +55,7 @@ import {
  * from it (api/openapi.ts): one source for the code, the document and clients.
  */
 
-export type ErrorStatus = 400 | 403 | 404 | 409 | 410 | 413 | 429 | 503 | 504;
-
-/** An answer that is not JSON: an image, a page, a stream. */
-export interface MediaAnswer {
-  media: 'image/jpeg' | 'text/html' | 'text/plain' | 'multipart/x-mixed-replace' | 'text/event-stream' | 'video/*' | 'redirect';
-  description: string;
-}
-
-export interface RouteSpec {
-  summary: string;
-  /** The guide's group: the document's tag. */
-  tag: 'Browser' | 'Pages' | 'Actions' | 'Page tools' | 'Vision' | 'Toolbox' | 'Recording' | 'Live view' | 'Teaching' | 'Sessions' | 'Vault' | 'Profiles' | 'Agents' | 'Fleet';
-  query?: z.ZodType;
-  body?: z.ZodType;
-  /** Path parameters, each with what it is. */
-  params?: Record<string, string>;
-  answer: z.ZodType | MediaAnswer;
-  /** The success status, when not 200. */
-  status?: 201;
-  /** Errors this route gives besides 401 (no token) and those of a bad request (400, named when it takes input). */
-  errors?: ErrorStatus[];
-  /** Reached without the token: the one-time dashboard link. */
-  public?: true;
-  /** A failure status answered with the success's own body, not the error shape (a health check's 503). */
-  sameBodyOn?: { status: 503; description: string };
-}
-
 const profileOnly = schemas.profileQuery;
-/** A browser's work: the profile may be disabled or not running, the tab gone, the wait over. */
-const BROWSER_ERRORS: ErrorStatus[] = [404, 409, 503, 504];
 
 export const ROUTES = {
   // ---- status and lifecycle
@@ -244,7 +216,7 @@ export const ROUTES = {
   ...REPLAY_ROUTES,
   // ---- a person teaches: demonstrations, routines, notes (teach-routes.ts)
   ...TEACH_ROUTES,
-  // ---- the browse runtime: a goal in, an answer out (browse-schemas.ts)
+  // ---- the browse runtime: a goal in, an answer out (browse-routes.ts)
   ...BROWSE_ROUTES,
   // ---- emulation, network routes, init scripts, storage (toolbox-routes.ts)
   ...TOOLBOX_ROUTES,

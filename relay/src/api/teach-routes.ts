@@ -1,12 +1,11 @@
 import { z } from 'zod';
-import type { ErrorStatus, RouteSpec } from './routes.js';
+import { BROWSER_ERRORS, type RouteSpec } from './route-spec.js';
 import { FenceSchema } from './fence-schema.js';
 import { schemas } from './schemas.js';
 import { DemonstrationResultSchema, DemonstrationSchema, NoteSchema, NotesSchema, RoutineAnswerSchema, RoutineRunSchema, RoutineSchema, RoutineSummarySchema } from './teach-schemas.js';
 
 /** The teaching routes (spec §23), spread into api/routes.ts's table. */
 
-const BROWSER_ERRORS: ErrorStatus[] = [404, 409, 503, 504];
 const tag = 'Teaching' as const;
 const name = { name: "The routine's name" };
 

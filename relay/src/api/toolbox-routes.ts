@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ErrorStatus, RouteSpec } from './routes.js';
+import { BROWSER_ERRORS, type RouteSpec } from './route-spec.js';
 import { schemas } from './schemas.js';
 import {
   CookieChangeSchema,
@@ -18,7 +18,6 @@ import {
 /** The toolbox's routes (spec §16), spread into api/routes.ts's table. */
 
 const profileOnly = schemas.profileQuery;
-const BROWSER_ERRORS: ErrorStatus[] = [404, 409, 503, 504];
 const tag = 'Toolbox' as const;
 
 export const TOOLBOX_ROUTES = {

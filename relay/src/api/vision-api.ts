@@ -1,4 +1,4 @@
-import type { ActOptions } from './browser-api.js';
+import type { ActOptions } from './act-options.js';
 import type { RequestOf } from './schemas.js';
 import type { ComputerResult, LabelledScreenshot } from './vision-responses.js';
 

@@ -1,11 +1,10 @@
-import type { ErrorStatus, RouteSpec } from './routes.js';
+import { BROWSER_ERRORS, type RouteSpec } from './route-spec.js';
 import { schemas } from './schemas.js';
 import { ComputerResultSchema, LabelledScreenshotSchema } from './vision-responses.js';
 
 /** The vision routes (spec §16), spread into api/routes.ts's table. */
 
 const profileOnly = schemas.profileQuery;
-const BROWSER_ERRORS: ErrorStatus[] = [404, 409, 503, 504];
 const tag = 'Vision' as const;
 
 export const VISION_ROUTES = {

@@ -1,6 +1,7 @@
 import type { Protocol } from 'devtools-protocol';
 import { shareableUrlProblem } from '../../../protocol/url-gate.js';
-import { BridgeCore, type Followup, type PendingWork } from './bridge-core.js';
+import { BridgeCore } from './bridge-core.js';
+import type { Followup, PendingWork } from './pending-work.js';
 import type { BrowserTarget } from './browser-target.js';
 import { CdpErrorCode, rawErrorResponse, rawEvent, rawResponse } from './cdp-frames.js';
 import type { DebuggerSession } from './client-sessions.js';

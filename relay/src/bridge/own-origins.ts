@@ -1,12 +1,13 @@
 import type { Protocol } from 'devtools-protocol';
 import { CLAWD_OWN_PAGE, clawdOwnPage } from '../../../protocol/url-gate.js';
 import type { RelayCommand } from '../../../protocol/wire.js';
-import type { BridgeCore, Followup } from './bridge-core.js';
 import { CdpErrorCode } from './cdp-frames.js';
 import { CdpFailure } from './cdp-failure.js';
 import type { DebuggerSession } from './client-sessions.js';
+import type { ExtensionLink } from './extension-link.js';
 import { parsePayload } from './extension-messages.js';
-import type { SharedTabRecord } from './tab-registry.js';
+import type { Followup, PendingWork } from './pending-work.js';
+import type { ClientFetch, SharedTabRecord, TabRegistry } from './tab-registry.js';
 
 /**
  * clawd-browser's own origins (its control API, its relay, every port it
@@ -37,15 +38,15 @@ import type { SharedTabRecord } from './tab-registry.js';
  * interceptor).
  */
 
-/** What a client asked of Fetch on one debugger session: its own patterns, and whether it answers auth challenges. */
-export interface ClientFetch {
-  patterns: Protocol.Fetch.RequestPattern[];
-  handleAuthRequests: boolean;
+/** What of the bridge the guard uses: the link to the extension, and the shared tabs. */
+export interface OwnOriginsBridge {
+  readonly link: Pick<ExtensionLink<PendingWork>, 'isUp' | 'send'>;
+  readonly tabs: Pick<TabRegistry, 'all'>;
 }
 
 export class OwnOrigins {
   constructor(
-    private readonly core: BridgeCore,
+    private readonly core: OwnOriginsBridge,
     private readonly ownPorts: () => readonly number[],
   ) {}
 

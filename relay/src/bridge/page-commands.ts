@@ -1,4 +1,5 @@
-import { BridgeCore, type Followup } from './bridge-core.js';
+import { BridgeCore } from './bridge-core.js';
+import type { Followup } from './pending-work.js';
 import type { BrowserTarget } from './browser-target.js';
 import type { FileUploads } from './file-uploads.js';
 import { CdpErrorCode } from './cdp-frames.js';

@@ -1,10 +1,15 @@
 import type { Protocol } from 'devtools-protocol';
 import type { SharedTab } from '../../../protocol/wire.js';
-import type { ClientFetch } from './own-origins.js';
 
 /** The single browser context the extension profile exposes: the user's own. */
 export const DEFAULT_BROWSER_CONTEXT_ID = 'clawd-default-context';
 export const BROWSER_TARGET_ID = 'clawd-browser-target';
+
+/** What a client asked of Fetch on one debugger session: its own patterns, and whether it answers auth challenges. */
+export interface ClientFetch {
+  patterns: Protocol.Fetch.RequestPattern[];
+  handleAuthRequests: boolean;
+}
 
 /**
  * What one chrome.debugger session (a tab's own, or a child's) has switched

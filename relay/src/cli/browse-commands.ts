@@ -3,6 +3,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import type { BrowseEvent, BrowseRequest } from '../api/browse-schemas.js';
 import type { BrowserClient } from '../client/browser-client.js';
 import { runLine } from '../mcp/browse-lines.js';
+import type { Print } from './print.js';
 
 /**
  * `clawd-browser browse "goal"` (spec §24): the server runs the loop
@@ -12,7 +13,6 @@ import { runLine } from '../mcp/browse-lines.js';
  * it; Ctrl-C cancels the run (exit 130).
  */
 
-type Print = (value: unknown, human: () => string) => void;
 
 function count(value: string): number {
   if (!/^\d+$/.test(value.trim()) || Number(value) < 1) throw new InvalidArgumentError('must be a whole number above 0');

@@ -10,6 +10,7 @@ import { actAnswer } from '../api/act-answer.js';
 import type { ActionResult } from '../api/responses.js';
 import { BrowserClient } from '../client/browser-client.js';
 import { withProgress } from './progress.js';
+import type { Print } from './print.js';
 
 /** The commands that talk to a running server through the typed client (spec §10). */
 
@@ -19,7 +20,6 @@ function wholeNumber(value: string): number {
   return Number(value);
 }
 
-type Print = (value: unknown, human: () => string) => void;
 
 /** The aria tree for a reader: how much a person could not see, then the tree itself, the page's words, fenced. */
 function ariaLines(snapshot: { nodes: unknown[]; hidden?: number; fence?: string }): string {

@@ -2,6 +2,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import type { ChromeStatus } from '../api/chrome-schemas.js';
 import type { BrowserClient } from '../client/browser-client.js';
 import { withProgress } from './progress.js';
+import type { Print } from './print.js';
 
 /**
  * `clawd-browser chrome`: your own running Chrome, attached through its
@@ -10,7 +11,6 @@ import { withProgress } from './progress.js';
  * without a subcommand, the state. Lending is yours alone, in the picker.
  */
 
-type Print = (value: unknown, human: () => string) => void;
 
 function seconds(value: string): number {
   const n = Number(value);

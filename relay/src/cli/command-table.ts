@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { BrowserClient } from '../client/browser-client.js';
+import type { Print } from './print.js';
 
 /**
  * Every `clawd-browser` command by name, and the group that defines it: a
@@ -15,7 +16,6 @@ import type { BrowserClient } from '../client/browser-client.js';
  * schema), as it always was.
  */
 
-export type Print = (value: unknown, human: () => string) => void;
 /** What each group is handed: the program to add its commands to, a client of the server, and how to print an answer. */
 export type AddCommands = (program: Command, client: () => BrowserClient, print: Print) => void;
 

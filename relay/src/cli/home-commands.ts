@@ -7,7 +7,7 @@ import { EXTENSION_DIR } from '../config/package-root.js';
 import { clawdHome, loadOrCreateExtensionKey, loadOrCreateToken, loadOrCreateWebhookKey, webhookSecretText } from '../config/state-dir.js';
 import type { LogLevel } from '../log.js';
 import { CAPABILITY_GROUPS } from '../mcp/capabilities.js';
-import type { Print } from './command-table.js';
+import type { Print } from './print.js';
 
 /**
  * This home's own commands: its server (`serve`, `mcp`), its secrets, its

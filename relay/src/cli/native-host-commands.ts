@@ -8,7 +8,7 @@ import { currentPlatform } from '../config/platform.js';
 import { clawdHome, loadOrCreateExtensionKey, loadOrCreateToken } from '../config/state-dir.js';
 import { createLogger } from '../log.js';
 import type { InstallOptions } from '../native-host/install.js';
-import type { Print } from './command-table.js';
+import type { Print } from './print.js';
 
 /** The native messaging host (spec §8): registering it, and the host itself, which Chrome starts. Its code is imported when its command runs. */
 

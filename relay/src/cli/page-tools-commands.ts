@@ -2,10 +2,10 @@ import { type Command, InvalidArgumentError } from 'commander';
 import type { BrowserClient } from '../client/browser-client.js';
 import { pageToolAnswer, pageToolLine } from '../mcp/page-tool-lines.js';
 import { fenced } from '../api/page-content.js';
+import type { Print } from './print.js';
 
 /** The tools pages offer agents (WebMCP, spec §21): `page-tools` lists a tab's, `page-tool NAME` calls one. */
 
-type Print = (value: unknown, human: () => string) => void;
 
 /** `--input '{"sku":"x1"}'`: a JSON object, said as such when it is not one. */
 function jsonObject(value: string): Record<string, unknown> {

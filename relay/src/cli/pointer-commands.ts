@@ -1,7 +1,7 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { actAnswer } from '../api/act-answer.js';
 import type { BrowserClient } from '../client/browser-client.js';
-import type { Print } from './command-table.js';
+import type { Print } from './print.js';
 
 /**
  * What a person does with the mouse where no ref serves (spec §26): a click

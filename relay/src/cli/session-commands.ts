@@ -1,8 +1,8 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { BrowserClient } from '../client/browser-client.js';
 import { clawdHome } from '../config/state-dir.js';
+import type { Print } from './print.js';
 
-type Print = (value: unknown, human: () => string) => void;
 
 /** `15m`, `2h`, `90s`, `1d` or plain seconds → seconds. */
 export function parseDuration(value: string): number {

@@ -5,10 +5,10 @@ import { fenced } from '../api/page-content.js';
 import { routineListing, routineRunLines, routineShown } from '../api/routine-words.js';
 import type { BrowserClient } from '../client/browser-client.js';
 import { BadRequestError } from '../errors.js';
+import type { Print } from './print.js';
 
 /** A person teaches (spec §23): `demonstration start|stop|list`, `routines`, `routine show|run|script|delete`, `notes`. */
 
-type Print = (value: unknown, human: () => string) => void;
 
 /** `--param name=value`, repeated: the run's values (true and false for a box, as text; the server checks each). */
 function collect(value: string, previous: string[] = []): string[] {

@@ -2,10 +2,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { type Command, InvalidArgumentError } from 'commander';
 import type { EmulationState } from '../api/toolbox-responses.js';
 import type { BrowserClient } from '../client/browser-client.js';
+import type { Print } from './print.js';
 
 /** The toolbox's commands (spec §16): emulate, route, init-script, cookies, storage, storage-state. */
 
-type Print = (value: unknown, human: () => string) => void;
 
 const repeat = (value: string, previous: string[] = []) => [...previous, value];
 /** `name: value` (or `name=value`) → a header. */

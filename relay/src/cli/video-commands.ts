@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
 import type { Film } from '../api/replay-schemas.js';
 import type { BrowserClient } from '../client/browser-client.js';
+import type { Print } from './print.js';
 
 /** Films (spec §17): `video start`, `video stop`, `video list`. */
 
-type Print = (value: unknown, human: () => string) => void;
 
 /** One line per film: where it is, how long, how many chapters. */
 export function filmLine(film: Film): string {

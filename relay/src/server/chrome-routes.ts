@@ -4,7 +4,7 @@ import type { ChromeService } from '../service/chrome-service.js';
 import type { ControlDoor } from './control-door.js';
 import { NOT_FRAMED } from './one-time-logins.js';
 import type { PickerAccess } from './picker-access.js';
-import { pickerPage } from './picker-page.js';
+import { pickerPage } from '../pages/picker-page.js';
 import type { RouteBinder } from './route-binder.js';
 
 /**

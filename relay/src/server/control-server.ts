@@ -22,7 +22,7 @@ import { DashboardAuth } from './dashboard-auth.js';
 import { HandoffAccess, type HandoffScope } from './handoff-access.js';
 import { streamScreencast } from './screencast-stream.js';
 import { bindHandoffRoutes } from './handoff-routes.js';
-import { dashboardPage } from './dashboard-page.js';
+import { dashboardPage } from '../pages/dashboard-page.js';
 import { movingOnPage, NOT_FRAMED } from './one-time-logins.js';
 import { openApiDocument } from '../api/openapi.js';
 import type { McpHttpSessions } from '../mcp/http-sessions.js';

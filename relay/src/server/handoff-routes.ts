@@ -2,7 +2,7 @@ import type { Request } from 'express';
 import { ForbiddenError } from '../errors.js';
 import type { ControlService } from '../service/control-service.js';
 import type { HandoffAccess } from './handoff-access.js';
-import { handoffPage } from './handoff-page.js';
+import { handoffPage } from '../pages/handoff-page.js';
 import { movingOnPage, NOT_FRAMED } from './one-time-logins.js';
 import type { RouteBinder } from './route-binder.js';
 import { streamScreencast } from './screencast-stream.js';

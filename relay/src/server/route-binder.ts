@@ -1,6 +1,7 @@
 import type { Express, Request, Response } from 'express';
 import type { z } from 'zod';
-import { type RouteKey, type RouteSpec, ROUTES } from '../api/routes.js';
+import type { RouteSpec } from '../api/route-spec.js';
+import { type RouteKey, ROUTES } from '../api/routes.js';
 import { CallerGoneError } from '../runtime/operation.js';
 import { validated } from '../service/control-service.js';
 

@@ -2,7 +2,7 @@ import type { CDPSession } from 'playwright-core';
 import type { Protocol } from 'devtools-protocol';
 import { BadRequestError, NotFoundError, TimeoutError, UnavailableError } from '../../errors.js';
 import type { PageTool, PageToolOutcome } from '../../api/page-tools-responses.js';
-import type { DriverTab } from '../driver-tab.js';
+import type { TabPort } from '../tab-port.js';
 import { OutOfProcessFrames } from './frame-sessions.js';
 import { checkToolInput } from './tool-input.js';
 import type { ConfirmRule, Consequence } from '../../runtime/consequential-acts.js';
@@ -45,7 +45,7 @@ export class TabPageTools {
   private enabling: Promise<CDPSession> | undefined;
   private unavailable: string | undefined;
 
-  constructor(private readonly tab: DriverTab) {}
+  constructor(private readonly tab: TabPort) {}
 
   /** Why the page can offer no tools at all (no WebMCP in this browser, or not a secure context); undefined when it can. */
   async unavailableHere(): Promise<string | undefined> {

@@ -4,7 +4,7 @@ import type { Protocol } from 'devtools-protocol';
 import type { PersonStep } from '../../replay/person-steps.js';
 import type { PersonWatchMode, SecretWindow } from '../../page-runtime/person-watch.js';
 import { personWatchSource } from '../../page-runtime/runtime-source.js';
-import type { DriverTab } from '../driver-tab.js';
+import type { TabPort } from '../tab-port.js';
 
 /**
  * What a person does in one tab, heard while a demonstration or a note is
@@ -54,7 +54,7 @@ export class PersonWatch {
   /** Who hears the steps now (the demonstration, or the note being written). */
   private heard: (step: PersonStep) => void = () => {};
 
-  constructor(private readonly tab: DriverTab) {}
+  constructor(private readonly tab: TabPort) {}
 
   get mode(): PersonWatchMode {
     return this.current;

@@ -1,5 +1,5 @@
 import type { Route } from 'playwright-core';
-import type { DriverTab } from '../driver-tab.js';
+import type { TabPort } from '../tab-port.js';
 import { devicePresets, emulationCommands, type HeldEmulation, originHeaders } from './emulation-plan.js';
 
 /**
@@ -18,7 +18,7 @@ export class TabEmulation {
   private headerRoute: { matches: (url: URL) => boolean; handler: (route: Route) => Promise<void> } | undefined;
   private networkEnabled = false;
 
-  constructor(private readonly tab: DriverTab) {}
+  constructor(private readonly tab: TabPort) {}
 
   /** Puts the tab in the state `effective` says, every category stated whole. */
   async apply(effective: HeldEmulation): Promise<void> {

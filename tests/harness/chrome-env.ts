@@ -5,9 +5,9 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { type ClawdServer, startServer } from '../../relay/src/cli/serve.js';
 import { BrowserClient } from '../../relay/src/client/browser-client.js';
 import { createLogger } from '../../relay/src/log.js';
-import { type LaunchedChromium, launchChromium, waitFor } from '../harness/chromium.js';
-import { type FixtureServer, startFixtureServer } from '../harness/fixture-server.js';
-import { freePortPair } from '../harness/ports.js';
+import { type LaunchedChromium, launchChromium, waitFor } from './chromium.js';
+import { type FixtureServer, startFixtureServer } from './fixture-server.js';
+import { freePortPair } from './ports.js';
 import { freshHome } from './control-env.js';
 
 /**

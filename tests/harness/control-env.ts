@@ -7,9 +7,9 @@ import { type ClawdServer, startServer } from '../../relay/src/cli/serve.js';
 import { BrowserClient } from '../../relay/src/client/browser-client.js';
 import { EXTENSION_ID } from '../../protocol/constants.js';
 import { createLogger, type Logger } from '../../relay/src/log.js';
-import { type LaunchedChromium, launchChromium, openTab, setExtensionStorage, triggerExtensionAction, waitFor } from '../harness/chromium.js';
-import { type FixtureServer, startFixtureServer } from '../harness/fixture-server.js';
-import { freePortPair } from '../harness/ports.js';
+import { type LaunchedChromium, launchChromium, openTab, setExtensionStorage, triggerExtensionAction, waitFor } from './chromium.js';
+import { type FixtureServer, startFixtureServer } from './fixture-server.js';
+import { freePortPair } from './ports.js';
 import { EXTENSION_DIR, extensionReady } from './relay-env.js';
 
 /**

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { EXTENSION_ID } from '../../protocol/constants.js';
 import { createLogger } from '../../relay/src/log.js';
 import { type RelayServer, type RelayServerOptions, startRelayServer } from '../../relay/src/server/relay-server.js';
-import type { PipeCdp } from '../harness/pipe-cdp.js';
+import type { PipeCdp } from './pipe-cdp.js';
 import {
   evaluateInWorker,
   extensionReady as actionListenerReady,
@@ -14,8 +14,8 @@ import {
   setExtensionStorage,
   triggerExtensionAction,
   waitFor,
-} from '../harness/chromium.js';
-import { type FixtureServer, startFixtureServer } from '../harness/fixture-server.js';
+} from './chromium.js';
+import { type FixtureServer, startFixtureServer } from './fixture-server.js';
 
 /**
  * One end-to-end setup: the real relay, a real Chromium with the real built
