@@ -109,7 +109,7 @@ for (const profile of ['clawd', 'extension'] as const) {
       expect(zip.subarray(0, 2).toString()).toBe('PK');
       expect(zip.includes(Buffer.from('trace.trace'))).toBe(true);
       expect(zip.includes(Buffer.from('.jpeg'))).toBe(true); // screenshots
-      const actions = JSON.parse(readFileSync(trace.actionsPath, 'utf8')) as Array<{ kind: string }>;
+      const actions = JSON.parse(readFileSync(trace.actionsPath!, 'utf8')) as Array<{ kind: string }>;
       expect(actions.map((action) => action.kind)).toEqual(expect.arrayContaining(['navigate', 'click']));
       await client.closeTab(targetId);
     }, 60_000);
@@ -163,7 +163,7 @@ describe('recordings are bounded', () => {
       expect(trace.bound).toMatch(/stopped itself after 0.02 minutes/);
       expect(trace.path).toContain('/recordings/kept/clawd/');
       expect(readFileSync(trace.path!).subarray(0, 2).toString()).toBe('PK');
-      expect(existsSync(trace.actionsPath)).toBe(true);
+      expect(existsSync(trace.actionsPath!)).toBe(true);
       expect(await rejection(client.traceStop())).toMatchObject({ status: 400 });
       await client.closeTab(targetId);
     });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { schemas } from '../../relay/src/api/schemas.js';
 import { webAddress } from '../../relay/src/api/web-address.js';
-import { validated } from '../../relay/src/service/control-service.js';
+import { validated } from '../../relay/src/validation.js';
 
 /** Addresses as people and models type them, read as a browser's address bar reads them. */
 describe('webAddress', () => {

@@ -16,7 +16,7 @@ import type {
   PlaywrightScript,
   ViewInputAnswer,
 } from './responses.js';
-import type { ActionRequest, RequestOf } from './schemas.js';
+import type { ActionRequest, QueryOf, RequestOf } from './schemas.js';
 import type { ActOptions } from './act-options.js';
 import type { ToolboxApi } from './toolbox-api.js';
 import type { VisionApi } from './vision-api.js';
@@ -27,7 +27,7 @@ export type { ActOptions, Confirmation } from './act-options.js';
 import type { BrowseOptions, BrowseRequest, BrowseResult } from './browse-schemas.js';
 
 /** `GET /snapshot`'s query: the tab, the format, and the shaping options (SnapshotShaping). */
-export type SnapshotRequest = Omit<RequestOf<'snapshotQuery'>, 'profile'>;
+export type SnapshotRequest = Omit<QueryOf<'snapshotQuery'>, 'profile'>;
 
 /** `browser_record` (MCP): the network log, a HAR of it, a trace (service/recording-service.ts), a film (film-service.ts). */
 export interface RecordRequest {
@@ -82,7 +82,7 @@ export interface BrowserApi {
    */
   act(action: ActionRequest, options?: ActOptions): Promise<ActionResult>;
   /** The page's (or a ref's, or a selector's) readable content as Markdown, cut at maxChars. */
-  text(options?: Omit<RequestOf<'textQuery'>, 'profile'>): Promise<PageTextResponse>;
+  text(options?: Omit<QueryOf<'textQuery'>, 'profile'>): Promise<PageTextResponse>;
   fileChooser(options: RequestOf<'fileChooser'>): Promise<FileChooserAnswer>;
   dialog(options: RequestOf<'dialog'>): Promise<DialogArmed>;
   downloads(): Promise<{ downloads: DownloadRecord[]; fence?: string }>;

@@ -35,3 +35,16 @@ export interface RouteSpec {
 
 /** A browser's work: the profile may be disabled or not running, the tab gone, the wait over. */
 export const BROWSER_ERRORS: ErrorStatus[] = [404, 409, 503, 504];
+
+/**
+ * A query as a caller may give it: each parameter its schema's input, or,
+ * where the server coerces text (a number from its digits, its input then
+ * `unknown`), the value it coerces to; a `'true' | 'false'` flag as a boolean
+ * too (a query's values go as text).
+ */
+export type QueryInput<Q extends z.ZodType> = { [P in keyof z.input<Q>]: QueryValue<z.input<Q>[P], P extends keyof z.output<Q> ? z.output<Q>[P] : never> };
+type QueryValue<In, Out> = unknown extends In ? Out | undefined : In | ('true' extends In ? boolean : never);
+
+/** The `:name` segments of a route key's path (`'DELETE /tabs/:targetId'` has `targetId`). */
+export type PathParamNames<Key extends string> = Key extends `${string} ${infer Path}` ? ParamNamesOf<Path> : never;
+type ParamNamesOf<P extends string> = P extends `${string}:${infer Name}/${infer Rest}` ? Name | ParamNamesOf<`/${Rest}`> : P extends `${string}:${infer Name}` ? Name : never;

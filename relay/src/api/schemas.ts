@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MAX_WAIT_MS } from './limits.js';
+import type { QueryInput } from './route-spec.js';
 // A plain number, kept with the other limits so the CLI reads it without these schemas.
 export { AGENT_SNAPSHOT_CHARS } from './limits.js';
 import { ACTION_KINDS } from './responses.js';
@@ -330,6 +331,8 @@ export const schemas = {
 
 /** What a caller may send: the schemas' input types (defaults still optional). */
 export type RequestOf<K extends keyof typeof schemas> = z.input<(typeof schemas)[K]>;
+/** What a caller may send as a route's query (route-spec.ts's QueryInput: a coerced number as a number). */
+export type QueryOf<K extends keyof typeof schemas> = QueryInput<(typeof schemas)[K]>;
 /** Any `POST /act` body. */
 export type ActionRequest = z.input<typeof ActionSchema>;
 /** The body of one action kind, without its `kind` (the client's shorthands). */

@@ -1,6 +1,8 @@
 import { request as httpRequest } from 'node:http';
 import type { BrowseEvent, BrowseOptions, BrowseRequest, BrowseResult } from '../api/browse-schemas.js';
 import { errorFromBody, UnavailableError } from '../errors.js';
+import type { RouteKey } from '../api/routes.js';
+import { routeTarget } from './route-call.js';
 
 /**
  * `POST /browse` for the typed client (BrowserClient.browse): the run's
@@ -45,13 +47,15 @@ export class EventStreamReader {
 }
 
 export function browseOver(target: BrowseTarget, request: BrowseRequest, options: BrowseOptions = {}): Promise<BrowseResult> {
-  const url = new URL('/browse', target.baseUrl);
+  // The table's route (api/browse-routes.ts), read as a stream of its events.
+  const { method, path } = routeTarget('POST /browse' satisfies RouteKey);
+  const url = new URL(path, target.baseUrl);
   if (target.profile) url.searchParams.set('profile', target.profile);
   const signals = [target.signal, options.signal].filter((signal): signal is AbortSignal => signal !== undefined);
   const signal = signals.length ? AbortSignal.any(signals) : undefined;
   return new Promise<BrowseResult>((resolve, reject) => {
     const body = JSON.stringify(request);
-    const call = httpRequest(url, { method: 'POST', agent: false, signal, headers: { authorization: `Bearer ${target.token}`, 'content-type': 'application/json', accept: 'text/event-stream' } }, (response) => {
+    const call = httpRequest(url, { method, agent: false, signal, headers: { authorization: `Bearer ${target.token}`, 'content-type': 'application/json', accept: 'text/event-stream' } }, (response) => {
       response.setEncoding('utf8');
       const status = response.statusCode ?? 0;
       if (status >= 400) {

@@ -12,14 +12,17 @@ import { browseOver } from './browse-client.js';
 import type { BrowseOptions, BrowseRequest, BrowseResult } from '../api/browse-schemas.js';
 import { knownControlUrl } from '../config/server-record.js';
 import { clawdHome, readToken } from '../config/state-dir.js';
-import { BadRequestError, errorFromBody, TimeoutError, UnavailableError } from '../errors.js';
+import { BadRequestError, TimeoutError, UnavailableError } from '../errors.js';
 import { type ControlResponse, type Credential, readAnswer, send } from './control-http.js';
 import { AGENT_HEADER, MAX_WAIT_MS, sessionIdOf } from '../api/limits.js';
+import type { RouteKey } from '../api/routes.js';
+import { type RouteAnswer, type RouteArgs, type RouteInput, routeTarget, type WireInput } from './route-call.js';
+import { answerAfterYes } from './after-yes.js';
+import { ActShorthands } from './act-shorthands.js';
 import type { ActOptions, BrowserApi, HandoffView, HandoffWaitOptions, RecordRequest, SnapshotRequest } from '../api/browser-api.js';
-import type { DialogArmed, FileChooserAnswer, PlaywrightScript, ViewInputAnswer } from '../api/responses.js';
-import type { ActionOptions, ActionRequest, RequestOf } from '../api/schemas.js';
-import type { ActionRecord, AuditEntry, AuditEventKind, HandoffAnswer, IssuedGrant, LiveGrant, SecretListing, SessionInfo, SpareCounts, VaultListing } from '../api/session-responses.js';
-import type { ActionResult, PageTextResponse, AiSnapshotResponse, AriaSnapshotResponse, Capture, ConsoleMessage, DownloadRecord, ProfileSummary, Screenshot, Snapshot, Status, RecordingAnswer, NetworkBody, Tab, TabList } from '../api/responses.js';
+import type { ActionRequest, QueryOf, RequestOf } from '../api/schemas.js';
+import type { HandoffAnswer } from '../api/session-responses.js';
+import type { ActionResult, AiSnapshotResponse, AriaSnapshotResponse, NetworkBody, RecordingAnswer, Snapshot, Tab } from '../api/responses.js';
 
 // The typed errors travel with the client: `import { BrowserClient, NotFoundError } from 'clawd-browser'`.
 export * from '../errors.js';
@@ -34,9 +37,11 @@ export * from '../errors.js';
 // The request and response types, from the server's own schemas and shapes.
 export type * from '../api/responses.js';
 export type * from '../api/session-responses.js';
-export type { ActionOptions, ActionRequest, RequestOf } from '../api/schemas.js';
+export type { ActionOptions, ActionRequest, QueryOf, RequestOf } from '../api/schemas.js';
 export type * from '../api/browser-api.js';
 export type { BrowseEvent, BrowseOptions, BrowseRequest, BrowseResult, BrowseStart, BrowseStep } from '../api/browse-schemas.js';
+export type { RouteAnswer, RouteCall, RouteInput } from './route-call.js';
+export type { RouteKey } from '../api/routes.js';
 
 export interface BrowserClientOptions {
   /** e.g. http://127.0.0.1:18791; or how to find it, once, at the first request. */
@@ -59,21 +64,23 @@ export interface BrowserClientOptions {
 /** The longest a server-side wait may take (MAX_WAIT_MS), and time to answer after it. */
 const DEFAULT_TIMEOUT_MS = MAX_WAIT_MS + 10_000;
 
-export class BrowserClient implements BrowserApi {
+export class BrowserClient extends ActShorthands implements BrowserApi {
   /** Emulation, network routes, init scripts, storage (toolbox-client.ts). */
-  readonly toolbox: ToolboxApi = toolboxClient((method, path, body, query) => this.call(method, path, body, query));
+  readonly toolbox: ToolboxApi = toolboxClient(this.call.bind(this));
   /** Labelled screenshots and computer use (vision-client.ts). */
-  readonly vision: VisionApi = visionClient((method, path, body, query) => this.call(method, path, body, query));
+  readonly vision: VisionApi = visionClient(this.call.bind(this));
   /** The tools pages offer agents, WebMCP (page-tools-client.ts). */
-  readonly pageTools: PageToolsApi = pageToolsClient((method, path, body, query) => this.call(method, path, body, query));
+  readonly pageTools: PageToolsApi = pageToolsClient(this.call.bind(this));
   /** A person's demonstrations, routines, notes (teach-client.ts). */
-  readonly teach: TeachApi = teachClient((method, path, body, query) => this.call(method, path, body, query));
+  readonly teach: TeachApi = teachClient(this.call.bind(this));
   /** Films of a tab or of the whole profile (video-client.ts). */
-  readonly video: VideoClient = videoClient((method, path, body, query) => this.call(method, path, body, query));
+  readonly video: VideoClient = videoClient(this.call.bind(this));
   /** The person's own Chrome, attached through its remote-debugging consent (chrome-client.ts). */
-  readonly chrome: ChromeClient = chromeClient((method, path, body, query) => this.call(method, path, body, query));
+  readonly chrome: ChromeClient = chromeClient(this.call.bind(this));
 
-  constructor(private readonly options: BrowserClientOptions) {}
+  constructor(private readonly options: BrowserClientOptions) {
+    super();
+  }
 
   /**
    * The local server, as `clawd-browser serve` runs it for $CLAWD_HOME, with
@@ -105,53 +112,53 @@ export class BrowserClient implements BrowserApi {
     return new BrowserClient({ ...this.options, signal });
   }
 
-  status(): Promise<Status> {
-    return this.call('GET', '/');
+  status() {
+    return this.call('GET /');
   }
-  start(): Promise<Status> {
-    return this.call('POST', '/start');
+  start() {
+    return this.call('POST /start');
   }
-  stop(): Promise<Status> {
-    return this.call('POST', '/stop');
+  stop() {
+    return this.call('POST /stop');
   }
-  resetProfile(): Promise<{ profile: string; killed: number[] }> {
-    return this.call('POST', '/reset-profile');
+  resetProfile() {
+    return this.call('POST /reset-profile');
   }
-  profiles(): Promise<{ profiles: ProfileSummary[]; defaultProfile: string }> {
-    return this.call('GET', '/profiles');
+  profiles() {
+    return this.call('GET /profiles');
   }
-  createProfile(request: RequestOf<'createProfile'>): Promise<ProfileSummary> {
-    return this.call('POST', '/profiles/create', request);
+  createProfile(request: RequestOf<'createProfile'>) {
+    return this.call('POST /profiles/create', { body: request });
   }
-  deleteProfile(name: string): Promise<{ deleted: ProfileSummary }> {
-    return this.call('DELETE', `/profiles/${encodeURIComponent(name)}`);
+  deleteProfile(name: string) {
+    return this.call('DELETE /profiles/:name', { params: { name } });
   }
   async tabs(): Promise<Tab[]> {
     return (await this.tabList()).tabs;
   }
-  tabList(): Promise<TabList> {
-    return this.call('GET', '/tabs');
+  tabList() {
+    return this.call('GET /tabs');
   }
-  openTab(url = 'about:blank'): Promise<Tab> {
-    return this.call('POST', '/tabs/open', { url });
+  openTab(url = 'about:blank') {
+    return this.call('POST /tabs/open', { body: { url } });
   }
-  focusTab(targetId: string): Promise<Tab> {
-    return this.call('POST', '/tabs/focus', { targetId });
+  focusTab(targetId: string) {
+    return this.call('POST /tabs/focus', { body: { targetId } });
   }
   async closeTab(targetId: string): Promise<Tab> {
-    return (await this.call<{ closed: Tab }>('DELETE', `/tabs/${encodeURIComponent(targetId)}`)).closed;
+    return (await this.call('DELETE /tabs/:targetId', { params: { targetId } })).closed;
   }
-  navigate(url: string, targetId?: string): Promise<Tab> {
-    return this.call('POST', '/navigate', { url, targetId });
+  navigate(url: string, targetId?: string) {
+    return this.call('POST /navigate', { body: { url, targetId } });
   }
-  screenshot(options: RequestOf<'screenshot'> = {}): Promise<Screenshot> {
-    return this.call('POST', '/screenshot', options);
+  screenshot(options: RequestOf<'screenshot'> = {}) {
+    return this.call('POST /screenshot', { body: options });
   }
-  pdf(targetId?: string): Promise<Capture> {
-    return this.call('POST', '/pdf', { targetId });
+  pdf(targetId?: string) {
+    return this.call('POST /pdf', { body: { targetId } });
   }
-  console(options: { targetId?: string; level?: string } = {}): Promise<{ targetId: string; messages: ConsoleMessage[]; fence?: string }> {
-    return this.call('GET', '/console', undefined, options);
+  console(options: { targetId?: string; level?: string } = {}) {
+    return this.call('GET /console', { query: options });
   }
 
   /** The page outline with refs (`format: 'ai'`), or the raw accessibility tree (`'aria'`). */
@@ -159,11 +166,11 @@ export class BrowserClient implements BrowserApi {
   snapshot(options: { targetId?: string; format: 'aria'; limit?: number }): Promise<AriaSnapshotResponse>;
   snapshot(options: SnapshotRequest): Promise<Snapshot>;
   snapshot(options: SnapshotRequest = {}): Promise<Snapshot> {
-    return this.call('GET', '/snapshot', undefined, options);
+    return this.call('GET /snapshot', { query: options });
   }
   /** `GET /text`: the page's readable content as Markdown (or one element's, by ref or selector). */
-  text(options: Omit<RequestOf<'textQuery'>, 'profile'> = {}): Promise<PageTextResponse> {
-    return this.call('GET', '/text', undefined, options);
+  text(options: Omit<QueryOf<'textQuery'>, 'profile'> = {}) {
+    return this.call('GET /text', { query: options });
   }
   /**
    * Any `POST /act` action; the helpers below are shorthands. An act a confirm rule names waits for a
@@ -171,199 +178,135 @@ export class BrowserClient implements BrowserApi {
    * hand-off, and answers with the act's own answer; a no is a ConflictError naming the rule.
    */
   async act(action: ActionRequest, options: ActOptions = {}): Promise<ActionResult> {
-    const answer = await this.call<ActionResult>('POST', '/act', action, { diff: options.diffMaxChars, person: options.person });
+    const answer = await this.call('POST /act', { body: action, query: { diff: options.diffMaxChars, person: options.person } });
     if (!answer.confirmation) return answer;
-    options.onConfirmation?.(answer.confirmation);
-    let handoff: HandoffAnswer;
     try {
-      handoff = await this.handoffState(answer.confirmation.id, 60);
-      while (handoff.state === 'waiting') handoff = await this.handoffState(handoff.id, 60);
+      return await answerAfterYes<ActionResult>(this.call.bind(this), answer.confirmation, options.onConfirmation);
     } catch (error) {
       // Stopped waiting (this client's signal): the ask is withdrawn, so nothing runs later unseen.
       if (this.options.signal?.aborted) await new BrowserClient({ ...this.options, signal: undefined }).cancelHandoff(answer.confirmation.id).catch(() => {});
       throw error;
     }
-    if (handoff.act) return handoff.act as ActionResult;
-    throw errorFromBody(409, { error: handoff.actError ?? { code: 'conflict', message: `Not done: the hand-off for a person's yes ended ${handoff.state}` } });
-  }
-  click(ref: string, options: Omit<ActionOptions<'click'>, 'ref' | 'x' | 'y'> = {}) {
-    return this.act({ kind: 'click', ref, ...options });
-  }
-  clickAt(x: number, y: number, options: Omit<ActionOptions<'click'>, 'ref' | 'x' | 'y'> = {}) {
-    return this.act({ kind: 'click', x, y, ...options });
-  }
-  type(ref: string, text: string, options: Omit<ActionOptions<'type'>, 'ref' | 'text'> = {}) {
-    return this.act({ kind: 'type', ref, text, ...options });
-  }
-  press(key: string, options: Omit<ActionOptions<'press'>, 'key'> = {}) {
-    return this.act({ kind: 'press', key, ...options });
-  }
-  hover(ref: string, options: Omit<ActionOptions<'hover'>, 'ref'> = {}) {
-    return this.act({ kind: 'hover', ref, ...options });
-  }
-  drag(startRef: string, endRef: string, options: Pick<ActionOptions<'drag'>, 'targetId' | 'steps'> = {}) {
-    return this.act({ kind: 'drag', startRef, endRef, ...options });
-  }
-  // Where a ref cannot serve (spec §26): points are CSS pixels of the viewport, as a screenshot of it shows them.
-  /** A drag between two points of the page, in `steps` mousemove events (default: about one per 8 pixels). */
-  dragAt(from: { x: number; y: number }, to: { x: number; y: number }, options: Pick<ActionOptions<'drag'>, 'targetId' | 'steps'> = {}) {
-    return this.act({ kind: 'drag', x: from.x, y: from.y, endX: to.x, endY: to.y, ...options });
-  }
-  move(x: number, y: number, options: Omit<ActionOptions<'move'>, 'x' | 'y'> = {}) {
-    return this.act({ kind: 'move', x, y, ...options });
-  }
-  /** A mouse button pressed (at x,y, or where the mouse is). */
-  mouseDown(options: ActionOptions<'mousedown'> = {}) {
-    return this.act({ kind: 'mousedown', ...options });
-  }
-  mouseUp(options: ActionOptions<'mouseup'> = {}) {
-    return this.act({ kind: 'mouseup', ...options });
-  }
-  scroll(deltaX: number, deltaY: number, options: Omit<ActionOptions<'scroll'>, 'deltaX' | 'deltaY'> = {}) {
-    return this.act({ kind: 'scroll', deltaX, deltaY, ...options });
-  }
-  /** Text selected as a person drags across it: `text` where the page shows it first (in the element of `ref`, with one), or all of `ref`'s text. */
-  selectText(options: Pick<ActionOptions<'select-text'>, 'text' | 'ref' | 'targetId'>) {
-    return this.act({ kind: 'select-text', ...options });
-  }
-  /** Text selected by a drag between two points. */
-  selectTextAt(from: { x: number; y: number }, to: { x: number; y: number }, options: Pick<ActionOptions<'select-text'>, 'targetId'> = {}) {
-    return this.act({ kind: 'select-text', x: from.x, y: from.y, endX: to.x, endY: to.y, ...options });
-  }
-  select(ref: string, values: string[], options: Omit<ActionOptions<'select'>, 'ref' | 'values'> = {}) {
-    return this.act({ kind: 'select', ref, values, ...options });
-  }
-  fill(fields: ActionOptions<'fill'>['fields'], options: Omit<ActionOptions<'fill'>, 'fields'> = {}) {
-    return this.act({ kind: 'fill', fields, ...options });
-  }
-  wait(options: ActionOptions<'wait'>) {
-    return this.act({ kind: 'wait', ...options });
-  }
-  resize(width: number, height: number, options: Omit<ActionOptions<'resize'>, 'width' | 'height'> = {}) {
-    return this.act({ kind: 'resize', width, height, ...options });
-  }
-  evaluate(fn: string, options: Omit<ActionOptions<'evaluate'>, 'fn'> = {}) {
-    return this.act({ kind: 'evaluate', fn, ...options });
   }
   /** Uploads: set an input directly (inputRef/element), click `ref` and fill the chooser, or arm for the next chooser. */
   /** `paths` must be inside the server's upload folders; `files` carries contents inline (base64). */
-  fileChooser(options: RequestOf<'fileChooser'>): Promise<FileChooserAnswer> {
-    return this.call('POST', '/hooks/file-chooser', options);
+  fileChooser(options: RequestOf<'fileChooser'>) {
+    return this.call('POST /hooks/file-chooser', { body: options });
   }
   /** Arms the answer to the tab's next alert/confirm/prompt. */
-  dialog(options: RequestOf<'dialog'>): Promise<DialogArmed> {
-    return this.call('POST', '/hooks/dialog', options);
+  dialog(options: RequestOf<'dialog'>) {
+    return this.call('POST /hooks/dialog', { body: options });
   }
 
   // ---- task sessions, grants, the cookie vault (spec §11) -----------------
 
   /** A fresh browser for one task; its routes take `profile: session.profile` (withProfile). */
-  openSession(request: RequestOf<'openSession'>): Promise<SessionInfo> {
-    return this.call('POST', '/sessions', request);
+  openSession(request: RequestOf<'openSession'>) {
+    return this.call('POST /sessions', { body: request });
   }
-  sessions(): Promise<{ sessions: SessionInfo[]; spares: SpareCounts }> {
-    return this.call('GET', '/sessions');
+  sessions() {
+    return this.call('GET /sessions');
   }
   /** `id` is the session's id, or its profile name (`session-<id>`). */
-  closeSession(id: string): Promise<{ closed: SessionInfo }> {
-    return this.call('DELETE', `/sessions/${encodeURIComponent(sessionIdOf(id))}`);
+  closeSession(id: string) {
+    return this.call('DELETE /sessions/:id', { params: { id: sessionIdOf(id) } });
   }
   /** `POST /sessions/{id}/approvals`: the acts of a confirm rule run in this session without a person's yes (the main token only); `id` as for closeSession. */
-  approveRule(id: string, rule: string): Promise<{ session: string; approved: string[] }> {
-    return this.call('POST', `/sessions/${encodeURIComponent(sessionIdOf(id))}/approvals`, { rule });
+  approveRule(id: string, rule: string) {
+    return this.call('POST /sessions/:id/approvals', { params: { id: sessionIdOf(id) }, body: { rule } });
   }
   /** Gives a session `ttl` seconds from now; `id` as for closeSession. */
-  extendSession(id: string, ttl: number): Promise<{ extended: SessionInfo }> {
-    return this.call('POST', `/sessions/${encodeURIComponent(sessionIdOf(id))}/extend`, { ttl });
+  extendSession(id: string, ttl: number) {
+    return this.call('POST /sessions/:id/extend', { params: { id: sessionIdOf(id) }, body: { ttl } });
   }
   /** Grants that can still be used, and the sessions that used each. */
-  grants(): Promise<{ grants: LiveGrant[] }> {
-    return this.call('GET', '/grants');
+  grants() {
+    return this.call('GET /grants');
   }
   /** The audit log, newest first; pass an answer's `next` as `before` for the page after. */
-  audit(query: { tenant?: string; session?: string; event?: AuditEventKind; before?: number; limit?: number } = {}): Promise<{ entries: Array<AuditEntry & { position: number }>; next?: number }> {
-    return this.call('GET', '/audit', undefined, query);
+  audit(query: RouteInput<'GET /audit'>['query'] = {}) {
+    return this.call('GET /audit', { query });
   }
   /** A signed grant: lends the tenant's cookies of these domains to operator sessions until it expires (ttl in seconds). */
-  issueGrant(request: RequestOf<'issueGrant'>): Promise<IssuedGrant> {
-    return this.call('POST', '/grants', request);
+  issueGrant(request: RequestOf<'issueGrant'>) {
+    return this.call('POST /grants', { body: request });
   }
-  revokeGrant(id: string): Promise<{ revoked: string }> {
-    return this.call('DELETE', `/grants/${encodeURIComponent(id)}`);
+  revokeGrant(id: string) {
+    return this.call('DELETE /grants/:id', { params: { id } });
   }
   /** What the vault holds: tenants, domains, dates, counts; never a value. */
-  vault(tenant?: string): Promise<{ entries: VaultListing[] }> {
-    return this.call('GET', '/vault', undefined, { tenant });
+  vault(tenant?: string) {
+    return this.call('GET /vault', { query: { tenant } });
   }
   /** `POST /secrets`: the value goes in; what comes back names the secret, never its value. */
-  setSecret(request: RequestOf<'setSecret'>): Promise<SecretListing> {
-    return this.call('POST', '/secrets', request);
+  setSecret(request: RequestOf<'setSecret'>) {
+    return this.call('POST /secrets', { body: request });
   }
-  secrets(tenant?: string): Promise<{ secrets: SecretListing[] }> {
-    return this.call('GET', '/secrets', undefined, { tenant });
+  secrets(tenant?: string) {
+    return this.call('GET /secrets', { query: { tenant } });
   }
-  forgetSecret(tenant: string, name?: string): Promise<{ forgotten: SecretListing[] }> {
-    return this.call('DELETE', '/secrets', undefined, { tenant, name });
+  forgetSecret(tenant: string, name?: string) {
+    return this.call('DELETE /secrets', { query: { tenant, name } });
   }
-  vaultForget(tenant: string, domain?: string): Promise<{ forgotten: VaultListing[] }> {
-    return this.call('DELETE', '/vault', undefined, { tenant, domain });
+  vaultForget(tenant: string, domain?: string) {
+    return this.call('DELETE /vault', { query: { tenant, domain } });
   }
   /** Opens a session a person logs in with; vaultRefreshDone saves its cookies and ends it. */
-  vaultRefresh(request: RequestOf<'vaultRefresh'>): Promise<SessionInfo & { liveView: string; done: string }> {
-    return this.call('POST', '/vault/refresh', request);
+  vaultRefresh(request: RequestOf<'vaultRefresh'>) {
+    return this.call('POST /vault/refresh', { body: request });
   }
-  vaultRefreshDone(id: string, domains?: string[]): Promise<{ saved: Array<{ domain: string; cookies: number; origins?: number; passkeys?: number }> }> {
-    return this.call('POST', `/vault/refresh/${encodeURIComponent(id)}/done`, domains ? { domains } : {});
+  vaultRefreshDone(id: string, domains?: string[]) {
+    return this.call('POST /vault/refresh/:id/done', { params: { id }, body: domains ? { domains } : {} });
   }
 
   /** Saves cookies of the user's own browser: the person confirms the domains in the extension first. */
-  vaultFromExtension(request: RequestOf<'vaultFromExtension'>): Promise<{ saved: Array<{ domain: string; cookies: number }>; refused: string[] }> {
-    return this.call('POST', '/vault/from-extension', request);
+  vaultFromExtension(request: RequestOf<'vaultFromExtension'>) {
+    return this.call('POST /vault/from-extension', { body: request });
   }
 
   /** A one-time link that opens the dashboard in a browser (it works once, within a minute). */
-  dashboardLink(): Promise<{ url: string; expiresInSeconds: number }> {
-    return this.call('POST', '/dashboard/link');
+  dashboardLink() {
+    return this.call('POST /dashboard/link');
   }
 
   /** The action log's recent records (all profiles unless this client has one), newest last. */
-  actions(options: { limit?: number } = {}): Promise<{ actions: ActionRecord[] }> {
-    return this.call('GET', '/actions', undefined, options);
+  actions(options: { limit?: number } = {}) {
+    return this.call('GET /actions', { query: options });
   }
 
   /** What the profile's tabs downloaded, and where the files are. */
-  downloads(): Promise<{ downloads: DownloadRecord[]; fence?: string }> {
-    return this.call('GET', '/downloads');
+  downloads() {
+    return this.call('GET /downloads');
   }
 
   // ---- a record of what happened: network log, HAR, trace ------------------
 
   /** Starts (on) or stops a tab's network log. */
-  networkRecord(on: boolean, targetId?: string): Promise<RecordingAnswer> {
-    return this.call('POST', '/network/record', { on, targetId });
+  networkRecord(on: boolean, targetId?: string) {
+    return this.call('POST /network/record', { body: { on, targetId } });
   }
   /** A tab's network log, filtered; `secrets` shows credential headers (the token only). */
-  network(query: { targetId?: string; url?: string; status?: string; type?: string; limit?: number; secrets?: boolean } = {}): Promise<RecordingAnswer> {
-    return this.call('GET', '/network', undefined, query);
+  network(query: RouteInput<'GET /network'>['query'] = {}) {
+    return this.call('GET /network', { query });
   }
   /** A response body as the browser still holds it, or (`part: 'request'`) the request's own (base64, capped at 1 MiB). */
-  networkBody(id: number, targetId?: string, part: NetworkBody['part'] = 'response'): Promise<NetworkBody & { targetId: string }> {
-    return this.call('GET', '/network/body', undefined, { id, targetId, part });
+  networkBody(id: number, targetId?: string, part: NetworkBody['part'] = 'response') {
+    return this.call('GET /network/body', { query: { id, targetId, part } });
   }
   /** Writes the tab's (or, with all, the profile's) network log as HAR 1.2 under $CLAWD_HOME/recordings. */
-  har(request: RequestOf<'har'> = {}): Promise<RecordingAnswer & { entries: number }> {
-    return this.call('POST', '/network/har', request);
+  har(request: RequestOf<'har'> = {}) {
+    return this.call('POST /network/har', { body: request });
   }
-  traceStart(): Promise<RecordingAnswer> {
-    return this.call('POST', '/trace/start', {});
+  traceStart() {
+    return this.call('POST /trace/start');
   }
   /** Writes the trace (a zip for `npx playwright show-trace`) and the action log entries beside it. */
-  traceStop(request: RequestOf<'traceStop'> = {}): Promise<RecordingAnswer & { actionsPath: string }> {
-    return this.call('POST', '/trace/stop', request);
+  traceStop(request: RequestOf<'traceStop'> = {}) {
+    return this.call('POST /trace/stop', { body: request });
   }
   /** `GET /script`: recorded steps as a Playwright test. */
-  script(query: Omit<RequestOf<'scriptQuery'>, 'profile'> = {}): Promise<PlaywrightScript> {
-    return this.call('GET', '/script', undefined, query);
+  script(query: Omit<RequestOf<'scriptQuery'>, 'profile'> = {}) {
+    return this.call('GET /script', { query });
   }
   /** browser_record's one call (BrowserApi). */
   async record(request: RecordRequest): Promise<RecordingAnswer> {
@@ -395,34 +338,34 @@ export class BrowserClient implements BrowserApi {
   // ---- hand-offs to a person
 
   /** `POST /handoff`: answers at once, with the person's one-time link. */
-  openHandoff(request: RequestOf<'handoff'>): Promise<HandoffAnswer> {
-    return this.call('POST', '/handoff', request);
+  openHandoff(request: RequestOf<'handoff'>) {
+    return this.call('POST /handoff', { body: request });
   }
   /** `GET /handoff/{id}`, held up to `waitSec` (at most 60) for the person's answer. */
-  handoffState(id: string, waitSec = 0): Promise<HandoffAnswer> {
-    return this.call('GET', `/handoff/${encodeURIComponent(id)}`, undefined, { wait: waitSec });
+  handoffState(id: string, waitSec = 0) {
+    return this.call('GET /handoff/:id', { params: { id }, query: { wait: waitSec } });
   }
   /** `GET /handoffs`: those waiting for a person, oldest first. */
-  handoffs(): Promise<{ handoffs: HandoffAnswer[] }> {
-    return this.call('GET', '/handoffs');
+  handoffs() {
+    return this.call('GET /handoffs');
   }
   /** A hand-off and, while it waits, its tab's picture now (the hand-off's MCP App shows it). */
   async handoffView(id: string): Promise<HandoffView> {
     const handoff = await this.handoffState(id);
     if (handoff.state !== 'waiting') return { handoff };
-    const frame = await this.bytes('GET', '/screencast/frame', { profile: handoff.profile, targetId: handoff.targetId });
+    const frame = await this.bytes('GET /screencast/frame', { query: { profile: handoff.profile, targetId: handoff.targetId } });
     return { handoff, ...(frame.length ? { frame: { mimeType: 'image/jpeg', data: frame.toString('base64') } } : {}) };
   }
   /** `POST /handoff/{id}/input`: the person's input on the hand-off's tab. */
-  handoffInput(id: string, input: RequestOf<'handoffInput'>): Promise<ViewInputAnswer> {
-    return this.call('POST', `/handoff/${encodeURIComponent(id)}/input`, input);
+  handoffInput(id: string, input: RequestOf<'handoffInput'>) {
+    return this.call('POST /handoff/:id/input', { params: { id }, body: input });
   }
   /** `POST /handoff/{id}/answer`: the person's answer. */
-  answerHandoff(id: string, answer: RequestOf<'handoffAnswer'>): Promise<HandoffAnswer> {
-    return this.call('POST', `/handoff/${encodeURIComponent(id)}/answer`, answer);
+  answerHandoff(id: string, answer: RequestOf<'handoffAnswer'>) {
+    return this.call('POST /handoff/:id/answer', { params: { id }, body: answer });
   }
-  cancelHandoff(id: string): Promise<HandoffAnswer> {
-    return this.call('DELETE', `/handoff/${encodeURIComponent(id)}`);
+  cancelHandoff(id: string) {
+    return this.call('DELETE /handoff/:id', { params: { id } });
   }
   /** Opens a hand-off and waits for its end, a minute per request; aborting `signal` (or this client's) cancels it. */
   async handoff(request: RequestOf<'handoff'>, options: HandoffWaitOptions = {}): Promise<HandoffAnswer> {
@@ -445,24 +388,28 @@ export class BrowserClient implements BrowserApi {
     return browseOver({ ...this.options, baseUrl: await this.baseUrl() }, request, options);
   }
   /** Runs in progress. */
-  browseRuns(): Promise<{ runs: Array<{ run: string; goal: string; profile: string; provider: string; step: number; startedAt: string; cancelling: boolean }> }> {
-    return this.call('GET', '/browse');
+  browseRuns() {
+    return this.call('GET /browse');
   }
   /** Cancels a run by its id (the start event's `run`). */
   cancelBrowse(run: string) {
-    return this.call<{ run: string; cancelling: boolean }>('DELETE', `/browse/${encodeURIComponent(run)}`);
+    return this.call('DELETE /browse/:run', { params: { run } });
   }
 
-  /** One request; query values are sent as text (a number as its digits, a flag as true/false), undefined ones left out. */
-  private async call<T>(method: string, path: string, body?: object, query: Readonly<Record<string, unknown>> = {}): Promise<T> {
+  /**
+   * Any route of the table (api/routes.ts) by its key, with the input its schemas take and the answer its
+   * schema gives: `call('DELETE /tabs/:targetId', { params: { targetId } })`. Query values are sent as text
+   * (a number as its digits, a flag as true/false), undefined ones left out; path parameters are encoded.
+   */
+  async call<K extends RouteKey>(key: K, ...[input]: RouteArgs<K>): Promise<RouteAnswer<K>> {
     const baseUrl = await this.baseUrl();
-    return readAnswer<T>(await this.request(baseUrl, method, path, body, query), { baseUrl, credential: this.options.credential });
+    return readAnswer<RouteAnswer<K>>(await this.request(baseUrl, key, input as WireInput | undefined), { baseUrl, credential: this.options.credential });
   }
 
-  /** One request answered with bytes (a picture): empty when the server has none to give (204). */
-  private async bytes(method: string, path: string, query: Readonly<Record<string, unknown>> = {}): Promise<Buffer> {
+  /** A route answered with bytes (a picture): empty when the server has none to give (204). */
+  private async bytes<K extends RouteKey>(key: K, ...[input]: RouteArgs<K>): Promise<Buffer> {
     const baseUrl = await this.baseUrl();
-    const response = await this.request(baseUrl, method, path, undefined, query);
+    const response = await this.request(baseUrl, key, input as WireInput | undefined);
     if (response.status >= 400) readAnswer(response, { baseUrl, credential: this.options.credential });
     return response.bytes;
   }
@@ -474,14 +421,17 @@ export class BrowserClient implements BrowserApi {
   }
   private foundBaseUrl?: Promise<string>;
 
-  private async request(baseUrl: string, method: string, path: string, body: object | undefined, query: Readonly<Record<string, unknown>>): Promise<ControlResponse> {
+  private async request(baseUrl: string, key: RouteKey, input: WireInput = {}): Promise<ControlResponse> {
+    const { method, path } = routeTarget(key, input.params);
     const url = new URL(path, baseUrl);
-    for (const [key, value] of Object.entries({ ...query, profile: this.options.profile })) {
-      if (value !== undefined) url.searchParams.set(key, String(value));
+    // This client's profile; a client of none, the one the call names (a hand-off's tab), else the server's default.
+    for (const [name, value] of Object.entries({ ...input.query, profile: this.options.profile ?? input.query?.profile })) {
+      if (value !== undefined) url.searchParams.set(name, String(value));
     }
+    const { body } = input;
     try {
-      const headers = { authorization: `Bearer ${this.options.token}`, ...(this.options.agent ? { [AGENT_HEADER]: this.options.agent } : {}), ...(body ? { 'content-type': 'application/json' } : {}) };
-      return await send(url, method, headers, body ? JSON.stringify(body) : undefined, this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS, this.options.signal);
+      const headers = { authorization: `Bearer ${this.options.token}`, ...(this.options.agent ? { [AGENT_HEADER]: this.options.agent } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) };
+      return await send(url, method, headers, body !== undefined ? JSON.stringify(body) : undefined, this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS, this.options.signal);
     } catch (error) {
       if (this.options.signal?.aborted) throw this.options.signal.reason;
       if (error instanceof TimeoutError) throw new TimeoutError(`${method} ${path} timed out`);

@@ -1,5 +1,5 @@
 import type { ChromeStatus } from '../api/chrome-schemas.js';
-import type { Call } from './toolbox-client.js';
+import type { RouteCall } from './route-call.js';
 
 /**
  * The person's own Chrome over HTTP (`BrowserClient.chrome`): each method is
@@ -17,11 +17,11 @@ export interface ChromeClient {
   openPicker(): Promise<{ opened: true }>;
 }
 
-export function chromeClient(call: Call): ChromeClient {
+export function chromeClient(call: RouteCall): ChromeClient {
   return {
-    status: () => call('GET', '/chrome'),
-    attach: (waitSeconds) => call('POST', '/chrome/attach', waitSeconds === undefined ? {} : { waitSeconds }),
-    detach: () => call('POST', '/chrome/detach', {}),
-    openPicker: () => call('POST', '/chrome/picker/open', {}),
+    status: () => call('GET /chrome'),
+    attach: (waitSeconds) => call('POST /chrome/attach', { body: waitSeconds === undefined ? {} : { waitSeconds } }),
+    detach: () => call('POST /chrome/detach'),
+    openPicker: () => call('POST /chrome/picker/open'),
   };
 }

@@ -1,6 +1,6 @@
 import type { Film, FilmList, FilmStarted } from '../api/replay-schemas.js';
 import type { RequestOf } from '../api/schemas.js';
-import type { Call } from './toolbox-client.js';
+import type { RouteCall } from './route-call.js';
 
 /** Films over HTTP (`BrowserClient.video`): each method is one route of api/replay-routes.ts. */
 export interface VideoClient {
@@ -12,10 +12,10 @@ export interface VideoClient {
   list(): Promise<FilmList>;
 }
 
-export function videoClient(call: Call): VideoClient {
+export function videoClient(call: RouteCall): VideoClient {
   return {
-    start: (request = {}) => call('POST', '/video/start', request),
-    stop: (request = {}) => call('POST', '/video/stop', request),
-    list: () => call('GET', '/videos'),
+    start: (body = {}) => call('POST /video/start', { body }),
+    stop: (body = {}) => call('POST /video/stop', { body }),
+    list: () => call('GET /videos'),
   };
 }

@@ -1,47 +1,38 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { BadRequestError, ConflictError, ForbiddenError, UnavailableError } from '../errors.js';
+import { BadRequestError, UnavailableError } from '../errors.js';
 import { abortable } from '../runtime/operation.js';
 import type { UrlPolicy } from '../runtime/url-policy.js';
 import type { Profile } from '../profiles/profile-registry.js';
-import type { z } from 'zod';
-import { MAX_WAIT_MS, type Action, schemas, type SnapshotOptions, type TextOptions } from '../api/schemas.js';
+import type { Action, SnapshotOptions, TextOptions } from '../api/schemas.js';
 import type { TabScreencast } from './film/screencast.js';
-import { withAftermath } from './acts/aftermath.js';
-import { watchEffect } from './acts/act-effect.js';
 import { ariaSnapshot } from '../snapshot/ai-snapshot.js';
 import { outlineAnswer } from './outline-answer.js';
+import { whilePainted } from './tab-painting.js';
 import { prepareBrowser } from '../snapshot/snapshot-engine.js';
 import { takePageText } from '../snapshot/page-text.js';
 import { type BrowserEndpoint, isPersonsBrowser } from './browser-endpoint.js';
 import type { ActionResult, Capture, EndpointState, ConsoleMessage, DownloadRecord, PageTextResponse, Screenshot, Snapshot, Tab } from '../api/responses.js';
 import type { RequestOf } from '../api/schemas.js';
 import { ACTION_TIMEOUT_MS } from '../api/limits.js';
-import { performAction, withoutSecrets } from './acts/page-actions.js';
-import { heldBack, whilePainted } from './tab-painting.js';
-import { hitAt } from './acts/pointer.js';
-import { pathOf, pointOf } from './acts/mouse-acts.js';
-import { type InlineFile, inlineUploads, readUploads, type UploadPolicy } from './acts/uploads.js';
+import type { UploadPolicy } from './acts/uploads.js';
 import type { DriverTab } from './driver-tab.js';
 import { type DownloadHold, DownloadSaver } from './network/download-saver.js';
 import { consequenceOf } from './acts/act-consequence.js';
 import type { ConfirmRule, Consequence } from '../runtime/consequential-acts.js';
-import { armFileChooser, setInputFiles, uploadThroughChooser } from './acts/file-chooser.js';
 import { checkNavigation, guardTab } from './network/url-policy-guard.js';
 import { BrowserUrlGuard } from './network/browser-url-guard.js';
-import { type EgressWitness, failedNavigationEvent, navigateTab } from './tab-navigation.js';
-import { sendViewInput } from './screen/view-input.js';
+import { type EgressWitness, navigateTab } from './tab-navigation.js';
 import { TabRegistry } from './tab-registry.js';
 import { ProfileToolbox } from './toolbox/profile-toolbox.js';
 import { ProfileVision } from './screen/profile-vision.js';
+import { type ActSecrets, ProfileActs } from './acts/profile-acts.js';
 import type { TabHost } from './tab-host.js';
 import { ProfilePageTools } from './page-tools/profile-page-tools.js';
 import { ScriptRecorder } from './script-recorder.js';
 import { ProfileFilm } from './film/profile-film.js';
 import { screenshotOf, thumbnailOf } from './page-captures.js';
-import { type SecretOpener, secretNames, withSecrets } from './secrets/secret-typing.js';
 import { BrowserSecrets } from './secrets/browser-secrets.js';
 import { VirtualAuthenticators } from './secrets/virtual-authenticators.js';
-import type { SecretKind } from '../api/session-responses.js';
 
 export { resolveTargetId } from './tab-registry.js';
 
@@ -52,11 +43,7 @@ export { resolveTargetId } from './tab-registry.js';
  * used tab, what a request without targetId means).
  */
 
-/** How an action may type secrets: who opens them, and who hears each use (by name and host, never by value). */
-export interface ActSecrets {
-  open?: SecretOpener;
-  onTyped?: (typed: Array<{ name: string; host: string; kind: SecretKind }>) => void;
-}
+export type { ActSecrets } from './acts/profile-acts.js';
 
 /** What the driver may do, from config.json (read when asked, so edits apply on the next request). */
 export interface DriverPolicy {
@@ -92,6 +79,8 @@ export class ProfileDriver {
   readonly secrets = new BrowserSecrets();
   /** Passkeys its tabs' virtual authenticators hold, once it holds any (virtual-authenticators.ts). */
   readonly passkeys = new VirtualAuthenticators();
+  /** Acts, hooks and live-view input on its tabs (acts/profile-acts.ts). */
+  private readonly acts: ProfileActs;
   /** Read at each use, so config edits apply at once. */
   private readonly urlPolicy = () => this.policy().urlPolicy;
 
@@ -128,6 +117,7 @@ export class ProfileDriver {
     };
     this.vision = new ProfileVision(tabHost);
     this.pageTools = new ProfilePageTools(tabHost);
+    this.acts = new ProfileActs(tabHost, { secrets: this.secrets, passkeys: this.passkeys, script: this.script, uploads: () => this.policy().uploads, egress: this.egress });
   }
 
   /** `GET /downloads`: what this profile's tabs downloaded, newest last. */
@@ -373,96 +363,14 @@ export class ProfileDriver {
     return tab.secrets.redactDeep({ targetId, url, title, ...(await takePageText(tab.snapshots, tab.page, scope)) });
   }
 
-  /**
-   * `POST /act`. `{{secret:NAME}}` in what it types is opened by `secrets`
-   * (the caller's: a task session's grant) and checked against the field's
-   * domain first (secret-typing.ts), and typed only in a browser no code of
-   * the caller's ran in; from then on the browser holds it and runs none
-   * (browser-secrets.ts).
-   */
-  async act(action: Action, signal?: AbortSignal, secrets: ActSecrets = {}): Promise<ActionResult> {
-    const tab = await this.tab(action.targetId);
-    // A demonstration in the tab hears every field a secret goes into as a secret's, before one is typed (person-watch.ts).
-    const heardAsSecrets = await tab.person.typingSecrets(secretNames(action));
-    try {
-      return await this.actIn(tab, action, signal, secrets);
-    } finally {
-      await heardAsSecrets();
-    }
+  /** `POST /act` (acts/profile-acts.ts). */
+  act(action: Action, signal?: AbortSignal, secrets: ActSecrets = {}): Promise<ActionResult> {
+    return this.acts.act(action, signal, secrets);
   }
 
-  private async actIn(tab: DriverTab, action: Action, signal: AbortSignal | undefined, secrets: ActSecrets): Promise<ActionResult> {
-    await this.guard(tab);
-    // Chrome may have dropped the tab's passkey authenticator since it opened (virtual-authenticators.ts), and an act is what sets a site's passkey prompt off.
-    await this.passkeys.settle(tab);
-    if (action.kind === 'evaluate') {
-      if (this.secrets.holding) throw this.secrets.heldError('scripts of the caller are refused in it');
-      // From here on this browser takes no secret: what the script leaves behind could hear it typed (browser-secrets.ts).
-      this.secrets.callerCodeRan('evaluate');
-    }
-    let performed = action;
-    if (secretNames(action).length) {
-      if (!secrets.open) throw new ForbiddenError('Secrets are lent to task sessions under a grant that names them: {{secret:…}} and {{totp:…}} type nothing here');
-      const unfit = this.secrets.unfitError();
-      if (unfit) throw unfit;
-      const substituted = await withSecrets(tab, action, secrets.open);
-      // Checked last, with nothing awaited before the browser holds the secret: code of the caller's cannot slip in between.
-      const ran = this.secrets.unfitError();
-      if (ran) throw ran;
-      performed = substituted.action;
-      for (const typed of substituted.typed) this.secrets.remember(typed.name, typed.value);
-      secrets.onTyped?.(substituted.typed.map(({ name, host, kind }) => ({ name, host, kind })));
-    }
-    const targetId = await tab.targetId();
-    const urlBefore = tab.page.url();
-    const titleBefore = await tab.page.title().catch(() => undefined);
-    // Chosen before it runs, while its refs mean what the agent saw (script-recorder.ts).
-    const elements = await this.script.elementsOf(tab, action);
-    // An act by coordinates says what it hit, and watches that element as an act by ref does.
-    const point = pointOf(tab, action);
-    const hit = point ? await hitAt(tab, point) : undefined;
-    const effect = await watchEffect(tab, action, hit?.ref);
-    const since = Date.now();
-    // Painted as the tab in front is, whichever is (tab-painting.ts).
-    const { result, events: opened, failedNavigations } = await whilePainted(tab.page, () =>
-      withAftermath(tab, () => performAction(tab, performed, signal), (popup) => this.describePopup(popup), signal),
-    ).catch(async (error: unknown) => {
-      throw await heldBack(tab.page, withoutSecrets(error, performed));
-    });
-    // The action as the agent sent it: a secret stays its placeholder.
-    this.script.add({ kind: 'act', tab: targetId, url: urlBefore, action, elements, ...(result.typedAs === 'keys' || result.retyped ? { typedAs: 'keys' as const } : {}), ...(pathOf(result) ?? {}) });
-    const failed = failedNavigations.flatMap(({ url, error }) => failedNavigationEvent(this.egress, url, error, since) ?? []);
-    const events = [...tab.takeEvents(), ...opened, ...failed];
-    const happened = { ...(events.length ? { events } : {}), ...(hit ? { hit } : {}) };
-    if (tab.page.isClosed()) return tab.secrets.redactDeep({ targetId, kind: action.kind, changed: true, ...result, ...happened });
-    const info = await this.use(tab);
-    const navigated = info.url !== urlBefore;
-    const changes = await effect.finish({ navigated, events });
-    const retitled = !navigated && titleBefore !== undefined && info.title !== titleBefore ? { retitled: true as const } : {};
-    return tab.secrets.redactDeep({ targetId, kind: action.kind, url: info.url, title: info.title, ...(navigated ? { navigated } : {}), ...retitled, ...changes, ...result, ...happened });
-  }
-
-  /**
-   * `POST /hooks/file-chooser`: set files on an input directly (inputRef /
-   * element), or arm for the next file chooser, clicking `ref` to open it.
-   */
-  async fileChooser(options: { targetId?: string; paths?: string[]; files?: InlineFile[]; ref?: string; inputRef?: string; element?: string; timeoutMs?: number }, signal?: AbortSignal) {
-    const fromPaths = options.paths ? await readUploads(options.paths, this.policy().uploads) : [];
-    const files = [...fromPaths, ...inlineUploads(options.files ?? [], fromPaths)];
-    const tab = await this.tab(options.targetId);
-    const targetId = (await this.use(tab)).targetId;
-    const uploaded = files.map((file) => file.name);
-    if (options.inputRef || options.element) {
-      await setInputFiles(tab, options, files);
-      return { targetId, uploaded };
-    }
-    const timeout = options.timeoutMs ?? MAX_WAIT_MS;
-    if (!options.ref) {
-      armFileChooser(tab, files, timeout);
-      return { targetId, armed: true, timeoutMs: timeout, files: uploaded };
-    }
-    await uploadThroughChooser(tab, options.ref, files, timeout, signal);
-    return { targetId, uploaded };
+  /** `POST /hooks/file-chooser` (acts/profile-acts.ts). */
+  fileChooser(options: Parameters<ProfileActs['fileChooser']>[0], signal?: AbortSignal) {
+    return this.acts.fileChooser(options, signal);
   }
 
   /** `GET /screencast`: the tab's live view, shared by its viewers (screencast.ts). */
@@ -476,24 +384,14 @@ export class ProfileDriver {
     return thumbnailOf(await this.page(targetId));
   }
 
-  /** `POST /screencast/input`: a person's click, scroll or keys from the live view, sent to the tab as input events. */
-  async viewInput(input: z.output<typeof schemas.viewInput>, beforePress?: (tab: DriverTab, at: { x: number; y: number } | 'focused' | 'focused-space') => Promise<void>): Promise<{ targetId: string; kind: string; url: string }> {
-    const tab = await this.tab(input.targetId);
-    await sendViewInput(tab, input, beforePress && ((at) => beforePress(tab, at)));
-    return { targetId: await tab.targetId(), kind: input.type, url: tab.page.url() };
+  /** `POST /screencast/input` (acts/profile-acts.ts). */
+  viewInput(...args: Parameters<ProfileActs['viewInput']>) {
+    return this.acts.viewInput(...args);
   }
 
-  /**
-   * `POST /hooks/dialog`: the next alert/confirm/prompt on the tab is
-   * accepted (with promptText) or dismissed. Unarmed dialogs are dismissed
-   * (Playwright's default), so a page never hangs on one.
-   */
-  async armDialog(options: { targetId?: string; accept: boolean; promptText?: string; timeoutMs?: number }) {
-    const tab = await this.tab(options.targetId);
-    const targetId = (await this.use(tab)).targetId;
-    const timeout = options.timeoutMs ?? MAX_WAIT_MS;
-    tab.armDialog(options.accept, options.promptText, timeout);
-    return { targetId, armed: true, accept: options.accept, timeoutMs: timeout };
+  /** `POST /hooks/dialog` (acts/profile-acts.ts). */
+  armDialog(options: Parameters<ProfileActs['armDialog']>[0]) {
+    return this.acts.armDialog(options);
   }
 
   /** A tab an action opened, as its events say it: its targetId and URL. */

@@ -2,7 +2,8 @@ import type { BrowseEvent } from '../api/browse-schemas.js';
 import type { BrowseRuns } from '../browse/browse-runs.js';
 import type { ActionLog } from '../runtime/action-log.js';
 import { CallerGoneError } from '../runtime/operation.js';
-import type { ControlService } from '../service/control-service.js';
+import type { ControlServices } from '../service/control-assembly.js';
+import { inProcessApi } from '../service/in-process-api.js';
 import type { CredentialService } from '../service/credential-service.js';
 import { asHttpFailure } from './http-errors.js';
 import type { RouteBinder } from './route-binder.js';
@@ -20,7 +21,7 @@ const KEEPALIVE_MS = 15_000;
 
 /** What the runs need of this server: its service (the in-process browser API), its sessions, its log. */
 export interface BrowseParts {
-  service: ControlService;
+  services: ControlServices;
   credentials: CredentialService;
   /** Whether this server holds task session `id`. */
   has: (id: string) => boolean;
@@ -29,12 +30,12 @@ export interface BrowseParts {
 }
 
 export function bindBrowseRoutes(routes: RouteBinder, parts: BrowseParts): void {
-  const { service, credentials } = parts;
+  const { services, credentials } = parts;
   // The runtime (its loop, providers and their SDKs) is loaded with the first run: a server nobody browses does not hold it.
   let made: Promise<BrowseRuns> | undefined;
   const runs = () => (made ??= import('../browse/browse-runs.js').then(({ BrowseRuns }) => new BrowseRuns({
-    config: () => service.manager.registry.config().browse,
-    api: (profile, signal) => service.api(profile, signal),
+    config: () => services.manager.registry.config().browse,
+    api: (profile, signal) => inProcessApi(services, profile, signal),
     openSession: async (request, signal) => {
       const opened = await credentials.openSession(request, signal);
       return { id: opened.id, profile: opened.profile };
@@ -45,7 +46,7 @@ export function bindBrowseRoutes(routes: RouteBinder, parts: BrowseParts): void 
     exportDir: parts.exportDir,
   })));
   // The service answers BrowserApi.browse (MCP's browser_browse in process) through the same runs.
-  service.browseWith(async (request, scope, how) => (await runs()).run(request, scope, how));
+  services.browseWith(async (request, scope, how) => (await runs()).run(request, scope, how));
 
   routes.media('POST /browse', async ({ query, body, request, signal }, response) => {
     const scope = { profile: query.profile };

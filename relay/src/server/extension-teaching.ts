@@ -1,7 +1,8 @@
 import type { TeachRequest } from '../bridge/outbound.js';
 import { schemas } from '../api/schemas.js';
 import { BadRequestError } from '../errors.js';
-import { type ControlService, validated } from '../service/control-service.js';
+import type { Teaching } from '../service/teaching.js';
+import { validated } from '../validation.js';
 
 /**
  * The person teaching from the extension (spec §23): a demonstration or a
@@ -11,8 +12,8 @@ import { type ControlService, validated } from '../service/control-service.js';
  */
 const PROFILE = 'extension';
 
-export function extensionTeaching(service: ControlService): (request: TeachRequest) => Promise<unknown> {
-  const { demonstrations, notes } = service.teaching;
+export function extensionTeaching(teaching: Pick<Teaching, 'demonstrations' | 'notes'>): (request: TeachRequest) => Promise<unknown> {
+  const { demonstrations, notes } = teaching;
   return async ({ op, targetId, name, description, text }) => {
     switch (op) {
       case 'demonstrate':

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { ForbiddenError } from '../errors.js';
-import type { ControlService } from '../service/control-service.js';
+import type { ControlServices } from '../service/control-assembly.js';
 import type { HandoffAccess } from './handoff-access.js';
 import { handoffPage } from '../pages/handoff-page.js';
 import { movingOnPage, NOT_FRAMED } from './one-time-logins.js';
@@ -16,10 +16,10 @@ import { streamScreencast } from './screencast-stream.js';
  * is a person's (`isPerson`: the console's login, or a cookie from a link
  * that went to a person's channel) is the door's to say.
  */
-export function bindHandoffRoutes(routes: RouteBinder, service: ControlService, access: HandoffAccess, isPerson: (request: Request) => boolean): void {
-  const { handoffs } = service;
+export function bindHandoffRoutes(routes: RouteBinder, services: Pick<ControlServices, 'handoffs' | 'liveInput' | 'handoffLink'>, access: HandoffAccess, isPerson: (request: Request) => boolean): void {
+  const { handoffs, liveInput } = services;
   // The link is on the host the agent reached (it passed the Host check), so the person reaches the same server.
-  routes.json('POST /handoff', ({ query, body, request, signal }) => handoffs.open(query.profile, body, service.handoffLink(request.headers.host), signal));
+  routes.json('POST /handoff', ({ query, body, request, signal }) => handoffs.open(query.profile, body, services.handoffLink(request.headers.host), signal));
   routes.json('GET /handoff/:id', ({ query, params, signal }) => handoffs.state(query.profile, params.id, query.wait, signal));
   routes.json('DELETE /handoff/:id', ({ query, params }) => handoffs.cancel(query.profile, params.id));
   routes.json('GET /handoffs', () => handoffs.list());
@@ -42,6 +42,6 @@ export function bindHandoffRoutes(routes: RouteBinder, service: ControlService, 
     await streamScreencast(await handoffs.liveView(params.id), response);
   });
   const by = (request: Request) => (isPerson(request) ? ('person' as const) : ('agent' as const));
-  routes.json('POST /handoff/:id/input', ({ params, body, signal, request }) => handoffs.input(params.id, body, signal, by(request)));
+  routes.json('POST /handoff/:id/input', ({ params, body, signal, request }) => liveInput.handoff(params.id, body, signal, by(request)));
   routes.json('POST /handoff/:id/answer', ({ params, body, request }) => handoffs.answer(params.id, body, by(request)));
 }

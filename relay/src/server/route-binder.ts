@@ -1,9 +1,9 @@
 import type { Express, Request, Response } from 'express';
 import type { z } from 'zod';
-import type { RouteSpec } from '../api/route-spec.js';
+import type { PathParamNames, RouteSpec } from '../api/route-spec.js';
 import { type RouteKey, ROUTES } from '../api/routes.js';
 import { CallerGoneError } from '../runtime/operation.js';
-import { validated } from '../service/control-service.js';
+import { validated } from '../validation.js';
 
 /**
  * Binds the control API's handlers to its route table (api/routes.ts), so
@@ -21,7 +21,8 @@ type AnswerOf<K extends RouteKey> = Spec<K>['answer'] extends z.ZodType ? z.inpu
 export interface RouteInput<K extends RouteKey> {
   query: Parsed<Spec<K>, 'query'>;
   body: Parsed<Spec<K>, 'body'>;
-  params: Record<string, string>;
+  /** The path's parameters, by the names its key gives them. */
+  params: Record<PathParamNames<K>, string>;
   request: Request;
   /** Fires when the HTTP client goes before its answer is written: the work stops with it. */
   signal: AbortSignal;
@@ -90,7 +91,7 @@ export class RouteBinder {
     return {
       query: (spec.query ? validated(spec.query, this.queryOf(request), 'query') : undefined) as Parsed<Spec<K>, 'query'>,
       body: (spec.body ? validated(spec.body, request.body, 'body') : undefined) as Parsed<Spec<K>, 'body'>,
-      params: request.params as Record<string, string>,
+      params: request.params as Record<PathParamNames<K>, string>,
       request,
       signal: callerSignal(response),
     };

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import type { RoutineCaller } from '../routines/routine-owners.js';
-import type { ControlService } from '../service/control-service.js';
+import type { Teaching } from '../service/teaching.js';
 import type { RouteBinder } from './route-binder.js';
 
 /**
@@ -8,9 +8,9 @@ import type { RouteBinder } from './route-binder.js';
  * Whose a request is (the operator's, or a task session's key's: `sessionOf`, the door's) decides what
  * routines it sees and may replace (routines/routine-owners.ts).
  */
-export function bindTeachRoutes(routes: RouteBinder, service: ControlService, sessionOf: (request: Request) => string | undefined): void {
-  const { demonstrations, routines, notes } = service.teaching;
-  const caller = (request: Request): RoutineCaller => service.teaching.callerOf(sessionOf(request));
+export function bindTeachRoutes(routes: RouteBinder, teaching: Teaching, sessionOf: (request: Request) => string | undefined): void {
+  const { demonstrations, routines, notes } = teaching;
+  const caller = (request: Request): RoutineCaller => teaching.callerOf(sessionOf(request));
   routes.json('POST /demonstrations/start', ({ query, body, request }) => demonstrations.start(query.profile, body, caller(request)));
   routes.json('GET /demonstrations', ({ query }) => demonstrations.list(query.profile, query.targetId));
   routes.json('POST /demonstrations/stop', ({ query, body, request }) => demonstrations.stop(query.profile, body, caller(request)));

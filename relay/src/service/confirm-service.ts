@@ -1,14 +1,14 @@
-import type { z } from 'zod';
 import type { ActOptions, Confirmation } from '../api/browser-api.js';
 import { SESSION_PROFILE_PREFIX } from '../api/limits.js';
 import type { ActionResult } from '../api/responses.js';
 import type { HandoffAnswer } from '../api/session-responses.js';
-import type { schemas } from '../api/schemas.js';
-import { ClawdError, ConflictError, NotFoundError } from '../errors.js';
+import { ConflictError, NotFoundError } from '../errors.js';
 import { type ConfirmRule, type Consequence, describeRule, matchDownload } from '../runtime/consequential-acts.js';
 import type { AuditTrail } from '../vault/audit-log.js';
 import { withFence } from '../api/page-content.js';
-import type { ControlService, PerformOptions } from './control-service.js';
+import type { Act, Perform, PerformOptions } from './act-performer.js';
+import type { HandoffService, LinkMaker } from './handoff-service.js';
+import type { ProfileManager } from '../driver/profile-manager.js';
 import { consequenceAt, consequenceOf } from '../driver/acts/act-consequence.js';
 import type { DriverTab } from '../driver/driver-tab.js';
 import { AskFirst } from '../driver/screen/computer-use.js';
@@ -39,16 +39,23 @@ export interface BatchPause {
  * the pre-approval (its route is the main token's).
  */
 
-type Act = z.output<typeof schemas.act>;
+/** What confirmations need: the rules, the act itself, the hand-offs that ask, and whether anyone can be asked. */
+export interface ConfirmPorts {
+  config: () => Pick<ReturnType<ProfileManager['registry']['config']>, 'confirm' | 'handoffWebhook'>;
+  drivers: Pick<ProfileManager, 'driver'>;
+  /** The act once it may run (act-performer.ts). */
+  perform: Perform;
+  handoffs: Pick<HandoffService, 'open' | 'follow' | 'desk'>;
+  /** The person's one-time link to a hand-off (the server makes it). */
+  link: () => LinkMaker;
+  /** Whether this server holds task session `id` (a pre-approval is for one of its sessions). */
+  sessionsHave: (id: string) => boolean;
+  /** Whether the operator's console is open (an event stream of the server's is). */
+  consoleOpen: () => boolean;
+}
 
 /** The kinds that can act on a control or send a form (act-consequence.ts): the rest run without a look. */
 const JUDGED = new Set(['click', 'mousedown', 'press', 'type']);
-
-interface Waiting {
-  profile: string;
-  /** The act's answer once the person said yes and it ran (or why it did not run). */
-  outcome: Promise<object>;
-}
 
 /** Who let an act a rule names run. */
 type Confirmed = NonNullable<ActionResult['confirmed']>;
@@ -56,12 +63,9 @@ type Confirmed = NonNullable<ActionResult['confirmed']>;
 export class ConfirmService {
   /** Rules pre-approved per task session's profile, by the token's holder. */
   private readonly approvals = new Map<string, Set<string>>();
-  private readonly waiting = new Map<string, Waiting>();
-  /** Whether the operator's console is open (the server tells: an event stream of its is). */
-  consoleOpen: () => boolean = () => false;
 
   constructor(
-    private readonly control: ControlService,
+    private readonly ports: ConfirmPorts,
     private readonly audit: AuditTrail,
   ) {
     // A session that ends takes its approvals with it.
@@ -71,7 +75,7 @@ export class ConfirmService {
   }
 
   private rules(): ConfirmRule[] {
-    return this.control.manager.registry.config().confirm.rules;
+    return this.ports.config().confirm.rules;
   }
 
   /**
@@ -80,10 +84,10 @@ export class ConfirmService {
    * hand-off's handle), or it is refused.
    */
   async act(profile: string | undefined, action: Act, signal: AbortSignal | undefined, options: PerformOptions & { wait?: boolean }): Promise<ActionResult> {
-    if (!JUDGED.has(action.kind)) return this.control.perform(profile, action, signal, options);
-    const found = await this.control.manager.driver(profile).consequenceOf(action, this.rules());
-    if (!found) return this.control.perform(profile, action, signal, options);
-    return this.confirm(profile, action.targetId, found.consequence, found.viewport, (bounded) => this.control.perform(profile, action, bounded, { diffMaxChars: options.diffMaxChars, secrets: options.secrets }), signal, options, (confirmation, targetId) => ({ targetId, kind: action.kind, confirmation }));
+    if (!JUDGED.has(action.kind)) return this.ports.perform(profile, action, signal, options);
+    const found = await this.ports.drivers.driver(profile).consequenceOf(action, this.rules());
+    if (!found) return this.ports.perform(profile, action, signal, options);
+    return this.confirm(profile, action.targetId, found.consequence, found.viewport, (bounded) => this.ports.perform(profile, action, bounded, { diffMaxChars: options.diffMaxChars, secrets: options.secrets }), signal, options, (confirmation, targetId) => ({ targetId, kind: action.kind, confirmation }));
   }
 
   /** A call of a tool the page offers (WebMCP) that a rule names (driver/page-tools/tool-consequence.ts): asked as an act is. */
@@ -111,7 +115,7 @@ export class ConfirmService {
     options: ActOptions & { wait?: boolean },
     waiting: (confirmation: Confirmation, targetId: string) => T,
   ): Promise<T & { confirmed?: Confirmed }> {
-    const name = this.control.manager.driver(profile).profile.name;
+    const name = this.ports.drivers.driver(profile).profile.name;
     const session = sessionOf(name);
     if (this.approvals.get(name)?.has(consequence.rule)) {
       this.record('confirm-yes', session, 'ok', `${consequence.rule}: ${consequence.act} on ${name}, pre-approved for the session`);
@@ -121,38 +125,38 @@ export class ConfirmService {
       this.record('confirm-ask', session, 'refused', `${consequence.rule}: ${consequence.act} on ${name}; no person could be asked`);
       throw refusal(consequence, this.rule(consequence.rule), 'and no person can be asked here');
     }
-    const opened = await this.ask(name, targetId, consequence, viewport, run, signal);
+    const { opened, outcome } = await this.ask(name, targetId, consequence, viewport, run, signal);
     const confirmation: Confirmation = { id: opened.id, rule: consequence.rule, act: consequence.act, state: 'waiting', askedIn: opened.askedIn ?? ['console'], expiresAt: opened.expiresAt };
     // The act names its target in the page's words: fenced.
     if (!options.wait) return withFence(waiting(confirmation, opened.targetId));
     options.onConfirmation?.(confirmation);
-    const abandoned = () => this.control.handoffs.desk.end(opened.id, 'cancelled', 'the agent stopped waiting');
+    const abandoned = () => this.ports.handoffs.desk.end(opened.id, 'cancelled', 'the agent stopped waiting');
     signal?.addEventListener('abort', abandoned, { once: true });
     try {
-      return (await this.waiting.get(opened.id)!.outcome) as T & { confirmed: Confirmed };
+      return (await outcome) as T & { confirmed: Confirmed };
     } finally {
       signal?.removeEventListener('abort', abandoned);
     }
   }
 
   /** Opens the hand-off asking for the person's yes; `run` runs, server-side, on it. */
-  private async ask(name: string, targetId: string | undefined, consequence: Consequence, viewport: { width: number; height: number } | undefined, run: () => Promise<object>, signal: AbortSignal | undefined): Promise<HandoffAnswer> {
-    const waitSeconds = this.control.manager.registry.config().confirm.waitSeconds;
+  private async ask(name: string, targetId: string | undefined, consequence: Consequence, viewport: { width: number; height: number } | undefined, run: () => Promise<object>, signal: AbortSignal | undefined): Promise<{ opened: HandoffAnswer; outcome: Promise<object> }> {
+    const waitSeconds = this.ports.config().confirm.waitSeconds;
     const box = consequence.box && viewport && {
       x: consequence.box.x / viewport.width,
       y: consequence.box.y / viewport.height,
       width: consequence.box.width / viewport.width,
       height: consequence.box.height / viewport.height,
     };
-    const opened = await this.control.handoffs.open(
+    const opened = await this.ports.handoffs.open(
       name,
       { targetId, reason: `Say yes to let the agent ${consequence.act} (rule ${consequence.rule})`, timeoutSec: waitSeconds },
-      this.control.handoffLink(),
+      this.ports.link(),
       signal,
       { rule: consequence.rule, act: consequence.act, ...(box ? { box } : {}) },
     );
     this.record('confirm-ask', sessionOf(name), 'ok', `${consequence.rule}: ${consequence.act} on ${name}, hand-off ${opened.id}`);
-    const outcome = this.control.handoffs.desk.wait(opened.id, waitSeconds * 1000 + 1000).then(async (ended) => {
+    const outcome = this.ports.handoffs.desk.wait(opened.id, waitSeconds * 1000 + 1000).then(async (ended) => {
       if (ended?.state !== 'done') {
         this.record('confirm-no', sessionOf(name), 'refused', `${consequence.rule}: ${consequence.act} on ${name}, hand-off ${opened.id}: ${ended?.state ?? 'gone'}${ended?.note ? ` (${ended.note})` : ''}`);
         throw refusal(consequence, this.rule(consequence.rule), ended?.state === 'refused' ? `and the person said no${ended.note ? `: ${JSON.stringify(ended.note)}` : ''}` : ended?.state === 'timeout' ? 'and nobody answered in time' : 'and the ask was cancelled', opened.id);
@@ -160,11 +164,9 @@ export class ConfirmService {
       this.record('confirm-yes', sessionOf(name), 'ok', `${consequence.rule}: ${consequence.act} on ${name}, hand-off ${opened.id}`);
       return { ...(await run()), confirmed: { rule: consequence.rule, by: 'person' as const, handoff: opened.id } };
     });
-    // Nobody may be waiting on it (an HTTP caller that went): its failure is the hand-off's to tell.
-    outcome.catch(() => {});
-    for (const id of this.waiting.keys()) if (!this.control.handoffs.desk.get(id)) this.waiting.delete(id);
-    this.waiting.set(opened.id, { profile: name, outcome });
-    return opened;
+    // The hand-off's answer shows the act's, once it ran (handoff-service.ts).
+    this.ports.handoffs.follow(opened.id, outcome);
+    return { opened, outcome };
   }
 
   /**
@@ -185,10 +187,10 @@ export class ConfirmService {
       return { keep: false, rule: rule.name, why: `confirm rule ${rule.name} (${describeRule(rule)}) needs a person's yes, and no person can be asked here` };
     }
     held.tab.noteEvent(`download held for a person's yes (confirm rule ${rule.name}): ${held.fileName}`);
-    const waitSeconds = this.control.manager.registry.config().confirm.waitSeconds;
-    const opened = await this.control.handoffs.open(held.profile, { targetId: await held.tab.targetId(), reason: `Say yes to ${act} (rule ${rule.name})`, timeoutSec: waitSeconds }, this.control.handoffLink(), undefined, { rule: rule.name, act });
+    const waitSeconds = this.ports.config().confirm.waitSeconds;
+    const opened = await this.ports.handoffs.open(held.profile, { targetId: await held.tab.targetId(), reason: `Say yes to ${act} (rule ${rule.name})`, timeoutSec: waitSeconds }, this.ports.link(), undefined, { rule: rule.name, act });
     this.record('confirm-ask', session, 'ok', `${rule.name}: ${act} on ${held.profile}, hand-off ${opened.id}`);
-    const ended = await this.control.handoffs.desk.wait(opened.id, waitSeconds * 1000 + 1000);
+    const ended = await this.ports.handoffs.desk.wait(opened.id, waitSeconds * 1000 + 1000);
     const yes = ended?.state === 'done';
     this.record(yes ? 'confirm-yes' : 'confirm-no', session, yes ? 'ok' : 'refused', `${rule.name}: ${act} on ${held.profile}, hand-off ${opened.id}${yes ? '' : `: ${ended?.state ?? 'gone'}`}`);
     return yes ? { keep: true, rule: rule.name } : { keep: false, rule: rule.name, why: `confirm rule ${rule.name}: the person ${ended?.state === 'refused' ? 'said no' : 'did not answer'}` };
@@ -243,20 +245,9 @@ export class ConfirmService {
     return true;
   }
 
-  /** For `GET /handoff/{id}`: a confirmation that ended carries the act's answer after a yes, else why it did not run. */
-  async outcomeOf(handoff: HandoffAnswer): Promise<Pick<HandoffAnswer, 'act' | 'actError'>> {
-    const waiting = this.waiting.get(handoff.id);
-    if (!waiting || handoff.state === 'waiting') return {};
-    try {
-      return { act: (await waiting.outcome) as Record<string, unknown> };
-    } catch (error) {
-      return { actError: { code: error instanceof ClawdError ? error.code : 'internal', message: (error as Error).message } };
-    }
-  }
-
   /** `POST /sessions/{id}/approvals`: the token's holder lets a rule's acts run in one task session without asking. */
   approve(session: string, rule: string): { session: string; approved: string[] } {
-    if (!this.control.sessionsHave(session)) throw new NotFoundError(`No task session ${JSON.stringify(session)}`, { next: 'list-sessions' });
+    if (!this.ports.sessionsHave(session)) throw new NotFoundError(`No task session ${JSON.stringify(session)}`, { next: 'list-sessions' });
     this.rule(rule);
     const profile = `${SESSION_PROFILE_PREFIX}${session}`;
     const approved = this.approvals.get(profile) ?? new Set<string>();
@@ -278,9 +269,9 @@ export class ConfirmService {
    * then answers in the console: the caller gets no link to show them).
    */
   private reachable(profile: string, callerShows: boolean): boolean {
-    const config = this.control.manager.registry.config();
+    const config = this.ports.config();
     if (config.confirm.askPerson !== 'auto') return config.confirm.askPerson === 'always';
-    return profile === 'extension' || config.handoffWebhook !== undefined || callerShows || this.consoleOpen();
+    return profile === 'extension' || config.handoffWebhook !== undefined || callerShows || this.ports.consoleOpen();
   }
 
   private record(event: 'confirm-ask' | 'confirm-yes' | 'confirm-no' | 'confirm-approve', session: string | undefined, outcome: 'ok' | 'refused', detail: string): void {

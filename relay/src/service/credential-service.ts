@@ -51,14 +51,12 @@ export class CredentialService {
   ) {}
 
   /**
-   * A task session, opened as an operation like any browser launch:
-   * cancelled with its caller, bounded, logged. A session the caller left
-   * while it started is closed as soon as it exists, not left to its ttl.
-   */
-  /**
-   * Opens a task session once it is admitted: a request beyond capacity
-   * waits in the admission queue first (outside the action timeout, which
-   * bounds the start itself); a caller that leaves, leaves the queue.
+   * A task session, opened as an operation like any browser launch
+   * (cancelled with its caller, bounded, logged) once it is admitted: a
+   * request beyond capacity waits in the admission queue first (outside the
+   * action timeout, which bounds the start itself); a caller that leaves,
+   * leaves the queue. A session the caller left while it started is closed
+   * as soon as it exists, not left to its ttl.
    */
   async openSession(request: z.output<typeof schemas.openSession>, signal?: AbortSignal, options: { refresh?: boolean } = {}): Promise<SessionInfo> {
     const { sessions } = this.credentials;
@@ -70,6 +68,8 @@ export class CredentialService {
       { profile: SESSIONS_LOG_PROFILE, kind },
       settings,
       async (bounded) => {
+        // runOperation calls its work even for a caller gone already: no browser starts for nobody.
+        if (bounded.aborted) throw bounded.reason;
         handed = true;
         const opening = sessions.open(request, { ...options, slot });
         try {
@@ -208,7 +208,8 @@ export class CredentialService {
   async fromExtension(request: z.output<typeof schemas.vaultFromExtension>) {
     const { tenant, domains, timeoutMs } = request;
     const { audit } = this.credentials;
-    const allowed = await this.credentials.askConsent(tenant, domains, timeoutMs ?? MAX_WAIT_MS);
+    // Only domains it was asked about, whatever the answer holds.
+    const allowed = (await this.credentials.askConsent(tenant, domains, timeoutMs ?? MAX_WAIT_MS)).filter((domain) => domains.includes(domain));
     if (!allowed.length) {
       audit.record({ event: 'extension-saved', tenant, domains, outcome: 'refused', detail: 'not confirmed in the extension' });
       throw new ForbiddenError(`Not saved: the person did not allow ${domains.join(', ')} in the clawd-browser extension`);

@@ -7,8 +7,11 @@ import { type ConfirmAsk, type Handoff, HandoffDesk, MAX_OPEN_HANDOFFS } from '.
 import type { AuditTrail } from '../vault/audit-log.js';
 import type { TabScreencast } from '../driver/film/screencast.js';
 import type { HandoffWebhook } from './handoff-webhook.js';
-import type { ControlService } from './control-service.js';
 import { withFence } from '../api/page-content.js';
+import { ClawdError } from '../errors.js';
+import type { ProfileManager } from '../driver/profile-manager.js';
+import type { ActionLog } from '../runtime/action-log.js';
+import type { Operations } from './operation-runner.js';
 
 /**
  * Hand-offs for HTTP and MCP alike (spec §15): an agent asks a person to act
@@ -18,6 +21,10 @@ import { withFence } from '../api/page-content.js';
  * notifications), with where the tab is now and what changed. The person's
  * input in the live view is in the action log as the person's, and so is
  * their answer; each hand-off's start and end are audited.
+ *
+ * Hand-offs sit below the confirmations that use them (confirm-service.ts)
+ * and know nothing of them: a hand-off may carry what its yes set off
+ * (`follow`), which its answer then shows.
  *
  * A hand-off that asks a yes to one act (a confirm rule's: `confirm`) is the
  * one whose answer an agent must not give itself. Its one-time link goes
@@ -45,12 +52,21 @@ export interface HandoffNoticeEvent {
   link?: string;
 }
 
+/** What hand-offs need: to act on a tab (the operation runner), its driver, and the action log (the person's answer and input are theirs). */
+export interface HandoffPorts {
+  operations: Operations;
+  drivers: Pick<ProfileManager, 'driver'>;
+  actionLog: Pick<ActionLog, 'record' | 'recent'>;
+}
+
 export class HandoffService {
   readonly desk: HandoffDesk;
   private readonly extensionListeners: Array<(notice: HandoffNoticeEvent) => void> = [];
+  /** What a hand-off's yes set off (a confirmed act's answer), by hand-off: shown once it ended. */
+  private readonly outcomes = new Map<string, Promise<object>>();
 
   constructor(
-    private readonly control: ControlService,
+    private readonly ports: HandoffPorts,
     audit: AuditTrail,
     /** Where waiting hand-offs are announced, when config names a webhook (handoff-webhook.ts). */
     private readonly webhook?: HandoffWebhook,
@@ -83,7 +99,7 @@ export class HandoffService {
   /** `confirm`: a hand-off asking a person's yes to one act (confirm-service.ts). */
   async open(profile: string | undefined, request: z.output<typeof schemas.handoff>, link: LinkMaker, signal?: AbortSignal, confirm?: ConfirmAsk): Promise<HandoffAnswer> {
     if (this.desk.openCount >= MAX_OPEN_HANDOFFS) throw new TooManyError(`${MAX_OPEN_HANDOFFS} hand-offs already wait for a person: answer or cancel some first`);
-    return this.control.operation(profile, { kind: 'handoff', targetId: request.targetId }, signal, async (driver) => {
+    return this.ports.operations.operation(profile, { kind: 'handoff', targetId: request.targetId }, signal, async (driver) => {
       const tab = await driver.tabFor(request.targetId);
       const before = { url: tab.page.url(), title: await tab.page.title().catch(() => '') };
       const handoff = this.desk.open({ profile: driver.profile.name, targetId: await tab.targetId(), reason: request.reason, timeoutMs: request.timeoutSec * 1000, before, confirm });
@@ -104,7 +120,26 @@ export class HandoffService {
     this.find(profile, id);
     const described = await this.describe((await this.desk.wait(id, waitSec * 1000, signal))!);
     // A confirmation the person said yes to carries the act's answer, once it ran.
-    return { ...described, ...(await this.control.confirmations.outcomeOf(described)) };
+    return { ...described, ...(await this.outcomeOf(described)) };
+  }
+
+  /** Keeps what hand-off `id`'s yes sets off, for its answer to show (confirm-service.ts: the act run on a yes). */
+  follow(id: string, outcome: Promise<object>): void {
+    // Nobody may be waiting on it (an HTTP caller that went): its failure is the hand-off's to tell.
+    outcome.catch(() => {});
+    for (const kept of this.outcomes.keys()) if (!this.desk.get(kept)) this.outcomes.delete(kept);
+    this.outcomes.set(id, outcome);
+  }
+
+  /** A hand-off that ended carries what its yes set off, or why that failed. */
+  private async outcomeOf(handoff: HandoffAnswer): Promise<Pick<HandoffAnswer, 'act' | 'actError'>> {
+    const outcome = this.outcomes.get(handoff.id);
+    if (!outcome || handoff.state === 'waiting') return {};
+    try {
+      return { act: (await outcome) as Record<string, unknown> };
+    } catch (error) {
+      return { actError: { code: error instanceof ClawdError ? error.code : 'internal', message: (error as Error).message } };
+    }
   }
 
   /** Opens a hand-off and waits for its end (MCP's tool, the typed client's handoff()); the caller's abort cancels it. */
@@ -134,7 +169,7 @@ export class HandoffService {
         `A yes to an act a confirm rule names (${handoff.confirm.rule}) is a person's: it is said in the operator's console, in the person's own Chrome or through the webhook's link, never with a credential an agent holds (the token, a session's key, a link handed to an agent). The token's holder may pre-approve the rule for a task session instead (POST /sessions/{id}/approvals)`,
       );
     const ended = this.desk.end(id, answer.verdict, answer.note)!;
-    this.control.actionLog.record({
+    this.ports.actionLog.record({
       time: new Date().toISOString(),
       profile: ended.profile,
       targetId: ended.targetId,
@@ -149,21 +184,11 @@ export class HandoffService {
   /** The live view of a waiting hand-off's tab (its page's picture). */
   async liveView(id: string): Promise<TabScreencast> {
     const handoff = this.waiting(id);
-    return (await this.control.manager.driver(handoff.profile).screencast(handoff.targetId)).cast;
-  }
-
-  /**
-   * The person's input on a waiting hand-off's tab, logged as theirs. Through a link an agent was handed
-   * (or the agent's own connection: `by`), whoever holds it may be the agent: a click a confirm rule
-   * names is held to the rule there (confirm-service.ts), the person saying yes in the console instead.
-   */
-  input(id: string, input: z.output<typeof schemas.handoffInput>, signal: AbortSignal | undefined, by: AnsweredBy) {
-    const handoff = this.waiting(id);
-    return this.control.viewInput(handoff.profile, { ...input, targetId: handoff.targetId }, signal, { by, actor: 'person' });
+    return (await this.ports.drivers.driver(handoff.profile).screencast(handoff.targetId)).cast;
   }
 
   /** A hand-off that still waits for the person; a 409 once it ended (nothing of its tab is the person's any more). */
-  private waiting(id: string): Handoff {
+  waiting(id: string): Handoff {
     const handoff = this.find(undefined, id);
     if (handoff.state !== 'waiting') throw new ConflictError(`This hand-off is over (${handoff.state}): its tab is no longer yours to use`);
     return handoff;
@@ -186,11 +211,11 @@ export class HandoffService {
     if (handoff.state === 'waiting') return shown;
     // The tab, if it is still there: its session may have ended (the driver is gone) or the tab closed.
     const tab = await Promise.resolve()
-      .then(() => this.control.manager.driver(handoff.profile).tabFor(handoff.targetId))
+      .then(() => this.ports.drivers.driver(handoff.profile).tabFor(handoff.targetId))
       .catch(() => undefined);
     const now = tab ? { url: tab.page.url(), title: await tab.page.title().catch(() => '') } : { url: '', title: '(the tab is closed)' };
     const ended = handoff.endedAt ?? new Date().toISOString();
-    const personActions = this.control.actionLog
+    const personActions = this.ports.actionLog
       .recent({ profile: handoff.profile, limit: 1000 })
       .filter((action) => action.actor === 'person' && action.targetId === handoff.targetId && action.time >= handoff.createdAt && action.time <= ended && action.kind.startsWith('view-')).length;
     // Where the tab is now is in the page's words: the answer carries its fence.

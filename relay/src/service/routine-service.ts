@@ -7,7 +7,18 @@ import { refForLocator } from '../driver/acts/locator-refs.js';
 import type { SecretOpener } from '../driver/secrets/secret-typing.js';
 import { BadRequestError, ConflictError, ForbiddenError } from '../errors.js';
 import { ownerName, type RoutineCaller, routineOrigins, sameSpace } from '../routines/routine-owners.js';
+import type { ProfileManager } from '../driver/profile-manager.js';
 import type { ControlService } from './control-service.js';
+import type { Operations } from './operation-runner.js';
+import type { SessionSecrets } from './act-performer.js';
+
+/** What a routine's run needs: the control service's own acts (guardrails, confirmations), operations, drivers, and the secrets a session lends. */
+export interface RoutinePorts {
+  browser: Pick<ControlService, 'act' | 'navigate' | 'fileChooser'>;
+  operations: Operations;
+  drivers: Pick<ProfileManager, 'driver'>;
+  secrets: Pick<SessionSecrets, 'secretOpener'>;
+}
 
 /**
  * Running a routine by name (spec §23) on any profile or task session: each
@@ -31,7 +42,7 @@ type ParamValue = string | boolean | string[];
 
 export class RoutineService {
   constructor(
-    private readonly control: ControlService,
+    private readonly ports: RoutinePorts,
     /** The routine of a name, as the caller may see it (a 404 otherwise: demonstration-service.ts). */
     private readonly routines: { visible(name: string, caller: RoutineCaller): Promise<Routine> },
   ) {}
@@ -40,13 +51,13 @@ export class RoutineService {
   async run(profile: string | undefined, name: string, request: z.output<typeof teachSchemas.routineRun>, signal: AbortSignal | undefined, caller: RoutineCaller): Promise<RoutineRun> {
     const routine = await this.routines.visible(name, caller);
     // A task session whose grant lends secrets types the vault's for a secret the run does not give.
-    const lends = this.control.secretOpenerOf(this.control.manager.driver(profile).profile.name) !== undefined;
+    const lends = this.ports.secrets.secretOpener(this.ports.drivers.driver(profile).profile.name) !== undefined;
     const values = bind(routine, request.params, lends);
     const origins = routineOrigins(routine);
     agreedWhereSecretsGo(routine, values, request.origins, caller);
     const said = { owner: routine.owner, origins };
-    return withFence(await this.control.operation(profile, { kind: 'routine', targetId: request.targetId }, signal, async (driver, bounded): Promise<RoutineRun> => {
-      const secrets = runSecrets(routine, values, this.control.secretOpenerOf(driver.profile.name));
+    return withFence(await this.ports.operations.operation(profile, { kind: 'routine', targetId: request.targetId }, signal, async (driver, bounded): Promise<RoutineRun> => {
+      const secrets = runSecrets(routine, values, this.ports.secrets.secretOpener(driver.profile.name));
       const steps: RoutineRun['steps'] = [];
       let targetId = request.targetId;
       let url: string | undefined;
@@ -54,7 +65,7 @@ export class RoutineService {
         const what = describeStep(step);
         try {
           if (step.kind === 'goto') {
-            const tab = await this.control.navigate(driver.profile.name, step.url, targetId, bounded);
+            const tab = await this.ports.browser.navigate(driver.profile.name, step.url, targetId, bounded);
             targetId = tab.targetId;
             url = tab.url;
             steps.push({ step: index + 1, what, outcome: 'ok', url });
@@ -69,14 +80,14 @@ export class RoutineService {
             if ('problem' in found) throw new Error(found.problem);
             if (step.kind === 'upload') {
               const paths = values[step.param];
-              await this.control.fileChooser(driver.profile.name, { targetId, inputRef: found.ref, paths: Array.isArray(paths) ? paths : [String(paths)] }, bounded);
+              await this.ports.browser.fileChooser(driver.profile.name, { targetId, inputRef: found.ref, paths: Array.isArray(paths) ? paths : [String(paths)] }, bounded);
               steps.push({ step: index + 1, what, outcome: 'ok', url: tab.page.url() });
               continue;
             }
             if (step.kind === 'type') typedWhereShown(routine, step, found.url);
             action = actionOf(step, found.ref, targetId, values, routine);
           }
-          const result = await this.control.act(driver.profile.name, action, bounded, { secrets });
+          const result = await this.ports.browser.act(driver.profile.name, action, bounded, { secrets });
           url = result.url;
           // A step that took the tab elsewhere changed the page, as much as one that changed it in place.
           const changed = result.navigated || result.url === undefined ? true : result.changed;

@@ -4,14 +4,20 @@ import { OPERATOR, type RoutineCaller } from '../routines/routine-owners.js';
 import type { DemonstrationLedger } from '../demonstrations/demonstration-ledger.js';
 import type { NoteStore } from '../notes/note-store.js';
 import type { RoutineStore } from '../routines/routine-store.js';
-import { type ControlService, validated } from './control-service.js';
-import { DemonstrationService } from './demonstration-service.js';
-import { KeptDemonstrations } from './kept-demonstrations.js';
-import { NotesService } from './notes-service.js';
-import { RoutineService } from './routine-service.js';
+import { validated } from '../validation.js';
+import type { DemonstrationService } from './demonstration-service.js';
+import type { NotesService } from './notes-service.js';
+import type { RoutineService } from './routine-service.js';
+
+/** Where what people taught is kept: routines and notes (the home's files, or the fleet's store), and in a fleet what task sessions' demonstrations heard so far. */
+export interface TeachingStores {
+  routines: RoutineStore;
+  notes: NoteStore;
+  demonstrations?: DemonstrationLedger;
+}
 
 /**
- * A person teaching (spec §23), as the control service holds it: their
+ * A person teaching (spec §23), as the assembly (control-assembly.ts) builds it: their
  * demonstrations and the routines they make (demonstration-service.ts),
  * routines run by name (routine-service.ts), their notes on a page
  * (notes-service.ts), kept where the server was given to keep them (its
@@ -20,31 +26,19 @@ import { RoutineService } from './routine-service.js';
  * made as its caller: the operator, or a task session's key (whose
  * routines it sees and saves: routines/routine-owners.ts).
  */
-/** Where what people taught is kept: routines and notes (the home's files, or the fleet's store), and in a fleet what task sessions' demonstrations heard so far. */
-export interface TeachingStores {
-  routines: RoutineStore;
-  notes: NoteStore;
-  demonstrations?: DemonstrationLedger;
-}
-
 export class Teaching {
-  readonly demonstrations: DemonstrationService;
-  readonly routines: RoutineService;
-  readonly notes: NotesService;
-
   constructor(
-    private readonly control: ControlService,
-    stores: TeachingStores,
-  ) {
-    this.demonstrations = new DemonstrationService(control.manager, stores.routines, new KeptDemonstrations(stores.demonstrations));
-    this.routines = new RoutineService(control, this.demonstrations);
-    this.notes = new NotesService(control.manager, stores.notes);
-  }
+    readonly demonstrations: DemonstrationService,
+    readonly routines: RoutineService,
+    readonly notes: NotesService,
+    /** The tenant task session `id` was opened for, if any (whose routines its key saves: routines/routine-owners.ts). */
+    private readonly tenantOf: (session: string) => string | undefined,
+  ) {}
 
   /** The caller a request is made as: a task session's key (`session`, its id) saves as its tenant's, or its own; else the operator. */
   callerOf(session: string | undefined): RoutineCaller {
     if (session === undefined) return OPERATOR;
-    const tenant = this.control.tenantOf(session);
+    const tenant = this.tenantOf(session);
     return { by: 'session', session, ...(tenant !== undefined ? { tenant } : {}) };
   }
 

@@ -3,12 +3,14 @@ import { schemas } from '../api/schemas.js';
 import type { ToolboxApi } from '../api/toolbox-api.js';
 import type { Cookie, StorageState } from '../api/toolbox-responses.js';
 import type { ProfileToolbox } from '../driver/toolbox/profile-toolbox.js';
-import { type ControlService, validated } from './control-service.js';
+import type { ProfileManager } from '../driver/profile-manager.js';
+import { validated } from '../validation.js';
+import type { Operations } from './operation-runner.js';
 
 /**
  * The toolbox (spec §16) for HTTP and MCP alike: emulation, network routes,
- * init scripts, storage. What changes a browser goes through the control
- * service's operation() (cancelled with its caller, bounded, logged);
+ * init scripts, storage. What changes a browser goes through an
+ * operation (operation-runner.ts: cancelled with its caller, bounded, logged);
  * readings do not.
  *
  * Cookie values are shown only to the token's holder, as credential headers
@@ -21,20 +23,23 @@ import { type ControlService, validated } from './control-service.js';
 type Query<K extends keyof typeof schemas> = Omit<z.output<(typeof schemas)[K]>, 'profile'>;
 
 export class ToolboxService {
-  constructor(private readonly control: ControlService) {}
+  constructor(
+    private readonly operations: Operations,
+    private readonly drivers: Pick<ProfileManager, 'driver'>,
+  ) {}
 
   private box(profile: string | undefined): ProfileToolbox {
-    return this.control.manager.driver(profile).toolbox;
+    return this.drivers.driver(profile).toolbox;
   }
 
   private act<T>(profile: string | undefined, kind: string, targetId: string | undefined, signal: AbortSignal | undefined, work: (box: ProfileToolbox) => Promise<T>): Promise<T> {
-    return this.control.operation(profile, { kind, targetId }, signal, (driver) => work(driver.toolbox));
+    return this.operations.operation(profile, { kind, targetId }, signal, (driver) => work(driver.toolbox));
   }
 
   // ---- emulation
 
   async emulation(profile: string | undefined, query: Query<'emulationQuery'>) {
-    await this.control.manager.driver(profile).start();
+    await this.drivers.driver(profile).start();
     return this.box(profile).emulation(query.targetId);
   }
   emulate(profile: string | undefined, request: z.output<typeof schemas.emulation>, signal?: AbortSignal) {
