@@ -17,7 +17,8 @@ export function frameSelector(owner: Element): string {
   const tried: string[] = [];
   for (const attribute of ['name', 'title', 'id', 'src']) {
     const value = owner.getAttribute(attribute);
-    if (value) tried.push(`${tag}[${attribute}=${cssString(value)}]`);
+    // A value past a few lines is no handle a person would write (and a routine keeps each selector to 2,000 characters).
+    if (value && value.length <= MAX_VALUE) tried.push(`${tag}[${attribute}=${cssString(value)}]`);
   }
   for (const selector of tried) {
     try {
@@ -26,6 +27,8 @@ export function frameSelector(owner: Element): string {
   }
   return describeElement(owner, false).css;
 }
+
+const MAX_VALUE = 200;
 
 /** A CSS string: quotes and backslashes escaped, a line break as its code point. */
 function cssString(value: string): string {
