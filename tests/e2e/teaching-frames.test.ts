@@ -2,7 +2,7 @@ import type { Protocol } from 'devtools-protocol';
 import { type Browser, chromium, type FrameLocator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DemonstrationResult, Note, RoutineRun } from '../../relay/src/api/teach-schemas.js';
-import { waitFor } from '../harness/chromium.js';
+import { chromiumPath, waitFor } from '../harness/chromium.js';
 import { type ControlEnv, startControlEnv } from '../harness/control-env.js';
 import { type FramedSite, startFramedSite } from '../harness/framed-site.js';
 import { runPlaywrightTest } from '../harness/playwright-test-run.js';
@@ -147,4 +147,59 @@ describe('a note inside frames', () => {
     await agent.act({ kind: 'type', ref: emailRef!, text: 'work@example.com', targetId });
     expect(await signup.getByLabel('Email').inputValue()).toBe('work@example.com');
   }, 60_000);
+});
+
+describe('a demonstration inside frames in the console\'s live view', () => {
+  it("hears the person's clicks and typing on the live picture of a managed tab, in both frames", async () => {
+    const api = env.client('clawd');
+    // An address of its own: the routine's run left another tab of this profile on the shop.
+    const shop = `${site.url}?live`;
+    const tab = (await api.openTab(shop)).targetId;
+    // A Playwright beside the managed browser only measures where the fields are on the tab's picture; the person clicks on it.
+    const beside = await chromium.connectOverCDP(`ws://127.0.0.1:${env.server.relay.port}/cdp?profile=clawd`, { headers: { authorization: `Bearer ${env.server.token}` } });
+    const person = await chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox'] });
+    try {
+      let remote: Page | undefined;
+      await waitFor(() => !!(remote = beside.contexts().flatMap((context) => context.pages()).find((candidate) => candidate.url() === shop)), { message: 'the managed tab is not there' });
+      const payment = remote!.frameLocator(SIGNUP).frameLocator(PAYMENT);
+      await payment.getByLabel('Card number').waitFor();
+      const console = await person.newPage({ viewport: { width: 1280, height: 1000 } });
+      await console.goto((await api.dashboardLink()).url);
+      await console.locator(`.tab[data-target-id="${tab}"]`).click();
+      await console.waitForFunction(() => (document.getElementById('live-view') as HTMLImageElement).naturalWidth > 0);
+      const [width, height] = await remote!.evaluate(() => [innerWidth, innerHeight]);
+      const clickOn = async (element: ReturnType<Page['getByLabel']>) => {
+        const at = (await element.boundingBox())!;
+        const view = console.locator('#live-view');
+        const box = (await view.boundingBox())!;
+        await view.click({ position: { x: ((at.x + at.width / 2) / width) * box.width, y: ((at.y + at.height / 2) / height) * box.height } });
+      };
+
+      await console.getByRole('button', { name: 'Demonstrate' }).click();
+      await console.locator('#demo-running').waitFor();
+      await clickOn(remote!.frameLocator(SIGNUP).getByLabel('Email'));
+      await console.keyboard.type('live@example.com');
+      await clickOn(payment.getByLabel('Card number'));
+      await console.keyboard.type('4000 0000 0000 0002');
+      await clickOn(payment.getByLabel('Name on card'));
+      await console.keyboard.type('Hedy Lamarr');
+      const before = site.paid.length;
+      await clickOn(payment.getByRole('button', { name: 'Use this card' }));
+      await expect.poll(() => site.paid.slice(before)).toEqual([{ card: '4000 0000 0000 0002', holder: 'Hedy Lamarr' }]);
+
+      const inPayment = `in frame ${SIGNUP} > ${PAYMENT}`;
+      await console.locator('#demo-steps li', { hasText: 'click button "Use this card"' }).waitFor();
+      expect(await console.locator('#demo-steps li').allTextContents()).toEqual([
+        `type into textbox "Email" in frame ${SIGNUP}`,
+        `type into textbox "Card number" ${inPayment}`,
+        `type into textbox "Name on card" ${inPayment}`,
+        `click button "Use this card" ${inPayment}`,
+      ]);
+      const stopped = await post<DemonstrationResult>('/demonstrations/stop', { targetId: tab, discard: true }, 'clawd');
+      expect(stopped.saved).toBe(false);
+    } finally {
+      await person.close();
+      await beside.close().catch(() => {});
+    }
+  }, 90_000);
 });
