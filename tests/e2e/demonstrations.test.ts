@@ -1,8 +1,5 @@
-import { execFile } from 'node:child_process';
-import { lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -11,7 +8,8 @@ import type { DemonstrationResult, Routine, RoutineRun } from '../../relay/src/a
 import { BrowserClient } from '../../relay/src/client/browser-client.js';
 import { EXTENSION_ID } from '../../protocol/constants.js';
 import { badgeOf } from '../harness/relay-env.js';
-import { chromiumPath, waitFor } from '../harness/chromium.js';
+import { waitFor } from '../harness/chromium.js';
+import { runPlaywrightTest } from '../harness/playwright-test-run.js';
 import { type SignupSite, startSignupSite } from '../harness/signup-site.js';
 import { type ControlEnv, runCli, startControlEnv } from '../harness/control-env.js';
 
@@ -25,7 +23,6 @@ import { type ControlEnv, runCli, startControlEnv } from '../harness/control-env
  * clawd-browser wrote.
  */
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PASSWORD = 'correct horse battery staple 7';
 
 let env: ControlEnv;
@@ -63,23 +60,6 @@ function filesUnder(dir: string): Array<{ path: string; text: string }> {
   return readdirSync(dir, { recursive: true, encoding: 'utf8' }).flatMap((name) => {
     const path = join(dir, name);
     return lstatSync(path).isFile() ? [{ path, text: readFileSync(path, 'latin1') }] : [];
-  });
-}
-
-function runPlaywrightTest(script: string, env: NodeJS.ProcessEnv): Promise<{ code: number; output: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'clawd-demo-test-'));
-  // The test imports @playwright/test as it is: the checkout's, found through node_modules beside it.
-  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
-  writeFileSync(join(dir, 'signup.spec.ts'), script);
-  writeFileSync(
-    join(dir, 'playwright.config.ts'),
-    `import { defineConfig } from '@playwright/test';\nexport default defineConfig({ testDir: '.', reporter: 'line', use: { headless: true, launchOptions: { executablePath: ${JSON.stringify(chromiumPath())}, args: ['--no-sandbox'] } } });\n`,
-  );
-  return new Promise((resolve) => {
-    execFile(process.execPath, [join(ROOT, 'node_modules/@playwright/test/cli.js'), 'test', '--config', join(dir, 'playwright.config.ts')], { cwd: dir, env: { ...process.env, ...env }, timeout: 120_000 }, (error, stdout, stderr) => {
-      rmSync(dir, { recursive: true, force: true });
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, output: `${stdout}${stderr}` });
-    });
   });
 }
 

@@ -119,6 +119,32 @@ describe('a demonstration made into a routine', () => {
     expect(script).toContain('await page.getByRole("button", { name: "Go", exact: true }).click();');
     expect(script).toContain('process.env[`SECRET_${name}`]');
   });
+
+  it('keeps the frames a step was in: a field of the same name in another frame is another step, found through its frames', async () => {
+    const outer = 'iframe[title="Sign-up"]';
+    const inner = 'iframe[name="pay"]';
+    const { routine } = await routineFromSteps(
+      [
+        { kind: 'type', element: field('Email'), value: 'top@example.com' },
+        { kind: 'type', element: { ...field('Email'), frames: [outer] }, value: 'framed@example.com' },
+        { kind: 'type', element: { ...facts({ css: 'form > input:nth-of-type(2)' }), frames: [outer, inner] }, value: '4242' },
+        { kind: 'press', key: 'Enter', element: { ...facts({ css: 'form > input:nth-of-type(2)' }), frames: [outer, inner] } },
+        { kind: 'click', element: { ...facts({ role: 'button', name: 'Pay', nameCount: 1 }), frames: [outer, inner] } },
+      ],
+      meta,
+    );
+    expect(routine.steps.slice(1)).toEqual([
+      { kind: 'type', element: { by: 'role', role: 'textbox', name: 'Email', exact: true }, what: 'textbox "Email"', param: 'email' },
+      { kind: 'type', element: { by: 'role', role: 'textbox', name: 'Email', exact: true, frames: [outer] }, what: `textbox "Email" in frame ${outer}`, param: 'email_2' },
+      { kind: 'type', element: { by: 'css', value: 'form > input:nth-of-type(2)', frames: [outer, inner] }, what: `css form > input:nth-of-type(2) in frame ${outer} > ${inner}`, param: 'text', submit: true },
+      { kind: 'click', element: { by: 'role', role: 'button', name: 'Pay', exact: true, frames: [outer, inner] }, what: `button "Pay" in frame ${outer} > ${inner}` },
+    ]);
+    const { script } = routineScript(routine);
+    expect(script).toContain('await page.getByRole("textbox", { name: "Email", exact: true }).fill("top@example.com");');
+    expect(script).toContain(`await page.locator(${JSON.stringify(outer)}).contentFrame().getByRole("textbox", { name: "Email", exact: true }).fill("framed@example.com");`);
+    expect(script).toContain(`await page.locator(${JSON.stringify(outer)}).contentFrame().locator(${JSON.stringify(inner)}).contentFrame().locator("form > input:nth-of-type(2)").fill("4242");`);
+    expect(script).toContain(`await page.locator(${JSON.stringify(outer)}).contentFrame().locator(${JSON.stringify(inner)}).contentFrame().getByRole("button", { name: "Pay", exact: true }).click();`);
+  });
 });
 
 describe("the person's notes as an agent reads them", () => {

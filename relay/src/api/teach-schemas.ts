@@ -22,6 +22,12 @@ export const ElementLocatorSchema = z.strictObject({
   name: z.string().max(1000).optional(),
   exact: z.boolean().optional(),
   value: z.string().max(2000).optional().describe('The label, test id, text or CSS path'),
+  frames: z
+    .array(z.string().min(1).max(2000))
+    .min(1)
+    .max(16)
+    .optional()
+    .describe("The frames the element is inside, from the top: each the CSS selector of its <iframe> in its parent's document, as frameLocator takes it"),
 });
 
 const element = {

@@ -1,11 +1,13 @@
 import { describeElement, type ElementDescription } from './element-description.js';
+import { frameSelector } from './frame-locator.js';
 import { flatten } from './outline-node.js';
 import { pageSight } from './page-sight.js';
 import { walkFrameDom } from './walk.js';
 
 /**
  * The page runtime in a person's world (driver/person/person-watch.ts): put
- * in an isolated world of its own in every document of the tab, it hears what
+ * in an isolated world of its own in every document of the tab, its frames'
+ * included (same-origin and out-of-process alike), it hears what
  * the person does with their own mouse and keyboard and reports it through a
  * CDP binding that only that world holds.
  *
@@ -68,6 +70,8 @@ const HISTORY_KEYS = /^(Alt\+Arrow(Left|Right)|Meta\+[\[\]]|Browser(Back|Forward
 interface WatchState {
   mode: PersonWatchMode;
   secrets: SecretWindow | null;
+  /** How a child frame's element is found from this document: the driver asks it, on the element, for a step inside that frame. */
+  frameSelector: (owner: Element) => string;
 }
 interface WatchGlobal {
   __clawdPersonWatch?: WatchState;
@@ -82,9 +86,10 @@ export function watchPerson(binding: string, mode: PersonWatchMode, secrets: Sec
     return;
   }
   const send = g[binding];
-  if (typeof send !== 'function' || window !== window.top) return;
+  // Every frame the person can act in has its own watch: a step in a child frame is placed by the driver (frame-paths.ts).
+  if (typeof send !== 'function') return;
   delete g[binding];
-  const watch: WatchState = (g.__clawdPersonWatch = { mode, secrets });
+  const watch: WatchState = (g.__clawdPersonWatch = { mode, secrets, frameSelector });
   const report = (step: Record<string, unknown>) => {
     try {
       (send as (payload: string) => void)(JSON.stringify({ ...step, url: location.href }));

@@ -40,6 +40,15 @@ export async function chooseLocator(candidates: LocatorCandidates, count: Locato
 
 /** A locator as a person reads it in a step: `button "Pay"`, `label "Email"`, `css #main > div`. */
 export function describeLocator(locator: ElementLocator): string {
+  return `${handleOf(locator)}${inFrames(locator.frames)}`;
+}
+
+/** Where in the page's frames an element is, as a person reads it after the element: ` in frame iframe[title="Payment"]`; nothing in the page itself. */
+export function inFrames(frames: string[] | undefined): string {
+  return frames?.length ? ` in frame ${frames.join(' > ')}` : '';
+}
+
+function handleOf(locator: ElementLocator): string {
   switch (locator.by) {
     case 'role':
       return `${locator.role} ${JSON.stringify(locator.name)}`;

@@ -1,6 +1,6 @@
 import type { Routine, RoutineOwner, RoutineParameter, RoutineStep } from '../api/teach-schemas.js';
 import { originOf } from '../api/web-address.js';
-import { chooseLocator, describeLocator } from './locator-choice.js';
+import { chooseLocator, describeLocator, inFrames } from './locator-choice.js';
 import type { ElementLocator } from './script-steps.js';
 
 /**
@@ -26,6 +26,8 @@ export interface ElementFacts {
   text: string;
   textCount: number;
   css: string;
+  /** Inside frames: each frame's `<iframe>` selector in its parent's document, from the top (driver/person/frame-paths.ts). */
+  frames?: string[];
 }
 
 /** What the person did, as the watch reports it. */
@@ -43,7 +45,7 @@ export type PersonStep =
 
 /** The locator for an element, from the counts taken when the person acted. */
 export async function locatorOf(facts: ElementFacts): Promise<ElementLocator> {
-  return chooseLocator({ role: facts.role, name: facts.name, label: facts.label, testId: facts.testId, text: facts.text, css: facts.css }, (locator) => {
+  const found = await chooseLocator({ role: facts.role, name: facts.name, label: facts.label, testId: facts.testId, text: facts.text, css: facts.css }, (locator) => {
     switch (locator.by) {
       case 'role':
         return facts.nameCount ?? 0;
@@ -57,16 +59,22 @@ export async function locatorOf(facts: ElementFacts): Promise<ElementLocator> {
         return 0;
     }
   });
+  // Counted in the element's own document: the frames lead there first.
+  return facts.frames?.length ? { ...found, frames: facts.frames } : found;
 }
 
 /** An element as a person reads it: its role and name, else what found it. */
 export function whatOf(facts: ElementFacts, locator: ElementLocator): string {
-  return facts.role && facts.name ? `${facts.role} ${JSON.stringify(facts.name)}` : describeLocator(locator);
+  const what = facts.role && facts.name ? `${facts.role} ${JSON.stringify(facts.name)}${inFrames(facts.frames)}` : describeLocator(locator);
+  return what.length > MAX_WHAT ? `${what.slice(0, MAX_WHAT - 1)}…` : what;
 }
+
+/** A step's `what` is kept to this (teach-schemas.ts). */
+const MAX_WHAT = 300;
 
 /** A step as a person reads it, while a demonstration goes on. */
 export function stepLine(step: PersonStep): string {
-  const on = 'element' in step && step.element ? ` ${step.element.role && step.element.name ? `${step.element.role} ${JSON.stringify(step.element.name)}` : step.element.tag}` : '';
+  const on = 'element' in step && step.element ? ` ${step.element.role && step.element.name ? `${step.element.role} ${JSON.stringify(step.element.name)}` : step.element.tag}${inFrames(step.element.frames)}` : '';
   switch (step.kind) {
     case 'goto':
       return `go to ${step.url}`;
@@ -206,13 +214,17 @@ function sameElement(heard: PersonStep[], index: number, facts: ElementFacts): b
   for (let i = index - 1; i >= 0; i--) {
     const before = heard[i];
     if (before.kind === 'mark') continue;
-    return before.kind === 'type' && before.element.css === facts.css;
+    return before.kind === 'type' && before.element.css === facts.css && sameFrames(before.element.frames, facts.frames);
   }
   return false;
 }
 
 function sameLocator(a: ElementLocator, b: ElementLocator): boolean {
-  return a.by === b.by && a.role === b.role && a.name === b.name && a.value === b.value;
+  return a.by === b.by && a.role === b.role && a.name === b.name && a.value === b.value && sameFrames(a.frames, b.frames);
+}
+
+function sameFrames(a: string[] | undefined, b: string[] | undefined): boolean {
+  return (a ?? []).join('\n') === (b ?? []).join('\n');
 }
 
 /** `Full name` → `full_name`; a field with no words is named for its kind. */

@@ -169,16 +169,18 @@ function actLines(page: string, step: Extract<ScriptStep, { kind: 'act' }>, text
 }
 
 function locator(page: string, found: ElementLocator): string {
+  // Inside frames: each found by its element in its parent's document, as Playwright's codegen writes it.
+  const root = (found.frames ?? []).reduce((parent, frame) => `${parent}.locator(${q(frame)}).contentFrame()`, page);
   switch (found.by) {
     case 'role':
-      return `${page}.getByRole(${q(found.role!)}, { name: ${q(found.name!)}${found.exact ? ', exact: true' : ''} })`;
+      return `${root}.getByRole(${q(found.role!)}, { name: ${q(found.name!)}${found.exact ? ', exact: true' : ''} })`;
     case 'label':
-      return `${page}.getByLabel(${q(found.value!)}, { exact: true })`;
+      return `${root}.getByLabel(${q(found.value!)}, { exact: true })`;
     case 'testid':
-      return `${page}.getByTestId(${q(found.value!)})`;
+      return `${root}.getByTestId(${q(found.value!)})`;
     case 'text':
-      return `${page}.getByText(${q(found.value!)}, { exact: true })`;
+      return `${root}.getByText(${q(found.value!)}, { exact: true })`;
     case 'css':
-      return `${page}.locator(${q(found.value!)})`;
+      return `${root}.locator(${q(found.value!)})`;
   }
 }

@@ -19,6 +19,8 @@ export interface ElementLocator {
   value?: string;
   /** The ref was inside a frame: its frame's prefix (not written out as a locator). */
   frame?: string;
+  /** The element is inside these frames, from the top: each the CSS selector of its `<iframe>` in its parent's document (a person's step). */
+  frames?: string[];
 }
 
 /** Every ref an act names (its target, a drag's two ends, a fill's fields), each once, in order. */

@@ -84,7 +84,7 @@ export class RoutineService {
               steps.push({ step: index + 1, what, outcome: 'ok', url: tab.page.url() });
               continue;
             }
-            if (step.kind === 'type') typedWhereShown(routine, step, tab.page.url());
+            if (step.kind === 'type') typedWhereShown(routine, step, found.url);
             action = actionOf(step, found.ref, targetId, values, routine);
           }
           const result = await this.ports.browser.act(driver.profile.name, action, bounded, { secrets });

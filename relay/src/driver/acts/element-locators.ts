@@ -1,4 +1,4 @@
-import type { Locator, Page } from 'playwright-core';
+import type { FrameLocator, Locator, Page } from 'playwright-core';
 import type { ElementLocator } from '../../replay/script-steps.js';
 
 /**
@@ -8,16 +8,18 @@ import type { ElementLocator } from '../../replay/script-steps.js';
  * (locator-refs.ts).
  */
 export function playwrightLocator(page: Page, found: ElementLocator): Locator {
+  // Inside frames: each frame found by its element in its parent's document, down from the top.
+  const root: Page | FrameLocator = (found.frames ?? []).reduce<Page | FrameLocator>((parent, frame) => parent.locator(frame).contentFrame(), page);
   switch (found.by) {
     case 'role':
-      return page.getByRole(found.role as Parameters<Page['getByRole']>[0], { name: found.name, exact: found.exact ?? true });
+      return root.getByRole(found.role as Parameters<Page['getByRole']>[0], { name: found.name, exact: found.exact ?? true });
     case 'label':
-      return page.getByLabel(found.value!, { exact: true });
+      return root.getByLabel(found.value!, { exact: true });
     case 'testid':
-      return page.getByTestId(found.value!);
+      return root.getByTestId(found.value!);
     case 'text':
-      return page.getByText(found.value!, { exact: true });
+      return root.getByText(found.value!, { exact: true });
     case 'css':
-      return page.locator(found.value!);
+      return root.locator(found.value!);
   }
 }

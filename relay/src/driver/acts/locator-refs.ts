@@ -1,3 +1,4 @@
+import type { Locator } from 'playwright-core';
 import type { ElementLocator } from '../../replay/script-steps.js';
 import { describeLocator } from '../../replay/locator-choice.js';
 import { takeAiSnapshot } from '../../snapshot/ai-snapshot.js';
@@ -13,7 +14,8 @@ import { playwrightLocator } from './element-locators.js';
  * the locator, never guessed.
  */
 
-export type LocatedRef = { ref: string } | { problem: string };
+/** `url`: the document the element is in (a frame's, for an element inside one). */
+export type LocatedRef = { ref: string; url: string } | { problem: string };
 
 /** `walk: false` when the tab's document was walked just now (a snapshot's notes): its refs stand. */
 export async function refForLocator(tab: DriverTab, found: ElementLocator, { waitMs = 0, walk = true } = {}): Promise<LocatedRef> {
@@ -24,5 +26,17 @@ export async function refForLocator(tab: DriverTab, found: ElementLocator, { wai
   // A walk of the document as it is now: the ref is one of its refs, as an act expects.
   if (walk) await takeAiSnapshot(tab.snapshots);
   const ref = await refOfLocated(tab.page.mainFrame(), located).catch(() => null);
-  return ref ? { ref } : { problem: `${describeLocator(found)} went from the page while it was looked up` };
+  const url = found.frames?.length ? await frameUrlOf(located) : tab.page.url();
+  return ref && url !== undefined ? { ref, url } : { problem: `${describeLocator(found)} went from the page while it was looked up` };
+}
+
+/** The URL of the frame the element is in, as the browser has it (never the page's word). */
+async function frameUrlOf(located: Locator): Promise<string | undefined> {
+  const handle = await located.elementHandle({ timeout: 1_000 }).catch(() => null);
+  if (!handle) return undefined;
+  try {
+    return (await handle.ownerFrame())?.url();
+  } finally {
+    await handle.dispose().catch(() => {});
+  }
 }

@@ -26,13 +26,27 @@ export class OutOfProcessFrames {
     },
   ) {}
 
+  private readonly navigated = (frame: Frame) => void this.look(frame);
+  private readonly detached = (frame: Frame) => this.sessions.delete(frame);
+
   /** Starts following the page's frames (once), and looks at those it has now. */
   async watch(): Promise<void> {
     if (this.watching) return;
     this.watching = true;
-    this.page.on('framenavigated', (frame) => void this.look(frame));
-    this.page.on('framedetached', (frame) => this.sessions.delete(frame));
+    this.page.on('framenavigated', this.navigated);
+    this.page.on('framedetached', this.detached);
     await Promise.all(this.page.frames().map((frame) => this.look(frame)));
+  }
+
+  /** Stops following: no frame gets a session from now on, and those there are are detached. */
+  async stop(): Promise<void> {
+    if (!this.watching) return;
+    this.watching = false;
+    this.page.off('framenavigated', this.navigated);
+    this.page.off('framedetached', this.detached);
+    const sessions = await this.live();
+    this.sessions.clear();
+    await Promise.all(sessions.map((session) => session.detach().catch(() => {})));
   }
 
   /** Out-of-process frames' sessions found so far (and live). */
@@ -42,7 +56,7 @@ export class OutOfProcessFrames {
   }
 
   private look(frame: Frame): Promise<CDPSession | undefined> {
-    if (frame === this.page.mainFrame()) return Promise.resolve(undefined);
+    if (frame === this.page.mainFrame() || !this.watching) return Promise.resolve(undefined);
     const held = this.sessions.get(frame);
     const opening = (held ?? Promise.resolve(undefined)).then(async (session) => {
       if (session && !this.closed.has(session)) return session;
@@ -59,11 +73,15 @@ export class OutOfProcessFrames {
       .newCDPSession(frame)
       .catch(() => undefined);
     if (!session) return undefined;
+    if (!this.watching) {
+      await session.detach().catch(() => {});
+      return undefined;
+    }
     session.on('close', () => {
       this.closed.add(session);
       this.hooks.closed(session);
       // A frame that moved to another process (it navigated to another site) lives on, under a new target.
-      if (!frame.isDetached()) void this.look(frame);
+      if (this.watching && !frame.isDetached()) void this.look(frame);
     });
     try {
       await this.hooks.opened(session);
