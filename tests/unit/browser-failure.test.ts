@@ -4,7 +4,10 @@ import { actionBlockers, failureKind, type FailureKind, inputSent } from '../../
 import { ConflictError, TimeoutError } from '../../relay/src/errors.js';
 
 /** Failures as Playwright threw them against Chromium (tests/fixtures/playwright-failures.json says which versions). */
-const captured = JSON.parse(readFileSync(new URL('../fixtures/playwright-failures.json', import.meta.url), 'utf8')).failures as Record<string, { name: string; message: string }>;
+const captured = JSON.parse(readFileSync(new URL('../fixtures/playwright-failures.json', import.meta.url), 'utf8')).failures as Record<
+  string,
+  { name: string; message: string }
+>;
 
 /** The failure as Playwright's client hands it over: an Error with that name and message. */
 function thrown(which: string): Error {
@@ -45,7 +48,9 @@ describe('a browser failure is classified once, from what Playwright and CDP say
 
   it('reads the message without the call log, whose lines name states along the way', () => {
     // The call log of a click says "element is not attached" on the way; the failure is the timeout.
-    const error = Object.assign(new Error("locator.click: Timeout 1000ms exceeded.\nCall log:\n  - element is not attached to the DOM\n  - Target closed"), { name: 'Error' });
+    const error = Object.assign(new Error('locator.click: Timeout 1000ms exceeded.\nCall log:\n  - element is not attached to the DOM\n  - Target closed'), {
+      name: 'Error',
+    });
     expect(failureKind(error)).toBe('timeout');
     expect(failureKind(new Error('page.fill: Error: boom\nCall log:\n  - Frame was detached'))).toBeUndefined();
   });
@@ -72,16 +77,18 @@ describe("Playwright's call log, read for why an element could not be acted on",
     expect(actionBlockers(thrown('timeout-disabled'))).toEqual([{ kind: 'not-enabled' }]);
     expect(actionBlockers(thrown('timeout-hidden'))).toEqual([{ kind: 'not-visible' }]);
     expect(actionBlockers(thrown('timeout-moving'))).toEqual([{ kind: 'not-stable' }]);
-    expect(actionBlockers(new Error('locator.click: Timeout 1000ms exceeded.\nCall log:\n  - element is not visible\n  - retrying click action\n  - element is not stable'))).toEqual([
-      { kind: 'not-visible' },
-      { kind: 'not-stable' },
-    ]);
+    expect(
+      actionBlockers(
+        new Error('locator.click: Timeout 1000ms exceeded.\nCall log:\n  - element is not visible\n  - retrying click action\n  - element is not stable'),
+      ),
+    ).toEqual([{ kind: 'not-visible' }, { kind: 'not-stable' }]);
     expect(actionBlockers(thrown('page-closed'))).toEqual([]);
   });
 
   it('says whether the input went out since the last retry', () => {
     expect(inputSent(thrown('timeout-covered'))).toBe('no');
-    const log = (...lines: string[]) => new Error(['locator.click: Timeout 1000ms exceeded.', 'Call log:', ...lines.map((line) => `\u001b[2m${line}\u001b[22m`)].join('\n'));
+    const log = (...lines: string[]) =>
+      new Error(['locator.click: Timeout 1000ms exceeded.', 'Call log:', ...lines.map((line) => `\u001b[2m${line}\u001b[22m`)].join('\n'));
     expect(inputSent(log('  - performing click action', '  - retrying click action', '  - element is not stable'))).toBe('no');
     expect(inputSent(log('  - retrying click action', '  - performing click action'))).toBe('sending');
     expect(inputSent(log('  - performing click action', '  - click action done', '  - waiting for scheduled navigations to finish'))).toBe('done');

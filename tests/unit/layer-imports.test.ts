@@ -41,7 +41,13 @@ describe('the layer check reads every way a file imports a module', () => {
   });
 
   it('tells an import() of a computed name from one of a plain string', () => {
-    const text = ["await import('./plain.js');", 'await import(name);', 'await import(new URL(specifier, base).href);', 'await import(`./${which}.js`);', '// `import()` in prose'].join('\n');
+    const text = [
+      "await import('./plain.js');",
+      'await import(name);',
+      'await import(new URL(specifier, base).href);',
+      'await import(`./${which}.js`);',
+      '// `import()` in prose',
+    ].join('\n');
     expect(computedImportLines(text)).toEqual([2, 3, 4]);
   });
 });

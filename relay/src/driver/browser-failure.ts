@@ -44,7 +44,10 @@ const MESSAGES: ReadonlyArray<readonly [FailureKind, RegExp]> = [
   ['timeout', /Timeout \d+ms exceeded/],
   // Playwright: "Frame was detached", "Frame has been detached.", "Element is not attached to the DOM",
   // "Node is detached from document", "Element is not connected"; CDP: "Could not find node with given id", "No node with given id found".
-  ['detached', /Frame (?:was|has been) detached|Element is not attached to the DOM|Node is detached from document|Element is not connected|No node with given id found|Could not find node with given id/i],
+  [
+    'detached',
+    /Frame (?:was|has been) detached|Element is not attached to the DOM|Node is detached from document|Element is not connected|No node with given id found|Could not find node with given id/i,
+  ],
   // Playwright: "Execution context was destroyed, most likely because of a navigation",
   // 'Navigation to "…" is interrupted by another navigation to "…"'; Chromium: net::ERR_ABORTED; CDP: "Cannot find context with specified id".
   ['navigation-interrupted', /Execution context was destroyed|is interrupted by another navigation|net::ERR_ABORTED|Cannot find context with specified id/i],
