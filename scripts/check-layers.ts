@@ -8,7 +8,7 @@
  * Inside a folder too, no file leads back to itself through its imports
  * (type-only ones count: a circle of types is a circle a reader follows).
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 
 /** Shared by everything: the wire protocol and the error family, the logger, the zod error wording. */
@@ -52,9 +52,17 @@ export const LAYERS: Record<string, string[]> = {
 const SEALED = new Set(['page-runtime']);
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), '..');
-const RELAY = join(ROOT, 'relay', 'src');
+
+/**
+ * Files that may load a module whose name is computed (`import(url)`), which
+ * no check can follow, with why: anywhere else such an import is refused.
+ */
+const COMPUTED_IMPORTS_ALLOWED: Record<string, string> = {
+  'relay/src/cli/launch.ts': "the CLI bundle's loader: it runs what a command loads from the build in dist/node",
+};
 
 function files(dir: string): string[] {
+  if (!existsSync(dir)) return [];
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) return files(path);
@@ -63,23 +71,48 @@ function files(dir: string): string[] {
 }
 
 /** `relay/src/driver/x.ts` → `driver`; `relay/src/errors.ts` → `errors.ts`; `protocol/wire.ts` → `protocol`. */
-function unitOf(path: string): string | undefined {
-  if (path.startsWith(join(ROOT, 'protocol') + sep)) return 'protocol';
-  if (!path.startsWith(RELAY + sep)) return undefined;
-  return relative(RELAY, path).split(sep)[0];
+function unitOf(root: string, path: string): string | undefined {
+  const relay = join(root, 'relay', 'src');
+  if (path.startsWith(join(root, 'protocol') + sep)) return 'protocol';
+  if (!path.startsWith(relay + sep)) return undefined;
+  return relative(relay, path).split(sep)[0];
 }
 
-const IMPORT = /^\s*(?:import|export)\b[^'"]*?from\s+'(\.[^']+)'/gm;
-const PACKAGE_IMPORT = /^\s*(?:import|export)\b[^'"]*?from\s+'([^.'][^']*)'/gm;
-/** A module loaded on first use (`await import('./x.js')`) is as much a dependency as one imported at the top. */
-const DYNAMIC_IMPORT = /\bimport\(\s*'(\.[^']+)'\s*\)/g;
+/** An import in a file's text: what it names, on which line, and whether it is loaded on first use (`import()`). */
+export interface ImportSite {
+  specifier: string;
+  line: number;
+  dynamic: boolean;
+}
+
+/** `import … from 'x'`, `import type … from "x"`, `export … from 'x'`. */
+const STATIC_IMPORT = /^\s*(?:import|export)\b[^'"`;]*?\bfrom\s*(['"])([^'"\n]+)\1/gm;
+/** `import 'x'`: a module run for what it does on loading. */
+const BARE_IMPORT = /^\s*import\s*(['"])([^'"\n]+)\1/gm;
+/** A module loaded on first use (`await import('./x.js')`, `typeof import("./x.js")`) is as much a dependency as one imported at the top. */
+const DYNAMIC_IMPORT = /\bimport\(\s*(?:(['"])([^'"\n]+)\1|`([^`$\n]+)`)\s*[,)]/g;
+/** `import(` with no plain string in it (a variable, a URL made, a template with `${…}`): where it leads cannot be checked. */
+const COMPUTED_IMPORT = /\bimport\(\s*(?!\)|(['"])[^'"\n]+\1\s*[,)]|`[^`$\n]+`\s*[,)])/g;
+
+const lineAt = (text: string, index: number): number => text.slice(0, index).split('\n').length;
+
+/** Every import of a module in `text`, static or dynamic, relative or a package's. */
+export function importSites(text: string): ImportSite[] {
+  return [
+    ...[...text.matchAll(STATIC_IMPORT), ...text.matchAll(BARE_IMPORT)].map((match) => ({ specifier: match[2], line: lineAt(text, match.index), dynamic: false })),
+    ...[...text.matchAll(DYNAMIC_IMPORT)].map((match) => ({ specifier: match[2] ?? match[3], line: lineAt(text, match.index), dynamic: true })),
+  ].sort((a, b) => a.line - b.line);
+}
+
+/** The lines of `text` that load a module named by a computed value. */
+export function computedImportLines(text: string): number[] {
+  return [...text.matchAll(COMPUTED_IMPORT)].map((match) => lineAt(text, match.index));
+}
 
 function importsOf(file: string): Array<{ target: string; line: number }> {
-  const text = readFileSync(file, 'utf8');
-  return [...text.matchAll(IMPORT), ...text.matchAll(DYNAMIC_IMPORT)].map((match) => ({
-    target: resolve(dirname(file), match[1].replace(/\.js$/, '.ts')),
-    line: text.slice(0, match.index).split('\n').length,
-  }));
+  return importSites(readFileSync(file, 'utf8'))
+    .filter(({ specifier }) => specifier.startsWith('.'))
+    .map(({ specifier, line }) => ({ target: resolve(dirname(file), specifier.replace(/\.js$/, '.ts')), line }));
 }
 
 /**
@@ -118,41 +151,52 @@ export function circles(graph: Map<string, string[]>): string[][] {
   return found;
 }
 
-export function check(): string[] {
+/** Every import against the rules in the tree at `root` (this repository unless told). */
+export function check(root = ROOT): string[] {
+  const relay = join(root, 'relay', 'src');
+  const extension = join(root, 'extension', 'src');
+  const where = (file: string, line: number) => `${relative(root, file)}:${line}`;
   const problems: string[] = [];
   for (const [unit, allowed] of Object.entries(LAYERS)) {
     for (const dep of allowed) if (!(dep in LAYERS)) problems.push(`rule for ${unit} names ${dep}, which is not a layer`);
   }
-  for (const file of files(RELAY)) {
-    const from = unitOf(file)!;
+  for (const file of files(relay)) {
+    const from = unitOf(root, file)!;
     const allowed = from in LAYERS ? LAYERS[from] : null;
     for (const { target, line } of importsOf(file)) {
-      const to = unitOf(target);
+      const to = unitOf(root, target);
       if (to === from) continue;
       if (SEALED.has(from)) {
-        problems.push(`${relative(ROOT, file)}:${line}: ${from} runs in the page and may import only its own folder, not ${to ?? target}`);
+        problems.push(`${where(file, line)}: ${from} runs in the page and may import only its own folder, not ${to ?? target}`);
         continue;
       }
       if (to === undefined || BASE.includes(to)) continue;
-      if (allowed === null) problems.push(`${relative(ROOT, file)}:${line}: ${from} is a base module and may import only ${BASE.join(', ')}, not ${to}`);
-      else if (!allowed.includes(to)) problems.push(`${relative(ROOT, file)}:${line}: ${from} may not import ${to} (it may import ${[...allowed, ...BASE].join(', ') || 'only itself'})`);
+      if (allowed === null) problems.push(`${where(file, line)}: ${from} is a base module and may import only ${BASE.join(', ')}, not ${to}`);
+      else if (!allowed.includes(to)) problems.push(`${where(file, line)}: ${from} may not import ${to} (it may import ${[...allowed, ...BASE].join(', ') || 'only itself'})`);
+    }
+  }
+  for (const file of [...files(relay), ...files(extension), ...files(join(root, 'protocol'))]) {
+    if (relative(root, file).split(sep).join('/') in COMPUTED_IMPORTS_ALLOWED) continue;
+    for (const line of computedImportLines(readFileSync(file, 'utf8'))) {
+      problems.push(`${where(file, line)}: an import() of a computed name, which the layer check cannot follow: name the module in a string (or allow the file in COMPUTED_IMPORTS_ALLOWED, saying why)`);
     }
   }
   for (const unit of SEALED) {
-    for (const file of files(join(RELAY, unit))) {
-      const text = readFileSync(file, 'utf8');
-      for (const match of text.matchAll(PACKAGE_IMPORT)) problems.push(`${relative(ROOT, file)}:${text.slice(0, match.index).split('\n').length}: ${unit} runs in the page and may not import the package ${match[1]}`);
+    for (const file of files(join(relay, unit))) {
+      for (const { specifier, line } of importSites(readFileSync(file, 'utf8'))) {
+        if (!specifier.startsWith('.')) problems.push(`${where(file, line)}: ${unit} runs in the page and may not import the package ${specifier}`);
+      }
     }
   }
-  for (const file of files(join(ROOT, 'extension', 'src'))) {
+  for (const file of files(extension)) {
     for (const { target, line } of importsOf(file)) {
-      const to = unitOf(target);
-      if (to !== undefined && to !== 'protocol') problems.push(`${relative(ROOT, file)}:${line}: the extension may import only protocol/, not relay/src/${to}`);
+      const to = unitOf(root, target);
+      if (to !== undefined && to !== 'protocol') problems.push(`${where(file, line)}: the extension may import only protocol/, not relay/src/${to}`);
     }
   }
-  for (const dir of [RELAY, join(ROOT, 'extension', 'src'), join(ROOT, 'protocol')]) {
+  for (const dir of [relay, extension, join(root, 'protocol')]) {
     const graph = new Map(files(dir).map((file) => [file, importsOf(file).map(({ target }) => target)]));
-    for (const group of circles(graph)) problems.push(`a circle of imports among ${group.map((file) => relative(ROOT, file)).join(', ')}: each reaches the others (give what they share a file of its own, or pass a port)`);
+    for (const group of circles(graph)) problems.push(`a circle of imports among ${group.map((file) => relative(root, file)).join(', ')}: each reaches the others (give what they share a file of its own, or pass a port)`);
   }
   // The rules themselves form no cycle, so no chain of allowed imports leads back up.
   const visiting = new Set<string>();

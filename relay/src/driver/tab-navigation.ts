@@ -6,6 +6,7 @@ import type { EgressFailureReason } from '../profiles/launch-envelope.js';
 import type { DriverTab } from './driver-tab.js';
 import { ACTION_TIMEOUT_MS } from '../api/limits.js';
 import { takeRefusal } from './network/url-policy-guard.js';
+import { failureKind, firstLine } from './browser-failure.js';
 
 /** Why the browser's way out failed a connection to a host since a time (BrowserEndpoint.egressFailure); absent where there is none. */
 export type EgressWitness = (host: string, since: number) => EgressFailureReason | undefined;
@@ -43,9 +44,10 @@ export async function navigateTab(tab: DriverTab, url: string, guard: (tab: Driv
     if (refused) throw refused;
     const atEgress = egressError(egress, failedDocument ?? url, since, url);
     if (atEgress) throw atEgress;
-    const message = (error as Error).message.split('\n')[0];
-    if ((error as Error).name === 'TimeoutError') throw new TimeoutError(`Navigating to ${url} timed out: ${message}`);
-    if (/Cannot navigate to invalid URL|invalid url/i.test(message)) throw new BadRequestError(`Invalid URL ${JSON.stringify(url)}`);
+    const message = firstLine((error as Error).message);
+    const kind = failureKind(error);
+    if (kind === 'timeout') throw new TimeoutError(`Navigating to ${url} timed out: ${message}`);
+    if (kind === 'invalid-url') throw new BadRequestError(`Invalid URL ${JSON.stringify(url)}`);
     throw new UnavailableError(`Navigating to ${url} failed: ${message}`);
   } finally {
     tab.page.off('requestfailed', onFailed);

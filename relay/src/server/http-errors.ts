@@ -2,6 +2,7 @@ import { type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { BadRequestError, ClawdError, InternalError, TimeoutError, TooLargeError } from '../errors.js';
 import { LIMITS } from './limits.js';
+import { failureKind } from '../driver/browser-failure.js';
 
 /**
  * The one place, for both servers, where what went wrong becomes an HTTP
@@ -24,7 +25,7 @@ export function asHttpFailure(error: unknown): HttpFailure {
   if (known?.type === 'entity.too.large') return { error: new TooLargeError(`Request body over ${LIMITS.controlBodyBytes / 1024 / 1024} MB`), unexpected: false };
   const firstLine = String(known?.message ?? error).split('\n')[0];
   // Playwright's own timeouts.
-  if (known?.name === 'TimeoutError') return { error: new TimeoutError(firstLine), unexpected: false };
+  if (failureKind(error) === 'timeout') return { error: new TimeoutError(firstLine), unexpected: false };
   return { error: new InternalError(firstLine), unexpected: true };
 }
 

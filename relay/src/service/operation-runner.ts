@@ -1,4 +1,5 @@
 import { SESSION_PROFILE_PREFIX } from '../api/limits.js';
+import { failureKind } from '../driver/browser-failure.js';
 import type { ProfileDriver } from '../driver/profile-driver.js';
 import type { ProfileManager } from '../driver/profile-manager.js';
 import type { ActionLog, Actor } from '../runtime/action-log.js';
@@ -36,9 +37,6 @@ const ENDING_WAIT_MS = 3_000;
 
 /** Views, not actions: a recorded session keeps no screenshot of them. */
 const NOT_RECORDED = new Set(['snapshot', 'text', 'screenshot', 'labelled-screenshot', 'pdf', 'start', 'focus', 'close', 'dialog', 'storage-read', 'page-tools']);
-
-/** Messages Playwright and CDP give when the page or browser under a call went away. */
-const BROWSER_GONE = /Target crashed|Target closed|has been closed|Browser closed|browser has disconnected/i;
 
 export class OperationRunner implements Operations {
   /** Task sessions' profiles with calls that have asked: aborted, with why, when the session ends. */
@@ -90,7 +88,7 @@ export class OperationRunner implements Operations {
    * after the browser died. Any other failure is thrown as it came.
    */
   private async endedWith(profile: string, error: unknown): Promise<never> {
-    const gone = profile.startsWith(SESSION_PROFILE_PREFIX) && BROWSER_GONE.test((error as Error)?.message ?? '');
+    const gone = profile.startsWith(SESSION_PROFILE_PREFIX) && failureKind(error) === 'target-gone';
     for (let waited = 0; gone && waited <= ENDING_WAIT_MS; waited += 100) {
       const ended = this.drivers.endedError(profile);
       if (ended) throw ended;

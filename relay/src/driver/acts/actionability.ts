@@ -1,5 +1,6 @@
 import type { ElementHandle } from 'playwright-core';
 import { ConflictError } from '../../errors.js';
+import { type ActionBlocker, actionBlockers, failureKind, inputSent } from '../browser-failure.js';
 
 /**
  * Acting on an element only when a person could (visible, enabled, still,
@@ -44,9 +45,8 @@ export async function actionable<T>(ref: string, element: ElementHandle, act: (w
     try {
       return await act(within);
     } catch (error) {
-      if ((error as Error).name !== 'TimeoutError') throw error;
-      const message = (error as Error).message;
-      const sent = inputSent(message);
+      if (failureKind(error) !== 'timeout') throw error;
+      const sent = inputSent(error);
       // The input went out and only the wait after it (for a navigation it scheduled: reveal.js
       // sets location.hash) ran out of time: the action happened.
       if (sent === 'done') return undefined;
@@ -54,7 +54,8 @@ export async function actionable<T>(ref: string, element: ElementHandle, act: (w
       if (sent === 'sending') throw new ConflictError(`${ref} was being acted on when the time for it ran out: the input may have landed. Take a new snapshot to see before trying again.`);
       // Nothing was sent. An element that moves in bursts (reveal.js bounces its "next" arrow for
       // 100 s, still one second in two) is still now and then: one longer try catches it.
-      if (within === UNSTABLE_RETRY_WITHIN_MS || !/element is not stable/.test(message)) throw new ConflictError(`${ref} ${notActionableBecause(message)}`);
+      const blockers = actionBlockers(error);
+      if (within === UNSTABLE_RETRY_WITHIN_MS || !blockers.some(({ kind }) => kind === 'not-stable')) throw new ConflictError(`${ref} ${notActionableBecause(blockers[0])}`);
     }
   }
   return undefined;
@@ -94,26 +95,20 @@ async function untilStill(element: ElementHandle, withinMs: number, ifAnimated: 
     .catch(() => {});
 }
 
-/** What Playwright's call log says of the input since its last retry: not sent, on its way ("performing click action"), or done. */
-function inputSent(message: string): 'no' | 'sending' | 'done' {
-  const log = message.replace(/\u001b\[\d+m/g, '');
-  const retried = log.lastIndexOf('retrying ');
-  if (log.lastIndexOf(' action done') > retried) return 'done';
-  if (log.lastIndexOf('performing ') > retried) return 'sending';
-  return 'no';
-}
-
-/** Why Playwright's call log says an element could not be acted on, in a person's words with what to do. */
-export function notActionableBecause(message: string): string {
-  // The call log comes dimmed with terminal colour codes.
-  const callLog = message.replace(/\u001b\[\d+m/g, '');
-  const covered = [...callLog.matchAll(/^\s*-\s*(.+?) (?:from .+? subtree )?intercepts pointer events$/gm)].pop();
-  if (covered) return `is covered by ${covered[1].slice(0, 200)}, which would get the click. Close or answer what covers it (a dialog, a banner, an overlay), or scroll, then take a new snapshot.`;
-  const lines = callLog.split('\n');
-  const says = (pattern: RegExp) => lines.some((line) => pattern.test(line));
-  if (says(/element is not enabled/)) return 'is disabled, so it cannot be clicked now. The page may enable it once something else is done (a required field, a choice); take a new snapshot to see.';
-  if (says(/element is not visible/)) return 'is not visible (hidden, or of no size), so a person could not click it. Look for the visible control that stands for it (its label, a styled stand-in) in a new snapshot.';
-  if (says(/element is not stable/)) return 'is still moving (an animation), so a click would miss it. Wait a moment and try again.';
-  if (says(/element is outside of the viewport/)) return 'is outside the page, where it cannot be scrolled into view.';
-  return `did not become ready to act on within ${ACTIONABLE_WITHIN_MS} ms. Take a new snapshot to see where the page is.`;
+/** Why an element could not be acted on (what Playwright's call log said), in a person's words with what to do. */
+export function notActionableBecause(blocker: ActionBlocker | undefined): string {
+  switch (blocker?.kind) {
+    case 'covered':
+      return `is covered by ${blocker.by.slice(0, 200)}, which would get the click. Close or answer what covers it (a dialog, a banner, an overlay), or scroll, then take a new snapshot.`;
+    case 'not-enabled':
+      return 'is disabled, so it cannot be clicked now. The page may enable it once something else is done (a required field, a choice); take a new snapshot to see.';
+    case 'not-visible':
+      return 'is not visible (hidden, or of no size), so a person could not click it. Look for the visible control that stands for it (its label, a styled stand-in) in a new snapshot.';
+    case 'not-stable':
+      return 'is still moving (an animation), so a click would miss it. Wait a moment and try again.';
+    case 'outside-viewport':
+      return 'is outside the page, where it cannot be scrolled into view.';
+    default:
+      return `did not become ready to act on within ${ACTIONABLE_WITHIN_MS} ms. Take a new snapshot to see where the page is.`;
+  }
 }

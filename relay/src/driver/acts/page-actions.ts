@@ -8,6 +8,7 @@ import type { DriverTab } from '../driver-tab.js';
 import { actionable } from './actionability.js';
 import { checkedState, pointerTarget } from '../screen/pointer-target.js';
 import { typeText } from './typing.js';
+import { failureKind, firstLine } from '../browser-failure.js';
 import { clickCount, performMouseAction } from './mouse-acts.js';
 import { moveMouse } from './pointer.js';
 
@@ -121,8 +122,7 @@ async function evaluateSource(page: Page, source: string, element: ElementHandle
       await fn.dispose();
     }
   } catch (error) {
-    const message = (error as Error).message.split('\n')[0];
-    if (/SyntaxError|is not a function/.test(message)) throw new BadRequestError(`fn is not a function's source: ${message}`);
+    if (failureKind(error) === 'bad-script') throw new BadRequestError(`fn is not a function's source: ${firstLine((error as Error).message)}`);
     throw error;
   }
 }

@@ -2,6 +2,7 @@ import type { ElementHandle, Page } from 'playwright-core';
 import { ConflictError } from '../../errors.js';
 import { ACTION_TIMEOUT_MS } from '../../api/limits.js';
 import { actionable } from './actionability.js';
+import { failureKind } from '../browser-failure.js';
 
 /**
  * Where typed text goes, decided at once from what the element is:
@@ -49,7 +50,7 @@ export async function typeText(page: Page, element: ElementHandle, ref: string, 
       () => true,
       (error: Error) => {
         // A date or time field given the date as a person writes it: refused at once, typed as keys below.
-        if (/Malformed value|Cannot type text into/.test(error.message) && field.dated) return false;
+        if (failureKind(error) === 'value-refused' && field.dated) return false;
         throw error;
       },
     );

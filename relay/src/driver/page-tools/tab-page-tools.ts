@@ -7,6 +7,7 @@ import { OutOfProcessFrames } from './frame-sessions.js';
 import { checkToolInput } from './tool-input.js';
 import type { ConfirmRule, Consequence } from '../../runtime/consequential-acts.js';
 import { toolConsequence } from './tool-consequence.js';
+import { failureKind } from '../browser-failure.js';
 
 /**
  * The tools a tab's page offers agents (WebMCP, spec §21): registered by its
@@ -76,8 +77,7 @@ export class TabPageTools {
     if (this.unavailable) throw new UnavailableError(this.unavailable);
     this.enabling ??= this.enable().catch((error: unknown) => {
       this.enabling = undefined;
-      const message = (error as Error).message ?? String(error);
-      if (/wasn't found|not found|Unknown method|not allowed/i.test(message)) this.unavailable = NO_WEBMCP;
+      if (failureKind(error) === 'method-unavailable') this.unavailable = NO_WEBMCP;
       throw this.unavailable ? new UnavailableError(NO_WEBMCP) : error;
     });
     return this.enabling;

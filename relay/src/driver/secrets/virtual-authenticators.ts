@@ -2,6 +2,7 @@ import { createPrivateKey, createPublicKey } from 'node:crypto';
 import type { Protocol } from 'devtools-protocol';
 import type { StorageCredential } from '../../api/toolbox-schemas.js';
 import type { DriverTab } from '../driver-tab.js';
+import { failureKind } from '../browser-failure.js';
 
 /**
  * Passkeys held by clawd (spec §22): a virtual WebAuthn authenticator in
@@ -120,7 +121,7 @@ export class VirtualAuthenticators {
         return authenticatorId;
       } catch (error) {
         // A new tab's first document replaces its frame right after it opens, and Chrome forgets the enable with it: enable again.
-        if (tries >= 5 || !/has not been enabled/.test((error as Error).message)) throw error;
+        if (tries >= 5 || failureKind(error) !== 'domain-disabled') throw error;
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     }
