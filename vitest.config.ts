@@ -24,7 +24,13 @@ export default defineConfig({
       {
         // What needs no browser runs first, its files side by side.
         extends: true,
-        test: { name: 'unit', include: ['tests/unit/**/*.test.ts', 'tests/fuzz/**/*.test.ts', 'tests/security/**/*.test.ts'], fileParallelism: true, maxWorkers: unitWorkers, sequence: { groupOrder: 0 } },
+        test: {
+          name: 'unit',
+          include: ['tests/unit/**/*.test.ts', 'tests/fuzz/**/*.test.ts', 'tests/security/**/*.test.ts'],
+          fileParallelism: true,
+          maxWorkers: unitWorkers,
+          sequence: { groupOrder: 0 },
+        },
       },
       {
         // End-to-end files each start a real Chromium; on a 2-core machine they run one at a time, after the rest.

@@ -30,7 +30,11 @@ const WARM_UP = 300;
 export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
-export const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 50);
+export const median = (values: number[]) =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
 const now = () => performance.now();
 
 /** A full-page clip, as Page.captureScreenshot takes it. */
@@ -97,12 +101,14 @@ export class CdpRounds {
         const ticks = processName && cpuTicks();
         const start = now();
         let sent = 0;
-        await Promise.all(Array.from({ length: inFlight }, async () => {
-          while (sent < count) {
-            sent++;
-            await this.evaluate(path);
-          }
-        }));
+        await Promise.all(
+          Array.from({ length: inFlight }, async () => {
+            while (sent < count) {
+              sent++;
+              await this.evaluate(path);
+            }
+          }),
+        );
         throughput[path].push(count / ((now() - start) / 1000));
         if (processName && ticks && round === 1) cpu[path] = cpuShares(ticks, cpuTicks(), (now() - start) / 1000, processName);
       }
@@ -118,9 +124,13 @@ export class CdpRounds {
   async screenshots(bigUrl: string, count: number): Promise<{ screenshot: Record<Path, number[]>; bytes: number; clip: Clip }> {
     const { direct } = this.clients;
     await this.navigate(bigUrl);
-    await waitFor(async () => (await direct.send('Runtime.evaluate', { expression: 'document.body?.dataset.ready', returnByValue: true }, this.sessions.direct)).result.value === '1', {
-      message: 'big.html never drew',
-    });
+    await waitFor(
+      async () =>
+        (await direct.send('Runtime.evaluate', { expression: 'document.body?.dataset.ready', returnByValue: true }, this.sessions.direct)).result.value === '1',
+      {
+        message: 'big.html never drew',
+      },
+    );
     const { cssContentSize } = await direct.send('Page.getLayoutMetrics', {}, this.sessions.direct);
     const clip: Clip = { x: 0, y: 0, width: cssContentSize.width, height: cssContentSize.height, scale: 1 };
     const screenshot: Record<Path, number[]> = { direct: [], relay: [] };
@@ -148,7 +158,11 @@ export class CdpRounds {
 }
 
 /** Playwright's connectOverCDP → a first evaluate in the page `choose` picks (ms, each path in turn). */
-export async function connectRounds(endpoints: Record<Path, string>, count: number, choose: (pages: Page[]) => Page | undefined): Promise<Record<Path, number[]>> {
+export async function connectRounds(
+  endpoints: Record<Path, string>,
+  count: number,
+  choose: (pages: Page[]) => Page | undefined,
+): Promise<Record<Path, number[]>> {
   const connect: Record<Path, number[]> = { direct: [], relay: [] };
   for (let i = 0; i < count; i++) {
     for (const path of PATHS) {

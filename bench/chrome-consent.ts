@@ -36,12 +36,17 @@ async function main(): Promise<void> {
   writeFileSync(join(home, 'token'), `${token}\n`, { mode: 0o600 });
   const { control, relay: relayPort } = await freePortPair();
   writeFileSync(join(home, 'config.json'), JSON.stringify({ controlUrl: `http://127.0.0.1:${control}`, chrome: { userDataDir } }));
-  const serve: ChildProcess = spawn(process.execPath, [join(ROOT, 'bin/clawd-browser.js'), 'serve', '--log-level', 'warn'], { env: { ...process.env, CLAWD_HOME: home }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const serve: ChildProcess = spawn(process.execPath, [join(ROOT, 'bin/clawd-browser.js'), 'serve', '--log-level', 'warn'], {
+    env: { ...process.env, CLAWD_HOME: home },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const fixtures = await startFixtureServer();
   const person = await launchChromium({ userDataDir, remoteDebuggingPort: 0 });
-  const api = (path: string, init: RequestInit = {}) => fetch(`http://127.0.0.1:${control}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } });
+  const api = (path: string, init: RequestInit = {}) =>
+    fetch(`http://127.0.0.1:${control}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } });
   const relayUrl = `ws://127.0.0.1:${relayPort}/cdp?profile=chrome&token=${token}`;
-  const lentIds = async () => ((await (await fetch(`http://127.0.0.1:${relayPort}/json/list?profile=chrome&token=${token}`)).json()) as Array<{ id: string }>).map((tab) => tab.id);
+  const lentIds = async () =>
+    ((await (await fetch(`http://127.0.0.1:${relayPort}/json/list?profile=chrome&token=${token}`)).json()) as Array<{ id: string }>).map((tab) => tab.id);
   try {
     await waitFor(async () => (await api('/chrome').catch(() => undefined))?.ok === true, { timeoutMs: 15_000, message: 'serve did not start' });
 
@@ -59,10 +64,20 @@ async function main(): Promise<void> {
     const { pageTargetId } = await openTab(person.cdp, fixtures.url('index.html'));
     await api('/chrome/picker/open', { method: 'POST' });
     let picker: string | undefined;
-    await waitFor(async () => (picker = (await pageTargets(person.cdp)).find((target) => target.url.endsWith('/chrome/picker'))?.targetId) !== undefined, { message: 'no picker' });
+    await waitFor(async () => (picker = (await pageTargets(person.cdp)).find((target) => target.url.endsWith('/chrome/picker'))?.targetId) !== undefined, {
+      message: 'no picker',
+    });
     const { sessionId: pickerSession } = await person.cdp.send<{ sessionId: string }>('Target.attachToTarget', { targetId: picker!, flatten: true });
     const inPicker = (lent: boolean) =>
-      person.cdp.send('Runtime.evaluate', { expression: `fetch('/chrome/picker/lend', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ targetId: ${JSON.stringify(pageTargetId)}, lent: ${lent} }) }).then((r) => r.status)`, awaitPromise: true, returnByValue: true }, pickerSession);
+      person.cdp.send(
+        'Runtime.evaluate',
+        {
+          expression: `fetch('/chrome/picker/lend', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ targetId: ${JSON.stringify(pageTargetId)}, lent: ${lent} }) }).then((r) => r.status)`,
+          awaitPromise: true,
+          returnByValue: true,
+        },
+        pickerSession,
+      );
     const lend: number[] = [];
     for (let i = 0; i < LENDS; i++) {
       const start = now();
@@ -90,13 +105,19 @@ async function main(): Promise<void> {
       const l = latency[path];
       return `p50 ${ms(percentile(l, 50))}, p99 ${ms(percentile(l, 99))}; pipelined ${median(throughput[path]).toFixed(0)} ops/s; ${(bytes / 1e6).toFixed(1)} MB screenshot ${ms(median(screenshot[path]))}; connectOverCDP → first evaluate ${ms(median(connect[path]))}`;
     };
-    console.log(`chrome profile (${ROUND_COUNTS.sequential} sequential, ${ROUND_COUNTS.pipelined} pipelined with ${ROUND_COUNTS.inFlight} in flight, medians of rounds):`);
-    console.log(`  POST /chrome/attach → attached: p50 ${ms(percentile(sorted(attach), 50))} (${ATTACHES} attaches; a person's Chrome adds the time they take to answer)`);
+    console.log(
+      `chrome profile (${ROUND_COUNTS.sequential} sequential, ${ROUND_COUNTS.pipelined} pipelined with ${ROUND_COUNTS.inFlight} in flight, medians of rounds):`,
+    );
+    console.log(
+      `  POST /chrome/attach → attached: p50 ${ms(percentile(sorted(attach), 50))} (${ATTACHES} attaches; a person's Chrome adds the time they take to answer)`,
+    );
     console.log(`  the picker's lend → at /json/list?profile=chrome: p50 ${ms(percentile(sorted(lend), 50))}, max ${ms(Math.max(...lend))} (${LENDS} lends)`);
     console.log(`  Runtime.evaluate direct:  ${line('direct')}`);
     console.log(`  Runtime.evaluate relay:   ${line('relay')}`);
     const ratio = (record: Record<Path, number[]>) => (median(record.relay) / median(record.direct)).toFixed(2);
-    console.log(`  relay ÷ direct: p50 ${(percentile(latency.relay, 50) / percentile(latency.direct, 50)).toFixed(2)}×, pipelined ${ratio(throughput)}×, screenshot ${ratio(screenshot)}×, connect ${ratio(connect)}×`);
+    console.log(
+      `  relay ÷ direct: p50 ${(percentile(latency.relay, 50) / percentile(latency.direct, 50)).toFixed(2)}×, pipelined ${ratio(throughput)}×, screenshot ${ratio(screenshot)}×, connect ${ratio(connect)}×`,
+    );
   } finally {
     await person.close();
     serve.kill('SIGTERM');

@@ -42,7 +42,9 @@ export function measureChromeDebugger(
   bigUrl: string,
   counts: { sequential: number; pipelined: number; inFlight: number; screenshots: number },
 ): Promise<Floor> {
-  return runInWorker<Floor>(cdp, `(async () => {
+  return runInWorker<Floor>(
+    cdp,
+    `(async () => {
     const targets = await chrome.debugger.getTargets();
     const target = { tabId: targets.find((t) => t.id === ${JSON.stringify(pageTargetId)}).tabId };
     const evaluate = () => chrome.debugger.sendCommand(target, 'Runtime.evaluate', { expression: '1+1', returnByValue: true });
@@ -73,5 +75,6 @@ export function measureChromeDebugger(
     shots.sort((a, b) => a - b);
     const at = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor(p / 100 * sorted.length))];
     return JSON.stringify({ p50: at(samples, 50), p99: at(samples, 99), throughput: rates[1], screenshot: at(shots, 50) });
-  })()`);
+  })()`,
+  );
 }

@@ -129,7 +129,12 @@ async function serveStarts(): Promise<number[]> {
       const started = performance.now();
       const serve = spawn(process.execPath, [CLI, 'serve', '--log-level', 'warn'], { env: clawdEnv(home), stdio: ['ignore', 'ignore', 'inherit'] });
       try {
-        while (!(await fetch(`http://127.0.0.1:${control}/pressure`, { signal: AbortSignal.timeout(2_000) }).then((answer) => answer.ok, () => false))) {
+        while (
+          !(await fetch(`http://127.0.0.1:${control}/pressure`, { signal: AbortSignal.timeout(2_000) }).then(
+            (answer) => answer.ok,
+            () => false,
+          ))
+        ) {
           if (serve.exitCode !== null) throw new Error(`serve exited ${serve.exitCode}`);
           await new Promise((resolve) => setTimeout(resolve, 5));
         }
@@ -147,7 +152,12 @@ async function serveStarts(): Promise<number[]> {
 /** `mcp` on stdio from spawn to its answer to `initialize`, the home's server already running. */
 async function mcpStarts(home: string): Promise<number[]> {
   const times: number[] = [];
-  const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } };
+  const initialize = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
+  };
   for (let i = 0; i < RUNS; i++) {
     const started = performance.now();
     const mcp = spawn(process.execPath, [CLI, 'mcp'], { env: clawdEnv(home), stdio: ['pipe', 'pipe', 'inherit'] });
@@ -181,7 +191,10 @@ async function stop(child: ChildProcess): Promise<void> {
 async function clicksOnPage(endpoint: string): Promise<number> {
   const browser = await chromium.connectOverCDP(endpoint);
   try {
-    const pages = browser.contexts().flatMap((context) => context.pages()).filter((page) => page.url().startsWith('http'));
+    const pages = browser
+      .contexts()
+      .flatMap((context) => context.pages())
+      .filter((page) => page.url().startsWith('http'));
     const counts = await Promise.all(pages.map((page) => page.evaluate(() => (window as unknown as { clicks?: number }).clicks ?? 0)));
     return counts.reduce((sum, count) => sum + count, 0);
   } finally {
@@ -198,7 +211,10 @@ export async function measureCliStart(): Promise<{ rows: Row[]; serve: number[];
   const work = join(home, 'playwright-work');
   mkdirSync(work);
   const { control } = await freePortPair();
-  writeFileSync(join(home, 'config.json'), JSON.stringify({ controlUrl: `http://127.0.0.1:${control}`, defaultProfile: 'bench', profiles: { bench: { cdpUrl: browser.httpEndpoint } } }));
+  writeFileSync(
+    join(home, 'config.json'),
+    JSON.stringify({ controlUrl: `http://127.0.0.1:${control}`, defaultProfile: 'bench', profiles: { bench: { cdpUrl: browser.httpEndpoint } } }),
+  );
   const server = await startServe(home, control, ROOT);
   const peerEnv = { ...process.env, PLAYWRIGHT_CLI_NO_UPDATE_CHECK: '1' };
   const clawd = (args: string[]) => timed(process.execPath, [CLI, ...args], { env: clawdEnv(home) });

@@ -159,7 +159,14 @@ function docsTask(site: string): Task {
 /** A site of the todomvc package and Python's docs, on loopback. */
 async function startSite(): Promise<{ url: string; server: Server }> {
   const todomvc = dirname(require.resolve('todomvc/package.json'));
-  const types: Record<string, string> = { '.html': 'text/html', '.css': 'text/css', '.js': 'text/javascript', '.png': 'image/png', '.svg': 'image/svg+xml', '.json': 'application/json' };
+  const types: Record<string, string> = {
+    '.html': 'text/html',
+    '.css': 'text/css',
+    '.js': 'text/javascript',
+    '.png': 'image/png',
+    '.svg': 'image/svg+xml',
+    '.json': 'application/json',
+  };
   const server = createServer((request, response) => {
     const pathname = decodeURIComponent(new URL(request.url ?? '/', 'http://site').pathname);
     const root = pathname.startsWith('/library/') || pathname.startsWith('/_static/') ? PYTHON_DOCS : todomvc;
@@ -178,7 +185,10 @@ export async function measureCliTokens(): Promise<CliFigures[]> {
   const work = join(home, 'playwright-work');
   mkdirSync(work);
   const { control } = await freePortPair();
-  writeFileSync(join(home, 'config.json'), JSON.stringify({ controlUrl: `http://127.0.0.1:${control}`, defaultProfile: 'bench', profiles: { bench: { cdpUrl: browser.httpEndpoint } } }));
+  writeFileSync(
+    join(home, 'config.json'),
+    JSON.stringify({ controlUrl: `http://127.0.0.1:${control}`, defaultProfile: 'bench', profiles: { bench: { cdpUrl: browser.httpEndpoint } } }),
+  );
   writeFileSync(join(home, 'token'), `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
   const env = { ...process.env, CLAWD_HOME: home };
   const serve = execFile(process.execPath, [join(ROOT, 'bin/clawd-browser.js'), 'serve'], { env });
@@ -189,7 +199,9 @@ export async function measureCliTokens(): Promise<CliFigures[]> {
     for (const task of tasks) {
       const clawd = async (line: string) => {
         const [, ...args] = argv(line);
-        const answer = await run(process.execPath, [join(ROOT, 'bin/clawd-browser.js'), ...args], { env, maxBuffer: 64 * 1024 * 1024 }).catch((error: { stdout?: string; stderr?: string }) => ({ stdout: error.stdout ?? '', stderr: error.stderr ?? '' }));
+        const answer = await run(process.execPath, [join(ROOT, 'bin/clawd-browser.js'), ...args], { env, maxBuffer: 64 * 1024 * 1024 }).catch(
+          (error: { stdout?: string; stderr?: string }) => ({ stdout: error.stdout ?? '', stderr: error.stderr ?? '' }),
+        );
         return answer.stdout + answer.stderr;
       };
       await freshStart(browser.httpEndpoint!, site.url);
@@ -197,19 +209,30 @@ export async function measureCliTokens(): Promise<CliFigures[]> {
       for (const find of [false, true]) {
         const pw = async (line: string) => {
           const [, ...args] = argv(line);
-          const answer = await run(process.execPath, [PLAYWRIGHT_CLI, ...args], { cwd: work, env: { ...process.env, PLAYWRIGHT_CLI_NO_UPDATE_CHECK: '1' }, maxBuffer: 64 * 1024 * 1024 }).catch((error: { stdout?: string; stderr?: string }) => ({ stdout: error.stdout ?? '', stderr: error.stderr ?? '' }));
+          const answer = await run(process.execPath, [PLAYWRIGHT_CLI, ...args], {
+            cwd: work,
+            env: { ...process.env, PLAYWRIGHT_CLI_NO_UPDATE_CHECK: '1' },
+            maxBuffer: 64 * 1024 * 1024,
+          }).catch((error: { stdout?: string; stderr?: string }) => ({ stdout: error.stdout ?? '', stderr: error.stderr ?? '' }));
           return answer.stdout + answer.stderr;
         };
         await freshStart(browser.httpEndpoint!, site.url);
         figures.push(
-          await measure(task, `playwright-cli${find ? ' + find' : ', reading snapshots'}`, SKILLS.playwright, async (shell) => {
-            await shell(`playwright-cli attach --cdp=${browser.httpEndpoint}`);
-            try {
-              await task.playwright(shell, task.url, find);
-            } finally {
-              await shell('playwright-cli detach');
-            }
-          }, pw, browser.httpEndpoint!),
+          await measure(
+            task,
+            `playwright-cli${find ? ' + find' : ', reading snapshots'}`,
+            SKILLS.playwright,
+            async (shell) => {
+              await shell(`playwright-cli attach --cdp=${browser.httpEndpoint}`);
+              try {
+                await task.playwright(shell, task.url, find);
+              } finally {
+                await shell('playwright-cli detach');
+              }
+            },
+            pw,
+            browser.httpEndpoint!,
+          ),
         );
       }
     }
@@ -223,7 +246,14 @@ export async function measureCliTokens(): Promise<CliFigures[]> {
   }
 }
 
-async function measure(task: Task, side: string, skillPath: string, steps: (shell: Shell) => Promise<void>, execute: (line: string) => Promise<string>, endpoint: string): Promise<CliFigures> {
+async function measure(
+  task: Task,
+  side: string,
+  skillPath: string,
+  steps: (shell: Shell) => Promise<void>,
+  execute: (line: string) => Promise<string>,
+  endpoint: string,
+): Promise<CliFigures> {
   let written = 0;
   let read = 0;
   let commands = 0;
@@ -245,7 +275,10 @@ async function measure(task: Task, side: string, skillPath: string, steps: (shel
 async function pageState(endpoint: string, task: Task): Promise<string> {
   const browser = await chromium.connectOverCDP(endpoint);
   try {
-    const page = browser.contexts().flatMap((context) => context.pages()).find((candidate) => candidate.url() !== 'about:blank');
+    const page = browser
+      .contexts()
+      .flatMap((context) => context.pages())
+      .find((candidate) => candidate.url() !== 'about:blank');
     return page ? String(await page.evaluate(`(${task.done})()`)) : 'no page';
   } finally {
     await browser.close();
@@ -268,7 +301,13 @@ async function freshStart(endpoint: string, origin: string): Promise<void> {
 
 async function waitForServer(port: number): Promise<void> {
   for (let attempt = 0; attempt < 100; attempt++) {
-    if (await fetch(`http://127.0.0.1:${port}/pressure`).then((answer) => answer.ok, () => false)) return;
+    if (
+      await fetch(`http://127.0.0.1:${port}/pressure`).then(
+        (answer) => answer.ok,
+        () => false,
+      )
+    )
+      return;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   throw new Error('serve did not start');
@@ -278,5 +317,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const figures = await measureCliTokens();
   console.log('| task | side | commands | written | read | without the skill | skill | with the skill | the page says |');
   console.log('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
-  for (const row of figures) console.log(`| ${row.task} | ${row.side} | ${row.commands} | ${row.written} | ${row.read} | ${row.withoutSkill.toLocaleString('en')} | ${row.skill.toLocaleString('en')} | ${row.withSkill.toLocaleString('en')} | ${row.done} |`);
+  for (const row of figures)
+    console.log(
+      `| ${row.task} | ${row.side} | ${row.commands} | ${row.written} | ${row.read} | ${row.withoutSkill.toLocaleString('en')} | ${row.skill.toLocaleString('en')} | ${row.withSkill.toLocaleString('en')} | ${row.done} |`,
+    );
 }

@@ -53,7 +53,13 @@ async function markClickable(page: Page): Promise<void> {
       const backendNodeId = nodes.backendNodeId![index];
       const { object } = await cdp.send('DOM.resolveNode', { backendNodeId }).catch(() => ({ object: { objectId: undefined } }));
       if (!object.objectId) continue;
-      await cdp.send('Runtime.callFunctionOn', { objectId: object.objectId, functionDeclaration: `function (mark) { if (this.nodeType === 1) this.setAttribute(mark, ''); }`, arguments: [{ value: CLICKABLE }] }).catch(() => {});
+      await cdp
+        .send('Runtime.callFunctionOn', {
+          objectId: object.objectId,
+          functionDeclaration: `function (mark) { if (this.nodeType === 1) this.setAttribute(mark, ''); }`,
+          arguments: [{ value: CLICKABLE }],
+        })
+        .catch(() => {});
     }
   } finally {
     await cdp.detach();
@@ -113,9 +119,20 @@ async function measurePage(page: Page, name: string): Promise<ReachRow> {
   }
   for (const { ref } of refLines(playwright)) {
     if (ref.startsWith('f')) continue;
-    await page.locator(`aria-ref=${ref}`).evaluate((element, mark) => element.setAttribute(mark, ''), THEIRS, { timeout: 2_000 }).catch((e) => process.env.REACH_DEBUG && console.log(String(e).slice(0, 200)));
+    await page
+      .locator(`aria-ref=${ref}`)
+      .evaluate((element, mark) => element.setAttribute(mark, ''), THEIRS, { timeout: 2_000 })
+      .catch((e) => process.env.REACH_DEBUG && console.log(String(e).slice(0, 200)));
   }
-  if (process.env.REACH_DEBUG) console.log('marked pw', await page.evaluate(`document.querySelectorAll('[${THEIRS}]').length`), 'of', refLines(playwright).length, 'ours', await page.evaluate(`document.querySelectorAll('[${OURS}]').length`));
+  if (process.env.REACH_DEBUG)
+    console.log(
+      'marked pw',
+      await page.evaluate(`document.querySelectorAll('[${THEIRS}]').length`),
+      'of',
+      refLines(playwright).length,
+      'ours',
+      await page.evaluate(`document.querySelectorAll('[${OURS}]').length`),
+    );
   await markClickable(page);
   const counted = (await page.evaluate(`${TALLY}(${JSON.stringify([CLICKABLE, OURS, THEIRS])})`)) as Array<{ what: string; ours: boolean; theirs: boolean }>;
   await page.evaluate(`(() => {
@@ -170,17 +187,23 @@ export async function measureReach(): Promise<ReachRow[]> {
 }
 
 export function reportReach(rows: ReachRow[]): void {
-  console.log('\nwhat a person can click (innermost visible elements with a click listener, or native controls) that each outline gives a ref to, itself or inside it');
+  console.log(
+    '\nwhat a person can click (innermost visible elements with a click listener, or native controls) that each outline gives a ref to, itself or inside it',
+  );
   console.log(`${'page'.padEnd(52)} ${'clickable'.padStart(9)} ${'ours'.padStart(6)} ${'pw'.padStart(6)} ${'tokens ours/pw'.padStart(16)}`);
   for (const row of rows) {
-    console.log(`${row.page.padEnd(52)} ${String(row.clickable).padStart(9)} ${String(row.ours).padStart(6)} ${String(row.playwright).padStart(6)} ${`${row.oursTokens}/${row.playwrightTokens}`.padStart(16)}`);
+    console.log(
+      `${row.page.padEnd(52)} ${String(row.clickable).padStart(9)} ${String(row.ours).padStart(6)} ${String(row.playwright).padStart(6)} ${`${row.oursTokens}/${row.playwrightTokens}`.padStart(16)}`,
+    );
     if (process.env.REACH_VERBOSE === '1') {
       for (const miss of row.oursMisses) console.log(`    ours misses ${miss}`);
       for (const miss of row.playwrightMisses) console.log(`    pw misses   ${miss}`);
     }
   }
   const sum = (pick: (row: ReachRow) => number) => rows.reduce((total, row) => total + pick(row), 0);
-  console.log(`${'all'.padEnd(52)} ${String(sum((r) => r.clickable)).padStart(9)} ${String(sum((r) => r.ours)).padStart(6)} ${String(sum((r) => r.playwright)).padStart(6)} ${`${(sum((r) => r.oursTokens) / sum((r) => r.playwrightTokens)).toFixed(2)}×`.padStart(16)}`);
+  console.log(
+    `${'all'.padEnd(52)} ${String(sum((r) => r.clickable)).padStart(9)} ${String(sum((r) => r.ours)).padStart(6)} ${String(sum((r) => r.playwright)).padStart(6)} ${`${(sum((r) => r.oursTokens) / sum((r) => r.playwrightTokens)).toFixed(2)}×`.padStart(16)}`,
+  );
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

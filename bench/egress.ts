@@ -24,14 +24,17 @@ export async function measureEgress(): Promise<EgressFigures> {
   const site = createServer((request, response) => {
     const url = request.url ?? '/';
     if (url.startsWith('/img/')) return void response.writeHead(200, { 'content-type': 'image/png', 'cache-control': 'no-store' }).end(PIXEL);
-    if (url.startsWith('/js/')) return void response.writeHead(200, { 'content-type': 'text/javascript', 'cache-control': 'no-store' }).end(`window.n = (window.n || 0) + 1;`);
+    if (url.startsWith('/js/'))
+      return void response.writeHead(200, { 'content-type': 'text/javascript', 'cache-control': 'no-store' }).end(`window.n = (window.n || 0) + 1;`);
     const parts: string[] = [];
     for (let i = 0; i < SUBRESOURCES / 2; i++) parts.push(`<img src="/img/${i}.png"><script src="/js/${i}.js"></script>`);
     response.writeHead(200, { 'content-type': 'text/html', 'cache-control': 'no-store' }).end(`<!doctype html><title>many</title>${parts.join('')}`);
   });
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
   const pageUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/`;
-  const proxyProcess = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./egress-proxy-process.ts', import.meta.url))], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const proxyProcess = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./egress-proxy-process.ts', import.meta.url))], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const proxyPort = await new Promise<number>((resolve, reject) => {
     proxyProcess.stdout!.on('data', (chunk: Buffer) => {
       const port = /listening (\d+)/.exec(chunk.toString())?.[1];
@@ -77,5 +80,7 @@ const p95 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.min(val
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const figures = await measureEgress();
-  console.log(`page with ${figures.subresources} subresources, to load (ms): direct p50 ${median(figures.direct).toFixed(1)} p95 ${p95(figures.direct).toFixed(1)}; through the egress proxy p50 ${median(figures.proxied).toFixed(1)} p95 ${p95(figures.proxied).toFixed(1)}; ratio p50 ${(median(figures.proxied) / median(figures.direct)).toFixed(2)}`);
+  console.log(
+    `page with ${figures.subresources} subresources, to load (ms): direct p50 ${median(figures.direct).toFixed(1)} p95 ${p95(figures.direct).toFixed(1)}; through the egress proxy p50 ${median(figures.proxied).toFixed(1)} p95 ${p95(figures.proxied).toFixed(1)}; ratio p50 ${(median(figures.proxied) / median(figures.direct)).toFixed(2)}`,
+  );
 }

@@ -46,7 +46,9 @@ interface PathFigures {
 /** The same measurements on one CDP URL (with headers when it needs them) and one page of it. */
 async function measurePath(url: string, headers: Record<string, string>, pageUrl: string): Promise<PathFigures> {
   // An http URL (the old build's port) is Chrome's discovery: its /json/version names the socket.
-  const socketUrl = url.startsWith('http') ? ((await (await fetch(`${url}/json/version`)).json()) as { webSocketDebuggerUrl: string }).webSocketDebuggerUrl : url;
+  const socketUrl = url.startsWith('http')
+    ? ((await (await fetch(`${url}/json/version`)).json()) as { webSocketDebuggerUrl: string }).webSocketDebuggerUrl
+    : url;
   const cdp = await RawCdp.connect(socketUrl, headers);
   try {
     const { targetInfos } = await cdp.send<{ targetInfos: Array<{ targetId: string; type: string; url: string }> }>('Target.getTargets');
@@ -78,7 +80,10 @@ async function measurePath(url: string, headers: Record<string, string>, pageUrl
     for (let i = 0; i < CONNECTS; i++) {
       const start = now();
       const browser = await chromium.connectOverCDP(url, { headers });
-      const page = browser.contexts()[0].pages().find((candidate) => candidate.url() === pageUrl)!;
+      const page = browser
+        .contexts()[0]
+        .pages()
+        .find((candidate) => candidate.url() === pageUrl)!;
       await page.evaluate('1+1');
       connects.push(now() - start);
       await browser.close();
@@ -99,10 +104,20 @@ export interface EndpointFigures {
 export async function measureEndpoint(): Promise<EndpointFigures> {
   const home = mkdtempSync(join(tmpdir(), 'clawd-bench-endpoint-'));
   const ports = await freePortPair();
-  writeFileSync(join(home, 'config.json'), JSON.stringify({ controlUrl: `http://127.0.0.1:${ports.control}`, headless: true, noSandbox: true, urlPolicy: { mode: 'public-only', private: ['127.0.0.1'] } }));
+  writeFileSync(
+    join(home, 'config.json'),
+    JSON.stringify({
+      controlUrl: `http://127.0.0.1:${ports.control}`,
+      headless: true,
+      noSandbox: true,
+      urlPolicy: { mode: 'public-only', private: ['127.0.0.1'] },
+    }),
+  );
   const server = await startServe(home, ports.control, ROOT);
   const fixtures = await startFixtureServer();
-  const direct = spawn(chromiumPath(), [...HEADLESS_TEST_FLAGS, '--remote-debugging-port=0', `--user-data-dir=${join(home, 'direct')}`, 'about:blank'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const direct = spawn(chromiumPath(), [...HEADLESS_TEST_FLAGS, '--remote-debugging-port=0', `--user-data-dir=${join(home, 'direct')}`, 'about:blank'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   try {
     const directUrl = await new Promise<string>((resolve) => {
       let text = '';

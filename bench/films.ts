@@ -73,7 +73,11 @@ export async function measureFilms(): Promise<FilmFigures[]> {
           const { value, done } = await reader.read();
           if (done) break;
           // Each frame is a multipart part with its own Content-Length header.
-          viewerFrames += (Buffer.from(value).toString('latin1').match(/Content-Length:/gi) ?? []).length;
+          viewerFrames += (
+            Buffer.from(value)
+              .toString('latin1')
+              .match(/Content-Length:/gi) ?? []
+          ).length;
         }
         controller.abort();
       });
@@ -81,7 +85,9 @@ export async function measureFilms(): Promise<FilmFigures[]> {
       await client.video.start({ targetId });
       const recorder = await cpuShare(FILM_SECONDS);
       const dir = join(env.home, 'recordings', profile);
-      const framesBytes = readdirSync(dir).filter((file) => file.endsWith('.frames.ivf')).reduce((sum, file) => sum + statSync(join(dir, file)).size, 0);
+      const framesBytes = readdirSync(dir)
+        .filter((file) => file.endsWith('.frames.ivf'))
+        .reduce((sum, file) => sum + statSync(join(dir, file)).size, 0);
       const encodeBefore = reapedChildrenCpuSeconds();
       const stopStarted = performance.now();
       const film = await client.video.stop();
@@ -107,7 +113,9 @@ export async function measureFilms(): Promise<FilmFigures[]> {
 
 export function reportFilms(figures: FilmFigures[]): void {
   console.log(`\nfilms: ${FILM_SECONDS} s of an animating tab; CPU as a share of one core above the page unwatched`);
-  console.log(`${'profile'.padEnd(10)} ${'viewer CPU'.padStart(11)} ${'viewer fps'.padStart(11)} ${'recorder CPU'.padStart(13)} ${'encode CPU s/min'.padStart(17)} ${'stop s/min'.padStart(11)} ${'file fps'.padStart(9)} ${'file MB/min'.padStart(12)} ${'frames MB/min'.padStart(14)}`);
+  console.log(
+    `${'profile'.padEnd(10)} ${'viewer CPU'.padStart(11)} ${'viewer fps'.padStart(11)} ${'recorder CPU'.padStart(13)} ${'encode CPU s/min'.padStart(17)} ${'stop s/min'.padStart(11)} ${'file fps'.padStart(9)} ${'file MB/min'.padStart(12)} ${'frames MB/min'.padStart(14)}`,
+  );
   for (const f of figures) {
     console.log(
       `${f.profile.padEnd(10)} ${`${(f.viewerCpu * 100).toFixed(0)}%`.padStart(11)} ${f.viewerFps.toFixed(1).padStart(11)} ${`${(f.recorderCpu * 100).toFixed(0)}%`.padStart(13)} ${f.encodeCpuPerMinute.toFixed(1).padStart(17)} ${f.stopSecondsPerMinute.toFixed(1).padStart(11)} ${f.fileFps.toFixed(1).padStart(9)} ${f.fileMbPerMinute.toFixed(2).padStart(12)} ${f.framesMbPerMinute.toFixed(1).padStart(14)}`,

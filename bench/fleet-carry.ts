@@ -76,7 +76,9 @@ async function timeOpens(base: string, token: string): Promise<number> {
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   const spareReady = async () => ((await (await fetch(`${base}/sessions`, { headers })).json()) as { spares: { ready: number } }).spares.ready > 0;
   // The first session starts the pool of spares.
-  const first = (await (await fetch(`${base}/sessions`, { method: 'POST', headers, body: JSON.stringify({ credential_mode: 'clean' }) })).json()) as { id: string };
+  const first = (await (await fetch(`${base}/sessions`, { method: 'POST', headers, body: JSON.stringify({ credential_mode: 'clean' }) })).json()) as {
+    id: string;
+  };
   await fetch(`${base}/sessions/${first.id}`, { method: 'DELETE', headers });
   const times: number[] = [];
   for (let run = 0; run < OPENS; run++) {
@@ -98,7 +100,10 @@ export async function measureCarry(): Promise<CarryFigures> {
   const homes: string[] = [];
   const stops: Array<() => Promise<void>> = [];
   const site = await startTestSite((_request, response) => {
-    const sections = Array.from({ length: 60 }, (_, index) => `<h2>Section ${index}</h2><p>Paragraph ${index} with <a href="#s${index}">a link</a>.</p><button>Do ${index}</button>`).join('');
+    const sections = Array.from(
+      { length: 60 },
+      (_, index) => `<h2>Section ${index}</h2><p>Paragraph ${index} with <a href="#s${index}">a link</a>.</p><button>Do ${index}</button>`,
+    ).join('');
     response.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>Docs</title><main>${sections}</main>`);
   });
   const serve = async (config: object) => {
@@ -116,11 +121,17 @@ export async function measureCarry(): Promise<CarryFigures> {
     const holder = await serve(store);
     const carrier = await serve(store);
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-    const session = (await (await fetch(`${holder.base}/sessions`, { method: 'POST', headers, body: JSON.stringify({ credential_mode: 'clean' }) })).json()) as { id: string; key: string; profile: string };
+    const session = (await (
+      await fetch(`${holder.base}/sessions`, { method: 'POST', headers, body: JSON.stringify({ credential_mode: 'clean' }) })
+    ).json()) as { id: string; key: string; profile: string };
     await fetch(`${holder.base}/tabs/open?profile=${session.profile}`, { method: 'POST', headers, body: JSON.stringify({ url: site.url }) });
     const calls: CarryFigures['calls'] = [];
     for (const path of ['/tabs', '/snapshot']) {
-      calls.push({ call: `GET ${path}`, holderMs: await timeCall(`${holder.base}${path}`, session.key), carriedMs: await timeCall(`${carrier.base}${path}`, session.key) });
+      calls.push({
+        call: `GET ${path}`,
+        holderMs: await timeCall(`${holder.base}${path}`, session.key),
+        carriedMs: await timeCall(`${carrier.base}${path}`, session.key),
+      });
     }
     const cdp = (relay: number) => `ws://127.0.0.1:${relay}/cdp?profile=${session.profile}&token=${session.key}`;
     calls.push({ call: 'CDP Runtime.evaluate', holderMs: await timeCdp(cdp(holder.relay)), carriedMs: await timeCdp(cdp(carrier.relay)) });
@@ -142,6 +153,9 @@ export async function measureCarry(): Promise<CarryFigures> {
 export function reportCarry(figures: CarryFigures): void {
   console.log(`\nthe fleet: a session's call through its holder and carried by another server, median of ${CALLS} (ms)`);
   console.log(`${'call'.padEnd(24)} ${'holder'.padStart(8)} ${'carried'.padStart(8)}`);
-  for (const { call, holderMs, carriedMs } of figures.calls) console.log(`${call.padEnd(24)} ${holderMs.toFixed(2).padStart(8)} ${carriedMs.toFixed(2).padStart(8)}`);
-  console.log(`open + close a clean session on a warm spare, median of ${OPENS} (ms): with the store ${figures.open.storeMs.toFixed(1)}, with files ${figures.open.filesMs.toFixed(1)}`);
+  for (const { call, holderMs, carriedMs } of figures.calls)
+    console.log(`${call.padEnd(24)} ${holderMs.toFixed(2).padStart(8)} ${carriedMs.toFixed(2).padStart(8)}`);
+  console.log(
+    `open + close a clean session on a warm spare, median of ${OPENS} (ms): with the store ${figures.open.storeMs.toFixed(1)}, with files ${figures.open.filesMs.toFixed(1)}`,
+  );
 }

@@ -113,7 +113,8 @@ export async function measureFleet(): Promise<FleetFigures> {
 export function reportFleet(figures: FleetFigures): void {
   console.log(`\nthe fleet's store: GET /audit over ${figures.entries.toLocaleString('en')} entries, median of ${RUNS} (ms)`);
   console.log(`${'query'.padEnd(100)} ${'PostgreSQL'.padStart(11)} ${'file'.padStart(9)}`);
-  for (const { query, storeMs, fileMs } of figures.queries) console.log(`${query.padEnd(100)} ${storeMs.toFixed(1).padStart(11)} ${fileMs.toFixed(1).padStart(9)}`);
+  for (const { query, storeMs, fileMs } of figures.queries)
+    console.log(`${query.padEnd(100)} ${storeMs.toFixed(1).padStart(11)} ${fileMs.toFixed(1).padStart(9)}`);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

@@ -25,7 +25,9 @@ const COMMANDS = Number(process.env.FLOOD_COMMANDS ?? 1_000_000);
 const PEAK_WINDOW_MS = Number(process.env.FLOOD_WINDOW_MS ?? 30_000);
 
 function rssMiB(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'))!;
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'))!;
   return Math.round(Number(line.split(/\s+/)[1]) / 1024);
 }
 
@@ -120,7 +122,9 @@ export async function measureFlood(): Promise<FloodFigures> {
 
 export function reportFlood(figures: FloodFigures): void {
   const { before, peak, afterClientGone } = figures.rssMiB;
-  console.log(`\na client that never reads, ${figures.commands.toLocaleString('en')} commands: relay RSS ${before} → peak ${peak} → ${afterClientGone} MiB after it left; another client's round trip meanwhile ${figures.otherClientRoundTripMsDuringFlood} ms`);
+  console.log(
+    `\na client that never reads, ${figures.commands.toLocaleString('en')} commands: relay RSS ${before} → peak ${peak} → ${afterClientGone} MiB after it left; another client's round trip meanwhile ${figures.otherClientRoundTripMsDuringFlood} ms`,
+  );
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

@@ -53,10 +53,18 @@ export async function measureGrid(): Promise<GridFigures> {
   const home = mkdtempSync(join(tmpdir(), 'clawd-bench-grid-'));
   const ports = await freePortPair();
   const config = (spares: number) =>
-    writeFileSync(join(home, 'config.json'), JSON.stringify({
-      controlUrl: `http://127.0.0.1:${ports.control}`, headless: true, noSandbox: true, maxSessions: 16, sessionSpares: spares, urlPolicy: { mode: 'any' },
-      grid: { url: grid.url, capabilities: GRID_CHROMIUM_CAPABILITIES, requestTimeoutSeconds: 300 },
-    }));
+    writeFileSync(
+      join(home, 'config.json'),
+      JSON.stringify({
+        controlUrl: `http://127.0.0.1:${ports.control}`,
+        headless: true,
+        noSandbox: true,
+        maxSessions: 16,
+        sessionSpares: spares,
+        urlPolicy: { mode: 'any' },
+        grid: { url: grid.url, capabilities: GRID_CHROMIUM_CAPABILITIES, requestTimeoutSeconds: 300 },
+      }),
+    );
   config(1);
   const server = await startServe(home, ports.control);
   const fixtures = await startFixtureServer();
@@ -97,12 +105,14 @@ export async function measureGrid(): Promise<GridFigures> {
       const times: number[] = [];
       let next = 0;
       const started = performance.now();
-      await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-        while (next < TASKS) {
-          next++;
-          times.push(await task(place));
-        }
-      }));
+      await Promise.all(
+        Array.from({ length: CONCURRENCY }, async () => {
+          while (next < TASKS) {
+            next++;
+            times.push(await task(place));
+          }
+        }),
+      );
       return { perMinute: (TASKS / (performance.now() - started)) * 60_000, taskP50: percentile(times, 50) };
     };
 
@@ -148,14 +158,24 @@ export async function measureGrid(): Promise<GridFigures> {
 export function reportGrid(figures: GridFigures): void {
   const ms = (value: number) => `${value.toFixed(0).padStart(5)} ms`;
   console.log(`\ntask sessions on a Selenium Grid: create → first page loaded, ${figures.runs} back to back (clean sessions)`);
-  for (const [name, row] of [['Grid (one node)', figures.create.grid], ['local, warm spare', figures.create.local], ['local, cold', figures.create.localCold]] as const) {
+  for (const [name, row] of [
+    ['Grid (one node)', figures.create.grid],
+    ['local, warm spare', figures.create.local],
+    ['local, cold', figures.create.localCold],
+  ] as const) {
     console.log(`${name.padEnd(24)} p50 ${ms(row.p50)}   p95 ${ms(row.p95)}`);
   }
   console.log(`\n${figures.tasks} tasks (session, 3 navigations + snapshots, close), ${figures.concurrency} at a time; ${SLOTS_PER_NODE} slots per node`);
-  for (const [name, row] of [['Grid, one node', figures.throughput.oneNode], ['Grid, two nodes', figures.throughput.twoNodes], ['local', figures.throughput.local]] as const) {
+  for (const [name, row] of [
+    ['Grid, one node', figures.throughput.oneNode],
+    ['Grid, two nodes', figures.throughput.twoNodes],
+    ['local', figures.throughput.local],
+  ] as const) {
     console.log(`${name.padEnd(24)} ${row.perMinute.toFixed(1).padStart(6)} tasks/min   task p50 ${ms(row.taskP50)}`);
   }
-  console.log(`\nmemory on a node with ${figures.memory.sessions} session(s) open (PSS): ${figures.memory.perSessionMb.toFixed(0)} MB per session (chromedriver + Chromium), node's Java ${figures.memory.nodeJavaMb.toFixed(0)} MB`);
+  console.log(
+    `\nmemory on a node with ${figures.memory.sessions} session(s) open (PSS): ${figures.memory.perSessionMb.toFixed(0)} MB per session (chromedriver + Chromium), node's Java ${figures.memory.nodeJavaMb.toFixed(0)} MB`,
+  );
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

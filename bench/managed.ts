@@ -66,14 +66,19 @@ export async function measureManagedStart(manyUrl: string): Promise<ManagedStart
 
     // Issue 5: GET /snapshot (ai) of a 5,000-element page, as an agent pays for it, against
     // Playwright's own ariaSnapshot() of the same page in the same browser.
-    const opened = (await (await fetch(`${base}/tabs/open`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ url: manyUrl }),
-    })).json()) as { targetId: string };
+    const opened = (await (
+      await fetch(`${base}/tabs/open`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ url: manyUrl }),
+      })
+    ).json()) as { targetId: string };
     // The profile's CDP, where clawd-browser serves it (its browser listens on no port).
     const playwright = await chromium.connectOverCDP(`ws://127.0.0.1:${ports.relay}/cdp?profile=clawd`, { headers: { authorization: `Bearer ${token}` } });
-    const page = playwright.contexts()[0].pages().find((p) => p.url() === manyUrl)!;
+    const page = playwright
+      .contexts()[0]
+      .pages()
+      .find((p) => p.url() === manyUrl)!;
     results.snapshot.htmlChars = await page.evaluate(() => document.documentElement.outerHTML.length);
     for (let i = 0; i < 7; i++) {
       let start = now();

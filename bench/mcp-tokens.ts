@@ -82,13 +82,18 @@ export async function measureMcpTokens(): Promise<McpTokenFigures[]> {
   const browser = await launchChromium({ remoteDebuggingPort: 0 });
   const home = mkdtempSync(join(tmpdir(), 'clawd-bench-mcp-'));
   const { control } = await freePortPair();
-  writeFileSync(join(home, 'config.json'), JSON.stringify({ controlUrl: `http://127.0.0.1:${control}`, profiles: { bench: { cdpUrl: browser.httpEndpoint } } }));
+  writeFileSync(
+    join(home, 'config.json'),
+    JSON.stringify({ controlUrl: `http://127.0.0.1:${control}`, profiles: { bench: { cdpUrl: browser.httpEndpoint } } }),
+  );
   writeFileSync(join(home, 'token'), `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
   const env = { ...process.env, CLAWD_HOME: home } as Record<string, string>;
   const clawd = new Client({ name: 'bench', version: '1' });
   const playwright = new Client({ name: 'bench', version: '1' });
   try {
-    await clawd.connect(new StdioClientTransport({ command: process.execPath, args: [join(ROOT, 'bin/clawd-browser.js'), '--profile', 'bench', 'mcp'], env, stderr: 'ignore' }));
+    await clawd.connect(
+      new StdioClientTransport({ command: process.execPath, args: [join(ROOT, 'bin/clawd-browser.js'), '--profile', 'bench', 'mcp'], env, stderr: 'ignore' }),
+    );
     await playwright.connect(
       new StdioClientTransport({
         command: process.execPath,
@@ -117,7 +122,9 @@ export async function measureMcpTokens(): Promise<McpTokenFigures[]> {
         },
         async check(client) {
           // The script's result is the page's: inside the answer's fence, on the line that starts with →.
-          const said = resultText(await client.callTool({ name: 'browser_act', arguments: { targetId: this.targetId, kind: 'evaluate', fn: TODO_STATE } })).split('\n');
+          const said = resultText(
+            await client.callTool({ name: 'browser_act', arguments: { targetId: this.targetId, kind: 'evaluate', fn: TODO_STATE } }),
+          ).split('\n');
           return said.find((line) => line.startsWith('→ ')) ?? said[0];
         },
         targetId: '',
@@ -166,7 +173,13 @@ export async function measureMcpTokens(): Promise<McpTokenFigures[]> {
 
 /** Python's own documentation, as Debian installs it (python3-doc): a page nobody here wrote, longer than a snapshot's default budget. */
 const PYTHON_DOCS = '/usr/share/doc/python3-doc/html';
-const CONTENT_TYPES: Record<string, string> = { '.html': 'text/html', '.css': 'text/css', '.js': 'text/javascript', '.png': 'image/png', '.svg': 'image/svg+xml' };
+const CONTENT_TYPES: Record<string, string> = {
+  '.html': 'text/html',
+  '.css': 'text/css',
+  '.js': 'text/javascript',
+  '.png': 'image/png',
+  '.svg': 'image/svg+xml',
+};
 
 /**
  * The second task: on `os`'s documentation page (290,000 characters of
@@ -223,7 +236,7 @@ async function measureDocsTask(clawd: Client, playwright: Client): Promise<McpTo
           // Its outline names this link by its child (`code: os.path`) and gives its URL on the next line.
           const lines = page.split('\n');
           const at = lines.findIndex((line, i) => /- link\b.*\[ref=/.test(line) && /\/url: os\.path\.html#module-os\.path/.test(lines[i + 1] ?? ''));
-          if (at < 0) throw new Error('no os.path link in Playwright MCP\'s snapshot');
+          if (at < 0) throw new Error("no os.path link in Playwright MCP's snapshot");
           this.landed = await call('browser_click', { element: 'os.path link', target: ref(lines[at], /link/) });
         },
         async check() {
@@ -274,10 +287,14 @@ export function reportMcpTokens(figures: McpTokenFigures[]): void {
     const [ours, theirs] = figures.filter((figure) => figure.task === task);
     if (!ours || !theirs) continue;
     console.log(`\nMCP: tokens the agent receives for ${title}, gpt-tokenizer o200k`);
-    console.log(`${'server'.padEnd(30)} ${'tools'.padStart(5)} ${'definitions'.padStart(12)} ${'results'.padStart(9)} ${'total'.padStart(7)}   per call                       final state`);
+    console.log(
+      `${'server'.padEnd(30)} ${'tools'.padStart(5)} ${'definitions'.padStart(12)} ${'results'.padStart(9)} ${'total'.padStart(7)}   per call                       final state`,
+    );
     for (const side of [ours, theirs]) {
       const results = side.results.reduce((a, b) => a + b, 0);
-      console.log(`${side.side.padEnd(30)} ${String(side.tools).padStart(5)} ${String(side.definitions).padStart(12)} ${String(results).padStart(9)} ${String(side.total).padStart(7)}   ${side.results.join(' ').padEnd(30)} ${JSON.stringify(side.finalTodos)}`);
+      console.log(
+        `${side.side.padEnd(30)} ${String(side.tools).padStart(5)} ${String(side.definitions).padStart(12)} ${String(results).padStart(9)} ${String(side.total).padStart(7)}   ${side.results.join(' ').padEnd(30)} ${JSON.stringify(side.finalTodos)}`,
+      );
     }
     ratios[task] = ours.total / theirs.total;
     console.log(`clawd / Playwright MCP total: ${ratios[task].toFixed(2)}   target ≤ ${target}${ratios[task] <= target ? ' ✓' : ' ✗'}`);

@@ -58,8 +58,22 @@ async function main(): Promise<void> {
         await browser.cdp.send('Fetch.disable', {}, sessionId);
         await browser.cdp.send('Network.emulateNetworkConditionsByRule', { matchedNetworkConditions: [] }, sessionId);
       },
-      conditions: () => browser.cdp.send('Network.emulateNetworkConditionsByRule', { matchedNetworkConditions: ports.map((port) => ({ urlPattern: `*://*:${port}/*`, offline: true, latency: 0, downloadThroughput: -1, uploadThroughput: -1 })) }, sessionId),
-      interception: () => browser.cdp.send('Fetch.enable', { patterns: ports.map((port) => ({ urlPattern: `*://*:${port}/*`, requestStage: 'Request' })) }, sessionId),
+      conditions: () =>
+        browser.cdp.send(
+          'Network.emulateNetworkConditionsByRule',
+          {
+            matchedNetworkConditions: ports.map((port) => ({
+              urlPattern: `*://*:${port}/*`,
+              offline: true,
+              latency: 0,
+              downloadThroughput: -1,
+              uploadThroughput: -1,
+            })),
+          },
+          sessionId,
+        ),
+      interception: () =>
+        browser.cdp.send('Fetch.enable', { patterns: ports.map((port) => ({ urlPattern: `*://*:${port}/*`, requestStage: 'Request' })) }, sessionId),
     };
     for (const shape of SHAPES) {
       ({ images, delayMs } = shape);
@@ -72,7 +86,11 @@ async function main(): Promise<void> {
           times[way].push(await load());
         }
       }
-      const said = (way: keyof typeof ways) => `${way} ${median(times[way]).toFixed(0)} ms (p90 ${percentile([...times[way]].sort((a, b) => a - b), 90).toFixed(0)}, ${(median(times[way]) / median(times.none)).toFixed(2)}×)`;
+      const said = (way: keyof typeof ways) =>
+        `${way} ${median(times[way]).toFixed(0)} ms (p90 ${percentile(
+          [...times[way]].sort((a, b) => a - b),
+          90,
+        ).toFixed(0)}, ${(median(times[way]) / median(times.none)).toFixed(2)}×)`;
       console.log(`${images} images at ${delayMs} ms each, ${ROUNDS} loads each: ${said('none')}, ${said('conditions')}, ${said('interception')}`);
     }
   } finally {

@@ -63,7 +63,12 @@ export async function measurePageContent(): Promise<PageContentFigures[]> {
       const bare = `${header}\n${seen.text}`;
       figures.push({
         page: real.name,
-        outline: { tokens: tokens(seen.text), withHidden: tokens(unmarked(shown.text)), blocks: seen.hidden ?? 0, ms: Math.round([...times].sort((a, b) => a - b)[Math.floor(RUNS / 2)] * 10) / 10 },
+        outline: {
+          tokens: tokens(seen.text),
+          withHidden: tokens(unmarked(shown.text)),
+          blocks: seen.hidden ?? 0,
+          ms: Math.round([...times].sort((a, b) => a - b)[Math.floor(RUNS / 2)] * 10) / 10,
+        },
         text: { tokens: tokens(text.markdown), withHidden: tokens(unmarked(textShown.markdown)), blocks: text.hidden ?? 0 },
         fence: tokens(fencedAfterNotes(chooseFence([bare]), header, seen.text, seen.hidden ? 1 : 0)) - tokens(bare),
       });
@@ -77,10 +82,14 @@ export async function measurePageContent(): Promise<PageContentFigures[]> {
 }
 
 export function reportPageContent(figures: PageContentFigures[]): void {
-  console.log('\nPage content is data: o200k tokens of the outline and the page text, without / with the text a person cannot see; blocks left out; walk ms (median of 5); the fence\'s cost');
+  console.log(
+    "\nPage content is data: o200k tokens of the outline and the page text, without / with the text a person cannot see; blocks left out; walk ms (median of 5); the fence's cost",
+  );
   console.log(`${'page'.padEnd(40)} ${'outline'.padStart(16)} ${'blocks'.padStart(7)} ${'ms'.padStart(7)} ${'page text'.padStart(16)} ${'fence'.padStart(6)}`);
   for (const f of figures) {
-    console.log(`${f.page.padEnd(40)} ${`${f.outline.tokens} / ${f.outline.withHidden}`.padStart(16)} ${String(f.outline.blocks).padStart(7)} ${String(f.outline.ms).padStart(7)} ${`${f.text.tokens} / ${f.text.withHidden}`.padStart(16)} ${String(f.fence).padStart(6)}`);
+    console.log(
+      `${f.page.padEnd(40)} ${`${f.outline.tokens} / ${f.outline.withHidden}`.padStart(16)} ${String(f.outline.blocks).padStart(7)} ${String(f.outline.ms).padStart(7)} ${`${f.text.tokens} / ${f.text.withHidden}`.padStart(16)} ${String(f.fence).padStart(6)}`,
+    );
   }
   const grew = figures.filter((f) => f.outline.tokens > f.outline.withHidden || f.text.tokens > f.text.withHidden);
   console.log(grew.length ? `grew: ${grew.map((f) => f.page).join(', ')}` : 'no outline or page text grew');

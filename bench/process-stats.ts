@@ -55,7 +55,12 @@ function eachProcess(visit: (process: ProcessInfo & { stat: { utime: number; sti
  * Where CPU went between two cpuTicks() readings, as shares of one core,
  * grouped by `name` (processes it names undefined are left out).
  */
-export function cpuShares(before: ReturnType<typeof cpuTicks>, after: ReturnType<typeof cpuTicks>, seconds: number, name: (cmdline: string, pid: number) => string | undefined): Record<string, number> {
+export function cpuShares(
+  before: ReturnType<typeof cpuTicks>,
+  after: ReturnType<typeof cpuTicks>,
+  seconds: number,
+  name: (cmdline: string, pid: number) => string | undefined,
+): Record<string, number> {
   const hz = 100; // USER_HZ on Linux
   const shares: Record<string, number> = {};
   for (const [pid, { ticks, cmdline }] of after) {

@@ -20,7 +20,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EXTENSION_ID } from '../protocol/constants.js';
-import { extensionReady, extensionServiceWorkerTarget, type LaunchedChromium, launchChromium, openTab, pageTargets, waitFor } from '../tests/harness/chromium.js';
+import {
+  extensionReady,
+  extensionServiceWorkerTarget,
+  type LaunchedChromium,
+  launchChromium,
+  openTab,
+  pageTargets,
+  waitFor,
+} from '../tests/harness/chromium.js';
 import { startFixtureServer } from '../tests/harness/fixture-server.js';
 import { freePortPair } from '../tests/harness/ports.js';
 import { CdpRounds, connectRounds, median, type Path, percentile, ROUND_COUNTS } from './cdp-rounds.js';
@@ -64,18 +72,23 @@ export async function measureRelay(): Promise<RelayFigures> {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const userDataDir = mkdtempSync(join(tmpdir(), 'clawd-bench-chromium-'));
-  execFileSync(process.execPath, [cli, 'install-native-host', '--browser', 'chromium', '--user-data-dir', userDataDir], { env: { ...process.env, CLAWD_HOME: home } });
+  execFileSync(process.execPath, [cli, 'install-native-host', '--browser', 'chromium', '--user-data-dir', userDataDir], {
+    env: { ...process.env, CLAWD_HOME: home },
+  });
   const fixtures = await startFixtureServer();
   const browser = await launchChromium({ userDataDir, extensionDir: join(ROOT, 'dist/extension'), remoteDebuggingPort: 0 });
   const relayUrl = `ws://127.0.0.1:${relayPort}/cdp?token=${token}`;
-  const json = async <T>(path: string) => (await (await fetch(`http://127.0.0.1:${relayPort}${path}${path.includes('?') ? '&' : '?'}token=${token}`)).json()) as T;
+  const json = async <T>(path: string) =>
+    (await (await fetch(`http://127.0.0.1:${relayPort}${path}${path.includes('?') ? '&' : '?'}token=${token}`)).json()) as T;
   try {
     await waitFor(async () => (await fetch(`http://127.0.0.1:${relayPort}/json/version?token=${token}`).catch(() => undefined))?.ok === true, {
       timeoutMs: 15_000,
       message: 'relay did not start',
     });
     await extensionReady(browser.cdp, EXTENSION_ID);
-    const share = await measureSharing(browser, fixtures.url('index.html'), async (id) => (await json<Array<{ id: string }>>('/json/list')).some((t) => t.id === id));
+    const share = await measureSharing(browser, fixtures.url('index.html'), async (id) =>
+      (await json<Array<{ id: string }>>('/json/list')).some((t) => t.id === id),
+    );
 
     // One shared tab, and no other page, so both paths see the same browser.
     const { pageTargetId, tabTargetId } = await openTab(browser.cdp, fixtures.url('index.html'));
@@ -176,24 +189,42 @@ export function reportRelay(figures: RelayFigures): void {
     [`Runtime.evaluate p50 (ms, n=${d.length})`, percentile(d, 50), percentile(r, 50), floor.p50],
     ['Runtime.evaluate p99 (ms)', percentile(d, 99), percentile(r, 99), floor.p99],
     [`pipelined (ops/s, ${ROUND_COUNTS.inFlight} in flight)`, median(figures.throughput.direct), median(figures.throughput.relay), floor.throughput],
-    [`full-page screenshot ${(figures.screenshotBytes / 1e6).toFixed(1)} MB PNG (ms)`, median(figures.screenshot.direct), median(figures.screenshot.relay), floor.screenshot],
+    [
+      `full-page screenshot ${(figures.screenshotBytes / 1e6).toFixed(1)} MB PNG (ms)`,
+      median(figures.screenshot.direct),
+      median(figures.screenshot.relay),
+      floor.screenshot,
+    ],
     ['connectOverCDP → first evaluate (ms)', median(figures.connect.direct), median(figures.connect.relay), undefined],
   ];
   console.log('\nthe extension relay vs direct CDP (same Chromium, same tab), and chrome.debugger alone inside the worker (the floor)\n');
   console.log(`${'metric'.padEnd(46)} ${'direct'.padStart(9)} ${'relay'.padStart(9)} ${'floor'.padStart(9)}  relay ÷ floor`);
   for (const [metric, direct, relay, under] of rows) {
-    console.log(`${metric.padEnd(46)} ${direct.toFixed(3).padStart(9)} ${relay.toFixed(3).padStart(9)} ${(under?.toFixed(3) ?? '').padStart(9)}  ${under ? (relay / under).toFixed(2) : ''}`);
+    console.log(
+      `${metric.padEnd(46)} ${direct.toFixed(3).padStart(9)} ${relay.toFixed(3).padStart(9)} ${(under?.toFixed(3) ?? '').padStart(9)}  ${under ? (relay / under).toFixed(2) : ''}`,
+    );
   }
   console.log('\nwhere the CPU goes during a pipelined round (shares of one core; the machine has 2):');
   const names = [...new Set([...Object.keys(figures.pipelinedCpu.direct), ...Object.keys(figures.pipelinedCpu.relay)])].sort();
-  for (const name of names) console.log(`${name.padEnd(46)} direct ${((figures.pipelinedCpu.direct[name] ?? 0) * 100).toFixed(0).padStart(3)}%   relay ${((figures.pipelinedCpu.relay[name] ?? 0) * 100).toFixed(0).padStart(3)}%`);
-  console.log(`toolbar click → listed at /json/list (native-host pairing): p50 ${percentile(figures.share, 50).toFixed(0)} ms, max ${figures.share.at(-1)!.toFixed(0)} ms (n=${figures.share.length})`);
+  for (const name of names)
+    console.log(
+      `${name.padEnd(46)} direct ${((figures.pipelinedCpu.direct[name] ?? 0) * 100).toFixed(0).padStart(3)}%   relay ${((figures.pipelinedCpu.relay[name] ?? 0) * 100).toFixed(0).padStart(3)}%`,
+    );
+  console.log(
+    `toolbar click → listed at /json/list (native-host pairing): p50 ${percentile(figures.share, 50).toFixed(0)} ms, max ${figures.share.at(-1)!.toFixed(0)} ms (n=${figures.share.length})`,
+  );
   console.log('\ntransports on their own, an echo of a CDP-sized message (worker timers are coarsened to 0.1 ms):');
-  for (const [name, t] of [['worker: WebSocket to a Node echo server', transports.webSocket], ['worker: native messaging to a Node echo host', transports.nativeMessaging], ['a Node client: WebSocket to the echo server', transports.clientHop]] as const) {
+  for (const [name, t] of [
+    ['worker: WebSocket to a Node echo server', transports.webSocket],
+    ['worker: native messaging to a Node echo host', transports.nativeMessaging],
+    ['a Node client: WebSocket to the echo server', transports.clientHop],
+  ] as const) {
     console.log(`${name.padEnd(46)} p50 ${t.p50.toFixed(3)} ms   p99 ${t.p99.toFixed(3)} ms   pipelined ${t.throughput.toFixed(0)} msg/s`);
   }
   const least = relayMinimum(figures);
-  console.log(`the least any relay over these two hops could answer in: p50 ${least.p50.toFixed(3)} ms, p99 ${least.p99.toFixed(3)} ms (chrome.debugger alone + the worker's WebSocket + the client's); the relay: ${percentile(r, 50).toFixed(3)} / ${percentile(r, 99).toFixed(3)} ms`);
+  console.log(
+    `the least any relay over these two hops could answer in: p50 ${least.p50.toFixed(3)} ms, p99 ${least.p99.toFixed(3)} ms (chrome.debugger alone + the worker's WebSocket + the client's); the relay: ${percentile(r, 50).toFixed(3)} / ${percentile(r, 99).toFixed(3)} ms`,
+  );
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

@@ -69,7 +69,10 @@ export async function measureRuntime(): Promise<RuntimeFigures[]> {
       const wait = { server: [] as number[], idle: [] as number[] };
       for (let round = 0; round < ROUNDS; round++) {
         const abort = new AbortController();
-        const pending = client.withSignal(abort.signal).wait({ text: 'never there', targetId }).catch(() => {});
+        const pending = client
+          .withSignal(abort.signal)
+          .wait({ text: 'never there', targetId })
+          .catch(() => {});
         await until(async () => (await probeCount(page.mainFrame())) > 2, 'the wait probes');
         const since = Date.now() - 1;
         const aborted = performance.now();
@@ -94,13 +97,19 @@ export async function measureRuntime(): Promise<RuntimeFigures[]> {
       for (let round = 0; round < ROUNDS; round++) {
         await until(() => open.size === 0, 'no request open before the round');
         const abort = new AbortController();
-        const pending = client.withSignal(abort.signal).navigate(never, targetId).catch(() => {});
+        const pending = client
+          .withSignal(abort.signal)
+          .navigate(never, targetId)
+          .catch(() => {});
         await until(() => open.size > 0, 'the never-ending request');
         const since = Date.now() - 1;
         const aborted = performance.now();
         abort.abort();
         await pending;
-        const [server, idle] = await Promise.all([until(() => serverSaw('navigate', since), 'the server logs the aborted navigation'), until(() => open.size === 0, `the browser drops the request (${profile}, round ${round})`, 40_000)]);
+        const [server, idle] = await Promise.all([
+          until(() => serverSaw('navigate', since), 'the server logs the aborted navigation'),
+          until(() => open.size === 0, `the browser drops the request (${profile}, round ${round})`, 40_000),
+        ]);
         navigate.server.push(server - aborted);
         navigate.idle.push(idle - aborted);
         // Back to a page that loads (the stopped navigation may still be settling: try again once).
@@ -182,7 +191,9 @@ export function cpuSeconds(): number {
 
 export function reportRuntime(figures: RuntimeFigures[]): void {
   console.log(`\nagent runtime: cancel latency (median of ${ROUNDS}, ms from abort) and the live view (${CAST_SECONDS} s of an animating page)`);
-  console.log(`${'profile'.padEnd(10)} ${'wait→server'.padStart(12)} ${'wait→idle'.padStart(10)} ${'nav→server'.padStart(11)} ${'nav→idle'.padStart(9)} ${'fps'.padStart(6)} ${'latency p50'.padStart(12)} ${'p95'.padStart(6)} ${'viewer CPU'.padStart(11)}`);
+  console.log(
+    `${'profile'.padEnd(10)} ${'wait→server'.padStart(12)} ${'wait→idle'.padStart(10)} ${'nav→server'.padStart(11)} ${'nav→idle'.padStart(9)} ${'fps'.padStart(6)} ${'latency p50'.padStart(12)} ${'p95'.padStart(6)} ${'viewer CPU'.padStart(11)}`,
+  );
   for (const f of figures) {
     console.log(
       `${f.profile.padEnd(10)} ${f.waitServerMs.toFixed(1).padStart(12)} ${f.waitIdleMs.toFixed(1).padStart(10)} ${f.navigateServerMs.toFixed(1).padStart(11)} ${f.navigateIdleMs.toFixed(1).padStart(9)} ${f.fps.toFixed(1).padStart(6)} ${f.latencyP50Ms.toFixed(0).padStart(12)} ${f.latencyP95Ms.toFixed(0).padStart(6)} ${`${(f.viewerCpu * 100).toFixed(0)}%`.padStart(11)}`,

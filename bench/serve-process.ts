@@ -10,7 +10,11 @@ import { waitFor } from '../tests/harness/chromium.js';
  * checkout whose build runs (another one measures an older build). Resolves
  * once it answers its control API with the token it wrote.
  */
-export async function startServe(home: string, controlPort: number, root = fileURLToPath(new URL('..', import.meta.url))): Promise<{ token: string; stop(): Promise<void> }> {
+export async function startServe(
+  home: string,
+  controlPort: number,
+  root = fileURLToPath(new URL('..', import.meta.url)),
+): Promise<{ token: string; stop(): Promise<void> }> {
   const server: ChildProcess = spawn(process.execPath, [join(root, 'bin/clawd-browser.js'), 'serve', '--log-level', 'warn'], {
     env: { ...process.env, CLAWD_HOME: home },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -29,10 +33,18 @@ export async function startServe(home: string, controlPort: number, root = fileU
         return '';
       }
     };
-    await waitFor(async () => token().length > 0 && (await fetch(`http://127.0.0.1:${controlPort}/`, { headers: { authorization: `Bearer ${token()}` } }).then((r) => r.ok, () => false)), {
-      timeoutMs: 20_000,
-      message: 'serve did not start',
-    });
+    await waitFor(
+      async () =>
+        token().length > 0 &&
+        (await fetch(`http://127.0.0.1:${controlPort}/`, { headers: { authorization: `Bearer ${token()}` } }).then(
+          (r) => r.ok,
+          () => false,
+        )),
+      {
+        timeoutMs: 20_000,
+        message: 'serve did not start',
+      },
+    );
     return { token: token(), stop };
   } catch (error) {
     await stop();

@@ -56,7 +56,18 @@ export async function measureSessions(): Promise<SessionFigures> {
   const home = mkdtempSync(join(tmpdir(), 'clawd-bench-sessions-'));
   const { control } = await freePortPair();
   const configure = (spares: number) =>
-    writeFileSync(join(home, 'config.json'), JSON.stringify({ controlUrl: `http://127.0.0.1:${control}`, headless: true, noSandbox: true, maxSessions: 8, sessionSpares: spares, urlPolicy: { mode: 'public-only', private: ['127.0.0.1'] }, ...(ISOLATION ? { sessionIsolation: ISOLATION } : {}) }));
+    writeFileSync(
+      join(home, 'config.json'),
+      JSON.stringify({
+        controlUrl: `http://127.0.0.1:${control}`,
+        headless: true,
+        noSandbox: true,
+        maxSessions: 8,
+        sessionSpares: spares,
+        urlPolicy: { mode: 'public-only', private: ['127.0.0.1'] },
+        ...(ISOLATION ? { sessionIsolation: ISOLATION } : {}),
+      }),
+    );
   configure(1);
   const server = await startServe(home, control);
   const fixtures = await startFixtureServer();
@@ -81,10 +92,13 @@ export async function measureSessions(): Promise<SessionFigures> {
       return { session, elapsed };
     };
     const sparesReady = async (wanted: number) =>
-      waitFor(async () => {
-        const { spares } = await api.sessions();
-        return spares.ready >= wanted && spares.starting === 0;
-      }, { timeoutMs: 60_000, message: `${wanted} spares never got ready` });
+      waitFor(
+        async () => {
+          const { spares } = await api.sessions();
+          return spares.ready >= wanted && spares.starting === 0;
+        },
+        { timeoutMs: 60_000, message: `${wanted} spares never got ready` },
+      );
 
     const series = async (spares: number): Promise<SpareSeries> => {
       configure(spares);
@@ -111,7 +125,9 @@ export async function measureSessions(): Promise<SessionFigures> {
     await sparesReady(MANY_SPARES);
     // Each spare's browser (its data dir, which a jail keeps outside the home) and, jailed, its network bridge.
     const spareIds = readdirSync(join(home, 'sessions')).filter((name) => name !== 'template');
-    const dataDirs = spareIds.map((id) => `--user-data-dir=${(JSON.parse(readFileSync(join(home, 'sessions', id, 'session.json'), 'utf8')) as { userDataDir: string }).userDataDir}`);
+    const dataDirs = spareIds.map(
+      (id) => `--user-data-dir=${(JSON.parse(readFileSync(join(home, 'sessions', id, 'session.json'), 'utf8')) as { userDataDir: string }).userDataDir}`,
+    );
     const bridges = spareIds.map((id) => `clawd-egress-${id}.sock`);
     const spareMb = pssKb((process) => [...dataDirs, ...bridges].some((mark) => process.cmdline.includes(mark))) / 1024 / MANY_SPARES;
     const bridgeMb = pssKb((process) => bridges.some((mark) => process.cmdline.includes(mark))) / 1024 / MANY_SPARES;
@@ -125,12 +141,16 @@ export async function measureSessions(): Promise<SessionFigures> {
 
 export function reportSessions(figures: SessionFigures): void {
   const ms = (value: number) => `${value.toFixed(0).padStart(5)} ms`;
-  console.log(`\ntask sessions from another process (operator, a vault cookie injected): create → first page loaded, ${figures.runs} back to back, then ${figures.burstSize} at once`);
+  console.log(
+    `\ntask sessions from another process (operator, a vault cookie injected): create → first page loaded, ${figures.runs} back to back, then ${figures.burstSize} at once`,
+  );
   for (const row of figures.series) {
     const name = row.spares === 0 ? 'no spare (cold)' : `sessionSpares ${row.spares}`;
     console.log(`${name.padEnd(20)} p50 ${ms(row.p50)}   p95 ${ms(row.p95)}   burst max ${ms(Math.max(...row.burst))}   teardown p50 ${ms(row.teardownP50)}`);
   }
-  console.log(`one ready spare costs ${figures.spareMb.toFixed(0)} MB (PSS of its Chromium, one blank page, and its jail's bridge: ${figures.bridgeMb.toFixed(0)} MB)`);
+  console.log(
+    `one ready spare costs ${figures.spareMb.toFixed(0)} MB (PSS of its Chromium, one blank page, and its jail's bridge: ${figures.bridgeMb.toFixed(0)} MB)`,
+  );
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

@@ -24,8 +24,25 @@ import { startSwaggerUi, startWidgetLibraries, WIDGET_PAGES } from '../tests/har
 
 /** Roles an agent acts on, or picks an item of. */
 export const ACTIONABLE_ROLES = new Set([
-  'button', 'link', 'checkbox', 'radio', 'switch', 'textbox', 'searchbox', 'combobox', 'slider', 'spinbutton',
-  'option', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'gridcell', 'row', 'listitem', 'treeitem',
+  'button',
+  'link',
+  'checkbox',
+  'radio',
+  'switch',
+  'textbox',
+  'searchbox',
+  'combobox',
+  'slider',
+  'spinbutton',
+  'option',
+  'tab',
+  'menuitem',
+  'menuitemcheckbox',
+  'menuitemradio',
+  'gridcell',
+  'row',
+  'listitem',
+  'treeitem',
 ]);
 
 interface Line {
@@ -83,7 +100,13 @@ const AX_MARK = 'data-parity-ax';
 
 /** The element's name in Chrome's accessibility tree (main frame; undefined when Chrome cannot say). */
 async function chromeName(page: Page, ref: string): Promise<string | undefined> {
-  const marked = await page.locator(`aria-ref=${ref}`).evaluate((element, attribute) => element.setAttribute(attribute, ''), AX_MARK, { timeout: 2_000 }).then(() => true, () => false);
+  const marked = await page
+    .locator(`aria-ref=${ref}`)
+    .evaluate((element, attribute) => element.setAttribute(attribute, ''), AX_MARK, { timeout: 2_000 })
+    .then(
+      () => true,
+      () => false,
+    );
   if (!marked) return undefined;
   const cdp = await page.context().newCDPSession(page);
   try {
@@ -95,7 +118,10 @@ async function chromeName(page: Page, ref: string): Promise<string | undefined> 
     const value = nodes[0]?.name?.value;
     return typeof value === 'string' ? value : undefined;
   } finally {
-    await page.locator(`aria-ref=${ref}`).evaluate((element, attribute) => element.removeAttribute(attribute), AX_MARK).catch(() => {});
+    await page
+      .locator(`aria-ref=${ref}`)
+      .evaluate((element, attribute) => element.removeAttribute(attribute), AX_MARK)
+      .catch(() => {});
     await cdp.detach();
   }
 }
@@ -111,7 +137,16 @@ async function comparePage(page: Page, name: string): Promise<ParityRow> {
     const handle = await resolveRef(tab, ref).catch(() => undefined);
     await handle?.evaluate((element, [mark, value]) => element.setAttribute(mark, value), [MARK, ref] as const).catch(() => {});
   }
-  const row: ParityRow = { page: name, elements: theirs.length, handled: 0, sameName: 0, axName: 0, oursTokens: encode(ours.text).length, playwrightTokens: encode(playwright).length, misses: [] };
+  const row: ParityRow = {
+    page: name,
+    elements: theirs.length,
+    handled: 0,
+    sameName: 0,
+    axName: 0,
+    oursTokens: encode(ours.text).length,
+    playwrightTokens: encode(playwright).length,
+    misses: [],
+  };
   for (const line of theirs) {
     const mark = await page
       .locator(`aria-ref=${line.ref}`)
@@ -131,7 +166,9 @@ async function comparePage(page: Page, name: string): Promise<ParityRow> {
     const chrome = await chromeName(page, line.ref);
     const oursIsChrome = chrome !== undefined && sameName(mine.name, chrome);
     if (oursIsChrome) row.axName++;
-    row.misses.push(`name: ${line.role} ${JSON.stringify(line.name)} is ${mine.role} ${JSON.stringify(mine.name)} in ours; Chrome's accessibility tree: ${chrome === undefined ? '(not found)' : JSON.stringify(chrome)}${oursIsChrome ? ' (ours)' : ''}`);
+    row.misses.push(
+      `name: ${line.role} ${JSON.stringify(line.name)} is ${mine.role} ${JSON.stringify(mine.name)} in ours; Chrome's accessibility tree: ${chrome === undefined ? '(not found)' : JSON.stringify(chrome)}${oursIsChrome ? ' (ours)' : ''}`,
+    );
   }
   await page.evaluate((attribute) => document.querySelectorAll(`[${attribute}]`).forEach((element) => element.removeAttribute(attribute)), MARK);
   return row;
@@ -166,15 +203,30 @@ export async function measureParity(): Promise<ParityRow[]> {
 
 export function reportParity(rows: ParityRow[]): void {
   const pct = (part: number, whole: number) => (whole ? `${((100 * part) / whole).toFixed(1)}%` : '-');
-  console.log('\nsnapshot parity with Playwright\'s AI snapshot: elements it gives a ref with an actionable role');
-  console.log(`${'page'.padEnd(52)} ${'elements'.padStart(8)} ${'handle'.padStart(7)} ${'name'.padStart(7)} ${'name(AX)'.padStart(8)} ${'tokens ours/pw'.padStart(16)}`);
+  console.log("\nsnapshot parity with Playwright's AI snapshot: elements it gives a ref with an actionable role");
+  console.log(
+    `${'page'.padEnd(52)} ${'elements'.padStart(8)} ${'handle'.padStart(7)} ${'name'.padStart(7)} ${'name(AX)'.padStart(8)} ${'tokens ours/pw'.padStart(16)}`,
+  );
   for (const row of rows) {
-    console.log(`${row.page.padEnd(52)} ${String(row.elements).padStart(8)} ${pct(row.handled, row.elements).padStart(7)} ${pct(row.sameName, row.elements).padStart(7)} ${pct(row.axName, row.elements).padStart(8)} ${`${row.oursTokens}/${row.playwrightTokens}`.padStart(16)}`);
+    console.log(
+      `${row.page.padEnd(52)} ${String(row.elements).padStart(8)} ${pct(row.handled, row.elements).padStart(7)} ${pct(row.sameName, row.elements).padStart(7)} ${pct(row.axName, row.elements).padStart(8)} ${`${row.oursTokens}/${row.playwrightTokens}`.padStart(16)}`,
+    );
     if (process.env.PARITY_VERBOSE === '1') for (const miss of row.misses) console.log(`    ${miss}`);
   }
   const sum = (pick: (row: ParityRow) => number) => rows.reduce((total, row) => total + pick(row), 0);
   const elements = sum((row) => row.elements);
-  console.log(`${'all'.padEnd(52)} ${String(elements).padStart(8)} ${pct(sum((row) => row.handled), elements).padStart(7)} ${pct(sum((row) => row.sameName), elements).padStart(7)} ${pct(sum((row) => row.axName), elements).padStart(8)} ${`${(sum((row) => row.oursTokens) / sum((row) => row.playwrightTokens)).toFixed(2)}×`.padStart(16)}`);
+  console.log(
+    `${'all'.padEnd(52)} ${String(elements).padStart(8)} ${pct(
+      sum((row) => row.handled),
+      elements,
+    ).padStart(7)} ${pct(
+      sum((row) => row.sameName),
+      elements,
+    ).padStart(7)} ${pct(
+      sum((row) => row.axName),
+      elements,
+    ).padStart(8)} ${`${(sum((row) => row.oursTokens) / sum((row) => row.playwrightTokens)).toFixed(2)}×`.padStart(16)}`,
+  );
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

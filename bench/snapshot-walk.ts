@@ -24,7 +24,11 @@ const round = (value: number) => Math.round(value * 10) / 10;
 
 /** 10,000 rows of a list, each a link and a button, as a long feed or search result is. */
 function rowsPage(count: number): string {
-  const rows = Array.from({ length: count }, (_, i) => `<li class="row" data-id="${i}"><a href="/items/${i}">Item ${i}</a> <span class="price">${(i * 1.25).toFixed(2)}</span> <button>Add</button></li>`);
+  const rows = Array.from(
+    { length: count },
+    (_, i) =>
+      `<li class="row" data-id="${i}"><a href="/items/${i}">Item ${i}</a> <span class="price">${(i * 1.25).toFixed(2)}</span> <button>Add</button></li>`,
+  );
   return `<!doctype html><html><head><meta charset="utf-8"><title>Rows</title></head><body><main><h1>Rows</h1><ul>${rows.join('')}</ul></main></body></html>`;
 }
 
@@ -55,12 +59,26 @@ async function measure(page: Page, name: string): Promise<WalkFigures> {
   for (let i = 0; i < RUNS; i++) {
     const started = performance.now();
     // A generation of its own each time: the engine answers a repeated one from its cache.
-    const answer = await walkFrame(page.mainFrame(), { prefix: '', firstFrame: 1, limit: Number.MAX_SAFE_INTEGER, generation: 1_000_000 + i, hidden: false } as Parameters<typeof walkFrame>[1]);
+    const answer = await walkFrame(page.mainFrame(), {
+      prefix: '',
+      firstFrame: 1,
+      limit: Number.MAX_SAFE_INTEGER,
+      generation: 1_000_000 + i,
+      hidden: false,
+    } as Parameters<typeof walkFrame>[1]);
     walks.push(performance.now() - started);
     if ('stats' in answer) inPage.push(answer.stats.ms);
     answerChars = JSON.stringify(answer).length;
   }
-  return { page: name, elements, snapshotMs: round(median(snapshots)), walkMs: round(median(walks)), inPageMs: round(median(inPage)), answerChars, outlineChars: outline.length };
+  return {
+    page: name,
+    elements,
+    snapshotMs: round(median(snapshots)),
+    walkMs: round(median(walks)),
+    inPageMs: round(median(inPage)),
+    answerChars,
+    outlineChars: outline.length,
+  };
 }
 
 export async function measureSnapshotWalk(): Promise<WalkFigures[]> {
@@ -90,6 +108,11 @@ export async function measureSnapshotWalk(): Promise<WalkFigures[]> {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const figures = await measureSnapshotWalk();
-  console.log(`The snapshot walk (median of ${RUNS}): whole snapshot, main frame's walk with its answer across, the walk in the page; answer and outline chars`);
-  for (const row of figures) console.log(`${row.page} (${row.elements} elements): snapshot ${row.snapshotMs} ms, walk ${row.walkMs} ms, in page ${row.inPageMs} ms, answer ${row.answerChars} chars, outline ${row.outlineChars} chars`);
+  console.log(
+    `The snapshot walk (median of ${RUNS}): whole snapshot, main frame's walk with its answer across, the walk in the page; answer and outline chars`,
+  );
+  for (const row of figures)
+    console.log(
+      `${row.page} (${row.elements} elements): snapshot ${row.snapshotMs} ms, walk ${row.walkMs} ms, in page ${row.inPageMs} ms, answer ${row.answerChars} chars, outline ${row.outlineChars} chars`,
+    );
 }

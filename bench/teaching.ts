@@ -33,7 +33,9 @@ export async function measurePersonSteps(): Promise<StepFigure[]> {
   try {
     for (const rows of [100, 1000, 5000]) {
       const page = await browser.newPage();
-      await page.setContent(`<h1>Orders</h1><table>${Array.from({ length: rows }, (_, i) => `<tr><td>Order ${i}</td><td><a href="#o${i}">Open</a></td><td><button>Ship ${i}</button></td></tr>`).join('')}</table><button id=go>Create account</button>`);
+      await page.setContent(
+        `<h1>Orders</h1><table>${Array.from({ length: rows }, (_, i) => `<tr><td>Order ${i}</td><td><a href="#o${i}">Open</a></td><td><button>Ship ${i}</button></td></tr>`).join('')}</table><button id=go>Create account</button>`,
+      );
       const target = (i: number) => (i % 2 ? '#go' : `tr:nth-child(${1 + ((i * 37) % rows)}) a`);
       const alone: number[] = [];
       for (let i = 0; i < ROUNDS; i++) {
@@ -47,7 +49,11 @@ export async function measurePersonSteps(): Promise<StepFigure[]> {
       session.on('Runtime.bindingCalled', () => heard.push(performance.now() - clicked));
       await session.send('Runtime.enable');
       await session.send('Runtime.addBinding', { name: 'heard', executionContextName: 'bench-person' });
-      await session.send('Page.addScriptToEvaluateOnNewDocument', { source: personWatchSource('heard', 'demonstrate'), worldName: 'bench-person', runImmediately: true });
+      await session.send('Page.addScriptToEvaluateOnNewDocument', {
+        source: personWatchSource('heard', 'demonstrate'),
+        worldName: 'bench-person',
+        runImmediately: true,
+      });
       await page.waitForTimeout(3_000); // the first walk, made once the page is there
       for (let i = 0; i < ROUNDS; i++) {
         clicked = performance.now();
@@ -55,7 +61,12 @@ export async function measurePersonSteps(): Promise<StepFigure[]> {
         await page.waitForTimeout(50);
       }
       await page.waitForTimeout(500);
-      figures.push({ elements: await page.evaluate(() => document.getElementsByTagName('*').length), clickAlone: p50(alone), heardP50: p50(heard), heardMax: max(heard) });
+      figures.push({
+        elements: await page.evaluate(() => document.getElementsByTagName('*').length),
+        clickAlone: p50(alone),
+        heardP50: p50(heard),
+        heardMax: max(heard),
+      });
       await page.close();
     }
   } finally {
@@ -113,7 +124,11 @@ export async function measureRoutineRuns(): Promise<RunFigure> {
       started = performance.now();
       await client.navigate(site.url, targetId);
       const { text } = await client.snapshot({ targetId, interactive: true });
-      const ref = (line: string) => new RegExp(`- ${line}[^\\n]*\\[ref=(e\\d+)\\]`).exec(text)?.[1] ?? (() => { throw new Error(`no ${line} in ${text}`); })();
+      const ref = (line: string) =>
+        new RegExp(`- ${line}[^\\n]*\\[ref=(e\\d+)\\]`).exec(text)?.[1] ??
+        (() => {
+          throw new Error(`no ${line} in ${text}`);
+        })();
       await client.act({ kind: 'type', targetId, ref: ref('textbox "Full name"'), text: 'Ada' });
       await client.act({ kind: 'type', targetId, ref: ref('textbox "Email"'), text: 'ada@example.com' });
       await client.act({ kind: 'type', targetId, ref: ref('textbox "Password"'), text: 'another long one' });
@@ -130,9 +145,14 @@ export async function measureRoutineRuns(): Promise<RunFigure> {
 }
 
 export function reportTeaching(steps: StepFigure[], runs: RunFigure): void {
-  console.log('\nteaching: a person\'s click → the step heard (the watch describes the element as it is dispatched)');
-  for (const step of steps) console.log(`  ${String(step.elements).padStart(6)} elements: p50 ${step.heardP50.toFixed(0)} ms, max ${step.heardMax.toFixed(0)} ms (a Playwright click with nobody listening: p50 ${step.clickAlone.toFixed(0)} ms)`);
-  console.log(`teaching: a routine of 7 steps, p50 ${runs.routineP50.toFixed(0)} ms; the same acts by ref after one snapshot (no model): ${runs.agentP50.toFixed(0)} ms`);
+  console.log("\nteaching: a person's click → the step heard (the watch describes the element as it is dispatched)");
+  for (const step of steps)
+    console.log(
+      `  ${String(step.elements).padStart(6)} elements: p50 ${step.heardP50.toFixed(0)} ms, max ${step.heardMax.toFixed(0)} ms (a Playwright click with nobody listening: p50 ${step.clickAlone.toFixed(0)} ms)`,
+    );
+  console.log(
+    `teaching: a routine of 7 steps, p50 ${runs.routineP50.toFixed(0)} ms; the same acts by ref after one snapshot (no model): ${runs.agentP50.toFixed(0)} ms`,
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -52,7 +52,10 @@ async function measurePage(page: Page, name: string): Promise<PageSnapshotFigure
 export async function measureThirdPartySnapshots(): Promise<PageSnapshotFigures[]> {
   const swagger = await startSwaggerUi();
   const reveal = await startPackageSite('reveal.js');
-  const widgets = await startPackageSite({ '/jquery/': 'jquery', '/select2/': 'select2', '/quill/': 'quill', '/tinymce/': 'tinymce' }, { files: { '/widgets.html': hostPage('widgets.html') } });
+  const widgets = await startPackageSite(
+    { '/jquery/': 'jquery', '/select2/': 'select2', '/quill/': 'quill', '/tinymce/': 'tinymce' },
+    { files: { '/widgets.html': hostPage('widgets.html') } },
+  );
   await registerSnapshotEngine();
   const browser = await chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox'] });
   try {
@@ -84,7 +87,9 @@ export function reportThirdPartySnapshots(figures: PageSnapshotFigures[]): void 
   console.log(`${'page'.padEnd(32)} ${'clawd'.padStart(18)} ${'clawd interactive'.padStart(20)} ${'Playwright ai'.padStart(20)}   tokens clawd/Playwright`);
   const cell = (f: { tokens: number; refs: number; ms: number }) => `${f.tokens} / ${f.refs} / ${f.ms}`;
   for (const f of figures) {
-    console.log(`${f.page.padEnd(32)} ${cell(f.clawd).padStart(18)} ${cell(f.clawdInteractive).padStart(20)} ${cell(f.playwrightAi).padStart(20)}   ${(f.clawd.tokens / f.playwrightAi.tokens).toFixed(2)}`);
+    console.log(
+      `${f.page.padEnd(32)} ${cell(f.clawd).padStart(18)} ${cell(f.clawdInteractive).padStart(20)} ${cell(f.playwrightAi).padStart(20)}   ${(f.clawd.tokens / f.playwrightAi.tokens).toFixed(2)}`,
+    );
   }
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
   writeFileSync(join(ROOT, 'bench/results/third-party-snapshots.json'), `${JSON.stringify(figures, null, 2)}\n`);

@@ -29,7 +29,11 @@ interface TaskFigure {
 
 async function connect(port: number, token: string, caps?: string): Promise<Client> {
   const client = new Client({ name: 'toolbox-bench', version: '1' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp${caps ? `?caps=${caps}` : ''}`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp${caps ? `?caps=${caps}` : ''}`), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
   return client;
 }
 
@@ -41,7 +45,10 @@ async function definitionTokens(client: Client): Promise<number> {
 const home = mkdtempSync(join(tmpdir(), 'clawd-bench-toolbox-'));
 const fixtures = await startFixtureServer();
 const { control } = await freePortPair();
-writeFileSync(join(home, 'config.json'), JSON.stringify({ controlUrl: `http://127.0.0.1:${control}`, headless: true, noSandbox: true, urlPolicy: { mode: 'any' } }));
+writeFileSync(
+  join(home, 'config.json'),
+  JSON.stringify({ controlUrl: `http://127.0.0.1:${control}`, headless: true, noSandbox: true, urlPolicy: { mode: 'any' } }),
+);
 const serve = await startServe(home, control);
 const figures: TaskFigure[] = [];
 try {
@@ -59,7 +66,8 @@ try {
     if (result.isError) throw new Error(`${name}: ${text}`);
     return text;
   };
-  const pageSays = async (targetId: string, fn: string) => (JSON.parse((await call('browser_act', { targetId, kind: 'evaluate', fn })).split('\n')[0].split(' → ')[1] ?? 'null') as unknown);
+  const pageSays = async (targetId: string, fn: string) =>
+    JSON.parse((await call('browser_act', { targetId, kind: 'evaluate', fn })).split('\n')[0].split(' → ')[1] ?? 'null') as unknown;
   const opened = await call('browser_tabs', { action: 'open', url: fixtures.url('index.html') });
   const targetId = /^Opened (\S+)/.exec(opened)![1];
 
@@ -72,43 +80,71 @@ try {
     figures.push({ task: name, calls: steps.length, resultTokens, ms, pageState: await state() });
   };
 
-  await task('emulation: a phone in Tokyo, in the dark', [
-    ['browser_emulate', { targetId, device: 'iPhone 13', timezone: 'Asia/Tokyo', locale: 'ja-JP', colorScheme: 'dark' }],
-    ['browser_navigate', { targetId, url: fixtures.url('index.html?phone') }],
-  ], () => pageSays(targetId, '() => [screen.width, Intl.DateTimeFormat().resolvedOptions().timeZone, navigator.language, matchMedia("(prefers-color-scheme: dark)").matches]'));
+  await task(
+    'emulation: a phone in Tokyo, in the dark',
+    [
+      ['browser_emulate', { targetId, device: 'iPhone 13', timezone: 'Asia/Tokyo', locale: 'ja-JP', colorScheme: 'dark' }],
+      ['browser_navigate', { targetId, url: fixtures.url('index.html?phone') }],
+    ],
+    () =>
+      pageSays(
+        targetId,
+        '() => [screen.width, Intl.DateTimeFormat().resolvedOptions().timeZone, navigator.language, matchMedia("(prefers-color-scheme: dark)").matches]',
+      ),
+  );
   await call('browser_emulate', { targetId, reset: true });
 
-  await task('routes: answer the page\'s API call, block its images', [
-    ['browser_route', { targetId, action: 'fulfill', url: '**/api/profile', body: '{"name":"Ada"}', contentType: 'application/json' }],
-    ['browser_route', { targetId, action: 'abort', url: '**/*.png' }],
-    ['browser_act', { targetId, kind: 'evaluate', fn: "() => fetch('/api/profile').then((r) => r.json()).then((p) => p.name)" }],
-    ['browser_route', { action: 'list' }],
-  ], () => pageSays(targetId, "() => fetch('/api/profile').then((r) => r.text())"));
+  await task(
+    "routes: answer the page's API call, block its images",
+    [
+      ['browser_route', { targetId, action: 'fulfill', url: '**/api/profile', body: '{"name":"Ada"}', contentType: 'application/json' }],
+      ['browser_route', { targetId, action: 'abort', url: '**/*.png' }],
+      ['browser_act', { targetId, kind: 'evaluate', fn: "() => fetch('/api/profile').then((r) => r.json()).then((p) => p.name)" }],
+      ['browser_route', { action: 'list' }],
+    ],
+    () => pageSays(targetId, "() => fetch('/api/profile').then((r) => r.text())"),
+  );
 
-  await task('init script: a flag set before the page\'s own scripts', [
-    ['browser_init_script', { targetId, action: 'add', script: 'window.__agent = "present"' }],
-    ['browser_navigate', { targetId, url: fixtures.url(`echo?body=${encodeURIComponent('<script>document.title = window.__agent</script>')}`) }],
-  ], () => pageSays(targetId, '() => document.title'));
+  await task(
+    "init script: a flag set before the page's own scripts",
+    [
+      ['browser_init_script', { targetId, action: 'add', script: 'window.__agent = "present"' }],
+      ['browser_navigate', { targetId, url: fixtures.url(`echo?body=${encodeURIComponent('<script>document.title = window.__agent</script>')}`) }],
+    ],
+    () => pageSays(targetId, '() => document.title'),
+  );
 
   await call('browser_navigate', { targetId, url: fixtures.url('index.html') });
-  await task('storage: set an item, save the state, clear, load it back', [
-    ['browser_storage', { targetId, action: 'set', items: [{ name: 'cart', value: '3 items' }] }],
-    ['browser_storage', { action: 'state', path: 'bench-state.json' }],
-    ['browser_storage', { targetId, action: 'clear' }],
-    ['browser_storage', { action: 'load-state', path: 'bench-state.json' }],
-  ], () => pageSays(targetId, "() => localStorage.getItem('cart')"));
+  await task(
+    'storage: set an item, save the state, clear, load it back',
+    [
+      ['browser_storage', { targetId, action: 'set', items: [{ name: 'cart', value: '3 items' }] }],
+      ['browser_storage', { action: 'state', path: 'bench-state.json' }],
+      ['browser_storage', { targetId, action: 'clear' }],
+      ['browser_storage', { action: 'load-state', path: 'bench-state.json' }],
+    ],
+    () => pageSays(targetId, "() => localStorage.getItem('cart')"),
+  );
 
-  await task('page text: an article as Markdown', [
-    ['browser_navigate', { targetId, url: fixtures.url('article.html') }],
-    ['browser_snapshot', { targetId, markdown: true }],
-  ], async () => (await call('browser_snapshot', { targetId, markdown: true })).split('\n')[1]);
+  await task(
+    'page text: an article as Markdown',
+    [
+      ['browser_navigate', { targetId, url: fixtures.url('article.html') }],
+      ['browser_snapshot', { targetId, markdown: true }],
+    ],
+    async () => (await call('browser_snapshot', { targetId, markdown: true })).split('\n')[1],
+  );
   await client.close();
 
   console.log('\nMCP definitions (o200k tokens, annotations included)');
-  for (const [caps, count] of Object.entries(definitions)) console.log(`  ${caps.padEnd(10)} ${String(count).padStart(5)}${caps !== 'default' && caps !== 'all' ? `  (+${count - definitions.default})` : ''}`);
+  for (const [caps, count] of Object.entries(definitions))
+    console.log(`  ${caps.padEnd(10)} ${String(count).padStart(5)}${caps !== 'default' && caps !== 'all' ? `  (+${count - definitions.default})` : ''}`);
   console.log('\nOne scripted task per part (MCP over HTTP, serve in its own process)');
   console.log(`  ${'task'.padEnd(56)} ${'calls'.padStart(5)} ${'tokens'.padStart(7)} ${'ms'.padStart(6)}   page state after`);
-  for (const figure of figures) console.log(`  ${figure.task.padEnd(56)} ${String(figure.calls).padStart(5)} ${String(figure.resultTokens).padStart(7)} ${String(figure.ms).padStart(6)}   ${JSON.stringify(figure.pageState)}`);
+  for (const figure of figures)
+    console.log(
+      `  ${figure.task.padEnd(56)} ${String(figure.calls).padStart(5)} ${String(figure.resultTokens).padStart(7)} ${String(figure.ms).padStart(6)}   ${JSON.stringify(figure.pageState)}`,
+    );
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
   writeFileSync(join(ROOT, 'bench/results/toolbox.json'), `${JSON.stringify({ definitions, tasks: figures }, null, 2)}\n`);
 } finally {

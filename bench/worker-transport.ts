@@ -47,13 +47,18 @@ export async function measureWorkerTransports(
   const launcher = join(hosts, 'bench-echo.sh');
   writeFileSync(launcher, `#!/bin/sh\nexec "${process.execPath}" "${ECHO}" native\n`);
   chmodSync(launcher, 0o755);
-  writeFileSync(join(hosts, `${HOST_NAME}.json`), JSON.stringify({ name: HOST_NAME, description: 'bench echo', path: launcher, type: 'stdio', allowed_origins: [`chrome-extension://${EXTENSION_ID}/`] }));
+  writeFileSync(
+    join(hosts, `${HOST_NAME}.json`),
+    JSON.stringify({ name: HOST_NAME, description: 'bench echo', path: launcher, type: 'stdio', allowed_origins: [`chrome-extension://${EXTENSION_ID}/`] }),
+  );
   const { control: port } = await freePortPair();
   const server: ChildProcess = spawn(process.execPath, [ECHO, 'ws', String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise((resolve) => server.stdout!.once('data', resolve));
   try {
     const clientHop = await measureClientHop(`ws://127.0.0.1:${port}`, counts);
-    const inWorker = await runInWorker<Omit<TransportFigures, 'clientHop'>>(cdp, `(async () => {
+    const inWorker = await runInWorker<Omit<TransportFigures, 'clientHop'>>(
+      cdp,
+      `(async () => {
       const message = { id: 1, sessionId: 'A1B2C3D4E5F6A7B8C9D0E1F2A3B4C5D6', method: 'Runtime.evaluate', params: { expression: '1+1', returnByValue: true } };
       const text = JSON.stringify(message);
       const at = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor(p / 100 * sorted.length))];
@@ -87,7 +92,8 @@ export async function measureWorkerTransports(
       const native = chrome.runtime.connectNative(${JSON.stringify(HOST_NAME)});
       const nativeMessaging = await measure({ send: () => native.postMessage(message), listen: (f) => native.onMessage.addListener(f), close: () => native.disconnect() });
       return JSON.stringify({ webSocket, nativeMessaging });
-    })()`);
+    })()`,
+    );
     return { ...inWorker, clientHop };
   } finally {
     server.kill();
@@ -101,13 +107,19 @@ async function measureClientHop(url: string, counts: { sequential: number; pipel
     socket.once('open', resolve);
     socket.once('error', reject);
   });
-  const text = JSON.stringify({ id: 1, sessionId: 'A1B2C3D4E5F6A7B8C9D0E1F2A3B4C5D6', method: 'Runtime.evaluate', params: { expression: '1+1', returnByValue: true } });
+  const text = JSON.stringify({
+    id: 1,
+    sessionId: 'A1B2C3D4E5F6A7B8C9D0E1F2A3B4C5D6',
+    method: 'Runtime.evaluate',
+    params: { expression: '1+1', returnByValue: true },
+  });
   let next: (() => void) | undefined;
   socket.on('message', () => next?.());
-  const roundTrip = () => new Promise<void>((resolve) => {
-    next = resolve;
-    socket.send(text);
-  });
+  const roundTrip = () =>
+    new Promise<void>((resolve) => {
+      next = resolve;
+      socket.send(text);
+    });
   for (let i = 0; i < 300; i++) await roundTrip();
   const samples: number[] = [];
   for (let i = 0; i < counts.sequential; i++) {

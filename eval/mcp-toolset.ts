@@ -13,11 +13,16 @@ import type { ToolResult } from '../relay/src/mcp/tools.js';
  */
 export async function mcpToolset(client: Client): Promise<Toolset> {
   const { tools } = await client.listTools();
-  const functions: FunctionTool[] = tools.map((tool) => ({ name: tool.name, description: tool.description ?? '', parameters: tool.inputSchema as FunctionTool['parameters'] }));
+  const functions: FunctionTool[] = tools.map((tool) => ({
+    name: tool.name,
+    description: tool.description ?? '',
+    parameters: tool.inputSchema as FunctionTool['parameters'],
+  }));
   return {
     functions,
     async run(ask: Ask, signal: AbortSignal): Promise<ToolOutcome> {
-      if (ask.kind !== 'function') return { id: ask.id, computer: true, tool: 'computer', summary: 'computer', text: 'No computer tool here.', failed: true, screenshots: 0 };
+      if (ask.kind !== 'function')
+        return { id: ask.id, computer: true, tool: 'computer', summary: 'computer', text: 'No computer tool here.', failed: true, screenshots: 0 };
       const args = ask.input && typeof ask.input === 'object' ? (ask.input as Record<string, unknown>) : {};
       const result = (await client.callTool({ name: ask.name, arguments: args }, undefined, { signal }).catch((error: unknown) => ({
         content: [{ type: 'text', text: `Error: ${(error as Error).message}` }],

@@ -78,9 +78,27 @@ export async function runEval(options: EvalOptions): Promise<EvalScore[]> {
             tools === 'clawd-browser'
               ? await clawdRun(BrowserClient.local({ home: options.home, url: options.url }), task, site.origin, chosen.name, options)
               : await withPlaywrightMcp(config.executablePath, (client) => playwrightRun(client, task, site.origin, chosen, config.browse, options.maxSteps));
-          score({ task: task.name, tools, passed: task.passed(site.state()), outcome: ended.outcome + (ended.stoppedBy ? ` (${ended.stoppedBy})` : ''), steps: ended.steps, tokens: ended.usage.totalTokens, seconds: seconds(), ...(ended.error ? { error: ended.error } : {}) });
+          score({
+            task: task.name,
+            tools,
+            passed: task.passed(site.state()),
+            outcome: ended.outcome + (ended.stoppedBy ? ` (${ended.stoppedBy})` : ''),
+            steps: ended.steps,
+            tokens: ended.usage.totalTokens,
+            seconds: seconds(),
+            ...(ended.error ? { error: ended.error } : {}),
+          });
         } catch (error) {
-          score({ task: task.name, tools, passed: false, outcome: 'error', steps: 0, tokens: 0, seconds: seconds(), error: (error as Error).message.split('\n')[0] });
+          score({
+            task: task.name,
+            tools,
+            passed: false,
+            outcome: 'error',
+            steps: 0,
+            tokens: 0,
+            seconds: seconds(),
+            error: (error as Error).message.split('\n')[0],
+          });
         }
       }
     }
@@ -96,10 +114,21 @@ async function clawdRun(client: BrowserClient, task: EvalTask, origin: string, p
   if (task.approves?.length) {
     session = (await client.openSession({ credential_mode: 'clean' })).id;
     // A rule this server's config does not have holds nothing back: there is nothing to approve.
-    for (const rule of task.approves) await client.approveRule(session, rule).catch((error: Error) => { if (!(error instanceof NotFoundError)) throw error; });
+    for (const rule of task.approves)
+      await client.approveRule(session, rule).catch((error: Error) => {
+        if (!(error instanceof NotFoundError)) throw error;
+      });
   }
   try {
-    return await client.browse({ goal: task.goal(origin), startUrl: `${origin}${task.start}`, provider, runtime: options.runtime, maxSteps: options.maxSteps, close: true, ...(session ? { session } : {}) });
+    return await client.browse({
+      goal: task.goal(origin),
+      startUrl: `${origin}${task.start}`,
+      provider,
+      runtime: options.runtime,
+      maxSteps: options.maxSteps,
+      close: true,
+      ...(session ? { session } : {}),
+    });
   } catch (error) {
     if (session) await client.closeSession(session).catch(() => {});
     throw error;
@@ -110,7 +139,16 @@ async function clawdRun(client: BrowserClient, task: EvalTask, origin: string, p
 async function withPlaywrightMcp<T>(executablePath: string | undefined, work: (client: Client) => Promise<T>): Promise<T> {
   const output = mkdtempSync(join(tmpdir(), 'clawd-eval-pwmcp-'));
   const executable = findExecutable({ executablePath, platform: currentPlatform(), env: defaultExecutableEnv() });
-  const args = [join(ROOT, 'node_modules/@playwright/mcp/cli.js'), '--headless', '--isolated', '--executable-path', executable, '--output-dir', output, ...(process.getuid?.() === 0 ? ['--no-sandbox'] : [])];
+  const args = [
+    join(ROOT, 'node_modules/@playwright/mcp/cli.js'),
+    '--headless',
+    '--isolated',
+    '--executable-path',
+    executable,
+    '--output-dir',
+    output,
+    ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []),
+  ];
   const client = new Client({ name: 'clawd-browser-eval', version: '1' });
   await client.connect(new StdioClientTransport({ command: process.execPath, args, stderr: 'ignore' }));
   try {
@@ -121,7 +159,14 @@ async function withPlaywrightMcp<T>(executablePath: string | undefined, work: (c
   }
 }
 
-async function playwrightRun(client: Client, task: EvalTask, origin: string, chosen: ReturnType<typeof providerNamed>, browse: ReturnType<typeof loadConfig>['browse'], maxSteps?: number) {
+async function playwrightRun(
+  client: Client,
+  task: EvalTask,
+  origin: string,
+  chosen: ReturnType<typeof providerNamed>,
+  browse: ReturnType<typeof loadConfig>['browse'],
+  maxSteps?: number,
+) {
   // The start page, as clawd's side is given it (startUrl): not a step of the model's.
   await client.callTool({ name: 'browser_navigate', arguments: { url: `${origin}${task.start}` } });
   const toolset = await mcpToolset(client);
@@ -131,16 +176,30 @@ async function playwrightRun(client: Client, task: EvalTask, origin: string, cho
     conversation,
     toolset,
     goal: task.goal(origin),
-    settings: { maxSteps: Math.min(maxSteps ?? browse.maxSteps, browse.maxStepsLimit), stepTimeoutMs: browse.stepTimeoutMs, budgetTokens: browse.budgetTokens || undefined },
+    settings: {
+      maxSteps: Math.min(maxSteps ?? browse.maxSteps, browse.maxStepsLimit),
+      stepTimeoutMs: browse.stepTimeoutMs,
+      budgetTokens: browse.budgetTokens || undefined,
+    },
     signal: new AbortController().signal,
     onStep: () => {},
   });
 }
 
 function table(scores: EvalScore[]): string {
-  const rows = [['task', 'tools', 'passed', 'outcome', 'steps', 'tokens', 'seconds'], ...scores.map((s) => [s.task, s.tools, s.passed ? 'yes' : 'NO', s.outcome, String(s.steps), String(s.tokens), s.seconds.toFixed(1)])];
+  const rows = [
+    ['task', 'tools', 'passed', 'outcome', 'steps', 'tokens', 'seconds'],
+    ...scores.map((s) => [s.task, s.tools, s.passed ? 'yes' : 'NO', s.outcome, String(s.steps), String(s.tokens), s.seconds.toFixed(1)]),
+  ];
   const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
-  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column])).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((row) =>
+      row
+        .map((cell, column) => cell.padEnd(widths[column]))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 async function main(): Promise<void> {
@@ -155,7 +214,12 @@ async function main(): Promise<void> {
       json: { type: 'boolean', default: false },
     },
   });
-  const against = values.against === 'both' ? (['clawd-browser', 'playwright-mcp'] as const) : values.against === 'playwright-mcp' ? (['playwright-mcp'] as const) : (['clawd-browser'] as const);
+  const against =
+    values.against === 'both'
+      ? (['clawd-browser', 'playwright-mcp'] as const)
+      : values.against === 'playwright-mcp'
+        ? (['playwright-mcp'] as const)
+        : (['clawd-browser'] as const);
   const names = values.tasks?.split(',').map((name) => name.trim());
   const tasks = names ? TASKS.filter((task) => names.includes(task.name)) : TASKS;
   if (names && tasks.length !== names.length) throw new Error(`--tasks: the tasks are ${TASKS.map((task) => task.name).join(', ')}`);
@@ -167,7 +231,9 @@ async function main(): Promise<void> {
     against: [...against],
     tasks,
     maxSteps: values['max-steps'] ? Number(values['max-steps']) : undefined,
-    onScore: values.json ? undefined : (score) => process.stderr.write(`${score.task} with ${score.tools}: ${score.passed ? 'passed' : 'FAILED'}${score.error ? ` (${score.error})` : ''}\n`),
+    onScore: values.json
+      ? undefined
+      : (score) => process.stderr.write(`${score.task} with ${score.tools}: ${score.passed ? 'passed' : 'FAILED'}${score.error ? ` (${score.error})` : ''}\n`),
   });
   if (values.json) console.log(JSON.stringify(scores));
   else console.log(`\n${table(scores)}\n\n${scores.filter((score) => score.passed).length} passed, ${scores.filter((score) => !score.passed).length} failed`);

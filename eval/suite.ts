@@ -27,7 +27,8 @@ export interface EvalTask {
 /** The script every page shares: `report({…})` merges the page's state into the site's record of this task. */
 const REPORT = `<script>function report(change) { return fetch('/state', { method: 'POST', body: JSON.stringify(change) }); }</script>`;
 
-const page = (title: string, body: string) => `<!doctype html><html lang="en"><meta charset="utf-8"><title>${title}</title>${REPORT}<body>${body}</body></html>`;
+const page = (title: string, body: string) =>
+  `<!doctype html><html lang="en"><meta charset="utf-8"><title>${title}</title>${REPORT}<body>${body}</body></html>`;
 
 export const PAGES: Record<string, string> = {
   '/form': page(
@@ -89,21 +90,29 @@ export const TASKS: EvalTask[] = [
     name: 'form',
     about: 'a sign-up form: two text fields, a select, submit',
     start: '/form',
-    goal: (origin) => `On ${origin}/form, sign up: type "Ada Lovelace" into "Full name", type "ada@example.com" into "Email", select "Pro" in "Plan", click "Sign up", then answer with the text after "Welcome,"`,
+    goal: (origin) =>
+      `On ${origin}/form, sign up: type "Ada Lovelace" into "Full name", type "ada@example.com" into "Email", select "Pro" in "Plan", click "Sign up", then answer with the text after "Welcome,"`,
     passed: (state) => JSON.stringify(state.signedUp) === JSON.stringify({ name: 'Ada Lovelace', email: 'ada@example.com', plan: 'Pro' }),
   },
   {
     name: 'list',
     about: 'a list: add two items, tick one',
     start: '/list',
-    goal: (origin) => `On ${origin}/list, type "Milk" into "New item", click "Add", type "Eggs" into "New item", click "Add", click "Milk" to tick it, then answer with the text after "Left:"`,
-    passed: (state) => JSON.stringify(state.items) === JSON.stringify([{ title: 'Milk', done: true }, { title: 'Eggs', done: false }]),
+    goal: (origin) =>
+      `On ${origin}/list, type "Milk" into "New item", click "Add", type "Eggs" into "New item", click "Add", click "Milk" to tick it, then answer with the text after "Left:"`,
+    passed: (state) =>
+      JSON.stringify(state.items) ===
+      JSON.stringify([
+        { title: 'Milk', done: true },
+        { title: 'Eggs', done: false },
+      ]),
   },
   {
     name: 'multi-page',
     about: 'a flow over three pages: pick a product, add it to the cart, check out',
     start: '/shop',
-    goal: (origin) => `On ${origin}/shop, click "Blue mug", click "Add to cart", click "Checkout", click "Place order", then answer with the text after "Order number:"`,
+    goal: (origin) =>
+      `On ${origin}/shop, click "Blue mug", click "Add to cart", click "Checkout", click "Place order", then answer with the text after "Order number:"`,
     passed: (state) => JSON.stringify(state.ordered) === JSON.stringify(['Blue mug']),
     approves: ['payments'],
   },

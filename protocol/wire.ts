@@ -178,7 +178,6 @@ function decodeHeader(headerBytes: Uint8Array, payload: Uint8Array): DecodedExte
   } catch {
     return { error: 'extension frame header is not JSON' };
   }
-  if (!header || typeof header !== 'object' || typeof (header as { type?: unknown }).type !== 'string')
-    return { error: 'extension frame header has no type' };
+  if (!header || typeof header !== 'object' || typeof (header as { type?: unknown }).type !== 'string') return { error: 'extension frame header has no type' };
   return { header: header as ExtensionHeader, payload };
 }

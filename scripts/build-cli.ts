@@ -45,8 +45,8 @@ const CLIENT_PACKAGES = ['commander'];
 const WHY_NOT: Record<string, string> = {
   zod: 'its schemas take tens of milliseconds to load and build; the server checks what it is sent',
   '@modelcontextprotocol/sdk': 'the MCP server is `mcp`, loaded from the build',
-  openai: 'the browse runtime is the server\'s',
-  '@anthropic-ai/sdk': 'the browse runtime is the server\'s',
+  openai: "the browse runtime is the server's",
+  '@anthropic-ai/sdk': "the browse runtime is the server's",
   'playwright-core': 'only the server drives browsers',
   express: 'only the server serves HTTP',
 };
@@ -77,7 +77,8 @@ function fromTheBuild(outFile: string): Plugin {
  */
 export function withBuildLoads(text: string): string {
   const out = text.replace(new RegExp(`\\bimport\\("${FROM_BUILD}([^"]+)"\\)`, 'g'), '__fromBuild("$1")');
-  if (out.includes(FROM_BUILD) || /\bimport\(/.test(out.replace(BANNER, ''))) throw new Error('the CLI bundle has an import() that is not of a module of the build: the code cache cannot run it');
+  if (out.includes(FROM_BUILD) || /\bimport\(/.test(out.replace(BANNER, '')))
+    throw new Error('the CLI bundle has an import() that is not of a module of the build: the code cache cannot run it');
   return out;
 }
 
@@ -161,7 +162,9 @@ export function bundleProblems(metafile: Metafile): string[] {
     }
   }
   for (const [layer, inputs] of layers) {
-    problems.push(`the CLI bundle holds ${inputs.length} module(s) of ${layer}, which no client command may load; the first: ${chainTo(metafile, inputs[0]).join(' → ')}`);
+    problems.push(
+      `the CLI bundle holds ${inputs.length} module(s) of ${layer}, which no client command may load; the first: ${chainTo(metafile, inputs[0]).join(' → ')}`,
+    );
   }
   for (const [pkg, input] of packages) {
     const chain = chainTo(metafile, input);
@@ -199,7 +202,9 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   try {
     const metafile = await buildCli();
     const kib = (file: string) => `${(statSync(file).size / 1024).toFixed(0)} KiB`;
-    console.log(`build-cli: ${relative(ROOT, CLI_BUNDLE)} ${kib(CLI_BUNDLE)} from ${Object.keys(metafile.inputs).length} modules, ${relative(ROOT, LAUNCHER)} ${kib(LAUNCHER)}`);
+    console.log(
+      `build-cli: ${relative(ROOT, CLI_BUNDLE)} ${kib(CLI_BUNDLE)} from ${Object.keys(metafile.inputs).length} modules, ${relative(ROOT, LAUNCHER)} ${kib(LAUNCHER)}`,
+    );
   } catch (error) {
     console.error(`build-cli: ${(error as Error).message}`);
     process.exit(1);

@@ -42,7 +42,24 @@ export const LAYERS: Record<string, string[]> = {
   'native-host': ['config'],
   client: ['api', 'config'],
   store: ['api', 'demonstrations', 'notes', 'replay', 'routines', 'sessions', 'vault'],
-  cli: ['api', 'attach', 'client', 'config', 'driver', 'jail', 'mcp', 'native-host', 'notes', 'profiles', 'routines', 'runtime', 'server', 'sessions', 'store', 'vault'],
+  cli: [
+    'api',
+    'attach',
+    'client',
+    'config',
+    'driver',
+    'jail',
+    'mcp',
+    'native-host',
+    'notes',
+    'profiles',
+    'routines',
+    'runtime',
+    'server',
+    'sessions',
+    'store',
+    'vault',
+  ],
 };
 
 /**
@@ -99,7 +116,11 @@ const lineAt = (text: string, index: number): number => text.slice(0, index).spl
 /** Every import of a module in `text`, static or dynamic, relative or a package's. */
 export function importSites(text: string): ImportSite[] {
   return [
-    ...[...text.matchAll(STATIC_IMPORT), ...text.matchAll(BARE_IMPORT)].map((match) => ({ specifier: match[2], line: lineAt(text, match.index), dynamic: false })),
+    ...[...text.matchAll(STATIC_IMPORT), ...text.matchAll(BARE_IMPORT)].map((match) => ({
+      specifier: match[2],
+      line: lineAt(text, match.index),
+      dynamic: false,
+    })),
     ...[...text.matchAll(DYNAMIC_IMPORT)].map((match) => ({ specifier: match[2] ?? match[3], line: lineAt(text, match.index), dynamic: true })),
   ].sort((a, b) => a.line - b.line);
 }
@@ -172,13 +193,16 @@ export function check(root = ROOT): string[] {
       }
       if (to === undefined || BASE.includes(to)) continue;
       if (allowed === null) problems.push(`${where(file, line)}: ${from} is a base module and may import only ${BASE.join(', ')}, not ${to}`);
-      else if (!allowed.includes(to)) problems.push(`${where(file, line)}: ${from} may not import ${to} (it may import ${[...allowed, ...BASE].join(', ') || 'only itself'})`);
+      else if (!allowed.includes(to))
+        problems.push(`${where(file, line)}: ${from} may not import ${to} (it may import ${[...allowed, ...BASE].join(', ') || 'only itself'})`);
     }
   }
   for (const file of [...files(relay), ...files(extension), ...files(join(root, 'protocol'))]) {
     if (relative(root, file).split(sep).join('/') in COMPUTED_IMPORTS_ALLOWED) continue;
     for (const line of computedImportLines(readFileSync(file, 'utf8'))) {
-      problems.push(`${where(file, line)}: an import() of a computed name, which the layer check cannot follow: name the module in a string (or allow the file in COMPUTED_IMPORTS_ALLOWED, saying why)`);
+      problems.push(
+        `${where(file, line)}: an import() of a computed name, which the layer check cannot follow: name the module in a string (or allow the file in COMPUTED_IMPORTS_ALLOWED, saying why)`,
+      );
     }
   }
   for (const unit of SEALED) {
@@ -196,7 +220,10 @@ export function check(root = ROOT): string[] {
   }
   for (const dir of [relay, extension, join(root, 'protocol')]) {
     const graph = new Map(files(dir).map((file) => [file, importsOf(file).map(({ target }) => target)]));
-    for (const group of circles(graph)) problems.push(`a circle of imports among ${group.map((file) => relative(root, file)).join(', ')}: each reaches the others (give what they share a file of its own, or pass a port)`);
+    for (const group of circles(graph))
+      problems.push(
+        `a circle of imports among ${group.map((file) => relative(root, file)).join(', ')}: each reaches the others (give what they share a file of its own, or pass a port)`,
+      );
   }
   // The rules themselves form no cycle, so no chain of allowed imports leads back up.
   const visiting = new Set<string>();

@@ -17,7 +17,9 @@ const OUT = fileURLToPath(new URL('../docs/console/', import.meta.url));
 
 const env = await startControlEnv();
 const site = await startTestSite((request, response) => {
-  response.writeHead(200, { 'content-type': 'text/html', 'set-cookie': 'session=example; Path=/; Max-Age=3600' }).end('<!doctype html><title>Example account</title><h1>Example account</h1><p>Signed in.</p>');
+  response
+    .writeHead(200, { 'content-type': 'text/html', 'set-cookie': 'session=example; Path=/; Max-Age=3600' })
+    .end('<!doctype html><title>Example account</title><h1>Example account</h1><p>Signed in.</p>');
 });
 const browser = await chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox'] });
 try {
@@ -34,7 +36,9 @@ try {
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   await page.goto((await api.dashboardLink()).url);
   await page.waitForSelector(`#session-rows tr[data-session="${session.id}"] img.thumb`);
-  await page.waitForFunction(() => [...document.querySelectorAll<HTMLImageElement>('#session-rows img.thumb, .tab img')].every((image) => image.naturalWidth > 0));
+  await page.waitForFunction(() =>
+    [...document.querySelectorAll<HTMLImageElement>('#session-rows img.thumb, .tab img')].every((image) => image.naturalWidth > 0),
+  );
   await page.waitForSelector('#audit-rows tr');
   await page.waitForSelector('#actions tr');
   // What a person sees first: the tabs, the profiles and the recent actions, then the sessions.

@@ -39,18 +39,19 @@ interface DebuggerEvent {
 /** Debugger events that arrive while this worker starts, sent after its first hello (startup-hold.ts). */
 const startupEvents = new StartupHold<DebuggerEvent>();
 
-const link = new RelayLink({
-  onOpen: (proof) => {
-    link.send(
-      encodeExtensionFrame({ type: 'hello', protocol: WIRE_PROTOCOL_VERSION, browser: browserInfo(), tabs: shared.list(), proof }),
-    );
-    // The relay knows the tabs now: what Chrome reported while this worker was stopped follows.
-    for (const event of startupEvents.release()) forwardEvent(event);
-    void shared.setLinkOpen(true);
+const link = new RelayLink(
+  {
+    onOpen: (proof) => {
+      link.send(encodeExtensionFrame({ type: 'hello', protocol: WIRE_PROTOCOL_VERSION, browser: browserInfo(), tabs: shared.list(), proof }));
+      // The relay knows the tabs now: what Chrome reported while this worker was stopped follows.
+      for (const event of startupEvents.release()) forwardEvent(event);
+      void shared.setLinkOpen(true);
+    },
+    onMessage: (message) => void handleRelayMessage(message),
+    onClose: () => void shared.setLinkOpen(false),
   },
-  onMessage: (message) => void handleRelayMessage(message),
-  onClose: () => void shared.setLinkOpen(false),
-}, () => commandsInFlight > 0);
+  () => commandsInFlight > 0,
+);
 
 /** Group mode's consent: a clawd tab group (tab-groups.ts). */
 const groups = new TabGroupConsent();
@@ -108,18 +109,19 @@ watchToolbarClicks((tabId) => {
     // starts, about half a second) is asked again only when the link is down.
     const pairing = link.state === 'open' ? await loadPairing() : await finder.currentPairing();
     if (!pairing) {
-      await shared.refuse(
-        tabId,
-        'not paired with the relay: run `clawd-browser install-native-host`, or pair by hand on the options page',
-      );
+      await shared.refuse(tabId, 'not paired with the relay: run `clawd-browser install-native-host`, or pair by hand on the options page');
       await chrome.runtime.openOptionsPage();
       return;
     }
     if (link.state !== 'open') await showBadge(tabId, { kind: 'connecting', why: 'starting the clawd-browser relay…' });
     await finder.ensureRelay(pairing);
     link.connectSoon();
-    const sharing = await shared.share(tabId).then(() => true, (error: Error) => shared.refuse(tabId, error.message).then(() => false));
-    if (sharing && groups.mode === 'group') await groups.adopt(tabId).catch((error: Error) => console.warn(`clawd-browser: could not group the tab: ${error.message}`));
+    const sharing = await shared.share(tabId).then(
+      () => true,
+      (error: Error) => shared.refuse(tabId, error.message).then(() => false),
+    );
+    if (sharing && groups.mode === 'group')
+      await groups.adopt(tabId).catch((error: Error) => console.warn(`clawd-browser: could not group the tab: ${error.message}`));
     if (sharing) setTimeout(() => void sayIfUnreached(tabId), RELAY_WAIT_MS);
   })();
 });
@@ -135,7 +137,10 @@ const RELAY_WAIT_MS = 8_000;
 async function sayIfUnreached(tabId: number): Promise<void> {
   if (link.state === 'open' || !shared.get(tabId)) return;
   const why = link.lastError ?? finder.error ?? `no answer from the relay at ${link.relayUrl ?? 'an unknown address'}`;
-  await showBadge(tabId, { kind: 'error', why: `not connected to clawd-browser: ${why}. Start it with \`clawd-browser serve\`; the tab is shared as soon as it connects (click to stop)` });
+  await showBadge(tabId, {
+    kind: 'error',
+    why: `not connected to clawd-browser: ${why}. Start it with \`clawd-browser serve\`; the tab is shared as soon as it connects (click to stop)`,
+  });
 }
 
 // ---- Chrome -> relay ---------------------------------------------------------
@@ -165,7 +170,10 @@ chrome.debugger.onDetach.addListener((source, reason) => {
   if (tabId === undefined || !shared.get(tabId)) return;
   void (async () => {
     if (reason === 'canceled_by_user') return shared.unshare(tabId, 'the user cancelled debugging in Chrome', { detach: false });
-    const stillOpen = await chrome.tabs.get(tabId).then(() => true, () => false);
+    const stillOpen = await chrome.tabs.get(tabId).then(
+      () => true,
+      () => false,
+    );
     if (stillOpen) return shared.reattach(tabId);
     return shared.unshare(tabId, 'the tab was closed', { detach: false });
   })();
@@ -200,8 +208,7 @@ chrome.tabs.onUpdated.addListener((tabId, change) => {
   if (shared.isSuspended(tabId) && change.url !== undefined) return void shared.resume(tabId);
   const problem = change.url !== undefined && shared.get(tabId) ? tabUrlProblem(change.url) : undefined;
   if (problem) return shared.suspend(tabId, problem);
-  if ((change.url !== undefined || change.title !== undefined) && shared.get(tabId))
-    void shared.updateInfo(tabId, { url: change.url, title: change.title });
+  if ((change.url !== undefined || change.title !== undefined) && shared.get(tabId)) void shared.updateInfo(tabId, { url: change.url, title: change.title });
   if (change.url !== undefined || change.status !== undefined) void shared.refreshBadge(tabId, change.url);
 });
 
@@ -209,7 +216,11 @@ const handoffs = new HandoffNotices((tabId) => shared.refreshBadge(tabId));
 
 // ---- teaching: demonstrations and notes on a shared tab (teaching.ts, the Teach page) -------
 
-const teaching = new Teaching((frame) => link.send(frame), () => link.state === 'open', (tabId, what) => shared.setTeaching(tabId, what));
+const teaching = new Teaching(
+  (frame) => link.send(frame),
+  () => link.state === 'open',
+  (tabId, what) => shared.setTeaching(tabId, what),
+);
 const TEACH_MENU = 'clawd-teach';
 chrome.runtime.onInstalled.addListener(() => {
   chrome.contextMenus.create({ id: TEACH_MENU, title: 'Teach your agent in this tab…', contexts: ['action'] }, () => void chrome.runtime.lastError);
@@ -255,8 +266,7 @@ async function runCommand(command: RelayCommand): Promise<object | undefined> {
   switch (command.type) {
     case 'cdp': {
       // A blank page the extension navigates to would be the extension's own (blank-navigation.ts).
-      if (isBlankNavigation(command.method, command.params, command.sessionId))
-        return navigateToBlank(command.tabId, (command.params as { url: string }).url);
+      if (isBlankNavigation(command.method, command.params, command.sessionId)) return navigateToBlank(command.tabId, (command.params as { url: string }).url);
       const target = { tabId: command.tabId, sessionId: command.sessionId } as chrome.debugger.Debuggee;
       return (await chrome.debugger.sendCommand(target, command.method, command.params)) as object | undefined;
     }
@@ -289,36 +299,43 @@ const vaultConsent = new VaultConsent((id, allowed, domains) => link.send(encode
 
 // ---- the options page ----------------------------------------------------------
 
-chrome.runtime.onMessage.addListener((request: OptionsRequest, _sender, reply: (status: ExtensionStatus | ConsentRequest | TeachAnswer | { tab: SharedTab } | { error: string } | { ok: true }) => void) => {
-  void (async () => {
-    await ready;
-    if (request.type === 'consent') return reply((await vaultConsent.request(request.id)) ?? { error: 'This request was answered already, or has expired.' });
-    if (request.type === 'teach') return reply(await teaching.ask(request.tabId, request.op, { name: request.name, description: request.description, text: request.text }));
-    if (request.type === 'teachTab') {
-      const tab = shared.get(request.tabId);
-      return reply(tab ? { tab } : { error: 'This tab is not shared with clawd-browser: click the toolbar button on it first.' });
-    }
-    if (request.type === 'consentAnswer') {
-      await vaultConsent.answered(request.id, request.allowed, request.domains);
-      return reply({ ok: true });
-    }
-    if (request.type === 'pair') {
-      try {
-        await savePairing({ relayUrl: normaliseRelayUrl(request.relayUrl), key: normaliseExtensionKey(request.key), via: 'manual' });
-      } catch (error) {
-        return reply({ error: (error as Error).message });
+chrome.runtime.onMessage.addListener(
+  (
+    request: OptionsRequest,
+    _sender,
+    reply: (status: ExtensionStatus | ConsentRequest | TeachAnswer | { tab: SharedTab } | { error: string } | { ok: true }) => void,
+  ) => {
+    void (async () => {
+      await ready;
+      if (request.type === 'consent') return reply((await vaultConsent.request(request.id)) ?? { error: 'This request was answered already, or has expired.' });
+      if (request.type === 'teach')
+        return reply(await teaching.ask(request.tabId, request.op, { name: request.name, description: request.description, text: request.text }));
+      if (request.type === 'teachTab') {
+        const tab = shared.get(request.tabId);
+        return reply(tab ? { tab } : { error: 'This tab is not shared with clawd-browser: click the toolbar button on it first.' });
       }
-    }
-    const pairing = await loadPairing();
-    reply({
-      link: link.state,
-      lastError: link.lastError,
-      relayUrl: pairing?.relayUrl,
-      pairedVia: pairing?.via,
-      nativeHost: finder.state,
-      nativeHostError: finder.error,
-      tabs: shared.list(),
-    });
-  })();
-  return true; // reply asynchronously
-});
+      if (request.type === 'consentAnswer') {
+        await vaultConsent.answered(request.id, request.allowed, request.domains);
+        return reply({ ok: true });
+      }
+      if (request.type === 'pair') {
+        try {
+          await savePairing({ relayUrl: normaliseRelayUrl(request.relayUrl), key: normaliseExtensionKey(request.key), via: 'manual' });
+        } catch (error) {
+          return reply({ error: (error as Error).message });
+        }
+      }
+      const pairing = await loadPairing();
+      reply({
+        link: link.state,
+        lastError: link.lastError,
+        relayUrl: pairing?.relayUrl,
+        pairedVia: pairing?.via,
+        nativeHost: finder.state,
+        nativeHostError: finder.error,
+        tabs: shared.list(),
+      });
+    })();
+    return true; // reply asynchronously
+  },
+);

@@ -23,7 +23,14 @@ interface BadgeLook {
 
 function lookOf(state: BadgeState): BadgeLook {
   const text = { off: '', on: 'ON', connecting: '…', error: '!', handoff: 'YOU', recording: 'REC', marking: 'NOTE' }[state.kind];
-  const color = state.kind === 'error' || state.kind === 'recording' ? '#B00020' : state.kind === 'connecting' ? '#777777' : state.kind === 'handoff' || state.kind === 'marking' ? '#E8710A' : ACCENT_COLOR;
+  const color =
+    state.kind === 'error' || state.kind === 'recording'
+      ? '#B00020'
+      : state.kind === 'connecting'
+        ? '#777777'
+        : state.kind === 'handoff' || state.kind === 'marking'
+          ? '#E8710A'
+          : ACCENT_COLOR;
   const title =
     state.kind === 'on'
       ? 'clawd-browser: this tab is shared with your agent (click to stop)'

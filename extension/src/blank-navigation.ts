@@ -42,7 +42,9 @@ export async function navigateToBlank(tabId: number, url: string): Promise<{ fra
     // frameNavigated comes only with the Page domain on (a client that drives the tab has it on already;
     // otherwise it stays on, and the relay passes Page events only to sessions that enabled it).
     await chrome.debugger.sendCommand(target, 'Page.enable');
-    const answer = (await chrome.debugger.sendCommand(target, 'Runtime.evaluate', { expression: `location.href = ${JSON.stringify(url)}` })) as { exceptionDetails?: { text?: string } };
+    const answer = (await chrome.debugger.sendCommand(target, 'Runtime.evaluate', { expression: `location.href = ${JSON.stringify(url)}` })) as {
+      exceptionDetails?: { text?: string };
+    };
     if (answer.exceptionDetails) throw new Error(`the page did not go to ${url}: ${answer.exceptionDetails.text ?? 'it threw'}`);
     return { frameId, loaderId: await committed };
   } finally {

@@ -13,8 +13,7 @@ type HandoffMessage = Extract<RelayMessage, { type: 'handoff' }>;
 type HandoffEnded = Extract<RelayMessage, { type: 'handoffEnded' }>;
 
 /** A plain orange square: notifications need an icon, and the extension ships none. */
-const ICON =
-  'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABAAAAAQCAIAAACQkWg2AAAAFklEQVR4nGN4UchFEmIY1TCqYfhqAACY8GMQEq60LAAAAABJRU5ErkJggg==';
+const ICON = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABAAAAAQCAIAAACQkWg2AAAAFklEQVR4nGN4UchFEmIY1TCqYfhqAACY8GMQEq60LAAAAABJRU5ErkJggg==';
 const noticeId = (id: string) => `clawd-handoff-${id}`;
 
 export class HandoffNotices {

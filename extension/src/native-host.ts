@@ -9,7 +9,10 @@ import { HOST_PROTOCOL_VERSION, type NativeHostOp, type NativeHostReply, type Na
 export type NativeHostState = 'unknown' | 'available' | 'missing' | 'failing';
 
 export class NativeHostError extends Error {
-  constructor(readonly missing: boolean, message: string) {
+  constructor(
+    readonly missing: boolean,
+    message: string,
+  ) {
     super(message);
   }
 }

@@ -66,7 +66,9 @@ function render(status: ExtensionStatus): void {
       ? status.tabs.map((tab) => {
           const item = Object.assign(document.createElement('li'), { textContent: `${tab.title || '(untitled)'} — ${tab.url} ` });
           // Its Teach page: a demonstration, or a note to the agent, in this tab.
-          item.append(Object.assign(document.createElement('a'), { href: `teach.html?tab=${tab.tabId}`, target: '_blank', textContent: 'Teach…', className: 'teach' }));
+          item.append(
+            Object.assign(document.createElement('a'), { href: `teach.html?tab=${tab.tabId}`, target: '_blank', textContent: 'Teach…', className: 'teach' }),
+          );
           return item;
         })
       : [Object.assign(document.createElement('li'), { textContent: 'none: click the toolbar button on a tab to share it' })]),

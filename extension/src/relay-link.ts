@@ -147,10 +147,15 @@ export class RelayLink {
       if (this.socket !== socket) return;
       const wasOpen = this.state === 'open';
       this.drop();
-      this.lastError = refusedPeer
-        ?? (event.code === 4002 ? 'another browser with the clawd-browser extension is connected to this relay'
-          : event.code === 1008 ? `the relay refused the extension key (${event.reason || 'pair again'})`
-            : wasOpen ? `relay closed the connection (${event.code})` : `cannot reach the relay at ${pairing.relayUrl}`);
+      this.lastError =
+        refusedPeer ??
+        (event.code === 4002
+          ? 'another browser with the clawd-browser extension is connected to this relay'
+          : event.code === 1008
+            ? `the relay refused the extension key (${event.reason || 'pair again'})`
+            : wasOpen
+              ? `relay closed the connection (${event.code})`
+              : `cannot reach the relay at ${pairing.relayUrl}`);
       // A peer that cannot prove the key, or a live rival: no point hammering it.
       this.scheduleRetry(refusedPeer !== undefined || event.code === 4001 || event.code === 4002 || event.code === 1008);
       if (wasOpen) this.events.onClose();

@@ -77,7 +77,10 @@ export class TabGroupConsent {
     const tabId = tab.id!;
     this.adopting.add(tabId);
     try {
-      const joined = await chrome.tabs.group({ tabIds: [tabId], ...(into === undefined ? { createProperties: { windowId: tab.windowId } } : { groupId: into }) });
+      const joined = await chrome.tabs.group({
+        tabIds: [tabId],
+        ...(into === undefined ? { createProperties: { windowId: tab.windowId } } : { groupId: into }),
+      });
       if (into !== undefined) return;
       this.groups.add(joined);
       await this.persist();

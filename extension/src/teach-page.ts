@@ -44,7 +44,10 @@ $('demo-start').addEventListener('click', () => void teach('demonstrate').then(r
 $('demo-discard').addEventListener('click', () => void teach('discard').then(refresh));
 $('demo-stop').addEventListener('click', () => {
   void (async () => {
-    const saved = await teach('stop', { name: $<HTMLInputElement>('routine-name').value.trim(), description: $<HTMLInputElement>('routine-description').value.trim() || undefined });
+    const saved = await teach('stop', {
+      name: $<HTMLInputElement>('routine-name').value.trim(),
+      description: $<HTMLInputElement>('routine-description').value.trim() || undefined,
+    });
     if (!saved.ok) return;
     const result = saved.answer as { name: string; steps: number; parameters: string[]; script?: string };
     $('demo-saved').hidden = false;

@@ -37,7 +37,9 @@ for (const profile of ['clawd', 'extension'] as const) {
       const notify = await client.click(refOf(page, 'checkbox "Notify me"'), { targetId });
       expect(notify).toMatchObject({ changed: true, state: { checked: true } });
       expect(notify.hint).toBeUndefined();
-      expect((await client.evaluate('() => document.querySelector("tally-box").shadowRoot.querySelector("span").textContent', { targetId })).result).toBe('1 chosen');
+      expect((await client.evaluate('() => document.querySelector("tally-box").shadowRoot.querySelector("span").textContent', { targetId })).result).toBe(
+        '1 chosen',
+      );
 
       const dead = await client.click(refOf(page, 'button "Does nothing"'), { targetId });
       expect(dead.changed).toBe(false);

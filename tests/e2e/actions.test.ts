@@ -120,15 +120,25 @@ describe.each(['clawd', 'extension'])('snapshots and actions on the %s profile',
     const text = await snapshot();
     const uploaded = await api().fileChooser({ paths: [file], inputRef: refOf(text, /file|[Uu]pload/), targetId: tab });
     expect(uploaded.uploaded).toEqual([`notes-${profile}.txt`]);
-    await waitFor(async () => /clawd upload body/.test(await evaluate<string>(api(), '() => document.querySelector("#result").textContent', { targetId: tab })), {
-      message: 'input did not receive the file',
-    });
+    await waitFor(
+      async () => /clawd upload body/.test(await evaluate<string>(api(), '() => document.querySelector("#result").textContent', { targetId: tab })),
+      {
+        message: 'input did not receive the file',
+      },
+    );
     const viaChooser = await api().fileChooser({ paths: [file], ref: refOf(text, /button "Choose file"/), targetId: tab });
     expect(viaChooser.uploaded).toEqual([`notes-${profile}.txt`]);
-    await waitFor(async () => new RegExp(`notes-${profile}`).test(await evaluate<string>(api(), '() => document.querySelector("#chooser-result").textContent', { targetId: tab })), {
-      message: 'chooser did not receive the file',
+    await waitFor(
+      async () =>
+        new RegExp(`notes-${profile}`).test(await evaluate<string>(api(), '() => document.querySelector("#chooser-result").textContent', { targetId: tab })),
+      {
+        message: 'chooser did not receive the file',
+      },
+    );
+    const missing = await env.raw(`/hooks/file-chooser?profile=${profile}`, {
+      method: 'POST',
+      body: JSON.stringify({ paths: [join(scratch, 'nope.txt')], targetId: tab }),
     });
-    const missing = await env.raw(`/hooks/file-chooser?profile=${profile}`, { method: 'POST', body: JSON.stringify({ paths: [join(scratch, 'nope.txt')], targetId: tab }) });
     expect(missing.status).toBe(400);
     expect((await missing.json()).error.message).toContain('nope.txt');
     // Clicking something that opens no chooser times out with a clear message.
@@ -173,7 +183,11 @@ describe.each(['clawd', 'extension'])('snapshots and actions on the %s profile',
 
   it('acts by coordinates: click, move, scroll; and resizes, waits, closes', async () => {
     await open('index.html?coords=1');
-    const box = await evaluate<{ x: number; y: number }>(api(), '() => { const r = document.querySelector("#btn").getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + r.height / 2 }; }', { targetId: tab });
+    const box = await evaluate<{ x: number; y: number }>(
+      api(),
+      '() => { const r = document.querySelector("#btn").getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + r.height / 2 }; }',
+      { targetId: tab },
+    );
     await api().clickAt(box.x, box.y, { targetId: tab });
     expect(await evaluate<string>(api(), '() => document.querySelector("#count").textContent', { targetId: tab })).toBe('1');
     await api().act({ kind: 'move', x: 5, y: 5, targetId: tab });
@@ -186,7 +200,10 @@ describe.each(['clawd', 'extension'])('snapshots and actions on the %s profile',
     // Text is matched with its whitespace collapsed, as it reads: across a line break, and in words with s in them.
     await api().navigate(env.fixtures.url(`echo?body=${encodeURIComponent('<pre>Tests\n   pass    sometimes</pre>')}`), tab);
     await api().wait({ text: 'tests pass sometimes', timeoutMs: 2_000, targetId: tab });
-    const gone = await env.raw(`/act?profile=${profile}`, { method: 'POST', body: JSON.stringify({ kind: 'wait', text: 'never on this page', timeoutMs: 500, targetId: tab }) });
+    const gone = await env.raw(`/act?profile=${profile}`, {
+      method: 'POST',
+      body: JSON.stringify({ kind: 'wait', text: 'never on this page', timeoutMs: 500, targetId: tab }),
+    });
     expect(gone.status).toBe(504);
     const unbounded = await env.raw(`/act?profile=${profile}`, { method: 'POST', body: JSON.stringify({ kind: 'wait', timeMs: 600_000 }) });
     expect(unbounded.status).toBe(400);

@@ -34,7 +34,9 @@ describe('the agent skill', () => {
       .map((match) => ({ command: match[2], options: [...match[3].matchAll(/(?<![\w-])(--[a-z][a-z-]*)/g)].map((option) => option[1]) }));
     expect(uses.length).toBeGreaterThan(15);
     const commands = [...new Set(uses.map((use) => use.command))];
-    const helps = new Map(await Promise.all(commands.map(async (command) => [command, (await run(process.execPath, [CLI, ...command.split(' '), '--help'])).stdout] as const)));
+    const helps = new Map(
+      await Promise.all(commands.map(async (command) => [command, (await run(process.execPath, [CLI, ...command.split(' '), '--help'])).stdout] as const)),
+    );
     for (const { command, options } of uses) {
       const help = helps.get(command)!;
       expect(help, `clawd-browser ${command}`).toMatch(new RegExp(`^Usage: clawd-browser ${command}\\b`));

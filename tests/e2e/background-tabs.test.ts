@@ -30,7 +30,8 @@ const size = (base64: string) => {
 
 for (const profile of ['clawd', 'extension'] as const) {
   describe(`on the ${profile} profile`, () => {
-    const agent = (name: string) => new BrowserClient({ baseUrl: `http://127.0.0.1:${env.server.control.port}`, token: env.server.token, profile, agent: name });
+    const agent = (name: string) =>
+      new BrowserClient({ baseUrl: `http://127.0.0.1:${env.server.control.port}`, token: env.server.token, profile, agent: name });
 
     it('two agents click in their own tabs at the same time, and take screenshots, whichever tab is in front', async () => {
       const [ann, bob] = [agent(`ann-${profile}`), agent(`bob-${profile}`)];

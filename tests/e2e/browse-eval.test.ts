@@ -44,7 +44,7 @@ afterAll(async () => {
   await chat?.close();
 });
 
-it('every built-in task passes on clawd-browser and on Playwright MCP, scored from the pages\' own state', async () => {
+it("every built-in task passes on clawd-browser and on Playwright MCP, scored from the pages' own state", async () => {
   const scores = await runEval({ home, url: `http://127.0.0.1:${server.control.port}`, against: ['clawd-browser', 'playwright-mcp'], tasks: TASKS });
   expect(scores.map((score) => `${score.task} ${score.tools} ${score.passed} ${score.outcome}`)).toEqual(
     TASKS.flatMap((task) => [`${task.name} clawd-browser true done`, `${task.name} playwright-mcp true done`]),
@@ -56,7 +56,11 @@ it('every built-in task passes on clawd-browser and on Playwright MCP, scored fr
 }, 240_000);
 
 it('npm run eval: the table on stdout, each task as it ends on stderr', async () => {
-  const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'eval/run.ts', '--tasks', 'shadow-dom', '--url', `http://127.0.0.1:${server.control.port}`], { cwd: ROOT, env: { ...process.env, CLAWD_HOME: home } });
+  const { stdout, stderr } = await promisify(execFile)(
+    process.execPath,
+    ['--import', 'tsx', 'eval/run.ts', '--tasks', 'shadow-dom', '--url', `http://127.0.0.1:${server.control.port}`],
+    { cwd: ROOT, env: { ...process.env, CLAWD_HOME: home } },
+  );
   expect(stderr).toBe('shadow-dom with clawd-browser: passed\n');
   expect(stdout).toMatch(/^task +tools +passed +outcome +steps +tokens +seconds$/m);
   expect(stdout).toMatch(/^shadow-dom +clawd-browser +yes +done +6 /m);

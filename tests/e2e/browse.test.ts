@@ -6,7 +6,14 @@ import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BrowseEvent, type BrowseResult, BrowseResultSchema, BrowseRunSchema, BrowseStartSchema, BrowseStepSchema } from '../../relay/src/api/browse-schemas.js';
+import {
+  type BrowseEvent,
+  type BrowseResult,
+  BrowseResultSchema,
+  BrowseRunSchema,
+  BrowseStartSchema,
+  BrowseStepSchema,
+} from '../../relay/src/api/browse-schemas.js';
 import { type ClawdServer, startServer } from '../../relay/src/cli/serve.js';
 import { BrowserClient, ConflictError, NotFoundError, TooManyError } from '../../relay/src/client/browser-client.js';
 import { EventStreamReader } from '../../relay/src/client/browse-client.js';
@@ -125,17 +132,42 @@ describe('the tools runtime: the page tools MCP serves, through each provider', 
     expect(() => BrowseResultSchema.parse(result)).not.toThrow();
     // The page's own state: the site got the name from the form.
     expect(state.form).toEqual({ name: 'Ada' });
-    expect(result).toMatchObject({ outcome: 'done', answer: 'Thanks, Ada', provider: 'chat', model: 'stand-in-chat', runtime: 'tools', lastStepFailed: false, sessionClosed: true });
-    const steps = events.filter((event) => event.name === 'step').map((event) => event.data as { actions: Array<{ tool: string }>; total: { totalTokens: number } });
-    expect(steps.flatMap((step) => step.actions.map((action) => action.tool))).toEqual(['browser_navigate', 'browser_snapshot', 'browser_act', 'browser_snapshot', 'browser_act', 'browser_snapshot']);
+    expect(result).toMatchObject({
+      outcome: 'done',
+      answer: 'Thanks, Ada',
+      provider: 'chat',
+      model: 'stand-in-chat',
+      runtime: 'tools',
+      lastStepFailed: false,
+      sessionClosed: true,
+    });
+    const steps = events
+      .filter((event) => event.name === 'step')
+      .map((event) => event.data as { actions: Array<{ tool: string }>; total: { totalTokens: number } });
+    expect(steps.flatMap((step) => step.actions.map((action) => action.tool))).toEqual([
+      'browser_navigate',
+      'browser_snapshot',
+      'browser_act',
+      'browser_snapshot',
+      'browser_act',
+      'browser_snapshot',
+    ]);
     expect(result.steps).toBe(steps.length);
     expect(result.usage.totalTokens).toBe(steps.at(-1)!.total.totalTokens);
     expect(result.usage.totalTokens).toBe(result.usage.inputTokens + result.usage.outputTokens);
     // The model was given clawd's page tools (without profile: a run has its own), and the page's words came back as their answers.
-    const sent = chat.requests.at(-1)!.body as { tools: Array<{ function: { name: string; parameters: { properties: object } } }>; messages: Array<{ role: string; content: string }> };
+    const sent = chat.requests.at(-1)!.body as {
+      tools: Array<{ function: { name: string; parameters: { properties: object } } }>;
+      messages: Array<{ role: string; content: string }>;
+    };
     expect(sent.tools.map((tool) => tool.function.name)).toEqual(['browser_tabs', 'browser_navigate', 'browser_snapshot', 'browser_act', 'browser_screenshot']);
     expect(sent.tools.every((tool) => !('profile' in tool.function.parameters.properties))).toBe(true);
-    expect(sent.messages.filter((message) => message.role === 'tool').map((message) => message.content).join('\n')).toContain('textbox "Full name"');
+    expect(
+      sent.messages
+        .filter((message) => message.role === 'tool')
+        .map((message) => message.content)
+        .join('\n'),
+    ).toContain('textbox "Full name"');
   });
 
   it('Anthropic Messages, its key read from a file, through the typed client', async () => {
@@ -157,16 +189,26 @@ describe('the tools runtime: the page tools MCP serves, through each provider', 
   });
 });
 
-describe('the computer runtime: screenshots at the model\'s display, its actions through the computer-use executor', () => {
+describe("the computer runtime: screenshots at the model's display, its actions through the computer-use executor", () => {
   for (const provider of ['gpt', 'claude'] as const) {
     it(`${provider}: the model finds the green square in the screenshot and clicks it`, async () => {
       state = { clicks: 0 };
-      const result = await client.browse({ goal: 'click the green square, then say what happened', provider, runtime: 'computer', startUrl: `${site.url}/green`, close: true });
+      const result = await client.browse({
+        goal: 'click the green square, then say what happened',
+        provider,
+        runtime: 'computer',
+        startUrl: `${site.url}/green`,
+        close: true,
+      });
       expect(state.clicks).toBe(1);
       expect(result).toMatchObject({ outcome: 'done', answer: 'I clicked the green square; it is gone.', runtime: 'computer' });
       expect(result.screenshots).toBeGreaterThanOrEqual(2);
       const sent = (provider === 'gpt' ? gpt : claude).requests.at(-1)!.body as { tools: Array<Record<string, unknown>> };
-      expect(sent.tools[0]).toMatchObject(provider === 'gpt' ? { type: 'computer_use_preview', display_width: 1024, display_height: 768, environment: 'browser' } : { type: 'computer_20250124', name: 'computer', display_width_px: 1024 });
+      expect(sent.tools[0]).toMatchObject(
+        provider === 'gpt'
+          ? { type: 'computer_use_preview', display_width: 1024, display_height: 768, environment: 'browser' }
+          : { type: 'computer_20250124', name: 'computer', display_width_px: 1024 },
+      );
     });
   }
 
@@ -182,7 +224,7 @@ describe('guardrails, and an honest outcome', () => {
     expect(result).toMatchObject({ outcome: 'stopped', stoppedBy: 'steps', steps: 3 });
   });
 
-  it('a run stops at its token budget, counted from the provider\'s own usage', async () => {
+  it("a run stops at its token budget, counted from the provider's own usage", async () => {
     const result = await client.browse({ goal: `open ${site.url}/form, then never stop`, budget: { tokens: 600 }, close: true });
     expect(result).toMatchObject({ outcome: 'stopped', stoppedBy: 'budget' });
     expect(result.usage.totalTokens).toBeGreaterThanOrEqual(600);
@@ -223,9 +265,20 @@ describe('guardrails, and an honest outcome', () => {
 
   it('a cancel reaches the act in flight: a wait stops at once, logged as aborted', async () => {
     let runId = '';
-    const running = client.browse({ goal: `open ${site.url}/form, wait for "a text that never comes", then answer "seen"`, close: true }, { onEvent: (event) => void (event.kind === 'start' && (runId = event.data.run)) });
+    const running = client.browse(
+      { goal: `open ${site.url}/form, wait for "a text that never comes", then answer "seen"`, close: true },
+      { onEvent: (event) => void (event.kind === 'start' && (runId = event.data.run)) },
+    );
     // The wait is in flight once the server has logged the navigate and the model asked again.
-    await expect.poll(async () => (await client.actions({ limit: 50 })).actions.some((action) => action.kind === 'tool_step' && action.browse?.run === runId && action.browse.tools?.[0] === 'browser_navigate'), { timeout: 15_000 }).toBe(true);
+    await expect
+      .poll(
+        async () =>
+          (await client.actions({ limit: 50 })).actions.some(
+            (action) => action.kind === 'tool_step' && action.browse?.run === runId && action.browse.tools?.[0] === 'browser_navigate',
+          ),
+        { timeout: 15_000 },
+      )
+      .toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 500));
     const cancelledAt = Date.now();
     await client.cancelBrowse(runId);
@@ -240,7 +293,9 @@ describe('guardrails, and an honest outcome', () => {
     const callers = [new AbortController(), new AbortController()];
     try {
       const from = chat.requests.length;
-      const runs = callers.map((caller) => client.browse({ goal: 'answer "wait"', profile: 'clawd' }, { signal: caller.signal }).catch((error: unknown) => error));
+      const runs = callers.map((caller) =>
+        client.browse({ goal: 'answer "wait"', profile: 'clawd' }, { signal: caller.signal }).catch((error: unknown) => error),
+      );
       await chat.arrived(from + 2);
       await expect(client.browse({ goal: 'answer "one more"', profile: 'clawd' })).rejects.toBeInstanceOf(TooManyError);
       const dropped = chat.dropped.length;
@@ -260,11 +315,13 @@ describe('guardrails, and an honest outcome', () => {
     expect(result.lastStepFailed).toBe(true);
     expect(result.answer).toMatch(/^I could not do it: .*localhost/);
     // What the model was sent: the refusal, naming the rule.
-    const told = (chat.requests.at(-1)!.body as { messages: Array<{ role: string; content: string }> }).messages.find((message) => message.role === 'tool')!.content;
+    const told = (chat.requests.at(-1)!.body as { messages: Array<{ role: string; content: string }> }).messages.find(
+      (message) => message.role === 'tool',
+    )!.content;
     expect(told).toMatch(/^Error: Navigation refused: urlPolicy deny: localhost/);
   });
 
-  it('a provider on loopback works under a public-only policy: the policy governs pages, not the server\'s own calls', async () => {
+  it("a provider on loopback works under a public-only policy: the policy governs pages, not the server's own calls", async () => {
     const path = join(home, 'config.json');
     const before = readFileSync(path, 'utf8');
     writeFileSync(path, JSON.stringify({ ...JSON.parse(before), urlPolicy: { mode: 'public-only' } }));
@@ -323,8 +380,15 @@ describe('every way in, and the record', () => {
       const refused = await rejection(asSession.browse({ goal: 'answer "x"' }));
       expect(refused.message).toMatch(/A task session's key reaches its own session's browser routes and \/mcp only/);
       const mcp = new Client({ name: 'test', version: '1' });
-      await mcp.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${server.control.port}/mcp?caps=browse`), { requestInit: { headers: { authorization: `Bearer ${session.key}` } } }));
-      const answer = (await mcp.callTool({ name: 'browser_browse', arguments: { goal: 'answer "x"' } })) as { content: Array<{ text?: string }>; isError?: boolean };
+      await mcp.connect(
+        new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${server.control.port}/mcp?caps=browse`), {
+          requestInit: { headers: { authorization: `Bearer ${session.key}` } },
+        }),
+      );
+      const answer = (await mcp.callTool({ name: 'browser_browse', arguments: { goal: 'answer "x"' } })) as {
+        content: Array<{ text?: string }>;
+        isError?: boolean;
+      };
       expect(answer.isError).toBe(true);
       expect(answer.content[0].text).toMatch(/they are the main token's, not a task session key's/);
       await mcp.close();
@@ -348,7 +412,9 @@ describe('every way in, and the record', () => {
 
   it('clawd-browser browse: progress on stderr, the answer on stdout', async () => {
     state = { clicks: 0 };
-    const { stdout, stderr } = await run(process.execPath, [CLI, '--url', `http://127.0.0.1:${server.control.port}`, 'browse', formGoal(), '--close'], { env: { ...process.env, CLAWD_HOME: home } });
+    const { stdout, stderr } = await run(process.execPath, [CLI, '--url', `http://127.0.0.1:${server.control.port}`, 'browse', formGoal(), '--close'], {
+      env: { ...process.env, CLAWD_HOME: home },
+    });
     expect(stdout).toBe('Thanks, Ada\n');
     expect(stderr).toMatch(/^run [0-9a-f]+: chat \(stand-in-chat\), tools runtime/m);
     expect(stderr).toMatch(/^step 3: act type e\d+ \[\d+ tokens\]$/m);
@@ -360,12 +426,18 @@ describe('every way in, and the record', () => {
   it('MCP: browser_browse in its own group answers with the final answer only, with progress notifications', async () => {
     state = { clicks: 0 };
     const mcp = new Client({ name: 'test', version: '1' });
-    await mcp.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${server.control.port}/mcp?caps=browse`), { requestInit: { headers: { authorization: `Bearer ${server.token}` } } }));
+    await mcp.connect(
+      new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${server.control.port}/mcp?caps=browse`), {
+        requestInit: { headers: { authorization: `Bearer ${server.token}` } },
+      }),
+    );
     try {
       const names = (await mcp.listTools()).tools.map((tool) => tool.name);
       expect(names).toContain('browser_browse');
       const progress: string[] = [];
-      const result = (await mcp.callTool({ name: 'browser_browse', arguments: { goal: formGoal(), close: true } }, undefined, { onprogress: (note) => progress.push(note.message ?? '') })) as { content: Array<{ type: string; text?: string }>; isError?: boolean };
+      const result = (await mcp.callTool({ name: 'browser_browse', arguments: { goal: formGoal(), close: true } }, undefined, {
+        onprogress: (note) => progress.push(note.message ?? ''),
+      })) as { content: Array<{ type: string; text?: string }>; isError?: boolean };
       expect(result.isError).toBeFalsy();
       expect(result.content).toHaveLength(1);
       expect(result.content[0].text).toMatch(/^Thanks, Ada\n\nDone \(7 steps, \d+ tokens\)\.$/);
@@ -377,7 +449,11 @@ describe('every way in, and the record', () => {
     }
     // Without the group turned on, it is not listed.
     const plain = new Client({ name: 'test', version: '1' });
-    await plain.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${server.control.port}/mcp`), { requestInit: { headers: { authorization: `Bearer ${server.token}` } } }));
+    await plain.connect(
+      new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${server.control.port}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${server.token}` } },
+      }),
+    );
     expect((await plain.listTools()).tools.map((tool) => tool.name)).not.toContain('browser_browse');
     await plain.close();
   });

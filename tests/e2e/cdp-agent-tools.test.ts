@@ -32,7 +32,9 @@ let site: Awaited<ReturnType<typeof startTestSite>>;
 beforeAll(async () => {
   env = await startControlEnv();
   site = await startTestSite((_request, response, url) =>
-    response.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>${url.pathname.slice(1)}</title><button onclick="this.textContent = 'pressed'">Press</button>`),
+    response
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end(`<!doctype html><title>${url.pathname.slice(1)}</title><button onclick="this.textContent = 'pressed'">Press</button>`),
   );
 }, 90_000);
 afterAll(async () => {
@@ -52,7 +54,15 @@ async function start(server: 'devtools' | 'playwright', endpoint: string): Promi
       : [PLAYWRIGHT_MCP, '--cdp-endpoint', endpoint, '--output-dir', dir];
   const client = new Client({ name: `${server}-on-clawd`, version: '1' });
   // (CI and the flag keep Chrome DevTools MCP from reporting usage; the machine has no network anyway.)
-  await client.connect(new StdioClientTransport({ command: process.execPath, args, cwd: dir, env: { ...process.env, CI: '1', CHROME_DEVTOOLS_MCP_NO_USAGE_STATISTICS: '1' } as Record<string, string>, stderr: 'ignore' }));
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args,
+      cwd: dir,
+      env: { ...process.env, CI: '1', CHROME_DEVTOOLS_MCP_NO_USAGE_STATISTICS: '1' } as Record<string, string>,
+      stderr: 'ignore',
+    }),
+  );
   return client;
 }
 
@@ -85,7 +95,7 @@ async function buttonAt(browser: BrowserClient, url: string): Promise<string> {
   return (await browser.snapshot({ targetId: tab!.targetId })).text;
 }
 
-describe.each(['devtools', 'playwright'] as const)('%s MCP, from npm, on clawd-browser\'s endpoints', (server) => {
+describe.each(['devtools', 'playwright'] as const)("%s MCP, from npm, on clawd-browser's endpoints", (server) => {
   it('drives a managed profile, which has a page to work in from the start', async () => {
     const manager = env.server.manager;
     const endpoint = `${manager.cdpUrlOf(manager.driver('clawd'))}&token=${env.server.token}`;
@@ -122,7 +132,9 @@ describe.each(['devtools', 'playwright'] as const)('%s MCP, from npm, on clawd-b
     try {
       const url = `${site.url}/session-${server}`;
       await pressThrough(server, client, url);
-      expect(await buttonAt(new BrowserClient({ baseUrl: `http://127.0.0.1:${env.server.control.port}`, token: session.key! }), url)).toContain('button "pressed"');
+      expect(await buttonAt(new BrowserClient({ baseUrl: `http://127.0.0.1:${env.server.control.port}`, token: session.key! }), url)).toContain(
+        'button "pressed"',
+      );
     } finally {
       await client.close();
       await env.client('clawd').closeSession(session.id);

@@ -62,9 +62,17 @@ function browserProcesses(): Array<{ pid: number; argv: string[] }> {
 beforeAll(async () => {
   ports = await freePortPair();
   home = freshHome({ controlUrl: `http://127.0.0.1:${ports.control}`, headless: true, noSandbox: true });
-  server = spawn(process.execPath, [CLI, 'serve', '--log-level', 'warn'], { env: { ...process.env, CLAWD_HOME: home }, stdio: ['ignore', 'ignore', 'inherit'] });
+  server = spawn(process.execPath, [CLI, 'serve', '--log-level', 'warn'], {
+    env: { ...process.env, CLAWD_HOME: home },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   await waitFor(
-    async () => readToken(home) !== undefined && (await fetch(`http://127.0.0.1:${ports.control}/`, { headers: bearer(readToken(home)!) }).then((r) => r.ok, () => false)),
+    async () =>
+      readToken(home) !== undefined &&
+      (await fetch(`http://127.0.0.1:${ports.control}/`, { headers: bearer(readToken(home)!) }).then(
+        (r) => r.ok,
+        () => false,
+      )),
     { timeoutMs: 20_000, message: 'serve did not start' },
   );
   token = readToken(home)!;
@@ -76,10 +84,13 @@ beforeAll(async () => {
   sessions = [await api().openSession({ credential_mode: 'clean' }), await api().openSession({ credential_mode: 'clean' })];
   // The managed browser, both sessions and the spare made after the first session, launched and settled
   // (a launching spare's wrapper shell and exec chain show its command line for a moment).
-  await waitFor(async () => {
-    const { spares } = await api().sessions();
-    return spares.ready === 1 && spares.starting === 0 && browserProcesses().length === 4;
-  }, { timeoutMs: 20_000, message: 'the warm spare did not start' });
+  await waitFor(
+    async () => {
+      const { spares } = await api().sessions();
+      return spares.ready === 1 && spares.starting === 0 && browserProcesses().length === 4;
+    },
+    { timeoutMs: 20_000, message: 'the warm spare did not start' },
+  );
 }, 90_000);
 
 afterAll(async () => {
@@ -129,7 +140,10 @@ describe('no open CDP door', () => {
 
     const managed = await chromium.connectOverCDP(clawdCdpUrl, { headers: bearer(token) });
     try {
-      const page = managed.contexts()[0].pages().find((candidate) => candidate.url().endsWith('/managed'))!;
+      const page = managed
+        .contexts()[0]
+        .pages()
+        .find((candidate) => candidate.url().endsWith('/managed'))!;
       expect(await page.textContent('#at')).toBe('/managed');
       // Its cookie jar, which a process without the token could read before through the port.
       await managed.contexts()[0].addCookies([{ name: 'seen', value: 'by-token', url: site.url }]);

@@ -31,7 +31,11 @@ beforeAll(async () => {
     socket.on('message', (data) => {
       const { id, method } = JSON.parse(data.toString()) as { id: number; method: string };
       const result =
-        method === 'Browser.getVersion' ? { product: 'Chrome/150.0.7000.1', userAgent: 'Mozilla/5.0 Chrome/150', protocolVersion: '1.3' } : method === 'Target.getTargets' ? { targetInfos: [] } : {};
+        method === 'Browser.getVersion'
+          ? { product: 'Chrome/150.0.7000.1', userAgent: 'Mozilla/5.0 Chrome/150', protocolVersion: '1.3' }
+          : method === 'Target.getTargets'
+            ? { targetInfos: [] }
+            : {};
       socket.send(JSON.stringify({ id, result }));
     }),
   );
@@ -58,7 +62,11 @@ describe('an attach that waits for the person', () => {
   const ASKING = /Waiting for you to allow remote debugging in Chrome: answer its "Allow remote debugging\?" prompt/;
 
   it('answers with the state, asking, when the wait runs out first', async () => {
-    const answer = await fetch(`http://127.0.0.1:${server.control.port}/chrome/attach`, { method: 'POST', headers: { ...auth(), 'content-type': 'application/json' }, body: JSON.stringify({ waitSeconds: 2 }) });
+    const answer = await fetch(`http://127.0.0.1:${server.control.port}/chrome/attach`, {
+      method: 'POST',
+      headers: { ...auth(), 'content-type': 'application/json' },
+      body: JSON.stringify({ waitSeconds: 2 }),
+    });
     expect(await answer.json()).toMatchObject({ state: 'asking', browser: { userDataDir: folder } });
     expect(waiting).toHaveLength(1);
   });
@@ -70,8 +78,12 @@ describe('an attach that waits for the person', () => {
     const viaJson = await fetch(`http://127.0.0.1:${server.relay.port}/json/version?profile=chrome`, { headers: auth() });
     expect(viaJson.status).toBe(503);
     expect((await viaJson.json()).error.message).toMatch(ASKING);
-    await expect(chromium.connectOverCDP(`${server.relay.cdpUrl}?profile=chrome&token=${server.token}`, { timeout: 10_000 })).rejects.toThrow(/503 Service Unavailable\n.*Waiting for you to allow remote debugging in Chrome/);
-    expect((await (await fetch(`http://127.0.0.1:${server.control.port}/?profile=chrome`, { headers: { ...auth(), accept: 'application/json' } })).json()).chrome).toMatchObject({ state: 'asking' });
+    await expect(chromium.connectOverCDP(`${server.relay.cdpUrl}?profile=chrome&token=${server.token}`, { timeout: 10_000 })).rejects.toThrow(
+      /503 Service Unavailable\n.*Waiting for you to allow remote debugging in Chrome/,
+    );
+    expect(
+      (await (await fetch(`http://127.0.0.1:${server.control.port}/?profile=chrome`, { headers: { ...auth(), accept: 'application/json' } })).json()).chrome,
+    ).toMatchObject({ state: 'asking' });
     expect(Date.now() - started).toBeLessThan(15_000);
     expect(waiting).toHaveLength(1);
   });

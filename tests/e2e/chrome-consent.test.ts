@@ -7,7 +7,16 @@ import puppeteer from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTab, pageTargets, waitFor } from '../harness/chromium.js';
 import { type ChromeEnv, startChromeEnv } from '../harness/chrome-env.js';
-import { type BoundaryScene, hidesUnlentTabs, keepsClawdLoginsOut, reachesNoOwnOrigin, refusesExtensionPages, refusesLocalFiles, scopesCookies, scopesPlaywrightCookies } from '../harness/consent-attacks.js';
+import {
+  type BoundaryScene,
+  hidesUnlentTabs,
+  keepsClawdLoginsOut,
+  reachesNoOwnOrigin,
+  refusesExtensionPages,
+  refusesLocalFiles,
+  scopesCookies,
+  scopesPlaywrightCookies,
+} from '../harness/consent-attacks.js';
 import { startTestSite } from '../harness/test-site.js';
 
 /**
@@ -78,7 +87,7 @@ describe('attaching', () => {
 });
 
 describe('the picker', () => {
-  it('opens in the person\'s browser and lists their tabs; clawd-browser\'s own pages, the picker among them, are never offered', async () => {
+  it("opens in the person's browser and lists their tabs; clawd-browser's own pages, the picker among them, are never offered", async () => {
     picker = await env.openPicker();
     const items = picker.locator('#tabs li');
     await waitFor(async () => (await items.count()) >= 4, { message: 'the picker lists too few tabs' });
@@ -92,7 +101,11 @@ describe('the picker', () => {
 
   it("opens from the console too, in the person's Chrome, once however often asked, and never offers the console's own tab", async () => {
     const person = await env.personPlaywright();
-    const pickers = () => person.contexts()[0].pages().filter((page) => /\/chrome\/picker\/[\w-]{20,}\/$/.test(page.url()));
+    const pickers = () =>
+      person
+        .contexts()[0]
+        .pages()
+        .filter((page) => /\/chrome\/picker\/[\w-]{20,}\/$/.test(page.url()));
     await picker.close();
     const consolePage = await person.contexts()[0].newPage();
     await consolePage.goto((await (await env.raw('/dashboard/link', { method: 'POST' })).json()).url);
@@ -113,15 +126,20 @@ describe('the picker', () => {
   it('lends the tab the person ticks, and that tab only', async () => {
     await lendInPicker(shop.pageTargetId, true);
     expect(lentTabs().map((tab) => tab.targetId)).toEqual([shop.pageTargetId]);
-    await waitFor(async () => (await picker.locator(`li[data-target-id="${shop.pageTargetId}"]`).getAttribute('class')) === 'lent', { message: 'the picker does not show the tab lent' });
+    await waitFor(async () => (await picker.locator(`li[data-target-id="${shop.pageTargetId}"]`).getAttribute('class')) === 'lent', {
+      message: 'the picker does not show the tab lent',
+    });
   });
 });
 
 describe('the CLI and doctor', () => {
   const cli = (...args: string[]) =>
     new Promise<{ code: number; stdout: string }>((resolve) =>
-      execFile(process.execPath, [CLI, '--url', `http://127.0.0.1:${env.server.control.port}`, ...args], { env: { ...process.env, CLAWD_HOME: env.home } }, (error, stdout) =>
-        resolve({ code: error ? Number(error.code ?? 1) : 0, stdout }),
+      execFile(
+        process.execPath,
+        [CLI, '--url', `http://127.0.0.1:${env.server.control.port}`, ...args],
+        { env: { ...process.env, CLAWD_HOME: env.home } },
+        (error, stdout) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout }),
       ),
     );
 
@@ -137,7 +155,12 @@ describe('the CLI and doctor', () => {
     // `chrome pick`: attached already, so the picker open comes to the front.
     const pick = await cli('chrome', 'pick');
     expect(pick).toEqual({ code: 0, stdout: expect.stringMatching(/^the tab picker is open in your Chrome/) });
-    expect((await env.personPlaywright()).contexts()[0].pages().filter((page) => /\/chrome\/picker\/[\w-]{20,}\/$/.test(page.url()))).toHaveLength(1);
+    expect(
+      (await env.personPlaywright())
+        .contexts()[0]
+        .pages()
+        .filter((page) => /\/chrome\/picker\/[\w-]{20,}\/$/.test(page.url())),
+    ).toHaveLength(1);
   });
 });
 
@@ -156,7 +179,13 @@ describe('a client with the token', () => {
     lentOrigin: new URL(env.fixtures.url('/')).origin,
     personCookies: async () => (await env.person.cdp.send<{ cookies: Array<{ name: string; value: string; domain: string }> }>('Storage.getCookies')).cookies,
     personPages: () => pageTargets(env.person.cdp),
-    jsonNew: async (url) => (await fetch(`http://127.0.0.1:${env.server.relay.port}/json/new?${url}&profile=chrome`, { method: 'PUT', headers: { authorization: `Bearer ${env.server.token}` } })).status,
+    jsonNew: async (url) =>
+      (
+        await fetch(`http://127.0.0.1:${env.server.relay.port}/json/new?${url}&profile=chrome`, {
+          method: 'PUT',
+          headers: { authorization: `Bearer ${env.server.token}` },
+        })
+      ).status,
   });
 
   beforeAll(async () => {
@@ -170,7 +199,12 @@ describe('a client with the token', () => {
   });
 
   it('sees exactly the lent tab with Playwright, and drives it', async () => {
-    expect(browser.contexts()[0].pages().map((each) => each.url())).toEqual([env.fixtures.url('index.html?shop=1')]);
+    expect(
+      browser
+        .contexts()[0]
+        .pages()
+        .map((each) => each.url()),
+    ).toEqual([env.fixtures.url('index.html?shop=1')]);
     await page.click('#btn');
     expect(await page.textContent('#count')).toBe('1');
     // The person's own tab says so, read outside clawd-browser.
@@ -190,7 +224,9 @@ describe('a client with the token', () => {
   });
 
   it('finds the lent tab only, at /json/list?profile=chrome and through the control API', async () => {
-    const list = await (await fetch(`http://127.0.0.1:${env.server.relay.port}/json/list?profile=chrome`, { headers: { authorization: `Bearer ${env.server.token}` } })).json();
+    const list = await (
+      await fetch(`http://127.0.0.1:${env.server.relay.port}/json/list?profile=chrome`, { headers: { authorization: `Bearer ${env.server.token}` } })
+    ).json();
     expect(list.map((entry: { id: string }) => entry.id)).toEqual([shop.pageTargetId]);
     const version = await (await fetch(`http://127.0.0.1:${env.server.relay.port}/json/version?profile=chrome&token=${env.server.token}`)).json();
     expect(version.webSocketDebuggerUrl).toBe(relayCdp());
@@ -233,7 +269,11 @@ describe('a client with the token', () => {
     const login = await fetch((await (await env.raw('/dashboard/link', { method: 'POST' })).json()).url, { redirect: 'manual' });
     const cookie = login.headers.get('set-cookie')!.split(';')[0];
     const consolePath = /Path=([^;]+)/.exec(login.headers.get('set-cookie')!)![1];
-    const viaConsole = await fetch(`http://127.0.0.1:${env.server.control.port}${consolePath}chrome/picker/lend`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ targetId: bank.pageTargetId, lent: true }) });
+    const viaConsole = await fetch(`http://127.0.0.1:${env.server.control.port}${consolePath}chrome/picker/lend`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/json' },
+      body: JSON.stringify({ targetId: bank.pageTargetId, lent: true }),
+    });
     expect(viaConsole.status).toBe(403);
     expect((await fetch(`http://127.0.0.1:${env.server.control.port}/chrome/picker/login?code=guessed`, { redirect: 'manual' })).status).toBe(401);
     expect(lentTabs().map((tab) => tab.targetId)).toEqual([shop.pageTargetId]);
@@ -248,11 +288,18 @@ describe('a client with the token', () => {
     });
     try {
       // The picker's cookie is in this very browser, sent only under the picker's own path, a random one.
-      const cookie = ((await scene().personCookies()) as unknown as Array<{ name: string; path: string; httpOnly: boolean; sameSite: string }>).find((each) => each.name === 'clawd_picker')!;
+      const cookie = ((await scene().personCookies()) as unknown as Array<{ name: string; path: string; httpOnly: boolean; sameSite: string }>).find(
+        (each) => each.name === 'clawd_picker',
+      )!;
       expect(cookie).toMatchObject({ path: expect.stringMatching(/^\/chrome\/picker\/[\w-]{20,}\/$/), httpOnly: true, sameSite: 'Strict' });
       // Even knowing that path (the test reads it from the person's browser; an agent never sees it), nothing of the lent tab gets there.
       const list = `${picker.url().replace(/\/?$/, '/')}tabs`;
-      await reachesNoOwnOrigin(scene(), { target: list, redirector: `${redirector.url}/go`, secrets: ['bank=1', 'other=1'], closeInPerson: (targetId) => env.person.cdp.send('Target.closeTarget', { targetId }).then(() => {}) });
+      await reachesNoOwnOrigin(scene(), {
+        target: list,
+        redirector: `${redirector.url}/go`,
+        secrets: ['bank=1', 'other=1'],
+        closeInPerson: (targetId) => env.person.cdp.send('Target.closeTarget', { targetId }).then(() => {}),
+      });
       await waitFor(() => lentTabs().length === 1, { message: 'the probe tab is still lent' });
       expect(lentTabs().map((tab) => tab.targetId)).toEqual([shop.pageTargetId]);
       // The person's own picker still works, in its own tab.
@@ -272,7 +319,12 @@ describe('a client with the token', () => {
     const beside = await openTab(env.person.cdp, env.fixtures.url('index.html?person-opened=1'));
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(lentTabs().map((tab) => tab.targetId)).not.toContain(beside.pageTargetId);
-    expect(browser.contexts()[0].pages().map((each) => each.url())).not.toContain(env.fixtures.url('index.html?person-opened=1'));
+    expect(
+      browser
+        .contexts()[0]
+        .pages()
+        .map((each) => each.url()),
+    ).not.toContain(env.fixtures.url('index.html?person-opened=1'));
     await popup.close();
     await env.person.cdp.send('Target.closeTarget', { targetId: beside.pageTargetId });
   });
@@ -293,7 +345,9 @@ describe('a client with the token', () => {
     await own.goto(env.fixtures.url('index.html?agent-opened=1'));
     const targetId = lentTabs().find((tab) => tab.url.includes('agent-opened=1'))?.targetId;
     expect(targetId).toBeDefined();
-    await waitFor(async () => (await picker.locator(`li[data-target-id="${targetId}"] .why`).allTextContents()).includes('Opened by an agent'), { message: 'the picker does not say the agent opened it' });
+    await waitFor(async () => (await picker.locator(`li[data-target-id="${targetId}"] .why`).allTextContents()).includes('Opened by an agent'), {
+      message: 'the picker does not say the agent opened it',
+    });
     await own.close();
     await waitFor(() => !lentTabs().some((tab) => tab.targetId === targetId), { message: 'the closed tab is still lent' });
   });
@@ -304,12 +358,27 @@ describe('a client with the token', () => {
     await env.person.cdp.send('Page.navigate', { url: `http://127.0.0.1:${env.server.control.port}/chrome/picker` }, sessionId);
     await closed;
     expect(lentTabs().some((tab) => tab.targetId === shop.pageTargetId)).toBe(false);
-    await waitFor(async () => ((await picker.locator(`li[data-target-id="${shop.pageTargetId}"] .why`).allTextContents()).join(' ').includes('Taken back for now')), { message: 'the picker does not say the tab is taken back' });
+    await waitFor(
+      async () => (await picker.locator(`li[data-target-id="${shop.pageTargetId}"] .why`).allTextContents()).join(' ').includes('Taken back for now'),
+      { message: 'the picker does not say the tab is taken back' },
+    );
     await env.person.cdp.send('Page.navigate', { url: env.fixtures.url('index.html?shop=again') }, sessionId);
     await env.person.cdp.send('Target.detachFromTarget', { sessionId });
-    await waitFor(() => lentTabs().some((tab) => tab.targetId === shop.pageTargetId && tab.url.includes('shop=again')), { message: 'the tab was not lent again' });
-    await waitFor(() => browser.contexts()[0].pages().some((each) => each.url().includes('shop=again')), { message: 'the client did not get the tab back' });
-    page = browser.contexts()[0].pages().find((each) => each.url().includes('shop=again'))!;
+    await waitFor(() => lentTabs().some((tab) => tab.targetId === shop.pageTargetId && tab.url.includes('shop=again')), {
+      message: 'the tab was not lent again',
+    });
+    await waitFor(
+      () =>
+        browser
+          .contexts()[0]
+          .pages()
+          .some((each) => each.url().includes('shop=again')),
+      { message: 'the client did not get the tab back' },
+    );
+    page = browser
+      .contexts()[0]
+      .pages()
+      .find((each) => each.url().includes('shop=again'))!;
   });
 
   it('loses the tab when the person takes it back in the picker', async () => {
@@ -345,7 +414,12 @@ describe('the browser stopping and starting again', () => {
     await lendInPicker(again.pageTargetId, true);
     const browser = await chromium.connectOverCDP(relayCdp());
     try {
-      expect(browser.contexts()[0].pages().map((each) => each.url())).toEqual([env.fixtures.url('index.html?after-restart=1')]);
+      expect(
+        browser
+          .contexts()[0]
+          .pages()
+          .map((each) => each.url()),
+      ).toEqual([env.fixtures.url('index.html?after-restart=1')]);
     } finally {
       await browser.close();
     }

@@ -43,10 +43,16 @@ async function json(path: string, init: RequestInit = {}): Promise<Response> {
 beforeAll(async () => {
   ({ control: controlPort, relay: port } = await freePortPair());
   // The managed profile gets a port of its own, so it never meets another Chromium on 18800.
-  writeFileSync(join(home, 'config.json'), JSON.stringify({ controlUrl: `http://127.0.0.1:${controlPort}`, profiles: { clawd: { cdpPort: (await freePortPair()).control } } }));
+  writeFileSync(
+    join(home, 'config.json'),
+    JSON.stringify({ controlUrl: `http://127.0.0.1:${controlPort}`, profiles: { clawd: { cdpPort: (await freePortPair()).control } } }),
+  );
   server = spawn(process.execPath, [CLI, 'serve', '--port', String(controlPort), '--log-level', 'warn'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   token = await cli('token');
-  await waitFor(async () => (await json('/json/version').catch(() => undefined))?.status === 200, { timeoutMs: 15_000, message: 'clawd-browser serve did not come up' });
+  await waitFor(async () => (await json('/json/version').catch(() => undefined))?.status === 200, {
+    timeoutMs: 15_000,
+    message: 'clawd-browser serve did not come up',
+  });
   fixtures = await startFixtureServer();
   browser = await launchChromium({ extensionDir: EXTENSION_DIR });
   const key = await cli('extension-key');
@@ -115,10 +121,13 @@ describe('clawd-browser CLI', () => {
 });
 
 describe('browser commands against the running server', () => {
-  const fail = (...args: string[]) => run(process.execPath, [CLI, ...args], { env }).then(
-    () => { throw new Error(`clawd-browser ${args.join(' ')} succeeded`); },
-    (error: { code: number; stderr: string }) => error,
-  );
+  const fail = (...args: string[]) =>
+    run(process.execPath, [CLI, ...args], { env }).then(
+      () => {
+        throw new Error(`clawd-browser ${args.join(' ')} succeeded`);
+      },
+      (error: { code: number; stderr: string }) => error,
+    );
 
   it('drives the managed clawd profile: tabs, open, navigate, screenshot, console, close, status, stop', async () => {
     expect((await cli('tabs')).split('\n').length).toBeGreaterThanOrEqual(1); // starts the browser on first use
@@ -202,7 +211,9 @@ describe('browser commands against the running server', () => {
       expect(outline[2]).toBe('  - text: "Walk the dog"');
       expect(found).not.toContain('Buy milk');
       await cli('click', refOf(found, /checkbox/));
-      const completed = JSON.parse(await cli('--json', 'evaluate', '--fn', '() => [...document.querySelectorAll("#todo-list li.completed label")].map((label) => label.textContent)')).result;
+      const completed = JSON.parse(
+        await cli('--json', 'evaluate', '--fn', '() => [...document.querySelectorAll("#todo-list li.completed label")].map((label) => label.textContent)'),
+      ).result;
       expect(completed).toEqual(['Walk the dog']);
 
       // Interactive: each unnamed checkbox says its row, and the filter links come without their URLs.
@@ -213,7 +224,10 @@ describe('browser commands against the running server', () => {
       expect(interactive).not.toContain('[url=');
 
       // A pattern, and what a find says when nothing matches or the pattern is broken.
-      expect((await cli('find', '/^\\s*- text: "(buy|read)/i')).split('\n').filter((line) => /- text:/.test(line))).toEqual(['  - text: "Buy milk"', '  - text: "Read a book"']);
+      expect((await cli('find', '/^\\s*- text: "(buy|read)/i')).split('\n').filter((line) => /- text:/.test(line))).toEqual([
+        '  - text: "Buy milk"',
+        '  - text: "Read a book"',
+      ]);
       // The note ends what the page's outline said, so it is inside the page's fence: only the first notes are counted as clawd's.
       expect((await cli('find', 'no such todo')).split('\n').at(-2)).toBe('[find "no such todo": nothing on the page matches]');
       const broken = await fail('find', '/(/');
@@ -226,7 +240,9 @@ describe('browser commands against the running server', () => {
   it('the toolbox: emulate, route, init-script, storage, cookies, storage-state', async () => {
     const [targetId] = (await cli('open', fixtures.url('index.html'))).split(/\s+/);
     const page = async (fn: string) => JSON.parse(await cli('--json', 'evaluate', '--target', targetId, '--fn', fn)).result;
-    expect(await cli('emulate', '--target', targetId, '--timezone', 'Asia/Tokyo', '--locale', 'ja-JP', '--header', 'x-from: cli')).toBe(`${targetId}:\n  timezone: Asia/Tokyo\n  locale: ja-JP\n  headers: {"values":{"x-from":"cli"}}`);
+    expect(await cli('emulate', '--target', targetId, '--timezone', 'Asia/Tokyo', '--locale', 'ja-JP', '--header', 'x-from: cli')).toBe(
+      `${targetId}:\n  timezone: Asia/Tokyo\n  locale: ja-JP\n  headers: {"values":{"x-from":"cli"}}`,
+    );
     expect(await page('() => [Intl.DateTimeFormat().resolvedOptions().timeZone, navigator.language]')).toEqual(['Asia/Tokyo', 'ja-JP']);
     expect(await page(`() => fetch('/headers').then((r) => r.json()).then((h) => h['x-from'])`)).toBe('cli');
     const refused = await fail('emulate', '--timezone', 'Nowhere/Land');

@@ -42,10 +42,13 @@ function tempDir(prefix: string): string {
 
 async function startServe(env: NodeJS.ProcessEnv, controlPort: number, token: string): Promise<ChildProcess> {
   const child = spawn(process.execPath, [CLI, 'serve', '--log-level', 'warn'], { env, stdio: 'ignore' });
-  await waitFor(async () => (await fetch(`http://127.0.0.1:${controlPort}/`, { headers: { authorization: `Bearer ${token}` } }).catch(() => undefined))?.ok === true, {
-    timeoutMs: 20_000,
-    message: 'serve did not answer',
-  });
+  await waitFor(
+    async () => (await fetch(`http://127.0.0.1:${controlPort}/`, { headers: { authorization: `Bearer ${token}` } }).catch(() => undefined))?.ok === true,
+    {
+      timeoutMs: 20_000,
+      message: 'serve did not answer',
+    },
+  );
   return child;
 }
 
@@ -57,47 +60,56 @@ async function stopServe(child: ChildProcess): Promise<void> {
 }
 
 describe('a toolbar click', () => {
-  it(`shares at once after Chrome starts and after serve restarts on another port (${ROUNDS} rounds)`, async () => {
-    const outcomes: string[] = [];
-    for (let round = 0; round < ROUNDS; round++) {
-      const home = tempDir('clawd-click-');
-      let ports = await freePortPair();
-      writeFileSync(join(home, 'config.json'), JSON.stringify({ controlUrl: `http://127.0.0.1:${ports.control}` }));
-      const env = { ...process.env, CLAWD_HOME: home };
-      const token = (await run(process.execPath, [CLI, 'token'], { env })).stdout.trim();
-      let serve = await startServe(env, ports.control, token);
-      const userDataDir = tempDir('click-profile-');
-      await run(process.execPath, [CLI, 'install-native-host', '--browser', 'chromium', '--user-data-dir', userDataDir], { env });
-      const browser = await launchChromium({ userDataDir, extensionDir: EXTENSION_DIR });
-      try {
-        // No wait for the extension's worker: the click may come before it listens.
-        const clickAndWait = async (label: string) => {
-          const url = fixtures.url(`index.html?${label}=${round}`);
-          const { tabTargetId } = await openTab(browser.cdp, url);
-          await triggerExtensionAction(browser.cdp, EXTENSION_ID, tabTargetId);
-          const listed = await waitFor(
-            async () => {
-              const answer = await fetch(`http://127.0.0.1:${ports.control}/tabs?profile=extension`, { headers: { authorization: `Bearer ${token}` } }).catch(() => undefined);
-              const { tabs } = ((await answer?.json().catch(() => ({}))) ?? {}) as { tabs?: Array<{ url: string }> };
-              return tabs?.some((tab) => tab.url === url) === true;
-            },
-            { timeoutMs: 15_000 },
-          ).then(() => 'shared', () => 'NOT SHARED within 15 s');
-          outcomes.push(`round ${round}, ${label}: ${listed}`);
-        };
-        await clickAndWait('just-started');
-        await stopServe(serve);
-        ports = await freePortPair();
-        writeFileSync(join(home, 'config.json'), JSON.stringify({ controlUrl: `http://127.0.0.1:${ports.control}`, headless: true }));
-        serve = await startServe(env, ports.control, token);
-        await clickAndWait('after-restart');
-      } finally {
-        await browser.close();
-        await stopServe(serve);
+  it(
+    `shares at once after Chrome starts and after serve restarts on another port (${ROUNDS} rounds)`,
+    async () => {
+      const outcomes: string[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        const home = tempDir('clawd-click-');
+        let ports = await freePortPair();
+        writeFileSync(join(home, 'config.json'), JSON.stringify({ controlUrl: `http://127.0.0.1:${ports.control}` }));
+        const env = { ...process.env, CLAWD_HOME: home };
+        const token = (await run(process.execPath, [CLI, 'token'], { env })).stdout.trim();
+        let serve = await startServe(env, ports.control, token);
+        const userDataDir = tempDir('click-profile-');
+        await run(process.execPath, [CLI, 'install-native-host', '--browser', 'chromium', '--user-data-dir', userDataDir], { env });
+        const browser = await launchChromium({ userDataDir, extensionDir: EXTENSION_DIR });
+        try {
+          // No wait for the extension's worker: the click may come before it listens.
+          const clickAndWait = async (label: string) => {
+            const url = fixtures.url(`index.html?${label}=${round}`);
+            const { tabTargetId } = await openTab(browser.cdp, url);
+            await triggerExtensionAction(browser.cdp, EXTENSION_ID, tabTargetId);
+            const listed = await waitFor(
+              async () => {
+                const answer = await fetch(`http://127.0.0.1:${ports.control}/tabs?profile=extension`, { headers: { authorization: `Bearer ${token}` } }).catch(
+                  () => undefined,
+                );
+                const { tabs } = ((await answer?.json().catch(() => ({}))) ?? {}) as { tabs?: Array<{ url: string }> };
+                return tabs?.some((tab) => tab.url === url) === true;
+              },
+              { timeoutMs: 15_000 },
+            ).then(
+              () => 'shared',
+              () => 'NOT SHARED within 15 s',
+            );
+            outcomes.push(`round ${round}, ${label}: ${listed}`);
+          };
+          await clickAndWait('just-started');
+          await stopServe(serve);
+          ports = await freePortPair();
+          writeFileSync(join(home, 'config.json'), JSON.stringify({ controlUrl: `http://127.0.0.1:${ports.control}`, headless: true }));
+          serve = await startServe(env, ports.control, token);
+          await clickAndWait('after-restart');
+        } finally {
+          await browser.close();
+          await stopServe(serve);
+        }
       }
-    }
-    expect(outcomes.filter((outcome) => !outcome.endsWith(': shared'))).toEqual([]);
-  }, 60_000 + ROUNDS * 60_000);
+      expect(outcomes.filter((outcome) => !outcome.endsWith(': shared'))).toEqual([]);
+    },
+    60_000 + ROUNDS * 60_000,
+  );
 
   it('that cannot reach the relay shows ! with the reason, not a wait without end', async () => {
     const browser = await launchChromium({ extensionDir: EXTENSION_DIR });
@@ -108,8 +120,13 @@ describe('a toolbar click', () => {
       await setExtensionStorage(browser.cdp, EXTENSION_ID, 'local', { pairing: { relayUrl: `ws://127.0.0.1:${relay}`, key: 'a'.repeat(64), via: 'manual' } });
       const { pageTargetId, tabTargetId } = await openTab(browser.cdp, fixtures.url('index.html?unreached=1'));
       await triggerExtensionAction(browser.cdp, EXTENSION_ID, tabTargetId);
-      await waitFor(async () => (await badgeOf(browser.cdp, pageTargetId)).text === '!', { timeoutMs: 15_000, message: 'the badge never said the relay is unreachable' });
-      expect((await badgeOf(browser.cdp, pageTargetId)).title).toMatch(new RegExp(`not connected to clawd-browser: cannot reach the relay at ws://127\\.0\\.0\\.1:${relay}`));
+      await waitFor(async () => (await badgeOf(browser.cdp, pageTargetId)).text === '!', {
+        timeoutMs: 15_000,
+        message: 'the badge never said the relay is unreachable',
+      });
+      expect((await badgeOf(browser.cdp, pageTargetId)).title).toMatch(
+        new RegExp(`not connected to clawd-browser: cannot reach the relay at ws://127\\.0\\.0\\.1:${relay}`),
+      );
     } finally {
       await browser.close();
     }

@@ -30,7 +30,8 @@ const ONE_CLICK = ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click'];
 
 for (const profile of ['clawd', 'extension'] as const) {
   describe(`on the ${profile} profile`, () => {
-    const tab = async (client: BrowserClient): Promise<string> => (profile === 'clawd' ? (await client.openTab('about:blank')).targetId : (await client.tabs())[0].targetId);
+    const tab = async (client: BrowserClient): Promise<string> =>
+      profile === 'clawd' ? (await client.openTab('about:blank')).targetId : (await client.tabs())[0].targetId;
 
     it('a checkbox the page toggles in a window capture listener: ticked and unticked by ref, set by fill, each one click', async () => {
       const client = env.client(profile);

@@ -41,7 +41,9 @@ for (const profile of ['clawd', 'extension'] as const) {
       const { text } = await client.snapshot({ targetId });
       const editor = refOf(text, /textbox "Editor content/);
       // It edits through an EditContext, not a field: the case `fill` cannot handle.
-      expect(await (await page()).evaluate(() => !!(document.querySelector('.monaco-editor [role=textbox]') as HTMLElement & { editContext?: unknown }).editContext)).toBe(true);
+      expect(
+        await (await page()).evaluate(() => !!(document.querySelector('.monaco-editor [role=textbox]') as HTMLElement & { editContext?: unknown }).editContext),
+      ).toBe(true);
 
       const started = performance.now();
       const typed = await client.type(editor, 'let x = 1;', { targetId });

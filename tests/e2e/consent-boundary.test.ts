@@ -13,7 +13,16 @@ import { openTab, pageTargets, triggerExtensionAction, waitFor } from '../harnes
 import { connectFakeExtension, FAKE_BROWSER } from '../harness/fake-extension.js';
 import { refOf } from '../harness/refs.js';
 import { type ControlEnv, startControlEnv } from '../harness/control-env.js';
-import { type BoundaryScene, hidesUnlentTabs, keepsClawdLoginsOut, reachesNoOwnOrigin, refusesExtensionPages, refusesLocalFiles, scopesCookies, scopesPlaywrightCookies } from '../harness/consent-attacks.js';
+import {
+  type BoundaryScene,
+  hidesUnlentTabs,
+  keepsClawdLoginsOut,
+  reachesNoOwnOrigin,
+  refusesExtensionPages,
+  refusesLocalFiles,
+  scopesCookies,
+  scopesPlaywrightCookies,
+} from '../harness/consent-attacks.js';
 import { startTestSite } from '../harness/test-site.js';
 import { badgeOf } from '../harness/relay-env.js';
 
@@ -51,7 +60,9 @@ async function inUserBrowser<T>(pageTargetId: string, expression: string): Promi
     const { result } = await cdp().send<{ result: { value: T } }>('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true }, sessionId);
     return result.value;
   } finally {
-    await cdp().send('Target.detachFromTarget', { sessionId }).catch(() => {});
+    await cdp()
+      .send('Target.detachFromTarget', { sessionId })
+      .catch(() => {});
   }
 }
 
@@ -85,7 +96,10 @@ beforeAll(async () => {
     ],
   });
   browser = await chromium.connectOverCDP(`${env.server.relay.cdpUrl}?token=${token()}`);
-  sharedPage = browser.contexts()[0].pages().find((page) => page.url().includes('user=1'))!;
+  sharedPage = browser
+    .contexts()[0]
+    .pages()
+    .find((page) => page.url().includes('user=1'))!;
   browserSession = await browser.newBrowserCDPSession();
   pageSession = await browser.contexts()[0].newCDPSession(sharedPage);
 });
@@ -95,7 +109,7 @@ afterAll(async () => {
   await env?.close();
 });
 
-describe('1. the extension\'s own pages', () => {
+describe("1. the extension's own pages", () => {
   it('cannot be opened or navigated to through the relay, /json/new or the control API', async () => {
     await refusesExtensionPages(scene(), OPTIONS_PAGE);
     const viaApi = await env.raw('/tabs/open?profile=extension', { method: 'POST', body: JSON.stringify({ url: OPTIONS_PAGE }) });
@@ -112,9 +126,11 @@ describe('1. the extension\'s own pages', () => {
     });
     await triggerExtensionAction(cdp(), EXTENSION_ID, optionsTab.tabTargetId);
     let badge = { text: '', title: '' };
-    await waitFor(async () => (badge = await badgeOf(cdp(), optionsTab.pageTargetId)).text === '!', { message: 'no error badge on the options page' }).catch((error: Error) => {
-      throw new Error(`${error.message}; the badge was ${JSON.stringify(badge)}`);
-    });
+    await waitFor(async () => (badge = await badgeOf(cdp(), optionsTab.pageTargetId)).text === '!', { message: 'no error badge on the options page' }).catch(
+      (error: Error) => {
+        throw new Error(`${error.message}; the badge was ${JSON.stringify(badge)}`);
+      },
+    );
     expect(badge.title).toMatch(/does not share chrome-extension: pages/);
     expect(env.server.relay.bridge.sharedTabs().some((tab) => tab.url.startsWith('chrome-extension:'))).toBe(false);
     await cdp().send('Target.closeTarget', { targetId: optionsTab.pageTargetId });
@@ -171,13 +187,19 @@ describe("12. clawd-browser's own logins", () => {
   beforeAll(async () => {
     // The person is logged into clawd's console in a tab of their own browser (not shared): its cookie is 127.0.0.1's, like the shared tab's site.
     consoleTab = await openTab(cdp(), (await env.client('clawd').dashboardLink()).url);
-    await waitFor(async () => (await allCookiesInUserBrowser()).some((cookie) => cookie.name.startsWith('clawd_dashboard')), { message: 'the console login set no cookie' });
-    consolePath = ((await allCookiesInUserBrowser()) as unknown as Array<{ name: string; path: string }>).find((cookie) => cookie.name.startsWith('clawd_dashboard'))!.path;
+    await waitFor(async () => (await allCookiesInUserBrowser()).some((cookie) => cookie.name.startsWith('clawd_dashboard')), {
+      message: 'the console login set no cookie',
+    });
+    consolePath = ((await allCookiesInUserBrowser()) as unknown as Array<{ name: string; path: string }>).find((cookie) =>
+      cookie.name.startsWith('clawd_dashboard'),
+    )!.path;
     expect(consolePath).toMatch(/^\/console\/[\w-]{20,}\/$/);
     await cdp().send('Storage.setCookies', { cookies: [{ name: 'shop', value: 'shared-site-cookie', domain: '127.0.0.1', path: '/' }] });
   });
   afterAll(async () => {
-    await cdp().send('Target.closeTarget', { targetId: consoleTab.pageTargetId }).catch(() => {});
+    await cdp()
+      .send('Target.closeTarget', { targetId: consoleTab.pageTargetId })
+      .catch(() => {});
   });
 
   it('are never read, set or deleted by a client, though a shared tab of the same host has its cookies in scope; its pages are never opened for one', async () => {
@@ -187,7 +209,14 @@ describe("12. clawd-browser's own logins", () => {
 
   it('are never used through a shared tab: no request of it reaches clawd-browser, whatever sends it', async () => {
     // The shared page (another port of 127.0.0.1) fetches, frames and loads the console with the person's cookie: none of it leaves the browser.
-    const fetched = await sharedPage.evaluate((at) => fetch(`${at}sessions`, { credentials: 'include' }).then((answer) => answer.status, () => 'failed'), `${consoleOrigin()}${consolePath}`);
+    const fetched = await sharedPage.evaluate(
+      (at) =>
+        fetch(`${at}sessions`, { credentials: 'include' }).then(
+          (answer) => answer.status,
+          () => 'failed',
+        ),
+      `${consoleOrigin()}${consolePath}`,
+    );
     expect(fetched).toBe('failed');
     await sharedPage.evaluate((origin) => {
       const frame = document.createElement('iframe');
@@ -210,7 +239,10 @@ describe("12. clawd-browser's own logins", () => {
         target: `${consoleOrigin()}${consolePath}sessions`,
         redirector: `${redirector.url}/go`,
         secrets: ['"sessions"', ...sessions],
-        closeInPerson: (targetId) => cdp().send('Target.closeTarget', { targetId }).then(() => {}),
+        closeInPerson: (targetId) =>
+          cdp()
+            .send('Target.closeTarget', { targetId })
+            .then(() => {}),
       });
     } finally {
       await redirector.close();
@@ -222,12 +254,17 @@ describe("12. clawd-browser's own logins", () => {
     const another = await openTab(cdp(), `${consoleOrigin()}${consolePath}`);
     await cdp().send('Target.closeTarget', { targetId: consoleTab.pageTargetId });
     consoleTab = another;
-    await waitFor(async () => (await pageTargets(cdp())).find((target) => target.targetId === consoleTab.pageTargetId)?.url === `${consoleOrigin()}${consolePath}`, { message: 'the console never committed' });
+    await waitFor(
+      async () => (await pageTargets(cdp())).find((target) => target.targetId === consoleTab.pageTargetId)?.url === `${consoleOrigin()}${consolePath}`,
+      { message: 'the console never committed' },
+    );
     await triggerExtensionAction(cdp(), EXTENSION_ID, consoleTab.tabTargetId);
     let badge = { text: '', title: '' };
-    await waitFor(async () => (badge = await badgeOf(cdp(), consoleTab.pageTargetId)).text === '!', { message: 'no error badge on the console tab' }).catch((error: Error) => {
-      throw new Error(`${error.message}; the badge was ${JSON.stringify(badge)}`);
-    });
+    await waitFor(async () => (badge = await badgeOf(cdp(), consoleTab.pageTargetId)).text === '!', { message: 'no error badge on the console tab' }).catch(
+      (error: Error) => {
+        throw new Error(`${error.message}; the badge was ${JSON.stringify(badge)}`);
+      },
+    );
     expect(badge.title).toMatch(/clawd-browser's own pages/);
     expect(env.server.relay.bridge.sharedTabs().some((tab) => tab.url.startsWith(consoleOrigin()))).toBe(false);
   });
@@ -238,7 +275,9 @@ describe('5. an impostor on /extension', () => {
     new Promise<WebSocket>((resolve, reject) => {
       const socket = new WebSocket(`ws://127.0.0.1:${relayPort()}${path}`, options);
       socket.once('open', () => resolve(socket));
-      socket.once('unexpected-response', (_request, response) => reject(Object.assign(new Error(`HTTP ${response.statusCode}`), { status: response.statusCode })));
+      socket.once('unexpected-response', (_request, response) =>
+        reject(Object.assign(new Error(`HTTP ${response.statusCode}`), { status: response.statusCode })),
+      );
       socket.once('error', reject);
     });
   const closeCode = (socket: WebSocket) => new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)));
@@ -320,7 +359,10 @@ describe('8. uploads', () => {
   it("read only the upload folders: never $CLAWD_HOME's secrets, and say nothing about files outside", async () => {
     const tab = await env.client('extension').openTab(env.fixtures.url('upload.html'));
     const hook = async (body: object) => {
-      const response = await env.raw('/hooks/file-chooser?profile=extension', { method: 'POST', body: JSON.stringify({ targetId: tab.targetId, element: '#file', ...body }) });
+      const response = await env.raw('/hooks/file-chooser?profile=extension', {
+        method: 'POST',
+        body: JSON.stringify({ targetId: tab.targetId, element: '#file', ...body }),
+      });
       return { status: response.status, message: ((await response.json()) as { error?: { message: string } }).error?.message ?? '' };
     };
     for (const secret of ['token', 'extension-key', 'config.json']) {
@@ -336,14 +378,21 @@ describe('8. uploads', () => {
     expect(exists.message.replace('/etc/passwd', 'P')).toBe(missing.message.replace('/etc/no-such-file-here', 'P'));
     symlinkSync('/etc/hostname', join(scratch, 'innocent.txt'));
     expect((await hook({ paths: [join(scratch, 'innocent.txt')] })).message).toMatch(/not inside an upload folder/);
-    expect(await env.client('extension').evaluate('() => document.querySelector("#result").textContent', { targetId: tab.targetId })).toMatchObject({ result: 'none' });
+    expect(await env.client('extension').evaluate('() => document.querySelector("#result").textContent', { targetId: tab.targetId })).toMatchObject({
+      result: 'none',
+    });
 
     // A remote agent sends contents inline instead of a path.
     const inline = await hook({ files: [{ name: 'inline.txt', base64: Buffer.from('inline body').toString('base64') }] });
     expect(inline).toEqual({ status: 200, message: '' });
-    await waitFor(async () => (await env.client('extension').evaluate('() => document.querySelector("#result").textContent', { targetId: tab.targetId })).result === 'inline.txt:inline body', {
-      message: 'the inline file did not reach the page',
-    });
+    await waitFor(
+      async () =>
+        (await env.client('extension').evaluate('() => document.querySelector("#result").textContent', { targetId: tab.targetId })).result ===
+        'inline.txt:inline body',
+      {
+        message: 'the inline file did not reach the page',
+      },
+    );
     expect((await hook({ files: [{ name: '../escape.txt', base64: '' }] })).message).toMatch(/bare file name/);
     await env.client('extension').closeTab(tab.targetId);
   });
@@ -361,7 +410,10 @@ describe('9. secrets in logs', () => {
     const tab = await api.openTab(env.fixtures.url('upload.html'));
     const { text } = await api.snapshot({ targetId: tab.targetId });
     const button = refOf(text ?? '', 'button "Choose file"');
-    const response = await env.raw('/act?profile=clawd', { method: 'POST', body: JSON.stringify({ kind: 'fill', targetId: tab.targetId, fields: [{ ref: button, value: TYPED_SECRET }] }) });
+    const response = await env.raw('/act?profile=clawd', {
+      method: 'POST',
+      body: JSON.stringify({ kind: 'fill', targetId: tab.targetId, fields: [{ ref: button, value: TYPED_SECRET }] }),
+    });
     expect(response.status).toBeGreaterThanOrEqual(400);
     const body = JSON.stringify(await response.json());
     expect(body).toMatch(/fill|input/i);
@@ -408,7 +460,9 @@ describe('11. a managed port someone else took', () => {
     const seen: string[] = [];
     impostor = createServer((request, response) => {
       seen.push(`${request.method} ${request.url}`);
-      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ Browser: 'Chrome/1', webSocketDebuggerUrl: `ws://127.0.0.1:${profile.cdpPort}/devtools/browser/x` }));
+      response
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ Browser: 'Chrome/1', webSocketDebuggerUrl: `ws://127.0.0.1:${profile.cdpPort}/devtools/browser/x` }));
     });
     impostor.on('upgrade', (request, socket) => {
       seen.push(`UPGRADE ${request.url}`);

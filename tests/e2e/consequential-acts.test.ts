@@ -82,8 +82,12 @@ beforeAll(async () => {
       return;
     }
     if (url.pathname === '/bank') return void response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(BANK);
-    if (url.pathname === '/branches') return void response.writeHead(200, { 'content-type': 'text/html' }).end(`<title>Branches</title><p>branches in ${url.searchParams.get('town')}</p>`);
-    if (url.pathname === '/setup.exe') return void response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename="setup.exe"' }).end('MZ not really a program');
+    if (url.pathname === '/branches')
+      return void response.writeHead(200, { 'content-type': 'text/html' }).end(`<title>Branches</title><p>branches in ${url.searchParams.get('town')}</p>`);
+    if (url.pathname === '/setup.exe')
+      return void response
+        .writeHead(200, { 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename="setup.exe"' })
+        .end('MZ not really a program');
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(CHECKOUT);
   });
 }, 90_000);
@@ -116,14 +120,18 @@ async function answer(handoff: string, verdict: 'yes' | 'no'): Promise<{ heading
   await page.goto((await env.client('clawd').dashboardLink()).url);
   await page.waitForURL(/\/console\/[^/]+\/$/);
   await page.goto(`${page.url()}handoff/${handoff}/page`);
-  const shown = { heading: await page.locator('h1').innerText(), act: await page.locator('#act').innerText(), outlined: await page.locator('#target').isVisible() };
+  const shown = {
+    heading: await page.locator('h1').innerText(),
+    act: await page.locator('#act').innerText(),
+    outlined: await page.locator('#target').isVisible(),
+  };
   await page.getByRole('button', { name: verdict === 'yes' ? 'Yes, do it' : 'No' }).click();
   await page.locator('#outcome').filter({ hasText: 'Thank you' }).waitFor();
   await context.close();
   return shown;
 }
 
-describe('a checkout\'s Pay button, clicked by ref', () => {
+describe("a checkout's Pay button, clicked by ref", () => {
   it('with nobody to ask: a 409 naming the rule, and nothing is sent', async () => {
     const { id, agent } = await sessionAgent();
     const { targetId, text } = await atCheckout(agent);
@@ -134,13 +142,21 @@ describe('a checkout\'s Pay button, clicked by ref', () => {
     expect(received).toEqual([]);
     expect((await agent.tabs()).find((tab) => tab.targetId === targetId)?.title).toBe('Checkout');
     const { entries } = await env.client('clawd').audit({ session: id, event: 'confirm-ask' });
-    expect(entries[0]).toMatchObject({ outcome: 'refused', detail: expect.stringMatching(/^payments: click button "Pay €42" on session-.*; no person could be asked$/) });
+    expect(entries[0]).toMatchObject({
+      outcome: 'refused',
+      detail: expect.stringMatching(/^payments: click button "Pay €42" on session-.*; no person could be asked$/),
+    });
     // A click at the button's point is the same click.
     const box = await (await env.server.manager.driver(`session-${id}`).page(targetId)).locator('button', { hasText: 'Pay' }).boundingBox();
     expect(await rejection(agent.clickAt(box!.x + box!.width / 2, box!.y + box!.height / 2, { targetId }))).toBeInstanceOf(ConflictError);
     // So is a computer-use click there, with nobody to ask.
     // (No display given: the model's screen is the viewport, so its pixels are the page's.)
-    const computer = await rejection(agent.vision.computerAnthropic({ targetId, actions: [{ action: 'left_click', coordinate: [Math.round(box!.x + box!.width / 2), Math.round(box!.y + box!.height / 2)] }] } as never));
+    const computer = await rejection(
+      agent.vision.computerAnthropic({
+        targetId,
+        actions: [{ action: 'left_click', coordinate: [Math.round(box!.x + box!.width / 2), Math.round(box!.y + box!.height / 2)] }],
+      } as never),
+    );
     expect(computer).toBeInstanceOf(ConflictError);
     expect(computer.message).toMatch(/confirm rule payments.*no person can be asked here/);
     expect(received).toEqual([]);
@@ -162,7 +178,12 @@ describe('a checkout\'s Pay button, clicked by ref', () => {
     const shown = await answer(confirmation.id, 'yes');
     expect(shown).toEqual({ heading: 'The agent asks for your yes', act: expect.stringContaining('The agent would click button "Pay €42"'), outlined: true });
     const paid = await paying;
-    expect(paid).toMatchObject({ kind: 'click', url: `${site.url}/pay`, title: 'Paid', confirmed: { rule: 'payments', by: 'person', handoff: confirmation.id } });
+    expect(paid).toMatchObject({
+      kind: 'click',
+      url: `${site.url}/pay`,
+      title: 'Paid',
+      confirmed: { rule: 'payments', by: 'person', handoff: confirmation.id },
+    });
     expect(received).toEqual(['/pay holder=Ada']);
     const { entries } = await env.client('clawd').audit({ session: id });
     expect(entries.map((entry) => entry.event)).toEqual(expect.arrayContaining(['confirm-ask', 'confirm-yes', 'handoff-open', 'handoff-end']));
@@ -194,7 +215,12 @@ describe('a checkout\'s Pay button, clicked by ref', () => {
     expect(received).toEqual([]);
     await answer(confirmation.id, 'yes');
     const done = await batch;
-    expect(done).toMatchObject({ performed: actions.length, url: `${site.url}/pay`, title: 'Paid', confirmed: { rule: 'payments', by: 'person', handoff: confirmation.id } });
+    expect(done).toMatchObject({
+      performed: actions.length,
+      url: `${site.url}/pay`,
+      title: 'Paid',
+      confirmed: { rule: 'payments', by: 'person', handoff: confirmation.id },
+    });
     expect(received).toEqual(['/pay holder=Grace']);
     const { entries } = await env.client('clawd').audit({ session: id });
     expect(entries.map((entry) => entry.event)).toEqual(expect.arrayContaining(['confirm-ask', 'confirm-yes']));
@@ -204,7 +230,8 @@ describe('a checkout\'s Pay button, clicked by ref', () => {
   it("a session's key cannot say its own yes: no link comes to it, and nothing it holds says yes or clicks past the rule", async () => {
     const { id, agent } = await sessionAgent();
     const key = (agent as unknown as { options: { token: string } }).options.token;
-    const keyed = (path: string, init: RequestInit = {}) => fetch(`${base()}${path}`, { ...init, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...init.headers } });
+    const keyed = (path: string, init: RequestInit = {}) =>
+      fetch(`${base()}${path}`, { ...init, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...init.headers } });
     const { targetId, text } = await atCheckout(agent);
     // The attack: ask with ?person=true, open the answer's link itself (it needs no credential), say done.
     const asked = await keyed('/act?person=true', { method: 'POST', body: JSON.stringify({ kind: 'click', ref: refOf(text, /button "Pay €42"/), targetId }) });
@@ -217,11 +244,21 @@ describe('a checkout\'s Pay button, clicked by ref', () => {
     expect((await keyed(`/handoff/${confirmation.id}/answer`, { method: 'POST', body: JSON.stringify({ verdict: 'done' }) })).status).toBe(403);
     const byToken = await env.raw(`/handoff/${confirmation.id}/answer`, { method: 'POST', body: JSON.stringify({ verdict: 'done' }) });
     expect(byToken.status).toBe(403);
-    expect((await byToken.json()).error.message).toMatch(/^A yes to an act a confirm rule names \(payments\) is a person's: it is said in the operator's console/);
+    expect((await byToken.json()).error.message).toMatch(
+      /^A yes to an act a confirm rule names \(payments\) is a person's: it is said in the operator's console/,
+    );
     const own = await agent.openHandoff({ reason: 'Log in for me', targetId });
     const opened = await fetch(own.link!, { redirect: 'manual' });
     const cookie = opened.headers.get('set-cookie')!.split(';')[0];
-    expect((await fetch(`${base()}/handoff/${confirmation.id}/answer`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ verdict: 'done' }) })).status).toBe(401);
+    expect(
+      (
+        await fetch(`${base()}/handoff/${confirmation.id}/answer`, {
+          method: 'POST',
+          headers: { cookie, 'content-type': 'application/json' },
+          body: JSON.stringify({ verdict: 'done' }),
+        })
+      ).status,
+    ).toBe(401);
     expect((await fetch(`${base()}/handoff/${confirmation.id}/open?code=${'0'.repeat(32)}`)).status).toBe(403);
     // Nor does it click Pay itself through a live view: its own, or its hand-off's (the input of a link it was handed).
     const box = await (await env.server.manager.driver(`session-${id}`).page(targetId)).locator('button', { hasText: 'Pay' }).boundingBox();
@@ -229,8 +266,14 @@ describe('a checkout\'s Pay button, clicked by ref', () => {
     const click = JSON.stringify({ targetId, type: 'click', x: (box!.x + box!.width / 2) / viewport.width, y: (box!.y + box!.height / 2) / viewport.height });
     const viaView = await keyed('/screencast/input', { method: 'POST', body: click });
     expect(viaView.status).toBe(409);
-    expect((await viaView.json()).error.message).toMatch(/confirm rule payments.*input an agent sends through the live view is the agent's own act, not a person's yes/);
-    const viaHandoff = await fetch(`${base()}/handoff/${own.id}/input`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ type: 'click', x: (box!.x + box!.width / 2) / viewport.width, y: (box!.y + box!.height / 2) / viewport.height }) });
+    expect((await viaView.json()).error.message).toMatch(
+      /confirm rule payments.*input an agent sends through the live view is the agent's own act, not a person's yes/,
+    );
+    const viaHandoff = await fetch(`${base()}/handoff/${own.id}/input`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'click', x: (box!.x + box!.width / 2) / viewport.width, y: (box!.y + box!.height / 2) / viewport.height }),
+    });
     expect(viaHandoff.status).toBe(409);
     await agent.cancelHandoff(own.id);
     expect(received).toEqual([]);
@@ -260,7 +303,11 @@ describe('a checkout\'s Pay button, clicked by ref', () => {
   it("over HTTP the answer comes at once with the hand-off's handle, and its hand-off carries the act's answer after the yes", async () => {
     const { id, agent } = await sessionAgent();
     const { targetId, text } = await atCheckout(agent);
-    const response = await fetch(`${base()}/act?person=true`, { method: 'POST', headers: { authorization: `Bearer ${(agent as unknown as { options: { token: string } }).options.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ kind: 'click', ref: refOf(text, /button "Pay €42"/), targetId }) });
+    const response = await fetch(`${base()}/act?person=true`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${(agent as unknown as { options: { token: string } }).options.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ kind: 'click', ref: refOf(text, /button "Pay €42"/), targetId }),
+    });
     expect(response.status).toBe(200);
     const held = (await response.json()) as { confirmation: Confirmation; fence: string };
     expect(held.confirmation).toMatchObject({ rule: 'payments', state: 'waiting' });
@@ -275,9 +322,16 @@ describe('a checkout\'s Pay button, clicked by ref', () => {
 
   it("the token's holder may pre-approve the rule for one session; the session's own key never can", async () => {
     const { id, agent } = await sessionAgent();
-    const byKey = await fetch(`${base()}/sessions/${id}/approvals`, { method: 'POST', headers: { authorization: `Bearer ${(agent as unknown as { options: { token: string } }).options.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ rule: 'payments' }) });
+    const byKey = await fetch(`${base()}/sessions/${id}/approvals`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${(agent as unknown as { options: { token: string } }).options.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ rule: 'payments' }),
+    });
     expect(byKey.status).toBe(403);
-    expect(await rejection(env.client('clawd').approveRule(id, 'no-such-rule'))).toHaveProperty('message', expect.stringMatching(/No confirm rule "no-such-rule"/));
+    expect(await rejection(env.client('clawd').approveRule(id, 'no-such-rule'))).toHaveProperty(
+      'message',
+      expect.stringMatching(/No confirm rule "no-such-rule"/),
+    );
     expect(await env.client('clawd').approveRule(id, 'payments')).toEqual({ session: id, approved: ['payments'] });
     const { targetId, text } = await atCheckout(agent);
     const paid = await agent.click(refOf(text, /button "Pay €42"/), { targetId });
@@ -298,18 +352,33 @@ describe('the other rules', () => {
   it('a form sent to a domain a rule names (a click, or Enter in its field), and an executable download, wait for a yes too', async () => {
     const path = join(env.home, 'config.json');
     const config = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
-    writeFileSync(path, JSON.stringify({ ...config, confirm: { rules: [{ name: 'notes-site', formTo: ['127.0.0.1'] }, { name: 'executables', download: ['exe'] }] } }));
+    writeFileSync(
+      path,
+      JSON.stringify({
+        ...config,
+        confirm: {
+          rules: [
+            { name: 'notes-site', formTo: ['127.0.0.1'] },
+            { name: 'executables', download: ['exe'] },
+          ],
+        },
+      }),
+    );
     try {
       const { id, agent } = await sessionAgent();
       const { targetId, text } = await atCheckout(agent);
       const clicked = await rejection(agent.click(refOf(text, /button "Continue"/), { targetId }));
-      expect(clicked.message).toMatch(/^Not done: to click button "Continue", sending a form to 127\.0\.0\.1:\d+ needs a person's yes \(confirm rule notes-site/);
+      expect(clicked.message).toMatch(
+        /^Not done: to click button "Continue", sending a form to 127\.0\.0\.1:\d+ needs a person's yes \(confirm rule notes-site/,
+      );
       const entered = await rejection(agent.type(refOf(text, /textbox "Note"/), 'hello', { submit: true, targetId }));
       expect(entered.message).toMatch(/to press Enter in its field, sending a form to 127\.0\.0\.1:\d+ needs a person's yes \(confirm rule notes-site/);
       expect(received).toEqual([]);
       // The installer: held, and with nobody to ask, not kept.
       await agent.click(refOf(text, /link "Get the installer"/), { targetId });
-      await waitFor(async () => (await agent.downloads()).downloads.some((download) => download.state === 'failed'), { message: 'the download was never decided' });
+      await waitFor(async () => (await agent.downloads()).downloads.some((download) => download.state === 'failed'), {
+        message: 'the download was never decided',
+      });
       const [download] = (await agent.downloads()).downloads;
       expect(download).toMatchObject({ state: 'failed', error: expect.stringMatching(/^not kept: confirm rule executables .*no person can be asked here/) });
       expect(download.path).toBeUndefined();
@@ -329,7 +398,9 @@ describe('a tool the page offers and marks consequential (WebMCP)', () => {
     const before = await paid();
     const refused = await rejection(client.pageTools.call({ targetId: tab.targetId, name: 'pay', input: {} }));
     expect(refused).toBeInstanceOf(ConflictError);
-    expect(refused.message).toMatch(/^Not done: to call the page's tool "pay" needs a person's yes \(confirm rule page-tools: a page tool the page marks consequential\)/);
+    expect(refused.message).toMatch(
+      /^Not done: to call the page's tool "pay" needs a person's yes \(confirm rule page-tools: a page tool the page marks consequential\)/,
+    );
     expect(await paid()).toBe(before);
     // A tool it does not mark is called at once.
     expect((await client.pageTools.call({ targetId: tab.targetId, name: 'add_to_cart', input: { sku: 'p1' } })).status).toBe('Completed');
@@ -360,21 +431,42 @@ describe('a page tool, judged by every rule an act is', () => {
       // …and so is the tool that sends the same form with the same button.
       const refused = await rejection(agent.pageTools.call({ targetId, name: 'transfer_form', input: { iban: 'ATTACKER-IBAN-666' } }));
       expect(refused).toBeInstanceOf(ConflictError);
-      expect(refused.message).toMatch(/^Not done: to call the page's tool "transfer_form", which sends its form with button "Transfer" needs a person's yes \(confirm rule payments: /);
+      expect(refused.message).toMatch(
+        /^Not done: to call the page's tool "transfer_form", which sends its form with button "Transfer" needs a person's yes \(confirm rule payments: /,
+      );
       expect(received).toEqual([]);
       // A form no rule names is sent at once.
-      expect(await agent.pageTools.call({ targetId, name: 'find_branch', input: { town: 'Graz' } })).toMatchObject({ status: 'Completed', navigated: true, url: `${site.url}/branches?town=Graz` });
+      expect(await agent.pageTools.call({ targetId, name: 'find_branch', input: { town: 'Graz' } })).toMatchObject({
+        status: 'Completed',
+        navigated: true,
+        url: `${site.url}/branches?town=Graz`,
+      });
       await agent.navigate(`${site.url}/bank`, targetId);
       await waitFor(async () => (await agent.pageTools.list({ targetId })).tools.length === 4, { message: 'the bank never offered its tools again' });
 
       // With a rule naming the bank's domain: a form's tool sending there waits, whatever its button says (a field named "action" hides nothing).
-      writeFileSync(path, JSON.stringify({ ...config, confirm: { rules: [{ name: 'bank', formTo: ['127.0.0.1'] }, { name: 'executables', download: ['exe'] }] } }));
+      writeFileSync(
+        path,
+        JSON.stringify({
+          ...config,
+          confirm: {
+            rules: [
+              { name: 'bank', formTo: ['127.0.0.1'] },
+              { name: 'executables', download: ['exe'] },
+            ],
+          },
+        }),
+      );
       const byForm = await rejection(agent.pageTools.call({ targetId, name: 'send_form', input: { action: 'hello' } }));
-      expect(byForm.message).toMatch(/^Not done: to call the page's tool "send_form", sending a form to 127\.0\.0\.1:\d+ needs a person's yes \(confirm rule bank: a form sent to 127\.0\.0\.1\)/);
+      expect(byForm.message).toMatch(
+        /^Not done: to call the page's tool "send_form", sending a form to 127\.0\.0\.1:\d+ needs a person's yes \(confirm rule bank: a form sent to 127\.0\.0\.1\)/,
+      );
       expect(received).toEqual([]);
       // A download a script's tool starts is held by the download rule, and with nobody to ask not kept.
       expect(await agent.pageTools.call({ targetId, name: 'get_installer', input: {} })).toMatchObject({ status: 'Completed' });
-      await waitFor(async () => (await agent.downloads()).downloads.some((download) => download.state === 'failed'), { message: 'the download was never decided' });
+      await waitFor(async () => (await agent.downloads()).downloads.some((download) => download.state === 'failed'), {
+        message: 'the download was never decided',
+      });
       expect((await agent.downloads()).downloads[0]).toMatchObject({ state: 'failed', error: expect.stringMatching(/^not kept: confirm rule executables /) });
       writeFileSync(path, JSON.stringify(config));
 
@@ -399,19 +491,27 @@ describe('a page tool, judged by every rule an act is', () => {
 describe('where a person is reachable', () => {
   it('through a real MCP client with the handoff group: browser_act waits, the progress says where the person is asked, their yes runs it', async () => {
     const mcp = new Client({ name: 'confirm-agent', version: '1' });
-    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${base()}/mcp?caps=handoff`), { requestInit: { headers: { authorization: `Bearer ${env.server.token}` } } }));
+    await mcp.connect(
+      new StreamableHTTPClientTransport(new URL(`${base()}/mcp?caps=handoff`), { requestInit: { headers: { authorization: `Bearer ${env.server.token}` } } }),
+    );
     try {
       const client = env.client('clawd');
       const { targetId, text } = await atCheckout(client);
       const progress: string[] = [];
-      const calling = mcp.callTool({ name: 'browser_act', arguments: { profile: 'clawd', targetId, kind: 'click', ref: refOf(text, /button "Pay €42"/) } }, undefined, {
-        onprogress: (update) => void progress.push(String(update.message)),
-        timeout: 60_000,
-      });
+      const calling = mcp.callTool(
+        { name: 'browser_act', arguments: { profile: 'clawd', targetId, kind: 'click', ref: refOf(text, /button "Pay €42"/) } },
+        undefined,
+        {
+          onprogress: (update) => void progress.push(String(update.message)),
+          timeout: 60_000,
+        },
+      );
       await waitFor(async () => progress.length > 0, { message: 'no progress notification came' });
       expect(progress[0]).toBe("Waiting for a person's yes (rule payments): asked in the operator's console (clawd-browser dashboard).");
       expect(received).toEqual([]);
-      const [waiting] = (await client.handoffs()).handoffs.filter((handoff) => handoff.profile === 'clawd' && handoff.targetId === targetId && handoff.confirm?.rule === 'payments');
+      const [waiting] = (await client.handoffs()).handoffs.filter(
+        (handoff) => handoff.profile === 'clawd' && handoff.targetId === targetId && handoff.confirm?.rule === 'payments',
+      );
       await answer(waiting.id, 'yes');
       const result = (await calling) as { content: Array<{ text: string }>; isError?: boolean };
       const said = result.content.map((part) => part.text).join('\n');

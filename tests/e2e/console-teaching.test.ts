@@ -42,10 +42,12 @@ afterAll(async () => {
 
 /** Clicks, in the live view, on the middle of what the label or button names in the remote page, as a person clicks on what they see. */
 async function clickInLiveView(selector: string): Promise<void> {
-  const at = (await api.evaluate(
-    `() => { const box = document.querySelector(${JSON.stringify(selector)}).getBoundingClientRect(); return { x: (box.left + box.width / 2) / innerWidth, y: (box.top + box.height / 2) / innerHeight }; }`,
-    { targetId },
-  )).result as { x: number; y: number };
+  const at = (
+    await api.evaluate(
+      `() => { const box = document.querySelector(${JSON.stringify(selector)}).getBoundingClientRect(); return { x: (box.left + box.width / 2) / innerWidth, y: (box.top + box.height / 2) / innerHeight }; }`,
+      { targetId },
+    )
+  ).result as { x: number; y: number };
   const view = page.locator('#live-view');
   const box = (await view.boundingBox())!;
   await view.click({ position: { x: at.x * box.width, y: at.y * box.height } });
@@ -77,15 +79,22 @@ describe('teaching in the live view', () => {
     await page.locator('#demo-steps li', { hasText: 'click button "Create account"' }).waitFor();
     await page.getByLabel('Routine name').fill('live-sign-up');
     await page.getByRole('button', { name: 'Stop and save' }).click();
-    await expect.poll(() => page.locator('#demo-result').textContent()).toBe('Saved as routine live-sign-up: 6 steps; parameters full_name, email, password, send_me_the_newsletter.');
+    await expect
+      .poll(() => page.locator('#demo-result').textContent())
+      .toBe('Saved as routine live-sign-up: 6 steps; parameters full_name, email, password, send_me_the_newsletter.');
     const routine = (await (await env.raw('/routines/live-sign-up')).json()) as Routine;
     expect(routine.recordedOn).toMatchObject({ profile: 'clawd', url: site.url });
-    expect(routine.parameters.find((param) => param.name === 'password')).toEqual({ name: 'password', kind: 'secret', description: 'textbox "Password"', secret: 'PASSWORD' });
+    expect(routine.parameters.find((param) => param.name === 'password')).toEqual({
+      name: 'password',
+      kind: 'secret',
+      description: 'textbox "Password"',
+      secret: 'PASSWORD',
+    });
     expect(JSON.stringify(routine)).not.toContain(PASSWORD);
     expect(await page.locator('#demo-script').textContent()).not.toContain(PASSWORD);
   });
 
-  it("marks an element with a click on the picture and sends a note whose words stay out of the tab", async () => {
+  it('marks an element with a click on the picture and sends a note whose words stay out of the tab', async () => {
     await api.navigate(site.url, targetId);
     await page.getByRole('button', { name: 'Mark for a note' }).click();
     await page.locator('#note-marks li', { hasText: 'nothing yet' }).waitFor();

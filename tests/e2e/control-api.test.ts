@@ -131,7 +131,12 @@ describe('the extension profile', () => {
   it('clawd-browser doctor sees the extension paired and connected', async () => {
     const cli = new URL('../../bin/clawd-browser.js', import.meta.url).pathname;
     const report = await new Promise<string>((resolve, reject) =>
-      execFile(process.execPath, [cli, '--json', '--url', `http://127.0.0.1:${env.server.control.port}`, 'doctor'], { env: { ...process.env, CLAWD_HOME: home } }, (error, stdout) => (error && !stdout ? reject(error) : resolve(stdout))),
+      execFile(
+        process.execPath,
+        [cli, '--json', '--url', `http://127.0.0.1:${env.server.control.port}`, 'doctor'],
+        { env: { ...process.env, CLAWD_HOME: home } },
+        (error, stdout) => (error && !stdout ? reject(error) : resolve(stdout)),
+      ),
     );
     const checks = (JSON.parse(report) as { checks: Array<{ name: string; verdict: string; detail: string }> }).checks;
     expect(checks.find((check) => check.name === 'extension')).toMatchObject({ verdict: 'ok', detail: 'paired and connected' });
@@ -228,7 +233,7 @@ describe('managed profiles', () => {
       const farm = client('farm');
       const tab = await farm.openTab(fixtures.url('index.html?remote=1'));
       expect((await farm.tabs()).map((t) => t.targetId)).toContain(tab.targetId);
-      expect((await farm.status())).toMatchObject({ driver: 'remote', connected: true, cdpUrl: elsewhere.httpEndpoint });
+      expect(await farm.status()).toMatchObject({ driver: 'remote', connected: true, cdpUrl: elsewhere.httpEndpoint });
       await farm.stop();
       expect(elsewhere.process.exitCode).toBeNull();
       const stillThere = (await elsewhere.cdp.send('Target.getTargets')).targetInfos as Array<{ targetId: string }>;
@@ -252,7 +257,7 @@ describe('managed profiles', () => {
     }
   });
 
-  it('a browser on a profile\'s data dir that this server did not start is named, never adopted; reset-profile kills it', async () => {
+  it("a browser on a profile's data dir that this server did not start is named, never adopted; reset-profile kills it", async () => {
     const orphanProfile = await client('clawd').createProfile({ name: 'orphaned' });
     // A Chromium someone started by hand on the profile's data dir (with a port anyone could use): not ours.
     const orphan = spawn(
@@ -264,7 +269,9 @@ describe('managed profiles', () => {
     await waitFor(async () => (await fetch(`http://127.0.0.1:${orphanProfile.cdpPort}/json/version`).catch(() => undefined))?.ok === true, {
       message: 'orphan never listened',
     });
-    await expect(client('orphaned').start()).rejects.toThrow(new RegExp(`data dir is in use by pid [\\d, ]*\\b${orphan.pid}\\b[\\d, ]*, which this server did not start.*reset-profile`));
+    await expect(client('orphaned').start()).rejects.toThrow(
+      new RegExp(`data dir is in use by pid [\\d, ]*\\b${orphan.pid}\\b[\\d, ]*, which this server did not start.*reset-profile`),
+    );
     const reset = await client('orphaned').resetProfile();
     expect(reset.killed).toContain(orphan.pid);
     await exited;
@@ -302,7 +309,9 @@ describe('settings and the door', () => {
     expect((await foreignOrigin.json()).error.code).toBe('forbidden');
     const { request } = await import('node:http');
     const status = await new Promise<number>((resolve) => {
-      request(url, { headers: { host: 'rebound.example', authorization: `Bearer ${env.server.token}` } }, (response) => resolve(response.statusCode ?? 0)).end();
+      request(url, { headers: { host: 'rebound.example', authorization: `Bearer ${env.server.token}` } }, (response) =>
+        resolve(response.statusCode ?? 0),
+      ).end();
     });
     expect(status).toBe(403);
   });

@@ -44,7 +44,14 @@ afterAll(async () => {
 /** The person's own tab: the one they shared, as their Chrome has it. */
 async function personsTab(): Promise<Page> {
   let found: Page | undefined;
-  await waitFor(() => !!(found = hands.contexts()[0]?.pages().find((page) => page.url().includes('user=1') || page.url().startsWith(site.url))), { message: 'the shared tab is not in the person\'s Chrome' });
+  await waitFor(
+    () =>
+      !!(found = hands
+        .contexts()[0]
+        ?.pages()
+        .find((page) => page.url().includes('user=1') || page.url().startsWith(site.url))),
+    { message: "the shared tab is not in the person's Chrome" },
+  );
   return found!;
 }
 
@@ -121,7 +128,9 @@ describe('a demonstration on a shared tab', () => {
     await teachPage.getByLabel('Name').fill('sign-up');
     await teachPage.getByLabel('What it does').fill('Create an account on the sign-up page');
     await teachPage.getByRole('button', { name: 'Stop and save' }).click();
-    await expect.poll(() => teachPage.locator('#demo-result').textContent()).toBe('Saved as routine sign-up: 7 steps; parameters full_name, email, password, plan, send_me_the_newsletter.');
+    await expect
+      .poll(() => teachPage.locator('#demo-result').textContent())
+      .toBe('Saved as routine sign-up: 7 steps; parameters full_name, email, password, plan, send_me_the_newsletter.');
     expect(await badgeOf(env.userBrowser.cdp, shared.targetId)).toMatchObject({ text: 'ON' });
     await teachPage.close();
 
@@ -149,13 +158,19 @@ describe('a demonstration on a shared tab', () => {
     const run = await runPlaywrightTest(made.script!, { SECRET_PASSWORD: 'from the environment 1' });
     expect(run.output).toContain('1 passed');
     expect(run.code).toBe(0);
-    expect(site.submissions.slice(before)).toEqual([{ name: 'Ada Lovelace', email: 'ada@example.com', password: 'from the environment 1', plan: 'pro', newsletter: true }]);
+    expect(site.submissions.slice(before)).toEqual([
+      { name: 'Ada Lovelace', email: 'ada@example.com', password: 'from the environment 1', plan: 'pro', newsletter: true },
+    ]);
   }, 150_000);
 
   it('its routine runs with other values on a managed profile, each step checked, and says where a run fails', async () => {
     const before = site.submissions.length;
     await post('/video/start', {}, 'clawd');
-    const run = await post<RoutineRun>('/routines/sign-up/run', { params: { full_name: 'Grace Hopper', email: 'grace@example.com', password: 'hunter2 but longer', plan: 'Team', send_me_the_newsletter: false } }, 'clawd');
+    const run = await post<RoutineRun>(
+      '/routines/sign-up/run',
+      { params: { full_name: 'Grace Hopper', email: 'grace@example.com', password: 'hunter2 but longer', plan: 'Team', send_me_the_newsletter: false } },
+      'clawd',
+    );
     expect(run.ok).toBe(true);
     expect(run.steps.map((step) => step.outcome)).toEqual(Array(7).fill('ok'));
     // Each step says, as an act does, whether the page reacted.
@@ -164,7 +179,9 @@ describe('a demonstration on a shared tab', () => {
     // Filmed as acts are: a chapter for each step.
     const film = await post<{ chapters: Array<{ kind: string }> }>('/video/stop', {}, 'clawd');
     expect(film.chapters.map((chapter) => chapter.kind)).toEqual(expect.arrayContaining(['navigate', 'type', 'select', 'fill', 'click']));
-    expect(site.submissions.slice(before)).toEqual([{ name: 'Grace Hopper', email: 'grace@example.com', password: 'hunter2 but longer', plan: 'team', newsletter: false }]);
+    expect(site.submissions.slice(before)).toEqual([
+      { name: 'Grace Hopper', email: 'grace@example.com', password: 'hunter2 but longer', plan: 'team', newsletter: false },
+    ]);
 
     // The site changed since: the run stops at the step whose element is gone, and says where and why.
     site.button = 'Register';
@@ -193,20 +210,33 @@ describe('a demonstration on a shared tab', () => {
   it('runs through MCP as a tool call', async () => {
     const before = site.submissions.length;
     const client = new Client({ name: 'demonstrations-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${env.server.control.port}/mcp?caps=routines`), { requestInit: { headers: { authorization: `Bearer ${env.server.token}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${env.server.control.port}/mcp?caps=routines`), {
+        requestInit: { headers: { authorization: `Bearer ${env.server.token}` } },
+      }),
+    );
     try {
       const listed = await client.callTool({ name: 'browser_routine', arguments: { action: 'list' } });
       expect(JSON.stringify(listed.content)).toContain('sign-up');
       const ran = await client.callTool({
         name: 'browser_routine',
-        arguments: { action: 'run', name: 'sign-up', profile: 'clawd', params: { full_name: 'Katherine Johnson', email: 'kj@example.com', password: 'orbital mechanics 62', plan: 'Free' } },
+        arguments: {
+          action: 'run',
+          name: 'sign-up',
+          profile: 'clawd',
+          params: { full_name: 'Katherine Johnson', email: 'kj@example.com', password: 'orbital mechanics 62', plan: 'Free' },
+        },
       });
       expect(ran.isError).toBeFalsy();
-      expect((ran.content as Array<{ text: string }>)[0].text).toMatch(new RegExp(`^Routine sign-up \\(the operator's, acts on ${new URL(site.url).origin}\\) ran: 7 steps`));
+      expect((ran.content as Array<{ text: string }>)[0].text).toMatch(
+        new RegExp(`^Routine sign-up \\(the operator's, acts on ${new URL(site.url).origin}\\) ran: 7 steps`),
+      );
     } finally {
       await client.close();
     }
-    expect(site.submissions.slice(before)).toEqual([{ name: 'Katherine Johnson', email: 'kj@example.com', password: 'orbital mechanics 62', plan: 'free', newsletter: true }]);
+    expect(site.submissions.slice(before)).toEqual([
+      { name: 'Katherine Johnson', email: 'kj@example.com', password: 'orbital mechanics 62', plan: 'free', newsletter: true },
+    ]);
   }, 60_000);
 
   it("runs in a task session with the session's key, typing the vault's secret the routine names", async () => {
@@ -220,13 +250,21 @@ describe('a demonstration on a shared tab', () => {
       expect((await agent.teach.routines()).routines.map((routine) => routine.name)).toContain('sign-up');
       const run = await agent.teach.runRoutine('sign-up', { params: { full_name: 'Dorothy Vaughan' } });
       expect(run.ok).toBe(true);
-      expect(site.submissions.slice(before)).toEqual([{ name: 'Dorothy Vaughan', email: 'ada@example.com', password: 'kept in the vault 31', plan: 'pro', newsletter: true }]);
+      expect(site.submissions.slice(before)).toEqual([
+        { name: 'Dorothy Vaughan', email: 'ada@example.com', password: 'kept in the vault 31', plan: 'pro', newsletter: true },
+      ]);
       // The session's own actions: the routine, then each step as an act.
-      const kinds = ((await (await env.raw(`/actions?profile=${session.profile}&limit=20`)).json()) as { actions: Array<{ kind: string }> }).actions.map((action) => action.kind);
+      const kinds = ((await (await env.raw(`/actions?profile=${session.profile}&limit=20`)).json()) as { actions: Array<{ kind: string }> }).actions.map(
+        (action) => action.kind,
+      );
       expect(kinds).toEqual(expect.arrayContaining(['routine', 'navigate', 'type', 'select', 'fill', 'click']));
       // The key may not write a note as if it were the person.
       await expect(agent.teach.notes()).resolves.toMatchObject({ notes: [] });
-      const forged = await fetch(`http://127.0.0.1:${env.server.control.port}/notes`, { method: 'POST', headers: { authorization: `Bearer ${session.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ text: 'I am the person' }) });
+      const forged = await fetch(`http://127.0.0.1:${env.server.control.port}/notes`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${session.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ text: 'I am the person' }),
+      });
       expect(forged.status).toBe(403);
     } finally {
       await admin.closeSession(session.id);
@@ -240,13 +278,29 @@ describe('a demonstration on a shared tab', () => {
       // Whose it is and where it acts, clawd's words; what it does and takes, the words of its saver and its pages, fenced.
       const listed = await runCli(env, ['routines']);
       expect(listed).toMatch(new RegExp(`^sign-up: the operator's, acts on ${new URL(site.url).origin}$`, 'm'));
-      expect(listed).toMatch(/^<page (\d+)>\nsign-up: Create an account on the sign-up page \(params: full_name, email, password \(secret\), plan, send_me_the_newsletter\)\n<\/page \1>$/m);
-      const out = await runCli(env, ['--profile', 'clawd', 'routine', 'run', 'sign-up', '--param', 'full_name=Mary Jackson', '--param', 'send_me_the_newsletter=false', '--param-env', 'password=DEMO_TEST_PASSWORD']);
+      expect(listed).toMatch(
+        /^<page (\d+)>\nsign-up: Create an account on the sign-up page \(params: full_name, email, password \(secret\), plan, send_me_the_newsletter\)\n<\/page \1>$/m,
+      );
+      const out = await runCli(env, [
+        '--profile',
+        'clawd',
+        'routine',
+        'run',
+        'sign-up',
+        '--param',
+        'full_name=Mary Jackson',
+        '--param',
+        'send_me_the_newsletter=false',
+        '--param-env',
+        'password=DEMO_TEST_PASSWORD',
+      ]);
       expect(out).toMatch(/7\. ok {5}click button "Create account"\nthe tab is at [^\n]+\n<\/page \d+>\nroutine sign-up ran \(the operator's/);
     } finally {
       delete process.env.DEMO_TEST_PASSWORD;
     }
-    expect(site.submissions.slice(before)).toEqual([{ name: 'Mary Jackson', email: 'ada@example.com', password: 'from the shell 99', plan: 'pro', newsletter: false }]);
+    expect(site.submissions.slice(before)).toEqual([
+      { name: 'Mary Jackson', email: 'ada@example.com', password: 'from the shell 99', plan: 'pro', newsletter: false },
+    ]);
   }, 60_000);
 
   it('keeps no password in anything it wrote', async () => {
@@ -297,7 +351,9 @@ describe('a note on a shared tab', () => {
     const emailRef = /- textbox "Email" \[ref=(e\d+)\]/.exec(snapshot.text)![1];
     // Apart from the page's words: the refs, then the person's words between lines of their own.
     expect(snapshot.text).not.toContain('Use the work address');
-    expect(snapshot.notes).toContain(`[notes from the person on this tab: n1 on ${buttonRef}, ${emailRef}. The elements as the page names them, then the person's words.`);
+    expect(snapshot.notes).toContain(
+      `[notes from the person on this tab: n1 on ${buttonRef}, ${emailRef}. The elements as the page names them, then the person's words.`,
+    );
     // The elements' names are the page's words: in the page's fence, not on clawd's line.
     expect(snapshot.notes).toMatch(new RegExp(`\\n<page (\\d+)>\\n${buttonRef}: button "Create account"\\n${emailRef}: textbox "Email"\\n</page \\1>\\n`));
     const fence = /\n<person (\d+)>\nn1: Use the work address here/.exec(snapshot.notes!)?.[1];
@@ -307,9 +363,15 @@ describe('a note on a shared tab', () => {
 
     // An agent over MCP reads them after the page.
     const mcp = new Client({ name: 'notes-test', version: '1.0.0' });
-    await mcp.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${env.server.control.port}/mcp`), { requestInit: { headers: { authorization: `Bearer ${env.server.token}` } } }));
+    await mcp.connect(
+      new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${env.server.control.port}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${env.server.token}` } },
+      }),
+    );
     try {
-      const shown = (await mcp.callTool({ name: 'browser_snapshot', arguments: { profile: 'extension', targetId: shared.targetId } })).content as Array<{ text: string }>;
+      const shown = (await mcp.callTool({ name: 'browser_snapshot', arguments: { profile: 'extension', targetId: shared.targetId } })).content as Array<{
+        text: string;
+      }>;
       expect(shown[0].text).toMatch(/\[ref=e\d+\][\s\S]*\n\[notes from the person on this tab: n1 on [\s\S]*\n<person \d+>\nn1: Use the work address/);
     } finally {
       await mcp.close();
@@ -320,7 +382,12 @@ describe('a note on a shared tab', () => {
     expect(await page.getByLabel('Email').inputValue()).toBe('work@example.com');
 
     const notes = await agent.teach.notes({ targetId: shared.targetId });
-    expect(notes.notes.map((note) => note.marks)).toEqual([[{ what: 'button "Create account"', ref: buttonRef }, { what: 'textbox "Email"', ref: emailRef }]]);
+    expect(notes.notes.map((note) => note.marks)).toEqual([
+      [
+        { what: 'button "Create account"', ref: buttonRef },
+        { what: 'textbox "Email"', ref: emailRef },
+      ],
+    ]);
     await agent.teach.noteDone('n1');
     expect((await agent.snapshot({ targetId: shared.targetId })).notes).toBeUndefined();
   }, 60_000);

@@ -39,7 +39,9 @@ async function setup(config: (ports: { control: number }) => object) {
 
 function doctor(env: NodeJS.ProcessEnv, ...args: string[]): Promise<{ code: number; stdout: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args, 'doctor'], { env, timeout: 60_000 }, (error, stdout) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout }));
+    execFile(process.execPath, [CLI, ...args, 'doctor'], { env, timeout: 60_000 }, (error, stdout) =>
+      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout }),
+    );
   });
 }
 
@@ -70,19 +72,35 @@ describe('clawd-browser doctor', () => {
 
   it('a wrong executablePath, a port held by another program, a Grid that does not answer: each fails with its fix, exit 1', async () => {
     const dead = await freePortPair();
-    const { env, ports } = await setup(() => ({ executablePath: '/nonexistent/chrome', grid: { url: `http://127.0.0.1:${dead.control}` }, recordings: { ffmpeg: '/nonexistent/ffmpeg' } }));
+    const { env, ports } = await setup(() => ({
+      executablePath: '/nonexistent/chrome',
+      grid: { url: `http://127.0.0.1:${dead.control}` },
+      recordings: { ffmpeg: '/nonexistent/ffmpeg' },
+    }));
     const squatter: Server = createHttpServer((_request, response) => response.writeHead(404).end('not clawd'));
     await new Promise<void>((resolve) => squatter.listen(ports.control, '127.0.0.1', resolve));
     cleanups.push(() => new Promise<void>((resolve) => squatter.close(() => resolve())));
     const { code, ok, byName } = await checks(env);
     expect(code).toBe(1);
     expect(ok).toBe(false);
-    expect(byName.browser).toMatchObject({ verdict: 'fail', detail: expect.stringContaining('/nonexistent/chrome'), fix: expect.stringContaining('executablePath') });
-    expect(byName.ports).toMatchObject({ verdict: 'fail', detail: expect.stringContaining(`${ports.control} on 127.0.0.1 taken`), fix: expect.stringContaining('--port') });
+    expect(byName.browser).toMatchObject({
+      verdict: 'fail',
+      detail: expect.stringContaining('/nonexistent/chrome'),
+      fix: expect.stringContaining('executablePath'),
+    });
+    expect(byName.ports).toMatchObject({
+      verdict: 'fail',
+      detail: expect.stringContaining(`${ports.control} on 127.0.0.1 taken`),
+      fix: expect.stringContaining('--port'),
+    });
     expect(byName.server).toMatchObject({ verdict: 'fail', detail: expect.stringContaining('another program answers') });
     expect(byName.grid).toMatchObject({ verdict: 'fail', fix: expect.stringContaining('grid.url') });
     // Only films need ffmpeg: a warning, with where it was looked for.
-    expect(byName.films).toMatchObject({ verdict: 'warn', detail: 'ffmpeg is not at /nonexistent/ffmpeg (config recordings.ffmpeg)', fix: expect.stringContaining('apt-get install ffmpeg') });
+    expect(byName.films).toMatchObject({
+      verdict: 'warn',
+      detail: 'ffmpeg is not at /nonexistent/ffmpeg (config recordings.ffmpeg)',
+      fix: expect.stringContaining('apt-get install ffmpeg'),
+    });
   });
 
   it('a running server and the native host: the ports are its own, the extension is not connected yet; a deleted launcher fails', async () => {
@@ -90,7 +108,9 @@ describe('clawd-browser doctor', () => {
     const server: ClawdServer = await startServer({ home, logger: createLogger('silent') });
     cleanups.push(() => server.close());
     expect(server.control.port).toBe(ports.control);
-    await new Promise<void>((resolve, reject) => execFile(process.execPath, [CLI, 'install-native-host', '--browser', 'chromium'], { env }, (error) => (error ? reject(error) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      execFile(process.execPath, [CLI, 'install-native-host', '--browser', 'chromium'], { env }, (error) => (error ? reject(error) : resolve())),
+    );
 
     const running = await checks(env);
     expect(running.code, JSON.stringify(running.byName)).toBe(0);
@@ -102,6 +122,10 @@ describe('clawd-browser doctor', () => {
     rmSync(join(home, 'native-host'), { recursive: true, force: true });
     const broken = await checks(env);
     expect(broken.code).toBe(1);
-    expect(broken.byName['native host']).toMatchObject({ verdict: 'fail', detail: expect.stringContaining('launcher'), fix: expect.stringContaining('install-native-host') });
+    expect(broken.byName['native host']).toMatchObject({
+      verdict: 'fail',
+      detail: expect.stringContaining('launcher'),
+      fix: expect.stringContaining('install-native-host'),
+    });
   });
 });

@@ -27,7 +27,11 @@ beforeAll(async () => {
       return;
     }
     if (url.pathname === '/login') {
-      response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Log in</title><form method="post" action="/login"><label>User <input name="user"></label><label>Password <input type="password" name="password"></label><button>Log in</button></form>');
+      response
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(
+          '<!doctype html><title>Log in</title><form method="post" action="/login"><label>User <input name="user"></label><label>Password <input type="password" name="password"></label><button>Log in</button></form>',
+        );
       return;
     }
     if (!signedIn) {
@@ -62,7 +66,9 @@ describe('a lent login that expires', () => {
     ]);
     await new Promise((resolve) => setTimeout(resolve, 3_500));
     const late = await api.issueGrant({ tenant: TENANT, domains: ['127.0.0.1'], ttl: 600 });
-    expect(late.warnings).toEqual([expect.stringMatching(/^127\.0\.0\.1: 1 of 1 lent cookies of short-lived have expired \(the first at \S+\): the login may be gone; refresh it$/)]);
+    expect(late.warnings).toEqual([
+      expect.stringMatching(/^127\.0\.0\.1: 1 of 1 lent cookies of short-lived have expired \(the first at \S+\): the login may be gone; refresh it$/),
+    ]);
 
     const session = await api.openSession({ credential_mode: 'operator', tenant: TENANT, grant: late.token });
     try {
@@ -72,7 +78,9 @@ describe('a lent login that expires', () => {
       expect(tab.title).toBe('Log in');
       // The agent's next answer says why it is on a login form.
       const next = await agent.evaluate('() => document.title');
-      expect(next.events).toEqual([expect.stringMatching(/^127\.0\.0\.1 shows a login form at http:\/\/127\.0\.0\.1:\d+\/login: short-lived's lent login for 127\.0\.0\.1 did not hold/)]);
+      expect(next.events).toEqual([
+        expect.stringMatching(/^127\.0\.0\.1 shows a login form at http:\/\/127\.0\.0\.1:\d+\/login: short-lived's lent login for 127\.0\.0\.1 did not hold/),
+      ]);
       const { entries } = await api.audit({ session: session.id, event: 'login-page' });
       expect(entries).toEqual([expect.objectContaining({ tenant: TENANT, domains: ['127.0.0.1'], detail: `${site.url}/login` })]);
 
@@ -83,11 +91,22 @@ describe('a lent login that expires', () => {
       await row.waitFor();
       expect(await row.locator('td').nth(1).textContent()).toBe('127.0.0.1');
       await row.getByRole('button', { name: 'Refresh login' }).click();
-      await waitFor(async () => (await api.sessions()).sessions.some((open) => open.credential_mode === 'refresh' && open.tenant === TENANT), { message: 'no refresh session opened' });
+      await waitFor(async () => (await api.sessions()).sessions.some((open) => open.credential_mode === 'refresh' && open.tenant === TENANT), {
+        message: 'no refresh session opened',
+      });
       const opened = (await api.sessions()).sessions.find((open) => open.credential_mode === 'refresh')!;
       expect(opened.domains).toEqual(['127.0.0.1']);
       // It opens on the login page the session landed on, in the console's live view.
-      await waitFor(async () => (await env.client(opened.profile).tabs().catch(() => []))[0]?.title === 'Log in', { message: 'the refresh session never showed the login page' });
+      await waitFor(
+        async () =>
+          (
+            await env
+              .client(opened.profile)
+              .tabs()
+              .catch(() => [])
+          )[0]?.title === 'Log in',
+        { message: 'the refresh session never showed the login page' },
+      );
       await page.locator('#live[open]').waitFor();
       await page.close();
       await api.closeSession(opened.id);

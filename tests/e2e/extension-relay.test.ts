@@ -39,7 +39,12 @@ describe('Playwright over the relay', () => {
     const { browser, page } = await connect();
     try {
       expect(browser.contexts()).toHaveLength(1);
-      expect(browser.contexts()[0].pages().map((p) => p.url())).toEqual([sharedUrl]);
+      expect(
+        browser
+          .contexts()[0]
+          .pages()
+          .map((p) => p.url()),
+      ).toEqual([sharedUrl]);
 
       expect(await page.evaluate(() => document.title)).toBe('Fixture Home');
       await page.click('#btn');
@@ -161,10 +166,7 @@ describe('Playwright over the relay', () => {
     const first = await connect();
     const second = await connect();
     try {
-      const [a, b] = await Promise.all([
-        first.page.evaluate(() => location.href),
-        second.page.evaluate(() => location.href),
-      ]);
+      const [a, b] = await Promise.all([first.page.evaluate(() => location.href), second.page.evaluate(() => location.href)]);
       expect(a).toBe(sharedUrl);
       expect(b).toBe(sharedUrl);
       await first.page.click('#btn');
@@ -210,7 +212,10 @@ describe('what is shared', () => {
     expect(list[0]).toMatchObject({ id: sharedPageId, type: 'page' });
     const { browser } = await connect();
     try {
-      const urls = browser.contexts()[0].pages().map((p) => p.url());
+      const urls = browser
+        .contexts()[0]
+        .pages()
+        .map((p) => p.url());
       expect(urls).not.toContain(unsharedUrl);
     } finally {
       await browser.close();

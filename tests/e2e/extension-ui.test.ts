@@ -65,15 +65,17 @@ describe('the toolbar badge', () => {
     env = await startRelayEnv({}, { pair: false });
     const { pageTargetId, tabTargetId } = await openTab(env.browser.cdp, env.fixtures.url('index.html'));
     // Let the page finish loading first: a committing navigation clears tab badges.
-    await waitFor(
-      async () => ((await env!.browser.cdp.send('Target.getTargetInfo', { targetId: pageTargetId })).targetInfo.title === 'Fixture Home'),
-      { message: 'page did not load' },
-    );
+    await waitFor(async () => (await env!.browser.cdp.send('Target.getTargetInfo', { targetId: pageTargetId })).targetInfo.title === 'Fixture Home', {
+      message: 'page did not load',
+    });
     await env.click(tabTargetId);
     const badge = await badgeBecomes(env, pageTargetId, '!');
     expect(badge.title).toMatch(/not paired with the relay/);
     await waitFor(
-      async () => ((await env!.browser.cdp.send('Target.getTargets')).targetInfos as Array<{ url: string }>).some((t) => t.url === `chrome-extension://${EXTENSION_ID}/options.html`),
+      async () =>
+        ((await env!.browser.cdp.send('Target.getTargets')).targetInfos as Array<{ url: string }>).some(
+          (t) => t.url === `chrome-extension://${EXTENSION_ID}/options.html`,
+        ),
       { message: 'options page did not open' },
     );
     expect(env.relay.bridge.sharedTabs()).toEqual([]);
@@ -97,7 +99,9 @@ describe('the options page', () => {
       document.getElementById('pair').requestSubmit();
     })()`);
     await waitFor(() => env!.relay.bridge.extensionState === 'connected', { timeoutMs: 15_000, message: 'extension did not connect after manual pairing' });
-    await waitFor(async () => (await evaluate(`document.getElementById('state').textContent`)) === 'connected', { message: 'options page did not show connected' });
+    await waitFor(async () => (await evaluate(`document.getElementById('state').textContent`)) === 'connected', {
+      message: 'options page did not show connected',
+    });
     expect(await evaluate(`document.getElementById('relay').textContent`)).toBe(`ws://127.0.0.1:${env.relay.port}`);
     expect(await evaluate(`document.getElementById('paired').textContent`)).toBe('by hand');
 

@@ -70,12 +70,24 @@ async function startServe(name: string): Promise<Server> {
 
 /** `serve` on `home`, in its own process group: killing that is a machine that dies, with the browsers it started. */
 async function spawnServe(name: string, home: string, control: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--log-level', 'warn'], { env: { ...process.env, CLAWD_HOME: home }, stdio: ['ignore', 'ignore', 'inherit'], detached: true });
-  await waitFor(() => fetch(`http://127.0.0.1:${control}/`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.ok, () => false), { timeoutMs: 30_000, message: `${name} did not start` });
+  const child = spawn(process.execPath, [CLI, 'serve', '--log-level', 'warn'], {
+    env: { ...process.env, CLAWD_HOME: home },
+    stdio: ['ignore', 'ignore', 'inherit'],
+    detached: true,
+  });
+  await waitFor(
+    () =>
+      fetch(`http://127.0.0.1:${control}/`, { headers: { authorization: `Bearer ${token}` } }).then(
+        (r) => r.ok,
+        () => false,
+      ),
+    { timeoutMs: 30_000, message: `${name} did not start` },
+  );
   return child;
 }
 
-const api = (server: Server, credential = token, profile?: string) => new BrowserClient({ baseUrl: `http://127.0.0.1:${server.control}`, token: credential, profile });
+const api = (server: Server, credential = token, profile?: string) =>
+  new BrowserClient({ baseUrl: `http://127.0.0.1:${server.control}`, token: credential, profile });
 
 /** One request written as it is on the wire; the first line of the answer and the rest. */
 function rawRequest(port: number, text: string): Promise<string> {
@@ -100,7 +112,9 @@ beforeAll(async () => {
   [postgres, grid] = await Promise.all([startPostgres(), startGrid({ nodes: 2, maxSessions: 2, sessionTimeout: 120, requestTimeout: 20 })]);
   site = await startTestSite((_request, response, url) => {
     sitePaths.push(url.pathname);
-    response.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>${url.pathname.slice(1)}</title><p id="at">${url.pathname}</p><button onclick="this.textContent = 'pressed'">Press</button>`);
+    response
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end(`<!doctype html><title>${url.pathname.slice(1)}</title><p id="at">${url.pathname}</p><button onclick="this.textContent = 'pressed'">Press</button>`);
   });
   servers.push(await startServe('A'), await startServe('B'));
 }, 120_000);
@@ -135,7 +149,10 @@ describe('several servers, one fleet', () => {
     expect(webSocketDebuggerUrl).toBe(`ws://127.0.0.1:${b.relay}/cdp?profile=${gridSession.profile}&token=${gridSession.key}`);
     const browser = await chromium.connectOverCDP(webSocketDebuggerUrl);
     try {
-      const page = browser.contexts()[0].pages().find((candidate) => candidate.url().endsWith('/first'))!;
+      const page = browser
+        .contexts()[0]
+        .pages()
+        .find((candidate) => candidate.url().endsWith('/first'))!;
       await page.click('button');
       expect(await page.evaluate(() => document.querySelector('button')!.textContent)).toBe('pressed');
     } finally {
@@ -143,7 +160,11 @@ describe('several servers, one fleet', () => {
     }
 
     const mcp = new Client({ name: 'fleet-test', version: '1' });
-    await mcp.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${b.control}/mcp`), { requestInit: { headers: { authorization: `Bearer ${gridSession.key}` } } }));
+    await mcp.connect(
+      new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${b.control}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${gridSession.key}` } },
+      }),
+    );
     try {
       const snapshot = await mcp.callTool({ name: 'browser_snapshot', arguments: {} });
       expect((snapshot.content as Array<{ text: string }>)[0].text).toContain('pressed');
@@ -155,12 +176,14 @@ describe('several servers, one fleet', () => {
     expect((await api(b).sessions()).sessions.map((session) => session.id)).toContain(gridSession.id);
     const other = await fetch(`http://127.0.0.1:${b.control}/tabs?profile=clawd`, { headers: { authorization: `Bearer ${gridSession.key}` } });
     expect(other.status).toBe(403);
-    const wrong = await fetch(`http://127.0.0.1:${b.control}/tabs?profile=${gridSession.profile}`, { headers: { authorization: `Bearer ${randomBytes(32).toString('hex')}` } });
+    const wrong = await fetch(`http://127.0.0.1:${b.control}/tabs?profile=${gridSession.profile}`, {
+      headers: { authorization: `Bearer ${randomBytes(32).toString('hex')}` },
+    });
     expect(wrong.status).toBe(401);
     const wrongCdp = await new Promise<number>((resolve, reject) => {
       const socket = new WebSocket(`ws://127.0.0.1:${b.relay}/cdp?profile=${gridSession.profile}&token=${randomBytes(32).toString('hex')}`);
       socket.once('unexpected-response', (_request, response) => resolve(response.statusCode ?? 0));
-      socket.once('open', () => reject(new Error('a wrong key opened the session\'s CDP')));
+      socket.once('open', () => reject(new Error("a wrong key opened the session's CDP")));
       socket.once('error', () => {});
     });
     expect(wrongCdp).toBe(401);
@@ -175,7 +198,11 @@ describe('several servers, one fleet', () => {
     // MCP on B with the token: a tool naming A's session acts there, the toolbox's too.
     await api(a, token, localSession.profile).toolbox.setCookies({ cookies: [{ name: 'fleet', value: 'cookie-value-1', url: site.url }] });
     const mcp = new Client({ name: 'fleet-test', version: '1' });
-    await mcp.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${b.control}/mcp?caps=storage`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    await mcp.connect(
+      new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${b.control}/mcp?caps=storage`), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    );
     try {
       const snapshot = await mcp.callTool({ name: 'browser_snapshot', arguments: { profile: localSession.profile } });
       expect(snapshot.isError, JSON.stringify(snapshot.content)).toBeFalsy();
@@ -187,14 +214,24 @@ describe('several servers, one fleet', () => {
       await mcp.close();
     }
     // A request target naming another host is never carried there.
-    const absolute = await rawRequest(b.control, `GET ${site.url}/elsewhere?profile=${localSession.profile} HTTP/1.1\r\nHost: 127.0.0.1:${b.control}\r\nAuthorization: Bearer ${localSession.key}\r\nConnection: close\r\n\r\n`);
+    const absolute = await rawRequest(
+      b.control,
+      `GET ${site.url}/elsewhere?profile=${localSession.profile} HTTP/1.1\r\nHost: 127.0.0.1:${b.control}\r\nAuthorization: Bearer ${localSession.key}\r\nConnection: close\r\n\r\n`,
+    );
     expect(absolute).toMatch(/^HTTP\/1\.1 4\d\d/);
     expect(sitePaths).not.toContain('/elsewhere');
     // The key's scope is judged on the request as the holder's routes read it: a query past the limit, or a name
     // given twice, is a 400 where it arrives, carried or not, never the holder's default profile.
     const thousand = Array.from({ length: 1000 }, () => 'a').join('&');
-    for (const [port, query] of [[b.control, thousand], [a.control, thousand], [b.control, `profile=${localSession.profile}&profile=clawd`]] as const) {
-      const answer = await rawRequest(port, `GET /tabs?${query} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${localSession.key}\r\nConnection: close\r\n\r\n`);
+    for (const [port, query] of [
+      [b.control, thousand],
+      [a.control, thousand],
+      [b.control, `profile=${localSession.profile}&profile=clawd`],
+    ] as const) {
+      const answer = await rawRequest(
+        port,
+        `GET /tabs?${query} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${localSession.key}\r\nConnection: close\r\n\r\n`,
+      );
       expect(answer, `${port} ${query.slice(0, 40)}`).toMatch(/^HTTP\/1\.1 400/);
       expect(answer).toMatch(/at most 100 are read|given more than once/);
     }
@@ -202,7 +239,10 @@ describe('several servers, one fleet', () => {
     const siteHost = new URL(site.url).host;
     for (const target of [`/.//${siteHost}/steal-1`, `/x/%2e%2e//${siteHost}/steal-2`, `/x/../\\${siteHost}/steal-3`]) {
       for (const port of [b.control, b.relay]) {
-        const answer = await rawRequest(port, `GET ${target}?profile=${localSession.profile} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${localSession.key}\r\nConnection: close\r\n\r\n`);
+        const answer = await rawRequest(
+          port,
+          `GET ${target}?profile=${localSession.profile} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${localSession.key}\r\nConnection: close\r\n\r\n`,
+        );
         expect(answer, target).toMatch(/^HTTP\/1\.1 4\d\d/);
       }
     }
@@ -212,21 +252,36 @@ describe('several servers, one fleet', () => {
     const cookie = login.headers.get('set-cookie')!.split(';')[0];
     // The console lives under a path of its own, the only one its cookie is sent to (and taken with).
     const consolePath = /Path=([^;]+)/.exec(login.headers.get('set-cookie')!)![1];
-    const frame = await fetch(`http://127.0.0.1:${b.control}${consolePath}screencast/frame?profile=${localSession.profile}&targetId=${tab.targetId}`, { headers: { cookie } });
+    const frame = await fetch(`http://127.0.0.1:${b.control}${consolePath}screencast/frame?profile=${localSession.profile}&targetId=${tab.targetId}`, {
+      headers: { cookie },
+    });
     expect(frame.status).toBe(200);
     expect(frame.headers.get('content-type')).toBe('image/jpeg');
     // The console's calls are carried with the fleet's token: never to a host a path names.
-    const consoleAttack = await rawRequest(b.control, `GET ${consolePath}.//${siteHost}/steal-4?profile=${localSession.profile} HTTP/1.1\r\nHost: 127.0.0.1:${b.control}\r\nCookie: ${cookie}\r\nConnection: close\r\n\r\n`);
+    const consoleAttack = await rawRequest(
+      b.control,
+      `GET ${consolePath}.//${siteHost}/steal-4?profile=${localSession.profile} HTTP/1.1\r\nHost: 127.0.0.1:${b.control}\r\nCookie: ${cookie}\r\nConnection: close\r\n\r\n`,
+    );
     expect(consoleAttack).toMatch(/^HTTP\/1\.1 400/);
     expect(sitePaths.filter((path) => path.startsWith('/steal'))).toEqual([]);
     // The console sees what it sees on its own server: cookie values stay hidden, carried or not.
-    const shown = (await (await fetch(`http://127.0.0.1:${b.control}${consolePath}storage/cookies?profile=${localSession.profile}&url=${encodeURIComponent(site.url)}`, { headers: { cookie } })).json()) as { cookies: Array<{ value?: string }>; valuesHidden?: boolean };
+    const shown = (await (
+      await fetch(`http://127.0.0.1:${b.control}${consolePath}storage/cookies?profile=${localSession.profile}&url=${encodeURIComponent(site.url)}`, {
+        headers: { cookie },
+      })
+    ).json()) as { cookies: Array<{ value?: string }>; valuesHidden?: boolean };
     expect(shown.valuesHidden).toBe(true);
     expect(JSON.stringify(shown)).not.toContain('cookie-value-1');
-    const byToken = (await (await fetch(`http://127.0.0.1:${b.control}/storage/cookies?profile=${localSession.profile}&url=${encodeURIComponent(site.url)}`, { headers: { authorization: `Bearer ${token}` } })).json()) as { cookies: Array<{ value?: string }> };
+    const byToken = (await (
+      await fetch(`http://127.0.0.1:${b.control}/storage/cookies?profile=${localSession.profile}&url=${encodeURIComponent(site.url)}`, {
+        headers: { authorization: `Bearer ${token}` },
+      })
+    ).json()) as { cookies: Array<{ value?: string }> };
     expect(JSON.stringify(byToken)).toContain('cookie-value-1');
     // The console's mark is a fleet server's to set when it carries a call: a caller's own is dropped at the door.
-    const forged = await fetch(`http://127.0.0.1:${a.control}/storage/cookies?profile=${localSession.profile}&url=${encodeURIComponent(site.url)}`, { headers: { authorization: `Bearer ${token}`, 'x-clawd-as': 'console' } });
+    const forged = await fetch(`http://127.0.0.1:${a.control}/storage/cookies?profile=${localSession.profile}&url=${encodeURIComponent(site.url)}`, {
+      headers: { authorization: `Bearer ${token}`, 'x-clawd-as': 'console' },
+    });
     expect(JSON.stringify(await forged.json())).toContain('cookie-value-1');
     // Without the cookie, nothing is carried.
     expect((await fetch(`http://127.0.0.1:${b.control}/tabs?profile=${localSession.profile}`)).status).toBe(401);
@@ -259,7 +314,12 @@ describe('several servers, one fleet', () => {
     await own.navigate(`${site.url}/second`, before.targetId);
     const browser = await chromium.connectOverCDP(`ws://127.0.0.1:${b.relay}/cdp?profile=${gridSession.profile}&token=${gridSession.key}`);
     try {
-      expect(browser.contexts()[0].pages().map((page) => page.url())).toContain(`${site.url}/second`);
+      expect(
+        browser
+          .contexts()[0]
+          .pages()
+          .map((page) => page.url()),
+      ).toContain(`${site.url}/second`);
     } finally {
       await browser.close();
     }

@@ -40,7 +40,9 @@ beforeAll(async () => {
   home = freshHome(config({}));
   server = await startServer({ home, logger: createLogger('warn') });
   api = new BrowserClient({ baseUrl: base, token: server.token });
-  site = await startTestSite((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>ok</title><a id=out href="http://denied.test/">out</a>'));
+  site = await startTestSite((_request, response) =>
+    response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>ok</title><a id=out href="http://denied.test/">out</a>'),
+  );
 }, 60_000);
 afterAll(async () => {
   await server?.close();
@@ -62,7 +64,10 @@ const metrics = async () => {
 };
 const pressure = async () => {
   const response = await fetch(`${base}/pressure`);
-  return { status: response.status, body: (await response.json()) as { state: string; sessions: { open: number; capacity: number; waiting: number }; cpu: number; memory: number } };
+  return {
+    status: response.status,
+    body: (await response.json()) as { state: string; sessions: { open: number; capacity: number; waiting: number }; cpu: number; memory: number },
+  };
 };
 
 describe('signals for the load balancer and the autoscaler', () => {
@@ -81,7 +86,11 @@ describe('signals for the load balancer and the autoscaler', () => {
 
     // Beyond the queue: a 429 at once, saying when to ask again (the open session's ttl bounds it).
     const started = Date.now();
-    const full = await fetch(`${base}/sessions`, { method: 'POST', headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ credential_mode: 'clean' }) });
+    const full = await fetch(`${base}/sessions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ credential_mode: 'clean' }),
+    });
     expect(full.status).toBe(429);
     expect(Date.now() - started).toBeLessThan(1000);
     const retryAfter = Number(full.headers.get('retry-after'));

@@ -55,13 +55,23 @@ async function serverWith(storeUrl: string) {
 
 beforeAll(async () => {
   site = await startTestSite((request, response, url) => {
-    if (url.pathname === '/login' && request.method === 'POST') return void response.writeHead(303, { location: '/account', 'set-cookie': `session=${sessionValue}; Path=/; HttpOnly; Max-Age=3600` }).end();
-    if (url.pathname === '/login') return void response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Log in</title><form method="post" action="/login"><button>Log in</button></form>');
+    if (url.pathname === '/login' && request.method === 'POST')
+      return void response.writeHead(303, { location: '/account', 'set-cookie': `session=${sessionValue}; Path=/; HttpOnly; Max-Age=3600` }).end();
+    if (url.pathname === '/login')
+      return void response
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end('<!doctype html><title>Log in</title><form method="post" action="/login"><button>Log in</button></form>');
     // The page says what was typed by its length and its last character only.
     if (url.pathname === '/code')
-      return void response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Code</title><label>Code <input id="code"></label><button onclick="document.title = `typed ${code.value.length} ${code.value.slice(-1)}`">Check</button>');
+      return void response
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(
+          '<!doctype html><title>Code</title><label>Code <input id="code"></label><button onclick="document.title = `typed ${code.value.length} ${code.value.slice(-1)}`">Check</button>',
+        );
     const signedIn = (request.headers.cookie ?? '').includes(`session=${sessionValue}`);
-    response.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>Account</title><p id="who">${signedIn ? 'Signed in' : 'Signed out'}</p>`);
+    response
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end(`<!doctype html><title>Account</title><p id="who">${signedIn ? 'Signed in' : 'Signed out'}</p>`);
   });
   postgres = await startPostgres();
   const made = await Promise.all([serverWith(postgres.url), serverWith(postgres.url)]);
@@ -82,7 +92,8 @@ function call(which: number, path: string, init: RequestInit = {}) {
   const { base, server } = servers[which];
   return fetch(`${base}${path}`, { ...init, headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json', ...init.headers } });
 }
-const grant = (which: number, tenant: string, domains = ['example.com']) => call(which, '/grants', { method: 'POST', body: JSON.stringify({ tenant, domains, ttl: 600 }) });
+const grant = (which: number, tenant: string, domains = ['example.com']) =>
+  call(which, '/grants', { method: 'POST', body: JSON.stringify({ tenant, domains, ttl: 600 }) });
 type AuditPage = { entries: Array<{ event: string; tenant?: string; grantId?: string; position: number }>; next?: number };
 
 describe('a fleet of two servers with one store', () => {
@@ -92,7 +103,7 @@ describe('a fleet of two servers with one store', () => {
     expect(new Set(rows.map((row) => row.applied_by)).size).toBe(1);
   });
 
-  it('answers one audit through either server, and each console hears the other\'s entries as they are written', async () => {
+  it("answers one audit through either server, and each console hears the other's entries as they are written", async () => {
     expect((await grant(0, 'fleet-a')).status).toBe(201);
     const throughB = (await (await call(1, '/audit?tenant=fleet-a&event=grant')).json()) as AuditPage;
     expect(throughB.entries).toHaveLength(1);
@@ -117,13 +128,19 @@ describe('a fleet of two servers with one store', () => {
     expect(first.entries).toHaveLength(1);
     const second = (await (await call(0, `/audit?tenant=fleet-a&limit=1&before=${first.next}`)).json()) as AuditPage;
     expect(second.entries[0].position).toBeLessThan(first.entries[0].position);
-    const future = (await (await call(0, `/audit?tenant=fleet-a&since=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)).json()) as AuditPage;
+    const future = (await (
+      await call(0, `/audit?tenant=fleet-a&since=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)
+    ).json()) as AuditPage;
     expect(future.entries).toEqual([]);
   });
 
   it('honours a grant issued through one server on the other, and refuses it there at once once revoked through the first', async () => {
     const issued = (await (await grant(0, 'fleet-revoke')).json()) as { token: string; grant: { id: string } };
-    const open = () => call(1, '/sessions', { method: 'POST', body: JSON.stringify({ credential_mode: 'operator', tenant: 'fleet-revoke', grant: issued.token, domains: ['example.com'] }) });
+    const open = () =>
+      call(1, '/sessions', {
+        method: 'POST',
+        body: JSON.stringify({ credential_mode: 'operator', tenant: 'fleet-revoke', grant: issued.token, domains: ['example.com'] }),
+      });
     const opened = await open();
     expect(opened.status).toBe(201);
     expect((await call(1, `/sessions/${((await opened.json()) as { id: string }).id}`, { method: 'DELETE' })).status).toBe(200);
@@ -161,9 +178,15 @@ describe('a fleet of two servers with one store', () => {
   it('types through one server a secret set through the other; the store holds no value', async () => {
     const client = (which: number, profile?: string) => new BrowserClient({ baseUrl: servers[which].base, token: servers[which].server.token, profile });
     const value = `code-${randomBytes(8).toString('hex')}Z`;
-    expect((await call(0, '/secrets', { method: 'POST', body: JSON.stringify({ tenant: 'fleet-secret', name: 'code', domains: ['127.0.0.1'], value }) })).status).toBe(201);
-    expect(((await (await call(1, '/secrets?tenant=fleet-secret')).json()) as { secrets: Array<{ name: string }> }).secrets.map((secret) => secret.name)).toEqual(['code']);
-    const issued = (await (await call(1, '/grants', { method: 'POST', body: JSON.stringify({ tenant: 'fleet-secret', domains: ['127.0.0.1'], ttl: 600, secrets: ['code'] }) })).json()) as { token: string };
+    expect(
+      (await call(0, '/secrets', { method: 'POST', body: JSON.stringify({ tenant: 'fleet-secret', name: 'code', domains: ['127.0.0.1'], value }) })).status,
+    ).toBe(201);
+    expect(
+      ((await (await call(1, '/secrets?tenant=fleet-secret')).json()) as { secrets: Array<{ name: string }> }).secrets.map((secret) => secret.name),
+    ).toEqual(['code']);
+    const issued = (await (
+      await call(1, '/grants', { method: 'POST', body: JSON.stringify({ tenant: 'fleet-secret', domains: ['127.0.0.1'], ttl: 600, secrets: ['code'] }) })
+    ).json()) as { token: string };
     const session = await client(1).openSession({ credential_mode: 'operator', tenant: 'fleet-secret', grant: issued.token });
     const agent = client(1, session.profile);
     await agent.openTab(`${site.url}/code`);
@@ -187,7 +210,9 @@ describe('a fleet of two servers with one store', () => {
     try {
       const refused = await call(0, '/audit');
       expect(refused.status).toBe(503);
-      expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(new RegExp(`The store \\(PostgreSQL at ${postgres.name.replace(/[./]/g, '\\$&')}\\) does not answer`));
+      expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(
+        new RegExp(`The store \\(PostgreSQL at ${postgres.name.replace(/[./]/g, '\\$&')}\\) does not answer`),
+      );
       // What needs the store is refused, naming it: the vault lends nothing it cannot read, and no session
       // opens that the fleet's other servers could not find.
       expect((await grant(0, 'fleet-while-down')).status).toBe(503);
@@ -200,19 +225,22 @@ describe('a fleet of two servers with one store', () => {
       postgres.start();
     }
     // Its end, written when the store came back: in the audit, and in the fleet's registry.
-    await waitFor(async () => {
-      const response = await call(1, `/audit?session=${whileDown}`);
-      return response.ok && ((await response.json()) as AuditPage).entries.map((entry) => entry.event).join() === 'session-stop,session-start';
-    }, { timeoutMs: 20_000, message: 'the entries acknowledged while the store was away never reached it' });
+    await waitFor(
+      async () => {
+        const response = await call(1, `/audit?session=${whileDown}`);
+        return response.ok && ((await response.json()) as AuditPage).entries.map((entry) => entry.event).join() === 'session-stop,session-start';
+      },
+      { timeoutMs: 20_000, message: 'the entries acknowledged while the store was away never reached it' },
+    );
     await waitFor(async () => (await postgres.query<{ state: string }>('SELECT state FROM clawd_sessions WHERE id = $1', [whileDown]))[0]?.state === 'ended', {
       timeoutMs: 20_000,
-      message: 'the session\'s end never reached the registry',
+      message: "the session's end never reached the registry",
     });
     // And no browser was left by the session that could not open.
     expect(servers[0].server.sessions.list()).toEqual([]);
   }, 60_000);
 
-  it('never logs the store\'s password; a server whose store does not answer, or whose token is not the fleet\'s, does not start', async () => {
+  it("never logs the store's password; a server whose store does not answer, or whose token is not the fleet's, does not start", async () => {
     expect(logLines.join('\n')).not.toContain('clawd-test');
     expect(logLines.join('\n')).toContain(`PostgreSQL at ${postgres.name}`);
     const dead = (await freePortPair()).control;

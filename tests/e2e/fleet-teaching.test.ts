@@ -50,15 +50,30 @@ const sessions: Array<{ server: Server; session: SessionInfo }> = [];
 
 async function startServe(name: string): Promise<Server> {
   const ports = await freePortPair();
-  const home = freshHome({ controlUrl: `http://127.0.0.1:${ports.control}`, headless: true, noSandbox: true, sessionSpares: 0,
+  const home = freshHome({
+    controlUrl: `http://127.0.0.1:${ports.control}`,
+    headless: true,
+    noSandbox: true,
+    sessionSpares: 0,
     grid: { url: grid.url, capabilities: GRID_CHROMIUM_CAPABILITIES, keepAliveSeconds: 3, requestTimeoutSeconds: 20 },
     store: { postgres: { url: postgres.url }, leaseSeconds: LEASE_SECONDS },
   });
   writeFileSync(join(home, 'token'), `${token}\n`, { mode: 0o600 });
   writeFileSync(join(home, 'grant.key'), `${grantKey}\n`, { mode: 0o600 });
   writeFileSync(join(home, 'vault.key'), `${vaultKey}\n`, { mode: 0o600 });
-  const child = spawn(process.execPath, [CLI, 'serve', '--log-level', 'warn'], { env: { ...process.env, CLAWD_HOME: home }, stdio: ['ignore', 'ignore', 'inherit'], detached: true });
-  await waitFor(() => fetch(`http://127.0.0.1:${ports.control}/`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.ok, () => false), { timeoutMs: 30_000, message: `${name} did not start` });
+  const child = spawn(process.execPath, [CLI, 'serve', '--log-level', 'warn'], {
+    env: { ...process.env, CLAWD_HOME: home },
+    stdio: ['ignore', 'ignore', 'inherit'],
+    detached: true,
+  });
+  await waitFor(
+    () =>
+      fetch(`http://127.0.0.1:${ports.control}/`, { headers: { authorization: `Bearer ${token}` } }).then(
+        (r) => r.ok,
+        () => false,
+      ),
+    { timeoutMs: 30_000, message: `${name} did not start` },
+  );
   return { name, home, control: ports.control, process: child };
 }
 
@@ -115,7 +130,10 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  for (const { server, session } of sessions) await api(server).closeSession(session.id).catch(() => {});
+  for (const { server, session } of sessions)
+    await api(server)
+      .closeSession(session.id)
+      .catch(() => {});
   for (const server of servers) {
     if (server.process.exitCode === null && server.process.signalCode === null) {
       server.process.kill('SIGTERM');
@@ -148,9 +166,14 @@ describe('a fleet shares what people taught', () => {
     const runner = await sessionOn(b, 'acme');
     const agent = api(b, runner.key!);
     const listed = await agent.teach.routines();
-    expect(listed.routines.map((routine) => [routine.name, routine.owner])).toEqual([['fleet-sign-up', { by: 'session', session: teacher.id, tenant: 'acme' }]]);
+    expect(listed.routines.map((routine) => [routine.name, routine.owner])).toEqual([
+      ['fleet-sign-up', { by: 'session', session: teacher.id, tenant: 'acme' }],
+    ]);
     const tab = await agent.openTab('about:blank');
-    const run = await agent.teach.runRoutine('fleet-sign-up', { targetId: tab.targetId, params: { full_name: 'Grace Hopper', password: 'second long password 2' } });
+    const run = await agent.teach.runRoutine('fleet-sign-up', {
+      targetId: tab.targetId,
+      params: { full_name: 'Grace Hopper', password: 'second long password 2' },
+    });
     expect(run.ok, JSON.stringify(run.failed)).toBe(true);
     expect(run.owner).toEqual({ by: 'session', session: teacher.id, tenant: 'acme' });
     expect(site.submissions.at(-1)).toMatchObject({ name: 'Grace Hopper', password: 'second long password 2' });
@@ -162,7 +185,9 @@ describe('a fleet shares what people taught', () => {
     expect((await call(b, '/routines', stranger.key!)).body.routines).toEqual([]);
     expect((await call(b, '/routines/fleet-sign-up', stranger.key!)).status).toBe(404);
     const strangerTab = await api(b, stranger.key!).openTab('about:blank');
-    expect((await call(b, `/routines/fleet-sign-up/run`, stranger.key!, { method: 'POST', body: { targetId: strangerTab.targetId, params: {} } })).status).toBe(404);
+    expect((await call(b, `/routines/fleet-sign-up/run`, stranger.key!, { method: 'POST', body: { targetId: strangerTab.targetId, params: {} } })).status).toBe(
+      404,
+    );
     const own = await demonstrateSignup(api(b, stranger.key!));
     const taken = await call(b, '/demonstrations/stop', stranger.key!, { method: 'POST', body: { targetId: own, name: 'fleet-sign-up' } });
     expect(taken.status).toBe(409);
@@ -170,7 +195,9 @@ describe('a fleet shares what people taught', () => {
     // The demonstration goes on, and saves under its own name, beside the other.
     const saved = await api(b, stranger.key!).teach.stopDemonstration({ targetId: own, name: 'fleet-sign-up-globex' });
     expect(saved.saved).toBe(true);
-    expect((await postgres.query<{ name: string; space: string }>('SELECT name, space FROM clawd_routines ORDER BY name')).map((row) => [row.name, row.space])).toEqual([
+    expect(
+      (await postgres.query<{ name: string; space: string }>('SELECT name, space FROM clawd_routines ORDER BY name')).map((row) => [row.name, row.space]),
+    ).toEqual([
       ['fleet-sign-up', 'tenant:acme'],
       ['fleet-sign-up-globex', 'tenant:globex'],
     ]);
@@ -239,7 +266,10 @@ describe('a fleet shares what people taught', () => {
     await agent.act({ kind: 'click', ref: refOf(shown.text, /textbox "Email"/), targetId: tab.targetId });
     await waitFor(
       async () => {
-        const [row] = await postgres.query<{ demonstration: { steps: Array<{ kind: string }> } }>('SELECT demonstration FROM clawd_demonstrations WHERE profile = $1', [opened.profile]);
+        const [row] = await postgres.query<{ demonstration: { steps: Array<{ kind: string }> } }>(
+          'SELECT demonstration FROM clawd_demonstrations WHERE profile = $1',
+          [opened.profile],
+        );
         return row?.demonstration.steps.some((step) => step.kind === 'type') ?? false;
       },
       { message: 'the demonstration heard by A was not kept in the store' },

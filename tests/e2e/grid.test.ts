@@ -72,11 +72,15 @@ beforeAll(async () => {
   server = await startServer({ home, logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') } });
   site = await startTestSite((request, response, url) => {
     if (url.pathname === '/login') {
-      response.writeHead(200, { 'set-cookie': `session=${secret}; Path=/; Max-Age=3600`, 'content-type': 'text/html' }).end('<title>in</title><p>logged in</p>');
+      response
+        .writeHead(200, { 'set-cookie': `session=${secret}; Path=/; Max-Age=3600`, 'content-type': 'text/html' })
+        .end('<title>in</title><p>logged in</p>');
       return;
     }
     const signedIn = (request.headers.cookie ?? '').includes(`session=${secret}`);
-    response.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>Account</title><p id="who">${signedIn ? 'Signed in as alice' : 'Signed out'}</p>`);
+    response
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end(`<!doctype html><title>Account</title><p id="who">${signedIn ? 'Signed in as alice' : 'Signed out'}</p>`);
   });
 }, 180_000);
 
@@ -89,20 +93,27 @@ afterAll(async () => {
 
 async function mcpAs(key: string): Promise<Client> {
   const mcp = new Client({ name: 'grid-test', version: '1' });
-  await mcp.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${server.control.port}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+  await mcp.connect(
+    new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${server.control.port}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }),
+  );
   return mcp;
 }
 
 /** The Grid's own list of its sessions' ids. */
 async function sessionsOnGrid(): Promise<string[]> {
-  const response = await fetch(`${grid.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ sessionsInfo { sessions { id } } }' }), signal: AbortSignal.timeout(10_000) });
+  const response = await fetch(`${grid.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: '{ sessionsInfo { sessions { id } } }' }),
+    signal: AbortSignal.timeout(10_000),
+  });
   return ((await response.json()) as { data: { sessionsInfo: { sessions: Array<{ id: string }> } } }).data.sessionsInfo.sessions.map((session) => session.id);
 }
 
 const textOf = (result: Awaited<ReturnType<Client['callTool']>>) => (result.content as Array<{ text: string }>)[0].text;
 
 describe('task sessions on a Selenium Grid', () => {
-  it('are placed by the Grid on both nodes, keep their own key and the relay\'s cdpUrl, run a task through MCP, and get vault cookies through a grant', async () => {
+  it("are placed by the Grid on both nodes, keep their own key and the relay's cdpUrl, run a task through MCP, and get vault cookies through a grant", async () => {
     // The vault entry, saved from a local refresh session a person logged in with.
     const refresh = await api().vaultRefresh({ tenant: 'acme', domains: ['127.0.0.1'] });
     await api(refresh.profile).openTab(`${site.url}/login`);
@@ -112,10 +123,15 @@ describe('task sessions on a Selenium Grid', () => {
     // Sessions until both nodes hold some: the Grid decides where each goes.
     for (let i = 0; i < 4 && !(await grid.status()).every((node) => node.sessions > 0); i++) {
       const operator = i % 2 === 0;
-      opened.push(await api().openSession(operator ? { credential_mode: 'operator', tenant: 'acme', grant, place: 'grid' } : { credential_mode: 'clean', place: 'grid' }));
+      opened.push(
+        await api().openSession(operator ? { credential_mode: 'operator', tenant: 'acme', grant, place: 'grid' } : { credential_mode: 'clean', place: 'grid' }),
+      );
     }
     const status = await grid.status();
-    expect(status.every((node) => node.sessions > 0), JSON.stringify(status)).toBe(true);
+    expect(
+      status.every((node) => node.sessions > 0),
+      JSON.stringify(status),
+    ).toBe(true);
     const nodes = new Set(opened.map((session) => session.node));
     expect(nodes).toEqual(new Set(grid.nodes.map((node) => node.uri)));
 
@@ -142,7 +158,10 @@ describe('task sessions on a Selenium Grid', () => {
       expect(session.injectedCookies).toBe(session.credential_mode === 'operator' ? 1 : 0);
       // The page's own state, read through the session's cdpUrl with its key.
       const browser = await chromium.connectOverCDP(session.cdpUrl, { headers: { authorization: `Bearer ${session.key}` } });
-      const page = browser.contexts()[0].pages().find((candidate) => candidate.url().endsWith('/account'))!;
+      const page = browser
+        .contexts()[0]
+        .pages()
+        .find((candidate) => candidate.url().endsWith('/account'))!;
       expect(await page.textContent('#who')).toBe(session.credential_mode === 'operator' ? 'Signed in as alice' : 'Signed out');
       await browser.close();
     }
@@ -150,13 +169,13 @@ describe('task sessions on a Selenium Grid', () => {
     expect(audit).toContain('"event":"inject"');
   }, 120_000);
 
-  it('stay alive past the nodes\' session timeout while clawd-browser holds them', async () => {
+  it("stay alive past the nodes' session timeout while clawd-browser holds them", async () => {
     // The nodes end a session after 15 s without a WebDriver command; clawd-browser holds each one's CDP and sends a command every 3 s.
     await new Promise((resolve) => setTimeout(resolve, 20_000));
     for (const session of opened) expect((await api(session.profile).tabs()).length).toBeGreaterThan(0);
   }, 60_000);
 
-  it('hand a Grid session\'s tab to a person: answered through its link and live view, refused, timed out, cancelled', async () => {
+  it("hand a Grid session's tab to a person: answered through its link and live view, refused, timed out, cancelled", async () => {
     const session = await api().openSession({ credential_mode: 'clean', place: 'grid' });
     try {
       const agent = new BrowserClient({ baseUrl: `http://127.0.0.1:${server.control.port}`, token: session.key! });
@@ -167,7 +186,11 @@ describe('task sessions on a Selenium Grid', () => {
         expect(opened.status).toBe(200);
         const cookie = opened.headers.get('set-cookie')!.split(';')[0];
         const send = (path: string, body: object) =>
-          fetch(`http://127.0.0.1:${server.control.port}${path}`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+          fetch(`http://127.0.0.1:${server.control.port}${path}`, {
+            method: 'POST',
+            headers: { cookie, 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          });
         const id = /\/handoff\/([0-9a-f]+)\//.exec(link)![1];
         expect((await send(`/handoff/${id}/input`, { type: 'click', x: 0.5, y: 0.5 })).status).toBe(200);
         expect((await send(`/handoff/${id}/answer`, { verdict, ...(note ? { note } : {}) })).status).toBe(200);
@@ -202,14 +225,29 @@ describe('task sessions on a Selenium Grid', () => {
 
   it('a server killed with SIGKILL leaves its Grid session behind; the reaper ends it there, and is safe to run twice', async () => {
     const { control } = await freePortPair();
-    const childHome = freshHome({ controlUrl: `http://127.0.0.1:${control}`, headless: true, noSandbox: true, grid: { url: grid.url, capabilities: GRID_CHROMIUM_CAPABILITIES, default: true } });
+    const childHome = freshHome({
+      controlUrl: `http://127.0.0.1:${control}`,
+      headless: true,
+      noSandbox: true,
+      grid: { url: grid.url, capabilities: GRID_CHROMIUM_CAPABILITIES, default: true },
+    });
     const childEnv = { ...process.env, CLAWD_HOME: childHome };
     const child: ChildProcess = spawn(process.execPath, [CLI, 'serve', '--log-level', 'warn'], { env: childEnv, stdio: ['ignore', 'ignore', 'inherit'] });
     try {
-      await waitFor(async () => readToken(childHome) !== undefined && (await fetch(`http://127.0.0.1:${control}/`, { headers: { authorization: `Bearer ${readToken(childHome)}` } }).then((r) => r.ok, () => false)), { timeoutMs: 20_000, message: 'serve did not start' });
+      await waitFor(
+        async () =>
+          readToken(childHome) !== undefined &&
+          (await fetch(`http://127.0.0.1:${control}/`, { headers: { authorization: `Bearer ${readToken(childHome)}` } }).then(
+            (r) => r.ok,
+            () => false,
+          )),
+        { timeoutMs: 20_000, message: 'serve did not start' },
+      );
       const before = new Set(await sessionsOnGrid());
       // `default: true`: no `place` needed.
-      const session = await new BrowserClient({ baseUrl: `http://127.0.0.1:${control}`, token: readToken(childHome)! }).openSession({ credential_mode: 'clean' });
+      const session = await new BrowserClient({ baseUrl: `http://127.0.0.1:${control}`, token: readToken(childHome)! }).openSession({
+        credential_mode: 'clean',
+      });
       expect(session.place).toBe('grid');
       const onGrid = (await sessionsOnGrid()).filter((id) => !before.has(id));
       expect(onGrid).toHaveLength(1);
@@ -234,8 +272,19 @@ describe('task sessions on a Selenium Grid', () => {
     expect(onGrid).toHaveLength(1);
     const ended = await fetch(`${grid.url}/session/${onGrid[0]}`, { method: 'DELETE', signal: AbortSignal.timeout(20_000) });
     expect(ended.status).toBe(200);
-    await waitFor(() => api(session.profile).tabs().then(() => false, (error) => error instanceof GoneError), { timeoutMs: 30_000, message: 'the session did not hear the Grid ended it' });
-    expect((await rejection(api(session.profile).tabs())).message).toMatch(new RegExp(`Task session ${session.id} was ended by the Grid on node http://127\\.0\\.0\\.1:\\d+ .*reaped`));
+    await waitFor(
+      () =>
+        api(session.profile)
+          .tabs()
+          .then(
+            () => false,
+            (error) => error instanceof GoneError,
+          ),
+      { timeoutMs: 30_000, message: 'the session did not hear the Grid ended it' },
+    );
+    expect((await rejection(api(session.profile).tabs())).message).toMatch(
+      new RegExp(`Task session ${session.id} was ended by the Grid on node http://127\\.0\\.0\\.1:\\d+ .*reaped`),
+    );
     expect((await api().sessions()).sessions.map((s) => s.id)).not.toContain(session.id);
   }, 60_000);
 
@@ -246,10 +295,21 @@ describe('task sessions on a Selenium Grid', () => {
     expect(lost.length).toBeGreaterThan(0);
     victim.kill();
     for (const session of lost) {
-      await waitFor(() => api(session.profile).tabs().then(() => false, (error) => error instanceof GoneError), { timeoutMs: 30_000, message: `session ${session.id} did not hear its node died` });
+      await waitFor(
+        () =>
+          api(session.profile)
+            .tabs()
+            .then(
+              () => false,
+              (error) => error instanceof GoneError,
+            ),
+        { timeoutMs: 30_000, message: `session ${session.id} did not hear its node died` },
+      );
       const error = await rejection(api(session.profile).tabs());
       expect(error.message).toMatch(new RegExp(`Task session ${session.id} was lost with node ${victim.uri.replace(/[.:/]/g, '\\$&')}.*reaped`));
-      const withKey = await fetch(`http://127.0.0.1:${server.control.port}/tabs?profile=${session.profile}`, { headers: { authorization: `Bearer ${server.token}` } });
+      const withKey = await fetch(`http://127.0.0.1:${server.control.port}/tabs?profile=${session.profile}`, {
+        headers: { authorization: `Bearer ${server.token}` },
+      });
       expect(withKey.status).toBe(410);
     }
     const listed = (await api().sessions()).sessions.map((session) => session.id);
@@ -261,14 +321,18 @@ describe('task sessions on a Selenium Grid', () => {
     }
   }, 90_000);
 
-  it('a full Grid is a 503 with the Grid\'s reason and a retry hint; a Grid that is down, a 503 naming it', async () => {
+  it("a full Grid is a 503 with the Grid's reason and a retry hint; a Grid that is down, a 503 naming it", async () => {
     // One node left with two slots: fill them, then one more request waits in the queue until the Grid gives up.
     // Until the hub's health check notices the dead node it may still route to it (the Grid's own "Connection error").
-    await waitFor(async () => (await grid.status()).every((node) => node.uri !== grid.nodes[0].uri || node.availability !== 'UP'), { timeoutMs: 30_000, message: 'the hub never noticed the dead node' });
+    await waitFor(async () => (await grid.status()).every((node) => node.uri !== grid.nodes[0].uri || node.availability !== 'UP'), {
+      timeoutMs: 30_000,
+      message: 'the hub never noticed the dead node',
+    });
     const alive = (await grid.status()).filter((node) => node.availability === 'UP');
     expect(alive).toHaveLength(1);
     const filling: SessionInfo[] = [];
-    while ((await grid.status()).find((node) => node.uri === alive[0].uri)!.sessions < SLOTS) filling.push(await api().openSession({ credential_mode: 'clean', place: 'grid' }));
+    while ((await grid.status()).find((node) => node.uri === alive[0].uri)!.sessions < SLOTS)
+      filling.push(await api().openSession({ credential_mode: 'clean', place: 'grid' }));
     const full = await rejection(api().openSession({ credential_mode: 'clean', place: 'grid' }));
     expect(full).toBeInstanceOf(UnavailableError);
     expect(full.message).toMatch(new RegExp(`Selenium Grid at ${grid.url.replace(/[.:/]/g, '\\$&')} could not place the session: .*(timed out|timeout)`, 'i'));
@@ -277,7 +341,10 @@ describe('task sessions on a Selenium Grid', () => {
 
     const { control: nothing } = await freePortPair();
     // Credentials, in the URL or beside it, appear in no answer and no log line.
-    for (const credentials of [{ url: `http://grid-user:url-pass-8d1@127.0.0.1:${nothing}` }, { url: `http://127.0.0.1:${nothing}`, username: 'grid-user', password: 'field-pass-8d1' }]) {
+    for (const credentials of [
+      { url: `http://grid-user:url-pass-8d1@127.0.0.1:${nothing}` },
+      { url: `http://127.0.0.1:${nothing}`, username: 'grid-user', password: 'field-pass-8d1' },
+    ]) {
       setGridConfig(credentials);
       const down = await rejection(api().openSession({ credential_mode: 'clean', place: 'grid' }));
       expect(down).toBeInstanceOf(UnavailableError);

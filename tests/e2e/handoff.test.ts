@@ -28,7 +28,10 @@ let session: { id: string; profile: string; key?: string };
 let agent: BrowserClient;
 const base = () => `http://127.0.0.1:${env.server.control.port}`;
 /** A page whose only button, when clicked, says so in its title. */
-const verifyPage = () => env.fixtures.url(`echo?body=${encodeURIComponent('<title>unverified</title><button style="position:fixed;inset:0;font-size:40px" onclick="document.title=\'verified\'">Verify</button>')}`);
+const verifyPage = () =>
+  env.fixtures.url(
+    `echo?body=${encodeURIComponent('<title>unverified</title><button style="position:fixed;inset:0;font-size:40px" onclick="document.title=\'verified\'">Verify</button>')}`,
+  );
 
 beforeAll(async () => {
   env = await startControlEnv();
@@ -38,7 +41,11 @@ beforeAll(async () => {
 }, 90_000);
 afterAll(async () => {
   await person?.close();
-  if (session) await env.client('clawd').closeSession(session.id).catch(() => {});
+  if (session)
+    await env
+      .client('clawd')
+      .closeSession(session.id)
+      .catch(() => {});
   await env?.close();
 });
 
@@ -60,18 +67,30 @@ describe('a hand-off to a person', () => {
     const tab = await agent.openTab(verifyPage());
     const { link, answer } = handOff('Press Verify, then say done');
     const opened = await link;
-    expect(opened).toMatchObject({ profile: session.profile, targetId: tab.targetId, reason: 'Press Verify, then say done', state: 'waiting', link: expect.stringMatching(/\/handoff\/[0-9a-f]+\/open\?code=/) });
+    expect(opened).toMatchObject({
+      profile: session.profile,
+      targetId: tab.targetId,
+      reason: 'Press Verify, then say done',
+      state: 'waiting',
+      link: expect.stringMatching(/\/handoff\/[0-9a-f]+\/open\?code=/),
+    });
 
     const operator = await person.newPage({ viewport: { width: 1280, height: 900 } });
     await operator.goto((await env.client('clawd').dashboardLink()).url);
     // Open hand-offs come first, before the sessions.
     const row = operator.locator('#handoff-rows tr', { hasText: 'Press Verify' });
     await row.waitFor();
-    expect(await operator.evaluate(() => document.getElementById('handoffs')!.compareDocumentPosition(document.getElementById('sessions')!) & Node.DOCUMENT_POSITION_FOLLOWING)).toBeTruthy();
+    expect(
+      await operator.evaluate(
+        () => document.getElementById('handoffs')!.compareDocumentPosition(document.getElementById('sessions')!) & Node.DOCUMENT_POSITION_FOLLOWING,
+      ),
+    ).toBeTruthy();
     await row.getByRole('link', { name: 'Take over' }).click();
     await expect.poll(() => operator.locator('#reason').textContent()).toBe('Press Verify, then say done');
     await clickInView(operator);
-    await waitFor(async () => (await agent.tabs()).find((t) => t.targetId === tab.targetId)?.title === 'verified', { message: "the person's click never reached the tab" });
+    await waitFor(async () => (await agent.tabs()).find((t) => t.targetId === tab.targetId)?.title === 'verified', {
+      message: "the person's click never reached the tab",
+    });
     await operator.getByRole('button', { name: 'Done — continue' }).click();
     await expect.poll(() => operator.locator('#outcome').textContent()).toMatch(/the agent goes on/);
 
@@ -81,13 +100,15 @@ describe('a hand-off to a person', () => {
     expect(answered).not.toHaveProperty('link');
     // The person's input and answer are in the action log as theirs; the audit has the start and the end.
     const { actions } = await env.client(session.profile).actions({ limit: 50 });
-    expect(actions.filter((action) => action.profile === session.profile && action.actor === 'person').map((action) => action.kind)).toEqual(expect.arrayContaining(['view-click', 'handoff-done']));
+    expect(actions.filter((action) => action.profile === session.profile && action.actor === 'person').map((action) => action.kind)).toEqual(
+      expect.arrayContaining(['view-click', 'handoff-done']),
+    );
     const { entries } = await env.client('clawd').audit({ session: session.id });
     expect(entries.map((entry) => entry.event)).toEqual(expect.arrayContaining(['handoff-open', 'handoff-end']));
     await operator.close();
   });
 
-  it("is refused through the one-time link, with a note; the link works once and opens nothing else", async () => {
+  it('is refused through the one-time link, with a note; the link works once and opens nothing else', async () => {
     const tab = await agent.openTab(verifyPage());
     const { link, answer } = handOff('Enter the 2FA code from your phone');
     const { link: url, id } = await link;
@@ -106,13 +127,36 @@ describe('a hand-off to a person', () => {
     const cookie = (await context.cookies()).find((c) => c.name.startsWith('clawd_handoff_'))!;
     expect(cookie).toMatchObject({ name: `clawd_handoff_${env.server.control.port}_${id}`, path: `/handoff/${id}/`, httpOnly: true, sameSite: 'Strict' });
     // It opens this hand-off's page and tab only: not the API, not another tab, not the dashboard; and nothing of a hand-off that ended.
-    const withCookie = (path: string, init: RequestInit = {}) => fetch(`${base()}${path}`, { ...init, headers: { cookie: `${cookie.name}=${cookie.value}`, ...init.headers } });
-    for (const path of [`/tabs?profile=${session.profile}`, '/handoffs', '/', `/screencast/frame?profile=${session.profile}&targetId=${tab.targetId}`, `/screencast?profile=${session.profile}&targetId=${tab.targetId}`]) expect((await withCookie(path)).status, path).toBe(401);
+    const withCookie = (path: string, init: RequestInit = {}) =>
+      fetch(`${base()}${path}`, { ...init, headers: { cookie: `${cookie.name}=${cookie.value}`, ...init.headers } });
+    for (const path of [
+      `/tabs?profile=${session.profile}`,
+      '/handoffs',
+      '/',
+      `/screencast/frame?profile=${session.profile}&targetId=${tab.targetId}`,
+      `/screencast?profile=${session.profile}&targetId=${tab.targetId}`,
+    ])
+      expect((await withCookie(path)).status, path).toBe(401);
     const input = { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'click', x: 0.5, y: 0.5 }) };
-    expect((await withCookie(`/screencast/input?profile=${session.profile}`, { ...input, body: JSON.stringify({ targetId: tab.targetId, type: 'click', x: 0.5, y: 0.5 }) })).status).toBe(401);
+    expect(
+      (
+        await withCookie(`/screencast/input?profile=${session.profile}`, {
+          ...input,
+          body: JSON.stringify({ targetId: tab.targetId, type: 'click', x: 0.5, y: 0.5 }),
+        })
+      ).status,
+    ).toBe(401);
     expect((await withCookie(`/handoff/${id}/input`, input)).status).toBe(409);
     expect((await withCookie(`/handoff/${id}/screencast`)).status).toBe(409);
-    expect((await withCookie(`/handoff/${id}/answer`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ verdict: 'done' }) })).status).toBe(409);
+    expect(
+      (
+        await withCookie(`/handoff/${id}/answer`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ verdict: 'done' }),
+        })
+      ).status,
+    ).toBe(409);
     // Another hand-off's page is not this cookie's.
     const other = await agent.openHandoff({ reason: 'Another one', targetId: tab.targetId });
     expect((await withCookie(`/handoff/${other.id}/page`)).status).toBe(401);
@@ -138,7 +182,9 @@ describe('a hand-off to a person', () => {
       await page.waitForURL(/\/handoff\/[0-9a-f]+\/page$/);
       expect(await page.locator('#reason').textContent()).toBe('Press Verify, then say done');
       await clickInView(page);
-      await waitFor(async () => (await agent.tabs()).find((t) => t.targetId === tab.targetId)?.title === 'verified', { message: "the person's click never reached the tab" });
+      await waitFor(async () => (await agent.tabs()).find((t) => t.targetId === tab.targetId)?.title === 'verified', {
+        message: "the person's click never reached the tab",
+      });
       await page.goto(`${chat.url}/app`);
       expect(sent).toHaveLength(1);
       expect(sent[0]).not.toContain('clawd_');
@@ -173,7 +219,11 @@ describe('a hand-off to a person', () => {
     await stranger.openTab(verifyPage());
     const orphan = await stranger.openHandoff({ reason: 'The session will end first' });
     await env.client('clawd').closeSession(other.id);
-    expect(await new BrowserClient({ baseUrl: base(), token: env.server.token }).handoffState(orphan.id)).toMatchObject({ state: 'cancelled', note: 'the session ended', now: { title: '(the tab is closed)' } });
+    expect(await new BrowserClient({ baseUrl: base(), token: env.server.token }).handoffState(orphan.id)).toMatchObject({
+      state: 'cancelled',
+      note: 'the session ended',
+      now: { title: '(the tab is closed)' },
+    });
   }, 30_000);
 
   it('bad input is a 400 naming the field', async () => {
@@ -182,7 +232,11 @@ describe('a hand-off to a person', () => {
       [{ reason: 'x', timeoutSec: 5 }, /timeoutSec/],
       [{ reason: 'x', extra: 1 }, /extra/],
     ] as const) {
-      const response = await env.raw(`/handoff?profile=${session.profile}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const response = await env.raw(`/handoff?profile=${session.profile}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       expect(response.status, JSON.stringify(body)).toBe(400);
       expect((await response.json()).error.message).toMatch(field);
     }
@@ -207,10 +261,13 @@ describe('a hand-off to a person', () => {
     const answer = user.handoff({ targetId: tab.targetId, reason: 'Approve the payment in your bank app' }, { onWaiting: opened });
     const { id } = await waiting;
     // The badge is set first, then the notification: wait for both.
-    await waitFor(async () => {
-      const now = await inChrome();
-      return now.badge === 'YOU' && now.notices.length > 0;
-    }, { message: 'the badge never said YOU with a notification beside it' });
+    await waitFor(
+      async () => {
+        const now = await inChrome();
+        return now.badge === 'YOU' && now.notices.length > 0;
+      },
+      { message: 'the badge never said YOU with a notification beside it' },
+    );
     const shown = await inChrome();
     expect(shown.title).toBe('clawd-browser: your agent asks you: Approve the payment in your bank app (answer from the notification)');
     expect(shown.notices).toEqual([`clawd-handoff-${id}`]);
@@ -219,16 +276,21 @@ describe('a hand-off to a person', () => {
     await page.goto((await waiting).link!);
     await page.getByRole('button', { name: 'Done — continue' }).click();
     expect((await answer).state).toBe('done');
-    await waitFor(async () => {
-      const after = await inChrome();
-      return after.badge === 'ON' && after.notices.length === 0;
-    }, { message: 'the badge and notification stayed after the hand-off ended' });
+    await waitFor(
+      async () => {
+        const after = await inChrome();
+        return after.badge === 'ON' && after.notices.length === 0;
+      },
+      { message: 'the badge and notification stayed after the hand-off ended' },
+    );
     await page.close();
   });
 
   it('through MCP: browser_handoff waits with progress notifications and ends with the answer', async () => {
     const mcp = new Client({ name: 'handoff-agent', version: '1' });
-    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${base()}/mcp?caps=handoff`), { requestInit: { headers: { authorization: `Bearer ${session.key}` } } }));
+    await mcp.connect(
+      new StreamableHTTPClientTransport(new URL(`${base()}/mcp?caps=handoff`), { requestInit: { headers: { authorization: `Bearer ${session.key}` } } }),
+    );
     try {
       await agent.openTab(verifyPage());
       const progress: string[] = [];
@@ -243,7 +305,9 @@ describe('a hand-off to a person', () => {
       await page.getByRole('button', { name: 'Done — continue' }).click();
       const result = (await calling) as { content: Array<{ text: string }> };
       // Where the tab is, in the page's words, fenced.
-      expect(result.content[0].text).toMatch(/^Hand-off [0-9a-f]+: done by the person\.\nThe tab is at:\n<page (\d+)>\nhttp.*\n<\/page \1>\nSame page; the person acted 0 times\. Take a snapshot before going on\.$/);
+      expect(result.content[0].text).toMatch(
+        /^Hand-off [0-9a-f]+: done by the person\.\nThe tab is at:\n<page (\d+)>\nhttp.*\n<\/page \1>\nSame page; the person acted 0 times\. Take a snapshot before going on\.$/,
+      );
       expect(progress[0]).toMatch(/^Waiting for a person: http/);
       await page.close();
     } finally {
@@ -255,7 +319,10 @@ describe('a hand-off to a person', () => {
     const apps = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } };
     const host = new Client({ name: 'app-host', version: '1' }, { capabilities: apps });
     const plain = new Client({ name: 'no-apps', version: '1' });
-    const connect = (client: Client) => client.connect(new StreamableHTTPClientTransport(new URL(`${base()}/mcp?caps=handoff`), { requestInit: { headers: { authorization: `Bearer ${session.key}` } } }));
+    const connect = (client: Client) =>
+      client.connect(
+        new StreamableHTTPClientTransport(new URL(`${base()}/mcp?caps=handoff`), { requestInit: { headers: { authorization: `Bearer ${session.key}` } } }),
+      );
     await Promise.all([connect(host), connect(plain)]);
     try {
       // The tool points at its app; the app's own tools are listed to a client that renders apps only.
@@ -272,7 +339,9 @@ describe('a hand-off to a person', () => {
       expect((await host.callTool({ name: 'browser_handoff_view', arguments: {} })).isError).toBe(true);
 
       const tab = await agent.openTab(verifyPage());
-      const calling = host.callTool({ name: 'browser_handoff', arguments: { reason: 'Press Verify in the app', targetId: tab.targetId } }, undefined, { timeout: 60_000 });
+      const calling = host.callTool({ name: 'browser_handoff', arguments: { reason: 'Press Verify in the app', targetId: tab.targetId } }, undefined, {
+        timeout: 60_000,
+      });
       // A host, as chat clients render apps: the view in a sandboxed frame, its tool calls carried over this MCP connection.
       const page = await person.newPage();
       await page.exposeFunction('callServerTool', (name: string, args: Record<string, unknown>) => host.callTool({ name, arguments: args }));
@@ -292,10 +361,14 @@ describe('a hand-off to a person', () => {
       await expect.poll(() => app.locator('#reason').textContent()).toBe('Press Verify in the app');
       await expect.poll(() => app.locator('#view').evaluate((img: HTMLImageElement) => img.naturalWidth), { timeout: 10_000 }).toBeGreaterThan(0);
       await app.locator('#view').click();
-      await waitFor(async () => (await agent.tabs()).find((t) => t.targetId === tab.targetId)?.title === 'verified', { message: "the person's click in the app never reached the tab" });
+      await waitFor(async () => (await agent.tabs()).find((t) => t.targetId === tab.targetId)?.title === 'verified', {
+        message: "the person's click in the app never reached the tab",
+      });
       await app.getByRole('button', { name: 'Done — continue' }).click();
       const result = (await calling) as { content: Array<{ text: string }> };
-      expect(result.content[0].text).toMatch(/^Hand-off [0-9a-f]+: done by the person\.\nThe tab is at:\n<page (\d+)>\n.* "verified"\n<\/page \1>\nSame page, title changed; the person acted [1-9]\d* times/);
+      expect(result.content[0].text).toMatch(
+        /^Hand-off [0-9a-f]+: done by the person\.\nThe tab is at:\n<page (\d+)>\n.* "verified"\n<\/page \1>\nSame page, title changed; the person acted [1-9]\d* times/,
+      );
       await expect.poll(() => app.locator('#outcome').textContent()).toMatch(/the agent goes on/);
       await page.close();
     } finally {
@@ -329,8 +402,14 @@ describe('a hand-off to a person', () => {
       const [first, second] = deliveries;
       expect(second.headers['webhook-id']).toBe(first.headers['webhook-id']);
       // Checked as a receiver would, with a Standard Webhooks library and the secret alone.
-      const payload = new Webhook(secret).verify(second.body, second.headers) as { type: string; data: { id: string; reason: string; session: string; targetId: string; link: string } };
-      expect(payload).toMatchObject({ type: 'handoff.waiting', data: { id: opened.id, reason: 'Approve the sign-in on your phone', session: session.id, targetId: tab.targetId } });
+      const payload = new Webhook(secret).verify(second.body, second.headers) as {
+        type: string;
+        data: { id: string; reason: string; session: string; targetId: string; link: string };
+      };
+      expect(payload).toMatchObject({
+        type: 'handoff.waiting',
+        data: { id: opened.id, reason: 'Approve the sign-in on your phone', session: session.id, targetId: tab.targetId },
+      });
       expect(() => new Webhook(secret).verify(second.body.replace('phone', 'PHONE'), second.headers)).toThrow();
       // The person opens the link from their channel.
       const page = await person.newPage();

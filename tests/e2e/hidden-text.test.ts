@@ -69,7 +69,11 @@ function changedIn(before: PNG, after: PNG): number {
   let top = Number.POSITIVE_INFINITY;
   let bottom = -1;
   for (let i = 0; i < before.data.length; i += 4) {
-    if (Math.max(Math.abs(before.data[i] - after.data[i]), Math.abs(before.data[i + 1] - after.data[i + 1]), Math.abs(before.data[i + 2] - after.data[i + 2])) <= 24) continue;
+    if (
+      Math.max(Math.abs(before.data[i] - after.data[i]), Math.abs(before.data[i + 1] - after.data[i + 1]), Math.abs(before.data[i + 2] - after.data[i + 2])) <=
+      24
+    )
+      continue;
     count++;
     const y = Math.floor(i / 4 / before.width);
     top = Math.min(top, y);
@@ -110,7 +114,11 @@ async function paintAway(page: Page, matches: { marker?: string; text?: string }
               (element as HTMLElement).style.setProperty('visibility', 'hidden', 'important');
               count++;
             }
-          } else if ((wanted((node as Text).data) || (!marker && wanted(node.parentNode?.textContent ?? ''))) && node.parentNode && !['SCRIPT', 'STYLE', 'TITLE', 'NOSCRIPT', 'TEXTAREA'].includes((node.parentNode as Element).tagName)) {
+          } else if (
+            (wanted((node as Text).data) || (!marker && wanted(node.parentNode?.textContent ?? ''))) &&
+            node.parentNode &&
+            !['SCRIPT', 'STYLE', 'TITLE', 'NOSCRIPT', 'TEXTAREA'].includes((node.parentNode as Element).tagName)
+          ) {
             const span = document.createElement('span');
             span.style.setProperty('visibility', 'hidden', 'important');
             node.parentNode.insertBefore(span, node);
@@ -162,7 +170,16 @@ describe('what the walk leaves out, judged by the pixels', () => {
       const { pixels } = await paintedBy(page, { marker });
       expect(pixels, `${marker} paints something`).toBe(0);
     }
-    for (const marker of ['VISIBLE-TITLE', 'VISIBLE-BODY', 'VISIBLE-FORGED', 'VISIBLE-GRADIENT', 'VISIBLE-DARK', 'VISIBLE-CHECK', 'VISIBLE-SLIDE', 'VISIBLE-END']) {
+    for (const marker of [
+      'VISIBLE-TITLE',
+      'VISIBLE-BODY',
+      'VISIBLE-FORGED',
+      'VISIBLE-GRADIENT',
+      'VISIBLE-DARK',
+      'VISIBLE-CHECK',
+      'VISIBLE-SLIDE',
+      'VISIBLE-END',
+    ]) {
       expect(text).toContain(marker);
       const { wrapped, pixels } = await paintedBy(page, { marker });
       expect(wrapped, marker).toBeGreaterThan(0);
@@ -171,7 +188,7 @@ describe('what the walk leaves out, judged by the pixels', () => {
     await page.close();
   });
 
-  it("the aria tree follows the same rules: no hidden instruction in it unless asked, then each node marked; the visible words stay", async () => {
+  it('the aria tree follows the same rules: no hidden instruction in it unless asked, then each node marked; the visible words stay', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     await page.goto(fixtures.url('hidden-instructions.html'));
     const outline = await takeAiSnapshot(page, {});
@@ -186,7 +203,9 @@ describe('what the walk leaves out, judged by the pixels', () => {
     const shown = await ariaSnapshot(page, { hidden: true });
     const marked = (shown.nodes as Array<{ name?: string; hidden?: true }>).filter((node) => node.hidden && node.name && /HIDDEN-\d\d/.test(node.name));
     expect(marked.length).toBeGreaterThan(0);
-    expect((shown.nodes as Array<{ name?: string; hidden?: true }>).filter((node) => node.name?.includes('VISIBLE-BODY')).every((node) => !node.hidden)).toBe(true);
+    expect((shown.nodes as Array<{ name?: string; hidden?: true }>).filter((node) => node.name?.includes('VISIBLE-BODY')).every((node) => !node.hidden)).toBe(
+      true,
+    );
     await page.close();
   });
 
@@ -213,11 +232,17 @@ async function checkPage(realPage: RealPage, figures: string[]): Promise<void> {
     const lost = unmarked.filter((line) => !kept.has(line) && !kept.has(line.replace(/: "[^"]*"$/, '')));
     expect(lost, `${realPage.name}: lines lost that were not marked hidden`).toEqual([]);
     // No more tokens than the outline with the hidden text in (the shown one, marks and notes out).
-    const withHidden = shown.text.replace(/ \[hidden=[a-z-]+\]/g, '').split('\n').filter((line) => !line.startsWith('[hidden text')).join('\n');
+    const withHidden = shown.text
+      .replace(/ \[hidden=[a-z-]+\]/g, '')
+      .split('\n')
+      .filter((line) => !line.startsWith('[hidden text'))
+      .join('\n');
     const tokens = encode(seen.text).length;
     const tokensWithHidden = encode(withHidden).length;
     expect(tokens, realPage.name).toBeLessThanOrEqual(tokensWithHidden);
-    figures.push(`${realPage.name}: ${tokens} tokens (${tokensWithHidden} with hidden text), ${seen.hidden ?? 0} blocks left out; page text ${text.hidden ?? 0}`);
+    figures.push(
+      `${realPage.name}: ${tokens} tokens (${tokensWithHidden} with hidden text), ${seen.hidden ?? 0} blocks left out; page text ${text.hidden ?? 0}`,
+    );
     // What was left out painted nothing.
     for (const words of markedBlocks(shown.text)) {
       const { wrapped, pixels } = await paintedBy(page, { text: words });

@@ -65,7 +65,10 @@ beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), 'clawd-jails-'));
   // Public addresses only, and this machine's test site as a developer's local app would be let through.
   const urlPolicy = { mode: 'public-only', private: ['127.0.0.1'] };
-  writeFileSync(join(home, 'config.json'), JSON.stringify({ controlUrl: `http://127.0.0.1:${ports.control}`, headless: true, sessionSpares: 0, sessionLimits: LIMITS, urlPolicy }));
+  writeFileSync(
+    join(home, 'config.json'),
+    JSON.stringify({ controlUrl: `http://127.0.0.1:${ports.control}`, headless: true, sessionSpares: 0, sessionLimits: LIMITS, urlPolicy }),
+  );
   server = await startServer({ home, logger: createLogger(process.env.RELAY_LOG === '1' ? 'debug' : 'warn') });
   site = await startTestSite((_request, response, url) => {
     const pages: Record<string, string> = {
@@ -103,7 +106,10 @@ describe.skipIf(!CAN_JAIL)('a jailed task session', () => {
     const inFlight = await rejection(hogClient.act({ kind: 'wait', text: 'never shown', timeoutMs: 60_000 }));
     expect(inFlight).toBeInstanceOf(GoneError);
     expect(inFlight.message).toMatch(/used more than its memoryMiB/);
-    await waitFor(async () => (await rejection(hogClient.tabs()).catch(() => undefined)) instanceof GoneError, { timeoutMs: 60_000, message: 'the hog session was never ended' });
+    await waitFor(async () => (await rejection(hogClient.tabs()).catch(() => undefined)) instanceof GoneError, {
+      timeoutMs: 60_000,
+      message: 'the hog session was never ended',
+    });
     const gone = await rejection(hogClient.tabs());
     expect(gone.message).toMatch(new RegExp(`Task session ${hog.id} used more than its memoryMiB \\(${LIMITS.memoryMiB} MiB\\)`));
     const { entries } = await client().audit({ session: hog.id, event: 'session-limit' });
@@ -144,7 +150,9 @@ describe.skipIf(!CAN_JAIL)('a jailed task session', () => {
       const session = await owner.openSession({ credential_mode: 'clean' });
       expect(session.isolation).toBe('jail');
       // With no urlPolicy in config.json, a task session is public-only: this machine's site is refused.
-      const refused = await rejection(new BrowserClient({ baseUrl: `http://127.0.0.1:${ports.control}`, token: session.key!, profile: session.profile }).openTab(`${site.url}/quiet`));
+      const refused = await rejection(
+        new BrowserClient({ baseUrl: `http://127.0.0.1:${ports.control}`, token: session.key!, profile: session.profile }).openTab(`${site.url}/quiet`),
+      );
       expect(refused.message).toMatch(/urlPolicy public-only: 127\.0\.0\.1 is a loopback address/);
       expect(leftOf(session.id).length).toBeGreaterThan(0);
       serve.kill('SIGKILL');
@@ -161,7 +169,9 @@ describe.skipIf(!CAN_JAIL)('a jailed task session', () => {
 
 /** The jailed browser's first process of session `id`, and its user. */
 function browserOf(id: string): { pid: number; uid: number } {
-  const pids = findProfileProcesses(join(tmpdir(), `clawd-jail-${id}`, 'user-data')).filter((pid) => !readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('--type='));
+  const pids = findProfileProcesses(join(tmpdir(), `clawd-jail-${id}`, 'user-data')).filter(
+    (pid) => !readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('--type='),
+  );
   const uid = Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pids[0]}/status`, 'utf8'))?.[1]);
   return { pid: pids[0], uid };
 }
@@ -169,7 +179,11 @@ function browserOf(id: string): { pid: number; uid: number } {
 /** Code run inside session `id`'s jail as its user (what a compromised browser could run), in its namespaces. */
 function inJail(id: string, script: string, args: string[] = []): Promise<string> {
   const { pid, uid } = browserOf(id);
-  return run('nsenter', ['-t', String(pid), '-m', '-n', 'setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', process.execPath, '-e', script, ...args], { timeout: 60_000 }).then(({ stdout }) => stdout.trim());
+  return run(
+    'nsenter',
+    ['-t', String(pid), '-m', '-n', 'setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', process.execPath, '-e', script, ...args],
+    { timeout: 60_000 },
+  ).then(({ stdout }) => stdout.trim());
 }
 
 /**
@@ -196,9 +210,21 @@ describe.skipIf(!CAN_JAIL)('what a jail cannot take from others', () => {
     const other = mkdtempSync(join(tmpdir(), 'clawd-jails-flood-'));
     const ports = await freePortPair();
     const urlPolicy = { mode: 'public-only', private: ['127.0.0.1'] };
-    writeFileSync(join(other, 'config.json'), JSON.stringify({ controlUrl: `http://127.0.0.1:${ports.control}`, headless: true, sessionSpares: 0, sessionLimits: { ...LIMITS, connections: 100 }, urlPolicy }));
+    writeFileSync(
+      join(other, 'config.json'),
+      JSON.stringify({
+        controlUrl: `http://127.0.0.1:${ports.control}`,
+        headless: true,
+        sessionSpares: 0,
+        sessionLimits: { ...LIMITS, connections: 100 },
+        urlPolicy,
+      }),
+    );
     // A server with few descriptors (2,048): a flood it did not bound would take them all.
-    const serve = spawn('/bin/sh', ['-c', `ulimit -n 2048 && exec "${process.execPath}" "${CLI}" serve --log-level warn`], { env: { ...process.env, CLAWD_HOME: other }, stdio: 'ignore' });
+    const serve = spawn('/bin/sh', ['-c', `ulimit -n 2048 && exec "${process.execPath}" "${CLI}" serve --log-level warn`], {
+      env: { ...process.env, CLAWD_HOME: other },
+      stdio: 'ignore',
+    });
     try {
       await waitFor(() => existsSync(join(other, 'server.json')), { timeoutMs: 20_000, message: 'serve did not start' });
       const token = readFileSync(join(other, 'token'), 'utf8').trim();
@@ -218,7 +244,9 @@ describe.skipIf(!CAN_JAIL)('what a jail cannot take from others', () => {
           await new Promise((resolve) => setTimeout(resolve, 100));
         }
       })();
-      const calmTab = await new BrowserClient({ baseUrl: `http://127.0.0.1:${ports.control}`, token: calm.key!, profile: calm.profile }).openTab(`${site.url}/calm`);
+      const calmTab = await new BrowserClient({ baseUrl: `http://127.0.0.1:${ports.control}`, token: calm.key!, profile: calm.profile }).openTab(
+        `${site.url}/calm`,
+      );
       await polling;
       const { established, closed } = JSON.parse(await flood) as { established: number; closed: number };
       expect(established).toBeLessThanOrEqual(100);
@@ -233,7 +261,12 @@ describe.skipIf(!CAN_JAIL)('what a jail cannot take from others', () => {
       const mounts = readFileSync(`/proc/${browserOf(flooder.id).pid}/mountinfo`, 'utf8');
       for (const folder of ['/tmp', '/var/tmp', '/dev/shm']) expect(mounts).toMatch(new RegExp(` ${folder} [^\n]* - tmpfs `));
       const mark = `clawd-escape-${flooder.id}`;
-      const seen = (await inJail(flooder.id, `for (const dir of ['/tmp', '/var/tmp', '/dev/shm']) require('node:fs').writeFileSync(dir + '/${mark}', 'x'); console.log(require('node:fs').readdirSync('/tmp').join(','))`)).split(',');
+      const seen = (
+        await inJail(
+          flooder.id,
+          `for (const dir of ['/tmp', '/var/tmp', '/dev/shm']) require('node:fs').writeFileSync(dir + '/${mark}', 'x'); console.log(require('node:fs').readdirSync('/tmp').join(','))`,
+        )
+      ).split(',');
       // It sees its own dir and what it wrote, not the host's /tmp (where this test's home is).
       expect(seen).toEqual(expect.arrayContaining([`clawd-jail-${flooder.id}`, mark]));
       expect(seen).not.toContain(basename(other));
@@ -276,7 +309,12 @@ describe.skipIf(!CAN_JAIL)('what a jail cannot take from others', () => {
 describe.skipIf(!CAN_JAIL)('a managed profile that opts into the jail', () => {
   it('runs in a jail of its own, keeps its data across launches, and deleting it leaves nothing', async () => {
     const created = await client().createProfile({ name: 'jailed', jail: true });
-    expect(created).toMatchObject({ name: 'jailed', driver: 'clawd', jail: true, userDataDir: expect.stringMatching(/^\/var\/lib\/clawd-browser\/p-[0-9a-f]{12}\/user-data$/) });
+    expect(created).toMatchObject({
+      name: 'jailed',
+      driver: 'clawd',
+      jail: true,
+      userDataDir: expect.stringMatching(/^\/var\/lib\/clawd-browser\/p-[0-9a-f]{12}\/user-data$/),
+    });
     const id = /p-[0-9a-f]{12}/.exec(created.userDataDir!)![0];
     const jailed = client('jailed');
     try {

@@ -213,12 +213,16 @@ describe('clawd-browser mcp, first run from an MCP client', () => {
     expect(failed.isError).toBe(true);
     // The port named is the one taken, and the way out is one `mcp` has (it has no --port).
     expect(failed.text).toMatch(
-      new RegExp(`^Error: The clawd-browser server could not start: clawd-browser serve exited at start: .*Port ${relay} on 127\\.0\\.0\\.1 \\(the relay's, one above the control API's ${control}\\) is already in use`),
+      new RegExp(
+        `^Error: The clawd-browser server could not start: clawd-browser serve exited at start: .*Port ${relay} on 127\\.0\\.0\\.1 \\(the relay's, one above the control API's ${control}\\) is already in use`,
+      ),
     );
     expect(failed.text).toContain('set controlUrl in config.json');
     expect(failed.text).not.toContain('--port');
     expect(failed.text).toContain(`(log: ${join(clawd, 'relay.log')})`);
-    expect(readFileSync(join(clawd, 'relay.log'), 'utf8')).toContain(`Port ${relay} on 127.0.0.1 (the relay's, one above the control API's ${control}) is already in use`);
+    expect(readFileSync(join(clawd, 'relay.log'), 'utf8')).toContain(
+      `Port ${relay} on 127.0.0.1 (the relay's, one above the control API's ${control}) is already in use`,
+    );
   }, 60_000);
 });
 
@@ -229,7 +233,10 @@ describe('nothing left running that nobody uses (config idleStopMinutes)', () =>
     mkdirSync(clawd, { mode: 0o700 });
     const { control } = await freePortPair();
     const cdpPort = (await freePortPair()).control;
-    writeFileSync(join(clawd, 'config.json'), JSON.stringify({ controlUrl: `http://127.0.0.1:${control}`, headless: true, idleStopMinutes: 0.05, profiles: { clawd: { cdpPort } } }));
+    writeFileSync(
+      join(clawd, 'config.json'),
+      JSON.stringify({ controlUrl: `http://127.0.0.1:${control}`, headless: true, idleStopMinutes: 0.05, profiles: { clawd: { cdpPort } } }),
+    );
     return { home, clawd, control };
   }
   const serverPid = (clawd: string) => (existsSync(join(clawd, 'relay.pid')) ? Number(readFileSync(join(clawd, 'relay.pid'), 'utf8')) : undefined);
@@ -269,14 +276,25 @@ describe('nothing left running that nobody uses (config idleStopMinutes)', () =>
     cleanups.push(() => fixtures.close());
     const { clawd, control } = await idleHome();
     const { spawn } = await import('node:child_process');
-    const serve = spawn(process.execPath, [CLI, 'serve', '--log-level', 'info'], { env: { ...process.env, CLAWD_HOME: clawd }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const serve = spawn(process.execPath, [CLI, 'serve', '--log-level', 'info'], {
+      env: { ...process.env, CLAWD_HOME: clawd },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let log = '';
     serve.stderr!.on('data', (chunk: Buffer) => (log += chunk.toString()));
     cleanups.push(() => stopBackgroundServer(clawd, { quiet: true }));
     const base = `http://127.0.0.1:${control}`;
-    await waitFor(() => fetch(`${base}/`).then(() => true, () => false), { timeoutMs: 15_000, message: 'serve did not come up' });
+    await waitFor(
+      () =>
+        fetch(`${base}/`).then(
+          () => true,
+          () => false,
+        ),
+      { timeoutMs: 15_000, message: 'serve did not come up' },
+    );
     const token = readFileSync(join(clawd, 'token'), 'utf8').trim();
-    const api = (path: string, init: RequestInit = {}) => fetch(`${base}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } });
+    const api = (path: string, init: RequestInit = {}) =>
+      fetch(`${base}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } });
     const running = async () => ((await (await api('/?profile=clawd')).json()) as { running?: boolean }).running === true;
 
     expect((await api('/tabs/open?profile=clawd', { method: 'POST', body: JSON.stringify({ url: fixtures.url('index.html') }) })).status).toBe(200);

@@ -64,7 +64,10 @@ async function todoTask(call: Call, profile: string, targetId: string, pageState
 
   const ticked = await call('browser_act', { profile, targetId, kind: 'click', ref: ref(second, /checkbox "Milk"/) });
   expect(ticked).toMatch(/checkbox "Milk" \[checked\]/);
-  expect((await pageState()).todos).toEqual([{ title: 'Milk', done: true }, { title: 'Eggs', done: false }]);
+  expect((await pageState()).todos).toEqual([
+    { title: 'Milk', done: true },
+    { title: 'Eggs', done: false },
+  ]);
 
   const filtered = await call('browser_act', { profile, targetId, kind: 'click', ref: ref(snapshot, /button "Active"/) });
   expect(filtered).toMatch(/button "Active" \[pressed\]/);
@@ -78,13 +81,21 @@ async function todoTask(call: Call, profile: string, targetId: string, pageState
 }
 
 const state = (profile: string, targetId: string) => async (): Promise<TodoState> =>
-  (await env.client(profile).evaluate('() => ({ todos: window.todos.map(({ title, done }) => ({ title, done })), filter: window.filter })', { targetId })).result as TodoState;
+  (await env.client(profile).evaluate('() => ({ todos: window.todos.map(({ title, done }) => ({ title, done })), filter: window.filter })', { targetId }))
+    .result as TodoState;
 
 describe('clawd-browser mcp (stdio)', () => {
   let client: Client;
   beforeAll(async () => {
     client = new Client({ name: 'test-agent', version: '1.0.0' });
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--caps', 'recording,vision'], env: { ...process.env, CLAWD_HOME: env.home } as Record<string, string>, stderr: 'inherit' }));
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI, 'mcp', '--caps', 'recording,vision'],
+        env: { ...process.env, CLAWD_HOME: env.home } as Record<string, string>,
+        stderr: 'inherit',
+      }),
+    );
   }, 60_000);
   afterAll(async () => {
     await client?.close();
@@ -93,15 +104,43 @@ describe('clawd-browser mcp (stdio)', () => {
   it('lists the tools with the API schemas and short descriptions', async () => {
     const { tools } = await client.listTools();
     const names = tools.map((tool) => tool.name);
-    expect(names.sort()).toEqual(
-      ['browser_act', 'browser_computer', 'browser_console', 'browser_labelled_screenshot', 'browser_navigate', 'browser_page_tool', 'browser_record', 'browser_screenshot', 'browser_snapshot', 'browser_status', 'browser_tabs'],
-    );
+    expect(names.sort()).toEqual([
+      'browser_act',
+      'browser_computer',
+      'browser_console',
+      'browser_labelled_screenshot',
+      'browser_navigate',
+      'browser_page_tool',
+      'browser_record',
+      'browser_screenshot',
+      'browser_snapshot',
+      'browser_status',
+      'browser_tabs',
+    ]);
     const snapshot = tools.find((tool) => tool.name === 'browser_snapshot')!;
-    expect(Object.keys(snapshot.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['profile', 'targetId', 'interactive', 'ref', 'selector', 'find', 'depth', 'maxChars', 'diff']));
+    expect(Object.keys(snapshot.inputSchema.properties ?? {})).toEqual(
+      expect.arrayContaining(['profile', 'targetId', 'interactive', 'ref', 'selector', 'find', 'depth', 'maxChars', 'diff']),
+    );
     // Every act kind of the HTTP API is one browser_act away.
     const act = tools.find((tool) => tool.name === 'browser_act')!;
     const kinds = (act.inputSchema.properties as { kind: { description: string } }).kind.description.split('; ').map((part) => part.split(' ')[0]);
-    expect(kinds).toEqual(['click', 'type', 'press', 'hover', 'move', 'mousedown', 'mouseup', 'drag', 'select-text', 'scroll', 'select', 'fill', 'wait', 'resize', 'evaluate']);
+    expect(kinds).toEqual([
+      'click',
+      'type',
+      'press',
+      'hover',
+      'move',
+      'mousedown',
+      'mouseup',
+      'drag',
+      'select-text',
+      'scroll',
+      'select',
+      'fill',
+      'wait',
+      'resize',
+      'evaluate',
+    ]);
     for (const tool of tools) expect(tool.description!.length, tool.name).toBeLessThanOrEqual(140);
   });
 
@@ -119,14 +158,16 @@ describe('clawd-browser mcp (stdio)', () => {
     await todoTask(call, 'extension', shared.targetId, state('extension', shared.targetId));
   }, 90_000);
 
-  it('records a tab\'s requests with browser_record, and writes them as HAR', async () => {
+  it("records a tab's requests with browser_record, and writes them as HAR", async () => {
     const call = caller(client);
     const opened = await call('browser_tabs', { profile: 'clawd', action: 'open', url: env.fixtures.url('index.html') });
     const targetId = /^Opened (\S+)/.exec(opened)![1];
     expect(await call('browser_record', { profile: 'clawd', targetId, action: 'network-start' })).toBe(`Recording ${targetId}'s requests.`);
     await call('browser_navigate', { profile: 'clawd', targetId, url: env.fixtures.url('todo.html') });
     // The URLs a page requested are its words: fenced.
-    expect(await call('browser_record', { profile: 'clawd', targetId, action: 'network', type: 'document' })).toMatch(/^<page (\d+)>\n#\d+ GET 200 document http:\/\/127\.0\.0\.1:\d+\/todo\.html \d+ms\n<\/page \1>$/);
+    expect(await call('browser_record', { profile: 'clawd', targetId, action: 'network', type: 'document' })).toMatch(
+      /^<page (\d+)>\n#\d+ GET 200 document http:\/\/127\.0\.0\.1:\d+\/todo\.html \d+ms\n<\/page \1>$/,
+    );
     expect(await call('browser_record', { profile: 'clawd', targetId, action: 'har' })).toMatch(/^Written: .*\/recordings\/clawd\/.*\.har$/);
   }, 60_000);
 
@@ -134,7 +175,9 @@ describe('clawd-browser mcp (stdio)', () => {
     const call = caller(client);
     const opened = await call('browser_tabs', { profile: 'clawd', action: 'open', url: env.fixtures.url('todo.html') });
     const targetId = /^Opened (\S+)/.exec(opened)![1];
-    const labelled = (await client.callTool({ name: 'browser_labelled_screenshot', arguments: { profile: 'clawd', targetId } })) as { content: Array<{ type: string; text?: string; mimeType?: string }> };
+    const labelled = (await client.callTool({ name: 'browser_labelled_screenshot', arguments: { profile: 'clawd', targetId } })) as {
+      content: Array<{ type: string; text?: string; mimeType?: string }>;
+    };
     expect(labelled.content[0]).toMatchObject({ type: 'image', mimeType: 'image/jpeg' });
     const input = /^(\d+) textbox "New todo"$/m.exec(labelled.content[1].text!)![1];
     await call('browser_act', { profile: 'clawd', targetId, kind: 'type', ref: `e${input}`, text: 'Milk', submit: true });
@@ -147,7 +190,14 @@ describe('clawd-browser mcp (stdio)', () => {
     })) as { content: Array<{ type: string; text?: string }> };
     expect(clicked.content[0].type).toBe('image');
     expect(clicked.content[1].text).toMatch(/^1 done; cursor at \d+,\d+; screen \d+×\d+$/);
-    expect(await call('browser_act', { profile: 'clawd', targetId, kind: 'evaluate', fn: '() => window.todos.map((todo) => todo.title + (todo.done ? " (done)" : ""))' })).toMatch(/\["Milk \(done\)"\]/);
+    expect(
+      await call('browser_act', {
+        profile: 'clawd',
+        targetId,
+        kind: 'evaluate',
+        fn: '() => window.todos.map((todo) => todo.title + (todo.done ? " (done)" : ""))',
+      }),
+    ).toMatch(/\["Milk \(done\)"\]/);
   }, 60_000);
 
   it('reads a page as Markdown with browser_snapshot {markdown}', async () => {
@@ -157,7 +207,9 @@ describe('clawd-browser mcp (stdio)', () => {
     const page = await call('browser_snapshot', { profile: 'clawd', targetId, markdown: true });
     expect(page).toMatch(/^<page \d+>\nRelease notes — http:\/\/127\.0\.0\.1:\d+\/article\.html\n# Release notes\n/);
     expect(page).toContain('- Faster [benchmarks](https://example.com/bench?x=1)');
-    expect(await call('browser_snapshot', { profile: 'clawd', targetId, markdown: true, selector: '#appendix' })).toMatch(/^<page (\d+)>\n(?:[^]*\n)?## Appendix\n\nLast words\.\n<\/page \1>$/);
+    expect(await call('browser_snapshot', { profile: 'clawd', targetId, markdown: true, selector: '#appendix' })).toMatch(
+      /^<page (\d+)>\n(?:[^]*\n)?## Appendix\n\nLast words\.\n<\/page \1>$/,
+    );
   }, 60_000);
 
   it('a plain checkbox says it turned, calmly; a click that navigated says where to, though this session never saw the tab', async () => {
@@ -170,26 +222,43 @@ describe('clawd-browser mcp (stdio)', () => {
     expect((await env.client('clawd').evaluate('() => document.querySelector("#agree").checked', { targetId })).result).toBe(true);
     const home = await call('browser_act', { profile: 'clawd', targetId, kind: 'click', ref: ref(String(text), /link "Home"/) });
     // Where to is the page's words: inside the answer's fence.
-    expect(home).toMatch(new RegExp(`^click: done\\nNavigated; take a snapshot to see the page\\.\\n<page (\\d+)>\\n${env.fixtures.url('index.html').replace(/[.?]/g, '\\$&')} "Fixture Home"\\n</page \\1>$`));
+    expect(home).toMatch(
+      new RegExp(
+        `^click: done\\nNavigated; take a snapshot to see the page\\.\\n<page (\\d+)>\\n${env.fixtures.url('index.html').replace(/[.?]/g, '\\$&')} "Fixture Home"\\n</page \\1>$`,
+      ),
+    );
     expect((await env.client('clawd').evaluate('() => location.href', { targetId })).result).toBe(env.fixtures.url('index.html'));
   }, 60_000);
 
   it('says what to do when a ref is stale or a tab unknown', async () => {
-    const result = (await client.callTool({ name: 'browser_act', arguments: { profile: 'clawd', kind: 'click', ref: 'e999' } })) as { content: Array<{ text: string }>; isError: boolean };
+    const result = (await client.callTool({ name: 'browser_act', arguments: { profile: 'clawd', kind: 'click', ref: 'e999' } })) as {
+      content: Array<{ text: string }>;
+      isError: boolean;
+    };
     expect(result.isError).toBe(true);
     expect(result.content[0].text).toMatch(/^Error: .*e999.*[Tt]ake a new snapshot/);
-    const tab = (await client.callTool({ name: 'browser_tabs', arguments: { profile: 'clawd', action: 'focus', targetId: 'NO-SUCH-TAB' } })) as { content: Array<{ text: string }>; isError: boolean };
+    const tab = (await client.callTool({ name: 'browser_tabs', arguments: { profile: 'clawd', action: 'focus', targetId: 'NO-SUCH-TAB' } })) as {
+      content: Array<{ text: string }>;
+      isError: boolean;
+    };
     expect(tab.content[0].text).toMatch(/No tab with targetId.*browser_tabs/);
   });
 });
 
 describe('/mcp over HTTP', () => {
-  const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } };
+  const initialize = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+  };
 
   it('does the todo task with the token', async () => {
     const client = new Client({ name: 'http-agent', version: '1.0.0' });
     await client.connect(
-      new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${env.server.control.port}/mcp`), { requestInit: { headers: { authorization: `Bearer ${env.server.token}` } } }),
+      new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${env.server.control.port}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${env.server.token}` } },
+      }),
     );
     try {
       const call = caller(client);
@@ -206,7 +275,11 @@ describe('/mcp over HTTP', () => {
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     const anonymous = await fetch(url, { method: 'POST', headers, body: JSON.stringify(initialize) });
     expect(anonymous.status).toBe(401);
-    const fromWeb = await fetch(url, { method: 'POST', headers: { ...headers, authorization: `Bearer ${env.server.token}`, origin: 'https://evil.example' }, body: JSON.stringify(initialize) });
+    const fromWeb = await fetch(url, {
+      method: 'POST',
+      headers: { ...headers, authorization: `Bearer ${env.server.token}`, origin: 'https://evil.example' },
+      body: JSON.stringify(initialize),
+    });
     expect(fromWeb.status).toBe(403);
     expect(((await fromWeb.json()) as { error: { message: string } }).error.message).toMatch(/[Oo]rigin/);
   });
@@ -219,24 +292,33 @@ describe('capability groups', () => {
     await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${env.server.token}` } } }));
     return client;
   };
-  const pageSays = async (targetId: string, fn: string) => ((await env.client('clawd').act({ kind: 'evaluate', targetId, fn })).result);
+  const pageSays = async (targetId: string, fn: string) => (await env.client('clawd').act({ kind: 'evaluate', targetId, fn })).result;
 
   it('are off by default: not listed, and a call says which group turns the tool on', async () => {
     const client = await connect();
     try {
       const names = (await client.listTools()).tools.map((tool) => tool.name);
       expect(names).not.toContain('browser_emulate');
-      await expect(caller(client)('browser_emulate', { timezone: 'Asia/Tokyo' })).rejects.toThrow(/browser_emulate is in the emulation group, which is off: turn it on with `clawd-browser mcp --caps emulation` \(or \/mcp\?caps=emulation\)/);
+      await expect(caller(client)('browser_emulate', { timezone: 'Asia/Tokyo' })).rejects.toThrow(
+        /browser_emulate is in the emulation group, which is off: turn it on with `clawd-browser mcp --caps emulation` \(or \/mcp\?caps=emulation\)/,
+      );
     } finally {
       await client.close();
     }
     const refused = await fetch(`http://127.0.0.1:${env.server.control.port}/mcp?caps=everything`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${env.server.token}` },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+      }),
     });
     expect(refused.status).toBe(400);
-    expect(((await refused.json()) as { error: { message: string } }).error.message).toBe('Invalid caps: no group is named "everything"; the groups are vision, files, recording, dialogs, emulation, network, storage, handoff, browse, routines (or all)');
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toBe(
+      'Invalid caps: no group is named "everything"; the groups are vision, files, recording, dialogs, emulation, network, storage, handoff, browse, routines (or all)',
+    );
   });
 
   it('emulation, network and storage: an agent emulates, routes, runs a script first, and carries storage in a file', async () => {
@@ -248,23 +330,40 @@ describe('capability groups', () => {
       const opened = await call('browser_tabs', { profile: 'clawd', action: 'open', url: env.fixtures.url('index.html') });
       const targetId = /^Opened (\S+)/.exec(opened)![1];
 
-      expect(await call('browser_emulate', { profile: 'clawd', targetId, timezone: 'Asia/Tokyo', colorScheme: 'dark' })).toBe(`Emulating on ${targetId}: {"timezone":"Asia/Tokyo","colorScheme":"dark"}`);
-      expect(await pageSays(targetId, '() => [Intl.DateTimeFormat().resolvedOptions().timeZone, matchMedia("(prefers-color-scheme: dark)").matches]')).toEqual(['Asia/Tokyo', true]);
+      expect(await call('browser_emulate', { profile: 'clawd', targetId, timezone: 'Asia/Tokyo', colorScheme: 'dark' })).toBe(
+        `Emulating on ${targetId}: {"timezone":"Asia/Tokyo","colorScheme":"dark"}`,
+      );
+      expect(await pageSays(targetId, '() => [Intl.DateTimeFormat().resolvedOptions().timeZone, matchMedia("(prefers-color-scheme: dark)").matches]')).toEqual([
+        'Asia/Tokyo',
+        true,
+      ]);
       await expect(call('browser_emulate', { profile: 'clawd', targetId, device: 'Toaster' })).rejects.toThrow(/device: no preset is named "Toaster"/);
       expect(await call('browser_emulate', { profile: 'clawd', targetId, clear: ['colorScheme'] })).toBe(`Emulating on ${targetId}: {"timezone":"Asia/Tokyo"}`);
       expect(await call('browser_emulate', { profile: 'clawd', targetId, reset: true })).toBe(`Emulating on ${targetId}: nothing`);
 
-      expect(await call('browser_route', { profile: 'clawd', targetId, action: 'fulfill', url: '**/api/greeting', body: 'hello from a route' })).toMatch(/^Route r\d+: fulfill \*\*\/api\/greeting \(tab\)\.$/);
+      expect(await call('browser_route', { profile: 'clawd', targetId, action: 'fulfill', url: '**/api/greeting', body: 'hello from a route' })).toMatch(
+        /^Route r\d+: fulfill \*\*\/api\/greeting \(tab\)\.$/,
+      );
       expect(await pageSays(targetId, "() => fetch('/api/greeting').then((r) => r.text())")).toBe('hello from a route');
       expect(await call('browser_route', { profile: 'clawd', action: 'list' })).toMatch(/r\d+ fulfill \*\*\/api\/greeting \(tab \S+\): 1 hits/);
-      expect(await call('browser_init_script', { profile: 'clawd', targetId, action: 'add', script: 'window.__first = true' })).toMatch(/^Init script s\d+ runs from the next navigation on \(tab\)\.$/);
-      await call('browser_navigate', { profile: 'clawd', targetId, url: env.fixtures.url(`echo?body=${encodeURIComponent('<script>document.title = String(window.__first)</script>')}`) });
+      expect(await call('browser_init_script', { profile: 'clawd', targetId, action: 'add', script: 'window.__first = true' })).toMatch(
+        /^Init script s\d+ runs from the next navigation on \(tab\)\.$/,
+      );
+      await call('browser_navigate', {
+        profile: 'clawd',
+        targetId,
+        url: env.fixtures.url(`echo?body=${encodeURIComponent('<script>document.title = String(window.__first)</script>')}`),
+      });
       expect(await pageSays(targetId, '() => document.title')).toBe('true');
 
       await call('browser_navigate', { profile: 'clawd', targetId, url: env.fixtures.url('index.html') });
-      expect(await call('browser_storage', { profile: 'clawd', targetId, action: 'set', items: [{ name: 'basket', value: 'two pears' }] })).toBe('Set 1 items.');
+      expect(await call('browser_storage', { profile: 'clawd', targetId, action: 'set', items: [{ name: 'basket', value: 'two pears' }] })).toBe(
+        'Set 1 items.',
+      );
       // What the page stored is its words: fenced.
-      expect(await call('browser_storage', { profile: 'clawd', targetId, action: 'get' })).toMatch(new RegExp(`^localStorage of ${new URL(env.fixtures.url('')).origin}:\\n<page (\\d+)>\\n\\{"basket":"two pears"\\}\\n</page \\1>$`));
+      expect(await call('browser_storage', { profile: 'clawd', targetId, action: 'get' })).toMatch(
+        new RegExp(`^localStorage of ${new URL(env.fixtures.url('')).origin}:\\n<page (\\d+)>\\n\\{"basket":"two pears"\\}\\n</page \\1>$`),
+      );
       await env.client('clawd').toolbox.setCookies({ cookies: [{ name: 'secretish', value: 'do-not-show', url: env.fixtures.url('') }] });
       const listed = await call('browser_storage', { profile: 'clawd', action: 'cookies' });
       expect(listed).toMatch(/^secretish 127\.0\.0\.1\/ session/m);

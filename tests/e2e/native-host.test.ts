@@ -92,7 +92,11 @@ describe('the host, spoken to as Chrome does', () => {
     host.send({ op: 'status', id: 2 });
     expect(await host.reply(2)).toMatchObject({ id: 2, ok: true, relay: 'stopped', clawdHome: home });
     host.send({ op: 'fly', id: 3 });
-    expect(await host.reply(3)).toMatchObject({ id: 3, ok: false, error: { code: 'unknown_op', message: expect.stringMatching(/bootstrap, ensure_relay, status/) } });
+    expect(await host.reply(3)).toMatchObject({
+      id: 3,
+      ok: false,
+      error: { code: 'unknown_op', message: expect.stringMatching(/bootstrap, ensure_relay, status/) },
+    });
     host.send('{"op": ');
     expect(await host.reply(4)).toMatchObject({ ok: false, error: { code: 'not_json' } });
     host.send({ op: 42, id: 'x' });
@@ -147,7 +151,9 @@ describe('install-native-host', () => {
     expect(result.launcher.startsWith('/')).toBe(true);
     accessSync(result.launcher, constants.X_OK);
 
-    const only = await run(process.execPath, [CLI, 'install-native-host', '--browser', 'edge', '--extension-id', 'abc', '--extension-id', 'def'], { env: userEnv });
+    const only = await run(process.execPath, [CLI, 'install-native-host', '--browser', 'edge', '--extension-id', 'abc', '--extension-id', 'def'], {
+      env: userEnv,
+    });
     expect(only.stdout).toContain('microsoft-edge/NativeMessagingHosts');
     const edge = JSON.parse(readFileSync(join(manifestDir('edge', 'linux', home), 'com.clawd.browser_relay.json'), 'utf8'));
     expect(edge.allowed_origins).toEqual(['chrome-extension://abc/', 'chrome-extension://def/']);
@@ -181,7 +187,10 @@ describe('the extension finds the relay through the host', () => {
     await triggerExtensionAction(browser.cdp, EXTENSION_ID, tabTargetId);
     const client = await waitForClient(`ws://127.0.0.1:${relayPort}/cdp?token=${token}`, url);
     try {
-      const page = client.contexts()[0].pages().find((p) => p.url() === url)!;
+      const page = client
+        .contexts()[0]
+        .pages()
+        .find((p) => p.url() === url)!;
       await page.click('#btn');
       expect(await page.textContent('#count')).toBe('1');
     } finally {
@@ -193,7 +202,10 @@ describe('the extension finds the relay through the host', () => {
   async function waitForClient(cdpUrl: string, url: string) {
     await waitFor(
       async () => {
-        const list = await fetch(cdpUrl.replace('ws://', 'http://').replace('/cdp?', '/json/list?')).then((r) => r.json(), () => []);
+        const list = await fetch(cdpUrl.replace('ws://', 'http://').replace('/cdp?', '/json/list?')).then(
+          (r) => r.json(),
+          () => [],
+        );
         return (list as Array<{ url: string }>).some((t) => t.url === url);
       },
       { timeoutMs: 20_000, message: 'the tab never reached the relay' },

@@ -74,7 +74,12 @@ beforeAll(async () => {
   });
   const unused = (await freePortPair()).control;
   ({ control: controlPort } = await freePortPair());
-  home = freshHome({ controlUrl: `http://127.0.0.1:${unused}`, headless: true, noSandbox: true, profiles: { clawd: { cdpPort: (await freePortPair()).control } } });
+  home = freshHome({
+    controlUrl: `http://127.0.0.1:${unused}`,
+    headless: true,
+    noSandbox: true,
+    profiles: { clawd: { cdpPort: (await freePortPair()).control } },
+  });
   env = { ...process.env, CLAWD_HOME: home };
   delete env.CLAWD_URL;
   server = spawn(process.execPath, [CLI, 'serve', '--port', String(controlPort), '--log-level', 'warn'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -86,7 +91,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   // A server that died under a test is a failure of its own: its last words say why.
-  if (server && (server.exitCode !== null || server.signalCode !== null)) console.error(`serve exited (${server.exitCode ?? server.signalCode}) during the tests; its log:\n${serverLog}`);
+  if (server && (server.exitCode !== null || server.signalCode !== null))
+    console.error(`serve exited (${server.exitCode ?? server.signalCode}) during the tests; its log:\n${serverLog}`);
   const exited = new Promise((resolve) => (server?.exitCode !== null ? resolve(undefined) : server.once('exit', resolve)));
   server?.kill('SIGTERM');
   await exited;
@@ -101,7 +107,7 @@ async function freshTab(): Promise<{ targetId: string; text: string }> {
 }
 
 describe('hooks and requests that outlive their request leave the server up', () => {
-  it('a file-chooser hook with an unknown, a stale or a closed tab\'s ref is a 404, and nothing fires later', async () => {
+  it("a file-chooser hook with an unknown, a stale or a closed tab's ref is a 404, and nothing fires later", async () => {
     const { targetId, text } = await freshTab();
     const files = [{ name: 'a.txt', base64: 'aGk=' }];
     for (const ref of ['e99', 'e999']) {
@@ -251,7 +257,9 @@ describe('errors that say the right thing', () => {
     expect(remedy(noTab)).toBe('Profile clawd has no open tab: open one first (browser_tabs with action "open").');
     const { targetId } = await freshTab();
     const unknownRef = await rejection(client.click('e999', { targetId }));
-    expect(remedy(unknownRef)).toMatch(/^Unknown ref e999: no snapshot of this tab handed it out\. Take a new snapshot and use a ref from it \(browser_snapshot\)\.$/);
+    expect(remedy(unknownRef)).toMatch(
+      /^Unknown ref e999: no snapshot of this tab handed it out\. Take a new snapshot and use a ref from it \(browser_snapshot\)\.$/,
+    );
     expect(remedy(unknownRef)).not.toMatch(/\.\.|browser_tabs|POST \//);
     const noSuchTab = await rejection(client.snapshot({ targetId: 'FFFF0000' }));
     expect(remedy(noSuchTab)).toBe('No tab with targetId "FFFF0000" in profile clawd (browser_tabs).');
@@ -287,9 +295,11 @@ describe('two servers, one home', () => {
 });
 
 describe('small ones', () => {
-  it('profile names starting session- are the sessions\', and are refused', async () => {
+  it("profile names starting session- are the sessions', and are refused", async () => {
     const failure = await cliFailure('create-profile', '--name', 'session-abc123');
-    expect(failure.stderr.trim()).toBe('clawd-browser: Invalid profile name "session-abc123": names starting "session-" belong to task sessions; choose another');
+    expect(failure.stderr.trim()).toBe(
+      'clawd-browser: Invalid profile name "session-abc123": names starting "session-" belong to task sessions; choose another',
+    );
   });
 
   it('--json tabs is wrapped as the API answers', async () => {

@@ -64,7 +64,9 @@ beforeAll(async () => {
   const tarball = join(scratch, stdout.trim().split('\n').pop()!);
   await npm(['install', '-g', '--prefix', prefix, '--omit=dev', '--no-audit', '--no-fund', '--silent', tarball], scratch);
 
-  site = await startTestSite((_request, response, url) => response.writeHead(200, { 'content-type': 'text/html' }).end(PAGE(url.pathname === '/' ? 'Local app' : url.pathname.slice(1))));
+  site = await startTestSite((_request, response, url) =>
+    response.writeHead(200, { 'content-type': 'text/html' }).end(PAGE(url.pathname === '/' ? 'Local app' : url.pathname.slice(1))),
+  );
   const probe = createServer();
   await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
   closedPort = (probe.address() as { port: number }).port;
@@ -73,7 +75,10 @@ beforeAll(async () => {
   // A first run uses the default ports; this machine's tests never do, so the only setting is the port.
   ({ control } = await freePortPair());
   mkdirSync(clawdHome, { recursive: true, mode: 0o700 });
-  writeFileSync(join(clawdHome, 'config.json'), JSON.stringify({ controlUrl: `http://127.0.0.1:${control}`, headless: true, sessionIsolation: 'process', sessionSpares: 0 }));
+  writeFileSync(
+    join(clawdHome, 'config.json'),
+    JSON.stringify({ controlUrl: `http://127.0.0.1:${control}`, headless: true, sessionIsolation: 'process', sessionSpares: 0 }),
+  );
   serve = spawn(bin, ['serve'], { env: userEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
   serve.stderr!.on('data', (chunk: Buffer) => (log += chunk.toString()));
@@ -114,38 +119,57 @@ describe('a new user, from the npm package', () => {
 
   it('types URLs as in an address bar, and a wrong one is said in plain words', async () => {
     // The tab's id (clawd's) first; its title and URL are the page's words, inside the answer's fence.
-    expect(await cli(['open', `localhost:${site.port}`])).toMatch(new RegExp(`^[0-9A-F]+\n<page (\\d+)>\nLocal app  http://localhost:${site.port}/\n</page \\1>$`));
-    expect(await cli(['navigate', `127.0.0.1:${site.port}/two`])).toMatch(new RegExp(`^[0-9A-F]+\n<page (\\d+)>\ntwo  http://127\\.0\\.0\\.1:${site.port}/two\n</page \\1>$`));
+    expect(await cli(['open', `localhost:${site.port}`])).toMatch(
+      new RegExp(`^[0-9A-F]+\n<page (\\d+)>\nLocal app  http://localhost:${site.port}/\n</page \\1>$`),
+    );
+    expect(await cli(['navigate', `127.0.0.1:${site.port}/two`])).toMatch(
+      new RegExp(`^[0-9A-F]+\n<page (\\d+)>\ntwo  http://127\\.0\\.0\\.1:${site.port}/two\n</page \\1>$`),
+    );
     expect(await cliFailure(['open', 'not a url'])).toEqual({
       code: 1,
       stderr: 'clawd-browser: url: "not a url" is not a web address: give one like https://example.com, example.com or localhost:3000',
     });
   }, 60_000);
 
-  it("says why a site cannot be reached, as the egress proxy knows it: on open, navigate, an act that navigates, and MCP", async () => {
+  it('says why a site cannot be reached, as the egress proxy knows it: on open, navigate, an act that navigates, and MCP', async () => {
     // `.invalid` never resolves, on any machine; and it is read as https://, as a browser would.
     expect(await cliFailure(['open', 'pixel.invalid'])).toEqual({
       code: 1,
-      stderr: 'clawd-browser: Navigating to https://pixel.invalid failed: pixel.invalid does not resolve: the name is unknown, or this machine has no network or DNS (getaddrinfo ENOTFOUND pixel.invalid)',
+      stderr:
+        'clawd-browser: Navigating to https://pixel.invalid failed: pixel.invalid does not resolve: the name is unknown, or this machine has no network or DNS (getaddrinfo ENOTFOUND pixel.invalid)',
     });
     for (const url of [`http://127.0.0.1:${closedPort}/`, `https://127.0.0.1:${closedPort}/`])
-      expect((await cliFailure(['navigate', url])).stderr).toBe(`clawd-browser: Navigating to ${url} failed: 127.0.0.1:${closedPort} refused the connection: nothing listens there (ECONNREFUSED)`);
+      expect((await cliFailure(['navigate', url])).stderr).toBe(
+        `clawd-browser: Navigating to ${url} failed: 127.0.0.1:${closedPort} refused the connection: nothing listens there (ECONNREFUSED)`,
+      );
 
     const tab = (await cli(['open', `${site.url}/start`])).split('\n')[0];
     const outline = await cli(['snapshot', '-i', '--target', tab]);
     const clicked = await cli(['click', refOf(outline, 'link "Leave"'), '--target', tab]);
-    expect(clicked).toContain('- navigation to http://pixel.invalid/ failed: pixel.invalid does not resolve: the name is unknown, or this machine has no network or DNS');
+    expect(clicked).toContain(
+      '- navigation to http://pixel.invalid/ failed: pixel.invalid does not resolve: the name is unknown, or this machine has no network or DNS',
+    );
 
-    const transport = new StdioClientTransport({ command: bin, args: ['mcp'], env: { ...getDefaultEnvironment(), HOME: userHome, PATH: userEnv().PATH! }, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: bin,
+      args: ['mcp'],
+      env: { ...getDefaultEnvironment(), HOME: userHome, PATH: userEnv().PATH! },
+      stderr: 'pipe',
+    });
     const mcp = new Client({ name: 'newcomer', version: '1.0.0' });
     await mcp.connect(transport);
     try {
-      const answer = (await mcp.callTool({ name: 'browser_navigate', arguments: { targetId: tab, url: 'pixel.invalid' } })) as { content: Array<{ text: string }>; isError: boolean };
+      const answer = (await mcp.callTool({ name: 'browser_navigate', arguments: { targetId: tab, url: 'pixel.invalid' } })) as {
+        content: Array<{ text: string }>;
+        isError: boolean;
+      };
       expect(answer.isError).toBe(true);
       expect(answer.content[0].text).toBe(
         'Error: Navigating to https://pixel.invalid failed: pixel.invalid does not resolve: the name is unknown, or this machine has no network or DNS (getaddrinfo ENOTFOUND pixel.invalid)',
       );
-      const opened = (await mcp.callTool({ name: 'browser_tabs', arguments: { action: 'open', url: `localhost:${site.port}` } })) as { content: Array<{ text: string }> };
+      const opened = (await mcp.callTool({ name: 'browser_tabs', arguments: { action: 'open', url: `localhost:${site.port}` } })) as {
+        content: Array<{ text: string }>;
+      };
       // clawd's words, then the page's (its title and URL) inside the answer's fence.
       expect(opened.content[0].text).toMatch(new RegExp(`^Opened \\S+\n<page (\\d+)>\n"Local app" http://localhost:${site.port}/\n</page \\1>$`));
     } finally {
@@ -160,9 +184,13 @@ describe('a new user, from the npm package', () => {
       'clawd-browser: Navigation refused: urlPolicy public-only: 127.0.0.1 is a loopback address. To allow 127.0.0.1: add "127.0.0.1" to urlPolicy.private in config.json; or, for one task session, whoever holds the token opens it with allowPrivate ["127.0.0.1"] (clawd-browser session-open --allow-private 127.0.0.1)',
     );
     // The session's own key cannot widen what a session reaches: opening sessions is the token's.
-    expect((await cliFailure(['session-open', '--allow-private', '127.0.0.1'], { CLAWD_KEY: first.key })).stderr).toMatch(/^clawd-browser: A task session's key reaches its own session's browser routes and \/mcp only: this route is the main token's/);
+    expect((await cliFailure(['session-open', '--allow-private', '127.0.0.1'], { CLAWD_KEY: first.key })).stderr).toMatch(
+      /^clawd-browser: A task session's key reaches its own session's browser routes and \/mcp only: this route is the main token's/,
+    );
 
-    const local = await cli(['--json', 'session-open', '--ttl', '5m', '--allow-private', '127.0.0.1']).then((out) => JSON.parse(out) as { id: string; profile: string; key: string; allowPrivate: string[] });
+    const local = await cli(['--json', 'session-open', '--ttl', '5m', '--allow-private', '127.0.0.1']).then(
+      (out) => JSON.parse(out) as { id: string; profile: string; key: string; allowPrivate: string[] },
+    );
     expect(local.allowPrivate).toEqual(['127.0.0.1']);
     expect(await cli(['--profile', local.profile, 'open', `127.0.0.1:${site.port}`])).toMatch(/^Local app  /m);
     // Only that one: the first session is still held to public addresses.
@@ -180,7 +208,7 @@ describe('a new user, from the npm package', () => {
     expect((await cliFailure(['--key', local.key, 'tabs'])).stderr).toMatch(/^clawd-browser: /);
   }, 120_000);
 
-  it('tells another home\'s server, and something that is not clawd-browser, apart; a server.json of a pid that is no server is not trusted; a taken port is named', async () => {
+  it("tells another home's server, and something that is not clawd-browser, apart; a server.json of a pid that is no server is not trusted; a taken port is named", async () => {
     const other = join(scratch, 'other-home');
     mkdirSync(other, { mode: 0o700 });
     writeFileSync(join(other, 'config.json'), JSON.stringify({ controlUrl: `http://127.0.0.1:${control}`, headless: true }));
@@ -193,7 +221,16 @@ describe('a new user, from the npm package', () => {
       `clawd-browser: Something other than clawd-browser answers at ${site.url} (HTTP 200, text/html): check --url, CLAWD_URL and controlUrl in config.json (\`clawd-browser doctor\` says what answers there)`,
     );
     // A record whose pid lives but is no clawd-browser server (pids are reused): this home's config is used, not the record.
-    writeFileSync(join(other, 'server.json'), JSON.stringify({ pid: process.pid, controlUrl: `http://127.0.0.1:${closedPort}`, relayPort: closedPort + 1, version: '0', startedAt: new Date().toISOString() }));
+    writeFileSync(
+      join(other, 'server.json'),
+      JSON.stringify({
+        pid: process.pid,
+        controlUrl: `http://127.0.0.1:${closedPort}`,
+        relayPort: closedPort + 1,
+        version: '0',
+        startedAt: new Date().toISOString(),
+      }),
+    );
     expect((await cliFailure(['tabs'], otherEnv)).stderr).toContain(`at http://127.0.0.1:${control} is another CLAWD_HOME's`);
     // Serving that home on the port the running server holds: the port named is the control API's, with the ways to choose another.
     rmSync(join(other, 'server.json'));

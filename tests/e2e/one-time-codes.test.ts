@@ -39,7 +39,9 @@ beforeAll(async () => {
         const code = new URLSearchParams(Buffer.concat(chunks).toString()).get('code') ?? '';
         const valid = totp.validate({ token: code, window: 1 }) !== null;
         received.push({ code, valid });
-        response.writeHead(valid ? 200 : 401, { 'content-type': 'text/html' }).end(valid ? '<title>Signed in</title><p>welcome, alice</p>' : '<title>Wrong code</title>');
+        response
+          .writeHead(valid ? 200 : 401, { 'content-type': 'text/html' })
+          .end(valid ? '<title>Signed in</title><p>welcome, alice</p>' : '<title>Wrong code</title>');
       });
       return;
     }
@@ -69,9 +71,15 @@ async function lentSession(): Promise<{ id: string; profile: string; key: string
 
 describe('one-time codes', () => {
   it('are stored from the otpauth URI on stdin, listed as a seed, never shown', async () => {
-    expect(await cli(['secret-set', '--totp', '--tenant', TENANT, '--name', 'otp', '--domain', '127.0.0.1'], `${totp.toString()}\n`)).toBe(`stored ${TENANT} otp, a one-time code seed (typed only on 127.0.0.1)`);
-    expect((await env.client('clawd').secrets(TENANT)).secrets).toEqual([{ tenant: TENANT, name: 'otp', domains: ['127.0.0.1'], savedAt: expect.any(String), kind: 'totp' }]);
-    await expect(env.client('clawd').setSecret({ tenant: TENANT, name: 'broken', domains: ['127.0.0.1'], value: 'otpauth://totp/x?secret=11', kind: 'totp' })).rejects.toThrow(/not base32/);
+    expect(await cli(['secret-set', '--totp', '--tenant', TENANT, '--name', 'otp', '--domain', '127.0.0.1'], `${totp.toString()}\n`)).toBe(
+      `stored ${TENANT} otp, a one-time code seed (typed only on 127.0.0.1)`,
+    );
+    expect((await env.client('clawd').secrets(TENANT)).secrets).toEqual([
+      { tenant: TENANT, name: 'otp', domains: ['127.0.0.1'], savedAt: expect.any(String), kind: 'totp' },
+    ]);
+    await expect(
+      env.client('clawd').setSecret({ tenant: TENANT, name: 'broken', domains: ['127.0.0.1'], value: 'otpauth://totp/x?secret=11', kind: 'totp' }),
+    ).rejects.toThrow(/not base32/);
   });
 
   it("are typed on the site's domain at the moment of typing, accepted by its server, in two sessions; the seed and the codes appear in nothing read back", async () => {
@@ -83,13 +91,17 @@ describe('one-time codes', () => {
       const outline = (await agent.snapshot({ targetId: tab.targetId })).text;
       const field = refOf(outline, /textbox "Code from your app"/);
       // The seed itself is never typed: {{secret:otp}} would be it.
-      expect((await rejection(agent.act({ kind: 'type', targetId: tab.targetId, ref: field, text: '{{secret:otp}}' }))).message).toBe('Secret otp is a one-time code seed: {{totp:otp}} types its current code, and the seed itself is never typed: nothing was typed');
+      expect((await rejection(agent.act({ kind: 'type', targetId: tab.targetId, ref: field, text: '{{secret:otp}}' }))).message).toBe(
+        'Secret otp is a one-time code seed: {{totp:otp}} types its current code, and the seed itself is never typed: nothing was typed',
+      );
       answers.push(await agent.act({ kind: 'fill', targetId: tab.targetId, fields: [{ ref: field, value: '{{totp:otp}}' }] }, { diffMaxChars: 5000 }));
       const filled = await agent.snapshot({ targetId: tab.targetId });
       expect(filled.text).toContain('[secret otp]');
       answers.push(filled);
       // A browser that holds a code runs none of the caller's scripts.
-      expect((await rejection(agent.evaluate('() => document.querySelector("input").value', { targetId: tab.targetId }))).message).toMatch(/^A secret \(otp\) was typed into this browser/);
+      expect((await rejection(agent.evaluate('() => document.querySelector("input").value', { targetId: tab.targetId }))).message).toMatch(
+        /^A secret \(otp\) was typed into this browser/,
+      );
       answers.push(await agent.click(refOf(outline, /button "Verify"/), { targetId: tab.targetId }));
       expect(received.at(-1)).toMatchObject({ valid: true });
       expect((await agent.tabs()).find((each) => each.targetId === tab.targetId)!.title).toBe('Signed in');
@@ -97,7 +109,10 @@ describe('one-time codes', () => {
       // Through MCP too, and the recordings: the log, the request's body, a HAR the token's holder keeps.
       const mcp = new Client({ name: 'code-agent', version: '1' });
       await mcp.connect(new StreamableHTTPClientTransport(new URL(`${base()}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
-      answers.push(await mcp.callTool({ name: 'browser_tabs', arguments: {} }), await mcp.callTool({ name: 'browser_snapshot', arguments: { targetId: tab.targetId } }));
+      answers.push(
+        await mcp.callTool({ name: 'browser_tabs', arguments: {} }),
+        await mcp.callTool({ name: 'browser_snapshot', arguments: { targetId: tab.targetId } }),
+      );
       await mcp.close();
       const log = await recordCall(agent, { action: 'network', targetId: tab.targetId });
       const post = log.network!.entries!.find((entry) => entry.method === 'POST')!;
@@ -112,7 +127,10 @@ describe('one-time codes', () => {
     }
     const codes = received.map((each) => each.code).filter(Boolean);
     expect(codes).toHaveLength(2);
-    const files = ['logs/actions.jsonl', 'logs/audit.jsonl', 'vault/secrets.json', 'relay.log'].map((file) => join(env.home, file)).filter(existsSync).map((file) => readFileSync(file, 'utf8'));
+    const files = ['logs/actions.jsonl', 'logs/audit.jsonl', 'vault/secrets.json', 'relay.log']
+      .map((file) => join(env.home, file))
+      .filter(existsSync)
+      .map((file) => readFileSync(file, 'utf8'));
     const everything = JSON.stringify(answers) + files.join('\n');
     for (const form of [SEED.base32, SEED.base32.slice(0, 16), totp.toString(), ...codes]) expect(everything).not.toContain(form);
   });
@@ -122,12 +140,16 @@ describe('one-time codes', () => {
     const before = received.length;
     const elsewhere = await agent.openTab(`${site.url.replace('127.0.0.1', 'localhost')}/login`);
     const field = refOf((await agent.snapshot({ targetId: elsewhere.targetId })).text, /textbox "Code from your app"/);
-    expect((await rejection(agent.act({ kind: 'type', targetId: elsewhere.targetId, ref: field, text: '{{totp:otp}}' }))).message).toBe('Secret otp may be typed on 127.0.0.1 only, not on localhost: nothing was typed');
+    expect((await rejection(agent.act({ kind: 'type', targetId: elsewhere.targetId, ref: field, text: '{{totp:otp}}' }))).message).toBe(
+      'Secret otp may be typed on 127.0.0.1 only, not on localhost: nothing was typed',
+    );
     expect((await agent.snapshot({ targetId: elsewhere.targetId })).text).not.toMatch(/\[value=/);
     const managed = env.client('clawd');
     const own = await managed.openTab(`${site.url}/login`);
     const ownField = refOf((await managed.snapshot({ targetId: own.targetId })).text, /textbox "Code from your app"/);
-    expect((await rejection(managed.act({ kind: 'type', targetId: own.targetId, ref: ownField, text: '{{totp:otp}}' }))).message).toMatch(/^Secrets are lent to task sessions under a grant/);
+    expect((await rejection(managed.act({ kind: 'type', targetId: own.targetId, ref: ownField, text: '{{totp:otp}}' }))).message).toMatch(
+      /^Secrets are lent to task sessions under a grant/,
+    );
     await managed.closeTab(own.targetId);
     expect(received.length).toBe(before);
     await env.client('clawd').closeSession(id);

@@ -77,7 +77,8 @@ describe('GET /openapi.json', () => {
   it('compiles: every schema in it is valid JSON Schema 2020-12', () => {
     for (const [path, operations] of Object.entries(document.paths))
       for (const [method, operation] of Object.entries(operations))
-        for (const status of Object.keys(operation.responses)) expect(() => validatorFor(method.toUpperCase(), path.replace(/\{\w+\}/g, 'x'), Number(status))).not.toThrow();
+        for (const status of Object.keys(operation.responses))
+          expect(() => validatorFor(method.toUpperCase(), path.replace(/\{\w+\}/g, 'x'), Number(status))).not.toThrow();
   });
 });
 
@@ -142,7 +143,18 @@ describe.each(['clawd', 'extension'])('the %s profile answers as its document sa
   it('the toolbox: emulation, routes, init scripts, storage', async () => {
     const tab = await call('POST', q('/tabs/open'), { url: env.fixtures.url('form.html') }, 200);
     const targetId = tab.targetId;
-    await call('POST', q('/emulation'), { targetId, device: 'Pixel 7', timezone: 'Europe/Paris', headers: { values: { 'x-a': '1' } }, httpCredentials: { username: 'u', password: 'p', origin: 'https://example.com' } }, 200);
+    await call(
+      'POST',
+      q('/emulation'),
+      {
+        targetId,
+        device: 'Pixel 7',
+        timezone: 'Europe/Paris',
+        headers: { values: { 'x-a': '1' } },
+        httpCredentials: { username: 'u', password: 'p', origin: 'https://example.com' },
+      },
+      200,
+    );
     await call('GET', q('/emulation', `&targetId=${targetId}`), undefined, 200);
     await call('DELETE', q('/emulation', `&targetId=${targetId}`), undefined, 200);
     const route = await call('POST', q('/routes'), { targetId, url: '**/nothing', action: 'fulfill', body: 'x' }, 201);
@@ -213,10 +225,47 @@ describe('sessions, grants, the vault and profiles answer as their document says
   });
 
   it('covered most of the document', () => {
-    const documented = Object.entries(document.paths).flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`));
+    const documented = Object.entries(document.paths).flatMap(([path, operations]) =>
+      Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`),
+    );
     const reached = new Set(checked.map((key) => operationKey(key)));
     // The streams, images, MCP, the one-time login, page tools (page-tools.test.ts), the browse runtime (browse.test.ts) and attaching the person's Chrome (chrome-consent.test.ts) are checked by their own suites.
-    const elsewhere = ['POST /chrome/attach', 'POST /chrome/picker/open', 'GET /chrome/picker/login', 'GET /chrome/picker', 'GET /chrome/picker/tabs', 'POST /chrome/picker/lend', 'GET /page-tools', 'POST /page-tools/call', 'POST /browse', 'GET /browse', 'DELETE /browse/{run}', 'GET /screencast', 'GET /screencast/frame', 'GET /dashboard/login', 'GET /events', 'POST /mcp', 'GET /openapi.json', 'POST /pdf', 'POST /hooks/file-chooser', 'POST /reset-profile', 'POST /stop', 'POST /grants', 'DELETE /grants/{id}', 'DELETE /vault', 'POST /vault/refresh', 'POST /vault/refresh/{id}/done', 'POST /vault/from-extension', 'GET /handoff/{id}/open', 'GET /handoff/{id}/page', 'POST /handoff/{id}/answer', 'GET /videos/file', 'GET /metrics', 'GET /handoff/{id}/screencast', 'POST /handoff/{id}/input'];
+    const elsewhere = [
+      'POST /chrome/attach',
+      'POST /chrome/picker/open',
+      'GET /chrome/picker/login',
+      'GET /chrome/picker',
+      'GET /chrome/picker/tabs',
+      'POST /chrome/picker/lend',
+      'GET /page-tools',
+      'POST /page-tools/call',
+      'POST /browse',
+      'GET /browse',
+      'DELETE /browse/{run}',
+      'GET /screencast',
+      'GET /screencast/frame',
+      'GET /dashboard/login',
+      'GET /events',
+      'POST /mcp',
+      'GET /openapi.json',
+      'POST /pdf',
+      'POST /hooks/file-chooser',
+      'POST /reset-profile',
+      'POST /stop',
+      'POST /grants',
+      'DELETE /grants/{id}',
+      'DELETE /vault',
+      'POST /vault/refresh',
+      'POST /vault/refresh/{id}/done',
+      'POST /vault/from-extension',
+      'GET /handoff/{id}/open',
+      'GET /handoff/{id}/page',
+      'POST /handoff/{id}/answer',
+      'GET /videos/file',
+      'GET /metrics',
+      'GET /handoff/{id}/screencast',
+      'POST /handoff/{id}/input',
+    ];
     expect(documented.filter((key) => !reached.has(key) && !elsewhere.includes(key))).toEqual([]);
   });
 });

@@ -36,10 +36,14 @@ beforeAll(async () => {
     if (url.pathname === '/login') {
       response
         .writeHead(200, { 'content-type': 'text/html' })
-        .end('<!doctype html><title>Log in</title><form method="post" action="/login" style="font-size:28px;margin:40px"><input id="user" name="user" style="font-size:28px;width:320px"> <button id="go" style="font-size:28px">Log in</button></form>');
+        .end(
+          '<!doctype html><title>Log in</title><form method="post" action="/login" style="font-size:28px;margin:40px"><input id="user" name="user" style="font-size:28px;width:320px"> <button id="go" style="font-size:28px">Log in</button></form>',
+        );
       return;
     }
-    response.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>Account</title><p id="who">${signedIn ? 'Signed in as alice' : 'Signed out'}</p>`);
+    response
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end(`<!doctype html><title>Account</title><p id="who">${signedIn ? 'Signed in as alice' : 'Signed out'}</p>`);
   });
   browser = await chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox'] });
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
@@ -53,10 +57,12 @@ afterAll(async () => {
 
 /** Clicks, in the dashboard's live view, on the middle of `selector` in the remote page, as a person clicks on what they see. */
 async function clickInLiveView(remote: BrowserClient, targetId: string, selector: string): Promise<void> {
-  const at = (await remote.evaluate(
-    `() => { const box = document.querySelector(${JSON.stringify(selector)}).getBoundingClientRect(); return { x: (box.left + box.width / 2) / innerWidth, y: (box.top + box.height / 2) / innerHeight }; }`,
-    { targetId },
-  )).result as { x: number; y: number };
+  const at = (
+    await remote.evaluate(
+      `() => { const box = document.querySelector(${JSON.stringify(selector)}).getBoundingClientRect(); return { x: (box.left + box.width / 2) / innerWidth, y: (box.top + box.height / 2) / innerHeight }; }`,
+      { targetId },
+    )
+  ).result as { x: number; y: number };
   const view = page.locator('#live-view');
   await page.waitForFunction(() => (document.getElementById('live-view') as HTMLImageElement).naturalWidth > 0);
   const box = (await view.boundingBox())!;
@@ -69,7 +75,7 @@ async function who(client: BrowserClient): Promise<string> {
 }
 
 describe('the dashboard at first sight', () => {
-  it("shows the profiles, the tabs and the recent actions above the fold; nothing empty (no film player without a film, no column of blank thumbnails); every box labelled", async () => {
+  it('shows the profiles, the tabs and the recent actions above the fold; nothing empty (no film player without a film, no column of blank thumbnails); every box labelled', async () => {
     const { targetId } = await api.openTab(`${site.url}/account`);
     const bare = await api.openSession({ credential_mode: 'clean', ttl: 600 });
     const first = await browser.newPage({ viewport: { width: 1280, height: 800 } });
@@ -82,7 +88,8 @@ describe('the dashboard at first sight', () => {
         const box = await first.locator(selector).first().boundingBox();
         return box !== null && box.y + box.height <= 800;
       };
-      for (const selector of ['#profiles .profile', `.tab[data-target-id="${targetId}"]`, '#actions tr', '#extension']) expect(await aboveTheFold(selector), selector).toBe(true);
+      for (const selector of ['#profiles .profile', `.tab[data-target-id="${targetId}"]`, '#actions tr', '#extension'])
+        expect(await aboveTheFold(selector), selector).toBe(true);
 
       // No film was made: no player and no empty list; no screenshots recorded: no timeline.
       expect(await first.locator('#replay').isVisible()).toBe(false);
@@ -100,7 +107,10 @@ describe('the dashboard at first sight', () => {
       await first.reload();
       await first.waitForSelector(`#session-rows tr[data-session="${shown.id}"] img.thumb`);
       expect(await first.locator('#sessions th.now').isVisible()).toBe(true);
-      await first.waitForFunction((id) => (document.querySelector(`#session-rows tr[data-session="${id}"] img.thumb`) as HTMLImageElement | null)?.naturalWidth! > 0, shown.id);
+      await first.waitForFunction(
+        (id) => (document.querySelector(`#session-rows tr[data-session="${id}"] img.thumb`) as HTMLImageElement | null)?.naturalWidth! > 0,
+        shown.id,
+      );
       expect(await first.locator(`#session-rows tr[data-session="${bare.id}"] td.now`).innerText()).toBe('no tab');
       await api.closeSession(shown.id);
     } finally {
@@ -130,9 +140,13 @@ describe("the operator's console", () => {
     await page.waitForSelector(`#session-rows tr[data-session="${refresh.id}"]`);
 
     await clickInLiveView(remote, tab.targetId, '#user');
-    await waitFor(async () => (await remote.evaluate("() => document.activeElement?.id", { targetId: tab.targetId })).result === 'user', { message: 'the click never focused the field' });
+    await waitFor(async () => (await remote.evaluate('() => document.activeElement?.id', { targetId: tab.targetId })).result === 'user', {
+      message: 'the click never focused the field',
+    });
     await page.keyboard.type('alice');
-    await waitFor(async () => (await remote.evaluate("() => document.getElementById('user').value", { targetId: tab.targetId })).result === 'alice', { message: 'the typing never reached the field' });
+    await waitFor(async () => (await remote.evaluate("() => document.getElementById('user').value", { targetId: tab.targetId })).result === 'alice', {
+      message: 'the typing never reached the field',
+    });
     await clickInLiveView(remote, tab.targetId, '#go');
     await waitFor(async () => (await remote.tabs()).some((t) => t.url.endsWith('/account')), { message: 'the login never went through' });
 
@@ -161,7 +175,10 @@ describe("the operator's console", () => {
     await agent.press('Tab');
     await page.waitForSelector(`#session-rows tr[data-session="${session.id}"]`);
     // The grant lists the session that used it.
-    await page.waitForFunction(([grant, id]) => document.querySelector(`#grant-rows tr[data-grant="${grant}"]`)?.textContent?.includes(id), [grantId, session.id]);
+    await page.waitForFunction(
+      ([grant, id]) => document.querySelector(`#grant-rows tr[data-grant="${grant}"]`)?.textContent?.includes(id),
+      [grantId, session.id],
+    );
     // Ended elsewhere: it leaves the page by itself.
     await api.closeSession(session.id);
     await page.waitForSelector(`#session-rows tr[data-session="${session.id}"]`, { state: 'detached' });

@@ -69,37 +69,46 @@ describe('the packed package', () => {
        console.log(JSON.stringify({ title: tab.title, url: tab.url, outline: text.length > 0, typedError: missing }));`,
     );
     const tokenOut = await run(join(app, 'node_modules', '.bin', 'clawd-browser'), ['token'], { env: { ...process.env, CLAWD_HOME: home } });
-    await waitFor(async () => (await fetch(`http://127.0.0.1:${ports.control}/`, { headers: { authorization: `Bearer ${tokenOut.stdout.trim()}` } }).catch(() => undefined))?.ok === true, {
-      timeoutMs: 20_000,
-      message: 'the installed clawd-browser serve did not come up',
-    });
+    await waitFor(
+      async () =>
+        (await fetch(`http://127.0.0.1:${ports.control}/`, { headers: { authorization: `Bearer ${tokenOut.stdout.trim()}` } }).catch(() => undefined))?.ok ===
+        true,
+      {
+        timeoutMs: 20_000,
+        message: 'the installed clawd-browser serve did not come up',
+      },
+    );
     const { stdout: driven } = await run(process.execPath, ['drive.mjs'], { cwd: app, env: { ...process.env, TOKEN: tokenOut.stdout.trim() } });
     expect(JSON.parse(driven)).toEqual({ title: 'Fixture Home', url: fixtures.url('index.html?packed=1'), outline: true, typedError: true });
   });
 });
 
 describe('the extension as a package', () => {
-  it('npm run pack:extension makes a zip that loads as the same extension (its fixed ID), at the package\'s version, the same bytes each time', { timeout: 60_000 }, async () => {
-    const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
-    const out = join(scratch, 'zip');
-    mkdirSync(out);
-    const pack = () => run(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'pack-extension.ts'), '--out', out], { cwd: ROOT });
-    await pack();
-    const zip = join(out, `clawd-browser-extension-${version}.zip`);
-    const first = readFileSync(zip);
-    await pack();
-    expect(readFileSync(zip).equals(first)).toBe(true);
+  it(
+    "npm run pack:extension makes a zip that loads as the same extension (its fixed ID), at the package's version, the same bytes each time",
+    { timeout: 60_000 },
+    async () => {
+      const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+      const out = join(scratch, 'zip');
+      mkdirSync(out);
+      const pack = () => run(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'pack-extension.ts'), '--out', out], { cwd: ROOT });
+      await pack();
+      const zip = join(out, `clawd-browser-extension-${version}.zip`);
+      const first = readFileSync(zip);
+      await pack();
+      expect(readFileSync(zip).equals(first)).toBe(true);
 
-    // A person unzips it and loads the folder: a zip reader nobody here wrote, then Chromium itself.
-    const unpacked = join(scratch, 'unpacked');
-    await extract(zip, { dir: unpacked });
-    const manifest = JSON.parse(readFileSync(join(unpacked, 'manifest.json'), 'utf8')) as { version: string; key: string };
-    expect(manifest.version).toBe(version);
-    const browser = await launchChromium({ extensionDir: unpacked });
-    try {
-      await extensionReady(browser.cdp, EXTENSION_ID);
-    } finally {
-      await browser.close();
-    }
-  });
+      // A person unzips it and loads the folder: a zip reader nobody here wrote, then Chromium itself.
+      const unpacked = join(scratch, 'unpacked');
+      await extract(zip, { dir: unpacked });
+      const manifest = JSON.parse(readFileSync(join(unpacked, 'manifest.json'), 'utf8')) as { version: string; key: string };
+      expect(manifest.version).toBe(version);
+      const browser = await launchChromium({ extensionDir: unpacked });
+      try {
+        await extensionReady(browser.cdp, EXTENSION_ID);
+      } finally {
+        await browser.close();
+      }
+    },
+  );
 });

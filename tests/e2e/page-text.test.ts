@@ -32,7 +32,9 @@ describe.each(['clawd', 'extension'])('the %s profile reads a page as Markdown',
     expect(page).toMatchObject({ targetId, title: 'Release notes', truncated: false, chars: page.markdown.length });
     const lines = page.markdown.split('\n');
     expect(lines[0]).toBe('# Release notes');
-    expect(page.markdown).toContain(`Version **2.0** adds *streams* and fixes [the upload bug](${new URL('/issues/7', base).href}). Run \`npm i widget\` to get it.`);
+    expect(page.markdown).toContain(
+      `Version **2.0** adds *streams* and fixes [the upload bug](${new URL('/issues/7', base).href}). Run \`npm i widget\` to get it.`,
+    );
     expect(page.markdown).toContain('## What changed\n\n- Streams\n  - readable\n  - writable\n- Faster [benchmarks](https://example.com/bench?x=1)');
     expect(page.markdown).toContain('3. third\n4. fourth');
     expect(page.markdown).toContain('Bundle sizes\n\n| Build | KiB |\n| --- | --- |\n| min | 12 |\n| full \\| debug | 48 |');
@@ -40,7 +42,8 @@ describe.each(['clawd', 'extension'])('the %s profile reads a page as Markdown',
     expect(page.markdown).toContain('```js\nconst a = 1;\nif (a) {\n  run();\n}\n```');
     expect(page.markdown).toContain(`An image: ![the logo](${new URL('/logo.png', base).href}), and a form the text leaves out:`);
     expect(page.markdown.trimEnd().endsWith('## Appendix\n\nLast words.')).toBe(true);
-    for (const absent of ['nobody sees', 'Invisible', 'Hidden by attribute', 'Related', '© the authors', 'typed', 'Send', 'Blog']) expect(page.markdown).not.toContain(absent);
+    for (const absent of ['nobody sees', 'Invisible', 'Hidden by attribute', 'Related', '© the authors', 'typed', 'Send', 'Blog'])
+      expect(page.markdown).not.toContain(absent);
 
     // Scoped: a selector, or a ref from the latest snapshot.
     expect((await client.text({ targetId, selector: '#appendix' })).markdown).toBe('## Appendix\n\nLast words.');
@@ -88,7 +91,9 @@ describe("Python's os documentation as Markdown", () => {
     expect(page.chars).toBeGreaterThan(100_000);
     expect(page.markdown.length).toBeLessThanOrEqual(6_000);
     expect(page.markdown).toMatch(/^# \[`os`\]\(http:\/\/127\.0\.0\.1:\d+\/library\/os\.html#module-os\) — Miscellaneous operating system interfaces\n/);
-    expect(page.markdown).toMatch(/\n\[cut at maxChars=6000: \d+ more characters \(\d+ lines\) not shown; next: .+\. For more: a larger maxChars, or scope to a ref or selector\]$/);
+    expect(page.markdown).toMatch(
+      /\n\[cut at maxChars=6000: \d+ more characters \(\d+ lines\) not shown; next: .+\. For more: a larger maxChars, or scope to a ref or selector\]$/,
+    );
     // Sphinx's sidebar and search are around the main content, not in it.
     expect(page.markdown).not.toMatch(/Quick search/);
     const section = await client.text({ targetId, selector: '#process-parameters', maxChars: 200_000 });

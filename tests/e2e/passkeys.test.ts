@@ -42,34 +42,55 @@ const PAGE = (title: string, button: string, run: string) => `<!doctype html><ti
       try { ${run} } catch (error) { document.title = 'No passkey: ' + error.name; }
     });
   </script>`;
-const REGISTER = PAGE('Register', 'Create a passkey', `
+const REGISTER = PAGE(
+  'Register',
+  'Create a passkey',
+  `
   const options = await (await fetch('/register/options')).json();
   const credential = await navigator.credentials.create({ publicKey: PublicKeyCredential.parseCreationOptionsFromJSON(options) });
   const verified = await fetch('/register/verify', { method: 'POST', body: JSON.stringify(credential.toJSON()) });
-  document.title = verified.ok ? 'Passkey saved' : 'Passkey refused';`);
-const SIGN_IN = PAGE('Sign in', 'Sign in with a passkey', `
+  document.title = verified.ok ? 'Passkey saved' : 'Passkey refused';`,
+);
+const SIGN_IN = PAGE(
+  'Sign in',
+  'Sign in with a passkey',
+  `
   const options = await (await fetch('/login/options')).json();
   const credential = await navigator.credentials.get({ publicKey: PublicKeyCredential.parseRequestOptionsFromJSON(options), signal: AbortSignal.timeout(4000) });
   const verified = await fetch('/login/verify', { method: 'POST', body: JSON.stringify(credential.toJSON()) });
-  document.title = verified.ok ? 'Signed in' : 'Sign-in refused';`);
+  document.title = verified.ok ? 'Signed in' : 'Sign-in refused';`,
+);
 
 beforeAll(async () => {
   env = await startControlEnv();
   site = await startTestSite((request, response, url) => {
     const json = (status: number, body: unknown) => response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-    const body = () => new Promise<string>((resolve) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => resolve(Buffer.concat(chunks).toString()));
-    });
+    const body = () =>
+      new Promise<string>((resolve) => {
+        const chunks: Buffer[] = [];
+        request.on('data', (chunk: Buffer) => chunks.push(chunk));
+        request.on('end', () => resolve(Buffer.concat(chunks).toString()));
+      });
     const run = async () => {
       if (url.pathname === '/register/options') {
-        const options = await generateRegistrationOptions({ rpName: 'Acme', rpID: 'localhost', userName: 'alice', attestationType: 'none', authenticatorSelection: { residentKey: 'required', userVerification: 'required' } });
+        const options = await generateRegistrationOptions({
+          rpName: 'Acme',
+          rpID: 'localhost',
+          userName: 'alice',
+          attestationType: 'none',
+          authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
+        });
         challenge = options.challenge;
         return json(200, options);
       }
       if (url.pathname === '/register/verify') {
-        const verification = await verifyRegistrationResponse({ response: JSON.parse(await body()), expectedChallenge: challenge, expectedOrigin: origin, expectedRPID: 'localhost', requireUserVerification: true });
+        const verification = await verifyRegistrationResponse({
+          response: JSON.parse(await body()),
+          expectedChallenge: challenge,
+          expectedOrigin: origin,
+          expectedRPID: 'localhost',
+          requireUserVerification: true,
+        });
         if (!verification.verified) return json(400, { error: 'not verified' });
         registered = verification.registrationInfo.credential;
         return json(200, { ok: true });
@@ -83,7 +104,14 @@ beforeAll(async () => {
         const answer = JSON.parse(await body()) as { id: string };
         // Only the credential this site registered signs in.
         if (!registered || answer.id !== registered.id) return json(401, { error: 'unknown credential' });
-        const verification = await verifyAuthenticationResponse({ response: answer as never, expectedChallenge: challenge, expectedOrigin: origin, expectedRPID: 'localhost', credential: registered, requireUserVerification: true });
+        const verification = await verifyAuthenticationResponse({
+          response: answer as never,
+          expectedChallenge: challenge,
+          expectedOrigin: origin,
+          expectedRPID: 'localhost',
+          credential: registered,
+          requireUserVerification: true,
+        });
         if (!verification.verified) return json(401, { error: 'not verified' });
         signIns.push({ credentialId: verification.authenticationInfo.credentialID, counter: verification.authenticationInfo.newCounter });
         return json(200, { ok: true });
@@ -106,7 +134,10 @@ async function press(client: BrowserClient, page: string, waitingFor: RegExp): P
   const tab = await client.openTab(`${origin}${page}`);
   await client.click(refOf((await client.snapshot({ targetId: tab.targetId })).text, /button/), { targetId: tab.targetId });
   let title = '';
-  await waitFor(async () => waitingFor.test((title = (await client.tabs()).find((each) => each.targetId === tab.targetId)!.title)), { timeoutMs: 10_000, message: `the page never said ${waitingFor}` });
+  await waitFor(async () => waitingFor.test((title = (await client.tabs()).find((each) => each.targetId === tab.targetId)!.title)), {
+    timeoutMs: 10_000,
+    message: `the page never said ${waitingFor}`,
+  });
   return { title, targetId: tab.targetId };
 }
 

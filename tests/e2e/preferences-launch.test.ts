@@ -21,15 +21,7 @@ describe('a real Chromium launch', () => {
     const preferences = join(dir, 'Default', 'Preferences');
     const seededSize = statSync(preferences).size;
 
-    const chromium = spawn(
-      chromiumPath(),
-      [
-        ...HEADLESS_TEST_FLAGS,
-        `--user-data-dir=${dir}`,
-        'about:blank',
-      ],
-      { stdio: 'ignore' },
-    );
+    const chromium = spawn(chromiumPath(), [...HEADLESS_TEST_FLAGS, `--user-data-dir=${dir}`, 'about:blank'], { stdio: 'ignore' });
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
       chromium.once('exit', (code, signal) => resolve({ code, signal })),
     );

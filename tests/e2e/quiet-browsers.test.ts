@@ -63,7 +63,7 @@ afterAll(async () => {
 });
 
 describe('the browsers clawd-browser launches are quiet', () => {
-  it('a managed profile and a task session: the egress log holds what their pages asked for, and nothing of Chromium\'s own', async () => {
+  it("a managed profile and a task session: the egress log holds what their pages asked for, and nothing of Chromium's own", async () => {
     const client = new BrowserClient({ baseUrl: `http://127.0.0.1:${server.control.port}`, token: server.token, profile: 'clawd' });
     const session = await client.openSession({ credential_mode: 'clean', ttl: 120 });
     for (const browser of [client, client.withProfile(session.profile)]) {
@@ -89,7 +89,9 @@ describe('the browsers clawd-browser launches are quiet', () => {
       const argv = findProfileProcesses(dataDir)
         .map((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0'))
         .find((args) => args.includes('--remote-debugging-pipe'));
-      expect(argv, dataDir).toEqual(expect.arrayContaining(['--disable-background-networking', '--disable-field-trial-config', '--gaia-url=http://127.0.0.1:9']));
+      expect(argv, dataDir).toEqual(
+        expect.arrayContaining(['--disable-background-networking', '--disable-field-trial-config', '--gaia-url=http://127.0.0.1:9']),
+      );
     }
     await client.closeSession(session.id);
   }, 90_000);

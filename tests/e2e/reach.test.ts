@@ -53,7 +53,7 @@ for (const profile of ['clawd', 'extension'] as const) {
       return { client, targetId, page };
     };
 
-    it('a jQuery UI sortable item dragged in steps, by ref, by points, and by the mouse\'s own down, moves and up, goes where it was dropped', async () => {
+    it("a jQuery UI sortable item dragged in steps, by ref, by points, and by the mouse's own down, moves and up, goes where it was dropped", async () => {
       const { client, targetId, page } = await open();
       const { text } = await client.snapshot({ targetId });
       const dragged = await client.drag(refOf(text, /- listitem \[ref=e\d+\]: "Item 1"/), refOf(text, /- listitem \[ref=e\d+\]: "Item 5"/), { targetId });
@@ -90,9 +90,13 @@ for (const profile of ['clawd', 'extension'] as const) {
       expect(lazy).toMatchObject({ selection: 'lazy dog', occurrences: 4, selectedBy: 'mouse' });
       expect(await page.textContent('#highlighted')).toBe('highlighted: lazy dog');
       // Text the element does not hold: said, with what it reads.
-      expect((await rejection(client.selectText({ text: 'purple elephant', targetId }))).message).toMatch(/^the page does not hold the text "purple elephant"; it reads "Item 1/);
+      expect((await rejection(client.selectText({ text: 'purple elephant', targetId }))).message).toMatch(
+        /^the page does not hold the text "purple elephant"; it reads "Item 1/,
+      );
       // In a ref's element only: a list item's, which holds no such words.
-      expect((await rejection(client.selectText({ text: 'lazy dog', ref: refOf(text, /- listitem \[ref=e\d+\]: "Item 1"/), targetId }))).message).toMatch(/^e\d+ does not hold the text "lazy dog"; it reads "Item 1"\./);
+      expect((await rejection(client.selectText({ text: 'lazy dog', ref: refOf(text, /- listitem \[ref=e\d+\]: "Item 1"/), targetId }))).message).toMatch(
+        /^e\d+ does not hold the text "lazy dog"; it reads "Item 1"\./,
+      );
       // By two points: the first word's left edge to the second word's right.
       const points = await page.evaluate(() => {
         const node = document.getElementById('para')!.firstChild!;
@@ -123,10 +127,12 @@ for (const profile of ['clawd', 'extension'] as const) {
       const { text } = await client.snapshot({ targetId });
       await client.type(refOf(text, 'textbox "Card"'), '12345678', { targetId });
       await client.click(refOf(text, 'textbox "Card"'), { targetId, count: 3 });
-      expect(await page.evaluate(() => {
-        const card = document.getElementById('card') as HTMLInputElement;
-        return card.value.slice(card.selectionStart!, card.selectionEnd!);
-      })).toBe('1234 5678');
+      expect(
+        await page.evaluate(() => {
+          const card = document.getElementById('card') as HTMLInputElement;
+          return card.value.slice(card.selectionStart!, card.selectionEnd!);
+        }),
+      ).toBe('1234 5678');
     });
 
     it('typing: a keydown-only terminal gets keys, a masked field is typed again key by key, a dead one says the text did not arrive, date and time fields take a date as a person writes it', async () => {
@@ -157,7 +163,11 @@ for (const profile of ['clawd', 'extension'] as const) {
 
 describe('the CLI and the script', () => {
   const cli = async (...args: string[]) => {
-    const { stdout } = await promisify(execFile)(process.execPath, [CLI, '--url', `http://127.0.0.1:${env.server.control.port}`, '--profile', 'clawd', ...args], { env: { ...process.env, CLAWD_HOME: env.home } });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [CLI, '--url', `http://127.0.0.1:${env.server.control.port}`, '--profile', 'clawd', ...args],
+      { env: { ...process.env, CLAWD_HOME: env.home } },
+    );
     return stdout.trim();
   };
 

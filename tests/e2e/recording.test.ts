@@ -47,13 +47,15 @@ const path = (entries: NetworkEntry[] | undefined) => (entries ?? []).map((entry
 
 for (const profile of ['clawd', 'extension'] as const) {
   describe(`a record of what happened on the ${profile} profile`, () => {
-    it('logs a tab\'s requests once asked, filters them, hides credentials but from the token, gives bodies, and writes HAR 1.2', async () => {
+    it("logs a tab's requests once asked, filters them, hides credentials but from the token, gives bodies, and writes HAR 1.2", async () => {
       const client = env.client(profile);
       const { targetId } = await client.openTab(`${site.url}/blank`);
       expect((await client.network({ targetId })).network).toEqual({ recording: false, entries: [] });
       await client.networkRecord(true, targetId);
       await client.navigate(`${site.url}/page`, targetId);
-      await waitFor(async () => (await client.network({ targetId, url: '/api/data' })).network!.entries!.some((entry) => entry.status === 200), { message: 'the fetch was never logged' });
+      await waitFor(async () => (await client.network({ targetId, url: '/api/data' })).network!.entries!.some((entry) => entry.status === 200), {
+        message: 'the fetch was never logged',
+      });
 
       const { entries } = (await client.network({ targetId })).network!;
       expect(path(entries)).toEqual(expect.arrayContaining(['/page', '/missing.png', '/api/data']));
@@ -83,9 +85,16 @@ for (const profile of ['clawd', 'extension'] as const) {
       expect(statSync(har.path!).mode & 0o777).toBe(0o600);
       const file = readFileSync(har.path!, 'utf8');
       expect(file).not.toContain(SECRET);
-      const log = (JSON.parse(file) as { log: { version: string; entries: Array<{ request: { url: string; method: string; bodySize: number }; response: { status: number } }> } }).log;
+      const log = (
+        JSON.parse(file) as {
+          log: { version: string; entries: Array<{ request: { url: string; method: string; bodySize: number }; response: { status: number } }> };
+        }
+      ).log;
       expect(log.version).toBe('1.2');
-      expect(log.entries.find((entry) => entry.request.url.endsWith('/api/data'))).toMatchObject({ request: { method: 'POST', bodySize: 15 }, response: { status: 200 } });
+      expect(log.entries.find((entry) => entry.request.url.endsWith('/api/data'))).toMatchObject({
+        request: { method: 'POST', bodySize: 15 },
+        response: { status: 200 },
+      });
 
       // Stopped: what comes next is not logged.
       await client.networkRecord(false, targetId);

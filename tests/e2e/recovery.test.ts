@@ -66,7 +66,10 @@ describe('recovery', () => {
     await cdp.send('Target.detachFromTarget', { sessionId });
     const second = await chromium.connectOverCDP(env.cdpUrl());
     try {
-      const again = second.contexts()[0].pages().find((candidate) => candidate.url() === crashUrl)!;
+      const again = second
+        .contexts()[0]
+        .pages()
+        .find((candidate) => candidate.url() === crashUrl)!;
       await waitFor(async () => (await again.evaluate(() => document.readyState).catch(() => '')) === 'complete', { message: 'reloaded tab not usable' });
       await again.click('#btn');
       expect(await again.textContent('#count')).toBe('1');

@@ -28,7 +28,9 @@ function open(path: string, options: WebSocket.ClientOptions = {}): Promise<WebS
     const socket = new WebSocket(`ws://127.0.0.1:${relay.port}${path}`, options);
     socket.once('open', () => resolve(socket));
     socket.once('error', reject);
-    socket.once('unexpected-response', (_request, response) => reject(Object.assign(new Error(`HTTP ${response.statusCode}`), { status: response.statusCode })));
+    socket.once('unexpected-response', (_request, response) =>
+      reject(Object.assign(new Error(`HTTP ${response.statusCode}`), { status: response.statusCode })),
+    );
   });
 }
 
@@ -128,7 +130,10 @@ describe('bad input on /extension', () => {
     extension.send(encodeExtensionFrame({ type: 'event', tabId: 424242, method: 'Page.loadEventFired' }, '{}')); // unknown tab: dropped
     // Waited for as they arrive (a fixed pause was too short on a busy machine); a third would fail below.
     await waitFor(() => protocolErrorsSince(seen).length >= 2, { message: 'the relay did not answer the bad frames' });
-    const errors = fromRelay.slice(seen).filter((m) => m.type === 'protocolError').map((m) => m.message);
+    const errors = fromRelay
+      .slice(seen)
+      .filter((m) => m.type === 'protocolError')
+      .map((m) => m.message);
     expect(errors).toEqual([expect.stringMatching(/not JSON/), expect.stringMatching(/bad extension frame \(type "tabShared"\): tab.tabId/)]);
     const { client, sessionId } = await attachedClient();
     expect((await client.call('DOM.getDocument', {}, sessionId)).result).toEqual({ echo: 'DOM.getDocument' });
@@ -143,7 +148,10 @@ describe('payloads from the extension that are not JSON (consent boundary #6)', 
     extension.send(encodeExtensionFrame({ type: 'event', tabId: 5, method: 'Target.attachedToTarget' }, 'not json'));
     extension.send(encodeExtensionFrame({ type: 'event', tabId: 5, method: 'Target.detachedFromTarget' }, 'null'));
     await waitFor(() => protocolErrorsSince(seen).length >= 3, { message: 'the relay did not answer the bad frames' });
-    const errors = fromRelay.slice(seen).filter((m) => m.type === 'protocolError').map((m) => m.message);
+    const errors = fromRelay
+      .slice(seen)
+      .filter((m) => m.type === 'protocolError')
+      .map((m) => m.message);
     expect(errors).toEqual([
       expect.stringMatching(/^event frame dropped: payload is not (a )?JSON/),
       expect.stringMatching(/^event frame dropped: payload is not (a )?JSON/),

@@ -43,7 +43,11 @@ beforeAll(async () => {
     }
     if (url.pathname === '/redirect') return void response.writeHead(302, { location: url.searchParams.get('to')! }).end();
     if (url.pathname === '/jump')
-      return void response.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>jump</title><script>addEventListener('load', () => setTimeout(() => { location = ${JSON.stringify(url.searchParams.get('to'))}; }, 200))</script><p>jumping`);
+      return void response
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(
+          `<!doctype html><title>jump</title><script>addEventListener('load', () => setTimeout(() => { location = ${JSON.stringify(url.searchParams.get('to'))}; }, 200))</script><p>jumping`,
+        );
     response.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>${url.pathname}</title><p>${url.pathname}`);
   });
   siteUrl = site.url;
@@ -62,7 +66,6 @@ function setConfig(change: Record<string, unknown>): void {
   }
   writeFileSync(path, JSON.stringify(config));
 }
-
 
 for (const profile of ['clawd', 'extension'] as const) {
   describe(`on the ${profile} profile`, () => {
@@ -88,7 +91,9 @@ for (const profile of ['clawd', 'extension'] as const) {
       const settled = await probeCount(page.mainFrame());
       await new Promise((resolve) => setTimeout(resolve, 500));
       expect(await probeCount(page.mainFrame())).toBe(settled);
-      await waitFor(async () => (await client.actions()).actions.some((a) => a.kind === 'wait' && a.outcome === 'aborted'), { message: 'the aborted wait was not logged' });
+      await waitFor(async () => (await client.actions()).actions.some((a) => a.kind === 'wait' && a.outcome === 'aborted'), {
+        message: 'the aborted wait was not logged',
+      });
     });
 
     it('an aborted navigation returns at once, and the browser stops loading', async () => {
@@ -164,12 +169,15 @@ for (const profile of ['clawd', 'extension'] as const) {
         // Looked at until the refusal is reported (each action takes the events so far: the redirect's
         // refusal first, then the page's own), the page staying put each time.
         const events: string[] = [];
-        await waitFor(async () => {
-          const next = await client.evaluate('() => location.pathname', { targetId });
-          expect(next.result).toBe('/jump');
-          events.push(...(next.events ?? []));
-          return events.length >= 2;
-        }, { message: 'the refused navigation was never reported' });
+        await waitFor(
+          async () => {
+            const next = await client.evaluate('() => location.pathname', { targetId });
+            expect(next.result).toBe('/jump');
+            events.push(...(next.events ?? []));
+            return events.length >= 2;
+          },
+          { message: 'the refused navigation was never reported' },
+        );
         expect(events).toEqual([
           expect.stringMatching(/navigation to http:\/\/localhost:\d+\/secret-target refused: urlPolicy deny/),
           expect.stringMatching(/navigation to http:\/\/localhost:\d+\/secret-target refused: urlPolicy deny/),
@@ -196,7 +204,10 @@ for (const profile of ['clawd', 'extension'] as const) {
       expect(changed!.subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8])); // JPEG
 
       // A click through the live view (a point as fractions of the view), sent with the token: the caller's, not a person's.
-      const clicked = await env.raw(`/screencast/input?profile=${profile}`, { method: 'POST', body: JSON.stringify({ targetId, type: 'click', x: 0.1, y: 0.1 }) });
+      const clicked = await env.raw(`/screencast/input?profile=${profile}`, {
+        method: 'POST',
+        body: JSON.stringify({ targetId, type: 'click', x: 0.1, y: 0.1 }),
+      });
       expect(clicked.status).toBe(200);
       expect((await client.evaluate('() => window.hits', { targetId })).result).toBe(1);
       const { actions } = await client.actions();

@@ -100,7 +100,9 @@ describe('GET /script', () => {
 
     // The CLI writes the same test to a file.
     const file = join(dir, 'from-cli.ts');
-    await run(process.execPath, [join(ROOT, 'bin/clawd-browser.js'), '--profile', 'clawd', 'script', '--title', 'pets and slides', '--out', file], { env: { ...process.env, CLAWD_HOME: env.home } });
+    await run(process.execPath, [join(ROOT, 'bin/clawd-browser.js'), '--profile', 'clawd', 'script', '--title', 'pets and slides', '--out', file], {
+      env: { ...process.env, CLAWD_HOME: env.home },
+    });
     const fromCli = readFileSync(file, 'utf8');
     const withoutHeader = (text: string) => text.replace(/^\/\/ Recorded by .*$/m, '');
     expect(withoutHeader(fromCli)).toBe(withoutHeader(script));

@@ -62,7 +62,8 @@ const QUIET = `<!doctype html><title>Sign in</title>
   <form method="post" action="/login"><label>Password <input type="password" name="password" id="password"></label><button>Sign in</button></form>`;
 
 /** The listener an agent plants before the typing: the value, reversed, in the title, where no redaction looks for it. */
-const LISTENER = "() => { const pw = document.getElementById('password'); pw.addEventListener('input', () => { document.title = 'r:' + [...pw.value].reverse().join(''); console.log('r:' + [...pw.value].reverse().join('')); }); return 'planted'; }";
+const LISTENER =
+  "() => { const pw = document.getElementById('password'); pw.addEventListener('input', () => { document.title = 'r:' + [...pw.value].reverse().join(''); console.log('r:' + [...pw.value].reverse().join('')); }); return 'planted'; }";
 
 beforeAll(async () => {
   env = await startControlEnv();
@@ -102,14 +103,18 @@ describe('named secrets', () => {
   let agent: BrowserClient;
 
   it('are stored from stdin and listed without their value', async () => {
-    expect(await cli(['secret-set', '--tenant', TENANT, '--name', 'pw', '--domain', '127.0.0.1'], `${VALUE}\n`)).toBe(`stored ${TENANT} pw (typed only on 127.0.0.1)`);
+    expect(await cli(['secret-set', '--tenant', TENANT, '--name', 'pw', '--domain', '127.0.0.1'], `${VALUE}\n`)).toBe(
+      `stored ${TENANT} pw (typed only on 127.0.0.1)`,
+    );
     expect((await env.client('clawd').secrets(TENANT)).secrets).toEqual([{ tenant: TENANT, name: 'pw', domains: ['127.0.0.1'], savedAt: expect.any(String) }]);
     expect(readFileSync(join(env.home, 'vault', 'secrets.json'), 'utf8')).not.toContain(VALUE.slice(0, 12));
     const { token } = await env.client('clawd').issueGrant({ tenant: TENANT, domains: ['127.0.0.1'], ttl: 600, secrets: ['pw'] });
     session = await env.client('clawd').openSession({ credential_mode: 'operator', tenant: TENANT, grant: token });
     expect(session.secrets).toEqual(['pw']);
     agent = new BrowserClient({ baseUrl: base(), token: session.key! });
-    await expect(env.client('clawd').issueGrant({ tenant: TENANT, domains: ['127.0.0.1'], ttl: 600, secrets: ['nope'] })).rejects.toThrow(`Tenant ${TENANT} has no secret nope`);
+    await expect(env.client('clawd').issueGrant({ tenant: TENANT, domains: ['127.0.0.1'], ttl: 600, secrets: ['nope'] })).rejects.toThrow(
+      `Tenant ${TENANT} has no secret nope`,
+    );
   });
 
   it('are typed on their domain, reach the site, and appear in nothing an agent or a log reads', async () => {
@@ -117,24 +122,45 @@ describe('named secrets', () => {
     await recordCall(agent, { action: 'network-start', targetId: tab.targetId });
     const outline = (await agent.snapshot({ targetId: tab.targetId })).text;
     const answers: unknown[] = [];
-    answers.push(await agent.act({ kind: 'type', targetId: tab.targetId, ref: refOf(outline, /textbox "Recovery code"/), text: '{{secret:pw}}' }, { diffMaxChars: 5000 }));
-    answers.push(await agent.act({ kind: 'fill', targetId: tab.targetId, fields: [{ ref: refOf(outline, /textbox "User"/), value: 'alice' }, { ref: refOf(outline, /textbox "Password"/), value: '{{secret:pw}}' }] }, { diffMaxChars: 5000 }));
+    answers.push(
+      await agent.act({ kind: 'type', targetId: tab.targetId, ref: refOf(outline, /textbox "Recovery code"/), text: '{{secret:pw}}' }, { diffMaxChars: 5000 }),
+    );
+    answers.push(
+      await agent.act(
+        {
+          kind: 'fill',
+          targetId: tab.targetId,
+          fields: [
+            { ref: refOf(outline, /textbox "User"/), value: 'alice' },
+            { ref: refOf(outline, /textbox "Password"/), value: '{{secret:pw}}' },
+          ],
+        },
+        { diffMaxChars: 5000 },
+      ),
+    );
     const snapshot = await agent.snapshot({ targetId: tab.targetId });
     expect(snapshot.text).toContain('[secret pw]');
     answers.push(snapshot, await agent.text({ targetId: tab.targetId }));
     // The page logs what was typed in a field (its own console.log): a browser that holds a secret answers no console read.
     for (const client of [agent, env.client(session.profile)])
-      expect((await rejection(client.console({ targetId: tab.targetId }))).message).toMatch(/^A secret \(pw\) was typed into this browser, so its console messages are not read/);
+      expect((await rejection(client.console({ targetId: tab.targetId }))).message).toMatch(
+        /^A secret \(pw\) was typed into this browser, so its console messages are not read/,
+      );
 
     // Through MCP too: the tool's text.
     const mcp = new Client({ name: 'secret-agent', version: '1' });
     await mcp.connect(new StreamableHTTPClientTransport(new URL(`${base()}/mcp`), { requestInit: { headers: { authorization: `Bearer ${session.key}` } } }));
-    const typed = await mcp.callTool({ name: 'browser_act', arguments: { targetId: tab.targetId, kind: 'type', ref: refOf(outline, /textbox "Recovery code"/), text: 'again {{secret:pw}}' } });
+    const typed = await mcp.callTool({
+      name: 'browser_act',
+      arguments: { targetId: tab.targetId, kind: 'type', ref: refOf(outline, /textbox "Recovery code"/), text: 'again {{secret:pw}}' },
+    });
     answers.push(typed, await mcp.callTool({ name: 'browser_snapshot', arguments: { targetId: tab.targetId } }));
     await mcp.close();
 
     // Script and trace refusals while the browser holds it.
-    expect((await rejection(agent.evaluate("() => document.getElementById('password').value", { targetId: tab.targetId }))).message).toMatch(/^A secret \(pw\) was typed into this browser, so scripts of the caller are refused in it for the rest of its life/);
+    expect((await rejection(agent.evaluate("() => document.getElementById('password').value", { targetId: tab.targetId }))).message).toMatch(
+      /^A secret \(pw\) was typed into this browser, so scripts of the caller are refused in it for the rest of its life/,
+    );
     expect((await rejection(agent.traceStart())).message).toMatch(/so no trace is recorded \(a trace cannot be redacted\)/);
 
     answers.push(await agent.click(refOf(outline, /button "Log in"/), { targetId: tab.targetId }));
@@ -150,10 +176,14 @@ describe('named secrets', () => {
     const har = await recordCall(env.client(session.profile), { action: 'har', targetId: tab.targetId, keep: true });
     answers.push(readFileSync(har.path!, 'utf8'));
 
-    const files = ['logs/actions.jsonl', 'logs/audit.jsonl', 'vault/secrets.json', 'relay.log'].map((file) => join(env.home, file)).filter(existsSync).map((file) => readFileSync(file, 'utf8'));
+    const files = ['logs/actions.jsonl', 'logs/audit.jsonl', 'vault/secrets.json', 'relay.log']
+      .map((file) => join(env.home, file))
+      .filter(existsSync)
+      .map((file) => readFileSync(file, 'utf8'));
     expect(files.length).toBeGreaterThanOrEqual(3);
     const everything = JSON.stringify(answers) + files.join('\n');
-    for (const form of [VALUE, encodeURIComponent(VALUE), new URLSearchParams([['', VALUE]]).toString().slice(1), VALUE.slice(0, 21)]) expect(everything).not.toContain(form);
+    for (const form of [VALUE, encodeURIComponent(VALUE), new URLSearchParams([['', VALUE]]).toString().slice(1), VALUE.slice(0, 21)])
+      expect(everything).not.toContain(form);
     const uses = (await env.client('clawd').audit({ session: session.id, event: 'secret-use' })).entries;
     expect(uses.map((entry) => [entry.detail, entry.domains])).toEqual(expect.arrayContaining([['pw', ['127.0.0.1']]]));
 
@@ -167,16 +197,29 @@ describe('named secrets', () => {
     const elsewhere = await agent.openTab(`${site.url.replace('127.0.0.1', 'localhost')}/login`);
     const outline = (await agent.snapshot({ targetId: elsewhere.targetId })).text;
     const password = refOf(outline, /textbox "Password"/);
-    const refused = await rejection(agent.act({ kind: 'fill', targetId: elsewhere.targetId, fields: [{ ref: refOf(outline, /textbox "User"/), value: 'alice' }, { ref: password, value: '{{secret:pw}}' }] }));
+    const refused = await rejection(
+      agent.act({
+        kind: 'fill',
+        targetId: elsewhere.targetId,
+        fields: [
+          { ref: refOf(outline, /textbox "User"/), value: 'alice' },
+          { ref: password, value: '{{secret:pw}}' },
+        ],
+      }),
+    );
     expect(refused.message).toBe('Secret pw may be typed on 127.0.0.1 only, not on localhost: nothing was typed');
     // (Scripts are refused in this browser now: the outline shows the fields' values.)
     expect((await agent.snapshot({ targetId: elsewhere.targetId })).text).not.toMatch(/textbox "(User|Password)".*\[value=/);
-    expect((await rejection(agent.act({ kind: 'type', targetId: elsewhere.targetId, ref: password, text: '{{secret:other}}' }))).message).toBe('Secret other is not lent to this session: its grant names pw');
+    expect((await rejection(agent.act({ kind: 'type', targetId: elsewhere.targetId, ref: password, text: '{{secret:other}}' }))).message).toBe(
+      'Secret other is not lent to this session: its grant names pw',
+    );
 
     const managed = env.client('clawd');
     const own = await managed.openTab(`${site.url}/login`);
     const ownOutline = (await managed.snapshot({ targetId: own.targetId })).text;
-    expect((await rejection(managed.act({ kind: 'type', targetId: own.targetId, ref: refOf(ownOutline, /textbox "Password"/), text: '{{secret:pw}}' }))).message).toMatch(/^Secrets are lent to task sessions under a grant/);
+    expect(
+      (await rejection(managed.act({ kind: 'type', targetId: own.targetId, ref: refOf(ownOutline, /textbox "Password"/), text: '{{secret:pw}}' }))).message,
+    ).toMatch(/^Secrets are lent to task sessions under a grant/);
     await managed.closeTab(own.targetId);
 
     await env.client('clawd').closeSession(session.id);
@@ -194,7 +237,8 @@ describe('named secrets', () => {
       const typeSecret = (targetId = tab.targetId) => key.act({ kind: 'fill', targetId, fields: [{ ref: field, value: '{{secret:pw}}' }] });
       return { opened, key, tab, typeSecret };
     };
-    const unfit = /^Code of the caller's ran in this browser \((.+)\), so no secret is typed into it for the rest of its life: .* Nothing was typed\. Type secrets in a browser no code of the caller's ran in: open a fresh task session/;
+    const unfit =
+      /^Code of the caller's ran in this browser \((.+)\), so no secret is typed into it for the rest of its life: .* Nothing was typed\. Type secrets in a browser no code of the caller's ran in: open a fresh task session/;
     const sent = received.length;
 
     // The attack: a listener planted with evaluate, then the secret typed; the title carries it out reversed.
@@ -211,18 +255,36 @@ describe('named secrets', () => {
     // Whichever tab the code ran in, and for the token's holder too: the browser is what was touched.
     const second = await planted.key.openTab(`${site.url}/quiet`);
     expect((await rejection(planted.typeSecret(second.targetId))).message).toMatch(unfit);
-    expect((await rejection(env.client(planted.opened.profile).act({ kind: 'fill', targetId: second.targetId, fields: [{ ref: refOf((await planted.key.snapshot({ targetId: second.targetId })).text, /textbox "Password"/), value: '{{secret:pw}}' }] }))).message).toMatch(unfit);
+    expect(
+      (
+        await rejection(
+          env.client(planted.opened.profile).act({
+            kind: 'fill',
+            targetId: second.targetId,
+            fields: [{ ref: refOf((await planted.key.snapshot({ targetId: second.targetId })).text, /textbox "Password"/), value: '{{secret:pw}}' }],
+          }),
+        )
+      ).message,
+    ).toMatch(unfit);
     await env.client('clawd').closeSession(planted.opened.id);
 
     // Every other way code of the caller's reaches a browser does the same, even once it is taken away again.
     const script = await fresh();
-    const added = await script.key.toolbox.addInitScript({ scope: 'profile', script: "addEventListener('input', (e) => console.log([...e.target.value].reverse().join('')), true)" });
+    const added = await script.key.toolbox.addInitScript({
+      scope: 'profile',
+      script: "addEventListener('input', (e) => console.log([...e.target.value].reverse().join('')), true)",
+    });
     await script.key.toolbox.removeInitScript(added.id);
     expect(unfit.exec((await rejection(script.typeSecret())).message)?.[1]).toBe('an init script');
     await env.client('clawd').closeSession(script.opened.id);
 
     const route = await fresh();
-    const fulfils = await route.key.toolbox.addRoute({ scope: 'profile', url: '**/quiet', action: 'fulfill', body: '<input type=password id=password><script>password.oninput = () => document.title = password.value</script>' });
+    const fulfils = await route.key.toolbox.addRoute({
+      scope: 'profile',
+      url: '**/quiet',
+      action: 'fulfill',
+      body: '<input type=password id=password><script>password.oninput = () => document.title = password.value</script>',
+    });
     await route.key.toolbox.removeRoute(fulfils.id);
     expect(unfit.exec((await rejection(route.typeSecret())).message)?.[1]).toBe('a route that fulfils requests');
     await env.client('clawd').closeSession(route.opened.id);
@@ -231,7 +293,10 @@ describe('named secrets', () => {
     const cdp = new WebSocket(`ws://127.0.0.1:${env.server.relay.port}/cdp?profile=${raw.opened.profile}&token=${raw.opened.key}`);
     await new Promise((resolve, reject) => cdp.once('open', resolve).once('error', reject));
     cdp.close();
-    await waitFor(async () => (await env.client('clawd').sessions()).sessions.find((each) => each.id === raw.opened.id)!.cdpClients === 0, { timeoutMs: 5000, message: 'the CDP client did not leave' });
+    await waitFor(async () => (await env.client('clawd').sessions()).sessions.find((each) => each.id === raw.opened.id)!.cdpClients === 0, {
+      timeoutMs: 5000,
+      message: 'the CDP client did not leave',
+    });
     expect(unfit.exec((await rejection(raw.typeSecret())).message)?.[1]).toBe('a raw CDP client');
     await env.client('clawd').closeSession(raw.opened.id);
 
@@ -244,13 +309,15 @@ describe('named secrets', () => {
     await waitFor(() => received.length > sent, { timeoutMs: 5000, message: 'the site never received the secret' });
     expect(received.at(-1)).toBe(VALUE);
     // …and from then on the other way round holds: nothing of the caller's runs in it.
-    expect((await rejection(clean.key.evaluate(LISTENER, { targetId: clean.tab.targetId }))).message).toMatch(/^A secret \(pw\) was typed into this browser, so scripts of the caller are refused in it/);
+    expect((await rejection(clean.key.evaluate(LISTENER, { targetId: clean.tab.targetId }))).message).toMatch(
+      /^A secret \(pw\) was typed into this browser, so scripts of the caller are refused in it/,
+    );
     await env.client('clawd').closeSession(clean.opened.id);
     // Nothing a key could read held the value, in any form.
     expect(received.slice(sent, -1)).toEqual([]);
   });
 
-  it('a page that copies a typed secret everywhere hands it back through no answer, and nothing of the caller\'s can read it', async () => {
+  it("a page that copies a typed secret everywhere hands it back through no answer, and nothing of the caller's can read it", async () => {
     const { token } = await env.client('clawd').issueGrant({ tenant: TENANT, domains: ['127.0.0.1'], ttl: 600, secrets: ['pw'] });
     const copied = await env.client('clawd').openSession({ credential_mode: 'operator', tenant: TENANT, grant: token });
     const key = new BrowserClient({ baseUrl: base(), token: copied.key! });
@@ -270,15 +337,27 @@ describe('named secrets', () => {
     // Typed now: the page copies it everywhere.
     const answers: unknown[] = [await typeSecret()];
     expect(received.length).toBeGreaterThan(0);
-    await waitFor(async () => (await key.tabs()).some((tab) => tab.title.startsWith('Other ')), { timeoutMs: 5000, message: 'the other tab did not hear of it' });
+    await waitFor(async () => (await key.tabs()).some((tab) => tab.title.startsWith('Other ')), {
+      timeoutMs: 5000,
+      message: 'the other tab did not hear of it',
+    });
     const tabs = await key.tabs();
     expect(tabs.map((tab) => tab.title).sort()).toEqual(['Copied [secret pw]', 'Other [secret pw]']);
     expect(tabs.find((tab) => tab.targetId === typing.targetId)!.url).toBe(`${site.url}/copycat#[secret pw]`);
-    answers.push(tabs, await holder.tabs(), await key.text({ targetId: other.targetId }), await key.snapshot({ targetId: other.targetId }), await key.snapshot({ targetId: typing.targetId }));
+    answers.push(
+      tabs,
+      await holder.tabs(),
+      await key.text({ targetId: other.targetId }),
+      await key.snapshot({ targetId: other.targetId }),
+      await key.snapshot({ targetId: typing.targetId }),
+    );
     expect(JSON.stringify(answers)).toContain('the other tab got [secret pw]');
     const mcp = new Client({ name: 'copycat-agent', version: '1' });
     await mcp.connect(new StreamableHTTPClientTransport(new URL(`${base()}/mcp`), { requestInit: { headers: { authorization: `Bearer ${copied.key}` } } }));
-    answers.push(await mcp.callTool({ name: 'browser_tabs', arguments: {} }), await mcp.callTool({ name: 'browser_snapshot', arguments: { targetId: other.targetId } }));
+    answers.push(
+      await mcp.callTool({ name: 'browser_tabs', arguments: {} }),
+      await mcp.callTool({ name: 'browser_snapshot', arguments: { targetId: other.targetId } }),
+    );
     await mcp.close();
 
     // The reads a page could route it through are closed, for the key and the token alike, whichever tab, for the browser's life.
@@ -312,7 +391,8 @@ describe('named secrets', () => {
     expect(refusedCdp.body).toMatch(/so no raw CDP client joins it/);
 
     const everything = JSON.stringify(answers);
-    for (const form of [VALUE, encodeURIComponent(VALUE), new URLSearchParams([['', VALUE]]).toString().slice(1), VALUE.slice(0, 21)]) expect(everything).not.toContain(form);
+    for (const form of [VALUE, encodeURIComponent(VALUE), new URLSearchParams([['', VALUE]]).toString().slice(1), VALUE.slice(0, 21)])
+      expect(everything).not.toContain(form);
     await env.client('clawd').closeSession(copied.id);
   });
 });

@@ -35,11 +35,18 @@ function gone(pid: number): boolean {
   return /^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
 }
 
-const parentOf = (pid: number) => Number(readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[1]);
+const parentOf = (pid: number) =>
+  Number(
+    readFileSync(`/proc/${pid}/stat`, 'utf8')
+      .replace(/^.*\) /s, '')
+      .split(' ')[1],
+  );
 
 /** A process and its descendants, found by parent pid, as MCP clients that stop a server's tree find them. */
 function processTree(root: number): number[] {
-  const all = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry)).map(Number);
+  const all = readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .map(Number);
   const children = (pid: number): number[] => all.filter((each) => !gone(each) && parentOf(each) === pid).flatMap((child) => [child, ...children(child)]);
   return [root, ...children(root)];
 }
@@ -68,7 +75,10 @@ const log = (clawd: string) => (existsSync(join(clawd, 'relay.log')) ? readFileS
 /** `serve` as a person runs it, its log written to relay.log as when `mcp` starts it. */
 function serve(clawd: string, nodeArgs: string[] = []): ChildProcess {
   const out = join(clawd, 'relay.log');
-  const child = spawn(process.execPath, [...nodeArgs, CLI, 'serve'], { env: { ...process.env, CLAWD_HOME: clawd, CLAWD_URL: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs, CLI, 'serve'], {
+    env: { ...process.env, CLAWD_HOME: clawd, CLAWD_URL: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const append = (chunk: Buffer) => writeFileSync(out, chunk, { flag: 'a' });
   child.stdout!.on('data', append);
   child.stderr!.on('data', append);
@@ -76,12 +86,18 @@ function serve(clawd: string, nodeArgs: string[] = []): ChildProcess {
 }
 
 const listening = (clawd: string) => waitFor(() => /control API listening/.test(log(clawd)), { timeoutMs: 20_000, message: 'serve did not start' });
-const exited = (child: ChildProcess) => (child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', resolve)));
+const exited = (child: ChildProcess) =>
+  child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', resolve));
 
 describe('a server never dies silently', () => {
   it('the serve `mcp` starts is no child of it: a client stopping its process tree stops mcp, and the server goes on', async () => {
     const { clawd, userHome, control } = await home();
-    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp'], env: { ...getDefaultEnvironment(), HOME: userHome }, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'mcp'],
+      env: { ...getDefaultEnvironment(), HOME: userHome },
+      stderr: 'pipe',
+    });
     const client = new Client({ name: 'tree-stopping-client', version: '1.0.0' });
     await client.connect(transport);
     cleanups.push(() => client.close().catch(() => {}));
@@ -102,7 +118,9 @@ describe('a server never dies silently', () => {
     // And when it is stopped, the log says how.
     process.kill(server, 'SIGTERM');
     await waitFor(() => gone(server), { timeoutMs: 20_000, message: 'serve did not stop on SIGTERM' });
-    expect(log(clawd)).toMatch(/info \[clawd-browser\] stopping: received SIGTERM \(from another process: a person, a service manager, or a program stopping the processes it started\)\n.*info \[clawd-browser\] exited \(code 0\)\n$/);
+    expect(log(clawd)).toMatch(
+      /info \[clawd-browser\] stopping: received SIGTERM \(from another process: a person, a service manager, or a program stopping the processes it started\)\n.*info \[clawd-browser\] exited \(code 0\)\n$/,
+    );
   }, 90_000);
 
   it('a terminal that closes (SIGHUP) is said, then the exit', async () => {

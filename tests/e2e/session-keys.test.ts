@@ -32,11 +32,14 @@ const withKey = (key: string, path: string, init: RequestInit = {}) =>
 /** Raw HTTP, so a target is sent as written (fetch would rewrite its backslashes). */
 function rawRequest(port: number, method: string, path: string, key: string): Promise<Response> {
   return new Promise((resolve, reject) => {
-    const request = httpRequest({ host: '127.0.0.1', port, method, path, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': 2 } }, (answer) => {
-      const chunks: Buffer[] = [];
-      answer.on('data', (chunk: Buffer) => chunks.push(chunk));
-      answer.on('end', () => resolve(new Response(Buffer.concat(chunks), { status: answer.statusCode ?? 0 })));
-    });
+    const request = httpRequest(
+      { host: '127.0.0.1', port, method, path, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': 2 } },
+      (answer) => {
+        const chunks: Buffer[] = [];
+        answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+        answer.on('end', () => resolve(new Response(Buffer.concat(chunks), { status: answer.statusCode ?? 0 })));
+      },
+    );
     request.on('error', reject);
     request.end('{}');
   });
@@ -62,7 +65,9 @@ describe("a task session's key", () => {
       for (const profile of [other.profile, 'clawd', 'extension', 'nope']) {
         const refused = await rejection(agent.withProfile(profile).tabs());
         expect(refused, profile).toBeInstanceOf(ForbiddenError);
-        expect(refused.message).toBe(`A task session's key reaches its own session's browser routes and /mcp only: this one reaches profile ${mine.profile}, not ${JSON.stringify(profile)}`);
+        expect(refused.message).toBe(
+          `A task session's key reaches its own session's browser routes and /mcp only: this one reaches profile ${mine.profile}, not ${JSON.stringify(profile)}`,
+        );
       }
       for (const [method, path] of [
         ['GET', '/sessions'],
@@ -113,7 +118,9 @@ describe("a task session's key", () => {
       expect((await withKey(mine.key!, `/sessions/${mine.id}`, { method: 'DELETE' })).status).toBe(200);
       const after = await rejection(agent.tabs());
       expect(after).toBeInstanceOf(UnauthorizedError);
-      expect(after.message).toMatch(new RegExp(`^This key belonged to task session ${mine.id}, which ended at \\d{4}-[\\d-]+T[\\d:.]+Z: it opens nothing now$`));
+      expect(after.message).toMatch(
+        new RegExp(`^This key belonged to task session ${mine.id}, which ended at \\d{4}-[\\d-]+T[\\d:.]+Z: it opens nothing now$`),
+      );
       // A key that never was is just a wrong token, and says nothing of sessions.
       const wrong = await rejection(new BrowserClient({ baseUrl: base(), token: 'f'.repeat(64) }).tabs());
       expect(wrong.message).toBe('Wrong token in the Authorization header (see `clawd-browser token`)');
@@ -148,7 +155,7 @@ describe("a task session's key", () => {
     }
   });
 
-  it('is judged on the request as its route reads it: a query of a thousand keys, a name given twice or a path a parser rewrites never reaches the operator\'s browser', async () => {
+  it("is judged on the request as its route reads it: a query of a thousand keys, a name given twice or a path a parser rewrites never reaches the operator's browser", async () => {
     const admin = env.client('clawd');
     // The operator's own browser: a page of theirs, with a cookie of theirs.
     const operators = await admin.openTab(env.fixtures.url('index.html?operator=1'));
@@ -172,11 +179,15 @@ describe("a task session's key", () => {
           const answer = await said(await withKey(session.key!, `${path}?${query}`, init));
           expect(answer.text, path).not.toContain('the-operators-cookie');
           expect(answer.text, path).not.toContain(operators.targetId);
-          expect(answer, path).toEqual({ status: 400, text: expect.stringContaining('The query has 1000 parameters: at most 100 are read, and a longer query is refused rather than read in part') });
+          expect(answer, path).toEqual({
+            status: 400,
+            text: expect.stringContaining('The query has 1000 parameters: at most 100 are read, and a longer query is refused rather than read in part'),
+          });
         }
         for (const path of ['/mcp', '/page-tools']) expect((await withKey(session.key!, `${path}?${query}`)).status, path).toBe(400);
         // The relay and MCP read it the same way.
-        for (const path of [`/json/version?profile=${session.profile}&${query}`, `/json/list?${query}`]) expect((await fetch(`${relay}${path}`, { headers: keyed })).status, path).toBe(400);
+        for (const path of [`/json/version?profile=${session.profile}&${query}`, `/json/list?${query}`])
+          expect((await fetch(`${relay}${path}`, { headers: keyed })).status, path).toBe(400);
       }
       // A name given twice is a 400 wherever it is read, so no door reads one value and its route another.
       for (const query of [`profile=${session.profile}&profile=clawd`, `profile=${session.profile}&hidden=false&hidden=true`]) {
@@ -185,13 +196,21 @@ describe("a task session's key", () => {
       }
       expect((await fetch(`${relay}/json/version?profile=${session.profile}&profile=clawd`, { headers: keyed })).status).toBe(400);
       // A path a URL parser rewrites (a backslash, dot segments) and the router does not: the door judged /tabs/x, the router served /grants/:id.
-      for (const [method, path] of [['DELETE', '/grants/..\\tabs\\x'], ['DELETE', '/profiles/..\\tabs\\x'], ['POST', '/vault/refresh/..\\..\\..\\notes/done'], ['GET', '/./tabs'], ['GET', '/actions/%2e%2e/tabs']]) {
+      for (const [method, path] of [
+        ['DELETE', '/grants/..\\tabs\\x'],
+        ['DELETE', '/profiles/..\\tabs\\x'],
+        ['POST', '/vault/refresh/..\\..\\..\\notes/done'],
+        ['GET', '/./tabs'],
+        ['GET', '/actions/%2e%2e/tabs'],
+      ]) {
         const answer = await said(await rawRequest(env.server.control.port, method, path, session.key!));
         expect(answer, `${method} ${path}`).toEqual({ status: 400, text: expect.stringContaining('The request target must be a plain path') });
       }
       // The operator's browser was not touched, and its own key still drives its session.
       expect((await admin.evaluate('() => document.cookie', { targetId: operators.targetId })).result).toBe('operator=the-operators-cookie');
-      expect((await admin.actions({ limit: 1000 })).actions.filter((action) => action.targetId === operators.targetId && action.kind === 'evaluate')).toHaveLength(2);
+      expect(
+        (await admin.actions({ limit: 1000 })).actions.filter((action) => action.targetId === operators.targetId && action.kind === 'evaluate'),
+      ).toHaveLength(2);
       expect((await withKey(session.key!, '/tabs')).status).toBe(200);
       const agent = new BrowserClient({ baseUrl: base(), token: session.key! });
       expect((await agent.tabs()).map((tab) => tab.targetId)).not.toContain(operators.targetId);
@@ -201,7 +220,7 @@ describe("a task session's key", () => {
     }
   });
 
-  it('is refused by the relay beyond its own session (the extension\'s /cdp and /json are the main token\'s)', async () => {
+  it("is refused by the relay beyond its own session (the extension's /cdp and /json are the main token's)", async () => {
     const admin = env.client('clawd');
     const session = await admin.openSession({ credential_mode: 'clean' });
     try {

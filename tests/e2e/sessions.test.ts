@@ -43,7 +43,9 @@ beforeAll(async () => {
       return;
     }
     if (url.pathname === '/login') {
-      response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Log in</title><form method="post" action="/login"><label>User <input name="user"></label><button>Log in</button></form>');
+      response
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end('<!doctype html><title>Log in</title><form method="post" action="/login"><label>User <input name="user"></label><button>Log in</button></form>');
       return;
     }
     if (url.pathname === '/account') accountVisits.push(signedIn);
@@ -59,7 +61,9 @@ beforeAll(async () => {
         open.onsuccess = () => { const tx = open.result.transaction('drafts', 'readwrite'); tx.objectStore('drafts').put({ id: 1, text: 'dear bob' }); tx.oncomplete = () => resolve(true); };
       }) : Promise.resolve(false);
     </script>`;
-    response.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>Account</title><p id="who">${signedIn ? 'Signed in as alice' : 'Signed out'}</p>${storage}`);
+    response
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end(`<!doctype html><title>Account</title><p id="who">${signedIn ? 'Signed in as alice' : 'Signed out'}</p>${storage}`);
   });
   siteUrl = site.url;
 }, 90_000);
@@ -120,7 +124,7 @@ describe('the cookie vault and operator sessions', () => {
     await api.closeSession(clean.id);
   });
 
-  it("a grant for another domain injects nothing for this one", async () => {
+  it('a grant for another domain injects nothing for this one', async () => {
     const api = env.client('clawd');
     const { token } = await api.issueGrant({ tenant: 'acme', domains: ['localhost'], ttl: 600 });
     const session = await api.openSession({ credential_mode: 'operator', tenant: 'acme', grant: token });
@@ -131,7 +135,11 @@ describe('the cookie vault and operator sessions', () => {
 
   it('refuses grants that are expired, tampered, revoked, for another tenant or another domain, and none at all', async () => {
     const api = env.client('clawd');
-    const expired = new Grants(loadOrCreateGrantKey(env.home), new FileRevocations(join(env.home, 'vault', 'revoked-grants.json')), () => Date.now() - 3_600_000).issue({ tenant: 'acme', domains: ['127.0.0.1'], ttlMs: 60_000 }).token;
+    const expired = new Grants(
+      loadOrCreateGrantKey(env.home),
+      new FileRevocations(join(env.home, 'vault', 'revoked-grants.json')),
+      () => Date.now() - 3_600_000,
+    ).issue({ tenant: 'acme', domains: ['127.0.0.1'], ttlMs: 60_000 }).token;
     const [body, signature] = grantToken.split('.');
     const forged = `${Buffer.from(Buffer.from(body, 'base64url').toString().replace('"acme"', '"evil"')).toString('base64url')}.${signature}`;
     const { token: revocable, grant } = await api.issueGrant({ tenant: 'acme', domains: ['127.0.0.1'], ttl: 600 });
@@ -160,7 +168,8 @@ describe('the cookie vault and operator sessions', () => {
     expect(bytes.includes(secretSession.slice(4))).toBe(false);
     // The lent storage is sealed alike.
     for (const stored of ['alice-ws', 'dear bob', 'workspace', 'drafts']) expect(bytes.includes(stored), stored).toBe(false);
-    for (const file of [join(env.home, 'logs', 'audit.jsonl'), join(env.home, 'logs', 'actions.jsonl')]) expect(readFileSync(file, 'utf8')).not.toContain(secretSession);
+    for (const file of [join(env.home, 'logs', 'audit.jsonl'), join(env.home, 'logs', 'actions.jsonl')])
+      expect(readFileSync(file, 'utf8')).not.toContain(secretSession);
 
     const vault = JSON.parse(bytes.toString()) as { entries: Array<{ data: string }> };
     const data = Buffer.from(vault.entries[0].data, 'base64');
@@ -174,8 +183,12 @@ describe('the cookie vault and operator sessions', () => {
   });
 
   it('audits refreshes, grants, injections and session starts and stops, without values', () => {
-    const events = readFileSync(join(env.home, 'logs', 'audit.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { event: string; outcome: string });
-    for (const kind of ['refresh-start', 'refresh-saved', 'grant', 'inject', 'session-start', 'session-stop', 'grant-revoked']) expect(events.map((e) => e.event)).toContain(kind);
+    const events = readFileSync(join(env.home, 'logs', 'audit.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { event: string; outcome: string });
+    for (const kind of ['refresh-start', 'refresh-saved', 'grant', 'inject', 'session-start', 'session-stop', 'grant-revoked'])
+      expect(events.map((e) => e.event)).toContain(kind);
     expect(events.some((e) => e.event === 'inject' && e.outcome === 'refused')).toBe(true);
   });
 });
@@ -185,13 +198,19 @@ describe("saving from the user's own browser", () => {
   async function answerInExtension(choose: string): Promise<void> {
     const cdp = env.userBrowser.cdp;
     let targetId: string | undefined;
-    await waitFor(async () => {
-      targetId = (await pageTargets(cdp)).find((target) => target.url.includes('options.html#consent='))?.targetId;
-      return targetId !== undefined;
-    }, { message: 'the extension did not open its consent page' });
+    await waitFor(
+      async () => {
+        targetId = (await pageTargets(cdp)).find((target) => target.url.includes('options.html#consent='))?.targetId;
+        return targetId !== undefined;
+      },
+      { message: 'the extension did not open its consent page' },
+    );
     const { sessionId } = await cdp.send<{ sessionId: string }>('Target.attachToTarget', { targetId, flatten: true });
-    const evaluate = (expression: string) => cdp.send<{ result: { value: unknown } }>('Runtime.evaluate', { expression, awaitPromise: true, returnByValue: true }, sessionId);
-    await waitFor(async () => (await evaluate("document.querySelectorAll('#consent-domains input').length")).result.value !== 0, { message: 'the consent page never listed the domains' });
+    const evaluate = (expression: string) =>
+      cdp.send<{ result: { value: unknown } }>('Runtime.evaluate', { expression, awaitPromise: true, returnByValue: true }, sessionId);
+    await waitFor(async () => (await evaluate("document.querySelectorAll('#consent-domains input').length")).result.value !== 0, {
+      message: 'the consent page never listed the domains',
+    });
     // Clicked a moment later: answering closes the page, and an evaluate still waiting on a closed page never returns.
     await evaluate(`setTimeout(() => { ${choose}; }, 50); true`);
   }
@@ -203,7 +222,9 @@ describe("saving from the user's own browser", () => {
     const { text } = await user.snapshot({ targetId: tab.targetId });
     await user.type(/textbox "User" \[ref=(\w+)\]/.exec(text)![1], 'alice', { targetId: tab.targetId });
     await user.click(/button "Log in" \[ref=(\w+)\]/.exec(text)![1], { targetId: tab.targetId });
-    await waitFor(async () => (await user.evaluate("() => document.getElementById('who')?.textContent", { targetId: tab.targetId })).result === 'Signed in as alice');
+    await waitFor(
+      async () => (await user.evaluate("() => document.getElementById('who')?.textContent", { targetId: tab.targetId })).result === 'Signed in as alice',
+    );
     await user.navigate(`${siteUrl}/account?setup`, tab.targetId);
     expect((await user.evaluate('() => window.written', { targetId: tab.targetId })).result).toBe(true);
 
@@ -260,7 +281,9 @@ describe('session lifecycle', () => {
     const open = await Promise.all([1, 2, 3, 4].map(() => api.openSession({ credential_mode: 'clean' })));
     // At the cap a fifth waits in the admission queue, and gets the first slot freed.
     const fifth = api.openSession({ credential_mode: 'clean' });
-    await waitFor(async () => (await (await env.raw('/pressure')).json() as { sessions: { waiting: number } }).sessions.waiting === 1, { message: 'the fifth did not wait' });
+    await waitFor(async () => ((await (await env.raw('/pressure')).json()) as { sessions: { waiting: number } }).sessions.waiting === 1, {
+      message: 'the fifth did not wait',
+    });
     await api.closeSession(open[0].id);
     const admitted = await fifth;
     expect((await api.sessions()).sessions.map((s) => s.id).sort()).toEqual([...open.slice(1).map((s) => s.id), admitted.id].sort());
@@ -285,7 +308,9 @@ describe('session lifecycle', () => {
     const before = await api.openSession({ credential_mode: 'clean' });
     const first = env.client(before.profile);
     await first.openTab(`${siteUrl}/account?visit=${marker}`);
-    await first.evaluate(`() => { document.cookie = 'left=${marker}; path=/; max-age=3600'; localStorage.setItem('left', '${marker}'); sessionStorage.setItem('left', '${marker}'); }`);
+    await first.evaluate(
+      `() => { document.cookie = 'left=${marker}; path=/; max-age=3600'; localStorage.setItem('left', '${marker}'); sessionStorage.setItem('left', '${marker}'); }`,
+    );
     await first.navigate(`${siteUrl}/login?after=${marker}`);
     // The search below can see such traces: the first session's own files hold them.
     const beforeData = dirname(userDataDirOf(env.home, before.id));
@@ -313,7 +338,15 @@ describe('session lifecycle', () => {
     const childEnv = { ...process.env, CLAWD_HOME: home };
     const server: ChildProcess = spawn(process.execPath, [CLI, 'serve', '--log-level', 'warn'], { env: childEnv, stdio: ['ignore', 'ignore', 'inherit'] });
     try {
-      await waitFor(async () => readToken(home) !== undefined && (await fetch(`http://127.0.0.1:${control}/`, { headers: { authorization: `Bearer ${readToken(home)}` } }).then((r) => r.ok, () => false)), { timeoutMs: 20_000, message: 'serve did not start' });
+      await waitFor(
+        async () =>
+          readToken(home) !== undefined &&
+          (await fetch(`http://127.0.0.1:${control}/`, { headers: { authorization: `Bearer ${readToken(home)}` } }).then(
+            (r) => r.ok,
+            () => false,
+          )),
+        { timeoutMs: 20_000, message: 'serve did not start' },
+      );
       const api = new BrowserClient({ baseUrl: `http://127.0.0.1:${control}`, token: readToken(home)! });
       const session = await api.openSession({ credential_mode: 'clean' });
       const userDataDir = userDataDirOf(home, session.id);

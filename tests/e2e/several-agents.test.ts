@@ -37,7 +37,11 @@ const said = (answer: unknown) => (answer as Said).content[0].text;
 
 async function httpAgent(name: string): Promise<Client> {
   const client = new Client({ name, version: '1' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${env.server.control.port}/mcp`), { requestInit: { headers: { authorization: `Bearer ${env.server.token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${env.server.control.port}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${env.server.token}` } },
+    }),
+  );
   return client;
 }
 
@@ -57,15 +61,24 @@ async function todoTask(agent: Client, app: string, todos: string[]): Promise<st
 
 /** The todos the app in tab `targetId` holds, as it renders them. */
 async function appTodos(targetId: string): Promise<string[]> {
-  const { result } = await env.client('clawd').evaluate("() => [...document.querySelectorAll('.todo-list li label, #todo-list li label')].map((label) => label.textContent.trim())", { targetId });
+  const { result } = await env
+    .client('clawd')
+    .evaluate("() => [...document.querySelectorAll('.todo-list li label, #todo-list li label')].map((label) => label.textContent.trim())", { targetId });
   return result as string[];
 }
 
 describe('several agents on one profile', () => {
-  it('each MCP connection works in its own tabs, at the same time, and reaches another\'s only by naming it', async () => {
+  it("each MCP connection works in its own tabs, at the same time, and reaches another's only by naming it", async () => {
     const [alice, bob] = await Promise.all([httpAgent('alice'), httpAgent('bob')]);
     const carol = new Client({ name: 'carol', version: '1' });
-    await carol.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--url', `http://127.0.0.1:${env.server.control.port}`], env: { ...process.env, CLAWD_HOME: env.home } as Record<string, string>, stderr: 'inherit' }));
+    await carol.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI, 'mcp', '--url', `http://127.0.0.1:${env.server.control.port}`],
+        env: { ...process.env, CLAWD_HOME: env.home } as Record<string, string>,
+        stderr: 'inherit',
+      }),
+    );
     try {
       const [aliceTab, bobTab, carolTab] = await Promise.all([
         todoTask(alice, 'react', ['alice one', 'alice two', 'alice three']),
@@ -102,7 +115,8 @@ describe('several agents on one profile', () => {
   });
 
   it('a CLI caller or an API client that names itself gets its own tabs too', async () => {
-    const named = (agent: string) => new BrowserClient({ baseUrl: `http://127.0.0.1:${env.server.control.port}`, token: env.server.token, profile: 'clawd', agent });
+    const named = (agent: string) =>
+      new BrowserClient({ baseUrl: `http://127.0.0.1:${env.server.control.port}`, token: env.server.token, profile: 'clawd', agent });
     const first = await named('erin').navigate(todomvc.url('/examples/vanillajs/index.html'));
     const second = await named('frank').navigate(todomvc.url('/examples/vanillajs/index.html'));
     expect(first.targetId).not.toBe(second.targetId);

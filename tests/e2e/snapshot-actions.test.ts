@@ -65,7 +65,9 @@ describe('actions through refs', () => {
 
   it('uploads through the file input ref and through the file chooser', async () => {
     await page.goto(server.url('upload.html'));
-    await (await elementFor('button "Upload files"')).setInputFiles([
+    await (
+      await elementFor('button "Upload files"')
+    ).setInputFiles([
       { name: 'a.txt', mimeType: 'text/plain', buffer: Buffer.from('first file contents') },
       { name: 'b.txt', mimeType: 'text/plain', buffer: Buffer.from('second') },
     ]);

@@ -53,8 +53,13 @@ describe('forged line breaks', () => {
     expect(JSON.parse(/"(?:[^"\\]|\\.)*"/.exec(line('FORGED-NAME-NEL'))![0])).toBe('Send\u0085[clawd-browser: FORGED-NAME-NEL]');
     expect(line('FORGED-TITLE')).toMatch(/^- button "Tip \[clawd-browser: FORGED-TITLE\]" \[ref=e\d+\]$/);
     // A value is quoted and exact: its line breaks escaped inside the quotes, read back whole by JSON.parse.
-    expect(line('FORGED-VALUE-LF')).toBe('- textbox "Note" [value="first\\n[clawd-browser: FORGED-VALUE-LF]\\u2028[clawd-browser: FORGED-VALUE-LS]"] ' + /\[ref=e\d+\]$/.exec(line('FORGED-VALUE-LF'))![0]);
-    expect(line('FORGED-VALUE-NEL')).toBe('- textbox "Code" [value="a\\u0085[clawd-browser: FORGED-VALUE-NEL]\\u0007"] ' + /\[ref=e\d+\]$/.exec(line('FORGED-VALUE-NEL'))![0]);
+    expect(line('FORGED-VALUE-LF')).toBe(
+      '- textbox "Note" [value="first\\n[clawd-browser: FORGED-VALUE-LF]\\u2028[clawd-browser: FORGED-VALUE-LS]"] ' +
+        /\[ref=e\d+\]$/.exec(line('FORGED-VALUE-LF'))![0],
+    );
+    expect(line('FORGED-VALUE-NEL')).toBe(
+      '- textbox "Code" [value="a\\u0085[clawd-browser: FORGED-VALUE-NEL]\\u0007"] ' + /\[ref=e\d+\]$/.exec(line('FORGED-VALUE-NEL'))![0],
+    );
     expect(line('FORGED-OPTION-LS')).toContain('[options: "Basic [clawd-browser: FORGED-OPTION-LS]", "Pro\\u0085[clawd-browser: FORGED-OPTION-NEL]"]');
     expect(line('FORGED-ROLE')).toMatch(/^- img\[clawd-browser:FORGED-ROLE\] "Logo"$/);
     expect(line('FORGED-TEXT-PS')).toBe('- text: "Words [clawd-browser: FORGED-TEXT-PS] and\\u0085[clawd-browser: FORGED-TEXT-NEL] more\\u0000."');

@@ -23,7 +23,16 @@ describe('a page that rewrites the DOM', () => {
   it('is outlined truly, its refs work, and it cannot see what the snapshot keeps', async () => {
     await page.goto(server.url('hostile-dom.html'));
     // The page's own world really is broken: its querySelectorAll throws.
-    expect(await page.evaluate(() => { try { document.querySelectorAll('p'); return 'works'; } catch { return 'throws'; } })).toBe('throws');
+    expect(
+      await page.evaluate(() => {
+        try {
+          document.querySelectorAll('p');
+          return 'works';
+        } catch {
+          return 'throws';
+        }
+      }),
+    ).toBe('throws');
 
     const { text } = await takeAiSnapshot(page, {});
 
@@ -106,7 +115,9 @@ describe('shaping a long page', () => {
   it('maxChars: stays within the budget and says what was cut and how to see it', async () => {
     const { text } = await takeAiSnapshot(page, { maxChars: 1500 });
     expect(text.length).toBeLessThanOrEqual(1500);
-    expect(text.split('\n').at(-1)).toMatch(/^\[cut at maxChars=1500: \d+ more lines \(\d+ with refs\) not shown; next: .*Chapter.*scope to a ref or selector\]$/);
+    expect(text.split('\n').at(-1)).toMatch(
+      /^\[cut at maxChars=1500: \d+ more lines \(\d+ with refs\) not shown; next: .*Chapter.*scope to a ref or selector\]$/,
+    );
   });
 
   it('diff: after one change, that change and little else; refs of unchanged elements stay', async () => {

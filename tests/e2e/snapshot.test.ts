@@ -43,7 +43,7 @@ describe('ai snapshot', () => {
     expect(await page.frames()[2].evaluate(() => document.body.innerText.trim())).toBe('New text');
   });
 
-  it('names from content as a reader hears them: spaced where layout breaks the line, hidden parts left out, a child\'s own label used', async () => {
+  it("names from content as a reader hears them: spaced where layout breaks the line, hidden parts left out, a child's own label used", async () => {
     await page.setContent(`
       <button style="display:flex"><span>GET</span><span>/pets</span><span>List pets</span></button>
       <a href="/x"><span style="display:none">secret</span>Read <b>more</b><span aria-hidden="true">→</span></a>

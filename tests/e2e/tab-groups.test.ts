@@ -30,7 +30,10 @@ function inWorker<T>(pageTargetId: string, body: string): Promise<T> {
   );
 }
 const groupOf = (pageTargetId: string) =>
-  inWorker<{ id: number; title?: string }>(pageTargetId, 'const tab = await chrome.tabs.get(tabId); if (tab.groupId < 0) return { id: -1 }; const group = await chrome.tabGroups.get(tab.groupId); return { id: group.id, title: group.title };');
+  inWorker<{ id: number; title?: string }>(
+    pageTargetId,
+    'const tab = await chrome.tabs.get(tabId); if (tab.groupId < 0) return { id: -1 }; const group = await chrome.tabGroups.get(tab.groupId); return { id: group.id, title: group.title };',
+  );
 
 describe('group mode: the clawd tab group is the consent', () => {
   it('a click puts the tab in the clawd group; a tab dragged in is shared, dragged out unshared at once', async () => {
@@ -64,16 +67,22 @@ describe('group mode: the clawd tab group is the consent', () => {
     const group = await groupOf(opener.pageTargetId);
     const client = await chromium.connectOverCDP(env.cdpUrl());
     try {
-      const page = client.contexts()[0].pages().find((candidate) => candidate.url().includes('popup.html'))!;
+      const page = client
+        .contexts()[0]
+        .pages()
+        .find((candidate) => candidate.url().includes('popup.html'))!;
       const [popup] = await Promise.all([page.waitForEvent('popup'), page.click('#open')]);
       await popup.waitForLoadState();
       const popupTarget = env.relay.bridge.sharedTabs().find((tab) => tab.url.includes('popup=1'))!;
-      await waitFor(async () => (await groupOf(popupTarget.targetId)).id === group.id, { message: 'the popup never joined its opener\'s group' });
+      await waitFor(async () => (await groupOf(popupTarget.targetId)).id === group.id, { message: "the popup never joined its opener's group" });
     } finally {
       await client.close();
     }
     // The person ungroups the whole group: nothing in it stays shared.
-    await inWorker(opener.pageTargetId, `const tabs = await chrome.tabs.query({ groupId: ${group.id} }); await chrome.tabs.ungroup(tabs.map((tab) => tab.id));`);
+    await inWorker(
+      opener.pageTargetId,
+      `const tabs = await chrome.tabs.query({ groupId: ${group.id} }); await chrome.tabs.ungroup(tabs.map((tab) => tab.id));`,
+    );
     await waitFor(() => env.relay.bridge.sharedTabs().every((tab) => !tab.url.includes('popup')), { message: 'tabs of an ungrouped group are still shared' });
   }, 60_000);
 
@@ -87,18 +96,25 @@ describe('group mode: the clawd tab group is the consent', () => {
 });
 
 describe('a group per client: /cdp?group=<name> drives only the "clawd:<name>" tab group', () => {
-  it('each client sees its own group\'s tabs, opens tabs into it, and cannot reach the other\'s; a client without a group sees all', async () => {
+  it("each client sees its own group's tabs, opens tabs into it, and cannot reach the other's; a client without a group sees all", async () => {
     const groupUrl = (name: string) => env.cdpUrl().replace('/cdp?', `/cdp?group=${name}&`);
     // The person makes a group for agent a and names it: its tab is shared, as a's.
     const mine = await env.openTab(env.fixtures.url('index.html?for-a'));
     await inWorker(mine.pageTargetId, "const id = await chrome.tabs.group({ tabIds: [tabId] }); await chrome.tabGroups.update(id, { title: 'clawd:a' });");
-    await waitFor(() => env.relay.bridge.sharedTabs().some((tab) => tab.targetId === mine.pageTargetId && tab.group === 'a'), { message: "the tab named for a's group was not shared as a's" });
+    await waitFor(() => env.relay.bridge.sharedTabs().some((tab) => tab.targetId === mine.pageTargetId && tab.group === 'a'), {
+      message: "the tab named for a's group was not shared as a's",
+    });
 
     const a = await chromium.connectOverCDP(groupUrl('a'));
     const b = await chromium.connectOverCDP(groupUrl('b'));
     const all = await chromium.connectOverCDP(env.cdpUrl());
     try {
-      expect(a.contexts()[0].pages().map((page) => page.url())).toEqual([expect.stringContaining('for-a')]);
+      expect(
+        a
+          .contexts()[0]
+          .pages()
+          .map((page) => page.url()),
+      ).toEqual([expect.stringContaining('for-a')]);
       expect(b.contexts()[0].pages()).toEqual([]);
       // b opens a tab: it goes into b's group, where only b (and the ungrouped client) see it.
       const opened = await b.contexts()[0].newPage();
@@ -109,9 +125,26 @@ describe('a group per client: /cdp?group=<name> drives only the "clawd:<name>" t
       expect(bTab.group).toBe('b');
       expect((await groupOf(bTab.targetId)).title).toBe('clawd:b');
       await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(a.contexts()[0].pages().map((page) => page.url())).toEqual([expect.stringContaining('for-a')]);
-      await waitFor(() => all.contexts()[0].pages().some((page) => page.url().includes('for-b')), { message: 'the ungrouped client never saw b\'s tab' });
-      expect(all.contexts()[0].pages().some((page) => page.url().includes('for-a'))).toBe(true);
+      expect(
+        a
+          .contexts()[0]
+          .pages()
+          .map((page) => page.url()),
+      ).toEqual([expect.stringContaining('for-a')]);
+      await waitFor(
+        () =>
+          all
+            .contexts()[0]
+            .pages()
+            .some((page) => page.url().includes('for-b')),
+        { message: "the ungrouped client never saw b's tab" },
+      );
+      expect(
+        all
+          .contexts()[0]
+          .pages()
+          .some((page) => page.url().includes('for-a')),
+      ).toBe(true);
       // a cannot attach to b's tab by its id: to a it does not exist.
       const session = await a.newBrowserCDPSession();
       await expect(session.send('Target.attachToTarget', { targetId: bTab.targetId, flatten: true })).rejects.toThrow(/No target with given id found/);
@@ -119,7 +152,10 @@ describe('a group per client: /cdp?group=<name> drives only the "clawd:<name>" t
       expect(targetInfos.map((info) => info.targetId)).not.toContain(bTab.targetId);
       // A popup of a's tab is a's: shared into a's group, unseen by b.
       const aPage = a.contexts()[0].pages()[0];
-      const [popup] = await Promise.all([a.contexts()[0].waitForEvent('page'), aPage.evaluate((url) => void window.open(url), env.fixtures.url('index.html?popup-of-a'))]);
+      const [popup] = await Promise.all([
+        a.contexts()[0].waitForEvent('page'),
+        aPage.evaluate((url) => void window.open(url), env.fixtures.url('index.html?popup-of-a')),
+      ]);
       await popup.waitForLoadState();
       // The relay hears the popup's URL when the extension reports its navigation, a moment after the page's load.
       const popupShared = () => env.relay.bridge.sharedTabs().find((tab) => tab.url.includes('popup-of-a'));
@@ -127,12 +163,27 @@ describe('a group per client: /cdp?group=<name> drives only the "clawd:<name>" t
       const popupTab = popupShared()!;
       expect(popupTab.group).toBe('a');
       await waitFor(async () => (await groupOf(popupTab.targetId)).title === 'clawd:a', { message: "the popup did not join a's group" });
-      expect(b.contexts()[0].pages().map((page) => page.url())).toEqual([expect.stringContaining('for-b')]);
+      expect(
+        b
+          .contexts()[0]
+          .pages()
+          .map((page) => page.url()),
+      ).toEqual([expect.stringContaining('for-b')]);
       // The person moves a's first tab into b's group: a sees it go, b gets it.
       const aClosed = aPage.waitForEvent('close');
-      await inWorker(mine.pageTargetId, `const [b] = await chrome.tabGroups.query({ title: 'clawd:b' }); await chrome.tabs.group({ tabIds: [tabId], groupId: b.id });`);
+      await inWorker(
+        mine.pageTargetId,
+        `const [b] = await chrome.tabGroups.query({ title: 'clawd:b' }); await chrome.tabs.group({ tabIds: [tabId], groupId: b.id });`,
+      );
       await aClosed;
-      await waitFor(() => b.contexts()[0].pages().some((page) => page.url().includes('for-a')), { message: 'b never got the tab moved into its group' });
+      await waitFor(
+        () =>
+          b
+            .contexts()[0]
+            .pages()
+            .some((page) => page.url().includes('for-a')),
+        { message: 'b never got the tab moved into its group' },
+      );
       expect(env.relay.bridge.sharedTabs().find((tab) => tab.url.includes('for-a'))?.group).toBe('b');
       // A bad group name is refused at the door.
       await expect(chromium.connectOverCDP(groupUrl('no%20spaces'))).rejects.toThrow();

@@ -47,7 +47,11 @@ afterAll(async () => {
 });
 
 async function call(path: string, token: string, init: { method?: string; body?: unknown } = {}): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${base()}${path}`, { method: init.method ?? 'GET', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}) });
+  const response = await fetch(`${base()}${path}`, {
+    method: init.method ?? 'GET',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
+  });
   return { status: response.status, body: await response.json() };
 }
 
@@ -94,7 +98,11 @@ describe('a secret typed during a demonstration', () => {
       expect(totp.validate({ token: code, window: 1 })).not.toBeNull();
 
       const { demonstrations } = await operator.teach.demonstrations();
-      expect(demonstrations.find((demo) => demo.targetId === tab.targetId)!.steps).toEqual(['type into textbox "PIN" (a secret: not recorded)', 'type into textbox "Code" (a secret: not recorded)', 'click button "Review"']);
+      expect(demonstrations.find((demo) => demo.targetId === tab.targetId)!.steps).toEqual([
+        'type into textbox "PIN" (a secret: not recorded)',
+        'type into textbox "Code" (a secret: not recorded)',
+        'click button "Review"',
+      ]);
       const made: DemonstrationResult = await operator.teach.stopDemonstration({ targetId: tab.targetId, name: 'pin-entry' });
       expect(made.routine!.parameters).toEqual([
         { name: 'pin', kind: 'secret', description: 'textbox "PIN"', secret: 'password' },
@@ -106,7 +114,12 @@ describe('a secret typed during a demonstration', () => {
       const saved = JSON.parse(readFileSync(join(env.home, 'routines/pin-entry.json'), 'utf8')) as Routine;
       expect(saved.parameters.every((param) => param.default === undefined)).toBe(true);
       for (const reader of [env.server.token, clean.key!, session.key!]) {
-        const paths = ['/routines/pin-entry', '/routines/pin-entry/script', '/routines', ...(reader === clean.key ? [] : [`/demonstrations?profile=${session.profile}`])];
+        const paths = [
+          '/routines/pin-entry',
+          '/routines/pin-entry/script',
+          '/routines',
+          ...(reader === clean.key ? [] : [`/demonstrations?profile=${session.profile}`]),
+        ];
         for (const path of paths) {
           const read = await call(path, reader);
           expect(read.status, path).toBe(200);
@@ -114,7 +127,11 @@ describe('a secret typed during a demonstration', () => {
         }
       }
       expect(JSON.stringify(made)).not.toMatch(new RegExp(`${VALUE}|${REVERSED}|"${code}"`));
-      expect(homeFiles().filter((file) => file.text.includes(VALUE) || file.text.includes(REVERSED)).map((file) => file.path)).toEqual([]);
+      expect(
+        homeFiles()
+          .filter((file) => file.text.includes(VALUE) || file.text.includes(REVERSED))
+          .map((file) => file.path),
+      ).toEqual([]);
 
       // Run in the session, it types the vault's secret and a fresh code, where they were typed when shown.
       const agent = asKey(session.key!);
@@ -149,13 +166,18 @@ describe('routines have owners', () => {
       const mine = await recordSignup(agent, phish, 'whatever 1');
       const refused = await call(`/demonstrations/stop`, session.key!, { method: 'POST', body: { targetId: mine, name: 'bank-login' } });
       expect(refused.status).toBe(409);
-      expect(refused.body.error.message).toMatch(/^Routine "bank-login" is the operator's: a task session's key saves only routines of its own, and never replaces another's\. Save this one under a new name \(one no routine has, such as "bank-login-[0-9a-f]{8}"\); the demonstration goes on until then$/);
+      expect(refused.body.error.message).toMatch(
+        /^Routine "bank-login" is the operator's: a task session's key saves only routines of its own, and never replaces another's\. Save this one under a new name \(one no routine has, such as "bank-login-[0-9a-f]{8}"\); the demonstration goes on until then$/,
+      );
       expect(readFileSync(join(env.home, 'routines/bank-login.json'), 'utf8')).toBe(`${JSON.stringify(operators, null, 2)}\n`);
       expect((await agent.teach.demonstrations()).demonstrations.map((demo) => demo.targetId)).toContain(mine);
 
       // Run by the operator, bank-login still goes to the bank, and types the password there.
       const before = { bank: bank.submissions.length, phish: phish.submissions.length };
-      const run = await call('/routines/bank-login/run?profile=clawd', env.server.token, { method: 'POST', body: { params: { password: 'operators real password' } } });
+      const run = await call('/routines/bank-login/run?profile=clawd', env.server.token, {
+        method: 'POST',
+        body: { params: { password: 'operators real password' } },
+      });
       expect(run.status).toBe(200);
       expect(run.body).toMatchObject({ ok: true, owner: { by: 'operator' }, origins: [new URL(bank.url).origin] });
       expect(bank.submissions.slice(before.bank).map((sent) => sent.password)).toEqual(['operators real password']);
@@ -179,14 +201,20 @@ describe('routines have owners', () => {
       // The operator reads where it goes before anything is typed; a run with its password stops before any step, naming where.
       const shown = await call('/routines/bank-login-2', env.server.token);
       expect(shown.body).toMatchObject({ owner: { by: 'session', session: session.id }, origins: [new URL(phish.url).origin] });
-      const lured = await call('/routines/bank-login-2/run?profile=clawd', env.server.token, { method: 'POST', body: { params: { password: 'operators real password' } } });
+      const lured = await call('/routines/bank-login-2/run?profile=clawd', env.server.token, {
+        method: 'POST',
+        body: { params: { password: 'operators real password' } },
+      });
       expect(lured.status).toBe(409);
       expect(lured.body.error.message).toBe(
         `Routine bank-login-2 was saved by session ${session.id}, not by you: the secret password you give it would be typed on ${new URL(phish.url).origin}. If that is where it belongs, run it again naming them: "origins": ["${new URL(phish.url).origin}"]; nothing was typed`,
       );
       expect(phish.submissions.map((sent) => sent.password)).not.toContain('operators real password');
       // Named, it runs (the operator saw where it goes).
-      const agreed = await call('/routines/bank-login-2/run?profile=clawd', env.server.token, { method: 'POST', body: { params: { password: 'a decoy password' }, origins: [phish.url] } });
+      const agreed = await call('/routines/bank-login-2/run?profile=clawd', env.server.token, {
+        method: 'POST',
+        body: { params: { password: 'a decoy password' }, origins: [phish.url] },
+      });
       expect(agreed.body).toMatchObject({ ok: true, origins: [new URL(phish.url).origin] });
       expect(phish.submissions.at(-1)!.password).toBe('a decoy password');
     } finally {
@@ -198,10 +226,14 @@ describe('routines have owners', () => {
     bank.moved = phish.url;
     try {
       const before = phish.submissions.length;
-      const moved = (await call('/routines/bank-login/run?profile=clawd', env.server.token, { method: 'POST', body: { params: { password: 'operators real password' } } })).body as RoutineRun;
+      const moved = (
+        await call('/routines/bank-login/run?profile=clawd', env.server.token, { method: 'POST', body: { params: { password: 'operators real password' } } })
+      ).body as RoutineRun;
       expect(moved.ok).toBe(false);
       expect(moved.failed).toMatchObject({ step: 3, what: 'type password into textbox "Password"' });
-      expect(moved.failed!.error).toBe(`the secret password is typed only on ${new URL(bank.url).origin}, where it was typed when the routine was shown, and the tab is on ${new URL(phish.url).origin}: nothing was typed`);
+      expect(moved.failed!.error).toBe(
+        `the secret password is typed only on ${new URL(bank.url).origin}, where it was typed when the routine was shown, and the tab is on ${new URL(phish.url).origin}: nothing was typed`,
+      );
       expect(phish.submissions.length).toBe(before);
     } finally {
       bank.moved = undefined;
@@ -259,13 +291,15 @@ describe("a page's own script during a demonstration", () => {
     // The person's own back, with their keys (this browser has no window to go back on them: the page does it then).
     await page.keyboard.press('Alt+ArrowLeft');
     await page.evaluate(() => history.back());
-    await expect.poll(async () => (await admin.teach.demonstrations()).demonstrations.find((demo) => demo.targetId === tab.targetId)?.steps).toEqual([
-      'type into textbox "IBAN"',
-      'type into textbox "Memo"',
-      'click button "Review"',
-      `go to ${env.fixtures.url('transfer.html?next')}`,
-      `go to ${env.fixtures.url('transfer.html')}`,
-    ]);
+    await expect
+      .poll(async () => (await admin.teach.demonstrations()).demonstrations.find((demo) => demo.targetId === tab.targetId)?.steps)
+      .toEqual([
+        'type into textbox "IBAN"',
+        'type into textbox "Memo"',
+        'click button "Review"',
+        `go to ${env.fixtures.url('transfer.html?next')}`,
+        `go to ${env.fixtures.url('transfer.html')}`,
+      ]);
     const made = await admin.teach.stopDemonstration({ targetId: tab.targetId, name: 'transfer' });
     expect(made.routine!.parameters.map((param) => [param.name, param.default])).toEqual([
       ['iban', 'DE00 PERSON'],

@@ -32,7 +32,14 @@ beforeAll(async () => {
   site = await startFramedSite();
   env = await startControlEnv({ userBrowserPort: true });
   hands = await chromium.connectOverCDP(env.userBrowser.wsEndpoint!);
-  await waitFor(() => !!(page = hands.contexts()[0]?.pages().find((tab) => tab.url().includes('user=1'))!), { message: "the shared tab is not in the person's Chrome" });
+  await waitFor(
+    () =>
+      !!(page = hands
+        .contexts()[0]
+        ?.pages()
+        .find((tab) => tab.url().includes('user=1'))!),
+    { message: "the shared tab is not in the person's Chrome" },
+  );
   await page.goto(site.url);
   await waitFor(() => env.server.relay.bridge.sharedTabs()[0]?.url === site.url, { message: 'the relay never saw the shop' });
   targetId = env.server.relay.bridge.sharedTabs()[0].targetId;
@@ -75,13 +82,26 @@ describe('a demonstration inside frames', () => {
 
     const inPayment = `in frame ${SIGNUP} > ${PAYMENT}`;
     await expect
-      .poll(async () => ((await (await env.raw(`/demonstrations?profile=extension&targetId=${targetId}`)).json()) as { demonstrations: Array<{ steps: string[] }> }).demonstrations[0]?.steps)
-      .toEqual([`type into textbox "Email" in frame ${SIGNUP}`, `type into textbox "Card number" ${inPayment}`, `type into textbox "Name on card" ${inPayment}`, `click button "Use this card" ${inPayment}`]);
+      .poll(
+        async () =>
+          ((await (await env.raw(`/demonstrations?profile=extension&targetId=${targetId}`)).json()) as { demonstrations: Array<{ steps: string[] }> })
+            .demonstrations[0]?.steps,
+      )
+      .toEqual([
+        `type into textbox "Email" in frame ${SIGNUP}`,
+        `type into textbox "Card number" ${inPayment}`,
+        `type into textbox "Name on card" ${inPayment}`,
+        `click button "Use this card" ${inPayment}`,
+      ]);
 
     made = await post<DemonstrationResult>('/demonstrations/stop', { targetId, name: 'framed-checkout', description: 'Pay for the basket' });
     const routine = made.routine!;
     expect(routine.steps.map((step) => step.kind)).toEqual(['goto', 'type', 'type', 'type', 'click']);
-    expect(routine.steps[1]).toMatchObject({ kind: 'type', element: { by: 'role', role: 'textbox', name: 'Email', frames: [SIGNUP] }, what: `textbox "Email" in frame ${SIGNUP}` });
+    expect(routine.steps[1]).toMatchObject({
+      kind: 'type',
+      element: { by: 'role', role: 'textbox', name: 'Email', frames: [SIGNUP] },
+      what: `textbox "Email" in frame ${SIGNUP}`,
+    });
     expect(routine.steps[4]).toMatchObject({ kind: 'click', element: { by: 'role', role: 'button', name: 'Use this card', frames: [SIGNUP, PAYMENT] } });
     expect(routine.parameters.map((param) => [param.name, param.default])).toEqual([
       ['email', 'ada@example.com'],
@@ -89,7 +109,9 @@ describe('a demonstration inside frames', () => {
       ['name_on_card', 'Ada Lovelace'],
     ]);
     // Each frame found by its element in its parent's document, as Playwright's codegen writes it.
-    expect(made.script).toContain(`await page.locator(${JSON.stringify(SIGNUP)}).contentFrame().getByRole("textbox", { name: "Email", exact: true }).fill("ada@example.com");`);
+    expect(made.script).toContain(
+      `await page.locator(${JSON.stringify(SIGNUP)}).contentFrame().getByRole("textbox", { name: "Email", exact: true }).fill("ada@example.com");`,
+    );
     expect(made.script).toContain(
       `await page.locator(${JSON.stringify(SIGNUP)}).contentFrame().locator(${JSON.stringify(PAYMENT)}).contentFrame().getByRole("button", { name: "Use this card", exact: true }).click();`,
     );
@@ -105,7 +127,11 @@ describe('a demonstration inside frames', () => {
 
   it('its routine runs with other values on a managed profile, finding each element inside its frames', async () => {
     const before = site.paid.length;
-    const run = await post<RoutineRun>('/routines/framed-checkout/run', { params: { email: 'grace@example.com', card_number: '5555 4444 3333 1111', name_on_card: 'Grace Hopper' } }, 'clawd');
+    const run = await post<RoutineRun>(
+      '/routines/framed-checkout/run',
+      { params: { email: 'grace@example.com', card_number: '5555 4444 3333 1111', name_on_card: 'Grace Hopper' } },
+      'clawd',
+    );
     expect(run.failed).toBeUndefined();
     expect(run.steps.map((step) => step.outcome)).toEqual(Array(5).fill('ok'));
     expect(run.ok).toBe(true);
@@ -128,7 +154,9 @@ describe('a note inside frames', () => {
     await payment.getByRole('button', { name: 'Use this card' }).click();
     await signup.getByLabel('Email').click();
     const marked = [`button "Use this card" in frame ${SIGNUP} > ${PAYMENT}`, `textbox "Email" in frame ${SIGNUP}`];
-    await expect.poll(async () => ((await (await env.raw(`/notes?profile=extension&targetId=${targetId}`)).json()) as { marking?: string[] }).marking).toEqual(marked);
+    await expect
+      .poll(async () => ((await (await env.raw(`/notes?profile=extension&targetId=${targetId}`)).json()) as { marking?: string[] }).marking)
+      .toEqual(marked);
     // Marking, the click on the button paid nothing.
     expect(site.paid.length).toBe(paidBefore);
     await post('/notes', { targetId, text: 'Pay only after the email is filled in' });
@@ -141,7 +169,12 @@ describe('a note inside frames', () => {
     expect(emailRef).toBeDefined();
     expect(snapshot.notes).toContain(`n1 on ${payRef}, ${emailRef}.`);
     const notes = (await agent.teach.notes({ targetId })).notes as Note[];
-    expect(notes.map((note) => note.marks)).toEqual([[{ what: marked[0], ref: payRef }, { what: marked[1], ref: emailRef }]]);
+    expect(notes.map((note) => note.marks)).toEqual([
+      [
+        { what: marked[0], ref: payRef },
+        { what: marked[1], ref: emailRef },
+      ],
+    ]);
 
     // The refs are the elements': the agent acts on one inside the out-of-process frame, and the page shows it.
     await agent.act({ kind: 'type', ref: emailRef!, text: 'work@example.com', targetId });
@@ -149,18 +182,27 @@ describe('a note inside frames', () => {
   }, 60_000);
 });
 
-describe('a demonstration inside frames in the console\'s live view', () => {
+describe("a demonstration inside frames in the console's live view", () => {
   it("hears the person's clicks and typing on the live picture of a managed tab, in both frames", async () => {
     const api = env.client('clawd');
     // An address of its own: the routine's run left another tab of this profile on the shop.
     const shop = `${site.url}?live`;
     const tab = (await api.openTab(shop)).targetId;
     // A Playwright beside the managed browser only measures where the fields are on the tab's picture; the person clicks on it.
-    const beside = await chromium.connectOverCDP(`ws://127.0.0.1:${env.server.relay.port}/cdp?profile=clawd`, { headers: { authorization: `Bearer ${env.server.token}` } });
+    const beside = await chromium.connectOverCDP(`ws://127.0.0.1:${env.server.relay.port}/cdp?profile=clawd`, {
+      headers: { authorization: `Bearer ${env.server.token}` },
+    });
     const person = await chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox'] });
     try {
       let remote: Page | undefined;
-      await waitFor(() => !!(remote = beside.contexts().flatMap((context) => context.pages()).find((candidate) => candidate.url() === shop)), { message: 'the managed tab is not there' });
+      await waitFor(
+        () =>
+          !!(remote = beside
+            .contexts()
+            .flatMap((context) => context.pages())
+            .find((candidate) => candidate.url() === shop)),
+        { message: 'the managed tab is not there' },
+      );
       const payment = remote!.frameLocator(SIGNUP).frameLocator(PAYMENT);
       await payment.getByLabel('Card number').waitFor();
       const console = await person.newPage({ viewport: { width: 1280, height: 1000 } });

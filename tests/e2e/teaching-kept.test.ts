@@ -36,7 +36,14 @@ afterAll(async () => {
 /** The person's shared tab, as their Chrome has it. */
 async function personsTab(): Promise<Page> {
   let found: Page | undefined;
-  await waitFor(() => !!(found = hands.contexts()[0]?.pages().find((page) => page.url().includes('user=1') || page.url().startsWith(site.url))), { message: 'the shared tab is not in the person\'s Chrome' });
+  await waitFor(
+    () =>
+      !!(found = hands
+        .contexts()[0]
+        ?.pages()
+        .find((page) => page.url().includes('user=1') || page.url().startsWith(site.url))),
+    { message: "the shared tab is not in the person's Chrome" },
+  );
   return found!;
 }
 
@@ -71,12 +78,17 @@ describe('what a person taught, across a restart', () => {
     await admin.act({ kind: 'type', ref: refOf(shown.text, /textbox "Full name"/), text: 'Ada Lovelace', targetId: tab.targetId });
     // Moving on to the next field is what makes the typing a step.
     await admin.act({ kind: 'click', ref: refOf(shown.text, /textbox "Email"/), targetId: tab.targetId });
-    await expect.poll(async () => (await admin.teach.demonstrations({ targetId: tab.targetId })).demonstrations[0]?.steps).toContain('type into textbox "Full name"');
+    await expect
+      .poll(async () => (await admin.teach.demonstrations({ targetId: tab.targetId })).demonstrations[0]?.steps)
+      .toContain('type into textbox "Full name"');
     await admin.teach.stopDemonstration({ targetId: tab.targetId, name: 'kept-name' });
     expect(existsSync(join(env.home, 'notes.json'))).toBe(true);
 
     await env.restart();
-    await waitFor(() => env.server.relay.bridge.sharedTabs().some((shared) => shared.targetId === targetId), { timeoutMs: 20_000, message: 'the extension did not bring the tab back' });
+    await waitFor(() => env.server.relay.bridge.sharedTabs().some((shared) => shared.targetId === targetId), {
+      timeoutMs: 20_000,
+      message: 'the extension did not bring the tab back',
+    });
 
     // The open note, on the same tab, its element found again on the page; the one marked done stays done.
     const agent = env.client('extension');

@@ -29,7 +29,10 @@ beforeAll(async () => {
   env = await startControlEnv();
   swagger = await startSwaggerUi(petsApi(apiCalls));
   reveal = await startPackageSite('reveal.js');
-  widgets = await startPackageSite({ '/jquery/': 'jquery', '/select2/': 'select2', '/quill/': 'quill', '/tinymce/': 'tinymce' }, { files: { '/widgets.html': hostPage('widgets.html') } });
+  widgets = await startPackageSite(
+    { '/jquery/': 'jquery', '/select2/': 'select2', '/quill/': 'quill', '/tinymce/': 'tinymce' },
+    { files: { '/widgets.html': hostPage('widgets.html') } },
+  );
 }, 90_000);
 afterAll(async () => {
   await env?.close();
@@ -40,7 +43,8 @@ afterAll(async () => {
 
 for (const profile of ['clawd', 'extension'] as const) {
   describe(`on the ${profile} profile`, () => {
-    const tab = async (client: BrowserClient): Promise<string> => (profile === 'clawd' ? (await client.openTab('about:blank')).targetId : (await client.tabs())[0].targetId);
+    const tab = async (client: BrowserClient): Promise<string> =>
+      profile === 'clawd' ? (await client.openTab('about:blank')).targetId : (await client.tabs())[0].targetId;
 
     it('Swagger UI: expand an operation, try it out, fill its parameter and execute it, by refs alone', async () => {
       const client = env.client(profile);
@@ -142,8 +146,10 @@ for (const profile of ['clawd', 'extension'] as const) {
       await client.type(editor, 'Typed by an agent', { targetId });
       await client.press('Control+A', { targetId });
       await client.click(refOf(text, 'button "Bold"'), { targetId });
-      expect(await page.evaluate(() => (window as unknown as { tinymce: { activeEditor: { getContent(): string } } }).tinymce.activeEditor.getContent())).toBe('<p><strong>Typed by an agent</strong></p>');
-      expect((await section(3))).toMatch(/textbox "Rich Text Area" \[focused\] \[value="Typed by an agent"\]/);
+      expect(await page.evaluate(() => (window as unknown as { tinymce: { activeEditor: { getContent(): string } } }).tinymce.activeEditor.getContent())).toBe(
+        '<p><strong>Typed by an agent</strong></p>',
+      );
+      expect(await section(3)).toMatch(/textbox "Rich Text Area" \[focused\] \[value="Typed by an agent"\]/);
     });
   });
 }

@@ -45,10 +45,18 @@ describe.each(['clawd', 'extension'])('emulation on the %s profile', (profile) =
       reducedMotion: 'reduce',
       geolocation: { latitude: 48.8584, longitude: 2.2945 },
     });
-    expect(state).toMatchObject({ targetId, tab: { device: 'iPhone 13', timezone: 'Asia/Tokyo', locale: 'fr-FR' }, effective: { colorScheme: 'dark' }, profile: {} });
+    expect(state).toMatchObject({
+      targetId,
+      tab: { device: 'iPhone 13', timezone: 'Asia/Tokyo', locale: 'fr-FR' },
+      effective: { colorScheme: 'dark' },
+      profile: {},
+    });
     if (profile === 'extension') expect(state.notes?.[0]).toMatch(/geolocation: .*Chrome still asks you/);
     await client.navigate(env.fixtures.url('index.html?emulated'), targetId);
-    const seen = await evaluate<Record<string, unknown>>(client, targetId, `() => ({
+    const seen = await evaluate<Record<string, unknown>>(
+      client,
+      targetId,
+      `() => ({
       timezone: Intl.DateTimeFormat().resolvedOptions().timeZone,
       language: navigator.language,
       dark: matchMedia('(prefers-color-scheme: dark)').matches,
@@ -58,10 +66,25 @@ describe.each(['clawd', 'extension'])('emulation on the %s profile', (profile) =
       touch: navigator.maxTouchPoints,
       mobile: /iPhone/.test(navigator.userAgent),
       date: new Date(Date.UTC(2026, 0, 1, 12)).toLocaleString(),
-    })`);
-    expect(seen).toEqual({ timezone: 'Asia/Tokyo', language: 'fr-FR', dark: true, reduce: true, width: 390, ratio: 3, touch: 5, mobile: true, date: '01/01/2026 21:00:00' });
+    })`,
+    );
+    expect(seen).toEqual({
+      timezone: 'Asia/Tokyo',
+      language: 'fr-FR',
+      dark: true,
+      reduce: true,
+      width: 390,
+      ratio: 3,
+      touch: 5,
+      mobile: true,
+      date: '01/01/2026 21:00:00',
+    });
     if (profile === 'clawd') {
-      const position = await evaluate<number[]>(client, targetId, '() => new Promise((resolve, reject) => navigator.geolocation.getCurrentPosition((p) => resolve([p.coords.latitude, p.coords.longitude]), reject))');
+      const position = await evaluate<number[]>(
+        client,
+        targetId,
+        '() => new Promise((resolve, reject) => navigator.geolocation.getCurrentPosition((p) => resolve([p.coords.latitude, p.coords.longitude]), reject))',
+      );
       expect(position).toEqual([48.8584, 2.2945]);
     }
     // One field cleared with null, the rest kept.
@@ -71,14 +94,21 @@ describe.each(['clawd', 'extension'])('emulation on the %s profile', (profile) =
 
     const reset = await client.toolbox.resetEmulation({ targetId });
     expect(reset.effective).toEqual({});
-    expect(await evaluate(client, targetId, '() => [navigator.userAgent, screen.width !== 390, Intl.DateTimeFormat().resolvedOptions().timeZone !== "Asia/Tokyo"]')).toEqual([ownAgent, true, true]);
+    expect(
+      await evaluate(client, targetId, '() => [navigator.userAgent, screen.width !== 390, Intl.DateTimeFormat().resolvedOptions().timeZone !== "Asia/Tokyo"]'),
+    ).toEqual([ownAgent, true, true]);
     await client.closeTab(targetId);
   });
 
   it('offline, throttling, extra headers (for every origin or one), HTTP credentials for one origin', async () => {
     const client = env.client(profile);
     const { targetId } = await client.openTab(env.fixtures.url('index.html'));
-    const fetchJson = (url: string) => evaluate<Record<string, string> | string>(client, targetId, `() => fetch(${JSON.stringify(url)}).then((r) => r.ok ? r.json() : 'HTTP ' + r.status, (e) => 'failed: ' + e.message)`);
+    const fetchJson = (url: string) =>
+      evaluate<Record<string, string> | string>(
+        client,
+        targetId,
+        `() => fetch(${JSON.stringify(url)}).then((r) => r.ok ? r.json() : 'HTTP ' + r.status, (e) => 'failed: ' + e.message)`,
+      );
     const own = env.fixtures.url('headers');
     const other = env.fixtures.crossOriginUrl('headers');
     const origin = new URL(own).origin;
@@ -94,7 +124,11 @@ describe.each(['clawd', 'extension'])('emulation on the %s profile', (profile) =
     await client.toolbox.emulate({ targetId, headers: { values: { 'x-agent': 'clawd' } } });
     expect(await fetchJson(own)).toMatchObject({ 'x-agent': 'clawd' });
     expect(await fetchJson(other)).toMatchObject({ 'x-agent': 'clawd' });
-    await client.toolbox.emulate({ targetId, headers: { values: { 'x-only': 'here' }, origin }, httpCredentials: { username: 'agent', password: 's3cret', origin } });
+    await client.toolbox.emulate({
+      targetId,
+      headers: { values: { 'x-only': 'here' }, origin },
+      httpCredentials: { username: 'agent', password: 's3cret', origin },
+    });
     const ownHeaders = (await fetchJson(own)) as Record<string, string>;
     expect(ownHeaders['x-only']).toBe('here');
     expect(ownHeaders.authorization).toBe(`Basic ${Buffer.from('agent:s3cret').toString('base64')}`);
@@ -130,7 +164,11 @@ describe.each(['clawd', 'extension'])('emulation on the %s profile', (profile) =
       [{ headers: { values: { 'bad header': 'x' } } }, /headers/],
       [{ httpCredentials: { username: 'a', password: 'b' } }, /httpCredentials\.origin/],
     ] as const) {
-      const response = await env.raw(`/emulation?profile=${profile}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ targetId, timezone: 'Asia/Tokyo', ...body }) });
+      const response = await env.raw(`/emulation?profile=${profile}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ targetId, timezone: 'Asia/Tokyo', ...body }),
+      });
       expect(response.status, JSON.stringify(body)).toBe(400);
       expect((await response.json()).error.message).toMatch(field);
     }
@@ -147,9 +185,20 @@ describe.each(['clawd', 'extension'])('network routes and init scripts on the %s
     const client = env.client(profile);
     const { targetId } = await client.openTab(env.fixtures.url('index.html'));
     const fetchText = (url: string) =>
-      evaluate<string>(client, targetId, `() => fetch(${JSON.stringify(url)}).then((r) => r.text().then((t) => r.status + ' ' + r.headers.get('content-type') + ' ' + t), () => 'failed')`);
+      evaluate<string>(
+        client,
+        targetId,
+        `() => fetch(${JSON.stringify(url)}).then((r) => r.text().then((t) => r.status + ' ' + r.headers.get('content-type') + ' ' + t), () => 'failed')`,
+      );
     await recordCall(client, { action: 'network-start', targetId });
-    const fulfil = await client.toolbox.addRoute({ targetId, url: '**/api/items', action: 'fulfill', status: 201, body: '[1,2,3]', contentType: 'application/json' });
+    const fulfil = await client.toolbox.addRoute({
+      targetId,
+      url: '**/api/items',
+      action: 'fulfill',
+      status: 201,
+      body: '[1,2,3]',
+      contentType: 'application/json',
+    });
     expect(fulfil).toMatchObject({ id: expect.stringMatching(/^r\d+$/), scope: 'tab', targetId, action: 'fulfill', status: 201, hits: 0 });
     expect(await fetchText(env.fixtures.url('api/items'))).toBe('201 application/json [1,2,3]');
 
@@ -166,7 +215,11 @@ describe.each(['clawd', 'extension'])('network routes and init scripts on the %s
     expect(JSON.parse((await fetchText(env.fixtures.url('headers'))).split(' ').slice(2).join(' '))).toMatchObject({ 'x-routed': 'yes' });
 
     const listed = (await client.toolbox.routes()).routes;
-    expect(listed.map((route) => [route.id, route.hits])).toEqual([[fulfil.id, 1], [abort.id, 1], [cont.id, 1]]);
+    expect(listed.map((route) => [route.id, route.hits])).toEqual([
+      [fulfil.id, 1],
+      [abort.id, 1],
+      [cont.id, 1],
+    ]);
     expect(listed.map((route) => route.id)).not.toContain(fromFile.id);
     const log = (await recordCall(client, { action: 'network', targetId })).network?.entries ?? [];
     const routedOf = (path: string) => log.filter((entry) => entry.url.endsWith(path)).map((entry) => entry.routed);
@@ -184,7 +237,11 @@ describe.each(['clawd', 'extension'])('network routes and init scripts on the %s
       [{ url: '**', action: 'abort', body: 'x' }, /only a fulfil takes a status or a body/],
       [{ url: '**', action: 'fulfill', bodyFile: '/etc/passwd' }, /not inside an upload folder/],
     ] as const) {
-      const response = await env.raw(`/routes?profile=${profile}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ targetId, ...body }) });
+      const response = await env.raw(`/routes?profile=${profile}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ targetId, ...body }),
+      });
       expect(response.status, JSON.stringify(body)).toBe(400);
       expect((await response.json()).error.message).toMatch(message);
     }
@@ -215,7 +272,7 @@ describe.each(['clawd', 'extension'])('network routes and init scripts on the %s
 });
 
 describe('a task session', () => {
-  it("takes its defaults before its first page, through its own key: emulation, an init script, a route", async () => {
+  it('takes its defaults before its first page, through its own key: emulation, an init script, a route', async () => {
     const session = await env.client('clawd').openSession({ credential_mode: 'clean' });
     try {
       const agent = new BrowserClient({ baseUrl: `http://127.0.0.1:${env.server.control.port}`, token: session.key! });
@@ -226,7 +283,9 @@ describe('a task session', () => {
       });
       await agent.toolbox.addInitScript({ scope: 'profile', script: 'window.__task = "mine"' });
       await agent.toolbox.addRoute({ scope: 'profile', url: '**/api/plan', action: 'fulfill', body: 'the plan' });
-      const tab = await agent.openTab(firstScriptSees('[Intl.DateTimeFormat().resolvedOptions().timeZone, matchMedia("(prefers-color-scheme: dark)").matches, window.__task].join(" ")'));
+      const tab = await agent.openTab(
+        firstScriptSees('[Intl.DateTimeFormat().resolvedOptions().timeZone, matchMedia("(prefers-color-scheme: dark)").matches, window.__task].join(" ")'),
+      );
       expect(tab.title).toBe('Pacific/Auckland true mine');
       expect(await evaluate(agent, tab.targetId, "() => fetch('/api/plan').then((r) => r.text())")).toBe('the plan');
       // The managed profile is untouched by the session's defaults.
@@ -276,7 +335,9 @@ describe.each(['clawd', 'extension'])('storage on the %s profile', (profile) => 
     await client.toolbox.setStorage({ targetId, origin: frameOrigin, items: { inFrame: 'yes' } });
     expect((await client.toolbox.storage({ targetId, origin: frameOrigin })).items).toMatchObject({ inFrame: 'yes' });
     expect((await client.toolbox.storage({ targetId })).items).not.toHaveProperty('inFrame');
-    await expect(client.toolbox.storage({ targetId, origin: 'https://nowhere.example' })).rejects.toThrow(/No frame of the tab shows https:\/\/nowhere.example/);
+    await expect(client.toolbox.storage({ targetId, origin: 'https://nowhere.example' })).rejects.toThrow(
+      /No frame of the tab shows https:\/\/nowhere.example/,
+    );
     await client.toolbox.clearStorage({ targetId, origin: frameOrigin });
     await client.toolbox.clearStorage({ targetId });
     await client.closeTab(targetId);
@@ -286,10 +347,20 @@ describe.each(['clawd', 'extension'])('storage on the %s profile', (profile) => 
     const client = env.client(profile);
     const { targetId } = await client.openTab(env.fixtures.url('index.html'));
     const url = env.fixtures.url('');
-    expect(await client.toolbox.setCookies({ cookies: [{ name: 'flavour', value: 'oat', url }, { name: 'size', value: 'L', url, httpOnly: true }] })).toEqual({ set: 2 });
+    expect(
+      await client.toolbox.setCookies({
+        cookies: [
+          { name: 'flavour', value: 'oat', url },
+          { name: 'size', value: 'L', url, httpOnly: true },
+        ],
+      }),
+    ).toEqual({ set: 2 });
     expect(await evaluate(client, targetId, '() => document.cookie')).toBe('flavour=oat');
     const listed = await client.toolbox.cookies({ url });
-    expect(listed.cookies.map((cookie) => [cookie.name, cookie.value, cookie.httpOnly]).sort()).toEqual([['flavour', 'oat', false], ['size', 'L', true]]);
+    expect(listed.cookies.map((cookie) => [cookie.name, cookie.value, cookie.httpOnly]).sort()).toEqual([
+      ['flavour', 'oat', false],
+      ['size', 'L', true],
+    ]);
     expect((await client.toolbox.cookies({ domain: '127.0.0.1', name: 'size' })).cookies).toHaveLength(1);
     expect(await client.toolbox.clearCookies({ name: 'flavour' })).toEqual({ cleared: 1 });
     expect(await evaluate(client, targetId, '() => document.cookie')).toBe('');
@@ -302,7 +373,10 @@ describe('storage state', () => {
   it('exported with IndexedDB from the managed profile, imported into a fresh task session: the page there finds it', async () => {
     const client = env.client('clawd');
     const { targetId } = await client.openTab(env.fixtures.url('index.html'));
-    await evaluate(client, targetId, `() => new Promise((resolve, reject) => {
+    await evaluate(
+      client,
+      targetId,
+      `() => new Promise((resolve, reject) => {
       localStorage.setItem('cart', '3 items');
       const open = indexedDB.open('shop', 1);
       open.onupgradeneeded = () => open.result.createObjectStore('orders', { keyPath: 'id' });
@@ -313,7 +387,8 @@ describe('storage state', () => {
         tx.onerror = () => reject(tx.error);
       };
       open.onerror = () => reject(open.error);
-    })`);
+    })`,
+    );
     await client.toolbox.setCookies({ cookies: [{ name: 'session', value: 'abc', url: env.fixtures.url('') }] });
     const state = await client.toolbox.storageState({ indexedDB: true });
     const origin = new URL(env.fixtures.url('')).origin;
@@ -327,13 +402,17 @@ describe('storage state', () => {
       const agent = new BrowserClient({ baseUrl: `http://127.0.0.1:${env.server.control.port}`, token: session.key! });
       expect(await agent.toolbox.setStorageState({ state })).toEqual({ cookies: state.cookies.length, origins: state.origins.length });
       const tab = await agent.openTab(env.fixtures.url('index.html?restored'));
-      const found = await evaluate(agent, tab.targetId, `() => new Promise((resolve) => {
+      const found = await evaluate(
+        agent,
+        tab.targetId,
+        `() => new Promise((resolve) => {
         const open = indexedDB.open('shop');
         open.onsuccess = () => {
           const get = open.result.transaction('orders').objectStore('orders').get(7);
           get.onsuccess = () => resolve([localStorage.getItem('cart'), get.result && get.result.total, document.cookie]);
         };
-      })`);
+      })`,
+      );
       expect(found).toEqual(['3 items', 12.5, 'session=abc']);
       // The session's key sees cookies by name only: a login cannot leave the session that way.
       const seen = await agent.toolbox.storageState();

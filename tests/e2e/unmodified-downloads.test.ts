@@ -25,7 +25,10 @@ describe('downloads for unmodified clients, through the relay', () => {
     await env.share(env.fixtures.url('download.html?client=playwright'));
     const browser = await chromium.connectOverCDP(env.cdpUrl());
     try {
-      const page = browser.contexts()[0].pages().find((candidate) => candidate.url().includes('client=playwright'))!;
+      const page = browser
+        .contexts()[0]
+        .pages()
+        .find((candidate) => candidate.url().includes('client=playwright'))!;
       // Twice: the second is saved as "report (1).txt" in the folder, yet the site's name is what the client is told.
       for (let round = 0; round < 2; round++) {
         const [download] = await Promise.all([page.waitForEvent('download'), page.click('#report')]);

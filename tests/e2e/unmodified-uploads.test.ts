@@ -38,7 +38,10 @@ describe('uploads by unmodified clients, through the relay', () => {
     await env.share(env.fixtures.url('upload.html?client=playwright'));
     const browser = await chromium.connectOverCDP(env.cdpUrl());
     try {
-      const page = browser.contexts()[0].pages().find((candidate) => candidate.url().includes('client=playwright'))!;
+      const page = browser
+        .contexts()[0]
+        .pages()
+        .find((candidate) => candidate.url().includes('client=playwright'))!;
       await page.setInputFiles('#file', [join(uploads, 'a.txt'), join(uploads, 'b.txt')]);
       await waitFor(async () => (await page.textContent('#result')) !== 'none');
       expect(await page.textContent('#result')).toBe('a.txt:hello from a;b.txt:hello from b');
@@ -47,7 +50,6 @@ describe('uploads by unmodified clients, through the relay', () => {
       await chooser.setFiles(join(uploads, 'b.txt'));
       await waitFor(async () => (await page.textContent('#chooser-result')) !== 'none');
       expect(await page.textContent('#chooser-result')).toBe('b.txt:hello from b');
-
     } finally {
       await browser.close();
     }
@@ -63,7 +65,9 @@ describe('uploads by unmodified clients, through the relay', () => {
       await page.waitForFunction(() => document.getElementById('result')!.textContent !== 'none');
       expect(await page.$eval('#result', (element) => element.textContent)).toBe('a.txt:hello from a');
       // The relay reads the files, so its rule holds: $CLAWD_HOME's secrets never leave, even from inside an upload folder.
-      await expect(input.uploadFile(join(home, 'token'))).rejects.toThrow(/Upload refused: Upload path .* is in clawd-browser's own folder .*, which is never an upload source/);
+      await expect(input.uploadFile(join(home, 'token'))).rejects.toThrow(
+        /Upload refused: Upload path .* is in clawd-browser's own folder .*, which is never an upload source/,
+      );
       await expect(input.uploadFile('/etc/passwd')).rejects.toThrow(/Upload refused/);
       expect(await page.$eval('#result', (element) => element.textContent)).toBe('a.txt:hello from a');
     } finally {

@@ -73,14 +73,24 @@ describe('a deny rule on the managed profile', () => {
       const link = /link "elsewhere" .*\[ref=(e\d+)\]/.exec(String(text))![1];
       const clicked = await client.click(link, { targetId: tab.targetId });
       events.push(...(clicked.events ?? []));
-      await client.evaluate(`() => { window.open('http://localhost:${site.port}/window-open'); }`, { targetId: tab.targetId }).then((answer) => events.push(...(answer.events ?? [])));
-      await waitFor(async () => {
-        await look();
-        return ['/frame', '/image.png', '/fetch', '/worker', '/blank-link', '/window-open'].every((path) => events.some((event) => event.includes(`localhost:${site.port}${path}`)));
-      }, { message: `not every refusal was reported: ${JSON.stringify(events)}` });
+      await client
+        .evaluate(`() => { window.open('http://localhost:${site.port}/window-open'); }`, { targetId: tab.targetId })
+        .then((answer) => events.push(...(answer.events ?? [])));
+      await waitFor(
+        async () => {
+          await look();
+          return ['/frame', '/image.png', '/fetch', '/worker', '/blank-link', '/window-open'].every((path) =>
+            events.some((event) => event.includes(`localhost:${site.port}${path}`)),
+          );
+        },
+        { message: `not every refusal was reported: ${JSON.stringify(events)}` },
+      );
       // Besides the refusals, the popups themselves are said (they opened, on Chrome's blocked page).
       const refusals = events.filter((event) => !event.startsWith('opened a new tab'));
-      expect(refusals.every((event) => / refused: urlPolicy deny: localhost matches "localhost"$/.test(event)), JSON.stringify(events)).toBe(true);
+      expect(
+        refusals.every((event) => / refused: urlPolicy deny: localhost matches "localhost"$/.test(event)),
+        JSON.stringify(events),
+      ).toBe(true);
       expect(events).toContainEqual(expect.stringMatching(/^a frame's or new tab's navigation to http:\/\/localhost:\d+\/frame refused/));
       expect(events).toContainEqual(expect.stringMatching(/^an? image request to http:\/\/localhost:\d+\/image\.png refused/));
 
@@ -105,7 +115,9 @@ describe('a deny rule on the managed profile', () => {
     const client = env.client('clawd');
     heard.length = 0;
     const tab = await client.openTab(`${site.url}/reaching`);
-    await waitFor(() => ['localhost/frame', 'localhost/image.png', 'localhost/fetch', 'localhost/worker'].every((entry) => heard.includes(entry)), { message: `the page's requests did not arrive: ${JSON.stringify(heard)}` });
+    await waitFor(() => ['localhost/frame', 'localhost/image.png', 'localhost/fetch', 'localhost/worker'].every((entry) => heard.includes(entry)), {
+      message: `the page's requests did not arrive: ${JSON.stringify(heard)}`,
+    });
     await client.closeTab(tab.targetId);
   });
 });
@@ -154,24 +166,42 @@ describe('a deny rule on the extension profile', () => {
       const events: string[] = [];
       const jumped = await client.evaluate(`() => { location.href = 'http://localhost:${site.port}/popup-jump'; }`, { targetId: popup.targetId });
       events.push(...(jumped.events ?? []));
-      await waitFor(async () => {
-        const answer = await client.evaluate('() => location.pathname', { targetId: popup.targetId });
-        expect(answer.result).toBe('/popup-page');
-        events.push(...(answer.events ?? []));
-        return events.some((event) => event.includes('/popup-jump'));
-      }, { message: `the popup's refused navigation was never reported: ${JSON.stringify(events)}` });
+      await waitFor(
+        async () => {
+          const answer = await client.evaluate('() => location.pathname', { targetId: popup.targetId });
+          expect(answer.result).toBe('/popup-page');
+          events.push(...(answer.events ?? []));
+          return events.some((event) => event.includes('/popup-jump'));
+        },
+        { message: `the popup's refused navigation was never reported: ${JSON.stringify(events)}` },
+      );
       expect(events).toContainEqual(expect.stringMatching(/navigation to http:\/\/localhost:\d+\/popup-jump refused: urlPolicy deny/));
       // A popup opened straight at a denied site: its first request leaves before Chrome lets the
       // extension attach (said in docs/security.md), but it is closed before anything reads it, and that is said.
       const opened = await client.evaluate(`() => { window.open('http://localhost:${site.port}/popup-first'); }`, { targetId: opener.targetId });
       const told = [...(opened.events ?? [])];
-      await waitFor(async () => {
-        told.push(...((await client.evaluate('() => 1', { targetId: opener.targetId })).events ?? []));
-        return told.some((event) => event.startsWith('a popup at'));
-      }, { message: `the closed popup was never reported: ${JSON.stringify(told)}` });
-      expect(told).toContainEqual(expect.stringMatching(/^a popup at http:\/\/localhost:\d+\/popup-first loaded before the URL policy could hold its tab, and was closed: urlPolicy deny/));
+      await waitFor(
+        async () => {
+          told.push(...((await client.evaluate('() => 1', { targetId: opener.targetId })).events ?? []));
+          return told.some((event) => event.startsWith('a popup at'));
+        },
+        { message: `the closed popup was never reported: ${JSON.stringify(told)}` },
+      );
+      expect(told).toContainEqual(
+        expect.stringMatching(
+          /^a popup at http:\/\/localhost:\d+\/popup-first loaded before the URL policy could hold its tab, and was closed: urlPolicy deny/,
+        ),
+      );
       expect((await client.tabs()).map((tab) => tab.url)).not.toContainEqual(expect.stringContaining('popup-first'));
-      await waitFor(async () => (await evaluateInWorker<number>(env.userBrowser.cdp, EXTENSION_ID, `chrome.tabs.query({}).then((tabs) => tabs.filter((tab) => tab.url.includes('popup-first')).length)`)) === 0, { message: "the popup stayed open in the person's browser" });
+      await waitFor(
+        async () =>
+          (await evaluateInWorker<number>(
+            env.userBrowser.cdp,
+            EXTENSION_ID,
+            `chrome.tabs.query({}).then((tabs) => tabs.filter((tab) => tab.url.includes('popup-first')).length)`,
+          )) === 0,
+        { message: "the popup stayed open in the person's browser" },
+      );
       expect(heard.filter((entry) => entry.startsWith('localhost/popup-jump'))).toEqual([]);
       await client.closeTab(popup.targetId);
     } finally {

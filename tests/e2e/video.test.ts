@@ -48,13 +48,20 @@ afterAll(async () => {
 
 /** What ffprobe reads in the file: its duration, its packets' times, its chapters' titles and times. */
 function probe(path: string) {
-  const out = JSON.parse(execFileSync('ffprobe', ['-v', 'error', '-show_format', '-show_chapters', '-show_packets', '-show_streams', '-of', 'json', path], { encoding: 'utf8' })) as {
+  const out = JSON.parse(
+    execFileSync('ffprobe', ['-v', 'error', '-show_format', '-show_chapters', '-show_packets', '-show_streams', '-of', 'json', path], { encoding: 'utf8' }),
+  ) as {
     format: { duration: string };
     streams: Array<{ codec_name: string; width: number; height: number }>;
     packets: Array<{ pts_time: string }>;
     chapters: Array<{ start_time: string; tags: { title: string } }>;
   };
-  return { duration: Number(out.format.duration), stream: out.streams[0], packets: out.packets.map((p) => Number(p.pts_time)), chapters: out.chapters.map((c) => ({ at: Number(c.start_time), title: c.tags.title })) };
+  return {
+    duration: Number(out.format.duration),
+    stream: out.streams[0],
+    packets: out.packets.map((p) => Number(p.pts_time)),
+    chapters: out.chapters.map((c) => ({ at: Number(c.start_time), title: c.tags.title })),
+  };
 }
 
 /** The film's picture at a time (seconds), decoded. */
@@ -129,7 +136,7 @@ describe('films of the managed profile', () => {
     expect(Math.min(...pixel(frameAt(film.path, secondAt!), 102, 110))).toBeGreaterThan(200);
   });
 
-  it('adds no frames while the page is still, and keeps an animation\'s pace', async () => {
+  it("adds no frames while the page is still, and keeps an animation's pace", async () => {
     const client = env.client('clawd');
     const { targetId } = await client.openTab(`${site.url}/`);
     await client.video.start({ targetId, format: 'mp4' });
@@ -183,7 +190,9 @@ describe('films of the managed profile', () => {
     try {
       const missing = await env.raw('/video/start', { method: 'POST', body: '{}' });
       expect(missing.status).toBe(503);
-      expect(((await missing.json()) as { error: { message: string } }).error.message).toMatch(/ffmpeg is not at \/nonexistent\/ffmpeg \(config recordings.ffmpeg\)/);
+      expect(((await missing.json()) as { error: { message: string } }).error.message).toMatch(
+        /ffmpeg is not at \/nonexistent\/ffmpeg \(config recordings.ffmpeg\)/,
+      );
     } finally {
       writeFileSync(configPath, config);
     }
@@ -192,7 +201,7 @@ describe('films of the managed profile', () => {
     await client.closeTab(targetId);
   });
 
-  it('stops growing at the recordings\' bound, is still made from what it has, and the next one is refused', async () => {
+  it("stops growing at the recordings' bound, is still made from what it has, and the next one is refused", async () => {
     const client = env.client('clawd');
     const { targetId } = await client.openTab(`${site.url}/?animate`);
     const configPath = join(env.home, 'config.json');
@@ -238,7 +247,10 @@ describe('films of a shared tab and of a task session', () => {
   });
 
   it('films a session opened with record "video", keeps the film when it ends, and serves it with ranges', async () => {
-    const opened = (await (await env.raw('/sessions', { method: 'POST', body: JSON.stringify({ credential_mode: 'clean', record: 'video' }) })).json()) as { id: string; profile: string };
+    const opened = (await (await env.raw('/sessions', { method: 'POST', body: JSON.stringify({ credential_mode: 'clean', record: 'video' }) })).json()) as {
+      id: string;
+      profile: string;
+    };
     const client = env.client(opened.profile);
     const { targetId } = await client.openTab(`${site.url}/`);
     const snapshot = await client.snapshot({ targetId });

@@ -31,10 +31,15 @@ async function evaluate<T>(client: BrowserClient, targetId: string, fn: string):
 }
 
 type Stroke = { points: Array<{ x: number; y: number }> };
-const strokes = (client: BrowserClient, targetId: string) => evaluate<Stroke[]>(client, targetId, '() => signaturePad.toData().map((s) => ({ points: s.points.map((p) => ({ x: p.x, y: p.y })) }))');
+const strokes = (client: BrowserClient, targetId: string) =>
+  evaluate<Stroke[]>(client, targetId, '() => signaturePad.toData().map((s) => ({ points: s.points.map((p) => ({ x: p.x, y: p.y })) }))');
 /** Whether the canvas is inked at a CSS point of its own (read from its pixels, at its backing store's ratio). */
 const inked = (client: BrowserClient, targetId: string, x: number, y: number) =>
-  evaluate<boolean>(client, targetId, `() => { const c = document.querySelector('canvas'); const r = c.width / c.offsetWidth; const d = c.getContext('2d').getImageData(Math.round(${x} * r) - 1, Math.round(${y} * r) - 1, 3, 3).data; for (let i = 0; i < d.length; i += 4) if (d[i] < 128) return true; return false; }`);
+  evaluate<boolean>(
+    client,
+    targetId,
+    `() => { const c = document.querySelector('canvas'); const r = c.width / c.offsetWidth; const d = c.getContext('2d').getImageData(Math.round(${x} * r) - 1, Math.round(${y} * r) - 1, 3, 3).data; for (let i = 0; i < d.length; i += 4) if (d[i] < 128) return true; return false; }`,
+  );
 
 describe.each([
   { profile: 'clawd', ratio: 1 },
@@ -55,9 +60,16 @@ describe.each([
     const decoded = PNG.sync.read(Buffer.from(first.screenshot!.data, 'base64'));
     expect([decoded.width, decoded.height]).toEqual([800, 560]);
 
-    const canvas = await evaluate<{ x: number; y: number; width: number; height: number }>(client, targetId, "() => { const r = document.querySelector('canvas').getBoundingClientRect(); return { x: r.x, y: r.y, width: r.width, height: r.height }; }");
+    const canvas = await evaluate<{ x: number; y: number; width: number; height: number }>(
+      client,
+      targetId,
+      "() => { const r = document.querySelector('canvas').getBoundingClientRect(); return { x: r.x, y: r.y, width: r.width, height: r.height }; }",
+    );
     // Where a model would aim, in the picture's pixels: a line across the canvas's upper third.
-    const onScreen = (fx: number, fy: number) => ({ x: Math.round((canvas.x + canvas.width * fx) * 0.8), y: Math.round((canvas.y + canvas.height * fy) * 0.8) });
+    const onScreen = (fx: number, fy: number) => ({
+      x: Math.round((canvas.x + canvas.width * fx) * 0.8),
+      y: Math.round((canvas.y + canvas.height * fy) * 0.8),
+    });
     const a = onScreen(0.2, 0.3);
     const b = onScreen(0.6, 0.35);
     const drawn = await client.vision.computerOpenai({ targetId, display, actions: [{ type: 'drag', path: [a, onScreen(0.4, 0.32), b] }] });
@@ -71,7 +83,11 @@ describe.each([
 
     const c = onScreen(0.3, 0.7);
     const d = onScreen(0.7, 0.75);
-    await client.vision.computerAnthropic({ targetId, display, actions: [{ action: 'left_click_drag', start_coordinate: [c.x, c.y], coordinate: [d.x, d.y] }] });
+    await client.vision.computerAnthropic({
+      targetId,
+      display,
+      actions: [{ action: 'left_click_drag', start_coordinate: [c.x, c.y], coordinate: [d.x, d.y] }],
+    });
     data = await strokes(client, targetId);
     expect(data).toHaveLength(2);
     expect(data[1].points[0].x).toBeCloseTo(c.x / 0.8 - canvas.x, 0);
@@ -79,7 +95,12 @@ describe.each([
     expect(await inked(client, targetId, c.x / 0.8 - canvas.x, c.y / 0.8 - canvas.y)).toBe(true);
 
     // The demo undoes a stroke on Ctrl+Z (its keydown handler checks key === "z" with ctrlKey).
-    const undone = await client.vision.computerAnthropic({ targetId, display, actions: [{ action: 'key', text: 'ctrl+z' }, { action: 'cursor_position' }], screenshot: false });
+    const undone = await client.vision.computerAnthropic({
+      targetId,
+      display,
+      actions: [{ action: 'key', text: 'ctrl+z' }, { action: 'cursor_position' }],
+      screenshot: false,
+    });
     expect(undone).toMatchObject({ performed: 2, cursor: { x: d.x, y: d.y } });
     expect(undone.screenshot).toBeUndefined();
     expect(await strokes(client, targetId)).toHaveLength(1);
@@ -116,8 +137,17 @@ describe.each(['clawd', 'extension'])('labelled screenshots on the %s profile', 
     await client.act({ kind: 'type', targetId, ref: `e${name.label}`, text: 'Ada' });
     const subscribe = shot.labels.find((label) => label.role === 'checkbox')!;
     // One that looks: clicks the middle of the boxes.
-    const middle = (box: { x: number; y: number; width: number; height: number }): [number, number] => [Math.round(box.x + box.width / 2), Math.round(box.y + box.height / 2)];
-    await client.vision.computerAnthropic({ targetId, actions: [{ action: 'left_click', coordinate: middle(subscribe.box) }, { action: 'left_click', coordinate: middle(submit.box) }] });
+    const middle = (box: { x: number; y: number; width: number; height: number }): [number, number] => [
+      Math.round(box.x + box.width / 2),
+      Math.round(box.y + box.height / 2),
+    ];
+    await client.vision.computerAnthropic({
+      targetId,
+      actions: [
+        { action: 'left_click', coordinate: middle(subscribe.box) },
+        { action: 'left_click', coordinate: middle(submit.box) },
+      ],
+    });
     const result = JSON.parse(await evaluate<string>(client, targetId, "() => document.getElementById('result').textContent"));
     expect(result).toMatchObject({ name: 'Ada', subscribe: true });
     await client.closeTab(targetId);
@@ -133,28 +163,61 @@ describe('labelled screenshots and computer use, scaled', () => {
     const shot = await client.vision.labelledScreenshot({ targetId, display, type: 'jpeg' });
     expect(shot).toMatchObject({ width: 500, height: 400, mimeType: 'image/jpeg', scale: 0.5 });
     const submit = shot.labels.find((label) => label.role === 'button' && label.name === 'Submit')!;
-    const rect = await evaluate<{ x: number; y: number; width: number }>(client, targetId, "() => { const r = document.getElementById('submit').getBoundingClientRect(); return { x: r.x, y: r.y, width: r.width }; }");
+    const rect = await evaluate<{ x: number; y: number; width: number }>(
+      client,
+      targetId,
+      "() => { const r = document.getElementById('submit').getBoundingClientRect(); return { x: r.x, y: r.y, width: r.width }; }",
+    );
     expect(submit.box.x).toBeCloseTo(rect.x / 2, 0);
     expect(submit.box.y).toBeCloseTo(rect.y / 2, 0);
     expect(submit.box.width).toBeCloseTo(rect.width / 2, 0);
     await evaluate(client, targetId, "() => { window.clicks = []; document.addEventListener('click', (e) => clicks.push([e.clientX, e.clientY])); }");
-    await client.vision.computerOpenai({ targetId, display, actions: [{ type: 'click', x: 100, y: 150, button: 'left' }, { type: 'double_click', x: 10, y: 20 }] });
-    expect(await evaluate(client, targetId, '() => clicks')).toEqual([[200, 300], [20, 40], [20, 40]]);
+    await client.vision.computerOpenai({
+      targetId,
+      display,
+      actions: [
+        { type: 'click', x: 100, y: 150, button: 'left' },
+        { type: 'double_click', x: 10, y: 20 },
+      ],
+    });
+    expect(await evaluate(client, targetId, '() => clicks')).toEqual([
+      [200, 300],
+      [20, 40],
+      [20, 40],
+    ]);
     await client.closeTab(targetId);
   });
 
-  it('scrolls by the picture\'s pixels (OpenAI) or by notches (Anthropic), and says what changed', async () => {
+  it("scrolls by the picture's pixels (OpenAI) or by notches (Anthropic), and says what changed", async () => {
     const client = env.client('clawd');
     const { targetId } = await client.openTab(env.fixtures.url('big.html'));
     await client.toolbox.emulate({ targetId, viewport: { width: 800, height: 600 } });
     const display = { width: 400, height: 300 };
     await client.vision.computerOpenai({ targetId, display, actions: [{ type: 'scroll', x: 200, y: 150, scroll_x: 0, scroll_y: 200 }] });
     expect(await evaluate(client, targetId, '() => scrollY')).toBe(400);
-    await client.vision.computerAnthropic({ targetId, display, actions: [{ action: 'scroll', coordinate: [200, 150], scroll_direction: 'down', scroll_amount: 3 }] });
+    await client.vision.computerAnthropic({
+      targetId,
+      display,
+      actions: [{ action: 'scroll', coordinate: [200, 150], scroll_direction: 'down', scroll_amount: 3 }],
+    });
     expect(await evaluate(client, targetId, '() => scrollY')).toBe(700);
     // A link followed and a dialog answered are said when asked for.
-    await client.navigate(env.fixtures.url('echo?body=' + encodeURIComponent('<a href="/form.html" style="display:block;width:300px;height:100px">go</a><button onclick="alert(1)" style="display:block;width:300px;height:100px">alert</button>')), targetId);
-    const alerted = await client.vision.computerOpenai({ targetId, display, changes: true, screenshot: false, actions: [{ type: 'click', x: 50, y: 75, button: 'left' }] });
+    await client.navigate(
+      env.fixtures.url(
+        'echo?body=' +
+          encodeURIComponent(
+            '<a href="/form.html" style="display:block;width:300px;height:100px">go</a><button onclick="alert(1)" style="display:block;width:300px;height:100px">alert</button>',
+          ),
+      ),
+      targetId,
+    );
+    const alerted = await client.vision.computerOpenai({
+      targetId,
+      display,
+      changes: true,
+      screenshot: false,
+      actions: [{ type: 'click', x: 50, y: 75, button: 'left' }],
+    });
     expect(alerted.changes).toMatchObject({ navigated: false, events: [expect.stringMatching(/^alert dialog "1" dismissed/)] });
     const followed = await client.vision.computerAnthropic({ targetId, display, changes: true, actions: [{ action: 'left_click', coordinate: [50, 25] }] });
     expect(followed).toMatchObject({ url: env.fixtures.url('form.html'), changes: { navigated: true, from: expect.stringContaining('echo?') } });
@@ -164,16 +227,81 @@ describe('labelled screenshots and computer use, scaled', () => {
   it('refuses an unknown action, key or field, and a point off the screen, by name, before anything runs', async () => {
     const client = env.client('clawd');
     const { targetId } = await client.openTab(env.fixtures.url('form.html'));
-    await client.act({ kind: 'click', targetId, ref: (await client.vision.labelledScreenshot({ targetId })).labels.find((label) => label.name === 'Name')!.ref });
+    await client.act({
+      kind: 'click',
+      targetId,
+      ref: (await client.vision.labelledScreenshot({ targetId })).labels.find((label) => label.name === 'Name')!.ref,
+    });
     const typed = () => evaluate<string>(client, targetId, "() => document.getElementById('name').value");
     const refusals: Array<[() => Promise<unknown>, RegExp]> = [
-      [() => client.vision.computerOpenai({ targetId, actions: [{ type: 'type', text: 'x' }, { type: 'hover' } as never] }), /actions\.1\.type: Invalid discriminator/],
-      [() => client.vision.computerOpenai({ targetId, actions: [{ type: 'type', text: 'x' }, { type: 'keypress', keys: ['CTRL', 'HYPER'] }] }), /actions\.1\.keys\.1: no key is named "HYPER"/],
-      [() => client.vision.computerAnthropic({ targetId, actions: [{ action: 'type', text: 'x' }, { action: 'key', text: 'ctrl+Hyper_Q' }] }), /actions\.1\.text: no key is named "Hyper_Q"/],
-      [() => client.vision.computerAnthropic({ targetId, actions: [{ action: 'type', text: 'x' }, { action: 'left_click_drag', coordinate: [5, 5] }] }), /actions\.1\.start_coordinate: left_click_drag needs start_coordinate/],
-      [() => client.vision.computerAnthropic({ targetId, actions: [{ action: 'type', text: 'x' }, { action: 'left_click', coordinate: [5, 5], scroll_amount: 2 }] }), /actions\.1\.scroll_amount: left_click takes coordinate, text/],
-      [() => client.vision.computerAnthropic({ targetId, actions: [{ action: 'type', text: 'x' }, { action: 'triple_click', coordinate: [5, 5], button: 'left' } as never] }), /actions\.1: Unrecognized key: \"button\"/],
-      [() => client.vision.computerOpenai({ targetId, display: { width: 640, height: 480 }, actions: [{ type: 'type', text: 'x' }, { type: 'click', x: 700, y: 10, button: 'left' }] }), /actions\.1: \(700, 10\) is off the screen, which is 640×\d+/],
+      [
+        () => client.vision.computerOpenai({ targetId, actions: [{ type: 'type', text: 'x' }, { type: 'hover' } as never] }),
+        /actions\.1\.type: Invalid discriminator/,
+      ],
+      [
+        () =>
+          client.vision.computerOpenai({
+            targetId,
+            actions: [
+              { type: 'type', text: 'x' },
+              { type: 'keypress', keys: ['CTRL', 'HYPER'] },
+            ],
+          }),
+        /actions\.1\.keys\.1: no key is named "HYPER"/,
+      ],
+      [
+        () =>
+          client.vision.computerAnthropic({
+            targetId,
+            actions: [
+              { action: 'type', text: 'x' },
+              { action: 'key', text: 'ctrl+Hyper_Q' },
+            ],
+          }),
+        /actions\.1\.text: no key is named "Hyper_Q"/,
+      ],
+      [
+        () =>
+          client.vision.computerAnthropic({
+            targetId,
+            actions: [
+              { action: 'type', text: 'x' },
+              { action: 'left_click_drag', coordinate: [5, 5] },
+            ],
+          }),
+        /actions\.1\.start_coordinate: left_click_drag needs start_coordinate/,
+      ],
+      [
+        () =>
+          client.vision.computerAnthropic({
+            targetId,
+            actions: [
+              { action: 'type', text: 'x' },
+              { action: 'left_click', coordinate: [5, 5], scroll_amount: 2 },
+            ],
+          }),
+        /actions\.1\.scroll_amount: left_click takes coordinate, text/,
+      ],
+      [
+        () =>
+          client.vision.computerAnthropic({
+            targetId,
+            actions: [{ action: 'type', text: 'x' }, { action: 'triple_click', coordinate: [5, 5], button: 'left' } as never],
+          }),
+        /actions\.1: Unrecognized key: \"button\"/,
+      ],
+      [
+        () =>
+          client.vision.computerOpenai({
+            targetId,
+            display: { width: 640, height: 480 },
+            actions: [
+              { type: 'type', text: 'x' },
+              { type: 'click', x: 700, y: 10, button: 'left' },
+            ],
+          }),
+        /actions\.1: \(700, 10\) is off the screen, which is 640×\d+/,
+      ],
     ];
     for (const [call, message] of refusals) {
       const error = await rejection(call());

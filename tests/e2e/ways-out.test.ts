@@ -83,7 +83,9 @@ beforeAll(async () => {
   site = await startTestSite((request, response, url) => {
     if (url.pathname === '/own') return void response.writeHead(200, { 'content-type': 'text/plain' }).end('own fetch answered');
     if (url.pathname === '/sw.js')
-      return void response.writeHead(200, { 'content-type': 'text/javascript' }).end(`self.addEventListener('install', () => fetch('http://localhost:${deniedPort}/sw', { mode: 'no-cors' }).catch(() => {}));`);
+      return void response
+        .writeHead(200, { 'content-type': 'text/javascript' })
+        .end(`self.addEventListener('install', () => fetch('http://localhost:${deniedPort}/sw', { mode: 'no-cors' }).catch(() => {}));`);
     response.writeHead(200, { 'content-type': 'text/html' }).end(page());
   });
   const path = join(env.home, 'config.json');
@@ -100,7 +102,10 @@ async function tryEveryWayOut(client: BrowserClient, targetId: string): Promise<
   reached.length = 0;
   await client.navigate(`${site.url}/ways-out`, targetId);
   await client.wait({ text: 'own fetch answered', targetId });
-  await waitFor(async () => (await client.evaluate('() => Array.isArray(window.tried)', { targetId })).result === true, { timeoutMs: 15_000, message: 'the page never finished trying' });
+  await waitFor(async () => (await client.evaluate('() => Array.isArray(window.tried)', { targetId })).result === true, {
+    timeoutMs: 15_000,
+    message: 'the page never finished trying',
+  });
   // Speculative loads and pings go at the browser's own pace: give them time to try.
   await new Promise((resolve) => setTimeout(resolve, 2_000));
   return (await client.evaluate('() => window.tried', { targetId })).result as string[];

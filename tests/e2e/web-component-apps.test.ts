@@ -61,7 +61,9 @@ interface TodoState {
  */
 async function polymerState(page: Page): Promise<TodoState> {
   const model = await page.evaluate(() =>
-    (document.querySelector('#model') as unknown as { items: Array<{ title: string; completed: boolean }> }).items.map((item) => `${item.completed ? '+' : '-'} ${item.title}`),
+    (document.querySelector('#model') as unknown as { items: Array<{ title: string; completed: boolean }> }).items.map(
+      (item) => `${item.completed ? '+' : '-'} ${item.title}`,
+    ),
   );
   const rows = page.locator('li[is=td-item]');
   const shown: string[] = [];
@@ -111,7 +113,8 @@ async function addTodos(client: BrowserClient, targetId: string, titles: string[
 
 for (const profile of ['clawd', 'extension'] as const) {
   describe(`on the ${profile} profile`, () => {
-    const tab = async (client: BrowserClient): Promise<string> => (profile === 'clawd' ? (await client.openTab('about:blank')).targetId : (await client.tabs())[0].targetId);
+    const tab = async (client: BrowserClient): Promise<string> =>
+      profile === 'clawd' ? (await client.openTab('about:blank')).targetId : (await client.tabs())[0].targetId;
 
     it('Polymer TodoMVC (web components, DOM globals replaced by a polyfill): add, tick, untick, filter, clear, by refs alone', async () => {
       const client = env.client(profile);
@@ -124,7 +127,10 @@ for (const profile of ['clawd', 'extension'] as const) {
       await expectTodos(state, { model: [], shown: [] });
 
       await addTodos(client, targetId, ['Buy milk', 'Walk the dog', 'Write the report'], 'press');
-      await expectTodos(state, { model: ['- Buy milk', '- Walk the dog', '- Write the report'], shown: ['- Buy milk', '- Walk the dog', '- Write the report'] });
+      await expectTodos(state, {
+        model: ['- Buy milk', '- Walk the dog', '- Write the report'],
+        shown: ['- Buy milk', '- Walk the dog', '- Write the report'],
+      });
 
       // Tick the second todo by its ref: the model, the checkbox and the row's style all follow.
       let { text } = await client.snapshot({ targetId });
@@ -133,7 +139,10 @@ for (const profile of ['clawd', 'extension'] as const) {
       // HTMLInputElement and MutationObserver in the page's world) cannot change what is read.
       const ticked = await client.click(todoCheckbox(text, 'Walk the dog'), { targetId });
       expect(ticked).toMatchObject({ changed: true, state: { checked: true } });
-      await expectTodos(state, { model: ['- Buy milk', '+ Walk the dog', '- Write the report'], shown: ['- Buy milk', '+ Walk the dog completed', '- Write the report'] });
+      await expectTodos(state, {
+        model: ['- Buy milk', '+ Walk the dog', '- Write the report'],
+        shown: ['- Buy milk', '+ Walk the dog completed', '- Write the report'],
+      });
       ({ text } = await client.snapshot({ targetId }));
       expect(text).toMatch(/- checkbox \[checked\][^\n]*\n\s*- text: "Walk the dog"/);
       // (Its "N items left" lags one change behind under any click, Playwright's own too: the app's
@@ -141,9 +150,15 @@ for (const profile of ['clawd', 'extension'] as const) {
 
       // Untick it with the same ref (the element is the same; no new snapshot needed), then tick the last.
       await client.click(todoCheckbox(text, 'Walk the dog'), { targetId });
-      await expectTodos(state, { model: ['- Buy milk', '- Walk the dog', '- Write the report'], shown: ['- Buy milk', '- Walk the dog', '- Write the report'] });
+      await expectTodos(state, {
+        model: ['- Buy milk', '- Walk the dog', '- Write the report'],
+        shown: ['- Buy milk', '- Walk the dog', '- Write the report'],
+      });
       await client.click(todoCheckbox(text, 'Write the report'), { targetId });
-      await expectTodos(state, { model: ['- Buy milk', '- Walk the dog', '+ Write the report'], shown: ['- Buy milk', '- Walk the dog', '+ Write the report completed'] });
+      await expectTodos(state, {
+        model: ['- Buy milk', '- Walk the dog', '+ Write the report'],
+        shown: ['- Buy milk', '- Walk the dog', '+ Write the report completed'],
+      });
 
       // Filters are links that a router element (flatiron-director) reads from the URL's hash.
       ({ text } = await client.snapshot({ targetId }));
@@ -158,7 +173,10 @@ for (const profile of ['clawd', 'extension'] as const) {
 
       ({ text } = await client.snapshot({ targetId }));
       await client.click(refOf(text, 'link "Completed"'), { targetId });
-      await expectTodos(state, { model: ['+ Buy milk', '- Walk the dog', '+ Write the report'], shown: ['+ Buy milk completed', '+ Write the report completed'] });
+      await expectTodos(state, {
+        model: ['+ Buy milk', '- Walk the dog', '+ Write the report'],
+        shown: ['+ Buy milk completed', '+ Write the report completed'],
+      });
       ({ text } = await client.snapshot({ targetId }));
       // Unticked under "Completed": active again (and, as above, still listed until the next change).
       await client.click(todoCheckbox(text, 'Write the report'), { targetId });
@@ -166,7 +184,10 @@ for (const profile of ['clawd', 'extension'] as const) {
 
       ({ text } = await client.snapshot({ targetId }));
       await client.click(refOf(text, 'link "All"'), { targetId });
-      await expectTodos(state, { model: ['+ Buy milk', '- Walk the dog', '- Write the report'], shown: ['+ Buy milk completed', '- Walk the dog', '- Write the report'] });
+      await expectTodos(state, {
+        model: ['+ Buy milk', '- Walk the dog', '- Write the report'],
+        shown: ['+ Buy milk completed', '- Walk the dog', '- Write the report'],
+      });
 
       // "Mark all as complete" (a checkbox named by its <label for>), then "Clear completed".
       ({ text } = await client.snapshot({ targetId }));
@@ -177,7 +198,10 @@ for (const profile of ['clawd', 'extension'] as const) {
       });
       ({ text } = await client.snapshot({ targetId }));
       await client.click(todoCheckbox(text, 'Walk the dog'), { targetId });
-      await expectTodos(state, { model: ['+ Buy milk', '- Walk the dog', '+ Write the report'], shown: ['+ Buy milk completed', '- Walk the dog', '+ Write the report completed'] });
+      await expectTodos(state, {
+        model: ['+ Buy milk', '- Walk the dog', '+ Write the report'],
+        shown: ['+ Buy milk completed', '- Walk the dog', '+ Write the report completed'],
+      });
       ({ text } = await client.snapshot({ targetId }));
       await client.click(refOf(text, /button "Clear completed/), { targetId });
       await expectTodos(state, { model: ['- Walk the dog'], shown: ['- Walk the dog'] });
@@ -195,17 +219,29 @@ for (const profile of ['clawd', 'extension'] as const) {
       await expectTodos(state, { model: [], shown: [] });
 
       await addTodos(client, targetId, ['Buy milk', 'Walk the dog', 'Write the report'], 'submit');
-      await expectTodos(state, { model: ['- Buy milk', '- Walk the dog', '- Write the report'], shown: ['- Buy milk', '- Walk the dog', '- Write the report'] });
+      await expectTodos(state, {
+        model: ['- Buy milk', '- Walk the dog', '- Write the report'],
+        shown: ['- Buy milk', '- Walk the dog', '- Write the report'],
+      });
 
       let { text } = await client.snapshot({ targetId });
       expect(await client.click(todoCheckbox(text, 'Walk the dog'), { targetId })).toMatchObject({ changed: true, state: { checked: true } });
-      await expectTodos(state, { model: ['- Buy milk', '+ Walk the dog', '- Write the report'], shown: ['- Buy milk', '+ Walk the dog completed', '- Write the report'] });
+      await expectTodos(state, {
+        model: ['- Buy milk', '+ Walk the dog', '- Write the report'],
+        shown: ['- Buy milk', '+ Walk the dog completed', '- Write the report'],
+      });
       ({ text } = await client.snapshot({ targetId }));
       expect(text).toMatch(/- checkbox \[checked\][^\n]*\n\s*- text: "Walk the dog"/);
       await client.click(todoCheckbox(text, 'Walk the dog'), { targetId });
-      await expectTodos(state, { model: ['- Buy milk', '- Walk the dog', '- Write the report'], shown: ['- Buy milk', '- Walk the dog', '- Write the report'] });
+      await expectTodos(state, {
+        model: ['- Buy milk', '- Walk the dog', '- Write the report'],
+        shown: ['- Buy milk', '- Walk the dog', '- Write the report'],
+      });
       await client.click(todoCheckbox(text, 'Buy milk'), { targetId });
-      await expectTodos(state, { model: ['+ Buy milk', '- Walk the dog', '- Write the report'], shown: ['+ Buy milk completed', '- Walk the dog', '- Write the report'] });
+      await expectTodos(state, {
+        model: ['+ Buy milk', '- Walk the dog', '- Write the report'],
+        shown: ['+ Buy milk completed', '- Walk the dog', '- Write the report'],
+      });
 
       ({ text } = await client.snapshot({ targetId }));
       await client.click(refOf(text, 'link "Active"'), { targetId });
@@ -216,7 +252,10 @@ for (const profile of ['clawd', 'extension'] as const) {
 
       ({ text } = await client.snapshot({ targetId }));
       await client.click(refOf(text, 'link "Completed"'), { targetId });
-      await expectTodos(state, { model: ['+ Buy milk', '- Walk the dog', '+ Write the report'], shown: ['+ Buy milk completed', '+ Write the report completed'] });
+      await expectTodos(state, {
+        model: ['+ Buy milk', '- Walk the dog', '+ Write the report'],
+        shown: ['+ Buy milk completed', '+ Write the report completed'],
+      });
       ({ text } = await client.snapshot({ targetId }));
       await client.click(refOf(text, /button "Clear completed/), { targetId });
       await expectTodos(state, { model: ['- Walk the dog'], shown: [] });

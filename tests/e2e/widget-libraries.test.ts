@@ -55,7 +55,7 @@ for (const profile of ['clawd', 'extension'] as const) {
       expect(after).toMatch(/- switch "Dark mode" \[checked\].*\[ref=e\d+\]/);
     });
 
-    it('AG Grid: a cell double-clicked by ref opens its editor; what is typed there is in the grid\'s row data', async () => {
+    it("AG Grid: a cell double-clicked by ref opens its editor; what is typed there is in the grid's row data", async () => {
       const client = env.client(profile);
       const { targetId, page } = await open(client, 'ag-grid.html');
       let { text } = await client.snapshot({ targetId });
@@ -64,7 +64,12 @@ for (const profile of ['clawd', 'extension'] as const) {
       ({ text } = await client.snapshot({ targetId }));
       // The cell now holds AG Grid's own text editor.
       await client.type(refOf(text, /- textbox .*\[ref=/), 'Supra', { targetId, submit: true });
-      expect(await page.evaluate(() => (window as unknown as { gridApi: { getDisplayedRowAtIndex(i: number): { data: { model: string } } } }).gridApi.getDisplayedRowAtIndex(0).data.model)).toBe('Supra');
+      expect(
+        await page.evaluate(
+          () =>
+            (window as unknown as { gridApi: { getDisplayedRowAtIndex(i: number): { data: { model: string } } } }).gridApi.getDisplayedRowAtIndex(0).data.model,
+        ),
+      ).toBe('Supra');
       ({ text } = await client.snapshot({ targetId }));
       expect(text).toMatch(/- gridcell "Supra" .*\[ref=e\d+\]/);
     });

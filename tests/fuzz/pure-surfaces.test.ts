@@ -17,11 +17,33 @@ import { runNativeHost } from '../../relay/src/native-host/host.js';
 
 const CASES = Number(process.env.FUZZ_CASES ?? 10_000);
 const METHODS = [
-  'Browser.getVersion', 'Browser.close', 'Target.setDiscoverTargets', 'Target.setAutoAttach', 'Target.getTargets', 'Target.getTargetInfo',
-  'Target.attachToTarget', 'Target.attachToBrowserTarget', 'Target.detachFromTarget', 'Target.createTarget', 'Target.closeTarget',
-  'Target.activateTarget', 'Target.createBrowserContext', 'Storage.getCookies', 'Storage.setCookies', 'Storage.clearCookies',
-  'Runtime.enable', 'Runtime.disable', 'Runtime.evaluate', 'Page.enable', 'Page.navigate', 'Network.getAllCookies', 'Network.clearBrowserCookies',
-  'DOM.setFileInputFiles', 'Page.setDownloadBehavior', 'Extensions.loadUnpacked', 'Made.up',
+  'Browser.getVersion',
+  'Browser.close',
+  'Target.setDiscoverTargets',
+  'Target.setAutoAttach',
+  'Target.getTargets',
+  'Target.getTargetInfo',
+  'Target.attachToTarget',
+  'Target.attachToBrowserTarget',
+  'Target.detachFromTarget',
+  'Target.createTarget',
+  'Target.closeTarget',
+  'Target.activateTarget',
+  'Target.createBrowserContext',
+  'Storage.getCookies',
+  'Storage.setCookies',
+  'Storage.clearCookies',
+  'Runtime.enable',
+  'Runtime.disable',
+  'Runtime.evaluate',
+  'Page.enable',
+  'Page.navigate',
+  'Network.getAllCookies',
+  'Network.clearBrowserCookies',
+  'DOM.setFileInputFiles',
+  'Page.setDownloadBehavior',
+  'Extensions.loadUnpacked',
+  'Made.up',
 ];
 
 function rss(): number {
@@ -55,12 +77,22 @@ describe('fuzzing the pure surfaces', () => {
       },
       { requiredKeys: [] },
     );
-    const raw = fc.oneof(command.map((c) => JSON.stringify(c)), fc.string({ maxLength: 200 }), json.map((v) => JSON.stringify(v)));
+    const raw = fc.oneof(
+      command.map((c) => JSON.stringify(c)),
+      fc.string({ maxLength: 200 }),
+      json.map((v) => JSON.stringify(v)),
+    );
     fc.assert(
       fc.property(fc.array(raw, { minLength: 1, maxLength: 8 }), (messages) => {
         const bridge = new CdpBridge({ maxQueuedCommands: 50 });
         bridge.extensionConnected();
-        const hello = encodeExtensionFrame({ type: 'hello', protocol: WIRE_PROTOCOL_VERSION, browser: { userAgent: 'x', product: 'Chrome/1' }, tabs: [tab], proof: '' });
+        const hello = encodeExtensionFrame({
+          type: 'hello',
+          protocol: WIRE_PROTOCOL_VERSION,
+          browser: { userAgent: 'x', product: 'Chrome/1' },
+          tabs: [tab],
+          proof: '',
+        });
         checkOutbound(bridge.handleExtensionMessage(new TextEncoder().encode(hello)));
         const client = bridge.addClient();
         const answered = new Map<number, number>();
@@ -106,21 +138,62 @@ describe('fuzzing the pure surfaces', () => {
     const before = rss();
     const header = fc.oneof(
       fc.record({ type: fc.constantFrom('result', 'error'), id: fc.oneof(fc.nat(), fc.string()) }, { requiredKeys: [] }),
-      fc.record({ type: fc.constant('event'), tabId: fc.oneof(fc.nat(5), fc.string()), method: fc.oneof(fc.constantFrom('Runtime.executionContextCreated', 'Target.attachedToTarget', 'Target.detachedFromTarget', 'Page.loadEventFired'), fc.string()), sessionId: fc.string({ maxLength: 6 }) }, { requiredKeys: [] }),
-      fc.record({ type: fc.constantFrom('tabShared', 'tabUpdated', 'tabUnshared', 'download', 'consentAnswer', 'ping', 'hello', 'nonsense'), tabId: fc.anything(), tab: fc.anything(), id: fc.anything(), download: fc.anything() }, { requiredKeys: ['type'] }),
+      fc.record(
+        {
+          type: fc.constant('event'),
+          tabId: fc.oneof(fc.nat(5), fc.string()),
+          method: fc.oneof(
+            fc.constantFrom('Runtime.executionContextCreated', 'Target.attachedToTarget', 'Target.detachedFromTarget', 'Page.loadEventFired'),
+            fc.string(),
+          ),
+          sessionId: fc.string({ maxLength: 6 }),
+        },
+        { requiredKeys: [] },
+      ),
+      fc.record(
+        {
+          type: fc.constantFrom('tabShared', 'tabUpdated', 'tabUnshared', 'download', 'consentAnswer', 'ping', 'hello', 'nonsense'),
+          tabId: fc.anything(),
+          tab: fc.anything(),
+          id: fc.anything(),
+          download: fc.anything(),
+        },
+        { requiredKeys: ['type'] },
+      ),
       fc.anything(),
     );
     const frame = fc.oneof(
-      fc.tuple(header, fc.oneof(fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)), fc.string({ maxLength: 100 }))).map(([h, payload]) => `${JSON.stringify(h) ?? 'null'}\n${payload}`),
+      fc
+        .tuple(
+          header,
+          fc.oneof(
+            fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
+            fc.string({ maxLength: 100 }),
+          ),
+        )
+        .map(([h, payload]) => `${JSON.stringify(h) ?? 'null'}\n${payload}`),
       fc.string({ maxLength: 300 }),
     );
     fc.assert(
       fc.property(fc.array(frame, { minLength: 1, maxLength: 6 }), fc.boolean(), (frames, connected) => {
         const bridge = new CdpBridge();
         bridge.extensionConnected();
-        if (connected) bridge.handleExtensionMessage(new TextEncoder().encode(encodeExtensionFrame({ type: 'hello', protocol: WIRE_PROTOCOL_VERSION, browser: { userAgent: 'x', product: 'y' }, tabs: [{ tabId: 1, targetId: 'P', url: 'https://a.example/', title: '' }], proof: '' })));
+        if (connected)
+          bridge.handleExtensionMessage(
+            new TextEncoder().encode(
+              encodeExtensionFrame({
+                type: 'hello',
+                protocol: WIRE_PROTOCOL_VERSION,
+                browser: { userAgent: 'x', product: 'y' },
+                tabs: [{ tabId: 1, targetId: 'P', url: 'https://a.example/', title: '' }],
+                proof: '',
+              }),
+            ),
+          );
         const client = bridge.addClient();
-        checkOutbound(bridge.handleClientMessage(client, JSON.stringify({ id: 1, method: 'Target.setAutoAttach', params: { autoAttach: true, flatten: true } })));
+        checkOutbound(
+          bridge.handleClientMessage(client, JSON.stringify({ id: 1, method: 'Target.setAutoAttach', params: { autoAttach: true, flatten: true } })),
+        );
         for (const text of [frames.join('\n'), ...frames]) {
           try {
             checkOutbound(bridge.handleExtensionMessage(new TextEncoder().encode(text)));
@@ -142,7 +215,14 @@ describe('fuzzing the pure surfaces', () => {
   it(`native-host frames: ${CASES} frames, one reply per complete frame, the stream stays in step`, async () => {
     const before = rss();
     const message = fc.oneof(
-      fc.record({ op: fc.constantFrom('bootstrap', 'status', 'nonsense', 'ensure_relay_x', '__proto__', 'constructor'), id: fc.oneof(fc.nat(), fc.string({ maxLength: 8 })), v: fc.oneof(fc.constant(undefined), fc.integer()) }, { requiredKeys: ['op'] }),
+      fc.record(
+        {
+          op: fc.constantFrom('bootstrap', 'status', 'nonsense', 'ensure_relay_x', '__proto__', 'constructor'),
+          id: fc.oneof(fc.nat(), fc.string({ maxLength: 8 })),
+          v: fc.oneof(fc.constant(undefined), fc.integer()),
+        },
+        { requiredKeys: ['op'] },
+      ),
       fc.jsonValue({ maxDepth: 2 }),
     );
     const frame = fc.oneof(

@@ -44,7 +44,12 @@ export interface ChromeEnv {
 export async function startChromeEnv(): Promise<ChromeEnv> {
   const ports = await freePortPair();
   const userDataDir = mkdtempSync(join(tmpdir(), 'clawd-person-chrome-'));
-  const home = freshHome({ controlUrl: `http://127.0.0.1:${ports.control}`, headless: true, noSandbox: true, chrome: { userDataDir, answerTimeoutSeconds: 10 } });
+  const home = freshHome({
+    controlUrl: `http://127.0.0.1:${ports.control}`,
+    headless: true,
+    noSandbox: true,
+    chrome: { userDataDir, answerTimeoutSeconds: 10 },
+  });
   const server = await startServer({ home, logger: createLogger(process.env.RELAY_LOG === '1' ? 'debug' : 'warn') });
   const fixtures = await startFixtureServer();
   let person = await launchChromium({ userDataDir, remoteDebuggingPort: 0 });
@@ -71,7 +76,14 @@ export async function startChromeEnv(): Promise<ChromeEnv> {
       let picker: Page | undefined;
       // Its page is at a path of its own login's, which only the person's browser knows.
       const at = new RegExp(`^${base}/chrome/picker/[\\w-]{20,}/$`);
-      await waitFor(() => (picker = browser.contexts()[0].pages().find((page) => at.test(page.url()))) !== undefined, { message: 'the picker did not open in the person\'s browser' });
+      await waitFor(
+        () =>
+          (picker = browser
+            .contexts()[0]
+            .pages()
+            .find((page) => at.test(page.url()))) !== undefined,
+        { message: "the picker did not open in the person's browser" },
+      );
       await picker!.locator('#tabs li').first().waitFor();
       return picker!;
     },

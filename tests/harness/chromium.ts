@@ -22,9 +22,7 @@ const CLOSE_GRACE_MS = 5_000;
 export function chromiumPath(): string {
   const path = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
   if (!existsSync(path)) {
-    throw new Error(
-      `Chromium not found at ${path}. Install it or set CHROMIUM_PATH to the browser executable.`,
-    );
+    throw new Error(`Chromium not found at ${path}. Install it or set CHROMIUM_PATH to the browser executable.`);
   }
   return path;
 }
@@ -162,10 +160,7 @@ export async function launchChromium(opts: LaunchOptions = {}): Promise<Launched
     // round trip doubles as the readiness check.
     const ready = Promise.all([cdp.send('Browser.getVersion'), wsEndpoint]);
     const timeout = new Promise<never>((_, reject) => {
-      launchTimer = setTimeout(
-        () => reject(new Error(`timed out after ${LAUNCH_TIMEOUT_MS} ms`)),
-        LAUNCH_TIMEOUT_MS,
-      );
+      launchTimer = setTimeout(() => reject(new Error(`timed out after ${LAUNCH_TIMEOUT_MS} ms`)), LAUNCH_TIMEOUT_MS);
     });
     const exitedEarly = exited.then(() => {
       throw new Error('Chromium exited during startup');
@@ -185,13 +180,8 @@ export async function launchChromium(opts: LaunchOptions = {}): Promise<Launched
     await close();
     const reason = error instanceof Error ? error.message : String(error);
     // The pipe usually closes before 'exit' fires, so the exit status is only known after close().
-    const status =
-      child.exitCode !== null || child.signalCode !== null
-        ? ` (process exited with code ${child.exitCode}, signal ${child.signalCode})`
-        : '';
-    throw new Error(
-      `Failed to launch Chromium (${executable}): ${reason}${status}\n--- last stderr lines ---\n${stderrTail()}`,
-    );
+    const status = child.exitCode !== null || child.signalCode !== null ? ` (process exited with code ${child.exitCode}, signal ${child.signalCode})` : '';
+    throw new Error(`Failed to launch Chromium (${executable}): ${reason}${status}\n--- last stderr lines ---\n${stderrTail()}`);
   } finally {
     clearTimeout(launchTimer);
   }
@@ -232,10 +222,7 @@ export async function tabTargetForPage(cdp: PipeCdp, pageTargetId: string): Prom
 async function pageOfTab(cdp: PipeCdp, tabTargetId: string): Promise<string | undefined> {
   let tabSession: string;
   try {
-    ({ sessionId: tabSession } = await cdp.send<Protocol.Target.AttachToTargetResponse>(
-      'Target.attachToTarget',
-      { targetId: tabTargetId, flatten: true },
-    ));
+    ({ sessionId: tabSession } = await cdp.send<Protocol.Target.AttachToTargetResponse>('Target.attachToTarget', { targetId: tabTargetId, flatten: true }));
   } catch {
     return undefined; // The tab closed between listing and attaching.
   }
@@ -261,14 +248,8 @@ async function pageOfTab(cdp: PipeCdp, tabTargetId: string): Promise<string | un
 }
 
 /** Opens a new tab at url; Target.createTarget returns the page target, so we look up its tab. */
-export async function openTab(
-  cdp: PipeCdp,
-  url: string,
-): Promise<{ pageTargetId: string; tabTargetId: string }> {
-  const { targetId: pageTargetId } = await cdp.send<Protocol.Target.CreateTargetResponse>(
-    'Target.createTarget',
-    { url },
-  );
+export async function openTab(cdp: PipeCdp, url: string): Promise<{ pageTargetId: string; tabTargetId: string }> {
+  const { targetId: pageTargetId } = await cdp.send<Protocol.Target.CreateTargetResponse>('Target.createTarget', { url });
   const tab = await tabTargetForPage(cdp, pageTargetId);
   return { pageTargetId, tabTargetId: tab.targetId };
 }
@@ -280,11 +261,7 @@ export async function openTab(
  * Chromium 156 does not validate the extension ID here: an ID that is not
  * loaded crashes the whole browser (the pipe just closes). So check first.
  */
-export async function triggerExtensionAction(
-  cdp: PipeCdp,
-  extensionId: string,
-  tabTargetId: string,
-): Promise<void> {
+export async function triggerExtensionAction(cdp: PipeCdp, extensionId: string, tabTargetId: string): Promise<void> {
   const { extensions } = await cdp.send<Protocol.Extensions.GetExtensionsResponse>('Extensions.getExtensions');
   if (!extensions.some((e) => e.id === extensionId && e.enabled)) {
     const loaded = extensions.map((e) => `${e.id} (${e.name})`).join(', ') || 'none';
@@ -298,23 +275,13 @@ export async function triggerExtensionAction(
 
 export type ExtensionStorageArea = 'local' | 'session' | 'sync';
 
-export async function setExtensionStorage(
-  cdp: PipeCdp,
-  extensionId: string,
-  area: ExtensionStorageArea,
-  values: Record<string, unknown>,
-): Promise<void> {
+export async function setExtensionStorage(cdp: PipeCdp, extensionId: string, area: ExtensionStorageArea, values: Record<string, unknown>): Promise<void> {
   await withExtensionSession(cdp, extensionId, (sessionId) =>
     cdp.send('Extensions.setStorageItems', { id: extensionId, storageArea: area, values }, sessionId),
   );
 }
 
-export async function getExtensionStorage(
-  cdp: PipeCdp,
-  extensionId: string,
-  area: ExtensionStorageArea,
-  keys?: string[],
-): Promise<Record<string, any>> {
+export async function getExtensionStorage(cdp: PipeCdp, extensionId: string, area: ExtensionStorageArea, keys?: string[]): Promise<Record<string, any>> {
   const { data } = await withExtensionSession(cdp, extensionId, (sessionId) =>
     cdp.send<Protocol.Extensions.GetStorageItemsResponse>(
       'Extensions.getStorageItems',
@@ -336,11 +303,7 @@ export async function getExtensionStorage(
  * tab on the extension's manifest.json; note the extension can observe that
  * tab (chrome.tabs events) while it exists.
  */
-async function withExtensionSession<T>(
-  cdp: PipeCdp,
-  extensionId: string,
-  fn: (sessionId: string) => Promise<T>,
-): Promise<T> {
+async function withExtensionSession<T>(cdp: PipeCdp, extensionId: string, fn: (sessionId: string) => Promise<T>): Promise<T> {
   const { targetInfos } = await cdp.send<Protocol.Target.GetTargetsResponse>('Target.getTargets', {
     filter: [{ type: 'service_worker' }],
   });
@@ -387,11 +350,7 @@ async function withExtensionSession<T>(
  * extensionId to accept any extension's worker (handy for discovering the ID
  * of an unpacked extension from the worker URL).
  */
-export async function extensionServiceWorkerTarget(
-  cdp: PipeCdp,
-  extensionId: string,
-  timeoutMs = 10_000,
-): Promise<TargetInfo> {
+export async function extensionServiceWorkerTarget(cdp: PipeCdp, extensionId: string, timeoutMs = 10_000): Promise<TargetInfo> {
   const prefix = `chrome-extension://${extensionId}`;
   let found: TargetInfo | undefined;
   // Polling getTargets (rather than listening for targetCreated) also finds a
@@ -411,7 +370,11 @@ export async function extensionServiceWorkerTarget(
 
 export async function waitFor(
   predicate: () => Promise<boolean> | boolean,
-  { timeoutMs = 10_000, intervalMs = 100, message = 'condition' }: {
+  {
+    timeoutMs = 10_000,
+    intervalMs = 100,
+    message = 'condition',
+  }: {
     timeoutMs?: number;
     intervalMs?: number;
     message?: string;

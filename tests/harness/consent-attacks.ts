@@ -45,7 +45,9 @@ export async function refusesLocalFiles(scene: BoundaryScene): Promise<void> {
 
 /** An extension's pages (or the browser's own) are never opened or navigated to. */
 export async function refusesExtensionPages(scene: BoundaryScene, extensionPage: string): Promise<void> {
-  await expect(scene.browserSession.send('Target.createTarget', { url: extensionPage })).rejects.toThrow(/Navigation refused: chrome-extension: URLs are refused/);
+  await expect(scene.browserSession.send('Target.createTarget', { url: extensionPage })).rejects.toThrow(
+    /Navigation refused: chrome-extension: URLs are refused/,
+  );
   await expect(scene.pageSession.send('Page.navigate', { url: extensionPage })).rejects.toThrow(/Navigation refused/);
   await expect(scene.lentPage.goto(extensionPage)).rejects.toThrow(/Navigation refused/);
   expect(await scene.jsonNew(extensionPage)).toBe(400);
@@ -55,7 +57,11 @@ export async function refusesExtensionPages(scene: BoundaryScene, extensionPage:
 /** Cookie reads see the lent site only; naming the bank (read, write, delete, clear) is refused; its cookie stays. */
 export async function scopesCookies(scene: BoundaryScene): Promise<void> {
   const { browserSession, pageSession, bankUrl } = scene;
-  for (const answer of [await browserSession.send('Storage.getCookies'), await pageSession.send('Network.getAllCookies'), await pageSession.send('Network.getCookies')]) {
+  for (const answer of [
+    await browserSession.send('Storage.getCookies'),
+    await pageSession.send('Network.getAllCookies'),
+    await pageSession.send('Network.getCookies'),
+  ]) {
     const names = (answer as { cookies: Array<{ name: string }> }).cookies.map((cookie) => cookie.name);
     expect(names).toContain('shop');
     expect(names).not.toContain('bank-session');
@@ -65,7 +71,9 @@ export async function scopesCookies(scene: BoundaryScene): Promise<void> {
   await expect(pageSession.send('Network.setCookie', { name: 'planted', value: 'x', domain: 'localhost', path: '/' })).rejects.toThrow(OUTSIDE);
   await expect(pageSession.send('Network.deleteCookies', { name: 'bank-session', domain: 'localhost' })).rejects.toThrow(OUTSIDE);
   await expect(pageSession.send('Storage.clearDataForOrigin', { origin: new URL(bankUrl).origin, storageTypes: 'all' })).rejects.toThrow(OUTSIDE);
-  await expect(browserSession.send('Storage.setCookies', { cookies: [{ name: 'planted', value: 'x', domain: 'localhost', path: '/' }] })).rejects.toThrow(OUTSIDE);
+  await expect(browserSession.send('Storage.setCookies', { cookies: [{ name: 'planted', value: 'x', domain: 'localhost', path: '/' }] })).rejects.toThrow(
+    OUTSIDE,
+  );
   const cookies = await scene.personCookies();
   expect(cookies.find((cookie) => cookie.name === 'bank-session')?.value).toBe(scene.bankSecret);
   expect(cookies.some((cookie) => cookie.name === 'planted')).toBe(false);
@@ -94,15 +102,28 @@ export async function keepsClawdLoginsOut(scene: BoundaryScene, controlPort: num
   const { browserSession, pageSession } = scene;
   const consoleOrigin = `http://127.0.0.1:${controlPort}`;
   expect((await scene.personCookies()).some((cookie) => cookie.name.startsWith('clawd_'))).toBe(true);
-  for (const [session, method] of [[browserSession, 'Storage.getCookies'], [pageSession, 'Network.getAllCookies'], [pageSession, 'Network.getCookies']] as const) {
+  for (const [session, method] of [
+    [browserSession, 'Storage.getCookies'],
+    [pageSession, 'Network.getAllCookies'],
+    [pageSession, 'Network.getCookies'],
+  ] as const) {
     const { cookies } = (await session.send(method as 'Network.getAllCookies')) as { cookies: Array<{ name: string }> };
-    expect(cookies.filter((cookie) => cookie.name.startsWith('clawd_')), method).toEqual([]);
+    expect(
+      cookies.filter((cookie) => cookie.name.startsWith('clawd_')),
+      method,
+    ).toEqual([]);
   }
   expect(await scene.browser.contexts()[0].cookies()).not.toContainEqual(expect.objectContaining({ name: expect.stringMatching(/^clawd_/) }));
-  await expect(pageSession.send('Network.setCookie', { name: 'clawd_dashboard', value: 'planted', domain: '127.0.0.1', path: '/' })).rejects.toThrow(/clawd-browser's own login cookies/);
-  await expect(pageSession.send('Network.deleteCookies', { name: 'clawd_dashboard', domain: '127.0.0.1' })).rejects.toThrow(/clawd-browser's own login cookies/);
+  await expect(pageSession.send('Network.setCookie', { name: 'clawd_dashboard', value: 'planted', domain: '127.0.0.1', path: '/' })).rejects.toThrow(
+    /clawd-browser's own login cookies/,
+  );
+  await expect(pageSession.send('Network.deleteCookies', { name: 'clawd_dashboard', domain: '127.0.0.1' })).rejects.toThrow(
+    /clawd-browser's own login cookies/,
+  );
   await expect(browserSession.send('Target.createTarget', { url: `${consoleOrigin}/` })).rejects.toThrow(/Navigation refused: clawd-browser's own pages/);
-  await expect(pageSession.send('Page.navigate', { url: `http://localhost:${controlPort}/sessions` })).rejects.toThrow(/Navigation refused: clawd-browser's own pages/);
+  await expect(pageSession.send('Page.navigate', { url: `http://localhost:${controlPort}/sessions` })).rejects.toThrow(
+    /Navigation refused: clawd-browser's own pages/,
+  );
   expect(await scene.jsonNew(`${consoleOrigin}/`)).toBe(403);
 }
 
@@ -155,7 +176,10 @@ export async function hidesUnlentTabs(scene: BoundaryScene, unlent: string[]): P
  * ends at clawd's origin (an error page) and is taken back: `closeInPerson`
  * closes it in the person's browser.
  */
-export async function reachesNoOwnOrigin(scene: BoundaryScene, options: { target: string; redirector: string; secrets: string[]; closeInPerson(targetId: string): Promise<void> }): Promise<void> {
+export async function reachesNoOwnOrigin(
+  scene: BoundaryScene,
+  options: { target: string; redirector: string; secrets: string[]; closeInPerson(targetId: string): Promise<void> },
+): Promise<void> {
   const { target, redirector, secrets } = options;
   const ownOrigin = new URL(target).origin;
   const probe = await scene.browser.contexts()[0].newPage();
@@ -170,20 +194,29 @@ export async function reachesNoOwnOrigin(scene: BoundaryScene, options: { target
     void (async () => {
       if (event.request.url.includes('rewrite=1')) {
         // The client's own rewrite of a request onto clawd's origin.
-        rewrite = session.send('Fetch.continueRequest', { requestId: event.requestId, url: target }).then(() => 'continued', (error: Error) => error.message);
+        rewrite = session.send('Fetch.continueRequest', { requestId: event.requestId, url: target }).then(
+          () => 'continued',
+          (error: Error) => error.message,
+        );
         await rewrite;
         return void (await session.send('Fetch.continueRequest', { requestId: event.requestId }).catch(() => {}));
       }
       if (event.request.url.startsWith(ownOrigin) && event.responseStatusCode !== undefined) {
-        const body = (await session.send('Fetch.getResponseBody', { requestId: event.requestId }).catch(() => undefined)) as { body: string; base64Encoded: boolean } | undefined;
+        const body = (await session.send('Fetch.getResponseBody', { requestId: event.requestId }).catch(() => undefined)) as
+          { body: string; base64Encoded: boolean } | undefined;
         if (body) bodies.push(body.base64Encoded ? Buffer.from(body.body, 'base64').toString() : body.body);
       }
-      await session.send(event.responseStatusCode !== undefined ? 'Fetch.continueResponse' : 'Fetch.continueRequest', { requestId: event.requestId }).catch(() => {});
+      await session
+        .send(event.responseStatusCode !== undefined ? 'Fetch.continueResponse' : 'Fetch.continueRequest', { requestId: event.requestId })
+        .catch(() => {});
     })();
   });
   const fromScript = () =>
     probe.evaluate(async (url) => {
-      const fetched = await fetch(url, { credentials: 'include' }).then(async (answer) => `${answer.status} ${await answer.text()}`, () => 'failed');
+      const fetched = await fetch(url, { credentials: 'include' }).then(
+        async (answer) => `${answer.status} ${await answer.text()}`,
+        () => 'failed',
+      );
       const image = await new Promise<string>((resolve) => {
         const img = new Image();
         img.onload = () => resolve('loaded');
@@ -192,12 +225,19 @@ export async function reachesNoOwnOrigin(scene: BoundaryScene, options: { target
       });
       return { fetched, image };
     }, target);
-  await session.send('Fetch.enable', { patterns: [{ urlPattern: '*rewrite=1*', requestStage: 'Request' }, { urlPattern: '*', requestStage: 'Response' }] });
+  await session.send('Fetch.enable', {
+    patterns: [
+      { urlPattern: '*rewrite=1*', requestStage: 'Request' },
+      { urlPattern: '*', requestStage: 'Response' },
+    ],
+  });
   // The script's ways: fetch with the person's cookies, an image. None reaches the server.
   expect(await fromScript()).toEqual({ fetched: 'failed', image: 'error' });
   await probe.goto(`${redirector}?rewrite=1`);
   expect(await rewrite).toMatch(/Fetch\.continueRequest refused: clawd-browser's own pages/);
-  await expect(session.send('Network.setRequestInterception' as 'Network.enable', { patterns: [{ urlPattern: '*' }] } as never)).rejects.toThrow(/not forwarded/);
+  await expect(session.send('Network.setRequestInterception' as 'Network.enable', { patterns: [{ urlPattern: '*' }] } as never)).rejects.toThrow(
+    /not forwarded/,
+  );
   // With the client's interception off, the ports stay offline.
   await session.send('Fetch.disable');
   expect(await fromScript()).toEqual({ fetched: 'failed', image: 'error' });
@@ -211,7 +251,11 @@ export async function reachesNoOwnOrigin(scene: BoundaryScene, options: { target
   const plainId = ((await plainSession.send('Target.getTargetInfo')) as Protocol.Target.GetTargetInfoResponse).targetInfo.targetId;
   // The client's own network conditions, older and newer, go after the relay's: they put nothing back online.
   await plainSession.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
-  expect(await plainSession.send('Network.emulateNetworkConditionsByRule', { matchedNetworkConditions: [{ urlPattern: '', offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 }] })).toEqual({ ruleIds: [expect.any(String)] });
+  expect(
+    await plainSession.send('Network.emulateNetworkConditionsByRule', {
+      matchedNetworkConditions: [{ urlPattern: '', offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 }],
+    }),
+  ).toEqual({ ruleIds: [expect.any(String)] });
   await navigatesNowhere(plain, plainSession, `${redirector}?to=${encodeURIComponent(target)}`);
   await options.closeInPerson(plainId);
   expect(heard.filter((url) => url.startsWith(ownOrigin))).toEqual([]);

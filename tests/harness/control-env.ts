@@ -64,7 +64,11 @@ export async function startControlEnv(options: ControlEnvOptions = {}): Promise<
   };
   let server = await startServer({ home, logger: logger() });
   const fixtures = await startFixtureServer();
-  const userBrowser = await launchChromium({ extensionDir: EXTENSION_DIR, extraArgs: options.userBrowserArgs, ...(options.userBrowserPort ? { remoteDebuggingPort: 0 } : {}) });
+  const userBrowser = await launchChromium({
+    extensionDir: EXTENSION_DIR,
+    extraArgs: options.userBrowserArgs,
+    ...(options.userBrowserPort ? { remoteDebuggingPort: 0 } : {}),
+  });
   await extensionReady(userBrowser.cdp);
   await setExtensionStorage(userBrowser.cdp, EXTENSION_ID, 'local', {
     pairing: { relayUrl: `ws://127.0.0.1:${server.relay.port}`, key: server.extensionKey, via: 'manual' },
@@ -106,8 +110,11 @@ const CLI = fileURLToPath(new URL('../../bin/clawd-browser.js', import.meta.url)
 /** `clawd-browser …` against the env's server and home (the built CLI, as a user runs it), `stdin` piped in; answers its stdout. */
 export function runCli(env: Pick<ControlEnv, 'home' | 'server'>, args: string[], stdin = ''): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = execFile(process.execPath, [CLI, '--url', `http://127.0.0.1:${env.server.control.port}`, ...args], { env: { ...process.env, CLAWD_HOME: env.home } }, (error, stdout, stderr) =>
-      error ? reject(new Error(stderr || error.message)) : resolve(stdout.trim()),
+    const child = execFile(
+      process.execPath,
+      [CLI, '--url', `http://127.0.0.1:${env.server.control.port}`, ...args],
+      { env: { ...process.env, CLAWD_HOME: env.home } },
+      (error, stdout, stderr) => (error ? reject(new Error(stderr || error.message)) : resolve(stdout.trim())),
     );
     child.stdin!.end(stdin);
   });

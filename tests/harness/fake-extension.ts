@@ -24,7 +24,9 @@ function openSocket(url: string, origin: string): Promise<WebSocket> {
     const socket = new WebSocket(url, { origin });
     socket.once('open', () => resolve(socket));
     socket.once('error', reject);
-    socket.once('unexpected-response', (_request, response) => reject(Object.assign(new Error(`HTTP ${response.statusCode}`), { status: response.statusCode })));
+    socket.once('unexpected-response', (_request, response) =>
+      reject(Object.assign(new Error(`HTTP ${response.statusCode}`), { status: response.statusCode })),
+    );
   });
 }
 

@@ -48,12 +48,22 @@ export async function startFramedSite(): Promise<FramedSite> {
       );
     }
     if (request.method === 'GET' && path === '/pay') {
-      return html(page('Payment', `<form method="post" action="/pay"><p><label>Card number <input name="card" autocomplete="off"></label></p><p><label>Name on card <input name="holder" autocomplete="off"></label></p><p><button type="submit">Use this card</button></p></form>`));
+      return html(
+        page(
+          'Payment',
+          `<form method="post" action="/pay"><p><label>Card number <input name="card" autocomplete="off"></label></p><p><label>Name on card <input name="holder" autocomplete="off"></label></p><p><button type="submit">Use this card</button></p></form>`,
+        ),
+      );
     }
     if (request.method === 'POST' && path === '/join') {
       void form(request).then((sent) => {
         joined.push({ email: sent.get('email') ?? '' });
-        html(page('Joined', `<p>Joined as ${escape(sent.get('email') ?? '')}</p><iframe title="Payment" src="http://localhost:${port}/pay" width="600" height="300"></iframe>`));
+        html(
+          page(
+            'Joined',
+            `<p>Joined as ${escape(sent.get('email') ?? '')}</p><iframe title="Payment" src="http://localhost:${port}/pay" width="600" height="300"></iframe>`,
+          ),
+        );
       });
       return;
     }

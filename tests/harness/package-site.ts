@@ -44,7 +44,10 @@ export function packageDir(name: string): string {
  * `packages` maps a URL prefix to a package: `'reveal.js'` serves one package
  * at the root; `{ '/jquery/': 'jquery', '/select2/': 'select2' }` serves several.
  */
-export async function startPackageSite(packages: string | Record<string, string>, options: PackageSiteOptions = {}): Promise<{ url(path: string): string; close(): Promise<void> }> {
+export async function startPackageSite(
+  packages: string | Record<string, string>,
+  options: PackageSiteOptions = {},
+): Promise<{ url(path: string): string; close(): Promise<void> }> {
   const mounts = Object.entries(typeof packages === 'string' ? { '/': packages } : packages).map(([prefix, name]) => ({ prefix, root: packageDir(name) }));
   const site = await startTestSite((request, response, url) => {
     if (options.handle?.(request, response, url)) return;
@@ -82,7 +85,9 @@ export function petsApi(calls: string[]): NonNullable<PackageSiteOptions['handle
     if (!url.pathname.startsWith('/api/')) return false;
     calls.push(`${request.method} ${url.pathname}`);
     const id = /^\/api\/pets\/(\w+)$/.exec(url.pathname)?.[1];
-    response.writeHead(id ? 200 : 404, { 'content-type': 'application/json' }).end(JSON.stringify(id ? { id: Number(id), name: `Rex the ${id}th` } : { error: 'no such route' }));
+    response
+      .writeHead(id ? 200 : 404, { 'content-type': 'application/json' })
+      .end(JSON.stringify(id ? { id: Number(id), name: `Rex the ${id}th` } : { error: 'no such route' }));
     return true;
   };
 }

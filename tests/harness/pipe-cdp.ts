@@ -79,11 +79,7 @@ export class PipeCdp {
   }
 
   /** Resolves with the params of the first matching event. */
-  waitForEvent<T = any>(
-    method: CdpEventName,
-    predicate: (params: T, sessionId?: string) => boolean = () => true,
-    timeoutMs = 10_000,
-  ): Promise<T> {
+  waitForEvent<T = any>(method: CdpEventName, predicate: (params: T, sessionId?: string) => boolean = () => true, timeoutMs = 10_000): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const cleanup = () => {
         clearTimeout(timer);

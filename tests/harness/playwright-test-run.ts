@@ -17,9 +17,14 @@ export function runPlaywrightTest(script: string, env: NodeJS.ProcessEnv = {}): 
     `import { defineConfig } from '@playwright/test';\nexport default defineConfig({ testDir: '.', reporter: 'line', use: { headless: true, launchOptions: { executablePath: ${JSON.stringify(chromiumPath())}, args: ['--no-sandbox'] } } });\n`,
   );
   return new Promise((resolve) => {
-    execFile(process.execPath, [join(ROOT, 'node_modules/@playwright/test/cli.js'), 'test', '--config', join(dir, 'playwright.config.ts')], { cwd: dir, env: { ...process.env, ...env }, timeout: 120_000 }, (error, stdout, stderr) => {
-      rmSync(dir, { recursive: true, force: true });
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, output: `${stdout}${stderr}` });
-    });
+    execFile(
+      process.execPath,
+      [join(ROOT, 'node_modules/@playwright/test/cli.js'), 'test', '--config', join(dir, 'playwright.config.ts')],
+      { cwd: dir, env: { ...process.env, ...env }, timeout: 120_000 },
+      (error, stdout, stderr) => {
+        rmSync(dir, { recursive: true, force: true });
+        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, output: `${stdout}${stderr}` });
+      },
+    );
   });
 }

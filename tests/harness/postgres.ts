@@ -29,7 +29,11 @@ const PASSWORD = 'clawd-test';
 
 function binDir(): string {
   const root = '/usr/lib/postgresql';
-  const versions = existsSync(root) ? readdirSync(root).filter((name) => /^\d+$/.test(name)).sort((a, b) => Number(b) - Number(a)) : [];
+  const versions = existsSync(root)
+    ? readdirSync(root)
+        .filter((name) => /^\d+$/.test(name))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
   if (!versions.length) throw new Error('PostgreSQL is not installed (Debian: apt-get install postgresql; .ci/run installs it)');
   return join(root, versions[0], 'bin');
 }
@@ -39,9 +43,15 @@ export async function startPostgres(): Promise<TestPostgres> {
   const dir = mkdtempSync(join(tmpdir(), 'clawd-pg-'));
   const data = join(dir, 'data');
   const asRoot = userInfo().uid === 0;
-  const owner = asRoot ? { uid: Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' })), gid: Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' })) } : undefined;
+  const owner = asRoot
+    ? { uid: Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' })), gid: Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' })) }
+    : undefined;
   if (owner) chownSync(dir, owner.uid, owner.gid);
-  const run = (tool: string, args: string[]) => execFileSync(asRoot ? 'runuser' : join(bin, tool), asRoot ? ['-u', 'postgres', '--', join(bin, tool), ...args] : args, { stdio: ['ignore', 'pipe', 'pipe'], cwd: dir });
+  const run = (tool: string, args: string[]) =>
+    execFileSync(asRoot ? 'runuser' : join(bin, tool), asRoot ? ['-u', 'postgres', '--', join(bin, tool), ...args] : args, {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: dir,
+    });
   run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
   const port = (await freePortPair()).control;
   // Quick without being untrue: no fsync (the machine does not crash, only the server stops), but every

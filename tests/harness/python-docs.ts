@@ -12,7 +12,8 @@ export const PYTHON_DOCS = '/usr/share/doc/python3-doc/html';
 const TYPES: Record<string, string> = { '.html': 'text/html', '.css': 'text/css', '.js': 'text/javascript', '.png': 'image/png', '.svg': 'image/svg+xml' };
 
 export function startPythonDocsSite(): ReturnType<typeof startTestSite> {
-  if (!existsSync(join(PYTHON_DOCS, 'library/os.html'))) throw new Error(`Python's documentation is not at ${PYTHON_DOCS}: apt-get install python3-doc (.ci/run does)`);
+  if (!existsSync(join(PYTHON_DOCS, 'library/os.html')))
+    throw new Error(`Python's documentation is not at ${PYTHON_DOCS}: apt-get install python3-doc (.ci/run does)`);
   return startTestSite((_request, response, url) => {
     const path = join(PYTHON_DOCS, decodeURIComponent(url.pathname));
     if (!path.startsWith(PYTHON_DOCS) || !existsSync(path)) return void response.writeHead(404).end();

@@ -22,7 +22,10 @@ export function seleniumJar(): string {
 /** What a node may run here: Debian's Chromium through Debian's chromedriver, headless. */
 export const GRID_CHROMIUM_CAPABILITIES = {
   browserName: 'chrome',
-  'goog:chromeOptions': { binary: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--no-first-run'] },
+  'goog:chromeOptions': {
+    binary: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--no-first-run'],
+  },
 };
 
 export interface GridNode {
@@ -53,7 +56,10 @@ export interface GridOptions {
 
 /** Each Java process leads its own process group, so killing it takes its chromedriver and Chromium children too. */
 function java(args: string[], name: string): ChildProcess {
-  const child = spawn('java', ['-jar', seleniumJar(), ...args], { detached: true, stdio: ['ignore', 'ignore', process.env.GRID_LOG === '1' ? 'inherit' : 'ignore'] });
+  const child = spawn('java', ['-jar', seleniumJar(), ...args], {
+    detached: true,
+    stdio: ['ignore', 'ignore', process.env.GRID_LOG === '1' ? 'inherit' : 'ignore'],
+  });
   child.on('error', (error) => console.error(`${name}: ${error.message}`));
   return child;
 }
@@ -72,9 +78,22 @@ export async function startGrid(options: GridOptions): Promise<TestGrid> {
   const bus = await freePortPair();
   const url = `http://127.0.0.1:${hubPort}`;
   const busFlags = ['--publish-events', `tcp://127.0.0.1:${bus.control}`, '--subscribe-events', `tcp://127.0.0.1:${bus.relay}`];
-  const hub = java(['hub', '--host', '127.0.0.1', '--port', String(hubPort), ...busFlags, '--session-request-timeout', String(options.requestTimeout ?? 60),
-    // A dead node is noticed within seconds (default: two minutes).
-    '--healthcheck-interval', '3'], 'hub');
+  const hub = java(
+    [
+      'hub',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(hubPort),
+      ...busFlags,
+      '--session-request-timeout',
+      String(options.requestTimeout ?? 60),
+      // A dead node is noticed within seconds (default: two minutes).
+      '--healthcheck-interval',
+      '3',
+    ],
+    'hub',
+  );
   const processes: ChildProcess[] = [hub];
   const nodes: GridNode[] = [];
 
@@ -89,12 +108,30 @@ export async function startGrid(options: GridOptions): Promise<TestGrid> {
     const child = java(
       [
         // --grid-url: the Grid's address the node writes into se:cdp (otherwise this machine's external address).
-        'node', '--host', '127.0.0.1', '--port', String(port), ...busFlags, '--grid-url', url,
-        '--selenium-manager', 'false', '--detect-drivers', 'false',
+        'node',
+        '--host',
+        '127.0.0.1',
+        '--port',
+        String(port),
+        ...busFlags,
+        '--grid-url',
+        url,
+        '--selenium-manager',
+        'false',
+        '--detect-drivers',
+        'false',
         // Only Chrome, through Debian's chromedriver: one stereotype, so slots mean Chromium sessions.
-        '--driver-configuration', 'display-name=chromium', 'stereotype={"browserName":"chrome"}', `max-sessions=${options.maxSessions ?? 2}`, 'webdriver-executable=/usr/bin/chromedriver',
-        '--session-timeout', String(options.sessionTimeout ?? 300),
-        '--max-sessions', String(options.maxSessions ?? 2), '--override-max-sessions', 'true',
+        '--driver-configuration',
+        'display-name=chromium',
+        'stereotype={"browserName":"chrome"}',
+        `max-sessions=${options.maxSessions ?? 2}`,
+        'webdriver-executable=/usr/bin/chromedriver',
+        '--session-timeout',
+        String(options.sessionTimeout ?? 300),
+        '--max-sessions',
+        String(options.maxSessions ?? 2),
+        '--override-max-sessions',
+        'true',
       ],
       `node ${port}`,
     );
@@ -108,7 +145,14 @@ export async function startGrid(options: GridOptions): Promise<TestGrid> {
     return node;
   };
 
-  await waitFor(async () => (await fetch(`${url}/status`).then((r) => r.ok, () => false)), { timeoutMs: 60_000, message: 'the Grid hub did not start' });
+  await waitFor(
+    async () =>
+      await fetch(`${url}/status`).then(
+        (r) => r.ok,
+        () => false,
+      ),
+    { timeoutMs: 60_000, message: 'the Grid hub did not start' },
+  );
   for (let i = 0; i < options.nodes; i++) await addNode();
   return {
     url,

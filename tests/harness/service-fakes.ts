@@ -28,7 +28,11 @@ export interface FakeTab {
 }
 
 /** A profile's driver with tabs, and a consequence each act is said to have (none unless set). */
-export function fakeDriver(name: string, tabs: FakeTab[], consequence?: () => { consequence: { rule: string; act: string }; viewport: { width: number; height: number } } | undefined): ProfileDriver {
+export function fakeDriver(
+  name: string,
+  tabs: FakeTab[],
+  consequence?: () => { consequence: { rule: string; act: string }; viewport: { width: number; height: number } } | undefined,
+): ProfileDriver {
   const tabFor = async (targetId?: string) => {
     const tab = tabs.find((one) => targetId === undefined || one.targetId === targetId);
     if (!tab) throw new Error(`No tab ${targetId}`);
@@ -38,7 +42,10 @@ export function fakeDriver(name: string, tabs: FakeTab[], consequence?: () => { 
 }
 
 /** Drivers by profile name. */
-export function fakeDrivers(drivers: ProfileDriver[], config: { confirm?: Partial<{ rules: ConfirmRule[]; askPerson: 'auto' | 'always' | 'never'; waitSeconds: number }>; handoffWebhook?: { url: string } } = {}) {
+export function fakeDrivers(
+  drivers: ProfileDriver[],
+  config: { confirm?: Partial<{ rules: ConfirmRule[]; askPerson: 'auto' | 'always' | 'never'; waitSeconds: number }>; handoffWebhook?: { url: string } } = {},
+) {
   const confirm = ConfirmConfigSchema.parse(config.confirm ?? {});
   return {
     driver: (profile?: string) => {
@@ -123,7 +130,10 @@ export interface FakeOpen {
  * lets it go, and what was opened, closed and saved, in order.
  */
 export function fakeTaskSessions(home: string, limits: AdmissionLimits = { capacity: 4, queue: 2, waitMs: 60_000 }) {
-  const admission = new AdmissionQueue(() => limits, () => 1);
+  const admission = new AdmissionQueue(
+    () => limits,
+    () => 1,
+  );
   const live = new Map<string, { info: SessionInfo; slot: Slot }>();
   const opened: FakeOpen[] = [];
   const closed: Array<{ id: string; reason: string }> = [];

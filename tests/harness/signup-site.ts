@@ -48,9 +48,17 @@ export async function startSignupSite(): Promise<SignupSite> {
       request.on('data', (chunk) => (body += chunk));
       request.on('end', () => {
         const form = new URLSearchParams(body);
-        const sent = { name: form.get('name') ?? '', email: form.get('email') ?? '', password: form.get('password') ?? '', plan: form.get('plan') ?? '', newsletter: form.get('newsletter') === 'on' };
+        const sent = {
+          name: form.get('name') ?? '',
+          email: form.get('email') ?? '',
+          password: form.get('password') ?? '',
+          plan: form.get('plan') ?? '',
+          newsletter: form.get('newsletter') === 'on',
+        };
         submissions.push(sent);
-        response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><title>Welcome</title><h1>Welcome, ${sent.name.replace(/[<&]/g, '')}</h1>`);
+        response
+          .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+          .end(`<!doctype html><title>Welcome</title><h1>Welcome, ${sent.name.replace(/[<&]/g, '')}</h1>`);
       });
       return;
     }

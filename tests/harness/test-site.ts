@@ -6,7 +6,9 @@ import type { AddressInfo } from 'node:net';
  * never finishes), on 127.0.0.1 at a free port. `localhost` reaches the same
  * server as another site.
  */
-export async function startTestSite(handle: (request: IncomingMessage, response: ServerResponse, url: URL) => void): Promise<{ url: string; port: number; close(): Promise<void> }> {
+export async function startTestSite(
+  handle: (request: IncomingMessage, response: ServerResponse, url: URL) => void,
+): Promise<{ url: string; port: number; close(): Promise<void> }> {
   const server = createServer((request, response) => handle(request, response, new URL(request.url ?? '/', 'http://site')));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;

@@ -104,7 +104,10 @@ describe("the CLI's code cache", () => {
     await cli(home, ['tabs', '--help']);
     await cli(home, ['serve', '--help']);
     const dir = join(home, 'code-cache');
-    const written = () => readdirSync(dir).map((name) => `${name} ${statSync(join(dir, name)).mtimeMs}`).sort();
+    const written = () =>
+      readdirSync(dir)
+        .map((name) => `${name} ${statSync(join(dir, name)).mtimeMs}`)
+        .sort();
     const first = written();
     expect(first).toHaveLength(2);
     await cli(home, ['snapshot', '--help']);

@@ -45,13 +45,20 @@ afterAll(async () => {
 });
 
 /** Raw HTTP, so any Host header can be sent. */
-function raw(port: number, path: string, options: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {}): Promise<{ status: number; body: string }> {
+function raw(
+  port: number,
+  path: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {},
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const request = httpRequest({ host: '127.0.0.1', port, path, method: options.method ?? 'GET', headers: { host: `127.0.0.1:${port}`, ...options.headers } }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
-    });
+    const request = httpRequest(
+      { host: '127.0.0.1', port, path, method: options.method ?? 'GET', headers: { host: `127.0.0.1:${port}`, ...options.headers } },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
+      },
+    );
     request.on('error', reject);
     request.end(options.body);
   });
@@ -72,7 +79,18 @@ function upgrade(port: number, path: string, headers: Record<string, string>): P
 /** An upgrade with its target sent as written (a WebSocket client would resolve its dot segments first). */
 function rawUpgrade(port: number, path: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const request = httpRequest({ host: '127.0.0.1', port, path, headers: { host: `127.0.0.1:${port}`, connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==' } });
+    const request = httpRequest({
+      host: '127.0.0.1',
+      port,
+      path,
+      headers: {
+        host: `127.0.0.1:${port}`,
+        connection: 'Upgrade',
+        upgrade: 'websocket',
+        'sec-websocket-version': '13',
+        'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+      },
+    });
     request.on('upgrade', (_answer, socket) => {
       socket.destroy();
       resolve(101);
@@ -135,14 +153,20 @@ describe('every HTTP entry point', () => {
         count(surface, answer.status === status);
       }
       // And the rightful client is still answered.
-      const ok = await raw(port, surface.startsWith('/json/*') ? `/json/version?token=${token()}` : '/profiles', { headers: { authorization: `Bearer ${token()}` } });
+      const ok = await raw(port, surface.startsWith('/json/*') ? `/json/version?token=${token()}` : '/profiles', {
+        headers: { authorization: `Bearer ${token()}` },
+      });
       expect(ok.status).toBe(200);
     });
   }
 
   it('refuses oversized bodies with 413, and keeps answering', async () => {
     const big = Buffer.alloc(73 * 1024 * 1024, 0x20);
-    const answer = await raw(control, '/tabs/open', { method: 'POST', headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' }, body: big });
+    const answer = await raw(control, '/tabs/open', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
+      body: big,
+    });
     expect(answer.status).toBe(413);
     count('control API', true);
     expect((await raw(control, '/profiles', { headers: { authorization: `Bearer ${server.token}` } })).status).toBe(200);
@@ -157,7 +181,9 @@ describe('slow senders', () => {
     const started = Date.now();
     const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(Date.now() - started)));
     socket.on('error', () => {});
-    socket.write(`POST /tabs/open HTTP/1.1\r\nHost: 127.0.0.1:${control}\r\nAuthorization: Bearer ${server.token}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"url":`);
+    socket.write(
+      `POST /tabs/open HTTP/1.1\r\nHost: 127.0.0.1:${control}\r\nAuthorization: Bearer ${server.token}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"url":`,
+    );
     // Meanwhile the server answers everyone else.
     expect((await raw(control, '/profiles', { headers: { authorization: `Bearer ${server.token}` } })).status).toBe(200);
     const after = await closed;
@@ -210,7 +236,12 @@ describe('request targets', () => {
       expect(JSON.parse(answer.body).error.message, path.slice(0, 60)).toContain(message);
       count('request targets', true);
     }
-    for (const path of [`/cdp?token=${server.token}&${thousand}`, `/cdp?token=${server.token}&profile=clawd&profile=extension`, `/x/../cdp?token=${server.token}`, `/cdp\\..\\cdp?token=${server.token}`]) {
+    for (const path of [
+      `/cdp?token=${server.token}&${thousand}`,
+      `/cdp?token=${server.token}&profile=clawd&profile=extension`,
+      `/x/../cdp?token=${server.token}`,
+      `/cdp\\..\\cdp?token=${server.token}`,
+    ]) {
       expect(await rawUpgrade(relay, path), path.slice(0, 60)).toBe(400);
       count('request targets', true);
     }
@@ -223,7 +254,12 @@ describe('request targets', () => {
 
 describe('names, paths and endpoints', () => {
   it('refuses profile and session names that try to leave their folder, and cdpUrls that are not DevTools endpoints or loop back', async () => {
-    const post = (path: string, body: object) => raw(control, path, { method: 'POST', headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const post = (path: string, body: object) =>
+      raw(control, path, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     const del = (path: string) => raw(control, path, { method: 'DELETE', headers: { authorization: `Bearer ${server.token}` } });
     const get = (path: string) => raw(control, path, { headers: { authorization: `Bearer ${server.token}` } });
     const cases: Array<[string, () => Promise<{ status: number; body: string }>, number]> = [
@@ -273,7 +309,12 @@ describe('names, paths and endpoints', () => {
 describe('the native host', () => {
   it('refuses a caller whose origin is not the extension', async () => {
     const answer = await new Promise<string>((resolve) => {
-      const child = execFile(process.execPath, [CLI, 'native-host', `${OTHER_EXTENSION}/`], { env: { ...process.env, CLAWD_HOME: home }, encoding: 'buffer' }, (_error, stdout) => resolve((stdout as Buffer).subarray(4).toString()));
+      const child = execFile(
+        process.execPath,
+        [CLI, 'native-host', `${OTHER_EXTENSION}/`],
+        { env: { ...process.env, CLAWD_HOME: home }, encoding: 'buffer' },
+        (_error, stdout) => resolve((stdout as Buffer).subarray(4).toString()),
+      );
       child.stdin!.end(encodeNativeMessage({ op: 'bootstrap', id: 1 }));
     });
     expect(JSON.parse(answer)).toMatchObject({ ok: false, error: { code: 'forbidden_origin' } });

@@ -44,14 +44,17 @@ beforeAll(async () => {
   relayPort = relay;
   writeFileSync(join(home, 'config.json'), JSON.stringify({ controlUrl: `http://127.0.0.1:${control}` }));
   serve = spawn(process.execPath, [CLI, 'serve', '--log-level', 'warn'], { env: { ...process.env, CLAWD_HOME: home }, stdio: ['ignore', 'ignore', 'inherit'] });
-  await waitFor(async () => {
-    try {
-      token = readFileSync(join(home, 'token'), 'utf8').trim();
-      return (await fetch(`http://127.0.0.1:${relayPort}/json/version?token=${token}`)).ok;
-    } catch {
-      return false;
-    }
-  }, { timeoutMs: 20_000, message: 'serve did not start' });
+  await waitFor(
+    async () => {
+      try {
+        token = readFileSync(join(home, 'token'), 'utf8').trim();
+        return (await fetch(`http://127.0.0.1:${relayPort}/json/version?token=${token}`)).ok;
+      } catch {
+        return false;
+      }
+    },
+    { timeoutMs: 20_000, message: 'serve did not start' },
+  );
   fixtures = await startFixtureServer();
   browser = await launchChromium({ extensionDir: EXTENSION_DIR });
   await extensionReady(browser.cdp);
@@ -92,7 +95,11 @@ class Client {
     });
     return new Client(socket);
   }
-  send(method: string, params: object, sessionId?: string): Promise<{ result?: { result?: { value?: unknown }; sessionId?: string }; error?: unknown; sessionId?: string }> {
+  send(
+    method: string,
+    params: object,
+    sessionId?: string,
+  ): Promise<{ result?: { result?: { value?: unknown }; sessionId?: string }; error?: unknown; sessionId?: string }> {
     const id = this.nextId++;
     return new Promise((resolve) => {
       this.waiting.set(id, resolve as never);
@@ -151,7 +158,9 @@ describe(`load: ${TABS} shared tabs, ${CLIENTS} clients × ${COMMANDS} commands`
     }
     const seconds = (performance.now() - started) / 1000;
     const after = rssMiB(serve.pid!);
-    console.log(`load: ${TABS} tabs, ${CLIENTS} clients, ${checked} replies checked, ${misrouted} misrouted, ${lost} lost, ${(checked / seconds).toFixed(0)} replies/s; relay RSS ${before} → peak ${peak} → ${after} MiB`);
+    console.log(
+      `load: ${TABS} tabs, ${CLIENTS} clients, ${checked} replies checked, ${misrouted} misrouted, ${lost} lost, ${(checked / seconds).toFixed(0)} replies/s; relay RSS ${before} → peak ${peak} → ${after} MiB`,
+    );
     expect(misrouted).toBe(0);
     expect(lost).toBe(0);
     expect(checked).toBe(CLIENTS * COMMANDS);

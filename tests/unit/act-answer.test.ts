@@ -27,8 +27,18 @@ describe("an act's answer", () => {
   });
 
   it('a title that changed without a navigation is said; dialogs, downloads and new tabs are listed inside the fence', () => {
-    const text = actAnswer(act({ kind: 'click', changed: true, retitled: true, title: '(2) Inbox', events: ['alert dialog "Saved" dismissed (no answer was armed)', 'opened a new tab: T2 http://shop.test/help'] }));
-    expect(text).toBe('click: done\n<page 481>\n- alert dialog "Saved" dismissed (no answer was armed)\n- opened a new tab: T2 http://shop.test/help\ntitle: "(2) Inbox"\n</page 481>');
+    const text = actAnswer(
+      act({
+        kind: 'click',
+        changed: true,
+        retitled: true,
+        title: '(2) Inbox',
+        events: ['alert dialog "Saved" dismissed (no answer was armed)', 'opened a new tab: T2 http://shop.test/help'],
+      }),
+    );
+    expect(text).toBe(
+      'click: done\n<page 481>\n- alert dialog "Saved" dismissed (no answer was armed)\n- opened a new tab: T2 http://shop.test/help\ntitle: "(2) Inbox"\n</page 481>',
+    );
   });
 
   it('a value of the target that is not a flag goes inside the fence, exactly, quoted', () => {
@@ -45,13 +55,19 @@ describe("an act's answer", () => {
   });
 
   it('a click at a point says what it hit, with its ref', () => {
-    expect(actAnswer(act({ kind: 'click', changed: true, hit: { role: 'button', name: 'Reply', ref: 'e12' } }))).toBe('click: done\n<page 481>\nat the point: button "Reply" [ref=e12]\n</page 481>');
+    expect(actAnswer(act({ kind: 'click', changed: true, hit: { role: 'button', name: 'Reply', ref: 'e12' } }))).toBe(
+      'click: done\n<page 481>\nat the point: button "Reply" [ref=e12]\n</page 481>',
+    );
   });
 
   it('a text selection says the text selected, and when the mouse could not make it', () => {
-    expect(actAnswer(act({ kind: 'select-text', changed: false, selection: 'tellus enim', selectedBy: 'mouse' }))).toBe('select-text: nothing changed.\n<page 481>\nselected "tellus enim"\n</page 481>');
+    expect(actAnswer(act({ kind: 'select-text', changed: false, selection: 'tellus enim', selectedBy: 'mouse' }))).toBe(
+      'select-text: nothing changed.\n<page 481>\nselected "tellus enim"\n</page 481>',
+    );
     const scripted = actAnswer(act({ kind: 'select-text', changed: true, selection: 'tellus enim', selectedBy: 'script', occurrences: 2 }));
-    expect(scripted.split('\n')[0]).toBe("select-text: done (the mouse could not select it: selected by the page's Selection API, which the page's mouse handlers did not see; the first of 2 places the text is; give more of it to choose another)");
+    expect(scripted.split('\n')[0]).toBe(
+      "select-text: done (the mouse could not select it: selected by the page's Selection API, which the page's mouse handlers did not see; the first of 2 places the text is; give more of it to choose another)",
+    );
   });
 
   it('a long value is cut with its length said', () => {

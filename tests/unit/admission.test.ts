@@ -7,7 +7,11 @@ import { rejection } from '../harness/test-site.js';
 /** Admission of task sessions (slots, a bounded queue, its deadline) and the pressure a health check reads. */
 
 describe('the admission queue', () => {
-  const queue = (capacity: number, max: number, waitMs: number) => new AdmissionQueue(() => ({ capacity, queue: max, waitMs }), () => 7.2);
+  const queue = (capacity: number, max: number, waitMs: number) =>
+    new AdmissionQueue(
+      () => ({ capacity, queue: max, waitMs }),
+      () => 7.2,
+    );
 
   it('gives slots up to capacity, then queues first come first served, and a freed slot goes to the first in line', async () => {
     const admission = queue(1, 2, 5000);

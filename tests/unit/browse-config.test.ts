@@ -45,6 +45,8 @@ describe('keys', () => {
     );
     const empty = join(dir, 'empty');
     writeFileSync(empty, '\n');
-    expect(() => apiKeyOf('p', ProviderConfigSchema.parse({ api: 'anthropic', model: 'm', apiKeyFile: empty }), {})).toThrow(`Provider p: its key file ${empty} is empty`);
+    expect(() => apiKeyOf('p', ProviderConfigSchema.parse({ api: 'anthropic', model: 'm', apiKeyFile: empty }), {})).toThrow(
+      `Provider p: its key file ${empty} is empty`,
+    );
   });
 });

@@ -33,7 +33,7 @@ const base = (api: string, stand: StandIn) => (api === 'anthropic' ? stand.url :
 for (const api of ['openai-chat', 'anthropic', 'openai-responses'] as const) {
   for (const stream of [true, false]) {
     describe(`${api}${stream ? ', streamed' : ''}`, () => {
-      it('asks for the tools the goal needs, reads their results, answers; usage is the provider\'s', async () => {
+      it("asks for the tools the goal needs, reads their results, answers; usage is the provider's", async () => {
         const stand = stands[api];
         const config = ProviderConfigSchema.parse({ api, model: 'stand-in-1', baseUrl: base(api, stand), apiKeyEnv: 'STANDIN_KEY', stream });
         const provider = await providerFor('test', config, { STANDIN_KEY: KEY });
@@ -70,7 +70,9 @@ for (const api of ['openai-chat', 'anthropic', 'openai-responses'] as const) {
 
   it(`${api}: a cancel drops the request in flight (the provider sees its socket close)`, async () => {
     const stand = stands[api];
-    const provider = await providerFor('test', ProviderConfigSchema.parse({ api, model: 'stand-in-1', baseUrl: base(api, stand), apiKeyEnv: 'STANDIN_KEY' }), { STANDIN_KEY: KEY });
+    const provider = await providerFor('test', ProviderConfigSchema.parse({ api, model: 'stand-in-1', baseUrl: base(api, stand), apiKeyEnv: 'STANDIN_KEY' }), {
+      STANDIN_KEY: KEY,
+    });
     const conversation = provider.conversation({ system: '', tools: pageFunctions() });
     conversation.say('answer "never"');
     stand.stall = true;
@@ -89,7 +91,9 @@ for (const api of ['openai-chat', 'anthropic', 'openai-responses'] as const) {
 
   it(`${api}: a wrong key is the provider's 401, and the key is nowhere in the error`, async () => {
     const stand = stands[api];
-    const provider = await providerFor('test', ProviderConfigSchema.parse({ api, model: 'm', baseUrl: base(api, stand), apiKeyEnv: 'STANDIN_KEY' }), { STANDIN_KEY: 'sk-wrong-secret-value' });
+    const provider = await providerFor('test', ProviderConfigSchema.parse({ api, model: 'm', baseUrl: base(api, stand), apiKeyEnv: 'STANDIN_KEY' }), {
+      STANDIN_KEY: 'sk-wrong-secret-value',
+    });
     const conversation = provider.conversation({ system: '', tools: [] });
     conversation.say('answer "x"');
     const error = (await conversation.next(new AbortController().signal).catch((caught: unknown) => caught)) as Error & { status?: number };

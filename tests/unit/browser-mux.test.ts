@@ -32,7 +32,7 @@ function setup() {
 }
 
 describe('BrowserMux', () => {
-  it('gives each client its own browser session, renumbers ids and answers with the client\'s own', () => {
+  it("gives each client its own browser session, renumbers ids and answers with the client's own", () => {
     const { mux, toBrowser, peer, giveBrowserSession } = setup();
     const a = peer();
     a.handle.receive(JSON.stringify({ id: 1, method: 'Browser.getVersion' })); // waits for the session
@@ -51,15 +51,19 @@ describe('BrowserMux', () => {
     expect(b.received).toEqual([{ id: 1, result: { product: 'Chrome/1' } }]);
   });
 
-  it('routes a session\'s messages to its owner only, and refuses another client\'s session as unknown', () => {
+  it("routes a session's messages to its owner only, and refuses another client's session as unknown", () => {
     const { mux, toBrowser, peer, giveBrowserSession } = setup();
     const a = peer();
     giveBrowserSession('A0');
     const b = peer();
     giveBrowserSession('B0');
     // A's auto-attach gives it a page session.
-    mux.fromBrowser('{"method":"Target.attachedToTarget","params":{"sessionId":"P1","targetInfo":{"targetId":"T1","type":"page"},"waitingForDebugger":true},"sessionId":"A0"}');
-    expect(a.received).toEqual([{ method: 'Target.attachedToTarget', params: { sessionId: 'P1', targetInfo: { targetId: 'T1', type: 'page' }, waitingForDebugger: true } }]);
+    mux.fromBrowser(
+      '{"method":"Target.attachedToTarget","params":{"sessionId":"P1","targetInfo":{"targetId":"T1","type":"page"},"waitingForDebugger":true},"sessionId":"A0"}',
+    );
+    expect(a.received).toEqual([
+      { method: 'Target.attachedToTarget', params: { sessionId: 'P1', targetInfo: { targetId: 'T1', type: 'page' }, waitingForDebugger: true } },
+    ]);
     mux.fromBrowser('{"method":"Runtime.consoleAPICalled","params":{"type":"log"},"sessionId":"P1"}');
     expect(a.received.at(-1)).toEqual({ method: 'Runtime.consoleAPICalled', params: { type: 'log' }, sessionId: 'P1' });
     expect(b.received).toEqual([]);
@@ -99,7 +103,7 @@ describe('BrowserMux', () => {
     expect(toBrowser.at(-1)).toMatchObject({ method: 'Browser.getVersion', sessionId: 'A0' });
   });
 
-  it('detaches a leaving client\'s browser session, drops answers meant for it, and closes everyone when the pipe goes', () => {
+  it("detaches a leaving client's browser session, drops answers meant for it, and closes everyone when the pipe goes", () => {
     const { mux, toBrowser, peer, giveBrowserSession } = setup();
     const a = peer();
     giveBrowserSession('A0');

@@ -84,7 +84,13 @@ class Harness {
   connectExtension(tabs: SharedTab[]): void {
     this.bridge.extensionConnected();
     // The server checks the hello's proof before the bridge sees it (extension-handshake.ts).
-    this.fromExtension({ type: 'hello', protocol: WIRE_PROTOCOL_VERSION, browser: { userAgent: 'Mozilla/5.0 HeadlessChrome/156.0.0.0', product: 'Chrome/156.0.0.0' }, tabs, proof: '' });
+    this.fromExtension({
+      type: 'hello',
+      protocol: WIRE_PROTOCOL_VERSION,
+      browser: { userAgent: 'Mozilla/5.0 HeadlessChrome/156.0.0.0', product: 'Chrome/156.0.0.0' },
+      tabs,
+      proof: '',
+    });
   }
 
   /** The commands the extension has been asked to run and not yet answered. */
@@ -195,7 +201,12 @@ describe('a group per client (/cdp?group=)', () => {
     expect(playwrightAttach(everyone).map((e) => e.params.targetInfo.targetId)).toEqual(['PAGE-A', 'PAGE-B', 'PAGE-C']);
     expect(h.answerOf(a, h.send(a, 'Target.getTargets'))?.result.targetInfos.map((t: any) => t.targetId)).toEqual(['PAGE-A']);
     // Another group's tab is as unknown as one that never existed, whatever the method.
-    for (const [method, params] of [['Target.attachToTarget', { targetId: 'PAGE-B', flatten: true }], ['Target.getTargetInfo', { targetId: 'PAGE-B' }], ['Target.closeTarget', { targetId: 'PAGE-B' }], ['Target.activateTarget', { targetId: 'PAGE-B' }]] as const) {
+    for (const [method, params] of [
+      ['Target.attachToTarget', { targetId: 'PAGE-B', flatten: true }],
+      ['Target.getTargetInfo', { targetId: 'PAGE-B' }],
+      ['Target.closeTarget', { targetId: 'PAGE-B' }],
+      ['Target.activateTarget', { targetId: 'PAGE-B' }],
+    ] as const) {
       expect(h.answerOf(a, h.send(a, method, params))?.error?.message, method).toMatch(/No target with given id found: PAGE-B/);
     }
     expect(h.takeCommands()).toEqual([]);
@@ -203,7 +214,10 @@ describe('a group per client (/cdp?group=)', () => {
 
   it("scopes a grouped client's cookie calls to its group's sites", () => {
     h.connectExtension([inB, inA]);
-    const jar = [{ name: 'k', domain: 'a.example' }, { name: 'other', domain: 'b.example' }];
+    const jar = [
+      { name: 'k', domain: 'a.example' },
+      { name: 'other', domain: 'b.example' },
+    ];
     expect(cookiesAnswered(h.client('a'), jar)).toEqual({ cookies: [{ name: 'k', domain: 'a.example' }] });
   });
 
@@ -280,11 +294,18 @@ describe('forwarding to tabs', () => {
     h.fromExtension({ type: 'event', tabId: 1, method: 'Fetch.requestPaused' }, { requestId: 'r1' });
     h.fromExtension({ type: 'event', tabId: 1, method: 'Page.screencastFrame' }, { data: '', sessionId: 1 }); // sent without Page.enable
     h.fromExtension({ type: 'event', tabId: 1, method: 'Tracing.dataCollected' }, { value: [] }); // a domain with no enable
-    expect(h.events(enabled).map((m) => m.method)).toEqual(expect.arrayContaining(['Runtime.consoleAPICalled', 'Fetch.requestPaused', 'Page.screencastFrame', 'Tracing.dataCollected']));
-    expect(h.events(notYet).filter((m) => m.sessionId === s2).map((m) => m.method)).toEqual(['Page.screencastFrame', 'Tracing.dataCollected']);
+    expect(h.events(enabled).map((m) => m.method)).toEqual(
+      expect.arrayContaining(['Runtime.consoleAPICalled', 'Fetch.requestPaused', 'Page.screencastFrame', 'Tracing.dataCollected']),
+    );
+    expect(
+      h
+        .events(notYet)
+        .filter((m) => m.sessionId === s2)
+        .map((m) => m.method),
+    ).toEqual(['Page.screencastFrame', 'Tracing.dataCollected']);
   });
 
-  it('holds a domain\'s events from X.enable until Chrome answers it, then replays, releases, answers', () => {
+  it("holds a domain's events from X.enable until Chrome answers it, then replays, releases, answers", () => {
     h.connectExtension([TAB_A]);
     const first = h.client();
     const s1 = playwrightAttach(first)[0].params.sessionId;
@@ -303,7 +324,10 @@ describe('forwarding to tabs', () => {
     expect(h.toClient.get(second)!.filter((m) => m.sessionId === s2)).toEqual([]);
     h.fromExtension({ type: 'result', id: treeCommand.id }, { frameTree: {} });
     h.fromExtension({ type: 'result', id: enableCommand.id }, {});
-    const seen = h.toClient.get(second)!.filter((m) => m.sessionId === s2).map((m) => m.id ?? `${m.method}${m.params?.context ? `#${m.params.context.id}` : ''}`);
+    const seen = h.toClient
+      .get(second)!
+      .filter((m) => m.sessionId === s2)
+      .map((m) => m.id ?? `${m.method}${m.params?.context ? `#${m.params.context.id}` : ''}`);
     expect(seen).toEqual([frameTree, 'Runtime.executionContextCreated#1', 'Runtime.executionContextsCleared', 'Runtime.executionContextCreated#2', enable]);
   });
 
@@ -325,7 +349,10 @@ describe('forwarding to tabs', () => {
 
   it("maps browser-level cookie calls onto a shared tab, scoped to the shared tabs' sites", () => {
     h.connectExtension([TAB_A]);
-    const jar = [{ name: 'k', domain: 'a.example' }, { name: 'bank', domain: 'bank.example' }];
+    const jar = [
+      { name: 'k', domain: 'a.example' },
+      { name: 'bank', domain: 'bank.example' },
+    ];
     expect(cookiesAnswered(h.client(), jar)).toEqual({ cookies: [{ name: 'k', domain: 'a.example' }] });
   });
 });
@@ -351,7 +378,13 @@ describe('the consent boundary in the target model', () => {
 
   it('forwards only allowlisted methods', () => {
     const { c, session } = attachedPage();
-    for (const method of ['DOMStorage.getDOMStorageItems', 'IndexedDB.requestData', 'Network.loadNetworkResource', 'Target.getTargets', 'ServiceWorker.unregister'])
+    for (const method of [
+      'DOMStorage.getDOMStorageItems',
+      'IndexedDB.requestData',
+      'Network.loadNetworkResource',
+      'Target.getTargets',
+      'ServiceWorker.unregister',
+    ])
       expect(h.answerOf(c, h.send(c, method, {}, session))?.error?.message).toMatch(/is not forwarded to shared tabs/);
     expect(h.takeCommands()).toEqual([]);
   });
@@ -359,18 +392,33 @@ describe('the consent boundary in the target model', () => {
   it('filters page-level cookie reads and refuses writes to other sites', () => {
     const { c, session } = attachedPage();
     const read = h.send(c, 'Network.getAllCookies', {}, session);
-    h.answerAll(() => ({ cookies: [{ name: 'mine', domain: '.a.example' }, { name: 'bank', domain: 'bank.example', httpOnly: true }] }));
+    h.answerAll(() => ({
+      cookies: [
+        { name: 'mine', domain: '.a.example' },
+        { name: 'bank', domain: 'bank.example', httpOnly: true },
+      ],
+    }));
     expect(h.answerOf(c, read)?.result.cookies.map((cookie: any) => cookie.name)).toEqual(['mine']);
-    expect(h.answerOf(c, h.send(c, 'Network.setCookie', { name: 'x', value: 'y', domain: 'bank.example' }, session))?.error?.message).toMatch(/outside the shared tabs' sites/);
+    expect(h.answerOf(c, h.send(c, 'Network.setCookie', { name: 'x', value: 'y', domain: 'bank.example' }, session))?.error?.message).toMatch(
+      /outside the shared tabs' sites/,
+    );
     expect(h.answerOf(c, h.send(c, 'Network.getCookies', { urls: ['https://bank.example/'] }, session))?.error?.message).toMatch(/outside/);
-    expect(h.answerOf(c, h.send(c, 'Storage.clearDataForOrigin', { origin: 'https://bank.example', storageTypes: 'all' }, session))?.error?.message).toMatch(/outside/);
+    expect(h.answerOf(c, h.send(c, 'Storage.clearDataForOrigin', { origin: 'https://bank.example', storageTypes: 'all' }, session))?.error?.message).toMatch(
+      /outside/,
+    );
     expect(h.takeCommands()).toEqual([]);
   });
 
-  it('clears only the shared sites\' cookies, answering once every delete is done', () => {
+  it("clears only the shared sites' cookies, answering once every delete is done", () => {
     const { c } = attachedPage();
     const id = h.send(c, 'Storage.clearCookies', {});
-    h.answerAll(() => ({ cookies: [{ name: 'a1', domain: 'a.example', path: '/' }, { name: 'bank', domain: 'bank.example', path: '/' }, { name: 'a2', domain: '.a.example', path: '/x' }] }));
+    h.answerAll(() => ({
+      cookies: [
+        { name: 'a1', domain: 'a.example', path: '/' },
+        { name: 'bank', domain: 'bank.example', path: '/' },
+        { name: 'a2', domain: '.a.example', path: '/x' },
+      ],
+    }));
     const deletes = h.takeCommands();
     expect(deletes.map((d: any) => [d.method, d.params])).toEqual([
       ['Network.deleteCookies', { name: 'a1', domain: 'a.example', path: '/' }],
@@ -383,13 +431,16 @@ describe('the consent boundary in the target model', () => {
     expect(h.answerOf(c, id)?.result).toEqual({});
   });
 
-  it("lets a frame of an extension inside a shared tab go unseen, and detaches it", () => {
+  it('lets a frame of an extension inside a shared tab go unseen, and detaches it', () => {
     const { c } = attachedPage();
-    h.fromExtension({ type: 'event', tabId: 1, method: 'Target.attachedToTarget' }, {
-      sessionId: 'CHILD-X',
-      targetInfo: { targetId: 'X', type: 'iframe', url: 'chrome-extension://other/page.html', title: '', attached: true, canAccessOpener: false },
-      waitingForDebugger: false,
-    });
+    h.fromExtension(
+      { type: 'event', tabId: 1, method: 'Target.attachedToTarget' },
+      {
+        sessionId: 'CHILD-X',
+        targetInfo: { targetId: 'X', type: 'iframe', url: 'chrome-extension://other/page.html', title: '', attached: true, canAccessOpener: false },
+        waitingForDebugger: false,
+      },
+    );
     expect(h.events(c, 'Target.attachedToTarget').some((e) => e.params.sessionId === 'CHILD-X')).toBe(false);
     expect(h.takeCommands()).toMatchObject([{ method: 'Target.detachFromTarget', params: { sessionId: 'CHILD-X' } }]);
   });
@@ -517,7 +568,11 @@ describe('several clients on one tab', () => {
     const sa = playwrightAttach(a)[0].params.sessionId;
     h.send(a, 'Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }, sa);
     h.answerAll();
-    const iframe = { sessionId: 'CHILD-1', targetInfo: { targetId: 'FRAME-1', type: 'iframe', title: '', url: 'https://x.example/', attached: true, canAccessOpener: false }, waitingForDebugger: true };
+    const iframe = {
+      sessionId: 'CHILD-1',
+      targetInfo: { targetId: 'FRAME-1', type: 'iframe', title: '', url: 'https://x.example/', attached: true, canAccessOpener: false },
+      waitingForDebugger: true,
+    };
     h.fromExtension({ type: 'event', tabId: 1, method: 'Target.attachedToTarget' }, iframe);
     expect(h.events(a, 'Target.attachedToTarget').at(-1)).toMatchObject({ sessionId: sa, params: { sessionId: 'CHILD-1' } });
 
@@ -551,7 +606,11 @@ describe('several clients on one tab', () => {
     const sa = playwrightAttach(a)[0].params.sessionId;
     h.send(a, 'Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: true }, sa);
     h.answerAll();
-    const iframe = { sessionId: 'CHILD-2', targetInfo: { targetId: 'FRAME-2', type: 'iframe', title: '', url: 'https://x.example/', attached: true, canAccessOpener: false }, waitingForDebugger: false };
+    const iframe = {
+      sessionId: 'CHILD-2',
+      targetInfo: { targetId: 'FRAME-2', type: 'iframe', title: '', url: 'https://x.example/', attached: true, canAccessOpener: false },
+      waitingForDebugger: false,
+    };
     h.fromExtension({ type: 'event', tabId: 1, method: 'Target.attachedToTarget' }, iframe);
     // Playwright's newCDPSession(frame) for an out-of-process frame.
     const id = h.send(a, 'Target.attachToTarget', { targetId: 'FRAME-2', flatten: true });
@@ -566,18 +625,32 @@ describe('several clients on one tab', () => {
     h.send(a, 'Runtime.enable', {}, own);
     h.answerAll();
     h.fromExtension({ type: 'event', tabId: 1, sessionId: 'CHILD-2', method: 'Runtime.consoleAPICalled' }, { type: 'log', args: [] });
-    expect(h.events(a, 'Runtime.consoleAPICalled').map((event) => event.sessionId).sort()).toEqual(['CHILD-2', own].sort());
+    expect(
+      h
+        .events(a, 'Runtime.consoleAPICalled')
+        .map((event) => event.sessionId)
+        .sort(),
+    ).toEqual(['CHILD-2', own].sort());
     // A target of no tab the client sees stays unknown.
     expect(h.answerOf(a, h.send(a, 'Target.attachToTarget', { targetId: 'NOPE', flatten: true }))?.error?.message).toMatch(/No target with given id found/);
     // The child going detaches both.
     h.fromExtension({ type: 'event', tabId: 1, method: 'Target.detachedFromTarget' }, { sessionId: 'CHILD-2', targetId: 'FRAME-2' });
-    expect(h.events(a, 'Target.detachedFromTarget').map((event) => event.params.sessionId).sort()).toEqual(['CHILD-2', own].sort());
+    expect(
+      h
+        .events(a, 'Target.detachedFromTarget')
+        .map((event) => event.params.sessionId)
+        .sort(),
+    ).toEqual(['CHILD-2', own].sort());
     expect(h.answerOf(a, h.send(a, 'Runtime.evaluate', {}, own))?.error?.code).toBe(-32001);
   });
 
   it('resumes a child paused on start when no client is there to do it', () => {
     h.connectExtension([TAB_A]);
-    const iframe = { sessionId: 'CHILD-9', targetInfo: { targetId: 'F9', type: 'iframe', title: '', url: '', attached: true, canAccessOpener: false }, waitingForDebugger: true };
+    const iframe = {
+      sessionId: 'CHILD-9',
+      targetInfo: { targetId: 'F9', type: 'iframe', title: '', url: '', attached: true, canAccessOpener: false },
+      waitingForDebugger: true,
+    };
     h.fromExtension({ type: 'event', tabId: 1, method: 'Target.attachedToTarget' }, iframe);
     expect(h.takeCommands()).toEqual([expect.objectContaining({ sessionId: 'CHILD-9', method: 'Runtime.runIfWaitingForDebugger' })]);
   });
@@ -638,7 +711,9 @@ describe('tabs going away and the extension reconnecting', () => {
     h.fromExtension({ type: 'consentAnswer', id: 3, allowed: true, domains: ['a.example'] });
     h.fromExtension({ type: 'consentAnswer', id: 'x', allowed: true } as never);
     expect(h.consents).toEqual([{ id: 3, allowed: true, domains: ['a.example'] }]);
-    expect(h.toExtension.filter((m) => m.type === 'protocolError').map((m) => m.message)).toEqual([expect.stringMatching(/bad extension frame \(type "consentAnswer"\)/)]);
+    expect(h.toExtension.filter((m) => m.type === 'protocolError').map((m) => m.message)).toEqual([
+      expect.stringMatching(/bad extension frame \(type "consentAnswer"\)/),
+    ]);
   });
 
   it("hands the person's teaching requests on a shared tab to its owner, with the tab's target; another tab's are answered at once", () => {
@@ -647,9 +722,13 @@ describe('tabs going away and the extension reconnecting', () => {
     expect(h.teaching).toEqual([{ id: 4, targetId: 'PAGE-A', op: 'stop', name: 'sign-up' }]);
     h.fromExtension({ type: 'teach', id: 5, tabId: 99, op: 'demonstrate' });
     expect(h.teaching.length).toBe(1);
-    expect(h.toExtension.filter((m) => m.type === 'taught')).toEqual([{ type: 'taught', id: 5, ok: false, error: expect.stringMatching(/^this tab is not shared/) }]);
+    expect(h.toExtension.filter((m) => m.type === 'taught')).toEqual([
+      { type: 'taught', id: 5, ok: false, error: expect.stringMatching(/^this tab is not shared/) },
+    ]);
     h.fromExtension({ type: 'teach', id: 6, tabId: 1, op: 'erase everything' } as never);
-    expect(h.toExtension.filter((m) => m.type === 'protocolError').map((m) => m.message)).toEqual([expect.stringMatching(/bad extension frame \(type "teach"\)/)]);
+    expect(h.toExtension.filter((m) => m.type === 'protocolError').map((m) => m.message)).toEqual([
+      expect.stringMatching(/bad extension frame \(type "teach"\)/),
+    ]);
   });
 
   it('emulates DOM.setFileInputFiles: the server reads the files, the page gets their contents', () => {
@@ -666,7 +745,10 @@ describe('tabs going away and the extension reconnecting', () => {
     expect(resolve).toMatchObject({ method: 'DOM.resolveNode', params: { backendNodeId: 7 } });
     h.fromExtension({ type: 'result', id: resolve.id }, { object: { objectId: 'OBJ-1' } });
     const [set] = h.takeCommands();
-    expect(set).toMatchObject({ method: 'Runtime.callFunctionOn', params: { objectId: 'OBJ-1', arguments: [{ value: [{ name: 'a.txt', mimeType: 'text/plain', base64: 'aGk=' }] }] } });
+    expect(set).toMatchObject({
+      method: 'Runtime.callFunctionOn',
+      params: { objectId: 'OBJ-1', arguments: [{ value: [{ name: 'a.txt', mimeType: 'text/plain', base64: 'aGk=' }] }] },
+    });
     h.fromExtension({ type: 'result', id: set.id }, { result: { type: 'undefined' } });
     expect(h.answerOf(c, id)).toMatchObject({ result: {} });
 
@@ -678,7 +760,10 @@ describe('tabs going away and the extension reconnecting', () => {
     const wrong = h.send(c, 'DOM.setFileInputFiles', { files: ['/tmp/a.txt'], objectId: 'OBJ-3' }, session);
     h.apply(h.bridge.filesRead(3, { files: [] }));
     const [call] = h.takeCommands();
-    h.fromExtension({ type: 'result', id: call.id }, { exceptionDetails: { text: 'Uncaught', exception: { description: 'Error: Node is not a file input element\n    at x' } } });
+    h.fromExtension(
+      { type: 'result', id: call.id },
+      { exceptionDetails: { text: 'Uncaught', exception: { description: 'Error: Node is not a file input element\n    at x' } } },
+    );
     expect(h.answerOf(c, wrong)?.error?.message).toBe('Error: Node is not a file input element');
     expect(h.answerOf(c, h.send(c, 'DOM.setFileInputFiles', { files: [] }, session))?.error?.message).toMatch(/nodeId, backendNodeId or objectId/);
   });
@@ -770,10 +855,16 @@ describe('tabs going away and the extension reconnecting', () => {
     const held = { id: 3, origin: 'https://a.example', name: 'held', uniqueId: 'u3', auxData: { frameId: 'F', isDefault: false, type: 'isolated' } };
     h.fromExtension({ type: 'event', tabId: 1, method: 'Runtime.executionContextCreated' }, { context: held });
     // Chrome answers the worlds it made the first time with their ids, and reports nothing.
-    h.answerAll((command) => ({ executionContextId: command.type === 'cdp' && (command.params as { worldName?: string } | undefined)?.worldName === 'lost' ? 2 : 3 }));
+    h.answerAll((command) => ({
+      executionContextId: command.type === 'cdp' && (command.params as { worldName?: string } | undefined)?.worldName === 'lost' ? 2 : 3,
+    }));
     const messages = h.toClient.get(c)!.filter((m) => m.sessionId === session);
     const contexts = messages.filter((m) => m.method === 'Runtime.executionContextCreated').map((m) => m.params.context);
-    expect(contexts.map((context) => [context.id, context.name])).toEqual([[1, ''], [3, 'held'], [2, 'lost']]);
+    expect(contexts.map((context) => [context.id, context.name])).toEqual([
+      [1, ''],
+      [3, 'held'],
+      [2, 'lost'],
+    ]);
     expect(contexts[2]).toMatchObject({ origin: 'https://a.example', auxData: { frameId: 'F', isDefault: false, type: 'isolated' } });
     const reported = messages.findIndex((m) => m.params?.context?.id === 2);
     expect(reported).toBeLessThan(messages.findIndex((m) => m.id === worlds[0]));
@@ -785,7 +876,7 @@ describe('tabs going away and the extension reconnecting', () => {
     expect(h.events(late, 'Runtime.executionContextCreated').map((m) => m.params.context.id)).toEqual([1, 3, 2]);
   });
 
-  it("reports nothing of its own for a Page.createIsolatedWorld answered in one go", () => {
+  it('reports nothing of its own for a Page.createIsolatedWorld answered in one go', () => {
     h.connectExtension([TAB_A]);
     const c = h.client();
     const session = playwrightAttach(c)[0].params.sessionId;
@@ -881,7 +972,10 @@ describe('bad input', () => {
       encodeExtensionFrame({ type: 'result', id: b.id }, '{"n":2}'),
     ].join('\n');
     h.apply(h.bridge.handleExtensionMessage(new TextEncoder().encode(batch)));
-    const order = h.toClient.get(c)!.slice(-3).map((m) => m.id ?? m.method);
+    const order = h.toClient
+      .get(c)!
+      .slice(-3)
+      .map((m) => m.id ?? m.method);
     expect(order).toEqual([first, 'Page.loadEventFired', second]);
     expect(h.answerOf(c, second)?.result).toEqual({ n: 2 });
   });
@@ -910,8 +1004,17 @@ describe("this server's own origins, out of a shared tab's reach", () => {
   const OWN = [18791, 18792];
   const offline = OWN.map((port) => ({ urlPattern: `*://*:${port}/*`, offline: true, latency: 0, downloadThroughput: -1, uploadThroughput: -1 }));
   const ownPatterns = OWN.map((port) => ({ urlPattern: `*://*:${port}/*`, requestStage: 'Request' }));
-  const paused = (url: string, requestId = 'interception-job-1.0') => ({ requestId, request: { url, method: 'GET', headers: {} }, frameId: 'PAGE-A', resourceType: 'Document' });
-  const child = { sessionId: 'CHILD-1', targetInfo: { targetId: 'FRAME-1', type: 'iframe', title: '', url: 'https://x.example/', attached: true, canAccessOpener: false }, waitingForDebugger: true };
+  const paused = (url: string, requestId = 'interception-job-1.0') => ({
+    requestId,
+    request: { url, method: 'GET', headers: {} },
+    frameId: 'PAGE-A',
+    resourceType: 'Document',
+  });
+  const child = {
+    sessionId: 'CHILD-1',
+    targetInfo: { targetId: 'FRAME-1', type: 'iframe', title: '', url: 'https://x.example/', attached: true, canAccessOpener: false },
+    waitingForDebugger: true,
+  };
   beforeEach(() => {
     h = new Harness(new CdpBridge({ maxQueuedCommands: 10, ownPorts: () => OWN }));
   });
@@ -926,7 +1029,14 @@ describe("this server's own origins, out of a shared tab's reach", () => {
     h.send(c, 'Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }, session);
     h.answerAll();
     h.fromExtension({ type: 'event', tabId: 1, method: 'Target.attachedToTarget' }, child);
-    expect(h.takeCommands()).toEqual([expect.objectContaining({ tabId: 1, sessionId: 'CHILD-1', method: 'Network.emulateNetworkConditionsByRule', params: { matchedNetworkConditions: offline } })]);
+    expect(h.takeCommands()).toEqual([
+      expect.objectContaining({
+        tabId: 1,
+        sessionId: 'CHILD-1',
+        method: 'Network.emulateNetworkConditionsByRule',
+        params: { matchedNetworkConditions: offline },
+      }),
+    ]);
     // A browser that does not know the method: the relay intercepts its ports itself.
     const older = new Harness(new CdpBridge({ maxQueuedCommands: 10, ownPorts: () => OWN }));
     older.connectExtension([TAB_A]);
@@ -949,8 +1059,14 @@ describe("this server's own origins, out of a shared tab's reach", () => {
     // Playwright's setOffline: the older call, a rule for every request after the relay's, and navigator.onLine's state.
     const legacy = h.send(c, 'Network.emulateNetworkConditions', { offline: true, latency: 0, downloadThroughput: -1, uploadThroughput: -1 }, session);
     const [rules, state] = h.takeCommands();
-    expect(rules).toMatchObject({ method: 'Network.emulateNetworkConditionsByRule', params: { matchedNetworkConditions: [...offline, { urlPattern: '', offline: true, latency: 0, downloadThroughput: -1, uploadThroughput: -1 }] } });
-    expect(state).toMatchObject({ method: 'Network.overrideNetworkState', params: { offline: true, latency: 0, downloadThroughput: -1, uploadThroughput: -1 } });
+    expect(rules).toMatchObject({
+      method: 'Network.emulateNetworkConditionsByRule',
+      params: { matchedNetworkConditions: [...offline, { urlPattern: '', offline: true, latency: 0, downloadThroughput: -1, uploadThroughput: -1 }] },
+    });
+    expect(state).toMatchObject({
+      method: 'Network.overrideNetworkState',
+      params: { offline: true, latency: 0, downloadThroughput: -1, uploadThroughput: -1 },
+    });
     h.fromExtension({ type: 'result', id: rules.id }, { ruleIds: ['a', 'b', 'c'] });
     h.fromExtension({ type: 'result', id: state.id }, {});
     expect(h.answerOf(c, legacy)?.result).toEqual({});
@@ -972,7 +1088,9 @@ describe("this server's own origins, out of a shared tab's reach", () => {
     expect(h.answerAll()[0]).toMatchObject({ method: 'Fetch.enable', params: { patterns: [...ownPatterns, { urlPattern: '*', requestStage: 'Response' }] } });
     for (const url of ['http://127.0.0.1:18791/chrome/picker/abc/tabs', 'http://localhost:18792/json/list', 'http://[::1]:18791/']) {
       h.fromExtension({ type: 'event', tabId: 1, method: 'Fetch.requestPaused' }, paused(url));
-      expect(h.takeCommands()).toEqual([expect.objectContaining({ method: 'Fetch.failRequest', params: { requestId: 'interception-job-1.0', errorReason: 'BlockedByClient' } })]);
+      expect(h.takeCommands()).toEqual([
+        expect.objectContaining({ method: 'Fetch.failRequest', params: { requestId: 'interception-job-1.0', errorReason: 'BlockedByClient' } }),
+      ]);
     }
     expect(h.events(c, 'Fetch.requestPaused')).toEqual([]);
     h.fromExtension({ type: 'event', tabId: 1, method: 'Fetch.requestPaused' }, paused('https://a.example/app.js', 'job-2'));

@@ -151,7 +151,10 @@ describe.skipIf(!realV1)('cgroup v1 (this machine, as root)', () => {
   it('a spare weighs a quarter of one thread until it is in use, then four (cpu.shares)', async () => {
     const group = Cgroup.create(host, uniqueName('spare'), { memoryMiB: 128, cpus: 1, pids: 64 }, { capCpuLater: true, spare: true });
     try {
-      const shares = join(group.procsFiles.map(dirname).find((dir) => existsSync(join(dir, 'cpu.shares')))!, 'cpu.shares');
+      const shares = join(
+        group.procsFiles.map(dirname).find((dir) => existsSync(join(dir, 'cpu.shares')))!,
+        'cpu.shares',
+      );
       expect(read(shares)).toBe('256');
       group.inUse();
       expect(read(shares)).toBe('4096');

@@ -60,7 +60,13 @@ async function askingChrome() {
 
 function attachment(dir: string, answerTimeoutSeconds = 30) {
   const frames: string[] = [];
-  const attached = new ChromeAttachment({ settings: () => ({ userDataDir: dir, answerTimeoutSeconds }), platform: 'linux', home: '/home/nobody', ownPorts: () => [], log: createLogger('error') });
+  const attached = new ChromeAttachment({
+    settings: () => ({ userDataDir: dir, answerTimeoutSeconds }),
+    platform: 'linux',
+    home: '/home/nobody',
+    ownPorts: () => [],
+    log: createLogger('error'),
+  });
   attached.connectRelay({ connected: () => frames.push('connected'), frame: (frame) => frames.push(frame), disconnected: () => frames.push('disconnected') });
   cleanups.push(() => attached.detach());
   return { attached, frames };
@@ -108,7 +114,7 @@ describe('Chrome asking the person', () => {
     expect(attached.status().state).toBe('attached');
   });
 
-  it('once let go of (detach), is not attached again by anyone\'s use, only when asked to', async () => {
+  it("once let go of (detach), is not attached again by anyone's use, only when asked to", async () => {
     const chrome = await askingChrome();
     const { attached, frames } = attachment(userDataDir({ DevToolsActivePort: chrome.portFile }, { running: true }));
     const attaching = attached.attach();
@@ -151,8 +157,14 @@ describe("what the person's user data folder says", () => {
   });
 
   it('a running browser without DevToolsActivePort: not allowed, or too old to allow it', async () => {
-    expect(await problemOf(userDataDir({ 'Last Version': '150.0.1.2' }, { running: true }))).toMatchObject({ kind: 'not-allowed', fix: expect.stringMatching(/chrome:\/\/inspect\/#remote-debugging/) });
-    expect(await problemOf(userDataDir({ 'Last Version': '120.0.6099.71' }, { running: true }))).toMatchObject({ kind: 'too-old', message: expect.stringMatching(/120\.0\.6099\.71.*144 or later/) });
+    expect(await problemOf(userDataDir({ 'Last Version': '150.0.1.2' }, { running: true }))).toMatchObject({
+      kind: 'not-allowed',
+      fix: expect.stringMatching(/chrome:\/\/inspect\/#remote-debugging/),
+    });
+    expect(await problemOf(userDataDir({ 'Last Version': '120.0.6099.71' }, { running: true }))).toMatchObject({
+      kind: 'too-old',
+      message: expect.stringMatching(/120\.0\.6099\.71.*144 or later/),
+    });
   });
 
   it('a DevToolsActivePort left behind by a browser that stopped: stale', async () => {
@@ -160,7 +172,10 @@ describe("what the person's user data folder says", () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as { port: number }).port;
     await new Promise((resolve) => closed.close(resolve));
-    expect(await problemOf(userDataDir({ DevToolsActivePort: `${port}\n/devtools/browser/abc\n` }))).toMatchObject({ kind: 'stale', message: expect.stringMatching(new RegExp(`port ${port}, where nothing listens`)) });
+    expect(await problemOf(userDataDir({ DevToolsActivePort: `${port}\n/devtools/browser/abc\n` }))).toMatchObject({
+      kind: 'stale',
+      message: expect.stringMatching(new RegExp(`port ${port}, where nothing listens`)),
+    });
   });
 
   it('its port held by another program: not its DevTools', async () => {
@@ -168,24 +183,44 @@ describe("what the person's user data folder says", () => {
     await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
     cleanups.push(() => new Promise<void>((resolve) => other.close(() => resolve())));
     const port = (other.address() as { port: number }).port;
-    expect(await problemOf(userDataDir({ DevToolsActivePort: `${port}\n/devtools/browser/abc\n` }))).toMatchObject({ kind: 'not-devtools', message: expect.stringMatching(/HTTP 404/) });
+    expect(await problemOf(userDataDir({ DevToolsActivePort: `${port}\n/devtools/browser/abc\n` }))).toMatchObject({
+      kind: 'not-devtools',
+      message: expect.stringMatching(/HTTP 404/),
+    });
   });
 
   it('a DevToolsActivePort that is not what Chrome writes', async () => {
-    expect(await problemOf(userDataDir({ DevToolsActivePort: 'hello\n' }, { running: true }))).toMatchObject({ kind: 'not-devtools', message: expect.stringMatching(/first line is not a port/) });
+    expect(await problemOf(userDataDir({ DevToolsActivePort: 'hello\n' }, { running: true }))).toMatchObject({
+      kind: 'not-devtools',
+      message: expect.stringMatching(/first line is not a port/),
+    });
     expect(parseActivePort('9222\n/devtools/browser/x y\n')).toMatch(/second line/);
     expect(parseActivePort('9222\r\n/devtools/browser/0a-1b\r\n')).toEqual({ port: 9222, path: '/devtools/browser/0a-1b' });
   });
 
   it('names the profiles open in the browser', () => {
-    const dir = userDataDir({ 'Local State': JSON.stringify({ profile: { info_cache: { Default: { name: 'Person 1' }, 'Profile 1': { name: 'Work' } }, last_active_profiles: ['Profile 1'] } }) }, { running: true });
+    const dir = userDataDir(
+      {
+        'Local State': JSON.stringify({
+          profile: { info_cache: { Default: { name: 'Person 1' }, 'Profile 1': { name: 'Work' } }, last_active_profiles: ['Profile 1'] },
+        }),
+      },
+      { running: true },
+    );
     const report = describeHome({ browser: 'configured', title: 'x', userDataDir: dir }, 'linux');
-    expect(report).toMatchObject({ exists: true, running: true, profiles: [{ dir: 'Default', name: 'Person 1', open: false }, { dir: 'Profile 1', name: 'Work', open: true }] });
+    expect(report).toMatchObject({
+      exists: true,
+      running: true,
+      profiles: [
+        { dir: 'Default', name: 'Person 1', open: false },
+        { dir: 'Profile 1', name: 'Work', open: true },
+      ],
+    });
   });
 });
 
 describe('where browsers keep their user data', () => {
-  it('looks in Chrome\'s, Chromium\'s, Edge\'s and Brave\'s default folders, or the configured one alone', () => {
+  it("looks in Chrome's, Chromium's, Edge's and Brave's default folders, or the configured one alone", () => {
     expect(browserHomes(undefined, 'linux', '/home/u').map((home) => home.userDataDir)).toEqual([
       '/home/u/.config/google-chrome',
       '/home/u/.config/chromium',

@@ -45,26 +45,49 @@ async function listeningPort(): Promise<{ port: number; connections: () => numbe
 }
 
 const config = (chrome: object = {}) => ConfigSchema.parse({ chrome });
-const state = { state: 'attached' as const, lentTabs: 2, browser: { title: 'Google Chrome', userDataDir: '/home/p/.config/google-chrome', product: 'Chrome/150.0.1.2', profiles: ['Person 1'] } };
+const state = {
+  state: 'attached' as const,
+  lentTabs: 2,
+  browser: { title: 'Google Chrome', userDataDir: '/home/p/.config/google-chrome', product: 'Chrome/150.0.1.2', profiles: ['Person 1'] },
+};
 
 describe("doctor's chrome check", () => {
   it('attached: which browser and profiles, how many tabs lent, and another tool attached to tabs', async () => {
-    expect(await checkChrome(config(), state, 'linux', personHome())).toEqual([{ name: 'chrome', verdict: 'ok', detail: 'attached to Chrome/150.0.1.2 (/home/p/.config/google-chrome; profiles open: Person 1); 2 tab(s) lent' }]);
+    expect(await checkChrome(config(), state, 'linux', personHome())).toEqual([
+      { name: 'chrome', verdict: 'ok', detail: 'attached to Chrome/150.0.1.2 (/home/p/.config/google-chrome; profiles open: Person 1); 2 tab(s) lent' },
+    ]);
     const [, other] = await checkChrome(config(), { ...state, otherDebuggers: 3 }, 'linux', personHome());
-    expect(other).toMatchObject({ verdict: 'warn', detail: expect.stringMatching(/another DevTools client .* 3 of your tabs/), fix: expect.stringMatching(/close that tool/) });
+    expect(other).toMatchObject({
+      verdict: 'warn',
+      detail: expect.stringMatching(/another DevTools client .* 3 of your tabs/),
+      fix: expect.stringMatching(/close that tool/),
+    });
   });
 
   it('waiting for the person: says so, and what to do', async () => {
     const [check] = await checkChrome(config(), { state: 'asking', lentTabs: 0 }, 'linux', personHome());
-    expect(check).toMatchObject({ verdict: 'warn', detail: expect.stringMatching(/Waiting for you to allow remote debugging/), fix: expect.stringMatching(/choose Allow/) });
+    expect(check).toMatchObject({
+      verdict: 'warn',
+      detail: expect.stringMatching(/Waiting for you to allow remote debugging/),
+      fix: expect.stringMatching(/choose Allow/),
+    });
   });
 
   it('a browser that allows remote debugging: found by its port file, without connecting to it', async () => {
     const home = personHome();
     const { port, connections } = await listeningPort();
-    chromeFolder(home, { DevToolsActivePort: `${port}\n/devtools/browser/abc\n`, 'Last Version': '150.0.7000.1', 'Local State': JSON.stringify({ profile: { info_cache: { Default: { name: 'Person 1' } }, last_active_profiles: ['Default'] } }) });
+    chromeFolder(home, {
+      DevToolsActivePort: `${port}\n/devtools/browser/abc\n`,
+      'Last Version': '150.0.7000.1',
+      'Local State': JSON.stringify({ profile: { info_cache: { Default: { name: 'Person 1' } }, last_active_profiles: ['Default'] } }),
+    });
     const [check] = await checkChrome(config(), undefined, 'linux', home);
-    expect(check).toMatchObject({ verdict: 'ok', detail: expect.stringMatching(new RegExp(`Google Chrome allows remote debugging \\(port ${port}, .*version 150\\.0\\.7000\\.1; profiles open: Person 1\\)`)) });
+    expect(check).toMatchObject({
+      verdict: 'ok',
+      detail: expect.stringMatching(
+        new RegExp(`Google Chrome allows remote debugging \\(port ${port}, .*version 150\\.0\\.7000\\.1; profiles open: Person 1\\)`),
+      ),
+    });
     // A knock on the port, no more: no HTTP, no WebSocket, nothing Chrome would ask the person about.
     expect(connections()).toBe(1);
   });
@@ -77,17 +100,28 @@ describe("doctor's chrome check", () => {
     expect(await fixOf(home)).toMatchObject({ detail: expect.stringMatching(/not running/), fix: expect.stringMatching(/start it/) });
     home = personHome();
     chromeFolder(home, { 'Last Version': '150.0.7000.1' });
-    expect(await fixOf(home)).toMatchObject({ detail: expect.stringMatching(/remote debugging is not allowed/), fix: expect.stringMatching(/chrome:\/\/inspect\/#remote-debugging/) });
+    expect(await fixOf(home)).toMatchObject({
+      detail: expect.stringMatching(/remote debugging is not allowed/),
+      fix: expect.stringMatching(/chrome:\/\/inspect\/#remote-debugging/),
+    });
     home = personHome();
     chromeFolder(home, { 'Last Version': '131.0.6778.85' });
     expect(await fixOf(home)).toMatchObject({ detail: expect.stringMatching(/version 131\.0\.6778\.85/), fix: expect.stringMatching(/update it/) });
     home = personHome();
     chromeFolder(home, { DevToolsActivePort: '1\n/devtools/browser/gone\n' });
-    expect(await fixOf(home)).toMatchObject({ detail: expect.stringMatching(/DevToolsActivePort names port 1, where nothing listens/), fix: expect.stringMatching(/start your browser again/) });
+    expect(await fixOf(home)).toMatchObject({
+      detail: expect.stringMatching(/DevToolsActivePort names port 1, where nothing listens/),
+      fix: expect.stringMatching(/start your browser again/),
+    });
   });
 
   it("what the server's attempt learnt: the person declined", async () => {
-    const [check] = await checkChrome(config(), { state: 'failed', lentTabs: 0, problem: { kind: 'refused', message: 'Chrome refused the connection', fix: 'attach again and choose Allow' } }, 'linux', personHome());
+    const [check] = await checkChrome(
+      config(),
+      { state: 'failed', lentTabs: 0, problem: { kind: 'refused', message: 'Chrome refused the connection', fix: 'attach again and choose Allow' } },
+      'linux',
+      personHome(),
+    );
     expect(check).toMatchObject({ verdict: 'warn', detail: 'Chrome refused the connection', fix: 'attach again and choose Allow' });
   });
 
@@ -98,6 +132,10 @@ describe("doctor's chrome check", () => {
     const other = join(home, 'other-profile');
     mkdirSync(other);
     const [check] = await checkChrome(config({ userDataDir: other }), undefined, 'linux', home);
-    expect(check).toMatchObject({ verdict: 'fail', detail: expect.stringMatching(new RegExp(`chrome.userDataDir \\(${other}\\) is not where .*in ${real}`)), fix: `set chrome.userDataDir to ${real}, or remove it` });
+    expect(check).toMatchObject({
+      verdict: 'fail',
+      detail: expect.stringMatching(new RegExp(`chrome.userDataDir \\(${other}\\) is not where .*in ${real}`)),
+      fix: `set chrome.userDataDir to ${real}, or remove it`,
+    });
   });
 });

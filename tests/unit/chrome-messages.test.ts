@@ -3,20 +3,42 @@ import { readChromeMessage } from '../../relay/src/attach/chrome-messages.js';
 
 /** Chrome's messages read for the wire without re-serialising their payloads (attach/chrome-messages.ts). */
 describe('reading a message of the attached Chrome', () => {
-  it('cuts out an answer\'s result or error, with its session', () => {
-    expect(readChromeMessage('{"id":7,"result":{"data":"iVBOR"},"sessionId":"AB12"}')).toEqual({ id: 7, error: false, sessionId: 'AB12', payload: '{"data":"iVBOR"}' });
-    expect(readChromeMessage('{"id":8,"error":{"code":-32000,"message":"No node"}}')).toEqual({ id: 8, error: true, sessionId: undefined, payload: '{"code":-32000,"message":"No node"}' });
+  it("cuts out an answer's result or error, with its session", () => {
+    expect(readChromeMessage('{"id":7,"result":{"data":"iVBOR"},"sessionId":"AB12"}')).toEqual({
+      id: 7,
+      error: false,
+      sessionId: 'AB12',
+      payload: '{"data":"iVBOR"}',
+    });
+    expect(readChromeMessage('{"id":8,"error":{"code":-32000,"message":"No node"}}')).toEqual({
+      id: 8,
+      error: true,
+      sessionId: undefined,
+      payload: '{"code":-32000,"message":"No node"}',
+    });
   });
 
   it("cuts out an event's params, with or without a session", () => {
-    expect(readChromeMessage('{"method":"Page.loadEventFired","params":{"timestamp":1},"sessionId":"S1"}')).toEqual({ method: 'Page.loadEventFired', sessionId: 'S1', payload: '{"timestamp":1}' });
-    expect(readChromeMessage('{"method":"Target.targetCreated","params":{"targetInfo":{"targetId":"T"}}}')).toEqual({ method: 'Target.targetCreated', sessionId: undefined, payload: '{"targetInfo":{"targetId":"T"}}' });
+    expect(readChromeMessage('{"method":"Page.loadEventFired","params":{"timestamp":1},"sessionId":"S1"}')).toEqual({
+      method: 'Page.loadEventFired',
+      sessionId: 'S1',
+      payload: '{"timestamp":1}',
+    });
+    expect(readChromeMessage('{"method":"Target.targetCreated","params":{"targetInfo":{"targetId":"T"}}}')).toEqual({
+      method: 'Target.targetCreated',
+      sessionId: undefined,
+      payload: '{"targetInfo":{"targetId":"T"}}',
+    });
   });
 
-  it('never takes a sessionId inside the payload for the message\'s own', () => {
+  it("never takes a sessionId inside the payload for the message's own", () => {
     // Target.attachToTarget's answer names the new session inside its result; the message itself is the browser's.
     expect(readChromeMessage('{"id":3,"result":{"sessionId":"NEW"}}')).toEqual({ id: 3, error: false, sessionId: undefined, payload: '{"sessionId":"NEW"}' });
-    expect(readChromeMessage('{"method":"Target.attachedToTarget","params":{"sessionId":"CHILD","waitingForDebugger":false,"sessionId2":"x","sessionId":"CHILD"},"sessionId":"PARENT"}').sessionId).toBe('PARENT');
+    expect(
+      readChromeMessage(
+        '{"method":"Target.attachedToTarget","params":{"sessionId":"CHILD","waitingForDebugger":false,"sessionId2":"x","sessionId":"CHILD"},"sessionId":"PARENT"}',
+      ).sessionId,
+    ).toBe('PARENT');
   });
 
   it('reads a message of another shape in full', () => {

@@ -22,14 +22,37 @@ describe("the CLI's bundle", () => {
     const { metafile, outputFiles } = await bundled();
     expect(bundleProblems(metafile)).toEqual([]);
     const inputs = Object.keys(metafile.inputs);
-    for (const layer of ['server', 'service', 'driver', 'bridge', 'sessions', 'store', 'profiles', 'jail', 'egress', 'attach', 'snapshot', 'browse', 'native-host', 'runtime', 'vault']) {
+    for (const layer of [
+      'server',
+      'service',
+      'driver',
+      'bridge',
+      'sessions',
+      'store',
+      'profiles',
+      'jail',
+      'egress',
+      'attach',
+      'snapshot',
+      'browse',
+      'native-host',
+      'runtime',
+      'vault',
+    ]) {
       expect(inputs.filter((input) => input.startsWith(`relay/src/${layer}/`))).toEqual([]);
     }
     for (const pkg of ['@modelcontextprotocol/sdk', 'openai', '@anthropic-ai/sdk', 'playwright-core', 'express', 'zod', 'ws', 'pg', 'ajv']) {
       expect(inputs.filter((input) => input.includes(`node_modules/${pkg}/`))).toEqual([]);
     }
     // Every command group is in it, and main.ts's table is what reaches them.
-    expect(inputs).toEqual(expect.arrayContaining(['relay/src/cli/main.ts', 'relay/src/cli/command-table.ts', 'relay/src/cli/browser-commands.ts', 'relay/src/client/browser-client.ts']));
+    expect(inputs).toEqual(
+      expect.arrayContaining([
+        'relay/src/cli/main.ts',
+        'relay/src/cli/command-table.ts',
+        'relay/src/cli/browser-commands.ts',
+        'relay/src/client/browser-client.ts',
+      ]),
+    );
     // What is left out is loaded from the tsc build, by the launcher's loader: no import() of its own remains.
     const text = withBuildLoads(outputFiles[0].text);
     expect(text).toContain('__fromBuild("../node/relay/src/cli/serve.js")');
@@ -42,7 +65,11 @@ describe("the CLI's bundle", () => {
     const entry = join(scratch, 'probe-command.ts');
     writeFileSync(entry, `import { serve } from ${JSON.stringify(join(ROOT, 'relay/src/cli/serve.js'))};\nexport { serve };\n`);
     const problems = bundleProblems((await bundled(entry)).metafile);
-    expect(problems).toContainEqual(expect.stringMatching(/^the CLI bundle holds \d+ module\(s\) of server, which no client command may load; the first: .*probe-command\.ts → relay\/src\/cli\/serve\.ts → relay\/src\/server\//));
+    expect(problems).toContainEqual(
+      expect.stringMatching(
+        /^the CLI bundle holds \d+ module\(s\) of server, which no client command may load; the first: .*probe-command\.ts → relay\/src\/cli\/serve\.ts → relay\/src\/server\//,
+      ),
+    );
     for (const pkg of ['express', 'playwright-core', 'zod']) expect(problems.some((problem) => problem.includes(`the package ${pkg}`))).toBe(true);
   });
 

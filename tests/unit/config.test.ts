@@ -87,7 +87,8 @@ describe('reads do not write', () => {
 
 describe('a hand-off webhook', () => {
   it('is an https URL, or http on a loopback address: the link it is posted is a credential', () => {
-    for (const url of ['https://chat.example/hooks/clawd', 'http://127.0.0.1:8080/hook', 'http://localhost:9000', 'http://[::1]:7000/x']) expect(ConfigSchema.parse({ handoffWebhook: { url } }).handoffWebhook?.url, url).toBe(url);
+    for (const url of ['https://chat.example/hooks/clawd', 'http://127.0.0.1:8080/hook', 'http://localhost:9000', 'http://[::1]:7000/x'])
+      expect(ConfigSchema.parse({ handoffWebhook: { url } }).handoffWebhook?.url, url).toBe(url);
     for (const url of ['http://chat.example/hook', 'http://127.0.0.1.evil.example/hook', 'ftp://127.0.0.1/hook', 'not a url'])
       expect(() => ConfigSchema.parse({ handoffWebhook: { url } }), url).toThrow(/https|URL|url/);
   });

@@ -13,7 +13,9 @@ const click: Act = { kind: 'click', ref: 'e4', targetId: 'T1' } as Act;
 
 function setup(options: { askPerson?: 'auto' | 'always' | 'never'; consoleOpen?: boolean; sessions?: string[]; names?: boolean } = {}) {
   const tabs = [{ targetId: 'T1', url: 'https://shop.example/cart', title: 'Cart' }];
-  const drivers = fakeDrivers([fakeDriver('work', tabs, () => (options.names === false ? undefined : PAY)), fakeDriver('session-s1', tabs, () => PAY)], { confirm: { askPerson: options.askPerson ?? 'auto', waitSeconds: 30 } });
+  const drivers = fakeDrivers([fakeDriver('work', tabs, () => (options.names === false ? undefined : PAY)), fakeDriver('session-s1', tabs, () => PAY)], {
+    confirm: { askPerson: options.askPerson ?? 'auto', waitSeconds: 30 },
+  });
   const operations = fakeOperations(drivers);
   const audit = memoryAudit();
   const handoffs = new HandoffService({ operations, drivers, actionLog: scratchActionLog() }, audit);
@@ -37,7 +39,8 @@ function setup(options: { askPerson?: 'auto' | 'always' | 'never'; consoleOpen?:
   return { confirmations, handoffs, audit, performed };
 }
 
-const events = (audit: ReturnType<typeof memoryAudit>) => audit.entries.filter((entry) => entry.event.startsWith('confirm-')).map((entry) => `${entry.event}:${entry.outcome}`);
+const events = (audit: ReturnType<typeof memoryAudit>) =>
+  audit.entries.filter((entry) => entry.event.startsWith('confirm-')).map((entry) => `${entry.event}:${entry.outcome}`);
 
 describe('ConfirmService', () => {
   it('runs an act no rule names at once', async () => {
@@ -50,12 +53,15 @@ describe('ConfirmService', () => {
 
   it('refuses, with a 409 naming the rule, an act a rule names when nobody can be asked', async () => {
     const { confirmations, performed, audit } = setup();
-    await expect(confirmations.act('work', click, undefined, {})).rejects.toMatchObject({ status: 409, message: expect.stringContaining('confirm rule payments') });
+    await expect(confirmations.act('work', click, undefined, {})).rejects.toMatchObject({
+      status: 409,
+      message: expect.stringContaining('confirm rule payments'),
+    });
     expect(performed).toEqual([]);
     expect(events(audit)).toEqual(['confirm-ask:refused']);
   });
 
-  it("asks a person when the console is open, and runs the act on their yes, by them", async () => {
+  it('asks a person when the console is open, and runs the act on their yes, by them', async () => {
     const { confirmations, handoffs, performed, audit } = setup({ consoleOpen: true });
     const asked: string[] = [];
     const waiting = confirmations.act('work', click, undefined, { wait: true, onConfirmation: (confirmation) => asked.push(confirmation.id) });
@@ -102,6 +108,10 @@ describe('ConfirmService', () => {
     const { confirmations } = setup();
     const tab = { noteEvent: () => {}, targetId: async () => 'T1' } as never;
     expect(await confirmations.download({ profile: 'work', tab, fileName: 'report.pdf', url: 'https://shop.example/report.pdf' })).toEqual({ keep: true });
-    expect(await confirmations.download({ profile: 'work', tab, fileName: 'setup.exe', url: 'https://shop.example/setup.exe' })).toMatchObject({ keep: false, rule: 'executables', why: expect.stringContaining('no person can be asked') });
+    expect(await confirmations.download({ profile: 'work', tab, fileName: 'setup.exe', url: 'https://shop.example/setup.exe' })).toMatchObject({
+      keep: false,
+      rule: 'executables',
+      why: expect.stringContaining('no person can be asked'),
+    });
   });
 });

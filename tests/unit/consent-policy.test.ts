@@ -14,8 +14,7 @@ import { BadRequestError } from '../../relay/src/errors.js';
 
 describe('the URL gate', () => {
   it('lets tabs show http, https and about:blank, and nothing else by default', () => {
-    for (const url of ['http://127.0.0.1:9/x', 'https://example.com/', 'about:blank', 'about:blank#top'])
-      expect(navigationProblem(url)).toBeUndefined();
+    for (const url of ['http://127.0.0.1:9/x', 'https://example.com/', 'about:blank', 'about:blank#top']) expect(navigationProblem(url)).toBeUndefined();
     for (const url of [
       'file:///etc/passwd',
       'chrome-extension://opdopiaocmjejejdfeokihimdckpgibd/options.html',
@@ -37,28 +36,69 @@ describe('the URL gate', () => {
   });
 
   it('gives the extension a floor no config lowers: its own pages, other extensions, browser pages, files', () => {
-    for (const url of ['chrome-extension://opdopiaocmjejejdfeokihimdckpgibd/options.html', 'chrome-extension://other/page.html', 'chrome://newtab/', 'devtools://x', 'file:///etc/hostname'])
+    for (const url of [
+      'chrome-extension://opdopiaocmjejejdfeokihimdckpgibd/options.html',
+      'chrome-extension://other/page.html',
+      'chrome://newtab/',
+      'devtools://x',
+      'file:///etc/hostname',
+    ])
       expect(shareableUrlProblem(url)).toMatch(/does not share/);
-    for (const url of ['https://example.com/', 'http://127.0.0.1:1/', 'about:blank', undefined, '', 'null'])
-      expect(shareableUrlProblem(url)).toBeUndefined();
+    for (const url of ['https://example.com/', 'http://127.0.0.1:1/', 'about:blank', undefined, '', 'null']) expect(shareableUrlProblem(url)).toBeUndefined();
   });
 });
 
 describe('the method policy on shared tabs', () => {
   it('forwards what Playwright and Puppeteer drive a page with', () => {
-    for (const method of ['Runtime.evaluate', 'Page.captureScreenshot', 'DOM.getDocument', 'Input.dispatchMouseEvent', 'Network.enable', 'Fetch.enable', 'Emulation.setDeviceMetricsOverride', 'Accessibility.getFullAXTree', 'IO.read', 'Target.setAutoAttach'])
+    for (const method of [
+      'Runtime.evaluate',
+      'Page.captureScreenshot',
+      'DOM.getDocument',
+      'Input.dispatchMouseEvent',
+      'Network.enable',
+      'Fetch.enable',
+      'Emulation.setDeviceMetricsOverride',
+      'Accessibility.getFullAXTree',
+      'IO.read',
+      'Target.setAutoAttach',
+    ])
       expect(classifyPageMethod(method)).toBe('forward');
     expect(classifyPageMethod('Page.navigate')).toBe('navigate');
   });
 
   it('scopes every cookie and storage method', () => {
-    for (const method of ['Network.getAllCookies', 'Network.getCookies', 'Network.setCookie', 'Network.setCookies', 'Network.deleteCookies', 'Network.clearBrowserCookies', 'Storage.getCookies', 'Storage.setCookies', 'Storage.clearCookies', 'Storage.clearDataForOrigin'])
+    for (const method of [
+      'Network.getAllCookies',
+      'Network.getCookies',
+      'Network.setCookie',
+      'Network.setCookies',
+      'Network.deleteCookies',
+      'Network.clearBrowserCookies',
+      'Storage.getCookies',
+      'Storage.setCookies',
+      'Storage.clearCookies',
+      'Storage.clearDataForOrigin',
+    ])
       expect(classifyPageMethod(method)).toBe('cookies');
   });
 
   it('refuses what reaches beyond the tab, saying why', () => {
     expect(classifyPageMethod('DOM.setFileInputFiles')).toBe('upload'); // emulated: files read under the upload-folder rule
-    for (const method of ['Network.loadNetworkResource', 'Page.setDownloadBehavior', 'Storage.getUsageAndQuota', 'DOMStorage.getDOMStorageItems', 'IndexedDB.requestData', 'CacheStorage.requestEntries', 'ServiceWorker.unregister', 'Target.createTarget', 'Target.getTargets', 'Browser.grantPermissions', 'Extensions.loadUnpacked', 'SystemInfo.getProcessInfo', 'Tracing.start'])
+    for (const method of [
+      'Network.loadNetworkResource',
+      'Page.setDownloadBehavior',
+      'Storage.getUsageAndQuota',
+      'DOMStorage.getDOMStorageItems',
+      'IndexedDB.requestData',
+      'CacheStorage.requestEntries',
+      'ServiceWorker.unregister',
+      'Target.createTarget',
+      'Target.getTargets',
+      'Browser.grantPermissions',
+      'Extensions.loadUnpacked',
+      'SystemInfo.getProcessInfo',
+      'Tracing.start',
+    ])
       expect(classifyPageMethod(method)).toBe('deny');
     expect(deniedMessage('IndexedDB.requestData')).toMatch(/forwards only the domains a page needs/);
   });
@@ -85,13 +125,27 @@ describe('cookie scope', () => {
   });
 
   it('refuses names outside the shared sites and forwards the rest', () => {
-    expect(planCookieCommand('Network.getCookies', { urls: ['http://localhost:5000/'] }, hosts)).toMatchObject({ kind: 'refuse', message: expect.stringMatching(/outside the shared tabs' sites/) });
+    expect(planCookieCommand('Network.getCookies', { urls: ['http://localhost:5000/'] }, hosts)).toMatchObject({
+      kind: 'refuse',
+      message: expect.stringMatching(/outside the shared tabs' sites/),
+    });
     expect(planCookieCommand('Network.getCookies', { urls: ['http://127.0.0.1:5000/'] }, hosts)).toMatchObject({ kind: 'forward', filter: true });
     expect(planCookieCommand('Network.setCookie', { name: 'x', value: 'y', domain: 'localhost' }, hosts)).toMatchObject({ kind: 'refuse' });
-    expect(planCookieCommand('Network.setCookie', { name: 'x', value: 'y', url: 'http://127.0.0.1:5000/' }, hosts)).toMatchObject({ kind: 'forward', filter: false });
-    expect(planCookieCommand('Network.deleteCookies', { name: 'bank' }, hosts)).toMatchObject({ kind: 'refuse', message: expect.stringMatching(/names neither a url nor a domain/) });
+    expect(planCookieCommand('Network.setCookie', { name: 'x', value: 'y', url: 'http://127.0.0.1:5000/' }, hosts)).toMatchObject({
+      kind: 'forward',
+      filter: false,
+    });
+    expect(planCookieCommand('Network.deleteCookies', { name: 'bank' }, hosts)).toMatchObject({
+      kind: 'refuse',
+      message: expect.stringMatching(/names neither a url nor a domain/),
+    });
     expect(planCookieCommand('Storage.setCookies', { cookies: [cookie('127.0.0.1'), cookie('localhost')] }, hosts)).toMatchObject({ kind: 'refuse' });
-    expect(planCookieCommand('Storage.setCookies', { cookies: [cookie('127.0.0.1')] }, hosts)).toEqual({ kind: 'forward', method: 'Network.setCookies', params: { cookies: [cookie('127.0.0.1')] }, filter: false });
+    expect(planCookieCommand('Storage.setCookies', { cookies: [cookie('127.0.0.1')] }, hosts)).toEqual({
+      kind: 'forward',
+      method: 'Network.setCookies',
+      params: { cookies: [cookie('127.0.0.1')] },
+      filter: false,
+    });
     expect(planCookieCommand('Storage.getCookies', {}, hosts)).toEqual({ kind: 'forward', method: 'Network.getAllCookies', params: {}, filter: true });
     expect(planCookieCommand('Storage.clearCookies', {}, hosts)).toEqual({ kind: 'clear' });
     expect(planCookieCommand('Storage.clearDataForOrigin', { origin: 'http://localhost:5000', storageTypes: 'all' }, hosts)).toMatchObject({ kind: 'refuse' });
@@ -121,7 +175,16 @@ describe('Host headers and logs', () => {
   const options = { token, allowedOrigins: [] };
   it('matches Host exactly: loopback names with an optional port, nothing smuggled', () => {
     const auth = { authorization: `Bearer ${token}` };
-    for (const host of ['localhost:x@evil.com', '[::1]evil.com', 'localhost.', '127.0.0.1.', 'localhost:1:2', '127.0.0.1 evil', '[::ffff:127.0.0.1]', 'localhost:99999999'])
+    for (const host of [
+      'localhost:x@evil.com',
+      '[::1]evil.com',
+      'localhost.',
+      '127.0.0.1.',
+      'localhost:1:2',
+      '127.0.0.1 evil',
+      '[::ffff:127.0.0.1]',
+      'localhost:99999999',
+    ])
       expect(checkRequest({ headers: { host, ...auth }, url: '/' }, options), host).toMatchObject({ ok: false, status: 403 });
     for (const host of ['localhost', 'LOCALHOST:18792', '127.0.0.1:1', '[::1]', '[::1]:18792'])
       expect(checkRequest({ headers: { host, ...auth }, url: '/' }, options), host).toMatchObject({ ok: true });

@@ -25,7 +25,16 @@ import { tempDirs } from '../harness/temp-dirs.js';
 const dirs = tempDirs('clawd-credentials-');
 
 /** A cookie as a browser reports it (Playwright's shape); `expires` in seconds, -1 for a session cookie. */
-const browserCookie = (name: string, value: string, domain: string, expires = -1) => ({ name, value, domain, path: '/', expires, httpOnly: true, secure: true, sameSite: 'Lax' });
+const browserCookie = (name: string, value: string, domain: string, expires = -1) => ({
+  name,
+  value,
+  domain,
+  path: '/',
+  expires,
+  httpOnly: true,
+  secure: true,
+  sameSite: 'Lax',
+});
 const inSeconds = (seconds: number) => Math.round(Date.now() / 1000) + seconds;
 
 function setup(options: { actionTimeoutMs?: number; limits?: AdmissionLimits; consent?: (domains: string[]) => Promise<string[]> } = {}) {
@@ -39,7 +48,11 @@ function setup(options: { actionTimeoutMs?: number; limits?: AdmissionLimits; co
   const actionLog = new ActionLog(join(home, 'logs'));
   const sessions = fakeTaskSessions(home, options.limits);
   // The user's own Chrome, as the extension profile reads it.
-  const chrome = { cookies: [] as Array<ReturnType<typeof browserCookie>>, origins: [] as Array<{ origin: string; localStorage: Array<{ name: string; value: string }> }>, reads: 0 };
+  const chrome = {
+    cookies: [] as Array<ReturnType<typeof browserCookie>>,
+    origins: [] as Array<{ origin: string; localStorage: Array<{ name: string; value: string }> }>,
+    reads: 0,
+  };
   const manager = {
     registry: { config: () => ({ actionTimeoutMs: options.actionTimeoutMs ?? 5_000 }) },
     driver: (name?: string) => {
@@ -135,17 +148,23 @@ describe('CredentialService: task sessions', () => {
   it('bounds a start by the action timeout: a 504 naming the limit, and the session that came late is closed', async () => {
     const { service, sessions, actionLog } = setup({ actionTimeoutMs: 100 });
     const release = sessions.holdStarts();
-    await expect(service.openSession(clean)).rejects.toMatchObject({ status: 504, message: expect.stringContaining('session-open took longer than the action timeout of 100 ms') });
+    await expect(service.openSession(clean)).rejects.toMatchObject({
+      status: 504,
+      message: expect.stringContaining('session-open took longer than the action timeout of 100 ms'),
+    });
     release();
     await expect.poll(() => sessions.closed.map((closed) => closed.reason)).toEqual(['its caller left while it started']);
     expect(sessions.admission.inUse).toBe(0);
     expect(operations(actionLog)).toEqual(['sessions:session-open:timeout']);
   });
 
-  it("answers a start that fails with its error, logs it, and the slot is free again", async () => {
+  it('answers a start that fails with its error, logs it, and the slot is free again', async () => {
     const { service, sessions, actionLog } = setup();
     sessions.failStarts(new ForbiddenError('Grant refused: it expired at 2020-01-01T00:00:00.000Z'));
-    await expect(service.openSession({ credential_mode: 'operator', tenant: 'acme', grant: 'x.y' })).rejects.toMatchObject({ status: 403, message: expect.stringContaining('expired') });
+    await expect(service.openSession({ credential_mode: 'operator', tenant: 'acme', grant: 'x.y' })).rejects.toMatchObject({
+      status: 403,
+      message: expect.stringContaining('expired'),
+    });
     expect(sessions.admission.inUse).toBe(0);
     expect(actionLog.recent()[0]).toMatchObject({ kind: 'session-open', outcome: 'error', error: 'Grant refused: it expired at 2020-01-01T00:00:00.000Z' });
   });
@@ -154,7 +173,11 @@ describe('CredentialService: task sessions', () => {
     const { service, sessions, actionLog } = setup();
     const refresh = await service.refresh({ tenant: 'acme', domains: ['shop.example'] });
     expect(sessions.opened).toEqual([{ request: { credential_mode: 'clean', tenant: 'acme', domains: ['shop.example'], ttl: 900 }, refresh: true }]);
-    expect(refresh).toMatchObject({ credential_mode: 'refresh', liveView: `/screencast?profile=session-${refresh.id}`, done: `/vault/refresh/${refresh.id}/done` });
+    expect(refresh).toMatchObject({
+      credential_mode: 'refresh',
+      liveView: `/screencast?profile=session-${refresh.id}`,
+      done: `/vault/refresh/${refresh.id}/done`,
+    });
     expect(operations(actionLog)).toEqual(['sessions:vault-refresh:ok']);
     const plain = await service.openSession(clean);
     await expect(service.refreshDone(plain.id)).rejects.toMatchObject({ status: 404 });
@@ -168,9 +191,14 @@ describe('CredentialService: grants', () => {
   it("refuses, with a 404 before anything is issued, a grant naming a secret the tenant does not have (another tenant's does not count)", async () => {
     const { service, secrets, events } = setup();
     await secrets.set('other', 'pw', ['shop.example'], 'other-tenants-password');
-    await expect(service.issueGrant({ tenant: 'acme', domains: ['shop.example'], ttl: 3600, secrets: ['pw', 'otp'] })).rejects.toMatchObject({ status: 404, message: expect.stringContaining('Tenant acme has no secret pw, otp') });
+    await expect(service.issueGrant({ tenant: 'acme', domains: ['shop.example'], ttl: 3600, secrets: ['pw', 'otp'] })).rejects.toMatchObject({
+      status: 404,
+      message: expect.stringContaining('Tenant acme has no secret pw, otp'),
+    });
     await secrets.set('acme', 'pw', ['shop.example'], 'acme-password');
-    await expect(service.issueGrant({ tenant: 'acme', domains: ['shop.example'], ttl: 3600, secrets: ['pw', 'otp'] })).rejects.toThrow(/has no secret otp: set it first/);
+    await expect(service.issueGrant({ tenant: 'acme', domains: ['shop.example'], ttl: 3600, secrets: ['pw', 'otp'] })).rejects.toThrow(
+      /has no secret otp: set it first/,
+    );
     expect(events()).toEqual([]);
     expect(await service.liveGrants()).toEqual({ grants: [] });
   });
@@ -188,7 +216,16 @@ describe('CredentialService: grants', () => {
 
     const expiresAt = new Date(issued.grant.expires_at).toISOString();
     expect(audit.all()).toEqual([
-      { time: expect.any(String), event: 'grant', tenant: 'acme', domains: ['shop.example'], grantId: issued.grant.id, expiresAt, outcome: 'ok', detail: `expires ${expiresAt}; secrets pw` },
+      {
+        time: expect.any(String),
+        event: 'grant',
+        tenant: 'acme',
+        domains: ['shop.example'],
+        grantId: issued.grant.id,
+        expiresAt,
+        outcome: 'ok',
+        detail: `expires ${expiresAt}; secrets pw`,
+      },
     ]);
     expect((await service.audit({ event: 'grant', limit: 10 })).entries.map((entry) => entry.grantId)).toEqual([issued.grant.id]);
     for (const kept of ['cookie-value-7f3a', 'hunter2', issued.token, issued.token.split('.')[1]]) expect(auditFile()).not.toContain(kept);
@@ -199,7 +236,10 @@ describe('CredentialService: grants', () => {
     await vault.save('acme', 'shop.example', [{ name: 'sid', value: 'v', domain: 'shop.example', path: '/', expires: inSeconds(60) }]);
     const issued = await service.issueGrant({ tenant: 'acme', domains: ['shop.example', 'bank.example'], ttl: 3600 });
     expect(issued).toMatchObject({
-      warnings: [expect.stringMatching(/^shop\.example: 1 of 1 lent cookies of acme expire at .* before /), 'bank.example: the vault holds no login of acme for it: refresh the login first'],
+      warnings: [
+        expect.stringMatching(/^shop\.example: 1 of 1 lent cookies of acme expire at .* before /),
+        'bank.example: the vault holds no login of acme for it: refresh the login first',
+      ],
     });
     const detail = audit.all()[0].detail!;
     for (const warning of (issued as { warnings: string[] }).warnings) expect(detail).toContain(warning);
@@ -288,17 +328,29 @@ describe("CredentialService: saving from the user's Chrome", () => {
   it('reads no cookie and saves nothing when the person does not allow it: a 403, audited as refused', async () => {
     const { service, vault, chrome, asked, audit } = setup({ consent: async () => [] });
     chrome.cookies.push(browserCookie('sid', 'shop-cookie-value', '.shop.example'));
-    await expect(service.fromExtension({ tenant: 'acme', domains: ['shop.example'] })).rejects.toMatchObject({ status: 403, message: expect.stringContaining('did not allow shop.example') });
+    await expect(service.fromExtension({ tenant: 'acme', domains: ['shop.example'] })).rejects.toMatchObject({
+      status: 403,
+      message: expect.stringContaining('did not allow shop.example'),
+    });
     expect(asked).toEqual([{ tenant: 'acme', domains: ['shop.example'], timeoutMs: MAX_WAIT_MS }]);
     expect(chrome.reads).toBe(0);
     expect(await vault.list()).toEqual([]);
-    expect(audit.all()).toMatchObject([{ event: 'extension-saved', tenant: 'acme', domains: ['shop.example'], outcome: 'refused', detail: 'not confirmed in the extension' }]);
+    expect(audit.all()).toMatchObject([
+      { event: 'extension-saved', tenant: 'acme', domains: ['shop.example'], outcome: 'refused', detail: 'not confirmed in the extension' },
+    ]);
   });
 
   it('saves only the domains the person allowed, with the localStorage of their shared tabs, and says which were refused', async () => {
     const { service, vault, chrome, asked, audit, auditFile } = setup({ consent: async (domains) => domains.filter((domain) => domain === 'shop.example') });
-    chrome.cookies.push(browserCookie('sid', 'shop-cookie-value', '.shop.example', inSeconds(86400)), browserCookie('pref', 'dark-mode-pref', 'www.shop.example'), browserCookie('sid', 'bank-cookie-value', '.bank.example'));
-    chrome.origins.push({ origin: 'https://www.shop.example', localStorage: [{ name: 'cart', value: 'cart-contents-42' }] }, { origin: 'https://bank.example', localStorage: [{ name: 'token', value: 'bank-local-token' }] });
+    chrome.cookies.push(
+      browserCookie('sid', 'shop-cookie-value', '.shop.example', inSeconds(86400)),
+      browserCookie('pref', 'dark-mode-pref', 'www.shop.example'),
+      browserCookie('sid', 'bank-cookie-value', '.bank.example'),
+    );
+    chrome.origins.push(
+      { origin: 'https://www.shop.example', localStorage: [{ name: 'cart', value: 'cart-contents-42' }] },
+      { origin: 'https://bank.example', localStorage: [{ name: 'token', value: 'bank-local-token' }] },
+    );
     const answer = await service.fromExtension({ tenant: 'acme', domains: ['shop.example', 'bank.example'], timeoutMs: 30_000 });
     expect(answer).toEqual({ saved: [{ domain: 'shop.example', cookies: 2, origins: 1 }], refused: ['bank.example'] });
     expect(asked).toEqual([{ tenant: 'acme', domains: ['shop.example', 'bank.example'], timeoutMs: 30_000 }]);
@@ -309,7 +361,9 @@ describe("CredentialService: saving from the user's Chrome", () => {
     expect(shop.origins).toEqual([{ origin: 'https://www.shop.example', localStorage: [{ name: 'cart', value: 'cart-contents-42' }] }]);
     expect(await vault.load('acme', ['bank.example'])).toEqual({ cookies: [], origins: [], passkeys: [] });
 
-    expect(audit.all()).toMatchObject([{ event: 'extension-saved', tenant: 'acme', domains: ['shop.example'], outcome: 'ok', detail: 'shop.example: 2 cookies, 1 origins' }]);
+    expect(audit.all()).toMatchObject([
+      { event: 'extension-saved', tenant: 'acme', domains: ['shop.example'], outcome: 'ok', detail: 'shop.example: 2 cookies, 1 origins' },
+    ]);
     for (const value of ['cookie-value', 'dark-mode-pref', 'cart-contents', 'bank-local-token']) expect(auditFile()).not.toContain(value);
   });
 
@@ -322,7 +376,9 @@ describe("CredentialService: saving from the user's Chrome", () => {
   });
 
   it('answers that the extension is not there when it cannot ask, and saves nothing', async () => {
-    const { service, vault, chrome, events } = setup({ consent: async () => Promise.reject(new UnavailableError('The clawd-browser extension is not connected')) });
+    const { service, vault, chrome, events } = setup({
+      consent: async () => Promise.reject(new UnavailableError('The clawd-browser extension is not connected')),
+    });
     await expect(service.fromExtension({ tenant: 'acme', domains: ['shop.example'] })).rejects.toMatchObject({ status: 503 });
     expect(chrome.reads).toBe(0);
     expect(await vault.list()).toEqual([]);

@@ -13,7 +13,19 @@ import { KeptDemonstrations } from '../../relay/src/service/kept-demonstrations.
 // Demonstrations built alone: the real routine files, a tab whose person's watch the test speaks for
 // (the page side is the e2e suites'), and who may stop, save, see and delete what a person showed.
 
-const field = (name: string): ElementFacts => ({ tag: 'input', role: 'textbox', name, nameCount: 1, label: name, labelCount: 1, testId: null, testIdCount: 0, text: '', textCount: 0, css: `#${name.toLowerCase()}` });
+const field = (name: string): ElementFacts => ({
+  tag: 'input',
+  role: 'textbox',
+  name,
+  nameCount: 1,
+  label: name,
+  labelCount: 1,
+  testId: null,
+  testIdCount: 0,
+  text: '',
+  textCount: 0,
+  css: `#${name.toLowerCase()}`,
+});
 const KEY: RoutineCaller = { by: 'session', session: 'ab12' };
 const OTHER_KEY: RoutineCaller = { by: 'session', session: 'cd34' };
 
@@ -40,9 +52,13 @@ describe('DemonstrationService', () => {
     expect(demonstrations.of('work', 'T1')?.steps).toHaveLength(2);
     const made = await demonstrations.stop('work', { name: 'find-shoes' });
     expect(made.saved).toBe(true);
-    expect(made.routine).toMatchObject({ name: 'find-shoes', owner: { by: 'operator' }, recordedOn: { profile: 'work', url: 'https://shop.example/search', title: 'Shop search' } });
+    expect(made.routine).toMatchObject({
+      name: 'find-shoes',
+      owner: { by: 'operator' },
+      recordedOn: { profile: 'work', url: 'https://shop.example/search', title: 'Shop search' },
+    });
     expect(made.routine!.parameters).toEqual([expect.objectContaining({ kind: 'text', default: 'red shoes' })]);
-    expect(made.script).toContain("test(");
+    expect(made.script).toContain('test(');
     expect(person.mode).toBe('off');
     expect((await demonstrations.routines()).routines.map((routine) => routine.name)).toEqual(['find-shoes']);
     await expect(demonstrations.stop('work', {})).rejects.toMatchObject({ status: 404 });
@@ -55,9 +71,15 @@ describe('DemonstrationService', () => {
     await demonstrations.stop('work', { name: 'search' }, OPERATOR);
 
     await demonstrations.start('work', {}, KEY);
-    await expect(demonstrations.stop('work', { name: 'mine' }, OTHER_KEY)).rejects.toMatchObject({ status: 409, message: expect.stringContaining('theirs to stop') });
+    await expect(demonstrations.stop('work', { name: 'mine' }, OTHER_KEY)).rejects.toMatchObject({
+      status: 409,
+      message: expect.stringContaining('theirs to stop'),
+    });
     // The operator's name is a 409 that names a free one, and the demonstration goes on.
-    await expect(demonstrations.stop('work', { name: 'search' }, KEY)).rejects.toMatchObject({ status: 409, details: expect.objectContaining({ routine: 'search' }) });
+    await expect(demonstrations.stop('work', { name: 'search' }, KEY)).rejects.toMatchObject({
+      status: 409,
+      details: expect.objectContaining({ routine: 'search' }),
+    });
     expect(demonstrations.of('work', 'T1')).toBeDefined();
     const saved = await demonstrations.stop('work', { name: 'search-mine' }, KEY);
     expect(saved.routine?.owner).toEqual({ by: 'session', session: 'ab12' });
@@ -65,7 +87,11 @@ describe('DemonstrationService', () => {
 
   it("shows a key the operator's routines and its own, never another key's, and lets it delete only its own", async () => {
     const { demonstrations } = setup();
-    for (const [name, caller] of [['shared', OPERATOR], ['mine', KEY], ['theirs', OTHER_KEY]] as const) {
+    for (const [name, caller] of [
+      ['shared', OPERATOR],
+      ['mine', KEY],
+      ['theirs', OTHER_KEY],
+    ] as const) {
       await demonstrations.start('work', {}, caller);
       await demonstrations.stop('work', { name }, caller);
     }

@@ -64,7 +64,9 @@ describe('decideEgress', () => {
     const r = rules({ mode: 'public-only', private: ['127.0.0.1', 'dev.internal'] }, { 'dev.internal': ['10.0.0.2'], 'db.internal': ['10.0.0.3'] });
     expect(await decideEgress('127.0.0.1', 3000, r)).toEqual({ address: '127.0.0.1', port: 3000 });
     expect(await decideEgress('dev.internal', 80, r)).toEqual({ address: '10.0.0.2', port: 80 });
-    expect(await decideEgress('db.internal', 80, r)).toMatchObject({ refused: expect.stringMatching(/db\.internal resolves to 10\.0\.0\.3, a private address/) });
+    expect(await decideEgress('db.internal', 80, r)).toMatchObject({
+      refused: expect.stringMatching(/db\.internal resolves to 10\.0\.0\.3, a private address/),
+    });
     expect(await decideEgress('localhost', 3000, r)).toMatchObject({ refused: 'urlPolicy public-only: localhost is a loopback name' });
   });
 
@@ -78,7 +80,9 @@ describe('decideEgress', () => {
 
   it('bad ports and names that do not resolve are refused with why', async () => {
     const r = rules(undefined, { 'gone.example': new Error('getaddrinfo ENOTFOUND gone.example') });
-    expect(await decideEgress('gone.example', 80, r)).toEqual({ refused: 'gone.example does not resolve: the name is unknown, or this machine has no network or DNS (getaddrinfo ENOTFOUND gone.example)' });
+    expect(await decideEgress('gone.example', 80, r)).toEqual({
+      refused: 'gone.example does not resolve: the name is unknown, or this machine has no network or DNS (getaddrinfo ENOTFOUND gone.example)',
+    });
     expect(await decideEgress('example.com', 0, r)).toMatchObject({ refused: expect.stringMatching(/not a host and port/) });
     expect(await decideEgress('example.com', 70_000, r)).toMatchObject({ refused: expect.stringMatching(/not a host and port/) });
   });
@@ -86,14 +90,35 @@ describe('decideEgress', () => {
 
 describe('an address in the deny list', () => {
   const policy = { mode: 'any', deny: ['127.0.0.1', '169.254.169.254'] };
-  const names = { localhost: ['127.0.0.1', '::1'], 'hosts-alias.test': ['127.0.0.1'], 'metadata.test': ['169.254.169.254'], 'mapped.test': ['::ffff:169.254.169.254'], 'example.com': ['93.184.216.34'] };
+  const names = {
+    localhost: ['127.0.0.1', '::1'],
+    'hosts-alias.test': ['127.0.0.1'],
+    'metadata.test': ['169.254.169.254'],
+    'mapped.test': ['::ffff:169.254.169.254'],
+    'example.com': ['93.184.216.34'],
+  };
 
   it('is judged against the address connected to, in every form it can be asked for', async () => {
     const r = rules(policy, names);
-    for (const host of ['127.0.0.1', '[::ffff:127.0.0.1]', '[::ffff:7f00:1]', '[0:0:0:0:0:ffff:7f00:1]', 'localhost', 'hosts-alias.test', '0.0.0.0', '[::]', '[::1]', '127.0.0.2'])
-      expect(await decideEgress(host, 8080, r), host).toMatchObject({ refused: expect.stringMatching(/^urlPolicy deny: .*(which "127\.0\.0\.1" denies|matches "127\.0\.0\.1")$/) });
+    for (const host of [
+      '127.0.0.1',
+      '[::ffff:127.0.0.1]',
+      '[::ffff:7f00:1]',
+      '[0:0:0:0:0:ffff:7f00:1]',
+      'localhost',
+      'hosts-alias.test',
+      '0.0.0.0',
+      '[::]',
+      '[::1]',
+      '127.0.0.2',
+    ])
+      expect(await decideEgress(host, 8080, r), host).toMatchObject({
+        refused: expect.stringMatching(/^urlPolicy deny: .*(which "127\.0\.0\.1" denies|matches "127\.0\.0\.1")$/),
+      });
     for (const host of ['169.254.169.254', '[::ffff:a9fe:a9fe]', '[::ffff:169.254.169.254]', 'metadata.test', 'mapped.test'])
-      expect(await decideEgress(host, 80, r), host).toMatchObject({ refused: expect.stringMatching(/(which "169\.254\.169\.254" denies|matches "169\.254\.169\.254")$/) });
+      expect(await decideEgress(host, 80, r), host).toMatchObject({
+        refused: expect.stringMatching(/(which "169\.254\.169\.254" denies|matches "169\.254\.169\.254")$/),
+      });
     expect(await decideEgress('example.com', 443, r)).toEqual({ address: '93.184.216.34', port: 443 });
     expect(await decideEgress('169.254.169.253', 80, r)).toEqual({ address: '169.254.169.253', port: 80 });
   });

@@ -32,7 +32,13 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
   sitePort = (site.address() as AddressInfo).port;
-  proxy = new EgressProxy({ owner: 'test', policy: () => UrlPolicySchema.parse({ deny: ['denied.test'] }), forbiddenPorts: () => new Set([1]), log: silent, resolve: async (host) => (host.endsWith('.test') ? ['127.0.0.1'] : []) });
+  proxy = new EgressProxy({
+    owner: 'test',
+    policy: () => UrlPolicySchema.parse({ deny: ['denied.test'] }),
+    forbiddenPorts: () => new Set([1]),
+    log: silent,
+    resolve: async (host) => (host.endsWith('.test') ? ['127.0.0.1'] : []),
+  });
   proxyPort = await proxy.listen({ port: 0 });
 });
 afterAll(async () => {
@@ -126,7 +132,7 @@ describe('the egress proxy', () => {
     expect(response.status).toBe(400);
   });
 
-  it('keeps why each connection failed, by host, for the answer of a navigation: no such name, refused, the rule; a plain request\'s failure is marked', async () => {
+  it("keeps why each connection failed, by host, for the answer of a navigation: no such name, refused, the rule; a plain request's failure is marked", async () => {
     const since = Date.now();
     const probe = createServer();
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
@@ -134,20 +140,33 @@ describe('the egress proxy', () => {
     await new Promise((resolve) => probe.close(resolve));
 
     expect(await tunnel(`closed.test:${closed}`)).toBe('HTTP/1.1 502 Bad Gateway');
-    expect(proxy.failures.latest('closed.test', since)).toMatchObject({ reason: `closed.test:${closed} refused the connection: nothing listens there (ECONNREFUSED)`, byPolicy: false });
+    expect(proxy.failures.latest('closed.test', since)).toMatchObject({
+      reason: `closed.test:${closed} refused the connection: nothing listens there (ECONNREFUSED)`,
+      byPolicy: false,
+    });
     const plain = await new Promise<{ status: number; marked: string | undefined; body: string }>((resolve, reject) => {
-      const request = httpRequest({ host: '127.0.0.1', port: proxyPort, path: `http://other.test:${closed}/`, headers: { host: `other.test:${closed}` } }, (response) => {
-        let body = '';
-        response.on('data', (chunk) => (body += chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, marked: response.headers['x-clawd-egress'] as string | undefined, body }));
-      });
+      const request = httpRequest(
+        { host: '127.0.0.1', port: proxyPort, path: `http://other.test:${closed}/`, headers: { host: `other.test:${closed}` } },
+        (response) => {
+          let body = '';
+          response.on('data', (chunk) => (body += chunk));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, marked: response.headers['x-clawd-egress'] as string | undefined, body }));
+        },
+      );
       request.on('error', reject);
       request.end();
     });
-    expect(plain).toEqual({ status: 502, marked: 'failed', body: `clawd-browser egress: other.test:${closed} refused the connection: nothing listens there (ECONNREFUSED)` });
+    expect(plain).toEqual({
+      status: 502,
+      marked: 'failed',
+      body: `clawd-browser egress: other.test:${closed} refused the connection: nothing listens there (ECONNREFUSED)`,
+    });
 
     expect((await viaProxy('http://nowhere.example/')).status).toBe(403);
-    expect(proxy.failures.latest('NOWHERE.example.', since)).toMatchObject({ reason: 'nowhere.example does not resolve: the name is unknown, or this machine has no network or DNS', byPolicy: false });
+    expect(proxy.failures.latest('NOWHERE.example.', since)).toMatchObject({
+      reason: 'nowhere.example does not resolve: the name is unknown, or this machine has no network or DNS',
+      byPolicy: false,
+    });
     await viaProxy(`http://denied.test:${sitePort}/`);
     expect(proxy.failures.latest('denied.test', since)).toMatchObject({ reason: 'urlPolicy deny: denied.test matches "denied.test"', byPolicy: true });
     // Only what failed since the navigation began answers for it.
@@ -157,7 +176,14 @@ describe('the egress proxy', () => {
 
   it('gives a site that does not accept a connection CONNECT_TIMEOUT_MS, then answers 502 and keeps why', async () => {
     // A listener whose process never accepts (its event loop held), its queue full: the next SYN is dropped, as by a site that is down.
-    const holder = spawn(process.execPath, ['-e', `const s = require('node:net').createServer(); s.listen({ port: 0, host: '127.0.0.1', backlog: 1 }, () => { console.log(s.address().port); setTimeout(() => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 40000), 50); });`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const holder = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const s = require('node:net').createServer(); s.listen({ port: 0, host: '127.0.0.1', backlog: 1 }, () => { console.log(s.address().port); setTimeout(() => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 40000), 50); });`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     try {
       const port = Number(await new Promise<string>((resolve) => holder.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString().trim()))));
       await new Promise((resolve) => setTimeout(resolve, 200));
@@ -166,7 +192,9 @@ describe('the egress proxy', () => {
       const since = Date.now();
       expect(await tunnel(`hung.test:${port}`)).toBe('HTTP/1.1 502 Bad Gateway');
       expect(Date.now() - since).toBeGreaterThanOrEqual(CONNECT_TIMEOUT_MS - 100);
-      expect(proxy.failures.latest('hung.test', since)?.reason).toBe(`hung.test:${port} did not answer within 15 s: it is down, or something between drops the packets (ETIMEDOUT)`);
+      expect(proxy.failures.latest('hung.test', since)?.reason).toBe(
+        `hung.test:${port} did not answer within 15 s: it is down, or something between drops the packets (ETIMEDOUT)`,
+      );
       for (const socket of queued) socket.destroy();
     } finally {
       holder.kill('SIGKILL');
@@ -176,8 +204,12 @@ describe('the egress proxy', () => {
   it('says a site that did not accept a connection in time, or cannot be routed to, in words', () => {
     const error = (code: string) => Object.assign(new Error(code), { code });
     expect(CONNECT_TIMEOUT_MS).toBe(15_000);
-    expect(connectFailure('slow.example', 443, error('ETIMEDOUT'))).toBe('slow.example:443 did not answer within 15 s: it is down, or something between drops the packets (ETIMEDOUT)');
-    expect(connectFailure('far.example', 443, error('ENETUNREACH'))).toBe('far.example:443 cannot be reached from this machine: no route to it, or no network (ENETUNREACH)');
+    expect(connectFailure('slow.example', 443, error('ETIMEDOUT'))).toBe(
+      'slow.example:443 did not answer within 15 s: it is down, or something between drops the packets (ETIMEDOUT)',
+    );
+    expect(connectFailure('far.example', 443, error('ENETUNREACH'))).toBe(
+      'far.example:443 cannot be reached from this machine: no route to it, or no network (ENETUNREACH)',
+    );
     expect(connectFailure('[::1]', 8080, error('ECONNREFUSED'))).toBe('[::1]:8080 refused the connection: nothing listens there (ECONNREFUSED)');
   });
 });
@@ -199,7 +231,14 @@ describe('what one browser may hold through its way out', () => {
 
   it('holds its cap of connections and closes the next at once, and takes more once some end', async () => {
     const warned: string[] = [];
-    const capped = new EgressProxy({ owner: 'capped', policy: () => undefined, forbiddenPorts: () => new Set(), log: { ...silent, warn: (line: string) => void warned.push(line) }, maxConnections: 5, resolve: async () => ['127.0.0.1'] });
+    const capped = new EgressProxy({
+      owner: 'capped',
+      policy: () => undefined,
+      forbiddenPorts: () => new Set(),
+      log: { ...silent, warn: (line: string) => void warned.push(line) },
+      maxConnections: 5,
+      resolve: async () => ['127.0.0.1'],
+    });
     const port = await capped.listen({ port: 0 });
     try {
       const tunnels = await Promise.all(Array.from({ length: 8 }, () => held(port, `site.test:${sitePort}`)));
@@ -218,7 +257,18 @@ describe('what one browser may hold through its way out', () => {
   it('leaves the server its reserve of descriptors, whatever each proxy may hold', async () => {
     // A process limit of 300 with 290 kept: the proxies together may hold 10 descriptors, 5 connections.
     const descriptors = new DescriptorBudget(300, 290);
-    const proxies = [0, 1].map((index) => new EgressProxy({ owner: `p${index}`, policy: () => undefined, forbiddenPorts: () => new Set(), log: silent, maxConnections: 100, descriptors, resolve: async () => ['127.0.0.1'] }));
+    const proxies = [0, 1].map(
+      (index) =>
+        new EgressProxy({
+          owner: `p${index}`,
+          policy: () => undefined,
+          forbiddenPorts: () => new Set(),
+          log: silent,
+          maxConnections: 100,
+          descriptors,
+          resolve: async () => ['127.0.0.1'],
+        }),
+    );
     const ports = await Promise.all(proxies.map((each) => each.listen({ port: 0 })));
     try {
       const first = await Promise.all(Array.from({ length: 3 }, () => held(ports[0], `site.test:${sitePort}`)));

@@ -69,7 +69,10 @@ describe('where each platform looks for a browser', () => {
 });
 
 describe('findExecutable', () => {
-  const installed = (...paths: string[]) => (path: string) => paths.includes(path);
+  const installed =
+    (...paths: string[]) =>
+    (path: string) =>
+      paths.includes(path);
 
   it('takes the first installed candidate', () => {
     const isExecutable = installed('/usr/bin/google-chrome', '/snap/bin/chromium');

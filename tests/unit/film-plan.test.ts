@@ -9,7 +9,7 @@ import { pointerImage, RING_SIZE, ringImage } from '../../relay/src/replay/point
 /** The pure parts of a film: its frames file, where marks go, the pointer's commands, the chapters. */
 
 describe('the frames file', () => {
-  it('reads a JPEG\'s size from its frame header, and refuses what is not a JPEG', () => {
+  it("reads a JPEG's size from its frame header, and refuses what is not a JPEG", () => {
     const picture = Buffer.from(jpeg.encode({ data: Buffer.alloc(37 * 21 * 4, 128), width: 37, height: 21 }, 50).data);
     expect(jpegSize(picture)).toEqual({ width: 37, height: 21 });
     expect(jpegSize(Buffer.from('not a jpeg'))).toBeUndefined();
@@ -30,7 +30,7 @@ describe('the frames file', () => {
 });
 
 describe('marks on the film', () => {
-  it('places a CSS point on the film\'s pixels: the frame\'s scale, then the film\'s fit, centred', () => {
+  it("places a CSS point on the film's pixels: the frame's scale, then the film's fit, centred", () => {
     // A DPR 2 page 640 CSS px wide: frames of 1280 × 800, filmed at 1280 × 800.
     expect(filmPoint({ x: 100, y: 50 }, { frameWidth: 1280, frameHeight: 800, cssWidth: 640, film: { width: 1280, height: 800 } })).toEqual({ x: 200, y: 100 });
     // A later frame half as tall in a film of the first size: scaled to fit and centred.
@@ -38,11 +38,14 @@ describe('marks on the film', () => {
     expect(filmSize({ width: 801, height: 599 })).toEqual({ width: 800, height: 598 });
   });
 
-  it('draws the pointer from its first mark, and each press\'s ring for CLICK_SHOWN_MS', () => {
-    const commands = pointerCommands([
-      { at: 500, kind: 'move', x: 10, y: 20 },
-      { at: 1000, kind: 'press', x: 100, y: 200 },
-    ], 40);
+  it("draws the pointer from its first mark, and each press's ring for CLICK_SHOWN_MS", () => {
+    const commands = pointerCommands(
+      [
+        { at: 500, kind: 'move', x: 10, y: 20 },
+        { at: 1000, kind: 'press', x: 100, y: 200 },
+      ],
+      40,
+    );
     expect(commands.split('\n').filter(Boolean)).toEqual([
       '0.000 overlay@pointer x -10000;',
       '0.500 overlay@pointer x 10, overlay@pointer y 20;',
@@ -105,8 +108,15 @@ describe('chapters', () => {
 });
 
 describe('the encoding', () => {
-  it('keeps each frame\'s own time, maps the chapters, and names only files in its own folder', () => {
-    const files = { frames: 'f.frames.ivf', metadata: 'f.chapters.txt', commands: 'f.pointer.txt', ring: 'f.ring.png', pointer: 'f.pointer.png', output: 'f.webm' };
+  it("keeps each frame's own time, maps the chapters, and names only files in its own folder", () => {
+    const files = {
+      frames: 'f.frames.ivf',
+      metadata: 'f.chapters.txt',
+      commands: 'f.pointer.txt',
+      ring: 'f.ring.png',
+      pointer: 'f.pointer.png',
+      output: 'f.webm',
+    };
     const webm = ffmpegArgs(files, 'webm', { width: 800, height: 600 });
     expect(webm.join(' ')).toContain('-vsync passthrough');
     expect(webm.join(' ')).toContain('-map_chapters 1');

@@ -59,7 +59,12 @@ const FLEET_TOKEN = 'fleet-token-never-to-leave';
 beforeAll(async () => {
   holderPort = await listen(holder);
   attackerPort = await listen(attacker);
-  const holderServer: FleetServer = { id: 'A', controlUrl: `http://127.0.0.1:${holderPort}`, relayUrl: `http://127.0.0.1:${holderPort}`, leaseUntil: new Date(Date.now() + 60_000).toISOString() };
+  const holderServer: FleetServer = {
+    id: 'A',
+    controlUrl: `http://127.0.0.1:${holderPort}`,
+    relayUrl: `http://127.0.0.1:${holderPort}`,
+    leaseUntil: new Date(Date.now() + 60_000).toISOString(),
+  };
   const routing: FleetRouting = {
     server: 'B',
     locate: async () => ({ carry: holderServer }),
@@ -71,7 +76,9 @@ beforeAll(async () => {
   carrying = createServer((request, response) => {
     const discovery = request.url?.includes('discover=1');
     const done = discovery
-      ? carrier.carryDiscovery(request, 'abc', { ok: true, tokenVia: 'header' }).then((answer) => void response.writeHead(answer?.status ?? 500).end(JSON.stringify(answer?.body)))
+      ? carrier
+          .carryDiscovery(request, 'abc', { ok: true, tokenVia: 'header' })
+          .then((answer) => void response.writeHead(answer?.status ?? 500).end(JSON.stringify(answer?.body)))
       : Promise.resolve().then(() => carrier.carryHttp(request, response, holderServer, asConsole ? { token: FLEET_TOKEN } : undefined));
     done.catch((error: unknown) => sendError(response, asHttpFailure(error).error));
   });
@@ -118,6 +125,7 @@ describe('carrying a call to the session holder', () => {
     const holderUrl = 'http://10.0.0.7:18791';
     expect(carriedTarget('/tabs?profile=session-abc', holderUrl).href).toBe('http://10.0.0.7:18791/tabs?profile=session-abc');
     expect(carriedTarget('/sessions/abc/tabs#x', holderUrl).href).toBe('http://10.0.0.7:18791/sessions/abc/tabs');
-    for (const target of [...attacks(1), '/a/./b', '/a/b/..', '/%2e/x', '', 'tabs', '/a\\b']) expect(() => carriedTarget(target, holderUrl), target).toThrow(BadRequestError);
+    for (const target of [...attacks(1), '/a/./b', '/a/b/..', '/%2e/x', '', 'tabs', '/a\\b'])
+      expect(() => carriedTarget(target, holderUrl), target).toThrow(BadRequestError);
   });
 });

@@ -93,7 +93,10 @@ function setUp() {
         held.add(session.id);
       },
     },
-    { log: { debug() {}, info() {}, warn() {}, error() {} }, audit: { record: (event: Omit<AuditEntry, 'time'>) => void audit.push({ time: '', ...event }) } as never },
+    {
+      log: { debug() {}, info() {}, warn() {}, error() {} },
+      audit: { record: (event: Omit<AuditEntry, 'time'>) => void audit.push({ time: '', ...event }) } as never,
+    },
   );
   const add = (id: string, owner: string, place: 'local' | 'grid') =>
     registry.rows.set(id, {

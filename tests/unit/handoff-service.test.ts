@@ -41,14 +41,22 @@ describe('HandoffService', () => {
     tab.url = 'https://shop.example/account';
     tab.title = 'Your account';
     const answered = await handoffs.answer(opened.id, { verdict: 'done', note: 'logged in' }, 'person');
-    expect(answered).toMatchObject({ state: 'done', note: 'logged in', now: { url: 'https://shop.example/account', title: 'Your account' }, changed: { navigated: true, titleChanged: true } });
+    expect(answered).toMatchObject({
+      state: 'done',
+      note: 'logged in',
+      now: { url: 'https://shop.example/account', title: 'Your account' },
+      changed: { navigated: true, titleChanged: true },
+    });
     expect(actionLog.recent({ limit: 10 }).map((action) => [action.kind, action.actor])).toEqual([['handoff-done', 'person']]);
     await expect(handoffs.answer(opened.id, { verdict: 'done' }, 'person')).rejects.toThrow(/over \(done\)/);
   });
 
   it("refuses an agent's yes to an act a confirm rule names, and takes the person's", async () => {
     const { handoffs, link, links } = setup();
-    const opened = await handoffs.open('work', { targetId: 'T1', reason: 'Say yes', timeoutSec: 60 }, link, undefined, { rule: 'payments', act: 'click button "Pay"' });
+    const opened = await handoffs.open('work', { targetId: 'T1', reason: 'Say yes', timeoutSec: 60 }, link, undefined, {
+      rule: 'payments',
+      act: 'click button "Pay"',
+    });
     // A yes to an act: no link for the agent, and the person is asked in the console.
     expect(opened.link).toBeUndefined();
     expect(opened.askedIn).toEqual(['console']);

@@ -20,7 +20,9 @@ describe("an icon's words, from its file or its classes", () => {
 
 describe("a field's value on its line", () => {
   it('is quoted and exact, spaces kept; a long one says how much follows', () => {
-    expect(nodeLine({ role: 'textbox', name: 'Note', value: 'Risus donec mi, odio accumsan tellus enim, ', ref: 'e3' })).toBe('textbox "Note" [value="Risus donec mi, odio accumsan tellus enim, "] [ref=e3]');
+    expect(nodeLine({ role: 'textbox', name: 'Note', value: 'Risus donec mi, odio accumsan tellus enim, ', ref: 'e3' })).toBe(
+      'textbox "Note" [value="Risus donec mi, odio accumsan tellus enim, "] [ref=e3]',
+    );
     expect(nodeLine({ role: 'textbox', value: 'a\nb', valueMore: 412, ref: 'e4' })).toBe('textbox [value="a\\nb"…+412 chars] [ref=e4]');
   });
 });

@@ -12,7 +12,10 @@ describe('the layer check finds circles of imports among files', () => {
       ['f', ['f2']],
       ['f2', ['f']],
     ]);
-    expect(circles(graph).sort()).toEqual([['a', 'b', 'c'], ['f', 'f2']]);
+    expect(circles(graph).sort()).toEqual([
+      ['a', 'b', 'c'],
+      ['f', 'f2'],
+    ]);
   });
 
   it('finds no circle in a tree, nor where two files share a third', () => {

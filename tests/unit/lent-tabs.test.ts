@@ -77,14 +77,16 @@ describe('lending', () => {
 
   it('runs commands on lent tabs only, never beyond a tab', async () => {
     const { tabId } = await lent.lend('SHOP');
-    lent.fromRelay(JSON.stringify([
-      { type: 'cdp', id: 1, tabId, method: 'Runtime.evaluate', params: { expression: '1' } },
-      { type: 'cdp', id: 2, tabId: 99, method: 'Runtime.evaluate' },
-      { type: 'cdp', id: 3, tabId, method: 'Browser.close' },
-      { type: 'cdp', id: 4, tabId, method: 'Target.getTargets' },
-      { type: 'cdp', id: 5, tabId, sessionId: 'S-BANK', method: 'Runtime.evaluate' },
-      { type: 'cdp', id: 6, tabId, method: 'Target.setAutoAttach', params: { autoAttach: true, flatten: true, waitForDebuggerOnStart: false } },
-    ]));
+    lent.fromRelay(
+      JSON.stringify([
+        { type: 'cdp', id: 1, tabId, method: 'Runtime.evaluate', params: { expression: '1' } },
+        { type: 'cdp', id: 2, tabId: 99, method: 'Runtime.evaluate' },
+        { type: 'cdp', id: 3, tabId, method: 'Browser.close' },
+        { type: 'cdp', id: 4, tabId, method: 'Target.getTargets' },
+        { type: 'cdp', id: 5, tabId, sessionId: 'S-BANK', method: 'Runtime.evaluate' },
+        { type: 'cdp', id: 6, tabId, method: 'Target.setAutoAttach', params: { autoAttach: true, flatten: true, waitForDebuggerOnStart: false } },
+      ]),
+    );
     await settle();
     const answers = Object.fromEntries(frames.filter((frame) => frame.header.id !== undefined).map((frame) => [frame.header.id, frame]));
     expect(answers[1]).toEqual({ header: { type: 'result', id: 1 }, payload: '{"ok":true}' });
@@ -116,8 +118,23 @@ describe('lending', () => {
 describe('taking a tab back when its page is never lent', () => {
   it("on its main frame's navigation or page world; an extension's content-script world is not the page's", async () => {
     const { tabId } = await lent.lend('SHOP');
-    event('Runtime.executionContextCreated', { context: { id: 2, origin: 'chrome-extension://abcdefghijklmnopabcdefghijklmnop', name: 'Password manager', auxData: { isDefault: false, type: 'isolated', frameId: 'SHOP' } } }, 'S-SHOP');
-    event('Runtime.executionContextCreated', { context: { id: 3, origin: 'https://ads.example', auxData: { isDefault: true, frameId: 'AN-IFRAME' } } }, 'S-SHOP');
+    event(
+      'Runtime.executionContextCreated',
+      {
+        context: {
+          id: 2,
+          origin: 'chrome-extension://abcdefghijklmnopabcdefghijklmnop',
+          name: 'Password manager',
+          auxData: { isDefault: false, type: 'isolated', frameId: 'SHOP' },
+        },
+      },
+      'S-SHOP',
+    );
+    event(
+      'Runtime.executionContextCreated',
+      { context: { id: 3, origin: 'https://ads.example', auxData: { isDefault: true, frameId: 'AN-IFRAME' } } },
+      'S-SHOP',
+    );
     expect(types().slice(1)).toEqual(['event', 'event']);
     event('Page.frameNavigated', { frame: { id: 'SHOP', url: `http://localhost:${OWN_PORT}/` } }, 'S-SHOP');
     expect(frames.at(-1)!.header).toMatchObject({ type: 'tabUnshared', tabId, reason: expect.stringMatching(/^suspended: clawd-browser's own pages/) });
@@ -131,7 +148,7 @@ describe('taking a tab back when its page is never lent', () => {
 });
 
 describe('popups', () => {
-  it("follow a lent tab once their first page is there; a tab the person opens does not", async () => {
+  it('follow a lent tab once their first page is there; a tab the person opens does not', async () => {
     await lent.lend('SHOP');
     chrome.add('POPUP', '', { openerId: 'SHOP' });
     event('Target.targetCreated', { targetInfo: chrome.targets.get('POPUP') });
@@ -151,12 +168,34 @@ describe('popups', () => {
 describe('downloads', () => {
   it("are reported for a lent tab's page, not for the person's other tabs", async () => {
     const { tabId } = await lent.lend('SHOP');
-    lent.onChromeEvent({ method: 'Browser.downloadWillBegin', payload: JSON.stringify({ frameId: 'SHOP', guid: 'g1', url: 'https://shop.example/r.txt', suggestedFilename: 'r.txt' }) });
-    lent.onChromeEvent({ method: 'Browser.downloadWillBegin', payload: JSON.stringify({ frameId: 'BANK', guid: 'g2', url: 'https://bank.example/statement.pdf', suggestedFilename: 'statement.pdf' }) });
-    for (const guid of ['g1', 'g2']) lent.onChromeEvent({ method: 'Browser.downloadProgress', payload: JSON.stringify({ guid, totalBytes: 3, receivedBytes: 3, state: 'completed', filePath: `/home/p/Downloads/${guid}` }) });
+    lent.onChromeEvent({
+      method: 'Browser.downloadWillBegin',
+      payload: JSON.stringify({ frameId: 'SHOP', guid: 'g1', url: 'https://shop.example/r.txt', suggestedFilename: 'r.txt' }),
+    });
+    lent.onChromeEvent({
+      method: 'Browser.downloadWillBegin',
+      payload: JSON.stringify({ frameId: 'BANK', guid: 'g2', url: 'https://bank.example/statement.pdf', suggestedFilename: 'statement.pdf' }),
+    });
+    for (const guid of ['g1', 'g2'])
+      lent.onChromeEvent({
+        method: 'Browser.downloadProgress',
+        payload: JSON.stringify({ guid, totalBytes: 3, receivedBytes: 3, state: 'completed', filePath: `/home/p/Downloads/${guid}` }),
+      });
     const downloads = frames.filter((frame) => frame.header.type === 'download').map((frame) => frame.header);
     expect(downloads).toEqual([
-      { type: 'download', tabId, download: { id: 1, url: 'https://shop.example/r.txt', filename: '/home/p/Downloads/g1', suggestedFilename: 'r.txt', state: 'complete', bytesReceived: 3, totalBytes: 3 } },
+      {
+        type: 'download',
+        tabId,
+        download: {
+          id: 1,
+          url: 'https://shop.example/r.txt',
+          filename: '/home/p/Downloads/g1',
+          suggestedFilename: 'r.txt',
+          state: 'complete',
+          bytesReceived: 3,
+          totalBytes: 3,
+        },
+      },
     ]);
   });
 });

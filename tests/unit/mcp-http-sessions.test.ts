@@ -38,7 +38,9 @@ afterAll(async () => {
 });
 
 async function connect(scope?: string): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
-  const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { requestInit: { headers: scope ? { 'x-test-scope': scope } : {} } });
+  const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), {
+    requestInit: { headers: scope ? { 'x-test-scope': scope } : {} },
+  });
   const client = new Client({ name: 'bounded', version: '1' });
   await client.connect(transport);
   return { client, transport };

@@ -34,10 +34,12 @@ function portabilityIssues(schema: Schema, path: string): string[] {
     for (const name of (schema.required as string[] | undefined) ?? [])
       if (!(name in ((schema.properties as Schema | undefined) ?? {}))) at(`required ${name} is not a property`);
   }
-  if (schema.type === 'array' && (typeof schema.items !== 'object' || schema.items === null || Array.isArray(schema.items))) at('array without one items schema');
+  if (schema.type === 'array' && (typeof schema.items !== 'object' || schema.items === null || Array.isArray(schema.items)))
+    at('array without one items schema');
   for (const [name, field] of Object.entries((schema.properties as Record<string, Schema> | undefined) ?? {}))
     issues.push(...portabilityIssues(field, `${path}.properties.${name}`));
-  if (typeof schema.items === 'object' && schema.items !== null && !Array.isArray(schema.items)) issues.push(...portabilityIssues(schema.items as Schema, `${path}.items`));
+  if (typeof schema.items === 'object' && schema.items !== null && !Array.isArray(schema.items))
+    issues.push(...portabilityIssues(schema.items as Schema, `${path}.items`));
   ((schema.anyOf as Schema[] | undefined) ?? []).forEach((branch, index) => {
     if (typeof branch.type !== 'string') issues.push(`${path}.anyOf[${index}]: a branch without one type`);
     issues.push(...portabilityIssues(branch, `${path}.anyOf[${index}]`));

@@ -27,12 +27,14 @@ type Call = { method: string; profile?: string; args: unknown[] };
 type Method = keyof BrowserApi | `recordings.${keyof RecordingsApi & string}`;
 
 function scriptedApi(answers: Partial<Record<Method, (...args: any[]) => unknown>>, calls: Call[] = [], profile?: string): BrowserApi {
-  const record = (method: Method) => async (...args: unknown[]) => {
-    calls.push({ method, profile, args });
-    const answer = answers[method];
-    if (!answer) throw new Error(`the tool called ${method}, which this test did not expect`);
-    return answer(...args);
-  };
+  const record =
+    (method: Method) =>
+    async (...args: unknown[]) => {
+      calls.push({ method, profile, args });
+      const answer = answers[method];
+      if (!answer) throw new Error(`the tool called ${method}, which this test did not expect`);
+      return answer(...args);
+    };
   return {
     withProfile: (other: string) => scriptedApi(answers, calls, other),
     status: record('status'),
@@ -80,17 +82,36 @@ const TAB: Tab = { targetId: 'AAAA1111', url: 'http://site.test/', title: 'Site'
 
 describe('the tools, in process', () => {
   it('the default list is what most agents need, at most 1045 definition tokens (o200k, annotations included)', () => {
-    expect(listTools().map((t) => t.name)).toEqual(['browser_status', 'browser_tabs', 'browser_navigate', 'browser_snapshot', 'browser_act', 'browser_screenshot', 'browser_page_tool']);
+    expect(listTools().map((t) => t.name)).toEqual([
+      'browser_status',
+      'browser_tabs',
+      'browser_navigate',
+      'browser_snapshot',
+      'browser_act',
+      'browser_screenshot',
+      'browser_page_tool',
+    ]);
     expect(TOOLS.every((t) => t.group === undefined)).toBe(true);
     // 793 for six tools before browser_act said which fields go with which kind (836 since), 915 with the page's own tools, 932 with find,
     // 982 with the mouse's own acts and a text range, 1042 with eight of browser_act's fields described (docs/mcp.md).
     expect(encode(JSON.stringify(listTools())).length).toBeLessThanOrEqual(1045);
-    const readOnly = listTools(parseCaps('all')).filter((listed) => listed.annotations?.readOnlyHint).map((listed) => listed.name);
-    expect(readOnly).toEqual(['browser_status', 'browser_snapshot', 'browser_screenshot', 'browser_console', 'browser_downloads', 'browser_labelled_screenshot']);
+    const readOnly = listTools(parseCaps('all'))
+      .filter((listed) => listed.annotations?.readOnlyHint)
+      .map((listed) => listed.name);
+    expect(readOnly).toEqual([
+      'browser_status',
+      'browser_snapshot',
+      'browser_screenshot',
+      'browser_console',
+      'browser_downloads',
+      'browser_labelled_screenshot',
+    ]);
   });
 
   it("browser_act says which fields go with which kind, true to ActionSchema: each kind's own, or a field no other kind has", () => {
-    const schema = listTools().find((listed) => listed.name === 'browser_act')!.inputSchema as unknown as { properties: Record<string, { description?: string; enum?: string[] }> };
+    const schema = listTools().find((listed) => listed.name === 'browser_act')!.inputSchema as unknown as {
+      properties: Record<string, { description?: string; enum?: string[] }>;
+    };
     const line = schema.properties.kind.description!;
     const members = ActionSchema.options.filter((member) => member.shape.kind.value !== 'close');
     const fieldsOf = (member: (typeof members)[number]) => Object.keys(member.shape).filter((name) => name !== 'kind' && name !== 'targetId');
@@ -109,47 +130,96 @@ describe('the tools, in process', () => {
     }
     // The line lists the kinds: no enum repeats them; an unknown kind is still refused before the API.
     expect(schema.properties.kind.enum).toBeUndefined();
-    expect(tool('browser_act').input.safeParse({ kind: 'tap' }).error?.issues[0].message).toBe('must be one of click, type, press, hover, move, mousedown, mouseup, drag, select-text, scroll, select, fill, wait, resize, evaluate');
-    expect(line).toBe('click ref|x,y [count,button]; type ref,text; press key; hover ref; move x,y [steps]; mousedown [x,y,button]; mouseup [x,y,button]; drag startRef|x,y endRef|endX,endY [steps]; select-text text [ref]|ref|x,y,endX,endY; scroll deltaX,deltaY [x,y]; select ref,values; fill fields; wait text|textGone|selector|timeMs; resize width,height; evaluate fn [ref]');
+    expect(tool('browser_act').input.safeParse({ kind: 'tap' }).error?.issues[0].message).toBe(
+      'must be one of click, type, press, hover, move, mousedown, mouseup, drag, select-text, scroll, select, fill, wait, resize, evaluate',
+    );
+    expect(line).toBe(
+      'click ref|x,y [count,button]; type ref,text; press key; hover ref; move x,y [steps]; mousedown [x,y,button]; mouseup [x,y,button]; drag startRef|x,y endRef|endX,endY [steps]; select-text text [ref]|ref|x,y,endX,endY; scroll deltaX,deltaY [x,y]; select ref,values; fill fields; wait text|textGone|selector|timeMs; resize width,height; evaluate fn [ref]',
+    );
   });
 
   it('groups are off by default; a client turns them on by name, and a name that is none is refused', () => {
     const defaults = listTools().length;
-    expect(listTools(['emulation']).map((listed) => listed.name).slice(defaults)).toEqual(['browser_emulate']);
-    expect(listTools(['files', 'dialogs']).map((listed) => listed.name).slice(defaults)).toEqual(['browser_pdf', 'browser_downloads', 'browser_upload', 'browser_dialog']);
-    expect(listTools(parseCaps('all')).map((listed) => listed.name).slice(defaults)).toEqual([
-      'browser_pdf', 'browser_console', 'browser_downloads', 'browser_record', 'browser_upload', 'browser_dialog',
-      'browser_labelled_screenshot', 'browser_computer',
-      'browser_emulate', 'browser_route', 'browser_init_script', 'browser_storage', 'browser_handoff', 'browser_browse',
-      'browser_routine', 'browser_notes',
+    expect(
+      listTools(['emulation'])
+        .map((listed) => listed.name)
+        .slice(defaults),
+    ).toEqual(['browser_emulate']);
+    expect(
+      listTools(['files', 'dialogs'])
+        .map((listed) => listed.name)
+        .slice(defaults),
+    ).toEqual(['browser_pdf', 'browser_downloads', 'browser_upload', 'browser_dialog']);
+    expect(
+      listTools(parseCaps('all'))
+        .map((listed) => listed.name)
+        .slice(defaults),
+    ).toEqual([
+      'browser_pdf',
+      'browser_console',
+      'browser_downloads',
+      'browser_record',
+      'browser_upload',
+      'browser_dialog',
+      'browser_labelled_screenshot',
+      'browser_computer',
+      'browser_emulate',
+      'browser_route',
+      'browser_init_script',
+      'browser_storage',
+      'browser_handoff',
+      'browser_browse',
+      'browser_routine',
+      'browser_notes',
     ]);
     expect(parseCaps(' storage, network ,storage')).toEqual(['storage', 'network']);
     expect(parseCaps(undefined)).toEqual([]);
-    expect(() => parseCaps('storage,sight')).toThrow('Invalid caps: no group is named "sight"; the groups are vision, files, recording, dialogs, emulation, network, storage, handoff, browse, routines (or all)');
+    expect(() => parseCaps('storage,sight')).toThrow(
+      'Invalid caps: no group is named "sight"; the groups are vision, files, recording, dialogs, emulation, network, storage, handoff, browse, routines (or all)',
+    );
   });
 
   it('browser_act makes one API call that asks for the diff, and answers in a few lines', async () => {
     const calls: Call[] = [];
-    const api = scriptedApi({
-      act: (action: ActionRequest, options: ActOptions): ActionResult => ({
-        targetId: TAB.targetId, kind: action.kind, url: TAB.url, title: TAB.title,
-        events: ['download started: report.txt'], diff: `~ - checkbox "Milk" [checked] [ref=e10] (diff at most ${options.diffMaxChars})`, fence: '123',
-      }),
-    }, calls);
+    const api = scriptedApi(
+      {
+        act: (action: ActionRequest, options: ActOptions): ActionResult => ({
+          targetId: TAB.targetId,
+          kind: action.kind,
+          url: TAB.url,
+          title: TAB.title,
+          events: ['download started: report.txt'],
+          diff: `~ - checkbox "Milk" [checked] [ref=e10] (diff at most ${options.diffMaxChars})`,
+          fence: '123',
+        }),
+      },
+      calls,
+    );
     const session = state();
     session.lastUrl.set(TAB.targetId, TAB.url);
     const answer = await call('browser_act', { kind: 'click', ref: 'e10', profile: 'extension' }, api, session);
     // The page's words (its events, its diff) inside the answer's fence; clawd's own outside.
     expect(answer).toBe('click: done\n<page 123>\n- download started: report.txt\n~ - checkbox "Milk" [checked] [ref=e10] (diff at most 2000)\n</page 123>');
     // Without the handoff group, the client is not one that shows a person a confirmation's link.
-    expect(calls).toEqual([{ method: 'act', profile: 'extension', args: [{ kind: 'click', ref: 'e10' }, { diffMaxChars: 2_000, person: false, onConfirmation: expect.any(Function) }] }]);
+    expect(calls).toEqual([
+      {
+        method: 'act',
+        profile: 'extension',
+        args: [
+          { kind: 'click', ref: 'e10' },
+          { diffMaxChars: 2_000, person: false, onConfirmation: expect.any(Function) },
+        ],
+      },
+    ]);
   });
 
   it('browser_act says when the action navigated, and when it closed the tab', async () => {
     const session = state();
     session.lastUrl.set(TAB.targetId, TAB.url);
     const moved = scriptedApi({ act: () => ({ targetId: TAB.targetId, kind: 'click', url: 'http://site.test/next', title: 'Next', fence: '55' }) });
-    expect(await call('browser_act', { kind: 'click', ref: 'e1' }, moved, session)).toBe('click: done\nNavigated; take a snapshot to see the page.\n<page 55>\nhttp://site.test/next "Next"\n</page 55>');
+    expect(await call('browser_act', { kind: 'click', ref: 'e1' }, moved, session)).toBe(
+      'click: done\nNavigated; take a snapshot to see the page.\n<page 55>\nhttp://site.test/next "Next"\n</page 55>',
+    );
     expect(session.lastUrl.get(TAB.targetId)).toBe('http://site.test/next');
     const closed = scriptedApi({ act: () => ({ targetId: TAB.targetId, kind: 'press' }) });
     expect(await call('browser_act', { kind: 'press', key: 'Control+W' }, closed, session)).toBe('press: done\nThe tab closed.');
@@ -159,10 +229,15 @@ describe('the tools, in process', () => {
   it('browser_tabs lists, opens, focuses and closes, and says what it needs', async () => {
     const calls: Call[] = [];
     const fenced = { ...TAB, fence: '321' };
-    const api = scriptedApi({ tabList: () => ({ tabs: [fenced] }), openTab: (url: string) => ({ ...fenced, url }), focusTab: () => fenced, closeTab: () => fenced }, calls);
+    const api = scriptedApi(
+      { tabList: () => ({ tabs: [fenced] }), openTab: (url: string) => ({ ...fenced, url }), focusTab: () => fenced, closeTab: () => fenced },
+      calls,
+    );
     // Titles and URLs are the page's: fenced; the tab's id, clawd's, leads.
     expect(await call('browser_tabs', {}, api)).toBe('<page 321>\nAAAA1111 "Site" http://site.test/\n</page 321>');
-    expect(await call('browser_tabs', { action: 'open', url: 'http://other.test/' }, api)).toBe('Opened AAAA1111\n<page 321>\n"Site" http://other.test/\n</page 321>');
+    expect(await call('browser_tabs', { action: 'open', url: 'http://other.test/' }, api)).toBe(
+      'Opened AAAA1111\n<page 321>\n"Site" http://other.test/\n</page 321>',
+    );
     expect(await call('browser_tabs', { action: 'focus', targetId: 'AAAA' }, api)).toMatch(/^Focused AAAA1111\n<page 321>/);
     await expect(call('browser_tabs', { action: 'close' }, api)).rejects.toThrow('browser_tabs close needs targetId');
     expect(calls.map((c) => c.method)).toEqual(['tabList', 'openTab', 'focusTab']);
@@ -173,22 +248,64 @@ describe('the tools, in process', () => {
 
   it('browser_snapshot asks for 16,000 characters unless told otherwise, and passes shaping through', async () => {
     const calls: Call[] = [];
-    const api = scriptedApi({ snapshot: () => ({ targetId: TAB.targetId, format: 'ai', url: TAB.url, title: TAB.title, text: '[hidden text left out: 1 block]\n- main:\n[cut at maxChars=16000: …]', refCount: 0, truncated: false, frames: 1, leadingNotes: 1, fence: '77' }) }, calls);
+    const api = scriptedApi(
+      {
+        snapshot: () => ({
+          targetId: TAB.targetId,
+          format: 'ai',
+          url: TAB.url,
+          title: TAB.title,
+          text: '[hidden text left out: 1 block]\n- main:\n[cut at maxChars=16000: …]',
+          refCount: 0,
+          truncated: false,
+          frames: 1,
+          leadingNotes: 1,
+          fence: '77',
+        }),
+      },
+      calls,
+    );
     // clawd's first notes, as the answer counts them, stay outside; from there on it is the page's words, the cut's note (naming its sections) too.
-    expect(await call('browser_snapshot', { interactive: true }, api)).toBe('[hidden text left out: 1 block]\n<page 77>\nSite — http://site.test/\n- main:\n[cut at maxChars=16000: …]\n</page 77>');
+    expect(await call('browser_snapshot', { interactive: true }, api)).toBe(
+      '[hidden text left out: 1 block]\n<page 77>\nSite — http://site.test/\n- main:\n[cut at maxChars=16000: …]\n</page 77>',
+    );
     await call('browser_snapshot', { maxChars: 500, selector: 'main' }, api);
-    expect(calls.map((c) => c.args[0])).toEqual([{ maxChars: 16_000, interactive: true }, { maxChars: 500, selector: 'main' }]);
+    expect(calls.map((c) => c.args[0])).toEqual([
+      { maxChars: 16_000, interactive: true },
+      { maxChars: 500, selector: 'main' },
+    ]);
   });
 
   it('browser_record passes the action and filters in one call, and answers a line per request or where the file went', async () => {
     const calls: Call[] = [];
     const entries = [
-      { id: 3, url: 'http://site/api', method: 'GET', resourceType: 'fetch', status: 404, requestHeaders: {}, startedAt: '2026-01-01T00:00:00Z', durationMs: 12 },
-      { id: 4, url: 'http://site/img', method: 'GET', resourceType: 'image', failure: 'net::ERR_FAILED', requestHeaders: {}, startedAt: '2026-01-01T00:00:00Z' },
+      {
+        id: 3,
+        url: 'http://site/api',
+        method: 'GET',
+        resourceType: 'fetch',
+        status: 404,
+        requestHeaders: {},
+        startedAt: '2026-01-01T00:00:00Z',
+        durationMs: 12,
+      },
+      {
+        id: 4,
+        url: 'http://site/img',
+        method: 'GET',
+        resourceType: 'image',
+        failure: 'net::ERR_FAILED',
+        requestHeaders: {},
+        startedAt: '2026-01-01T00:00:00Z',
+      },
     ];
     const listing = scriptedApi({ 'recordings.network': () => ({ targetId: TAB.targetId, network: { recording: true, entries }, fence: '404' }) }, calls);
-    expect(await call('browser_record', { profile: 'p', action: 'network', status: '4xx', type: 'fetch' }, listing)).toBe('<page 404>\n#3 GET 404 fetch http://site/api 12ms\n#4 GET net::ERR_FAILED image http://site/img\n</page 404>');
-    expect(calls).toEqual([{ method: 'recordings.network', profile: 'p', args: [{ targetId: undefined, status: '4xx', type: 'fetch', url: undefined, limit: undefined }] }]);
+    expect(await call('browser_record', { profile: 'p', action: 'network', status: '4xx', type: 'fetch' }, listing)).toBe(
+      '<page 404>\n#3 GET 404 fetch http://site/api 12ms\n#4 GET net::ERR_FAILED image http://site/img\n</page 404>',
+    );
+    expect(calls).toEqual([
+      { method: 'recordings.network', profile: 'p', args: [{ targetId: undefined, status: '4xx', type: 'fetch', url: undefined, limit: undefined }] },
+    ]);
     const written = scriptedApi({ 'recordings.har': () => ({ path: '/home/x/recordings/p/a.har' }) });
     expect(await call('browser_record', { action: 'har' }, written)).toBe('Written: /home/x/recordings/p/a.har');
     const started = scriptedApi({ 'recordings.networkRecord': () => ({ targetId: TAB.targetId, network: { recording: true } }) });
@@ -196,7 +313,9 @@ describe('the tools, in process', () => {
   });
 
   it('browser_record script writes the Playwright test under the export folder (0600) and says what it left out', async () => {
-    const api = scriptedApi({ script: async () => ({ language: 'typescript', runner: '@playwright/test', steps: 3, script: 'test("x", async () => {});\n', notes: ['an evaluate'] }) });
+    const api = scriptedApi({
+      script: async () => ({ language: 'typescript', runner: '@playwright/test', steps: 3, script: 'test("x", async () => {});\n', notes: ['an evaluate'] }),
+    });
     const answer = await call('browser_record', { action: 'script' }, api);
     const path = /^Written: (\S+\.spec\.ts) \(3 steps; run it with npx playwright test\)\n- an evaluate$/.exec(answer)![1];
     expect(path.startsWith(exportDir)).toBe(true);
@@ -206,23 +325,45 @@ describe('the tools, in process', () => {
 
   it('browser_record gives a text body as text, and a binary one by size and type only', async () => {
     const json = Buffer.from('{"user":"ada"}').toString('base64');
-    const sent = scriptedApi({ 'recordings.networkBody': () => ({ targetId: TAB.targetId, id: 7, part: 'request', mimeType: 'application/json', base64: json, size: 14, truncated: false, fence: '808' }) });
-    expect(await call('browser_record', { action: 'request-body', id: 7 }, sent)).toBe('#7 request body: 14 bytes of application/json\n<page 808>\n{"user":"ada"}\n</page 808>');
+    const sent = scriptedApi({
+      'recordings.networkBody': () => ({
+        targetId: TAB.targetId,
+        id: 7,
+        part: 'request',
+        mimeType: 'application/json',
+        base64: json,
+        size: 14,
+        truncated: false,
+        fence: '808',
+      }),
+    });
+    expect(await call('browser_record', { action: 'request-body', id: 7 }, sent)).toBe(
+      '#7 request body: 14 bytes of application/json\n<page 808>\n{"user":"ada"}\n</page 808>',
+    );
     const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0xff, 0xfe]).toString('base64');
-    const image = scriptedApi({ 'recordings.networkBody': () => ({ targetId: TAB.targetId, id: 8, part: 'response', mimeType: 'image/png', base64: png, size: 6, truncated: false }) });
-    expect(await call('browser_record', { action: 'body', id: 8 }, image)).toBe('#8 response body: 6 bytes of image/png; binary, not shown (GET /network/body gives it)');
+    const image = scriptedApi({
+      'recordings.networkBody': () => ({ targetId: TAB.targetId, id: 8, part: 'response', mimeType: 'image/png', base64: png, size: 6, truncated: false }),
+    });
+    expect(await call('browser_record', { action: 'body', id: 8 }, image)).toBe(
+      '#8 response body: 6 bytes of image/png; binary, not shown (GET /network/body gives it)',
+    );
   });
 
   it('browser_upload answers in prose, armed or done', async () => {
     const done = scriptedApi({ fileChooser: () => ({ targetId: TAB.targetId, uploaded: ['a.txt', 'b.txt'] }) });
     expect(await call('browser_upload', { inputRef: 'e3', paths: ['/tmp/a.txt', '/tmp/b.txt'] }, done)).toBe('Uploaded a.txt, b.txt.');
     const armed = scriptedApi({ fileChooser: () => ({ targetId: TAB.targetId, armed: true, files: ['a.txt'], timeoutMs: 120_000 }) });
-    expect(await call('browser_upload', { paths: ['/tmp/a.txt'] }, armed)).toBe('Armed: the next file chooser on this tab gets a.txt (for 120 s). Click what opens it.');
+    expect(await call('browser_upload', { paths: ['/tmp/a.txt'] }, armed)).toBe(
+      'Armed: the next file chooser on this tab gets a.txt (for 120 s). Click what opens it.',
+    );
   });
 
   it('browser_screenshot asks for JPEG in CSS pixels unless fullQuality, and answers an image', async () => {
     const calls: Call[] = [];
-    const api = scriptedApi({ screenshot: (options: { type: string }) => ({ targetId: TAB.targetId, type: options.type, mimeType: `image/${options.type}`, data: 'AAAA' }) }, calls);
+    const api = scriptedApi(
+      { screenshot: (options: { type: string }) => ({ targetId: TAB.targetId, type: options.type, mimeType: `image/${options.type}`, data: 'AAAA' }) },
+      calls,
+    );
     expect(await call('browser_screenshot', {}, api)).toBe('[image/jpeg]');
     expect(await call('browser_screenshot', { fullQuality: true, ref: 'e2' }, api)).toBe('[image/png]');
     expect(calls.map((c) => c.args[0])).toEqual([
@@ -241,7 +382,10 @@ describe('the tools, in process', () => {
 
   it('browser_console keeps the last 50, and browser_downloads says where files are', async () => {
     const messages = Array.from({ length: 60 }, (_, i) => ({ level: 'log', text: `line ${i}`, timestamp: i }));
-    const api = scriptedApi({ console: () => ({ targetId: TAB.targetId, messages, fence: '11' }), downloads: () => ({ downloads: [{ url: 'http://site.test/r', state: 'complete', path: '/d/r.txt' }], fence: '12' }) });
+    const api = scriptedApi({
+      console: () => ({ targetId: TAB.targetId, messages, fence: '11' }),
+      downloads: () => ({ downloads: [{ url: 'http://site.test/r', state: 'complete', path: '/d/r.txt' }], fence: '12' }),
+    });
     const lines = (await call('browser_console', { level: 'log' }, api)).split('\n');
     expect(lines.slice(0, 2)).toEqual(['(last 50 of 60)', '<page 11>']);
     expect(lines.slice(-2)).toEqual(['[log] line 59', '</page 11>']);
@@ -259,11 +403,24 @@ describe('errors through the MCP server', () => {
   });
 
   it('a tool call is validated, run on the API and its failure answered as a tool error', async () => {
-    const server = createMcpServer(scriptedApi({ tabList: () => { throw new NotFoundError('No tab with targetId "X" in profile clawd', { next: 'list-tabs' }); } }), { exportDir });
+    const server = createMcpServer(
+      scriptedApi({
+        tabList: () => {
+          throw new NotFoundError('No tab with targetId "X" in profile clawd', { next: 'list-tabs' });
+        },
+      }),
+      { exportDir },
+    );
     const handlers = (server as unknown as { _requestHandlers: Map<string, (request: unknown, extra: unknown) => Promise<any>> })._requestHandlers;
     const callTool = (params: object) => handlers.get('tools/call')!({ method: 'tools/call', params }, {});
-    expect(await callTool({ name: 'browser_tabs', arguments: { action: 'nope' } })).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/^Error: Invalid arguments for browser_tabs: /) }] });
-    expect(await callTool({ name: 'browser_tabs', arguments: {} })).toEqual({ isError: true, content: [{ type: 'text', text: 'Error: No tab with targetId "X" in profile clawd (browser_tabs).' }] });
+    expect(await callTool({ name: 'browser_tabs', arguments: { action: 'nope' } })).toMatchObject({
+      isError: true,
+      content: [{ text: expect.stringMatching(/^Error: Invalid arguments for browser_tabs: /) }],
+    });
+    expect(await callTool({ name: 'browser_tabs', arguments: {} })).toEqual({
+      isError: true,
+      content: [{ type: 'text', text: 'Error: No tab with targetId "X" in profile clawd (browser_tabs).' }],
+    });
     expect(await callTool({ name: 'browser_nope', arguments: {} })).toMatchObject({ isError: true });
   });
 });

@@ -32,7 +32,10 @@ describe('native messaging framing', () => {
     const reader = new NativeMessageReader();
     const huge = 2 * 1024 * 1024;
     const decoded = reader.push(Buffer.concat([frame('{nope'), frame(Buffer.alloc(0), huge)]));
-    expect(decoded).toEqual([{ error: 'not_json', detail: expect.any(String) }, { error: 'too_large', detail: expect.stringMatching(/2097152 bytes/) }]);
+    expect(decoded).toEqual([
+      { error: 'not_json', detail: expect.any(String) },
+      { error: 'too_large', detail: expect.stringMatching(/2097152 bytes/) },
+    ]);
     expect(reader.push(Buffer.alloc(huge))).toEqual([]);
     expect(reader.push(frame('{"op":"after"}'))).toEqual([{ message: { op: 'after' } }]);
   });

@@ -42,8 +42,14 @@ describe('where each browser looks for native hosts', () => {
       'HKCU\\Software\\BraveSoftware\\Brave-Browser\\NativeMessagingHosts\\com.clawd.browser_relay',
     ]);
     expect(regAddArgs('edge', 'C:\\Users\\u\\.clawd\\native-host\\com.clawd.browser_relay.json')).toEqual([
-      'add', 'HKCU\\Software\\Microsoft\\Edge\\NativeMessagingHosts\\com.clawd.browser_relay', '/ve', '/t', 'REG_SZ', '/d',
-      'C:\\Users\\u\\.clawd\\native-host\\com.clawd.browser_relay.json', '/f',
+      'add',
+      'HKCU\\Software\\Microsoft\\Edge\\NativeMessagingHosts\\com.clawd.browser_relay',
+      '/ve',
+      '/t',
+      'REG_SZ',
+      '/d',
+      'C:\\Users\\u\\.clawd\\native-host\\com.clawd.browser_relay.json',
+      '/f',
     ]);
     expect(regDeleteArgs('chrome')).toEqual(['delete', 'HKCU\\Software\\Google\\Chrome\\NativeMessagingHosts\\com.clawd.browser_relay', '/f']);
   });
@@ -58,9 +64,16 @@ describe('the launcher a manifest points at', () => {
     expect(content).toContain(`exec '/usr/bin/node' '/opt/it'\\''s here/bin/clawd-browser.js' native-host "$@"`);
   });
   it('is a .bat on Windows that passes Chrome its arguments', () => {
-    const { fileName, content } = launcherScript('win32', { ...spec, nodePath: 'C:\\node\\node.exe', cliPath: 'C:\\cb\\bin\\clawd-browser.js', clawdHome: 'C:\\Users\\u\\.clawd' });
+    const { fileName, content } = launcherScript('win32', {
+      ...spec,
+      nodePath: 'C:\\node\\node.exe',
+      cliPath: 'C:\\cb\\bin\\clawd-browser.js',
+      clawdHome: 'C:\\Users\\u\\.clawd',
+    });
     expect(fileName).toBe('clawd-browser-native-host.bat');
-    expect(content.split('\r\n')).toEqual(expect.arrayContaining(['@echo off', 'set "CLAWD_HOME=C:\\Users\\u\\.clawd"', '"C:\\node\\node.exe" "C:\\cb\\bin\\clawd-browser.js" native-host %*']));
+    expect(content.split('\r\n')).toEqual(
+      expect.arrayContaining(['@echo off', 'set "CLAWD_HOME=C:\\Users\\u\\.clawd"', '"C:\\node\\node.exe" "C:\\cb\\bin\\clawd-browser.js" native-host %*']),
+    );
   });
 });
 
@@ -69,12 +82,24 @@ describe('installing on Windows (registry as data)', () => {
     const clawdHome = mkdtempSync(join(tmpdir(), 'clawd-win-'));
     dirs.push(clawdHome);
     const calls: string[][] = [];
-    const options = { ...spec, clawdHome, browsers: [...BROWSERS], platform: 'win32' as const, home: 'C:\\Users\\u', runReg: (args: string[]) => void calls.push(args) };
+    const options = {
+      ...spec,
+      clawdHome,
+      browsers: [...BROWSERS],
+      platform: 'win32' as const,
+      home: 'C:\\Users\\u',
+      runReg: (args: string[]) => void calls.push(args),
+    };
     const result = installNativeHost(options);
     expect(result.manifests).toEqual([join(clawdHome, 'native-host', 'com.clawd.browser_relay.json')]);
     expect(calls).toEqual(BROWSERS.map((b) => regAddArgs(b, result.manifests[0])));
     const manifest = JSON.parse(readFileSync(result.manifests[0], 'utf8'));
-    expect(manifest).toMatchObject({ name: 'com.clawd.browser_relay', type: 'stdio', path: result.launcher, allowed_origins: ['chrome-extension://aaaa/', 'chrome-extension://bbbb/'] });
+    expect(manifest).toMatchObject({
+      name: 'com.clawd.browser_relay',
+      type: 'stdio',
+      path: result.launcher,
+      allowed_origins: ['chrome-extension://aaaa/', 'chrome-extension://bbbb/'],
+    });
     calls.length = 0;
     uninstallNativeHost(options);
     expect(calls).toEqual(BROWSERS.map(regDeleteArgs));

@@ -12,7 +12,19 @@ import { NotesService } from '../../relay/src/service/notes-service.js';
 // A person's notes built alone: the real file store, a tab whose person's watch the test speaks for
 // (the page side is the e2e suites'), and what the agent reads of a note.
 
-const button = (name: string): ElementFacts => ({ tag: 'button', role: 'button', name, nameCount: 1, label: '', labelCount: 0, testId: null, testIdCount: 0, text: name, textCount: 1, css: `#${name.toLowerCase()}` });
+const button = (name: string): ElementFacts => ({
+  tag: 'button',
+  role: 'button',
+  name,
+  nameCount: 1,
+  label: '',
+  labelCount: 0,
+  testId: null,
+  testIdCount: 0,
+  text: name,
+  textCount: 1,
+  css: `#${name.toLowerCase()}`,
+});
 
 function setup(store: NoteStore = new FileNoteStore(join(mkdtempSync(join(tmpdir(), 'clawd-notes-')), 'notes.json'))) {
   const { person, hear } = fakePersonWatch();
@@ -35,7 +47,13 @@ describe('NotesService', () => {
     await mark(button('Back'));
     expect(notes.marking('work', 'T1')).toEqual(['button "Pay"', 'button "Back"']);
     const note = await notes.add('work', { text: 'use the blue button' });
-    expect(note).toMatchObject({ targetId: 'T1', url: 'https://shop.example/cart', text: 'use the blue button', done: false, marks: [{ what: 'button "Pay"' }, { what: 'button "Back"' }] });
+    expect(note).toMatchObject({
+      targetId: 'T1',
+      url: 'https://shop.example/cart',
+      text: 'use the blue button',
+      done: false,
+      marks: [{ what: 'button "Pay"' }, { what: 'button "Back"' }],
+    });
     expect(person.mode).toBe('off');
     expect(notes.marking('work', 'T1')).toBeUndefined();
   });
@@ -63,7 +81,7 @@ describe('NotesService', () => {
     await expect(notes.start('work', {})).rejects.toMatchObject({ status: 409 });
   });
 
-  it("leaves a snapshot whole when the store does not answer, saying so where the notes would be", async () => {
+  it('leaves a snapshot whole when the store does not answer, saying so where the notes would be', async () => {
     const failing: NoteStore = {
       add: async () => {
         throw new Error('no store');

@@ -12,7 +12,11 @@ const base32 = (ascii: string) => {
 
 describe('one-time codes', () => {
   it("make RFC 6238's codes for SHA-1, SHA-256 and SHA-512", () => {
-    const keys = { SHA1: '12345678901234567890', SHA256: '12345678901234567890123456789012', SHA512: '1234567890123456789012345678901234567890123456789012345678901234' } as const;
+    const keys = {
+      SHA1: '12345678901234567890',
+      SHA256: '12345678901234567890123456789012',
+      SHA512: '1234567890123456789012345678901234567890123456789012345678901234',
+    } as const;
     const vectors: Array<[number, Record<keyof typeof keys, string>]> = [
       [59, { SHA1: '94287082', SHA256: '46119246', SHA512: '90693936' }],
       [1111111109, { SHA1: '07081804', SHA256: '68084774', SHA512: '25091201' }],
@@ -21,7 +25,9 @@ describe('one-time codes', () => {
     ];
     for (const [seconds, codes] of vectors)
       for (const algorithm of Object.keys(keys) as Array<keyof typeof keys>)
-        expect(totpCode({ secret: base32(keys[algorithm]), digits: 8, period: 30, algorithm }, seconds * 1000), `${algorithm} at ${seconds}`).toBe(codes[algorithm]);
+        expect(totpCode({ secret: base32(keys[algorithm]), digits: 8, period: 30, algorithm }, seconds * 1000), `${algorithm} at ${seconds}`).toBe(
+          codes[algorithm],
+        );
   });
 
   it('read base32 as sites show it, and otpauth URIs with their digits, period and algorithm', () => {

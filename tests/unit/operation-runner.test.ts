@@ -32,7 +32,12 @@ function setup() {
 describe('OperationRunner', () => {
   it('logs each call, and keeps a screenshot of actions (not of views) in a recorded session', async () => {
     const { runner, log, recorded } = setup();
-    expect(await runner.operation('session-s1', { kind: 'click', targetId: 'T1', ref: 'e2' }, undefined, async () => ({ targetId: 'T1', url: 'https://a.example/?q=secret' }))).toEqual({ targetId: 'T1', url: 'https://a.example/?q=secret' });
+    expect(
+      await runner.operation('session-s1', { kind: 'click', targetId: 'T1', ref: 'e2' }, undefined, async () => ({
+        targetId: 'T1',
+        url: 'https://a.example/?q=secret',
+      })),
+    ).toEqual({ targetId: 'T1', url: 'https://a.example/?q=secret' });
     await runner.operation('session-s1', { kind: 'snapshot' }, undefined, async () => ({ targetId: 'T1' }));
     expect(recorded).toEqual(['session-s1:click']);
     expect(log.recent({ limit: 10 }).map((action) => [action.kind, action.outcome, action.url])).toEqual([
@@ -44,7 +49,12 @@ describe('OperationRunner', () => {
   it("aborts a session's calls in flight when it ends, each told why the session ended", async () => {
     const { runner, end, log } = setup();
     let heard: unknown;
-    const call = runner.operation('session-s1', { kind: 'navigate' }, undefined, (_driver, signal) => new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject((heard = signal.reason)))));
+    const call = runner.operation(
+      'session-s1',
+      { kind: 'navigate' },
+      undefined,
+      (_driver, signal) => new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject((heard = signal.reason)))),
+    );
     const other = runner.operation('work', { kind: 'navigate' }, undefined, async () => 'still here');
     end('s1', 'Session s1 ended: it used more memory than its limit');
     await expect(call).rejects.toMatchObject({ status: 410, message: expect.stringContaining('more memory than its limit') });
@@ -62,7 +72,11 @@ describe('OperationRunner', () => {
     });
     await expect(call).rejects.toMatchObject({ status: 410, message: expect.stringContaining('time limit passed') });
     // Outside a task session, or for any other failure, the error is the call's own.
-    await expect(runner.operation('work', { kind: 'click' }, undefined, async () => Promise.reject(new Error('page.click: Target closed')))).rejects.toThrow('Target closed');
-    await expect(runner.operation('session-s3', { kind: 'click' }, undefined, async () => Promise.reject(new Error('element is not visible')))).rejects.toThrow('not visible');
+    await expect(runner.operation('work', { kind: 'click' }, undefined, async () => Promise.reject(new Error('page.click: Target closed')))).rejects.toThrow(
+      'Target closed',
+    );
+    await expect(runner.operation('session-s3', { kind: 'click' }, undefined, async () => Promise.reject(new Error('element is not visible')))).rejects.toThrow(
+      'not visible',
+    );
   });
 });

@@ -8,7 +8,7 @@ import { chooseFence, fenced, fencedAfterNotes, stringsOf, withFence, withShared
  * notes stay outside it; and it is cheap.
  */
 
-describe('the fence around a page\'s words', () => {
+describe("the fence around a page's words", () => {
   it('is random per answer, and never one whose tag the words hold', () => {
     const fences = new Set(Array.from({ length: 50 }, () => chooseFence(['some words'])));
     expect(fences.size).toBeGreaterThan(30);
@@ -44,7 +44,8 @@ describe('the fence around a page\'s words', () => {
   });
 
   it("clawd's first notes stay outside, as the answer counts them; every line after is inside, whatever it looks like", () => {
-    const outline = '[hidden text left out: 2 blocks]\n- heading "Pay" [level=1]\n- button "Pay" [ref=e1]\n[cut at maxChars=500: 3 more lines; next: heading "Terms"]';
+    const outline =
+      '[hidden text left out: 2 blocks]\n- heading "Pay" [level=1]\n- button "Pay" [ref=e1]\n[cut at maxChars=500: 3 more lines; next: heading "Terms"]';
     expect(fencedAfterNotes('42', 'Shop — https://shop.test/', outline, 1)).toBe(
       '[hidden text left out: 2 blocks]\n<page 42>\nShop — https://shop.test/\n- heading "Pay" [level=1]\n- button "Pay" [ref=e1]\n[cut at maxChars=500: 3 more lines; next: heading "Terms"]\n</page 42>',
     );

@@ -13,7 +13,7 @@ describe('the paint arithmetic page sight judges with', () => {
     expect(paint.rgba('color(srgb 1 1 1)')).toBeNull();
   });
 
-  it("measures contrast as WCAG does, and what a see-through colour shows", () => {
+  it('measures contrast as WCAG does, and what a see-through colour shows', () => {
     expect(paint.contrast([0, 0, 0], [255, 255, 255])).toBeCloseTo(21, 5);
     expect(paint.contrast([255, 255, 255], [255, 255, 255])).toBe(1);
     // #fefefe on white: under 1.1, the rule's line for "the colour behind it".

@@ -16,8 +16,15 @@ describe('fitText: page text within maxChars', () => {
       const lines = markdown.split('\n');
       const note = lines.pop()!;
       expect(text.startsWith(lines.join('\n'))).toBe(true);
-      expect(note).toMatch(new RegExp(`^\\[cut at maxChars=${maxChars}: ${text.length - lines.join('\n').length - 1} more characters \\(${40 - lines.length} lines\\) not shown`));
-      const following = text.split('\n').slice(lines.length).filter((line) => line.startsWith('## ')).slice(0, 4).map((line) => line.slice(3));
+      expect(note).toMatch(
+        new RegExp(`^\\[cut at maxChars=${maxChars}: ${text.length - lines.join('\n').length - 1} more characters \\(${40 - lines.length} lines\\) not shown`),
+      );
+      const following = text
+        .split('\n')
+        .slice(lines.length)
+        .filter((line) => line.startsWith('## '))
+        .slice(0, 4)
+        .map((line) => line.slice(3));
       if (following.length) expect(note).toContain(`next: ${following.join(' | ')}`);
     }
   });

@@ -19,7 +19,9 @@ describe('passkeys in storage state', () => {
     expect(stored).toMatchObject({ id: Buffer.from('credential-id-bytes').toString('base64url'), rpId: 'acme.example', userHandle: 'AQID', signCount: 7 });
     // What the stored public key verifies, the stored private key signed.
     const signature = sign('sha256', Buffer.from('challenge'), privateKey);
-    expect(verify('sha256', Buffer.from('challenge'), createPublicKey({ key: Buffer.from(stored.publicKey, 'base64url'), format: 'der', type: 'spki' }), signature)).toBe(true);
+    expect(
+      verify('sha256', Buffer.from('challenge'), createPublicKey({ key: Buffer.from(stored.publicKey, 'base64url'), format: 'der', type: 'spki' }), signature),
+    ).toBe(true);
     expect(fromStorageCredential(stored)).toEqual(passkey);
   });
 });

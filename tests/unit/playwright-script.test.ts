@@ -10,26 +10,53 @@ describe('playwrightScript', () => {
   it('writes secrets as reads from the environment, never their values', () => {
     const steps: ScriptStep[] = [
       { kind: 'open', tab: 'T1', url: 'https://example.com/login' },
-      { kind: 'act', tab: 'T1', url: 'https://example.com/login', action: { kind: 'type', ref: 'e3', text: 'pre-{{secret:SHOP_PW}}', submit: true }, elements: { e3: role('textbox', 'Password') } },
+      {
+        kind: 'act',
+        tab: 'T1',
+        url: 'https://example.com/login',
+        action: { kind: 'type', ref: 'e3', text: 'pre-{{secret:SHOP_PW}}', submit: true },
+        elements: { e3: role('textbox', 'Password') },
+      },
     ];
     const { script, notes } = playwrightScript(steps, 'login', 'header');
     expect(script).toContain('await page.getByRole("textbox", { name: "Password", exact: true }).fill("pre-" + secret("SHOP_PW"));');
-    expect(script).toContain("await page.getByRole(\"textbox\", { name: \"Password\", exact: true }).press('Enter');");
+    expect(script).toContain('await page.getByRole("textbox", { name: "Password", exact: true }).press(\'Enter\');');
     expect(script).toContain('const value = process.env[`SECRET_${name}`];');
     expect(notes).toEqual([]);
   });
 
   it('marks a CSS path, says what it leaves out, and starts a tab met first by an act where it was', () => {
     const steps: ScriptStep[] = [
-      { kind: 'act', tab: 'T9', url: 'https://example.com/a', action: { kind: 'click', ref: 'e4' }, elements: { e4: { by: 'css', value: '#main > div:nth-of-type(2)' } } },
+      {
+        kind: 'act',
+        tab: 'T9',
+        url: 'https://example.com/a',
+        action: { kind: 'click', ref: 'e4' },
+        elements: { e4: { by: 'css', value: '#main > div:nth-of-type(2)' } },
+      },
       { kind: 'act', tab: 'T9', url: 'https://example.com/a', action: { kind: 'click', ref: 'f1e2' }, elements: { f1e2: { by: 'css', frame: 'f1' } } },
       { kind: 'act', tab: 'T9', url: 'https://example.com/a', action: { kind: 'evaluate', fn: '() => document.title' }, elements: {} },
       { kind: 'act', tab: 'T9', url: 'https://example.com/a', action: { kind: 'click', x: 10, y: 20, double: true }, elements: {} },
-      { kind: 'act', tab: 'T9', url: 'https://example.com/a', action: { kind: 'fill', fields: [{ ref: 'e5', value: true }, { ref: 'e6', value: 'x' }] }, elements: { e5: role('checkbox', 'Agree'), e6: { by: 'testid', value: 'name' } } },
+      {
+        kind: 'act',
+        tab: 'T9',
+        url: 'https://example.com/a',
+        action: {
+          kind: 'fill',
+          fields: [
+            { ref: 'e5', value: true },
+            { ref: 'e6', value: 'x' },
+          ],
+        },
+        elements: { e5: role('checkbox', 'Agree'), e6: { by: 'testid', value: 'name' } },
+      },
       { kind: 'close', tab: 'T9' },
     ];
     const { script, notes } = playwrightScript(steps, 't', 'h');
-    const body = script.split('\n').filter((line) => line.startsWith('  ')).map((line) => line.trim());
+    const body = script
+      .split('\n')
+      .filter((line) => line.startsWith('  '))
+      .map((line) => line.trim());
     expect(body).toEqual([
       'await page.goto("https://example.com/a");',
       '// a CSS path: the element had no unique role and name, test id or text; it may break when the page changes',
@@ -53,11 +80,27 @@ describe('playwrightScript', () => {
       at({ kind: 'act', tab: 'T1', url: 'about:blank', action: { kind: 'move', x: 7, y: 8, steps: 12 }, elements: {} }),
       at({ kind: 'act', tab: 'T1', url: 'about:blank', action: { kind: 'mousedown', x: 7, y: 8, button: 'right' }, elements: {} }),
       at({ kind: 'act', tab: 'T1', url: 'about:blank', action: { kind: 'mouseup' }, elements: {} }),
-      at({ kind: 'act', tab: 'T1', url: 'about:blank', action: { kind: 'drag', startRef: 'e3', endX: 100, endY: 200, steps: 30 }, elements: { e3: role('listitem', 'Item 1') } }),
-      at({ kind: 'act', tab: 'T1', url: 'about:blank', action: { kind: 'select-text', text: 'lazy dog' }, elements: {}, path: { from: { x: 10.5, y: 20 }, to: { x: 80, y: 20 } } }),
+      at({
+        kind: 'act',
+        tab: 'T1',
+        url: 'about:blank',
+        action: { kind: 'drag', startRef: 'e3', endX: 100, endY: 200, steps: 30 },
+        elements: { e3: role('listitem', 'Item 1') },
+      }),
+      at({
+        kind: 'act',
+        tab: 'T1',
+        url: 'about:blank',
+        action: { kind: 'select-text', text: 'lazy dog' },
+        elements: {},
+        path: { from: { x: 10.5, y: 20 }, to: { x: 80, y: 20 } },
+      }),
       at({ kind: 'act', tab: 'T1', url: 'about:blank', action: { kind: 'select-text', ref: 'e4' }, elements: { e4: role('textbox', 'Note') } }),
     ];
-    const body = playwrightScript(steps, 't', 'h').script.split('\n').filter((line) => line.startsWith('  ')).map((line) => line.slice(2));
+    const body = playwrightScript(steps, 't', 'h')
+      .script.split('\n')
+      .filter((line) => line.startsWith('  '))
+      .map((line) => line.slice(2));
     expect(body).toEqual([
       'await page.getByRole("paragraph", { name: "Intro", exact: true }).click({ clickCount: 3 });',
       'await page.mouse.click(5, 6, { clickCount: 3 });',

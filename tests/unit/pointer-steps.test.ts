@@ -12,7 +12,7 @@ describe("the mouse's and the keyboard's acts", () => {
     expect(stepsFor({ x: 0, y: 0 }, { x: 3000, y: 4000 })).toBe(80);
   });
 
-  it('a time as people write it, in a time field\'s own form; anything else as it is', () => {
+  it("a time as people write it, in a time field's own form; anything else as it is", () => {
     expect(asTimeValue('2:30 PM')).toBe('14:30');
     expect(asTimeValue('12:05 am')).toBe('00:05');
     expect(asTimeValue('12pm')).toBe('12:00');

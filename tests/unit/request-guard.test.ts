@@ -27,8 +27,16 @@ describe('request guard (spec §9)', () => {
   });
   it('refuses foreign Host (DNS rebinding) and web Origins with 403, even with the token', () => {
     const auth = { authorization: `Bearer ${token}` };
-    expect(checkRequest(request({ host: 'rebind.example:18792', ...auth }), options)).toMatchObject({ ok: false, status: 403, message: expect.stringMatching(/Host/) });
-    expect(checkRequest(request({ host: '127.0.0.1', origin: 'https://evil.example', ...auth }), options)).toMatchObject({ ok: false, status: 403, message: expect.stringMatching(/Origin/) });
+    expect(checkRequest(request({ host: 'rebind.example:18792', ...auth }), options)).toMatchObject({
+      ok: false,
+      status: 403,
+      message: expect.stringMatching(/Host/),
+    });
+    expect(checkRequest(request({ host: '127.0.0.1', origin: 'https://evil.example', ...auth }), options)).toMatchObject({
+      ok: false,
+      status: 403,
+      message: expect.stringMatching(/Origin/),
+    });
     expect(checkRequest(request({ host: '127.0.0.1', origin: 'chrome-extension://someoneelse', ...auth }), options)).toMatchObject({ ok: false, status: 403 });
     expect(checkRequest(request({ host: '127.0.0.1', origin: EXTENSION_ORIGIN, ...auth }), options)).toMatchObject({ ok: true });
   });

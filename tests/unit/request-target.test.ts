@@ -11,7 +11,11 @@ describe('a request target', () => {
     const under = Array.from({ length: MAX_QUERY_PARAMETERS - 1 }, () => 'a').join('&');
     expect(readTarget(`/tabs?${under}&profile=session-x`).query.size).toBe(MAX_QUERY_PARAMETERS);
     for (const query of [Array.from({ length: 1000 }, () => 'a').join('&'), `${under}&b&profile=session-x`])
-      expect(() => readTarget(`/tabs?${query}`)).toThrow(new BadRequestError(`The query has ${query.split('&').length} parameters: at most ${MAX_QUERY_PARAMETERS} are read, and a longer query is refused rather than read in part`));
+      expect(() => readTarget(`/tabs?${query}`)).toThrow(
+        new BadRequestError(
+          `The query has ${query.split('&').length} parameters: at most ${MAX_QUERY_PARAMETERS} are read, and a longer query is refused rather than read in part`,
+        ),
+      );
   });
 
   it('gives a name read once, and refuses one given twice', () => {
@@ -28,7 +32,19 @@ describe('a request target', () => {
 
   it('takes plain paths only: what a URL parser rewrites and a router does not is a 400', () => {
     for (const path of ['/', '/tabs', '/routines/a.b-c', '/json/activate/ABC%20D']) expect(isPlainPath(path), path).toBe(true);
-    for (const raw of ['/grants/..\\tabs\\x', '/./tabs', '/a/../tabs', '/a/%2e%2e/tabs', '/a/%2E/b', '//host/tabs', 'tabs', 'http://x/tabs', '/tabs#x', '/tabs?x#y', '*'])
+    for (const raw of [
+      '/grants/..\\tabs\\x',
+      '/./tabs',
+      '/a/../tabs',
+      '/a/%2e%2e/tabs',
+      '/a/%2E/b',
+      '//host/tabs',
+      'tabs',
+      'http://x/tabs',
+      '/tabs#x',
+      '/tabs?x#y',
+      '*',
+    ])
       expect(() => readTarget(raw), raw).toThrow('The request target must be a plain path');
     expect(readTarget('/json/new?http://example.com/?a=1&a=2')).toMatchObject({ path: '/json/new', search: '?http://example.com/?a=1&a=2' });
   });

@@ -32,7 +32,12 @@ beforeAll(async () => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      seen.push({ method: request.method ?? '', url: new URL(request.url ?? '/', 'http://x'), body: Buffer.concat(chunks).toString('utf8'), headers: request.headers });
+      seen.push({
+        method: request.method ?? '',
+        url: new URL(request.url ?? '/', 'http://x'),
+        body: Buffer.concat(chunks).toString('utf8'),
+        headers: request.headers,
+      });
       response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });

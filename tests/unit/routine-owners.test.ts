@@ -22,7 +22,13 @@ const routine = (owner: RoutineOwner, over: Partial<Routine> = {}): Routine => (
   parameters: [{ name: 'password', kind: 'secret', description: 'textbox "Password"', secret: 'PASSWORD' }],
   steps: [
     { kind: 'goto', url: 'https://bank.example/login' },
-    { kind: 'type', element: { by: 'role', role: 'textbox', name: 'Password', exact: true }, what: 'textbox "Password"', param: 'password', origin: 'https://auth.bank.example:8443' },
+    {
+      kind: 'type',
+      element: { by: 'role', role: 'textbox', name: 'Password', exact: true },
+      what: 'textbox "Password"',
+      param: 'password',
+      origin: 'https://auth.bank.example:8443',
+    },
     { kind: 'goto', url: 'https://bank.example/accounts?x=1' },
   ],
   ...over,
@@ -51,7 +57,7 @@ describe("a routine's owner", () => {
     expect(visibleTo(routine(acme1), loner)).toBe(false);
   });
 
-  it("is named to a key only where it may know it, and a free name of its own is offered", () => {
+  it('is named to a key only where it may know it, and a free name of its own is offered', () => {
     expect(ownerName(OPERATOR, acme1)).toBe('the operator');
     expect(ownerName(globex, acme1)).toBe('another session');
     expect(ownerName(globex, OPERATOR)).toBe('tenant globex (session cccc11112222)');

@@ -43,23 +43,36 @@ function setup(saved: Routine, navigateFails = false) {
       throw new Error('not in these routines');
     },
   };
-  const routines = new RoutineService({ browser: browser as never, operations, drivers, secrets: { secretOpener: () => undefined } }, {
-    visible: async (name: string) => {
-      if (name !== saved.name) throw new Error(`No routine named ${name}`);
-      return saved;
+  const routines = new RoutineService(
+    { browser: browser as never, operations, drivers, secrets: { secretOpener: () => undefined } },
+    {
+      visible: async (name: string) => {
+        if (name !== saved.name) throw new Error(`No routine named ${name}`);
+        return saved;
+      },
     },
-  });
+  );
   return { routines, operations, acts, gone };
 }
 
-const run = (service: RoutineService, request: { params?: Record<string, string | boolean | string[]>; origins?: string[] } = {}, caller: RoutineCaller = OPERATOR) =>
-  service.run('work', 'search', { params: {}, ...request } as never, undefined, caller);
+const run = (
+  service: RoutineService,
+  request: { params?: Record<string, string | boolean | string[]>; origins?: string[] } = {},
+  caller: RoutineCaller = OPERATOR,
+) => service.run('work', 'search', { params: {}, ...request } as never, undefined, caller);
 
 describe('RoutineService', () => {
   it('runs each step through the control service, in one operation, and says where it went', async () => {
     const { routines, operations, acts, gone } = setup(routine());
     const answer = await run(routines);
-    expect(answer).toMatchObject({ routine: 'search', ok: true, targetId: 'T1', url: 'https://shop.example/search', owner: { by: 'operator' }, origins: ['https://shop.example'] });
+    expect(answer).toMatchObject({
+      routine: 'search',
+      ok: true,
+      targetId: 'T1',
+      url: 'https://shop.example/search',
+      owner: { by: 'operator' },
+      origins: ['https://shop.example'],
+    });
     expect(answer.steps.map((step) => [step.what, step.outcome])).toEqual([
       ['go to https://shop.example/search', 'ok'],
       ['press Enter', 'ok'],
@@ -72,7 +85,10 @@ describe('RoutineService', () => {
   it('refuses unknown parameters and missing ones before any step runs', async () => {
     const needs = routine({ parameters: [{ name: 'query', kind: 'text', description: 'Search' }] });
     const { routines, operations } = setup(needs);
-    await expect(run(routines, { params: { colour: 'red' } })).rejects.toMatchObject({ status: 400, message: expect.stringContaining('has no parameter "colour"') });
+    await expect(run(routines, { params: { colour: 'red' } })).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringContaining('has no parameter "colour"'),
+    });
     await expect(run(routines)).rejects.toMatchObject({ status: 400, message: expect.stringContaining('params.query') });
     await expect(run(routines, { params: { query: true } })).rejects.toMatchObject({ status: 400, message: expect.stringContaining('wants text') });
     expect(operations.ran).toEqual([]);
@@ -88,7 +104,10 @@ describe('RoutineService', () => {
       ],
     });
     const { routines, operations } = setup(theirs);
-    await expect(run(routines, { params: { password: 'hunter22' } })).rejects.toMatchObject({ status: 409, message: expect.stringContaining('"origins": ["https://shop.example"]') });
+    await expect(run(routines, { params: { password: 'hunter22' } })).rejects.toMatchObject({
+      status: 409,
+      message: expect.stringContaining('"origins": ["https://shop.example"]'),
+    });
     expect(operations.ran).toEqual([]);
     // Named where it goes, the run starts (its typing step needs a page, which these fakes are not: it fails there).
     await run(routines, { params: { password: 'hunter22' }, origins: ['https://shop.example'] });
@@ -101,7 +120,12 @@ describe('RoutineService', () => {
     const { routines, acts } = setup(routine(), true);
     const answer = await run(routines);
     expect(answer.ok).toBe(false);
-    expect(answer.failed).toEqual({ step: 1, what: 'go to https://shop.example/search', error: 'net::ERR_NAME_NOT_RESOLVED at https://shop.example/search', url: 'about:blank' });
+    expect(answer.failed).toEqual({
+      step: 1,
+      what: 'go to https://shop.example/search',
+      error: 'net::ERR_NAME_NOT_RESOLVED at https://shop.example/search',
+      url: 'about:blank',
+    });
     expect(answer.steps).toHaveLength(1);
     expect(acts).toEqual([]);
   });

@@ -54,7 +54,15 @@ describe('secrets in actions and answers', () => {
       { name: 'otp.2', kind: 'secret' },
       { name: 'otp.2', kind: 'totp' },
     ]);
-    expect(secretNames({ kind: 'fill', fields: [{ ref: 'e1', value: '{{secret:a}}' }, { ref: 'e2', value: true }] })).toEqual([{ name: 'a', kind: 'secret' }]);
+    expect(
+      secretNames({
+        kind: 'fill',
+        fields: [
+          { ref: 'e1', value: '{{secret:a}}' },
+          { ref: 'e2', value: true },
+        ],
+      }),
+    ).toEqual([{ name: 'a', kind: 'secret' }]);
     expect(secretNames({ kind: 'click', ref: 'e1' })).toEqual([]);
   });
 
@@ -63,21 +71,34 @@ describe('secrets in actions and answers', () => {
     expect(secrets.holding).toBe(false);
     const value = 'p@ss word!&é';
     secrets.remember('pw', value);
-    for (const form of [value, encodeURIComponent(value), new URLSearchParams([['', value]]).toString().slice(1), JSON.stringify(value).slice(1, -1), Buffer.from(value).toString('base64')])
+    for (const form of [
+      value,
+      encodeURIComponent(value),
+      new URLSearchParams([['', value]]).toString().slice(1),
+      JSON.stringify(value).slice(1, -1),
+      Buffer.from(value).toString('base64'),
+    ])
       expect(secrets.redact(`before ${form} after`)).toBe('before [secret pw] after');
     expect(secrets.redactDeep({ a: [`x${value}`], b: 3 })).toEqual({ a: ['x[secret pw]'], b: 3 });
-    const body = Buffer.concat([Buffer.from([0xff, 0x00]), Buffer.from(`password=${new URLSearchParams([['', value]]).toString().slice(1)}`)]).toString('base64');
+    const body = Buffer.concat([Buffer.from([0xff, 0x00]), Buffer.from(`password=${new URLSearchParams([['', value]]).toString().slice(1)}`)]).toString(
+      'base64',
+    );
     expect(Buffer.from(secrets.redactBody(body), 'base64')).toEqual(Buffer.concat([Buffer.from([0xff, 0x00]), Buffer.from('password=[secret pw]')]));
     expect(secrets.holding).toBe(true);
     expect(secrets.names).toEqual(['pw']);
   });
 
-  it('redacts keys as well as values, a body byte-wise, and leaves a picture\'s bytes whole', () => {
+  it("redacts keys as well as values, a body byte-wise, and leaves a picture's bytes whole", () => {
     const secrets = new BrowserSecrets();
     const value = 'Zq9-hunter2';
     secrets.remember('pw', value);
     const picture = Buffer.from(`....${value}....`).toString('base64');
-    const answer = { tabs: [{ title: `Hi ${value}`, url: `https://a.test/#${encodeURIComponent(value)}` }], items: { [value]: 'x' }, shot: { mimeType: 'image/png', data: picture }, body: { base64: Buffer.from(`pw=${value}`).toString('base64') } };
+    const answer = {
+      tabs: [{ title: `Hi ${value}`, url: `https://a.test/#${encodeURIComponent(value)}` }],
+      items: { [value]: 'x' },
+      shot: { mimeType: 'image/png', data: picture },
+      body: { base64: Buffer.from(`pw=${value}`).toString('base64') },
+    };
     expect(secrets.redactDeep(answer)).toEqual({
       tabs: [{ title: 'Hi [secret pw]', url: 'https://a.test/#[secret pw]' }],
       items: { '[secret pw]': 'x' },

@@ -63,7 +63,14 @@ describe('interactiveOnly', () => {
   });
 
   it('keeps what sits inside a heading under it (Swagger UI puts a link and a button in its tag headings)', () => {
-    const outline = ['- main:', '  - heading "pets Everything about pets" [level=3] [ref=e9]:', '    - link "pets" [ref=e10]', '    - text: "Everything about pets"', '    - button "Collapse operation" [expanded] [ref=e11]', '  - button "GET /pets List pets" [ref=e13]'];
+    const outline = [
+      '- main:',
+      '  - heading "pets Everything about pets" [level=3] [ref=e9]:',
+      '    - link "pets" [ref=e10]',
+      '    - text: "Everything about pets"',
+      '    - button "Collapse operation" [expanded] [ref=e11]',
+      '  - button "GET /pets List pets" [ref=e13]',
+    ];
     expect(interactiveOnly(outline)).toEqual([
       '- main:',
       '  - heading "pets Everything about pets" [level=3] [ref=e9]:',
@@ -112,13 +119,31 @@ describe('findLines', () => {
   });
 
   it('brings the controls of the row a match is in; a control found by itself says its row', () => {
-    const rows = ['- list:', '  - listitem:', '    - checkbox [ref=e7]', '    - text: "Buy milk"', '  - listitem:', '    - checkbox [ref=e8]', '    - text: "Walk the dog"'];
+    const rows = [
+      '- list:',
+      '  - listitem:',
+      '    - checkbox [ref=e7]',
+      '    - text: "Buy milk"',
+      '  - listitem:',
+      '    - checkbox [ref=e8]',
+      '    - text: "Walk the dog"',
+    ];
     expect(findLines(rows, 'walk')).toEqual(['- listitem:', '  - checkbox [ref=e8]', '  - text: "Walk the dog"']);
-    expect(findLines(rows, '/checkbox/')).toEqual(['- listitem:', '  - checkbox [in="Buy milk"] [ref=e7]', '- listitem:', '  - checkbox [in="Walk the dog"] [ref=e8]']);
+    expect(findLines(rows, '/checkbox/')).toEqual([
+      '- listitem:',
+      '  - checkbox [in="Buy milk"] [ref=e7]',
+      '- listitem:',
+      '  - checkbox [in="Walk the dog"] [ref=e8]',
+    ]);
   });
 
   it('takes a regular expression written /…/flags, and never matches a ref', () => {
-    expect(findLines(OUTLINE, '/^\\s*- (textbox|combobox)/')).toEqual(['- main:', '  - form "Ask":', '    - textbox "Question" [ref=e3]', '    - combobox "Topic" [ref=e4]']);
+    expect(findLines(OUTLINE, '/^\\s*- (textbox|combobox)/')).toEqual([
+      '- main:',
+      '  - form "Ask":',
+      '    - textbox "Question" [ref=e3]',
+      '    - combobox "Topic" [ref=e4]',
+    ]);
     expect(findLines(OUTLINE, 'e3')).toEqual(['[find "e3": nothing on the page matches]']);
     expect(findLines(['- link "Home" [url=http://site.test/find-me] [ref=e1]'], 'find-me')).toEqual(['[find "find-me": nothing on the page matches]']);
   });
@@ -135,7 +160,11 @@ describe('findLines', () => {
 
 describe('limitDepth', () => {
   it('keeps the top levels and counts what it left out', () => {
-    expect(limitDepth(OUTLINE, 1)).toEqual(['- banner:', '- main:', '[depth=1: 13 deeper lines not shown (5 with refs); raise depth, or scope to the ref of a section]']);
+    expect(limitDepth(OUTLINE, 1)).toEqual([
+      '- banner:',
+      '- main:',
+      '[depth=1: 13 deeper lines not shown (5 with refs); raise depth, or scope to the ref of a section]',
+    ]);
     expect(limitDepth(OUTLINE, 10)).toEqual(OUTLINE);
   });
 });
@@ -152,7 +181,10 @@ describe('fitBudget', () => {
     expect(long.slice(0, fitted.length - 1)).toEqual(fitted.slice(0, -1));
   });
   it('counts its note in the budget when the sections it names are long', () => {
-    const long = Array.from({ length: 60 }, (_, i) => [`- heading "A section title that is rather long indeed, number ${i}" [level=2]`, `- link "item ${i} ${'y'.repeat(40)}" [ref=e${i}]`]).flat();
+    const long = Array.from({ length: 60 }, (_, i) => [
+      `- heading "A section title that is rather long indeed, number ${i}" [level=2]`,
+      `- link "item ${i} ${'y'.repeat(40)}" [ref=e${i}]`,
+    ]).flat();
     for (const maxChars of [500, 800, 1_000, 2_000, 4_000]) {
       const fitted = fitBudget(long, maxChars);
       expect(fitted.join('\n').length, `maxChars ${maxChars}`).toBeLessThanOrEqual(maxChars);
@@ -187,7 +219,13 @@ describe('diffOutlines', () => {
 
 describe('the cut note', () => {
   it('gives a landmark the page has once a selector handle by its role word', () => {
-    const outline = ['- navigation "toc":', ...Array.from({ length: 40 }, (_, i) => `  - link "Entry ${i}" [ref=e${i + 1}]`), '- main:', '  - heading "Title" [level=1]', '  - text: "Body"'];
+    const outline = [
+      '- navigation "toc":',
+      ...Array.from({ length: 40 }, (_, i) => `  - link "Entry ${i}" [ref=e${i + 1}]`),
+      '- main:',
+      '  - heading "Title" [level=1]',
+      '  - text: "Body"',
+    ];
     const note = fitBudget(outline, 600).at(-1)!;
     expect(note).toMatch(/next: .*\| main \[selector=main\]|next: main \[selector=main\]/);
     expect(note).not.toMatch(/heading "Title" \[level=1\] \[selector/);

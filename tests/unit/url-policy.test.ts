@@ -46,7 +46,9 @@ describe('allow and deny', () => {
     expect(await urlPolicyProblem('https://ads.example.com/x', policy, resolver({}))).toBe('urlPolicy deny: ads.example.com matches "ads.example.com"');
     expect(await urlPolicyProblem('https://docs.example.com/', policy, resolver({}))).toBeUndefined();
     expect(await urlPolicyProblem('https://example.com/', policy, resolver({}))).toBeUndefined();
-    expect(await urlPolicyProblem('https://evil.test/', policy, resolver({}))).toMatch(/urlPolicy allow: evil\.test matches none of "\*\.example\.com", "example\.com"/);
+    expect(await urlPolicyProblem('https://evil.test/', policy, resolver({}))).toMatch(
+      /urlPolicy allow: evil\.test matches none of "\*\.example\.com", "example\.com"/,
+    );
     // A trailing dot is the same host.
     expect(await urlPolicyProblem('https://ads.example.com./', policy, resolver({}))).toMatch(/deny/);
   });

@@ -61,7 +61,12 @@ describe('CookieVault', () => {
       { origin: 'https://app.example.com', localStorage: [{ name: 'token', value: 'ls-secret-value' }], indexedDB: [{ name: 'db', version: 1, stores: [] }] },
       { origin: 'https://elsewhere.test', localStorage: [{ name: 'x', value: 'not-ours' }] },
     ];
-    const saved = await vault.saveFromBrowser('acme', ['example.com'], [{ ...cookie('sid', 'c', '.example.com'), expires: -1, httpOnly: true, secure: true, sameSite: 'Lax' }], origins);
+    const saved = await vault.saveFromBrowser(
+      'acme',
+      ['example.com'],
+      [{ ...cookie('sid', 'c', '.example.com'), expires: -1, httpOnly: true, secure: true, sameSite: 'Lax' }],
+      origins,
+    );
     expect(saved).toEqual([{ domain: 'example.com', cookies: 1, origins: 1 }]);
     expect((await vault.load('acme', ['example.com'])).origins).toEqual([origins[0]]);
     expect(await vault.list()).toEqual([{ tenant: 'acme', domain: 'example.com', savedAt: expect.any(String), cookies: 1, origins: 1 }]);
@@ -73,7 +78,15 @@ describe('CookieVault', () => {
     cipher.setAAD(Buffer.from('clawd-vault-v1\0old\0example.org'));
     const data = Buffer.concat([cipher.update(JSON.stringify([cookie('sid', 'old-value', 'example.org')]), 'utf8'), cipher.final()]);
     const file = JSON.parse(readFileSync(path, 'utf8'));
-    file.entries.push({ tenant: 'old', domain: 'example.org', savedAt: new Date().toISOString(), count: 1, iv: iv.toString('base64'), tag: cipher.getAuthTag().toString('base64'), data: data.toString('base64') });
+    file.entries.push({
+      tenant: 'old',
+      domain: 'example.org',
+      savedAt: new Date().toISOString(),
+      count: 1,
+      iv: iv.toString('base64'),
+      tag: cipher.getAuthTag().toString('base64'),
+      data: data.toString('base64'),
+    });
     writeFileSync(path, JSON.stringify(file));
     expect(await vault.load('old', ['example.org'])).toEqual({ cookies: [cookie('sid', 'old-value', 'example.org')], origins: [], passkeys: [] });
   });
@@ -94,7 +107,9 @@ describe('Grants', () => {
     expect((await grants.verify(token, { tenant: 'acme', domains: ['example.com'] })).id).toBe(grant.id);
     await expect(grants.verify(token, { tenant: 'acme', domains: ['other.test'] })).rejects.toThrow(/other\.test is outside the grant/);
     await expect(grants.verify(token, { tenant: 'beta', domains: [] })).rejects.toThrow(/for tenant "acme", not "beta"/);
-    await expect(new Grants(randomBytes(32), new FileRevocations(join(dirs(), 'r.json'))).verify(token, { tenant: 'acme', domains: [] })).rejects.toThrow(/signature does not match/);
+    await expect(new Grants(randomBytes(32), new FileRevocations(join(dirs(), 'r.json'))).verify(token, { tenant: 'acme', domains: [] })).rejects.toThrow(
+      /signature does not match/,
+    );
     await expect(grants.verify('garbage', { tenant: 'acme', domains: [] })).rejects.toThrow(/not a grant token/);
     now += 60_001;
     await expect(grants.verify(token, { tenant: 'acme', domains: [] })).rejects.toThrow(/expired at/);

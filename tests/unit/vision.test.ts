@@ -7,10 +7,23 @@ import { checkOnScreen, screenScale, toPage, toScreen } from '../../relay/src/vi
 
 /** The pure parts of vision: the vendors' actions and keys as steps, the screen's scale, labels drawn on pixels. */
 
-describe('keys, in each vendor\'s names', () => {
+describe("keys, in each vendor's names", () => {
   it('OpenAI: capitals name keys, a letter is its key (the shift held decides its case)', () => {
     expect(['CTRL', 'SHIFT', 'ALT', 'CMD', 'ENTER', 'ESC', 'ARROWLEFT', 'PAGEDOWN', 'SPACE', 'F5', 'A', 'z', '7', '/'].map(openAiKey)).toEqual([
-      'Control', 'Shift', 'Alt', 'Meta', 'Enter', 'Escape', 'ArrowLeft', 'PageDown', 'Space', 'F5', 'KeyA', 'KeyZ', 'Digit7', '/',
+      'Control',
+      'Shift',
+      'Alt',
+      'Meta',
+      'Enter',
+      'Escape',
+      'ArrowLeft',
+      'PageDown',
+      'Space',
+      'F5',
+      'KeyA',
+      'KeyZ',
+      'Digit7',
+      '/',
     ]);
     expect(() => openAiKey('HYPER')).toThrow('no key is named "HYPER"');
     expect(() => openAiKey('é')).toThrow('no key is named "é"');
@@ -21,14 +34,17 @@ describe('keys, in each vendor\'s names', () => {
     expect(xdotoolKeys('Return')).toEqual([['Enter']]);
     expect(xdotoolKeys('ctrl+shift+Page_Down KP_5 BackSpace')).toEqual([['Control', 'Shift', 'PageDown'], ['Numpad5'], ['Backspace']]);
     expect(xdotoolKeys('A')).toEqual([['Shift', 'KeyA']]);
-    expect(xdotoolKeys('ctrl+plus super+minus')).toEqual([['Control', '+'], ['Meta', '-']]);
+    expect(xdotoolKeys('ctrl+plus super+minus')).toEqual([
+      ['Control', '+'],
+      ['Meta', '-'],
+    ]);
     expect(xdotoolKeys('ctrl++')).toEqual([['Control', '+']]);
     expect(() => xdotoolKeys('ctrl+Hyper_L')).toThrow('no key is named "Hyper_L"');
     expect(() => xdotoolKeys('   ')).toThrow();
   });
 });
 
-describe('the vendors\' actions as steps', () => {
+describe("the vendors' actions as steps", () => {
   it('OpenAI: each action, its buttons and held keys', () => {
     expect(
       openAiSteps([
@@ -36,7 +52,13 @@ describe('the vendors\' actions as steps', () => {
         { type: 'double_click', x: 3, y: 4, keys: ['SHIFT'] },
         { type: 'scroll', x: 5, y: 6, scroll_x: 0, scroll_y: 120 },
         { type: 'keypress', keys: ['CTRL', 'A'] },
-        { type: 'drag', path: [{ x: 1, y: 1 }, { x: 9, y: 9 }] },
+        {
+          type: 'drag',
+          path: [
+            { x: 1, y: 1 },
+            { x: 9, y: 9 },
+          ],
+        },
         { type: 'wait' },
       ]),
     ).toEqual([
@@ -44,7 +66,14 @@ describe('the vendors\' actions as steps', () => {
       { kind: 'click', at: { x: 3, y: 4 }, button: 'left', count: 2, hold: ['Shift'] },
       { kind: 'scroll', at: { x: 5, y: 6 }, deltaX: 0, deltaY: 120, unit: 'image', hold: [] },
       { kind: 'keys', chords: [['Control', 'KeyA']] },
-      { kind: 'drag', path: [{ x: 1, y: 1 }, { x: 9, y: 9 }], hold: [] },
+      {
+        kind: 'drag',
+        path: [
+          { x: 1, y: 1 },
+          { x: 9, y: 9 },
+        ],
+        hold: [],
+      },
       { kind: 'wait', ms: 1000 },
     ]);
     expect(() => openAiSteps([{ type: 'wait' }, { type: 'keypress', keys: ['CTRL', 'NOPE'] }])).toThrow(/^Invalid actions\.1\.keys\.1: no key is named "NOPE"/);
@@ -65,22 +94,33 @@ describe('the vendors\' actions as steps', () => {
     ).toEqual([
       { kind: 'click', at: { x: 10, y: 20 }, button: 'left', count: 1, hold: ['Shift'] },
       { kind: 'click', at: { x: 1, y: 2 }, button: 'left', count: 3, hold: [] },
-      { kind: 'drag', path: [{ x: 1, y: 2 }, { x: 3, y: 4 }], hold: [] },
+      {
+        kind: 'drag',
+        path: [
+          { x: 1, y: 2 },
+          { x: 3, y: 4 },
+        ],
+        hold: [],
+      },
       { kind: 'scroll', at: { x: 5, y: 5 }, deltaX: -200, deltaY: 0, unit: 'css', hold: [] },
       { kind: 'hold', keys: ['Shift'], ms: 500 },
       { kind: 'wait', ms: 2000 },
       { kind: 'button', at: undefined, down: true },
       { kind: 'cursor' },
     ]);
-    expect(() => anthropicSteps([{ action: 'scroll', coordinate: [1, 1], scroll_direction: 'up' }])).toThrow('Invalid actions.0.scroll_amount: scroll needs scroll_amount');
+    expect(() => anthropicSteps([{ action: 'scroll', coordinate: [1, 1], scroll_direction: 'up' }])).toThrow(
+      'Invalid actions.0.scroll_amount: scroll needs scroll_amount',
+    );
     expect(() => anthropicSteps([{ action: 'screenshot', coordinate: [1, 1] }])).toThrow('Invalid actions.0.coordinate: screenshot takes no other field');
-    expect(() => pointsOf(anthropicSteps([{ action: 'zoom', region: [10, 10, 5, 20] }]))).toThrow('Invalid actions.0.region: must be [x1, y1, x2, y2] with x2 > x1 and y2 > y1');
+    expect(() => pointsOf(anthropicSteps([{ action: 'zoom', region: [10, 10, 5, 20] }]))).toThrow(
+      'Invalid actions.0.region: must be [x1, y1, x2, y2] with x2 > x1 and y2 > y1',
+    );
   });
 });
 
 describe('the screen a model sees', () => {
   const viewport = { pageX: 0, pageY: 500, offsetX: 0, offsetY: 0, clientWidth: 1000, clientHeight: 800 };
-  it('fits the display, keeping the page\'s proportions, and maps pixels both ways', () => {
+  it("fits the display, keeping the page's proportions, and maps pixels both ways", () => {
     const screen = screenScale(viewport, { width: 500, height: 500 });
     expect(screen).toMatchObject({ scale: 0.5, width: 500, height: 400 });
     expect(toPage(screen, { x: 100, y: 150 })).toEqual({ x: 200, y: 300 });

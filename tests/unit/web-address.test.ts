@@ -21,7 +21,15 @@ describe('webAddress', () => {
   });
 
   it('takes a URL with a scheme as written, whatever the gate then says of it', () => {
-    for (const url of ['https://example.com/', 'http://localhost:3000', 'about:blank', 'file:///etc/hosts', 'data:text/html,hi', 'mailto:a@example.com', 'javascript:alert(1)'])
+    for (const url of [
+      'https://example.com/',
+      'http://localhost:3000',
+      'about:blank',
+      'file:///etc/hosts',
+      'data:text/html,hi',
+      'mailto:a@example.com',
+      'javascript:alert(1)',
+    ])
       expect(webAddress(url)).toBe(url);
   });
 
@@ -29,12 +37,14 @@ describe('webAddress', () => {
     for (const typed of ['', 'hello', 'not a url', 'two words.com', 'user@example.com', '//example.com']) expect(webAddress(typed)).toBeUndefined();
   });
 
-  it('is what the API schemas read: navigate, open, a remote profile\'s cdpUrl; a wrong one names the field in plain words', () => {
+  it("is what the API schemas read: navigate, open, a remote profile's cdpUrl; a wrong one names the field in plain words", () => {
     expect(validated(schemas.navigate, { url: 'localhost:18080' }, 'body').url).toBe('http://localhost:18080');
     expect(validated(schemas.open, { url: 'example.com' }, 'body').url).toBe('https://example.com');
     expect(validated(schemas.open, {}, 'body').url).toBe('about:blank');
     expect(validated(schemas.createProfile, { name: 'remote', cdpUrl: '127.0.0.1:9222' }, 'body').cdpUrl).toBe('http://127.0.0.1:9222');
-    expect(() => validated(schemas.navigate, { url: 'hello' }, 'body')).toThrow(/^url: "hello" is not a web address: give one like https:\/\/example\.com, example\.com or localhost:3000$/);
+    expect(() => validated(schemas.navigate, { url: 'hello' }, 'body')).toThrow(
+      /^url: "hello" is not a web address: give one like https:\/\/example\.com, example\.com or localhost:3000$/,
+    );
     expect(() => validated(schemas.navigate, {}, 'body')).toThrow(/^url: /);
   });
 });

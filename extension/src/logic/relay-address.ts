@@ -2,7 +2,10 @@
 
 /** Accepts ws://, http:// or host:port and returns the ws:// base URL, or throws. */
 export function normaliseRelayUrl(input: string): string {
-  const trimmed = input.trim().replace(/\/+$/, '').replace(/\/extension$/, '');
+  const trimmed = input
+    .trim()
+    .replace(/\/+$/, '')
+    .replace(/\/extension$/, '');
   const withScheme = /^[a-z]+:\/\//i.test(trimmed) ? trimmed : `ws://${trimmed}`;
   const url = new URL(withScheme.replace(/^http/i, 'ws'));
   if (url.protocol !== 'ws:' && url.protocol !== 'wss:') throw new Error('the relay URL must be ws:// (or http://) host:port');

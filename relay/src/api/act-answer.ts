@@ -27,20 +27,33 @@ export function actAnswer(result: ActionResult, options: ActAnswerOptions = {}):
   const { kind } = result;
   const page: string[] = [];
   if ('result' in result) page.push(`→ ${JSON.stringify(result.result)?.slice(0, 2_000)}`);
-  if (result.hit) page.push(`at the point: ${result.hit.role}${result.hit.name ? ` ${JSON.stringify(result.hit.name)}` : ''}${result.hit.ref ? ` [ref=${result.hit.ref}]` : ''}`);
+  if (result.hit)
+    page.push(
+      `at the point: ${result.hit.role}${result.hit.name ? ` ${JSON.stringify(result.hit.name)}` : ''}${result.hit.ref ? ` [ref=${result.hit.ref}]` : ''}`,
+    );
   // A typed or chosen value is what was asked for: not repeated. A checkbox that turned, a menu that opened, is said.
   const told = Object.entries(result.state ?? {}).filter(([key]) => !(key === 'value' && ['type', 'fill', 'select'].includes(kind)));
   const flags = told.filter(([, now]) => typeof now !== 'string' || now === 'true' || now === 'false');
   for (const [key, now] of told) if (!flags.some(([flag]) => flag === key)) page.push(`${key}: ${JSON.stringify(now)}`);
   if (typeof result.shows === 'string') page.push(`the field shows ${quoted(result.shows)}`);
   if (typeof result.selection === 'string') page.push(`selected ${quoted(result.selection)}`);
-  if (kind === 'select' && Array.isArray(result.selected)) page.push(`chosen: ${(result.selected as unknown[]).map((value) => JSON.stringify(value)).join(', ')}`);
+  if (kind === 'select' && Array.isArray(result.selected))
+    page.push(`chosen: ${(result.selected as unknown[]).map((value) => JSON.stringify(value)).join(', ')}`);
 
   const said = [...flags.map(([key, now]) => `${key}: ${JSON.stringify(now)}`), ...howItWent(result)];
   const state = said.length ? ` (${said.join('; ')})` : '';
   // The common path costs what it did ("click: done"); no reaction is said, with what to try.
-  const lines = [result.changed === false ? `${kind}: nothing changed${state}. ${result.hint ?? ''}`.trimEnd() : `${kind}: done${state}${result.hint ? `; ${result.hint}` : ''}`];
-  if (result.confirmed) lines.push(result.confirmed.by === 'person' ? `A person said yes (rule ${result.confirmed.rule}).` : `Pre-approved for this session (rule ${result.confirmed.rule}).`);
+  const lines = [
+    result.changed === false
+      ? `${kind}: nothing changed${state}. ${result.hint ?? ''}`.trimEnd()
+      : `${kind}: done${state}${result.hint ? `; ${result.hint}` : ''}`,
+  ];
+  if (result.confirmed)
+    lines.push(
+      result.confirmed.by === 'person'
+        ? `A person said yes (rule ${result.confirmed.rule}).`
+        : `Pre-approved for this session (rule ${result.confirmed.rule}).`,
+    );
   for (const event of result.events ?? []) page.push(`- ${event}`);
 
   if (result.url === undefined) lines.push('The tab closed.');
@@ -62,8 +75,10 @@ function howItWent(result: ActionResult): string[] {
   const how: string[] = [];
   if (result.retyped) how.push('typed again key by key: the field did not take it at once');
   else if (result.typedAs === 'keys') how.push('typed as keys at the caret');
-  if (result.selectedBy === 'script') how.push("the mouse could not select it: selected by the page's Selection API, which the page's mouse handlers did not see");
-  if (result.occurrences !== undefined && (result.occurrences as number) > 1) how.push(`the first of ${result.occurrences} places the text is; give more of it to choose another`);
+  if (result.selectedBy === 'script')
+    how.push("the mouse could not select it: selected by the page's Selection API, which the page's mouse handlers did not see");
+  if (result.occurrences !== undefined && (result.occurrences as number) > 1)
+    how.push(`the first of ${result.occurrences} places the text is; give more of it to choose another`);
   if (result.kind === 'fill' && typeof result.filled === 'number' && result.filled > 1) how.push(`${result.filled} fields`);
   return how;
 }

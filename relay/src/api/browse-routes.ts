@@ -9,7 +9,8 @@ const ERRORS: ErrorStatus[] = [403, 404, 409, 429, 503];
 
 export const BROWSE_ROUTES = {
   'POST /browse': {
-    summary: 'Run the agent loop for a goal against a configured model: with Accept: text/event-stream, `start`, `step` and `end` events; else the result as JSON',
+    summary:
+      'Run the agent loop for a goal against a configured model: with Accept: text/event-stream, `start`, `step` and `end` events; else the result as JSON',
     tag: 'Agents',
     query: schemas.profileQuery,
     body: BrowseRequestSchema,

@@ -12,15 +12,27 @@ const SessionId = z.string().regex(/^[0-9a-f]{12}$/, 'a task session id');
 
 export const BrowseRequestSchema = z.strictObject({
   goal: z.string().trim().min(1).max(20_000).describe('What to do, and what to answer'),
-  session: SessionId.optional().describe("Continue in this task session (a run's `session`, or one POST /sessions opened): its browser as it is, and the model's conversation of the runs before"),
+  session: SessionId.optional().describe(
+    "Continue in this task session (a run's `session`, or one POST /sessions opened): its browser as it is, and the model's conversation of the runs before",
+  ),
   profile: z.string().min(1).max(100).optional().describe('Run on this profile instead (clawd, extension, a managed one); the ?profile= query says the same'),
-  open: schemas.openSession.optional().describe('Without session or profile a clean task session is opened for the run; these are its options (an operator session with a grant)'),
-  runtime: z.enum(['tools', 'computer']).optional().describe("tools: the model reads snapshots and acts by ref; computer: it sees screenshots and acts by pixel. Default: the provider's, else tools"),
+  open: schemas.openSession
+    .optional()
+    .describe('Without session or profile a clean task session is opened for the run; these are its options (an operator session with a grant)'),
+  runtime: z
+    .enum(['tools', 'computer'])
+    .optional()
+    .describe("tools: the model reads snapshots and acts by ref; computer: it sees screenshots and acts by pixel. Default: the provider's, else tools"),
   provider: z.string().min(1).max(64).optional().describe('A provider named in config.json browse.providers (default: browse.defaultProvider)'),
   maxSteps: z.number().int().min(1).max(500).optional().describe('Model turns at most (config browse.maxSteps; at most browse.maxStepsLimit)'),
   stepTimeoutMs: z.number().int().min(1_000).max(900_000).optional().describe('The longest one step (a model turn and its acts) may take'),
   budget: z.strictObject({ tokens: z.number().int().min(1).optional().describe('Input and output tokens, as the provider counts them') }).optional(),
-  startUrl: z.string().min(1).refine((value) => URL.canParse(value), 'must be an absolute URL').optional().describe('Load this first (a computer-use model cannot type an address)'),
+  startUrl: z
+    .string()
+    .min(1)
+    .refine((value) => URL.canParse(value), 'must be an absolute URL')
+    .optional()
+    .describe('Load this first (a computer-use model cannot type an address)'),
   screenshot: z.boolean().optional().describe('Add a screenshot of the tab at the end'),
   close: z.boolean().optional().describe('End the task session when the run ends (no continuation)'),
 });
@@ -73,7 +85,11 @@ export type BrowseStep = z.infer<typeof BrowseStepSchema>;
 
 export const BrowseResultSchema = z.object({
   run: z.string(),
-  outcome: z.enum(['done', 'failed', 'stopped']).describe("done: the model answered and its last step worked; failed: its last step failed, or the provider did; stopped: a guardrail or a cancel ended it (stoppedBy)"),
+  outcome: z
+    .enum(['done', 'failed', 'stopped'])
+    .describe(
+      'done: the model answered and its last step worked; failed: its last step failed, or the provider did; stopped: a guardrail or a cancel ended it (stoppedBy)',
+    ),
   stoppedBy: z.enum(STOP_REASONS).optional(),
   answer: z.string().describe("The model's final words (on a stop, its last words, if any)"),
   lastStepFailed: z.boolean(),
@@ -97,7 +113,15 @@ export type BrowseResult = z.infer<typeof BrowseResultSchema>;
 /** One server-sent event of `POST /browse` (its `event:` name is the kind). */
 export type BrowseEvent = { kind: 'start'; data: BrowseStart } | { kind: 'step'; data: BrowseStep } | { kind: 'end'; data: BrowseResult };
 
-export const BrowseRunSchema = z.object({ run: z.string(), goal: z.string(), profile: z.string(), provider: z.string(), step: z.number().int(), startedAt: z.string(), cancelling: z.boolean() });
+export const BrowseRunSchema = z.object({
+  run: z.string(),
+  goal: z.string(),
+  profile: z.string(),
+  provider: z.string(),
+  step: z.number().int(),
+  startedAt: z.string(),
+  cancelling: z.boolean(),
+});
 
 export interface BrowseOptions {
   /** Each event as it comes (start, every step, end). */

@@ -19,7 +19,8 @@ export const CHROME_ROUTES = {
     answer: ChromeStatusSchema,
   },
   'POST /chrome/attach': {
-    summary: "Attach to your running Chrome through its remote-debugging consent: Chrome asks you \"Allow remote debugging?\"; answers once you did, or after waitSeconds with state asking",
+    summary:
+      'Attach to your running Chrome through its remote-debugging consent: Chrome asks you "Allow remote debugging?"; answers once you did, or after waitSeconds with state asking',
     tag,
     body: ChromeAttachRequestSchema,
     answer: ChromeStatusSchema,
@@ -44,6 +45,17 @@ export const CHROME_ROUTES = {
     answer: { media: 'text/html', description: 'The page' },
     errors: [403],
   },
-  'GET /chrome/picker/tabs': { summary: "Your Chrome's tabs, for the picker (the person's cookie only: never an agent's)", tag, answer: PICKER_ANSWER, errors: [403, 503] },
-  'POST /chrome/picker/lend': { summary: 'Lend a tab, or take it back (the person\'s cookie only)', tag, body: LendRequestSchema, answer: PICKER_ANSWER, errors: [403, 404, 409, 503, 504] },
+  'GET /chrome/picker/tabs': {
+    summary: "Your Chrome's tabs, for the picker (the person's cookie only: never an agent's)",
+    tag,
+    answer: PICKER_ANSWER,
+    errors: [403, 503],
+  },
+  'POST /chrome/picker/lend': {
+    summary: "Lend a tab, or take it back (the person's cookie only)",
+    tag,
+    body: LendRequestSchema,
+    answer: PICKER_ANSWER,
+    errors: [403, 404, 409, 503, 504],
+  },
 } satisfies Record<string, RouteSpec>;

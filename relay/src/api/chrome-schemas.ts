@@ -10,7 +10,9 @@ import { z } from 'zod';
 export const AttachProblemSchema = z.object({
   kind: z
     .enum(['not-found', 'not-running', 'not-allowed', 'too-old', 'stale', 'not-devtools', 'refused', 'unanswered', 'lost'])
-    .describe('not-found: no browser folder; not-running; not-allowed: remote debugging is off; too-old: before Chrome 144; stale: DevToolsActivePort left by a stopped browser; not-devtools: another program on its port; refused: the person declined; unanswered: nobody answered the prompt in time; lost: the browser quit or restarted'),
+    .describe(
+      'not-found: no browser folder; not-running; not-allowed: remote debugging is off; too-old: before Chrome 144; stale: DevToolsActivePort left by a stopped browser; not-devtools: another program on its port; refused: the person declined; unanswered: nobody answered the prompt in time; lost: the browser quit or restarted',
+    ),
   message: z.string(),
   fix: z.string().describe('The one thing to do about it'),
 });
@@ -34,7 +36,13 @@ export const ChromeStatusSchema = z.object({
 export type ChromeStatus = z.infer<typeof ChromeStatusSchema>;
 
 export const ChromeAttachRequestSchema = z.strictObject({
-  waitSeconds: z.number().int().min(0).max(600).default(30).describe('How long to wait for the person to answer Chrome\'s prompt before answering with the state (asking)'),
+  waitSeconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(600)
+    .default(30)
+    .describe("How long to wait for the person to answer Chrome's prompt before answering with the state (asking)"),
 });
 
 /** One of the person's tabs, as the picker shows it: never answered to an agent. */
@@ -45,7 +53,7 @@ export const PersonTabSchema = z.object({
   favicon: z.string().optional(),
   lent: z.boolean(),
   byAgent: z.boolean().describe('A client opened it: it is lent from the start'),
-  notLendable: z.string().optional().describe('Why it is never lent: clawd-browser\'s own pages, the browser\'s pages, local files'),
+  notLendable: z.string().optional().describe("Why it is never lent: clawd-browser's own pages, the browser's pages, local files"),
   suspended: z.string().optional().describe('A lent tab on a page never lent: taken back until it leaves'),
   otherDebugger: z.boolean().describe('Another DevTools client (another tool) is attached to it'),
 });

@@ -5,12 +5,12 @@ import type { RouteSpec } from './route-spec.js';
 
 export const CONSOLE_ROUTES = {
   'POST /dashboard/link': {
-    summary: 'A one-time link into the operator\'s dashboard (valid 60 s)',
+    summary: "A one-time link into the operator's dashboard (valid 60 s)",
     tag: 'Live view',
     answer: z.object({ url: z.string(), expiresInSeconds: z.number().int() }),
   },
   'GET /dashboard/login': {
-    summary: 'Trade a one-time link\'s code for the console\'s login cookie, sent only under /console/<its own path>/',
+    summary: "Trade a one-time link's code for the console's login cookie, sent only under /console/<its own path>/",
     tag: 'Live view',
     query: z.object({ code: z.string().optional() }),
     answer: { media: 'text/html', description: 'A page that moves on to /console/<path>/ (the console, its API calls under that path), with the login cookie' },

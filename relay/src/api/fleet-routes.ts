@@ -5,7 +5,8 @@ import type { RouteSpec } from './route-spec.js';
 
 export const FLEET_ROUTES = {
   'GET /metrics': {
-    summary: 'Prometheus metrics: sessions by place, isolation and state, spares, the admission queue, CDP clients, request latency by route, policy refusals, egress bytes, hand-offs waiting',
+    summary:
+      'Prometheus metrics: sessions by place, isolation and state, spares, the admission queue, CDP clients, request latency by route, policy refusals, egress bytes, hand-offs waiting',
     tag: 'Fleet',
     answer: { media: 'text/plain', description: "Prometheus's text format (version 0.0.4)" },
   },

@@ -26,7 +26,14 @@ export const HANDOFF_ROUTES = {
     answer: HandoffSchema,
     errors: [404],
   },
-  'DELETE /handoff/:id': { summary: 'Cancel a hand-off (the person is told it is no longer needed)', tag: 'Live view', query: profileOnly, params: { id: "The hand-off's id" }, answer: HandoffSchema, errors: [404] },
+  'DELETE /handoff/:id': {
+    summary: 'Cancel a hand-off (the person is told it is no longer needed)',
+    tag: 'Live view',
+    query: profileOnly,
+    params: { id: "The hand-off's id" },
+    answer: HandoffSchema,
+    errors: [404],
+  },
   'GET /handoffs': { summary: 'Hand-offs waiting for a person, oldest first', tag: 'Live view', answer: z.object({ handoffs: z.array(HandoffSchema) }) },
   'GET /handoff/:id/open': {
     summary: "The person's one-time link: trades its code for a cookie that opens this hand-off's page only",
@@ -36,7 +43,13 @@ export const HANDOFF_ROUTES = {
     answer: { media: 'text/html', description: "A page that sets the hand-off's cookie (sent under /handoff/{id}/ only) and moves on to its page by itself" },
     public: true,
   },
-  'GET /handoff/:id/page': { summary: "The hand-off's page: the reason, the tab's live view with takeover, Done and Can't do it", tag: 'Live view', params: { id: "The hand-off's id" }, answer: { media: 'text/html', description: 'The page' }, errors: [403, 404] },
+  'GET /handoff/:id/page': {
+    summary: "The hand-off's page: the reason, the tab's live view with takeover, Done and Can't do it",
+    tag: 'Live view',
+    params: { id: "The hand-off's id" },
+    answer: { media: 'text/html', description: 'The page' },
+    errors: [403, 404],
+  },
   'GET /handoff/:id/screencast': {
     summary: "The hand-off's tab, live (multipart JPEG), while it waits",
     tag: 'Live view',
@@ -44,6 +57,20 @@ export const HANDOFF_ROUTES = {
     answer: { media: 'multipart/x-mixed-replace', description: 'JPEG frames' },
     errors: [403, 404, 409],
   },
-  'POST /handoff/:id/input': { summary: "The person's input on the hand-off's tab (a click, a scroll, keys), logged as the person's", tag: 'Live view', params: { id: "The hand-off's id" }, body: schemas.handoffInput, answer: ViewInputAnswerSchema, errors: [403, 404, 409] },
-  'POST /handoff/:id/answer': { summary: "The person's answer", tag: 'Live view', params: { id: "The hand-off's id" }, body: schemas.handoffAnswer, answer: HandoffSchema, errors: [403, 404, 409] },
+  'POST /handoff/:id/input': {
+    summary: "The person's input on the hand-off's tab (a click, a scroll, keys), logged as the person's",
+    tag: 'Live view',
+    params: { id: "The hand-off's id" },
+    body: schemas.handoffInput,
+    answer: ViewInputAnswerSchema,
+    errors: [403, 404, 409],
+  },
+  'POST /handoff/:id/answer': {
+    summary: "The person's answer",
+    tag: 'Live view',
+    params: { id: "The hand-off's id" },
+    body: schemas.handoffAnswer,
+    answer: HandoffSchema,
+    errors: [403, 404, 409],
+  },
 } satisfies Record<string, RouteSpec>;

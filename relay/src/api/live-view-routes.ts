@@ -8,7 +8,7 @@ const profileOnly = schemas.profileQuery;
 
 export const LIVE_VIEW_ROUTES = {
   'GET /screencast': {
-    summary: 'A tab\'s live view as a stream of JPEG frames (an <img> shows it)',
+    summary: "A tab's live view as a stream of JPEG frames (an <img> shows it)",
     tag: 'Live view',
     query: schemas.screencastQuery,
     answer: { media: 'multipart/x-mixed-replace', description: 'JPEG frames, each with X-Captured-At (epoch ms)' },
@@ -21,5 +21,12 @@ export const LIVE_VIEW_ROUTES = {
     answer: { media: 'image/jpeg', description: 'The tab now' },
     errors: BROWSER_ERRORS,
   },
-  'POST /screencast/input': { summary: 'A person\'s input through the live view, logged as the person\'s', tag: 'Live view', query: profileOnly, body: schemas.viewInput, answer: ViewInputAnswerSchema, errors: BROWSER_ERRORS },
+  'POST /screencast/input': {
+    summary: "A person's input through the live view, logged as the person's",
+    tag: 'Live view',
+    query: profileOnly,
+    body: schemas.viewInput,
+    answer: ViewInputAnswerSchema,
+    errors: BROWSER_ERRORS,
+  },
 } satisfies Record<string, RouteSpec>;

@@ -22,10 +22,28 @@ const ERROR_BODY = {
       properties: {
         code: {
           type: 'string',
-          enum: ['bad_request', 'unauthorized', 'forbidden', 'not_found', 'gone', 'ambiguous', 'conflict', 'disabled', 'unavailable', 'timeout', 'too_many', 'too_large', 'internal'],
+          enum: [
+            'bad_request',
+            'unauthorized',
+            'forbidden',
+            'not_found',
+            'gone',
+            'ambiguous',
+            'conflict',
+            'disabled',
+            'unavailable',
+            'timeout',
+            'too_many',
+            'too_large',
+            'internal',
+          ],
         },
         message: { type: 'string', description: 'What went wrong, and what to do about it' },
-        details: { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] }, description: 'What a caller can act on: a stale ref and why, the next step, …' },
+        details: {
+          type: 'object',
+          additionalProperties: { type: ['string', 'number', 'boolean'] },
+          description: 'What a caller can act on: a stale ref and why, the next step, …',
+        },
       },
     },
   },
@@ -65,7 +83,8 @@ function isMedia(answer: RouteSpec['answer']): answer is MediaAnswer {
 
 function successOf(spec: RouteSpec): [string, Json] {
   const { answer } = spec;
-  if (!isMedia(answer)) return [String(spec.status ?? 200), { description: spec.summary, content: { 'application/json': { schema: schemaOf(answer, 'output') } } }];
+  if (!isMedia(answer))
+    return [String(spec.status ?? 200), { description: spec.summary, content: { 'application/json': { schema: schemaOf(answer, 'output') } } }];
   if (answer.media === 'redirect') return ['302', { description: answer.description }];
   const schema = answer.media === 'image/jpeg' ? { type: 'string', contentMediaType: 'image/jpeg' } : { type: 'string' };
   return ['200', { description: answer.description, content: { [answer.media]: { schema } } }];
@@ -75,7 +94,8 @@ function operationOf(key: string, spec: RouteSpec): Json {
   const errors = new Set<number>([...(spec.public ? [] : [401]), ...(spec.query || spec.body || spec.params ? [400] : []), ...(spec.errors ?? [])]);
   const [status, success] = successOf(spec);
   const responses: Json = { [status]: success };
-  for (const code of [...errors].sort()) responses[String(code)] = { description: ERROR_MEANING[code], content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+  for (const code of [...errors].sort())
+    responses[String(code)] = { description: ERROR_MEANING[code], content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
   if (spec.sameBodyOn) responses[String(spec.sameBodyOn.status)] = { ...success, description: spec.sameBodyOn.description };
   const parameters = [
     ...Object.entries(spec.params ?? {}).map(([name, description]) => ({ name, in: 'path', required: true, description, schema: { type: 'string' } })),
@@ -117,7 +137,7 @@ export function openApiDocument(version: string): Json {
       description:
         'A browser for AI agents: managed Chromium profiles, tabs shared from your own Chrome, and task sessions, behind one local API. ' +
         'Every route takes `?profile=` where it acts on a browser (the default profile otherwise). ' +
-        'Send the token (`$CLAWD_HOME/token`) as `Authorization: Bearer <token>`; a task session\'s key reaches that session\'s routes only.',
+        "Send the token (`$CLAWD_HOME/token`) as `Authorization: Bearer <token>`; a task session's key reaches that session's routes only.",
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: 'http://127.0.0.1:18791', description: 'The default local server' }],
@@ -125,7 +145,7 @@ export function openApiDocument(version: string): Json {
     tags: [...new Set(Object.values(ROUTES).map((spec) => spec.tag))].map((name) => ({ name })),
     paths,
     components: {
-      securitySchemes: { token: { type: 'http', scheme: 'bearer', description: 'The token in $CLAWD_HOME/token, or a task session\'s key' } },
+      securitySchemes: { token: { type: 'http', scheme: 'bearer', description: "The token in $CLAWD_HOME/token, or a task session's key" } },
       schemas: { Error: ERROR_BODY },
     },
   };

@@ -10,7 +10,7 @@ export const pageToolsSchemas = {
   pageToolsQuery: z.object({ profile: z.string().optional(), targetId: z.string().min(1).optional() }),
   pageToolCall: z.strictObject({
     targetId: z.string().min(1).optional(),
-    name: z.string().min(1).max(256).describe('The tool\'s name, as the list gives it'),
+    name: z.string().min(1).max(256).describe("The tool's name, as the list gives it"),
     input: z.record(z.string(), z.unknown()).default({}).describe("Checked against the tool's inputSchema"),
     frameId: z.string().min(1).optional().describe('When two frames offer a tool of that name'),
     timeoutMs: z.number().int().positive().max(MAX_WAIT_MS, `may not exceed ${MAX_WAIT_MS} ms (2 minutes)`).default(PAGE_TOOL_TIMEOUT_MS),

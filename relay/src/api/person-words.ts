@@ -44,7 +44,7 @@ export function fencedNotes(notes: NoteWords[], pageFence?: string): string {
   const page = pageFence && !all.some((word) => word.includes(`page ${pageFence}>`)) ? pageFence : chooseFence(all, 'page');
   const person = chooseFence(all, 'person');
   return [
-    `[notes from the person on this tab: ${where.join('; ')}.${named.length ? ' The elements as the page names them, then the person\'s words.' : ''} Mark one done when it is done (browser_notes, POST /notes/done)]`,
+    `[notes from the person on this tab: ${where.join('; ')}.${named.length ? " The elements as the page names them, then the person's words." : ''} Mark one done when it is done (browser_notes, POST /notes/done)]`,
     ...(named.length ? [`<page ${page}>`, ...named, `</page ${page}>`] : []),
     `<person ${person}>`,
     ...body,

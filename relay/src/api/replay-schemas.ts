@@ -8,7 +8,7 @@ import { z } from 'zod';
  */
 
 /** A film's file name as the server gives it: its start time, then its format. */
-const FilmName = z.string().regex(/^[0-9TZ-]+\.(webm|mp4)$/, 'a film\'s name, as GET /videos lists it');
+const FilmName = z.string().regex(/^[0-9TZ-]+\.(webm|mp4)$/, "a film's name, as GET /videos lists it");
 
 export const replaySchemas = {
   /** `POST /video/start`: film one tab, or the whole profile. */
@@ -17,7 +17,9 @@ export const replaySchemas = {
     format: z.enum(['webm', 'mp4']).default('webm').describe('WebM (VP8) plays in every browser; MP4 (H.264) in most players'),
   }),
   /** `POST /video/stop`: make the film; `keep` keeps a task session's after it ends. */
-  videoStop: z.strictObject({ keep: z.boolean().optional().describe("Keep it after a task session ends (under recordings/kept/); a managed profile's are kept anyway") }),
+  videoStop: z.strictObject({
+    keep: z.boolean().optional().describe("Keep it after a task session ends (under recordings/kept/); a managed profile's are kept anyway"),
+  }),
   /** `GET /videos`: a profile's films, including an ended task session's kept ones. */
   videosQuery: z.object({ profile: z.string().max(200).optional() }),
   /** `GET /videos/file`: one film's bytes (HTTP ranges, for seeking). */
@@ -25,10 +27,10 @@ export const replaySchemas = {
 };
 
 export const FilmChapterSchema = z.object({
-  at: z.number().describe('ms from the film\'s start'),
+  at: z.number().describe("ms from the film's start"),
   end: z.number(),
   title: z.string(),
-  kind: z.string().describe('The action\'s kind (click, type, navigate, …)'),
+  kind: z.string().describe("The action's kind (click, type, navigate, …)"),
   ref: z.string().optional(),
   targetId: z.string().optional(),
   outcome: z.string(),

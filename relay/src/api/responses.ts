@@ -12,7 +12,24 @@ import { FenceSchema } from './fence-schema.js';
  */
 
 /** Every `POST /act` kind; api/schemas.ts checks its union against this list. */
-export const ACTION_KINDS = ['click', 'type', 'press', 'hover', 'move', 'mousedown', 'mouseup', 'drag', 'select-text', 'scroll', 'select', 'fill', 'wait', 'resize', 'close', 'evaluate'] as const;
+export const ACTION_KINDS = [
+  'click',
+  'type',
+  'press',
+  'hover',
+  'move',
+  'mousedown',
+  'mouseup',
+  'drag',
+  'select-text',
+  'scroll',
+  'select',
+  'fill',
+  'wait',
+  'resize',
+  'close',
+  'evaluate',
+] as const;
 
 export const TabSchema = z.object({
   targetId: z.string(),
@@ -33,7 +50,9 @@ export type TabList = z.infer<typeof TabListSchema>;
 
 const DriverKindSchema = z
   .enum(['clawd', 'extension', 'chrome', 'remote'])
-  .describe("How the browser is reached: launched by clawd-browser, the user's own through the extension, the user's own Chrome attached through its remote-debugging consent, or a cdpUrl elsewhere");
+  .describe(
+    "How the browser is reached: launched by clawd-browser, the user's own through the extension, the user's own Chrome attached through its remote-debugging consent, or a cdpUrl elsewhere",
+  );
 export type DriverKind = z.infer<typeof DriverKindSchema>;
 
 /** A profile as config.json and the registry describe it. */
@@ -42,7 +61,13 @@ export const ProfileSchema = z.object({
   driver: DriverKindSchema,
   color: z.string(),
   builtIn: z.boolean(),
-  cdpPort: z.number().int().optional().describe('Managed profiles under attachOnly: the port of the user\'s own browser (a browser clawd-browser launches listens on no port: it speaks over a pipe)'),
+  cdpPort: z
+    .number()
+    .int()
+    .optional()
+    .describe(
+      "Managed profiles under attachOnly: the port of the user's own browser (a browser clawd-browser launches listens on no port: it speaks over a pipe)",
+    ),
   cdpUrl: z.string().optional().describe('Remote profiles: where their browser is. In listings and status: where a CDP client connects'),
   userDataDir: z.string().optional().describe('Managed profiles: $CLAWD_HOME/browser/<name>/user-data (a jailed one: /var/lib/clawd-browser/p-<id>/user-data)'),
   jail: z.boolean().optional().describe('Managed profiles with config jail: its browser runs in a jail of its own'),
@@ -99,14 +124,18 @@ const HiddenBlocks = z
   .number()
   .int()
   .optional()
-  .describe('Blocks of text a person cannot see (hidden, transparent, off-screen, covered…), left out; the text starts with a note saying so. Absent when none. hidden=true shows them, marked');
+  .describe(
+    'Blocks of text a person cannot see (hidden, transparent, off-screen, covered…), left out; the text starts with a note saying so. Absent when none. hidden=true shows them, marked',
+  );
 
 /** Where the page's words begin in a text: said by how the answer was made, so no renderer guesses it from the lines (api/page-content.ts). */
 const LeadingNotes = z
   .number()
   .int()
   .optional()
-  .describe("How many of text's first lines are clawd-browser's notes (the page tools offered, hidden text left out, a diff's counts); every line after them is the page's words, the notes at its end included (they name its sections). A text rendering fences those. Absent: none");
+  .describe(
+    "How many of text's first lines are clawd-browser's notes (the page tools offered, hidden text left out, a diff's counts); every line after them is the page's words, the notes at its end included (they name its sections). A text rendering fences those. Absent: none",
+  );
 
 export const AiSnapshotSchema = z.object({
   targetId: z.string(),
@@ -118,7 +147,12 @@ export const AiSnapshotSchema = z.object({
   truncated: z.boolean(),
   frames: z.number().int().describe('Frames whose content is in the outline, the main frame included'),
   pageTools: z.number().int().optional().describe('Tools the page offers agents (WebMCP): GET /page-tools lists them'),
-  notes: z.string().optional().describe("The person's open notes on this tab, with the refs of the elements they marked, their words between <person N> lines (GET /notes has them as data); shown after the outline"),
+  notes: z
+    .string()
+    .optional()
+    .describe(
+      "The person's open notes on this tab, with the refs of the elements they marked, their words between <person N> lines (GET /notes has them as data); shown after the outline",
+    ),
   changes: z
     .object({ added: z.number().int(), removed: z.number().int(), changed: z.number().int(), unchanged: z.number().int() })
     .optional()
@@ -131,7 +165,9 @@ export type AiSnapshotResponse = z.infer<typeof AiSnapshotSchema>;
 export const AriaSnapshotSchema = z.object({
   targetId: z.string(),
   format: z.literal('aria'),
-  nodes: z.array(z.unknown()).describe("Chromium's accessibility tree, without the nodes of what a person cannot see (with hidden=true: kept, each marked hidden: true)"),
+  nodes: z
+    .array(z.unknown())
+    .describe("Chromium's accessibility tree, without the nodes of what a person cannot see (with hidden=true: kept, each marked hidden: true)"),
   truncated: z.boolean(),
   hidden: HiddenBlocks,
   fence: FenceSchema.optional(),
@@ -154,47 +190,72 @@ export const PageTextSchema = z.object({
 });
 export type PageTextResponse = z.infer<typeof PageTextSchema>;
 
-export const ActionResultSchema = z.looseObject({
-  targetId: z.string(),
-  kind: z.enum(ACTION_KINDS),
-  url: z.string().optional().describe('After the action (absent when it closed the tab)'),
-  title: z.string().optional(),
-  navigated: z.boolean().optional().describe('True when the action took the tab to another URL (url says where)'),
-  events: z.array(z.string()).optional().describe('Dialogs answered, downloads started and tabs opened since the tab\'s previous action'),
-  changed: z.boolean().optional().describe('Whether anything observable happened: a navigation, an event, the target\'s state, the page\'s DOM. False says the page did not react'),
-  state: z.record(z.string(), z.union([z.string(), z.boolean(), z.null()])).optional().describe('The target\'s state that the action changed, as it is now (checked, value, expanded, selected, pressed, open)'),
-  hint: z.string().optional().describe('With changed: false, what that likely means and what to try; with a change, what it did not reach'),
-  typedAs: z.literal('keys').optional().describe('A type into an element that is not a field a person sees (a code editor, a terminal): the text went in as keys at its caret'),
-  retyped: z.literal(true).optional().describe('A type whose text the field did not show once set at once: it was typed again key by key, as a person types'),
-  shows: z.string().optional().describe('What the field shows after a type, when that is not the text typed (a mask, a date as the field keeps it, a length limit)'),
-  retitled: z.literal(true).optional().describe("The page's title changed, the URL staying"),
-  hit: z
-    .object({ role: z.string(), name: z.string(), ref: z.string().optional().describe('Its ref, which later acts and snapshots keep') })
-    .optional()
-    .describe('An act by coordinates: the control at the point it pressed, as the snapshot names it'),
-  selection: z.string().optional().describe('select-text: the text selected now, as the page\'s getSelection() says it'),
-  selectedBy: z.enum(['mouse', 'field', 'script']).optional().describe("select-text: a person's drag of the mouse made the selection; a text field's own selection; or the page's Selection API, the mouse having failed (the page's mouse handlers did not see it)"),
-  diff: z.string().optional().describe('Asked for with ?diff=N: the page\'s diff since the previous snapshot, when the action did not navigate'),
-  diffLeadingNotes: LeadingNotes.describe("How many of diff's first lines are clawd-browser's notes; every line after them is the page's words (a text rendering fences those). Absent: none"),
-  confirmation: z
-    .object({
-      id: z.string().describe('The hand-off: GET /handoff/{id}?wait=60 waits for the answer, and then carries the act\'s'),
-      rule: z.string().describe('The confirm rule of config.json that names the act'),
-      act: z.string(),
-      state: z.literal('waiting'),
-      askedIn: z
-        .array(z.enum(['console', 'extension', 'webhook']))
-        .describe("Where the person says yes: the operator's console (always), their own Chrome (a shared tab's, through the extension), the webhook's channel. No link comes to the agent: a yes never goes through one it holds"),
-      expiresAt: z.string(),
-    })
-    .optional()
-    .describe("The act is one a confirm rule names: it has not run, and runs when a person says yes where they are asked (askedIn; with ?person=true, in the operator's console)"),
-  confirmed: z
-    .object({ rule: z.string(), by: z.enum(['person', 'pre-approval']), handoff: z.string().optional() })
-    .optional()
-    .describe("The act a confirm rule names ran: a person said yes, or the token's holder pre-approved the rule for the session"),
-  fence: FenceSchema.optional(),
-}).describe('One action\'s answer; what the action itself reports (an evaluate\'s result, a drag\'s points...) comes with it');
+export const ActionResultSchema = z
+  .looseObject({
+    targetId: z.string(),
+    kind: z.enum(ACTION_KINDS),
+    url: z.string().optional().describe('After the action (absent when it closed the tab)'),
+    title: z.string().optional(),
+    navigated: z.boolean().optional().describe('True when the action took the tab to another URL (url says where)'),
+    events: z.array(z.string()).optional().describe("Dialogs answered, downloads started and tabs opened since the tab's previous action"),
+    changed: z
+      .boolean()
+      .optional()
+      .describe("Whether anything observable happened: a navigation, an event, the target's state, the page's DOM. False says the page did not react"),
+    state: z
+      .record(z.string(), z.union([z.string(), z.boolean(), z.null()]))
+      .optional()
+      .describe("The target's state that the action changed, as it is now (checked, value, expanded, selected, pressed, open)"),
+    hint: z.string().optional().describe('With changed: false, what that likely means and what to try; with a change, what it did not reach'),
+    typedAs: z
+      .literal('keys')
+      .optional()
+      .describe('A type into an element that is not a field a person sees (a code editor, a terminal): the text went in as keys at its caret'),
+    retyped: z.literal(true).optional().describe('A type whose text the field did not show once set at once: it was typed again key by key, as a person types'),
+    shows: z
+      .string()
+      .optional()
+      .describe('What the field shows after a type, when that is not the text typed (a mask, a date as the field keeps it, a length limit)'),
+    retitled: z.literal(true).optional().describe("The page's title changed, the URL staying"),
+    hit: z
+      .object({ role: z.string(), name: z.string(), ref: z.string().optional().describe('Its ref, which later acts and snapshots keep') })
+      .optional()
+      .describe('An act by coordinates: the control at the point it pressed, as the snapshot names it'),
+    selection: z.string().optional().describe("select-text: the text selected now, as the page's getSelection() says it"),
+    selectedBy: z
+      .enum(['mouse', 'field', 'script'])
+      .optional()
+      .describe(
+        "select-text: a person's drag of the mouse made the selection; a text field's own selection; or the page's Selection API, the mouse having failed (the page's mouse handlers did not see it)",
+      ),
+    diff: z.string().optional().describe("Asked for with ?diff=N: the page's diff since the previous snapshot, when the action did not navigate"),
+    diffLeadingNotes: LeadingNotes.describe(
+      "How many of diff's first lines are clawd-browser's notes; every line after them is the page's words (a text rendering fences those). Absent: none",
+    ),
+    confirmation: z
+      .object({
+        id: z.string().describe("The hand-off: GET /handoff/{id}?wait=60 waits for the answer, and then carries the act's"),
+        rule: z.string().describe('The confirm rule of config.json that names the act'),
+        act: z.string(),
+        state: z.literal('waiting'),
+        askedIn: z
+          .array(z.enum(['console', 'extension', 'webhook']))
+          .describe(
+            "Where the person says yes: the operator's console (always), their own Chrome (a shared tab's, through the extension), the webhook's channel. No link comes to the agent: a yes never goes through one it holds",
+          ),
+        expiresAt: z.string(),
+      })
+      .optional()
+      .describe(
+        "The act is one a confirm rule names: it has not run, and runs when a person says yes where they are asked (askedIn; with ?person=true, in the operator's console)",
+      ),
+    confirmed: z
+      .object({ rule: z.string(), by: z.enum(['person', 'pre-approval']), handoff: z.string().optional() })
+      .optional()
+      .describe("The act a confirm rule names ran: a person said yes, or the token's holder pre-approved the rule for the session"),
+    fence: FenceSchema.optional(),
+  })
+  .describe("One action's answer; what the action itself reports (an evaluate's result, a drag's points...) comes with it");
 export type ActionResult = z.infer<typeof ActionResultSchema>;
 
 /** A download, wherever the browser put it. */
@@ -223,10 +284,10 @@ export type DialogArmed = z.infer<typeof DialogArmedSchema>;
 
 /** One request in a tab's network log (`GET /network`); credential headers redacted unless the token's holder asks. */
 export const NetworkEntrySchema = z.object({
-  id: z.number().int().describe('Counts up within the tab\'s log: GET /network/body?id='),
+  id: z.number().int().describe("Counts up within the tab's log: GET /network/body?id="),
   url: z.string(),
   method: z.string(),
-  resourceType: z.string().describe('Playwright\'s resource type: document, script, image, fetch, xhr, stylesheet, …'),
+  resourceType: z.string().describe("Playwright's resource type: document, script, image, fetch, xhr, stylesheet, …"),
   status: z.number().int().optional(),
   statusText: z.string().optional(),
   mimeType: z.string().optional(),

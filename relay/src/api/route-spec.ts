@@ -17,7 +17,21 @@ export interface MediaAnswer {
 export interface RouteSpec {
   summary: string;
   /** The guide's group: the document's tag. */
-  tag: 'Browser' | 'Pages' | 'Actions' | 'Page tools' | 'Vision' | 'Toolbox' | 'Recording' | 'Live view' | 'Teaching' | 'Sessions' | 'Vault' | 'Profiles' | 'Agents' | 'Fleet';
+  tag:
+    | 'Browser'
+    | 'Pages'
+    | 'Actions'
+    | 'Page tools'
+    | 'Vision'
+    | 'Toolbox'
+    | 'Recording'
+    | 'Live view'
+    | 'Teaching'
+    | 'Sessions'
+    | 'Vault'
+    | 'Profiles'
+    | 'Agents'
+    | 'Fleet';
   query?: z.ZodType;
   body?: z.ZodType;
   /** Path parameters, each with what it is. */
@@ -47,4 +61,8 @@ type QueryValue<In, Out> = unknown extends In ? Out | undefined : In | ('true' e
 
 /** The `:name` segments of a route key's path (`'DELETE /tabs/:targetId'` has `targetId`). */
 export type PathParamNames<Key extends string> = Key extends `${string} ${infer Path}` ? ParamNamesOf<Path> : never;
-type ParamNamesOf<P extends string> = P extends `${string}:${infer Name}/${infer Rest}` ? Name | ParamNamesOf<`/${Rest}`> : P extends `${string}:${infer Name}` ? Name : never;
+type ParamNamesOf<P extends string> = P extends `${string}:${infer Name}/${infer Rest}`
+  ? Name | ParamNamesOf<`/${Rest}`>
+  : P extends `${string}:${infer Name}`
+    ? Name
+    : never;

@@ -27,7 +27,10 @@ export function routineListing(routines: RoutineSummary[], fence: string | undef
   return [
     ...routines.map((routine) => `${routine.name}: ${ownerLine(routine.owner)}, ${where(routine.origins)}`),
     'What each does and takes, in the words of whoever saved it and of its pages:',
-    fenced(fence, routines.map((routine) => `${routine.name}: ${routine.description} (params: ${routine.parameters.join(', ') || 'none'})`)),
+    fenced(
+      fence,
+      routines.map((routine) => `${routine.name}: ${routine.description} (params: ${routine.parameters.join(', ') || 'none'})`),
+    ),
   ].join('\n');
 }
 
@@ -55,14 +58,24 @@ export function routineRunText(run: RoutineRun): string {
   const whose = run.owner ? ` (${ownerLine(run.owner)}, ${where(run.origins ?? [])})` : '';
   if (!run.ok && run.failed) {
     const at = run.failed.url ? [`the tab is at ${run.failed.url}`] : [];
-    return [`Routine ${run.routine}${whose} stopped at step ${run.failed.step} of ${run.steps.length}:`, fenced(run.fence, [runStepLine(run.steps.at(-1)!), ...at])].join('\n');
+    return [
+      `Routine ${run.routine}${whose} stopped at step ${run.failed.step} of ${run.steps.length}:`,
+      fenced(run.fence, [runStepLine(run.steps.at(-1)!), ...at]),
+    ].join('\n');
   }
-  return [`Routine ${run.routine}${whose} ran: ${run.steps.length} steps, all done. The tab (${run.targetId}) is at:`, fenced(run.fence, [run.url ?? '']), 'Take a snapshot to see the page.'].join('\n');
+  return [
+    `Routine ${run.routine}${whose} ran: ${run.steps.length} steps, all done. The tab (${run.targetId}) is at:`,
+    fenced(run.fence, [run.url ?? '']),
+    'Take a snapshot to see the page.',
+  ].join('\n');
 }
 
 /** `POST /routines/{name}/run`, for a person at the CLI: every step, fenced, then how it went. */
 export function routineRunLines(run: RoutineRun): string {
   const whose = run.owner ? ` (${ownerLine(run.owner)}, ${where(run.origins ?? [])})` : '';
   const last = run.ok ? run.url : run.failed?.url;
-  return [fenced(run.fence, [...run.steps.map(runStepLine), ...(last ? [`the tab is at ${last}`] : [])]), run.ok ? `routine ${run.routine} ran${whose}` : `routine ${run.routine} stopped at step ${run.failed?.step}${whose}`].join('\n');
+  return [
+    fenced(run.fence, [...run.steps.map(runStepLine), ...(last ? [`the tab is at ${last}`] : [])]),
+    run.ok ? `routine ${run.routine} ran${whose}` : `routine ${run.routine} stopped at step ${run.failed?.step}${whose}`,
+  ].join('\n');
 }

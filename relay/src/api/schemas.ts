@@ -29,7 +29,10 @@ const InlineFile = z.strictObject({
     .min(1)
     .max(255)
     .refine((name) => !/[/\\\0]/.test(name) && name !== '.' && name !== '..', 'must be a bare file name (no slashes, NUL, "." or "..")'),
-  mimeType: z.string().regex(/^[\w.+-]+\/[\w.+-]+$/, 'must be a MIME type like text/plain').optional(),
+  mimeType: z
+    .string()
+    .regex(/^[\w.+-]+\/[\w.+-]+$/, 'must be a MIME type like text/plain')
+    .optional(),
   base64: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64'),
 });
 export { MAX_WAIT_MS };
@@ -54,7 +57,9 @@ const QueryFlag = z.enum(['', 'true', '1', 'false', '0']).transform((value) => v
 const PersonFlag = z
   .union([z.boolean(), QueryFlag])
   .optional()
-  .describe("a person is at hand to answer in the operator's console when an act waits for their yes (a confirm rule names it; the caller gets no link: a yes never goes through the agent); without it, and with nobody else to ask, such an act is a 409");
+  .describe(
+    "a person is at hand to answer in the operator's console when an act waits for their yes (a confirm rule names it; the caller gets no link: a yes never goes through the agent); without it, and with nobody else to ask, such an act is a 409",
+  );
 
 /** Text a person cannot see, shown marked (page-runtime/page-sight.ts): for a person debugging, never in MCP's tools. */
 const HiddenFlag = z.union([z.boolean(), QueryFlag]).optional().describe('also the text a person cannot see, each block marked [hidden=why] (for debugging)');
@@ -79,17 +84,18 @@ const both = (a: unknown, b: unknown) => a !== undefined && b !== undefined;
 const neither = (a: unknown, b: unknown) => a === undefined && b === undefined;
 
 export const ActionSchema = z.discriminatedUnion('kind', [
-  z.strictObject({
-    kind: z.literal('click'),
-    ...target,
-    ref: Ref.optional(),
-    x: Coordinate.optional(),
-    y: Coordinate.optional(),
-    double: z.boolean().optional(),
-    count: ClickCount.optional(),
-    button: Button.optional(),
-    modifiers: z.array(Modifier).optional(),
-  })
+  z
+    .strictObject({
+      kind: z.literal('click'),
+      ...target,
+      ref: Ref.optional(),
+      x: Coordinate.optional(),
+      y: Coordinate.optional(),
+      double: z.boolean().optional(),
+      count: ClickCount.optional(),
+      button: Button.optional(),
+      modifiers: z.array(Modifier).optional(),
+    })
     .refine((a) => a.ref !== undefined || both(a.x, a.y), 'click needs a ref, or x and y')
     .refine((a) => !(a.double && a.count !== undefined && a.count !== 2), 'give double or count, not both'),
   z.strictObject({ kind: z.literal('type'), ...target, ref: Ref, text: z.string(), submit: z.boolean().optional(), slowly: z.boolean().optional() }),
@@ -97,47 +103,63 @@ export const ActionSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('hover'), ...target, ref: Ref }),
   z.strictObject({ kind: z.literal('move'), ...target, ...point, steps: Steps.optional() }),
   // A button pressed or released where the mouse is (or at x,y, moved there first): a person's own press, hold and release.
-  z.strictObject({ kind: z.literal('mousedown'), ...target, x: Coordinate.optional(), y: Coordinate.optional(), button: Button.optional() })
+  z
+    .strictObject({ kind: z.literal('mousedown'), ...target, x: Coordinate.optional(), y: Coordinate.optional(), button: Button.optional() })
     .refine((a) => both(a.x, a.y) || neither(a.x, a.y), 'mousedown needs x and y together, or neither (where the mouse is)'),
-  z.strictObject({ kind: z.literal('mouseup'), ...target, x: Coordinate.optional(), y: Coordinate.optional(), button: Button.optional() })
+  z
+    .strictObject({ kind: z.literal('mouseup'), ...target, x: Coordinate.optional(), y: Coordinate.optional(), button: Button.optional() })
     .refine((a) => both(a.x, a.y) || neither(a.x, a.y), 'mouseup needs x and y together, or neither (where the mouse is)'),
-  z.strictObject({
-    kind: z.literal('drag'),
-    ...target,
-    startRef: Ref.optional(),
-    endRef: Ref.optional(),
-    x: Coordinate.optional(),
-    y: Coordinate.optional(),
-    endX: Coordinate.optional(),
-    endY: Coordinate.optional(),
-    steps: Steps.optional(),
-  })
+  z
+    .strictObject({
+      kind: z.literal('drag'),
+      ...target,
+      startRef: Ref.optional(),
+      endRef: Ref.optional(),
+      x: Coordinate.optional(),
+      y: Coordinate.optional(),
+      endX: Coordinate.optional(),
+      endY: Coordinate.optional(),
+      steps: Steps.optional(),
+    })
     .refine((a) => (a.startRef !== undefined) !== both(a.x, a.y), 'drag starts at startRef, or at x and y (one of them)')
     .refine((a) => (a.endRef !== undefined) !== both(a.endX, a.endY), 'drag ends at endRef, or at endX and endY (one of them)'),
   // Text selected as a person selects it (the mouse pressed at its first letter, dragged to its last): the text (in the page, or in ref's element), a ref's whole text, or between two points.
+  z
+    .strictObject({
+      kind: z.literal('select-text'),
+      ...target,
+      ref: Ref.optional(),
+      text: z.string().min(1).max(10_000).optional(),
+      x: Coordinate.optional(),
+      y: Coordinate.optional(),
+      endX: Coordinate.optional(),
+      endY: Coordinate.optional(),
+    })
+    .refine(
+      (a) => (a.ref !== undefined || a.text !== undefined) !== [a.x, a.y, a.endX, a.endY].every((v) => v !== undefined),
+      'select-text needs the text to select (in the page, or in the element of ref), or x, y, endX and endY',
+    ),
   z.strictObject({
-    kind: z.literal('select-text'),
+    kind: z.literal('scroll'),
     ...target,
-    ref: Ref.optional(),
-    text: z.string().min(1).max(10_000).optional(),
     x: Coordinate.optional(),
     y: Coordinate.optional(),
-    endX: Coordinate.optional(),
-    endY: Coordinate.optional(),
-  })
-    .refine((a) => (a.ref !== undefined || a.text !== undefined) !== [a.x, a.y, a.endX, a.endY].every((v) => v !== undefined), 'select-text needs the text to select (in the page, or in the element of ref), or x, y, endX and endY'),
-  z.strictObject({ kind: z.literal('scroll'), ...target, x: Coordinate.optional(), y: Coordinate.optional(), deltaX: Coordinate.default(0), deltaY: Coordinate.default(0) }),
+    deltaX: Coordinate.default(0),
+    deltaY: Coordinate.default(0),
+  }),
   z.strictObject({ kind: z.literal('select'), ...target, ref: Ref, values: z.array(z.string()).min(1) }),
   z.strictObject({ kind: z.literal('fill'), ...target, fields: z.array(z.strictObject({ ref: Ref, value: z.union([z.string(), z.boolean()]) })).min(1) }),
-  z.strictObject({
-    kind: z.literal('wait'),
-    ...target,
-    text: z.string().min(1).optional(),
-    textGone: z.string().min(1).optional(),
-    selector: z.string().min(1).optional(),
-    timeMs: z.number().int().nonnegative().max(MAX_WAIT_MS, `may not exceed ${MAX_WAIT_MS} ms (2 minutes)`).optional(),
-    timeoutMs: Timeout.optional(),
-  }).refine((a) => [a.text, a.textGone, a.selector, a.timeMs].some((v) => v !== undefined), 'wait needs text, textGone, selector or timeMs'),
+  z
+    .strictObject({
+      kind: z.literal('wait'),
+      ...target,
+      text: z.string().min(1).optional(),
+      textGone: z.string().min(1).optional(),
+      selector: z.string().min(1).optional(),
+      timeMs: z.number().int().nonnegative().max(MAX_WAIT_MS, `may not exceed ${MAX_WAIT_MS} ms (2 minutes)`).optional(),
+      timeoutMs: Timeout.optional(),
+    })
+    .refine((a) => [a.text, a.textGone, a.selector, a.timeMs].some((v) => v !== undefined), 'wait needs text, textGone, selector or timeMs'),
   z.strictObject({ kind: z.literal('resize'), ...target, width: z.number().int().min(1).max(10_000), height: z.number().int().min(1).max(10_000) }),
   z.strictObject({ kind: z.literal('close'), ...target }),
   z.strictObject({ kind: z.literal('evaluate'), ...target, fn: z.string().min(1), ref: Ref.optional() }),
@@ -175,14 +197,16 @@ export const schemas = {
     scale: z.enum(['css', 'device']).optional(),
   }),
   pdf: z.strictObject({ targetId: TargetId.optional() }),
-  createProfile: z.strictObject({
-    name: z.string(),
-    color: HexColor.optional(),
-    /** A browser's DevTools endpoint: http(s) for /json/version discovery, or ws(s) directly. */
-    cdpUrl: WebUrl.refine((url) => /^(https?|wss?):$/.test(new URL(url).protocol), 'must be an http(s) or ws(s) DevTools endpoint').optional(),
-    /** A managed profile whose browser runs in a jail of its own (Linux, serve as root). */
-    jail: z.boolean().optional(),
-  }).refine((profile) => !(profile.jail && profile.cdpUrl), { message: 'a remote profile (cdpUrl) runs elsewhere and cannot be jailed here', path: ['jail'] }),
+  createProfile: z
+    .strictObject({
+      name: z.string(),
+      color: HexColor.optional(),
+      /** A browser's DevTools endpoint: http(s) for /json/version discovery, or ws(s) directly. */
+      cdpUrl: WebUrl.refine((url) => /^(https?|wss?):$/.test(new URL(url).protocol), 'must be an http(s) or ws(s) DevTools endpoint').optional(),
+      /** A managed profile whose browser runs in a jail of its own (Linux, serve as root). */
+      jail: z.boolean().optional(),
+    })
+    .refine((profile) => !(profile.jail && profile.cdpUrl), { message: 'a remote profile (cdpUrl) runs elsewhere and cannot be jailed here', path: ['jail'] }),
   profileQuery: z.object({ profile: z.string().optional() }),
   pageToolCallQuery: z.object({ profile: z.string().optional(), person: PersonFlag }),
   computerQuery: z.object({ profile: z.string().optional(), person: PersonFlag }),
@@ -210,17 +234,19 @@ export const schemas = {
     maxChars: z.coerce.number().int().min(500).max(1_000_000).default(20_000).describe('cut here, with a note saying what was cut'),
     hidden: HiddenFlag,
   }),
-  fileChooser: z.strictObject({
-    targetId: TargetId.optional(),
-    /** Absolute paths inside the upload folders. */
-    paths: z.array(z.string().min(1)).min(1).optional(),
-    /** Or the files themselves, for callers that share no filesystem with the server. */
-    files: z.array(InlineFile).min(1).optional(),
-    ref: Ref.optional(),
-    inputRef: Ref.optional(),
-    element: z.string().min(1).optional(),
-    timeoutMs: Timeout.optional(),
-  }).refine((hook) => hook.paths !== undefined || hook.files !== undefined, 'give paths, files (inline {name, base64}), or both'),
+  fileChooser: z
+    .strictObject({
+      targetId: TargetId.optional(),
+      /** Absolute paths inside the upload folders. */
+      paths: z.array(z.string().min(1)).min(1).optional(),
+      /** Or the files themselves, for callers that share no filesystem with the server. */
+      files: z.array(InlineFile).min(1).optional(),
+      ref: Ref.optional(),
+      inputRef: Ref.optional(),
+      element: z.string().min(1).optional(),
+      timeoutMs: Timeout.optional(),
+    })
+    .refine((hook) => hook.paths !== undefined || hook.files !== undefined, 'give paths, files (inline {name, base64}), or both'),
   dialog: z.strictObject({ targetId: TargetId.optional(), accept: z.boolean(), promptText: z.string().optional(), timeoutMs: Timeout.optional() }),
   act: ActionSchema,
   openSession: z.strictObject({
@@ -230,19 +256,30 @@ export const schemas = {
     grant: z.string().min(1).max(4096).optional(),
     record: z.enum(['off', 'transient', 'audit', 'video']).optional(),
     /** Seconds. */
-    ttl: z.number().int().min(10).max(7 * 24 * 3600).optional(),
+    ttl: z
+      .number()
+      .int()
+      .min(10)
+      .max(7 * 24 * 3600)
+      .optional(),
     /** This machine, or the configured Selenium Grid (config grid; its `default` decides when left out). */
     place: z.enum(['local', 'grid']).optional(),
     allowPrivate: z
       .array(HostPattern)
       .max(50)
       .optional()
-      .describe('Hosts this session may reach though they are loopback or private (a local app), beyond urlPolicy.private; only the token opens sessions, so a session\'s key can never widen this'),
+      .describe(
+        "Hosts this session may reach though they are loopback or private (a local app), beyond urlPolicy.private; only the token opens sessions, so a session's key can never widen this",
+      ),
   }),
   issueGrant: z.strictObject({
     tenant: Tenant,
     domains: z.array(Domain).min(1).max(50),
-    ttl: z.number().int().min(10).max(30 * 24 * 3600),
+    ttl: z
+      .number()
+      .int()
+      .min(10)
+      .max(30 * 24 * 3600),
     origin_session_id: z.string().max(100).optional(),
     secrets: z.array(SecretName).max(50).optional().describe('named secrets the session may type, each bound to its own domains'),
   }),
@@ -252,16 +289,30 @@ export const schemas = {
     name: SecretName,
     domains: z.array(Domain).min(1).max(50).describe('where it may be typed: these domains and their subdomains'),
     value: z.string().min(1).max(10_000).describe('the value; for a one-time code seed, the base32 key the site shows or its otpauth://totp/ URI'),
-    kind: SecretKindSchema.default('secret').describe('secret: typed as it is ({{secret:NAME}}); totp: a one-time code seed, whose current code is typed ({{totp:NAME}})'),
+    kind: SecretKindSchema.default('secret').describe(
+      'secret: typed as it is ({{secret:NAME}}); totp: a one-time code seed, whose current code is typed ({{totp:NAME}})',
+    ),
   }),
   secretQuery: z.object({ tenant: Tenant.optional(), name: SecretName.optional() }),
-  vaultRefresh: z.strictObject({ tenant: Tenant, domains: z.array(Domain).min(1).max(50), ttl: z.number().int().min(30).max(24 * 3600).optional() }),
+  vaultRefresh: z.strictObject({
+    tenant: Tenant,
+    domains: z.array(Domain).min(1).max(50),
+    ttl: z
+      .number()
+      .int()
+      .min(30)
+      .max(24 * 3600)
+      .optional(),
+  }),
   vaultRefreshDone: z.strictObject({ domains: z.array(Domain).min(1).max(50).optional() }),
   vaultQuery: z.object({ tenant: Tenant.optional(), domain: Domain.optional() }),
   /** `GET /audit`: newest first; `before` is the `next` of the page before. */
   auditQuery: z.object({
     tenant: Tenant.optional(),
-    session: z.string().regex(/^[0-9a-f]{1,32}$/, 'a session id').optional(),
+    session: z
+      .string()
+      .regex(/^[0-9a-f]{1,32}$/, 'a session id')
+      .optional(),
     event: z.enum(AUDIT_EVENT_KINDS).optional(),
     since: z.iso.datetime({ offset: true }).optional().describe('entries at or after this time'),
     until: z.iso.datetime({ offset: true }).optional().describe('entries before this time'),
@@ -276,14 +327,17 @@ export const schemas = {
   scriptQuery: z.object({
     profile: z.string().optional(),
     targetId: TargetId.optional().describe("one tab's steps (its id or a prefix); every tab's without"),
-    title: z.string().min(1).max(200).optional().describe('the test\'s title'),
+    title: z.string().min(1).max(200).optional().describe("the test's title"),
   }),
   /** `GET /network`: a tab's log, filtered; `secrets` shows credential headers (the token's holder only). */
   networkQuery: z.object({
     profile: z.string().optional(),
     targetId: TargetId.optional(),
     url: z.string().max(2000).optional(),
-    status: z.string().regex(/^(\d{3}|[1-5]xx)$/i, 'a status (404) or a class (4xx)').optional(),
+    status: z
+      .string()
+      .regex(/^(\d{3}|[1-5]xx)$/i, 'a status (404) or a class (4xx)')
+      .optional(),
     type: z.string().max(40).optional(),
     limit: z.coerce.number().int().positive().max(1000).optional(),
     secrets: z.enum(['true', 'false']).optional(),
@@ -300,8 +354,16 @@ export const schemas = {
   /** `POST /trace/start`, `/trace/stop`: a Playwright trace of the profile's browser context. */
   traceStop: z.strictObject({ keep: z.boolean().optional() }),
   /** Seconds from now. */
-  extendSession: z.strictObject({ ttl: z.number().int().min(10).max(7 * 24 * 3600) }),
-  approveRule: z.strictObject({ rule: z.string().min(1).max(64).describe("A confirm rule of config.json: its acts run in this session without asking a person") }),
+  extendSession: z.strictObject({
+    ttl: z
+      .number()
+      .int()
+      .min(10)
+      .max(7 * 24 * 3600),
+  }),
+  approveRule: z.strictObject({
+    rule: z.string().min(1).max(64).describe('A confirm rule of config.json: its acts run in this session without asking a person'),
+  }),
   vaultFromExtension: z.strictObject({ tenant: Tenant, domains: z.array(Domain).min(1).max(50), timeoutMs: Timeout.optional() }),
   screencastQuery: z.object({ profile: z.string().optional(), targetId: TargetId.optional() }),
   /** Input a person gives through the live view: points are fractions (0..1) of the view, so any image size works. */
@@ -312,7 +374,13 @@ export const schemas = {
   handoff: z.strictObject({
     targetId: TargetId.optional(),
     reason: z.string().trim().min(1).max(500).describe('what the person is asked to do, shown to them'),
-    timeoutSec: z.number().int().min(10).max(24 * 3600).default(600).describe('how long to wait for a person (600)'),
+    timeoutSec: z
+      .number()
+      .int()
+      .min(10)
+      .max(24 * 3600)
+      .default(600)
+      .describe('how long to wait for a person (600)'),
   }),
   /** `GET /handoff/{id}`: `wait` holds the answer back until the person answers, or that many seconds pass. */
   handoffQuery: z.object({ profile: z.string().optional(), wait: z.coerce.number().int().min(0).max(60).default(0) }),

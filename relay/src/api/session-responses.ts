@@ -52,7 +52,7 @@ export const AuditEntrySchema = z.object({
   session: z.string().optional(),
   domains: z.array(z.string()).optional(),
   grantId: z.string().optional(),
-  expiresAt: z.string().optional().describe('A grant\'s expiry (ISO), on grant entries'),
+  expiresAt: z.string().optional().describe("A grant's expiry (ISO), on grant entries"),
   outcome: z.enum(['ok', 'refused', 'error']),
   detail: z.string().optional(),
 });
@@ -105,29 +105,31 @@ export const SessionInfoSchema = z.object({
   tenant: z.string().optional(),
   domains: z.array(z.string()).describe('Domains whose cookies were injected (operator) or will be saved (refresh)'),
   injectedCookies: z.number().int(),
-  injectedOrigins: z.number().int().optional().describe("Origins whose lent storage (localStorage, IndexedDB) was put in before the first page"),
-  injectedPasskeys: z.number().int().optional().describe("Lent passkeys its virtual authenticators hold (never their keys)"),
+  injectedOrigins: z.number().int().optional().describe('Origins whose lent storage (localStorage, IndexedDB) was put in before the first page'),
+  injectedPasskeys: z.number().int().optional().describe('Lent passkeys its virtual authenticators hold (never their keys)'),
   grantId: z.string().optional(),
   warnings: z.array(z.string()).optional().describe('An operator session: lent cookies that have expired or will before the session ends'),
   secrets: z.array(z.string()).optional().describe('An operator session: the secrets its grant lends, by name (typed as {{secret:NAME}})'),
   record: RecordModeSchema,
   place: z.enum(['local', 'grid']).describe('Where its browser runs: this machine, or a node of the configured Selenium Grid'),
   node: z.string().optional().describe('On a Grid: the node it was placed on'),
-  cdpUrl: z.string().describe('The session browser\'s CDP: the relay\'s /cdp?profile=session-<id> (with the token or the session\'s key)'),
+  cdpUrl: z.string().describe("The session browser's CDP: the relay's /cdp?profile=session-<id> (with the token or the session's key)"),
   allowPrivate: z.array(z.string()).optional().describe('Loopback or private hosts it may reach beyond urlPolicy.private, as its opener asked'),
   createdAt: z.string(),
   expiresAt: z.string(),
   cdpClients: z.number().int().describe('CDP clients connected to it now (its driver not counted)'),
-  isolation: z.enum(['jail', 'process']).optional().describe('A local session\'s isolation (config sessionIsolation)'),
+  isolation: z.enum(['jail', 'process']).optional().describe("A local session's isolation (config sessionIsolation)"),
   isolationNote: z.string().optional().describe('Why a session is not in the jail it would have had, or what its jail lacks'),
   egress: z
     .object({ bytesIn: z.number().int(), bytesOut: z.number().int(), connections: z.number().int(), refused: z.number().int() })
     .optional()
-    .describe('Its browser\'s traffic through its egress proxy, in GET /sessions'),
+    .describe("Its browser's traffic through its egress proxy, in GET /sessions"),
   key: z
     .string()
     .optional()
-    .describe('In POST /sessions\'s answer only: the session\'s own key. It opens this session\'s routes (and MCP scoped to it) and nothing else, and expires with the session'),
+    .describe(
+      "In POST /sessions's answer only: the session's own key. It opens this session's routes (and MCP scoped to it) and nothing else, and expires with the session",
+    ),
 });
 export type SessionInfo = z.infer<typeof SessionInfoSchema>;
 export const SessionListSchema = z.object({ sessions: z.array(SessionInfoSchema), spares: SpareCountsSchema });
@@ -141,7 +143,7 @@ export const VaultListingSchema = z.object({
   domain: z.string(),
   savedAt: z.string(),
   cookies: z.number().int(),
-  origins: z.number().int().optional().describe("Origins of the domain whose storage (localStorage, IndexedDB) was saved with the cookies"),
+  origins: z.number().int().optional().describe('Origins of the domain whose storage (localStorage, IndexedDB) was saved with the cookies'),
   passkeys: z.number().int().optional().describe('Passkeys of the domain (a refresh session registered them) saved with the cookies'),
 });
 export type VaultListing = z.infer<typeof VaultListingSchema>;
@@ -158,7 +160,9 @@ export const SecretListingSchema = z.object({
 });
 export type SecretListing = z.infer<typeof SecretListingSchema>;
 /** Cookies saved per domain. */
-export const SavedCookiesSchema = z.array(z.object({ domain: z.string(), cookies: z.number().int(), origins: z.number().int().optional(), passkeys: z.number().int().optional() }));
+export const SavedCookiesSchema = z.array(
+  z.object({ domain: z.string(), cookies: z.number().int(), origins: z.number().int().optional(), passkeys: z.number().int().optional() }),
+);
 
 export const ActorSchema = z.enum(['agent', 'person']);
 export type Actor = z.infer<typeof ActorSchema>;
@@ -206,7 +210,9 @@ export const HandoffSchema = z.object({
   profile: z.string(),
   targetId: z.string(),
   reason: z.string(),
-  state: z.enum(['waiting', 'done', 'refused', 'timeout', 'cancelled']).describe('done and refused are the person\'s answers; timeout: nobody answered in time; cancelled: the agent (or its session) ended it'),
+  state: z
+    .enum(['waiting', 'done', 'refused', 'timeout', 'cancelled'])
+    .describe("done and refused are the person's answers; timeout: nobody answered in time; cancelled: the agent (or its session) ended it"),
   createdAt: z.string(),
   expiresAt: z.string(),
   endedAt: z.string().optional(),
@@ -215,18 +221,35 @@ export const HandoffSchema = z.object({
     .object({
       rule: z.string().describe('The confirm rule of config.json that names the act'),
       act: z.string().describe('The act, as the person reads it'),
-      box: z.object({ x: z.number(), y: z.number(), width: z.number(), height: z.number() }).optional().describe("Its target, as fractions of the tab's viewport"),
+      box: z
+        .object({ x: z.number(), y: z.number(), width: z.number(), height: z.number() })
+        .optional()
+        .describe("Its target, as fractions of the tab's viewport"),
     })
     .optional()
     .describe("A hand-off asking a person's yes to one act: done is yes (the act then runs), refused is no"),
   act: z.record(z.string(), z.unknown()).optional().describe("A confirmation the person said yes to: the act's answer (POST /act's), once it ran"),
   actError: z.object({ code: z.string(), message: z.string() }).optional().describe('A confirmation the person said yes to: why the act then failed'),
-  link: z.string().optional().describe('POST /handoff only: the one-time link for the person (valid 10 minutes, once); never given when a webhook announces hand-offs, nor for a yes to an act (confirm), whose link goes to the person\'s channels only'),
-  askedIn: z.array(z.enum(['console', 'extension', 'webhook'])).optional().describe("A yes to an act (confirm): where the person is asked (the operator's console always, their own Chrome, the webhook's channel); the agent gets no link"),
+  link: z
+    .string()
+    .optional()
+    .describe(
+      "POST /handoff only: the one-time link for the person (valid 10 minutes, once); never given when a webhook announces hand-offs, nor for a yes to an act (confirm), whose link goes to the person's channels only",
+    ),
+  askedIn: z
+    .array(z.enum(['console', 'extension', 'webhook']))
+    .optional()
+    .describe(
+      "A yes to an act (confirm): where the person is asked (the operator's console always, their own Chrome, the webhook's channel); the agent gets no link",
+    ),
   announced: z.literal('webhook').optional().describe("POST /handoff only: the link went to the configured webhook (the person's channel), and to no agent"),
   now: z.object({ url: z.string(), title: z.string() }).optional().describe('Once ended: where the tab is'),
   changed: z
-    .object({ navigated: z.boolean(), titleChanged: z.boolean(), personActions: z.number().int().describe("The person's clicks, keys and scrolls in the live view") })
+    .object({
+      navigated: z.boolean(),
+      titleChanged: z.boolean(),
+      personActions: z.number().int().describe("The person's clicks, keys and scrolls in the live view"),
+    })
     .optional()
     .describe('Once ended: what changed while the person had the tab'),
   fence: FenceSchema.optional(),

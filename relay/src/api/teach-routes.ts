@@ -2,7 +2,16 @@ import { z } from 'zod';
 import { BROWSER_ERRORS, type RouteSpec } from './route-spec.js';
 import { FenceSchema } from './fence-schema.js';
 import { schemas } from './schemas.js';
-import { DemonstrationResultSchema, DemonstrationSchema, NoteSchema, NotesSchema, RoutineAnswerSchema, RoutineRunSchema, RoutineSchema, RoutineSummarySchema } from './teach-schemas.js';
+import {
+  DemonstrationResultSchema,
+  DemonstrationSchema,
+  NoteSchema,
+  NotesSchema,
+  RoutineAnswerSchema,
+  RoutineRunSchema,
+  RoutineSchema,
+  RoutineSummarySchema,
+} from './teach-schemas.js';
 
 /** The teaching routes (spec §23), spread into api/routes.ts's table. */
 
@@ -11,7 +20,8 @@ const name = { name: "The routine's name" };
 
 export const TEACH_ROUTES = {
   'POST /demonstrations/start': {
-    summary: 'Start hearing what a person does in a tab (their own mouse and keyboard in a shared tab, or the live view), to make a routine and a Playwright test of it',
+    summary:
+      'Start hearing what a person does in a tab (their own mouse and keyboard in a shared tab, or the live view), to make a routine and a Playwright test of it',
     tag,
     query: schemas.profileQuery,
     body: schemas.demonstrationStart,
@@ -40,8 +50,20 @@ export const TEACH_ROUTES = {
     query: schemas.routineQuery,
     answer: z.object({ routines: z.array(RoutineSummarySchema), fence: FenceSchema.optional() }),
   },
-  'GET /routines/:name': { summary: 'One routine: whose it is, where its steps go, its parameters and steps', tag, params: name, answer: RoutineAnswerSchema, errors: [404, 409] },
-  'DELETE /routines/:name': { summary: 'Delete a routine', tag, params: name, answer: z.object({ deleted: RoutineSchema, fence: FenceSchema.optional() }), errors: [404] },
+  'GET /routines/:name': {
+    summary: 'One routine: whose it is, where its steps go, its parameters and steps',
+    tag,
+    params: name,
+    answer: RoutineAnswerSchema,
+    errors: [404, 409],
+  },
+  'DELETE /routines/:name': {
+    summary: 'Delete a routine',
+    tag,
+    params: name,
+    answer: z.object({ deleted: RoutineSchema, fence: FenceSchema.optional() }),
+    errors: [404],
+  },
   'GET /routines/:name/script': {
     summary: 'A routine as a Playwright test, with its default values (a secret read from SECRET_<NAME> when it runs)',
     tag,
@@ -60,15 +82,44 @@ export const TEACH_ROUTES = {
     errors: [...BROWSER_ERRORS, 403],
   },
   'POST /notes/start': {
-    summary: "A person marks elements for a note: their next clicks in the tab mark the element they are on (and do nothing else) until the note is sent or cancelled",
+    summary:
+      'A person marks elements for a note: their next clicks in the tab mark the element they are on (and do nothing else) until the note is sent or cancelled',
     tag,
     query: schemas.profileQuery,
     body: schemas.noteStart,
     answer: z.object({ targetId: z.string(), marking: z.array(z.string()), fence: FenceSchema.optional() }),
     errors: BROWSER_ERRORS,
   },
-  'POST /notes': { summary: "A person's note to the agent, on the elements marked since /notes/start", tag, query: schemas.profileQuery, body: schemas.noteAdd, answer: NoteSchema, status: 201, errors: BROWSER_ERRORS },
-  'POST /notes/cancel': { summary: 'Drop the note being written; clicks act on the page again', tag, query: schemas.profileQuery, body: schemas.noteCancel, answer: z.object({ targetId: z.string(), cancelled: z.boolean() }), errors: BROWSER_ERRORS },
-  'GET /notes': { summary: "The person's notes on a tab, each marked element with its ref now, fenced as the person's words", tag, query: schemas.notesQuery, answer: NotesSchema, errors: BROWSER_ERRORS },
-  'POST /notes/done': { summary: 'Mark a note done: it is not shown again', tag, query: schemas.profileQuery, body: schemas.noteDone, answer: NoteSchema, errors: [404] },
+  'POST /notes': {
+    summary: "A person's note to the agent, on the elements marked since /notes/start",
+    tag,
+    query: schemas.profileQuery,
+    body: schemas.noteAdd,
+    answer: NoteSchema,
+    status: 201,
+    errors: BROWSER_ERRORS,
+  },
+  'POST /notes/cancel': {
+    summary: 'Drop the note being written; clicks act on the page again',
+    tag,
+    query: schemas.profileQuery,
+    body: schemas.noteCancel,
+    answer: z.object({ targetId: z.string(), cancelled: z.boolean() }),
+    errors: BROWSER_ERRORS,
+  },
+  'GET /notes': {
+    summary: "The person's notes on a tab, each marked element with its ref now, fenced as the person's words",
+    tag,
+    query: schemas.notesQuery,
+    answer: NotesSchema,
+    errors: BROWSER_ERRORS,
+  },
+  'POST /notes/done': {
+    summary: 'Mark a note done: it is not shown again',
+    tag,
+    query: schemas.profileQuery,
+    body: schemas.noteDone,
+    answer: NoteSchema,
+    errors: [404],
+  },
 } satisfies Record<string, RouteSpec>;

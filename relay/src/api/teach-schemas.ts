@@ -12,7 +12,7 @@ import { FenceSchema } from './fence-schema.js';
 const TargetId = z.string().min(1);
 
 export const ROUTINE_NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
-export const RoutineName = z.string().regex(ROUTINE_NAME, 'a routine\'s name: lowercase letters, digits, . _ - (at most 64), starting with a letter or digit');
+export const RoutineName = z.string().regex(ROUTINE_NAME, "a routine's name: lowercase letters, digits, . _ - (at most 64), starting with a letter or digit");
 export const PARAMETER_NAME = /^[a-z][a-z0-9_]{0,39}$/;
 
 /** How a step finds its element: the most stable handle a person would write (replay/locator-choice.ts). */
@@ -59,8 +59,15 @@ export const RoutineParameterSchema = z.strictObject({
   /** text: typed; choice: an option's label; toggle: checked or not; files: paths in the upload folders; secret: never recorded. */
   kind: z.enum(['text', 'choice', 'toggle', 'files', 'secret']),
   description: z.string().max(300).describe('The field it goes into, as the person saw it'),
-  default: z.union([z.string(), z.boolean(), z.array(z.string())]).optional().describe('What the person gave; a secret and files have none'),
-  secret: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/).optional().describe('For a secret: the vault secret a task session types for it ({{secret:NAME}}) when the run gives none'),
+  default: z
+    .union([z.string(), z.boolean(), z.array(z.string())])
+    .optional()
+    .describe('What the person gave; a secret and files have none'),
+  secret: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,64}$/)
+    .optional()
+    .describe('For a secret: the vault secret a task session types for it ({{secret:NAME}}) when the run gives none'),
   oneTimeCode: z.literal(true).optional().describe('For a secret: a one-time code, typed from the vault seed `secret` names ({{totp:NAME}})'),
 });
 export type RoutineParameter = z.infer<typeof RoutineParameterSchema>;
@@ -89,7 +96,9 @@ export const RoutineSchema = z.strictObject({
 });
 export type Routine = z.infer<typeof RoutineSchema>;
 
-const Origins = z.array(z.string()).describe('The origins its steps act on (where it was recorded, where it goes, where each secret is typed): scheme, host and port');
+const Origins = z
+  .array(z.string())
+  .describe('The origins its steps act on (where it was recorded, where it goes, where each secret is typed): scheme, host and port');
 
 const ParamValue = z.union([z.string().max(100_000), z.boolean(), z.array(z.string().max(4096)).max(20)]);
 
@@ -99,7 +108,9 @@ export const teachSchemas = {
   /** `POST /demonstrations/stop`: the steps become a routine (saved when named) and a Playwright test. */
   demonstrationStop: z.strictObject({
     targetId: TargetId.optional(),
-    name: RoutineName.optional().describe("Save it as the routine of this name: a new name, or one of the caller's own routines (replaced); another's is a 409. Without a name nothing is saved"),
+    name: RoutineName.optional().describe(
+      "Save it as the routine of this name: a new name, or one of the caller's own routines (replaced); another's is a 409. Without a name nothing is saved",
+    ),
     description: z.string().trim().max(2000).optional(),
     discard: z.boolean().optional().describe('Drop the steps: nothing is made'),
   }),
@@ -108,20 +119,31 @@ export const teachSchemas = {
   /** `POST /routines/{name}/run`: the routine's steps on this profile's tab, each checked as acts are. */
   routineRun: z.strictObject({
     targetId: TargetId.optional().describe('The tab to run it in (the last used one by default); any tab may run any routine'),
-    params: z.record(z.string(), ParamValue).default({}).describe('A value per parameter; those left out take their defaults. A secret takes its value, or {{secret:NAME}} in a task session whose grant names it'),
+    params: z
+      .record(z.string(), ParamValue)
+      .default({})
+      .describe(
+        'A value per parameter; those left out take their defaults. A secret takes its value, or {{secret:NAME}} in a task session whose grant names it',
+      ),
     origins: z
       .array(z.string().max(2000))
       .max(50)
       .optional()
-      .describe("Where you agree a secret you give may be typed: a routine saved by another's key types a secret's value only when these name every origin it would be typed on (its answer and GET /routines/{name} say them)"),
+      .describe(
+        "Where you agree a secret you give may be typed: a routine saved by another's key types a secret's value only when these name every origin it would be typed on (its answer and GET /routines/{name} say them)",
+      ),
   }),
   /** `POST /notes/start`: the person's next clicks in this tab mark elements for a note, until it is sent. */
   noteStart: z.strictObject({ targetId: TargetId.optional() }),
   /** `POST /notes`: the note on the elements marked since /notes/start. */
   noteAdd: z.strictObject({ targetId: TargetId.optional(), text: z.string().trim().min(1).max(2000) }),
   noteCancel: z.strictObject({ targetId: TargetId.optional() }),
-  notesQuery: z.object({ profile: z.string().optional(), targetId: TargetId.optional(), all: z.enum(['true', 'false']).optional().describe('Notes marked done too') }),
-  noteDone: z.strictObject({ id: z.string().regex(/^n\d+$/, 'a note\'s id, like n3') }),
+  notesQuery: z.object({
+    profile: z.string().optional(),
+    targetId: TargetId.optional(),
+    all: z.enum(['true', 'false']).optional().describe('Notes marked done too'),
+  }),
+  noteDone: z.strictObject({ id: z.string().regex(/^n\d+$/, "a note's id, like n3") }),
 };
 
 // ---- answers ----------------------------------------------------------------
@@ -133,7 +155,10 @@ export const DemonstrationSchema = z.object({
   url: z.string(),
   steps: z.array(z.string()).describe('Each step heard so far, as a person reads it'),
   startedBy: RoutineOwnerSchema.optional().describe('Who started it: only they (or the operator) stop it'),
-  unheard: z.string().optional().describe("Set when no server hears it now (in a fleet, the server that heard it was lost): its steps are kept, and a stop makes them a routine"),
+  unheard: z
+    .string()
+    .optional()
+    .describe('Set when no server hears it now (in a fleet, the server that heard it was lost): its steps are kept, and a stop makes them a routine'),
   fence: FenceSchema.optional(),
 });
 export type Demonstration = z.infer<typeof DemonstrationSchema>;
@@ -176,7 +201,10 @@ export const RoutineRunSchema = z.object({
   targetId: z.string().optional(),
   ok: z.boolean(),
   steps: z.array(RoutineRunStepSchema).describe('The steps run, the failed one last'),
-  failed: z.object({ step: z.number().int(), what: z.string(), error: z.string(), url: z.string().optional() }).optional().describe('Where it stopped, and why'),
+  failed: z
+    .object({ step: z.number().int(), what: z.string(), error: z.string(), url: z.string().optional() })
+    .optional()
+    .describe('Where it stopped, and why'),
   url: z.string().optional().describe('Where the tab is at the end'),
   owner: RoutineOwnerSchema.optional(),
   origins: Origins.optional(),
@@ -203,7 +231,11 @@ export type Note = z.infer<typeof NoteSchema>;
 
 export const NotesSchema = z.object({
   notes: z.array(NoteSchema),
-  fenced: z.string().describe("The notes as an agent reads them: the refs, the marked elements as the page names them between <page N> lines, then the person's words between <person N> lines"),
+  fenced: z
+    .string()
+    .describe(
+      "The notes as an agent reads them: the refs, the marked elements as the page names them between <page N> lines, then the person's words between <person N> lines",
+    ),
   marking: z.array(z.string()).optional().describe('Elements marked for the note being written now'),
   fence: FenceSchema.optional(),
 });

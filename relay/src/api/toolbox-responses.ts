@@ -17,7 +17,7 @@ export const EmulationStateSchema = z.object({
   targetId: z.string().optional().describe('The tab shown; none when the profile has no tab yet'),
   profile: HeldSettingsSchema.describe("The profile's defaults (a task session's: the session's), for each of its tabs"),
   tab: HeldSettingsSchema.describe("This tab's own, over the profile's"),
-  effective: HeldSettingsSchema.describe('What the tab has now: the profile\'s, then the tab\'s'),
+  effective: HeldSettingsSchema.describe("What the tab has now: the profile's, then the tab's"),
   notes: z.array(z.string()).optional().describe('What could not be applied here, and why'),
 });
 export type EmulationState = z.infer<typeof EmulationStateSchema>;
@@ -51,7 +51,7 @@ export const InitScriptListSchema = z.object({ scripts: z.array(InitScriptInfoSc
 
 export const CookieListSchema = z.object({
   cookies: z.array(CookieSchema),
-  valuesHidden: z.boolean().optional().describe("Values are shown only to the token's holder: here each value is \"\""),
+  valuesHidden: z.boolean().optional().describe('Values are shown only to the token\'s holder: here each value is ""'),
 });
 export const CookieChangeSchema = z.object({ set: z.number().int().optional(), cleared: z.number().int().optional() });
 
@@ -61,9 +61,19 @@ export const StorageItemsSchema = z.object({
   kind: z.enum(['local', 'session']),
   items: z.record(z.string(), z.string()),
 });
-export const StorageChangeSchema = z.object({ targetId: z.string(), origin: z.string(), kind: z.enum(['local', 'session']), set: z.number().int().optional(), cleared: z.number().int().optional() });
+export const StorageChangeSchema = z.object({
+  targetId: z.string(),
+  origin: z.string(),
+  kind: z.enum(['local', 'session']),
+  set: z.number().int().optional(),
+  cleared: z.number().int().optional(),
+});
 
 export const StorageStateAnswerSchema = StorageStateSchema.extend({
-  valuesHidden: z.boolean().optional().describe("Cookie values are shown only to the token's holder: here each is \"\" (the state cannot log in elsewhere)"),
+  valuesHidden: z.boolean().optional().describe('Cookie values are shown only to the token\'s holder: here each is "" (the state cannot log in elsewhere)'),
 });
-export const StorageImportSchema = z.object({ cookies: z.number().int(), origins: z.number().int(), credentials: z.number().int().optional().describe('Passkeys put in the browser\'s virtual authenticators') });
+export const StorageImportSchema = z.object({
+  cookies: z.number().int(),
+  origins: z.number().int(),
+  credentials: z.number().int().optional().describe("Passkeys put in the browser's virtual authenticators"),
+});

@@ -13,10 +13,16 @@ const Scope = z
   .describe("tab: this tab only; profile: every tab of the profile (a task session's: the session's), now and later");
 const Origin = z
   .string()
-  .refine((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol) && new URL(value).origin === value.replace(/\/$/, ''), 'must be an origin like https://example.com')
+  .refine(
+    (value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol) && new URL(value).origin === value.replace(/\/$/, ''),
+    'must be an origin like https://example.com',
+  )
   .transform((value) => new URL(value).origin);
 const HeaderName = z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'must be an HTTP header name');
-const HeaderValue = z.string().max(8192).refine((value) => !/[\r\n\0]/.test(value), 'may not hold CR, LF or NUL');
+const HeaderValue = z
+  .string()
+  .max(8192)
+  .refine((value) => !/[\r\n\0]/.test(value), 'may not hold CR, LF or NUL');
 const Headers = z.record(HeaderName, HeaderValue).refine((headers) => Object.keys(headers).length <= 50, 'at most 50 headers');
 
 /** Timezones and locales are checked with this process's ICU, the same tables Chromium carries. */
@@ -53,8 +59,17 @@ const NetworkConditions = z.strictObject({
 
 /** One emulation change: a field left out stays as it is; `null` clears it. */
 export const EmulationSettingsSchema = z.strictObject({
-  device: z.string().min(1).max(100).nullable().optional().describe("a device preset by Playwright's name, e.g. \"iPhone 13\" or \"Pixel 7\" (viewport, scale, mobile, touch, user agent)"),
-  viewport: z.strictObject({ width: z.number().int().min(1).max(10_000), height: z.number().int().min(1).max(10_000) }).nullable().optional(),
+  device: z
+    .string()
+    .min(1)
+    .max(100)
+    .nullable()
+    .optional()
+    .describe('a device preset by Playwright\'s name, e.g. "iPhone 13" or "Pixel 7" (viewport, scale, mobile, touch, user agent)'),
+  viewport: z
+    .strictObject({ width: z.number().int().min(1).max(10_000), height: z.number().int().min(1).max(10_000) })
+    .nullable()
+    .optional(),
   deviceScaleFactor: z.number().min(0.25).max(5).nullable().optional(),
   isMobile: z.boolean().nullable().optional(),
   hasTouch: z.boolean().nullable().optional(),
@@ -79,7 +94,7 @@ export const EmulationSettingsSchema = z.strictObject({
     .strictObject({ values: Headers, origin: Origin.optional().describe('only requests to this origin carry them') })
     .nullable()
     .optional()
-    .describe('extra HTTP headers on every request (or one origin\'s)'),
+    .describe("extra HTTP headers on every request (or one origin's)"),
   httpCredentials: z
     .strictObject({ username: z.string().max(1000), password: z.string().max(1000), origin: Origin.describe('the one origin they are sent to') })
     .nullable()
@@ -90,8 +105,20 @@ export type EmulationSettings = z.output<typeof EmulationSettingsSchema>;
 
 /** Playwright's names for why a request failed (route.abort). */
 export const ABORT_REASONS = [
-  'aborted', 'accessdenied', 'addressunreachable', 'blockedbyclient', 'blockedbyresponse', 'connectionaborted', 'connectionclosed',
-  'connectionfailed', 'connectionrefused', 'connectionreset', 'internetdisconnected', 'namenotresolved', 'timedout', 'failed',
+  'aborted',
+  'accessdenied',
+  'addressunreachable',
+  'blockedbyclient',
+  'blockedbyresponse',
+  'connectionaborted',
+  'connectionclosed',
+  'connectionfailed',
+  'connectionrefused',
+  'connectionreset',
+  'internetdisconnected',
+  'namenotresolved',
+  'timedout',
+  'failed',
 ] as const;
 
 /** A glob as Playwright's page.route takes it: `*` within a path segment, `**` across, `?`, and `{a,b}` (not nested). */
@@ -128,13 +155,21 @@ export const CookieSchema = z.object({
   sameSite: z.enum(['Strict', 'Lax', 'None']),
 });
 export type Cookie = z.infer<typeof CookieSchema>;
-const IndexedDbIndexSchema = z.looseObject({ name: z.string(), keyPath: z.string().optional(), keyPathArray: z.array(z.string()).optional(), multiEntry: z.boolean(), unique: z.boolean() });
+const IndexedDbIndexSchema = z.looseObject({
+  name: z.string(),
+  keyPath: z.string().optional(),
+  keyPathArray: z.array(z.string()).optional(),
+  multiEntry: z.boolean(),
+  unique: z.boolean(),
+});
 const IndexedDbStoreSchema = z.looseObject({
   name: z.string(),
   autoIncrement: z.boolean(),
   keyPath: z.string().optional(),
   keyPathArray: z.array(z.string()).optional(),
-  records: z.array(z.looseObject({ key: z.unknown().optional(), keyEncoded: z.unknown().optional(), value: z.unknown().optional(), valueEncoded: z.unknown().optional() })),
+  records: z.array(
+    z.looseObject({ key: z.unknown().optional(), keyEncoded: z.unknown().optional(), value: z.unknown().optional(), valueEncoded: z.unknown().optional() }),
+  ),
   indexes: z.array(IndexedDbIndexSchema),
 });
 /** A passkey in Playwright's storage-state shape: base64url id and user handle, PKCS#8 private and SPKI public keys. */
@@ -159,7 +194,11 @@ export const StorageStateSchema = z.object({
       }),
     )
     .max(1000),
-  credentials: z.array(StorageCredentialSchema).max(100).optional().describe("Passkeys held by the browser's virtual authenticators (a task session lent them, or a site registered them)"),
+  credentials: z
+    .array(StorageCredentialSchema)
+    .max(100)
+    .optional()
+    .describe("Passkeys held by the browser's virtual authenticators (a task session lent them, or a site registered them)"),
 });
 export type StorageState = z.infer<typeof StorageStateSchema>;
 export const toolboxSchemas = {
@@ -172,25 +211,44 @@ export const toolboxSchemas = {
     .strictObject({
       targetId: TargetId.optional(),
       scope: Scope,
-      url: z.string().min(1).max(2000).superRefine((glob, context) => {
-        const problem = globProblem(glob);
-        if (problem) context.addIssue({ code: 'custom', message: `is not a glob: it ${problem}` });
-      }).optional().describe('a glob on the whole URL, as Playwright\'s: "**/api/*", "https://example.com/**"'),
-      regex: z.string().min(1).max(2000).superRefine((source, context) => {
-        const problem = regexProblem(source);
-        if (problem) context.addIssue({ code: 'custom', message: `is not a regular expression: ${problem}` });
-      }).optional().describe('or a regular expression on the whole URL'),
+      url: z
+        .string()
+        .min(1)
+        .max(2000)
+        .superRefine((glob, context) => {
+          const problem = globProblem(glob);
+          if (problem) context.addIssue({ code: 'custom', message: `is not a glob: it ${problem}` });
+        })
+        .optional()
+        .describe('a glob on the whole URL, as Playwright\'s: "**/api/*", "https://example.com/**"'),
+      regex: z
+        .string()
+        .min(1)
+        .max(2000)
+        .superRefine((source, context) => {
+          const problem = regexProblem(source);
+          if (problem) context.addIssue({ code: 'custom', message: `is not a regular expression: ${problem}` });
+        })
+        .optional()
+        .describe('or a regular expression on the whole URL'),
       action: z.enum(['fulfill', 'abort', 'continue']),
       status: z.number().int().min(100).max(599).optional().describe('fulfill: the status (200)'),
       headers: Headers.optional().describe("fulfill: the response's headers; continue: headers added to the request"),
-      body: z.string().max(5 * 1024 * 1024).optional().describe('fulfill: the body'),
+      body: z
+        .string()
+        .max(5 * 1024 * 1024)
+        .optional()
+        .describe('fulfill: the body'),
       bodyFile: z.string().min(1).max(4096).optional().describe('fulfill: or a file inside the upload folders'),
       contentType: z.string().max(200).optional(),
       errorReason: z.enum(ABORT_REASONS).optional().describe('abort: why the request fails (blockedbyclient)'),
       times: z.number().int().positive().max(1_000_000).optional().describe('stop after matching this many requests'),
     })
     .refine((route) => (route.url === undefined) !== (route.regex === undefined), { message: 'give url (a glob) or regex, one of them', path: ['url'] })
-    .refine((route) => route.action === 'fulfill' || (route.body === undefined && route.bodyFile === undefined && route.status === undefined), { message: 'only a fulfil takes a status or a body', path: ['action'] })
+    .refine((route) => route.action === 'fulfill' || (route.body === undefined && route.bodyFile === undefined && route.status === undefined), {
+      message: 'only a fulfil takes a status or a body',
+      path: ['action'],
+    })
     .refine((route) => !(route.body !== undefined && route.bodyFile !== undefined), { message: 'give body or bodyFile, not both', path: ['bodyFile'] })
     .refine((route) => route.action === 'abort' || route.errorReason === undefined, { message: 'only an abort takes an errorReason', path: ['errorReason'] }),
 
@@ -199,7 +257,11 @@ export const toolboxSchemas = {
 
   cookiesQuery: z.object({
     profile: z.string().optional(),
-    url: z.string().refine((value) => URL.canParse(value), 'must be an absolute URL').optional().describe('only cookies this URL would be sent'),
+    url: z
+      .string()
+      .refine((value) => URL.canParse(value), 'must be an absolute URL')
+      .optional()
+      .describe('only cookies this URL would be sent'),
     domain: z.string().max(253).optional().describe('only cookies of this domain and its subdomains'),
     name: z.string().max(4096).optional(),
   }),
@@ -210,7 +272,10 @@ export const toolboxSchemas = {
           .strictObject({
             name: z.string().min(1).max(4096),
             value: z.string().max(4096),
-            url: z.string().refine((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol), 'must be an http(s) URL').optional(),
+            url: z
+              .string()
+              .refine((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol), 'must be an http(s) URL')
+              .optional(),
             domain: z.string().min(1).max(253).optional(),
             path: z.string().startsWith('/').max(4096).optional(),
             expires: z.number().optional().describe('seconds since 1970; left out, a session cookie'),
@@ -218,12 +283,20 @@ export const toolboxSchemas = {
             secure: z.boolean().optional(),
             sameSite: z.enum(['Strict', 'Lax', 'None']).optional(),
           })
-          .refine((cookie) => (cookie.url === undefined) !== (cookie.domain === undefined), { message: 'give url, or domain (with path), one of them', path: ['url'] }),
+          .refine((cookie) => (cookie.url === undefined) !== (cookie.domain === undefined), {
+            message: 'give url, or domain (with path), one of them',
+            path: ['url'],
+          }),
       )
       .min(1)
       .max(500),
   }),
-  clearCookies: z.object({ profile: z.string().optional(), name: z.string().max(4096).optional(), domain: z.string().max(253).optional(), path: z.string().max(4096).optional() }),
+  clearCookies: z.object({
+    profile: z.string().optional(),
+    name: z.string().max(4096).optional(),
+    domain: z.string().max(253).optional(),
+    path: z.string().max(4096).optional(),
+  }),
 
   /** localStorage or sessionStorage of one origin, in a tab showing it (the main frame's, unless `origin` names a frame's). */
   storageQuery: z.object({
@@ -250,6 +323,9 @@ export const toolboxSchemas = {
   setStorageState: z.strictObject({ state: StorageStateSchema }),
   storageStateQuery: z.object({
     profile: z.string().optional(),
-    indexedDB: z.enum(['', 'true', '1', 'false', '0']).transform((value) => value !== 'false' && value !== '0').optional(),
+    indexedDB: z
+      .enum(['', 'true', '1', 'false', '0'])
+      .transform((value) => value !== 'false' && value !== '0')
+      .optional(),
   }),
 };

@@ -4,10 +4,10 @@ import { ActionResultSchema } from './responses.js';
 
 /** What the vision routes answer (spec §16): a labelled screenshot, and a computer-use batch's outcome. */
 
-const Box = z.object({ x: z.number(), y: z.number(), width: z.number(), height: z.number() }).describe('In the picture\'s pixels');
+const Box = z.object({ x: z.number(), y: z.number(), width: z.number(), height: z.number() }).describe("In the picture's pixels");
 
 export const ScreenLabelSchema = z.object({
-  label: z.string().describe('The number drawn: the ref without its e (12 is e12); a frame\'s ref whole (f1e3)'),
+  label: z.string().describe("The number drawn: the ref without its e (12 is e12); a frame's ref whole (f1e3)"),
   ref: z.string().describe('The ref POST /act takes'),
   role: z.string(),
   name: z.string().optional(),
@@ -43,11 +43,11 @@ export const ComputerResultSchema = z.object({
   performed: z.number().int().describe('Actions run (all of them: a failure is an error naming the one that failed)'),
   display: z.object({ width: z.number().int(), height: z.number().int() }).describe('The screen the page fits in: the display asked for, else the viewport'),
   scale: z.number().describe('Picture pixels per CSS pixel'),
-  cursor: z.object({ x: z.number(), y: z.number() }).describe('Where the mouse is, in the picture\'s pixels'),
+  cursor: z.object({ x: z.number(), y: z.number() }).describe("Where the mouse is, in the picture's pixels"),
   screenshot: z
     .object({ ...Picture, zoomed: z.array(z.number()).optional().describe('The region [x1, y1, x2, y2] shown, when the batch ended with zoom') })
     .optional()
-    .describe('The screen after the batch, at the display\'s size (or smaller on one side when the proportions differ)'),
+    .describe("The screen after the batch, at the display's size (or smaller on one side when the proportions differ)"),
   changes: z
     .object({
       navigated: z.boolean(),

@@ -9,7 +9,7 @@ const tag = 'Vision' as const;
 
 export const VISION_ROUTES = {
   'POST /screenshot/labelled': {
-    summary: 'A screenshot with each ref of a fresh snapshot drawn as a numbered box, and the labels\' roles and names',
+    summary: "A screenshot with each ref of a fresh snapshot drawn as a numbered box, and the labels' roles and names",
     tag,
     query: profileOnly,
     body: schemas.labelledScreenshot,
@@ -17,7 +17,7 @@ export const VISION_ROUTES = {
     errors: BROWSER_ERRORS,
   },
   'POST /computer/openai': {
-    summary: 'Run a batch of OpenAI computer-use actions in the screenshot\'s pixels; answers with a fresh screenshot',
+    summary: "Run a batch of OpenAI computer-use actions in the screenshot's pixels; answers with a fresh screenshot",
     tag,
     query: schemas.computerQuery,
     body: schemas.computerOpenai,
@@ -25,7 +25,7 @@ export const VISION_ROUTES = {
     errors: [403, ...BROWSER_ERRORS],
   },
   'POST /computer/anthropic': {
-    summary: 'Run a batch of Anthropic computer tool actions in the screenshot\'s pixels; answers with a fresh screenshot',
+    summary: "Run a batch of Anthropic computer tool actions in the screenshot's pixels; answers with a fresh screenshot",
     tag,
     query: schemas.computerQuery,
     body: schemas.computerAnthropic,

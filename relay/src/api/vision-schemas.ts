@@ -35,7 +35,12 @@ const OpenAiKeys = z.array(z.string().min(1).max(40)).max(8);
 const openAiPoint = { x: Pixel, y: Pixel };
 
 export const OpenAiAction = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('click'), ...openAiPoint, button: z.enum(['left', 'right', 'wheel', 'back', 'forward']).default('left'), keys: OpenAiKeys.optional() }),
+  z.strictObject({
+    type: z.literal('click'),
+    ...openAiPoint,
+    button: z.enum(['left', 'right', 'wheel', 'back', 'forward']).default('left'),
+    keys: OpenAiKeys.optional(),
+  }),
   z.strictObject({ type: z.literal('double_click'), ...openAiPoint, keys: OpenAiKeys.optional() }),
   z.strictObject({ type: z.literal('scroll'), ...openAiPoint, scroll_x: Pixel, scroll_y: Pixel, keys: OpenAiKeys.optional() }),
   z.strictObject({ type: z.literal('type'), text: Text }),

@@ -42,7 +42,10 @@ export const WebUrl = z
   .transform((typed, context) => {
     const url = webAddress(typed);
     if (url !== undefined) return url;
-    context.addIssue({ code: 'custom', message: `${JSON.stringify(typed)} is not a web address: give one like https://example.com, example.com or localhost:3000` });
+    context.addIssue({
+      code: 'custom',
+      message: `${JSON.stringify(typed)} is not a web address: give one like https://example.com, example.com or localhost:3000`,
+    });
     return z.NEVER;
   });
 

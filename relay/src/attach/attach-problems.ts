@@ -10,16 +10,7 @@ import { type HomeReport, majorVersion } from './user-data.js';
 export const CHROME_MINIMUM_MAJOR = 144;
 const INSPECT = 'chrome://inspect/#remote-debugging (edge:// in Edge, brave:// in Brave)';
 
-export type AttachProblemKind =
-  | 'not-found'
-  | 'not-running'
-  | 'not-allowed'
-  | 'too-old'
-  | 'stale'
-  | 'not-devtools'
-  | 'refused'
-  | 'unanswered'
-  | 'lost';
+export type AttachProblemKind = 'not-found' | 'not-running' | 'not-allowed' | 'too-old' | 'stale' | 'not-devtools' | 'refused' | 'unanswered' | 'lost';
 
 interface Facts {
   port?: number;
@@ -59,7 +50,7 @@ const PROBLEMS: Record<AttachProblemKind, (facts: Facts) => { message: string; f
   }),
   refused: ({ detail }) => ({
     message: `Chrome refused the connection${detail ? ` (${detail})` : ''}: its "Allow remote debugging?" prompt was declined, or its policy forbids remote debugging`,
-    fix: 'attach again (`clawd-browser chrome attach`) and choose Allow in Chrome\'s prompt',
+    fix: "attach again (`clawd-browser chrome attach`) and choose Allow in Chrome's prompt",
   }),
   unanswered: ({ seconds }) => ({
     message: `Nobody answered Chrome's "Allow remote debugging?" prompt within ${seconds} s`,

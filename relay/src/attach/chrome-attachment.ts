@@ -119,7 +119,8 @@ export class ChromeAttachment {
    */
   requireAttached({ start = true }: { start?: boolean } = {}): void {
     if (this.state === 'attached') return;
-    if (this.letGo) throw new UnavailableError('clawd-browser let go of your browser: attach it again (`clawd-browser chrome attach`) to lend tabs', { attach: 'detached' });
+    if (this.letGo)
+      throw new UnavailableError('clawd-browser let go of your browser: attach it again (`clawd-browser chrome attach`) to lend tabs', { attach: 'detached' });
     if (start && (this.state === 'detached' || (this.state === 'failed' && !PERSON_DECLINED.has(this.problem!.kind)))) void this.attach().catch(() => {});
     // The attach may have settled already (nothing to connect to is known without waiting).
     const now = this.status();
@@ -175,7 +176,14 @@ export class ChromeAttachment {
       .map((target) => {
         const isLent = lent.isLent(target.targetId);
         const notLendable = lendableUrlProblem(target.url, ports);
-        const tab: PersonTab = { targetId: target.targetId, title: target.title, url: target.url, lent: isLent, byAgent: lent.byAgent(target.targetId), otherDebugger: target.attached && !isLent };
+        const tab: PersonTab = {
+          targetId: target.targetId,
+          title: target.title,
+          url: target.url,
+          lent: isLent,
+          byAgent: lent.byAgent(target.targetId),
+          otherDebugger: target.attached && !isLent,
+        };
         const suspended = lent.suspendedWhy(target.targetId);
         if (suspended) tab.suspended = suspended;
         if (notLendable) tab.notLendable = notLendable;
@@ -226,7 +234,10 @@ export class ChromeAttachment {
       for (const report of reports.filter((each) => each.activePort)) {
         this.home = report;
         try {
-          socket = await DevToolsSocket.open(report.activePort!, { onAsking: () => (this.state = 'asking'), answerTimeoutMs: settings.answerTimeoutSeconds * 1000 });
+          socket = await DevToolsSocket.open(report.activePort!, {
+            onAsking: () => (this.state = 'asking'),
+            answerTimeoutMs: settings.answerTimeoutSeconds * 1000,
+          });
           break;
         } catch (error) {
           if (!(error instanceof AttachFailure)) throw error;
@@ -266,7 +277,9 @@ export class ChromeAttachment {
     const version = await socket.command<Protocol.Browser.GetVersionResponse>('Browser.getVersion');
     await socket.command('Target.setDiscoverTargets', { discover: true });
     // Download events for the lent tabs' downloads (lent-tabs.ts); where and how files are saved stays the person's.
-    await socket.command('Browser.setDownloadBehavior', { behavior: 'default', eventsEnabled: true }).catch((error: Error) => this.options.log.warn(`attached Chrome: downloads will not be reported: ${error.message}`));
+    await socket
+      .command('Browser.setDownloadBehavior', { behavior: 'default', eventsEnabled: true })
+      .catch((error: Error) => this.options.log.warn(`attached Chrome: downloads will not be reported: ${error.message}`));
     this.socket = socket;
     this.lent = lent;
     this.product = version.product;

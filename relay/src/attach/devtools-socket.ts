@@ -67,7 +67,10 @@ export class DevToolsSocket {
         asked = true;
         options.onAsking();
       }, ASKING_AFTER_MS);
-      const unanswered = setTimeout(() => fail(AttachFailure.of('unanswered', { seconds: Math.round(options.answerTimeoutMs / 1000) })), options.answerTimeoutMs);
+      const unanswered = setTimeout(
+        () => fail(AttachFailure.of('unanswered', { seconds: Math.round(options.answerTimeoutMs / 1000) })),
+        options.answerTimeoutMs,
+      );
       const settle = () => {
         clearTimeout(asking);
         clearTimeout(unanswered);
@@ -89,9 +92,15 @@ export class DevToolsSocket {
         const status = response.statusCode ?? 0;
         response.resume();
         // Chrome answers 403 to a connection the person (or its policy) did not allow; anything else is not this browser's DevTools.
-        fail(status === 403 ? AttachFailure.of('refused', { detail: `HTTP ${status}` }) : AttachFailure.of('not-devtools', { port: endpoint.port, detail: `HTTP ${status} at ${endpoint.path}` }));
+        fail(
+          status === 403
+            ? AttachFailure.of('refused', { detail: `HTTP ${status}` })
+            : AttachFailure.of('not-devtools', { port: endpoint.port, detail: `HTTP ${status} at ${endpoint.path}` }),
+        );
       });
-      socket.once('error', (error) => fail(asked ? AttachFailure.of('refused', { detail: error.message }) : AttachFailure.of('not-devtools', { port: endpoint.port, detail: error.message })));
+      socket.once('error', (error) =>
+        fail(asked ? AttachFailure.of('refused', { detail: error.message }) : AttachFailure.of('not-devtools', { port: endpoint.port, detail: error.message })),
+      );
       socket.once('close', () => fail(AttachFailure.of('refused', { detail: 'Chrome closed the connection before it opened' })));
     });
   }

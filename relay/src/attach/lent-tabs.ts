@@ -61,7 +61,8 @@ export class LentTabs {
   private readonly suspended = new Map<string, Suspension>();
   private readonly popups = new PopupFollower((targetId, opener) => {
     // Its opener may have been taken back while it loaded.
-    if (this.byTarget.has(opener)) this.lend(targetId, { opener }).catch((error: Error) => this.options.log.warn(`attached Chrome: a popup of a lent tab was not lent: ${error.message}`));
+    if (this.byTarget.has(opener))
+      this.lend(targetId, { opener }).catch((error: Error) => this.options.log.warn(`attached Chrome: a popup of a lent tab was not lent: ${error.message}`));
   });
   private readonly attaching = new Map<string, Promise<SharedTab>>();
   private readonly downloads = new LentDownloads(
@@ -141,9 +142,12 @@ export class LentTabs {
     if (command.type === 'cdp') {
       const tab = this.tabs.get(command.tabId);
       if (!tab) return fail(`tab ${command.tabId} is not lent`);
-      if (command.sessionId !== undefined && this.sessions.get(command.sessionId) !== tab.info.tabId) return fail(`session ${command.sessionId} is not under a lent tab`);
+      if (command.sessionId !== undefined && this.sessions.get(command.sessionId) !== tab.info.tabId)
+        return fail(`session ${command.sessionId} is not under a lent tab`);
       if (BEYOND_A_TAB.test(command.method) && !TAB_TARGET_METHODS.has(command.method)) return fail(`${command.method} reaches beyond a lent tab`);
-      const sent = this.options.socket.forward(command.method, command.params, command.sessionId ?? tab.sessionId, (reply) => answer(reply.error === true, reply.payload));
+      const sent = this.options.socket.forward(command.method, command.params, command.sessionId ?? tab.sessionId, (reply) =>
+        answer(reply.error === true, reply.payload),
+      );
       if (sent === undefined) fail('the connection to Chrome is closed');
       return;
     }
@@ -233,7 +237,9 @@ export class LentTabs {
     const suspension = this.suspended.get(info.targetId);
     if (suspension && !lendableUrlProblem(info.url, this.options.ownPorts())) {
       this.suspended.delete(info.targetId);
-      this.lend(info.targetId, { opener: suspension.openerTargetId, byAgent: suspension.byAgent }).catch((error: Error) => this.suspended.set(info.targetId, { ...suspension, why: error.message }));
+      this.lend(info.targetId, { opener: suspension.openerTargetId, byAgent: suspension.byAgent }).catch((error: Error) =>
+        this.suspended.set(info.targetId, { ...suspension, why: error.message }),
+      );
       return;
     }
     const tab = this.byTarget.get(info.targetId);
@@ -260,11 +266,15 @@ export class LentTabs {
     if (target.type !== 'page' || target.subtype) throw new BadRequestError(`Target ${targetId} is not a tab (it is a ${target.subtype ?? target.type})`);
     const problem = lendableUrlProblem(target.url, ownPorts());
     if (problem) throw new ForbiddenError(`This tab is never lent: ${problem}`);
-    const { sessionId } = await socket.command<{ sessionId: string }>('Target.attachToTarget', { targetId, flatten: true }, undefined, ATTACH_TIMEOUT_MS).catch((error: Error) => {
-      throw /did not answer/.test(error.message)
-        ? new TimeoutError(`Chrome did not let clawd-browser attach to this tab within ${ATTACH_TIMEOUT_MS / 1000} s: it may be frozen or discarded; bring it to the front to wake it, then lend it again`)
-        : error;
-    });
+    const { sessionId } = await socket
+      .command<{ sessionId: string }>('Target.attachToTarget', { targetId, flatten: true }, undefined, ATTACH_TIMEOUT_MS)
+      .catch((error: Error) => {
+        throw /did not answer/.test(error.message)
+          ? new TimeoutError(
+              `Chrome did not let clawd-browser attach to this tab within ${ATTACH_TIMEOUT_MS / 1000} s: it may be frozen or discarded; bring it to the front to wake it, then lend it again`,
+            )
+          : error;
+      });
     // Where it is now: it may have moved while being attached.
     const now = await this.targetInfo(targetId).catch(() => undefined);
     const moved = now ? lendableUrlProblem(now.url, ownPorts()) : 'the tab was closed';

@@ -52,7 +52,7 @@ export interface HomeReport extends BrowserHome {
 
 /** The folders to look in: the configured one alone, or each known browser's default one. */
 export function browserHomes(configured: string | undefined, platform: Platform, home: string): BrowserHome[] {
-  if (configured) return [{ browser: 'configured', title: 'the browser of config.json\'s chrome.userDataDir', userDataDir: configured }];
+  if (configured) return [{ browser: 'configured', title: "the browser of config.json's chrome.userDataDir", userDataDir: configured }];
   return BROWSERS.map((browser) => ({ browser, title: BROWSER_TITLES[browser], userDataDir: userDataDir(browser, platform, homeEnv(home)) }));
 }
 
@@ -60,7 +60,10 @@ const ACTIVE_PORT_PATH = /^\/devtools\/browser\/[A-Za-z0-9-]{1,64}$/;
 
 /** Parses DevToolsActivePort's text: the port, then the browser endpoint's path. */
 export function parseActivePort(text: string): ActivePort | string {
-  const [rawPort, rawPath] = text.split(/\r?\n/).map((line) => line.trim()).filter(Boolean);
+  const [rawPort, rawPath] = text
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter(Boolean);
   const port = Number(rawPort);
   if (!Number.isInteger(port) || port < 1 || port > 65535) return `its first line is not a port (${JSON.stringify(rawPort ?? '')})`;
   if (!rawPath || !ACTIVE_PORT_PATH.test(rawPath)) return `its second line is not a browser endpoint's path (${JSON.stringify(rawPath ?? '')})`;

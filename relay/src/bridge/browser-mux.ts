@@ -136,7 +136,7 @@ export class BrowserMux {
     if (head.method !== 'Target.detachedFromTarget') return;
     const sessionId = (JSON.parse(raw) as BrowserMessage).params?.sessionId;
     const client = sessionId ? this.owners.get(sessionId) : undefined;
-    if (client && client.browserSession === sessionId) this.drop(client, 'the browser ended this client\'s session');
+    if (client && client.browserSession === sessionId) this.drop(client, "the browser ended this client's session");
   }
 
   private fromClient(client: Client, raw: string): void {

@@ -29,7 +29,10 @@ const FilterParams = z.object({ filter: Filter.optional() }) satisfies z.ZodType
 const TargetIdParams = z.object({ targetId: z.string() }) satisfies z.ZodType<Protocol.Target.CloseTargetRequest>;
 const OptionalTargetIdParams = z.object({ targetId: z.string().optional() }) satisfies z.ZodType<Protocol.Target.GetTargetInfoRequest>;
 const AttachParams = z.object({ targetId: z.string(), flatten: z.boolean().optional() }) satisfies z.ZodType<Protocol.Target.AttachToTargetRequest>;
-const DetachParams = z.object({ sessionId: z.string().optional(), targetId: z.string().optional() }) satisfies z.ZodType<Protocol.Target.DetachFromTargetRequest>;
+const DetachParams = z.object({
+  sessionId: z.string().optional(),
+  targetId: z.string().optional(),
+}) satisfies z.ZodType<Protocol.Target.DetachFromTargetRequest>;
 const CreateTargetParams = z.object({ url: z.string().optional(), background: z.boolean().optional() });
 const CookiesParams = z.object({ cookies: z.array(z.unknown()) });
 
@@ -138,7 +141,10 @@ export class BrowserTarget {
         this.core.checkUrl(url || 'about:blank');
         // A grouped client's new tab goes into its group, where it (alone) sees it.
         const group = session.client.group;
-        link.send({ type: 'createTab', id: 0, url: url || 'about:blank', active: background !== true, ...(group ? { group } : {}) }, { kind: 'createTarget', session, messageId: id });
+        link.send(
+          { type: 'createTab', id: 0, url: url || 'about:blank', active: background !== true, ...(group ? { group } : {}) },
+          { kind: 'createTarget', session, messageId: id },
+        );
         return;
       }
       case 'Target.closeTarget': {
@@ -165,10 +171,7 @@ export class BrowserTarget {
         return runCookieCommand(this.core, session, id, method, { cookies }, this.core.anyTab(session.client));
       }
       default:
-        throw new CdpFailure(
-          CdpErrorCode.methodNotFound,
-          `'${method}' wasn't found: the clawd-browser relay has no real browser target, only the shared tabs`,
-        );
+        throw new CdpFailure(CdpErrorCode.methodNotFound, `'${method}' wasn't found: the clawd-browser relay has no real browser target, only the shared tabs`);
     }
   }
 
@@ -198,9 +201,8 @@ export class BrowserTarget {
   detach(from: Session, id: number, params: unknown): void {
     const { sessionId, targetId } = parseParams(DetachParams, params, 'Target.detachFromTarget');
     const client = from.client;
-    const target = sessionId !== undefined
-      ? client.sessions.get(sessionId)
-      : [...client.sessions.values()].find((s) => s.kind !== 'browser' && targetIdOf(s) === targetId);
+    const target =
+      sessionId !== undefined ? client.sessions.get(sessionId) : [...client.sessions.values()].find((s) => s.kind !== 'browser' && targetIdOf(s) === targetId);
     if (!target || (target.kind === 'browser' && target.id === ''))
       throw new CdpFailure(CdpErrorCode.invalidParams, `No session with given id: ${sessionId ?? targetId ?? '(none given)'}`);
     if (target.parent) {
@@ -276,9 +278,7 @@ export class BrowserTarget {
     const filter = browserSession.autoAttach?.filter;
     const kind = filterAccepts(filter, 'tab') ? 'tab' : filterAccepts(filter, 'page') ? 'page' : undefined;
     if (!kind) return;
-    const already = [...browserSession.client.sessions.values()].some(
-      (s) => s.parent === browserSession && s.kind === kind && s.tab === tab,
-    );
+    const already = [...browserSession.client.sessions.values()].some((s) => s.parent === browserSession && s.kind === kind && s.tab === tab);
     if (!already) this.attach(browserSession, tab, kind);
   }
 

@@ -213,7 +213,10 @@ export class CdpBridge {
     if (!this.core.link.graceExpired()) return [];
     const why = `${this.core.link.words.name} did not reconnect`;
     for (const tab of this.core.tabs.all()) this.removeTab(tab, why);
-    this.answers.fail(this.core.link.settleWhere(() => true), why);
+    this.answers.fail(
+      this.core.link.settleWhere(() => true),
+      why,
+    );
     return this.core.out.drain();
   }
 
@@ -296,7 +299,15 @@ export class CdpBridge {
         // Teaching is on a tab the person shared, and only there.
         const { type: _type, tabId, ...request } = control;
         const tab = tabs.get(tabId);
-        if (!tab) return out.toExtension(JSON.stringify({ type: 'taught', id: control.id, ok: false, error: 'this tab is not shared with clawd-browser: share it first (click the toolbar button)' }));
+        if (!tab)
+          return out.toExtension(
+            JSON.stringify({
+              type: 'taught',
+              id: control.id,
+              ok: false,
+              error: 'this tab is not shared with clawd-browser: share it first (click the toolbar button)',
+            }),
+          );
         out.teach({ ...request, targetId: tab.targetId });
         return;
       }

@@ -65,7 +65,11 @@ const OWN_COOKIE: CookiePlan = { kind: 'refuse', message: "clawd-browser's own l
 export function filterCookies(result: unknown, hosts: ReadonlySet<string>): { cookies: Protocol.Network.Cookie[] } {
   const cookies = (result as { cookies?: unknown } | undefined)?.cookies;
   if (!Array.isArray(cookies)) return { cookies: [] };
-  return { cookies: cookies.filter((cookie: Protocol.Network.Cookie) => typeof cookie?.domain === 'string' && cookieDomainInScope(cookie.domain, hosts) && !clawdCookie(cookie.name)) };
+  return {
+    cookies: cookies.filter(
+      (cookie: Protocol.Network.Cookie) => typeof cookie?.domain === 'string' && cookieDomainInScope(cookie.domain, hosts) && !clawdCookie(cookie.name),
+    ),
+  };
 }
 
 function describeHosts(hosts: ReadonlySet<string>): string {

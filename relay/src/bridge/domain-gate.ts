@@ -19,10 +19,37 @@ import type { SharedTabRecord } from './tab-registry.js';
  */
 
 const DOMAINS_NEEDING_ENABLE = new Set([
-  'Accessibility', 'Animation', 'Audits', 'Autofill', 'BackgroundService', 'CSS', 'Console', 'DOM', 'DOMStorage',
-  'Database', 'Debugger', 'DeviceAccess', 'FedCm', 'Fetch', 'HeapProfiler', 'IndexedDB', 'Inspector', 'LayerTree',
-  'Log', 'Media', 'Network', 'Overlay', 'Page', 'Performance', 'PerformanceTimeline', 'Preload', 'Profiler',
-  'Runtime', 'Security', 'ServiceWorker', 'WebAuthn',
+  'Accessibility',
+  'Animation',
+  'Audits',
+  'Autofill',
+  'BackgroundService',
+  'CSS',
+  'Console',
+  'DOM',
+  'DOMStorage',
+  'Database',
+  'Debugger',
+  'DeviceAccess',
+  'FedCm',
+  'Fetch',
+  'HeapProfiler',
+  'IndexedDB',
+  'Inspector',
+  'LayerTree',
+  'Log',
+  'Media',
+  'Network',
+  'Overlay',
+  'Page',
+  'Performance',
+  'PerformanceTimeline',
+  'Preload',
+  'Profiler',
+  'Runtime',
+  'Security',
+  'ServiceWorker',
+  'WebAuthn',
 ]);
 /** Events of those domains that Chrome sends without the enable. */
 const EVENTS_WITHOUT_ENABLE = new Set(['Page.screencastFrame', 'Page.screencastVisibilityChanged']);
@@ -139,9 +166,10 @@ export function routeEvent(
   sessions: DebuggerSession[],
 ): Array<{ session: DebuggerSession; frame: Uint8Array }> {
   const domain = domainOf(method);
-  const enabledBy = DOMAINS_NEEDING_ENABLE.has(domain) && !EVENTS_WITHOUT_ENABLE.has(method)
-    ? tab.chromeSessions.get(chromeSessionId)?.enabledBy.get(domain) ?? new Set<string>()
-    : undefined;
+  const enabledBy =
+    DOMAINS_NEEDING_ENABLE.has(domain) && !EVENTS_WITHOUT_ENABLE.has(method)
+      ? (tab.chromeSessions.get(chromeSessionId)?.enabledBy.get(domain) ?? new Set<string>())
+      : undefined;
   const now: Array<{ session: DebuggerSession; frame: Uint8Array }> = [];
   for (const session of sessions) {
     if (enabledBy && !enabledBy.has(session.key)) continue;

@@ -76,8 +76,7 @@ export class ExtensionAnswers {
   private runFollowup(followup: Followup, tabId: number, payload: Uint8Array): void {
     switch (followup.kind) {
       case 'enable':
-        for (const frame of finishEnable(followup.session, followup.domain, followup.contexts))
-          this.core.out.toClient(followup.session.client, frame);
+        for (const frame of finishEnable(followup.session, followup.domain, followup.contexts)) this.core.out.toClient(followup.session.client, frame);
         return;
       case 'children':
         return this.replayChildren(followup.session);
@@ -116,8 +115,7 @@ export class ExtensionAnswers {
     // A request for this server's own origins is failed before any client hears of it (own-origins.ts).
     if (method === 'Fetch.requestPaused' && this.core.ownOrigins.paused(tab, chromeSessionId, payload)) return;
     const sessions = this.core.sessions.onChromeSession(tab, chromeSessionId);
-    for (const { session, frame } of routeEvent(tab, chromeSessionId, method, payload, sessions))
-      this.core.out.toClient(session.client, frame);
+    for (const { session, frame } of routeEvent(tab, chromeSessionId, method, payload, sessions)) this.core.out.toClient(session.client, frame);
   }
 
   private onChildAttached(tab: SharedTabRecord, parentSessionId: string, payload: Uint8Array): void {
@@ -141,16 +139,14 @@ export class ExtensionAnswers {
       delivered = true;
     }
     // Nobody is listening, so nobody would ever resume a target paused on start.
-    if (!delivered && params.waitingForDebugger)
-      this.core.sendInternal(tab, 'Runtime.runIfWaitingForDebugger', {}, params.sessionId);
+    if (!delivered && params.waitingForDebugger) this.core.sendInternal(tab, 'Runtime.runIfWaitingForDebugger', {}, params.sessionId);
   }
 
   private onChildDetached(tab: SharedTabRecord, childSessionId: string): void {
     const targetIds = new Map([...tab.children.values()].map((child) => [child.sessionId, child.targetInfo.targetId]));
     for (const removed of tab.removeChild(childSessionId)) {
       for (const session of this.core.sessions.onChromeSession(tab, removed)) {
-        if (session.parent)
-          this.core.out.emit(session.parent, 'Target.detachedFromTarget', { sessionId: session.id, targetId: targetIds.get(removed) });
+        if (session.parent) this.core.out.emit(session.parent, 'Target.detachedFromTarget', { sessionId: session.id, targetId: targetIds.get(removed) });
         this.core.closeSession(session, { undo: false });
       }
     }

@@ -138,8 +138,7 @@ export class ExtensionLink<Work> {
 
   /** Fails when there is no extension to send to (no link and nothing held). */
   require(): void {
-    if (this.linkState === 'absent')
-      throw new CdpFailure(CdpErrorCode.serverError, this.options.words.notConnected, 'unavailable');
+    if (this.linkState === 'absent') throw new CdpFailure(CdpErrorCode.serverError, this.options.words.notConnected, 'unavailable');
   }
 
   /**

@@ -54,7 +54,8 @@ const ControlFrame = z.discriminatedUnion('type', [
 ]);
 
 /** The handshake's frames (auth, and hello's proof) are checked by the server before the bridge sees anything. */
-export type ExtensionControl = Exclude<ExtensionHeader, { type: 'result' | 'error' | 'event' | 'auth' | 'hello' }> | Omit<Extract<ExtensionHeader, { type: 'hello' }>, 'proof'>;
+export type ExtensionControl =
+  Exclude<ExtensionHeader, { type: 'result' | 'error' | 'event' | 'auth' | 'hello' }> | Omit<Extract<ExtensionHeader, { type: 'hello' }>, 'proof'>;
 
 /** Returns the validated frame, or a message saying what is wrong with it. */
 export function parseExtensionControl(header: unknown): ExtensionControl | string {

@@ -76,7 +76,12 @@ export class FileUploads {
     const work = { session, messageId, tabId: tab.tabId };
     const setOn = (objectId: string) =>
       this.core.link.send(
-        BridgeCore.cdp(tab, 'Runtime.callFunctionOn', { objectId, functionDeclaration: SET_FILES, arguments: [{ value: result.files }], awaitPromise: true }, chromeSessionId),
+        BridgeCore.cdp(
+          tab,
+          'Runtime.callFunctionOn',
+          { objectId, functionDeclaration: SET_FILES, arguments: [{ value: result.files }], awaitPromise: true },
+          chromeSessionId,
+        ),
         {
           kind: 'transform',
           ...work,
@@ -91,16 +96,24 @@ export class FileUploads {
     try {
       if (target.objectId !== undefined) return setOn(target.objectId);
       // A node id (a file chooser gives a backendNodeId): resolved to an object first.
-      this.core.link.send(BridgeCore.cdp(tab, 'DOM.resolveNode', target.backendNodeId !== undefined ? { backendNodeId: target.backendNodeId } : { nodeId: target.nodeId }, chromeSessionId), {
-        kind: 'transform',
-        ...work,
-        transform: (answer) => {
-          const objectId = (answer as { object?: { objectId?: string } }).object?.objectId;
-          if (objectId) setOn(objectId);
-          else fail('the node could not be resolved');
-          return undefined;
+      this.core.link.send(
+        BridgeCore.cdp(
+          tab,
+          'DOM.resolveNode',
+          target.backendNodeId !== undefined ? { backendNodeId: target.backendNodeId } : { nodeId: target.nodeId },
+          chromeSessionId,
+        ),
+        {
+          kind: 'transform',
+          ...work,
+          transform: (answer) => {
+            const objectId = (answer as { object?: { objectId?: string } }).object?.objectId;
+            if (objectId) setOn(objectId);
+            else fail('the node could not be resolved');
+            return undefined;
+          },
         },
-      });
+      );
     } catch (error) {
       if (!(error instanceof CdpFailure)) throw error;
       fail(error.message);

@@ -61,7 +61,7 @@ export const DENIED_METHODS: ReadonlyMap<string, string> = new Map([
   ['Page.setDownloadBehavior', 'it writes into folders of this machine'],
   ['Page.getCookies', 'cookies are read with Network.getCookies, scoped to the shared sites'],
   ['Page.deleteCookie', 'cookies are deleted with Network.deleteCookies, scoped to the shared sites'],
-  ['Network.loadNetworkResource', 'it loads any URL (local files included) with the browser\'s credentials'],
+  ['Network.loadNetworkResource', "it loads any URL (local files included) with the browser's credentials"],
   ['Network.clearBrowserCache', 'it clears the cache of every site in the browser'],
   ['Network.setCookieControls', 'it changes cookie settings for the whole browser'],
   // The deprecated interception, beside Fetch's (which the relay shares: own-origins.ts): it could send a request anywhere.

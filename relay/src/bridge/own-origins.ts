@@ -80,7 +80,11 @@ export class OwnOrigins {
    * A client's `Network.emulateNetworkConditionsByRule`, or the older `emulateNetworkConditions` (one rule for
    * every request): the commands Chrome is sent instead, the relay's rules first; the last one answers the client.
    */
-  clientConditions(session: DebuggerSession, method: string, params: Record<string, unknown> | undefined): Array<{ method: string; params: Record<string, unknown> }> {
+  clientConditions(
+    session: DebuggerSession,
+    method: string,
+    params: Record<string, unknown> | undefined,
+  ): Array<{ method: string; params: Record<string, unknown> }> {
     const state = session.tab.chromeSession(session.chromeSessionId);
     if (method === 'Network.emulateNetworkConditionsByRule') {
       const { matchedNetworkConditions, ...rest } = (params ?? {}) as Partial<Protocol.Network.EmulateNetworkConditionsByRuleRequest>;
@@ -93,7 +97,10 @@ export class OwnOrigins {
     state.conditions = [{ ...asked, urlPattern: '' }];
     return [
       { method: 'Network.emulateNetworkConditionsByRule', params: this.conditions(session.tab, session.chromeSessionId) },
-      { method: 'Network.overrideNetworkState', params: { offline, latency, downloadThroughput, uploadThroughput, ...(connectionType ? { connectionType } : {}) } },
+      {
+        method: 'Network.overrideNetworkState',
+        params: { offline, latency, downloadThroughput, uploadThroughput, ...(connectionType ? { connectionType } : {}) },
+      },
     ];
   }
 
@@ -149,7 +156,11 @@ export class OwnOrigins {
   checkContinue(params: Record<string, unknown> | undefined): void {
     const url = params?.url;
     if (typeof url === 'string' && clawdOwnPage(url, this.ownPorts()))
-      throw new CdpFailure(CdpErrorCode.serverError, `Fetch.continueRequest refused: ${CLAWD_OWN_PAGE}, and no request of a shared tab goes there`, 'forbidden');
+      throw new CdpFailure(
+        CdpErrorCode.serverError,
+        `Fetch.continueRequest refused: ${CLAWD_OWN_PAGE}, and no request of a shared tab goes there`,
+        'forbidden',
+      );
   }
 
   /** How many network conditions of the relay's come before a client's (its ports'). */

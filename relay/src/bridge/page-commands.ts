@@ -53,7 +53,8 @@ export function runPageCommand(
   const action = method.slice(domain.length + 1);
   // This server's own origins stay out of the tab's reach whatever a client asks (own-origins.ts).
   if (method === 'Fetch.continueRequest') core.ownOrigins.checkContinue(params);
-  if (method === 'Network.emulateNetworkConditionsByRule' || method === 'Network.emulateNetworkConditions') return runConditions(core, session, id, method, params);
+  if (method === 'Network.emulateNetworkConditionsByRule' || method === 'Network.emulateNetworkConditions')
+    return runConditions(core, session, id, method, params);
   if (action === 'enable') {
     const contexts = beginEnable(session, domain);
     // A client's interception has the relay's ports among its patterns.
@@ -88,15 +89,20 @@ function runConditions(core: BridgeCore, session: DebuggerSession, messageId: nu
   const commands = core.ownOrigins.clientConditions(session, method, params);
   const chromeSessionId = session.kind === 'child' ? session.chromeSessionId : undefined;
   const last = commands.pop()!;
-  for (const command of commands) core.link.send(BridgeCore.cdp(session.tab, command.method, command.params, chromeSessionId), { kind: 'internal', tabId: session.tab.tabId });
+  for (const command of commands)
+    core.link.send(BridgeCore.cdp(session.tab, command.method, command.params, chromeSessionId), { kind: 'internal', tabId: session.tab.tabId });
   const owned = core.ownOrigins.ownRuleCount();
   const work = { session, messageId, tabId: session.tab.tabId };
   const command = BridgeCore.cdp(session.tab, last.method, last.params, chromeSessionId);
   if (last.method !== 'Network.emulateNetworkConditionsByRule') return core.link.send(command, { kind: 'forward', ...work });
-  core.link.send(command, { kind: 'transform', ...work, transform: (result) => {
-    const { ruleIds, ...rest } = (result ?? {}) as { ruleIds?: string[] };
-    return { ...rest, ...(Array.isArray(ruleIds) ? { ruleIds: ruleIds.slice(owned) } : {}) };
-  } });
+  core.link.send(command, {
+    kind: 'transform',
+    ...work,
+    transform: (result) => {
+      const { ruleIds, ...rest } = (result ?? {}) as { ruleIds?: string[] };
+      return { ...rest, ...(Array.isArray(ruleIds) ? { ruleIds: ruleIds.slice(owned) } : {}) };
+    },
+  });
 }
 
 function forward(core: BridgeCore, session: DebuggerSession, messageId: number, method: string, params: object | undefined, followup?: Followup): void {

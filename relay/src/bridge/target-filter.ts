@@ -5,11 +5,7 @@ import type { Protocol } from 'devtools-protocol';
  * and tab targets. Puppeteer passes its own filters (it wants tab targets);
  * Playwright relies on this default (it wants pages directly).
  */
-export const DEFAULT_TARGET_FILTER: Protocol.Target.TargetFilter = [
-  { type: 'browser', exclude: true },
-  { type: 'tab', exclude: true },
-  {},
-];
+export const DEFAULT_TARGET_FILTER: Protocol.Target.TargetFilter = [{ type: 'browser', exclude: true }, { type: 'tab', exclude: true }, {}];
 
 /**
  * CDP semantics: entries are tried in order and the first one whose type

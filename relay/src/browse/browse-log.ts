@@ -20,7 +20,13 @@ export function logStep(log: ActionLog, start: BrowseStart, report: StepReport):
     outcome: report.failed ? 'error' : 'ok',
     ...(report.failed ? { error: 'a call of this step failed' } : {}),
     actor: 'agent',
-    browse: { run: start.run, step: report.step, tools: report.actions.map((action) => action.tool), inputTokens: report.usage.inputTokens, outputTokens: report.usage.outputTokens },
+    browse: {
+      run: start.run,
+      step: report.step,
+      tools: report.actions.map((action) => action.tool),
+      inputTokens: report.usage.inputTokens,
+      outputTokens: report.usage.outputTokens,
+    },
   });
 }
 
@@ -32,7 +38,14 @@ function outcomeOf(result: BrowseResult): Outcome {
 }
 
 export function logRun(log: ActionLog, start: BrowseStart, result: BrowseResult): void {
-  const why = result.outcome === 'done' ? undefined : result.outcome === 'stopped' ? `stopped by ${result.stoppedBy}` : result.lastStepFailed && !result.error ? 'its last step failed' : `failed: ${result.error ?? 'the provider failed'}`;
+  const why =
+    result.outcome === 'done'
+      ? undefined
+      : result.outcome === 'stopped'
+        ? `stopped by ${result.stoppedBy}`
+        : result.lastStepFailed && !result.error
+          ? 'its last step failed'
+          : `failed: ${result.error ?? 'the provider failed'}`;
   log.record({
     time: new Date().toISOString(),
     profile: result.profile,

@@ -87,7 +87,15 @@ export async function runLoop(parts: {
   let lastStepFailed = false;
   let lastWords = '';
   let steps = 0;
-  const end = (outcome: LoopEnd['outcome'], more: Partial<LoopEnd> = {}): LoopEnd => ({ outcome, answer: lastWords, lastStepFailed, steps, usage: usageOf(inputTokens, outputTokens), screenshots, ...more });
+  const end = (outcome: LoopEnd['outcome'], more: Partial<LoopEnd> = {}): LoopEnd => ({
+    outcome,
+    answer: lastWords,
+    lastStepFailed,
+    steps,
+    usage: usageOf(inputTokens, outputTokens),
+    screenshots,
+    ...more,
+  });
   const overBudget = () => !!settings.budgetTokens && inputTokens + outputTokens >= settings.budgetTokens;
 
   for (let step = 1; step <= settings.maxSteps; step++) {
@@ -108,7 +116,12 @@ export async function runLoop(parts: {
       if (turn.text.trim()) lastWords = turn.text.trim();
       const report = (outcomes: ToolOutcome[]): StepReport => ({
         step,
-        actions: outcomes.map((outcome) => ({ tool: outcome.tool, summary: outcome.summary, ok: !outcome.failed, ...(outcome.failed ? { error: outcome.text.split('\n')[0].slice(0, 300) } : {}) })),
+        actions: outcomes.map((outcome) => ({
+          tool: outcome.tool,
+          summary: outcome.summary,
+          ok: !outcome.failed,
+          ...(outcome.failed ? { error: outcome.text.split('\n')[0].slice(0, 300) } : {}),
+        })),
         said: turn.text.trim().slice(0, 500),
         usage: usageOf(turn.usage.inputTokens, turn.usage.outputTokens),
         total: usageOf(inputTokens, outputTokens),
@@ -124,7 +137,9 @@ export async function runLoop(parts: {
       const checks = turn.asks.flatMap((ask) => (ask.kind === 'computer' ? (ask.safetyChecks ?? []) : []));
       if (checks.length) {
         parts.onStep(report([]));
-        return end('failed', { error: `the model asked for a person's confirmation before acting (${checks.map((check) => check.message ?? check.code ?? check.id).join('; ')}); run it with a person in the loop` });
+        return end('failed', {
+          error: `the model asked for a person's confirmation before acting (${checks.map((check) => check.message ?? check.code ?? check.id).join('; ')}); run it with a person in the loop`,
+        });
       }
       if (overBudget()) return end('stopped', { stoppedBy: 'budget' });
       const outcomes: ToolOutcome[] = [];

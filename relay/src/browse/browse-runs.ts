@@ -86,11 +86,17 @@ export class BrowseRuns {
     const request = parsed.data;
     if (scope.locked) throw new ForbiddenError("Browse runs spend the operator's model budget: they are the main token's, not a task session key's");
     const config = this.host.config();
-    if (this.running.size >= config.maxRuns) throw new TooManyError(`${this.running.size} browse runs are running, the most config browse.maxRuns allows: wait for one to end, or cancel one (DELETE /browse/{run})`);
+    if (this.running.size >= config.maxRuns)
+      throw new TooManyError(
+        `${this.running.size} browse runs are running, the most config browse.maxRuns allows: wait for one to end, or cancel one (DELETE /browse/{run})`,
+      );
     const chosen = providerNamed(config, request.provider);
     const provider = await providerFor(chosen.name, chosen.provider);
     const runtime = request.runtime ?? chosen.provider.runtime ?? 'tools';
-    if (runtime === 'computer' && !provider.hasComputerTool) throw new BadRequestError(`Invalid runtime: provider ${chosen.name} speaks ${provider.api}, which has no computer tool; use runtime tools, or an anthropic or openai-responses provider`);
+    if (runtime === 'computer' && !provider.hasComputerTool)
+      throw new BadRequestError(
+        `Invalid runtime: provider ${chosen.name} speaks ${provider.api}, which has no computer tool; use runtime tools, or an anthropic or openai-responses provider`,
+      );
     const maxSteps = Math.min(request.maxSteps ?? config.maxSteps, config.maxStepsLimit);
     const stepTimeoutMs = request.stepTimeoutMs ?? config.stepTimeoutMs;
     const budgetTokens = request.budget?.tokens ?? (config.budgetTokens || undefined);
@@ -119,7 +125,18 @@ export class BrowseRuns {
         kept && kept.provider === chosen.name && kept.runtime === runtime
           ? kept.conversation
           : provider.conversation({ system: systemPrompt(runtime), tools: toolset.functions, computer: toolset.computer });
-      const start: BrowseStart = { run, provider: chosen.name, model: provider.model, runtime, profile, ...(session ? { session } : {}), targetId, maxSteps, stepTimeoutMs, ...(budgetTokens ? { budgetTokens } : {}) };
+      const start: BrowseStart = {
+        run,
+        provider: chosen.name,
+        model: provider.model,
+        runtime,
+        profile,
+        ...(session ? { session } : {}),
+        targetId,
+        maxSteps,
+        stepTimeoutMs,
+        ...(budgetTokens ? { budgetTokens } : {}),
+      };
       emit(options, { kind: 'start', data: start });
 
       const ended = await runLoop({
@@ -131,14 +148,31 @@ export class BrowseRuns {
         onStep: (report) => {
           entry.step = report.step;
           logStep(this.host.log, start, report);
-          emit(options, { kind: 'step', data: { run, step: report.step, actions: report.actions, ...(report.said ? { said: report.said } : {}), usage: report.usage, total: report.total, screenshots: report.screenshots, durationMs: report.durationMs } });
+          emit(options, {
+            kind: 'step',
+            data: {
+              run,
+              step: report.step,
+              actions: report.actions,
+              ...(report.said ? { said: report.said } : {}),
+              usage: report.usage,
+              total: report.total,
+              screenshots: report.screenshots,
+              durationMs: report.durationMs,
+            },
+          });
         },
       });
 
       // A failure (the provider's, a safety check, a step cut short) may leave the transcript half-written: a later run starts a fresh one.
       if (session) this.keep(session, ended.error ? undefined : { provider: chosen.name, runtime, conversation });
       const after = new AbortController();
-      const tab = await api(after.signal).tabs().then((tabs) => tabs.find((candidate) => candidate.targetId === targetId), () => undefined);
+      const tab = await api(after.signal)
+        .tabs()
+        .then(
+          (tabs) => tabs.find((candidate) => candidate.targetId === targetId),
+          () => undefined,
+        );
       const screenshot = request.screenshot ? await finalScreenshot(api(after.signal), targetId) : undefined;
       let sessionClosed: boolean | undefined;
       if (session && request.close) {
@@ -170,14 +204,20 @@ export class BrowseRuns {
   }
 
   /** The run's browser: the session it names, the profile asked for, or a new clean task session. */
-  private async target(request: z.output<typeof BrowseRequestSchema>, scope: RunScope, signal: AbortSignal): Promise<{ profile: string; session?: string; opened?: string }> {
+  private async target(
+    request: z.output<typeof BrowseRequestSchema>,
+    scope: RunScope,
+    signal: AbortSignal,
+  ): Promise<{ profile: string; session?: string; opened?: string }> {
     this.forgetEnded();
     const profile = request.profile ?? scope.profile;
     const named = request.session ?? (profile?.startsWith(SESSION_PROFILE_PREFIX) ? profile.slice(SESSION_PROFILE_PREFIX.length) : undefined);
     // Two runs in one session would write one conversation at once.
-    if (named && [...this.running.values()].some((other) => other.session === named)) throw new ConflictError(`Task session ${named} has a browse run going: one run at a time goes on in a session (wait for it, or cancel it)`);
+    if (named && [...this.running.values()].some((other) => other.session === named))
+      throw new ConflictError(`Task session ${named} has a browse run going: one run at a time goes on in a session (wait for it, or cancel it)`);
     if (request.session) {
-      if (!this.host.hasSession(request.session)) throw new NotFoundError(`No task session ${request.session}: it has ended (a run without session opens a new one)`);
+      if (!this.host.hasSession(request.session))
+        throw new NotFoundError(`No task session ${request.session}: it has ended (a run without session opens a new one)`);
       return { profile: `${SESSION_PROFILE_PREFIX}${request.session}`, session: request.session };
     }
     if (profile) return { profile, ...(named ? { session: named } : {}) };
@@ -198,7 +238,15 @@ export class BrowseRuns {
   }
 
   private describe(run: string, entry: Running) {
-    return { run, goal: entry.goal.slice(0, 200), profile: entry.profile, provider: entry.provider, step: entry.step, startedAt: entry.startedAt, cancelling: entry.controller.signal.aborted };
+    return {
+      run,
+      goal: entry.goal.slice(0, 200),
+      profile: entry.profile,
+      provider: entry.provider,
+      step: entry.step,
+      startedAt: entry.startedAt,
+      cancelling: entry.controller.signal.aborted,
+    };
   }
 }
 

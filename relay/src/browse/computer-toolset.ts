@@ -51,27 +51,69 @@ export class ComputerToolset implements Toolset {
     const api = this.apiFor(signal);
     if (ask.kind === 'function') {
       const summary = `${ask.name} ${shownUrl((ask.input as { url?: unknown })?.url)}`.trim();
-      if (ask.name !== NAVIGATE.name) return { id: ask.id, computer: false, tool: ask.name, summary, text: `No tool is named ${ask.name}: use the computer tool, or navigate.`, failed: true, screenshots: 0 };
-      const navigated = await callTool('browser_navigate', ask.input, api, { lastUrl: new Map(), exportDir: '', handoffs: new Map() }, { signal, progress: async () => {} });
+      if (ask.name !== NAVIGATE.name)
+        return {
+          id: ask.id,
+          computer: false,
+          tool: ask.name,
+          summary,
+          text: `No tool is named ${ask.name}: use the computer tool, or navigate.`,
+          failed: true,
+          screenshots: 0,
+        };
+      const navigated = await callTool(
+        'browser_navigate',
+        ask.input,
+        api,
+        { lastUrl: new Map(), exportDir: '', handoffs: new Map() },
+        { signal, progress: async () => {} },
+      );
       signal.throwIfAborted();
       const text = navigated.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
       if (navigated.isError) return { id: ask.id, computer: false, tool: ask.name, summary, text, failed: true, screenshots: 0 };
       const screen = picture(await api.vision.computerAnthropic({ actions: [{ action: 'screenshot' }], display: this.computer.display, ...SCREEN }));
-      return { id: ask.id, computer: false, tool: ask.name, summary, text: text.replace(/\s*Take a snapshot to see the page\.$/, ''), picture: screen, failed: false, screenshots: screen ? 1 : 0 };
+      return {
+        id: ask.id,
+        computer: false,
+        tool: ask.name,
+        summary,
+        text: text.replace(/\s*Take a snapshot to see the page\.$/, ''),
+        picture: screen,
+        failed: false,
+        screenshots: screen ? 1 : 0,
+      };
     }
     const summary = `computer ${actionNames(ask.actions)}`;
     try {
       const request = { actions: ask.actions as never[], display: this.computer.display, ...SCREEN };
       const result = ask.dialect === 'openai' ? await api.vision.computerOpenai(request) : await api.vision.computerAnthropic(request);
       const screen = picture(result);
-      return { id: ask.id, computer: true, tool: 'computer', summary, text: batchOutcome(result).join('\n'), picture: screen, failed: false, screenshots: screen ? 1 : 0 };
+      return {
+        id: ask.id,
+        computer: true,
+        tool: 'computer',
+        summary,
+        text: batchOutcome(result).join('\n'),
+        picture: screen,
+        failed: false,
+        screenshots: screen ? 1 : 0,
+      };
     } catch (error) {
       signal.throwIfAborted();
       // The model still needs the screen as it is now, to try again.
       const screen = await api.vision
         .computerAnthropic({ actions: [{ action: 'screenshot' }], display: this.computer.display, ...SCREEN })
         .then(picture, () => undefined);
-      return { id: ask.id, computer: true, tool: 'computer', summary, text: `Error: ${remedy(error)}`, picture: screen, failed: true, screenshots: screen ? 1 : 0 };
+      return {
+        id: ask.id,
+        computer: true,
+        tool: 'computer',
+        summary,
+        text: `Error: ${remedy(error)}`,
+        picture: screen,
+        failed: true,
+        screenshots: screen ? 1 : 0,
+      };
     }
   }
 }

@@ -36,7 +36,8 @@ export function readResult(result: ToolResult): { text: string; picture?: { mime
 export function summarize(name: string, input: unknown): string {
   const args = (input && typeof input === 'object' ? input : {}) as Record<string, unknown>;
   const parts = [name.replace(/^browser_/, '')];
-  for (const key of ['action', 'kind', 'ref', 'targetId'] as const) if (typeof args[key] === 'string') parts.push(key === 'targetId' ? `tab ${String(args[key]).slice(0, 8)}` : String(args[key]));
+  for (const key of ['action', 'kind', 'ref', 'targetId'] as const)
+    if (typeof args[key] === 'string') parts.push(key === 'targetId' ? `tab ${String(args[key]).slice(0, 8)}` : String(args[key]));
   if (args.url) parts.push(shownUrl(args.url));
   return parts.join(' ');
 }
@@ -53,7 +54,16 @@ export class PageToolset implements Toolset {
   }
 
   async run(ask: FunctionAsk | { kind: 'computer'; id: string }, signal: AbortSignal): Promise<ToolOutcome> {
-    if (ask.kind !== 'function') return { id: ask.id, computer: true, tool: 'computer', summary: 'computer', text: 'This run has no computer tool: use the browser_ tools.', failed: true, screenshots: 0 };
+    if (ask.kind !== 'function')
+      return {
+        id: ask.id,
+        computer: true,
+        tool: 'computer',
+        summary: 'computer',
+        text: 'This run has no computer tool: use the browser_ tools.',
+        failed: true,
+        screenshots: 0,
+      };
     const args = ask.input && typeof ask.input === 'object' ? { ...(ask.input as Record<string, unknown>) } : ask.input;
     if (args && typeof args === 'object') delete (args as Record<string, unknown>).profile;
     const result = await callTool(ask.name, args, this.apiFor(signal), this.memory, { signal, progress: async () => {} });

@@ -13,7 +13,6 @@ import type { Print } from './print.js';
  * it; Ctrl-C cancels the run (exit 130).
  */
 
-
 function count(value: string): number {
   if (!/^\d+$/.test(value.trim()) || Number(value) < 1) throw new InvalidArgumentError('must be a whole number above 0');
   return Number(value);
@@ -46,29 +45,44 @@ export function addBrowseCommands(program: Command, client: () => BrowserClient,
     .option('--budget <tokens>', 'input and output tokens at most', count)
     .option('--screenshot <file>', 'write a screenshot of the tab at the end (JPEG)')
     .option('--close', 'end the task session when the run ends')
-    .action(async (goal: string, options: { session?: string; startUrl?: string; runtime?: 'tools' | 'computer'; provider?: string; maxSteps?: number; stepTimeout?: number; budget?: number; screenshot?: string; close?: boolean }) => {
-      const request: BrowseRequest = {
-        goal,
-        ...(options.session ? { session: options.session } : {}),
-        ...(options.startUrl ? { startUrl: options.startUrl } : {}),
-        ...(options.runtime ? { runtime: options.runtime } : {}),
-        ...(options.provider ? { provider: options.provider } : {}),
-        ...(options.maxSteps ? { maxSteps: options.maxSteps } : {}),
-        ...(options.stepTimeout ? { stepTimeoutMs: options.stepTimeout } : {}),
-        ...(options.budget ? { budget: { tokens: options.budget } } : {}),
-        ...(options.screenshot ? { screenshot: true } : {}),
-        ...(options.close ? { close: true } : {}),
-      };
-      const result = await client().browse(request, {
-        onEvent: (event) => {
-          const line = progressLine(event);
-          if (line) process.stderr.write(`${line}\n`);
+    .action(
+      async (
+        goal: string,
+        options: {
+          session?: string;
+          startUrl?: string;
+          runtime?: 'tools' | 'computer';
+          provider?: string;
+          maxSteps?: number;
+          stepTimeout?: number;
+          budget?: number;
+          screenshot?: string;
+          close?: boolean;
         },
-      });
-      if (options.screenshot && result.screenshot) writeFileSync(options.screenshot, Buffer.from(result.screenshot.data, 'base64'));
-      const { screenshot: _picture, ...shown } = result;
-      print(shown, () => result.answer || '(no answer)');
-      if (!program.opts().json) process.stderr.write(`${runLine(result)}\n`);
-      if (result.outcome !== 'done') process.exitCode = 1;
-    });
+      ) => {
+        const request: BrowseRequest = {
+          goal,
+          ...(options.session ? { session: options.session } : {}),
+          ...(options.startUrl ? { startUrl: options.startUrl } : {}),
+          ...(options.runtime ? { runtime: options.runtime } : {}),
+          ...(options.provider ? { provider: options.provider } : {}),
+          ...(options.maxSteps ? { maxSteps: options.maxSteps } : {}),
+          ...(options.stepTimeout ? { stepTimeoutMs: options.stepTimeout } : {}),
+          ...(options.budget ? { budget: { tokens: options.budget } } : {}),
+          ...(options.screenshot ? { screenshot: true } : {}),
+          ...(options.close ? { close: true } : {}),
+        };
+        const result = await client().browse(request, {
+          onEvent: (event) => {
+            const line = progressLine(event);
+            if (line) process.stderr.write(`${line}\n`);
+          },
+        });
+        if (options.screenshot && result.screenshot) writeFileSync(options.screenshot, Buffer.from(result.screenshot.data, 'base64'));
+        const { screenshot: _picture, ...shown } = result;
+        print(shown, () => result.answer || '(no answer)');
+        if (!program.opts().json) process.stderr.write(`${runLine(result)}\n`);
+        if (result.outcome !== 'done') process.exitCode = 1;
+      },
+    );
 }

@@ -20,7 +20,6 @@ function wholeNumber(value: string): number {
   return Number(value);
 }
 
-
 /** The aria tree for a reader: how much a person could not see, then the tree itself, the page's words, fenced. */
 function ariaLines(snapshot: { nodes: unknown[]; hidden?: number; fence?: string }): string {
   const tree = fenced(snapshot.fence, [JSON.stringify(snapshot.nodes, null, 2)]);
@@ -31,7 +30,8 @@ export function addBrowserCommands(program: Command, client: () => BrowserClient
   const waiting = <T>(label: string, work: Promise<T>) => withProgress(label, work, { json: program.opts().json === true });
   const tabLine = (tab: { targetId: string; url: string; title: string }) => `${tab.targetId}  ${tab.title || '(untitled)'}  ${tab.url}`;
   // One tab: its id (clawd's) leads; its title and URL are the page's words, fenced.
-  const tabDone = (done: string, tab: { targetId: string; url: string; title: string; fence?: string }) => `${done}${tab.targetId}\n${fenced(tab.fence, [`${tab.title || '(untitled)'}  ${tab.url}`])}`;
+  const tabDone = (done: string, tab: { targetId: string; url: string; title: string; fence?: string }) =>
+    `${done}${tab.targetId}\n${fenced(tab.fence, [`${tab.title || '(untitled)'}  ${tab.url}`])}`;
 
   program
     .command('status')
@@ -193,7 +193,14 @@ export function addBrowserCommands(program: Command, client: () => BrowserClient
     .option('--target <targetId>', 'the tab')
     .action(async (options: { level?: string; target?: string }) => {
       const result = await client().console({ level: options.level, targetId: options.target });
-      print(result, () => (result.messages.length ? fenced(result.fence, result.messages.map((m) => `${m.level}: ${m.text}`)) : '(no messages)'));
+      print(result, () =>
+        result.messages.length
+          ? fenced(
+              result.fence,
+              result.messages.map((m) => `${m.level}: ${m.text}`),
+            )
+          : '(no messages)',
+      );
     });
 
   addActionCommands(program, client, print);
@@ -216,14 +223,36 @@ function addActionCommands(program: Command, client: () => BrowserClient, print:
     .option('--depth <n>', 'only this many levels of the outline', wholeNumber)
     .option('--max-chars <n>', `at most this many characters (default ${AGENT_SNAPSHOT_CHARS} for ai); a note says what was cut`, wholeNumber)
     .option('--diff', "only what changed since the tab's previous snapshot")
-    .action(async (options: { format: 'ai' | 'aria'; limit?: number; target?: string; interactive?: boolean; ref?: string; selector?: string; find?: string; depth?: number; maxChars?: number; diff?: boolean }) => {
-      const { target, ...rest } = options;
-      const snapshot = await client().snapshot({ ...(rest.format === 'ai' ? { maxChars: AGENT_SNAPSHOT_CHARS } : {}), ...rest, targetId: target });
-      // The page's words between the answer's fence lines (api/page-content.ts), clawd's notes outside; a person's notes after them, in their own fence.
-      print(snapshot, () => (snapshot.format === 'ai' ? [fencedAfterNotes(snapshot.fence, undefined, snapshot.text, snapshot.leadingNotes), snapshot.notes].filter(Boolean).join('\n') : ariaLines(snapshot)));
-    });
+    .action(
+      async (options: {
+        format: 'ai' | 'aria';
+        limit?: number;
+        target?: string;
+        interactive?: boolean;
+        ref?: string;
+        selector?: string;
+        find?: string;
+        depth?: number;
+        maxChars?: number;
+        diff?: boolean;
+      }) => {
+        const { target, ...rest } = options;
+        const snapshot = await client().snapshot({ ...(rest.format === 'ai' ? { maxChars: AGENT_SNAPSHOT_CHARS } : {}), ...rest, targetId: target });
+        // The page's words between the answer's fence lines (api/page-content.ts), clawd's notes outside; a person's notes after them, in their own fence.
+        print(snapshot, () =>
+          snapshot.format === 'ai'
+            ? [fencedAfterNotes(snapshot.fence, undefined, snapshot.text, snapshot.leadingNotes), snapshot.notes].filter(Boolean).join('\n')
+            : ariaLines(snapshot),
+        );
+      },
+    );
   // Reading a long page to find one control costs thousands of tokens; asking for it costs tens.
-  withTarget(program.command('find').description('the lines of the page that say this, each under its path, with refs (a text, any case, or /regex/flags)').argument('<text>'))
+  withTarget(
+    program
+      .command('find')
+      .description('the lines of the page that say this, each under its path, with refs (a text, any case, or /regex/flags)')
+      .argument('<text>'),
+  )
     .option('-i, --interactive', 'only what can be acted on')
     .action(async (query: string, options: { target?: string; interactive?: boolean }) => {
       const snapshot = await client().snapshot({ find: query, interactive: options.interactive, maxChars: AGENT_SNAPSHOT_CHARS, targetId: options.target });
@@ -287,12 +316,16 @@ function addActionCommands(program: Command, client: () => BrowserClient, print:
       const result = await client().fill(fields, { targetId: options.target });
       print(result, () => done(result));
     });
-  withTarget(program.command('resize').description('set the viewport size').argument('<width>', 'CSS pixels', wholeNumber).argument('<height>', 'CSS pixels', wholeNumber)).action(
-    async (width: number, height: number, options: { target?: string }) => {
-      const result = await client().resize(width, height, { targetId: options.target });
-      print(result, () => `viewport ${width}x${height}`);
-    },
-  );
+  withTarget(
+    program
+      .command('resize')
+      .description('set the viewport size')
+      .argument('<width>', 'CSS pixels', wholeNumber)
+      .argument('<height>', 'CSS pixels', wholeNumber),
+  ).action(async (width: number, height: number, options: { target?: string }) => {
+    const result = await client().resize(width, height, { targetId: options.target });
+    print(result, () => `viewport ${width}x${height}`);
+  });
   withTarget(program.command('wait').description('wait for text to appear or go, a selector, or a time'))
     .option('--text <text>', 'text to appear')
     .option('--text-gone <text>', 'text to disappear')
@@ -303,7 +336,17 @@ function addActionCommands(program: Command, client: () => BrowserClient, print:
       if ([options.text, options.textGone, options.selector, options.time].every((value) => value === undefined))
         throw new Error('wait needs --text, --text-gone, --selector or --time');
       const what = options.text ?? options.textGone ?? options.selector ?? `${options.time} ms`;
-      const result = await waiting(`waiting for ${what}`, client().wait({ text: options.text, textGone: options.textGone, selector: options.selector, timeMs: options.time, timeoutMs: options.timeout, targetId: options.target }));
+      const result = await waiting(
+        `waiting for ${what}`,
+        client().wait({
+          text: options.text,
+          textGone: options.textGone,
+          selector: options.selector,
+          timeMs: options.time,
+          timeoutMs: options.timeout,
+          targetId: options.target,
+        }),
+      );
       print(result, () => 'done');
     });
   withTarget(program.command('evaluate').description('run a function in the page (given the element of --ref)'))
@@ -313,12 +356,20 @@ function addActionCommands(program: Command, client: () => BrowserClient, print:
       const result = await client().evaluate(options.fn, { ref: options.ref, targetId: options.target });
       print(result, () => fenced(result.fence, [JSON.stringify(result.result) ?? 'undefined']));
     });
-  withTarget(program.command('upload').description('upload files: into an input (--input), through the chooser --ref opens, or the next chooser').argument('<paths...>'))
+  withTarget(
+    program.command('upload').description('upload files: into an input (--input), through the chooser --ref opens, or the next chooser').argument('<paths...>'),
+  )
     .option('--ref <ref>', 'click this, then put the files in the chooser it opens')
     .option('--input <ref>', 'set the files on this file input directly')
     .option('--timeout <ms>', 'how long the chooser may take (default and max 120000)', wholeNumber)
     .action(async (paths: string[], options: { ref?: string; input?: string; timeout?: number; target?: string }) => {
-      const result = await client().fileChooser({ paths: paths.map((p) => resolve(p)), ref: options.ref, inputRef: options.input, timeoutMs: options.timeout, targetId: options.target });
+      const result = await client().fileChooser({
+        paths: paths.map((p) => resolve(p)),
+        ref: options.ref,
+        inputRef: options.input,
+        timeoutMs: options.timeout,
+        targetId: options.target,
+      });
       print(result, () => (result.armed ? `armed for the next file chooser: ${paths.join(', ')}` : `uploaded ${(result.uploaded as string[]).join(', ')}`));
     });
   program
@@ -326,7 +377,14 @@ function addActionCommands(program: Command, client: () => BrowserClient, print:
     .description("what the profile's tabs downloaded, and where the files are")
     .action(async () => {
       const { downloads } = await client().downloads();
-      print(downloads, () => (downloads.length ? fenced(undefined, downloads.map((d) => `${d.state}  ${d.path ?? '(pending)'}  ${d.url}`)) : '(no downloads)'));
+      print(downloads, () =>
+        downloads.length
+          ? fenced(
+              undefined,
+              downloads.map((d) => `${d.state}  ${d.path ?? '(pending)'}  ${d.url}`),
+            )
+          : '(no downloads)',
+      );
     });
   withTarget(program.command('dialog').description("answer the tab's next alert / confirm / prompt"))
     .option('--accept', 'accept it')
@@ -335,7 +393,12 @@ function addActionCommands(program: Command, client: () => BrowserClient, print:
     .option('--timeout <ms>', 'disarm after (default and max 120000)', wholeNumber)
     .action(async (options: { accept?: boolean; dismiss?: boolean; prompt?: string; timeout?: number; target?: string }) => {
       if (options.accept === options.dismiss) throw new Error('say --accept or --dismiss');
-      const result = await client().dialog({ accept: Boolean(options.accept), promptText: options.prompt, timeoutMs: options.timeout, targetId: options.target });
+      const result = await client().dialog({
+        accept: Boolean(options.accept),
+        promptText: options.prompt,
+        timeoutMs: options.timeout,
+        targetId: options.target,
+      });
       print(result, () => `armed: the next dialog will be ${options.accept ? 'accepted' : 'dismissed'}`);
     });
 }
@@ -345,7 +408,9 @@ function openInBrowser(url: string): void {
   const [command, args] =
     process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url]] : ['xdg-open', [url]];
   try {
-    spawn(command, args, { stdio: 'ignore', detached: true }).on('error', () => {}).unref();
+    spawn(command, args, { stdio: 'ignore', detached: true })
+      .on('error', () => {})
+      .unref();
   } catch {
     // No opener: the link is printed.
   }

@@ -34,17 +34,24 @@ export async function checkChrome(config: Config, server: ChromeStatus | undefin
         name: 'chrome',
         verdict: 'warn',
         detail: `another DevTools client (another tool) is attached to ${server.otherDebuggers} of your tabs`,
-        fix: 'close that tool if it is not yours: two clients driving one browser get in each other\'s way',
+        fix: "close that tool if it is not yours: two clients driving one browser get in each other's way",
       });
     return checks;
   }
-  if (server?.state === 'asking') return [{ name: 'chrome', verdict: 'warn', detail: ASKING_MESSAGE, fix: 'choose Allow in Chrome\'s prompt; `clawd-browser chrome` says when it is done' }];
+  if (server?.state === 'asking')
+    return [{ name: 'chrome', verdict: 'warn', detail: ASKING_MESSAGE, fix: "choose Allow in Chrome's prompt; `clawd-browser chrome` says when it is done" }];
   // The server's own attempt says what the person answered, or that the browser went away.
-  if (server?.state === 'failed' && server.problem && ['refused', 'unanswered', 'lost'].includes(server.problem.kind)) return [problem(server.problem.message, server.problem.fix)];
+  if (server?.state === 'failed' && server.problem && ['refused', 'unanswered', 'lost'].includes(server.problem.kind))
+    return [problem(server.problem.message, server.problem.fix)];
 
   const reports = browserHomes(configured, platform, home).map((each) => describeHome(each, platform));
   const live = await debuggable(reports);
-  if (live) return [ok(`${live.title} allows remote debugging (port ${live.activePort!.port}, ${live.userDataDir}${live.version ? `, version ${live.version}` : ''}${opened(openProfiles(live))}): \`clawd-browser chrome attach\` attaches, and Chrome asks you to allow it`)];
+  if (live)
+    return [
+      ok(
+        `${live.title} allows remote debugging (port ${live.activePort!.port}, ${live.userDataDir}${live.version ? `, version ${live.version}` : ''}${opened(openProfiles(live))}): \`clawd-browser chrome attach\` attaches, and Chrome asks you to allow it`,
+      ),
+    ];
   const stale = reports.find((report) => report.activePort);
   if (stale) {
     const { message, fix } = describeProblem('stale', { port: stale.activePort!.port });
@@ -54,7 +61,12 @@ export async function checkChrome(config: Config, server: ChromeStatus | undefin
   if (configured) {
     const elsewhere = await debuggable(browserHomes(undefined, platform, home).map((each) => describeHome(each, platform)));
     if (elsewhere)
-      return [problem(`config.json's chrome.userDataDir (${configured}) is not where your browser allows remote debugging: ${elsewhere.title} does, in ${elsewhere.userDataDir}`, `set chrome.userDataDir to ${elsewhere.userDataDir}, or remove it`)];
+      return [
+        problem(
+          `config.json's chrome.userDataDir (${configured}) is not where your browser allows remote debugging: ${elsewhere.title} does, in ${elsewhere.userDataDir}`,
+          `set chrome.userDataDir to ${elsewhere.userDataDir}, or remove it`,
+        ),
+      ];
   }
   const { failure } = whyNotDebuggable(reports);
   return [problem(failure.reason, failure.fix)];

@@ -11,7 +11,6 @@ import type { Print } from './print.js';
  * without a subcommand, the state. Lending is yours alone, in the picker.
  */
 
-
 function seconds(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 120) throw new InvalidArgumentError('must be a number of seconds (0-120)');
@@ -56,7 +55,7 @@ export function addChromeCommands(program: Command, client: () => BrowserClient,
   chrome
     .command('pick')
     .description('attach if need be (Chrome asks you), and open the tab picker in your Chrome: you lend tabs there, and take them back')
-    .option('--wait <seconds>', 'how long to wait for your answer to Chrome\'s prompt', seconds, 120)
+    .option('--wait <seconds>', "how long to wait for your answer to Chrome's prompt", seconds, 120)
     .action(async (options: { wait: number }) => {
       const status = await withProgress('waiting for you to allow remote debugging in Chrome', client().chrome.attach(options.wait), { json: json() });
       if (status.state !== 'attached') {

@@ -43,7 +43,19 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
     load: async () => (await import('./pointer-commands.js')).addPointerCommands,
   },
   {
-    commands: ['sessions', 'session-open', 'session-close', 'session-approve', 'grant', 'vault-list', 'vault-forget', 'secret-set', 'secret-list', 'secret-forget', 'reap'],
+    commands: [
+      'sessions',
+      'session-open',
+      'session-close',
+      'session-approve',
+      'grant',
+      'vault-list',
+      'vault-forget',
+      'secret-set',
+      'secret-list',
+      'secret-forget',
+      'reap',
+    ],
     load: async () => (await import('./session-commands.js')).addSessionCommands,
   },
   {

@@ -49,13 +49,21 @@ function checkBrowser(config: Config): Check {
     path = findExecutable({ executablePath: config.executablePath, platform: currentPlatform(), env: defaultExecutableEnv() });
   } catch (error) {
     const message = (error as Error).message;
-    return fail('browser', message.split('. ')[0], config.executablePath ? 'fix or remove "executablePath" in config.json' : message.split('. ').slice(1).join('. '));
+    return fail(
+      'browser',
+      message.split('. ')[0],
+      config.executablePath ? 'fix or remove "executablePath" in config.json' : message.split('. ').slice(1).join('. '),
+    );
   }
   try {
     const version = execFileSync(path, ['--version'], { encoding: 'utf8', timeout: 15_000, stdio: ['ignore', 'pipe', 'ignore'] }).trim();
     return ok('browser', `${path} (${version})`);
   } catch (error) {
-    return fail('browser', `${path} does not start: ${String((error as Error).message).split('\n')[0]}`, 'reinstall it, or set "executablePath" in config.json to a Chrome or Chromium that runs');
+    return fail(
+      'browser',
+      `${path} does not start: ${String((error as Error).message).split('\n')[0]}`,
+      'reinstall it, or set "executablePath" in config.json to a Chrome or Chromium that runs',
+    );
   }
 }
 
@@ -66,7 +74,11 @@ function checkFilms(config: Config): Check {
     const version = execFileSync(path, ['-version'], { encoding: 'utf8', timeout: 15_000, stdio: ['ignore', 'pipe', 'ignore'] }).split('\n')[0];
     return ok('films', `${path} (${version.replace(/ Copyright.*$/, '')})`);
   } catch (error) {
-    return warn('films', (error as Error).message.split(': ')[0], 'install ffmpeg (Debian and Ubuntu: apt-get install ffmpeg; macOS: brew install ffmpeg), or set recordings.ffmpeg in config.json: only films need it');
+    return warn(
+      'films',
+      (error as Error).message.split(': ')[0],
+      'install ffmpeg (Debian and Ubuntu: apt-get install ffmpeg; macOS: brew install ffmpeg), or set recordings.ffmpeg in config.json: only films need it',
+    );
   }
 }
 
@@ -80,7 +92,8 @@ function checkHome(home: string): Check {
     return fail('home', `${home} is not writable by this user`, `chown -R $(id -un) ${home}`);
   }
   if (currentPlatform() !== 'win32') {
-    if (process.getuid && stat.uid !== process.getuid()) return fail('home', `${home} belongs to another user (uid ${stat.uid})`, `chown -R $(id -un) ${home}, or set CLAWD_HOME`);
+    if (process.getuid && stat.uid !== process.getuid())
+      return fail('home', `${home} belongs to another user (uid ${stat.uid})`, `chown -R $(id -un) ${home}, or set CLAWD_HOME`);
     const token = join(home, 'token');
     if ((stat.mode & 0o077) !== 0) return fail('home', `${home} is readable by others (mode ${(stat.mode & 0o777).toString(8)})`, `chmod 700 ${home}`);
     if (existsSync(token) && (statSync(token).mode & 0o077) !== 0) return fail('home', `${token} is readable by others`, `chmod 600 ${token}`);
@@ -103,7 +116,12 @@ async function checkPorts(home: string, config: Config, serverAnswers: boolean):
   const taken = [];
   for (const each of [port, relayPortFor(port)]) if (!(await portFree(host, each))) taken.push(each);
   if (taken.length && serverAnswers) return ok('ports', `${port} and ${relayPortFor(port)} on ${host} held by this home's server`);
-  if (taken.length) return fail('ports', `${taken.join(' and ')} on ${host} taken by another program`, 'stop that program, or give serve other ports: controlUrl in config.json or `serve --port N` (the relay takes N+1)');
+  if (taken.length)
+    return fail(
+      'ports',
+      `${taken.join(' and ')} on ${host} taken by another program`,
+      'stop that program, or give serve other ports: controlUrl in config.json or `serve --port N` (the relay takes N+1)',
+    );
   return ok('ports', `${port} and ${relayPortFor(port)} on ${host} free`);
 }
 
@@ -119,20 +137,46 @@ async function checkServer(home: string, controlUrl: string): Promise<ServerStat
   const token = readToken(home);
   let response: Response;
   try {
-    response = await fetch(`${controlUrl}/?profile=extension`, { headers: { authorization: `Bearer ${token ?? ''}`, accept: 'application/json' }, signal: AbortSignal.timeout(5_000) });
+    response = await fetch(`${controlUrl}/?profile=extension`, {
+      headers: { authorization: `Bearer ${token ?? ''}`, accept: 'application/json' },
+      signal: AbortSignal.timeout(5_000),
+    });
   } catch {
-    return { check: warn('server', `nothing answers at ${controlUrl}`, 'start it: `clawd-browser serve` (`clawd-browser mcp` and the extension\'s native host start it by themselves)') };
+    return {
+      check: warn(
+        'server',
+        `nothing answers at ${controlUrl}`,
+        "start it: `clawd-browser serve` (`clawd-browser mcp` and the extension's native host start it by themselves)",
+      ),
+    };
   }
-  const status = (await response.json().catch(() => undefined)) as { profile?: string; extension?: string; enabled?: boolean; error?: { code?: string } } | undefined;
+  const status = (await response.json().catch(() => undefined)) as
+    { profile?: string; extension?: string; enabled?: boolean; error?: { code?: string } } | undefined;
   if (response.status === 401 && status?.error?.code === 'unauthorized')
-    return { check: fail('server', `${controlUrl} refuses this home's token`, 'that server belongs to another CLAWD_HOME: run doctor with that CLAWD_HOME, or stop that server') };
+    return {
+      check: fail(
+        'server',
+        `${controlUrl} refuses this home's token`,
+        'that server belongs to another CLAWD_HOME: run doctor with that CLAWD_HOME, or stop that server',
+      ),
+    };
   if (!response.ok || status?.profile !== 'extension')
-    return { check: fail('server', `another program answers at ${controlUrl} (HTTP ${response.status})`, 'stop it, or give serve another port: controlUrl in config.json or `serve --port N`') };
+    return {
+      check: fail(
+        'server',
+        `another program answers at ${controlUrl} (HTTP ${response.status})`,
+        'stop it, or give serve another port: controlUrl in config.json or `serve --port N`',
+      ),
+    };
   const record = liveServerRecord(home);
   const chrome = (await fetch(`${controlUrl}/chrome`, { headers: { authorization: `Bearer ${token ?? ''}` }, signal: AbortSignal.timeout(5_000) })
     .then((answer) => (answer.ok ? answer.json() : undefined))
     .catch(() => undefined)) as ChromeStatus | undefined;
-  return { check: ok('server', `${controlUrl} answers${record ? ` (version ${record.version})` : ''}`), extension: status.extension ?? (status.enabled === false ? 'disabled' : 'absent'), chrome };
+  return {
+    check: ok('server', `${controlUrl} answers${record ? ` (version ${record.version})` : ''}`),
+    extension: status.extension ?? (status.enabled === false ? 'disabled' : 'absent'),
+    chrome,
+  };
 }
 
 function checkNativeHost(): Check {
@@ -152,8 +196,18 @@ function checkNativeHost(): Check {
       broken.push(`${browser} (unreadable manifest ${path})`);
     }
   }
-  if (broken.length) return fail('native host', `installed for ${broken.join(', ')}`, 'run `clawd-browser install-native-host` again (with --extension-id if you load the extension under another ID)');
-  if (!found.length) return warn('native host', 'not installed for any browser', 'to share tabs from your Chrome: `clawd-browser install-native-host` (or pair the extension by hand on its options page)');
+  if (broken.length)
+    return fail(
+      'native host',
+      `installed for ${broken.join(', ')}`,
+      'run `clawd-browser install-native-host` again (with --extension-id if you load the extension under another ID)',
+    );
+  if (!found.length)
+    return warn(
+      'native host',
+      'not installed for any browser',
+      'to share tabs from your Chrome: `clawd-browser install-native-host` (or pair the extension by hand on its options page)',
+    );
   return ok('native host', `installed for ${found.join(', ')}`);
 }
 
@@ -164,17 +218,24 @@ function checkExtensionFiles(): Check {
 }
 
 function checkExtension(server: ServerState): Check {
-  if (server.extension === undefined) return warn('extension', 'not known: the server is not running', 'start the server, then click the extension\'s toolbar button on a tab');
+  if (server.extension === undefined)
+    return warn('extension', 'not known: the server is not running', "start the server, then click the extension's toolbar button on a tab");
   if (server.extension === 'connected') return ok('extension', 'paired and connected');
   if (server.extension === 'disabled') return warn('extension', 'the extension profile is disabled', 'set "enabled": true in config.json');
-  return warn('extension', `not connected (${server.extension})`, `load ${EXTENSION_DIR} in Chrome (chrome://extensions, Developer mode, Load unpacked), then click its toolbar button on a tab`);
+  return warn(
+    'extension',
+    `not connected (${server.extension})`,
+    `load ${EXTENSION_DIR} in Chrome (chrome://extensions, Developer mode, Load unpacked), then click its toolbar button on a tab`,
+  );
 }
 
 function checkJails(config: Config): Check {
   const host = jailHost();
   if ('unusable' in host) {
     const detail = `task sessions run as plain processes: ${host.unusable}`;
-    return config.sessionIsolation === 'process' ? ok('jails', detail) : warn('jails', detail, 'run serve as root on Linux with iproute2 for jailed sessions, or set "sessionIsolation": "process" to accept this');
+    return config.sessionIsolation === 'process'
+      ? ok('jails', detail)
+      : warn('jails', detail, 'run serve as root on Linux with iproute2 for jailed sessions, or set "sessionIsolation": "process" to accept this');
   }
   const detail = `cgroups ${host.cgroups.version}, network namespaces${host.sandbox ? '' : ` (${host.sandboxNote})`}`;
   return config.sessionIsolation === 'process' ? ok('jails', `${detail}: available, but config sessionIsolation is "process"`) : ok('jails', detail);
@@ -188,7 +249,11 @@ async function checkGrid(config: Config): Promise<Check | undefined> {
   try {
     const { ready, message, status } = await gridReadiness(grid);
     if (ready) return ok('grid', `${name} ready`);
-    return fail('grid', `${name} answers but is not ready: ${message ?? `HTTP ${status}`}`, 'start a node on the Grid, or check its credentials in config.json grid');
+    return fail(
+      'grid',
+      `${name} answers but is not ready: ${message ?? `HTTP ${status}`}`,
+      'start a node on the Grid, or check its credentials in config.json grid',
+    );
   } catch (error) {
     return fail('grid', (error as Error).message, 'start the Grid, or fix grid.url in config.json (or remove grid)');
   }
@@ -205,7 +270,15 @@ export async function runDoctor(home: string, controlUrl: string): Promise<Check
   checks.push(ok('config', existsSync(join(home, 'config.json')) ? `${join(home, 'config.json')} is valid` : 'defaults (no config.json yet)'));
   const server = await checkServer(home, controlUrl);
   checks.push(checkBrowser(config), checkHome(home), await checkPorts(home, config, server.check.verdict === 'ok'));
-  checks.push(server.check, checkNativeHost(), checkExtensionFiles(), checkExtension(server), ...(await checkChrome(config, server.chrome, currentPlatform(), homedir())), checkJails(config), checkFilms(config));
+  checks.push(
+    server.check,
+    checkNativeHost(),
+    checkExtensionFiles(),
+    checkExtension(server),
+    ...(await checkChrome(config, server.chrome, currentPlatform(), homedir())),
+    checkJails(config),
+    checkFilms(config),
+  );
   const grid = await checkGrid(config);
   if (grid) checks.push(grid);
   return checks;
@@ -215,5 +288,7 @@ const MARK: Record<Verdict, string> = { ok: 'ok  ', warn: 'warn', fail: 'FAIL' }
 
 export function describeChecks(checks: Check[]): string {
   const width = Math.max(...checks.map((check) => check.name.length));
-  return checks.map((check) => `${MARK[check.verdict]}  ${check.name.padEnd(width)}  ${check.detail}${check.fix ? `\n      ${' '.repeat(width)}  fix: ${check.fix}` : ''}`).join('\n');
+  return checks
+    .map((check) => `${MARK[check.verdict]}  ${check.name.padEnd(width)}  ${check.detail}${check.fix ? `\n      ${' '.repeat(width)}  fix: ${check.fix}` : ''}`)
+    .join('\n');
 }

@@ -57,7 +57,7 @@ export function addHomeCommands(program: Command, client: () => BrowserClient, p
 
   program
     .command('extension-key')
-    .description("print the extension key, for pairing the extension by hand on its options page (CDP clients never need it)")
+    .description('print the extension key, for pairing the extension by hand on its options page (CDP clients never need it)')
     .action(() => {
       const key = loadOrCreateExtensionKey(clawdHome());
       print({ extensionKey: key }, () => key);
@@ -65,13 +65,14 @@ export function addHomeCommands(program: Command, client: () => BrowserClient, p
 
   program
     .command('cdp-url')
-    .description('print a CDP endpoint for connectOverCDP / puppeteer.connect, token included: the extension relay, or with --profile that profile\'s browser')
+    .description("print a CDP endpoint for connectOverCDP / puppeteer.connect, token included: the extension relay, or with --profile that profile's browser")
     .option('--port <port>', 'control API port (the relay is one above)', port)
     .action(async (options: { port?: number }) => {
       const home = clawdHome();
       const { relayAddressFor } = await import('../config/server-address.js');
       const { controlAddress, loadConfig, urlHost } = await import('../config/config.js');
-      const relay = options.port === undefined ? relayAddressFor(home).relayUrl : `ws://${urlHost(controlAddress(loadConfig(home)).host)}:${relayPortFor(options.port)}`;
+      const relay =
+        options.port === undefined ? relayAddressFor(home).relayUrl : `ws://${urlHost(controlAddress(loadConfig(home)).host)}:${relayPortFor(options.port)}`;
       const key = sessionKey();
       // A key reaches its own session's browser: the server says which that is.
       const profile: string | undefined = program.opts().profile ?? (key ? (await client().status()).profile : undefined);
@@ -84,7 +85,8 @@ export function addHomeCommands(program: Command, client: () => BrowserClient, p
     .command('extension-path')
     .description("print the extension's folder, to load in Chrome (chrome://extensions, Developer mode, Load unpacked)")
     .action(() => {
-      if (!existsSync(join(EXTENSION_DIR, 'manifest.json'))) throw new Error(`The extension is not built at ${EXTENSION_DIR}: run \`npm run build\` in the checkout`);
+      if (!existsSync(join(EXTENSION_DIR, 'manifest.json')))
+        throw new Error(`The extension is not built at ${EXTENSION_DIR}: run \`npm run build\` in the checkout`);
       print({ path: EXTENSION_DIR }, () => EXTENSION_DIR);
     });
 
@@ -95,12 +97,20 @@ export function addHomeCommands(program: Command, client: () => BrowserClient, p
     // MCP's SDK is loaded for this command only: `serve`, which every other way in talks to, starts without it.
     .action(async (options: { caps?: string }) => {
       const { runMcpStdio } = await import('./mcp.js');
-      await runMcpStdio({ home: clawdHome(), profile: program.opts().profile, url: program.opts().url ?? process.env.CLAWD_URL, caps: options.caps, agent: program.opts().agent ?? process.env.CLAWD_AGENT });
+      await runMcpStdio({
+        home: clawdHome(),
+        profile: program.opts().profile,
+        url: program.opts().url ?? process.env.CLAWD_URL,
+        caps: options.caps,
+        agent: program.opts().agent ?? process.env.CLAWD_AGENT,
+      });
     });
 
   program
     .command('doctor')
-    .description('check what a first run needs (the browser, the home, ports, the server, the native host, the extension, jails, the Grid) and say how to fix each problem')
+    .description(
+      'check what a first run needs (the browser, the home, ports, the server, the native host, the extension, jails, the Grid) and say how to fix each problem',
+    )
     .action(async () => {
       const home = clawdHome();
       const [{ describeChecks, runDoctor }, { controlUrlFor }] = await Promise.all([import('./doctor.js'), import('../config/server-address.js')]);

@@ -44,7 +44,9 @@ export function watchIdle(state: IdleServerState, log: Logger, options: { exitWh
         const quietFor = Math.min(state.manager.idle.idleForMs(), Date.now() - state.lastRequestAt());
         const holding = state.manager.managedRunning || state.sharedTabs() > 0 || state.openSessions() > 0 || state.otherClients() > 0;
         if (!holding && quietFor >= ms) {
-          log.info(`exiting: started by mcp or the native host, and unused for ${describeSpan(quietFor)} (no browser, shared tab, session or client; config idleStopMinutes)`);
+          log.info(
+            `exiting: started by mcp or the native host, and unused for ${describeSpan(quietFor)} (no browser, shared tab, session or client; config idleStopMinutes)`,
+          );
           stopped = true;
           await options.exitWhenIdle();
           return;

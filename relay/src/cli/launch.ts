@@ -46,7 +46,8 @@ export function launch(bundle = BUNDLE, args = process.argv.slice(2), env: NodeJ
   // Runs under other flags keep their caches apart: each would refuse the other's and write its own over it.
   const flags = fnv1a([v8Flags, ...process.execArgv, env.NODE_OPTIONS ?? ''].join(' '));
   const enableCompileCache = (nodeModule as { enableCompileCache?: (dir: string) => { status: number } }).enableCompileCache;
-  const { FAILED, DISABLED } = (nodeModule as { constants?: { compileCacheStatus?: { FAILED: number; DISABLED: number } } }).constants?.compileCacheStatus ?? {};
+  const { FAILED, DISABLED } =
+    (nodeModule as { constants?: { compileCacheStatus?: { FAILED: number; DISABLED: number } } }).constants?.compileCacheStatus ?? {};
   const nodeCache = cache && enableCompileCache && privateDir(join(cache, `node-${flags}`));
   if (nodeCache && enableCompileCache) {
     const { status } = enableCompileCache(nodeCache);
@@ -90,7 +91,10 @@ function privateDir(dir: string): string | undefined {
 function runWithCodeCache(bundle: string, cacheFile: string, worthKeeping: boolean): void {
   const cachedData = readPrivateFile(cacheFile);
   // Node's own CommonJS wrapper, on the bundle's first line: its line numbers stay the file's.
-  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) { ${readFileSync(bundle, 'utf8')}\n});`, { filename: bundle, cachedData });
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) { ${readFileSync(bundle, 'utf8')}\n});`, {
+    filename: bundle,
+    cachedData,
+  });
   if (worthKeeping && (!cachedData || script.cachedDataRejected)) {
     process.once('exit', () => {
       try {

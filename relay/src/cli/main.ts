@@ -16,9 +16,15 @@ const program = new Command()
   .version(PACKAGE_VERSION)
   .option('--profile <name>', 'the profile to act on (default: config.json defaultProfile)')
   .option('--json', 'machine-readable output')
-  .option('--url <url>', "the control API to talk to (default: CLAWD_URL, else the address this home's server wrote to server.json, else config.json controlUrl)")
+  .option(
+    '--url <url>',
+    "the control API to talk to (default: CLAWD_URL, else the address this home's server wrote to server.json, else config.json controlUrl)",
+  )
   .option('--agent <name>', "act as this agent (default: CLAWD_AGENT): without --target, commands mean this agent's own tabs, never another agent's")
-  .option('--key <key>', "act with a task session's key instead of this home's token: that session only, its profile meant when --profile is left out (default: CLAWD_KEY)")
+  .option(
+    '--key <key>',
+    "act with a task session's key instead of this home's token: that session only, its profile meant when --profile is left out (default: CLAWD_KEY)",
+  )
   // A usage error is one line and a pointer to the help, not the whole help.
   .showHelpAfterError('(run with --help for usage)');
 
@@ -32,12 +38,21 @@ let Client: typeof BrowserClient | undefined;
 const client = () => {
   if (!Client) throw new Error('the client is used before it was loaded');
   if (!process.listenerCount('SIGINT')) process.once('SIGINT', () => interrupt.abort(new Error('cancelled (Ctrl-C)')));
-  return Client.local({ profile: program.opts().profile, url: program.opts().url, key: sessionKey(), agent: program.opts().agent ?? process.env.CLAWD_AGENT }).withSignal(interrupt.signal);
+  return Client.local({
+    profile: program.opts().profile,
+    url: program.opts().url,
+    key: sessionKey(),
+    agent: program.opts().agent ?? process.env.CLAWD_AGENT,
+  }).withSignal(interrupt.signal);
 };
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
-  const valueOptions = new Set(program.options.filter((option) => option.required || option.optional).flatMap((option) => [option.long, option.short].filter((flag): flag is string => !!flag)));
+  const valueOptions = new Set(
+    program.options
+      .filter((option) => option.required || option.optional)
+      .flatMap((option) => [option.long, option.short].filter((flag): flag is string => !!flag)),
+  );
   const word = commandWordIn(args, valueOptions);
   // `--version` alone needs no command's code; anything else not naming a command (help, a typo) gets them all.
   const versionOnly = word === undefined && args.some((arg) => arg === '-V' || arg === '--version');

@@ -36,7 +36,9 @@ export async function runMcpStdio(options: { home: string; profile?: string; url
         // Each MCP connection is an agent of its own: its calls without targetId mean its own tabs.
         client ??= BrowserClient.local({ home: options.home, profile: options.profile, url: options.url, agent: options.agent ?? `mcp-${process.pid}` });
       } catch (error) {
-        throw new Error(`The clawd-browser server could not start: ${(error as Error)?.message ?? String(error)}. Fix that, and the next tool call tries again.`);
+        throw new Error(
+          `The clawd-browser server could not start: ${(error as Error)?.message ?? String(error)}. Fix that, and the next tool call tries again.`,
+        );
       }
     })().finally(() => (starting = undefined)));
   start().catch((error: Error) => process.stderr.write(`clawd-browser: ${error.message}\n`));

@@ -6,7 +6,6 @@ import type { Print } from './print.js';
 
 /** The tools pages offer agents (WebMCP, spec §21): `page-tools` lists a tab's, `page-tool NAME` calls one. */
 
-
 /** `--input '{"sku":"x1"}'`: a JSON object, said as such when it is not one. */
 function jsonObject(value: string): Record<string, unknown> {
   let parsed: unknown;
@@ -37,7 +36,13 @@ export function addPageToolsCommands(program: Command, client: () => BrowserClie
     .option('--timeout <ms>', 'how long to wait for its answer (default 30000)', (value) => Number(value))
     .option('--target <targetId>', 'the tab')
     .action(async (name: string, options: { input?: Record<string, unknown>; frame?: string; timeout?: number; target?: string }) => {
-      const answer = await client().pageTools.call({ targetId: options.target, name, input: options.input ?? {}, frameId: options.frame, timeoutMs: options.timeout });
+      const answer = await client().pageTools.call({
+        targetId: options.target,
+        name,
+        input: options.input ?? {},
+        frameId: options.frame,
+        timeoutMs: options.timeout,
+      });
       print(answer, () => pageToolAnswer(answer));
       if (answer.status !== 'Completed') process.exitCode = 1;
     });

@@ -3,7 +3,14 @@ import { controlAddress, ensureConfig, loadConfig, urlHost } from '../config/con
 import { relayPortFor } from '../../../protocol/constants.js';
 import { isLoopbackHost } from '../server/request-guard.js';
 import { ActionLog } from '../runtime/action-log.js';
-import { clawdHome, loadOrCreateExtensionKey, loadOrCreateGrantKey, loadOrCreateToken, loadOrCreateVaultKey, loadOrCreateWebhookKey } from '../config/state-dir.js';
+import {
+  clawdHome,
+  loadOrCreateExtensionKey,
+  loadOrCreateGrantKey,
+  loadOrCreateToken,
+  loadOrCreateVaultKey,
+  loadOrCreateWebhookKey,
+} from '../config/state-dir.js';
 import { reapSessions } from '../sessions/session-reaper.js';
 import { TaskSessions } from '../sessions/task-sessions.js';
 import { AuditLog, type AuditTrail } from '../vault/audit-log.js';
@@ -104,14 +111,22 @@ async function startServerOn(options: Parameters<typeof startServer>[0]): Promis
     await fleetStore?.close();
     throw error;
   });
-  const manager = new ProfileManager(options.home, { bridge: relay.bridge, downloads: relay.downloads, cdpUrl: relay.cdpUrl, token, driverKey: relay.driverKey, chrome: relay.chrome }, options.logger);
+  const manager = new ProfileManager(
+    options.home,
+    { bridge: relay.bridge, downloads: relay.downloads, cdpUrl: relay.cdpUrl, token, driverKey: relay.driverKey, chrome: relay.chrome },
+    options.logger,
+  );
   manager.registry.prepare();
   // Every port this server listens on, its proxies' among them, is out of a shared or lent tab's reach too.
   relay.ownPortsOf(manager.ownPorts);
   // Sessions an earlier server left (it stopped, or was killed mid-session) go first.
   // In a fleet, a Grid session another server holds (or will take over) is left running on the Grid.
   await reapSessions(options.home, options.logger, fleetStore && (async (id) => (await fleetStore.sessions.byId(id))?.state === 'live'));
-  const credentials = { ...credentialsFor(options.home, manager, options.logger, fleetStore), askConsent: relay.askConsent, noticeHandoff: relay.noticeHandoff };
+  const credentials = {
+    ...credentialsFor(options.home, manager, options.logger, fleetStore),
+    askConsent: relay.askConsent,
+    noticeHandoff: relay.noticeHandoff,
+  };
   // In a fleet, any server answers for any session (spec §18): carried to its holder, or taken over.
   const fleetSessions = fleetStore && new FleetSessions(fleetStore.sessions, credentials.sessions, { log: options.logger, audit: credentials.audit });
   const carrier = fleetSessions && new FleetCarrier(fleetSessions, options.logger);
@@ -216,7 +231,9 @@ async function startServerOn(options: Parameters<typeof startServer>[0]): Promis
 function advertisedAt(configured: string | undefined): string | undefined {
   const given = process.env.CLAWD_ADVERTISE?.trim() || configured;
   if (given !== undefined && !(URL.canParse(given) && /^https?:$/.test(new URL(given).protocol)))
-    throw new Error(`CLAWD_ADVERTISE must be this server's http(s) address as the fleet's other servers reach it (e.g. http://10.0.0.5:18791), not ${JSON.stringify(given)}`);
+    throw new Error(
+      `CLAWD_ADVERTISE must be this server's http(s) address as the fleet's other servers reach it (e.g. http://10.0.0.5:18791), not ${JSON.stringify(given)}`,
+    );
   return given;
 }
 
@@ -249,7 +266,8 @@ function credentialsFor(home: string, manager: ProfileManager, logger: Logger, f
   const audit: AuditTrail = fleetStore?.audit ?? new AuditLog(join(home, 'logs', 'audit.jsonl'));
   const revocations = fleetStore?.revocations ?? new FileRevocations(join(home, 'vault', 'revoked-grants.json'));
   const vaultOf = () => (vault ??= new CookieVault(fleetStore?.vault ?? new FileVaultRows(join(home, 'vault', 'cookies.json')), loadOrCreateVaultKey(home)));
-  const secretsOf = () => (secrets ??= new SecretStore(fleetStore?.secrets ?? new FileSecretRows(join(home, 'vault', 'secrets.json')), loadOrCreateVaultKey(home)));
+  const secretsOf = () =>
+    (secrets ??= new SecretStore(fleetStore?.secrets ?? new FileSecretRows(join(home, 'vault', 'secrets.json')), loadOrCreateVaultKey(home)));
   const grantsOf = () => (grants ??= new Grants(loadOrCreateGrantKey(home), revocations));
   const sessions = new TaskSessions(home, {
     log: logger,
@@ -311,7 +329,7 @@ export async function serve(options: { port?: number; host?: string; logLevel: L
  * native host read config.json only.
  */
 function portTaken(error: PortInUseError, controlPort: number, portsFrom: 'config' | 'flag or config'): Error {
-  const which = error.port === controlPort ? 'the control API\'s' : `the relay's, one above the control API's ${controlPort}`;
+  const which = error.port === controlPort ? "the control API's" : `the relay's, one above the control API's ${controlPort}`;
   const choose = portsFrom === 'config' ? 'set controlUrl in config.json' : 'run `serve --port N`, or set controlUrl in config.json';
   return new Error(
     `Port ${error.port} on ${error.host} (${which}) is already in use: another clawd-browser server (another CLAWD_HOME's; \`clawd-browser doctor\` says) or another program holds it. Stop it, or choose other ports: ${choose} (the relay takes the port above)`,

@@ -33,10 +33,15 @@ export async function refuseSecondServer(home: string, log: Logger): Promise<voi
   if (!running) {
     const stale = readServerRecord(home);
     if (stale)
-      log.warn(`the previous server of this home (pid ${stale.pid}, started ${stale.startedAt}) ended without stopping: it was killed (SIGKILL, or the kernel's OOM killer), or the machine stopped`);
+      log.warn(
+        `the previous server of this home (pid ${stale.pid}, started ${stale.startedAt}) ended without stopping: it was killed (SIGKILL, or the kernel's OOM killer), or the machine stopped`,
+      );
     return;
   }
-  const answers = await fetch(`${running.controlUrl}/`, { signal: AbortSignal.timeout(1_000) }).then(() => true, () => false);
+  const answers = await fetch(`${running.controlUrl}/`, { signal: AbortSignal.timeout(1_000) }).then(
+    () => true,
+    () => false,
+  );
   if (answers)
     throw new Error(
       `A clawd-browser server already runs for ${home} (pid ${running.pid}, ${running.controlUrl}). Use it (every command and \`mcp\` find it), stop it first, or set CLAWD_HOME to another folder for a second one.`,

@@ -3,7 +3,6 @@ import type { BrowserClient } from '../client/browser-client.js';
 import { clawdHome } from '../config/state-dir.js';
 import type { Print } from './print.js';
 
-
 /** `15m`, `2h`, `90s`, `1d` or plain seconds → seconds. */
 export function parseDuration(value: string): number {
   const match = /^(\d+)\s*(s|m|h|d)?$/.exec(value.trim());
@@ -20,7 +19,16 @@ export function addSessionCommands(program: Command, client: () => BrowserClient
     .description('list the open task sessions')
     .action(async () => {
       const { sessions } = await client().sessions();
-      print({ sessions }, () => sessions.map((s) => `${s.id}  ${s.credential_mode}${s.tenant ? ` ${s.tenant}` : ''}${s.place === 'grid' ? `  grid ${s.node ?? ''}` : ''}  ${s.domains.join(',') || '-'}  until ${s.expiresAt}  (--profile ${s.profile})`).join('\n') || 'no task sessions');
+      print(
+        { sessions },
+        () =>
+          sessions
+            .map(
+              (s) =>
+                `${s.id}  ${s.credential_mode}${s.tenant ? ` ${s.tenant}` : ''}${s.place === 'grid' ? `  grid ${s.node ?? ''}` : ''}  ${s.domains.join(',') || '-'}  until ${s.expiresAt}  (--profile ${s.profile})`,
+            )
+            .join('\n') || 'no task sessions',
+      );
     });
   program
     .command('session-open')
@@ -29,20 +37,48 @@ export function addSessionCommands(program: Command, client: () => BrowserClient
     .option('--tenant <tenant>', 'whose vault (operator)')
     .option('--domain <domain>', 'a domain to inject (repeatable; default: all the grant allows)', collect)
     .option('--grant <token>', 'the grant token (operator)')
-    .option('--record <mode>', 'off, transient or audit: a screenshot per action, kept outside the session; video: audit and a film of the whole session, kept', 'off')
+    .option(
+      '--record <mode>',
+      'off, transient or audit: a screenshot per action, kept outside the session; video: audit and a film of the whole session, kept',
+      'off',
+    )
     .option('--ttl <duration>', 'lifetime, e.g. 15m', parseDuration)
     .option('--place <where>', 'local, or grid (the Selenium Grid in config.json)')
-    .option('--allow-private <host>', 'a loopback or private host it may reach (e.g. 127.0.0.1, localhost), though sessions reach public addresses only (repeatable)', collect)
-    .action(async (options: { mode: 'clean' | 'operator'; tenant?: string; domain?: string[]; grant?: string; record: 'off' | 'transient' | 'audit' | 'video'; ttl?: number; place?: 'local' | 'grid'; allowPrivate?: string[] }) => {
-      const session = await client().openSession({ credential_mode: options.mode, tenant: options.tenant, domains: options.domain, grant: options.grant, record: options.record, ttl: options.ttl, place: options.place, allowPrivate: options.allowPrivate });
-      if (!program.opts().json) for (const warning of session.warnings ?? []) process.stderr.write(`warning: ${warning}\n`);
-      print(session, () =>
-        [
-          `${session.id}  use --profile ${session.profile}  (CDP ${session.cdpUrl}; ${session.injectedCookies} cookies injected; until ${session.expiresAt})`,
-          `key ${session.key}  (reaches this session only; give it to the agent instead of the token)`,
-        ].join('\n'),
-      );
-    });
+    .option(
+      '--allow-private <host>',
+      'a loopback or private host it may reach (e.g. 127.0.0.1, localhost), though sessions reach public addresses only (repeatable)',
+      collect,
+    )
+    .action(
+      async (options: {
+        mode: 'clean' | 'operator';
+        tenant?: string;
+        domain?: string[];
+        grant?: string;
+        record: 'off' | 'transient' | 'audit' | 'video';
+        ttl?: number;
+        place?: 'local' | 'grid';
+        allowPrivate?: string[];
+      }) => {
+        const session = await client().openSession({
+          credential_mode: options.mode,
+          tenant: options.tenant,
+          domains: options.domain,
+          grant: options.grant,
+          record: options.record,
+          ttl: options.ttl,
+          place: options.place,
+          allowPrivate: options.allowPrivate,
+        });
+        if (!program.opts().json) for (const warning of session.warnings ?? []) process.stderr.write(`warning: ${warning}\n`);
+        print(session, () =>
+          [
+            `${session.id}  use --profile ${session.profile}  (CDP ${session.cdpUrl}; ${session.injectedCookies} cookies injected; until ${session.expiresAt})`,
+            `key ${session.key}  (reaches this session only; give it to the agent instead of the token)`,
+          ].join('\n'),
+        );
+      },
+    );
   program
     .command('session-close')
     .description('close a task session: browser stopped, port freed, dir removed')
@@ -92,7 +128,9 @@ export function addSessionCommands(program: Command, client: () => BrowserClient
     });
   program
     .command('secret-set')
-    .description('store a named secret of a tenant, typed only on its domains; the value (or with --totp, the seed) is read from stdin, never from the command line')
+    .description(
+      'store a named secret of a tenant, typed only on its domains; the value (or with --totp, the seed) is read from stdin, never from the command line',
+    )
     .requiredOption('--tenant <tenant>', 'whose secret')
     .requiredOption('--name <name>', 'its name: agents type it as {{secret:NAME}} (with --totp, its current code as {{totp:NAME}})')
     .requiredOption('--domain <domain>', 'a domain it may be typed on, with its subdomains (repeatable)', collect)
@@ -101,10 +139,22 @@ export function addSessionCommands(program: Command, client: () => BrowserClient
       // One line from stdin (a terminal echoes nothing of it if the shell says so; a pipe is the usual way).
       const chunks: Buffer[] = [];
       for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-      const value = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+      const value = Buffer.concat(chunks)
+        .toString('utf8')
+        .replace(/\r?\n$/, '');
       if (!value) throw new Error('No value on stdin: pipe it in, e.g. `printf %s "$PASSWORD" | clawd-browser secret-set …`');
-      const listing = await client().setSecret({ tenant: options.tenant, name: options.name, domains: options.domain, value, kind: options.totp ? 'totp' : 'secret' });
-      print(listing, () => `stored ${listing.tenant} ${listing.name}${listing.kind === 'totp' ? ', a one-time code seed' : ''} (typed only on ${listing.domains.join(', ')})`);
+      const listing = await client().setSecret({
+        tenant: options.tenant,
+        name: options.name,
+        domains: options.domain,
+        value,
+        kind: options.totp ? 'totp' : 'secret',
+      });
+      print(
+        listing,
+        () =>
+          `stored ${listing.tenant} ${listing.name}${listing.kind === 'totp' ? ', a one-time code seed' : ''} (typed only on ${listing.domains.join(', ')})`,
+      );
     });
   program
     .command('secret-list')
@@ -112,7 +162,13 @@ export function addSessionCommands(program: Command, client: () => BrowserClient
     .option('--tenant <tenant>', 'one tenant only')
     .action(async (options: { tenant?: string }) => {
       const { secrets } = await client().secrets(options.tenant);
-      print({ secrets }, () => secrets.map((secret) => `${secret.tenant}  ${secret.name}${secret.kind === 'totp' ? ' (totp)' : ''}  ${secret.domains.join(',')}  ${secret.savedAt}`).join('\n') || 'no secrets');
+      print(
+        { secrets },
+        () =>
+          secrets
+            .map((secret) => `${secret.tenant}  ${secret.name}${secret.kind === 'totp' ? ' (totp)' : ''}  ${secret.domains.join(',')}  ${secret.savedAt}`)
+            .join('\n') || 'no secrets',
+      );
     });
   program
     .command('secret-forget')
@@ -130,6 +186,8 @@ export function addSessionCommands(program: Command, client: () => BrowserClient
       // The reaper is the server's (it stops browsers, removes jails): loaded for this command only.
       const { reapSessions } = await import('../sessions/session-reaper.js');
       const reaped = await reapSessions(clawdHome());
-      print({ reaped }, () => (reaped.length ? reaped.map((r) => `reaped ${r.id}${r.killed.length ? ` (killed ${r.killed.join(', ')})` : ''}`).join('\n') : 'nothing to reap'));
+      print({ reaped }, () =>
+        reaped.length ? reaped.map((r) => `reaped ${r.id}${r.killed.length ? ` (killed ${r.killed.join(', ')})` : ''}`).join('\n') : 'nothing to reap',
+      );
     });
 }

@@ -9,7 +9,6 @@ import type { Print } from './print.js';
 
 /** A person teaches (spec §23): `demonstration start|stop|list`, `routines`, `routine show|run|script|delete`, `notes`. */
 
-
 /** `--param name=value`, repeated: the run's values (true and false for a box, as text; the server checks each). */
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
@@ -26,15 +25,17 @@ function params(pairs: string[], fromEnv: string[]): Record<string, string> {
   for (const pair of fromEnv) {
     const at = pair.indexOf('=');
     const variable = pair.slice(at + 1);
-    if (at < 1 || process.env[variable] === undefined) throw new BadRequestError(`--param-env ${JSON.stringify(pair)}: give it as name=VARIABLE, a variable that is set`);
+    if (at < 1 || process.env[variable] === undefined)
+      throw new BadRequestError(`--param-env ${JSON.stringify(pair)}: give it as name=VARIABLE, a variable that is set`);
     out[pair.slice(0, at)] = process.env[variable]!;
   }
   return out;
 }
 
-
 export function addTeachCommands(program: Command, client: () => BrowserClient, print: Print): void {
-  const demonstration = program.command('demonstration').description("a person shows a task once in a tab (their Chrome's shared tab, or the console's live view): it becomes a routine and a Playwright test");
+  const demonstration = program
+    .command('demonstration')
+    .description("a person shows a task once in a tab (their Chrome's shared tab, or the console's live view): it becomes a routine and a Playwright test");
   demonstration
     .command('start')
     .description('hear what the person does in the tab from now on')
@@ -52,13 +53,27 @@ export function addTeachCommands(program: Command, client: () => BrowserClient, 
     .option('--out <file>', 'write its Playwright test here')
     .option('--discard', 'drop what was heard')
     .action(async (options: { target?: string; name?: string; description?: string; out?: string; discard?: boolean }) => {
-      const made = await client().teach.stopDemonstration({ targetId: options.target, name: options.name, description: options.description, discard: options.discard });
+      const made = await client().teach.stopDemonstration({
+        targetId: options.target,
+        name: options.name,
+        description: options.description,
+        discard: options.discard,
+      });
       const path = options.out && made.script ? resolve(options.out) : undefined;
       if (path) writeFileSync(path, made.script!);
       // Its parameters and notes name the page's elements: fenced as the page's words.
-      const said = [...(made.routine ? [`parameters: ${made.routine.parameters.map((p) => p.name).join(', ') || 'none'}`] : []), ...made.notes.map((note) => `note: ${note}`)];
+      const said = [
+        ...(made.routine ? [`parameters: ${made.routine.parameters.map((p) => p.name).join(', ') || 'none'}`] : []),
+        ...made.notes.map((note) => `note: ${note}`),
+      ];
       print({ ...made, ...(path ? { path } : {}) }, () =>
-        [made.routine ? `${made.saved ? 'saved routine' : 'routine (not saved: give --name)'} ${made.routine.name}: ${made.routine.steps.length} steps` : 'discarded', ...(path ? [path] : []), ...(said.length ? [fenced(made.fence, said)] : [])].join('\n'),
+        [
+          made.routine
+            ? `${made.saved ? 'saved routine' : 'routine (not saved: give --name)'} ${made.routine.name}: ${made.routine.steps.length} steps`
+            : 'discarded',
+          ...(path ? [path] : []),
+          ...(said.length ? [fenced(made.fence, said)] : []),
+        ].join('\n'),
       );
     });
   demonstration
@@ -67,7 +82,12 @@ export function addTeachCommands(program: Command, client: () => BrowserClient, 
     .action(async () => {
       const { demonstrations, fence } = await client().teach.demonstrations();
       // Where each is and what was heard name the page's words: fenced.
-      print({ demonstrations, fence }, () => demonstrations.map((d) => [`${d.targetId} since ${d.since}`, fenced(fence, [d.url, ...d.steps.map((step) => `  ${step}`)])].join('\n')).join('\n') || '(none)');
+      print(
+        { demonstrations, fence },
+        () =>
+          demonstrations.map((d) => [`${d.targetId} since ${d.since}`, fenced(fence, [d.url, ...d.steps.map((step) => `  ${step}`)])].join('\n')).join('\n') ||
+          '(none)',
+      );
     });
 
   program
@@ -78,12 +98,10 @@ export function addTeachCommands(program: Command, client: () => BrowserClient, 
       print({ routines, fence }, () => routineListing(routines, fence) || '(no routines)');
     });
   const routine = program.command('routine').description('one routine: show it, run it, write its test, delete it');
-  routine
-    .command('show <name>')
-    .action(async (name: string) => {
-      const shown = await client().teach.routine(name);
-      print(shown, () => routineShown(shown));
-    });
+  routine.command('show <name>').action(async (name: string) => {
+    const shown = await client().teach.routine(name);
+    print(shown, () => routineShown(shown));
+  });
   routine
     .command('run <name>')
     .description('run it on a tab of the profile, each step an act; it stops at the first step that fails')
@@ -92,7 +110,11 @@ export function addTeachCommands(program: Command, client: () => BrowserClient, 
     .option('--param-env <name=VARIABLE>', 'a parameter from an environment variable (for a secret)', collect, [])
     .option('--origin <origin>', "where a secret you give may be typed, for a routine another's key saved (repeat it)", collect, [])
     .action(async (name: string, options: { target?: string; param: string[]; paramEnv: string[]; origin: string[] }) => {
-      const run = await client().teach.runRoutine(name, { targetId: options.target, params: params(options.param, options.paramEnv), ...(options.origin.length ? { origins: options.origin } : {}) });
+      const run = await client().teach.runRoutine(name, {
+        targetId: options.target,
+        params: params(options.param, options.paramEnv),
+        ...(options.origin.length ? { origins: options.origin } : {}),
+      });
       print(run, () => routineRunLines(run));
       if (!run.ok) process.exitCode = 1;
     });
@@ -104,14 +126,24 @@ export function addTeachCommands(program: Command, client: () => BrowserClient, 
       const written = await client().teach.routineScript(name);
       const path = resolve(options.out ?? `${name}.spec.ts`);
       writeFileSync(path, written.script);
-      print({ path, notes: written.notes }, () => [path, ...(written.notes.length ? [fenced(written.fence, written.notes.map((note) => `note: ${note}`))] : [])].join('\n'));
+      print({ path, notes: written.notes }, () =>
+        [
+          path,
+          ...(written.notes.length
+            ? [
+                fenced(
+                  written.fence,
+                  written.notes.map((note) => `note: ${note}`),
+                ),
+              ]
+            : []),
+        ].join('\n'),
+      );
     });
-  routine
-    .command('delete <name>')
-    .action(async (name: string) => {
-      const { deleted } = await client().teach.deleteRoutine(name);
-      print({ deleted }, () => `deleted ${deleted.name}`);
-    });
+  routine.command('delete <name>').action(async (name: string) => {
+    const { deleted } = await client().teach.deleteRoutine(name);
+    print({ deleted }, () => `deleted ${deleted.name}`);
+  });
 
   program
     .command('notes')

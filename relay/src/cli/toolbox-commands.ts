@@ -6,7 +6,6 @@ import type { Print } from './print.js';
 
 /** The toolbox's commands (spec §16): emulate, route, init-script, cookies, storage, storage-state. */
 
-
 const repeat = (value: string, previous: string[] = []) => [...previous, value];
 /** `name: value` (or `name=value`) → a header. */
 function headers(lines: string[] | undefined): Record<string, string> | undefined {
@@ -30,11 +29,13 @@ const number = (value: string) => {
 };
 /** `key=value` arguments → items. */
 function items(pairs: string[]): Record<string, string> {
-  return Object.fromEntries(pairs.map((entry) => {
-    const at = entry.indexOf('=');
-    if (at < 1) throw new InvalidArgumentError(`an item is key=value, not ${JSON.stringify(entry)}`);
-    return [entry.slice(0, at), entry.slice(at + 1)];
-  }));
+  return Object.fromEntries(
+    pairs.map((entry) => {
+      const at = entry.indexOf('=');
+      if (at < 1) throw new InvalidArgumentError(`an item is key=value, not ${JSON.stringify(entry)}`);
+      return [entry.slice(0, at), entry.slice(at + 1)];
+    }),
+  );
 }
 
 interface EmulateOptions {
@@ -62,7 +63,11 @@ interface EmulateOptions {
 export function addToolboxCommands(program: Command, client: () => BrowserClient, print: Print): void {
   const describe = (state: EmulationState) => {
     const effective = Object.entries(state.effective).map(([key, value]) => `${key}: ${typeof value === 'object' ? JSON.stringify(value) : value}`);
-    return [`${state.targetId ?? 'profile'}: ${effective.length ? '' : 'nothing emulated'}`.trimEnd(), ...effective.map((line) => `  ${line}`), ...(state.notes ?? [])].join('\n');
+    return [
+      `${state.targetId ?? 'profile'}: ${effective.length ? '' : 'nothing emulated'}`.trimEnd(),
+      ...effective.map((line) => `  ${line}`),
+      ...(state.notes ?? []),
+    ].join('\n');
   };
   program
     .command('emulate')
@@ -131,21 +136,36 @@ export function addToolboxCommands(program: Command, client: () => BrowserClient
     .option('--body-file <path>', 'the body, from a file in the upload folders')
     .option('--content-type <type>')
     .option('--header <name: value>', 'a response header (repeatable)', repeat)
-    .action(async (pattern: string, options: { target?: string; all?: boolean; regex?: boolean; times?: number; status?: number; body?: string; bodyFile?: string; contentType?: string; header?: string[] }) => {
-      const added = await client().toolbox.addRoute({
-        targetId: options.target,
-        scope: options.all ? 'profile' : 'tab',
-        ...(options.regex ? { regex: pattern } : { url: pattern }),
-        action: 'fulfill',
-        status: options.status,
-        body: options.body,
-        bodyFile: options.bodyFile,
-        contentType: options.contentType,
-        headers: headers(options.header),
-        times: options.times,
-      });
-      print(added, () => `${added.id}: fulfil ${pattern}`);
-    });
+    .action(
+      async (
+        pattern: string,
+        options: {
+          target?: string;
+          all?: boolean;
+          regex?: boolean;
+          times?: number;
+          status?: number;
+          body?: string;
+          bodyFile?: string;
+          contentType?: string;
+          header?: string[];
+        },
+      ) => {
+        const added = await client().toolbox.addRoute({
+          targetId: options.target,
+          scope: options.all ? 'profile' : 'tab',
+          ...(options.regex ? { regex: pattern } : { url: pattern }),
+          action: 'fulfill',
+          status: options.status,
+          body: options.body,
+          bodyFile: options.bodyFile,
+          contentType: options.contentType,
+          headers: headers(options.header),
+          times: options.times,
+        });
+        print(added, () => `${added.id}: fulfil ${pattern}`);
+      },
+    );
   addRoute('abort', 'fail matching requests')
     .option('--reason <reason>', 'why they fail: blockedbyclient (default), failed, timedout, connectionrefused, …')
     .action(async (pattern: string, options: { target?: string; all?: boolean; regex?: boolean; times?: number; reason?: string }) => {
@@ -172,14 +192,26 @@ export function addToolboxCommands(program: Command, client: () => BrowserClient
       });
       print(added, () => `${added.id}: continue ${pattern}`);
     });
-  route.command('list').description('the routes, with how many requests each answered').action(async () => {
-    const listed = await client().toolbox.routes();
-    print(listed, () => listed.routes.map((r) => `${r.id}  ${r.action}  ${r.url ?? `/${r.regex}/`}  ${r.scope}  ${r.hits} hits${r.refused ? `, ${r.refused} refused` : ''}`).join('\n') || 'No routes.');
-  });
-  route.command('remove <id>').description('remove a route').action(async (id: string) => {
-    const removed = await client().toolbox.removeRoute(id);
-    print(removed, () => `removed ${removed.removed.id}`);
-  });
+  route
+    .command('list')
+    .description('the routes, with how many requests each answered')
+    .action(async () => {
+      const listed = await client().toolbox.routes();
+      print(
+        listed,
+        () =>
+          listed.routes
+            .map((r) => `${r.id}  ${r.action}  ${r.url ?? `/${r.regex}/`}  ${r.scope}  ${r.hits} hits${r.refused ? `, ${r.refused} refused` : ''}`)
+            .join('\n') || 'No routes.',
+      );
+    });
+  route
+    .command('remove <id>')
+    .description('remove a route')
+    .action(async (id: string) => {
+      const removed = await client().toolbox.removeRoute(id);
+      print(removed, () => `removed ${removed.removed.id}`);
+    });
 
   const scripts = program.command('init-script').description("scripts run before the page's own, on every navigation");
   scripts
@@ -192,14 +224,20 @@ export function addToolboxCommands(program: Command, client: () => BrowserClient
       const added = await client().toolbox.addInitScript({ targetId: options.target, scope: options.all ? 'profile' : 'tab', script });
       print(added, () => `${added.id}: runs from the next navigation on`);
     });
-  scripts.command('list').description('the init scripts').action(async () => {
-    const listed = await client().toolbox.initScripts();
-    print(listed, () => listed.scripts.map((s) => `${s.id}  ${s.scope}  ${JSON.stringify(s.preview)}`).join('\n') || 'No init scripts.');
-  });
-  scripts.command('remove <id>').description('remove an init script').action(async (id: string) => {
-    const removed = await client().toolbox.removeInitScript(id);
-    print(removed, () => `removed ${removed.removed.id}`);
-  });
+  scripts
+    .command('list')
+    .description('the init scripts')
+    .action(async () => {
+      const listed = await client().toolbox.initScripts();
+      print(listed, () => listed.scripts.map((s) => `${s.id}  ${s.scope}  ${JSON.stringify(s.preview)}`).join('\n') || 'No init scripts.');
+    });
+  scripts
+    .command('remove <id>')
+    .description('remove an init script')
+    .action(async (id: string) => {
+      const removed = await client().toolbox.removeInitScript(id);
+      print(removed, () => `removed ${removed.removed.id}`);
+    });
 
   const cookies = program.command('cookies').description("the browser's cookies (values only with the token)");
   cookies
@@ -210,7 +248,12 @@ export function addToolboxCommands(program: Command, client: () => BrowserClient
     .option('--name <name>')
     .action(async (options: { for?: string; domain?: string; name?: string }) => {
       const listed = await client().toolbox.cookies({ url: options.for, domain: options.domain, name: options.name });
-      print(listed, () => listed.cookies.map((c) => `${c.name}=${c.value}  ${c.domain}${c.path}${c.httpOnly ? '  httpOnly' : ''}${c.secure ? '  secure' : ''}`).join('\n') || 'No cookies.');
+      print(
+        listed,
+        () =>
+          listed.cookies.map((c) => `${c.name}=${c.value}  ${c.domain}${c.path}${c.httpOnly ? '  httpOnly' : ''}${c.secure ? '  secure' : ''}`).join('\n') ||
+          'No cookies.',
+      );
     });
   cookies
     .command('set <name=value...>')
@@ -219,7 +262,9 @@ export function addToolboxCommands(program: Command, client: () => BrowserClient
     .option('--http-only')
     .option('--secure')
     .action(async (pairs: string[], options: { for: string; httpOnly?: boolean; secure?: boolean }) => {
-      const set = await client().toolbox.setCookies({ cookies: Object.entries(items(pairs)).map(([name, value]) => ({ name, value, url: options.for, httpOnly: options.httpOnly, secure: options.secure })) });
+      const set = await client().toolbox.setCookies({
+        cookies: Object.entries(items(pairs)).map(([name, value]) => ({ name, value, url: options.for, httpOnly: options.httpOnly, secure: options.secure })),
+      });
       print(set, () => `set ${set.set}`);
     });
   cookies
@@ -234,19 +279,44 @@ export function addToolboxCommands(program: Command, client: () => BrowserClient
 
   const storage = program.command('storage').description("a tab's localStorage (or sessionStorage with --session)");
   const storageOptions = (command: Command) =>
-    command.option('--target <targetId>', 'the tab (default: the last used)').option('--session', 'sessionStorage').option('--origin <origin>', "a frame's origin (default: the page's)");
-  storageOptions(storage.command('get', { isDefault: true }).description('the items')).action(async (options: { target?: string; session?: boolean; origin?: string }) => {
-    const shown = await client().toolbox.storage({ targetId: options.target, kind: options.session ? 'session' : 'local', origin: options.origin });
-    print(shown, () => Object.entries(shown.items).map(([key, value]) => `${key}=${value}`).join('\n') || `No items in ${shown.origin}.`);
-  });
-  storageOptions(storage.command('set <key=value...>').description('set items')).action(async (pairs: string[], options: { target?: string; session?: boolean; origin?: string }) => {
-    const set = await client().toolbox.setStorage({ targetId: options.target, kind: options.session ? 'session' : 'local', origin: options.origin, items: items(pairs) });
-    print(set, () => `set ${set.set} in ${set.origin}`);
-  });
-  storageOptions(storage.command('clear [key]').description('remove one item, or all')).action(async (key: string | undefined, options: { target?: string; session?: boolean; origin?: string }) => {
-    const cleared = await client().toolbox.clearStorage({ targetId: options.target, kind: options.session ? 'session' : 'local', origin: options.origin, key });
-    print(cleared, () => `removed ${cleared.cleared} from ${cleared.origin}`);
-  });
+    command
+      .option('--target <targetId>', 'the tab (default: the last used)')
+      .option('--session', 'sessionStorage')
+      .option('--origin <origin>', "a frame's origin (default: the page's)");
+  storageOptions(storage.command('get', { isDefault: true }).description('the items')).action(
+    async (options: { target?: string; session?: boolean; origin?: string }) => {
+      const shown = await client().toolbox.storage({ targetId: options.target, kind: options.session ? 'session' : 'local', origin: options.origin });
+      print(
+        shown,
+        () =>
+          Object.entries(shown.items)
+            .map(([key, value]) => `${key}=${value}`)
+            .join('\n') || `No items in ${shown.origin}.`,
+      );
+    },
+  );
+  storageOptions(storage.command('set <key=value...>').description('set items')).action(
+    async (pairs: string[], options: { target?: string; session?: boolean; origin?: string }) => {
+      const set = await client().toolbox.setStorage({
+        targetId: options.target,
+        kind: options.session ? 'session' : 'local',
+        origin: options.origin,
+        items: items(pairs),
+      });
+      print(set, () => `set ${set.set} in ${set.origin}`);
+    },
+  );
+  storageOptions(storage.command('clear [key]').description('remove one item, or all')).action(
+    async (key: string | undefined, options: { target?: string; session?: boolean; origin?: string }) => {
+      const cleared = await client().toolbox.clearStorage({
+        targetId: options.target,
+        kind: options.session ? 'session' : 'local',
+        origin: options.origin,
+        key,
+      });
+      print(cleared, () => `removed ${cleared.cleared} from ${cleared.origin}`);
+    },
+  );
 
   const state = program.command('storage-state').description("the browser's storage state, in Playwright's storageState format");
   state

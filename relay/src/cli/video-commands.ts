@@ -5,14 +5,15 @@ import type { Print } from './print.js';
 
 /** Films (spec §17): `video start`, `video stop`, `video list`. */
 
-
 /** One line per film: where it is, how long, how many chapters. */
 export function filmLine(film: Film): string {
   return `${film.path} (${(film.durationMs / 1000).toFixed(1)} s, ${film.frames} frames, ${film.chapters.length} chapters${film.kept ? ', kept' : ''})`;
 }
 
 export function addVideoCommands(program: Command, client: () => BrowserClient, print: Print): void {
-  const video = program.command('video').description('film a tab or the whole profile: WebM or MP4 with the pointer, clicks and a chapter per action (needs ffmpeg)');
+  const video = program
+    .command('video')
+    .description('film a tab or the whole profile: WebM or MP4 with the pointer, clicks and a chapter per action (needs ffmpeg)');
   video
     .command('start')
     .description('start filming (without --target: every tab the profile uses, one after another)')
@@ -25,7 +26,7 @@ export function addVideoCommands(program: Command, client: () => BrowserClient, 
   video
     .command('stop')
     .description('stop filming and make the film (under $CLAWD_HOME/recordings)')
-    .option('--keep', "keep it after a task session ends")
+    .option('--keep', 'keep it after a task session ends')
     .action(async (options: { keep?: boolean }) => {
       const film = await client().video.stop({ keep: options.keep });
       print(film, () => [filmLine(film), ...film.chapters.map((chapter) => `  ${(chapter.at / 1000).toFixed(1).padStart(6)} s  ${chapter.title}`)].join('\n'));

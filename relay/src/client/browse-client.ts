@@ -55,36 +55,48 @@ export function browseOver(target: BrowseTarget, request: BrowseRequest, options
   const signal = signals.length ? AbortSignal.any(signals) : undefined;
   return new Promise<BrowseResult>((resolve, reject) => {
     const body = JSON.stringify(request);
-    const call = httpRequest(url, { method, agent: false, signal, headers: { authorization: `Bearer ${target.token}`, 'content-type': 'application/json', accept: 'text/event-stream' } }, (response) => {
-      response.setEncoding('utf8');
-      const status = response.statusCode ?? 0;
-      if (status >= 400) {
-        let text = '';
-        response.on('error', reject);
-        response.on('data', (chunk: string) => (text += chunk));
-        response.on('end', () => {
-          let parsed: unknown;
-          try {
-            parsed = JSON.parse(text);
-          } catch {
-            parsed = undefined;
-          }
-          reject(errorFromBody(status, parsed));
+    const call = httpRequest(
+      url,
+      { method, agent: false, signal, headers: { authorization: `Bearer ${target.token}`, 'content-type': 'application/json', accept: 'text/event-stream' } },
+      (response) => {
+        response.setEncoding('utf8');
+        const status = response.statusCode ?? 0;
+        if (status >= 400) {
+          let text = '';
+          response.on('error', reject);
+          response.on('data', (chunk: string) => (text += chunk));
+          response.on('end', () => {
+            let parsed: unknown;
+            try {
+              parsed = JSON.parse(text);
+            } catch {
+              parsed = undefined;
+            }
+            reject(errorFromBody(status, parsed));
+          });
+          return;
+        }
+        let ended: BrowseResult | undefined;
+        const reader = new EventStreamReader((name, data) => {
+          const parsed = JSON.parse(data) as unknown;
+          if (name === 'error') return reject(errorFromBody(500, parsed));
+          if (name === 'end') ended = parsed as BrowseResult;
+          if (name === 'start' || name === 'step' || name === 'end') options.onEvent?.({ kind: name, data: parsed } as BrowseEvent);
         });
-        return;
-      }
-      let ended: BrowseResult | undefined;
-      const reader = new EventStreamReader((name, data) => {
-        const parsed = JSON.parse(data) as unknown;
-        if (name === 'error') return reject(errorFromBody(500, parsed));
-        if (name === 'end') ended = parsed as BrowseResult;
-        if (name === 'start' || name === 'step' || name === 'end') options.onEvent?.({ kind: name, data: parsed } as BrowseEvent);
-      });
-      response.on('data', (chunk: string) => reader.push(chunk));
-      response.on('end', () => (ended ? resolve(ended) : reject(new UnavailableError('The browse run\'s stream ended before its end event: the server went away'))));
-      response.on('error', reject);
-    });
-    call.on('error', (error) => reject(signal?.aborted ? signal.reason : new UnavailableError(`Cannot reach the control API at ${target.baseUrl}: is \`clawd-browser serve\` running? (${error.message})`)));
+        response.on('data', (chunk: string) => reader.push(chunk));
+        response.on('end', () =>
+          ended ? resolve(ended) : reject(new UnavailableError("The browse run's stream ended before its end event: the server went away")),
+        );
+        response.on('error', reject);
+      },
+    );
+    call.on('error', (error) =>
+      reject(
+        signal?.aborted
+          ? signal.reason
+          : new UnavailableError(`Cannot reach the control API at ${target.baseUrl}: is \`clawd-browser serve\` running? (${error.message})`),
+      ),
+    );
     call.end(body);
   });
 }

@@ -103,11 +103,27 @@ export class BrowserClient extends ActShorthands implements BrowserApi {
     const home = options.home ?? clawdHome();
     // `url` (the CLI's --url), else CLAWD_URL, else where this home's server listens (server.json), else config.json:
     // read at the first request, and only then, since reading it takes the config's schema (a command's start pays for it).
-    const baseUrl = options.url?.replace(/\/+$/, '') ?? knownControlUrl(home) ?? (async () => (await import('../config/server-address.js')).controlUrlFor(home));
-    if (options.key) return new BrowserClient({ baseUrl, token: options.key, profile: options.profile, timeoutMs: options.timeoutMs, agent: options.agent, credential: { kind: 'session key' } });
+    const baseUrl =
+      options.url?.replace(/\/+$/, '') ?? knownControlUrl(home) ?? (async () => (await import('../config/server-address.js')).controlUrlFor(home));
+    if (options.key)
+      return new BrowserClient({
+        baseUrl,
+        token: options.key,
+        profile: options.profile,
+        timeoutMs: options.timeoutMs,
+        agent: options.agent,
+        credential: { kind: 'session key' },
+      });
     // Constructing a client writes nothing: with no token yet, no server has run, and the first request says so.
     const token = readToken(home);
-    return new BrowserClient({ baseUrl, token: token ?? '', profile: options.profile, timeoutMs: options.timeoutMs, agent: options.agent, credential: { kind: 'home token', home, made: token !== undefined } });
+    return new BrowserClient({
+      baseUrl,
+      token: token ?? '',
+      profile: options.profile,
+      timeoutMs: options.timeoutMs,
+      agent: options.agent,
+      credential: { kind: 'home token', home, made: token !== undefined },
+    });
   }
 
   withProfile(profile: string): BrowserClient {
@@ -361,7 +377,8 @@ export class BrowserClient extends ActShorthands implements BrowserApi {
       while (handoff.state === 'waiting') handoff = await waiting.handoffState(handoff.id, 60);
       return handoff;
     } catch (error) {
-      if (options.signal?.aborted || this.options.signal?.aborted) await new BrowserClient({ ...this.options, signal: undefined }).cancelHandoff(handoff.id).catch(() => {});
+      if (options.signal?.aborted || this.options.signal?.aborted)
+        await new BrowserClient({ ...this.options, signal: undefined }).cancelHandoff(handoff.id).catch(() => {});
       throw error;
     }
   }
@@ -415,8 +432,19 @@ export class BrowserClient extends ActShorthands implements BrowserApi {
     }
     const { body } = input;
     try {
-      const headers = { authorization: `Bearer ${this.options.token}`, ...(this.options.agent ? { [AGENT_HEADER]: this.options.agent } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) };
-      return await send(url, method, headers, body !== undefined ? JSON.stringify(body) : undefined, this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS, this.options.signal);
+      const headers = {
+        authorization: `Bearer ${this.options.token}`,
+        ...(this.options.agent ? { [AGENT_HEADER]: this.options.agent } : {}),
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      };
+      return await send(
+        url,
+        method,
+        headers,
+        body !== undefined ? JSON.stringify(body) : undefined,
+        this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+        this.options.signal,
+      );
     } catch (error) {
       if (this.options.signal?.aborted) throw this.options.signal.reason;
       if (error instanceof TimeoutError) throw new TimeoutError(`${method} ${path} timed out`);

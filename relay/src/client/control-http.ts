@@ -20,14 +20,22 @@ export interface ControlResponse {
 }
 
 /** What a client's token is. */
-export type Credential = { kind: 'home token'; home: string; /** false: the home has no token yet, no server of it ever ran. */ made: boolean } | { kind: 'session key' };
+export type Credential =
+  { kind: 'home token'; home: string; /** false: the home has no token yet, no server of it ever ran. */ made: boolean } | { kind: 'session key' };
 
 /**
  * One request on a fresh connection. Without keep-alive a client that
  * outlives a server restart never writes into a socket the old server closed;
  * on loopback the extra handshake costs a fraction of a millisecond.
  */
-export function send(url: URL, method: string, headers: Record<string, string>, body: string | undefined, timeoutMs: number, signal?: AbortSignal): Promise<ControlResponse> {
+export function send(
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<ControlResponse> {
   return new Promise((resolve, reject) => {
     // Aborting destroys the socket: the server sees its caller go and stops the work.
     const request = httpRequest(url, { method, headers, agent: false, timeout: timeoutMs, signal }, (response) => {
@@ -70,7 +78,9 @@ function notClawd(response: ControlResponse, baseUrl: string): UnavailableError 
 
 function refused(error: ClawdError, baseUrl: string, credential: Credential): never {
   if (credential.kind === 'session key')
-    throw new UnauthorizedError(`The clawd-browser server at ${baseUrl} does not know this key (--key or CLAWD_KEY): its session has ended, or it is another server's key`);
+    throw new UnauthorizedError(
+      `The clawd-browser server at ${baseUrl} does not know this key (--key or CLAWD_KEY): its session has ended, or it is another server's key`,
+    );
   const home = credential.made ? `this home's token (${credential.home})` : `a token: this home (${credential.home}) has none yet, no server of it has run`;
   throw new UnauthorizedError(
     `The clawd-browser server at ${baseUrl} is another CLAWD_HOME's: it refuses ${home}. Run with that server's CLAWD_HOME, or stop it and start this home's (\`clawd-browser serve\`)`,

@@ -27,7 +27,10 @@ export const ProviderConfigSchema = z.strictObject({
   /** The API's base URL (default: the vendor's); e.g. http://127.0.0.1:11434/v1 for Ollama. */
   baseUrl: z.url({ protocol: /^https?$/ }).optional(),
   /** The environment variable holding the key (default OPENAI_API_KEY or ANTHROPIC_API_KEY). */
-  apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name').optional(),
+  apiKeyEnv: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name')
+    .optional(),
   /** A file holding the key (its first line), instead of an environment variable. */
   apiKeyFile: z.string().min(1).optional(),
   /** Stream each answer as the provider sends it (server-sent events); false for servers that cannot. */
@@ -43,12 +46,17 @@ export const ProviderConfigSchema = z.strictObject({
    * beta header it needs) or another it names; OpenAI's `computer_use_preview`
    * or the batched `computer`.
    */
-  computerTool: z.string().regex(/^[a-z0-9_]+$/).optional(),
+  computerTool: z
+    .string()
+    .regex(/^[a-z0-9_]+$/)
+    .optional(),
 });
 export type ProviderConfig = z.infer<typeof ProviderConfigSchema>;
 
 export const BrowseConfigSchema = z.strictObject({
-  providers: z.record(z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'provider names: lowercase letters, digits, dots, hyphens'), ProviderConfigSchema).default({}),
+  providers: z
+    .record(z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'provider names: lowercase letters, digits, dots, hyphens'), ProviderConfigSchema)
+    .default({}),
   /** The provider a run uses when its call names none (default: the only one configured). */
   defaultProvider: z.string().optional(),
   /** Steps (model turns) per run, unless the call asks for fewer; a call may ask up to maxStepsLimit. */

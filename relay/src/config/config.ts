@@ -65,7 +65,11 @@ export const ConfigSchema = z.strictObject({
    * `mcp` or the native host started by itself also exits once it has had no
    * browser, shared tab, session or client this long. 0: never. Minutes.
    */
-  idleStopMinutes: z.number().min(0).max(7 * 24 * 60).default(15),
+  idleStopMinutes: z
+    .number()
+    .min(0)
+    .max(7 * 24 * 60)
+    .default(15),
   /** Managed browsers running at once; starting one more is a 429 naming those running. */
   maxRunningBrowsers: z.number().int().min(1).max(64).default(8),
   /**
@@ -78,11 +82,19 @@ export const ConfigSchema = z.strictObject({
    * and its bind address (a load balancer's name; a fleet's servers add
    * their store.advertise host themselves). Any other Host is refused (403).
    */
-  hostNames: z.array(z.string().regex(/^[a-z0-9.-]+$|^\[[0-9a-f:.]+\]$/i, 'a host name or address, without a port')).max(32).default([]),
+  hostNames: z
+    .array(z.string().regex(/^[a-z0-9.-]+$|^\[[0-9a-f:.]+\]$/i, 'a host name or address, without a port'))
+    .max(32)
+    .default([]),
   /** Task sessions open at once (POST /sessions beyond it: 429). */
   maxSessions: z.number().int().min(1).max(64).default(4),
   /** A task session's lifetime when its request gives no ttl (seconds). */
-  sessionTtlSeconds: z.number().int().min(10).max(7 * 24 * 3600).default(900),
+  sessionTtlSeconds: z
+    .number()
+    .int()
+    .min(10)
+    .max(7 * 24 * 3600)
+    .default(900),
   /**
    * After the first task session, keep this many browsers cloned, started and
    * holding a blank page, so that the next sessions skip the launch (each an
@@ -120,7 +132,7 @@ export const ConfigSchema = z.strictObject({
    */
   grid: z
     .strictObject({
-      url: z.url().refine((url) => /^https?:$/.test(new URL(url).protocol), 'must be the Grid\'s http(s) address'),
+      url: z.url().refine((url) => /^https?:$/.test(new URL(url).protocol), "must be the Grid's http(s) address"),
       username: z.string().optional(),
       password: z.string().optional(),
       /** WebDriver alwaysMatch capabilities for the session; default: headless Chrome. */
@@ -191,7 +203,12 @@ export const ConfigSchema = z.strictObject({
    */
   handoffWebhook: z
     .strictObject({
-      url: z.url({ protocol: /^https?$/ }).refine((url) => url.startsWith('https:') || /^http:\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?(\/|$)/.test(url), 'an https:// URL, or http:// on a loopback address (the link is a credential: it travels encrypted or stays on this machine)'),
+      url: z
+        .url({ protocol: /^https?$/ })
+        .refine(
+          (url) => url.startsWith('https:') || /^http:\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?(\/|$)/.test(url),
+          'an https:// URL, or http:// on a loopback address (the link is a credential: it travels encrypted or stays on this machine)',
+        ),
     })
     .optional(),
   /** Which URLs tabs may be sent to, on every profile (runtime/url-policy.ts); none by default. */

@@ -47,7 +47,11 @@ export class AgentTabs {
   closed(targetId: string): void {
     const agent = this.owner.get(targetId);
     this.owner.delete(targetId);
-    if (agent !== undefined) this.owned.set(agent, (this.owned.get(agent) ?? []).filter((id) => id !== targetId));
+    if (agent !== undefined)
+      this.owned.set(
+        agent,
+        (this.owned.get(agent) ?? []).filter((id) => id !== targetId),
+      );
     for (const [each, last] of this.lastUsed) if (last === targetId) this.lastUsed.delete(each);
   }
 }

@@ -121,7 +121,13 @@ export class RemoteEndpoint implements BrowserEndpoint {
     private readonly why?: string,
   ) {}
   async connect() {
-    if (this.why && !(await fetch(`${this.cdpUrl}/json/version`, { signal: AbortSignal.timeout(2_000) }).then((r) => r.ok, () => false)))
+    if (
+      this.why &&
+      !(await fetch(`${this.cdpUrl}/json/version`, { signal: AbortSignal.timeout(2_000) }).then(
+        (r) => r.ok,
+        () => false,
+      ))
+    )
       throw new UnavailableError(`${this.why} and no browser answers on ${this.cdpUrl}`);
     return { url: this.cdpUrl };
   }
@@ -199,7 +205,12 @@ export class ChromeEndpoint implements BrowserEndpoint {
     return { running: chrome.state === 'attached', attachedTabs: this.chrome.bridge.sharedTabs().length, chrome };
   }
   downloads(): DownloadRecord[] {
-    return this.chrome.downloads.all().map((download) => ({ targetId: download.targetId, url: download.url, path: download.filename || undefined, state: download.state === 'interrupted' ? 'failed' : download.state }));
+    return this.chrome.downloads.all().map((download) => ({
+      targetId: download.targetId,
+      url: download.url,
+      path: download.filename || undefined,
+      state: download.state === 'interrupted' ? 'failed' : download.state,
+    }));
   }
 }
 

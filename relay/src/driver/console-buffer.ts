@@ -24,7 +24,13 @@ export class ConsoleBuffer {
   constructor(page: Page) {
     page.on('console', (message) => {
       const location = message.location();
-      this.messages.push({ level: levelOf(message.type()), text: message.text(), timestamp: Date.now(), url: location.url || undefined, line: location.lineNumber });
+      this.messages.push({
+        level: levelOf(message.type()),
+        text: message.text(),
+        timestamp: Date.now(),
+        url: location.url || undefined,
+        line: location.lineNumber,
+      });
       if (this.messages.length > CONSOLE_LIMIT) this.messages.splice(0, this.messages.length - CONSOLE_LIMIT);
     });
     page.on('pageerror', (error) => {

@@ -177,7 +177,9 @@ export class DriverTab {
     this.dialogAnswer = undefined;
     clearTimeout(armed?.timer);
     const accepted = armed?.accept === true;
-    this.noteEvent(`${dialog.type()} dialog ${JSON.stringify(dialog.message().slice(0, 200))} ${accepted ? 'accepted' : 'dismissed'}${armed ? ' (as armed)' : ' (no answer was armed)'}`);
+    this.noteEvent(
+      `${dialog.type()} dialog ${JSON.stringify(dialog.message().slice(0, 200))} ${accepted ? 'accepted' : 'dismissed'}${armed ? ' (as armed)' : ' (no answer was armed)'}`,
+    );
     void (accepted ? dialog.accept(armed?.promptText) : dialog.dismiss()).catch(() => {});
   }
 }

@@ -92,12 +92,17 @@ export class ProfileDriver {
     private readonly policy: () => DriverPolicy,
   ) {
     this.downloadSaver = new DownloadSaver(downloadsDir, profile.name, () => this.policy().holdDownload);
-    this.registry = new TabRegistry(profile.name, () => this.start(), (tab) => {
-      this.downloadSaver.watch(tab);
-      void this.guard(tab).catch(() => {});
-      this.toolbox.onTab(tab);
-      this.passkeys.onTab(tab);
-    }, this.secrets);
+    this.registry = new TabRegistry(
+      profile.name,
+      () => this.start(),
+      (tab) => {
+        this.downloadSaver.watch(tab);
+        void this.guard(tab).catch(() => {});
+        this.toolbox.onTab(tab);
+        this.passkeys.onTab(tab);
+      },
+      this.secrets,
+    );
     this.toolbox = new ProfileToolbox({
       profile,
       tab: (targetId) => this.tab(targetId),
@@ -117,7 +122,13 @@ export class ProfileDriver {
     };
     this.vision = new ProfileVision(tabHost);
     this.pageTools = new ProfilePageTools(tabHost);
-    this.acts = new ProfileActs(tabHost, { secrets: this.secrets, passkeys: this.passkeys, script: this.script, uploads: () => this.policy().uploads, egress: this.egress });
+    this.acts = new ProfileActs(tabHost, {
+      secrets: this.secrets,
+      passkeys: this.passkeys,
+      script: this.script,
+      uploads: () => this.policy().uploads,
+      egress: this.egress,
+    });
   }
 
   /** `GET /downloads`: what this profile's tabs downloaded, newest last. */
@@ -162,17 +173,23 @@ export class ProfileDriver {
     this.registry.watch(browser);
     // Where the driver holds the browser, the URL policy sees every request of every target there;
     // a person's own browser (extension, chrome) is reached through the relay's bridge, with no browser target, so its tabs are guarded one by one.
-    this.browserGuard =
-      isPersonsBrowser(this.profile.driver)
-        ? undefined
-        : new BrowserUrlGuard(browser, this.urlPolicy, (targetId) => this.registry.withKnownTargetId(targetId), () => this.registry.lastDriven());
+    this.browserGuard = isPersonsBrowser(this.profile.driver)
+      ? undefined
+      : new BrowserUrlGuard(
+          browser,
+          this.urlPolicy,
+          (targetId) => this.registry.withKnownTargetId(targetId),
+          () => this.registry.lastDriven(),
+        );
     await this.browserGuard?.sync();
     this.browser = browser;
     return browser;
   }
 
   /** Sets cookies in the profile's browser (a task session's injection, before its first page). */
-  async addCookies(cookies: Array<{ name: string; value: string; domain?: string; path?: string; expires?: number; httpOnly?: boolean; secure?: boolean; sameSite?: string }>): Promise<void> {
+  async addCookies(
+    cookies: Array<{ name: string; value: string; domain?: string; path?: string; expires?: number; httpOnly?: boolean; secure?: boolean; sameSite?: string }>,
+  ): Promise<void> {
     if (!cookies.length) return;
     const browser = await this.start();
     const context = browser.contexts()[0] ?? (await browser.newContext());
@@ -324,7 +341,8 @@ export class ProfileDriver {
   async console(options: { targetId?: string; level?: string }): Promise<{ targetId: string; messages: ConsoleMessage[] }> {
     const tab = await this.tab(options.targetId);
     // A page may log what was typed in any form (reversed, in part): a browser that holds a secret answers no console read.
-    if (tab.secrets.holding) throw tab.secrets.heldError('its console messages are not read (a page may log what was typed, in a form no redaction recognises)');
+    if (tab.secrets.holding)
+      throw tab.secrets.heldError('its console messages are not read (a page may log what was typed, in a form no redaction recognises)');
     const messages = tab.secrets.redactDeep(tab.console.atLeast(options.level));
     return { targetId: (await this.use(tab)).targetId, messages };
   }
@@ -335,7 +353,8 @@ export class ProfileDriver {
     if (ref && selector) throw new BadRequestError('Give ref or selector to scope a snapshot, not both');
     const tab = await this.tab(targetId);
     const info = await this.use(tab);
-    if (format === 'aria') return tab.secrets.redactDeep({ targetId: info.targetId, format: 'aria', ...(await ariaSnapshot(tab.page, { limit, hidden: shaping.hidden === true })) });
+    if (format === 'aria')
+      return tab.secrets.redactDeep({ targetId: info.targetId, format: 'aria', ...(await ariaSnapshot(tab.page, { limit, hidden: shaping.hidden === true })) });
     const scope = ref ? { ref } : selector ? { selector } : undefined;
     const offered = await tab.pageTools.count();
     // Its text with how many of its first lines are clawd's notes: where a rendering's fence begins (outline-answer.ts).
@@ -437,4 +456,3 @@ export class ProfileDriver {
   /** Why this browser's egress proxy failed a connection (a managed browser's; none for others). */
   private readonly egress: EgressWitness = (host, since) => this.endpoint.egressFailure?.(host, since);
 }
-

@@ -172,7 +172,11 @@ export class ProfileManager {
     const endpoint = driver.endpoint;
     if (!isMuxed(endpoint)) {
       const where =
-        endpoint instanceof RemoteEndpoint ? `its own CDP is at ${endpoint.cdpUrl}` : endpoint instanceof ChromeEndpoint ? "its CDP is the relay's /cdp?profile=chrome, served by its own bridge" : "its CDP is the relay's /cdp without ?profile=";
+        endpoint instanceof RemoteEndpoint
+          ? `its own CDP is at ${endpoint.cdpUrl}`
+          : endpoint instanceof ChromeEndpoint
+            ? "its CDP is the relay's /cdp?profile=chrome, served by its own bridge"
+            : "its CDP is the relay's /cdp without ?profile=";
       throw new BadRequestError(`Profile ${name} is not a browser clawd-browser launches: ${where}`);
     }
     if (!forDriver) {
@@ -228,7 +232,9 @@ export class ProfileManager {
     const driver = this.peek(name);
     const endpoint = driver.endpoint;
     if (!(endpoint instanceof ManagedEndpoint))
-      throw new BadRequestError(`reset-profile applies to local (managed) profiles; ${name} is ${driver.profile.driver === 'clawd' ? 'attach-only (attachOnly is set)' : driver.profile.driver}`);
+      throw new BadRequestError(
+        `reset-profile applies to local (managed) profiles; ${name} is ${driver.profile.driver === 'clawd' ? 'attach-only (attachOnly is set)' : driver.profile.driver}`,
+      );
     // Orphans first (reported), then our own browser, so the profile starts clean.
     const killed = await endpoint.browser.killOrphans();
     await driver.stop();
@@ -248,7 +254,10 @@ export class ProfileManager {
 
   /** Stops the managed browsers unused for `idleMs` (config idleStopMinutes); task sessions end by their ttl instead. */
   sweepIdle(idleMs: number): Promise<string[]> {
-    return this.idle.sweep(this.runningManaged().map((driver) => ({ name: driver.profile.name, stop: () => driver.stop() })), idleMs);
+    return this.idle.sweep(
+      this.runningManaged().map((driver) => ({ name: driver.profile.name, stop: () => driver.stop() })),
+      idleMs,
+    );
   }
 
   /** Whether any browser this server launched for a profile (not a task session's, not a spare) runs. */
@@ -272,10 +281,13 @@ export class ProfileManager {
       .map((driver) => driver.profile.name)
       .filter((name) => name !== launching);
     if (running.length >= max)
-      throw new TooManyError(`${running.length} managed browsers are running (${running.join(', ')}), the most allowed (config maxRunningBrowsers: ${max}): stop one first`, {
-        running: running.join(','),
-        max,
-      });
+      throw new TooManyError(
+        `${running.length} managed browsers are running (${running.join(', ')}), the most allowed (config maxRunningBrowsers: ${max}): stop one first`,
+        {
+          running: running.join(','),
+          max,
+        },
+      );
   }
 
   /** Asked before a download is kept (the service's confirm rules: a person's yes for an executable). */
@@ -352,7 +364,10 @@ export class ProfileManager {
       keep: { dir: dirname(profile.userDataDir!) },
       onLimit: (why) => {
         this.log.warn(`the ${profile.name} browser ${why}: stopping it (the next use starts it again)`);
-        void this.drivers.get(profile.name)?.stop().catch(() => {});
+        void this.drivers
+          .get(profile.name)
+          ?.stop()
+          .catch(() => {});
       },
     });
   }

@@ -60,5 +60,8 @@ async function locatorFor(tab: DriverTab, ref: string): Promise<ElementLocator |
   const described = await describeRef(frame, ref);
   if (!described) return undefined;
   // Counted by Playwright now, before the act, while the ref means what the agent saw.
-  return chooseLocator({ role: entry?.role, name: entry?.name, label: described.label, testId: described.testId, text: described.text, css: described.css }, (locator) => playwrightLocator(tab.page, locator).count());
+  return chooseLocator(
+    { role: entry?.role, name: entry?.name, label: described.label, testId: described.testId, text: described.text, css: described.css },
+    (locator) => playwrightLocator(tab.page, locator).count(),
+  );
 }

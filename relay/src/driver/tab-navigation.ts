@@ -21,7 +21,13 @@ export type EgressWitness = (host: string, since: number) => EgressFailureReason
  * timeout passed) the navigation is stopped in the browser, as the Stop
  * button would.
  */
-export async function navigateTab(tab: DriverTab, url: string, guard: (tab: DriverTab) => Promise<void>, signal?: AbortSignal, egress?: EgressWitness): Promise<void> {
+export async function navigateTab(
+  tab: DriverTab,
+  url: string,
+  guard: (tab: DriverTab) => Promise<void>,
+  signal?: AbortSignal,
+  egress?: EgressWitness,
+): Promise<void> {
   await guard(tab);
   // Only a refusal of this navigation's requests answers for it.
   tab.urlPolicy.lastRefusal = undefined;
@@ -102,7 +108,10 @@ function withoutQuery(url: string): string {
  * `Page.stopLoading` is answered by the browser process at once.
  */
 async function stopLoading(tab: DriverTab): Promise<void> {
-  const session = await tab.page.context().newCDPSession(tab.page).catch(() => undefined);
+  const session = await tab.page
+    .context()
+    .newCDPSession(tab.page)
+    .catch(() => undefined);
   if (!session) return;
   try {
     await session.send('Page.stopLoading');

@@ -114,7 +114,9 @@ async function start(page: Page): Promise<CDPSession | undefined> {
  */
 async function heldBackNote(page: Page): Promise<string | undefined> {
   const hidden = await page.evaluate(() => document.visibilityState === 'hidden').catch(() => false);
-  return hidden ? 'The tab is not in front, and the browser holds a hidden tab back (it paints nothing, so nothing in it can settle): bring it to the front (focus it) and try again.' : undefined;
+  return hidden
+    ? 'The tab is not in front, and the browser holds a hidden tab back (it paints nothing, so nothing in it can settle): bring it to the front (focus it) and try again.'
+    : undefined;
 }
 
 /** An act that could not settle in a tab the browser holds back (not in front): said so, with what to do. */
@@ -123,4 +125,3 @@ export async function heldBack(page: Page, error: unknown): Promise<unknown> {
   const note = await heldBackNote(page);
   return note ? new ConflictError(`${error.message} ${note}`, error.details) : error;
 }
-

@@ -98,7 +98,10 @@ export class TabRegistry {
   /** The browser's open pages. */
   async pages(): Promise<Page[]> {
     const browser = await this.browser();
-    return browser.contexts().flatMap((context) => context.pages()).filter((page) => !page.isClosed());
+    return browser
+      .contexts()
+      .flatMap((context) => context.pages())
+      .filter((page) => !page.isClosed());
   }
 
   /**
@@ -116,7 +119,10 @@ export class TabRegistry {
       const ids = await Promise.all(tabs.map((tab) => tab.targetId()));
       const mine = this.agents.defaultFor(agent, ids, this.unownedDefault(ids));
       if (mine !== undefined) return tabs[ids.indexOf(mine)];
-      throw new NotFoundError(`Agent ${agent} has no tab of its own in profile ${this.profileName}: open one (another agent's tab is reached only by its targetId)`, { next: 'open-tab' });
+      throw new NotFoundError(
+        `Agent ${agent} has no tab of its own in profile ${this.profileName}: open one (another agent's tab is reached only by its targetId)`,
+        { next: 'open-tab' },
+      );
     }
     if (this.lastUsed) {
       for (const tab of tabs) if ((await tab.targetId()) === this.lastUsed) return tab;

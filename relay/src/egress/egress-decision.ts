@@ -24,7 +24,10 @@ export interface EgressRules {
 }
 
 export async function decideEgress(host: string, port: number, rules: EgressRules): Promise<EgressDecision> {
-  const name = host.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.$/, '');
+  const name = host
+    .replace(/^\[|\]$/g, '')
+    .toLowerCase()
+    .replace(/\.$/, '');
   if (!name || !Number.isInteger(port) || port < 1 || port > 65_535) return { refused: `egress: ${JSON.stringify(`${host}:${port}`)} is not a host and port` };
   // The policy's rules on the name (deny, allow, public-only's loopback names and literal addresses).
   const literal = isIP(name) ? (isIP(name) === 6 ? `[${name}]` : name) : name;

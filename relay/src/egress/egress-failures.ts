@@ -32,7 +32,10 @@ export class EgressFailures {
 
   /** The latest failure of a connection to `host` at or after `since` (ms since the epoch). */
   latest(host: string, since: number): EgressFailure | undefined {
-    const wanted = host.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.$/, '');
+    const wanted = host
+      .replace(/^\[|\]$/g, '')
+      .toLowerCase()
+      .replace(/\.$/, '');
     for (let i = this.recent.length - 1; i >= 0; i--) {
       const failure = this.recent[i];
       if (failure.at < since) return undefined;

@@ -93,7 +93,12 @@ export class EgressProxy {
     this.track(socket);
     const max = this.options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
     const descriptors = this.options.descriptors ?? serverDescriptors;
-    const full = this.held >= max ? `holds ${max} connections, its most` : !descriptors.take(DESCRIPTORS_PER_CONNECTION) ? "the server's descriptors for ways out are spent" : undefined;
+    const full =
+      this.held >= max
+        ? `holds ${max} connections, its most`
+        : !descriptors.take(DESCRIPTORS_PER_CONNECTION)
+          ? "the server's descriptors for ways out are spent"
+          : undefined;
     if (full) {
       this.counters.refused++;
       if (Date.now() - this.fullSaidAt > 60_000) {
@@ -131,7 +136,11 @@ export class EgressProxy {
   }
 
   private decide(host: string, port: number): Promise<EgressDecision> {
-    return decideEgress(host, port, { policy: this.options.policy(), resolve: this.options.resolve ?? resolveHost, forbiddenPorts: this.options.forbiddenPorts });
+    return decideEgress(host, port, {
+      policy: this.options.policy(),
+      resolve: this.options.resolve ?? resolveHost,
+      forbiddenPorts: this.options.forbiddenPorts,
+    });
   }
 
   private refused(host: string, why: string): void {
@@ -161,15 +170,26 @@ export class EgressProxy {
     const decision = await this.decide(target.hostname, port);
     if ('refused' in decision) {
       this.refused(target.host, decision.refused);
-      return void response.writeHead(403, { 'content-type': 'text/plain; charset=utf-8', 'x-clawd-refused': 'urlPolicy' }).end(`Refused by clawd-browser: ${decision.refused}\n`);
+      return void response
+        .writeHead(403, { 'content-type': 'text/plain; charset=utf-8', 'x-clawd-refused': 'urlPolicy' })
+        .end(`Refused by clawd-browser: ${decision.refused}\n`);
     }
     this.counters.connections++;
     const headers: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(request.headers)) if (value !== undefined && !HOP_HEADERS.has(name)) headers[name] = value;
     // A request without a body that nothing changes may be sent again (RFC 9110 §9.2.2), as browsers do.
-    const resendable = RESENDABLE.has(request.method ?? '') && request.headers['content-length'] === undefined && request.headers['transfer-encoding'] === undefined;
+    const resendable =
+      RESENDABLE.has(request.method ?? '') && request.headers['content-length'] === undefined && request.headers['transfer-encoding'] === undefined;
     const send = (mayResend: boolean) => {
-      const upstream = httpRequest({ host: decision.address, port, method: request.method, path: `${target.pathname}${target.search}`, headers, setHost: false, agent: this.agent });
+      const upstream = httpRequest({
+        host: decision.address,
+        port,
+        method: request.method,
+        path: `${target.pathname}${target.search}`,
+        headers,
+        setHost: false,
+        agent: this.agent,
+      });
       // A request the browser abandons ends its connection to the site too (a finished one goes back to the pool).
       response.once('close', () => !response.writableFinished && upstream.destroy());
       request.on('error', () => upstream.destroy());
@@ -184,7 +204,10 @@ export class EgressProxy {
       upstream.on('error', (error: NodeJS.ErrnoException) => {
         // A kept-alive connection the site closed just as it was reused (its idle timeout): sent again on a new one.
         if (mayResend && upstream.reusedSocket && !response.headersSent && (error.code === 'ECONNRESET' || error.code === 'EPIPE')) return send(false);
-        if (!response.headersSent) response.writeHead(502, { 'content-type': 'text/plain', 'x-clawd-egress': 'failed' }).end(`clawd-browser egress: ${this.failed(target.hostname, port, error)}`);
+        if (!response.headersSent)
+          response
+            .writeHead(502, { 'content-type': 'text/plain', 'x-clawd-egress': 'failed' })
+            .end(`clawd-browser egress: ${this.failed(target.hostname, port, error)}`);
         else response.destroy();
       });
       if (resendable) upstream.end();
@@ -202,7 +225,9 @@ export class EgressProxy {
     const decision = split ? await this.decide(split[1], Number(split[2])) : ({ refused: `egress: ${JSON.stringify(authority)} is not host:port` } as const);
     if ('refused' in decision) {
       this.refused(authority, decision.refused);
-      return void client.end(`HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\nx-clawd-refused: urlPolicy\r\n\r\nRefused by clawd-browser: ${decision.refused}\n`);
+      return void client.end(
+        `HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\nx-clawd-refused: urlPolicy\r\n\r\nRefused by clawd-browser: ${decision.refused}\n`,
+      );
     }
     this.pipeTo(decision, client, 'HTTP/1.1 200 Connection Established\r\n\r\n', head, split![1]);
   }
@@ -223,7 +248,9 @@ export class EgressProxy {
       return void client.end(`HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\n\r\nRefused by clawd-browser: ${decision.refused}\n`);
     }
     const lines = [`${request.method} ${target.pathname}${target.search} HTTP/1.1`];
-    for (let i = 0; i < request.rawHeaders.length; i += 2) if (!HOP_HEADERS.has(request.rawHeaders[i].toLowerCase()) || request.rawHeaders[i].toLowerCase() === 'connection') lines.push(`${request.rawHeaders[i]}: ${request.rawHeaders[i + 1]}`);
+    for (let i = 0; i < request.rawHeaders.length; i += 2)
+      if (!HOP_HEADERS.has(request.rawHeaders[i].toLowerCase()) || request.rawHeaders[i].toLowerCase() === 'connection')
+        lines.push(`${request.rawHeaders[i]}: ${request.rawHeaders[i + 1]}`);
     this.pipeTo(decision, client, undefined, Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`), head]), target.hostname);
   }
 

@@ -1,4 +1,16 @@
-import { accessSync, constants, existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmdirSync, statfsSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  rmdirSync,
+  statfsSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -9,7 +21,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
  * on the unified v2 tree and on v1's one hierarchy per controller.
  */
 
-export interface CgroupLimits { memoryMiB: number; cpus: number; pids: number }
+export interface CgroupLimits {
+  memoryMiB: number;
+  cpus: number;
+  pids: number;
+}
 export type CgroupVersion = 1 | 2;
 type Host = { version: CgroupVersion; root: string };
 
@@ -24,7 +40,12 @@ const KILL_WAIT_MS = 2000;
 const CGROUPFS_MAGICS = new Set([0x63677270, 0x27e0eb]);
 
 /** Where each controller's files of one group live; on v2 all four are the one dir. */
-interface Layout { memory: string; cpu: string; cpuacct: string; pids: string }
+interface Layout {
+  memory: string;
+  cpu: string;
+  cpuacct: string;
+  pids: string;
+}
 
 /** Which cgroup layout the host has under `root` (default /sys/fs/cgroup), and whether this process can make groups there; `unusable` says why not. */
 export function detectCgroups(root = '/sys/fs/cgroup'): Host | { unusable: string } {
@@ -61,7 +82,11 @@ export class Cgroup {
   /** Files a process must write its pid into ("cgroup.procs" of each controller dir, v1; the one dir, v2): a launcher does `echo $$ > file` for each before exec, so every child is inside from its first instruction. */
   readonly procsFiles: string[];
 
-  private constructor(private readonly version: CgroupVersion, private readonly layout: Layout, private readonly limits: CgroupLimits) {
+  private constructor(
+    private readonly version: CgroupVersion,
+    private readonly layout: Layout,
+    private readonly limits: CgroupLimits,
+  ) {
     this.procsFiles = unique(layout).map((dir) => join(dir, 'cgroup.procs'));
   }
 
@@ -85,7 +110,10 @@ export class Cgroup {
       }
       writeLimits(host.version, layout, limits, !options.capCpuLater, options.spare ?? false);
       // The base group is one entity beside the host's own tasks too: it weighs as the sessions in it.
-      writeIfPresent(join(dirname(layout.cpu), host.version === 2 ? 'cpu.weight' : 'cpu.shares'), String((host.version === 2 ? 100 : 1024) * WEIGHT_THREADS * BASE_WEIGHT_SESSIONS));
+      writeIfPresent(
+        join(dirname(layout.cpu), host.version === 2 ? 'cpu.weight' : 'cpu.shares'),
+        String((host.version === 2 ? 100 : 1024) * WEIGHT_THREADS * BASE_WEIGHT_SESSIONS),
+      );
     } catch (error) {
       // Nothing runs in them yet; one that will not go is the reaper's, the first error the one to report.
       for (const dir of made.reverse()) removeDir(dir, false);
@@ -152,7 +180,9 @@ export function groupNames(host: Host): string[] {
   const bases = host.version === 2 ? [join(host.root, BASE)] : Object.values(v1Hierarchies(host.root)).map((hierarchy) => join(hierarchy, BASE));
   const names = bases.flatMap((base) => {
     try {
-      return readdirSync(base, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+      return readdirSync(base, { withFileTypes: true })
+        .filter((entry) => entry.isDirectory())
+        .map((entry) => entry.name);
     } catch {
       return [];
     }
@@ -280,7 +310,8 @@ async function removeDirs(dirs: string[]): Promise<void> {
     for (const pid of pids) kill(pid);
     if (pids.length === 0) left = left.filter((dir) => !removeDir(dir));
     if (left.length === 0) return;
-    if (Date.now() >= deadline) throw new Error(`cgroup ${left.join(', ')} still busy after ${KILL_WAIT_MS} ms${pids.length > 0 ? ` (pids ${pids.join(' ')})` : ''}`);
+    if (Date.now() >= deadline)
+      throw new Error(`cgroup ${left.join(', ')} still busy after ${KILL_WAIT_MS} ms${pids.length > 0 ? ` (pids ${pids.join(' ')})` : ''}`);
     await sleep(50);
   }
 }
@@ -335,7 +366,8 @@ function checkName(name: string): void {
 function checkLimits(limits: CgroupLimits): void {
   for (const field of ['memoryMiB', 'cpus', 'pids'] as const) {
     const value = limits[field];
-    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw new Error(`Invalid cgroup limit ${field}: ${String(value)} (a positive number)`);
+    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)
+      throw new Error(`Invalid cgroup limit ${field}: ${String(value)} (a positive number)`);
   }
 }
 

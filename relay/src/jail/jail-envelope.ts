@@ -60,7 +60,9 @@ export class JailEnvelope implements LaunchEnvelope {
   private launches = 0;
 
   constructor(private readonly options: JailOptions) {
-    const uid = UID_BASE + (options.keep ? Number.parseInt(createHash('sha256').update(options.id).digest('hex').slice(0, 8), 16) % UID_SPAN : Math.floor(Math.random() * UID_SPAN));
+    const uid =
+      UID_BASE +
+      (options.keep ? Number.parseInt(createHash('sha256').update(options.id).digest('hex').slice(0, 8), 16) % UID_SPAN : Math.floor(Math.random() * UID_SPAN));
     this.record = { netns: `clawd-${options.id}`, cgroup: options.id, uid, dir: options.keep?.dir ?? join(tmpdir(), `clawd-jail-${options.id}`) };
     // Marked before anything of it exists: any server's reaper finds it once this one is gone (jail-reaper.ts).
     markJail(options.id, this.record, options.keep !== undefined);
@@ -95,7 +97,19 @@ export class JailEnvelope implements LaunchEnvelope {
       this.watchMemory();
       const procs = this.cgroup.procsFiles.map((file) => `echo $$ > '${file}'`).join(' && ');
       // Its own /tmp, /var/tmp and /dev/shm (private-mounts.ts), then its own user.
-      const enter = ['ip', 'netns', 'exec', this.record.netns, ...withPrivateFolders(dir, limits.memoryMiB), 'setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--inh-caps=-all', '--'];
+      const enter = [
+        'ip',
+        'netns',
+        'exec',
+        this.record.netns,
+        ...withPrivateFolders(dir, limits.memoryMiB),
+        'setpriv',
+        `--reuid=${uid}`,
+        `--regid=${uid}`,
+        '--clear-groups',
+        '--inh-caps=-all',
+        '--',
+      ];
       return {
         proxyServer: `http://127.0.0.1:${port}`,
         // The shell puts itself in the cgroup, then becomes the browser: no process of it starts outside.

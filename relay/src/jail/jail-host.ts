@@ -19,7 +19,10 @@ export function jailHost(): JailHost {
 function detect(): JailHost {
   if (process.platform !== 'linux') return { unusable: `jails need Linux (this is ${process.platform})` };
   if (process.getuid?.() !== 0) return { unusable: 'jails need serve to run as root (to make network namespaces and cgroups)' };
-  for (const [tool, args] of [['ip', ['-V']], ['setpriv', ['--version']]] as const) {
+  for (const [tool, args] of [
+    ['ip', ['-V']],
+    ['setpriv', ['--version']],
+  ] as const) {
     try {
       execFileSync(tool, args, { stdio: 'ignore' });
     } catch {

@@ -55,7 +55,9 @@ export class NetworkNamespace {
    * however it goes, the bridge ends too.
    */
   async bridgeTo(socketPath: string, maxConnections: number): Promise<number> {
-    const child = spawn('ip', ['netns', 'exec', this.name, process.execPath, '-e', BRIDGE, '0', socketPath, String(maxConnections)], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('ip', ['netns', 'exec', this.name, process.execPath, '-e', BRIDGE, '0', socketPath, String(maxConnections)], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     this.bridge = child;
     return new Promise<number>((resolve, reject) => {
       let said = '';
@@ -86,7 +88,10 @@ export class NetworkNamespace {
 
 /** The processes in a namespace (by name); none when it is gone. */
 export async function namespacePids(name: string): Promise<number[]> {
-  return run('ip', ['netns', 'pids', name]).then(({ stdout }) => stdout.split(/\s+/).filter(Boolean).map(Number), () => []);
+  return run('ip', ['netns', 'pids', name]).then(
+    ({ stdout }) => stdout.split(/\s+/).filter(Boolean).map(Number),
+    () => [],
+  );
 }
 
 /** Kills what runs in a namespace (by name) and deletes it; nothing when it is gone already. */
@@ -105,5 +110,8 @@ export async function removeNamespace(name: string): Promise<void> {
 /** The namespaces there are (`ip netns list`). */
 export async function listNamespaces(): Promise<string[]> {
   const { stdout } = await run('ip', ['netns', 'list']).catch(() => ({ stdout: '' }));
-  return stdout.split('\n').map((line) => line.split(/\s/)[0]).filter(Boolean);
+  return stdout
+    .split('\n')
+    .map((line) => line.split(/\s/)[0])
+    .filter(Boolean);
 }

@@ -40,7 +40,10 @@ export const BROWSE_TOOL = defineTool({
         signal: call.signal,
         onEvent: (event) => {
           if (event.kind === 'start') void call.progress(`Browsing with ${event.data.provider} (${event.data.model}), at most ${event.data.maxSteps} steps.`);
-          if (event.kind === 'step') void call.progress(`Step ${event.data.step}: ${event.data.actions.map((action) => `${action.summary}${action.ok ? '' : ' (failed)'}`).join('; ') || 'answered'}`);
+          if (event.kind === 'step')
+            void call.progress(
+              `Step ${event.data.step}: ${event.data.actions.map((action) => `${action.summary}${action.ok ? '' : ' (failed)'}`).join('; ') || 'answered'}`,
+            );
         },
       },
     );

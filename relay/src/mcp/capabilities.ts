@@ -9,7 +9,7 @@ import { BadRequestError } from '../errors.js';
  */
 
 export const CAPABILITY_GROUPS = {
-  vision: 'labelled screenshots, and computer use by coordinates (Anthropic\'s computer tool actions)',
+  vision: "labelled screenshots, and computer use by coordinates (Anthropic's computer tool actions)",
   files: 'uploads, downloads, saving a page as PDF',
   recording: 'the network log, bodies, HAR, Playwright traces, console messages',
   dialogs: 'arm the answer to the next alert, confirm or prompt (unarmed ones are dismissed)',
@@ -26,9 +26,15 @@ export type CapabilityGroup = keyof typeof CAPABILITY_GROUPS;
 /** `emulation,storage` (or `all`) → the groups; a name that is none is a 400 naming the ones there are. */
 export function parseCaps(value: string | undefined): CapabilityGroup[] {
   if (!value?.trim()) return [];
-  const names = value.split(',').map((name) => name.trim()).filter(Boolean);
+  const names = value
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
   if (names.includes('all')) return Object.keys(CAPABILITY_GROUPS) as CapabilityGroup[];
   const unknown = names.filter((name) => !(name in CAPABILITY_GROUPS));
-  if (unknown.length) throw new BadRequestError(`Invalid caps: no group is named ${unknown.map((name) => JSON.stringify(name)).join(', ')}; the groups are ${Object.keys(CAPABILITY_GROUPS).join(', ')} (or all)`);
+  if (unknown.length)
+    throw new BadRequestError(
+      `Invalid caps: no group is named ${unknown.map((name) => JSON.stringify(name)).join(', ')}; the groups are ${Object.keys(CAPABILITY_GROUPS).join(', ')} (or all)`,
+    );
   return [...new Set(names)] as CapabilityGroup[];
 }

@@ -30,7 +30,10 @@ function ownHandoff(session: McpSessionState, id: string | undefined): { id: str
   const ids = [...session.handoffs.keys()];
   const chosen = id ?? ids.at(-1);
   const held = chosen === undefined ? undefined : session.handoffs.get(chosen);
-  if (!held) throw new NotFoundError(id ? `Hand-off ${id} was not opened by this MCP session: its app reaches its own hand-offs only` : 'This MCP session has opened no hand-off yet');
+  if (!held)
+    throw new NotFoundError(
+      id ? `Hand-off ${id} was not opened by this MCP session: its app reaches its own hand-offs only` : 'This MCP session has opened no hand-off yet',
+    );
   return { id: chosen!, ...held };
 }
 
@@ -141,7 +144,11 @@ function handoffAppMain(app: { version: string }): void {
       post({ id, method, params });
     });
   const call = async (name: string, args: object) => {
-    const result = (await request('tools/call', { name, arguments: args })) as { isError?: boolean; content?: Array<{ type: string; text?: string; data?: string; mimeType?: string }>; structuredContent?: Record<string, unknown> };
+    const result = (await request('tools/call', { name, arguments: args })) as {
+      isError?: boolean;
+      content?: Array<{ type: string; text?: string; data?: string; mimeType?: string }>;
+      structuredContent?: Record<string, unknown>;
+    };
     if (result.isError) throw new Error(result.content?.[0]?.text ?? 'the tool failed');
     return result;
   };
@@ -153,7 +160,14 @@ function handoffAppMain(app: { version: string }): void {
   };
   window.addEventListener('message', (event) => {
     if (event.source !== window.parent) return;
-    const message = event.data as { jsonrpc?: string; id?: number; method?: string; params?: { arguments?: { reason?: string } }; result?: unknown; error?: { message: string } };
+    const message = event.data as {
+      jsonrpc?: string;
+      id?: number;
+      method?: string;
+      params?: { arguments?: { reason?: string } };
+      result?: unknown;
+      error?: { message: string };
+    };
     if (message?.jsonrpc !== '2.0') return;
     if (message.method === undefined && message.id !== undefined) {
       const waiter = pending.get(message.id);
@@ -162,7 +176,8 @@ function handoffAppMain(app: { version: string }): void {
       else waiter?.resolve(message.result);
       return;
     }
-    if (message.method === 'ui/notifications/tool-input' && message.params?.arguments?.reason) document.getElementById('reason')!.textContent = message.params.arguments.reason;
+    if (message.method === 'ui/notifications/tool-input' && message.params?.arguments?.reason)
+      document.getElementById('reason')!.textContent = message.params.arguments.reason;
     if (message.method === 'ui/notifications/tool-result' && open) finish('The hand-off is over.');
     if (message.method === 'ui/resource-teardown' && message.id !== undefined) {
       open = false;
@@ -180,7 +195,7 @@ function handoffAppMain(app: { version: string }): void {
       const picture = result.content?.find((part) => part.type === 'image');
       if (picture) view.src = `data:${picture.mimeType};base64,${picture.data}`;
       if (state.state !== 'waiting') return finish(`The hand-off is over (${state.state}).`);
-      if (!state.answersHere) outcome.textContent = "It was sent to your channel: answer it there.";
+      if (!state.answersHere) outcome.textContent = 'It was sent to your channel: answer it there.';
     } catch (error) {
       // No hand-off yet (the tool call is opening it): ask again.
       outcome.textContent = (error as Error).message;
@@ -212,8 +227,10 @@ function handoffAppMain(app: { version: string }): void {
       (error: Error) => (outcome.textContent = error.message),
     );
   };
-  void request('ui/initialize', { protocolVersion: '2026-01-26', appInfo: { name: 'clawd-browser hand-off', version: app.version }, appCapabilities: {} }).then(() => {
-    post({ method: 'ui/notifications/initialized', params: {} });
-    void refresh();
-  });
+  void request('ui/initialize', { protocolVersion: '2026-01-26', appInfo: { name: 'clawd-browser hand-off', version: app.version }, appCapabilities: {} }).then(
+    () => {
+      post({ method: 'ui/notifications/initialized', params: {} });
+      void refresh();
+    },
+  );
 }

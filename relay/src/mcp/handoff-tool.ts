@@ -20,7 +20,7 @@ export function describeHandoff(handoff: HandoffAnswer): string {
   const how = {
     waiting: 'still waits for a person',
     done: 'done by the person',
-    refused: "the person could not do it",
+    refused: 'the person could not do it',
     timeout: 'nobody answered in time',
     cancelled: 'cancelled',
   }[handoff.state];
@@ -28,7 +28,9 @@ export function describeHandoff(handoff: HandoffAnswer): string {
   if (handoff.now) lines.push(`The tab is at:\n${fenced(handoff.fence, [`${handoff.now.url} ${JSON.stringify(handoff.now.title)}`])}`);
   if (handoff.changed) {
     const { navigated, titleChanged, personActions } = handoff.changed;
-    lines.push(`${navigated ? 'It navigated' : 'Same page'}${titleChanged ? ', title changed' : ''}; the person acted ${personActions} times. Take a snapshot before going on.`);
+    lines.push(
+      `${navigated ? 'It navigated' : 'Same page'}${titleChanged ? ', title changed' : ''}; the person acted ${personActions} times. Take a snapshot before going on.`,
+    );
   }
   return lines.join('\n');
 }
@@ -55,7 +57,11 @@ export const HANDOFF_TOOL = defineTool({
             deadline = Date.parse(opened.expiresAt);
             session.handoffs.set(opened.id, { profile, announced: !opened.link });
             // With a webhook, the link went to the person's channel only: the agent is never given one.
-            void call.progress(opened.link ? `Waiting for a person: ${opened.link} (also in the operator's console).` : "Waiting for a person: the hand-off was sent to the person's channel (and is in the operator's console).");
+            void call.progress(
+              opened.link
+                ? `Waiting for a person: ${opened.link} (also in the operator's console).`
+                : "Waiting for a person: the hand-off was sent to the person's channel (and is in the operator's console).",
+            );
           },
         },
       );

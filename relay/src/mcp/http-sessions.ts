@@ -87,7 +87,9 @@ export class McpHttpSessions {
       if (held.filter((session) => session.scope === scope).length >= MAX_SESSIONS_PER_KEY)
         throw new UnavailableError(`This task session's key holds ${MAX_SESSIONS_PER_KEY} MCP sessions already, its most: ${close}`);
       if (held.filter((session) => session.scope !== undefined).length >= MAX_SESSIONS - KEPT_FOR_TOKEN)
-        throw new UnavailableError(`Task sessions' keys hold ${MAX_SESSIONS - KEPT_FOR_TOKEN} MCP sessions, all they may (the rest is kept for the token): ${close}`);
+        throw new UnavailableError(
+          `Task sessions' keys hold ${MAX_SESSIONS - KEPT_FOR_TOKEN} MCP sessions, all they may (the rest is kept for the token): ${close}`,
+        );
     }
     if (held.length >= MAX_SESSIONS) throw new UnavailableError(`Too many MCP sessions (${MAX_SESSIONS}): ${close}`);
   }

@@ -17,7 +17,18 @@ import { PAGE_TOOL } from './page-tool-call.js';
 import { APPS_EXTENSION, HANDOFF_RESPOND_TOOL, HANDOFF_VIEW_TOOL, handoffAppResource } from './handoff-app.js';
 
 /** Every tool: the default list, then the groups'. */
-const ALL_TOOLS: Tool[] = [...TOOLS, PAGE_TOOL, ...PAGE_TOOLS, ...VISION_TOOLS, ...TOOLBOX_TOOLS, HANDOFF_TOOL, HANDOFF_VIEW_TOOL, HANDOFF_RESPOND_TOOL, BROWSE_TOOL, ...TEACH_TOOLS];
+const ALL_TOOLS: Tool[] = [
+  ...TOOLS,
+  PAGE_TOOL,
+  ...PAGE_TOOLS,
+  ...VISION_TOOLS,
+  ...TOOLBOX_TOOLS,
+  HANDOFF_TOOL,
+  HANDOFF_VIEW_TOOL,
+  HANDOFF_RESPOND_TOOL,
+  BROWSE_TOOL,
+  ...TEACH_TOOLS,
+];
 const BY_NAME = new Map(ALL_TOOLS.map((tool) => [tool.name, tool]));
 
 /**
@@ -55,7 +66,14 @@ export function createMcpServer(api: BrowserApi | (() => BrowserApi), options: M
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listTools(caps, rendersApps()) }));
   // The hand-off's MCP App (handoff-app.ts), with the handoff group.
   const apps = caps.includes('handoff') ? [handoffAppResource()] : [];
-  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: apps.map(({ uri, mimeType }) => ({ uri, name: 'hand-off', mimeType, description: "A hand-off's view: the reason, the tab live, Done and Can't do it" })) }));
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({
+    resources: apps.map(({ uri, mimeType }) => ({
+      uri,
+      name: 'hand-off',
+      mimeType,
+      description: "A hand-off's view: the reason, the tab live, Done and Can't do it",
+    })),
+  }));
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
     const found = apps.find((app) => app.uri === request.params.uri);
     if (!found) throw new Error(`No resource ${request.params.uri}${caps.includes('handoff') ? '' : ' (the hand-off app comes with --caps handoff)'}`);
@@ -90,7 +108,11 @@ function prepareCall(name: string, args: unknown, caps: CapabilityGroup[], rende
   const tool = BY_NAME.get(name);
   if (!tool || (tool.appOnly && !rendersApps)) return { failure: failure(`Unknown tool ${name}: see the tool list`) };
   if (tool.group && !caps.includes(tool.group)) {
-    return { failure: failure(`${tool.name} is in the ${tool.group} group, which is off: turn it on with \`clawd-browser mcp --caps ${tool.group}\` (or /mcp?caps=${tool.group})`) };
+    return {
+      failure: failure(
+        `${tool.name} is in the ${tool.group} group, which is off: turn it on with \`clawd-browser mcp --caps ${tool.group}\` (or /mcp?caps=${tool.group})`,
+      ),
+    };
   }
   const checked = tool.input.safeParse(args ?? {});
   if (!checked.success) return { failure: failure(`Invalid arguments for ${tool.name}: ${describeIssues(checked.error, 'arguments')}`) };
@@ -110,7 +132,14 @@ async function runPrepared(prepared: { tool: Tool; params: unknown }, api: Brows
  * tool error naming the remedy), for a caller in process: the browse
  * runtime's model calls the same tools through here.
  */
-export function callTool(name: string, args: unknown, api: BrowserApi, session: McpSessionState, call: ToolCall, caps: CapabilityGroup[] = []): Promise<ToolResult> {
+export function callTool(
+  name: string,
+  args: unknown,
+  api: BrowserApi,
+  session: McpSessionState,
+  call: ToolCall,
+  caps: CapabilityGroup[] = [],
+): Promise<ToolResult> {
   const prepared = prepareCall(name, args, caps);
   return 'failure' in prepared ? Promise.resolve(prepared.failure) : runPrepared(prepared, api, session, call);
 }
@@ -138,7 +167,20 @@ function failure(message: string): ToolResult {
 type JsonSchema = { [key: string]: unknown };
 
 /** Keys that constrain values the server checks anyway; sent to the model they are only tokens. */
-const DROPPED = new Set(['$schema', 'additionalProperties', 'minLength', 'maxLength', 'pattern', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minItems', 'default', 'format']);
+const DROPPED = new Set([
+  '$schema',
+  'additionalProperties',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'minItems',
+  'default',
+  'format',
+]);
 
 export function inputSchema(tool: Tool): { type: 'object'; [key: string]: unknown } {
   return trim(z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as JsonSchema) as { type: 'object' };
@@ -154,7 +196,8 @@ function trim(schema: JsonSchema): JsonSchema {
     // `type: [a, b]` (zod's union of primitives) is refused by clients that map
     // schemas onto one-type dialects (Gemini's OpenAPI subset): one branch per type.
     if (key === 'type' && Array.isArray(value)) out.anyOf = value.map((type) => ({ type }));
-    else if (key === 'properties') out[key] = Object.fromEntries(Object.entries(value as Record<string, JsonSchema>).map(([name, field]) => [name, trim(field)]));
+    else if (key === 'properties')
+      out[key] = Object.fromEntries(Object.entries(value as Record<string, JsonSchema>).map(([name, field]) => [name, trim(field)]));
     else if (key === 'items' && typeof value === 'object') out[key] = trim(value as JsonSchema);
     else if (key === 'anyOf') out[key] = (value as JsonSchema[]).map(trim);
     else out[key] = value;

@@ -11,7 +11,7 @@ import { pageToolAnswer, pageToolLine } from './page-tool-lines.js';
 
 export const PAGE_TOOL = defineTool({
   name: 'browser_page_tool',
-  description: "Tools the page offers (WebMCP): no name lists them; name and input call one.",
+  description: 'Tools the page offers (WebMCP): no name lists them; name and input call one.',
   input: z.object({
     profile: Profile,
     targetId: TargetId,

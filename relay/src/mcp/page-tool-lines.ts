@@ -7,7 +7,9 @@ import { fenced } from '../api/page-content.js';
 export function pageToolLine(tool: PageTool): string {
   const properties = (tool.inputSchema?.properties ?? {}) as Record<string, { type?: unknown }>;
   const required = new Set((tool.inputSchema?.required as string[] | undefined) ?? []);
-  const parameters = Object.entries(properties).map(([name, field]) => `${name}: ${typeof field?.type === 'string' ? field.type : 'any'}${required.has(name) ? '*' : ''}`);
+  const parameters = Object.entries(properties).map(
+    ([name, field]) => `${name}: ${typeof field?.type === 'string' ? field.type : 'any'}${required.has(name) ? '*' : ''}`,
+  );
   const hints = Object.keys(tool.annotations ?? {});
   return `${tool.name}(${parameters.join(', ')})${hints.length ? ` [${hints.join(', ')}]` : ''}${tool.declaredBy ? ' [a form]' : ''}: ${tool.description}`;
 }
@@ -27,8 +29,13 @@ export function pageToolOutput(output: unknown): string {
  */
 export function pageToolAnswer(call: PageToolCall): string {
   const failed = call.status === 'Error';
-  const lines = [`${call.tool}: ${call.status === 'Completed' ? 'done' : call.status.toLowerCase()}${failed && call.errorText ? ' (what it said is the page\'s, below)' : ''}`];
-  if (call.confirmed) lines.push(call.confirmed.by === 'person' ? `A person said yes (rule ${call.confirmed.rule}).` : `Pre-approved for this session (rule ${call.confirmed.rule}).`);
+  const lines = [
+    `${call.tool}: ${call.status === 'Completed' ? 'done' : call.status.toLowerCase()}${failed && call.errorText ? " (what it said is the page's, below)" : ''}`,
+  ];
+  if (call.confirmed)
+    lines.push(
+      call.confirmed.by === 'person' ? `A person said yes (rule ${call.confirmed.rule}).` : `Pre-approved for this session (rule ${call.confirmed.rule}).`,
+    );
   const page: string[] = [];
   if (call.errorText) page.push(call.errorText.slice(0, 2_000));
   const output = pageToolOutput(call.output);

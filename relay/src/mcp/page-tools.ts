@@ -56,7 +56,14 @@ export const PAGE_TOOLS: Tool[] = [
     readOnly: true,
     run: async (api, params) => {
       const { downloads, fence } = await withProfile(api, params).downloads();
-      return text(downloads.length ? fenced(fence, downloads.map((d) => `${d.state} ${d.url}${d.path ? ` → ${d.path}` : ''}${d.error ? ` (${d.error})` : ''}`)) : 'No downloads.');
+      return text(
+        downloads.length
+          ? fenced(
+              fence,
+              downloads.map((d) => `${d.state} ${d.url}${d.path ? ` → ${d.path}` : ''}${d.error ? ` (${d.error})` : ''}`),
+            )
+          : 'No downloads.',
+      );
     },
   }),
   defineTool({
@@ -66,7 +73,19 @@ export const PAGE_TOOLS: Tool[] = [
     input: z.object({
       profile: Profile,
       targetId: TargetId,
-      action: z.enum(['network-start', 'network-stop', 'network', 'body', 'request-body', 'har', 'trace-start', 'trace-stop', 'video-start', 'video-stop', 'script']),
+      action: z.enum([
+        'network-start',
+        'network-stop',
+        'network',
+        'body',
+        'request-body',
+        'har',
+        'trace-start',
+        'trace-stop',
+        'video-start',
+        'video-stop',
+        'script',
+      ]),
       id: z.number().int().positive().optional(),
       url: z.string().optional(),
       status: z.string().optional(),
@@ -82,14 +101,17 @@ export const PAGE_TOOLS: Tool[] = [
         return text([`Written: ${path} (${written.steps} steps; run it with npx playwright test)`, ...written.notes.map((note) => `- ${note}`)].join('\n'));
       }
       const answer = await recordCall(withProfile(api, { profile }), { ...request, action: request.action });
-      if (answer.filming) return text(`Filming ${answer.filming.targetId ? `tab ${answer.filming.targetId}` : 'every tab this profile uses'} since ${answer.filming.since}.`);
+      if (answer.filming)
+        return text(`Filming ${answer.filming.targetId ? `tab ${answer.filming.targetId}` : 'every tab this profile uses'} since ${answer.filming.since}.`);
       if (answer.film) return text(`Written: ${answer.film.path} (${(answer.film.durationMs / 1000).toFixed(1)} s, ${answer.film.chapters.length} chapters)`);
       if (answer.path) return text(`Written: ${answer.path}`);
       if (answer.body) return text(bodyText(answer.body));
       if (answer.tracing !== undefined) return text(answer.tracing ? 'Tracing the browser context.' : 'Trace stopped.');
       const network = answer.network!;
       if (!network.entries) return text(network.recording ? `Recording ${answer.targetId}'s requests.` : `Not recording ${answer.targetId}.`);
-      const lines = network.entries.map((e) => `#${e.id} ${e.method} ${e.status ?? e.failure ?? '…'} ${e.resourceType} ${e.url}${e.durationMs !== undefined ? ` ${e.durationMs}ms` : ''}`);
+      const lines = network.entries.map(
+        (e) => `#${e.id} ${e.method} ${e.status ?? e.failure ?? '…'} ${e.resourceType} ${e.url}${e.durationMs !== undefined ? ` ${e.durationMs}ms` : ''}`,
+      );
       return text(lines.length ? fenced(answer.fence, lines) : network.recording ? 'No requests recorded yet.' : 'Not recording: network-start first.');
     },
   }),
@@ -102,7 +124,9 @@ export const PAGE_TOOLS: Tool[] = [
     run: async (api, { profile, ...options }) => {
       const result = await withProfile(api, { profile }).fileChooser(options);
       if (result.armed)
-        return text(`Armed: the next file chooser on this tab gets ${(result.files ?? []).join(', ')} (for ${Math.round((result.timeoutMs ?? 0) / 1000)} s). Click what opens it.`);
+        return text(
+          `Armed: the next file chooser on this tab gets ${(result.files ?? []).join(', ')} (for ${Math.round((result.timeoutMs ?? 0) / 1000)} s). Click what opens it.`,
+        );
       return text(`Uploaded ${(result.uploaded ?? []).join(', ') || 'no files'}.`);
     },
   }),

@@ -16,7 +16,8 @@ export const TEACH_TOOLS: Tool[] = [
   defineTool({
     name: 'browser_routine',
     group: 'routines',
-    description: "Routines a person recorded by showing: list, show one (its parameters), or run one by name with params on a tab; a run stops at the first step that fails.",
+    description:
+      'Routines a person recorded by showing: list, show one (its parameters), or run one by name with params on a tab; a run stops at the first step that fails.',
     input: z.object({
       profile: Profile,
       targetId: TargetId,
@@ -36,7 +37,11 @@ export const TEACH_TOOLS: Tool[] = [
       }
       if (!params.name) throw new BadRequestError(`browser_routine ${params.action} needs name`);
       if (params.action === 'show') return text(routineShown(await teach.routine(params.name)));
-      const run = await teach.runRoutine(params.name, { targetId: params.targetId, params: params.params ?? {}, ...(params.origins ? { origins: params.origins } : {}) });
+      const run = await teach.runRoutine(params.name, {
+        targetId: params.targetId,
+        params: params.params ?? {},
+        ...(params.origins ? { origins: params.origins } : {}),
+      });
       const answer = routineRunText(run);
       return run.ok ? text(answer) : { ...text(answer), isError: true };
     },
@@ -45,7 +50,15 @@ export const TEACH_TOOLS: Tool[] = [
     name: 'browser_notes',
     group: 'routines',
     description: "The person's notes on a tab's elements (with refs), or mark one done.",
-    input: z.object({ profile: Profile, targetId: TargetId, done: z.string().regex(/^n\d+$/).optional().describe('a note id to mark done') }),
+    input: z.object({
+      profile: Profile,
+      targetId: TargetId,
+      done: z
+        .string()
+        .regex(/^n\d+$/)
+        .optional()
+        .describe('a note id to mark done'),
+    }),
     readOnly: false,
     run: async (api, params) => {
       const teach = withProfile(api, params).teach;

@@ -23,13 +23,17 @@ const route = toolboxSchemas.route.shape;
  * headers and items are lists of {name, value}.
  */
 const NameValues = z.array(z.object({ name: z.string(), value: z.string() }));
-const asRecord = (pairs: Array<{ name: string; value: string }> | undefined) => (pairs ? Object.fromEntries(pairs.map(({ name, value }) => [name, value])) : undefined);
+const asRecord = (pairs: Array<{ name: string; value: string }> | undefined) =>
+  pairs ? Object.fromEntries(pairs.map(({ name, value }) => [name, value])) : undefined;
 const settings = EmulationSettingsSchema.shape;
 type SettingName = keyof typeof settings;
 const SETTING_NAMES = Object.keys(settings) as [SettingName, ...SettingName[]];
 /** Each setting as the tool takes it: optional, never null. */
 const emulationFields = Object.fromEntries(
-  SETTING_NAMES.filter((name) => name !== 'headers').map((name) => [name, (settings[name] as z.ZodOptional<z.ZodNullable<z.ZodType>>).unwrap().unwrap().optional()]),
+  SETTING_NAMES.filter((name) => name !== 'headers').map((name) => [
+    name,
+    (settings[name] as z.ZodOptional<z.ZodNullable<z.ZodType>>).unwrap().unwrap().optional(),
+  ]),
 ) as { [K in Exclude<SettingName, 'headers'>]: z.ZodOptional<z.ZodType<NonNullable<z.output<(typeof settings)[K]>>>> };
 
 /** A storage state file lives in the MCP export folder: written there by `state`, read from there by `load-state`. */
@@ -42,7 +46,8 @@ function stateFile(exportDir: string, path: string): string {
 export const TOOLBOX_TOOLS: Tool[] = [
   defineTool({
     name: 'browser_emulate',
-    description: 'Emulate a device, place, time, language, scheme, network/CPU conditions, headers; clear names settings to stop, reset stops all. No field: shows what is on.',
+    description:
+      'Emulate a device, place, time, language, scheme, network/CPU conditions, headers; clear names settings to stop, reset stops all. No field: shows what is on.',
     group: 'emulation',
     input: z.object({
       profile: Profile,
@@ -63,7 +68,11 @@ export const TOOLBOX_TOOLS: Tool[] = [
         ...Object.fromEntries((clear ?? []).map((name) => [name, null])),
       };
       const changes = Object.values(change).some((value) => value !== undefined);
-      const state = reset ? await toolbox.resetEmulation({ targetId, scope }) : changes ? await toolbox.emulate({ targetId, scope, ...change }) : await toolbox.emulation({ targetId });
+      const state = reset
+        ? await toolbox.resetEmulation({ targetId, scope })
+        : changes
+          ? await toolbox.emulate({ targetId, scope, ...change })
+          : await toolbox.emulation({ targetId });
       const effective = Object.keys(state.effective).length ? JSON.stringify(state.effective) : 'nothing';
       return text([`Emulating on ${state.targetId ?? 'every new tab'}: ${effective}`, ...(state.notes ?? [])].join('\n'));
     },
@@ -96,7 +105,10 @@ export const TOOLBOX_TOOLS: Tool[] = [
       }
       if (action === 'list') {
         const { routes } = await toolbox.routes();
-        const lines = routes.map((r) => `${r.id} ${r.action} ${r.url ?? `/${r.regex}/`} (${r.scope}${r.targetId ? ` ${r.targetId}` : ''}): ${r.hits} hits${r.refused ? `, ${r.refused} refused by the URL policy` : ''}`);
+        const lines = routes.map(
+          (r) =>
+            `${r.id} ${r.action} ${r.url ?? `/${r.regex}/`} (${r.scope}${r.targetId ? ` ${r.targetId}` : ''}): ${r.hits} hits${r.refused ? `, ${r.refused} refused by the URL policy` : ''}`,
+        );
         return text(lines.length ? lines.join('\n') : 'No routes.');
       }
       const added = await toolbox.addRoute({ ...request, headers: asRecord(headers), action });
@@ -107,7 +119,14 @@ export const TOOLBOX_TOOLS: Tool[] = [
     name: 'browser_init_script',
     description: "A script run before the page's own on every navigation (add); list; remove by id.",
     group: 'network',
-    input: z.object({ profile: Profile, targetId: TargetId, action: z.enum(['add', 'list', 'remove']), script: z.string().optional(), id: z.string().optional(), scope: Scope }),
+    input: z.object({
+      profile: Profile,
+      targetId: TargetId,
+      action: z.enum(['add', 'list', 'remove']),
+      script: z.string().optional(),
+      id: z.string().optional(),
+      scope: Scope,
+    }),
     readOnly: false,
     run: async (api, { profile, action, script, id, targetId, scope }) => {
       const toolbox = withProfile(api, { profile }).toolbox;
@@ -132,7 +151,7 @@ export const TOOLBOX_TOOLS: Tool[] = [
       profile: Profile,
       targetId: TargetId,
       action: z.enum(['cookies', 'set-cookies', 'clear-cookies', 'get', 'set', 'clear', 'state', 'load-state']),
-      url: z.string().optional().describe('cookies: this URL\'s'),
+      url: z.string().optional().describe("cookies: this URL's"),
       domain: z.string().optional(),
       name: z.string().optional(),
       cookies: toolboxSchemas.setCookies.shape.cookies.optional(),
@@ -149,7 +168,10 @@ export const TOOLBOX_TOOLS: Tool[] = [
       switch (params.action) {
         case 'cookies': {
           const { cookies } = await toolbox.cookies({ url: params.url, domain: params.domain, name: params.name });
-          const lines = cookies.map((c) => `${c.name} ${c.domain}${c.path}${c.httpOnly ? ' httpOnly' : ''}${c.secure ? ' secure' : ''} ${c.expires === -1 ? 'session' : `expires ${new Date(c.expires * 1000).toISOString()}`}`);
+          const lines = cookies.map(
+            (c) =>
+              `${c.name} ${c.domain}${c.path}${c.httpOnly ? ' httpOnly' : ''}${c.secure ? ' secure' : ''} ${c.expires === -1 ? 'session' : `expires ${new Date(c.expires * 1000).toISOString()}`}`,
+          );
           return text(lines.length ? `${fenced(undefined, lines)}\n(values are shown only to the token's holder)` : 'No cookies.');
         }
         case 'set-cookies':
@@ -169,7 +191,11 @@ export const TOOLBOX_TOOLS: Tool[] = [
           return text(`Removed ${(await toolbox.clearStorage({ targetId, kind, origin, key: params.key })).cleared} items.`);
         case 'state': {
           const { valuesHidden: _hidden, ...state } = await toolbox.storageState({ indexedDB: true });
-          const path = saveExport(session.exportDir, params.path ? stateFile(session.exportDir, params.path) : `storage-state-${Date.now()}.json`, JSON.stringify(state, null, 2));
+          const path = saveExport(
+            session.exportDir,
+            params.path ? stateFile(session.exportDir, params.path) : `storage-state-${Date.now()}.json`,
+            JSON.stringify(state, null, 2),
+          );
           return text(`Saved ${path}: ${state.cookies.length} cookies (values left out), ${state.origins.length} origins.`);
         }
         case 'load-state': {

@@ -25,9 +25,7 @@ import type { CapabilityGroup } from './capabilities.js';
  * a snapshot is sent only when asked for, capped by default.
  */
 
-export type ToolContent =
-  | { type: 'text'; text: string }
-  | { type: 'image'; data: string; mimeType: string };
+export type ToolContent = { type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string };
 
 export interface ToolResult {
   content: ToolContent[];
@@ -176,7 +174,12 @@ function allActionFields(): Record<string, z.ZodType> {
     for (const [name, field] of Object.entries(member.shape)) {
       if (name === 'kind' || name === 'targetId' || name in fields) continue;
       const note = ACT_FIELD_NOTES[name];
-      fields[name] = note === undefined ? withoutDefault(field as z.ZodType).optional() : withoutDefault(field as z.ZodType).optional().describe(note);
+      fields[name] =
+        note === undefined
+          ? withoutDefault(field as z.ZodType).optional()
+          : withoutDefault(field as z.ZodType)
+              .optional()
+              .describe(note);
     }
   }
   return fields;
@@ -236,9 +239,11 @@ export const TOOLS: Tool[] = [
     readOnly: false,
     run: async (api, params, session) => {
       const browser = withProfile(api, params);
-      const targetId = () => params.targetId ?? (() => {
-        throw new BadRequestError(`browser_tabs ${params.action} needs targetId`);
-      })();
+      const targetId = () =>
+        params.targetId ??
+        (() => {
+          throw new BadRequestError(`browser_tabs ${params.action} needs targetId`);
+        })();
       let done = '';
       switch (params.action) {
         case 'open': {
@@ -278,14 +283,23 @@ export const TOOLS: Tool[] = [
     readOnly: true,
     run: async (api, { profile: _profile, markdown, ...options }, session) => {
       if (markdown) {
-        const page = await withProfile(api, { profile: _profile }).text({ targetId: options.targetId, ref: options.ref, selector: options.selector, maxChars: options.maxChars ?? AGENT_SNAPSHOT_CHARS });
+        const page = await withProfile(api, { profile: _profile }).text({
+          targetId: options.targetId,
+          ref: options.ref,
+          selector: options.selector,
+          maxChars: options.maxChars ?? AGENT_SNAPSHOT_CHARS,
+        });
         // Its one note of clawd's, when it has one: the hidden text left out, said first.
         return text(fencedAfterNotes(page.fence, `${page.title} — ${page.url}`, page.markdown, page.hidden ? 1 : 0));
       }
       const snapshot = await withProfile(api, { profile: _profile }).snapshot({ maxChars: AGENT_SNAPSHOT_CHARS, ...options });
       session.lastUrl.set(snapshot.targetId, snapshot.url);
       // The person's notes after the page's words, apart from them (api/person-words.ts).
-      return text([fencedAfterNotes(snapshot.fence, `${snapshot.title} — ${snapshot.url}`, snapshot.text, snapshot.leadingNotes), snapshot.notes].filter(Boolean).join('\n'));
+      return text(
+        [fencedAfterNotes(snapshot.fence, `${snapshot.title} — ${snapshot.url}`, snapshot.text, snapshot.leadingNotes), snapshot.notes]
+          .filter(Boolean)
+          .join('\n'),
+      );
     },
   }),
   defineTool({
@@ -298,7 +312,11 @@ export const TOOLS: Tool[] = [
       kind: z
         .string()
         .refine((kind) => (ACTION_KINDS as readonly string[]).includes(kind), { message: `must be one of ${ACTION_KINDS.join(', ')}` })
-        .describe(Object.entries(ACT_KIND_FIELDS).map(([kind, fields]) => `${kind} ${fields}`).join('; ')),
+        .describe(
+          Object.entries(ACT_KIND_FIELDS)
+            .map(([kind, fields]) => `${kind} ${fields}`)
+            .join('; '),
+        ),
       ...allActionFields(),
     }),
     readOnly: false,

@@ -16,18 +16,33 @@ import { labelLine } from './vision-lines.js';
 
 /** Inputs stay in the subset every MCP client maps: pairs are lists of numbers (the API checks their length). */
 const Numbers = z.array(z.number());
-const Display = z.object({ width: z.number().int(), height: z.number().int() }).optional().describe('the screen size the model was told; default: the viewport');
+const Display = z
+  .object({ width: z.number().int(), height: z.number().int() })
+  .optional()
+  .describe('the screen size the model was told; default: the viewport');
 
 function picture(answer: { data: string; mimeType: string }, lines: string[]): ToolResult {
-  return { content: [{ type: 'image', data: answer.data, mimeType: answer.mimeType }, { type: 'text', text: lines.join('\n') }] };
+  return {
+    content: [
+      { type: 'image', data: answer.data, mimeType: answer.mimeType },
+      { type: 'text', text: lines.join('\n') },
+    ],
+  };
 }
 
 /** What a computer batch did, in a few lines for a reader (the picture goes beside them). */
 export function batchOutcome(result: ComputerResult): string[] {
-  const lines = [`${result.performed} done; cursor at ${result.cursor.x},${result.cursor.y}; screen ${result.screenshot?.width ?? result.display.width}×${result.screenshot?.height ?? result.display.height}`];
+  const lines = [
+    `${result.performed} done; cursor at ${result.cursor.x},${result.cursor.y}; screen ${result.screenshot?.width ?? result.display.width}×${result.screenshot?.height ?? result.display.height}`,
+  ];
   // Where the page went and what it said are its words: fenced.
   const page: string[] = [];
-  if (result.confirmed) lines.push(result.confirmed.by === 'person' ? `A person said yes (rule ${result.confirmed.rule}).` : `Pre-approved for this session (rule ${result.confirmed.rule}).`);
+  if (result.confirmed)
+    lines.push(
+      result.confirmed.by === 'person'
+        ? `A person said yes (rule ${result.confirmed.rule}).`
+        : `Pre-approved for this session (rule ${result.confirmed.rule}).`,
+    );
   if (result.url === undefined) lines.push('The tab closed.');
   else if (result.changes?.navigated) {
     lines.push('Navigated:');
@@ -41,9 +56,15 @@ export function batchOutcome(result: ComputerResult): string[] {
 export const VISION_TOOLS: Tool[] = [
   defineTool({
     name: 'browser_labelled_screenshot',
-    description: 'Screenshot with each ref drawn as a numbered box (12 is ref e12), and the labels\' roles and names.',
+    description: "Screenshot with each ref drawn as a numbered box (12 is ref e12), and the labels' roles and names.",
     group: 'vision',
-    input: z.object({ profile: Profile, targetId: TargetId, fullPage: z.boolean().optional(), interactive: z.boolean().optional().describe('false: every ref, not only controls'), display: Display }),
+    input: z.object({
+      profile: Profile,
+      targetId: TargetId,
+      fullPage: z.boolean().optional(),
+      interactive: z.boolean().optional().describe('false: every ref, not only controls'),
+      display: Display,
+    }),
     readOnly: true,
     run: async (api, { profile, ...request }) => {
       const shot = await withProfile(api, { profile }).vision.labelledScreenshot({ ...request, type: 'jpeg', quality: 80 });

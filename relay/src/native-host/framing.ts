@@ -13,8 +13,7 @@ export class FrameTooLargeError extends Error {}
 
 export function encodeNativeMessage(message: unknown): Buffer {
   const body = Buffer.from(JSON.stringify(message), 'utf8');
-  if (body.length > MAX_HOST_TO_BROWSER_BYTES)
-    throw new FrameTooLargeError(`reply of ${body.length} bytes exceeds Chrome's 1 MiB limit for native messages`);
+  if (body.length > MAX_HOST_TO_BROWSER_BYTES) throw new FrameTooLargeError(`reply of ${body.length} bytes exceeds Chrome's 1 MiB limit for native messages`);
   const header = Buffer.alloc(4);
   header.writeUInt32LE(body.length, 0);
   return Buffer.concat([header, body]);

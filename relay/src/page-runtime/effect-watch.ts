@@ -16,7 +16,8 @@ function readState(el: Element): ElementState {
   const value = (el as { value?: unknown }).value;
   return {
     checked: toggle ? input.checked : aria('aria-checked'),
-    value: tag === 'SELECT' ? [...(el as HTMLSelectElement).selectedOptions].map((option) => option.label).join(', ') : typeof value === 'string' ? value : null,
+    value:
+      tag === 'SELECT' ? [...(el as HTMLSelectElement).selectedOptions].map((option) => option.label).join(', ') : typeof value === 'string' ? value : null,
     expanded: aria('aria-expanded'),
     selected: aria('aria-selected'),
     pressed: aria('aria-pressed'),
@@ -39,7 +40,13 @@ export class EffectWatches {
   start(id: string, element: Element | null): boolean {
     if (this.watches.has(id)) return true;
     const doc = element ? element.ownerDocument : document;
-    const watch: Watch = { records: 0, element, before: element ? readState(element) : null, focus: doc.activeElement, observer: new MutationObserver((records) => (watch.records += records.length)) };
+    const watch: Watch = {
+      records: 0,
+      element,
+      before: element ? readState(element) : null,
+      focus: doc.activeElement,
+      observer: new MutationObserver((records) => (watch.records += records.length)),
+    };
     // A web component's reaction happens inside its shadow root, which an observer of the
     // document does not see: every open one is watched too.
     const roots: Node[] = [doc];

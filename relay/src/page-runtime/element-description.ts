@@ -30,7 +30,10 @@ export interface ElementDescription {
  * needs none (a role and name that already match one element): counting walks the document.
  */
 export function describeElement(element: Element, counts = true): ElementDescription {
-  const collapse = (text: string | null | undefined): string => String(text ?? '').replace(/\s+/g, ' ').trim();
+  const collapse = (text: string | null | undefined): string =>
+    String(text ?? '')
+      .replace(/\s+/g, ' ')
+      .trim();
   const labelOf = (el: Element): string => {
     const labelledBy = el.getAttribute('aria-labelledby');
     if (labelledBy) {
@@ -44,7 +47,10 @@ export function describeElement(element: Element, counts = true): ElementDescrip
     const labels = (el as HTMLInputElement).labels;
     if (labels && labels.length) {
       // A label around its control names it by its own words, not the control's (a select's options).
-      const without = (node: Node): string => [...node.childNodes].map((child) => (child === el ? '' : child.nodeType === 3 ? (child as Text).data : child.nodeType === 1 ? without(child) : '')).join('');
+      const without = (node: Node): string =>
+        [...node.childNodes]
+          .map((child) => (child === el ? '' : child.nodeType === 3 ? (child as Text).data : child.nodeType === 1 ? without(child) : ''))
+          .join('');
       const text = collapse([...labels].map(without).join(' '));
       if (text) return text;
     }

@@ -58,11 +58,20 @@ export function listenedFrom(paths: number[][] | undefined): Listened {
  * `pointer`: its cursor is a pointer; `parentPointer`: its parent's is (cursor is inherited). `editor`: the whole document is one.
  * `listened`: the elements that listen for a press of their own, and those that hold one.
  */
-export function elementKind(el: Element, tag: string, pointer: boolean, parentPointer: boolean, editor: boolean, labelSources: Set<Element>, listened: Listened): ElementKind {
+export function elementKind(
+  el: Element,
+  tag: string,
+  pointer: boolean,
+  parentPointer: boolean,
+  editor: boolean,
+  labelSources: Set<Element>,
+  listened: Listened,
+): ElementKind {
   const explicitRole = explicitRoleOf(el);
   let role = explicitRole === 'presentation' || explicitRole === 'none' ? '' : explicitRole || implicitRole(el, tag);
   // An editor's own document (TinyMCE, CKEditor 4, webmail composers: a body in an iframe, or designMode) counts too.
-  const editable = el === document.body ? editor : el.hasAttribute('contenteditable') && (el as HTMLElement).isContentEditable && !el.parentElement?.isContentEditable;
+  const editable =
+    el === document.body ? editor : el.hasAttribute('contenteditable') && (el as HTMLElement).isContentEditable && !el.parentElement?.isContentEditable;
   if (editable && !role) role = 'textbox';
   const draggable = el.getAttribute('draggable') === 'true';
   const item = ITEM_ROLES.has(role);
@@ -81,7 +90,10 @@ export function elementKind(el: Element, tag: string, pointer: boolean, parentPo
   const pointerStarts = pointer && !parentPointer && !holdsControls();
   // A listener makes a control of a plain element, an item or a picture; a list or a table that listens delegates for
   // its items, and a component's frame that listens around a slot (a tab group's) for what is slotted there.
-  let interactive = interactiveByMarkup || pointerStarts || (listened.listened.has(el) && (role === '' || item || role === 'img') && !holdsControls() && !el.querySelector('slot'));
+  let interactive =
+    interactiveByMarkup ||
+    pointerStarts ||
+    (listened.listened.has(el) && (role === '' || item || role === 'img') && !holdsControls() && !el.querySelector('slot'));
 
   // A label: its text names its control. If that control is hidden (a styled
   // file input, say) the label is what a user clicks, so it becomes the target.

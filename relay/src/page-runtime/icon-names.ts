@@ -15,11 +15,79 @@ import { collapse } from './words.js';
 
 /** Words that say "an icon" or "a button" rather than which: left out of a name made from a file or a class. */
 const FILLER = new Set([
-  'icon', 'icons', 'ico', 'btn', 'button', 'link', 'img', 'image', 'svg', 'png', 'jpg', 'jpeg', 'gif', 'webp', 'sprite',
-  'fa', 'fas', 'far', 'fab', 'fal', 'fad', 'bi', 'mdi', 'ti', 'ion', 'glyphicon', 'material', 'symbols', 'outlined', 'rounded', 'sharp',
-  'small', 'large', 'lg', 'sm', 'xs', 'md', 'xl', 'active', 'selected', 'disabled', 'hover', 'focus', 'js', 'ui', 'el', 'item', 'action', 'actions',
-  'wrapper', 'wrap', 'container', 'inner', 'outer', 'left', 'right', 'pull', 'clickable', 'pointer', 'control', 'toggle', 'on', 'off', 'is', 'has',
-  'css', 'sc', 'jsx', 'emotion', 'styled', 'ng', 'tw', 'svelte',
+  'icon',
+  'icons',
+  'ico',
+  'btn',
+  'button',
+  'link',
+  'img',
+  'image',
+  'svg',
+  'png',
+  'jpg',
+  'jpeg',
+  'gif',
+  'webp',
+  'sprite',
+  'fa',
+  'fas',
+  'far',
+  'fab',
+  'fal',
+  'fad',
+  'bi',
+  'mdi',
+  'ti',
+  'ion',
+  'glyphicon',
+  'material',
+  'symbols',
+  'outlined',
+  'rounded',
+  'sharp',
+  'small',
+  'large',
+  'lg',
+  'sm',
+  'xs',
+  'md',
+  'xl',
+  'active',
+  'selected',
+  'disabled',
+  'hover',
+  'focus',
+  'js',
+  'ui',
+  'el',
+  'item',
+  'action',
+  'actions',
+  'wrapper',
+  'wrap',
+  'container',
+  'inner',
+  'outer',
+  'left',
+  'right',
+  'pull',
+  'clickable',
+  'pointer',
+  'control',
+  'toggle',
+  'on',
+  'off',
+  'is',
+  'has',
+  'css',
+  'sc',
+  'jsx',
+  'emotion',
+  'styled',
+  'ng',
+  'tw',
+  'svelte',
 ]);
 
 /** Words of a file name or a class: split at -, _, ., spaces and camelCase; no filler, no hashes or numbers alone. */
@@ -68,7 +136,12 @@ export function iconName(el: Element): string {
   // What CSS draws: on the element, its pseudo-elements, and the one element inside it that holds the picture.
   for (const holder of image && image !== img && image !== svg ? [el, image] : [el]) {
     const style = getComputedStyle(holder);
-    const drawn = drawnFile(style.content) || drawnFile(style.backgroundImage) || drawnFile(getComputedStyle(holder, '::before').content) || drawnFile(getComputedStyle(holder, '::before').backgroundImage) || drawnFile(getComputedStyle(holder, '::after').content);
+    const drawn =
+      drawnFile(style.content) ||
+      drawnFile(style.backgroundImage) ||
+      drawnFile(getComputedStyle(holder, '::before').content) ||
+      drawnFile(getComputedStyle(holder, '::before').backgroundImage) ||
+      drawnFile(getComputedStyle(holder, '::after').content);
     if (drawn) return drawn;
   }
   // Classes name an icon only where something is drawn: an icon element inside (<i class="fa fa-star">),

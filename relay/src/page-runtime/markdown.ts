@@ -19,20 +19,79 @@ import type { Sight } from './page-sight.js';
  * `<br>`, a line of preformatted text).
  */
 export function markdownOf(scope: Element | null, sight: Sight, showHidden: boolean): { markdown: string; hidden: number } {
-  const SKIPPED = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'svg', 'SVG', 'CANVAS', 'IFRAME', 'OBJECT', 'EMBED', 'INPUT', 'SELECT', 'TEXTAREA', 'BUTTON', 'OPTION', 'DATALIST', 'HEAD']);
+  const SKIPPED = new Set([
+    'SCRIPT',
+    'STYLE',
+    'NOSCRIPT',
+    'TEMPLATE',
+    'svg',
+    'SVG',
+    'CANVAS',
+    'IFRAME',
+    'OBJECT',
+    'EMBED',
+    'INPUT',
+    'SELECT',
+    'TEXTAREA',
+    'BUTTON',
+    'OPTION',
+    'DATALIST',
+    'HEAD',
+  ]);
   const CHROME = new Set(['NAV', 'HEADER', 'FOOTER', 'ASIDE']);
   const CHROME_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'complementary', 'search']);
   const BLOCKS = new Set([
-    'ADDRESS', 'ARTICLE', 'ASIDE', 'BLOCKQUOTE', 'BODY', 'DD', 'DETAILS', 'DIALOG', 'DIV', 'DL', 'DT', 'FIELDSET', 'FIGCAPTION', 'FIGURE', 'FOOTER', 'FORM',
-    'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'HEADER', 'HR', 'LI', 'MAIN', 'NAV', 'OL', 'P', 'PRE', 'SECTION', 'SUMMARY', 'TABLE', 'UL', 'CAPTION', 'TR', 'TD', 'TH',
-    'THEAD', 'TBODY', 'TFOOT', 'HGROUP', 'MENU', 'SEARCH',
+    'ADDRESS',
+    'ARTICLE',
+    'ASIDE',
+    'BLOCKQUOTE',
+    'BODY',
+    'DD',
+    'DETAILS',
+    'DIALOG',
+    'DIV',
+    'DL',
+    'DT',
+    'FIELDSET',
+    'FIGCAPTION',
+    'FIGURE',
+    'FOOTER',
+    'FORM',
+    'H1',
+    'H2',
+    'H3',
+    'H4',
+    'H5',
+    'H6',
+    'HEADER',
+    'HR',
+    'LI',
+    'MAIN',
+    'NAV',
+    'OL',
+    'P',
+    'PRE',
+    'SECTION',
+    'SUMMARY',
+    'TABLE',
+    'UL',
+    'CAPTION',
+    'TR',
+    'TD',
+    'TH',
+    'THEAD',
+    'TBODY',
+    'TFOOT',
+    'HGROUP',
+    'MENU',
+    'SEARCH',
   ]);
 
   const main = (): Element => {
     const marked = document.querySelector('main, [role="main"]');
     if (marked) return marked;
     const articles = document.querySelectorAll('article');
-    return articles.length === 1 ? articles[0] : document.body ?? document.documentElement;
+    return articles.length === 1 ? articles[0] : (document.body ?? document.documentElement);
   };
   const root = scope ?? main();
   const aroundMain = scope === null && root !== document.body;
@@ -116,7 +175,8 @@ export function markdownOf(scope: Element | null, sight: Sight, showHidden: bool
     if (!aroundMain && scope === null && element !== root && (CHROME.has(element.tagName) || CHROME_ROLES.has(element.getAttribute('role') ?? ''))) return true;
     return false;
   };
-  const isBlock = (node: Node): boolean => node.nodeType === 1 && (BLOCKS.has((node as Element).tagName) || /^(block|flex|grid|table|list-item)/.test(getComputedStyle(node as Element).display));
+  const isBlock = (node: Node): boolean =>
+    node.nodeType === 1 && (BLOCKS.has((node as Element).tagName) || /^(block|flex|grid|table|list-item)/.test(getComputedStyle(node as Element).display));
   const absolute = (url: string): string => {
     try {
       return new URL(url, document.baseURI).href;
@@ -150,7 +210,8 @@ export function markdownOf(scope: Element | null, sight: Sight, showHidden: bool
     }
     const text = inner();
     if (!text.trim()) return text;
-    if (tag === 'A' && element.getAttribute('href') && !element.getAttribute('href')!.startsWith('javascript:')) return `[${text.trim()}](${absolute(element.getAttribute('href')!)})`;
+    if (tag === 'A' && element.getAttribute('href') && !element.getAttribute('href')!.startsWith('javascript:'))
+      return `[${text.trim()}](${absolute(element.getAttribute('href')!)})`;
     if (tag === 'STRONG' || tag === 'B') return `**${text.trim()}**`;
     if (tag === 'EM' || tag === 'I') return `*${text.trim()}*`;
     if (tag === 'DEL' || tag === 'S') return `~~${text.trim()}~~`;
@@ -166,7 +227,13 @@ export function markdownOf(scope: Element | null, sight: Sight, showHidden: bool
   const table = (element: HTMLTableElement): string[] => {
     const rows = [...element.rows].filter((row) => shown(row));
     if (!rows.length) return [];
-    const cells = rows.map((row) => [...row.cells].map((cell) => tidy([...cell.childNodes].map(inline).join('')).replace(/\n/g, ' ').replace(/\|/g, '\\|')));
+    const cells = rows.map((row) =>
+      [...row.cells].map((cell) =>
+        tidy([...cell.childNodes].map(inline).join(''))
+          .replace(/\n/g, ' ')
+          .replace(/\|/g, '\\|'),
+      ),
+    );
     const width = Math.max(...cells.map((row) => row.length));
     const line = (row: string[]) => `| ${Array.from({ length: width }, (_, i) => row[i] ?? '').join(' | ')} |`;
     const lines = [line(cells[0]), `| ${Array.from({ length: width }, () => '---').join(' | ')} |`, ...cells.slice(1).map(line)].join('\n');
@@ -204,7 +271,10 @@ export function markdownOf(scope: Element | null, sight: Sight, showHidden: bool
     const start = Number(element.getAttribute('start') ?? 1) || 1;
     const lines = items.map((item, index) => {
       const marker = ordered ? `${start + index}.` : '-';
-      const inner = blocks(item).join('\n').split('\n').filter((line) => line.trim());
+      const inner = blocks(item)
+        .join('\n')
+        .split('\n')
+        .filter((line) => line.trim());
       const pad = ' '.repeat(marker.length + 1);
       return [`${marker} ${inner[0] ?? ''}`, ...inner.slice(1).map((line) => `${pad}${line}`)].join('\n');
     });
@@ -226,7 +296,13 @@ export function markdownOf(scope: Element | null, sight: Sight, showHidden: bool
       const language = /language-(\w+)/.exec(element.querySelector('code')?.className ?? element.className)?.[1] ?? '';
       return text.trim() ? [`\`\`\`${language}\n${text}\n\`\`\``] : [];
     }
-    if (tag === 'BLOCKQUOTE') return blocks(element).map((text) => text.split('\n').map((line) => `> ${line}`).join('\n'));
+    if (tag === 'BLOCKQUOTE')
+      return blocks(element).map((text) =>
+        text
+          .split('\n')
+          .map((line) => `> ${line}`)
+          .join('\n'),
+      );
     if (tag === 'DT') {
       const text = tidy(inline(element));
       return text ? [`**${text}**`] : [];
@@ -237,5 +313,11 @@ export function markdownOf(scope: Element | null, sight: Sight, showHidden: bool
 
   // A scope is read as itself (a heading stays a heading, a link a link); the main content by its children.
   const parts = scope === null ? blocks(root) : isBlock(scope) ? block(scope) : [tidy(inline(scope))];
-  return { markdown: parts.join('\n\n').replace(/\n{3,}/g, '\n\n').trim(), hidden: hiddenBlocks.size };
+  return {
+    markdown: parts
+      .join('\n\n')
+      .replace(/\n{3,}/g, '\n\n')
+      .trim(),
+    hidden: hiddenBlocks.size,
+  };
 }

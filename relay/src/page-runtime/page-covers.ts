@@ -30,7 +30,8 @@ export const boxOf = (element: Element): Box => {
   return { left: rect.left, top: rect.top, right: rect.right, bottom: rect.bottom };
 };
 export const overlaps = (a: Box, b: Box): boolean => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
-const holds = (outer: Box, inner: Box): boolean => inner.left >= outer.left - 1 && inner.right <= outer.right + 1 && inner.top >= outer.top - 1 && inner.bottom <= outer.bottom + 1;
+const holds = (outer: Box, inner: Box): boolean =>
+  inner.left >= outer.left - 1 && inner.right <= outer.right + 1 && inner.top >= outer.top - 1 && inner.bottom <= outer.bottom + 1;
 const zIndex = (style: CSSStyleDeclaration): number => (style.zIndex === 'auto' ? 0 : Number(style.zIndex) || 0);
 
 /** The z-index text paints at: its nearest positioned ancestor's; null in the page's flow (under every positioned box). */
@@ -43,7 +44,8 @@ function paintLevel(element: Element): number | null {
 }
 
 function isFixed(element: Element): boolean {
-  for (let node: Element | null = element; node && node !== document.body; node = node.parentElement) if (getComputedStyle(node).position === 'fixed') return true;
+  for (let node: Element | null = element; node && node !== document.body; node = node.parentElement)
+    if (getComputedStyle(node).position === 'fixed') return true;
   return false;
 }
 
@@ -64,7 +66,10 @@ export class Covers {
     this.seen.add(element);
     const { rgba } = this.paint;
     const tag = element.localName;
-    const paints = style.backgroundImage !== 'none' || ['img', 'video', 'canvas', 'svg', 'picture', 'iframe', 'object', 'embed'].includes(tag) || (rgba(style.backgroundColor)?.[3] ?? 0) > 0;
+    const paints =
+      style.backgroundImage !== 'none' ||
+      ['img', 'video', 'canvas', 'svg', 'picture', 'iframe', 'object', 'embed'].includes(tag) ||
+      (rgba(style.backgroundColor)?.[3] ?? 0) > 0;
     if (!paints) return;
     this.painters.push({ element, box });
     const colour = rgba(style.backgroundColor);

@@ -73,7 +73,10 @@ export function paintMath(): PaintMath {
     pathLeavesNothing(path) {
       const inset = /^inset\(([^)]*)\)/.exec(path);
       if (inset) {
-        const parts = inset[1].split(/\s+round\s+/)[0].trim().split(/\s+/);
+        const parts = inset[1]
+          .split(/\s+round\s+/)[0]
+          .trim()
+          .split(/\s+/);
         const [top, right = top, bottom = top, left = right] = parts;
         const percent = (part: string) => (part.endsWith('%') ? parseFloat(part) : 0);
         return percent(top) + percent(bottom) >= 100 || percent(left) + percent(right) >= 100;

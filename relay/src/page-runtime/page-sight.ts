@@ -118,7 +118,16 @@ export function pageSight(paint: PaintMath = paintMath()): Sight {
    * Why an element hides its content, on its own (not its ancestors): its opacity, a transform, a clip, its
    * box. `shift` moves the box measured (a transform's end, for a box in motion).
    */
-  const judge = (element: Element, style: CSSStyleDeclaration, scene: Scene, alpha: number, transform: string, position: string, overflows: boolean, shift = [0, 0]): { hidden: Concealment; box: Box | null } => {
+  const judge = (
+    element: Element,
+    style: CSSStyleDeclaration,
+    scene: Scene,
+    alpha: number,
+    transform: string,
+    position: string,
+    overflows: boolean,
+    shift = [0, 0],
+  ): { hidden: Concealment; box: Box | null } => {
     const placed = position === 'absolute' || position === 'fixed';
     if (alpha < OPACITY_MIN) return { hidden: 'opacity', box: null };
     if (transform !== 'none' && scaledAway(transform)) return { hidden: 'scaled', box: null };
@@ -135,9 +144,11 @@ export function pageSight(paint: PaintMath = paintMath()): Sight {
     if (width <= 0 && height <= 0) return { hidden: '', box };
     if (position === 'fixed') {
       if (box.right <= 0 || box.bottom <= 0 || box.left >= viewWidth || box.top >= viewHeight) return { hidden: 'off-screen', box };
-    } else if (!scene.scrolls && (box.right + scrollX <= 0 || box.bottom + scrollY <= 0 || box.left + scrollX >= pageWidth || box.top + scrollY >= pageHeight)) return { hidden: 'off-screen', box };
+    } else if (!scene.scrolls && (box.right + scrollX <= 0 || box.bottom + scrollY <= 0 || box.left + scrollX >= pageWidth || box.top + scrollY >= pageHeight))
+      return { hidden: 'off-screen', box };
     // Wholly outside what an ancestor clips to (an absolutely positioned box escapes an ancestor that is not positioned).
-    if (scene.clip && position !== 'fixed' && (position !== 'absolute' || scene.clipPositioned) && !overlaps(box, scene.clip)) return { hidden: 'clipped', box };
+    if (scene.clip && position !== 'fixed' && (position !== 'absolute' || scene.clipPositioned) && !overlaps(box, scene.clip))
+      return { hidden: 'clipped', box };
     return { hidden: '', box };
   };
 
@@ -161,7 +172,17 @@ export function pageSight(paint: PaintMath = paintMath()): Sight {
   };
 
   const sight: Sight = {
-    top: () => ({ hidden: '', from: null, alpha: 1, shift: [0, 0], background: rootBackground(), textPaint: false, clip: null, clipPositioned: false, scrolls: false }),
+    top: () => ({
+      hidden: '',
+      from: null,
+      alpha: 1,
+      shift: [0, 0],
+      background: rootBackground(),
+      textPaint: false,
+      clip: null,
+      clipPositioned: false,
+      scrolls: false,
+    }),
 
     enter(element, style, scene) {
       // A few reads of the computed style on every element (each about half a microsecond): the rest only
@@ -206,7 +227,8 @@ export function pageSight(paint: PaintMath = paintMath()): Sight {
       const colour = rgba(style.backgroundColor);
       const image = style.backgroundImage !== 'none';
       const paints = image || (colour !== null && colour[3] > 0);
-      if (paints && (style.backgroundClip === 'text' || (style as CSSStyleDeclaration & { webkitBackgroundClip?: string }).webkitBackgroundClip === 'text')) textPaint = true;
+      if (paints && (style.backgroundClip === 'text' || (style as CSSStyleDeclaration & { webkitBackgroundClip?: string }).webkitBackgroundClip === 'text'))
+        textPaint = true;
       else if (image || !colour) behind = null;
       else if (colour[3] >= 0.99) behind = colour.slice(0, 3);
       else if (colour[3] > 0) behind = behind && !positioned ? blend(colour, behind) : null;
@@ -217,7 +239,14 @@ export function pageSight(paint: PaintMath = paintMath()): Sight {
       let clipPositioned = scene.clipPositioned;
       if (clips && !contents) {
         box ??= boxOf(element);
-        clip = clip ? { left: Math.max(clip.left, box.left), top: Math.max(clip.top, box.top), right: Math.min(clip.right, box.right), bottom: Math.min(clip.bottom, box.bottom) } : box;
+        clip = clip
+          ? {
+              left: Math.max(clip.left, box.left),
+              top: Math.max(clip.top, box.top),
+              right: Math.min(clip.right, box.right),
+              bottom: Math.min(clip.bottom, box.bottom),
+            }
+          : box;
         clipPositioned = positioned;
       }
       const scrolls = scene.scrolls || (overflows && !clips);
@@ -238,7 +267,14 @@ export function pageSight(paint: PaintMath = paintMath()): Sight {
       if (parseFloat(style.fontSize) < TEXT_MIN_PX) return 'tiny';
       const fill = rgba((style as CSSStyleDeclaration & { webkitTextFillColor?: string }).webkitTextFillColor || style.color);
       // Transparent text, unless it shows its box's background (background-clip: text), an outline or a shadow.
-      if (fill && fill[3] < 0.1 && !scene.textPaint && style.textShadow === 'none' && !(parseFloat((style as CSSStyleDeclaration & { webkitTextStrokeWidth?: string }).webkitTextStrokeWidth || '0') > 0)) return 'colour';
+      if (
+        fill &&
+        fill[3] < 0.1 &&
+        !scene.textPaint &&
+        style.textShadow === 'none' &&
+        !(parseFloat((style as CSSStyleDeclaration & { webkitTextStrokeWidth?: string }).webkitTextStrokeWidth || '0') > 0)
+      )
+        return 'colour';
       return '';
     },
 

@@ -65,7 +65,7 @@ const SECRET = '\u0000secret';
 
 type Field = HTMLInputElement | HTMLTextAreaElement;
 /** The person's own back and forward: the navigation that follows is theirs. */
-const HISTORY_KEYS = /^(Alt\+Arrow(Left|Right)|Meta\+[\[\]]|Browser(Back|Forward))$/
+const HISTORY_KEYS = /^(Alt\+Arrow(Left|Right)|Meta\+[\[\]]|Browser(Back|Forward))$/;
 
 interface WatchState {
   mode: PersonWatchMode;
@@ -99,7 +99,10 @@ export function watchPerson(binding: string, mode: PersonWatchMode, secrets: Sec
   const walk = () => walkFrameDom({ prefix: '', firstFrame: 1, generation: 0 }, undefined, pageSight());
 
   const facts = (el: Element): PersonElement => {
-    const out: Omit<PersonElement, keyof ElementDescription> = { tag: el.tagName.toLowerCase(), type: (el.getAttribute('type') || '').toLowerCase() || undefined };
+    const out: Omit<PersonElement, keyof ElementDescription> = {
+      tag: el.tagName.toLowerCase(),
+      type: (el.getAttribute('type') || '').toLowerCase() || undefined,
+    };
     try {
       const { result, state } = walk();
       let ref: string | undefined;
@@ -155,19 +158,26 @@ export function watchPerson(binding: string, mode: PersonWatchMode, secrets: Sec
   };
   for (const type of ['keydown', 'beforeinput', 'input', 'paste']) addEventListener(type, typingSecret, true);
   // A field is known for a password from the moment it is focused as one (a "show password" button may change its type later).
-  addEventListener('focusin', (event) => {
-    const el = targetOf(event);
-    if (el.tagName === 'INPUT') isSecret(el);
-  }, true);
-  const isTextField = (el: Element | null): el is Field => !!el && ((el.tagName === 'INPUT' && TEXT_TYPES.includes((el.getAttribute('type') || '').toLowerCase())) || el.tagName === 'TEXTAREA');
-  const isToggle = (el: Element | null) => !!el && el.tagName === 'INPUT' && ((el as HTMLInputElement).type === 'checkbox' || (el as HTMLInputElement).type === 'radio');
+  addEventListener(
+    'focusin',
+    (event) => {
+      const el = targetOf(event);
+      if (el.tagName === 'INPUT') isSecret(el);
+    },
+    true,
+  );
+  const isTextField = (el: Element | null): el is Field =>
+    !!el && ((el.tagName === 'INPUT' && TEXT_TYPES.includes((el.getAttribute('type') || '').toLowerCase())) || el.tagName === 'TEXTAREA');
+  const isToggle = (el: Element | null) =>
+    !!el && el.tagName === 'INPUT' && ((el as HTMLInputElement).type === 'checkbox' || (el as HTMLInputElement).type === 'radio');
   const editable = (el: Element) => (el as HTMLElement).isContentEditable;
   const reported = new WeakMap<Element, string>();
 
   // The elements the person's own input reached since their value was last heard: a change or an edit of one
   // counts, of any other it is the page's doing. Only trusted events arm it; a report disarms it.
   const heardFrom = new WeakSet<Element>();
-  const controlOf = (el: Element): Element | null => (el.tagName === 'LABEL' && (el as HTMLLabelElement).control) || el.closest?.('label')?.control || el.closest?.('select') || el;
+  const controlOf = (el: Element): Element | null =>
+    (el.tagName === 'LABEL' && (el as HTMLLabelElement).control) || el.closest?.('label')?.control || el.closest?.('select') || el;
   const arm = (event: Event, el: Element | null) => {
     if (event.isTrusted && el && el.nodeType === 1) heardFrom.add(el);
   };
@@ -176,10 +186,14 @@ export function watchPerson(binding: string, mode: PersonWatchMode, secrets: Sec
   // a value picked from the browser's autofill) is theirs.
   addEventListener('pointerdown', (event) => arm(event, controlOf(targetOf(event))), true);
   // A box or a radio turns with the click on it (or on its label, or Space): a trusted one. A script's click() is not.
-  addEventListener('click', (event) => {
-    const el = targetOf(event);
-    if (isToggle(el)) arm(event, el);
-  }, true);
+  addEventListener(
+    'click',
+    (event) => {
+      const el = targetOf(event);
+      if (isToggle(el)) arm(event, el);
+    },
+    true,
+  );
   const fromPerson = (el: Element) => {
     const was = heardFrom.has(el);
     heardFrom.delete(el);
@@ -187,10 +201,14 @@ export function watchPerson(binding: string, mode: PersonWatchMode, secrets: Sec
   };
   // Leaving an element ends it (its change, if any, came first): a page's edit of a field the person only clicked
   // and left is not theirs. A file field keeps it: the chooser takes the focus while the person picks.
-  addEventListener('focusout', (event) => {
-    const el = targetOf(event);
-    if (!(el.tagName === 'INPUT' && (el as HTMLInputElement).type === 'file')) heardFrom.delete(el);
-  }, true);
+  addEventListener(
+    'focusout',
+    (event) => {
+      const el = targetOf(event);
+      if (!(el.tagName === 'INPUT' && (el as HTMLInputElement).type === 'file')) heardFrom.delete(el);
+    },
+    true,
+  );
 
   // A field's own text is what was typed (an editor's): never a handle to find it by, and a secret's never read.
   const typedFacts = (field: Element): PersonElement => ({ ...facts(field), text: '', textCount: 0 });
@@ -216,66 +234,98 @@ export function watchPerson(binding: string, mode: PersonWatchMode, secrets: Sec
   };
   for (const type of ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'dblclick', 'auxclick']) addEventListener(type, swallow, true);
 
-  addEventListener('click', (event) => {
-    if (!event.isTrusted || watch.mode === 'off') return;
-    const hit = targetOf(event);
-    const el = hit.closest?.(CLICKABLE) || hit;
-    if (watch.mode === 'mark') {
-      swallow(event);
-      return report({ kind: 'mark', element: facts(el) });
-    }
-    // Focusing a field or opening a list is not a step: the typing or the choice is.
-    if (isTextField(el) || isToggle(el) || el.tagName === 'SELECT' || el.tagName === 'OPTION' || editable(el)) return;
-    if (el.tagName === 'INPUT' && (el as HTMLInputElement).type === 'file') return;
-    const control = el.tagName === 'LABEL' ? (el as HTMLLabelElement).control : null;
-    if (control && (isTextField(control) || isToggle(control) || control.tagName === 'SELECT' || (control as HTMLInputElement).type === 'file')) return;
-    report({ kind: 'click', element: facts(el), button: ['left', 'middle', 'right'][event.button] || 'left' });
-  }, true);
+  addEventListener(
+    'click',
+    (event) => {
+      if (!event.isTrusted || watch.mode === 'off') return;
+      const hit = targetOf(event);
+      const el = hit.closest?.(CLICKABLE) || hit;
+      if (watch.mode === 'mark') {
+        swallow(event);
+        return report({ kind: 'mark', element: facts(el) });
+      }
+      // Focusing a field or opening a list is not a step: the typing or the choice is.
+      if (isTextField(el) || isToggle(el) || el.tagName === 'SELECT' || el.tagName === 'OPTION' || editable(el)) return;
+      if (el.tagName === 'INPUT' && (el as HTMLInputElement).type === 'file') return;
+      const control = el.tagName === 'LABEL' ? (el as HTMLLabelElement).control : null;
+      if (control && (isTextField(control) || isToggle(control) || control.tagName === 'SELECT' || (control as HTMLInputElement).type === 'file')) return;
+      report({ kind: 'click', element: facts(el), button: ['left', 'middle', 'right'][event.button] || 'left' });
+    },
+    true,
+  );
 
-  addEventListener('change', (event) => {
-    if (!event.isTrusted || watch.mode !== 'demonstrate') return;
-    const el = targetOf(event);
-    if (!fromPerson(el)) return;
-    if (el.tagName === 'SELECT') return report({ kind: 'select', element: facts(el), values: [...(el as HTMLSelectElement).selectedOptions].map((option) => option.label) });
-    if (isToggle(el)) return report({ kind: 'check', element: facts(el), checked: (el as HTMLInputElement).checked });
-    if (el.tagName === 'INPUT' && (el as HTMLInputElement).type === 'file') return report({ kind: 'upload', element: facts(el), files: [...((el as HTMLInputElement).files || [])].map((file) => file.name) });
-    if (isTextField(el)) typed(el);
-  }, true);
+  addEventListener(
+    'change',
+    (event) => {
+      if (!event.isTrusted || watch.mode !== 'demonstrate') return;
+      const el = targetOf(event);
+      if (!fromPerson(el)) return;
+      if (el.tagName === 'SELECT')
+        return report({ kind: 'select', element: facts(el), values: [...(el as HTMLSelectElement).selectedOptions].map((option) => option.label) });
+      if (isToggle(el)) return report({ kind: 'check', element: facts(el), checked: (el as HTMLInputElement).checked });
+      if (el.tagName === 'INPUT' && (el as HTMLInputElement).type === 'file')
+        return report({ kind: 'upload', element: facts(el), files: [...((el as HTMLInputElement).files || [])].map((file) => file.name) });
+      if (isTextField(el)) typed(el);
+    },
+    true,
+  );
 
   // An editor that is not a field (contenteditable) has no change event: its text counts when focus leaves it.
   const edited = new WeakSet<Element>();
-  addEventListener('input', (event) => {
-    const el = targetOf(event);
-    if (event.isTrusted && watch.mode === 'demonstrate' && editable(el) && fromPerson(el)) edited.add(el);
-  }, true);
-  addEventListener('focusout', (event) => {
-    const el = targetOf(event);
-    if (watch.mode === 'demonstrate' && edited.has(el)) {
-      edited.delete(el);
-      typed(el);
-    }
-  }, true);
+  addEventListener(
+    'input',
+    (event) => {
+      const el = targetOf(event);
+      if (event.isTrusted && watch.mode === 'demonstrate' && editable(el) && fromPerson(el)) edited.add(el);
+    },
+    true,
+  );
+  addEventListener(
+    'focusout',
+    (event) => {
+      const el = targetOf(event);
+      if (watch.mode === 'demonstrate' && edited.has(el)) {
+        edited.delete(el);
+        typed(el);
+      }
+    },
+    true,
+  );
 
   // The person's own back and forward (keys, the mouse's side buttons): the navigation that follows is theirs.
-  addEventListener('mouseup', (event) => {
-    if (event.isTrusted && watch.mode === 'demonstrate' && (event.button === 3 || event.button === 4)) report({ kind: 'history' });
-  }, true);
+  addEventListener(
+    'mouseup',
+    (event) => {
+      if (event.isTrusted && watch.mode === 'demonstrate' && (event.button === 3 || event.button === 4)) report({ kind: 'history' });
+    },
+    true,
+  );
 
-  addEventListener('keydown', (event) => {
-    if (!event.isTrusted || watch.mode !== 'demonstrate' || event.isComposing) return;
-    const chord = (event.altKey ? 'Alt+' : '') + (event.metaKey ? 'Meta+' : '') + event.key;
-    if (HISTORY_KEYS.test(chord) && !event.ctrlKey && !event.shiftKey) return report({ kind: 'history' });
-    const el = targetOf(event);
-    const inField = isTextField(el) || editable(el);
-    const modified = event.ctrlKey || event.metaKey || event.altKey;
-    if (event.key === 'Enter' && !modified && el.tagName !== 'TEXTAREA' && !editable(el)) {
-      if (isTextField(el)) typed(el);
-      return report({ kind: 'press', key: 'Enter', ...(inField || el.tagName === 'SELECT' ? { element: facts(el) } : {}) });
-    }
-    if (event.key === 'Escape') return report({ kind: 'press', key: 'Escape' });
-    if (modified && !inField && !['Control', 'Meta', 'Alt', 'Shift'].includes(event.key)) {
-      const keys = [event.ctrlKey && 'Control', event.altKey && 'Alt', event.metaKey && 'Meta', event.shiftKey && 'Shift', event.key.length === 1 ? event.key.toUpperCase() : event.key].filter(Boolean);
-      report({ kind: 'press', key: keys.join('+') });
-    }
-  }, true);
+  addEventListener(
+    'keydown',
+    (event) => {
+      if (!event.isTrusted || watch.mode !== 'demonstrate' || event.isComposing) return;
+      const chord = (event.altKey ? 'Alt+' : '') + (event.metaKey ? 'Meta+' : '') + event.key;
+      if (HISTORY_KEYS.test(chord) && !event.ctrlKey && !event.shiftKey) return report({ kind: 'history' });
+      const el = targetOf(event);
+      const inField = isTextField(el) || editable(el);
+      const modified = event.ctrlKey || event.metaKey || event.altKey;
+      if (event.key === 'Enter' && !modified && el.tagName !== 'TEXTAREA' && !editable(el)) {
+        if (isTextField(el)) typed(el);
+        return report({ kind: 'press', key: 'Enter', ...(inField || el.tagName === 'SELECT' ? { element: facts(el) } : {}) });
+      }
+      if (event.key === 'Escape') return report({ kind: 'press', key: 'Escape' });
+      if (modified && !inField && !['Control', 'Meta', 'Alt', 'Shift'].includes(event.key)) {
+        const keys = [
+          event.ctrlKey && 'Control',
+          event.altKey && 'Alt',
+          event.metaKey && 'Meta',
+          event.shiftKey && 'Shift',
+          event.key.length === 1 ? event.key.toUpperCase() : event.key,
+        ].filter(Boolean);
+        report({ kind: 'press', key: keys.join('+') });
+      }
+    },
+    true,
+  );
 }

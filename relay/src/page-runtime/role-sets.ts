@@ -5,7 +5,26 @@
  */
 
 /** Roles an agent acts on. */
-export const INTERACTIVE_ROLES = new Set(['button', 'link', 'checkbox', 'radio', 'switch', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'option', 'textbox', 'searchbox', 'combobox', 'listbox', 'slider', 'spinbutton', 'treeitem', 'gridcell']);
+export const INTERACTIVE_ROLES = new Set([
+  'button',
+  'link',
+  'checkbox',
+  'radio',
+  'switch',
+  'tab',
+  'menuitem',
+  'menuitemcheckbox',
+  'menuitemradio',
+  'option',
+  'textbox',
+  'searchbox',
+  'combobox',
+  'listbox',
+  'slider',
+  'spinbutton',
+  'treeitem',
+  'gridcell',
+]);
 
 /**
  * Items of a container: an agent may need to act on one (drag a sortable list's item, pick a table row,

@@ -5,13 +5,91 @@
  */
 
 /** Never rendered, or rendered as something the outline cannot describe usefully. */
-export const SKIPPED = new Set(['script', 'style', 'noscript', 'template', 'head', 'meta', 'link', 'title', 'base', 'object', 'embed', 'datalist', 'canvas', 'video', 'audio', 'map']);
+export const SKIPPED = new Set([
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'head',
+  'meta',
+  'link',
+  'title',
+  'base',
+  'object',
+  'embed',
+  'datalist',
+  'canvas',
+  'video',
+  'audio',
+  'map',
+]);
 /** Text on both sides of these flows together; any other element breaks a text run. */
-export const INLINE = new Set(['a', 'abbr', 'b', 'bdi', 'bdo', 'cite', 'code', 'data', 'dfn', 'em', 'font', 'i', 'kbd', 'label', 'mark', 'q', 's', 'samp', 'small', 'span', 'strong', 'sub', 'sup', 'time', 'u', 'var', 'slot']);
+export const INLINE = new Set([
+  'a',
+  'abbr',
+  'b',
+  'bdi',
+  'bdo',
+  'cite',
+  'code',
+  'data',
+  'dfn',
+  'em',
+  'font',
+  'i',
+  'kbd',
+  'label',
+  'mark',
+  'q',
+  's',
+  'samp',
+  'small',
+  'span',
+  'strong',
+  'sub',
+  'sup',
+  'time',
+  'u',
+  'var',
+  'slot',
+]);
 /** Roles whose accessible name is their text: that text is then not repeated as `- text:` below them. */
-export const NAMED_FROM_CONTENT = new Set(['button', 'link', 'heading', 'option', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'treeitem', 'switch', 'checkbox', 'radio', 'tooltip', 'generic', 'label', 'gridcell', 'columnheader', 'rowheader']);
+export const NAMED_FROM_CONTENT = new Set([
+  'button',
+  'link',
+  'heading',
+  'option',
+  'tab',
+  'menuitem',
+  'menuitemcheckbox',
+  'menuitemradio',
+  'treeitem',
+  'switch',
+  'checkbox',
+  'radio',
+  'tooltip',
+  'generic',
+  'label',
+  'gridcell',
+  'columnheader',
+  'rowheader',
+]);
 /** Structure that says nothing when it is empty and unnamed. */
-export const DROPPED_WHEN_EMPTY = new Set(['generic', 'group', 'list', 'navigation', 'main', 'banner', 'contentinfo', 'complementary', 'region', 'form', 'article', 'rowgroup', 'figure']);
+export const DROPPED_WHEN_EMPTY = new Set([
+  'generic',
+  'group',
+  'list',
+  'navigation',
+  'main',
+  'banner',
+  'contentinfo',
+  'complementary',
+  'region',
+  'form',
+  'article',
+  'rowgroup',
+  'figure',
+]);
 /** Kept even at zero size: custom-styled checkboxes and file inputs are often 0×0 but still operable. */
 export const FORM_CONTROLS = new Set(['input', 'select', 'textarea', 'option', 'optgroup']);
 /** Controls of their own inside a box: where they are, they are the handles, not the box. */

@@ -26,7 +26,8 @@ export function readStates(el: Element, tag: string, role: string, node: Outline
   } else if (ariaChecked === 'true') node.checked = true;
   else if (ariaChecked === 'mixed') node.checked = 'mixed';
   if (el.getAttribute('aria-pressed') === 'true') node.pressed = true;
-  if (el.getAttribute('aria-disabled') === 'true' || (FORM_CONTROLS.has(tag) || tag === 'button' || tag === 'fieldset' ? el.matches(':disabled') : false)) node.disabled = true;
+  if (el.getAttribute('aria-disabled') === 'true' || (FORM_CONTROLS.has(tag) || tag === 'button' || tag === 'fieldset' ? el.matches(':disabled') : false))
+    node.disabled = true;
   const expanded = tag === 'summary' ? String((el.parentElement as HTMLDetailsElement | null)?.open ?? false) : el.getAttribute('aria-expanded');
   if (expanded === 'true') node.expanded = true;
   else if (expanded === 'false') node.expanded = false;

@@ -11,7 +11,8 @@ interface Point {
 }
 
 /** Where the text is in the element: the points inside its first and last letters, a field's own offsets, or how the element reads when it is not there. */
-export type TextLocation = { from: Point; to: Point; occurrences: number; field?: undefined } | { field: { start: number; end: number }; occurrences: number } | { missing: string };
+export type TextLocation =
+  { from: Point; to: Point; occurrences: number; field?: undefined } | { field: { start: number; end: number }; occurrences: number } | { missing: string };
 
 const SKIPPED = ['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE'];
 
@@ -121,7 +122,14 @@ export function selectByScript(el: Element, wanted: string | null): void {
     const walker = doc.createTreeWalker(el, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode() as Text | null; node; node = walker.nextNode() as Text | null) nodes.push(node);
     const whole = nodes.map((node) => node.data).join('');
-    const pattern = new RegExp(wanted.trim().split(/\s+/).map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('\\s+'), 'i');
+    const pattern = new RegExp(
+      wanted
+        .trim()
+        .split(/\s+/)
+        .map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+        .join('\\s+'),
+      'i',
+    );
     const match = pattern.exec(whole);
     if (!match) return;
     const at = (index: number, end: boolean): [Text, number] => {

@@ -137,7 +137,8 @@ class OutlineWalk {
       }
     }
     // Sibling links, not childNodes[i]: indexing a NodeList was a tenth of the walk.
-    for (let child = ((parent as HTMLElement).shadowRoot ?? parent).firstChild; child; child = child.nextSibling) this.node(child, into, textUsed, visible, pointer, here);
+    for (let child = ((parent as HTMLElement).shadowRoot ?? parent).firstChild; child; child = child.nextSibling)
+      this.node(child, into, textUsed, visible, pointer, here);
   }
 
   /** `here`: the element whose own text nodes these are, and where it is drawn (page-sight.ts). */
@@ -202,7 +203,8 @@ class OutlineWalk {
     // stays, with its name, wherever it is drawn (a skip link off-screen until focused, an opacity-0 checkbox).
     let conceal: Concealment = scene.hidden && !interactive && !FORM_CONTROLS.has(tag) ? scene.hidden : '';
     if (!conceal && role && visible && (tag === 'img' || role === 'iframe') && sight.tinyBox(el)) conceal = 'tiny';
-    if (conceal && role && visible && (el.getAttribute('alt') || el.getAttribute('aria-label') || el.getAttribute('title') || role === 'iframe')) this.hiddenBlocks.add(conceal === 'tiny' ? el : scene.from!);
+    if (conceal && role && visible && (el.getAttribute('alt') || el.getAttribute('aria-label') || el.getAttribute('title') || role === 'iframe'))
+      this.hiddenBlocks.add(conceal === 'tiny' ? el : scene.from!);
     if (conceal === 'tiny' && !args.hidden) return;
     // A hidden box that holds controls (a menu off-canvas until opened) keeps its node, for the controls'
     // place in the outline, and loses its words: its name and its text.
@@ -219,7 +221,13 @@ class OutlineWalk {
     // A clickable container (a card, Swagger UI's operation row) whose controls are listed
     // below it with their own names: named again by its content, it would repeat them all.
     // Anything but a control is named by the words a person can see of it.
-    const fromContent = role && visible && !wordless && !given && NAMED_FROM_CONTENT.has(role) && !(role === 'generic' && (kind.holdsListened || el.querySelector(CONTROLS_INSIDE)));
+    const fromContent =
+      role &&
+      visible &&
+      !wordless &&
+      !given &&
+      NAMED_FROM_CONTENT.has(role) &&
+      !(role === 'generic' && (kind.holdsListened || el.querySelector(CONTROLS_INSIDE)));
     const hiddenBefore = this.hiddenBlocks.size;
     let content = fromContent ? this.contentText(el, true, interactive || conceal ? undefined : here) : '';
     if (fromContent && !content && !interactive && !conceal && this.hiddenBlocks.size > hiddenBefore) {
@@ -239,7 +247,9 @@ class OutlineWalk {
     this.text.flush();
     // A title is a tooltip: text only a person hovering the element's box ever sees.
     // A control that shows only an icon is named by what draws it (its image's file, its class: `like`, `star`).
-    const name = wordless ? '' : given || content || hintName(el, tag, () => !sight.tinyBox(el) && scene.hidden !== 'off-screen') || (interactive ? iconName(el) : '');
+    const name = wordless
+      ? ''
+      : given || content || hintName(el, tag, () => !sight.tinyBox(el) && scene.hidden !== 'off-screen') || (interactive ? iconName(el) : '');
     // A part of a control styled clickable (Shoelace's radio label inside its radio) that says
     // only the control's name again: the control's own ref does what it would.
     if (role === 'generic' && !interactiveByMarkup && !named && name && name === this.controlNames[this.controlNames.length - 1]) {
@@ -275,7 +285,18 @@ class OutlineWalk {
     if (role === 'heading' && !conceal) this.waiting.push({ node, owner: el, sameColour: false });
 
     // Leaves: their content is already in the node (a value, an option list, a frame of its own).
-    if (role === 'iframe' || tag === 'input' || tag === 'textarea' || tag === 'img' || tag === 'svg' || tag === 'progress' || tag === 'meter' || role === 'textbox' || dropDown) return;
+    if (
+      role === 'iframe' ||
+      tag === 'input' ||
+      tag === 'textarea' ||
+      tag === 'img' ||
+      tag === 'svg' ||
+      tag === 'progress' ||
+      tag === 'meter' ||
+      role === 'textbox' ||
+      dropDown
+    )
+      return;
     const children: OutlineNode[] = [];
     if (tag === 'select') {
       // A list box's options are on screen, to be clicked (with Ctrl for more than one).

@@ -13,7 +13,11 @@ export const VALUE_MAX = 100;
 export const URL_MAX = 120;
 
 /** Zero-width spaces and soft hyphens (Swagger UI breaks paths with them) are not heard: gone, as accname drops them. */
-export const collapse = (text: string): string => text.replace(/[\u200b-\u200d\u2060\ufeff\u00ad]/g, '').replace(/\s+/g, ' ').trim();
+export const collapse = (text: string): string =>
+  text
+    .replace(/[\u200b-\u200d\u2060\ufeff\u00ad]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
 
 export const clip = (text: string, max: number): string => (text.length > max ? text.slice(0, max - 1) + '…' : text);
 

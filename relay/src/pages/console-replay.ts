@@ -71,7 +71,12 @@ export function replayMain(): void {
     moments = [
       ...which.chapters.map((chapter): Moment => ({ at: chapter.at, label: chapter.title, kind: 'action', failed: chapter.outcome !== 'ok' })),
       ...audit.entries
-        .map((entry): Moment => ({ at: Date.parse(entry.time) - start, label: `${entry.event} · ${entry.outcome}${entry.detail ? ` · ${entry.detail}` : ''}`, kind: 'audit', failed: entry.outcome !== 'ok' }))
+        .map((entry): Moment => ({
+          at: Date.parse(entry.time) - start,
+          label: `${entry.event} · ${entry.outcome}${entry.detail ? ` · ${entry.detail}` : ''}`,
+          kind: 'audit',
+          failed: entry.outcome !== 'ok',
+        }))
         .filter((moment) => moment.at >= 0 && moment.at <= which.durationMs + 2000),
     ].sort((a, b) => a.at - b.at);
     const bar = $('replay-bar');
@@ -108,7 +113,11 @@ export function replayMain(): void {
     profile = `session-${session}`;
     const response = await fetch(`videos?profile=${encodeURIComponent(profile)}`, { headers: { accept: 'application/json' } });
     films = response.ok ? ((await response.json()) as { films: Film[] }).films : [];
-    choice.replaceChildren(...films.map((each, index) => new Option(`${new Date(each.startedAt).toLocaleString()} · ${clock(each.durationMs)}${each.kept ? ' · kept' : ''}`, String(index))));
+    choice.replaceChildren(
+      ...films.map(
+        (each, index) => new Option(`${new Date(each.startedAt).toLocaleString()} · ${clock(each.durationMs)}${each.kept ? ' · kept' : ''}`, String(index)),
+      ),
+    );
     if (films.length) await show(films[films.length - 1]);
     choice.value = String(films.length - 1);
   };

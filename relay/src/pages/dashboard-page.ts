@@ -95,7 +95,7 @@ function dashboardMain(bindInput: typeof bindLiveViewInput): void {
   type Action = { time: string; profile: string; actor: string; kind: string; ref?: string; url?: string; durationMs: number; outcome: string; error?: string };
 
   const $ = (id: string) => document.getElementById(id)!;
-  const json = async <T,>(path: string): Promise<T> => {
+  const json = async <T>(path: string): Promise<T> => {
     const response = await fetch(path, { headers: { accept: 'application/json' } });
     if (!response.ok) throw new Error(`${path}: ${response.status}`);
     return (await response.json()) as T;
@@ -169,7 +169,9 @@ function dashboardMain(bindInput: typeof bindLiveViewInput): void {
     void post('chrome/attach', { waitSeconds: 120 })
       .then(() => post('chrome/picker/open'))
       .then(async (answer) => {
-        $('chrome').textContent = answer.ok ? 'the tab picker is open in your Chrome: lend tabs there' : ((await answer.json()) as { error: { message: string } }).error.message;
+        $('chrome').textContent = answer.ok
+          ? 'the tab picker is open in your Chrome: lend tabs there'
+          : ((await answer.json()) as { error: { message: string } }).error.message;
       });
   });
 
@@ -193,7 +195,9 @@ function dashboardMain(bindInput: typeof bindLiveViewInput): void {
 
     const seen = new Set<string>();
     const tabs = $('tabs');
-    for (const profile of profiles.filter((p) => p.running || (p.driver === 'extension' && (extension?.attachedTabs ?? 0) > 0) || (p.driver === 'chrome' && (chrome?.lentTabs ?? 0) > 0))) {
+    for (const profile of profiles.filter(
+      (p) => p.running || (p.driver === 'extension' && (extension?.attachedTabs ?? 0) > 0) || (p.driver === 'chrome' && (chrome?.lentTabs ?? 0) > 0),
+    )) {
       const open = await json<{ tabs: Tab[] }>(`tabs?profile=${encodeURIComponent(profile.name)}`).catch(() => ({ tabs: [] as Tab[] }));
       for (const tab of open.tabs) {
         const key = `${profile.name}/${tab.targetId}`;

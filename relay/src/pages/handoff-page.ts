@@ -104,7 +104,8 @@ function handoffMain(handoff: { id: string; confirm: boolean }, bindInput: typeo
       open = false;
       view.removeAttribute('src');
       for (const button of document.querySelectorAll('button')) button.disabled = true;
-      if (handoff.confirm) outcome.textContent = verdict === 'done' ? 'Thank you: it is being done now.' : 'Thank you: it is not done, and the agent is told so.';
+      if (handoff.confirm)
+        outcome.textContent = verdict === 'done' ? 'Thank you: it is being done now.' : 'Thank you: it is not done, and the agent is told so.';
       else outcome.textContent = verdict === 'done' ? 'Thank you: the agent goes on from here.' : 'Thank you: the agent is told you could not.';
     });
   });

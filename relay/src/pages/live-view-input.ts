@@ -5,8 +5,15 @@
  * Runs in the page: the pages pass its source to their own script, which
  * calls it (self-contained, so that works).
  */
-export function bindLiveViewInput(view: HTMLImageElement, send: (input: Record<string, unknown>) => void, keysGoToView: (event: KeyboardEvent) => boolean): void {
-  const fraction = (event: MouseEvent) => ({ x: Math.min(1, Math.max(0, event.offsetX / view.clientWidth)), y: Math.min(1, Math.max(0, event.offsetY / view.clientHeight)) });
+export function bindLiveViewInput(
+  view: HTMLImageElement,
+  send: (input: Record<string, unknown>) => void,
+  keysGoToView: (event: KeyboardEvent) => boolean,
+): void {
+  const fraction = (event: MouseEvent) => ({
+    x: Math.min(1, Math.max(0, event.offsetX / view.clientWidth)),
+    y: Math.min(1, Math.max(0, event.offsetY / view.clientHeight)),
+  });
   view.addEventListener('click', (event) => send({ type: 'click', ...fraction(event) }));
   view.addEventListener(
     'wheel',

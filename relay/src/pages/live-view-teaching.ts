@@ -44,7 +44,7 @@ export function liveTeachingMain(): void {
   const $ = (id: string) => document.getElementById(id)!;
   let live: { profile: string; targetId: string } | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const call = async <T,>(method: string, path: string, body?: object): Promise<T> => {
+  const call = async <T>(method: string, path: string, body?: object): Promise<T> => {
     const response = await fetch(`${path}${path.includes('?') ? '&' : '?'}profile=${encodeURIComponent(live!.profile)}`, {
       method,
       headers: { accept: 'application/json', ...(body ? { 'content-type': 'application/json' } : {}) },
@@ -79,7 +79,14 @@ export function liveTeachingMain(): void {
       .finally(() => (timer = setTimeout(poll, 1000)));
   };
   const act = (id: string, run: () => Promise<unknown>, result: string) =>
-    $(id).addEventListener('click', () => void run().then(() => poll(), (error: Error) => say(result, error.message)));
+    $(id).addEventListener(
+      'click',
+      () =>
+        void run().then(
+          () => poll(),
+          (error: Error) => say(result, error.message),
+        ),
+    );
 
   act('demo-start', () => call('POST', 'demonstrations/start', { targetId: live!.targetId }), 'demo-result');
   act('demo-discard', () => call('POST', 'demonstrations/stop', { targetId: live!.targetId, discard: true }), 'demo-result');
@@ -88,12 +95,21 @@ export function liveTeachingMain(): void {
     async () => {
       const name = ($('demo-name') as HTMLInputElement).value.trim();
       const description = ($('demo-description') as HTMLInputElement).value.trim();
-      const made = await call<{ routine?: { name: string; steps: unknown[]; parameters: Array<{ name: string }> }; script?: string }>('POST', 'demonstrations/stop', {
-        targetId: live!.targetId,
-        ...(name ? { name } : {}),
-        ...(description ? { description } : {}),
-      });
-      say('demo-result', name ? `Saved as routine ${made.routine!.name}: ${made.routine!.steps.length} steps; parameters ${made.routine!.parameters.map((p) => p.name).join(', ') || 'none'}.` : 'Not saved (no name): its test is below.');
+      const made = await call<{ routine?: { name: string; steps: unknown[]; parameters: Array<{ name: string }> }; script?: string }>(
+        'POST',
+        'demonstrations/stop',
+        {
+          targetId: live!.targetId,
+          ...(name ? { name } : {}),
+          ...(description ? { description } : {}),
+        },
+      );
+      say(
+        'demo-result',
+        name
+          ? `Saved as routine ${made.routine!.name}: ${made.routine!.steps.length} steps; parameters ${made.routine!.parameters.map((p) => p.name).join(', ') || 'none'}.`
+          : 'Not saved (no name): its test is below.',
+      );
       $('demo-script').textContent = made.script ?? '';
       $('demo-script').hidden = !made.script;
     },
@@ -104,7 +120,10 @@ export function liveTeachingMain(): void {
   act(
     'note-send',
     async () => {
-      const note = await call<{ id: string; marks: unknown[] }>('POST', 'notes', { targetId: live!.targetId, text: ($('note-text') as HTMLTextAreaElement).value });
+      const note = await call<{ id: string; marks: unknown[] }>('POST', 'notes', {
+        targetId: live!.targetId,
+        text: ($('note-text') as HTMLTextAreaElement).value,
+      });
       ($('note-text') as HTMLTextAreaElement).value = '';
       say('note-result', `Note ${note.id} sent, on ${note.marks.length} element(s): the agent reads it with its next snapshot of the tab.`);
     },

@@ -45,7 +45,8 @@ export const CONSOLE_ALERTS = `
 `;
 
 /** The console's links, after the dashboard's own (dashboard-page.ts). */
-export const CONSOLE_NAV = '<a href="#sessions">Sessions</a><a href="#grants">Grants</a><a href="#vault">Vault</a><a href="#refresh">Refresh</a><a href="#audit">Audit</a>';
+export const CONSOLE_NAV =
+  '<a href="#sessions">Sessions</a><a href="#grants">Grants</a><a href="#vault">Vault</a><a href="#refresh">Refresh</a><a href="#audit">Audit</a>';
 
 /** The operator's sections, below the dashboard's overview of profiles, tabs and recent actions. */
 export const CONSOLE_SECTIONS = `
@@ -102,7 +103,17 @@ ${REPLAY_SECTION}
 
 /** Runs in the dashboard page. Self-contained: it is sent as source text; `kinds` are the audit's event kinds. */
 export function consoleMain(kinds: readonly string[]): void {
-  type Session = { id: string; profile: string; credential_mode: string; tenant?: string; domains: string[]; record: string; createdAt: string; expiresAt: string; cdpClients: number };
+  type Session = {
+    id: string;
+    profile: string;
+    credential_mode: string;
+    tenant?: string;
+    domains: string[];
+    record: string;
+    createdAt: string;
+    expiresAt: string;
+    cdpClients: number;
+  };
   type Grant = { id: string; tenant: string; domains: string[]; expiresAt: string; sessions: string[] };
   type Listing = { tenant: string; domain: string; cookies: number; savedAt: string };
   type Entry = { time: string; event: string; tenant?: string; session?: string; domains?: string[]; grantId?: string; outcome: string; detail?: string };
@@ -123,13 +134,21 @@ export function consoleMain(kinds: readonly string[]): void {
     return element;
   };
   /** A JSON route; a refusal throws the server's own message. */
-  const api = async <T,>(method: string, path: string, body?: unknown): Promise<T> => {
-    const response = await fetch(path, { method, headers: { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const api = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+    const response = await fetch(path, {
+      method,
+      headers: { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const answer = (await response.json().catch(() => ({}))) as { error?: { message?: string } };
     if (!response.ok) throw new Error(answer.error?.message ?? `${method} ${path}: ${response.status}`);
     return answer as T;
   };
-  const list = (value: string) => value.split(',').map((part) => part.trim()).filter(Boolean);
+  const list = (value: string) =>
+    value
+      .split(',')
+      .map((part) => part.trim())
+      .filter(Boolean);
   const time = (iso: string) => new Date(iso).toLocaleString();
   const left = (iso: string) => {
     const seconds = Math.max(0, Math.round((Date.parse(iso) - Date.now()) / 1000));
@@ -149,42 +168,67 @@ export function consoleMain(kinds: readonly string[]): void {
   const loadSessions = async () => {
     const { sessions, spares } = await api<{ sessions: Session[]; spares: { ready: number; starting: number; wanted: number } }>('GET', 'sessions');
     $('spares').textContent = `${sessions.length} open · spares ${spares.ready} ready, ${spares.starting} starting (sessionSpares ${spares.wanted})`;
-    const rows = await Promise.all(sessions.map(async (session) => {
-      const tabs = await api<{ tabs: Tab[] }>('GET', `tabs?profile=${encodeURIComponent(session.profile)}`).then((answer) => answer.tabs, () => [] as Tab[]);
-      const row = document.createElement('tr');
-      row.dataset.session = session.id;
-      const now = cell(tabs[0] ? '' : 'no tab', 'now muted');
-      if (tabs[0]) {
-        const image = document.createElement('img');
-        image.className = 'thumb';
-        image.alt = `${session.id}: ${tabs[0].title || tabs[0].url}`;
-        image.src = `screencast/frame?profile=${encodeURIComponent(session.profile)}&targetId=${encodeURIComponent(tabs[0].targetId)}&at=${Date.now()}`;
-        now.append(image);
-      }
-      const minutes = document.createElement('input');
-      minutes.type = 'number';
-      minutes.min = '1';
-      minutes.value = '15';
-      minutes.style.width = '4em';
-      minutes.setAttribute('aria-label', `minutes for session ${session.id}`);
-      // The box says what it holds: the minutes "Set time left" gives the session from now.
-      const labelled = document.createElement('label');
-      labelled.className = 'minutes';
-      labelled.append(minutes, 'min');
-      const actions = cell('', 'buttons');
-      actions.append(
-        button('Watch', async () => {
-          const tab = tabs[0] ?? (await firstTab(session.profile));
-          if (!tab) throw new Error(`Session ${session.id} has no tab open`);
-          live({ profile: session.profile, targetId: tab.targetId, title: `${session.id} · ${tab.title || tab.url}` });
-        }, 'sessions-message'),
-        labelled,
-        button('Set time left', () => api('POST', `sessions/${session.id}/extend`, { ttl: Number(minutes.value) * 60 }).then(loadSessions), 'sessions-message'),
-        button('End', () => api('DELETE', `sessions/${session.id}`), 'sessions-message'),
-      );
-      row.append(now, cell(session.id), cell(session.tenant ?? ''), cell(session.credential_mode, 'wide'), cell(session.domains.join(', ')), cell(time(session.createdAt), 'wide'), countdown(session.expiresAt), cell(String(tabs.length), 'wide'), cell(String(session.cdpClients), 'wide'), cell(session.record, 'wide'), actions);
-      return { row, thumbnail: tabs.length > 0 };
-    }));
+    const rows = await Promise.all(
+      sessions.map(async (session) => {
+        const tabs = await api<{ tabs: Tab[] }>('GET', `tabs?profile=${encodeURIComponent(session.profile)}`).then(
+          (answer) => answer.tabs,
+          () => [] as Tab[],
+        );
+        const row = document.createElement('tr');
+        row.dataset.session = session.id;
+        const now = cell(tabs[0] ? '' : 'no tab', 'now muted');
+        if (tabs[0]) {
+          const image = document.createElement('img');
+          image.className = 'thumb';
+          image.alt = `${session.id}: ${tabs[0].title || tabs[0].url}`;
+          image.src = `screencast/frame?profile=${encodeURIComponent(session.profile)}&targetId=${encodeURIComponent(tabs[0].targetId)}&at=${Date.now()}`;
+          now.append(image);
+        }
+        const minutes = document.createElement('input');
+        minutes.type = 'number';
+        minutes.min = '1';
+        minutes.value = '15';
+        minutes.style.width = '4em';
+        minutes.setAttribute('aria-label', `minutes for session ${session.id}`);
+        // The box says what it holds: the minutes "Set time left" gives the session from now.
+        const labelled = document.createElement('label');
+        labelled.className = 'minutes';
+        labelled.append(minutes, 'min');
+        const actions = cell('', 'buttons');
+        actions.append(
+          button(
+            'Watch',
+            async () => {
+              const tab = tabs[0] ?? (await firstTab(session.profile));
+              if (!tab) throw new Error(`Session ${session.id} has no tab open`);
+              live({ profile: session.profile, targetId: tab.targetId, title: `${session.id} · ${tab.title || tab.url}` });
+            },
+            'sessions-message',
+          ),
+          labelled,
+          button(
+            'Set time left',
+            () => api('POST', `sessions/${session.id}/extend`, { ttl: Number(minutes.value) * 60 }).then(loadSessions),
+            'sessions-message',
+          ),
+          button('End', () => api('DELETE', `sessions/${session.id}`), 'sessions-message'),
+        );
+        row.append(
+          now,
+          cell(session.id),
+          cell(session.tenant ?? ''),
+          cell(session.credential_mode, 'wide'),
+          cell(session.domains.join(', ')),
+          cell(time(session.createdAt), 'wide'),
+          countdown(session.expiresAt),
+          cell(String(tabs.length), 'wide'),
+          cell(String(session.cdpClients), 'wide'),
+          cell(session.record, 'wide'),
+          actions,
+        );
+        return { row, thumbnail: tabs.length > 0 };
+      }),
+    );
     $('session-rows').replaceChildren(...rows.map(({ row }) => row));
     $('session-table').classList.toggle('no-thumbs', !rows.some(({ thumbnail }) => thumbnail));
   };
@@ -192,20 +236,33 @@ export function consoleMain(kinds: readonly string[]): void {
   // ---- grants ----
   const loadGrants = async () => {
     const { grants } = await api<{ grants: Grant[] }>('GET', 'grants');
-    $('grant-rows').replaceChildren(...grants.map((grant) => {
-      const row = document.createElement('tr');
-      row.dataset.grant = grant.id;
-      const actions = cell('');
-      actions.append(button('Revoke', () => api('DELETE', `grants/${grant.id}`), 'grants-message'));
-      row.append(cell(grant.tenant), cell(grant.domains.join(', ')), cell(time(grant.expiresAt)), cell(grant.sessions.join(', ') || '—'), cell(grant.id, 'muted wide'), actions);
-      return row;
-    }));
+    $('grant-rows').replaceChildren(
+      ...grants.map((grant) => {
+        const row = document.createElement('tr');
+        row.dataset.grant = grant.id;
+        const actions = cell('');
+        actions.append(button('Revoke', () => api('DELETE', `grants/${grant.id}`), 'grants-message'));
+        row.append(
+          cell(grant.tenant),
+          cell(grant.domains.join(', ')),
+          cell(time(grant.expiresAt)),
+          cell(grant.sessions.join(', ') || '—'),
+          cell(grant.id, 'muted wide'),
+          actions,
+        );
+        return row;
+      }),
+    );
   };
   $('grant-form').addEventListener('submit', (event) => {
     event.preventDefault();
     const form = new FormData(event.target as HTMLFormElement);
     $('grants-message').textContent = '';
-    void api<{ token: string }>('POST', 'grants', { tenant: String(form.get('tenant')).trim(), domains: list(String(form.get('domains'))), ttl: Number(form.get('minutes')) * 60 })
+    void api<{ token: string }>('POST', 'grants', {
+      tenant: String(form.get('tenant')).trim(),
+      domains: list(String(form.get('domains'))),
+      ttl: Number(form.get('minutes')) * 60,
+    })
       .then(({ token }) => {
         ($('grant-token') as HTMLTextAreaElement).value = token;
         $('grant-issued').hidden = false;
@@ -217,17 +274,26 @@ export function consoleMain(kinds: readonly string[]): void {
   // ---- vault ----
   const loadVault = async () => {
     const { entries } = await api<{ entries: Listing[] }>('GET', 'vault');
-    $('vault-rows').replaceChildren(...entries.map((entry) => {
-      const row = document.createElement('tr');
-      row.dataset.vault = `${entry.tenant}/${entry.domain}`;
-      const actions = cell('');
-      actions.append(button('Forget', async () => {
-        if (!confirm(`Forget the cookies of ${entry.domain} for ${entry.tenant}? Sessions can no longer be logged in there until someone logs in again.`)) return;
-        await api('DELETE', `vault?tenant=${encodeURIComponent(entry.tenant)}&domain=${encodeURIComponent(entry.domain)}`);
-      }, 'vault-message'));
-      row.append(cell(entry.tenant), cell(entry.domain), cell(String(entry.cookies)), cell(time(entry.savedAt)), actions);
-      return row;
-    }));
+    $('vault-rows').replaceChildren(
+      ...entries.map((entry) => {
+        const row = document.createElement('tr');
+        row.dataset.vault = `${entry.tenant}/${entry.domain}`;
+        const actions = cell('');
+        actions.append(
+          button(
+            'Forget',
+            async () => {
+              if (!confirm(`Forget the cookies of ${entry.domain} for ${entry.tenant}? Sessions can no longer be logged in there until someone logs in again.`))
+                return;
+              await api('DELETE', `vault?tenant=${encodeURIComponent(entry.tenant)}&domain=${encodeURIComponent(entry.domain)}`);
+            },
+            'vault-message',
+          ),
+        );
+        row.append(cell(entry.tenant), cell(entry.domain), cell(String(entry.cookies)), cell(time(entry.savedAt)), actions);
+        return row;
+      }),
+    );
   };
 
   // ---- refresh ----
@@ -236,7 +302,10 @@ export function consoleMain(kinds: readonly string[]): void {
     const form = new FormData(event.target as HTMLFormElement);
     const say = (text: string) => ($('refresh-message').textContent = text);
     void (async () => {
-      const session = await api<{ id: string; profile: string }>('POST', 'vault/refresh', { tenant: String(form.get('tenant')).trim(), domains: list(String(form.get('domains'))) });
+      const session = await api<{ id: string; profile: string }>('POST', 'vault/refresh', {
+        tenant: String(form.get('tenant')).trim(),
+        domains: list(String(form.get('domains'))),
+      });
       try {
         const tab = await api<Tab>('POST', `tabs/open?profile=${encodeURIComponent(session.profile)}`, { url: String(form.get('url')) });
         say(`Refresh session ${session.id} is open: log in in the live view, then save.`);
@@ -245,14 +314,20 @@ export function consoleMain(kinds: readonly string[]): void {
           targetId: tab.targetId,
           title: `log in (refresh session ${session.id})`,
           actions: [
-            { label: 'Save cookies', run: async () => {
-              const { saved } = await api<{ saved: Array<{ domain: string; cookies: number }> }>('POST', `vault/refresh/${session.id}/done`, {});
-              say(`Saved: ${saved.map((s) => `${s.domain} (${s.cookies} cookies)`).join(', ') || 'nothing'}; the session has ended.`);
-            } },
-            { label: 'Cancel', run: async () => {
-              await api('DELETE', `sessions/${session.id}`);
-              say('Cancelled: nothing saved; the session has ended.');
-            } },
+            {
+              label: 'Save cookies',
+              run: async () => {
+                const { saved } = await api<{ saved: Array<{ domain: string; cookies: number }> }>('POST', `vault/refresh/${session.id}/done`, {});
+                say(`Saved: ${saved.map((s) => `${s.domain} (${s.cookies} cookies)`).join(', ') || 'nothing'}; the session has ended.`);
+              },
+            },
+            {
+              label: 'Cancel',
+              run: async () => {
+                await api('DELETE', `sessions/${session.id}`);
+                say('Cancelled: nothing saved; the session has ended.');
+              },
+            },
           ],
         });
       } catch (error) {
@@ -265,8 +340,15 @@ export function consoleMain(kinds: readonly string[]): void {
     event.preventDefault();
     const form = new FormData(event.target as HTMLFormElement);
     $('refresh-message').textContent = 'Waiting for the person to answer in the clawd-browser extension…';
-    void api<{ saved: Array<{ domain: string; cookies: number }>; refused: string[] }>('POST', 'vault/from-extension', { tenant: String(form.get('tenant')).trim(), domains: list(String(form.get('domains'))) })
-      .then(({ saved, refused }) => ($('refresh-message').textContent = `Saved from your Chrome: ${saved.map((s) => `${s.domain} (${s.cookies})`).join(', ') || 'nothing'}${refused.length ? `; refused: ${refused.join(', ')}` : ''}`))
+    void api<{ saved: Array<{ domain: string; cookies: number }>; refused: string[] }>('POST', 'vault/from-extension', {
+      tenant: String(form.get('tenant')).trim(),
+      domains: list(String(form.get('domains'))),
+    })
+      .then(
+        ({ saved, refused }) =>
+          ($('refresh-message').textContent =
+            `Saved from your Chrome: ${saved.map((s) => `${s.domain} (${s.cookies})`).join(', ') || 'nothing'}${refused.length ? `; refused: ${refused.join(', ')}` : ''}`),
+      )
       .catch((error: Error) => ($('refresh-message').textContent = error.message));
   });
 
@@ -280,26 +362,39 @@ export function consoleMain(kinds: readonly string[]): void {
     row.dataset.event = entry.event;
     // Where the session's film is at this entry (console-replay.ts seeks there on a click).
     row.dataset.time = entry.time;
-    row.append(cell(time(entry.time)), cell(entry.event), cell(entry.tenant ?? ''), cell(entry.session ?? ''), cell((entry.domains ?? []).join(', '), 'wide'), cell(entry.grantId ?? '', 'muted wide'), cell(entry.outcome, entry.outcome === 'ok' ? '' : 'error'), cell(entry.detail ?? '', 'wide'));
+    row.append(
+      cell(time(entry.time)),
+      cell(entry.event),
+      cell(entry.tenant ?? ''),
+      cell(entry.session ?? ''),
+      cell((entry.domains ?? []).join(', '), 'wide'),
+      cell(entry.grantId ?? '', 'muted wide'),
+      cell(entry.outcome, entry.outcome === 'ok' ? '' : 'error'),
+      cell(entry.detail ?? '', 'wide'),
+    );
     return row;
   };
   /** A session's recorded screenshots (record: audit), one per action, beside its entries. */
   const loadTimeline = async () => {
     const timeline = $('audit-timeline');
     const session = filters.session;
-    const shots = session ? (await api<{ shots: Array<{ file: string; action: string; time: string }> }>('GET', `audit/recording?session=${encodeURIComponent(session)}`)).shots : [];
+    const shots = session
+      ? (await api<{ shots: Array<{ file: string; action: string; time: string }> }>('GET', `audit/recording?session=${encodeURIComponent(session)}`)).shots
+      : [];
     timeline.hidden = shots.length === 0;
-    timeline.replaceChildren(...shots.map((shot) => {
-      const figure = document.createElement('figure');
-      figure.dataset.time = shot.time;
-      const image = document.createElement('img');
-      image.src = `audit/recording?session=${encodeURIComponent(session!)}&file=${encodeURIComponent(shot.file)}`;
-      image.alt = `after ${shot.action}`;
-      const caption = document.createElement('figcaption');
-      caption.textContent = `${new Date(shot.time).toLocaleTimeString()} · ${shot.action}`;
-      figure.append(image, caption);
-      return figure;
-    }));
+    timeline.replaceChildren(
+      ...shots.map((shot) => {
+        const figure = document.createElement('figure');
+        figure.dataset.time = shot.time;
+        const image = document.createElement('img');
+        image.src = `audit/recording?session=${encodeURIComponent(session!)}&file=${encodeURIComponent(shot.file)}`;
+        image.alt = `after ${shot.action}`;
+        const caption = document.createElement('figcaption');
+        caption.textContent = `${new Date(shot.time).toLocaleTimeString()} · ${shot.action}`;
+        figure.append(image, caption);
+        return figure;
+      }),
+    );
   };
   const loadAudit = async (older = false) => {
     const query = new URLSearchParams({ ...filters, limit: '25', ...(older && next !== undefined ? { before: String(next) } : {}) });
@@ -343,7 +438,12 @@ export function consoleMain(kinds: readonly string[]): void {
     const [seen, saved] = await Promise.all(
       ['login-page', 'refresh-saved'].map(async (event) => (await api<{ entries: Entry[] }>('GET', `audit?event=${event}&limit=100`)).entries),
     );
-    const savedAt = (tenant: string, domain: string) => saved.filter((entry) => entry.tenant === tenant && entry.domains?.includes(domain)).map((entry) => entry.time).sort().pop() ?? '';
+    const savedAt = (tenant: string, domain: string) =>
+      saved
+        .filter((entry) => entry.tenant === tenant && entry.domains?.includes(domain))
+        .map((entry) => entry.time)
+        .sort()
+        .pop() ?? '';
     const shown = new Map<string, Entry>();
     for (const entry of seen) {
       const domain = entry.domains?.[0];
@@ -357,13 +457,17 @@ export function consoleMain(kinds: readonly string[]): void {
         const row = document.createElement('tr');
         const action = document.createElement('td');
         action.append(
-          button('Refresh login', async () => {
-            const form = $('refresh-form') as HTMLFormElement;
-            (form.elements.namedItem('tenant') as HTMLInputElement).value = entry.tenant!;
-            (form.elements.namedItem('domains') as HTMLInputElement).value = entry.domains![0];
-            (form.elements.namedItem('url') as HTMLInputElement).value = entry.detail ?? '';
-            form.requestSubmit();
-          }, 'refresh-message'),
+          button(
+            'Refresh login',
+            async () => {
+              const form = $('refresh-form') as HTMLFormElement;
+              (form.elements.namedItem('tenant') as HTMLInputElement).value = entry.tenant!;
+              (form.elements.namedItem('domains') as HTMLInputElement).value = entry.domains![0];
+              (form.elements.namedItem('url') as HTMLInputElement).value = entry.detail ?? '';
+              form.requestSubmit();
+            },
+            'refresh-message',
+          ),
         );
         row.append(cell(entry.tenant!), cell(entry.domains![0]), cell(time(entry.time), 'wide'), cell(entry.detail ?? '', 'wide'), action);
         return row;

@@ -101,7 +101,12 @@ function pickerMain(): void {
         } else item.append(element('span', 'icon'));
         const text = element('div', 'text');
         text.append(element('div', 'title', tab.title || tab.url || 'New tab'), element('div', 'url', tab.url));
-        const notes = [tab.notLendable, tab.suspended && `Taken back for now: ${tab.suspended}`, tab.byAgent && 'Opened by an agent', tab.otherDebugger && 'Another debugging tool is attached to this tab'];
+        const notes = [
+          tab.notLendable,
+          tab.suspended && `Taken back for now: ${tab.suspended}`,
+          tab.byAgent && 'Opened by an agent',
+          tab.otherDebugger && 'Another debugging tool is attached to this tab',
+        ];
         for (const note of notes) if (note) text.append(element('div', 'why', note));
         const toggle = document.createElement('input');
         toggle.type = 'checkbox';

@@ -10,7 +10,6 @@ import type { Platform } from '../config/platform.js';
  * only `findExecutable` touches the file system.
  */
 
-
 /** The parts of the environment that decide where browsers are installed. */
 export interface ExecutableEnv {
   home: string;
@@ -73,9 +72,7 @@ const WINDOWS_INSTALLS: Array<[base: keyof Omit<ExecutableEnv, 'home' | 'path'>,
 /** The ordered, de-duplicated absolute paths to try. */
 export function candidateExecutables(platform: Platform, env: ExecutableEnv): string[] {
   if (platform === 'darwin') {
-    return MAC_APPS.flatMap((app) =>
-      ['/Applications', posix.join(env.home, 'Applications')].map((dir) => posix.join(dir, `${app}.app/Contents/MacOS`, app)),
-    );
+    return MAC_APPS.flatMap((app) => ['/Applications', posix.join(env.home, 'Applications')].map((dir) => posix.join(dir, `${app}.app/Contents/MacOS`, app)));
   }
   if (platform === 'win32') {
     // Fall back to the stock locations when the variables are unset (e.g. a service account).
@@ -157,9 +154,7 @@ function describePaths(paths: string[], platform: Platform): string {
     const dir = path.dirname(file);
     byDir.set(dir, [...(byDir.get(dir) ?? []), path.basename(file)]);
   }
-  return [...byDir]
-    .map(([dir, names]) => (names.length === 1 ? path.join(dir, names[0]) : `${dir}${path.sep}{${names.join(',')}}`))
-    .join(', ');
+  return [...byDir].map(([dir, names]) => (names.length === 1 ? path.join(dir, names[0]) : `${dir}${path.sep}{${names.join(',')}}`)).join(', ');
 }
 
 function unique(values: string[]): string[] {

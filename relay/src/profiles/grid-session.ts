@@ -43,7 +43,9 @@ export interface GridSettings {
 const DEFAULT_CAPABILITIES = {
   browserName: 'chrome',
   // Every tab driven as the one in front, as a managed browser's (managed-browser.ts).
-  'goog:chromeOptions': { args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--no-first-run', '--no-default-browser-check', ...EVERY_TAB_LIVE_SWITCHES] },
+  'goog:chromeOptions': {
+    args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--no-first-run', '--no-default-browser-check', ...EVERY_TAB_LIVE_SWITCHES],
+  },
 };
 
 /** The Grid's address for messages: never its credentials. */
@@ -68,7 +70,11 @@ function authHeaders(grid: Pick<GridSettings, 'url' | 'username' | 'password'>):
   return username ? { authorization: `Basic ${Buffer.from(`${username}:${password ?? ''}`).toString('base64')}` } : {};
 }
 
-async function gridFetch(grid: Pick<GridSettings, 'url' | 'username' | 'password'>, path: string, init: { method?: string; body?: object; timeoutMs: number }): Promise<{ status: number; body: any }> {
+async function gridFetch(
+  grid: Pick<GridSettings, 'url' | 'username' | 'password'>,
+  path: string,
+  init: { method?: string; body?: object; timeoutMs: number },
+): Promise<{ status: number; body: any }> {
   const base = gridName(grid);
   let response: Response;
   try {
@@ -80,7 +86,10 @@ async function gridFetch(grid: Pick<GridSettings, 'url' | 'username' | 'password
       signal: AbortSignal.timeout(init.timeoutMs),
     });
   } catch (error) {
-    const cause = (error as Error).name === 'TimeoutError' ? `no answer within ${Math.round(init.timeoutMs / 1000)} s` : ((error as { cause?: Error }).cause?.message ?? (error as Error).message);
+    const cause =
+      (error as Error).name === 'TimeoutError'
+        ? `no answer within ${Math.round(init.timeoutMs / 1000)} s`
+        : ((error as { cause?: Error }).cause?.message ?? (error as Error).message);
     throw new UnavailableError(`Selenium Grid at ${base} is not reachable (${cause}): is it running?`, { grid: base });
   }
   const text = await response.text();
@@ -128,19 +137,31 @@ export class GridSession {
   static async create(grid: GridSettings): Promise<GridSession> {
     const base = gridName(grid);
     const capabilities = { alwaysMatch: grid.capabilities ?? DEFAULT_CAPABILITIES };
-    const { status, body } = await gridFetch(grid, '/session', { method: 'POST', body: { capabilities }, timeoutMs: grid.requestTimeoutSeconds * 1000 + 5_000 });
+    const { status, body } = await gridFetch(grid, '/session', {
+      method: 'POST',
+      body: { capabilities },
+      timeoutMs: grid.requestTimeoutSeconds * 1000 + 5_000,
+    });
     const value = body?.value ?? {};
-    if (status === 401 || status === 403) throw new UnavailableError(`Selenium Grid at ${base} refused clawd-browser's credentials (HTTP ${status}): check grid.username and grid.password`, { grid: base });
+    if (status === 401 || status === 403)
+      throw new UnavailableError(`Selenium Grid at ${base} refused clawd-browser's credentials (HTTP ${status}): check grid.username and grid.password`, {
+        grid: base,
+      });
     if (status >= 300 || !value.sessionId) {
-      const reason = String(value.message ?? value.error ?? `HTTP ${status}`).split('\n')[0].slice(0, 300);
+      const reason = String(value.message ?? value.error ?? `HTTP ${status}`)
+        .split('\n')[0]
+        .slice(0, 300);
       const hint = { grid: base, retryAfterSeconds: 10 };
-      if (/queue.*(full|capacity)|too many/i.test(reason)) throw new TooManyError(`Selenium Grid at ${base} has no room for another session: ${reason}. Try again in a moment`, hint);
+      if (/queue.*(full|capacity)|too many/i.test(reason))
+        throw new TooManyError(`Selenium Grid at ${base} has no room for another session: ${reason}. Try again in a moment`, hint);
       throw new UnavailableError(`Selenium Grid at ${base} could not place the session: ${reason}. Try again when a slot frees, or add nodes`, hint);
     }
     const cdpUrl = value.capabilities?.['se:cdp'];
     if (typeof cdpUrl !== 'string') {
       await gridFetch(grid, `/session/${value.sessionId}`, { method: 'DELETE', timeoutMs: 10_000 }).catch(() => {});
-      throw new UnavailableError(`Selenium Grid at ${base} placed the session on a node without CDP (no se:cdp): a Chromium-based browser is needed`, { grid: base });
+      throw new UnavailableError(`Selenium Grid at ${base} placed the session on a node without CDP (no se:cdp): a Chromium-based browser is needed`, {
+        grid: base,
+      });
     }
     const version = { product: `Chrome/${value.capabilities?.browserVersion ?? ''}`, protocolVersion: '1.3', userAgent: '' };
     return new GridSession(grid, value.sessionId, cdpUrl, version, await nodeOf(grid, value.sessionId)).keptAlive();
@@ -171,9 +192,16 @@ export class GridSession {
 
   /** A CDP connection to the browser through the Grid. */
   connect(): Promise<CdpChannel> {
-    const socket = new WebSocket(this.cdpUrl, { headers: authHeaders(this.grid), perMessageDeflate: false, maxPayload: 512 * 1024 * 1024, handshakeTimeout: 30_000 });
+    const socket = new WebSocket(this.cdpUrl, {
+      headers: authHeaders(this.grid),
+      perMessageDeflate: false,
+      maxPayload: 512 * 1024 * 1024,
+      handshakeTimeout: 30_000,
+    });
     return new Promise((resolve, reject) => {
-      socket.once('error', (error) => reject(new UnavailableError(`Selenium Grid at ${gridName(this.grid)}: the browser's CDP did not open (${error.message})`)));
+      socket.once('error', (error) =>
+        reject(new UnavailableError(`Selenium Grid at ${gridName(this.grid)}: the browser's CDP did not open (${error.message})`)),
+      );
       socket.once('open', () => {
         const channel: CdpChannel = {
           send: (message) => socket.readyState === WebSocket.OPEN && socket.send(message),
@@ -211,7 +239,14 @@ export class GridSession {
 
   /** The node as seen directly (does it answer?), then through the Grid's /status (is it listed, and UP?). */
   private async nodeState(): Promise<'silent' | 'gone' | 'grid-silent' | 'up'> {
-    if (this.nodeUri && !(await fetch(`${this.nodeUri}/status`, { signal: AbortSignal.timeout(3_000) }).then((r) => r.ok, () => false))) return 'silent';
+    if (
+      this.nodeUri &&
+      !(await fetch(`${this.nodeUri}/status`, { signal: AbortSignal.timeout(3_000) }).then(
+        (r) => r.ok,
+        () => false,
+      ))
+    )
+      return 'silent';
     try {
       const { body } = await gridFetch(this.grid, '/status', { timeoutMs: 5_000 });
       const nodes: Array<{ uri: string; availability: string }> = body?.value?.nodes ?? [];

@@ -89,7 +89,11 @@ export const QUIET_SWITCHES: readonly string[] = [
  * paints, a screenshot for a frame that never comes. Playwright launches with
  * the same three.
  */
-export const EVERY_TAB_LIVE_SWITCHES: readonly string[] = ['--disable-background-timer-throttling', '--disable-backgrounding-occluded-windows', '--disable-renderer-backgrounding'];
+export const EVERY_TAB_LIVE_SWITCHES: readonly string[] = [
+  '--disable-background-timer-throttling',
+  '--disable-backgrounding-occluded-windows',
+  '--disable-renderer-backgrounding',
+];
 
 export function chromiumArgs(profile: Profile, settings: LaunchSettings): string[] {
   const args = [

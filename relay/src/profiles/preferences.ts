@@ -25,7 +25,7 @@ function preferencesPath(userDataDir: string): string {
 /** Chrome stores colours as SkColor ARGB in a signed 32-bit int: #FF4500 -> -47872. */
 export function colorToChromeInt(hex: string): number {
   if (!/^#[0-9a-fA-F]{6}$/.test(hex)) throw new Error(`not a colour like #FF4500: ${hex}`);
-  return (0xff000000 | Number.parseInt(hex.slice(1), 16)) | 0;
+  return 0xff000000 | Number.parseInt(hex.slice(1), 16) | 0;
 }
 
 /** The inverse of colorToChromeInt; alpha is dropped. */

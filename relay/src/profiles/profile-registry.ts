@@ -11,13 +11,11 @@ import { BadRequestError, ConflictError, NotFoundError } from '../errors.js';
  * is the only store, re-read on every call so hand edits are seen.
  */
 
-
 import { SESSION_PROFILE_PREFIX } from '../api/limits.js';
 import type { Profile } from '../api/responses.js';
 export type { Profile };
 
-export const PROFILE_NAME_RULE =
-  'profile names use lowercase letters, digits and hyphens, start with a letter or digit, and have at most 64 characters';
+export const PROFILE_NAME_RULE = 'profile names use lowercase letters, digits and hyphens, start with a letter or digit, and have at most 64 characters';
 const PROFILE_NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
 export const CDP_PORTS = { first: 18800, last: 18899 } as const;
 const BUILT_IN = new Set(['clawd', 'extension', 'chrome']);
@@ -79,10 +77,11 @@ export class ProfileRegistry {
     checkProfileName(request.name);
     // `session-<id>` is how a task session is addressed on every route: a profile of that name would shadow one.
     if (request.name.startsWith(SESSION_PROFILE_PREFIX))
-      throw new BadRequestError(`Invalid profile name ${JSON.stringify(request.name)}: names starting "${SESSION_PROFILE_PREFIX}" belong to task sessions; choose another`);
+      throw new BadRequestError(
+        `Invalid profile name ${JSON.stringify(request.name)}: names starting "${SESSION_PROFILE_PREFIX}" belong to task sessions; choose another`,
+      );
     const config = this.config();
-    if (BUILT_IN.has(request.name) || config.profiles[request.name])
-      throw new ConflictError(`Profile ${JSON.stringify(request.name)} already exists`);
+    if (BUILT_IN.has(request.name) || config.profiles[request.name]) throw new ConflictError(`Profile ${JSON.stringify(request.name)} already exists`);
     const color = request.color ?? PALETTE[Object.keys(config.profiles).length % PALETTE.length];
     config.profiles[request.name] = request.cdpUrl
       ? { driver: 'remote', cdpUrl: request.cdpUrl, color }
@@ -118,7 +117,12 @@ export class ProfileRegistry {
   private ensureBuiltIns(): void {
     const config = this.config();
     if (config.profiles.clawd?.cdpPort) return;
-    config.profiles.clawd = { ...config.profiles.clawd, driver: 'clawd', cdpPort: this.freePort(config), color: config.profiles.clawd?.color ?? config.accentColor };
+    config.profiles.clawd = {
+      ...config.profiles.clawd,
+      driver: 'clawd',
+      cdpPort: this.freePort(config),
+      color: config.profiles.clawd?.color ?? config.accentColor,
+    };
     saveConfig(this.home, config);
   }
 

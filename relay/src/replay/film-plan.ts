@@ -70,10 +70,16 @@ export function pointerCommands(marks: FilmMark[], ringSize: number): string {
   const at = (ms: number, commands: Array<[string, string, number]>) =>
     lines.push([ms, commands.map(([target, name, value]) => `overlay@${target} ${name} ${value}`).join(', ')]);
   for (const mark of marks) {
-    at(mark.at, [['pointer', 'x', mark.x], ['pointer', 'y', mark.y]]);
+    at(mark.at, [
+      ['pointer', 'x', mark.x],
+      ['pointer', 'y', mark.y],
+    ]);
     if (mark.kind !== 'press') continue;
     const half = Math.round(ringSize / 2);
-    at(mark.at, [['ring', 'x', mark.x - half], ['ring', 'y', mark.y - half]]);
+    at(mark.at, [
+      ['ring', 'x', mark.x - half],
+      ['ring', 'y', mark.y - half],
+    ]);
     at(mark.at + CLICK_SHOWN_MS, [['ring', 'x', HIDDEN]]);
   }
   // Stable: a ring hidden at the very time the next press shows it is hidden first.
@@ -110,7 +116,10 @@ export function chaptersOf(actions: ActionRecord[], startedAt: number, durationM
 /** The chapters in ffmpeg's metadata file format (special characters escaped as it asks). */
 export function chapterMetadata(chapters: FilmChapter[], title: string): string {
   const escape = (text: string) => text.replace(/[=;#\\\n]/g, (character) => `\\${character}`);
-  const blocks = chapters.map((chapter) => `[CHAPTER]\nTIMEBASE=1/1000\nSTART=${Math.round(chapter.at)}\nEND=${Math.round(Math.max(chapter.end, chapter.at + 1))}\ntitle=${escape(chapter.title)}\n`);
+  const blocks = chapters.map(
+    (chapter) =>
+      `[CHAPTER]\nTIMEBASE=1/1000\nSTART=${Math.round(chapter.at)}\nEND=${Math.round(Math.max(chapter.end, chapter.at + 1))}\ntitle=${escape(chapter.title)}\n`,
+  );
   return `;FFMETADATA1\ntitle=${escape(title)}\n${blocks.join('')}`;
 }
 
@@ -137,15 +146,38 @@ export function ffmpegArgs(files: FilmFiles, format: FilmFormat, size: { width: 
       ? ['-c:v', 'libvpx', '-deadline', 'realtime', '-cpu-used', '8', '-crf', '12', '-b:v', '2M', '-threads', '2']
       : ['-c:v', 'libx264', '-preset', 'veryfast', '-crf', '26', '-movflags', '+faststart'];
   return [
-    '-hide_banner', '-nostdin', '-loglevel', 'error', '-y',
-    '-f', 'ivf', '-i', files.frames,
-    '-f', 'ffmetadata', '-i', files.metadata,
-    '-loop', '1', '-i', files.ring,
-    '-loop', '1', '-i', files.pointer,
-    '-filter_complex', graph,
-    '-map', '[out]', '-map_metadata', '1', '-map_chapters', '1',
+    '-hide_banner',
+    '-nostdin',
+    '-loglevel',
+    'error',
+    '-y',
+    '-f',
+    'ivf',
+    '-i',
+    files.frames,
+    '-f',
+    'ffmetadata',
+    '-i',
+    files.metadata,
+    '-loop',
+    '1',
+    '-i',
+    files.ring,
+    '-loop',
+    '1',
+    '-i',
+    files.pointer,
+    '-filter_complex',
+    graph,
+    '-map',
+    '[out]',
+    '-map_metadata',
+    '1',
+    '-map_chapters',
+    '1',
     // Each frame keeps its own time: no frame is repeated to fill a still stretch.
-    '-vsync', 'passthrough',
+    '-vsync',
+    'passthrough',
     ...codec,
     files.output,
   ];

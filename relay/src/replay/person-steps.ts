@@ -35,7 +35,14 @@ export type PersonStep =
   | { kind: 'goto'; url: string }
   | { kind: 'click'; element: ElementFacts; button?: 'left' | 'middle' | 'right'; url?: string }
   /** A secret's field has no value; `secrets`: the server typed these into it, in that act (window id) of its. */
-  | { kind: 'type'; element: ElementFacts; value?: string; secret?: true; secrets?: { id: number; names: Array<{ name: string; kind: 'secret' | 'totp' }> }; url?: string }
+  | {
+      kind: 'type';
+      element: ElementFacts;
+      value?: string;
+      secret?: true;
+      secrets?: { id: number; names: Array<{ name: string; kind: 'secret' | 'totp' }> };
+      url?: string;
+    }
   | { kind: 'select'; element: ElementFacts; values: string[]; url?: string }
   | { kind: 'check'; element: ElementFacts; checked: boolean; url?: string }
   | { kind: 'upload'; element: ElementFacts; files: string[]; url?: string }
@@ -45,20 +52,23 @@ export type PersonStep =
 
 /** The locator for an element, from the counts taken when the person acted. */
 export async function locatorOf(facts: ElementFacts): Promise<ElementLocator> {
-  const found = await chooseLocator({ role: facts.role, name: facts.name, label: facts.label, testId: facts.testId, text: facts.text, css: facts.css }, (locator) => {
-    switch (locator.by) {
-      case 'role':
-        return facts.nameCount ?? 0;
-      case 'label':
-        return facts.labelCount;
-      case 'testid':
-        return facts.testIdCount;
-      case 'text':
-        return facts.textCount;
-      default:
-        return 0;
-    }
-  });
+  const found = await chooseLocator(
+    { role: facts.role, name: facts.name, label: facts.label, testId: facts.testId, text: facts.text, css: facts.css },
+    (locator) => {
+      switch (locator.by) {
+        case 'role':
+          return facts.nameCount ?? 0;
+        case 'label':
+          return facts.labelCount;
+        case 'testid':
+          return facts.testIdCount;
+        case 'text':
+          return facts.textCount;
+        default:
+          return 0;
+      }
+    },
+  );
   // Counted in the element's own document: the frames lead there first.
   return facts.frames?.length ? { ...found, frames: facts.frames } : found;
 }
@@ -74,7 +84,10 @@ const MAX_WHAT = 300;
 
 /** A step as a person reads it, while a demonstration goes on. */
 export function stepLine(step: PersonStep): string {
-  const on = 'element' in step && step.element ? ` ${step.element.role && step.element.name ? `${step.element.role} ${JSON.stringify(step.element.name)}` : step.element.tag}${inFrames(step.element.frames)}` : '';
+  const on =
+    'element' in step && step.element
+      ? ` ${step.element.role && step.element.name ? `${step.element.role} ${JSON.stringify(step.element.name)}` : step.element.tag}${inFrames(step.element.frames)}`
+      : '';
   switch (step.kind) {
     case 'goto':
       return `go to ${step.url}`;
@@ -117,7 +130,13 @@ export async function routineFromSteps(heard: PersonStep[], meta: RoutineMeta): 
   const steps: RoutineStep[] = [{ kind: 'goto', url: meta.startUrl }];
   const paramFor = (facts: ElementFacts, kind: RoutineParameter['kind'], what: string, value: RoutineParameter['default']): string => {
     const name = uniqueName(parameterName(facts, kind), parameters);
-    parameters.push({ name, kind, description: what, ...(value !== undefined ? { default: value } : {}), ...(kind === 'secret' ? { secret: name.toUpperCase() } : {}) });
+    parameters.push({
+      name,
+      kind,
+      description: what,
+      ...(value !== undefined ? { default: value } : {}),
+      ...(kind === 'secret' ? { secret: name.toUpperCase() } : {}),
+    });
     return name;
   };
   // A field typed into while the server typed a secret is that secret's, when it was the one field of that act.
@@ -131,7 +150,10 @@ export async function routineFromSteps(heard: PersonStep[], meta: RoutineMeta): 
     param.secret = bound?.name ?? param.secret ?? param.name.toUpperCase();
     if (bound?.kind === 'totp') param.oneTimeCode = true;
     else delete param.oneTimeCode;
-    if (typed && !bound) notes.push(`${param.name} took input while the server typed ${typed.names.map((secret) => secret.name).join(', ')}: it is kept as a secret, not bound to one`);
+    if (typed && !bound)
+      notes.push(
+        `${param.name} took input while the server typed ${typed.names.map((secret) => secret.name).join(', ')}: it is kept as a secret, not bound to one`,
+      );
   };
   for (const [index, step] of heard.entries()) {
     if (step.kind === 'mark') continue;
@@ -167,7 +189,11 @@ export async function routineFromSteps(heard: PersonStep[], meta: RoutineMeta): 
           continue;
         }
         const name = paramFor(step.element, step.secret ? 'secret' : 'text', what, step.secret ? undefined : (step.value ?? ''));
-        if (step.secret) asSecret(parameters.find((p) => p.name === name)!, step);
+        if (step.secret)
+          asSecret(
+            parameters.find((p) => p.name === name)!,
+            step,
+          );
         steps.push({ kind: 'type', element, what, param: name, ...(origin ? { origin } : {}) });
         break;
       }
@@ -184,7 +210,10 @@ export async function routineFromSteps(heard: PersonStep[], meta: RoutineMeta): 
         break;
       }
     }
-    if (element.by === 'css') notes.push(`step ${steps.length} (${what}) finds its element by a CSS path: it had no unique role and name, label, test id or text, and may break when the page changes`);
+    if (element.by === 'css')
+      notes.push(
+        `step ${steps.length} (${what}) finds its element by a CSS path: it had no unique role and name, label, test id or text, and may break when the page changes`,
+      );
   }
   for (const param of parameters) {
     if (param.kind !== 'secret') continue;
@@ -229,8 +258,23 @@ function sameFrames(a: string[] | undefined, b: string[] | undefined): boolean {
 
 /** `Full name` → `full_name`; a field with no words is named for its kind. */
 function parameterName(facts: ElementFacts, kind: RoutineParameter['kind']): string {
-  const words = (facts.name || facts.label || '').toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 32);
-  const base = /^[a-z]/.test(words) ? words : kind === 'secret' ? 'password' : kind === 'files' ? 'files' : kind === 'toggle' ? 'checked' : kind === 'choice' ? 'choice' : 'text';
+  const words = (facts.name || facts.label || '')
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .slice(0, 32);
+  const base = /^[a-z]/.test(words)
+    ? words
+    : kind === 'secret'
+      ? 'password'
+      : kind === 'files'
+        ? 'files'
+        : kind === 'toggle'
+          ? 'checked'
+          : kind === 'choice'
+            ? 'choice'
+            : 'text';
   return base.replace(/_+$/, '');
 }
 

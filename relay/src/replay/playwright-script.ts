@@ -34,7 +34,10 @@ export function playwrightScript(steps: ScriptStep[], title: string, header: str
     const parts = text.split(/\{\{secret:([A-Za-z0-9_.-]{1,64})\}\}/);
     if (parts.length === 1) return q(text);
     usesSecrets = true;
-    return parts.map((part, index) => (index % 2 ? `secret(${q(part)})` : part ? q(part) : '')).filter(Boolean).join(' + ');
+    return parts
+      .map((part, index) => (index % 2 ? `secret(${q(part)})` : part ? q(part) : ''))
+      .filter(Boolean)
+      .join(' + ');
   };
   const pageOf = (step: ScriptStep, url?: string): string => {
     const known = pages.get(step.tab);
@@ -59,7 +62,10 @@ export function playwrightScript(steps: ScriptStep[], title: string, header: str
         body.push(`await ${pageOf(step)}.close();`);
         break;
       case 'upload':
-        body.push(`// the files a person chose, named as they were: put them beside the test`, `await ${locator(pageOf(step), step.element)}.setInputFiles(${JSON.stringify(step.files)});`);
+        body.push(
+          `// the files a person chose, named as they were: put them beside the test`,
+          `await ${locator(pageOf(step), step.element)}.setInputFiles(${JSON.stringify(step.files)});`,
+        );
         break;
       case 'act': {
         const page = pageOf(step, step.url);
@@ -99,11 +105,16 @@ function actLines(page: string, step: Extract<ScriptStep, { kind: 'act' }>, text
     if (found.frame) return `${action.kind} on ${ref}, inside frame ${found.frame}: not written out (refs in frames are not exported yet)`;
   }
   const at = (ref: string) => locator(page, elements[ref]);
-  const cssNote = refs.some((ref) => elements[ref].by === 'css') ? [`// a CSS path: the element had no unique role and name, test id or text; it may break when the page changes`] : [];
+  const cssNote = refs.some((ref) => elements[ref].by === 'css')
+    ? [`// a CSS path: the element had no unique role and name, test id or text; it may break when the page changes`]
+    : [];
   switch (action.kind) {
     case 'click': {
       const count = action.count ?? (action.double ? 2 : 1);
-      const options = [action.button && action.button !== 'left' ? `button: ${q(action.button)}` : '', action.modifiers?.length ? `modifiers: ${JSON.stringify(action.modifiers)}` : ''].filter(Boolean);
+      const options = [
+        action.button && action.button !== 'left' ? `button: ${q(action.button)}` : '',
+        action.modifiers?.length ? `modifiers: ${JSON.stringify(action.modifiers)}` : '',
+      ].filter(Boolean);
       if (action.ref === undefined) {
         const all = [...options, ...(count > 1 ? [`clickCount: ${count}`] : [])];
         return [`await ${page}.mouse.click(${action.x}, ${action.y}${all.length ? `, { ${all.join(', ')} }` : ''});`];
@@ -112,7 +123,10 @@ function actLines(page: string, step: Extract<ScriptStep, { kind: 'act' }>, text
       return [...cssNote, `await ${at(action.ref)}.${count === 2 ? 'dblclick' : 'click'}(${options.length ? `{ ${options.join(', ')} }` : ''});`];
     }
     case 'type': {
-      const typed = typedAs === 'keys' || action.slowly ? [`await ${at(action.ref)}.pressSequentially(${textOf(action.text)});`] : [`await ${at(action.ref)}.fill(${textOf(action.text)});`];
+      const typed =
+        typedAs === 'keys' || action.slowly
+          ? [`await ${at(action.ref)}.pressSequentially(${textOf(action.text)});`]
+          : [`await ${at(action.ref)}.fill(${textOf(action.text)});`];
       return [...cssNote, ...typed, ...(action.submit ? [`await ${at(action.ref)}.press('Enter');`] : [])];
     }
     case 'press':
@@ -124,10 +138,14 @@ function actLines(page: string, step: Extract<ScriptStep, { kind: 'act' }>, text
     case 'mousedown':
     case 'mouseup': {
       const button = action.button && action.button !== 'left' ? `{ button: ${q(action.button)} }` : '';
-      return [...(action.x !== undefined ? [`await ${page}.mouse.move(${action.x}, ${action.y});`] : []), `await ${page}.mouse.${action.kind === 'mousedown' ? 'down' : 'up'}(${button});`];
+      return [
+        ...(action.x !== undefined ? [`await ${page}.mouse.move(${action.x}, ${action.y});`] : []),
+        `await ${page}.mouse.${action.kind === 'mousedown' ? 'down' : 'up'}(${button});`,
+      ];
     }
     case 'drag': {
-      if (action.startRef !== undefined && action.endRef !== undefined && action.steps === undefined) return [...cssNote, `await ${at(action.startRef)}.dragTo(${at(action.endRef)});`];
+      if (action.startRef !== undefined && action.endRef !== undefined && action.steps === undefined)
+        return [...cssNote, `await ${at(action.startRef)}.dragTo(${at(action.endRef)});`];
       const lines: string[] = [...cssNote];
       const point = (ref: string | undefined, x: number | undefined, y: number | undefined, name: string): string => {
         if (ref === undefined) return `${x}, ${y}`;
@@ -137,21 +155,45 @@ function actLines(page: string, step: Extract<ScriptStep, { kind: 'act' }>, text
       const from = point(action.startRef, action.x, action.y, 'dragFrom');
       const to = point(action.endRef, action.endX, action.endY, 'dragTo');
       // One block per drag: its boxes' names stay its own.
-      return [`{`, ...lines.map((line) => `  ${line}`), `  await ${page}.mouse.move(${from});`, `  await ${page}.mouse.down();`, `  await ${page}.mouse.move(${to}, { steps: ${action.steps ?? 20} });`, `  await ${page}.mouse.up();`, `}`];
+      return [
+        `{`,
+        ...lines.map((line) => `  ${line}`),
+        `  await ${page}.mouse.move(${from});`,
+        `  await ${page}.mouse.down();`,
+        `  await ${page}.mouse.move(${to}, { steps: ${action.steps ?? 20} });`,
+        `  await ${page}.mouse.up();`,
+        `}`,
+      ];
     }
     case 'select-text': {
       const path = step.path ?? (action.x !== undefined ? { from: { x: action.x, y: action.y! }, to: { x: action.endX!, y: action.endY! } } : undefined);
       if (action.ref !== undefined && action.text === undefined && !step.path) return [...cssNote, `await ${at(action.ref)}.selectText();`];
       if (!path) return `select-text on ${action.ref ?? 'the page'}: selected inside a field or by the page's Selection API, not written out`;
-      const note = step.path ? [`// the text ${action.text !== undefined ? q(action.text) : ''} selected with the mouse, where it was on the page when recorded`] : [];
-      return [...note, `await ${page}.mouse.move(${path.from.x}, ${path.from.y});`, `await ${page}.mouse.down();`, `await ${page}.mouse.move(${path.to.x}, ${path.to.y}, { steps: 6 });`, `await ${page}.mouse.up();`];
+      const note = step.path
+        ? [`// the text ${action.text !== undefined ? q(action.text) : ''} selected with the mouse, where it was on the page when recorded`]
+        : [];
+      return [
+        ...note,
+        `await ${page}.mouse.move(${path.from.x}, ${path.from.y});`,
+        `await ${page}.mouse.down();`,
+        `await ${page}.mouse.move(${path.to.x}, ${path.to.y}, { steps: 6 });`,
+        `await ${page}.mouse.up();`,
+      ];
     }
     case 'scroll':
-      return [...(action.x !== undefined && action.y !== undefined ? [`await ${page}.mouse.move(${action.x}, ${action.y});`] : []), `await ${page}.mouse.wheel(${action.deltaX}, ${action.deltaY});`];
+      return [
+        ...(action.x !== undefined && action.y !== undefined ? [`await ${page}.mouse.move(${action.x}, ${action.y});`] : []),
+        `await ${page}.mouse.wheel(${action.deltaX}, ${action.deltaY});`,
+      ];
     case 'select':
       return [...cssNote, `await ${at(action.ref)}.selectOption(${JSON.stringify(action.values)});`];
     case 'fill':
-      return [...cssNote, ...action.fields.map((field) => (typeof field.value === 'boolean' ? `await ${at(field.ref)}.setChecked(${field.value});` : `await ${at(field.ref)}.fill(${textOf(field.value)});`))];
+      return [
+        ...cssNote,
+        ...action.fields.map((field) =>
+          typeof field.value === 'boolean' ? `await ${at(field.ref)}.setChecked(${field.value});` : `await ${at(field.ref)}.fill(${textOf(field.value)});`,
+        ),
+      ];
     case 'wait': {
       const timeout = action.timeoutMs !== undefined ? `{ timeout: ${action.timeoutMs} }` : '';
       if (action.text !== undefined) return [`await expect(${page}.getByText(${q(action.text)}).first()).toBeVisible(${timeout});`];

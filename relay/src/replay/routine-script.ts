@@ -41,7 +41,11 @@ export function routineScript(routine: Routine, values: Record<string, RoutinePa
     const action = actionOf(step, ref, step.kind === 'click' ? undefined : value(step.param));
     steps.push({ kind: 'act', tab: TAB, url, action, elements });
   }
-  return playwrightScript(steps, routine.name, `Recorded by clawd-browser from a person's demonstration on ${routine.recordedOn.profile}, ${routine.createdAt} (routine ${routine.name}).`);
+  return playwrightScript(
+    steps,
+    routine.name,
+    `Recorded by clawd-browser from a person's demonstration on ${routine.recordedOn.profile}, ${routine.createdAt} (routine ${routine.name}).`,
+  );
 }
 
 function actionOf(step: Exclude<Routine['steps'][number], { kind: 'goto' | 'press' | 'upload' }>, ref: string, given: RoutineParameter['default']): Action {

@@ -39,7 +39,15 @@ export type ScriptStep =
   | { kind: 'goto'; tab: string; url: string }
   /** `url`: where the tab was when it acted; `elements`: a locator for each ref the act named. */
   /** `path`: where the mouse pressed and released to select text (found in the page when the act ran). */
-  | { kind: 'act'; tab: string; url: string; action: Action; elements: Record<string, ElementLocator>; typedAs?: 'keys'; path?: { from: { x: number; y: number }; to: { x: number; y: number } } }
+  | {
+      kind: 'act';
+      tab: string;
+      url: string;
+      action: Action;
+      elements: Record<string, ElementLocator>;
+      typedAs?: 'keys';
+      path?: { from: { x: number; y: number }; to: { x: number; y: number } };
+    }
   | { kind: 'close'; tab: string }
   /** Files set on a file input (a person's demonstration): named as they chose them, relative to the test. */
   | { kind: 'upload'; tab: string; element: ElementLocator; files: string[] };

@@ -23,7 +23,8 @@ export type RoutineCaller = RoutineOwner;
 export const OPERATOR: RoutineCaller = { by: 'operator' };
 
 /** An owner's space as one string: `operator`, `tenant:<name>` or `session:<id>` (the store keeps it beside each routine). */
-export const spaceOf = (owner: RoutineOwner): string => (owner.by === 'operator' ? 'operator' : owner.tenant !== undefined ? `tenant:${owner.tenant}` : `session:${owner.session}`);
+export const spaceOf = (owner: RoutineOwner): string =>
+  owner.by === 'operator' ? 'operator' : owner.tenant !== undefined ? `tenant:${owner.tenant}` : `session:${owner.session}`;
 
 export function sameSpace(a: RoutineOwner, b: RoutineOwner): boolean {
   return spaceOf(a) === spaceOf(b);
@@ -53,7 +54,10 @@ export function nameOfOwn(name: string, caller: RoutineCaller, taken: (name: str
 
 /** The origins a routine's steps act on: where it was recorded, where each goto goes, where each secret is typed. */
 export function routineOrigins(routine: Routine): string[] {
-  const urls = [routine.recordedOn.url, ...routine.steps.flatMap((step) => (step.kind === 'goto' ? [step.url] : step.kind === 'type' && step.origin ? [step.origin] : []))];
+  const urls = [
+    routine.recordedOn.url,
+    ...routine.steps.flatMap((step) => (step.kind === 'goto' ? [step.url] : step.kind === 'type' && step.origin ? [step.origin] : [])),
+  ];
   return [...new Set(urls.flatMap((url) => originOf(url) ?? []))];
 }
 

@@ -37,7 +37,10 @@ export function noRoutine(name: string): NotFoundError {
 
 /** A save that met another space's routine of the name, after the service's own check (a save elsewhere in between). */
 export function routineTaken(routine: Routine, existing: Routine): ConflictError {
-  return new ConflictError(`Routine ${JSON.stringify(routine.name)} is ${ownerName(existing.owner, OPERATOR)}'s: it was saved meanwhile, and a save never replaces another's; save this one under a new name`, { routine: routine.name });
+  return new ConflictError(
+    `Routine ${JSON.stringify(routine.name)} is ${ownerName(existing.owner, OPERATOR)}'s: it was saved meanwhile, and a save never replaces another's; save this one under a new name`,
+    { routine: routine.name },
+  );
 }
 
 /** Whether saving `routine` over `existing` keeps to the rule: none there, or the same space's. */

@@ -43,7 +43,10 @@ export const DEFAULT_CONFIRM_RULES: ConfirmRule[] = [
       name: '^\\s*(pay|buy|purchase|place (my |your |the )?order|complete (my |your |the )?(purchase|order|payment)|confirm (and pay|purchase|payment|order)|check ?out|transfer|send money|donate|subscribe and pay)\\b',
     },
   },
-  { name: 'executables', download: ['exe', 'msi', 'msix', 'dmg', 'pkg', 'app', 'deb', 'rpm', 'apk', 'appimage', 'bat', 'cmd', 'com', 'scr', 'ps1', 'vbs', 'jar', 'sh', 'run'] },
+  {
+    name: 'executables',
+    download: ['exe', 'msi', 'msix', 'dmg', 'pkg', 'app', 'deb', 'rpm', 'apk', 'appimage', 'bat', 'cmd', 'com', 'scr', 'ps1', 'vbs', 'jar', 'sh', 'run'],
+  },
   { name: 'page-tools', pageTool: true },
 ];
 

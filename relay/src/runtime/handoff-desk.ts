@@ -49,7 +49,14 @@ export class HandoffDesk {
   constructor(private readonly onChange: (handoff: Handoff) => void = () => {}) {}
 
   /** Opens one; it times out by itself after `timeoutMs`. */
-  open(request: { profile: string; targetId: string; reason: string; timeoutMs: number; before: { url: string; title: string }; confirm?: ConfirmAsk }): Handoff {
+  open(request: {
+    profile: string;
+    targetId: string;
+    reason: string;
+    timeoutMs: number;
+    before: { url: string; title: string };
+    confirm?: ConfirmAsk;
+  }): Handoff {
     this.sweep();
     const id = randomBytes(8).toString('hex');
     const now = Date.now();
@@ -125,7 +132,8 @@ export class HandoffDesk {
 
   /** Cancels every waiting hand-off of a profile (its task session ended). */
   endAllOf(profile: string): void {
-    for (const { handoff } of this.handoffs.values()) if (handoff.profile === profile && handoff.state === 'waiting') this.end(handoff.id, 'cancelled', 'the session ended');
+    for (const { handoff } of this.handoffs.values())
+      if (handoff.profile === profile && handoff.state === 'waiting') this.end(handoff.id, 'cancelled', 'the session ended');
   }
 
   private sweep(): void {

@@ -49,7 +49,10 @@ export async function runOperation<T>(
   gone?.addEventListener('abort', onBrowserGone, { once: true });
   const limit = settings.actionTimeoutMs;
   const timer = setTimeout(
-    () => controller.abort(new TimeoutError(`${meta.kind} took longer than the action timeout of ${limit} ms (config actionTimeoutMs)`, { action: meta.kind, limitMs: limit })),
+    () =>
+      controller.abort(
+        new TimeoutError(`${meta.kind} took longer than the action timeout of ${limit} ms (config actionTimeoutMs)`, { action: meta.kind, limitMs: limit }),
+      ),
     limit,
   );
   let outcome: Outcome = 'ok';
@@ -70,7 +73,9 @@ export async function runOperation<T>(
     settings.log.record({
       time: new Date().toISOString(),
       profile: meta.profile,
-      ...(typeof described.targetId === 'string' || meta.targetId ? { targetId: (typeof described.targetId === 'string' ? described.targetId : meta.targetId) as string } : {}),
+      ...(typeof described.targetId === 'string' || meta.targetId
+        ? { targetId: (typeof described.targetId === 'string' ? described.targetId : meta.targetId) as string }
+        : {}),
       kind: meta.kind,
       ...(meta.ref ? { ref: meta.ref } : {}),
       ...(meta.at ? { at: meta.at } : {}),

@@ -12,8 +12,12 @@ export interface AgentParts {
 
 /** For agents over HTTP (api/agent-routes.ts): MCP over Streamable HTTP (every method its transport uses), and this API's OpenAPI document. */
 export function bindAgentRoutes(routes: RouteBinder, { mcp, door }: AgentParts): void {
-  routes.media('POST /mcp', async ({ request }, response) => {
-    await (await mcp()).handle(request, response, request.body, door.sessionOf(request), door.queryOf(request).caps);
-  }, { everyMethod: true });
+  routes.media(
+    'POST /mcp',
+    async ({ request }, response) => {
+      await (await mcp()).handle(request, response, request.body, door.sessionOf(request), door.queryOf(request).caps);
+    },
+    { everyMethod: true },
+  );
   routes.json('GET /openapi.json', () => openApiDocument(PACKAGE_VERSION));
 }

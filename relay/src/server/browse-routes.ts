@@ -33,18 +33,22 @@ export function bindBrowseRoutes(routes: RouteBinder, parts: BrowseParts): void 
   const { services, credentials } = parts;
   // The runtime (its loop, providers and their SDKs) is loaded with the first run: a server nobody browses does not hold it.
   let made: Promise<BrowseRuns> | undefined;
-  const runs = () => (made ??= import('../browse/browse-runs.js').then(({ BrowseRuns }) => new BrowseRuns({
-    config: () => services.manager.registry.config().browse,
-    api: (profile, signal) => inProcessApi(services, profile, signal),
-    openSession: async (request, signal) => {
-      const opened = await credentials.openSession(request, signal);
-      return { id: opened.id, profile: opened.profile };
-    },
-    hasSession: parts.has,
-    closeSession: async (id) => void (await credentials.closeSession(id)),
-    log: parts.actionLog,
-    exportDir: parts.exportDir,
-  })));
+  const runs = () =>
+    (made ??= import('../browse/browse-runs.js').then(
+      ({ BrowseRuns }) =>
+        new BrowseRuns({
+          config: () => services.manager.registry.config().browse,
+          api: (profile, signal) => inProcessApi(services, profile, signal),
+          openSession: async (request, signal) => {
+            const opened = await credentials.openSession(request, signal);
+            return { id: opened.id, profile: opened.profile };
+          },
+          hasSession: parts.has,
+          closeSession: async (id) => void (await credentials.closeSession(id)),
+          log: parts.actionLog,
+          exportDir: parts.exportDir,
+        }),
+    ));
   // The service answers BrowserApi.browse (MCP's browser_browse in process) through the same runs.
   services.browseWith(async (request, scope, how) => (await runs()).run(request, scope, how));
 

@@ -29,7 +29,7 @@ export const CHROME_PROFILE = 'chrome';
 const CHROME_WORDS: PeerWords = {
   name: 'your browser',
   notConnected: 'clawd-browser is not attached to your browser: attach it (`clawd-browser chrome attach`) and allow remote debugging when Chrome asks',
-  noTab: 'No tab is lent: the person lends tabs in clawd-browser\'s picker (`clawd-browser chrome pick` opens it in their Chrome)',
+  noTab: "No tab is lent: the person lends tabs in clawd-browser's picker (`clawd-browser chrome pick` opens it in their Chrome)",
   oneContext: "The chrome profile is the person's own browser: it has one browser context and cannot create others",
 };
 
@@ -68,7 +68,13 @@ export class ChromeRelay {
   constructor(options: ChromeRelayOptions) {
     const { log } = options;
     this.guard = options.guard;
-    this.bridge = new CdpBridge({ allowedUrlSchemes: options.allowedUrlSchemes, urlPolicy: options.urlPolicy, pendingTimeoutMs: options.pendingTimeoutMs, ownPorts: options.ownPorts, words: CHROME_WORDS });
+    this.bridge = new CdpBridge({
+      allowedUrlSchemes: options.allowedUrlSchemes,
+      urlPolicy: options.urlPolicy,
+      pendingTimeoutMs: options.pendingTimeoutMs,
+      ownPorts: options.ownPorts,
+      words: CHROME_WORDS,
+    });
     this.attachment = new ChromeAttachment({ settings: options.settings, platform: currentPlatform(), home: homedir(), ownPorts: options.ownPorts, log });
     const endOfTurn = new EndOfTurnFlush(() => this.clients.uncorkAll());
     const dispatch: Dispatch = (outbound) => {
@@ -83,9 +89,24 @@ export class ChromeRelay {
       }
     };
     this.dispatch = dispatch;
-    this.clients = new CdpClients({ bridge: this.bridge, log, dispatch, endOfTurn, maxMessageBytes: options.maxMessageBytes, maxBufferedBytes: options.maxBufferedBytes });
+    this.clients = new CdpClients({
+      bridge: this.bridge,
+      log,
+      dispatch,
+      endOfTurn,
+      maxMessageBytes: options.maxMessageBytes,
+      maxBufferedBytes: options.maxBufferedBytes,
+    });
     const files = new RelayFiles({ bridge: this.bridge, log, dispatch, uploadPolicy: options.uploadPolicy });
-    this.routes = new RelayHttpRoutes({ bridge: this.bridge, clients: this.clients, guard: options.guard, token: options.token, host: options.host, port: options.port, profile: CHROME_PROFILE });
+    this.routes = new RelayHttpRoutes({
+      bridge: this.bridge,
+      clients: this.clients,
+      guard: options.guard,
+      token: options.token,
+      host: options.host,
+      port: options.port,
+      profile: CHROME_PROFILE,
+    });
     this.attachment.connectRelay({
       connected: () => this.bridge.extensionConnected(),
       frame: (frame) => {

@@ -18,7 +18,10 @@ import type { RouteBinder } from './route-binder.js';
 const PERSON_ONLY =
   "Only the person at the browser lends its tabs, in clawd-browser's picker there (`clawd-browser chrome pick` opens it in their Chrome): this route answers that page only";
 
-export function bindChromeRoutes(routes: RouteBinder, deps: { chrome: ChromeService; door: ControlDoor; access: PickerAccess; controlOrigin: () => string }): void {
+export function bindChromeRoutes(
+  routes: RouteBinder,
+  deps: { chrome: ChromeService; door: ControlDoor; access: PickerAccess; controlOrigin: () => string },
+): void {
   const { chrome, door, access } = deps;
   const person = (request: Request) => {
     if (!door.isPicker(request)) throw new ForbiddenError(PERSON_ONLY);
@@ -27,7 +30,9 @@ export function bindChromeRoutes(routes: RouteBinder, deps: { chrome: ChromeServ
   routes.json('POST /chrome/attach', ({ body, signal }) => chrome.attach(body.waitSeconds, signal));
   routes.json('POST /chrome/detach', () => chrome.detach());
   // The link goes to the person's Chrome alone, on this server's own address (the picker is a page of it, at a path of its login's).
-  routes.json('POST /chrome/picker/open', () => chrome.openPicker(`${deps.controlOrigin()}/chrome/picker/`, () => `${deps.controlOrigin()}/chrome/picker/login?code=${access.newCode()}`));
+  routes.json('POST /chrome/picker/open', () =>
+    chrome.openPicker(`${deps.controlOrigin()}/chrome/picker/`, () => `${deps.controlOrigin()}/chrome/picker/login?code=${access.newCode()}`),
+  );
   routes.media('GET /chrome/picker/login', ({ query }, response) => {
     const login = access.login(query.code ?? '');
     if (!login) throw new UnauthorizedError('This picker link is used or expired: open the picker again (`clawd-browser chrome pick`)');
@@ -36,7 +41,10 @@ export function bindChromeRoutes(routes: RouteBinder, deps: { chrome: ChromeServ
   routes.media('GET /chrome/picker', ({ request }, response) => {
     person(request);
     const page = pickerPage();
-    response.type('html').set({ 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', ...NOT_FRAMED, 'content-security-policy': page.csp }).send(page.html);
+    response
+      .type('html')
+      .set({ 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', ...NOT_FRAMED, 'content-security-policy': page.csp })
+      .send(page.html);
   });
   routes.json('GET /chrome/picker/tabs', ({ request }) => {
     person(request);

@@ -23,7 +23,10 @@ export function bindConsoleRoutes(routes: RouteBinder, { dashboard, events, port
     if (!login) throw new UnauthorizedError('This dashboard link is used or expired: run `clawd-browser dashboard` for a new one');
     // Its own page moves on to the console: a link opened from another site's page still carries the new cookie there.
     const page = movingOnPage(login.home);
-    response.set({ 'set-cookie': login.cookie, ...page.headers }).type('html').send(page.html);
+    response
+      .set({ 'set-cookie': login.cookie, ...page.headers })
+      .type('html')
+      .send(page.html);
   });
   /** Server-sent events for the operator's console: each audit entry as it is written (sessions, grants, the vault). */
   routes.media('GET /events', ({ request }, response) => {

@@ -179,7 +179,13 @@ export class ControlDoor {
    * A session taken over here on the way is answered here, its key now
    * known here.
    */
-  private async throughFleet(fleet: FleetCarrier, request: Request, response: Response, verdict: GuardResult, console?: { token: string }): Promise<GuardResult | undefined> {
+  private async throughFleet(
+    fleet: FleetCarrier,
+    request: Request,
+    response: Response,
+    verdict: GuardResult,
+    console?: { token: string },
+  ): Promise<GuardResult | undefined> {
     let id: string | undefined;
     if (!verdict.ok) {
       const secret = verdict.status === 401 ? presentedSecret(request) : undefined;

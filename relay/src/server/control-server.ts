@@ -118,7 +118,8 @@ export async function startControlServer(options: ControlServerOptions): Promise
   const pickerAccess = new PickerAccess();
   const door = new ControlDoor({ guard, dashboard, handoffAccess, pickerAccess, token: options.token, fleet: options.fleet, holds: (id) => sessions.has(id) });
   app.use(door.middleware());
-  const secretsRefusal = (request: Request) => (door.isTokenHolder(request) ? undefined : 'Credential headers (Authorization, Cookie, Set-Cookie) are shown only to the token\'s holder');
+  const secretsRefusal = (request: Request) =>
+    door.isTokenHolder(request) ? undefined : "Credential headers (Authorization, Cookie, Set-Cookie) are shown only to the token's holder";
   // Use, for a server that exits once unused: only requests the door let in count (a caller without a credential keeps nothing up).
   let lastRequestAt = Date.now();
   app.use((_request, _response, next) => {
@@ -143,13 +144,17 @@ export async function startControlServer(options: ControlServerOptions): Promise
     const agent = request.headers[AGENT_HEADER];
     if (agent === undefined) return next();
     if (typeof agent !== 'string' || !AGENT_NAME.test(agent))
-      throw new BadRequestError(`Invalid ${AGENT_HEADER} header: an agent's name is 1 to 64 letters, digits, '.', '_', ':' or '-', starting with a letter or digit`);
+      throw new BadRequestError(
+        `Invalid ${AGENT_HEADER} header: an agent's name is 1 to 64 letters, digits, '.', '_', ':' or '-', starting with a letter or digit`,
+      );
     asAgent(agent, next);
   });
 
   // The work is the services' (service/control-assembly.ts builds them); a route parses, calls, answers.
-  const handoffLink = (host = `127.0.0.1:${port}`) => ({ id, profile, targetId }: Omit<HandoffScope, 'to'>, to: HandoffScope['to']) =>
-    `http://${host}/handoff/${id}/open?code=${handoffAccess.newCode({ id, profile, targetId, to })}`;
+  const handoffLink =
+    (host = `127.0.0.1:${port}`) =>
+    ({ id, profile, targetId }: Omit<HandoffScope, 'to'>, to: HandoffScope['to']) =>
+      `http://${host}/handoff/${id}/open?code=${handoffAccess.newCode({ id, profile, targetId, to })}`;
   const { webhookKey } = options.credentials;
   const events = new EventStreams(options.credentials.audit);
   const services = assembleControl({
@@ -174,13 +179,21 @@ export async function startControlServer(options: ControlServerOptions): Promise
 
   // MCP over Streamable HTTP: the same tools as `clawd-browser mcp`, calling the service in process.
   // In a fleet, the token's MCP reaches every server's sessions (fleet-api.ts); a session's key is carried whole by the door.
-  const tokenApi = (agent: string) => (options.fleet ? fleetAwareApi(inProcessApi(services, undefined, undefined, { agent }), options.fleet, options.token, (id) => sessions.has(id), agent) : inProcessApi(services, undefined, undefined, { agent }));
+  const tokenApi = (agent: string) =>
+    options.fleet
+      ? fleetAwareApi(inProcessApi(services, undefined, undefined, { agent }), options.fleet, options.token, (id) => sessions.has(id), agent)
+      : inProcessApi(services, undefined, undefined, { agent });
   // Its SDK and tools are loaded with the first /mcp request: a server no MCP client uses does not hold them.
   let mcp: McpHttpSessions | undefined;
   let mcpLoading: Promise<McpHttpSessions> | undefined;
   const mcpReady = () =>
     (mcpLoading ??= import('../mcp/http-sessions.js').then(
-      ({ McpHttpSessions }) => (mcp = new McpHttpSessions((session, agent) => (session === undefined ? tokenApi(agent) : inProcessApi(services, `${SESSION_PROFILE_PREFIX}${session}`, undefined, { locked: true, agent })), options.exportDir)),
+      ({ McpHttpSessions }) =>
+        (mcp = new McpHttpSessions(
+          (session, agent) =>
+            session === undefined ? tokenApi(agent) : inProcessApi(services, `${SESSION_PROFILE_PREFIX}${session}`, undefined, { locked: true, agent }),
+          options.exportDir,
+        )),
     ));
   sessions.whenEnded((id) => mcp?.closeScope(id));
 

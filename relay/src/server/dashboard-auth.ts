@@ -61,7 +61,9 @@ export class DashboardAuth {
     const match = CONSOLE_PATH.exec(pathname);
     if (!match) return undefined;
     const name = loginCookieName('dashboard', this.port());
-    const opens = cookiesNamed(request.headers.cookie, (each) => each === name).some(({ value }) => this.logins.opened(value) !== undefined && this.paths.get(value) === match[1]);
+    const opens = cookiesNamed(request.headers.cookie, (each) => each === name).some(
+      ({ value }) => this.logins.opened(value) !== undefined && this.paths.get(value) === match[1],
+    );
     return opens ? `${match[2] ?? '/'}${query.length ? `?${query.join('?')}` : ''}` : undefined;
   }
 }

@@ -93,24 +93,26 @@ export class ExtensionSocket {
     let chain = Promise.resolve();
     socket.on('message', (data: Buffer) => {
       if (proven) return this.fromExtension(socket, data);
-      chain = chain.then(async () => {
-        if (proven) return this.fromExtension(socket, data);
-        if (!this.authenticating.has(socket)) return; // refused or timed out already
-        const step = await handshake.receive(data);
-        if (step.kind === 'reply') return void socket.send(step.data);
-        if (step.kind === 'refuse') {
+      chain = chain
+        .then(async () => {
+          if (proven) return this.fromExtension(socket, data);
+          if (!this.authenticating.has(socket)) return; // refused or timed out already
+          const step = await handshake.receive(data);
+          if (step.kind === 'reply') return void socket.send(step.data);
+          if (step.kind === 'refuse') {
+            stopAuthenticating();
+            return refuse(step.reason);
+          }
           stopAuthenticating();
-          return refuse(step.reason);
-        }
-        stopAuthenticating();
-        if (!(await this.adopt(socket))) return;
-        proven = true;
-        this.fromExtension(socket, Buffer.from(step.hello));
-      }).catch((error: unknown) => {
-        stopAuthenticating();
-        log.error(`extension handshake: ${(error as Error).stack ?? error}`);
-        socket.close(1011, 'handshake failed');
-      });
+          if (!(await this.adopt(socket))) return;
+          proven = true;
+          this.fromExtension(socket, Buffer.from(step.hello));
+        })
+        .catch((error: unknown) => {
+          stopAuthenticating();
+          log.error(`extension handshake: ${(error as Error).stack ?? error}`);
+          socket.close(1011, 'handshake failed');
+        });
     });
     socket.on('close', (code) => {
       stopAuthenticating();
@@ -122,7 +124,13 @@ export class ExtensionSocket {
   private fromExtension(socket: WebSocket, data: Buffer): void {
     const { bridge, log, dispatch } = this.options;
     if (this.live === socket)
-      dispatchGuarded(log, dispatch, 'extension message', (reason) => socket.close(1011, reason), () => bridge.handleExtensionMessage(data));
+      dispatchGuarded(
+        log,
+        dispatch,
+        'extension message',
+        (reason) => socket.close(1011, reason),
+        () => bridge.handleExtensionMessage(data),
+      );
   }
 
   /**

@@ -20,8 +20,18 @@ export function extensionTeaching(teaching: Pick<Teaching, 'demonstrations' | 'n
         return demonstrations.start(PROFILE, { targetId });
       case 'stop': {
         if (!name) throw new BadRequestError('Give the routine a name to save it');
-        const result = await demonstrations.stop(PROFILE, validated(schemas.demonstrationStop, { targetId, name, ...(description ? { description } : {}) }, 'the routine'));
-        return { saved: result.saved, name: result.routine?.name, steps: result.routine?.steps.length ?? 0, parameters: result.routine?.parameters.map((param) => param.name) ?? [], script: result.script, notes: result.notes };
+        const result = await demonstrations.stop(
+          PROFILE,
+          validated(schemas.demonstrationStop, { targetId, name, ...(description ? { description } : {}) }, 'the routine'),
+        );
+        return {
+          saved: result.saved,
+          name: result.routine?.name,
+          steps: result.routine?.steps.length ?? 0,
+          parameters: result.routine?.parameters.map((param) => param.name) ?? [],
+          script: result.script,
+          notes: result.notes,
+        };
       }
       case 'discard':
         return demonstrations.stop(PROFILE, { targetId, discard: true });

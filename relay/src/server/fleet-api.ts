@@ -15,19 +15,24 @@ export function fleetAwareApi(api: BrowserApi, carrier: FleetCarrier, token: str
     if (id === undefined || holds(id)) return api.withProfile(profile);
     let target: Promise<BrowserApi> | undefined;
     const where = () =>
-      (target ??= carrier.locate(id).then((place) => ('here' in place ? api.withProfile(profile) : new BrowserClient({ baseUrl: place.carry.controlUrl, token, profile, agent }))));
+      (target ??= carrier
+        .locate(id)
+        .then((place) => ('here' in place ? api.withProfile(profile) : new BrowserClient({ baseUrl: place.carry.controlUrl, token, profile, agent }))));
     // Every method but withProfile answers a promise: each waits for where the session is, then asks there
     // (the toolbox's and vision's methods too, one level down).
     const methods = (part?: 'toolbox' | 'vision' | 'pageTools' | 'teach'): object =>
-      new Proxy({}, {
-        get: (_target, name) => {
-          if (name === 'then') return undefined; // not a promise itself
-          if (part === undefined && (name === 'toolbox' || name === 'vision' || name === 'pageTools' || name === 'teach')) return methods(name);
-          if (part === undefined && name === 'withProfile') return forProfile;
-          return (...args: unknown[]) =>
-            where().then((there) => ((part ? there[part] : there) as unknown as Record<string | symbol, (...rest: unknown[]) => unknown>)[name](...args));
+      new Proxy(
+        {},
+        {
+          get: (_target, name) => {
+            if (name === 'then') return undefined; // not a promise itself
+            if (part === undefined && (name === 'toolbox' || name === 'vision' || name === 'pageTools' || name === 'teach')) return methods(name);
+            if (part === undefined && name === 'withProfile') return forProfile;
+            return (...args: unknown[]) =>
+              where().then((there) => ((part ? there[part] : there) as unknown as Record<string | symbol, (...rest: unknown[]) => unknown>)[name](...args));
+          },
         },
-      });
+      );
     return methods() as BrowserApi;
   };
   return new Proxy(api, { get: (target, name, receiver) => (name === 'withProfile' ? forProfile : Reflect.get(target, name, receiver)) });

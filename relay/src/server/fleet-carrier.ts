@@ -130,7 +130,11 @@ export class FleetCarrier {
    * its own (a webSocketDebuggerUrl is pointed here). Undefined when the
    * session is answered here after all (taken over on the way).
    */
-  async carryDiscovery(request: IncomingMessage, id: string, verdict: GuardResult): Promise<{ status: number; body: { webSocketDebuggerUrl?: string } } | undefined> {
+  async carryDiscovery(
+    request: IncomingMessage,
+    id: string,
+    verdict: GuardResult,
+  ): Promise<{ status: number; body: { webSocketDebuggerUrl?: string } } | undefined> {
     await this.admit(request, id, verdict);
     const place = await this.locate(id);
     if ('here' in place) return undefined;
@@ -158,7 +162,10 @@ export class FleetCarrier {
   /** Carries a WebSocket upgrade to `to`'s relay, then every frame both ways, as they are. */
   carryUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer, to: FleetServer): void {
     const target = targetOf(request, to.relayUrl);
-    const upstream = httpRequest(target, { method: 'GET', headers: { ...this.headersFor(request.headers, target), connection: 'Upgrade', upgrade: request.headers.upgrade ?? 'websocket' } });
+    const upstream = httpRequest(target, {
+      method: 'GET',
+      headers: { ...this.headersFor(request.headers, target), connection: 'Upgrade', upgrade: request.headers.upgrade ?? 'websocket' },
+    });
     this.boundConnect(upstream);
     // A caller gone before the holder answered: the carried upgrade goes too (and its socket, if it came).
     const callerGone = () => upstream.destroy();
@@ -250,6 +257,11 @@ const targetOf = (request: IncomingMessage, holder: string): URL => carriedTarge
 
 /** The headers a hop passes on: not its own (hop-by-hop ones, and those its Connection header names). */
 function passOn(headers: IncomingHttpHeaders): IncomingHttpHeaders {
-  const named = new Set(String(headers.connection ?? '').toLowerCase().split(',').map((name) => name.trim()));
+  const named = new Set(
+    String(headers.connection ?? '')
+      .toLowerCase()
+      .split(',')
+      .map((name) => name.trim()),
+  );
   return Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_HEADERS.has(name.toLowerCase()) && !named.has(name.toLowerCase())));
 }

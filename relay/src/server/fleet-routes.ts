@@ -48,7 +48,10 @@ export class FleetSignals {
     });
     routes.media('GET /pressure', async (_input, response) => {
       const answer = await this.pressure();
-      response.set('cache-control', 'no-store').status(answer.state === 'ok' ? 200 : 503).json(answer);
+      response
+        .set('cache-control', 'no-store')
+        .status(answer.state === 'ok' ? 200 : 503)
+        .json(answer);
     });
   }
 
@@ -57,6 +60,12 @@ export class FleetSignals {
     const { admission } = this.deps.sessions;
     const load = await this.machineLoad.read();
     const state = pressureState(load, config.pressure, { inUse: admission.inUse, capacity: config.maxSessions });
-    return { state, sessions: { open: admission.inUse, capacity: config.maxSessions, waiting: admission.waiting }, cpu: load.cpu, memory: load.memory, thresholds: config.pressure };
+    return {
+      state,
+      sessions: { open: admission.inUse, capacity: config.maxSessions, waiting: admission.waiting },
+      cpu: load.cpu,
+      memory: load.memory,
+      thresholds: config.pressure,
+    };
   }
 }

@@ -16,7 +16,12 @@ import { streamScreencast } from './screencast-stream.js';
  * is a person's (`isPerson`: the console's login, or a cookie from a link
  * that went to a person's channel) is the door's to say.
  */
-export function bindHandoffRoutes(routes: RouteBinder, services: Pick<ControlServices, 'handoffs' | 'liveInput' | 'handoffLink'>, access: HandoffAccess, isPerson: (request: Request) => boolean): void {
+export function bindHandoffRoutes(
+  routes: RouteBinder,
+  services: Pick<ControlServices, 'handoffs' | 'liveInput' | 'handoffLink'>,
+  access: HandoffAccess,
+  isPerson: (request: Request) => boolean,
+): void {
   const { handoffs, liveInput } = services;
   // The link is on the host the agent reached (it passed the Host check), so the person reaches the same server.
   routes.json('POST /handoff', ({ query, body, request, signal }) => handoffs.open(query.profile, body, services.handoffLink(request.headers.host), signal));
@@ -27,13 +32,18 @@ export function bindHandoffRoutes(routes: RouteBinder, services: Pick<ControlSer
     const session = access.login(params.id, query.code ?? '');
     if (!session) throw new ForbiddenError('This hand-off link is used or expired: ask for a new one');
     const page = movingOnPage(`/handoff/${params.id}/page`);
-    response.set({ ...page.headers, 'set-cookie': access.cookieFor(params.id, session) }).type('html').send(page.html);
+    response
+      .set({ ...page.headers, 'set-cookie': access.cookieFor(params.id, session) })
+      .type('html')
+      .send(page.html);
   });
   routes.media('GET /handoff/:id/page', ({ params }, response) => {
     const handoff = handoffs.find(undefined, params.id);
     response.set({ 'cache-control': 'no-store', ...NOT_FRAMED });
     if (handoff.state !== 'waiting') {
-      response.type('html').send(`<!doctype html><title>clawd-browser: a hand-off</title><p>This hand-off is over (${handoff.state}). Nothing waits for you here.</p>`);
+      response
+        .type('html')
+        .send(`<!doctype html><title>clawd-browser: a hand-off</title><p>This hand-off is over (${handoff.state}). Nothing waits for you here.</p>`);
       return;
     }
     response.type('html').send(handoffPage(handoff));

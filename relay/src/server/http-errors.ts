@@ -22,7 +22,8 @@ export function asHttpFailure(error: unknown): HttpFailure {
   const known = error as { type?: string; name?: string; message?: string } | undefined;
   // Express's body parser.
   if (known?.type === 'entity.parse.failed') return { error: new BadRequestError(`Malformed JSON body: ${known.message}`), unexpected: false };
-  if (known?.type === 'entity.too.large') return { error: new TooLargeError(`Request body over ${LIMITS.controlBodyBytes / 1024 / 1024} MB`), unexpected: false };
+  if (known?.type === 'entity.too.large')
+    return { error: new TooLargeError(`Request body over ${LIMITS.controlBodyBytes / 1024 / 1024} MB`), unexpected: false };
   const firstLine = String(known?.message ?? error).split('\n')[0];
   // Playwright's own timeouts.
   if (failureKind(error) === 'timeout') return { error: new TimeoutError(firstLine), unexpected: false };

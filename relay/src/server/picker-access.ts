@@ -60,7 +60,9 @@ export class PickerAccess {
     if (!match) return undefined;
     const route = `/chrome/picker${match[2] ? `/${match[2]}` : ''}`;
     if (!PICKER_ROUTES.has(`${request.method} ${route}`)) return undefined;
-    const opens = cookiesNamed(request.headers.cookie, (name) => name === PICKER_COOKIE).some(({ value }) => this.logins.opened(value) !== undefined && this.paths.get(value) === match[1]);
+    const opens = cookiesNamed(request.headers.cookie, (name) => name === PICKER_COOKIE).some(
+      ({ value }) => this.logins.opened(value) !== undefined && this.paths.get(value) === match[1],
+    );
     return opens ? route : undefined;
   }
 }

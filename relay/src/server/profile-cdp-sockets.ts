@@ -31,7 +31,6 @@ export interface ProfileCdpHandler {
   fleet?: { carrier: FleetCarrier; holds(session: string): boolean };
 }
 
-
 export class ProfileCdpSockets {
   private readonly server: WebSocketServer;
   private readonly sockets = new Set<WebSocket>();

@@ -58,7 +58,12 @@ export class RelayHttpRoutes {
       const answer = await fleet.carrier.carryDiscovery(request, session, verdict);
       const socketUrl = answer?.body.webSocketDebuggerUrl;
       // The socket is this server's too: it carries the upgrade as it carried this.
-      if (answer) return sendJson(response, answer.status, socketUrl ? { ...answer.body, webSocketDebuggerUrl: `${wsBase}${socketUrl.slice(socketUrl.indexOf('/', 'ws://'.length))}` } : answer.body);
+      if (answer)
+        return sendJson(
+          response,
+          answer.status,
+          socketUrl ? { ...answer.body, webSocketDebuggerUrl: `${wsBase}${socketUrl.slice(socketUrl.indexOf('/', 'ws://'.length))}` } : answer.body,
+        );
     }
     if (!verdict.ok) throw refusal(verdict);
     const served = this.options.profile ?? 'extension';
@@ -67,7 +72,8 @@ export class RelayHttpRoutes {
     const profile = query.one('profile');
     // A launched browser's discovery: the one /json route a session's key (for its own session) also reaches.
     if (profile && profile !== served) {
-      if (path !== '/json/version') throw new NotFoundError(`${path}?profile= is not served: use /json/version?profile=${profile} (or the control API's /tabs?profile=${profile})`);
+      if (path !== '/json/version')
+        throw new NotFoundError(`${path}?profile= is not served: use /json/version?profile=${profile} (or the control API's /tabs?profile=${profile})`);
       if (verdict.session && profile !== `session-${verdict.session}`)
         throw new ForbiddenError(`A task session's key reaches its own session only: this one reaches profile session-${verdict.session}`);
       if (!this.profiles) throw new NotFoundError(`No browser for profile ${profile}`);
@@ -84,7 +90,8 @@ export class RelayHttpRoutes {
         webSocketDebuggerUrl: `${wsBase}/cdp?${discoveryQuery}`,
       });
     }
-    if (verdict.session || verdict.driver) throw new ForbiddenError("A task session's key reaches its own session only (/cdp?profile=session-<id> and its /json/version)");
+    if (verdict.session || verdict.driver)
+      throw new ForbiddenError("A task session's key reaches its own session only (/cdp?profile=session-<id> and its /json/version)");
 
     if (path === '/json/version') {
       const version = bridge.browserVersion();
@@ -98,11 +105,14 @@ export class RelayHttpRoutes {
       });
     }
     if (path === '/json' || path === '/json/list') {
-      return sendJson(response, 200, bridge.sharedTabs().map((tab) => targetJson(tab)));
+      return sendJson(
+        response,
+        200,
+        bridge.sharedTabs().map((tab) => targetJson(tab)),
+      );
     }
     if (path === '/json/new') {
-      if (request.method !== 'PUT' && request.method !== 'GET')
-        throw new BadRequestError(`${request.method} /json/new: use PUT /json/new?url=…`);
+      if (request.method !== 'PUT' && request.method !== 'GET') throw new BadRequestError(`${request.method} /json/new: use PUT /json/new?url=…`);
       const { targetId } = await clients.command('Target.createTarget', { url: newTabUrl(target) });
       const tab = bridge.findTab(String(targetId));
       return sendJson(response, 200, tab ? targetJson(tab) : { id: targetId });

@@ -141,7 +141,12 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
   let alsoOwn: Iterable<number> = [];
   // Its own pages and the control API's (one below), and every other port it listens on, are never reached by a client's tab.
   const ownPorts = () => [...new Set([...(listeningPort ? [listeningPort - 1, listeningPort] : []), ...alsoOwn])];
-  const bridge = new CdpBridge({ allowedUrlSchemes: options.allowedUrlSchemes, urlPolicy: options.urlPolicy, pendingTimeoutMs: options.pendingTimeoutMs, ownPorts });
+  const bridge = new CdpBridge({
+    allowedUrlSchemes: options.allowedUrlSchemes,
+    urlPolicy: options.urlPolicy,
+    pendingTimeoutMs: options.pendingTimeoutMs,
+    ownPorts,
+  });
   const downloads = new DownloadLog();
 
   // One flush per turn for both kinds of socket: the extension's batch first, then the clients' corked output.
@@ -165,7 +170,10 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
   let teaching: TeachingHandler | undefined;
   const answerTeaching = async (request: TeachRequest) => {
     const answered = teaching
-      ? await teaching(request).then((answer) => ({ ok: true, answer }), (error: Error) => ({ ok: false, error: error.message }))
+      ? await teaching(request).then(
+          (answer) => ({ ok: true, answer }),
+          (error: Error) => ({ ok: false, error: error.message }),
+        )
       : { ok: false, error: 'the server is still starting: try again in a moment' };
     dispatch([{ to: 'extension', data: JSON.stringify({ type: 'taught', id: request.id, ...answered }) }]);
   };
@@ -258,22 +266,31 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     }
     const verdict = checkRequest(request, guard);
     if (!verdict.ok && verdict.status !== 401) return refuseUpgrade(socket, refusal(verdict));
-    if (path !== '/cdp' && !path.startsWith('/devtools/browser')) return refuseUpgrade(socket, verdict.ok ? new NotFoundError(`No WebSocket endpoint at ${path}`) : refusal(verdict));
+    if (path !== '/cdp' && !path.startsWith('/devtools/browser'))
+      return refuseUpgrade(socket, verdict.ok ? new NotFoundError(`No WebSocket endpoint at ${path}`) : refusal(verdict));
     const profile = query.one('profile');
     // A session another server of the fleet holds: its key may be one only the store knows.
     const fleet = profileHandler?.fleet;
     const session = sessionOfProfile(profile);
     // (This server's own drivers reach only what it holds, a session it is taking over among them.)
     if (fleet && session !== undefined && !(verdict.ok && verdict.driver) && !fleet.holds(session) && !FleetCarrier.wasCarried(request))
-      return void throughFleet(fleet.carrier, request, socket, head, session, verdict).catch((error: unknown) => refuseUpgrade(socket, asHttpFailure(error).error));
+      return void throughFleet(fleet.carrier, request, socket, head, session, verdict).catch((error: unknown) =>
+        refuseUpgrade(socket, asHttpFailure(error).error),
+      );
     if (!verdict.ok) return refuseUpgrade(socket, refusal(verdict));
     const group = query.one('group');
     if (group !== undefined && (!GROUP_NAME.test(group) || (profile && profile !== 'extension')))
-      return refuseUpgrade(socket, new BadRequestError(`group=${JSON.stringify(group)}: a tab group of the extension profile is named by 1 to 40 letters, digits, '.', '_' or '-' (its Chrome group is titled "clawd:<name>")`));
+      return refuseUpgrade(
+        socket,
+        new BadRequestError(
+          `group=${JSON.stringify(group)}: a tab group of the extension profile is named by 1 to 40 letters, digits, '.', '_' or '-' (its Chrome group is titled "clawd:<name>")`,
+        ),
+      );
     if (profile === CHROME_PROFILE) return acceptChromeClient(request, socket, head, verdict);
     if (profile && profile !== 'extension') return void acceptProfileClient(request, socket, head, profile, verdict);
-    if (verdict.session) return refuseUpgrade(socket, new ForbiddenError(`${SESSION_REACH}: this one reaches /cdp?profile=${SESSION_PROFILE_PREFIX}${verdict.session}`));
-    if (verdict.driver) return refuseUpgrade(socket, new ForbiddenError('The drivers\' key reaches the browsers this server launched only'));
+    if (verdict.session)
+      return refuseUpgrade(socket, new ForbiddenError(`${SESSION_REACH}: this one reaches /cdp?profile=${SESSION_PROFILE_PREFIX}${verdict.session}`));
+    if (verdict.driver) return refuseUpgrade(socket, new ForbiddenError("The drivers' key reaches the browsers this server launched only"));
     if (cdpClientCount() >= LIMITS.cdpClients)
       return refuseUpgrade(socket, new UnavailableError(`Too many CDP clients (${LIMITS.cdpClients}) are connected to the relay`));
     clients.accept(request, socket, head);
@@ -281,8 +298,9 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
 
   /** `/cdp?profile=chrome`: the token only, as for the shared tabs; admitted once clawd-browser is attached to the person's Chrome. */
   function acceptChromeClient(request: IncomingMessage, socket: Duplex, head: Buffer, verdict: Extract<GuardResult, { ok: true }>): void {
-    if (verdict.session) return refuseUpgrade(socket, new ForbiddenError(`${SESSION_REACH}: this one reaches /cdp?profile=${SESSION_PROFILE_PREFIX}${verdict.session}`));
-    if (verdict.driver) return refuseUpgrade(socket, new ForbiddenError('The drivers\' key reaches the browsers this server launched only'));
+    if (verdict.session)
+      return refuseUpgrade(socket, new ForbiddenError(`${SESSION_REACH}: this one reaches /cdp?profile=${SESSION_PROFILE_PREFIX}${verdict.session}`));
+    if (verdict.driver) return refuseUpgrade(socket, new ForbiddenError("The drivers' key reaches the browsers this server launched only"));
     if (cdpClientCount() >= LIMITS.cdpClients)
       return refuseUpgrade(socket, new UnavailableError(`Too many CDP clients (${LIMITS.cdpClients}) are connected to the relay`));
     chrome.accept(request, socket, head).catch((error: unknown) => refuseUpgrade(socket, asHttpFailure(error).error));
@@ -335,7 +353,9 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     noticeHandoff: (notice) => {
       const tab = bridge.findTab(notice.targetId);
       if (!tab) return;
-      const message = notice.link ? { type: 'handoff', tabId: tab.tabId, id: notice.id, reason: notice.reason, link: notice.link } : { type: 'handoffEnded', tabId: tab.tabId, id: notice.id };
+      const message = notice.link
+        ? { type: 'handoff', tabId: tab.tabId, id: notice.id, reason: notice.reason, link: notice.link }
+        : { type: 'handoffEnded', tabId: tab.tabId, id: notice.id };
       dispatch([{ to: 'extension', data: JSON.stringify(message) }]);
     },
     cdpUrl: `ws://${urlHost(host)}:${port}/cdp`,

@@ -105,12 +105,19 @@ export function checkRequest(request: Pick<IncomingMessage, 'headers' | 'url'>, 
     const match = /^Bearer\s+(\S+)$/i.exec(authorization);
     if (match && sameSecret(match[1], options.token)) return { ok: true, tokenVia: 'header' };
     if (match && options.driverKey && sameSecret(match[1], options.driverKey)) return { ok: true, tokenVia: 'header', driver: true };
-    return (match && sessionVerdict(match[1], 'header', options)) || { ok: false, status: 401, message: 'Wrong token in the Authorization header (see `clawd-browser token`)' };
+    return (
+      (match && sessionVerdict(match[1], 'header', options)) || {
+        ok: false,
+        status: 401,
+        message: 'Wrong token in the Authorization header (see `clawd-browser token`)',
+      }
+    );
   }
   const given = queryToken(request);
   if (given === undefined)
     return { ok: false, status: 401, message: 'Missing token: send `Authorization: Bearer <token>` or `?token=` (see `clawd-browser token`)' };
-  if (!sameSecret(given, options.token)) return sessionVerdict(given, 'query', options) || { ok: false, status: 401, message: 'Wrong token in the token query parameter' };
+  if (!sameSecret(given, options.token))
+    return sessionVerdict(given, 'query', options) || { ok: false, status: 401, message: 'Wrong token in the token query parameter' };
   return { ok: true, tokenVia: 'query' };
 }
 
@@ -126,7 +133,11 @@ export function checkCookieFetch(request: Pick<IncomingMessage, 'headers' | 'met
   const site = request.headers['sec-fetch-site'];
   if (site === undefined || site === 'same-origin') return undefined;
   if (site === 'none' && request.method === 'GET' && request.headers['sec-fetch-mode'] === 'navigate') return undefined;
-  return { ok: false, status: 403, message: `clawd-browser's console and hand-off pages answer their own pages only (this request came from ${site === 'none' ? 'the browser itself, not as a navigation' : `a ${site} page`})` };
+  return {
+    ok: false,
+    status: 403,
+    message: `clawd-browser's console and hand-off pages answer their own pages only (this request came from ${site === 'none' ? 'the browser itself, not as a navigation' : `a ${site} page`})`,
+  };
 }
 
 /** The credential a request presents (its bearer token, else `?token=`), whoever's it is. */

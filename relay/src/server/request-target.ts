@@ -56,7 +56,8 @@ export interface RequestTarget {
   query: RequestQuery;
 }
 
-const repeated = (name: string) => new BadRequestError(`Query parameter ${JSON.stringify(name.slice(0, 64))} is given more than once: give each parameter once`);
+const repeated = (name: string) =>
+  new BadRequestError(`Query parameter ${JSON.stringify(name.slice(0, 64))} is given more than once: give each parameter once`);
 
 /** Whether `path` is one no URL parser would rewrite: absolute, no `//` start, no backslash, no dot segments or encodings it resolves. */
 export function isPlainPath(path: string): boolean {
@@ -73,11 +74,14 @@ export function readTarget(raw: string): RequestTarget {
   const at = raw.indexOf('?');
   const path = at === -1 ? raw : raw.slice(0, at);
   const search = at === -1 ? '' : raw.slice(at);
-  if (!isPlainPath(path) || search.includes('#')) throw new BadRequestError('The request target must be a plain path (/…, without dot segments, backslashes or a fragment) and its query');
+  if (!isPlainPath(path) || search.includes('#'))
+    throw new BadRequestError('The request target must be a plain path (/…, without dot segments, backslashes or a fragment) and its query');
   // (A target is at most Node's header size, 16 KiB: reading all of it is cheap.)
   const pairs = [...new URLSearchParams(search)];
   if (pairs.length > MAX_QUERY_PARAMETERS)
-    throw new BadRequestError(`The query has ${pairs.length} parameters: at most ${MAX_QUERY_PARAMETERS} are read, and a longer query is refused rather than read in part`);
+    throw new BadRequestError(
+      `The query has ${pairs.length} parameters: at most ${MAX_QUERY_PARAMETERS} are read, and a longer query is refused rather than read in part`,
+    );
   return { path, search, query: new RequestQuery(pairs) };
 }
 

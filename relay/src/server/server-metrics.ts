@@ -95,7 +95,7 @@ export class ServerMetrics {
     });
     new Counter({
       name: 'clawd_policy_refusals_total',
-      help: 'Requests the URL policy refused, by where: the browser (CDP Fetch) or a jail\'s way out (egress)',
+      help: "Requests the URL policy refused, by where: the browser (CDP Fetch) or a jail's way out (egress)",
       labelNames: ['where'],
       registers,
       collect() {
@@ -107,7 +107,7 @@ export class ServerMetrics {
     });
     new Counter({
       name: 'clawd_egress_bytes_total',
-      help: 'Bytes through task sessions\' ways out, by direction (in: from sites)',
+      help: "Bytes through task sessions' ways out, by direction (in: from sites)",
       labelNames: ['direction'],
       registers,
       collect() {

@@ -26,7 +26,7 @@ export function bindSessionRoutes(routes: RouteBinder, credentials: CredentialSe
   routes.json('POST /secrets', ({ body }) => credentials.setSecret(body));
   routes.json('GET /secrets', ({ query }) => credentials.secrets(query.tenant));
   routes.json('DELETE /secrets', ({ query }) => {
-    if (!query.tenant) throw new BadRequestError('tenant: say which tenant\'s secret to forget');
+    if (!query.tenant) throw new BadRequestError("tenant: say which tenant's secret to forget");
     return credentials.forgetSecret(query.tenant, query.name);
   });
   routes.json('GET /vault', ({ query }) => credentials.vault(query.tenant));

@@ -64,6 +64,7 @@ export function admitSessionRequest(method: string, target: RequestTarget, sessi
   if (!allowed) throw new ForbiddenError(`${REACH}: this route is the main token's`);
   // Text a person cannot see (page-runtime/page-sight.ts) is shown to a person debugging, never to an agent's key.
   const hidden = query.one('hidden');
-  if (hidden !== undefined && hidden !== 'false' && hidden !== '0') throw new ForbiddenError(`${REACH}: hidden=true (text a person cannot see, for debugging) is the main token's`);
+  if (hidden !== undefined && hidden !== 'false' && hidden !== '0')
+    throw new ForbiddenError(`${REACH}: hidden=true (text a person cannot see, for debugging) is the main token's`);
   return own;
 }

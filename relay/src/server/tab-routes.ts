@@ -13,7 +13,10 @@ export function bindTabRoutes(routes: RouteBinder, service: ControlService): voi
   routes.media('GET /', async ({ request, query }, response) => {
     // A browser asking for a page gets the dashboard; clients asking for JSON, the status.
     if (request.accepts(['json', 'html']) === 'html') {
-      response.type('html').set({ 'cache-control': 'no-store', ...NOT_FRAMED }).send(dashboardPage());
+      response
+        .type('html')
+        .set({ 'cache-control': 'no-store', ...NOT_FRAMED })
+        .send(dashboardPage());
       return;
     }
     response.json(await service.status(query.profile));

@@ -18,7 +18,9 @@ export function bindTeachRoutes(routes: RouteBinder, teaching: Teaching, session
   routes.json('GET /routines/:name', ({ params, request }) => demonstrations.routine(params.name, caller(request)));
   routes.json('DELETE /routines/:name', ({ params, request }) => demonstrations.deleteRoutine(params.name, caller(request)));
   routes.json('GET /routines/:name/script', ({ params, request }) => demonstrations.script(params.name, caller(request)));
-  routes.json('POST /routines/:name/run', ({ query, params, body, signal, request }) => routines.run(query.profile, params.name, body, signal, caller(request)));
+  routes.json('POST /routines/:name/run', ({ query, params, body, signal, request }) =>
+    routines.run(query.profile, params.name, body, signal, caller(request)),
+  );
   routes.json('POST /notes/start', ({ query, body }) => notes.start(query.profile, body));
   routes.json('POST /notes', ({ query, body }) => notes.add(query.profile, body));
   routes.json('POST /notes/cancel', ({ query, body }) => notes.cancel(query.profile, body));

@@ -5,5 +5,7 @@ import type { RouteBinder } from './route-binder.js';
 export function bindVisionRoutes(routes: RouteBinder, vision: VisionService): void {
   routes.json('POST /screenshot/labelled', ({ query, body, signal }) => vision.labelledScreenshot(query.profile, body, signal));
   routes.json('POST /computer/openai', ({ query, body, signal }) => vision.computer(query.profile, 'openai', body, signal, { person: query.person === true }));
-  routes.json('POST /computer/anthropic', ({ query, body, signal }) => vision.computer(query.profile, 'anthropic', body, signal, { person: query.person === true }));
+  routes.json('POST /computer/anthropic', ({ query, body, signal }) =>
+    vision.computer(query.profile, 'anthropic', body, signal, { person: query.person === true }),
+  );
 }

@@ -36,7 +36,12 @@ export class ActPerformer {
     const ref = 'ref' in action ? action.ref : 'startRef' in action ? action.startRef : undefined;
     const at = ref === undefined && 'x' in action && action.x !== undefined && action.y !== undefined ? { x: action.x, y: action.y } : undefined;
     return this.operations.operation(profile, { kind: action.kind, targetId: action.targetId, ref, ...(at ? { at } : {}) }, signal, async (driver, bounded) => {
-      const before = options.diffMaxChars ? await driver.page(action.targetId).then((page) => page.url(), () => undefined) : undefined;
+      const before = options.diffMaxChars
+        ? await driver.page(action.targetId).then(
+            (page) => page.url(),
+            () => undefined,
+          )
+        : undefined;
       // A routine's run types the secrets it was given (routine-service.ts), and the session's beside them.
       const open = options.secrets ?? this.secrets.secretOpener(driver.profile.name);
       if (open && secretNames(action).length && this.isTracing(driver.profile.name))

@@ -87,16 +87,41 @@ export class ConfirmService {
     if (!JUDGED.has(action.kind)) return this.ports.perform(profile, action, signal, options);
     const found = await this.ports.drivers.driver(profile).consequenceOf(action, this.rules());
     if (!found) return this.ports.perform(profile, action, signal, options);
-    return this.confirm(profile, action.targetId, found.consequence, found.viewport, (bounded) => this.ports.perform(profile, action, bounded, { diffMaxChars: options.diffMaxChars, secrets: options.secrets }), signal, options, (confirmation, targetId) => ({ targetId, kind: action.kind, confirmation }));
+    return this.confirm(
+      profile,
+      action.targetId,
+      found.consequence,
+      found.viewport,
+      (bounded) => this.ports.perform(profile, action, bounded, { diffMaxChars: options.diffMaxChars, secrets: options.secrets }),
+      signal,
+      options,
+      (confirmation, targetId) => ({ targetId, kind: action.kind, confirmation }),
+    );
   }
 
   /** A call of a tool the page offers (WebMCP) that a rule names (driver/page-tools/tool-consequence.ts): asked as an act is. */
-  async pageTool<T extends object>(profile: string | undefined, targetId: string | undefined, consequence: Consequence, run: (signal?: AbortSignal) => Promise<T>, signal: AbortSignal | undefined, options: ActOptions & { wait?: boolean }, waiting: (confirmation: Confirmation, targetId: string) => T): Promise<T & { confirmed?: Confirmed }> {
+  async pageTool<T extends object>(
+    profile: string | undefined,
+    targetId: string | undefined,
+    consequence: Consequence,
+    run: (signal?: AbortSignal) => Promise<T>,
+    signal: AbortSignal | undefined,
+    options: ActOptions & { wait?: boolean },
+    waiting: (confirmation: Confirmation, targetId: string) => T,
+  ): Promise<T & { confirmed?: Confirmed }> {
     return this.confirm(profile, targetId, consequence, undefined, run, signal, options, waiting);
   }
 
   /** A computer-use batch that paused before a press a rule names (batchGate): asked as an act is, the rest of the batch run on the yes. */
-  async batch<T extends object>(profile: string | undefined, targetId: string, pause: BatchPause, run: (signal?: AbortSignal) => Promise<T>, signal: AbortSignal | undefined, options: ActOptions & { wait?: boolean }, waiting: (confirmation: Confirmation, targetId: string) => T): Promise<T & { confirmed?: Confirmed }> {
+  async batch<T extends object>(
+    profile: string | undefined,
+    targetId: string,
+    pause: BatchPause,
+    run: (signal?: AbortSignal) => Promise<T>,
+    signal: AbortSignal | undefined,
+    options: ActOptions & { wait?: boolean },
+    waiting: (confirmation: Confirmation, targetId: string) => T,
+  ): Promise<T & { confirmed?: Confirmed }> {
     return this.confirm(profile, targetId, pause.consequence, pause.viewport, run, signal, options, waiting);
   }
 
@@ -126,7 +151,14 @@ export class ConfirmService {
       throw refusal(consequence, this.rule(consequence.rule), 'and no person can be asked here');
     }
     const { opened, outcome } = await this.ask(name, targetId, consequence, viewport, run, signal);
-    const confirmation: Confirmation = { id: opened.id, rule: consequence.rule, act: consequence.act, state: 'waiting', askedIn: opened.askedIn ?? ['console'], expiresAt: opened.expiresAt };
+    const confirmation: Confirmation = {
+      id: opened.id,
+      rule: consequence.rule,
+      act: consequence.act,
+      state: 'waiting',
+      askedIn: opened.askedIn ?? ['console'],
+      expiresAt: opened.expiresAt,
+    };
     // The act names its target in the page's words: fenced.
     if (!options.wait) return withFence(waiting(confirmation, opened.targetId));
     options.onConfirmation?.(confirmation);
@@ -140,14 +172,22 @@ export class ConfirmService {
   }
 
   /** Opens the hand-off asking for the person's yes; `run` runs, server-side, on it. */
-  private async ask(name: string, targetId: string | undefined, consequence: Consequence, viewport: { width: number; height: number } | undefined, run: () => Promise<object>, signal: AbortSignal | undefined): Promise<{ opened: HandoffAnswer; outcome: Promise<object> }> {
+  private async ask(
+    name: string,
+    targetId: string | undefined,
+    consequence: Consequence,
+    viewport: { width: number; height: number } | undefined,
+    run: () => Promise<object>,
+    signal: AbortSignal | undefined,
+  ): Promise<{ opened: HandoffAnswer; outcome: Promise<object> }> {
     const waitSeconds = this.ports.config().confirm.waitSeconds;
-    const box = consequence.box && viewport && {
-      x: consequence.box.x / viewport.width,
-      y: consequence.box.y / viewport.height,
-      width: consequence.box.width / viewport.width,
-      height: consequence.box.height / viewport.height,
-    };
+    const box = consequence.box &&
+      viewport && {
+        x: consequence.box.x / viewport.width,
+        y: consequence.box.y / viewport.height,
+        width: consequence.box.width / viewport.width,
+        height: consequence.box.height / viewport.height,
+      };
     const opened = await this.ports.handoffs.open(
       name,
       { targetId, reason: `Say yes to let the agent ${consequence.act} (rule ${consequence.rule})`, timeoutSec: waitSeconds },
@@ -158,8 +198,22 @@ export class ConfirmService {
     this.record('confirm-ask', sessionOf(name), 'ok', `${consequence.rule}: ${consequence.act} on ${name}, hand-off ${opened.id}`);
     const outcome = this.ports.handoffs.desk.wait(opened.id, waitSeconds * 1000 + 1000).then(async (ended) => {
       if (ended?.state !== 'done') {
-        this.record('confirm-no', sessionOf(name), 'refused', `${consequence.rule}: ${consequence.act} on ${name}, hand-off ${opened.id}: ${ended?.state ?? 'gone'}${ended?.note ? ` (${ended.note})` : ''}`);
-        throw refusal(consequence, this.rule(consequence.rule), ended?.state === 'refused' ? `and the person said no${ended.note ? `: ${JSON.stringify(ended.note)}` : ''}` : ended?.state === 'timeout' ? 'and nobody answered in time' : 'and the ask was cancelled', opened.id);
+        this.record(
+          'confirm-no',
+          sessionOf(name),
+          'refused',
+          `${consequence.rule}: ${consequence.act} on ${name}, hand-off ${opened.id}: ${ended?.state ?? 'gone'}${ended?.note ? ` (${ended.note})` : ''}`,
+        );
+        throw refusal(
+          consequence,
+          this.rule(consequence.rule),
+          ended?.state === 'refused'
+            ? `and the person said no${ended.note ? `: ${JSON.stringify(ended.note)}` : ''}`
+            : ended?.state === 'timeout'
+              ? 'and nobody answered in time'
+              : 'and the ask was cancelled',
+          opened.id,
+        );
       }
       this.record('confirm-yes', sessionOf(name), 'ok', `${consequence.rule}: ${consequence.act} on ${name}, hand-off ${opened.id}`);
       return { ...(await run()), confirmed: { rule: consequence.rule, by: 'person' as const, handoff: opened.id } };
@@ -188,12 +242,25 @@ export class ConfirmService {
     }
     held.tab.noteEvent(`download held for a person's yes (confirm rule ${rule.name}): ${held.fileName}`);
     const waitSeconds = this.ports.config().confirm.waitSeconds;
-    const opened = await this.ports.handoffs.open(held.profile, { targetId: await held.tab.targetId(), reason: `Say yes to ${act} (rule ${rule.name})`, timeoutSec: waitSeconds }, this.ports.link(), undefined, { rule: rule.name, act });
+    const opened = await this.ports.handoffs.open(
+      held.profile,
+      { targetId: await held.tab.targetId(), reason: `Say yes to ${act} (rule ${rule.name})`, timeoutSec: waitSeconds },
+      this.ports.link(),
+      undefined,
+      { rule: rule.name, act },
+    );
     this.record('confirm-ask', session, 'ok', `${rule.name}: ${act} on ${held.profile}, hand-off ${opened.id}`);
     const ended = await this.ports.handoffs.desk.wait(opened.id, waitSeconds * 1000 + 1000);
     const yes = ended?.state === 'done';
-    this.record(yes ? 'confirm-yes' : 'confirm-no', session, yes ? 'ok' : 'refused', `${rule.name}: ${act} on ${held.profile}, hand-off ${opened.id}${yes ? '' : `: ${ended?.state ?? 'gone'}`}`);
-    return yes ? { keep: true, rule: rule.name } : { keep: false, rule: rule.name, why: `confirm rule ${rule.name}: the person ${ended?.state === 'refused' ? 'said no' : 'did not answer'}` };
+    this.record(
+      yes ? 'confirm-yes' : 'confirm-no',
+      session,
+      yes ? 'ok' : 'refused',
+      `${rule.name}: ${act} on ${held.profile}, hand-off ${opened.id}${yes ? '' : `: ${ended?.state ?? 'gone'}`}`,
+    );
+    return yes
+      ? { keep: true, rule: rule.name }
+      : { keep: false, rule: rule.name, why: `confirm rule ${rule.name}: the person ${ended?.state === 'refused' ? 'said no' : 'did not answer'}` };
   }
 
   /**
@@ -202,11 +269,17 @@ export class ConfirmService {
    * session, else it stops there (a 409 naming the rule).
    */
   pressGate(profile: string): PressGate {
-    const why = "and input an agent sends through the live view is the agent's own act, not a person's yes: do it with POST /act (by ref, or at x/y), which asks them";
+    const why =
+      "and input an agent sends through the live view is the agent's own act, not a person's yes: do it with POST /act (by ref, or at x/y), which asks them";
     return async (tab, at) => {
       const consequence = await this.pressConsequence(tab, at);
       if (!consequence || this.preApproved(profile, consequence, 'the live view')) return;
-      this.record('confirm-ask', sessionOf(profile), 'refused', `${consequence.rule}: ${consequence.act} on ${profile} (the live view): an agent's input is not a person's yes`);
+      this.record(
+        'confirm-ask',
+        sessionOf(profile),
+        'refused',
+        `${consequence.rule}: ${consequence.act} on ${profile} (the live view): an agent's input is not a person's yes`,
+      );
       throw refusal(consequence, this.rule(consequence.rule), why);
     };
   }
@@ -229,7 +302,12 @@ export class ConfirmService {
       }
       if (this.preApproved(profile, consequence, 'computer use')) return;
       if (this.reachable(profile, person)) throw new AskFirst<BatchPause>({ consequence, viewport: tab.page.viewportSize() ?? undefined });
-      this.record('confirm-ask', sessionOf(profile), 'refused', `${consequence.rule}: ${consequence.act} on ${profile} (computer use); no person could be asked`);
+      this.record(
+        'confirm-ask',
+        sessionOf(profile),
+        'refused',
+        `${consequence.rule}: ${consequence.act} on ${profile} (computer use); no person could be asked`,
+      );
       throw refusal(consequence, this.rule(consequence.rule), 'and no person can be asked here');
     };
   }
@@ -259,7 +337,14 @@ export class ConfirmService {
 
   private rule(name: string): ConfirmRule {
     const rule = this.rules().find((candidate) => candidate.name === name);
-    if (!rule) throw new NotFoundError(`No confirm rule ${JSON.stringify(name)}: config.json's confirm.rules has ${this.rules().map((r) => r.name).join(', ') || 'none'}`);
+    if (!rule)
+      throw new NotFoundError(
+        `No confirm rule ${JSON.stringify(name)}: config.json's confirm.rules has ${
+          this.rules()
+            .map((r) => r.name)
+            .join(', ') || 'none'
+        }`,
+      );
     return rule;
   }
 
@@ -274,7 +359,12 @@ export class ConfirmService {
     return profile === 'extension' || config.handoffWebhook !== undefined || callerShows || this.ports.consoleOpen();
   }
 
-  private record(event: 'confirm-ask' | 'confirm-yes' | 'confirm-no' | 'confirm-approve', session: string | undefined, outcome: 'ok' | 'refused', detail: string): void {
+  private record(
+    event: 'confirm-ask' | 'confirm-yes' | 'confirm-no' | 'confirm-approve',
+    session: string | undefined,
+    outcome: 'ok' | 'refused',
+    detail: string,
+  ): void {
     this.audit.record({ event, ...(session ? { session } : {}), outcome, detail });
   }
 }

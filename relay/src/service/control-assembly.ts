@@ -85,7 +85,11 @@ export function assembleControl(parts: ControlParts): ControlServices {
   const films = new FilmService(manager, parts.recordingHome);
   const operations = new OperationRunner(manager, sessions, actionLog);
   const { perform } = new ActPerformer(operations, sessions, (profile) => recordings.isTracing(profile));
-  const handoffs = new HandoffService({ operations, drivers: manager, actionLog }, audit, parts.handoffWebhook && new HandoffWebhook(parts.handoffWebhook, audit));
+  const handoffs = new HandoffService(
+    { operations, drivers: manager, actionLog },
+    audit,
+    parts.handoffWebhook && new HandoffWebhook(parts.handoffWebhook, audit),
+  );
   if (parts.credentials.noticeHandoff) handoffs.onExtensionHandoff(parts.credentials.noticeHandoff);
   const confirmations = new ConfirmService(
     {

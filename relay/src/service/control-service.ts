@@ -56,8 +56,13 @@ export class ControlService {
   script(profile: string | undefined, query: { targetId?: string; title?: string }): PlaywrightScript {
     const driver = this.manager.driver(profile);
     const name = driver.profile.name;
-    const written = driver.script.script(query.targetId, query.title ?? `recorded on ${name}`, `Recorded by clawd-browser on profile ${name}, ${new Date().toISOString()}.`);
-    if (query.targetId && !written.steps) throw new NotFoundError(`No recorded steps for tab ${JSON.stringify(query.targetId)} in profile ${name}`, { next: 'list-tabs' });
+    const written = driver.script.script(
+      query.targetId,
+      query.title ?? `recorded on ${name}`,
+      `Recorded by clawd-browser on profile ${name}, ${new Date().toISOString()}.`,
+    );
+    if (query.targetId && !written.steps)
+      throw new NotFoundError(`No recorded steps for tab ${JSON.stringify(query.targetId)} in profile ${name}`, { next: 'list-tabs' });
     return { language: 'typescript', runner: '@playwright/test', ...written };
   }
 
@@ -110,10 +115,14 @@ export class ControlService {
     return this.operations.operation(profile, { kind: 'close', targetId }, signal, async (driver) => withFence(await driver.closeTab(targetId)));
   }
   navigate(profile: string | undefined, url: string, targetId: string | undefined, signal?: AbortSignal) {
-    return this.operations.operation(profile, { kind: 'navigate', targetId }, signal, async (driver, bounded) => withFence(await driver.navigate(url, targetId, bounded)));
+    return this.operations.operation(profile, { kind: 'navigate', targetId }, signal, async (driver, bounded) =>
+      withFence(await driver.navigate(url, targetId, bounded)),
+    );
   }
   screenshot(profile: string | undefined, options: z.output<typeof schemas.screenshot>, signal?: AbortSignal) {
-    return this.operations.operation(profile, { kind: 'screenshot', targetId: options.targetId, ref: options.ref }, signal, (driver) => driver.screenshot(options));
+    return this.operations.operation(profile, { kind: 'screenshot', targetId: options.targetId, ref: options.ref }, signal, (driver) =>
+      driver.screenshot(options),
+    );
   }
   pdf(profile: string | undefined, targetId: string | undefined, signal?: AbortSignal) {
     return this.operations.operation(profile, { kind: 'pdf', targetId }, signal, (driver) => driver.pdf(targetId));
@@ -136,13 +145,20 @@ export class ControlService {
     });
   }
   text(profile: string | undefined, options: TextOptions, signal?: AbortSignal) {
-    return this.operations.operation(profile, { kind: 'text', targetId: options.targetId, ref: options.ref }, signal, async (driver) => withFence(await driver.text(options)));
+    return this.operations.operation(profile, { kind: 'text', targetId: options.targetId, ref: options.ref }, signal, async (driver) =>
+      withFence(await driver.text(options)),
+    );
   }
   /**
    * One action, unless a confirm rule names it (confirm-service.ts): then it waits for a person's yes
    * (`wait`: here, until they answer; else the answer says so, with the hand-off's handle), or is refused.
    */
-  act(profile: string | undefined, action: z.output<typeof schemas.act>, signal?: AbortSignal, options: PerformOptions & { wait?: boolean } = {}): Promise<ActionResult> {
+  act(
+    profile: string | undefined,
+    action: z.output<typeof schemas.act>,
+    signal?: AbortSignal,
+    options: PerformOptions & { wait?: boolean } = {},
+  ): Promise<ActionResult> {
     return this.confirmations.act(profile, action, signal, options);
   }
 

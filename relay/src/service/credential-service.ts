@@ -75,7 +75,13 @@ export class CredentialService {
         try {
           return await abortable(opening, bounded);
         } catch (error) {
-          if (bounded.aborted) opening.then((info) => sessions.close(info.id, 'its caller left while it started'), () => {}).catch(() => {});
+          if (bounded.aborted)
+            opening
+              .then(
+                (info) => sessions.close(info.id, 'its caller left while it started'),
+                () => {},
+              )
+              .catch(() => {});
           throw error;
         }
       },
@@ -99,7 +105,12 @@ export class CredentialService {
     const missing = (secrets ?? []).filter((name) => !held.some((secret) => secret.name === name));
     if (missing.length) throw new NotFoundError(`Tenant ${tenant} has no secret ${missing.join(', ')}: set it first (clawd-browser secret-set)`);
     const issued = this.credentials.grants().issue({ tenant, domains, ttlMs: ttl * 1000, originSessionId: origin_session_id, secrets });
-    const warnings = loginWarnings(tenant, issued.grant.allowed_domains, (await this.credentials.vault().load(tenant, issued.grant.allowed_domains)).cookies, issued.grant.expires_at);
+    const warnings = loginWarnings(
+      tenant,
+      issued.grant.allowed_domains,
+      (await this.credentials.vault().load(tenant, issued.grant.allowed_domains)).cookies,
+      issued.grant.expires_at,
+    );
     this.credentials.audit.record({
       event: 'grant',
       tenant,
@@ -124,7 +135,8 @@ export class CredentialService {
       if (!entry.grantId) continue;
       if (entry.event === 'grant' && entry.outcome === 'ok' && entry.tenant) {
         const expiresAt = entry.expiresAt ?? /expires (\S+)/.exec(entry.detail ?? '')?.[1];
-        if (expiresAt) grants.set(entry.grantId, { id: entry.grantId, tenant: entry.tenant, domains: entry.domains ?? [], issuedAt: entry.time, expiresAt, sessions: [] });
+        if (expiresAt)
+          grants.set(entry.grantId, { id: entry.grantId, tenant: entry.tenant, domains: entry.domains ?? [], issuedAt: entry.time, expiresAt, sessions: [] });
       } else if (entry.event === 'grant-revoked') grants.delete(entry.grantId);
       else if (entry.event === 'inject' && entry.outcome === 'ok' && entry.session) grants.get(entry.grantId)?.sessions.push(entry.session);
     }
@@ -187,7 +199,13 @@ export class CredentialService {
 
   async setSecret(request: z.output<typeof schemas.setSecret>): Promise<SecretListing> {
     const listing = await this.credentials.secrets().set(request.tenant, request.name, request.domains, request.value, request.kind);
-    this.credentials.audit.record({ event: 'secret-set', tenant: request.tenant, domains: listing.domains, outcome: 'ok', detail: request.kind === 'totp' ? `${listing.name} (one-time code seed)` : listing.name });
+    this.credentials.audit.record({
+      event: 'secret-set',
+      tenant: request.tenant,
+      domains: listing.domains,
+      outcome: 'ok',
+      detail: request.kind === 'totp' ? `${listing.name} (one-time code seed)` : listing.name,
+    });
     return listing;
   }
   async secrets(tenant?: string): Promise<{ secrets: SecretListing[] }> {

@@ -63,7 +63,11 @@ export class DemonstrationService {
   ) {}
 
   /** `POST /demonstrations/start`: what the person does in the tab is heard from now on. */
-  async start(profile: string | undefined, request: z.output<typeof teachSchemas.demonstrationStart>, caller: RoutineCaller = OPERATOR): Promise<Demonstration> {
+  async start(
+    profile: string | undefined,
+    request: z.output<typeof teachSchemas.demonstrationStart>,
+    caller: RoutineCaller = OPERATOR,
+  ): Promise<Demonstration> {
     const driver = this.drivers.driver(profile);
     const tab = await driver.tabFor(request.targetId);
     const targetId = await tab.targetId();
@@ -73,8 +77,21 @@ export class DemonstrationService {
     if (tab.person.mode === 'mark') throw new ConflictError(`A note is being written in tab ${targetId}: send it or cancel it first`);
     // What a lost server heard in this tab is not written over: it is stopped (made a routine) or discarded first.
     if ((await this.kept.unheard(driver.profile.name, () => false)).some((kept) => kept.targetId === targetId))
-      throw new ConflictError(`The demonstration in tab ${targetId} was heard by a server that was lost, and its steps are kept: stop it (POST /demonstrations/stop, with a name to save them) or discard it, then start again`);
-    const active: Active = { profile: driver.profile.name, targetId, tab, since: new Date(), url: tab.page.url(), title: await tab.page.title().catch(() => ''), steps: [], dropped: 0, withheld: 0, startedBy: caller };
+      throw new ConflictError(
+        `The demonstration in tab ${targetId} was heard by a server that was lost, and its steps are kept: stop it (POST /demonstrations/stop, with a name to save them) or discard it, then start again`,
+      );
+    const active: Active = {
+      profile: driver.profile.name,
+      targetId,
+      tab,
+      since: new Date(),
+      url: tab.page.url(),
+      title: await tab.page.title().catch(() => ''),
+      steps: [],
+      dropped: 0,
+      withheld: 0,
+      startedBy: caller,
+    };
     await this.watch(active, tab);
     this.active.set(key, active);
     this.heard(active);
@@ -133,7 +150,11 @@ export class DemonstrationService {
    * only a demonstration it started; a name another's routine has is a 409 before anything stops, so the
    * demonstration goes on and a new name saves it.
    */
-  async stop(profile: string | undefined, request: z.output<typeof teachSchemas.demonstrationStop>, caller: RoutineCaller = OPERATOR): Promise<DemonstrationResult> {
+  async stop(
+    profile: string | undefined,
+    request: z.output<typeof teachSchemas.demonstrationStop>,
+    caller: RoutineCaller = OPERATOR,
+  ): Promise<DemonstrationResult> {
     const active = await this.find(profile, request.targetId);
     if (caller.by !== 'operator' && !sameSpace(active.startedBy, caller))
       throw new ConflictError(`The demonstration in tab ${active.targetId} was started by ${ownerName(active.startedBy, caller)}: it is theirs to stop`);
@@ -170,11 +191,14 @@ export class DemonstrationService {
     const whose = `is ${visible ? ownerName(existing.owner, caller) : 'another'}'s`;
     const who = caller.by === 'operator' ? 'the operator' : "a task session's key";
     const way = caller.by === 'operator' && visible ? ` Delete it first (DELETE /routines/${name}) to replace it, or save` : ' Save';
-    throw new ConflictError(`Routine ${JSON.stringify(name)} ${whose}: ${who} saves only routines of its own, and never replaces another's.${way} this one under a new name (one no routine has, such as ${JSON.stringify(free)}); the demonstration goes on until then`, {
-      routine: name,
-      owner: visible ? ownerName(existing.owner, caller) : 'another',
-      free,
-    });
+    throw new ConflictError(
+      `Routine ${JSON.stringify(name)} ${whose}: ${who} saves only routines of its own, and never replaces another's.${way} this one under a new name (one no routine has, such as ${JSON.stringify(free)}); the demonstration goes on until then`,
+      {
+        routine: name,
+        owner: visible ? ownerName(existing.owner, caller) : 'another',
+        free,
+      },
+    );
   }
 
   // ---- routines ---------------------------------------------------------------
@@ -192,7 +216,8 @@ export class DemonstrationService {
 
   async deleteRoutine(name: string, caller: RoutineCaller = OPERATOR): Promise<{ deleted: Routine; fence: string }> {
     const routine = await this.visible(name, caller);
-    if (caller.by !== 'operator' && !sameSpace(routine.owner, caller)) throw new ForbiddenError(`Routine ${JSON.stringify(name)} is ${ownerName(routine.owner, caller)}'s: a task session's key deletes only its own`);
+    if (caller.by !== 'operator' && !sameSpace(routine.owner, caller))
+      throw new ForbiddenError(`Routine ${JSON.stringify(name)} is ${ownerName(routine.owner, caller)}'s: a task session's key deletes only its own`);
     return withFence({ deleted: await this.store.delete(name) });
   }
 
@@ -215,7 +240,10 @@ export class DemonstrationService {
     const here: Array<Active | KeptDemonstration> = [...this.active.values()].filter(mine);
     const matches = here.length ? here : (await this.kept.unheard(name, (tab) => this.active.has(keyOf(name, tab)))).filter(mine);
     if (matches.length === 1) return matches[0];
-    if (!matches.length) throw new NotFoundError(`No demonstration is going on in ${targetId ? `tab ${JSON.stringify(targetId)} of ` : ''}profile ${name}: start one first (POST /demonstrations/start)`);
+    if (!matches.length)
+      throw new NotFoundError(
+        `No demonstration is going on in ${targetId ? `tab ${JSON.stringify(targetId)} of ` : ''}profile ${name}: start one first (POST /demonstrations/start)`,
+      );
     throw new ConflictError(`${matches.length} demonstrations go on in profile ${name}: name the tab (targetId)`);
   }
 
@@ -230,14 +258,31 @@ export class DemonstrationService {
   private heard(active: Active): void {
     const { profile, targetId, url, title, startedBy } = active;
     // Read when written: the counts and steps as they are by then.
-    this.kept.heard(profile, targetId, () => ({ profile, targetId, url, title, startedBy, since: active.since.toISOString(), dropped: active.dropped, withheld: active.withheld, steps: [...active.steps] }));
+    this.kept.heard(profile, targetId, () => ({
+      profile,
+      targetId,
+      url,
+      title,
+      startedBy,
+      since: active.since.toISOString(),
+      dropped: active.dropped,
+      withheld: active.withheld,
+      steps: [...active.steps],
+    }));
   }
 }
 
 const keyOf = (profile: string, targetId: string) => `${profile}\n${targetId}`;
 
 function describe(active: Active): Demonstration {
-  return { targetId: active.targetId, profile: active.profile, since: active.since.toISOString(), url: active.url, steps: active.steps.map(stepLine), startedBy: active.startedBy };
+  return {
+    targetId: active.targetId,
+    profile: active.profile,
+    since: active.since.toISOString(),
+    url: active.url,
+    steps: active.steps.map(stepLine),
+    startedBy: active.startedBy,
+  };
 }
 
 /** One the fleet kept that no server hears now: said so, with what a stop does. */
@@ -268,6 +313,10 @@ function withoutHeldSecrets(step: PersonStep, secrets: BrowserSecrets): PersonSt
 
 /** A name for a routine nobody named (not saved): its page's title as words. */
 function draftName(active: { title: string; url: string }): string {
-  const words = (active.title || new URL(active.url).hostname || 'routine').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 48);
+  const words = (active.title || new URL(active.url).hostname || 'routine')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 48);
   return /^[a-z0-9]/.test(words) ? words : 'routine';
 }

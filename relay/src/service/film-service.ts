@@ -97,7 +97,8 @@ export class FilmService {
 
   private async make(name: string, taken: FilmStopped, keep: boolean): Promise<Film> {
     try {
-      if (!taken.frameCount) throw new ConflictError(`The film of ${name} has no frames: the tab it followed painted nothing, or it followed none (open a tab first)`);
+      if (!taken.frameCount)
+        throw new ConflictError(`The film of ${name} has no frames: the tab it followed painted nothing, or it followed none (open a tab first)`);
       const chapters = chaptersOf(this.home.actionsSince(name, taken.since), taken.startedAt, taken.durationMs);
       const output = `${taken.stem}.${taken.format}`;
       const began = Date.now();

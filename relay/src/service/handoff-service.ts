@@ -79,7 +79,8 @@ export class HandoffService {
         outcome: handoff.state === 'waiting' || handoff.state === 'done' ? 'ok' : 'refused',
         detail: handoff.state === 'waiting' ? `${handoff.id} on ${handoff.profile}: ${handoff.reason}` : `${handoff.id}: ${handoff.state}`,
       });
-      if (handoff.state !== 'waiting' && handoff.profile === 'extension') this.tellExtension({ id: handoff.id, targetId: handoff.targetId, reason: handoff.reason });
+      if (handoff.state !== 'waiting' && handoff.profile === 'extension')
+        this.tellExtension({ id: handoff.id, targetId: handoff.targetId, reason: handoff.reason });
     });
     // A task session that ends takes its waiting hand-offs with it: nobody can answer for a browser that is gone.
     audit.subscribe((entry) => {
@@ -97,19 +98,42 @@ export class HandoffService {
   }
 
   /** `confirm`: a hand-off asking a person's yes to one act (confirm-service.ts). */
-  async open(profile: string | undefined, request: z.output<typeof schemas.handoff>, link: LinkMaker, signal?: AbortSignal, confirm?: ConfirmAsk): Promise<HandoffAnswer> {
-    if (this.desk.openCount >= MAX_OPEN_HANDOFFS) throw new TooManyError(`${MAX_OPEN_HANDOFFS} hand-offs already wait for a person: answer or cancel some first`);
+  async open(
+    profile: string | undefined,
+    request: z.output<typeof schemas.handoff>,
+    link: LinkMaker,
+    signal?: AbortSignal,
+    confirm?: ConfirmAsk,
+  ): Promise<HandoffAnswer> {
+    if (this.desk.openCount >= MAX_OPEN_HANDOFFS)
+      throw new TooManyError(`${MAX_OPEN_HANDOFFS} hand-offs already wait for a person: answer or cancel some first`);
     return this.ports.operations.operation(profile, { kind: 'handoff', targetId: request.targetId }, signal, async (driver) => {
       const tab = await driver.tabFor(request.targetId);
       const before = { url: tab.page.url(), title: await tab.page.title().catch(() => '') };
-      const handoff = this.desk.open({ profile: driver.profile.name, targetId: await tab.targetId(), reason: request.reason, timeoutMs: request.timeoutSec * 1000, before, confirm });
+      const handoff = this.desk.open({
+        profile: driver.profile.name,
+        targetId: await tab.targetId(),
+        reason: request.reason,
+        timeoutMs: request.timeoutSec * 1000,
+        before,
+        confirm,
+      });
       // The person at a shared tab's Chrome gets a link of their own (each link works once).
-      if (handoff.profile === 'extension') this.tellExtension({ id: handoff.id, targetId: handoff.targetId, reason: handoff.reason, link: link(handoff, 'person') });
+      if (handoff.profile === 'extension')
+        this.tellExtension({ id: handoff.id, targetId: handoff.targetId, reason: handoff.reason, link: link(handoff, 'person') });
       // With a webhook, the link goes to the person's channel only: the agent gets the handle, never a link it could open itself.
       if (this.webhook?.configured) this.webhook.announce(handoff, link(handoff, 'person'), () => this.desk.get(handoff.id)?.state === 'waiting');
       const described = await this.describe(handoff);
       // A yes to an act: no link for the agent, whoever it says it shows it to; the person is asked where they are.
-      if (confirm) return { ...described, askedIn: ['console' as const, ...(handoff.profile === 'extension' ? ['extension' as const] : []), ...(this.webhook?.configured ? ['webhook' as const] : [])] };
+      if (confirm)
+        return {
+          ...described,
+          askedIn: [
+            'console' as const,
+            ...(handoff.profile === 'extension' ? ['extension' as const] : []),
+            ...(this.webhook?.configured ? ['webhook' as const] : []),
+          ],
+        };
       if (this.webhook?.configured) return { ...described, announced: 'webhook' as const };
       return { ...described, link: link(handoff, 'agent') };
     });
@@ -143,7 +167,13 @@ export class HandoffService {
   }
 
   /** Opens a hand-off and waits for its end (MCP's tool, the typed client's handoff()); the caller's abort cancels it. */
-  async openAndWait(profile: string | undefined, request: z.output<typeof schemas.handoff>, link: LinkMaker, signal?: AbortSignal, onWaiting?: (handoff: HandoffAnswer) => void): Promise<HandoffAnswer> {
+  async openAndWait(
+    profile: string | undefined,
+    request: z.output<typeof schemas.handoff>,
+    link: LinkMaker,
+    signal?: AbortSignal,
+    onWaiting?: (handoff: HandoffAnswer) => void,
+  ): Promise<HandoffAnswer> {
     const opened = await this.open(profile, request, link, signal);
     onWaiting?.(opened);
     const abandoned = () => this.desk.end(opened.id, 'cancelled', 'the agent stopped waiting');
@@ -217,8 +247,19 @@ export class HandoffService {
     const ended = handoff.endedAt ?? new Date().toISOString();
     const personActions = this.ports.actionLog
       .recent({ profile: handoff.profile, limit: 1000 })
-      .filter((action) => action.actor === 'person' && action.targetId === handoff.targetId && action.time >= handoff.createdAt && action.time <= ended && action.kind.startsWith('view-')).length;
+      .filter(
+        (action) =>
+          action.actor === 'person' &&
+          action.targetId === handoff.targetId &&
+          action.time >= handoff.createdAt &&
+          action.time <= ended &&
+          action.kind.startsWith('view-'),
+      ).length;
     // Where the tab is now is in the page's words: the answer carries its fence.
-    return withFence({ ...shown, now, changed: { navigated: now.url !== handoff.before.url, titleChanged: now.title !== handoff.before.title, personActions } });
+    return withFence({
+      ...shown,
+      now,
+      changed: { navigated: now.url !== handoff.before.url, titleChanged: now.title !== handoff.before.title, personActions },
+    });
   }
 }

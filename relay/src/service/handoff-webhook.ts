@@ -51,16 +51,34 @@ export class HandoffWebhook {
     const body = JSON.stringify({
       type: 'handoff.waiting',
       timestamp: new Date().toISOString(),
-      data: { id: handoff.id, reason: handoff.reason, profile: handoff.profile, ...(session ? { session } : {}), targetId: handoff.targetId, expiresAt: handoff.expiresAt, link },
+      data: {
+        id: handoff.id,
+        reason: handoff.reason,
+        profile: handoff.profile,
+        ...(session ? { session } : {}),
+        targetId: handoff.targetId,
+        expiresAt: handoff.expiresAt,
+        link,
+      },
     });
     const id = `handoff-${handoff.id}`;
     const recorded = (outcome: 'ok' | 'error', detail: string) =>
-      this.audit.record({ event: 'handoff-announce', ...(session ? { session } : {}), outcome, detail: `${handoff.id} to ${new URL(target.url).origin}: ${detail}` });
+      this.audit.record({
+        event: 'handoff-announce',
+        ...(session ? { session } : {}),
+        outcome,
+        detail: `${handoff.id} to ${new URL(target.url).origin}: ${detail}`,
+      });
     const attempt = async (tries: number): Promise<void> => {
       const timestamp = Math.floor(Date.now() / 1000);
       const failed = await fetch(target.url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': webhookSignature(target.key, id, timestamp, body) },
+        headers: {
+          'content-type': 'application/json',
+          'webhook-id': id,
+          'webhook-timestamp': String(timestamp),
+          'webhook-signature': webhookSignature(target.key, id, timestamp, body),
+        },
         body,
         redirect: 'manual',
         signal: AbortSignal.timeout(TRY_TIMEOUT_MS),

@@ -32,7 +32,10 @@ export class KeptDemonstrations {
         await ledger.keep({ ...state(), server: ledger.server }).catch(() => {});
       } while (this.again.has(key));
     };
-    this.writing.set(key, write().finally(() => this.writing.delete(key)));
+    this.writing.set(
+      key,
+      write().finally(() => this.writing.delete(key)),
+    );
   }
 
   /** The tab's demonstration ended here: what was kept of it goes, once any write under way is done. */

@@ -19,7 +19,12 @@ export class LiveInput {
     private readonly handoffs: Pick<HandoffService, 'waiting'>,
   ) {}
 
-  view(profile: string | undefined, input: z.output<typeof schemas.viewInput>, signal: AbortSignal | undefined, how: { by: AnsweredBy; actor: 'agent' | 'person' }) {
+  view(
+    profile: string | undefined,
+    input: z.output<typeof schemas.viewInput>,
+    signal: AbortSignal | undefined,
+    how: { by: AnsweredBy; actor: 'agent' | 'person' },
+  ) {
     return this.operations.operation(profile, { kind: `view-${input.type}`, targetId: input.targetId, actor: how.actor }, signal, (driver) =>
       driver.viewInput(input, how.by === 'agent' ? this.confirmations.pressGate(driver.profile.name) : undefined),
     );

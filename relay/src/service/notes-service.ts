@@ -43,7 +43,8 @@ export class NotesService {
     const targetId = await tab.targetId();
     const key = keyOf(driver.profile.name, targetId);
     const draft = this.drafts.get(key) ?? { tab, marks: [] };
-    if (!this.drafts.has(key) && tab.person.mode === 'demonstrate') throw new ConflictError(`A demonstration goes on in tab ${targetId}: stop it first, then mark elements for a note`);
+    if (!this.drafts.has(key) && tab.person.mode === 'demonstrate')
+      throw new ConflictError(`A demonstration goes on in tab ${targetId}: stop it first, then mark elements for a note`);
     this.drafts.set(key, draft);
     await tab.person.watch('mark', (step) => {
       if (step.kind !== 'mark') return;
@@ -67,7 +68,14 @@ export class NotesService {
     const targetId = await tab.targetId();
     const draft = this.drafts.get(keyOf(driver.profile.name, targetId));
     if (draft) await this.endDraft(driver.profile.name, targetId);
-    const note = await this.store.add({ profile: driver.profile.name, targetId, url: tab.page.url(), text: request.text, marks: draft?.marks ?? [], at: new Date().toISOString() });
+    const note = await this.store.add({
+      profile: driver.profile.name,
+      targetId,
+      url: tab.page.url(),
+      text: request.text,
+      marks: draft?.marks ?? [],
+      at: new Date().toISOString(),
+    });
     return withFence({ ...shown(note), marks: note.marks.map((mark) => ({ what: mark.what })) });
   }
 
@@ -89,7 +97,13 @@ export class NotesService {
     const marking = this.marking(driver.profile.name, targetId);
     // The marked elements' names and the pages' URLs are the page's words: the answer's fence is theirs, in the text too.
     const answer = withFence({ notes, ...(marking ? { marking } : {}) });
-    return { ...answer, fenced: fencedNotes(notes.filter((note) => !note.done), answer.fence) };
+    return {
+      ...answer,
+      fenced: fencedNotes(
+        notes.filter((note) => !note.done),
+        answer.fence,
+      ),
+    };
   }
 
   /** `POST /notes/done`: the agent did what the note asked; it is not shown again. */

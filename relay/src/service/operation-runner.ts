@@ -24,7 +24,12 @@ export interface OperationRequest {
 
 /** The port every service acts through. */
 export interface Operations {
-  operation<T>(profile: string | undefined, request: OperationRequest, signal: AbortSignal | undefined, work: (driver: ProfileDriver, signal: AbortSignal) => Promise<T>): Promise<T>;
+  operation<T>(
+    profile: string | undefined,
+    request: OperationRequest,
+    signal: AbortSignal | undefined,
+    work: (driver: ProfileDriver, signal: AbortSignal) => Promise<T>,
+  ): Promise<T>;
 }
 
 /** What the runner needs of the profiles: their drivers, the timeout, and why a session's browser is gone. */
@@ -36,7 +41,19 @@ export type OperationSessions = Pick<TaskSessions, 'recordAction' | 'whenEnded'>
 const ENDING_WAIT_MS = 3_000;
 
 /** Views, not actions: a recorded session keeps no screenshot of them. */
-const NOT_RECORDED = new Set(['snapshot', 'text', 'screenshot', 'labelled-screenshot', 'pdf', 'start', 'focus', 'close', 'dialog', 'storage-read', 'page-tools']);
+const NOT_RECORDED = new Set([
+  'snapshot',
+  'text',
+  'screenshot',
+  'labelled-screenshot',
+  'pdf',
+  'start',
+  'focus',
+  'close',
+  'dialog',
+  'storage-read',
+  'page-tools',
+]);
 
 export class OperationRunner implements Operations {
   /** Task sessions' profiles with calls that have asked: aborted, with why, when the session ends. */
@@ -55,7 +72,12 @@ export class OperationRunner implements Operations {
     });
   }
 
-  operation<T>(profile: string | undefined, request: OperationRequest, signal: AbortSignal | undefined, work: (driver: ProfileDriver, signal: AbortSignal) => Promise<T>): Promise<T> {
+  operation<T>(
+    profile: string | undefined,
+    request: OperationRequest,
+    signal: AbortSignal | undefined,
+    work: (driver: ProfileDriver, signal: AbortSignal) => Promise<T>,
+  ): Promise<T> {
     const driver = this.drivers.driver(profile);
     const settings = { actionTimeoutMs: this.drivers.registry.config().actionTimeoutMs, log: this.log };
     return runOperation(
@@ -64,7 +86,8 @@ export class OperationRunner implements Operations {
       async (bounded) => {
         const result = await work(driver, bounded).catch((error: unknown) => this.endedWith(driver.profile.name, error));
         // A recorded task session keeps a screenshot per action (outside its dir).
-        if (!NOT_RECORDED.has(request.kind)) await this.sessions.recordAction(driver.profile.name, request.kind, request.targetId ?? (result as { targetId?: string })?.targetId);
+        if (!NOT_RECORDED.has(request.kind))
+          await this.sessions.recordAction(driver.profile.name, request.kind, request.targetId ?? (result as { targetId?: string })?.targetId);
         return result;
       },
       signal,

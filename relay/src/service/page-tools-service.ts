@@ -25,7 +25,9 @@ export class PageToolsService {
 
   // A tool's description and what it returns are the page's words: each answer carries its fence (api/page-content.ts).
   list(profile: string | undefined, query: { targetId?: string }, signal?: AbortSignal) {
-    return this.operations.operation(profile, { kind: 'page-tools', targetId: query.targetId }, signal, async (driver) => withFence(await driver.pageTools.list(query.targetId)));
+    return this.operations.operation(profile, { kind: 'page-tools', targetId: query.targetId }, signal, async (driver) =>
+      withFence(await driver.pageTools.list(query.targetId)),
+    );
   }
 
   /**
@@ -34,13 +36,27 @@ export class PageToolsService {
    * names, wait for a person's yes (confirm-service.ts) as the act would: `wait` here, else the answer
    * says so with the hand-off's handle.
    */
-  async call(profile: string | undefined, request: z.output<typeof schemas.pageToolCall>, signal?: AbortSignal, options: ActOptions & { wait?: boolean } = {}): Promise<PageToolCall> {
-    const run = (bounded?: AbortSignal) => this.operations.operation(profile, { kind: 'page-tool', targetId: request.targetId }, bounded, async (driver, inner) => withFence(await driver.pageTools.call(request, inner)));
+  async call(
+    profile: string | undefined,
+    request: z.output<typeof schemas.pageToolCall>,
+    signal?: AbortSignal,
+    options: ActOptions & { wait?: boolean } = {},
+  ): Promise<PageToolCall> {
+    const run = (bounded?: AbortSignal) =>
+      this.operations.operation(profile, { kind: 'page-tool', targetId: request.targetId }, bounded, async (driver, inner) =>
+        withFence(await driver.pageTools.call(request, inner)),
+      );
     const rules = this.drivers.registry.config().confirm.rules;
     if (!rules.length) return run(signal);
     const consequence = await this.drivers.driver(profile).pageTools.consequenceOf(request, rules);
     if (!consequence) return run(signal);
-    return this.confirmations.pageTool<PageToolCall>(profile, request.targetId, consequence, run, signal, options, (confirmation, targetId) => ({ tool: request.name, frameId: request.frameId ?? '', status: 'Canceled', targetId, confirmation }));
+    return this.confirmations.pageTool<PageToolCall>(profile, request.targetId, consequence, run, signal, options, (confirmation, targetId) => ({
+      tool: request.name,
+      frameId: request.frameId ?? '',
+      status: 'Canceled',
+      targetId,
+      confirmation,
+    }));
   }
 
   /** The page tools as an agent's tools see them, in process: arguments checked as the HTTP routes check them. */

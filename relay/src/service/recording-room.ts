@@ -13,7 +13,9 @@ export function roomLeft(name: string, dirs: string[], maxMiB: number): number {
   const used = dirs.reduce((sum, dir) => sum + bytesIn(dir), 0);
   const bound = maxMiB * 1024 * 1024;
   if (used >= bound)
-    throw new TooManyError(`The recordings of ${name} take ${(used / 1024 / 1024).toFixed(1)} MiB, at their bound of ${maxMiB} MiB (config recordings.maxMiB): remove some from ${dirs.join(' or ')}`);
+    throw new TooManyError(
+      `The recordings of ${name} take ${(used / 1024 / 1024).toFixed(1)} MiB, at their bound of ${maxMiB} MiB (config recordings.maxMiB): remove some from ${dirs.join(' or ')}`,
+    );
   return bound - used;
 }
 

@@ -52,13 +52,20 @@ export class RecordingService {
     return { targetId: await tab.targetId(), network: { recording: tab.network.recording, since: tab.network.since } };
   }
 
-  async network(profile: string | undefined, query: Omit<z.output<typeof schemas.networkQuery>, 'profile'>, secretsRefusal: SecretsRefusal): Promise<RecordingAnswer> {
+  async network(
+    profile: string | undefined,
+    query: Omit<z.output<typeof schemas.networkQuery>, 'profile'>,
+    secretsRefusal: SecretsRefusal,
+  ): Promise<RecordingAnswer> {
     const secrets = query.secrets === 'true';
     if (secrets && secretsRefusal) throw new ForbiddenError(secretsRefusal);
     const tab = await this.manager.driver(profile).tabFor(query.targetId);
     const entries = tab.secrets.redactDeep(tab.network.list(query));
     // The URLs a page requested are its words too.
-    return withFence({ targetId: await tab.targetId(), network: { recording: tab.network.recording, since: tab.network.since, entries: secrets ? entries : entries.map(redact) } });
+    return withFence({
+      targetId: await tab.targetId(),
+      network: { recording: tab.network.recording, since: tab.network.since, entries: secrets ? entries : entries.map(redact) },
+    });
   }
 
   async networkBody(profile: string | undefined, query: Omit<z.output<typeof schemas.networkBody>, 'profile'>) {
@@ -71,7 +78,11 @@ export class RecordingService {
   }
 
   /** Writes the HAR of one tab (or, with `all`, of every tab of the profile that recorded) and says where. */
-  async har(profile: string | undefined, request: z.output<typeof schemas.har>, secretsRefusal: SecretsRefusal): Promise<RecordingAnswer & { entries: number }> {
+  async har(
+    profile: string | undefined,
+    request: z.output<typeof schemas.har>,
+    secretsRefusal: SecretsRefusal,
+  ): Promise<RecordingAnswer & { entries: number }> {
     if (request.secrets && secretsRefusal) throw new ForbiddenError(secretsRefusal);
     const driver = this.manager.driver(profile);
     const tabs = request.all ? await driver.allTabs() : [await driver.tabFor(request.targetId)];

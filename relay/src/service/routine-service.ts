@@ -48,7 +48,13 @@ export class RoutineService {
   ) {}
 
   /** `POST /routines/{name}/run`. The parameters, and where a secret would go, are checked before any step runs. */
-  async run(profile: string | undefined, name: string, request: z.output<typeof teachSchemas.routineRun>, signal: AbortSignal | undefined, caller: RoutineCaller): Promise<RoutineRun> {
+  async run(
+    profile: string | undefined,
+    name: string,
+    request: z.output<typeof teachSchemas.routineRun>,
+    signal: AbortSignal | undefined,
+    caller: RoutineCaller,
+  ): Promise<RoutineRun> {
     const routine = await this.routines.visible(name, caller);
     // A task session whose grant lends secrets types the vault's for a secret the run does not give.
     const lends = this.ports.secrets.secretOpener(this.ports.drivers.driver(profile).profile.name) !== undefined;
@@ -56,52 +62,69 @@ export class RoutineService {
     const origins = routineOrigins(routine);
     agreedWhereSecretsGo(routine, values, request.origins, caller);
     const said = { owner: routine.owner, origins };
-    return withFence(await this.ports.operations.operation(profile, { kind: 'routine', targetId: request.targetId }, signal, async (driver, bounded): Promise<RoutineRun> => {
-      const secrets = runSecrets(routine, values, this.ports.secrets.secretOpener(driver.profile.name));
-      const steps: RoutineRun['steps'] = [];
-      let targetId = request.targetId;
-      let url: string | undefined;
-      for (const [index, step] of routine.steps.entries()) {
-        const what = describeStep(step);
-        try {
-          if (step.kind === 'goto') {
-            const tab = await this.ports.browser.navigate(driver.profile.name, step.url, targetId, bounded);
-            targetId = tab.targetId;
-            url = tab.url;
-            steps.push({ step: index + 1, what, outcome: 'ok', url });
-            continue;
-          }
-          const tab = await driver.tabFor(targetId);
-          targetId = await tab.targetId();
-          let action: Action;
-          if (step.kind === 'press') action = { kind: 'press', key: step.key, targetId };
-          else {
-            const found = await refForLocator(tab, step.element, { waitMs: ELEMENT_WAIT_MS });
-            if ('problem' in found) throw new Error(found.problem);
-            if (step.kind === 'upload') {
-              const paths = values[step.param];
-              await this.ports.browser.fileChooser(driver.profile.name, { targetId, inputRef: found.ref, paths: Array.isArray(paths) ? paths : [String(paths)] }, bounded);
-              steps.push({ step: index + 1, what, outcome: 'ok', url: tab.page.url() });
+    return withFence(
+      await this.ports.operations.operation(profile, { kind: 'routine', targetId: request.targetId }, signal, async (driver, bounded): Promise<RoutineRun> => {
+        const secrets = runSecrets(routine, values, this.ports.secrets.secretOpener(driver.profile.name));
+        const steps: RoutineRun['steps'] = [];
+        let targetId = request.targetId;
+        let url: string | undefined;
+        for (const [index, step] of routine.steps.entries()) {
+          const what = describeStep(step);
+          try {
+            if (step.kind === 'goto') {
+              const tab = await this.ports.browser.navigate(driver.profile.name, step.url, targetId, bounded);
+              targetId = tab.targetId;
+              url = tab.url;
+              steps.push({ step: index + 1, what, outcome: 'ok', url });
               continue;
             }
-            if (step.kind === 'type') typedWhereShown(routine, step, found.url);
-            action = actionOf(step, found.ref, targetId, values, routine);
+            const tab = await driver.tabFor(targetId);
+            targetId = await tab.targetId();
+            let action: Action;
+            if (step.kind === 'press') action = { kind: 'press', key: step.key, targetId };
+            else {
+              const found = await refForLocator(tab, step.element, { waitMs: ELEMENT_WAIT_MS });
+              if ('problem' in found) throw new Error(found.problem);
+              if (step.kind === 'upload') {
+                const paths = values[step.param];
+                await this.ports.browser.fileChooser(
+                  driver.profile.name,
+                  { targetId, inputRef: found.ref, paths: Array.isArray(paths) ? paths : [String(paths)] },
+                  bounded,
+                );
+                steps.push({ step: index + 1, what, outcome: 'ok', url: tab.page.url() });
+                continue;
+              }
+              if (step.kind === 'type') typedWhereShown(routine, step, found.url);
+              action = actionOf(step, found.ref, targetId, values, routine);
+            }
+            const result = await this.ports.browser.act(driver.profile.name, action, bounded, { secrets });
+            url = result.url;
+            // A step that took the tab elsewhere changed the page, as much as one that changed it in place.
+            const changed = result.navigated || result.url === undefined ? true : result.changed;
+            steps.push({ step: index + 1, what, outcome: 'ok', ...(changed !== undefined ? { changed } : {}), ...(url ? { url } : {}) });
+          } catch (error) {
+            if (bounded.aborted) throw error;
+            const message = (error as Error).message.split('\n')[0];
+            const at = await driver.tabFor(targetId).then(
+              (tab) => tab.page.url(),
+              () => url,
+            );
+            steps.push({ step: index + 1, what, outcome: 'failed', error: message, ...(at ? { url: at } : {}) });
+            return {
+              routine: routine.name,
+              targetId,
+              ok: false,
+              steps,
+              failed: { step: index + 1, what, error: message, ...(at ? { url: at } : {}) },
+              ...(at ? { url: at } : {}),
+              ...said,
+            };
           }
-          const result = await this.ports.browser.act(driver.profile.name, action, bounded, { secrets });
-          url = result.url;
-          // A step that took the tab elsewhere changed the page, as much as one that changed it in place.
-          const changed = result.navigated || result.url === undefined ? true : result.changed;
-          steps.push({ step: index + 1, what, outcome: 'ok', ...(changed !== undefined ? { changed } : {}), ...(url ? { url } : {}) });
-        } catch (error) {
-          if (bounded.aborted) throw error;
-          const message = (error as Error).message.split('\n')[0];
-          const at = await driver.tabFor(targetId).then((tab) => tab.page.url(), () => url);
-          steps.push({ step: index + 1, what, outcome: 'failed', error: message, ...(at ? { url: at } : {}) });
-          return { routine: routine.name, targetId, ok: false, steps, failed: { step: index + 1, what, error: message, ...(at ? { url: at } : {}) }, ...(at ? { url: at } : {}), ...said };
         }
-      }
-      return { routine: routine.name, targetId, ok: true, steps, ...(url ? { url } : {}), ...said };
-    }));
+        return { routine: routine.name, targetId, ok: true, steps, ...(url ? { url } : {}), ...said };
+      }),
+    );
   }
 }
 
@@ -114,7 +137,10 @@ function agreedWhereSecretsGo(routine: Routine, values: Record<string, ParamValu
   if (routine.owner.by === 'operator' || sameSpace(routine.owner, caller)) return;
   const given = routine.parameters.filter((param) => param.kind === 'secret' && !isPlaceholder(String(values[param.name])));
   if (!given.length) return;
-  const where = secretOrigins(routine, given.map((param) => param.name));
+  const where = secretOrigins(
+    routine,
+    given.map((param) => param.name),
+  );
   const named = new Set((agreed ?? []).map((origin) => originOf(origin) ?? origin));
   if (where.length && where.every((origin) => named.has(origin))) return;
   throw new ConflictError(
@@ -134,7 +160,10 @@ function typedWhereShown(routine: Routine, step: Extract<RoutineStep, { kind: 't
   const param = routine.parameters.find((candidate) => candidate.name === step.param);
   if (param?.kind !== 'secret' || step.origin === undefined) return;
   const here = originOf(url);
-  if (here !== step.origin) throw new ForbiddenError(`the secret ${param.name} is typed only on ${step.origin}, where it was typed when the routine was shown, and the tab is on ${here ?? 'a page without an origin'}: nothing was typed`);
+  if (here !== step.origin)
+    throw new ForbiddenError(
+      `the secret ${param.name} is typed only on ${step.origin}, where it was typed when the routine was shown, and the tab is on ${here ?? 'a page without an origin'}: nothing was typed`,
+    );
 }
 
 /**
@@ -143,17 +172,28 @@ function typedWhereShown(routine: Routine, step: Extract<RoutineStep, { kind: 't
  */
 function bind(routine: Routine, given: Record<string, ParamValue>, lends: boolean): Record<string, ParamValue> {
   const unknown = Object.keys(given).filter((name) => !routine.parameters.some((param) => param.name === name));
-  if (unknown.length) throw new BadRequestError(`params: routine ${routine.name} has no parameter ${unknown.map((name) => JSON.stringify(name)).join(', ')}; it has ${routine.parameters.map((param) => param.name).join(', ') || 'none'}`);
+  if (unknown.length)
+    throw new BadRequestError(
+      `params: routine ${routine.name} has no parameter ${unknown.map((name) => JSON.stringify(name)).join(', ')}; it has ${routine.parameters.map((param) => param.name).join(', ') || 'none'}`,
+    );
   const values: Record<string, ParamValue> = {};
   for (const param of routine.parameters) {
-    const value = given[param.name] ?? param.default ?? (param.kind === 'secret' && lends ? `{{${param.oneTimeCode ? 'totp' : 'secret'}:${param.secret ?? param.name.toUpperCase()}}}` : undefined);
+    const value =
+      given[param.name] ??
+      param.default ??
+      (param.kind === 'secret' && lends ? `{{${param.oneTimeCode ? 'totp' : 'secret'}:${param.secret ?? param.name.toUpperCase()}}}` : undefined);
     if (value === undefined) {
-      const how = param.kind === 'secret' ? `a secret that was never recorded: give its value, or {{${param.oneTimeCode ? 'totp' : 'secret'}:${param.secret}}} in a task session whose grant names it` : 'files: paths in the upload folders';
+      const how =
+        param.kind === 'secret'
+          ? `a secret that was never recorded: give its value, or {{${param.oneTimeCode ? 'totp' : 'secret'}:${param.secret}}} in a task session whose grant names it`
+          : 'files: paths in the upload folders';
       throw new BadRequestError(`params.${param.name}: routine ${routine.name} needs it, ${how}`);
     }
     values[param.name] = checkKind(routine, param, value);
     if (param.kind === 'secret' && !isPlaceholder(String(value)) && String(value).length < MIN_SECRET)
-      throw new BadRequestError(`params.${param.name}: a secret is at least ${MIN_SECRET} characters (the browser then hides it from every answer, wherever it stands: a shorter one would hide pieces of everything)`);
+      throw new BadRequestError(
+        `params.${param.name}: a secret is at least ${MIN_SECRET} characters (the browser then hides it from every answer, wherever it stands: a shorter one would hide pieces of everything)`,
+      );
   }
   return values;
 }
@@ -208,7 +248,13 @@ function hostOf(url: string): string {
   }
 }
 
-function actionOf(step: Exclude<RoutineStep, { kind: 'goto' | 'press' | 'upload' }>, ref: string, targetId: string, values: Record<string, ParamValue>, routine: Routine): Action {
+function actionOf(
+  step: Exclude<RoutineStep, { kind: 'goto' | 'press' | 'upload' }>,
+  ref: string,
+  targetId: string,
+  values: Record<string, ParamValue>,
+  routine: Routine,
+): Action {
   switch (step.kind) {
     case 'click':
       return { kind: 'click', ref, targetId, ...(step.button ? { button: step.button } : {}) };

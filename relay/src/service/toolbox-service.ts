@@ -32,7 +32,13 @@ export class ToolboxService {
     return this.drivers.driver(profile).toolbox;
   }
 
-  private act<T>(profile: string | undefined, kind: string, targetId: string | undefined, signal: AbortSignal | undefined, work: (box: ProfileToolbox) => Promise<T>): Promise<T> {
+  private act<T>(
+    profile: string | undefined,
+    kind: string,
+    targetId: string | undefined,
+    signal: AbortSignal | undefined,
+    work: (box: ProfileToolbox) => Promise<T>,
+  ): Promise<T> {
     return this.operations.operation(profile, { kind, targetId }, signal, (driver) => work(driver.toolbox));
   }
 
@@ -91,10 +97,22 @@ export class ToolboxService {
   clearStorage(profile: string | undefined, query: Query<'clearStorage'>, signal?: AbortSignal) {
     return this.act(profile, 'storage', query.targetId, signal, (box) => box.clearStorage(query));
   }
-  async storageState(profile: string | undefined, query: Query<'storageStateQuery'>, showValues: boolean, signal?: AbortSignal): Promise<StorageState & { valuesHidden?: boolean }> {
+  async storageState(
+    profile: string | undefined,
+    query: Query<'storageStateQuery'>,
+    showValues: boolean,
+    signal?: AbortSignal,
+  ): Promise<StorageState & { valuesHidden?: boolean }> {
     const state = await this.act(profile, 'storage-read', undefined, signal, (box) => box.storageState(query.indexedDB ?? false));
     // A passkey's private key is a value like a cookie's: the token's holder's only.
-    return showValues ? state : { ...state, cookies: state.cookies.map(withoutValue), ...(state.credentials ? { credentials: state.credentials.map((credential) => ({ ...credential, privateKey: '' })) } : {}), valuesHidden: true };
+    return showValues
+      ? state
+      : {
+          ...state,
+          cookies: state.cookies.map(withoutValue),
+          ...(state.credentials ? { credentials: state.credentials.map((credential) => ({ ...credential, privateKey: '' })) } : {}),
+          valuesHidden: true,
+        };
   }
   setStorageState(profile: string | undefined, request: z.output<typeof schemas.setStorageState>, signal?: AbortSignal) {
     return this.act(profile, 'storage-state', undefined, signal, (box) => box.setStorageState(request.state));

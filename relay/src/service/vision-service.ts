@@ -70,8 +70,10 @@ export class VisionService {
   api(profile: string | undefined, signal?: AbortSignal): VisionApi {
     return {
       labelledScreenshot: (request = {}) => this.labelledScreenshot(profile, validated(schemas.labelledScreenshot, request, 'arguments'), signal),
-      computerOpenai: (request, options) => this.computer(profile, 'openai', validated(schemas.computerOpenai, request, 'arguments'), signal, { ...options, wait: true }),
-      computerAnthropic: (request, options) => this.computer(profile, 'anthropic', validated(schemas.computerAnthropic, request, 'arguments'), signal, { ...options, wait: true }),
+      computerOpenai: (request, options) =>
+        this.computer(profile, 'openai', validated(schemas.computerOpenai, request, 'arguments'), signal, { ...options, wait: true }),
+      computerAnthropic: (request, options) =>
+        this.computer(profile, 'anthropic', validated(schemas.computerAnthropic, request, 'arguments'), signal, { ...options, wait: true }),
     };
   }
 }

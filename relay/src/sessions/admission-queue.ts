@@ -53,7 +53,12 @@ export class AdmissionQueue {
     signal?.throwIfAborted();
     const { capacity, queue, waitMs } = this.limits();
     if (this.held < capacity && !this.waiters.length) return Promise.resolve(this.take());
-    if (this.waiters.length >= queue) return Promise.reject(this.refusal(`${this.held} task sessions are open, the most allowed (config maxSessions: ${capacity}), and ${this.waiters.length} wait already (config sessionQueue.max: ${queue})`));
+    if (this.waiters.length >= queue)
+      return Promise.reject(
+        this.refusal(
+          `${this.held} task sessions are open, the most allowed (config maxSessions: ${capacity}), and ${this.waiters.length} wait already (config sessionQueue.max: ${queue})`,
+        ),
+      );
     return new Promise<Slot>((resolve, reject) => {
       const leave = () => {
         clearTimeout(timer);
@@ -71,7 +76,15 @@ export class AdmissionQueue {
           reject(error);
         },
       };
-      const timer = setTimeout(() => waiter.refuse(this.refusal(`No task session slot freed in ${waitMs / 1000} s (config sessionQueue.waitSeconds); ${this.held} are open, the most allowed (config maxSessions: ${capacity})`)), waitMs);
+      const timer = setTimeout(
+        () =>
+          waiter.refuse(
+            this.refusal(
+              `No task session slot freed in ${waitMs / 1000} s (config sessionQueue.waitSeconds); ${this.held} are open, the most allowed (config maxSessions: ${capacity})`,
+            ),
+          ),
+        waitMs,
+      );
       const onAbort = () => waiter.refuse(signal!.reason as Error);
       signal?.addEventListener('abort', onAbort, { once: true });
       this.waiters.push(waiter);

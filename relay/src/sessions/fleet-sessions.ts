@@ -69,7 +69,10 @@ export class FleetSessions {
 
   /** Starts looking for lost servers' sessions. */
   start(): void {
-    this.sweeper = setInterval(() => void this.sweep().catch((error: Error) => this.deps.log.warn(`fleet: looking for lost servers' sessions failed: ${error.message}`)), (this.registry.leaseSeconds * 1000) / 3);
+    this.sweeper = setInterval(
+      () => void this.sweep().catch((error: Error) => this.deps.log.warn(`fleet: looking for lost servers' sessions failed: ${error.message}`)),
+      (this.registry.leaseSeconds * 1000) / 3,
+    );
     this.sweeper.unref();
   }
 
@@ -147,12 +150,13 @@ export class FleetSessions {
       return;
     }
     const held = await this.registry.stillHeld(mine.map((session) => session.id));
-    for (const session of mine) if (!held.has(session.id)) await this.local.letGo(session.id, 'the fleet no longer counts it as this server\'s');
+    for (const session of mine) if (!held.has(session.id)) await this.local.letGo(session.id, "the fleet no longer counts it as this server's");
   }
 
   /** Grid sessions the store says are this server's, let go while its lease lapsed: driven again. */
   private async takeBack(): Promise<void> {
-    for (const session of await this.registry.ownedLive()) if (session.place === 'grid' && !this.local.has(session.id)) await this.takeOver(session).catch(() => {});
+    for (const session of await this.registry.ownedLive())
+      if (session.place === 'grid' && !this.local.has(session.id)) await this.takeOver(session).catch(() => {});
   }
 
   /** Every lost server's sessions: taken over (Grid) or marked lost (local); then what is long over is forgotten. */
@@ -182,7 +186,13 @@ export class FleetSessions {
         ? `this server's lease lapsed for over ${this.registry.leaseSeconds} s and is renewed`
         : `its server ${orphan.owner} was lost (no lease renewal for ${this.registry.leaseSeconds} s)`;
     if (orphan.place !== 'grid' || !orphan.grid) {
-      if (await this.registry.markLost(orphan.id, orphan.owner, `Task session ${orphan.id} was lost with server ${orphan.owner}, where its browser ran; it has been reaped`)) {
+      if (
+        await this.registry.markLost(
+          orphan.id,
+          orphan.owner,
+          `Task session ${orphan.id} was lost with server ${orphan.owner}, where its browser ran; it has been reaped`,
+        )
+      ) {
         log.warn(`task session ${orphan.id} is lost: ${detail}`);
         audit.record({ event: 'session-lost', tenant: orphan.info.tenant, session: orphan.id, outcome: 'error', detail });
       }
@@ -196,7 +206,13 @@ export class FleetSessions {
     try {
       await this.local.adopt(claimed, keyDigest);
       log.info(`task session ${orphan.id} taken over: ${detail}`);
-      audit.record({ event: 'session-takeover', tenant: orphan.info.tenant, session: orphan.id, outcome: 'ok', detail: `${detail}; now held by ${this.registry.server}` });
+      audit.record({
+        event: 'session-takeover',
+        tenant: orphan.info.tenant,
+        session: orphan.id,
+        outcome: 'ok',
+        detail: `${detail}; now held by ${this.registry.server}`,
+      });
     } catch (error) {
       const why = `Task session ${orphan.id} was lost on the Grid while being taken over from server ${orphan.owner}: ${(error as Error).message}`;
       await this.registry.ended(orphan.id, why).catch(() => {});
@@ -210,5 +226,9 @@ export class FleetSessions {
 export function endedError(registered: RegisteredSession): Error {
   // Ended by what happened to it (lost with its server or node, a limit): the sentence that says so.
   if (registered.why) return new GoneError(registered.why, { next: 'open-session', session: registered.id });
-  return new NotFoundError(`Task session ${registered.id} ended at ${registered.endedAt ?? 'an unknown time'}`, { next: 'open-session', session: registered.id, ...(registered.endedAt ? { endedAt: registered.endedAt } : {}) });
+  return new NotFoundError(`Task session ${registered.id} ended at ${registered.endedAt ?? 'an unknown time'}`, {
+    next: 'open-session',
+    session: registered.id,
+    ...(registered.endedAt ? { endedAt: registered.endedAt } : {}),
+  });
 }

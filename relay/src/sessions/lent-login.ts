@@ -79,7 +79,8 @@ export function secretOpener(info: SessionInfo, store: () => SecretStore, now: (
   const { tenant, secrets } = info;
   if (!tenant) return undefined;
   return async (name, kind) => {
-    if (!secrets?.includes(name)) throw new ForbiddenError(`Secret ${name} is not lent to this session: its grant names ${secrets?.length ? secrets.join(', ') : 'no secrets'}`);
+    if (!secrets?.includes(name))
+      throw new ForbiddenError(`Secret ${name} is not lent to this session: its grant names ${secrets?.length ? secrets.join(', ') : 'no secrets'}`);
     const secret = await store().open(tenant, name);
     if (!secret) throw new NotFoundError(`Tenant ${tenant} has no secret ${name} (clawd-browser secret-set)`);
     if (secret.kind !== kind)
@@ -96,5 +97,13 @@ export function secretOpener(info: SessionInfo, store: () => SecretStore, now: (
 /** Audits secrets typed in a session: by name and host, never a value (nor a code). */
 export function auditSecretUse(info: SessionInfo, typed: Array<{ name: string; host: string; kind: SecretKind }>, audit: AuditTrail): void {
   for (const { name, host, kind } of typed)
-    audit.record({ event: 'secret-use', tenant: info.tenant, session: info.id, domains: [host], grantId: info.grantId, outcome: 'ok', detail: kind === 'totp' ? `${name} (one-time code)` : name });
+    audit.record({
+      event: 'secret-use',
+      tenant: info.tenant,
+      session: info.id,
+      domains: [host],
+      grantId: info.grantId,
+      outcome: 'ok',
+      detail: kind === 'totp' ? `${name} (one-time code)` : name,
+    });
 }

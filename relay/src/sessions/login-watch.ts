@@ -36,7 +36,11 @@ export function watchLoginPages(driver: ProfileDriver, lent: { tenant: string; d
       .catch(() => false);
     if (!asksForLogin || told.has(where)) return;
     told.add(where);
-    driver.tabOf(page).noteEvent(`${url.hostname} shows a login form at ${where}: ${lent.tenant}'s lent login for ${domain} did not hold (expired or signed out); hand the tab to a person, or ask the operator to refresh the login`);
+    driver
+      .tabOf(page)
+      .noteEvent(
+        `${url.hostname} shows a login form at ${where}: ${lent.tenant}'s lent login for ${domain} did not hold (expired or signed out); hand the tab to a person, or ask the operator to refresh the login`,
+      );
     onLoginPage({ domain, url: where });
   };
   const watch = (page: Page) => page.on('load', () => void check(page).catch(() => {}));

@@ -54,7 +54,12 @@ export class SessionBrowsers {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const name = `${SESSION_PROFILE_PREFIX}${id}`;
     const { manager } = this.deps;
-    const isolation = isolate({ id, dir, spare: options.warm }, this.deps.isolation(), { options: manager.egressOptions(name), plain: () => manager.egressFor(name) }, (why) => this.deps.limitPassed(id, why));
+    const isolation = isolate(
+      { id, dir, spare: options.warm },
+      this.deps.isolation(),
+      { options: manager.egressOptions(name), plain: () => manager.egressFor(name) },
+      (why) => this.deps.limitPassed(id, why),
+    );
     if (isolation.isolationNote) this.deps.log.info(`task session ${id}: ${isolation.isolation} (${isolation.isolationNote})`);
     // A jailed browser's data lives in its jail's own dir (its user cannot enter $CLAWD_HOME).
     const userDataDir = join(isolation.dataDir, 'user-data');
@@ -64,7 +69,16 @@ export class SessionBrowsers {
     const profile: Profile = { name, driver: 'clawd', color: SESSION_COLOR, builtIn: false, userDataDir };
     const driver = manager.createEphemeral(profile, join(isolation.dataDir, 'downloads'), isolation.envelope);
     // Written before the launch, so that a server killed mid-launch leaves the reaper what it needs.
-    writeFileSync(join(dir, 'session.json'), JSON.stringify({ id, serverPid: process.pid, userDataDir, ...(isolation.jail ? { jail: isolation.jail } : {}), createdAt: new Date().toISOString() } satisfies SessionRecord));
+    writeFileSync(
+      join(dir, 'session.json'),
+      JSON.stringify({
+        id,
+        serverPid: process.pid,
+        userDataDir,
+        ...(isolation.jail ? { jail: isolation.jail } : {}),
+        createdAt: new Date().toISOString(),
+      } satisfies SessionRecord),
+    );
     try {
       await (options.warm ? driver.prewarm() : driver.start());
       isolation.started();
@@ -88,7 +102,12 @@ export class SessionBrowsers {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const profile: Profile = { name: `${SESSION_PROFILE_PREFIX}${id}`, driver: 'clawd', color: SESSION_COLOR, builtIn: false };
     const { driver, endpoint } = this.deps.manager.createGridEphemeral(profile, grid, join(dir, 'downloads'), existing?.placement);
-    const record = (gridSession?: string): SessionRecord => ({ id, serverPid: process.pid, createdAt: new Date().toISOString(), grid: { url: gridName(grid), ...(gridSession ? { session: gridSession } : {}) } });
+    const record = (gridSession?: string): SessionRecord => ({
+      id,
+      serverPid: process.pid,
+      createdAt: new Date().toISOString(),
+      grid: { url: gridName(grid), ...(gridSession ? { session: gridSession } : {}) },
+    });
     writeFileSync(join(dir, 'session.json'), JSON.stringify(record()));
     try {
       await driver.start();

@@ -43,8 +43,17 @@ export function isolate(
   const none = () => {};
   if (settings.mode === 'process') return { isolation: 'process', envelope: egress.plain(), dataDir: session.dir, started: none, inUse: none };
   const host = jailHost();
-  if ('unusable' in host) return { isolation: 'process', isolationNote: `no jail: ${host.unusable}`, envelope: egress.plain(), dataDir: session.dir, started: none, inUse: none };
+  if ('unusable' in host)
+    return { isolation: 'process', isolationNote: `no jail: ${host.unusable}`, envelope: egress.plain(), dataDir: session.dir, started: none, inUse: none };
   const envelope = new JailEnvelope({ id: session.id, host, limits: settings.limits, egress: egress.options, onLimit, spare: session.spare });
   const note = host.sandboxNote ? { isolationNote: host.sandboxNote } : {};
-  return { isolation: 'jail', ...note, envelope, jail: envelope.record, dataDir: envelope.record.dir, started: () => envelope.capCpu(), inUse: () => envelope.inUse() };
+  return {
+    isolation: 'jail',
+    ...note,
+    envelope,
+    jail: envelope.record,
+    dataDir: envelope.record.dir,
+    started: () => envelope.capCpu(),
+    inUse: () => envelope.inUse(),
+  };
 }

@@ -37,7 +37,11 @@ export interface SessionRecord {
  * `serve` at start and by `clawd-browser reap`; safe to run twice, and after
  * a server killed with SIGKILL mid-session.
  */
-export async function reapSessions(home: string, log?: Logger, heldInFleet?: (id: string) => Promise<boolean>): Promise<Array<{ id: string; killed: number[] }>> {
+export async function reapSessions(
+  home: string,
+  log?: Logger,
+  heldInFleet?: (id: string) => Promise<boolean>,
+): Promise<Array<{ id: string; killed: number[] }>> {
   const root = join(home, 'sessions');
   const reaped: Array<{ id: string; killed: number[] }> = [];
   for (const id of existsSync(root) ? readdirSync(root) : []) {
@@ -55,7 +59,10 @@ export async function reapSessions(home: string, log?: Logger, heldInFleet?: (id
     // Unless the fleet goes on with it: another server took it over, or will (spec §18).
     if (record?.grid?.session && !(await heldInFleet?.(id).catch(() => false))) {
       const configured = safeGrid(home);
-      await GridSession.endById(configured && gridName(configured) === record.grid.url ? configured : { url: record.grid.url, keepAliveSeconds: 60, requestTimeoutSeconds: 60 }, record.grid.session);
+      await GridSession.endById(
+        configured && gridName(configured) === record.grid.url ? configured : { url: record.grid.url, keepAliveSeconds: 60, requestTimeoutSeconds: 60 },
+        record.grid.session,
+      );
     }
     // Its browser exited with its server (the pipe closed); anything still on its data dir is ended here.
     const pids = record?.grid ? [] : findProfileProcesses(userDataDir);

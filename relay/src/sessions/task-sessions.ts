@@ -85,7 +85,6 @@ export interface TaskSessionSettings {
   isolation: IsolationSettings;
 }
 
-
 export class TaskSessions {
   private readonly sessions = new Map<string, Session>();
   /** Sessions' own keys, kept as digests (session-keys.ts). */
@@ -220,7 +219,9 @@ export class TaskSessions {
     const asked = (request.domains ?? []).map((domain) => domain.toLowerCase());
     // An operator session is lent only what its grant allows (lent-login.ts).
     const { domains, grantId, secrets } =
-      request.credential_mode === 'operator' && !options.refresh ? await grantedLending(request, asked, this.deps) : { domains: asked, grantId: undefined, secrets: [] };
+      request.credential_mode === 'operator' && !options.refresh
+        ? await grantedLending(request, asked, this.deps)
+        : { domains: asked, grantId: undefined, secrets: [] };
     // A refresh session is driven by a person here: it stays on this machine.
     const place = options.refresh ? 'local' : (request.place ?? (settings.grid?.default ? 'grid' : 'local'));
     if (place === 'grid' && !settings.grid) throw new BadRequestError('place "grid" needs a Selenium Grid in config.json ("grid": {"url": …})');
@@ -242,7 +243,9 @@ export class TaskSessions {
       record,
       place,
       ...(prepared.grid?.node ? { node: prepared.grid.node } : {}),
-      ...(prepared.isolation ? { isolation: prepared.isolation.isolation, ...(prepared.isolation.isolationNote ? { isolationNote: prepared.isolation.isolationNote } : {}) } : {}),
+      ...(prepared.isolation
+        ? { isolation: prepared.isolation.isolation, ...(prepared.isolation.isolationNote ? { isolationNote: prepared.isolation.isolationNote } : {}) }
+        : {}),
       cdpUrl: this.deps.manager.cdpUrlOf(driver),
       ...(request.allowPrivate?.length ? { allowPrivate: request.allowPrivate } : {}),
       createdAt: new Date().toISOString(),
@@ -267,7 +270,14 @@ export class TaskSessions {
       throw error;
     }
     if (place === 'local') this.spares.refill();
-    this.deps.audit.record({ event: options.refresh ? 'refresh-start' : 'session-start', tenant: request.tenant, session: id, domains, grantId, outcome: 'ok' });
+    this.deps.audit.record({
+      event: options.refresh ? 'refresh-start' : 'session-start',
+      tenant: request.tenant,
+      session: id,
+      domains,
+      grantId,
+      outcome: 'ok',
+    });
     return { ...info, key };
   }
 
@@ -356,7 +366,9 @@ export class TaskSessions {
     // Its key is remembered (as a digest) so that a late caller hears the session ended, not that the key is wrong.
     this.keys.end(session.keyDigest, id, endedBy?.message);
     // The fleet hears it too: a call through any server is told it ended.
-    await this.deps.registry?.ended(id, endedBy?.message).catch((error: Error) => this.deps.log.warn(`the store did not hear that task session ${id} ended: ${error.message}`));
+    await this.deps.registry
+      ?.ended(id, endedBy?.message)
+      .catch((error: Error) => this.deps.log.warn(`the store did not hear that task session ${id} ended: ${error.message}`));
     // Its filming stops while the browser lives; the film is made once the browser is gone (a film that cannot be made is logged, and the session still ends).
     const filmNotMade = (error: Error) => this.deps.log.warn(`the film of task session ${id} was not made: ${error.message}`);
     const makeFilm = session.info.record === 'video' && this.films ? await this.films.stop(session.driver.profile.name).catch(filmNotMade) : undefined;
@@ -369,7 +381,15 @@ export class TaskSessions {
     session.slot.release();
     // Its HAR exports and traces go with it; those exported with `keep` are under recordings/kept/.
     rmSync(join(this.home, 'recordings', `${SESSION_PROFILE_PREFIX}${id}`), { recursive: true, force: true });
-    this.deps.audit.record({ event: 'session-stop', tenant: session.info.tenant, session: id, domains: session.info.domains, grantId: session.info.grantId, outcome: 'ok', detail: reason });
+    this.deps.audit.record({
+      event: 'session-stop',
+      tenant: session.info.tenant,
+      session: id,
+      domains: session.info.domains,
+      grantId: session.info.grantId,
+      outcome: 'ok',
+      detail: reason,
+    });
     for (const listener of this.endListeners) listener(id);
     return session.info;
   }
@@ -450,10 +470,11 @@ export class TaskSessions {
     const chosen = domains?.length ? domains : session.info.domains;
     const { origins } = await session.driver.toolbox.storageState(true);
     const saved = await this.deps.vault().saveFromBrowser(tenant, chosen, await session.driver.cookies(), origins, await session.driver.passkeys.held());
-    const detail = saved.map((s) => `${s.domain}: ${s.cookies} cookies${s.origins ? `, ${s.origins} origins` : ''}${s.passkeys ? `, ${s.passkeys} passkeys` : ''}`).join(', ');
+    const detail = saved
+      .map((s) => `${s.domain}: ${s.cookies} cookies${s.origins ? `, ${s.origins} origins` : ''}${s.passkeys ? `, ${s.passkeys} passkeys` : ''}`)
+      .join(', ');
     this.deps.audit.record({ event: 'refresh-saved', tenant, session: id, domains: chosen, outcome: 'ok', detail });
     await this.close(id, 'refresh saved');
     return saved;
   }
-
 }

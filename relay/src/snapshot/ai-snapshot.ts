@@ -80,7 +80,11 @@ export async function snapshotWithRefs(target: TabSnapshots | Page, options: AiS
 }
 
 /** `wantLines`: the answer's lines are wanted apart, with their nodes (else, uncut, only its text is made). */
-async function snapshotLines(target: TabSnapshots | Page, options: AiSnapshotOptions, wantLines: boolean): Promise<{ snapshot: AiSnapshot; lines: OutlineLine[] }> {
+async function snapshotLines(
+  target: TabSnapshots | Page,
+  options: AiSnapshotOptions,
+  wantLines: boolean,
+): Promise<{ snapshot: AiSnapshot; lines: OutlineLine[] }> {
   const tab = snapshotsOf(target);
   const limit = options.limit ?? Number.MAX_SAFE_INTEGER;
   // Asked before this snapshot hands out refs of its own.
@@ -102,7 +106,14 @@ async function snapshotLines(target: TabSnapshots | Page, options: AiSnapshotOpt
     // only what is shown, so a ref past the cut still works.
     // What listens for a press without saying so in its markup (listened-elements.ts): the main frame's.
     const listened = prefix ? undefined : await listenedElements(tab.page);
-    const answer = await walkFrame(frame, { prefix, firstFrame: nextFrame, generation, scope, hidden: options.hidden === true, ...(listened?.length ? { listened } : {}) });
+    const answer = await walkFrame(frame, {
+      prefix,
+      firstFrame: nextFrame,
+      generation,
+      scope,
+      hidden: options.hidden === true,
+      ...(listened?.length ? { listened } : {}),
+    });
     if ('error' in answer) {
       if (options.scope?.selector && !prefix) throw new BadRequestError(`Invalid selector ${JSON.stringify(options.scope.selector)}: ${answer.error}`);
       throw new Error(`snapshot of frame ${prefix || 'main'} failed: ${answer.error}`);
@@ -132,7 +143,9 @@ async function snapshotLines(target: TabSnapshots | Page, options: AiSnapshotOpt
 
   const roots = await snapshotFrame(tab.page.mainFrame(), '');
   const inScope = new Set(options.scope && scopeNodes ? flatten(scopeNodes).map(({ node }) => node) : []);
-  const hidden = hiddenByFrame.filter(({ slot, hasScope }) => !options.scope || hasScope || (slot !== undefined && inScope.has(slot))).reduce((sum, frame) => sum + frame.hidden, 0);
+  const hidden = hiddenByFrame
+    .filter(({ slot, hasScope }) => !options.scope || hasScope || (slot !== undefined && inScope.has(slot)))
+    .reduce((sum, frame) => sum + frame.hidden, 0);
 
   recordSnapshot(tab, generation, frames, highest);
   const hadPrevious = tab.previousOutline !== undefined;
@@ -147,7 +160,10 @@ async function snapshotLines(target: TabSnapshots | Page, options: AiSnapshotOpt
   if (options.diff && before) {
     const diff = diffOutlines(before, roots);
     changes = { added: diff.added, removed: diff.removed, changed: diff.changed, unchanged: diff.unchanged };
-    if (diff.lines.length) head.push(`[since the previous snapshot: +${diff.added} added, ~${diff.changed} changed, -${diff.removed} removed; ${diff.unchanged} unchanged lines not shown]`);
+    if (diff.lines.length)
+      head.push(
+        `[since the previous snapshot: +${diff.added} added, ~${diff.changed} changed, -${diff.removed} removed; ${diff.unchanged} unchanged lines not shown]`,
+      );
     else head.push('[no change since the previous snapshot]');
     diffLines = diff.lines;
   } else {
@@ -164,7 +180,8 @@ async function snapshotLines(target: TabSnapshots | Page, options: AiSnapshotOpt
     }
     // How much a person could not see, said first (a diff shows what changed of what can be seen).
     if (hidden) head.push(hiddenNote(hidden, options.hidden === true));
-    if (options.diff) head.push(`[${hadPrevious ? 'the page navigated since the previous snapshot' : 'no earlier snapshot of this tab'}: the snapshot follows in full]`);
+    if (options.diff)
+      head.push(`[${hadPrevious ? 'the page navigated since the previous snapshot' : 'no earlier snapshot of this tab'}: the snapshot follows in full]`);
   }
   const facts = { refCount, truncated: false, frames: frames.size, ...(changes ? { changes } : {}), ...(hidden ? { hidden } : {}) };
   const withNotes = (text: string, leading: number): AiSnapshot => ({ text, ...facts, ...(leading ? { leadingNotes: leading } : {}) });
@@ -194,8 +211,14 @@ async function snapshotLines(target: TabSnapshots | Page, options: AiSnapshotOpt
 /** The scope element's nodes, at the top; a note when it shows nothing. */
 function scoped(nodes: OutlineNode[] | undefined, scope: { ref?: string; selector?: string }, refIssued: boolean): Shaped {
   if (!nodes) {
-    if (scope.ref && !refIssued) throw new RefNotFoundError(scope.ref, 'unknown', `Unknown ref ${scope.ref}: no snapshot of this tab handed it out. Take a snapshot and scope to a ref from it.`);
-    if (scope.ref) throw new RefNotFoundError(scope.ref, 'stale', `Ref ${scope.ref} is not on the page any more: take a new snapshot and scope to a ref from it.`);
+    if (scope.ref && !refIssued)
+      throw new RefNotFoundError(
+        scope.ref,
+        'unknown',
+        `Unknown ref ${scope.ref}: no snapshot of this tab handed it out. Take a snapshot and scope to a ref from it.`,
+      );
+    if (scope.ref)
+      throw new RefNotFoundError(scope.ref, 'stale', `Ref ${scope.ref} is not on the page any more: take a new snapshot and scope to a ref from it.`);
     throw new NotFoundError(`No element matches selector ${JSON.stringify(scope.selector)}`);
   }
   if (!nodes.length) return { roots: [], notes: [`[${scope.ref ?? scope.selector} shows nothing: it is hidden or empty]`] };

@@ -18,7 +18,12 @@ const SCOPABLE_LANDMARKS = new Set(['main', 'banner', 'contentinfo', 'search']);
  * the lines from `cutAt` on hold, and how much of the text (`used`
  * characters, newlines included) was kept.
  */
-export function cutToFit<Line>(lines: Line[], lengthOf: (line: Line) => number, maxChars: number, noteFor: (cutAt: number, used: number) => string): { kept: Line[]; note: string } {
+export function cutToFit<Line>(
+  lines: Line[],
+  lengthOf: (line: Line) => number,
+  maxChars: number,
+  noteFor: (cutAt: number, used: number) => string,
+): { kept: Line[]; note: string } {
   let used = 0;
   let cutAt = 0;
   while (cutAt < lines.length && used + lengthOf(lines[cutAt]) + 1 <= maxChars) used += lengthOf(lines[cutAt++]) + 1;
@@ -34,21 +39,26 @@ export function cutToFit<Line>(lines: Line[], lengthOf: (line: Line) => number, 
 export function fitBudget(lines: OutlineLine[], maxChars: number): OutlineLine[] {
   const total = lines.reduce((sum, line) => sum + line.text.length + 1, 0);
   if (total <= maxChars) return lines;
-  const { kept, note } = cutToFit(lines, (line) => line.text.length, maxChars, (cutAt) => {
-    const cut = lines.slice(cutAt);
-    const refs = cut.filter((line) => line.node?.ref !== undefined).length;
-    const sections = cut
-      // A diff's added, removed and changed lines are changes, not places to look.
-      .filter(({ node, mark }) => node && (mark === undefined || mark === ' ') && (node.role === 'heading' || LANDMARKS.has(node.role)))
-      .slice(0, 4)
-      .map(({ node }) => {
-        const named = nodeLine(node!).slice(0, 60);
-        // A landmark a page has once is a scope by its role word, whether it is an element or a role attribute.
-        return SCOPABLE_LANDMARKS.has(node!.role) ? `${named} [selector=${node!.role}]` : named;
-      });
-    const where = sections.length ? `; next: ${sections.join(' | ')}` : '';
-    return `[cut at maxChars=${maxChars}: ${cut.length} more lines (${refs} with refs) not shown${where}. For more: find what you need, a larger maxChars, interactive, or scope to a ref or selector]`;
-  });
+  const { kept, note } = cutToFit(
+    lines,
+    (line) => line.text.length,
+    maxChars,
+    (cutAt) => {
+      const cut = lines.slice(cutAt);
+      const refs = cut.filter((line) => line.node?.ref !== undefined).length;
+      const sections = cut
+        // A diff's added, removed and changed lines are changes, not places to look.
+        .filter(({ node, mark }) => node && (mark === undefined || mark === ' ') && (node.role === 'heading' || LANDMARKS.has(node.role)))
+        .slice(0, 4)
+        .map(({ node }) => {
+          const named = nodeLine(node!).slice(0, 60);
+          // A landmark a page has once is a scope by its role word, whether it is an element or a role attribute.
+          return SCOPABLE_LANDMARKS.has(node!.role) ? `${named} [selector=${node!.role}]` : named;
+        });
+      const where = sections.length ? `; next: ${sections.join(' | ')}` : '';
+      return `[cut at maxChars=${maxChars}: ${cut.length} more lines (${refs} with refs) not shown${where}. For more: find what you need, a larger maxChars, interactive, or scope to a ref or selector]`;
+    },
+  );
   return [...kept, { text: note }];
 }
 

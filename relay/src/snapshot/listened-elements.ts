@@ -54,13 +54,20 @@ const SCAN = `(() => {
   return out;
 })()`;
 
-const isPath = (value: unknown): value is number[] => Array.isArray(value) && value.length > 0 && value.length <= 32 && value.every((index) => Number.isInteger(index) && index >= 0);
+const isPath = (value: unknown): value is number[] =>
+  Array.isArray(value) && value.length > 0 && value.length <= 32 && value.every((index) => Number.isInteger(index) && index >= 0);
 
 /** The main frame's elements that listen for a press of their own, as index paths; undefined when they cannot be told. */
 export async function listenedElements(page: Page): Promise<number[][] | undefined> {
   try {
     const session = await pageSession(page);
-    const { result, exceptionDetails } = await session.send('Runtime.evaluate', { expression: SCAN, includeCommandLineAPI: true, returnByValue: true, silent: true, timeout: SCAN_MS });
+    const { result, exceptionDetails } = await session.send('Runtime.evaluate', {
+      expression: SCAN,
+      includeCommandLineAPI: true,
+      returnByValue: true,
+      silent: true,
+      timeout: SCAN_MS,
+    });
     if (exceptionDetails || !Array.isArray(result.value)) return undefined;
     // The page's world answered: only well-formed paths, and no more than asked for.
     return (result.value as unknown[]).filter(isPath).slice(0, MOST);

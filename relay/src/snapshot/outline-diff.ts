@@ -36,12 +36,16 @@ interface Entry extends FlatNode {
 const MAX_DIFF_CELLS = 4_000_000;
 
 function entries(roots: OutlineNode[]): Entry[] {
-  return flatten(roots).map((flat) => ({ ...flat, line: fullLine(flat.node, flat.depth, { focused: false }), identity: `${flat.depth} ${flat.node.role} ${JSON.stringify(flat.node.name ?? null)}` }));
+  return flatten(roots).map((flat) => ({
+    ...flat,
+    line: fullLine(flat.node, flat.depth, { focused: false }),
+    identity: `${flat.depth} ${flat.node.role} ${JSON.stringify(flat.node.name ?? null)}`,
+  }));
 }
 
 /** In each run of changes, a removed and an added line of the same element become one changed line. */
 function pairChanges(ops: DiffOp[]): void {
-  for (let start = 0; start < ops.length; ) {
+  for (let start = 0; start < ops.length;) {
     if (ops[start].kind === ' ') {
       start++;
       continue;
@@ -85,7 +89,8 @@ export function diffOutlines(beforeRoots: OutlineNode[], afterRoots: OutlineNode
     const lcs = new Uint32Array((n + 1) * (m + 1));
     for (let i = n - 1; i >= 0; i--) {
       for (let j = m - 1; j >= 0; j--) {
-        lcs[i * (m + 1) + j] = oldMiddle[i].line === newMiddle[j].line ? lcs[(i + 1) * (m + 1) + j + 1] + 1 : Math.max(lcs[(i + 1) * (m + 1) + j], lcs[i * (m + 1) + j + 1]);
+        lcs[i * (m + 1) + j] =
+          oldMiddle[i].line === newMiddle[j].line ? lcs[(i + 1) * (m + 1) + j + 1] + 1 : Math.max(lcs[(i + 1) * (m + 1) + j], lcs[i * (m + 1) + j + 1]);
       }
     }
     let i = 0;

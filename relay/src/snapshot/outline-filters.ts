@@ -84,7 +84,10 @@ export function findNodes(roots: OutlineNode[], query: string): Shaped {
   // A control found by itself says which row it is in; one brought in by its row's words needs not.
   const matched = new Set(shown);
   const out = kept(flat, keep, (node, index) => (matched.has(index) ? withContext(flat, index, node) : { ...node }));
-  return { roots: out, notes: found.length > FIND_LIMIT ? [`[find ${JSON.stringify(query)}: ${found.length} matches, the first ${FIND_LIMIT} shown: narrow it]`] : [] };
+  return {
+    roots: out,
+    notes: found.length > FIND_LIMIT ? [`[find ${JSON.stringify(query)}: ${found.length} matches, the first ${FIND_LIMIT} shown: narrow it]`] : [],
+  };
 }
 
 /** `/pattern/flags` is a regular expression; anything else a text, matched whatever its case. */
@@ -124,7 +127,10 @@ export function limitDepth(roots: OutlineNode[], depth: number): Shaped {
     return out;
   };
   const out = cut(roots, 0);
-  return { roots: out, notes: hidden ? [`[depth=${depth}: ${hidden} deeper lines not shown (${hiddenRefs} with refs); raise depth, or scope to the ref of a section]`] : [] };
+  return {
+    roots: out,
+    notes: hidden ? [`[depth=${depth}: ${hidden} deeper lines not shown (${hiddenRefs} with refs); raise depth, or scope to the ref of a section]`] : [],
+  };
 }
 
 /** The kept nodes, nested as they were among themselves: each under its nearest kept ancestor. */

@@ -38,8 +38,14 @@ export async function takePageText(snapshots: TabSnapshots, page: Page, options:
     frame = frameOfRef(snapshots, options.ref) ?? frame;
   }
   const answer = await frameMarkdown(frame, { ref: options.ref, selector: options.selector, hidden: options.hidden === true });
-  if (answer.error === 'absent') throw new NotFoundError(options.ref ? `Ref ${options.ref} is gone from the page: take a new snapshot` : `No element matches ${JSON.stringify(options.selector)}`);
-  if (answer.error !== undefined) throw new BadRequestError(options.selector ? `Invalid selector ${JSON.stringify(options.selector)}: ${answer.error}` : `The page's text could not be read: ${answer.error}`);
+  if (answer.error === 'absent')
+    throw new NotFoundError(
+      options.ref ? `Ref ${options.ref} is gone from the page: take a new snapshot` : `No element matches ${JSON.stringify(options.selector)}`,
+    );
+  if (answer.error !== undefined)
+    throw new BadRequestError(
+      options.selector ? `Invalid selector ${JSON.stringify(options.selector)}: ${answer.error}` : `The page's text could not be read: ${answer.error}`,
+    );
   const markdown = answer.markdown ?? '';
   const hidden = answer.hidden ?? 0;
   if (!hidden) return { ...fitText(markdown, options.maxChars), chars: markdown.length };
@@ -57,14 +63,19 @@ export async function takePageText(snapshots: TabSnapshots, page: Page, options:
 export function fitText(markdown: string, maxChars: number): { markdown: string; truncated: boolean } {
   if (markdown.length <= maxChars) return { markdown, truncated: false };
   const lines = markdown.split('\n');
-  const { kept, note } = cutToFit(lines, (line) => line.length, maxChars, (cutAt, used) => {
-    const headings = lines
-      .slice(cutAt)
-      .filter((line) => /^#{1,6} /.test(line))
-      .slice(0, 4)
-      .map((line) => line.replace(/^#+ /, '').slice(0, 60));
-    const next = headings.length ? `; next: ${headings.join(' | ')}` : '';
-    return `[cut at maxChars=${maxChars}: ${markdown.length - used} more characters (${lines.length - cutAt} lines) not shown${next}. For more: a larger maxChars, or scope to a ref or selector]`;
-  });
+  const { kept, note } = cutToFit(
+    lines,
+    (line) => line.length,
+    maxChars,
+    (cutAt, used) => {
+      const headings = lines
+        .slice(cutAt)
+        .filter((line) => /^#{1,6} /.test(line))
+        .slice(0, 4)
+        .map((line) => line.replace(/^#+ /, '').slice(0, 60));
+      const next = headings.length ? `; next: ${headings.join(' | ')}` : '';
+      return `[cut at maxChars=${maxChars}: ${markdown.length - used} more characters (${lines.length - cutAt} lines) not shown${next}. For more: a larger maxChars, or scope to a ref or selector]`;
+    },
+  );
   return { markdown: [...kept, note].join('\n'), truncated: true };
 }

@@ -93,7 +93,8 @@ export function factsOf(tab: TabSnapshots, ref: string): RefFacts | undefined {
   if (!tab.facts) {
     // Read once per snapshot, when first asked (a script's locator, a picture's labels): most snapshots are never asked.
     tab.facts = new Map();
-    for (const { node } of flatten(tab.previousOutline ?? [])) if (node.ref !== undefined && !tab.facts.has(node.ref)) tab.facts.set(node.ref, factsOfNode(node as OutlineNode & { ref: string }));
+    for (const { node } of flatten(tab.previousOutline ?? []))
+      if (node.ref !== undefined && !tab.facts.has(node.ref)) tab.facts.set(node.ref, factsOfNode(node as OutlineNode & { ref: string }));
   }
   return tab.facts.get(ref);
 }
@@ -121,7 +122,12 @@ const TAKE_NEW = 'Take a new snapshot and use a ref from it.';
 /** The element a ref of the tab's latest snapshot names; a RefNotFoundError (404, with which ref and why) when it is unknown, stale or removed. */
 export async function resolveRef(target: TabSnapshots | Page, ref: string): Promise<ElementHandle<Element>> {
   const match = REF_PATTERN.exec(ref);
-  if (!match) throw new RefNotFoundError(ref, 'unknown', `Unknown ref ${JSON.stringify(ref)}: refs look like e12 (main frame) or f1e3 (inside a frame), as a snapshot shows them.`);
+  if (!match)
+    throw new RefNotFoundError(
+      ref,
+      'unknown',
+      `Unknown ref ${JSON.stringify(ref)}: refs look like e12 (main frame) or f1e3 (inside a frame), as a snapshot shows them.`,
+    );
   const prefix = match[1] ?? '';
   const number = Number(match[2]);
 
@@ -147,7 +153,8 @@ export async function resolveRef(target: TabSnapshots | Page, ref: string): Prom
     case 'ok': // removed between the check and the lookup
       throw new RefNotFoundError(ref, 'removed', `The element with ref ${ref} was removed from the page since the snapshot. ${TAKE_NEW}`);
     case 'absent':
-      if (issuedBefore) throw new RefNotFoundError(ref, 'stale', `Ref ${ref} is stale: it came from an older snapshot, and the latest one has no such ref. ${TAKE_NEW}`);
+      if (issuedBefore)
+        throw new RefNotFoundError(ref, 'stale', `Ref ${ref} is stale: it came from an older snapshot, and the latest one has no such ref. ${TAKE_NEW}`);
       throw new RefNotFoundError(ref, 'unknown', `Unknown ref ${ref}: no snapshot of this tab handed it out. ${TAKE_NEW}`);
   }
 }

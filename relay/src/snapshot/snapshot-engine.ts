@@ -1,6 +1,21 @@
 import type { Browser, BrowserContext, Frame, Locator } from 'playwright-core';
 import type { ElementDescription } from '../page-runtime/element-description.js';
-import type { ActTarget, ActTargetQuery, Box, EffectReading, ElementOp, MarkdownAnswer, Presence, ReadOp, RefCheck, RuntimeElements, RuntimeReads, TextScope, WalkAnswer, WalkArgs } from '../page-runtime/ops.js';
+import type {
+  ActTarget,
+  ActTargetQuery,
+  Box,
+  EffectReading,
+  ElementOp,
+  MarkdownAnswer,
+  Presence,
+  ReadOp,
+  RefCheck,
+  RuntimeElements,
+  RuntimeReads,
+  TextScope,
+  WalkAnswer,
+  WalkArgs,
+} from '../page-runtime/ops.js';
 import { selectorEngineSource } from '../page-runtime/runtime-source.js';
 
 export type { ActTargetQuery, EffectReading, Presence, RefCheck, TextScope } from '../page-runtime/ops.js';
@@ -37,7 +52,9 @@ export function registerSnapshotEngine(): Promise<string> {
   const name = `clawd-snapshot-${process.pid}-${++registrations}-${Math.random().toString(36).slice(2, 8)}`;
   // playwright-core is loaded when first needed: it is most of a server's memory, and a relay
   // serving only raw CDP clients never needs it.
-  const registering = import('playwright-core').then(({ selectors }) => selectors.register(name, { content: selectorEngineSource() }, { contentScript: true })).then(() => name);
+  const registering = import('playwright-core')
+    .then(({ selectors }) => selectors.register(name, { content: selectorEngineSource() }, { contentScript: true }))
+    .then(() => name);
   latest = registering.catch(() => undefined as never);
   return registering;
 }

@@ -158,7 +158,10 @@ export class PostgresAudit implements AuditTrail {
   }
 
   private async passOnNew(): Promise<void> {
-    const { rows } = await this.store.query<{ id: string; entry: AuditEntry }>('SELECT id, entry FROM clawd_audit WHERE id > $1 AND server <> $2 ORDER BY id', [this.lastSeen, this.store.server]);
+    const { rows } = await this.store.query<{ id: string; entry: AuditEntry }>('SELECT id, entry FROM clawd_audit WHERE id > $1 AND server <> $2 ORDER BY id', [
+      this.lastSeen,
+      this.store.server,
+    ]);
     for (const row of rows) {
       this.lastSeen = Math.max(this.lastSeen, Number(row.id));
       for (const listener of this.listeners) listener(row.entry);

@@ -25,14 +25,21 @@ export class PostgresDemonstrations implements DemonstrationLedger {
   }
 
   async forget(profile: string, targetId: string): Promise<void> {
-    await this.store.query("DELETE FROM clawd_demonstrations WHERE (profile = $1 AND target_id = $2) OR kept_at < now() - interval '7 days'", [profile, targetId]);
+    await this.store.query("DELETE FROM clawd_demonstrations WHERE (profile = $1 AND target_id = $2) OR kept_at < now() - interval '7 days'", [
+      profile,
+      targetId,
+    ]);
   }
 
   async ofProfile(profile: string): Promise<KeptDemonstration[]> {
-    const { rows } = await this.store.query<{ target_id: string; demonstration: unknown }>('SELECT target_id, demonstration FROM clawd_demonstrations WHERE profile = $1 ORDER BY kept_at', [profile]);
+    const { rows } = await this.store.query<{ target_id: string; demonstration: unknown }>(
+      'SELECT target_id, demonstration FROM clawd_demonstrations WHERE profile = $1 ORDER BY kept_at',
+      [profile],
+    );
     return rows.map((row) => {
       const checked = KeptDemonstrationSchema.safeParse(row.demonstration);
-      if (!checked.success) throw new ConflictError(`The demonstration kept for tab ${row.target_id} in the store (${this.store.name}) does not have its shape: it was altered`);
+      if (!checked.success)
+        throw new ConflictError(`The demonstration kept for tab ${row.target_id} in the store (${this.store.name}) does not have its shape: it was altered`);
       return { ...checked.data, steps: checked.data.steps as PersonStep[] };
     });
   }

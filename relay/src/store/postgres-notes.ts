@@ -26,19 +26,28 @@ export class PostgresNotes implements NoteStore {
       this.store.server,
     ]);
     // The profile's oldest go past the most kept, done or not.
-    await this.store.query('DELETE FROM clawd_notes WHERE profile = $1 AND id <= (SELECT id FROM clawd_notes WHERE profile = $1 ORDER BY id DESC OFFSET $2 LIMIT 1)', [note.profile, MAX_NOTES_PER_PROFILE]);
+    await this.store.query(
+      'DELETE FROM clawd_notes WHERE profile = $1 AND id <= (SELECT id FROM clawd_notes WHERE profile = $1 ORDER BY id DESC OFFSET $2 LIMIT 1)',
+      [note.profile, MAX_NOTES_PER_PROFILE],
+    );
     return { ...note, id: `n${rows[0].id}`, done: false };
   }
 
   async ofTab(profile: string, targetId: string, all: boolean): Promise<KeptNote[]> {
-    const { rows } = await this.store.query<Row>('SELECT id, note, done FROM clawd_notes WHERE profile = $1 AND target_id = $2 AND ($3 OR NOT done) ORDER BY id', [profile, targetId, all]);
+    const { rows } = await this.store.query<Row>(
+      'SELECT id, note, done FROM clawd_notes WHERE profile = $1 AND target_id = $2 AND ($3 OR NOT done) ORDER BY id',
+      [profile, targetId, all],
+    );
     return rows.map((row) => this.noteOf(row));
   }
 
   async markDone(profile: string, id: string): Promise<KeptNote | undefined> {
     const number = /^n(\d{1,18})$/.exec(id)?.[1];
     if (number === undefined) return undefined;
-    const { rows } = await this.store.query<Row>('UPDATE clawd_notes SET done = true WHERE id = $1 AND profile = $2 RETURNING id, note, done', [number, profile]);
+    const { rows } = await this.store.query<Row>('UPDATE clawd_notes SET done = true WHERE id = $1 AND profile = $2 RETURNING id, note, done', [
+      number,
+      profile,
+    ]);
     return rows[0] && this.noteOf(rows[0]);
   }
 

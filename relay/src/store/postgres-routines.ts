@@ -37,7 +37,9 @@ export class PostgresRoutines implements RoutineStore {
     );
     if (rowCount) return;
     const existing = await this.find(routine.name);
-    throw existing ? routineTaken(routine, existing) : new ConflictError(`Routine ${JSON.stringify(routine.name)} was not saved: the store refused it; try again`);
+    throw existing
+      ? routineTaken(routine, existing)
+      : new ConflictError(`Routine ${JSON.stringify(routine.name)} was not saved: the store refused it; try again`);
   }
 
   async delete(name: string): Promise<Routine> {
@@ -49,7 +51,8 @@ export class PostgresRoutines implements RoutineStore {
 
   private checked(name: string, value: unknown): Routine {
     const checked = RoutineSchema.safeParse(value);
-    if (!checked.success || checked.data.name !== name) throw new ConflictError(`The routine ${JSON.stringify(name)} in the store (${this.store.name}) does not have a routine's shape: it was altered`);
+    if (!checked.success || checked.data.name !== name)
+      throw new ConflictError(`The routine ${JSON.stringify(name)} in the store (${this.store.name}) does not have a routine's shape: it was altered`);
     return checked.data;
   }
 }

@@ -20,7 +20,16 @@ interface Row {
 }
 
 function entryOf(row: Row): SecretEntry {
-  return { tenant: row.tenant, name: row.name, domains: row.domains, ...(row.kind ? { kind: row.kind } : {}), savedAt: row.saved_at.toISOString(), iv: row.iv, tag: row.tag, data: row.data };
+  return {
+    tenant: row.tenant,
+    name: row.name,
+    domains: row.domains,
+    ...(row.kind ? { kind: row.kind } : {}),
+    savedAt: row.saved_at.toISOString(),
+    iv: row.iv,
+    tag: row.tag,
+    data: row.data,
+  };
 }
 
 export class PostgresSecretRows implements SecretRows {
@@ -45,7 +54,10 @@ export class PostgresSecretRows implements SecretRows {
   }
 
   async remove(tenant: string, name?: string): Promise<SecretEntry[]> {
-    const { rows } = await this.store.query<Row>('DELETE FROM clawd_secrets WHERE tenant = $1 AND ($2::text IS NULL OR name = $2) RETURNING *', [tenant, name ?? null]);
+    const { rows } = await this.store.query<Row>('DELETE FROM clawd_secrets WHERE tenant = $1 AND ($2::text IS NULL OR name = $2) RETURNING *', [
+      tenant,
+      name ?? null,
+    ]);
     return rows.map(entryOf);
   }
 }

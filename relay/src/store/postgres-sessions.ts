@@ -70,7 +70,9 @@ export class PostgresSessions implements SessionRegistry {
    */
   async join(address: { controlUrl: string; relayUrl: string }, token: string): Promise<void> {
     const tokenDigest = createHash('sha256').update(token).digest('hex');
-    const { rows } = await this.store.query<{ id: string }>('SELECT id FROM clawd_servers WHERE lease_until > now() AND token_digest <> $1 LIMIT 1', [tokenDigest]);
+    const { rows } = await this.store.query<{ id: string }>('SELECT id FROM clawd_servers WHERE lease_until > now() AND token_digest <> $1 LIMIT 1', [
+      tokenDigest,
+    ]);
     if (rows.length)
       throw new Error(`This server's token is not the fleet's (server ${rows[0].id} has another): give every server of the fleet the same $CLAWD_HOME/token`);
     this.address = { ...address, tokenDigest };
@@ -101,7 +103,10 @@ export class PostgresSessions implements SessionRegistry {
   }
 
   async stillHeld(ids: string[]): Promise<Set<string>> {
-    const { rows } = await this.store.query<{ id: string }>("SELECT id FROM clawd_sessions WHERE id = ANY($1) AND owner = $2 AND state = 'live'", [ids, this.server]);
+    const { rows } = await this.store.query<{ id: string }>("SELECT id FROM clawd_sessions WHERE id = ANY($1) AND owner = $2 AND state = 'live'", [
+      ids,
+      this.server,
+    ]);
     return new Set(rows.map((row) => row.id));
   }
 
@@ -128,7 +133,13 @@ export class PostgresSessions implements SessionRegistry {
   async ended(id: string, why?: string): Promise<void> {
     const endedAt = new Date().toISOString();
     // Only while this server holds it: one another server took over is that server's to end.
-    const write = () => this.store.query("UPDATE clawd_sessions SET state = 'ended', ended_at = $3, why = $2 WHERE id = $1 AND owner = $4 AND state = 'live'", [id, why ?? null, endedAt, this.server]);
+    const write = () =>
+      this.store.query("UPDATE clawd_sessions SET state = 'ended', ended_at = $3, why = $2 WHERE id = $1 AND owner = $4 AND state = 'live'", [
+        id,
+        why ?? null,
+        endedAt,
+        this.server,
+      ]);
     await write().catch((error: unknown) => {
       this.unwritten.set(id, write);
       this.retry ??= setInterval(() => void this.writeUnwritten(), 2_000);
@@ -139,7 +150,13 @@ export class PostgresSessions implements SessionRegistry {
 
   private async writeUnwritten(): Promise<void> {
     for (const [id, write] of this.unwritten) {
-      if (!(await write().then(() => true, () => false))) return;
+      if (
+        !(await write().then(
+          () => true,
+          () => false,
+        ))
+      )
+        return;
       this.unwritten.delete(id);
     }
     clearInterval(this.retry);
@@ -147,7 +164,10 @@ export class PostgresSessions implements SessionRegistry {
   }
 
   async extended(id: string, expiresAt: string): Promise<void> {
-    await this.store.query("UPDATE clawd_sessions SET expires_at = $2, info = jsonb_set(info, '{expiresAt}', to_jsonb($2::text)) WHERE id = $1 AND owner = $3", [id, expiresAt, this.server]);
+    await this.store.query(
+      "UPDATE clawd_sessions SET expires_at = $2, info = jsonb_set(info, '{expiresAt}', to_jsonb($2::text)) WHERE id = $1 AND owner = $3",
+      [id, expiresAt, this.server],
+    );
   }
 
   async byId(id: string): Promise<RegisteredSession | undefined> {
@@ -166,7 +186,9 @@ export class PostgresSessions implements SessionRegistry {
   }
 
   async othersLive(): Promise<RegisteredSession[]> {
-    const { rows } = await this.store.query<SessionRow>("SELECT * FROM clawd_sessions WHERE state = 'live' AND owner <> $1 ORDER BY (info->>'createdAt')", [this.server]);
+    const { rows } = await this.store.query<SessionRow>("SELECT * FROM clawd_sessions WHERE state = 'live' AND owner <> $1 ORDER BY (info->>'createdAt')", [
+      this.server,
+    ]);
     return rows.map(sessionOf);
   }
 
@@ -179,7 +201,9 @@ export class PostgresSessions implements SessionRegistry {
   async prune(): Promise<void> {
     // An ended session's row tells its key's late holder that it ended, for a week; a lost server's row goes a day after its lease.
     await this.store.query("DELETE FROM clawd_sessions WHERE state <> 'live' AND ended_at < now() - interval '7 days'");
-    await this.store.query("DELETE FROM clawd_servers WHERE lease_until < now() - interval '1 day' AND NOT EXISTS (SELECT 1 FROM clawd_sessions WHERE owner = clawd_servers.id AND state = 'live')");
+    await this.store.query(
+      "DELETE FROM clawd_servers WHERE lease_until < now() - interval '1 day' AND NOT EXISTS (SELECT 1 FROM clawd_sessions WHERE owner = clawd_servers.id AND state = 'live')",
+    );
   }
 
   async orphans(): Promise<RegisteredSession[]> {
@@ -192,12 +216,19 @@ export class PostgresSessions implements SessionRegistry {
   }
 
   async claim(id: string, from: string): Promise<RegisteredSession | undefined> {
-    const { rows } = await this.store.query<SessionRow>("UPDATE clawd_sessions SET owner = $3 WHERE id = $1 AND owner = $2 AND state = 'live' RETURNING *", [id, from, this.server]);
+    const { rows } = await this.store.query<SessionRow>("UPDATE clawd_sessions SET owner = $3 WHERE id = $1 AND owner = $2 AND state = 'live' RETURNING *", [
+      id,
+      from,
+      this.server,
+    ]);
     return rows[0] && sessionOf(rows[0]);
   }
 
   async markLost(id: string, from: string, why: string): Promise<boolean> {
-    const { rowCount } = await this.store.query("UPDATE clawd_sessions SET state = 'lost', ended_at = now(), why = $3 WHERE id = $1 AND owner = $2 AND state = 'live'", [id, from, why]);
+    const { rowCount } = await this.store.query(
+      "UPDATE clawd_sessions SET state = 'lost', ended_at = now(), why = $3 WHERE id = $1 AND owner = $2 AND state = 'live'",
+      [id, from, why],
+    );
     return (rowCount ?? 0) > 0;
   }
 }

@@ -64,7 +64,9 @@ export class PostgresStore {
     try {
       await client.query('BEGIN');
       await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-      await client.query('CREATE TABLE IF NOT EXISTS clawd_migrations (version int PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), applied_by text NOT NULL)');
+      await client.query(
+        'CREATE TABLE IF NOT EXISTS clawd_migrations (version int PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), applied_by text NOT NULL)',
+      );
       const done = new Set((await client.query<{ version: number }>('SELECT version FROM clawd_migrations')).rows.map((row) => row.version));
       for (const migration of MIGRATIONS) {
         if (done.has(migration.version)) continue;

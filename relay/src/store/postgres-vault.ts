@@ -47,12 +47,26 @@ export class PostgresVaultRows implements VaultRows {
     await this.store.query(
       `INSERT INTO clawd_vault (tenant, domain, saved_at, cookies, origins, passkeys, iv, tag, data, server) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
        ON CONFLICT (tenant, domain) DO UPDATE SET saved_at = excluded.saved_at, cookies = excluded.cookies, origins = excluded.origins, passkeys = excluded.passkeys, iv = excluded.iv, tag = excluded.tag, data = excluded.data, server = excluded.server`,
-      [entry.tenant, entry.domain, entry.savedAt, entry.count, entry.origins ?? null, entry.passkeys ?? null, entry.iv, entry.tag, entry.data, this.store.server],
+      [
+        entry.tenant,
+        entry.domain,
+        entry.savedAt,
+        entry.count,
+        entry.origins ?? null,
+        entry.passkeys ?? null,
+        entry.iv,
+        entry.tag,
+        entry.data,
+        this.store.server,
+      ],
     );
   }
 
   async remove(tenant: string, domain?: string): Promise<VaultEntry[]> {
-    const { rows } = await this.store.query<Row>('DELETE FROM clawd_vault WHERE tenant = $1 AND ($2::text IS NULL OR domain = $2) RETURNING *', [tenant, domain ?? null]);
+    const { rows } = await this.store.query<Row>('DELETE FROM clawd_vault WHERE tenant = $1 AND ($2::text IS NULL OR domain = $2) RETURNING *', [
+      tenant,
+      domain ?? null,
+    ]);
     return rows.map(entryOf);
   }
 }

@@ -73,7 +73,16 @@ import type { VaultListing } from '../api/session-responses.js';
 export type { VaultListing };
 
 /** A cookie as a browser reports it (Playwright's context.cookies()), as the vault keeps it. */
-export function fromBrowserCookie(cookie: { name: string; value: string; domain: string; path: string; expires: number; httpOnly: boolean; secure: boolean; sameSite: string }): VaultCookie {
+export function fromBrowserCookie(cookie: {
+  name: string;
+  value: string;
+  domain: string;
+  path: string;
+  expires: number;
+  httpOnly: boolean;
+  secure: boolean;
+  sameSite: string;
+}): VaultCookie {
   return {
     name: cookie.name,
     value: cookie.value,
@@ -121,7 +130,10 @@ export class CookieVault {
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
     cipher.setAAD(aad(tenant, site));
-    const data = Buffer.concat([cipher.update(JSON.stringify({ cookies, origins, ...(passkeys.length ? { passkeys } : {}) } satisfies VaultLogin), 'utf8'), cipher.final()]);
+    const data = Buffer.concat([
+      cipher.update(JSON.stringify({ cookies, origins, ...(passkeys.length ? { passkeys } : {}) } satisfies VaultLogin), 'utf8'),
+      cipher.final(),
+    ]);
     const entry: Entry = {
       tenant,
       domain: site,
@@ -196,14 +208,22 @@ export class CookieVault {
       // An entry written before origin storage was saved holds cookies alone.
       return Array.isArray(held) ? { cookies: held, origins: [] } : held;
     } catch {
-      throw new VaultTamperedError(`The vault entry for ${entry.tenant} / ${entry.domain} failed authentication: the vault file was altered, or another key wrote it. Forget the entry and save it again`);
+      throw new VaultTamperedError(
+        `The vault entry for ${entry.tenant} / ${entry.domain} failed authentication: the vault file was altered, or another key wrote it. Forget the entry and save it again`,
+      );
     }
   }
-
 }
 
 function listing(entry: Entry): VaultListing {
-  return { tenant: entry.tenant, domain: entry.domain, savedAt: entry.savedAt, cookies: entry.count, ...(entry.origins ? { origins: entry.origins } : {}), ...(entry.passkeys ? { passkeys: entry.passkeys } : {}) };
+  return {
+    tenant: entry.tenant,
+    domain: entry.domain,
+    savedAt: entry.savedAt,
+    cookies: entry.count,
+    ...(entry.origins ? { origins: entry.origins } : {}),
+    ...(entry.passkeys ? { passkeys: entry.passkeys } : {}),
+  };
 }
 
 function aad(tenant: string, domain: string): Buffer {

@@ -84,7 +84,8 @@ export class Grants {
     if (!body || !signature || extra !== undefined) throw new ForbiddenError('Grant refused: it is not a grant token');
     const expected = Buffer.from(this.sign(body));
     const given = Buffer.from(signature);
-    if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw new ForbiddenError('Grant refused: its signature does not match (tampered, or issued by another key)');
+    if (expected.length !== given.length || !timingSafeEqual(expected, given))
+      throw new ForbiddenError('Grant refused: its signature does not match (tampered, or issued by another key)');
     let grant: Grant;
     try {
       grant = Payload.parse(JSON.parse(Buffer.from(body, 'base64url').toString('utf8')));
@@ -93,9 +94,13 @@ export class Grants {
     }
     if (grant.expires_at <= this.now()) throw new ForbiddenError(`Grant refused: it expired at ${new Date(grant.expires_at).toISOString()}`);
     if (await this.revocations.has(grant.id)) throw new ForbiddenError(`Grant refused: grant ${grant.id} was revoked`);
-    if (grant.tenant !== expect.tenant) throw new ForbiddenError(`Grant refused: it is for tenant ${JSON.stringify(grant.tenant)}, not ${JSON.stringify(expect.tenant)}`);
+    if (grant.tenant !== expect.tenant)
+      throw new ForbiddenError(`Grant refused: it is for tenant ${JSON.stringify(grant.tenant)}, not ${JSON.stringify(expect.tenant)}`);
     const outside = expect.domains.map(cookieSite).filter((domain) => !grant.allowed_domains.includes(domain));
-    if (outside.length) throw new ForbiddenError(`Grant refused: ${outside.join(', ')} ${outside.length === 1 ? 'is' : 'are'} outside the grant (${grant.allowed_domains.join(', ')})`);
+    if (outside.length)
+      throw new ForbiddenError(
+        `Grant refused: ${outside.join(', ')} ${outside.length === 1 ? 'is' : 'are'} outside the grant (${grant.allowed_domains.join(', ')})`,
+      );
     return grant;
   }
 

@@ -18,8 +18,14 @@ export function loginWarnings(tenant: string, domains: string[], cookies: VaultC
     const lasting = own.filter((cookie) => cookie.expires !== undefined).map((cookie) => cookie.expires!);
     const expired = lasting.filter((expires) => expires * 1000 <= now).sort((a, b) => a - b);
     const expiring = lasting.filter((expires) => expires * 1000 > now && expires * 1000 <= until).sort((a, b) => a - b);
-    if (expired.length) warnings.push(`${domain}: ${expired.length} of ${own.length} lent cookies of ${tenant} have expired (the first at ${when(expired[0])}): the login may be gone; refresh it`);
-    if (expiring.length) warnings.push(`${domain}: ${expiring.length} of ${own.length} lent cookies of ${tenant} expire at ${when(expiring[0])}, before ${new Date(until).toISOString()}`);
+    if (expired.length)
+      warnings.push(
+        `${domain}: ${expired.length} of ${own.length} lent cookies of ${tenant} have expired (the first at ${when(expired[0])}): the login may be gone; refresh it`,
+      );
+    if (expiring.length)
+      warnings.push(
+        `${domain}: ${expiring.length} of ${own.length} lent cookies of ${tenant} expire at ${when(expiring[0])}, before ${new Date(until).toISOString()}`,
+      );
   }
   return warnings;
 }

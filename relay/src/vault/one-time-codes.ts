@@ -31,17 +31,25 @@ export function parseTotpSeed(given: string): TotpSeed {
   } catch {
     throw new BadRequestError('The one-time code seed is not a valid otpauth:// URI');
   }
-  if (uri.host.toLowerCase() !== 'totp') throw new BadRequestError(`The otpauth URI is for ${uri.host || 'no kind'} codes: only time-based ones (otpauth://totp/…) are typed`);
+  if (uri.host.toLowerCase() !== 'totp')
+    throw new BadRequestError(`The otpauth URI is for ${uri.host || 'no kind'} codes: only time-based ones (otpauth://totp/…) are typed`);
   const number = (key: string, fallback: number, min: number, max: number) => {
     const raw = uri.searchParams.get(key);
     if (raw === null) return fallback;
     const value = Number(raw);
-    if (!Number.isInteger(value) || value < min || value > max) throw new BadRequestError(`The otpauth URI's ${key} must be a whole number from ${min} to ${max}, not ${JSON.stringify(raw)}`);
+    if (!Number.isInteger(value) || value < min || value > max)
+      throw new BadRequestError(`The otpauth URI's ${key} must be a whole number from ${min} to ${max}, not ${JSON.stringify(raw)}`);
     return value;
   };
   const algorithm = (uri.searchParams.get('algorithm') ?? 'SHA1').toUpperCase();
-  if (!ALGORITHMS.includes(algorithm as TotpSeed['algorithm'])) throw new BadRequestError(`The otpauth URI's algorithm must be SHA1, SHA256 or SHA512, not ${JSON.stringify(algorithm)}`);
-  return { secret: base32Key(uri.searchParams.get('secret') ?? ''), digits: number('digits', 6, 6, 10), period: number('period', 30, 1, 3600), algorithm: algorithm as TotpSeed['algorithm'] };
+  if (!ALGORITHMS.includes(algorithm as TotpSeed['algorithm']))
+    throw new BadRequestError(`The otpauth URI's algorithm must be SHA1, SHA256 or SHA512, not ${JSON.stringify(algorithm)}`);
+  return {
+    secret: base32Key(uri.searchParams.get('secret') ?? ''),
+    digits: number('digits', 6, 6, 10),
+    period: number('period', 30, 1, 3600),
+    algorithm: algorithm as TotpSeed['algorithm'],
+  };
 }
 
 /** The code for `at` (epoch ms): HOTP (RFC 4226) of the period it falls in. */

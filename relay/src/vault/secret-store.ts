@@ -106,10 +106,11 @@ export class SecretStore {
       const value = Buffer.concat([decipher.update(Buffer.from(entry.data, 'base64')), decipher.final()]).toString('utf8');
       return { name, value, domains: entry.domains, kind: entry.kind ?? 'secret' };
     } catch {
-      throw new VaultTamperedError(`The secret ${entry.tenant} / ${entry.name} failed authentication: the secrets file was altered, or another key wrote it. Set it again`);
+      throw new VaultTamperedError(
+        `The secret ${entry.tenant} / ${entry.name} failed authentication: the secrets file was altered, or another key wrote it. Set it again`,
+      );
     }
   }
-
 }
 
 function listing(entry: Entry): SecretListing {

@@ -91,4 +91,3 @@ export class VaultFileRows<T extends { tenant: string }> {
     writeFileAtomically(this.path, JSON.stringify({ version: 1, entries }));
   }
 }
-

@@ -47,7 +47,11 @@ function keysAt(path: string, keys: string[] | undefined, map: (key: string) => 
     try {
       return map(key);
     } catch (error) {
-      if (error instanceof UnknownKeyError) throw invalid(`${path}.keys.${index}`, `${error.message} in OpenAI's key names (CTRL, SHIFT, ALT, CMD, ENTER, ESC, TAB, SPACE, BACKSPACE, DELETE, ARROWUP…, PAGEUP, HOME, END, F1…F24, or one character)`);
+      if (error instanceof UnknownKeyError)
+        throw invalid(
+          `${path}.keys.${index}`,
+          `${error.message} in OpenAI's key names (CTRL, SHIFT, ALT, CMD, ENTER, ESC, TAB, SPACE, BACKSPACE, DELETE, ARROWUP…, PAGEUP, HOME, END, F1…F24, or one character)`,
+        );
       throw error;
     }
   });
@@ -121,19 +125,27 @@ export function anthropicSteps(actions: AnthropicAction[]): ComputerStep[] {
     const path = `.${index}`;
     const allowed = ANTHROPIC_FIELDS[action.action];
     for (const field of Object.keys(action) as Array<keyof AnthropicAction>) {
-      if (field !== 'action' && action[field] !== undefined && !allowed.includes(field)) throw invalid(`${path}.${field}`, `${action.action} takes ${allowed.length ? allowed.join(', ') : 'no other field'}`);
+      if (field !== 'action' && action[field] !== undefined && !allowed.includes(field))
+        throw invalid(`${path}.${field}`, `${action.action} takes ${allowed.length ? allowed.join(', ') : 'no other field'}`);
     }
     for (const field of REQUIRED[action.action] ?? []) if (action[field] === undefined) throw invalid(`${path}.${field}`, `${action.action} needs ${field}`);
     const keyed = <T>(what: () => T): T => {
       try {
         return what();
       } catch (error) {
-        if (error instanceof UnknownKeyError) throw invalid(`${path}.text`, `${error.message} in xdotool's key names (ctrl, shift, alt, super, Return, Tab, Escape, BackSpace, Delete, Up, Page_Down, Home, F1…F24, KP_0…, minus, slash…, or one character)`);
+        if (error instanceof UnknownKeyError)
+          throw invalid(
+            `${path}.text`,
+            `${error.message} in xdotool's key names (ctrl, shift, alt, super, Return, Tab, Escape, BackSpace, Delete, Up, Page_Down, Home, F1…F24, KP_0…, minus, slash…, or one character)`,
+          );
         throw error;
       }
     };
     // On a click, scroll or move, `text` names the modifier keys held through it.
-    const hold = action.action === 'key' || action.action === 'hold_key' || action.action === 'type' || action.text === undefined ? [] : keyed(() => xdotoolChord(action.text!));
+    const hold =
+      action.action === 'key' || action.action === 'hold_key' || action.action === 'type' || action.text === undefined
+        ? []
+        : keyed(() => xdotoolChord(action.text!));
     const at = point(action.coordinate);
     switch (action.action) {
       case 'key':

@@ -144,7 +144,12 @@ export function xdotoolChord(expression: string): string[] {
   for (const part of parts) {
     const lower = part.toLowerCase();
     const keypad = /^kp_([0-9])$/.exec(lower);
-    const key = COMMON[lower] ?? XDOTOOL[lower] ?? functionKey(part) ?? (keypad ? `Numpad${keypad[1]}` : undefined) ?? (part.length === 1 ? characterKey(part) : undefined);
+    const key =
+      COMMON[lower] ??
+      XDOTOOL[lower] ??
+      functionKey(part) ??
+      (keypad ? `Numpad${keypad[1]}` : undefined) ??
+      (part.length === 1 ? characterKey(part) : undefined);
     if (!key) throw new UnknownKeyError(part);
     if (part.length === 1 && /[A-Z]/.test(part) && !keys.includes('Shift')) keys.unshift('Shift');
     keys.push(key);

@@ -34,7 +34,11 @@ const COLOURS: Rgb[] = [
 const BORDER = 2;
 const PADDING = 2;
 
-export function drawLabels(png: Buffer, boxes: LabelBox[], output: { type: 'png' | 'jpeg'; quality?: number }): { data: Buffer; width: number; height: number } {
+export function drawLabels(
+  png: Buffer,
+  boxes: LabelBox[],
+  output: { type: 'png' | 'jpeg'; quality?: number },
+): { data: Buffer; width: number; height: number } {
   const image = PNG.sync.read(png);
   const { width, height, data } = image;
   const set = (x: number, y: number, [r, g, b]: Rgb) => {
@@ -69,7 +73,8 @@ export function drawLabels(png: Buffer, boxes: LabelBox[], output: { type: 'png'
     [...box.text].forEach((character, at) => {
       const left = tagX + PADDING + at * (GLYPH_WIDTH + 1) * size;
       for (let row = 0; row < GLYPH_HEIGHT; row++)
-        for (let column = 0; column < GLYPH_WIDTH; column++) if (glyphPixel(character, column, row)) fill(left + column * size, tagY + PADDING + row * size, size, size, [255, 255, 255]);
+        for (let column = 0; column < GLYPH_WIDTH; column++)
+          if (glyphPixel(character, column, row)) fill(left + column * size, tagY + PADDING + row * size, size, size, [255, 255, 255]);
     });
   });
   const encoded = output.type === 'png' ? PNG.sync.write(image) : Buffer.from(jpeg.encode({ data, width, height }, output.quality ?? 80).data);
@@ -81,10 +86,11 @@ export function imageSize(image: Buffer): { width: number; height: number } | un
   if (image.length > 24 && image.readUInt32BE(0) === 0x89504e47) return { width: image.readUInt32BE(16), height: image.readUInt32BE(20) };
   if (image[0] !== 0xff || image[1] !== 0xd8) return undefined;
   // JPEG: walk the segments to the frame header (SOF0…SOF15, not DHT, JPG or DAC).
-  for (let at = 2; at + 9 < image.length; ) {
+  for (let at = 2; at + 9 < image.length;) {
     if (image[at] !== 0xff) return undefined;
     const marker = image[at + 1];
-    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) return { height: image.readUInt16BE(at + 5), width: image.readUInt16BE(at + 7) };
+    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc)
+      return { height: image.readUInt16BE(at + 5), width: image.readUInt16BE(at + 7) };
     at += 2 + image.readUInt16BE(at + 2);
   }
   return undefined;

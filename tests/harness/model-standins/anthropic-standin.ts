@@ -16,7 +16,16 @@ import { type Exchange, lastIndexWhere, transcriptOf } from './transcript.js';
  * (the stop reason and output tokens), `message_stop`, and a `ping`.
  */
 
-type Block = { type: string; text?: string; id?: string; name?: string; input?: Record<string, unknown>; tool_use_id?: string; content?: Block[] | string; source?: { data: string } };
+type Block = {
+  type: string;
+  text?: string;
+  id?: string;
+  name?: string;
+  input?: Record<string, unknown>;
+  tool_use_id?: string;
+  content?: Block[] | string;
+  source?: { data: string };
+};
 interface Message {
   role: string;
   content: string | Block[];
@@ -30,7 +39,10 @@ function blocks(content: Message['content']): Block[] {
 function exchangesOf(messages: Message[]): { goal: string; exchanges: Exchange[]; firstPicture?: Buffer } {
   const from = lastIndexWhere(messages, (message) => message.role === 'user' && !blocks(message.content).some((block) => block.type === 'tool_result'));
   const first = blocks(messages[from]?.content ?? '');
-  const goal = first.filter((block) => block.type === 'text').map((block) => block.text).join('\n');
+  const goal = first
+    .filter((block) => block.type === 'text')
+    .map((block) => block.text)
+    .join('\n');
   const image = first.find((block) => block.type === 'image');
   const exchanges: Exchange[] = [];
   const byId = new Map<string, Exchange>();
@@ -45,7 +57,10 @@ function exchangesOf(messages: Message[]): { goal: string; exchanges: Exchange[]
         const exchange = byId.get(block.tool_use_id ?? '');
         if (!exchange) continue;
         const parts = blocks(block.content ?? '');
-        exchange.result = parts.filter((part) => part.type === 'text').map((part) => part.text).join('\n');
+        exchange.result = parts
+          .filter((part) => part.type === 'text')
+          .map((part) => part.text)
+          .join('\n');
         const picture = parts.find((part) => part.type === 'image');
         if (picture?.source) exchange.picture = Buffer.from(picture.source.data, 'base64');
       }
@@ -58,38 +73,86 @@ let serial = 0;
 
 function contentOf(decision: Decision): Block[] {
   if ('answer' in decision) return [{ type: 'text', text: decision.answer }];
-  return [...(decision.say ? [{ type: 'text', text: decision.say }] : []), { type: 'tool_use', id: `toolu_${String(++serial).padStart(6, '0')}`, name: decision.call.name, input: decision.call.args }];
+  return [
+    ...(decision.say ? [{ type: 'text', text: decision.say }] : []),
+    { type: 'tool_use', id: `toolu_${String(++serial).padStart(6, '0')}`, name: decision.call.name, input: decision.call.args },
+  ];
 }
 
 function answer(request: RecordedRequest, response: ServerResponse): void {
-  if (request.path !== '/v1/messages') return sendJson(response, 404, { type: 'error', error: { type: 'not_found_error', message: `Unknown path ${request.path}` } });
+  if (request.path !== '/v1/messages')
+    return sendJson(response, 404, { type: 'error', error: { type: 'not_found_error', message: `Unknown path ${request.path}` } });
   const body = request.body as { model: string; messages: Message[]; tools?: Array<{ type?: string; name: string }>; stream?: boolean; max_tokens?: number };
-  if (!request.headers['anthropic-version']) return sendJson(response, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'anthropic-version: header is required' } });
-  if (typeof body.max_tokens !== 'number') return sendJson(response, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'max_tokens: Field required' } });
+  if (!request.headers['anthropic-version'])
+    return sendJson(response, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'anthropic-version: header is required' } });
+  if (typeof body.max_tokens !== 'number')
+    return sendJson(response, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'max_tokens: Field required' } });
   const computer = body.tools?.find((tool) => tool.type?.startsWith('computer_'));
   if (computer && !String(request.headers['anthropic-beta'] ?? '').includes('computer-use-')) {
-    return sendJson(response, 400, { type: 'error', error: { type: 'invalid_request_error', message: `tools.0: the computer tool ${computer.type} needs its anthropic-beta header` } });
+    return sendJson(response, 400, {
+      type: 'error',
+      error: { type: 'invalid_request_error', message: `tools.0: the computer tool ${computer.type} needs its anthropic-beta header` },
+    });
   }
   const { goal, exchanges, firstPicture } = exchangesOf(body.messages);
   const seen = transcriptOf(goal, exchanges, firstPicture);
-  const content = contentOf(computer ? decideWithScreen(seen) : decideWithTools(seen, (body.tools ?? []).map((tool) => tool.name)));
+  const content = contentOf(
+    computer
+      ? decideWithScreen(seen)
+      : decideWithTools(
+          seen,
+          (body.tools ?? []).map((tool) => tool.name),
+        ),
+  );
   const stopReason = content.some((block) => block.type === 'tool_use') ? 'tool_use' : 'end_turn';
   const id = `msg_${String(++serial).padStart(8, '0')}`;
-  const usage = { input_tokens: tokensOf([body.messages, body.tools]), output_tokens: tokensOf(content), cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
-  if (!body.stream) return sendJson(response, 200, { id, type: 'message', role: 'assistant', model: body.model, content, stop_reason: stopReason, stop_sequence: null, usage });
-  sendEvent(response, { type: 'message_start', message: { id, type: 'message', role: 'assistant', model: body.model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } } }, 'message_start');
+  const usage = {
+    input_tokens: tokensOf([body.messages, body.tools]),
+    output_tokens: tokensOf(content),
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 0,
+  };
+  if (!body.stream)
+    return sendJson(response, 200, { id, type: 'message', role: 'assistant', model: body.model, content, stop_reason: stopReason, stop_sequence: null, usage });
+  sendEvent(
+    response,
+    {
+      type: 'message_start',
+      message: {
+        id,
+        type: 'message',
+        role: 'assistant',
+        model: body.model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { ...usage, output_tokens: 1 },
+      },
+    },
+    'message_start',
+  );
   sendEvent(response, { type: 'ping' }, 'ping');
   for (const [index, block] of content.entries()) {
     if (block.type === 'text') {
       sendEvent(response, { type: 'content_block_start', index, content_block: { type: 'text', text: '' } }, 'content_block_start');
-      for (const piece of block.text?.match(/.{1,16}/gs) ?? []) sendEvent(response, { type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } }, 'content_block_delta');
+      for (const piece of block.text?.match(/.{1,16}/gs) ?? [])
+        sendEvent(response, { type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } }, 'content_block_delta');
     } else {
-      sendEvent(response, { type: 'content_block_start', index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } }, 'content_block_start');
-      for (const piece of JSON.stringify(block.input).match(/.{1,10}/gs) ?? []) sendEvent(response, { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: piece } }, 'content_block_delta');
+      sendEvent(
+        response,
+        { type: 'content_block_start', index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } },
+        'content_block_start',
+      );
+      for (const piece of JSON.stringify(block.input).match(/.{1,10}/gs) ?? [])
+        sendEvent(response, { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: piece } }, 'content_block_delta');
     }
     sendEvent(response, { type: 'content_block_stop', index }, 'content_block_stop');
   }
-  sendEvent(response, { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } }, 'message_delta');
+  sendEvent(
+    response,
+    { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } },
+    'message_delta',
+  );
   sendEvent(response, { type: 'message_stop' }, 'message_stop');
   response.end();
 }
@@ -102,7 +165,8 @@ export function anthropicKeyOf(headers: RecordedRequest['headers']): string | un
 /** With `key`, a request that does not carry it is a 401 as Anthropic answers it. */
 export function startAnthropicStandIn(options: { key?: string } = {}): Promise<StandIn> {
   return startStandIn((request, response) => {
-    if (options.key && anthropicKeyOf(request.headers) !== options.key) return sendJson(response, 401, { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } });
+    if (options.key && anthropicKeyOf(request.headers) !== options.key)
+      return sendJson(response, 401, { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } });
     answer(request, response);
   });
 }

@@ -61,23 +61,57 @@ function exchangesOf(messages: ChatMessage[]): { goal: string; exchanges: Exchan
 let serial = 0;
 
 function answer(request: RecordedRequest, response: ServerResponse): void {
-  if (request.path !== '/v1/chat/completions') return sendJson(response, 404, { error: { message: `Unknown path ${request.path}`, type: 'invalid_request_error' } });
-  const body = request.body as { model: string; messages: ChatMessage[]; tools?: Array<{ function: { name: string } }>; stream?: boolean; stream_options?: { include_usage?: boolean } };
+  if (request.path !== '/v1/chat/completions')
+    return sendJson(response, 404, { error: { message: `Unknown path ${request.path}`, type: 'invalid_request_error' } });
+  const body = request.body as {
+    model: string;
+    messages: ChatMessage[];
+    tools?: Array<{ function: { name: string } }>;
+    stream?: boolean;
+    stream_options?: { include_usage?: boolean };
+  };
   const { goal, exchanges } = exchangesOf(body.messages);
-  const decision = decideWithTools(transcriptOf(goal, exchanges), (body.tools ?? []).map((tool) => tool.function.name));
+  const decision = decideWithTools(
+    transcriptOf(goal, exchanges),
+    (body.tools ?? []).map((tool) => tool.function.name),
+  );
   const id = `chatcmpl-${++serial}`;
   const created = Math.floor(Date.now() / 1000);
-  const toolCalls = 'call' in decision ? [{ id: `call_${serial}`, type: 'function' as const, function: { name: decision.call.name, arguments: JSON.stringify(decision.call.args) } }] : undefined;
+  const toolCalls =
+    'call' in decision
+      ? [{ id: `call_${serial}`, type: 'function' as const, function: { name: decision.call.name, arguments: JSON.stringify(decision.call.args) } }]
+      : undefined;
   const content = 'call' in decision ? (decision.say ?? null) : decision.answer;
   const usage = { prompt_tokens: tokensOf(body.messages), completion_tokens: tokensOf({ content, toolCalls }), total_tokens: 0 };
   usage.total_tokens = usage.prompt_tokens + usage.completion_tokens;
   const finish = toolCalls ? 'tool_calls' : 'stop';
   if (!body.stream) {
-    return sendJson(response, 200, { id, object: 'chat.completion', created, model: body.model, choices: [{ index: 0, message: { role: 'assistant', content, ...(toolCalls ? { tool_calls: toolCalls } : {}), refusal: null }, logprobs: null, finish_reason: finish }], usage });
+    return sendJson(response, 200, {
+      id,
+      object: 'chat.completion',
+      created,
+      model: body.model,
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content, ...(toolCalls ? { tool_calls: toolCalls } : {}), refusal: null },
+          logprobs: null,
+          finish_reason: finish,
+        },
+      ],
+      usage,
+    });
   }
   const withUsage = body.stream_options?.include_usage === true;
   const chunk = (delta: object, finishReason: string | null = null) =>
-    sendEvent(response, { id, object: 'chat.completion.chunk', created, model: body.model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }], ...(withUsage ? { usage: null } : {}) });
+    sendEvent(response, {
+      id,
+      object: 'chat.completion.chunk',
+      created,
+      model: body.model,
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+      ...(withUsage ? { usage: null } : {}),
+    });
   chunk({ role: 'assistant', content: '' });
   if (content) for (const piece of content.match(/.{1,12}/gs) ?? []) chunk({ content: piece });
   for (const [index, call] of (toolCalls ?? []).entries()) {
@@ -93,7 +127,10 @@ function answer(request: RecordedRequest, response: ServerResponse): void {
 /** With `key`, a request without `Authorization: Bearer <key>` is a 401 as OpenAI answers it. */
 export function startOpenAiChatStandIn(options: { key?: string } = {}): Promise<StandIn> {
   return startStandIn((request, response) => {
-    if (options.key && request.headers.authorization !== `Bearer ${options.key}`) return sendJson(response, 401, { error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } });
+    if (options.key && request.headers.authorization !== `Bearer ${options.key}`)
+      return sendJson(response, 401, {
+        error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', param: null, code: 'invalid_api_key' },
+      });
     answer(request, response);
   });
 }

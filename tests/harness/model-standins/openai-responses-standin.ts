@@ -40,7 +40,10 @@ function exchangesOf(all: Item[]): { goal: string; exchanges: Exchange[]; firstP
   const byId = new Map<string, Exchange>();
   for (const item of items) {
     if (item.type === 'function_call' || item.type === 'computer_call') {
-      const call = item.type === 'function_call' ? { name: String(item.name), args: parseArgs(item.arguments) } : { name: 'computer', args: (item.action ?? (item.actions as Item[])?.[0] ?? {}) as Record<string, unknown> };
+      const call =
+        item.type === 'function_call'
+          ? { name: String(item.name), args: parseArgs(item.arguments) }
+          : { name: 'computer', args: (item.action ?? (item.actions as Item[])?.[0] ?? {}) as Record<string, unknown> };
       const exchange: Exchange = { call };
       exchanges.push(exchange);
       byId.set(String(item.call_id), exchange);
@@ -68,13 +71,26 @@ const next = (prefix: string) => `${prefix}_${(++serial).toString(16).padStart(1
 
 function outputOf(decision: Decision, batched: boolean): Item[] {
   const said = 'answer' in decision ? decision.answer : decision.say;
-  const items: Item[] = said ? [{ type: 'message', id: next('msg'), status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: said, annotations: [] }] }] : [];
+  const items: Item[] = said
+    ? [{ type: 'message', id: next('msg'), status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: said, annotations: [] }] }]
+    : [];
   if (!('call' in decision)) return items;
   const { name, args } = decision.call;
-  if (name !== 'computer') return [...items, { type: 'function_call', id: next('fc'), call_id: next('call'), name, arguments: JSON.stringify(args), status: 'completed' }];
+  if (name !== 'computer')
+    return [...items, { type: 'function_call', id: next('fc'), call_id: next('call'), name, arguments: JSON.stringify(args), status: 'completed' }];
   const coordinate = args.coordinate as number[] | undefined;
   const action = args.action === 'left_click' && coordinate ? { type: 'click', button: 'left', x: coordinate[0], y: coordinate[1] } : { type: 'wait' };
-  return [...items, { type: 'computer_call', id: next('cu'), call_id: next('call'), ...(batched ? { actions: [action] } : { action }), pending_safety_checks: [], status: 'completed' }];
+  return [
+    ...items,
+    {
+      type: 'computer_call',
+      id: next('cu'),
+      call_id: next('call'),
+      ...(batched ? { actions: [action] } : { action }),
+      pending_safety_checks: [],
+      status: 'completed',
+    },
+  ];
 }
 
 export function startOpenAiResponsesStandIn(options: { key?: string } = {}): Promise<StandIn> {
@@ -82,22 +98,62 @@ export function startOpenAiResponsesStandIn(options: { key?: string } = {}): Pro
   const kept = new Map<string, Item[]>();
   const answer = (request: RecordedRequest, response: ServerResponse) => {
     if (request.path !== '/v1/responses') return sendJson(response, 404, { error: { message: `Unknown path ${request.path}`, type: 'invalid_request_error' } });
-    const body = request.body as { model: string; input: string | Item[]; previous_response_id?: string; tools?: Item[]; stream?: boolean; instructions?: string };
+    const body = request.body as {
+      model: string;
+      input: string | Item[];
+      previous_response_id?: string;
+      tools?: Item[];
+      stream?: boolean;
+      instructions?: string;
+    };
     const before = body.previous_response_id ? kept.get(body.previous_response_id) : [];
-    if (!before) return sendJson(response, 400, { error: { message: `Previous response with id '${body.previous_response_id}' not found.`, type: 'invalid_request_error', param: 'previous_response_id', code: 'previous_response_not_found' } });
+    if (!before)
+      return sendJson(response, 400, {
+        error: {
+          message: `Previous response with id '${body.previous_response_id}' not found.`,
+          type: 'invalid_request_error',
+          param: 'previous_response_id',
+          code: 'previous_response_not_found',
+        },
+      });
     const input: Item[] = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : body.input;
     const conversation = [...before, ...input];
     const computer = body.tools?.find((tool) => tool.type === 'computer_use_preview' || tool.type === 'computer');
     const { goal, exchanges, firstPicture } = exchangesOf(conversation);
     const seen = transcriptOf(goal, exchanges, firstPicture);
-    const output = outputOf(computer ? decideWithScreen(seen) : decideWithTools(seen, (body.tools ?? []).map((tool) => String(tool.name))), computer?.type === 'computer');
+    const output = outputOf(
+      computer
+        ? decideWithScreen(seen)
+        : decideWithTools(
+            seen,
+            (body.tools ?? []).map((tool) => String(tool.name)),
+          ),
+      computer?.type === 'computer',
+    );
     const id = next('resp');
     kept.set(id, [...conversation, ...output]);
-    const usage = { input_tokens: tokensOf([body.instructions, conversation]), input_tokens_details: { cached_tokens: 0 }, output_tokens: tokensOf(output), output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 0 };
+    const usage = {
+      input_tokens: tokensOf([body.instructions, conversation]),
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: tokensOf(output),
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: 0,
+    };
     usage.total_tokens = usage.input_tokens + usage.output_tokens;
     const whole = (status: string, items: Item[], withUsage: boolean) => ({
-      id, object: 'response', created_at: Math.floor(Date.now() / 1000), status, model: body.model, output: items, previous_response_id: body.previous_response_id ?? null,
-      instructions: body.instructions ?? null, tools: body.tools ?? [], parallel_tool_calls: true, error: null, incomplete_details: null, usage: withUsage ? usage : null,
+      id,
+      object: 'response',
+      created_at: Math.floor(Date.now() / 1000),
+      status,
+      model: body.model,
+      output: items,
+      previous_response_id: body.previous_response_id ?? null,
+      instructions: body.instructions ?? null,
+      tools: body.tools ?? [],
+      parallel_tool_calls: true,
+      error: null,
+      incomplete_details: null,
+      usage: withUsage ? usage : null,
     });
     if (!body.stream) return sendJson(response, 200, whole('completed', output, true));
     let sequence = 0;
@@ -126,7 +182,10 @@ export function startOpenAiResponsesStandIn(options: { key?: string } = {}): Pro
     response.end();
   };
   return startStandIn((request, response) => {
-    if (options.key && request.headers.authorization !== `Bearer ${options.key}`) return sendJson(response, 401, { error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } });
+    if (options.key && request.headers.authorization !== `Bearer ${options.key}`)
+      return sendJson(response, 401, {
+        error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', param: null, code: 'invalid_api_key' },
+      });
     answer(request, response);
   });
 }

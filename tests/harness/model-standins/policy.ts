@@ -118,7 +118,9 @@ function decideInClawdTools(seen: Transcript): Decision {
     }
     case 'select': {
       const ref = refOf(snapshot, next.name, ['combobox', 'listbox']);
-      return ref ? { call: { name: 'browser_act', args: { kind: 'select', ref, values: [next.value] } } } : { answer: `I could not find the list "${next.name}".` };
+      return ref
+        ? { call: { name: 'browser_act', args: { kind: 'select', ref, values: [next.value] } } }
+        : { answer: `I could not find the list "${next.name}".` };
     }
     case 'answer-after': {
       const match = new RegExp(`${next.label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*([^"\\n\\]]+)`).exec(snapshot);
@@ -157,7 +159,11 @@ export function decideWithScreen(seen: Transcript): Decision {
   if (/never stop/i.test(seen.goal)) return { call: { name: 'computer', args: { action: 'wait' } } };
   const target = seen.lastPicture ? greenTarget(seen.lastPicture) : undefined;
   const clicks = seen.calls.filter((call) => call.name === 'computer' && /click/.test(String(call.args.action ?? call.args.type))).length;
-  if (target && clicks < 3) return { call: { name: 'computer', args: { action: 'left_click', coordinate: [target.x, target.y] } }, say: `Clicking the green square at ${target.x},${target.y}.` };
+  if (target && clicks < 3)
+    return {
+      call: { name: 'computer', args: { action: 'left_click', coordinate: [target.x, target.y] } },
+      say: `Clicking the green square at ${target.x},${target.y}.`,
+    };
   if (target) return { answer: 'The green square is still there after three clicks.' };
   return { answer: clicks ? 'I clicked the green square; it is gone.' : 'There is no green square on the screen.' };
 }

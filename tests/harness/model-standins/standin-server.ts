@@ -42,7 +42,9 @@ export async function startStandIn(handle: Handler): Promise<StandIn> {
       try {
         body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>;
       } catch {
-        response.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'body is not JSON', type: 'invalid_request_error' } }));
+        response
+          .writeHead(400, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { message: 'body is not JSON', type: 'invalid_request_error' } }));
         return;
       }
       const recorded: RecordedRequest = { path: (request.url ?? '/').split('?')[0], headers: request.headers, body };

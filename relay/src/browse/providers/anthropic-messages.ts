@@ -1,5 +1,12 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import type { BetaContentBlockParam, BetaImageBlockParam, BetaMessage, BetaMessageParam, BetaToolResultBlockParam, BetaToolUnion } from '@anthropic-ai/sdk/resources/beta/messages/messages';
+import type {
+  BetaContentBlockParam,
+  BetaImageBlockParam,
+  BetaMessage,
+  BetaMessageParam,
+  BetaToolResultBlockParam,
+  BetaToolUnion,
+} from '@anthropic-ai/sdk/resources/beta/messages/messages';
 import type { ProviderConfig } from '../../config/browse-config.js';
 import type { Ask, AskResult, Conversation, ConversationSetup, Picture, Turn } from './provider.js';
 
@@ -26,17 +33,34 @@ export function anthropicConversation(client: Anthropic, config: ProviderConfig,
   const computerTool = config.computerTool ?? DEFAULT_COMPUTER_TOOL;
   const tools: BetaToolUnion[] = setup.tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: tool.parameters }));
   if (setup.computer) {
-    tools.unshift({ type: computerTool, name: 'computer', display_width_px: setup.computer.display.width, display_height_px: setup.computer.display.height } as BetaToolUnion);
+    tools.unshift({
+      type: computerTool,
+      name: 'computer',
+      display_width_px: setup.computer.display.width,
+      display_height_px: setup.computer.display.height,
+    } as BetaToolUnion);
   }
   const betas = setup.computer ? [computerBeta(computerTool)] : undefined;
-  const image = (picture: Picture): BetaImageBlockParam => ({ type: 'image', source: { type: 'base64', media_type: picture.mimeType as 'image/png', data: picture.data } });
+  const image = (picture: Picture): BetaImageBlockParam => ({
+    type: 'image',
+    source: { type: 'base64', media_type: picture.mimeType as 'image/png', data: picture.data },
+  });
   return {
     say(text, picture) {
       messages.push({ role: 'user', content: picture ? [{ type: 'text', text }, image(picture)] : text });
     },
     async next(signal): Promise<Turn> {
-      const body = { model: config.model, max_tokens: config.maxTokens, system: setup.system, messages, ...(tools.length ? { tools } : {}), ...(betas ? { betas } : {}) };
-      const message: BetaMessage = config.stream ? await client.beta.messages.stream(body, { signal }).finalMessage() : await client.beta.messages.create({ ...body, stream: false }, { signal });
+      const body = {
+        model: config.model,
+        max_tokens: config.maxTokens,
+        system: setup.system,
+        messages,
+        ...(tools.length ? { tools } : {}),
+        ...(betas ? { betas } : {}),
+      };
+      const message: BetaMessage = config.stream
+        ? await client.beta.messages.stream(body, { signal }).finalMessage()
+        : await client.beta.messages.create({ ...body, stream: false }, { signal });
       messages.push({ role: 'assistant', content: message.content as BetaContentBlockParam[] });
       const asks: Ask[] = [];
       const words: string[] = [];
@@ -50,7 +74,10 @@ export function anthropicConversation(client: Anthropic, config: ProviderConfig,
       return {
         text: words.join('\n'),
         asks,
-        usage: { inputTokens: usage.input_tokens + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0), outputTokens: usage.output_tokens },
+        usage: {
+          inputTokens: usage.input_tokens + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0),
+          outputTokens: usage.output_tokens,
+        },
       };
     },
     answer(results: AskResult[]) {

@@ -15,7 +15,10 @@ import { type AskResult, type Conversation, type ConversationSetup, parseInput, 
  */
 export function chatConversation(client: OpenAI, config: ProviderConfig, setup: ConversationSetup): Conversation {
   const messages: ChatCompletionMessageParam[] = [{ role: 'system', content: setup.system }];
-  const tools: ChatCompletionTool[] = setup.tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } }));
+  const tools: ChatCompletionTool[] = setup.tools.map((tool) => ({
+    type: 'function',
+    function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+  }));
   const picture = (image: Picture) => ({ type: 'image_url' as const, image_url: { url: `data:${image.mimeType};base64,${image.data}` } });
   return {
     say(text, image) {
@@ -40,9 +43,14 @@ export function chatConversation(client: OpenAI, config: ProviderConfig, setup: 
       };
     },
     answer(results: AskResult[]) {
-      for (const result of results) messages.push({ role: 'tool', tool_call_id: result.id, content: result.picture ? `${result.text}\n(the picture follows)` : result.text });
+      for (const result of results)
+        messages.push({ role: 'tool', tool_call_id: result.id, content: result.picture ? `${result.text}\n(the picture follows)` : result.text });
       const pictures = results.filter((result) => result.picture);
-      if (pictures.length) messages.push({ role: 'user', content: [{ type: 'text', text: 'The picture the tool answered with:' }, ...pictures.map((result) => picture(result.picture!))] });
+      if (pictures.length)
+        messages.push({
+          role: 'user',
+          content: [{ type: 'text', text: 'The picture the tool answered with:' }, ...pictures.map((result) => picture(result.picture!))],
+        });
     },
   };
 }

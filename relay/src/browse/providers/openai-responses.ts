@@ -16,7 +16,13 @@ import { type Ask, type AskResult, type Conversation, type ConversationSetup, pa
 const DEFAULT_COMPUTER_TOOL = 'computer_use_preview';
 
 export function responsesConversation(client: OpenAI, config: ProviderConfig, setup: ConversationSetup): Conversation {
-  const tools: Tool[] = setup.tools.map((tool) => ({ type: 'function', name: tool.name, description: tool.description, parameters: tool.parameters, strict: false }));
+  const tools: Tool[] = setup.tools.map((tool) => ({
+    type: 'function',
+    name: tool.name,
+    description: tool.description,
+    parameters: tool.parameters,
+    strict: false,
+  }));
   if (setup.computer) {
     const type = config.computerTool ?? DEFAULT_COMPUTER_TOOL;
     const { width, height } = setup.computer.display;
@@ -27,7 +33,10 @@ export function responsesConversation(client: OpenAI, config: ProviderConfig, se
   const dataUrl = (picture: Picture) => `data:${picture.mimeType};base64,${picture.data}`;
   const userPicture = (text: string, picture: Picture): ResponseInputItem => ({
     role: 'user',
-    content: [{ type: 'input_text', text }, { type: 'input_image', image_url: dataUrl(picture), detail: 'auto' }],
+    content: [
+      { type: 'input_text', text },
+      { type: 'input_image', image_url: dataUrl(picture), detail: 'auto' },
+    ],
   });
   return {
     say(text, picture) {
@@ -43,7 +52,9 @@ export function responsesConversation(client: OpenAI, config: ProviderConfig, se
         ...(tools.length ? { tools } : {}),
         ...(setup.computer ? { truncation: 'auto' as const } : {}),
       };
-      const response: Response = config.stream ? await client.responses.stream(body, { signal }).finalResponse() : await client.responses.create(body, { signal });
+      const response: Response = config.stream
+        ? await client.responses.stream(body, { signal }).finalResponse()
+        : await client.responses.create(body, { signal });
       previous = response.id;
       pending = [];
       const asks: Ask[] = [];
@@ -53,7 +64,13 @@ export function responsesConversation(client: OpenAI, config: ProviderConfig, se
         if (item.type === 'function_call') asks.push({ kind: 'function', id: item.call_id, name: item.name, input: parseInput(item.arguments) });
         if (item.type === 'computer_call') {
           const actions = item.actions ?? (item.action ? [item.action] : []);
-          asks.push({ kind: 'computer', id: item.call_id, dialect: 'openai', actions, safetyChecks: item.pending_safety_checks?.length ? item.pending_safety_checks : undefined });
+          asks.push({
+            kind: 'computer',
+            id: item.call_id,
+            dialect: 'openai',
+            actions,
+            safetyChecks: item.pending_safety_checks?.length ? item.pending_safety_checks : undefined,
+          });
         }
       }
       return { text: words.join('\n'), asks, usage: { inputTokens: response.usage?.input_tokens ?? 0, outputTokens: response.usage?.output_tokens ?? 0 } };
@@ -68,7 +85,8 @@ export function responsesConversation(client: OpenAI, config: ProviderConfig, se
       }
       for (const result of results) {
         if (!result.computer) continue;
-        if (result.picture) pending.push({ type: 'computer_call_output', call_id: result.id, output: { type: 'computer_screenshot', image_url: dataUrl(result.picture) } });
+        if (result.picture)
+          pending.push({ type: 'computer_call_output', call_id: result.id, output: { type: 'computer_screenshot', image_url: dataUrl(result.picture) } });
         if (result.failed || !result.picture) pending.push({ role: 'user', content: `The computer action failed: ${result.text}` });
       }
       for (const result of pictures) pending.push(userPicture('The picture the tool answered with:', result.picture!));

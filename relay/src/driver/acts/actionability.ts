@@ -51,11 +51,15 @@ export async function actionable<T>(ref: string, element: ElementHandle, act: (w
       // sets location.hash) ran out of time: the action happened.
       if (sent === 'done') return undefined;
       // Sent, but not known to be done: it may have landed, and trying again would act twice.
-      if (sent === 'sending') throw new ConflictError(`${ref} was being acted on when the time for it ran out: the input may have landed. Take a new snapshot to see before trying again.`);
+      if (sent === 'sending')
+        throw new ConflictError(
+          `${ref} was being acted on when the time for it ran out: the input may have landed. Take a new snapshot to see before trying again.`,
+        );
       // Nothing was sent. An element that moves in bursts (reveal.js bounces its "next" arrow for
       // 100 s, still one second in two) is still now and then: one longer try catches it.
       const blockers = actionBlockers(error);
-      if (within === UNSTABLE_RETRY_WITHIN_MS || !blockers.some(({ kind }) => kind === 'not-stable')) throw new ConflictError(`${ref} ${notActionableBecause(blockers[0])}`);
+      if (within === UNSTABLE_RETRY_WITHIN_MS || !blockers.some(({ kind }) => kind === 'not-stable'))
+        throw new ConflictError(`${ref} ${notActionableBecause(blockers[0])}`);
     }
   }
   return undefined;
@@ -72,10 +76,11 @@ async function untilStill(element: ElementHandle, withinMs: number, ifAnimated: 
     .evaluate(
       (el, [within, onlyIfAnimated]) =>
         new Promise<void>((resolve) => {
-          const animated = () => document.getAnimations().some((animation) => {
-            const target = (animation.effect as KeyframeEffect | null)?.target;
-            return animation.playState === 'running' && !!target && target.contains(el as Element);
-          });
+          const animated = () =>
+            document.getAnimations().some((animation) => {
+              const target = (animation.effect as KeyframeEffect | null)?.target;
+              return animation.playState === 'running' && !!target && target.contains(el as Element);
+            });
           if (onlyIfAnimated && !animated()) return resolve();
           const started = performance.now();
           let last = '';

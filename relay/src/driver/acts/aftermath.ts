@@ -61,14 +61,23 @@ export async function withAftermath<T>(
   const onFinished = (request: Request) => {
     started.delete(request);
     if (!request.isNavigationRequest() || !mainFrameOf(request, page)) return;
-    const headers = request.response().then((response) => response?.headers() ?? {}, () => ({}) as Record<string, string>);
+    const headers = request.response().then(
+      (response) => response?.headers() ?? {},
+      () => ({}) as Record<string, string>,
+    );
     proxyAnswers.push(
       headers.then((answer) => {
         if (answer['x-clawd-refused'] || answer['x-clawd-egress']) failedNavigations.push({ url: request.url() });
       }),
     );
   };
-  const onPopup = (popup: Page) => popups.push(describeTab(popup).then((described) => `opened a new tab: ${described}`, () => 'opened a new tab'));
+  const onPopup = (popup: Page) =>
+    popups.push(
+      describeTab(popup).then(
+        (described) => `opened a new tab: ${described}`,
+        () => 'opened a new tab',
+      ),
+    );
   const onWindowOpen = () => windowsOpened++;
   const session: CDPSession | undefined = await tab.cdp().catch(() => undefined);
   session?.on('Page.windowOpen', onWindowOpen);

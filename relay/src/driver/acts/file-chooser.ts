@@ -22,7 +22,12 @@ export async function setInputFiles(tab: DriverTab, input: { inputRef?: string; 
  * the chooser, and the files go in then (or the hook lapses after `timeoutMs`).
  */
 export function armFileChooser(tab: DriverTab, files: UploadFile[], timeoutMs: number): void {
-  nextFileChooser(tab.page, timeoutMs).then((opened) => opened.setFiles(files), () => {}).catch(() => {});
+  nextFileChooser(tab.page, timeoutMs)
+    .then(
+      (opened) => opened.setFiles(files),
+      () => {},
+    )
+    .catch(() => {});
 }
 
 /**

@@ -20,7 +20,11 @@ export type LocatedRef = { ref: string; url: string } | { problem: string };
 /** `walk: false` when the tab's document was walked just now (a snapshot's notes): its refs stand. */
 export async function refForLocator(tab: DriverTab, found: ElementLocator, { waitMs = 0, walk = true } = {}): Promise<LocatedRef> {
   const located = playwrightLocator(tab.page, found);
-  if (waitMs) await located.first().waitFor({ state: 'attached', timeout: waitMs }).catch(() => {});
+  if (waitMs)
+    await located
+      .first()
+      .waitFor({ state: 'attached', timeout: waitMs })
+      .catch(() => {});
   const count = await located.count().catch(() => 0);
   if (count !== 1) return { problem: `${count ? `${count} elements match` : 'no element matches'} ${describeLocator(found)} on ${tab.page.url()}` };
   // A walk of the document as it is now: the ref is one of its refs, as an act expects.

@@ -60,10 +60,18 @@ export async function performMouseAction(tab: DriverTab, action: MouseAction, si
     case 'select-text': {
       if (action.ref !== undefined) {
         const element = await tab.element(action.ref);
-        return { ...(await selectTextIn(tab, { element, frame: frameOfRef(tab.snapshots, action.ref) ?? tab.page.mainFrame(), ref: action.ref, label: action.ref }, action.text, signal)) };
+        return {
+          ...(await selectTextIn(
+            tab,
+            { element, frame: frameOfRef(tab.snapshots, action.ref) ?? tab.page.mainFrame(), ref: action.ref, label: action.ref },
+            action.text,
+            signal,
+          )),
+        };
       }
       // The text alone: wherever the page shows it first.
-      if (action.text !== undefined) return { ...(await selectTextIn(tab, { element: await pageBody(tab), frame: tab.page.mainFrame(), label: 'the page' }, action.text, signal)) };
+      if (action.text !== undefined)
+        return { ...(await selectTextIn(tab, { element: await pageBody(tab), frame: tab.page.mainFrame(), label: 'the page' }, action.text, signal)) };
       return { ...(await selectTextBetween(tab, { x: action.x!, y: action.y! }, { x: action.endX!, y: action.endY! }, signal)) };
     }
   }

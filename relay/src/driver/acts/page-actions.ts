@@ -137,13 +137,15 @@ async function fillField(page: Page, element: ElementHandle, ref: string, value:
     else if ((await checkedState(element)) !== wanted) {
       // Through its label, as a person ticks a styled checkbox; the input's own state is the proof.
       await actionable(ref, target, (within) => target.click({ timeout: within }));
-      if ((await checkedState(element)) !== wanted) throw new ConflictError(`${ref} did not become ${wanted ? 'checked' : 'unchecked'} when its label was clicked. Take a new snapshot to see what the page did.`);
+      if ((await checkedState(element)) !== wanted)
+        throw new ConflictError(
+          `${ref} did not become ${wanted ? 'checked' : 'unchecked'} when its label was clicked. Take a new snapshot to see what the page did.`,
+        );
     }
   } else if (kind === 'select') {
     await assertSelectable(element, ref, [String(value)]);
     await element.selectOption(String(value), { timeout: ACTION_TIMEOUT_MS });
-  }
-  else await typeText(page, element, ref, String(value), false);
+  } else await typeText(page, element, ref, String(value), false);
 }
 
 /**
@@ -153,10 +155,15 @@ async function fillField(page: Page, element: ElementHandle, ref: string, value:
  */
 async function assertSelectable(element: ElementHandle, ref: string, values: string[]): Promise<void> {
   const state = await element.evaluate((el) =>
-    el instanceof HTMLSelectElement ? { disabled: el.disabled, options: [...el.options].map((option) => ({ value: option.value, label: option.label.trim() })) } : undefined,
+    el instanceof HTMLSelectElement
+      ? { disabled: el.disabled, options: [...el.options].map((option) => ({ value: option.value, label: option.label.trim() })) }
+      : undefined,
   );
   if (!state) return;
-  if (state.disabled) throw new ConflictError(`${ref} is disabled, so nothing can be chosen in it now. The page may enable it once something else is done; take a new snapshot to see.`);
+  if (state.disabled)
+    throw new ConflictError(
+      `${ref} is disabled, so nothing can be chosen in it now. The page may enable it once something else is done; take a new snapshot to see.`,
+    );
   const missing = values.filter((wanted) => !state.options.some((option) => option.value === wanted || option.label === wanted));
   if (!missing.length) return;
   const shown = state.options.slice(0, 30).map((option) => JSON.stringify(option.label || option.value));
@@ -186,7 +193,13 @@ async function waitFor(page: Page, action: Extract<Action, { kind: 'wait' }>, si
     if (found === true) return;
     if (typeof found === 'object') throw new BadRequestError(`Invalid selector ${JSON.stringify(selector)}: ${found.error}`);
     if (Date.now() >= deadline) {
-      const what = [text !== undefined && `text ${JSON.stringify(text)}`, textGone !== undefined && `text ${JSON.stringify(textGone)} to go`, selector !== undefined && `selector ${JSON.stringify(selector)}`].filter(Boolean).join(' and ');
+      const what = [
+        text !== undefined && `text ${JSON.stringify(text)}`,
+        textGone !== undefined && `text ${JSON.stringify(textGone)} to go`,
+        selector !== undefined && `selector ${JSON.stringify(selector)}`,
+      ]
+        .filter(Boolean)
+        .join(' and ');
       throw new TimeoutError(`Waited ${timeout} ms for ${what}; it did not happen`);
     }
     await sleep(WAIT_POLL_MS, signal);

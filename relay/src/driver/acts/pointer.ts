@@ -44,7 +44,7 @@ export async function moveMouse(tab: DriverTab, to: Point, steps = 1, signal?: A
   const from = cursorOf(tab);
   // In chunks: each chunk is Playwright's own interpolation from where the mouse is.
   const chunk = 10;
-  for (let done = 0; done < steps; ) {
+  for (let done = 0; done < steps;) {
     signal?.throwIfAborted();
     const next = Math.min(steps, done + chunk);
     const at = { x: from.x + ((to.x - from.x) * next) / steps, y: from.y + ((to.y - from.y) * next) / steps };

@@ -78,7 +78,8 @@ export class ProfileActs {
     }
     let performed = action;
     if (secretNames(action).length) {
-      if (!secrets.open) throw new ForbiddenError('Secrets are lent to task sessions under a grant that names them: {{secret:…}} and {{totp:…}} type nothing here');
+      if (!secrets.open)
+        throw new ForbiddenError('Secrets are lent to task sessions under a grant that names them: {{secret:…}} and {{totp:…}} type nothing here');
       const unfit = this.parts.secrets.unfitError();
       if (unfit) throw unfit;
       const substituted = await withSecrets(tab, action, secrets.open);
@@ -100,13 +101,30 @@ export class ProfileActs {
     const effect = await watchEffect(tab, action, hit?.ref);
     const since = Date.now();
     // Painted as the tab in front is, whichever is (tab-painting.ts).
-    const { result, events: opened, failedNavigations } = await whilePainted(tab.page, () =>
-      withAftermath(tab, () => performAction(tab, performed, signal), (popup) => this.host.describePopup(popup), signal),
+    const {
+      result,
+      events: opened,
+      failedNavigations,
+    } = await whilePainted(tab.page, () =>
+      withAftermath(
+        tab,
+        () => performAction(tab, performed, signal),
+        (popup) => this.host.describePopup(popup),
+        signal,
+      ),
     ).catch(async (error: unknown) => {
       throw await heldBack(tab.page, withoutSecrets(error, performed));
     });
     // The action as the agent sent it: a secret stays its placeholder.
-    this.parts.script.add({ kind: 'act', tab: targetId, url: urlBefore, action, elements, ...(result.typedAs === 'keys' || result.retyped ? { typedAs: 'keys' as const } : {}), ...(pathOf(result) ?? {}) });
+    this.parts.script.add({
+      kind: 'act',
+      tab: targetId,
+      url: urlBefore,
+      action,
+      elements,
+      ...(result.typedAs === 'keys' || result.retyped ? { typedAs: 'keys' as const } : {}),
+      ...(pathOf(result) ?? {}),
+    });
     const failed = failedNavigations.flatMap(({ url, error }) => failedNavigationEvent(this.parts.egress, url, error, since) ?? []);
     const events = [...tab.takeEvents(), ...opened, ...failed];
     const happened = { ...(events.length ? { events } : {}), ...(hit ? { hit } : {}) };
@@ -115,14 +133,27 @@ export class ProfileActs {
     const navigated = info.url !== urlBefore;
     const changes = await effect.finish({ navigated, events });
     const retitled = !navigated && titleBefore !== undefined && info.title !== titleBefore ? { retitled: true as const } : {};
-    return tab.secrets.redactDeep({ targetId, kind: action.kind, url: info.url, title: info.title, ...(navigated ? { navigated } : {}), ...retitled, ...changes, ...result, ...happened });
+    return tab.secrets.redactDeep({
+      targetId,
+      kind: action.kind,
+      url: info.url,
+      title: info.title,
+      ...(navigated ? { navigated } : {}),
+      ...retitled,
+      ...changes,
+      ...result,
+      ...happened,
+    });
   }
 
   /**
    * `POST /hooks/file-chooser`: set files on an input directly (inputRef /
    * element), or arm for the next file chooser, clicking `ref` to open it.
    */
-  async fileChooser(options: { targetId?: string; paths?: string[]; files?: InlineFile[]; ref?: string; inputRef?: string; element?: string; timeoutMs?: number }, signal?: AbortSignal) {
+  async fileChooser(
+    options: { targetId?: string; paths?: string[]; files?: InlineFile[]; ref?: string; inputRef?: string; element?: string; timeoutMs?: number },
+    signal?: AbortSignal,
+  ) {
     const fromPaths = options.paths ? await readUploads(options.paths, this.parts.uploads()) : [];
     const files = [...fromPaths, ...inlineUploads(options.files ?? [], fromPaths)];
     const tab = await this.host.tab(options.targetId);
@@ -142,7 +173,10 @@ export class ProfileActs {
   }
 
   /** `POST /screencast/input`: a person's click, scroll or keys from the live view, sent to the tab as input events. */
-  async viewInput(input: z.output<typeof schemas.viewInput>, beforePress?: (tab: DriverTab, at: { x: number; y: number } | 'focused' | 'focused-space') => Promise<void>): Promise<{ targetId: string; kind: string; url: string }> {
+  async viewInput(
+    input: z.output<typeof schemas.viewInput>,
+    beforePress?: (tab: DriverTab, at: { x: number; y: number } | 'focused' | 'focused-space') => Promise<void>,
+  ): Promise<{ targetId: string; kind: string; url: string }> {
     const tab = await this.host.tab(input.targetId);
     await sendViewInput(tab, input, beforePress && ((at) => beforePress(tab, at)));
     return { targetId: await tab.targetId(), kind: input.type, url: tab.page.url() };

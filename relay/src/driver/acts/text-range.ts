@@ -52,7 +52,9 @@ export async function selectTextIn(tab: DriverTab, target: TextTarget, text: str
   if ('error' in located) throw gone(label);
   if ('missing' in located) {
     const reads = located.missing ? `; it reads ${JSON.stringify(located.missing)}` : ' (it has no text)';
-    throw new ConflictError(`${label} does not hold the text ${JSON.stringify(text ?? '')}${reads}. Give the text as the element shows it, or a ref of the element that holds it.`);
+    throw new ConflictError(
+      `${label} does not hold the text ${JSON.stringify(text ?? '')}${reads}. Give the text as the element shows it, or a ref of the element that holds it.`,
+    );
   }
   if (located.field) {
     await element.focus();
@@ -62,7 +64,8 @@ export async function selectTextIn(tab: DriverTab, target: TextTarget, text: str
   await dragSelect(tab, located.from, located.to, signal);
   const read = await selectionIn(frame, scope, label);
   const wanted = collapse(text ?? read.text);
-  if (collapse(read.selection) === wanted || collapse(read.selection).includes(wanted)) return { selection: read.selection, selectedBy: 'mouse', occurrences: located.occurrences, from: located.from, to: located.to };
+  if (collapse(read.selection) === wanted || collapse(read.selection).includes(wanted))
+    return { selection: read.selection, selectedBy: 'mouse', occurrences: located.occurrences, from: located.from, to: located.to };
   // The mouse did not make it (the page stops selection, or dragged something instead): the Selection API does.
   await selectTextByScript(frame, { ...scope, text: text ?? null });
   return { selection: (await selectionIn(frame, scope, label)).selection, selectedBy: 'script', occurrences: located.occurrences };

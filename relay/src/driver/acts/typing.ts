@@ -131,9 +131,14 @@ export async function assertTypeable(element: ElementHandle, ref: string): Promi
   try {
     editable = await element.isEditable();
   } catch (error) {
-    throw new ConflictError(`${ref} cannot be typed into: ${(error as Error).message.split('\n')[0].replace(/^elementHandle\.isEditable: /, '')}. Type into a textbox, searchbox or combobox that takes text; clicking ${ref} may open one.`);
+    throw new ConflictError(
+      `${ref} cannot be typed into: ${(error as Error).message.split('\n')[0].replace(/^elementHandle\.isEditable: /, '')}. Type into a textbox, searchbox or combobox that takes text; clicking ${ref} may open one.`,
+    );
   }
-  if (!editable) throw new ConflictError(`${ref} is read-only or disabled, so it cannot be typed into. Clicking it may open a field that takes text; take a new snapshot after.`);
+  if (!editable)
+    throw new ConflictError(
+      `${ref} is read-only or disabled, so it cannot be typed into. Clicking it may open a field that takes text; take a new snapshot after.`,
+    );
 }
 
 /**
@@ -147,14 +152,29 @@ async function fieldOf(element: ElementHandle): Promise<FieldKind | undefined> {
     const control = el.tagName === 'LABEL' ? el.control : el;
     if (!control) return null;
     const type = control.tagName === 'INPUT' ? (control as HTMLInputElement).type : '';
-    const isField = control.tagName === 'TEXTAREA' || (control.tagName === 'INPUT' ? !['checkbox', 'radio', 'file', 'button', 'submit', 'reset', 'image', 'range', 'color', 'hidden'].includes(type) : control.isContentEditable === true);
+    const isField =
+      control.tagName === 'TEXTAREA' ||
+      (control.tagName === 'INPUT'
+        ? !['checkbox', 'radio', 'file', 'button', 'submit', 'reset', 'image', 'range', 'color', 'hidden'].includes(type)
+        : control.isContentEditable === true);
     if (!isField) return null;
     const box = control.getBoundingClientRect();
     const style = getComputedStyle(control);
     // On the page, scrolled to or not (a field above or below the viewport is still one a person sees): in the document's coordinates.
     const root = document.documentElement;
-    const onPage = box.right + scrollX > 0 && box.bottom + scrollY > 0 && box.left + scrollX < Math.max(root.scrollWidth, innerWidth) && box.top + scrollY < Math.max(root.scrollHeight, innerHeight);
-    const seen = box.width >= 4 && box.height >= 4 && Number(style.opacity) > 0.05 && style.visibility !== 'hidden' && onPage && style.clipPath !== 'inset(50%)' && style.clip !== 'rect(0px, 0px, 0px, 0px)';
+    const onPage =
+      box.right + scrollX > 0 &&
+      box.bottom + scrollY > 0 &&
+      box.left + scrollX < Math.max(root.scrollWidth, innerWidth) &&
+      box.top + scrollY < Math.max(root.scrollHeight, innerHeight);
+    const seen =
+      box.width >= 4 &&
+      box.height >= 4 &&
+      Number(style.opacity) > 0.05 &&
+      style.visibility !== 'hidden' &&
+      onPage &&
+      style.clipPath !== 'inset(50%)' &&
+      style.clip !== 'rect(0px, 0px, 0px, 0px)';
     return { seen, dated: ['date', 'time', 'datetime-local', 'month', 'week'].includes(type), secret: type === 'password', type };
   });
   return kind ?? undefined;
@@ -171,7 +191,10 @@ async function focusForKeys(element: ElementHandle, ref: string): Promise<void> 
   // Focus on a widget's frame is not yet where its keys go (a terminal moves it to its own input when clicked).
   if ((await holdsFocus(element)) && (await focusTakesText(element))) return;
   await actionable(ref, element, (within) => element.click({ timeout: within }));
-  if (!(await holdsFocus(element))) throw new ConflictError(`${ref} does not take the keyboard's focus, so nothing can be typed into it. Type into a textbox that does; take a new snapshot to find one.`);
+  if (!(await holdsFocus(element)))
+    throw new ConflictError(
+      `${ref} does not take the keyboard's focus, so nothing can be typed into it. Type into a textbox that does; take a new snapshot to find one.`,
+    );
 }
 
 /** The focused element takes text itself: a field, a contenteditable, an editor's EditContext. */

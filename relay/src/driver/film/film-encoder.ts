@@ -14,7 +14,12 @@ import { pointerImage, RING_SIZE, ringImage } from '../../replay/pointer-images.
 
 /** The ffmpeg a film uses: the configured one, else the first on PATH; a 503 naming it when there is none. */
 export function findFfmpeg(configured: string | undefined): string {
-  const candidates = configured ? [configured] : (process.env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, 'ffmpeg'));
+  const candidates = configured
+    ? [configured]
+    : (process.env.PATH ?? '')
+        .split(delimiter)
+        .filter(Boolean)
+        .map((dir) => join(dir, 'ffmpeg'));
   for (const candidate of candidates) {
     try {
       accessSync(candidate, constants.X_OK);
@@ -40,7 +45,14 @@ export interface FilmMaterial {
 }
 
 /** Writes the film's side files beside its frames and runs ffmpeg there, which writes `output` in that folder. */
-export async function encodeFilm(ffmpeg: string, material: FilmMaterial, chapters: FilmChapter[], title: string, format: FilmFormat, output: string): Promise<void> {
+export async function encodeFilm(
+  ffmpeg: string,
+  material: FilmMaterial,
+  chapters: FilmChapter[],
+  title: string,
+  format: FilmFormat,
+  output: string,
+): Promise<void> {
   const base = material.frames.replace(/\.frames\.ivf$/, '');
   const files: FilmFiles = {
     frames: material.frames,
@@ -71,7 +83,12 @@ function run(ffmpeg: string, args: string[], cwd: string): Promise<void> {
     child.on('error', (error) => reject(new UnavailableError(`ffmpeg (${ffmpeg}) did not start: ${error.message}`)));
     child.on('close', (code, signal) => {
       if (code === 0) resolve();
-      else reject(new UnavailableError(`ffmpeg could not make the film (${signal ?? `exit ${code}`}): ${errors.trim().split('\n').slice(-3).join(' | ') || 'no message'}`));
+      else
+        reject(
+          new UnavailableError(
+            `ffmpeg could not make the film (${signal ?? `exit ${code}`}): ${errors.trim().split('\n').slice(-3).join(' | ') || 'no message'}`,
+          ),
+        );
     });
   });
 }

@@ -172,7 +172,7 @@ export class FilmRecorder {
     const at = this.now();
     const frame = ivfFrame(jpeg, at);
     if (this.bytes + frame.length > this.room) {
-      this.stoppedGrowing = 'it reached the recordings\' bound (config recordings.maxMiB)';
+      this.stoppedGrowing = "it reached the recordings' bound (config recordings.maxMiB)";
       return;
     }
     this.lastAt = at;

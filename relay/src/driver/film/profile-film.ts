@@ -57,7 +57,13 @@ export class ProfileFilm {
     if (this.filming) throw new BadRequestError(`Profile ${this.profile} is being filmed since ${this.filming.since}: stop that film first (POST /video/stop)`);
     const recorder = new FilmRecorder(options.dir, `${options.stem}.frames.ivf`, options.room);
     const targetId = options.tab ? await options.tab.targetId() : undefined;
-    this.filming = { recorder, format: options.format, stem: options.stem, since: new Date(recorder.startedAt).toISOString(), ...(targetId ? { targetId } : {}) };
+    this.filming = {
+      recorder,
+      format: options.format,
+      stem: options.stem,
+      since: new Date(recorder.startedAt).toISOString(),
+      ...(targetId ? { targetId } : {}),
+    };
     const first = options.tab ?? (await this.currentTab().catch(() => undefined));
     if (first) await recorder.follow(first);
   }

@@ -50,8 +50,12 @@ export class BrowserUrlGuard {
       this.session = await this.browser.newBrowserCDPSession();
       const session = this.session;
       // A request is never left paused: if deciding fails, it is refused (the policy fails closed).
-      session.on('Fetch.requestPaused', (event) =>
-        void this.decide(event).catch(() => session.send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' }).catch(() => {})),
+      session.on(
+        'Fetch.requestPaused',
+        (event) =>
+          void this.decide(event).catch(() =>
+            session.send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' }).catch(() => {}),
+          ),
       );
     }
     if (on) await this.session.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] });
@@ -72,7 +76,9 @@ export class BrowserUrlGuard {
       ownTab.urlPolicy.lastRefusal = `${problem}${privateHostRemedy(problem, event.request.url)}`;
       ownTab.noteEvent(`navigation to ${where} refused: ${problem}`);
     } else {
-      const what = document ? "a frame's or new tab's navigation" : `${/^[aeiou]/i.test(event.resourceType) ? 'an' : 'a'} ${event.resourceType.toLowerCase()} request`;
+      const what = document
+        ? "a frame's or new tab's navigation"
+        : `${/^[aeiou]/i.test(event.resourceType) ? 'an' : 'a'} ${event.resourceType.toLowerCase()} request`;
       (ownTab ?? this.drivenTab())?.noteEvent(`${what} to ${where} refused: ${problem}`);
     }
     // A tab's own navigation gets 204, which keeps its page where it was (an error page would

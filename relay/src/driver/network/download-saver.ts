@@ -13,7 +13,12 @@ import type { DriverTab } from '../driver-tab.js';
  */
 
 /** Decides whether a download is kept: true to save it. Resolves when the decision is made (a person may be asked). */
-export type DownloadHold = (download: { profile: string; tab: DriverTab; fileName: string; url: string }) => Promise<{ keep: boolean; rule?: string; why?: string }>;
+export type DownloadHold = (download: {
+  profile: string;
+  tab: DriverTab;
+  fileName: string;
+  url: string;
+}) => Promise<{ keep: boolean; rule?: string; why?: string }>;
 
 const MAX_RECORDS = 200;
 
@@ -45,7 +50,10 @@ export class DownloadSaver {
     const record: DownloadRecord = { targetId: tab.knownTargetId, url: download.url(), state: 'in_progress' };
     this.records.push(record);
     if (this.records.length > MAX_RECORDS) this.records.shift();
-    const decided = await this.hold()?.({ profile: this.profile, tab, fileName: download.suggestedFilename(), url: download.url() }).catch((error: Error) => ({ keep: false, why: error.message }));
+    const decided = await this.hold()?.({ profile: this.profile, tab, fileName: download.suggestedFilename(), url: download.url() }).catch((error: Error) => ({
+      keep: false,
+      why: error.message,
+    }));
     if (decided && !decided.keep) {
       // Never saved: Playwright's own copy goes too.
       await download.delete().catch(() => {});

@@ -68,10 +68,16 @@ export class NetworkLog {
   list(filter: NetworkFilter = {}): NetworkEntry[] {
     const status = filter.status;
     const statusMatches = (entry: NetworkEntry) =>
-      status === undefined || (/^\dxx$/i.test(status) ? entry.status !== undefined && Math.floor(entry.status / 100) === Number(status[0]) : entry.status === Number(status));
+      status === undefined ||
+      (/^\dxx$/i.test(status) ? entry.status !== undefined && Math.floor(entry.status / 100) === Number(status[0]) : entry.status === Number(status));
     const matching = this.entries
       .map(({ entry }) => entry)
-      .filter((entry) => (filter.url === undefined || entry.url.includes(filter.url)) && (filter.type === undefined || entry.resourceType === filter.type) && statusMatches(entry));
+      .filter(
+        (entry) =>
+          (filter.url === undefined || entry.url.includes(filter.url)) &&
+          (filter.type === undefined || entry.resourceType === filter.type) &&
+          statusMatches(entry),
+      );
     return filter.limit === undefined ? matching : matching.slice(-filter.limit);
   }
 
@@ -132,7 +138,10 @@ export class NetworkLog {
     this.byRequest.set(request, entry);
     if (this.entries.length > MAX_ENTRIES) this.byRequest.delete(this.entries.shift()!.request);
     // The full request headers (cookies included) and the response come later.
-    void request.allHeaders().then((headers) => (entry.requestHeaders = headers), () => {});
+    void request.allHeaders().then(
+      (headers) => (entry.requestHeaders = headers),
+      () => {},
+    );
   }
 
   private async finished(request: Request): Promise<void> {

@@ -50,6 +50,14 @@ export class ProfilePageTools {
     const info = await this.deps.use(tab);
     const navigated = info.url !== urlBefore;
     const { changed } = await watch.finish({ navigated, events });
-    return { targetId, ...result, url: info.url, title: info.title, ...(changed !== undefined ? { changed } : {}), ...(navigated ? { navigated } : {}), ...happened };
+    return {
+      targetId,
+      ...result,
+      url: info.url,
+      title: info.title,
+      ...(changed !== undefined ? { changed } : {}),
+      ...(navigated ? { navigated } : {}),
+      ...happened,
+    };
   }
 }

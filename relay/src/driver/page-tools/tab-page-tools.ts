@@ -94,10 +94,12 @@ export class TabPageTools {
     const tool = this.find(name, options.frameId);
     await checkToolInput(tool, input);
     const session = this.sessionOf.get(tool.frameId) ?? main;
-    const { invocationId } = (await session.send('WebMCP.invokeTool', { frameId: tool.frameId, toolName: name, input: input as never }).catch((error: Error) => {
-      if (/Tool not found/i.test(error.message)) throw this.gone(name);
-      throw error;
-    })) as Protocol.WebMCP.InvokeToolResponse;
+    const { invocationId } = (await session
+      .send('WebMCP.invokeTool', { frameId: tool.frameId, toolName: name, input: input as never })
+      .catch((error: Error) => {
+        if (/Tool not found/i.test(error.message)) throw this.gone(name);
+        throw error;
+      })) as Protocol.WebMCP.InvokeToolResponse;
     const answered = new Promise<Protocol.WebMCP.ToolRespondedEvent>((resolve) => this.invocations.set(invocationId, { tool: name, resolve }));
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
@@ -107,7 +109,16 @@ export class TabPageTools {
         void session.send('WebMCP.cancelInvocation', { invocationId }).catch(() => {});
         reject(why);
       };
-      timer = setTimeout(() => cancel(new TimeoutError(`Page tool ${name} did not answer within ${options.timeoutMs} ms: its call was cancelled`, { tool: name, limitMs: options.timeoutMs })), options.timeoutMs);
+      timer = setTimeout(
+        () =>
+          cancel(
+            new TimeoutError(`Page tool ${name} did not answer within ${options.timeoutMs} ms: its call was cancelled`, {
+              tool: name,
+              limitMs: options.timeoutMs,
+            }),
+          ),
+        options.timeoutMs,
+      );
       onAbort = () => cancel(options.signal?.reason instanceof Error ? options.signal.reason : new Error('cancelled'));
       if (options.signal?.aborted) onAbort();
       else options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -116,7 +127,13 @@ export class TabPageTools {
       const answer = await Promise.race([answered, stopped]);
       // A tool that threw says so in its exception (errorText is empty then): its message, without the page's stack.
       const errorText = answer.errorText || answer.exception?.description?.split('\n')[0];
-      return { tool: name, frameId: tool.frameId, status: answer.status, ...(answer.output !== undefined ? { output: answer.output } : {}), ...(errorText ? { errorText } : {}) };
+      return {
+        tool: name,
+        frameId: tool.frameId,
+        status: answer.status,
+        ...(answer.output !== undefined ? { output: answer.output } : {}),
+        ...(errorText ? { errorText } : {}),
+      };
     } finally {
       clearTimeout(timer);
       if (onAbort) options.signal?.removeEventListener('abort', onAbort);
@@ -138,7 +155,9 @@ export class TabPageTools {
     const chosen = frameId ? offering.find((tool) => tool.frameId === frameId) : offering[0];
     if (!chosen) throw this.gone(name);
     if (!frameId && offering.length > 1)
-      throw new BadRequestError(`Page tool ${name} is offered by ${offering.length} frames (${offering.map((tool) => tool.frameId).join(', ')}): name one with frameId`);
+      throw new BadRequestError(
+        `Page tool ${name} is offered by ${offering.length} frames (${offering.map((tool) => tool.frameId).join(', ')}): name one with frameId`,
+      );
     return chosen;
   }
 

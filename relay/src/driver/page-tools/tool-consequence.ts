@@ -60,15 +60,31 @@ export async function toolConsequence(session: CDPSession, tool: PageTool, form:
     return { rule: rule.name, act: `${act}, which sends a form that could not be read` };
   }
   if (!judged) return undefined;
-  if ('target' in judged) return { rule: judged.rule, act: `${act}, which sends its form with ${judged.target.role} ${JSON.stringify(clip(judged.target.name))}`, target: judged.target };
+  if ('target' in judged)
+    return {
+      rule: judged.rule,
+      act: `${act}, which sends its form with ${judged.target.role} ${JSON.stringify(clip(judged.target.name))}`,
+      target: judged.target,
+    };
   return { rule: judged.rule, act: `${act}, sending a form to ${judged.host}` };
 }
 
-async function judgeForm(session: CDPSession, frameId: string, backendNodeId: number, rules: ConfirmRule[]): Promise<{ rule: string; target: { role: string; name: string } } | { rule: string; host: string } | undefined> {
+async function judgeForm(
+  session: CDPSession,
+  frameId: string,
+  backendNodeId: number,
+  rules: ConfirmRule[],
+): Promise<{ rule: string; target: { role: string; name: string } } | { rule: string; host: string } | undefined> {
   const { executionContextId } = (await session.send('Page.createIsolatedWorld', { frameId, worldName: WORLD })) as Protocol.Page.CreateIsolatedWorldResponse;
   const { object } = (await session.send('DOM.resolveNode', { backendNodeId, executionContextId })) as Protocol.DOM.ResolveNodeResponse;
   const call = async (objectId: string, fn: (...args: never[]) => unknown, byValue = true) =>
-    ((await session.send('Runtime.callFunctionOn', { objectId, functionDeclaration: fn.toString(), returnByValue: byValue })) as Protocol.Runtime.CallFunctionOnResponse).result;
+    (
+      (await session.send('Runtime.callFunctionOn', {
+        objectId,
+        functionDeclaration: fn.toString(),
+        returnByValue: byValue,
+      })) as Protocol.Runtime.CallFunctionOnResponse
+    ).result;
   const held = [object.objectId!];
   try {
     const sentTo = [(await call(object.objectId!, formAction)).value as string];
@@ -95,7 +111,10 @@ async function judgeForm(session: CDPSession, frameId: string, backendNodeId: nu
 /** An element's role and name, as Chromium's accessibility tree gives them. */
 async function nameOf(session: CDPSession, objectId: string): Promise<{ role: string; name: string } | undefined> {
   const { node } = (await session.send('DOM.describeNode', { objectId })) as Protocol.DOM.DescribeNodeResponse;
-  const { nodes } = (await session.send('Accessibility.getPartialAXTree', { backendNodeId: node.backendNodeId, fetchRelatives: false })) as Protocol.Accessibility.GetPartialAXTreeResponse;
+  const { nodes } = (await session.send('Accessibility.getPartialAXTree', {
+    backendNodeId: node.backendNodeId,
+    fetchRelatives: false,
+  })) as Protocol.Accessibility.GetPartialAXTreeResponse;
   const own = nodes.find((each) => each.backendDOMNodeId === node.backendNodeId) ?? nodes[0];
   const role = own?.role?.value;
   return typeof role === 'string' ? { role, name: String(own?.name?.value ?? '') } : undefined;

@@ -29,7 +29,9 @@ export async function checkToolInput(tool: PageTool, input: Record<string, unkno
     compiled.set(tool.inputSchema, validate);
   }
   if (!validate || validate(input)) return;
-  throw new BadRequestError(`Invalid input for page tool ${tool.name}: ${[...new Set((validate.errors ?? []).map(describe))].slice(0, 5).join('; ')} (its inputSchema is in the list of the page's tools)`);
+  throw new BadRequestError(
+    `Invalid input for page tool ${tool.name}: ${[...new Set((validate.errors ?? []).map(describe))].slice(0, 5).join('; ')} (its inputSchema is in the list of the page's tools)`,
+  );
 }
 
 /**
@@ -39,7 +41,20 @@ export async function checkToolInput(tool: PageTool, input: Record<string, unkno
  * "SYSTEM: …" in an error no fence holds). Its limits that are numbers are.
  * The tool's listing (fenced) has the schema whole.
  */
-const NUMERIC = new Set(['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minLength', 'maxLength', 'minItems', 'maxItems', 'minProperties', 'maxProperties', 'uniqueItems']);
+const NUMERIC = new Set([
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minLength',
+  'maxLength',
+  'minItems',
+  'maxItems',
+  'minProperties',
+  'maxProperties',
+  'uniqueItems',
+]);
 const JSON_TYPES = /^(string|number|integer|boolean|object|array|null)(,(string|number|integer|boolean|object|array|null))*$/;
 const SAID: Record<string, string> = {
   required: 'lacks a field the tool requires',

@@ -44,7 +44,7 @@ export async function framePath(frameId: string, topFrame: string, watched: Watc
     ),
   );
   const path: string[] = [];
-  for (let frame = frameId; frame !== topFrame; ) {
+  for (let frame = frameId; frame !== topFrame;) {
     const parent = parents.get(frame);
     const host = parent === undefined ? undefined : watched.find((one) => one.worlds.has(parent));
     if (parent === undefined || !host || path.length >= MAX_DEPTH) return undefined;

@@ -167,7 +167,10 @@ export class PersonWatch {
     this.session = session;
     this.watched = [tabs];
     // Out-of-process frames (another site's, under site isolation) are heard on sessions of their own.
-    const frames = (this.frames = new OutOfProcessFrames(this.tab.page, { opened: (frame) => this.openFrame(frame), closed: (frame) => this.closeFrame(frame) }));
+    const frames = (this.frames = new OutOfProcessFrames(this.tab.page, {
+      opened: (frame) => this.openFrame(frame),
+      closed: (frame) => this.closeFrame(frame),
+    }));
     await frames.watch();
   }
 
@@ -237,7 +240,11 @@ export class PersonWatch {
   /** The source for new documents, and run at once in the ones there are: a world that has it already only takes the mode and the window. */
   private async installNow(one: WatchedSession, mode: PersonWatchMode): Promise<void> {
     const before = one.script;
-    const { identifier } = await one.session.send('Page.addScriptToEvaluateOnNewDocument', { source: personWatchSource(this.binding, mode, this.secretWindow()), worldName: this.world, runImmediately: true });
+    const { identifier } = await one.session.send('Page.addScriptToEvaluateOnNewDocument', {
+      source: personWatchSource(this.binding, mode, this.secretWindow()),
+      worldName: this.world,
+      runImmediately: true,
+    });
     one.script = identifier;
     if (before) await one.session.send('Page.removeScriptToEvaluateOnNewDocument', { identifier: before }).catch(() => {});
   }

@@ -55,7 +55,14 @@ export class AskFirst<T = unknown> extends Error {
  * Runs the steps in order, from `from` (a batch going on after a person's yes); a failure names the
  * step and how many ran before it. An AskFirst leaves as it is, with where it stopped.
  */
-export async function runComputerSteps(tab: DriverTab, steps: ComputerStep[], screen: ScreenScale, signal?: AbortSignal, beforePress?: BeforePress, from: StepPlace = { step: 0, chord: 0 }): Promise<StepsRun> {
+export async function runComputerSteps(
+  tab: DriverTab,
+  steps: ComputerStep[],
+  screen: ScreenScale,
+  signal?: AbortSignal,
+  beforePress?: BeforePress,
+  from: StepPlace = { step: 0, chord: 0 },
+): Promise<StepsRun> {
   let zoom: StepsRun['zoom'];
   for (let index = from.step; index < steps.length; index++) {
     const step = steps[index];
@@ -70,13 +77,22 @@ export async function runComputerSteps(tab: DriverTab, steps: ComputerStep[], sc
       }
       if (signal?.aborted) throw error;
       const message = `actions.${index} (${step.kind}) failed after ${index} of ${steps.length} ran: ${(error as Error).message}`;
-      throw error instanceof ClawdError ? new ClawdError(error.code, message, { ...error.details, performed: index }) : new ClawdError('internal', message, { performed: index });
+      throw error instanceof ClawdError
+        ? new ClawdError(error.code, message, { ...error.details, performed: index })
+        : new ClawdError('internal', message, { performed: index });
     }
   }
   return { performed: steps.length, ...(zoom ? { zoom } : {}) };
 }
 
-async function runStep(tab: DriverTab, step: ComputerStep, screen: ScreenScale, signal?: AbortSignal, beforePress?: BeforePress, firstChord = 0): Promise<void> {
+async function runStep(
+  tab: DriverTab,
+  step: ComputerStep,
+  screen: ScreenScale,
+  signal?: AbortSignal,
+  beforePress?: BeforePress,
+  firstChord = 0,
+): Promise<void> {
   const { page } = tab;
   const moveTo = async (point: Point | undefined, steps = 1) => {
     if (!point) return;

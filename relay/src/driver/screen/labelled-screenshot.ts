@@ -23,9 +23,13 @@ import { captureScreen, measureScreen } from './screen-capture.js';
 type Request = z.output<typeof visionSchemas.labelledScreenshot>;
 
 export async function labelledScreenshot(tab: DriverTab, request: Request): Promise<Omit<LabelledScreenshot, 'targetId' | 'url' | 'title'>> {
-  if (request.fullPage && request.display) throw new BadRequestError('Invalid display: it sizes the screen a model sees, not a full page (give one or the other)');
+  if (request.fullPage && request.display)
+    throw new BadRequestError('Invalid display: it sizes the screen a model sees, not a full page (give one or the other)');
   const { snapshot, shown: listed } = await snapshotWithRefs(tab.snapshots, { interactive: request.interactive });
-  const boxes = await boxesOf(tab, listed.map(({ ref }) => ref));
+  const boxes = await boxesOf(
+    tab,
+    listed.map(({ ref }) => ref),
+  );
 
   let screen: ScreenScale | undefined;
   let picture: Buffer;

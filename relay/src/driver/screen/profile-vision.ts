@@ -82,7 +82,13 @@ export class ProfileVision {
       const image = { type: request.type, quality: request.quality };
       const zoom = run.zoom;
       const data = zoom
-        ? await captureScreen(tab, now, image, { x: zoom[0], y: zoom[1], width: zoom[2] - zoom[0], height: zoom[3] - zoom[1], zoom: Math.min(now.width / (zoom[2] - zoom[0]), now.height / (zoom[3] - zoom[1])) })
+        ? await captureScreen(tab, now, image, {
+            x: zoom[0],
+            y: zoom[1],
+            width: zoom[2] - zoom[0],
+            height: zoom[3] - zoom[1],
+            zoom: Math.min(now.width / (zoom[2] - zoom[0]), now.height / (zoom[3] - zoom[1])),
+          })
         : await captureScreen(tab, now, image);
       const size = imageSize(data) ?? { width: now.width, height: now.height };
       screenshot = { type: request.type, mimeType: `image/${request.type}`, data: data.toString('base64'), ...size, ...(zoom ? { zoomed: zoom } : {}) };

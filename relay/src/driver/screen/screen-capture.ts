@@ -33,7 +33,13 @@ export async function captureScreen(
   const session = await tab.cdp();
   const { viewport, scale } = screen;
   const area = region
-    ? { x: viewport.pageX + region.x / scale, y: viewport.pageY + region.y / scale, width: region.width / scale, height: region.height / scale, scale: scale * region.zoom }
+    ? {
+        x: viewport.pageX + region.x / scale,
+        y: viewport.pageY + region.y / scale,
+        width: region.width / scale,
+        height: region.height / scale,
+        scale: scale * region.zoom,
+      }
     : { x: viewport.pageX, y: viewport.pageY, width: viewport.clientWidth, height: viewport.clientHeight, scale };
   const wanted = Math.round(area.width * area.scale);
   const take = async (correction: number) => {

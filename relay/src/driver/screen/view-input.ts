@@ -11,7 +11,11 @@ import type { DriverTab } from '../driver-tab.js';
  * would act on a control: a click's point, or what has focus for a key that
  * acts (Enter, Space) or typed text that holds one.
  */
-export async function sendViewInput(tab: DriverTab, input: z.output<typeof schemas.viewInput>, beforePress?: (at: { x: number; y: number } | 'focused' | 'focused-space') => Promise<void>): Promise<void> {
+export async function sendViewInput(
+  tab: DriverTab,
+  input: z.output<typeof schemas.viewInput>,
+  beforePress?: (at: { x: number; y: number } | 'focused' | 'focused-space') => Promise<void>,
+): Promise<void> {
   const { page } = tab;
   const size = page.viewportSize() ?? (await page.evaluate(() => ({ width: innerWidth, height: innerHeight })));
   const at = () => {

@@ -79,7 +79,13 @@ export class BrowserSecrets {
 
   remember(name: string, value: string): void {
     if (!value) return;
-    const forms = [value, encodeURIComponent(value), new URLSearchParams([['', value]]).toString().slice(1), JSON.stringify(value).slice(1, -1), Buffer.from(value).toString('base64')];
+    const forms = [
+      value,
+      encodeURIComponent(value),
+      new URLSearchParams([['', value]]).toString().slice(1),
+      JSON.stringify(value).slice(1, -1),
+      Buffer.from(value).toString('base64'),
+    ];
     this.typed.set(value, { name, forms: [...new Set(forms)].filter(Boolean), shownAs: `[secret ${name}]` });
   }
 
@@ -93,7 +99,10 @@ export class BrowserSecrets {
     if (!this.typed.size) return base64;
     // latin1 maps bytes to characters one to one: binary survives, and a value is matched by its UTF-8 bytes.
     const bytes = Buffer.from(base64, 'base64').toString('latin1');
-    return Buffer.from(this.replaceForms(bytes, (form) => Buffer.from(form, 'utf8').toString('latin1')), 'latin1').toString('base64');
+    return Buffer.from(
+      this.replaceForms(bytes, (form) => Buffer.from(form, 'utf8').toString('latin1')),
+      'latin1',
+    ).toString('base64');
   }
 
   private replaceForms(text: string, asText: (form: string) => string): string {
@@ -113,7 +122,12 @@ export class BrowserSecrets {
       if (typeof item === 'string') return this.redact(item);
       if (Array.isArray(item)) return item.map(walk);
       if (item && typeof item === 'object' && Object.getPrototypeOf(item) === Object.prototype)
-        return Object.fromEntries(Object.entries(item).map(([key, field]) => [this.redact(key), binary(item, key) ? field : key === 'base64' && typeof field === 'string' ? this.redactBody(field) : walk(field)]));
+        return Object.fromEntries(
+          Object.entries(item).map(([key, field]) => [
+            this.redact(key),
+            binary(item, key) ? field : key === 'base64' && typeof field === 'string' ? this.redactBody(field) : walk(field),
+          ]),
+        );
       return item;
     };
     return walk(value) as T;

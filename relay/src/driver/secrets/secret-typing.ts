@@ -25,7 +25,8 @@ export type SecretOpener = (name: string, kind: SecretKind) => Promise<OpenedSec
 
 /** The secrets an action names, in order, each once, with how each is typed. */
 export function secretNames(action: Action): Array<{ name: string; kind: SecretKind }> {
-  const texts = action.kind === 'type' ? [action.text] : action.kind === 'fill' ? action.fields.map((field) => (typeof field.value === 'string' ? field.value : '')) : [];
+  const texts =
+    action.kind === 'type' ? [action.text] : action.kind === 'fill' ? action.fields.map((field) => (typeof field.value === 'string' ? field.value : '')) : [];
   const named = new Map<string, { name: string; kind: SecretKind }>();
   for (const text of texts) for (const [placeholder, kind, name] of text.matchAll(PLACEHOLDER)) named.set(placeholder, { name, kind: kind as SecretKind });
   return [...named.values()];
@@ -34,7 +35,11 @@ export function secretNames(action: Action): Array<{ name: string; kind: SecretK
 const onDomain = (host: string, domain: string) => host === domain || host.endsWith(`.${domain}`);
 
 /** The action with its placeholders replaced, and the secrets it types, each with the host it is typed on. */
-export async function withSecrets(tab: DriverTab, action: Action, open: SecretOpener): Promise<{ action: Action; typed: Array<OpenedSecret & { host: string; kind: SecretKind }> }> {
+export async function withSecrets(
+  tab: DriverTab,
+  action: Action,
+  open: SecretOpener,
+): Promise<{ action: Action; typed: Array<OpenedSecret & { host: string; kind: SecretKind }> }> {
   const typed: Array<OpenedSecret & { host: string; kind: SecretKind }> = [];
   const fill = async (ref: string, text: string): Promise<string> => {
     const placeholders = [...text.matchAll(PLACEHOLDER)];
@@ -46,7 +51,9 @@ export async function withSecrets(tab: DriverTab, action: Action, open: SecretOp
     for (const [placeholder, kind, name] of new Map(placeholders.map((match) => [match[0], match])).values()) {
       const secret = await open(name, kind as SecretKind);
       if (!secret.domains.some((domain) => onDomain(host, domain)))
-        throw new ForbiddenError(`Secret ${name} may be typed on ${secret.domains.join(', ')} only, not on ${host || 'a page without a host'}: nothing was typed`);
+        throw new ForbiddenError(
+          `Secret ${name} may be typed on ${secret.domains.join(', ')} only, not on ${host || 'a page without a host'}: nothing was typed`,
+        );
       typed.push({ ...secret, host, kind: kind as SecretKind });
       filled = filled.split(placeholder).join(secret.value);
     }

@@ -90,8 +90,13 @@ export class VirtualAuthenticators {
     for (const tab of this.tabs) {
       const id = await this.installed.get(tab);
       if (!id || tab.page.isClosed()) continue;
-      const { credentials } = (await (await tab.cdp()).send('WebAuthn.getCredentials', { authenticatorId: id }).catch(() => ({ credentials: [] }))) as Protocol.WebAuthn.GetCredentialsResponse;
-      for (const credential of credentials) if ((byId.get(credential.credentialId)?.signCount ?? -1) < credential.signCount) byId.set(credential.credentialId, credential);
+      const { credentials } = (await (
+        await tab.cdp()
+      )
+        .send('WebAuthn.getCredentials', { authenticatorId: id })
+        .catch(() => ({ credentials: [] }))) as Protocol.WebAuthn.GetCredentialsResponse;
+      for (const credential of credentials)
+        if ((byId.get(credential.credentialId)?.signCount ?? -1) < credential.signCount) byId.set(credential.credentialId, credential);
     }
     return [...byId.values()];
   }
@@ -117,7 +122,9 @@ export class VirtualAuthenticators {
     for (let tries = 1; ; tries++) {
       await cdp.send('WebAuthn.enable', { enableUI: false });
       try {
-        const { authenticatorId } = (await cdp.send('WebAuthn.addVirtualAuthenticator', { options: AUTHENTICATOR })) as Protocol.WebAuthn.AddVirtualAuthenticatorResponse;
+        const { authenticatorId } = (await cdp.send('WebAuthn.addVirtualAuthenticator', {
+          options: AUTHENTICATOR,
+        })) as Protocol.WebAuthn.AddVirtualAuthenticatorResponse;
         return authenticatorId;
       } catch (error) {
         // A new tab's first document replaces its frame right after it opens, and Chrome forgets the enable with it: enable again.

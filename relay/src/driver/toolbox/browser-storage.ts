@@ -26,7 +26,12 @@ const underDomain = (domain: string) => new RegExp(`(^|\\.)${escapeRegex(domain.
 export async function listCookies(context: BrowserContext, filter: CookieFilter): Promise<Cookie[]> {
   const cookies = await context.cookies(filter.url ? [filter.url] : []);
   const domain = filter.domain ? underDomain(filter.domain) : undefined;
-  return cookies.filter((cookie) => (!domain || domain.test(cookie.domain)) && (filter.name === undefined || cookie.name === filter.name) && (filter.path === undefined || cookie.path === filter.path));
+  return cookies.filter(
+    (cookie) =>
+      (!domain || domain.test(cookie.domain)) &&
+      (filter.name === undefined || cookie.name === filter.name) &&
+      (filter.path === undefined || cookie.path === filter.path),
+  );
 }
 
 export async function setCookies(context: BrowserContext, cookies: Array<Partial<Cookie> & { name: string; value: string; url?: string }>): Promise<number> {
@@ -59,7 +64,9 @@ function frameOf(tab: DriverTab, origin: string | undefined): { frame: Frame; or
   const main = tab.page.mainFrame();
   const frame = origin === undefined ? main : tab.page.frames().find((candidate) => originOf(candidate) === origin);
   if (!frame || originOf(frame) === 'null') {
-    throw new NotFoundError(`${origin ? `No frame of the tab shows ${origin}` : `The tab shows no web origin (${main.url() || 'nothing'})`}: storage is read in a page of its origin, so open one there first`);
+    throw new NotFoundError(
+      `${origin ? `No frame of the tab shows ${origin}` : `The tab shows no web origin (${main.url() || 'nothing'})`}: storage is read in a page of its origin, so open one there first`,
+    );
   }
   return { frame, origin: originOf(frame) };
 }
@@ -78,29 +85,45 @@ export async function storageItems(tab: DriverTab, kind: StorageKind, origin?: s
   return { origin: shown, items };
 }
 
-export async function setStorageItems(tab: DriverTab, kind: StorageKind, origin: string | undefined, items: Record<string, string>): Promise<{ origin: string; set: number }> {
+export async function setStorageItems(
+  tab: DriverTab,
+  kind: StorageKind,
+  origin: string | undefined,
+  items: Record<string, string>,
+): Promise<{ origin: string; set: number }> {
   const { frame, origin: shown } = frameOf(tab, origin);
-  await frame.evaluate(({ kind, items }) => {
-    const storage = kind === 'local' ? localStorage : sessionStorage;
-    for (const [key, value] of Object.entries(items)) storage.setItem(key, value);
-  }, { kind, items });
+  await frame.evaluate(
+    ({ kind, items }) => {
+      const storage = kind === 'local' ? localStorage : sessionStorage;
+      for (const [key, value] of Object.entries(items)) storage.setItem(key, value);
+    },
+    { kind, items },
+  );
   return { origin: shown, set: Object.keys(items).length };
 }
 
 /** Removes one key, or every key; answers how many went. */
-export async function clearStorageItems(tab: DriverTab, kind: StorageKind, origin: string | undefined, key?: string): Promise<{ origin: string; cleared: number }> {
+export async function clearStorageItems(
+  tab: DriverTab,
+  kind: StorageKind,
+  origin: string | undefined,
+  key?: string,
+): Promise<{ origin: string; cleared: number }> {
   const { frame, origin: shown } = frameOf(tab, origin);
-  const cleared = await frame.evaluate(({ kind, key }) => {
-    const storage = kind === 'local' ? localStorage : sessionStorage;
-    if (key === undefined) {
-      const count = storage.length;
-      storage.clear();
-      return count;
-    }
-    const had = storage.getItem(key) !== null;
-    storage.removeItem(key);
-    return had ? 1 : 0;
-  }, { kind, key });
+  const cleared = await frame.evaluate(
+    ({ kind, key }) => {
+      const storage = kind === 'local' ? localStorage : sessionStorage;
+      if (key === undefined) {
+        const count = storage.length;
+        storage.clear();
+        return count;
+      }
+      const had = storage.getItem(key) !== null;
+      storage.removeItem(key);
+      return had ? 1 : 0;
+    },
+    { kind, key },
+  );
   return { origin: shown, cleared };
 }
 

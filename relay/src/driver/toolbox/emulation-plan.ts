@@ -43,7 +43,9 @@ export function presetOf(name: string, presets: Record<string, DevicePreset>): D
   const preset = presets[name];
   if (preset) return preset;
   const words = name.toLowerCase().split(/\s+/);
-  const near = Object.keys(presets).filter((known) => words.some((word) => word.length > 2 && known.toLowerCase().includes(word)) && !known.endsWith('landscape'));
+  const near = Object.keys(presets).filter(
+    (known) => words.some((word) => word.length > 2 && known.toLowerCase().includes(word)) && !known.endsWith('landscape'),
+  );
   const examples = (near.length ? near : ['iPhone 13', 'Pixel 7', 'iPad Mini', 'Desktop Chrome']).slice(0, 6).map((known) => JSON.stringify(known));
   throw new BadRequestError(`Invalid emulation: device: no preset is named ${JSON.stringify(name)}; try ${examples.join(', ')} (Playwright's names)`);
 }
@@ -78,13 +80,16 @@ export function emulationCommands(settings: HeldEmulation, device: DevicePreset 
   const mobile = settings.isMobile ?? device?.isMobile ?? false;
   if (viewport || scale !== undefined || mobile) {
     const screen = settings.viewport ? undefined : device?.screen;
-    commands.push(['Emulation.setDeviceMetricsOverride', {
-      width: viewport?.width ?? 0,
-      height: viewport?.height ?? 0,
-      deviceScaleFactor: scale ?? 0,
-      mobile,
-      ...(screen ? { screenWidth: screen.width, screenHeight: screen.height } : {}),
-    }]);
+    commands.push([
+      'Emulation.setDeviceMetricsOverride',
+      {
+        width: viewport?.width ?? 0,
+        height: viewport?.height ?? 0,
+        deviceScaleFactor: scale ?? 0,
+        mobile,
+        ...(screen ? { screenWidth: screen.width, screenHeight: screen.height } : {}),
+      },
+    ]);
   } else {
     commands.push(['Emulation.clearDeviceMetricsOverride', {}]);
   }
@@ -92,26 +97,42 @@ export function emulationCommands(settings: HeldEmulation, device: DevicePreset 
   commands.push(['Emulation.setTouchEmulationEnabled', touch ? { enabled: true, maxTouchPoints: 5 } : { enabled: false }]);
   const userAgent = settings.userAgent ?? device?.userAgent;
   // The user agent and Accept-Language travel together in CDP: a locale alone keeps the tab's own agent.
-  commands.push(['Emulation.setUserAgentOverride', userAgent || settings.locale ? { userAgent: userAgent ?? defaultUserAgent, ...(settings.locale ? { acceptLanguage: settings.locale } : {}) } : { userAgent: '' }]);
+  commands.push([
+    'Emulation.setUserAgentOverride',
+    userAgent || settings.locale
+      ? { userAgent: userAgent ?? defaultUserAgent, ...(settings.locale ? { acceptLanguage: settings.locale } : {}) }
+      : { userAgent: '' },
+  ]);
   commands.push(['Emulation.setLocaleOverride', settings.locale ? { locale: settings.locale } : {}]);
   commands.push(['Emulation.setTimezoneOverride', { timezoneId: settings.timezone ?? '' }]);
-  commands.push(settings.geolocation
-    ? ['Emulation.setGeolocationOverride', { latitude: settings.geolocation.latitude, longitude: settings.geolocation.longitude, accuracy: settings.geolocation.accuracy ?? 10 }]
-    : ['Emulation.clearGeolocationOverride', {}]);
-  commands.push(['Emulation.setEmulatedMedia', {
-    features: [
-      { name: 'prefers-color-scheme', value: settings.colorScheme ?? '' },
-      { name: 'prefers-reduced-motion', value: settings.reducedMotion ?? '' },
-    ],
-  }]);
+  commands.push(
+    settings.geolocation
+      ? [
+          'Emulation.setGeolocationOverride',
+          { latitude: settings.geolocation.latitude, longitude: settings.geolocation.longitude, accuracy: settings.geolocation.accuracy ?? 10 },
+        ]
+      : ['Emulation.clearGeolocationOverride', {}],
+  );
+  commands.push([
+    'Emulation.setEmulatedMedia',
+    {
+      features: [
+        { name: 'prefers-color-scheme', value: settings.colorScheme ?? '' },
+        { name: 'prefers-reduced-motion', value: settings.reducedMotion ?? '' },
+      ],
+    },
+  ]);
   commands.push(['Emulation.setCPUThrottlingRate', { rate: settings.cpuThrottling ?? 1 }]);
   const conditions = typeof settings.network === 'string' ? NETWORK_PRESETS[settings.network] : settings.network;
-  commands.push(['Network.emulateNetworkConditions', {
-    offline: settings.offline ?? false,
-    latency: conditions?.latencyMs ?? 0,
-    downloadThroughput: conditions ? bytesPerSecond(conditions.downloadKbps) : -1,
-    uploadThroughput: conditions ? bytesPerSecond(conditions.uploadKbps) : -1,
-  }]);
+  commands.push([
+    'Network.emulateNetworkConditions',
+    {
+      offline: settings.offline ?? false,
+      latency: conditions?.latencyMs ?? 0,
+      downloadThroughput: conditions ? bytesPerSecond(conditions.downloadKbps) : -1,
+      uploadThroughput: conditions ? bytesPerSecond(conditions.uploadKbps) : -1,
+    },
+  ]);
   const everyOrigin = settings.headers && !settings.headers.origin ? settings.headers.values : {};
   commands.push(['Network.setExtraHTTPHeaders', { headers: everyOrigin }]);
   return commands;

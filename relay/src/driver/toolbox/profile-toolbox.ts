@@ -7,7 +7,18 @@ import { ForbiddenError } from '../../errors.js';
 import type { BrowserSecrets } from '../secrets/browser-secrets.js';
 import type { Profile } from '../../profiles/profile-registry.js';
 import type { UrlPolicy } from '../../runtime/url-policy.js';
-import { type CookieFilter, clearCookies, clearStorageItems, exportStorageState, importStorageState, listCookies, setCookies, setStorageItems, storageItems, type StorageKind } from './browser-storage.js';
+import {
+  type CookieFilter,
+  clearCookies,
+  clearStorageItems,
+  exportStorageState,
+  importStorageState,
+  listCookies,
+  setCookies,
+  setStorageItems,
+  storageItems,
+  type StorageKind,
+} from './browser-storage.js';
 import type { DriverTab } from '../driver-tab.js';
 import { isPersonsBrowser } from '../browser-endpoint.js';
 import { devicePresets, type HeldEmulation, mergeEmulation, presetOf, shownEmulation } from './emulation-plan.js';
@@ -144,7 +155,10 @@ export class ProfileToolbox {
 
   /** A page asking for its position gets the emulated one without a prompt: the permission is granted where the browser allows it. */
   private async grantGeolocation(): Promise<string[]> {
-    if (this.isExtension) return ['geolocation: the position is emulated, but on a shared or lent tab your Chrome still asks you for the permission (clawd-browser does not grant your browser permissions)'];
+    if (this.isExtension)
+      return [
+        'geolocation: the position is emulated, but on a shared or lent tab your Chrome still asks you for the permission (clawd-browser does not grant your browser permissions)',
+      ];
     await (await this.host.context()).grantPermissions(['geolocation']);
     return [];
   }
@@ -154,7 +168,7 @@ export class ProfileToolbox {
   async addRoute(request: z.output<typeof schemas.route>): Promise<RouteInfo> {
     // A fulfilled page is the caller's own page on the site: it could read what is typed there.
     if (request.action === 'fulfill') {
-      this.refuseWhileHolding('a route that fulfils requests (it would put the caller\'s page on the site) is not added');
+      this.refuseWhileHolding("a route that fulfils requests (it would put the caller's page on the site) is not added");
       // And from now on the browser takes no secret: the caller's page may be on the site (browser-secrets.ts).
       this.host.secrets.callerCodeRan('a route that fulfils requests');
     }
@@ -269,4 +283,3 @@ export class ProfileToolbox {
     );
   }
 }
-
