@@ -156,7 +156,7 @@ function forwardEvent({ source, method, params, payload }: DebuggerEvent): void 
   const sessionId = (source as { sessionId?: string }).sessionId;
   // The tab's own page moved somewhere it must not be shared (history, a
   // page's own navigation): stop before this event or any command gets there.
-  const landed = sessionId ? undefined : landedOn(method, params as Record<string, any> | undefined);
+  const landed = sessionId ? undefined : landedOn(method, params as Parameters<typeof landedOn>[1]);
   if (landed !== undefined) {
     // Where its page went decides (clawd's own pages too); a context's origin may be a frame's, held to the floor only.
     const problem = method === 'Page.frameNavigated' ? tabUrlProblem(landed) : shareableUrlProblem(landed);

@@ -113,7 +113,7 @@ export class SharedTabs {
     } catch (error) {
       await chrome.debugger.detach({ tabId }).catch(() => {});
       await showBadge(tabId, { kind: 'off' });
-      throw new Error(`cannot share this tab: ${(error as Error).message}`);
+      throw new Error(`cannot share this tab: ${(error as Error).message}`, { cause: error });
     } finally {
       this.attaching.delete(tabId);
     }

@@ -38,13 +38,13 @@ for (const profile of ['clawd', 'extension'] as const) {
       const annTab = await ann.openTab(env.fixtures.url('/effects.html'));
       const bobTab = await bob.openTab(env.fixtures.url('/effects.html'));
       const pages = await Promise.all([annTab, bobTab].map((tab) => env.server.manager.driver(profile).page(tab.targetId)));
-      const run = async (client: BrowserClient, targetId: string) => {
+      const run = async (client: BrowserClient) => {
         const { text } = await client.snapshot({ interactive: true });
         const counter = refOf(text, /button "Clicked \d+ times"/);
         for (let i = 0; i < 4; i++) expect((await client.click(counter)).changed).toBe(true);
         return client.screenshot({});
       };
-      const shots = await Promise.all([run(ann, annTab.targetId), run(bob, bobTab.targetId)]);
+      const shots = await Promise.all([run(ann), run(bob)]);
       expect(await Promise.all(pages.map(clicks))).toEqual([4, 4]);
       for (const shot of shots) expect(size(shot.data).width).toBeGreaterThan(100);
       // Each agent's calls meant its own tab throughout.

@@ -1,4 +1,3 @@
-import type { Protocol } from 'devtools-protocol';
 import { type Browser, type CDPSession, chromium, type Page } from 'playwright-core';
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';

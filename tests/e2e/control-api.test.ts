@@ -23,11 +23,10 @@ import { type ControlEnv, freshHome, startControlEnv } from '../harness/control-
 let env: ControlEnv;
 let home: string;
 let fixtures: FixtureServer;
-let clawdPort: number;
 
 beforeAll(async () => {
   env = await startControlEnv();
-  ({ home, fixtures, clawdPort } = env);
+  ({ home, fixtures } = env);
 });
 
 afterAll(async () => {

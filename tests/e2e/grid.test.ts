@@ -179,7 +179,7 @@ describe('task sessions on a Selenium Grid', () => {
     const session = await api().openSession({ credential_mode: 'clean', place: 'grid' });
     try {
       const agent = new BrowserClient({ baseUrl: `http://127.0.0.1:${server.control.port}`, token: session.key! });
-      const tab = await agent.openTab(`${site.url}/account`);
+      await agent.openTab(`${site.url}/account`);
       /** The person, over HTTP: opens the link (its cookie), clicks in the live view, answers. */
       const person = async (link: string, verdict: 'done' | 'refused', note?: string) => {
         const opened = await fetch(link, { redirect: 'manual' });

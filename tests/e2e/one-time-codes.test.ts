@@ -84,7 +84,7 @@ describe('one-time codes', () => {
 
   it("are typed on the site's domain at the moment of typing, accepted by its server, in two sessions; the seed and the codes appear in nothing read back", async () => {
     const answers: unknown[] = [];
-    for (const round of [1, 2]) {
+    for (const _round of [1, 2]) {
       const { id, profile, key, agent } = await lentSession();
       const tab = await agent.openTab(`${site.url}/login`);
       await recordCall(agent, { action: 'network-start', targetId: tab.targetId });

@@ -108,7 +108,7 @@ describe('the dashboard at first sight', () => {
       await first.waitForSelector(`#session-rows tr[data-session="${shown.id}"] img.thumb`);
       expect(await first.locator('#sessions th.now').isVisible()).toBe(true);
       await first.waitForFunction(
-        (id) => (document.querySelector(`#session-rows tr[data-session="${id}"] img.thumb`) as HTMLImageElement | null)?.naturalWidth! > 0,
+        (id) => ((document.querySelector(`#session-rows tr[data-session="${id}"] img.thumb`) as HTMLImageElement | null)?.naturalWidth ?? 0) > 0,
         shown.id,
       );
       expect(await first.locator(`#session-rows tr[data-session="${bare.id}"] td.now`).innerText()).toBe('no tab');

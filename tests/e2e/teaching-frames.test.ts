@@ -37,7 +37,7 @@ beforeAll(async () => {
       !!(page = hands
         .contexts()[0]
         ?.pages()
-        .find((tab) => tab.url().includes('user=1'))!),
+        .find((tab) => tab.url().includes('user=1')) as Page),
     { message: "the shared tab is not in the person's Chrome" },
   );
   await page.goto(site.url);

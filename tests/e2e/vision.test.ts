@@ -288,7 +288,7 @@ describe('labelled screenshots and computer use, scaled', () => {
             targetId,
             actions: [{ action: 'type', text: 'x' }, { action: 'triple_click', coordinate: [5, 5], button: 'left' } as never],
           }),
-        /actions\.1: Unrecognized key: \"button\"/,
+        /actions\.1: Unrecognized key: "button"/,
       ],
       [
         () =>

@@ -181,7 +181,7 @@ export async function launchChromium(opts: LaunchOptions = {}): Promise<Launched
     const reason = error instanceof Error ? error.message : String(error);
     // The pipe usually closes before 'exit' fires, so the exit status is only known after close().
     const status = child.exitCode !== null || child.signalCode !== null ? ` (process exited with code ${child.exitCode}, signal ${child.signalCode})` : '';
-    throw new Error(`Failed to launch Chromium (${executable}): ${reason}${status}\n--- last stderr lines ---\n${stderrTail()}`);
+    throw new Error(`Failed to launch Chromium (${executable}): ${reason}${status}\n--- last stderr lines ---\n${stderrTail()}`, { cause: error });
   } finally {
     clearTimeout(launchTimer);
   }

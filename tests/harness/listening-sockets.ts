@@ -38,7 +38,7 @@ export function parentOf(pid: number): number {
 export function listeningPorts(pids: number[]): Array<{ pid: number; port: number }> {
   const byInode = new Map<string, number>();
   for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    let text = '';
+    let text: string;
     try {
       text = readFileSync(table, 'utf8');
     } catch {
@@ -52,7 +52,7 @@ export function listeningPorts(pids: number[]): Array<{ pid: number; port: numbe
   }
   const found: Array<{ pid: number; port: number }> = [];
   for (const pid of pids) {
-    let fds: string[] = [];
+    let fds: string[];
     try {
       fds = readdirSync(`/proc/${pid}/fd`);
     } catch {

@@ -37,7 +37,10 @@ export function commandProblem(command: unknown, shared: (tabId: number) => Shar
 }
 
 /** The URL a shared tab's own page now shows, from its main-session events (navigations, new contexts). */
-export function landedOn(method: string, params: Record<string, any> | undefined): string | undefined {
+export function landedOn(
+  method: string,
+  params: { frame?: { parentId?: string; url?: string }; context?: { origin?: string } } | undefined,
+): string | undefined {
   if (method === 'Page.frameNavigated' && !params?.frame?.parentId) return params?.frame?.url;
   if (method === 'Runtime.executionContextCreated') return params?.context?.origin || undefined;
   return undefined;

@@ -12,7 +12,7 @@ import { z } from 'zod';
  */
 
 /** A host typed without a scheme, with an optional port and path: `example.com`, `localhost:3000/app`, `[::1]:8080`. */
-const BARE = /^(?<host>\[[0-9a-f:.]+\]|[^\s/?#:@\[\]]+)(?::(?<port>\d{1,5}))?(?<rest>[/?#]\S*)?$/i;
+const BARE = /^(?<host>\[[0-9a-f:.]+\]|[^\s/?#:@[\]]+)(?::(?<port>\d{1,5}))?(?<rest>[/?#]\S*)?$/i;
 const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
 /** A name with a dot whose last label is a top-level domain (letters, or punycode). */
 const DOTTED_NAME = /^([^.\s]+\.)+([a-z\u00a1-\uffff]{2,}|xn--[a-z0-9-]+)\.?$/i;

@@ -4,7 +4,7 @@ import { type UrlPolicy, urlPolicyProblemWithoutDns } from '../runtime/url-polic
 import type { RelayCommand } from '../../../protocol/wire.js';
 import { CdpErrorCode } from './cdp-frames.js';
 import { CdpFailure } from './cdp-failure.js';
-import { type Client, type DebuggerSession, type Session, SessionTable } from './client-sessions.js';
+import { type Client, type Session, SessionTable } from './client-sessions.js';
 import { releaseDomains } from './domain-gate.js';
 import { ExtensionLink, type ExtensionLinkOptions } from './extension-link.js';
 import { OutboundQueue } from './outbound.js';

@@ -7,7 +7,7 @@ import type { DebuggerSession } from './client-sessions.js';
 import type { ExtensionLink } from './extension-link.js';
 import { parsePayload } from './extension-messages.js';
 import type { Followup, PendingWork } from './pending-work.js';
-import type { ClientFetch, SharedTabRecord, TabRegistry } from './tab-registry.js';
+import type { SharedTabRecord, TabRegistry } from './tab-registry.js';
 
 /**
  * clawd-browser's own origins (its control API, its relay, every port it

@@ -38,6 +38,7 @@ export async function runMcpStdio(options: { home: string; profile?: string; url
       } catch (error) {
         throw new Error(
           `The clawd-browser server could not start: ${(error as Error)?.message ?? String(error)}. Fix that, and the next tool call tries again.`,
+          { cause: error },
         );
       }
     })().finally(() => (starting = undefined)));

@@ -117,7 +117,7 @@ export class Cgroup {
     } catch (error) {
       // Nothing runs in them yet; one that will not go is the reaper's, the first error the one to report.
       for (const dir of made.reverse()) removeDir(dir, false);
-      throw new Error(`Cannot create cgroup ${name} (v${host.version}, ${host.root}): ${(error as Error).message}`);
+      throw new Error(`Cannot create cgroup ${name} (v${host.version}, ${host.root}): ${(error as Error).message}`, { cause: error });
     }
     return new Cgroup(host.version, layout, limits);
   }

@@ -119,7 +119,7 @@ export class JailEnvelope implements LaunchEnvelope {
       };
     } catch (error) {
       await this.release();
-      throw new Error(`could not make the jail: ${(error as Error).message}`);
+      throw new Error(`could not make the jail: ${(error as Error).message}`, { cause: error });
     }
   }
 

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { ActionSchema, AGENT_SNAPSHOT_CHARS, schemas, SnapshotShaping } from '../api/schemas.js';
 import type { BrowserApi, Confirmation } from '../api/browser-api.js';
 import type { ActionRequest } from '../api/schemas.js';
-import type { ActionResult, PageTextResponse, Tab } from '../api/responses.js';
+import type { ActionResult, Tab } from '../api/responses.js';
 import { FENCE_NOTE, fenced, fencedAfterNotes } from '../api/page-content.js';
 import { actAnswer } from '../api/act-answer.js';
 import { BadRequestError } from '../errors.js';

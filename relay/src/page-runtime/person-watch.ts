@@ -65,7 +65,7 @@ const SECRET = '\u0000secret';
 
 type Field = HTMLInputElement | HTMLTextAreaElement;
 /** The person's own back and forward: the navigation that follows is theirs. */
-const HISTORY_KEYS = /^(Alt\+Arrow(Left|Right)|Meta\+[\[\]]|Browser(Back|Forward))$/;
+const HISTORY_KEYS = /^(Alt\+Arrow(Left|Right)|Meta\+[[\]]|Browser(Back|Forward))$/;
 
 interface WatchState {
   mode: PersonWatchMode;

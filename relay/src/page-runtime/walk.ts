@@ -11,7 +11,7 @@ import { CONTROLS_INSIDE, DROPPED_WHEN_EMPTY, FORM_CONTROLS, INLINE, NAMED_FROM_
 import { putChoices, readStates, urlOf, valueOf } from './states.js';
 import { seeText, type TextSight, textSight } from './text-sight.js';
 import { TextRuns, type Waiting } from './walk-text.js';
-import { clip, collapse, NAME_MAX, VALUE_MAX } from './words.js';
+import { clip, NAME_MAX, VALUE_MAX } from './words.js';
 import { scopeElementOf } from './walk-scope.js';
 import { settleWaiting } from './walk-settle.js';
 

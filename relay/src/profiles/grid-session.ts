@@ -74,6 +74,7 @@ async function gridFetch(
   grid: Pick<GridSettings, 'url' | 'username' | 'password'>,
   path: string,
   init: { method?: string; body?: object; timeoutMs: number },
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- W3C WebDriver JSON, read field by field where it is used
 ): Promise<{ status: number; body: any }> {
   const base = gridName(grid);
   let response: Response;
@@ -93,6 +94,7 @@ async function gridFetch(
     throw new UnavailableError(`Selenium Grid at ${base} is not reachable (${cause}): is it running?`, { grid: base });
   }
   const text = await response.text();
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as above
   let body: any;
   try {
     body = JSON.parse(text);

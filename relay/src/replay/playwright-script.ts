@@ -1,4 +1,3 @@
-import type { Action } from '../api/schemas.js';
 import { type ElementLocator, refsOf, type ScriptStep } from './script-steps.js';
 
 /**
